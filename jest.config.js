@@ -1,0 +1,12 @@
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+	},
+	testMatch: ['<rootDir>/test/**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/e2e/'],
+	moduleFileExtensions: ['ts', 'js', 'json'],
+	testTimeout: 60000,
+	maxWorkers: 2,
+};
