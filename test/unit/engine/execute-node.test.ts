@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { executeNode, readOutputBinary } from '../../helpers/n8n-engine';
+import { EchoApi, EchoNode, TokenApi, TokenNode, startEchoServer, type EchoServer } from './fixtures';
+
+let server: EchoServer;
+beforeAll(async () => {
+	server = await startEchoServer();
+});
+afterAll(async () => {
+	await server.close();
+});
+beforeEach(() => {
+	server.requests.length = 0;
+});
+
+const credentials = () => ({ echoApi: { apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl } });
+
+describe('executeNode', () => {
+	it('runs the node through WorkflowExecute and applies the generic bearer authenticate over real HTTP', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/hello' },
+			items: [{ json: { a: 1 } }, { json: { a: 2 } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output).toHaveLength(1);
+		expect(result.output[0]).toHaveLength(2);
+		expect(result.output[0][0].json).toMatchObject({ method: 'GET', path: '/hello', authorization: 'Bearer svc_test_harness_key' });
+		expect(result.output[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+			'Bearer svc_test_harness_key',
+			'Bearer svc_test_harness_key',
+		]);
+		expect(result.run.status).toBe('success');
+		expect(result.output[0][0].json.executionId).toBe(result.executionId);
+	});
+
+	it('stops the workflow with a NodeApiError when the API fails and continueOnFail is off', async () => {
+		server.failNext('/boom', 500);
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/boom' },
+		});
+		expect(result.error).toBeDefined();
+		expect(result.error?.name).toBe('NodeApiError');
+		expect((result.error as unknown as { httpCode: string }).httpCode).toBe('500');
+		expect(result.run.status).toBe('error');
+		expect(result.output).toEqual([]);
+	});
+
+	it('continueOnFail turns the failure into an error item that keeps pairedItem', async () => {
+		server.failNext('/boom', 422, 1);
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/boom' },
+			items: [{ json: { n: 0 } }, { json: { n: 1 } }],
+			continueOnFail: true,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0]).toHaveLength(2);
+		expect(result.output[0][0].json.error).toEqual(expect.any(String));
+		expect(result.output[0][0].pairedItem).toEqual({ item: 0 });
+		expect(result.output[0][1].json).toMatchObject({ path: '/boom', authorization: 'Bearer svc_test_harness_key' });
+		expect(result.output[0][1].pairedItem).toEqual({ item: 1 });
+	});
+
+	it('retryOnFail re-runs the node in the engine until it succeeds', async () => {
+		server.failNext('/flaky', 503, 2);
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/flaky' },
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 0,
+		});
+		expect(result.error).toBeUndefined();
+		expect(server.requests.filter((r) => r.url === '/flaky')).toHaveLength(3);
+		expect(result.output[0][0].json).toMatchObject({ path: '/flaky' });
+	});
+
+	it('resolves expressions in credential data before authenticating', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: { echoApi: { apiKey: '={{ "svc_test_" + "from_expression" }}', baseUrl: server.baseUrl } },
+			parameters: { path: '/expr' },
+		});
+		expect(result.error).toBeUndefined();
+		expect(server.requests[0].headers.authorization).toBe('Bearer svc_test_from_expression');
+	});
+
+	it('resolves expressions in node parameters against the input item', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '={{ "/items/" + $json.id }}' },
+			items: [{ json: { id: 'a' } }, { json: { id: 'b' } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(server.requests.map((r) => r.url)).toEqual(['/items/a', '/items/b']);
+	});
+
+	it('runs preAuthentication when the expirable token is empty and persists the fetched token', async () => {
+		const result = await executeNode({
+			nodeType: new TokenNode(),
+			credentialTypes: [new TokenApi()],
+			credentials: { tokenApi: { baseUrl: server.baseUrl, sessionToken: '' } },
+			parameters: {},
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0][0].json).toMatchObject({ authorization: 'Bearer fresh-token' });
+		expect(server.requests.map((r) => r.url)).toEqual(['/token', '/secure']);
+		expect(result.credentialsHelper.updates).toHaveLength(1);
+		const id = result.node.credentials!.tokenApi.id!;
+		expect(await result.credentialsHelper.readStored(id)).toMatchObject({ sessionToken: 'fresh-token' });
+	});
+
+	it('refreshes an expired token after a 401 and retries the request once', async () => {
+		const result = await executeNode({
+			nodeType: new TokenNode(),
+			credentialTypes: [new TokenApi()],
+			credentials: { tokenApi: { baseUrl: server.baseUrl, sessionToken: 'stale-token' } },
+			parameters: {},
+		});
+		expect(result.error).toBeUndefined();
+		expect(server.requests.map((r) => [r.url, r.headers.authorization ?? null])).toEqual([
+			['/secure', 'Bearer stale-token'],
+			['/token', null],
+			['/secure', 'Bearer fresh-token'],
+		]);
+	});
+
+	it.each(['default', 'filesystem'] as const)('streams input binary to the server in %s mode', async (binaryMode) => {
+		const bytes = Buffer.alloc(300_000);
+		for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) % 251;
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/upload', sendBinary: true, returnBinary: true },
+			items: [{ json: {}, binary: { data: { data: bytes, mimeType: 'application/pdf', fileName: 'resume.pdf' } } }],
+			binaryMode,
+		});
+		expect(result.error).toBeUndefined();
+		const json = result.output[0][0].json;
+		expect(json).toMatchObject({ method: 'PUT', bodyBytes: bytes.length });
+		expect(json.bodySha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+		expect(json.streamedFromDisk).toBe(binaryMode === 'filesystem');
+		expect(server.requests[0].headers['content-type']).toBe('application/pdf');
+
+		const outputBinary = result.output[0][0].binary!.data;
+		if (binaryMode === 'filesystem') {
+			expect(outputBinary.id).toMatch(/^filesystem-v2:/);
+			expect(result.binary.storagePath).toBeDefined();
+			const executionDir = path.join(result.binary.storagePath!, 'workflows', result.workflowId, 'executions', result.executionId, 'binary_data');
+			expect(existsSync(executionDir)).toBe(true);
+			// the input resume and the output response body are both files of this execution
+			expect(readdirSync(executionDir).length).toBeGreaterThanOrEqual(2);
+		} else {
+			expect(outputBinary.id).toBeUndefined();
+		}
+		const echoed = JSON.parse((await readOutputBinary(result, result.output[0][0])).toString('utf8'));
+		expect(echoed).toMatchObject({ path: '/upload', bodyBytes: bytes.length });
+	});
+});
