@@ -1,0 +1,50 @@
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+
+/**
+ * The webhook signing secret(s) of one Recruiting Analysis webhook endpoint.
+ *
+ * Signing secrets are separate from API keys (api-spec "Authentication" 6): the application issues one
+ * per endpoint (`whsec_` + base64). During a rotation both the new and the previous secret sign each
+ * delivery, so the previous one can be kept here until the rotation ends.
+ *
+ * There is no API request that could test a signing secret, so the credential is tested by the
+ * Recruiting Analysis Trigger node's own `recruitingAnalysisSigningSecretTest` method, which checks
+ * the format of both fields (see `testedBy` in the trigger's credentials).
+ */
+export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
+	name = 'recruitingAnalysisSigningSecretApi';
+
+	displayName = 'Recruiting Analysis Webhook Signing Secret API';
+
+	icon = {
+		light: 'file:../nodes/RecruitingAnalysis/recruitingAnalysis.svg',
+		dark: 'file:../nodes/RecruitingAnalysis/recruitingAnalysis.dark.svg',
+	} as const;
+
+	documentationUrl =
+		'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-trigger';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Signing Secret',
+			name: 'secret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			placeholder: 'whsec_...',
+			description:
+				'The signing secret shown once when the webhook endpoint was created in the Recruiting Analysis application (Settings > Developer > Webhooks)',
+		},
+		{
+			displayName: 'Previous Signing Secret',
+			name: 'previousSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			placeholder: 'whsec_...',
+			description:
+				'Only during a secret rotation: the secret being replaced. Deliveries signed with either secret are accepted. Clear it once the rotation is over.',
+		},
+	];
+}

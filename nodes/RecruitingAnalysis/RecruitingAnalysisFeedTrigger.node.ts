@@ -1,0 +1,221 @@
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import {
+	readLatestEvents,
+	runFeedPoll,
+	type FeedFilters,
+	type FeedPage,
+	type StartPosition,
+} from './feed/cursor';
+import { apiRequest } from './transport';
+import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
+
+/** Static-data key (node scope) of the feed position. */
+const FEED_STATE = 'feed';
+const DEFAULT_MAX_EVENTS = 500;
+/** Fraction of n8n's poll budget after which no further page is requested. */
+const BUDGET_SHARE = 0.7;
+const FALLBACK_BUDGET_MS = 60_000;
+const MANUAL_MAX_PAGES = 50;
+
+function isCursorExpired(error: unknown): boolean {
+	if (error === null || typeof error !== 'object') return false;
+	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
+	if (String(e.httpCode) === '410') return true;
+	return [e.message, e.description].some((t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'));
+}
+
+function optionalId(value: unknown): string | undefined {
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+export class RecruitingAnalysisFeedTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Recruiting Analysis Feed Trigger',
+		name: 'recruitingAnalysisFeedTrigger',
+		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{"Events: " + ($parameter["events"] || []).join(", ")}}',
+		description:
+			'Polls the Recruiting Analysis event feed; use it when n8n cannot receive webhooks from the internet',
+		defaults: { name: 'Recruiting Analysis Feed Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['*'],
+				description:
+					'Event types that start the workflow. "All Events" also passes event types added to the API later. Changing the selection starts a fresh feed position.',
+				options: [
+					{
+						name: 'All Events (Including Future Types)',
+						value: '*',
+						description: 'Every event, including types this node does not know yet',
+					},
+					...EVENT_TYPE_OPTIONS,
+				],
+			},
+			{
+				displayName: 'Start From',
+				name: 'startAt',
+				type: 'options',
+				default: 'now',
+				description: 'Where the first activation (or a changed filter) starts reading the feed',
+				options: [
+					{
+						name: 'Now',
+						value: 'now',
+						description: 'Only events published after the trigger starts',
+					},
+					{
+						name: 'Oldest Retained Event',
+						value: 'oldest',
+						description: 'Every event still retained (up to 30 days), then new ones',
+					},
+				],
+			},
+			{
+				displayName: 'Filters',
+				name: 'filters',
+				type: 'collection',
+				placeholder: 'Add Filter',
+				default: {},
+				description: 'Changing a filter starts a fresh feed position',
+				options: [
+					{
+						displayName: 'Report ID',
+						name: 'reportId',
+						type: 'string',
+						default: '',
+						description: 'Only events about this report',
+					},
+					{
+						displayName: 'Interview ID',
+						name: 'interviewId',
+						type: 'string',
+						default: '',
+						description: 'Only events about this interview attempt',
+					},
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Max Events per Poll',
+						name: 'maxEventsPerPoll',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 5000 },
+						default: DEFAULT_MAX_EVENTS,
+						description: 'The rest of a backlog is read by the following polls, in order',
+					},
+					{
+						displayName: 'Page Size',
+						name: 'pageSize',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 100 },
+						default: 100,
+						description: 'Events asked for per request (1 to 100)',
+					},
+					{
+						displayName: 'Latest Events in Manual Runs',
+						name: 'manualCount',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 100 },
+						default: 10,
+						description: 'How many of the latest events a manual test run shows; it never moves the saved position',
+					},
+				],
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const selected = this.getNodeParameter('events', ['*']) as string[];
+		const filterParams = this.getNodeParameter('filters', {}) as IDataObject;
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const startAt = this.getNodeParameter('startAt', 'now') as StartPosition;
+		const filters: FeedFilters = {
+			types: selected,
+			reportId: optionalId(filterParams.reportId),
+			interviewId: optionalId(filterParams.interviewId),
+		};
+		for (const [field, value] of [
+			['reportId', filters.reportId],
+			['interviewId', filters.interviewId],
+		] as const) {
+			if (value !== undefined && value.length > 100) {
+				throw new NodeOperationError(this.getNode(), `Filter ${field} must be 1 to 100 characters`);
+			}
+		}
+
+		const fetchPage = async (q: { cursor: string | null; limit: number; type?: string }) => {
+			const qs: IDataObject = { limit: q.limit };
+			if (q.cursor !== null) qs.cursor = q.cursor;
+			if (q.type !== undefined) qs.type = q.type;
+			if (filters.reportId !== undefined) qs.reportId = filters.reportId;
+			if (filters.interviewId !== undefined) qs.interviewId = filters.interviewId;
+			const page = await apiRequest.call(this, { method: 'GET', path: '/api/v1/events', qs });
+			return page as unknown as FeedPage;
+		};
+		const startedAt = Date.now();
+		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : FALLBACK_BUDGET_MS;
+		const deadline = startedAt + budgetMs * BUDGET_SHARE;
+		const now = () => Date.now();
+
+		if (this.getMode() === 'manual') {
+			// A test run shows the latest events and never reads or writes the saved position.
+			const { events } = await readLatestEvents({
+				filters,
+				count: typeof options.manualCount === 'number' ? options.manualCount : 10,
+				now,
+				deadline,
+				maxPages: MANUAL_MAX_PAGES,
+				fetchPage,
+			});
+			return events.length > 0 ? [events.map((json) => ({ json: json as IDataObject }))] : null;
+		}
+
+		const staticData = this.getWorkflowStaticData('node');
+		const result = await runFeedPoll({
+			stored: staticData[FEED_STATE],
+			filters,
+			startAt,
+			maxEvents: typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
+			pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
+			now,
+			deadline,
+			fetchPage,
+			isCursorExpired,
+		});
+
+		// The position is stored together with the items it covers: n8n persists node static data when
+		// this poll's items are handed to an execution (or, with durable poll cursors, commits both in one
+		// transaction). See docs/triggers.md.
+		if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
+
+		const items: INodeExecutionData[] = [
+			...result.notices.map((notice) => ({ json: notice as unknown as IDataObject })),
+			...result.events.map((event) => ({ json: event as IDataObject })),
+		];
+		return items.length > 0 ? [items] : null;
+	}
+}

@@ -1,0 +1,335 @@
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IDataObject,
+	IHookFunctions,
+	INodeCredentialTestResult,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { apiPath, apiRequest } from './transport';
+import { readSeenIds, rememberEventId, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
+import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
+import {
+	isWellFormedSigningSecret,
+	verifyWebhook,
+	type HeaderBag,
+	type VerifyFailure,
+} from './webhook/verify';
+
+const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
+const API_CREDENTIAL = 'recruitingAnalysisApi';
+/** Static-data keys (node scope). */
+const SEEN_IDS = 'seenEventIds';
+const REGISTRATION = 'registration';
+
+interface SigningSecrets {
+	secrets: string[];
+}
+
+function secretsFrom(data: IDataObject | undefined): SigningSecrets {
+	const secrets = [data?.secret, data?.previousSecret]
+		.filter((s): s is string => typeof s === 'string')
+		.map((s) => s.trim())
+		.filter((s) => s !== '');
+	return { secrets };
+}
+
+/** Why a credential cannot verify deliveries, or undefined when it can. */
+function secretProblem(data: IDataObject | undefined): string | undefined {
+	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
+	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
+	if (current === '') return 'No signing secret is configured';
+	if (!isWellFormedSigningSecret(current)) return 'The signing secret is not whsec_ followed by base64';
+	if (previous !== '' && !isWellFormedSigningSecret(previous)) {
+		return 'The previous signing secret is not whsec_ followed by base64';
+	}
+	return undefined;
+}
+
+/**
+ * Activation guard: a trigger without a usable secret would have to accept everything, so it refuses
+ * to activate instead.
+ */
+async function assertSigningSecret(this: IHookFunctions): Promise<void> {
+	let data: IDataObject | undefined;
+	try {
+		data = (await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject;
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), 'A webhook signing secret credential is required', {
+			description: (error as Error).message,
+		});
+	}
+	const problem = secretProblem(data);
+	if (problem) {
+		throw new NodeOperationError(this.getNode(), `${problem}; the trigger refuses to activate`, {
+			description:
+				'Paste the whsec_ signing secret of the webhook endpoint from the Recruiting Analysis application into the credential.',
+		});
+	}
+}
+
+/** Writes a JSON error answer directly; the workflow does not run. */
+type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
+
+function refuse(res: WebhookResponse, status: number, body: IDataObject): IWebhookResponseData {
+	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+	res.end(JSON.stringify(body));
+	return { noWebhookResponse: true };
+}
+
+function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {
+	// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
+	return req.headersDistinct ?? req.headers;
+}
+
+export class RecruitingAnalysisTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Recruiting Analysis Trigger',
+		name: 'recruitingAnalysisTrigger',
+		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		description: 'Starts the workflow on signed Recruiting Analysis webhook events',
+		defaults: { name: 'Recruiting Analysis Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: SIGNING_CREDENTIAL,
+				required: true,
+				testedBy: 'recruitingAnalysisSigningSecretTest',
+			},
+			{
+				name: API_CREDENTIAL,
+				required: true,
+				displayOptions: { show: { fetchResource: [true] } },
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Register this node\'s Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint\'s whsec_ signing secret into the credential. Deliveries that fail signature verification are answered with 401 and never start the workflow.',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['*'],
+				description:
+					'Event types that start the workflow. Other verified deliveries are acknowledged without running it. "All Events" also passes event types added to the API later.',
+				options: [
+					{
+						name: 'All Events (Including Future Types)',
+						value: '*',
+						description: 'Every event, including types this node does not know yet',
+					},
+					...EVENT_TYPE_OPTIONS,
+				],
+			},
+			{
+				displayName: 'Fetch Resource',
+				name: 'fetchResource',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Remembered Event IDs',
+						name: 'dedupeCapacity',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 10000 },
+						default: DEFAULT_DEDUPE_CAPACITY,
+						description:
+							'How many recent event IDs are remembered to drop retried and replayed duplicates',
+					},
+				],
+			},
+		],
+	};
+
+	methods = {
+		credentialTest: {
+			/**
+			 * There is no endpoint that could check a signing secret, so the test checks what can be checked
+			 * offline: both secrets have the documented whsec_<base64> shape.
+			 */
+			async recruitingAnalysisSigningSecretTest(
+				this: ICredentialTestFunctions,
+				credential: ICredentialsDecrypted,
+			): Promise<INodeCredentialTestResult> {
+				const problem = secretProblem(credential.data);
+				if (problem) return { status: 'Error', message: problem };
+				return {
+					status: 'OK',
+					message:
+						'The secret has the whsec_ format. Send a test event from the application to confirm that it is the endpoint\'s secret.',
+				};
+			},
+		},
+	};
+
+	/**
+	 * Endpoints, their URL and their subscriptions are managed in the Recruiting Analysis application,
+	 * not through the API (api-spec "Webhook receiver contract" 1), so nothing is registered remotely.
+	 * The methods check the signing secret (activation fails without one) and record which URL the user
+	 * has to register, so the stored state never claims a remote registration that did not happen.
+	 */
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				await assertSigningSecret.call(this);
+				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as IDataObject | undefined;
+				return registration?.url === this.getNodeWebhookUrl('default');
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				await assertSigningSecret.call(this);
+				const url = this.getNodeWebhookUrl('default');
+				this.getWorkflowStaticData('node')[REGISTRATION] = {
+					url,
+					managedIn: 'Recruiting Analysis application (Settings > Developer > Webhooks)',
+					remoteRegistration: false,
+				};
+				this.logger.info(
+					`Recruiting Analysis Trigger listens on ${url}; register this URL as a webhook endpoint in the Recruiting Analysis application`,
+				);
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				// Nothing to remove remotely; the endpoint stays registered in the application until the
+				// user deletes or pauses it there. The remembered event IDs are kept so that retries that
+				// arrive after a reactivation are still recognised.
+				delete this.getWorkflowStaticData('node')[REGISTRATION];
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const req = this.getRequestObject();
+		const res = this.getResponseObject();
+
+		let secrets: string[] = [];
+		try {
+			secrets = secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject).secrets;
+		} catch (error) {
+			this.logger.warn(`Recruiting Analysis Trigger has no signing secret: ${(error as Error).message}`);
+		}
+
+		// Verify over the exact bytes received; never over a re-serialised body.
+		if (req.rawBody === undefined) await req.readRawBody();
+		const rawBody: unknown = req.rawBody;
+
+		const verdict = verifyWebhook({
+			rawBody: rawBody as Uint8Array,
+			headers: headerBag(req as unknown as { headers: HeaderBag; headersDistinct?: HeaderBag }),
+			secrets,
+			now: Date.now(),
+		});
+		if (!verdict.ok) {
+			const failure: VerifyFailure = verdict;
+			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${failure.reason}`);
+			return refuse(res, 401, { error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message } });
+		}
+
+		let event: EventEnvelope;
+		try {
+			const parsed: unknown = JSON.parse(Buffer.from(rawBody as Uint8Array).toString('utf8'));
+			if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TypeError('not an object');
+			event = parsed as EventEnvelope;
+		} catch {
+			return refuse(res, 400, {
+				error: { code: 'BAD_REQUEST', reason: 'BODY_NOT_JSON', message: 'The signed body is not a JSON object' },
+			});
+		}
+
+		const eventType = typeof event.type === 'string' ? event.type : '';
+		const selected = this.getNodeParameter('events', ['*']) as string[];
+		if (!eventTypeMatches(eventType, selected)) {
+			return { webhookResponse: { received: true, started: false, reason: 'event type not selected' } };
+		}
+
+		// Dedupe by the verified event id (retries and replays keep it); the delivery id is the fallback
+		// for a body without one.
+		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const staticData = this.getWorkflowStaticData('node');
+		const remembered = rememberEventId(
+			readSeenIds(staticData[SEEN_IDS]),
+			eventId,
+			typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined,
+		);
+		staticData[SEEN_IDS] = remembered.ids;
+		if (remembered.duplicate) {
+			return { webhookResponse: { received: true, started: false, reason: 'duplicate event id' } };
+		}
+
+		const output: IDataObject = {
+			...(event as IDataObject),
+			delivery: {
+				webhookId: verdict.webhookId,
+				timestamp: new Date(verdict.timestamp * 1000).toISOString(),
+				timestampSeconds: verdict.timestamp,
+				signedWith: verdict.secretIndex === 0 ? 'current secret' : 'previous secret',
+			},
+		};
+
+		if (this.getNodeParameter('fetchResource', false) as boolean) {
+			const request = resourceRequestFor(event);
+			if (request) {
+				try {
+					const resource = await apiRequest.call(this, {
+						method: 'GET',
+						path: apiPath(request.template, ...request.ids),
+					});
+					output.resourceKind = request.kind;
+					output.resource = resource as IDataObject;
+					const attempt = checkAttempt(event, resource);
+					if (attempt) {
+						output.attemptCheck = attempt as unknown as IDataObject;
+						output.delayedEvent = !attempt.isCurrent;
+					}
+				} catch (error) {
+					// The event is real and already acknowledged: deliver it with the failed read attached
+					// rather than dropping it (a 404 here means the resource was deleted meanwhile).
+					const e = error as { message?: string; httpCode?: string | null; description?: string | null };
+					output.resourceKind = request.kind;
+					output.resource = null;
+					output.resourceError = {
+						message: e.message ?? String(error),
+						httpCode: e.httpCode ?? null,
+						description: e.description ?? null,
+					};
+				}
+			}
+		}
+
+		return { workflowData: [[{ json: output }]] };
+	}
+}

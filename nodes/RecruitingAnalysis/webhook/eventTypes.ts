@@ -1,0 +1,62 @@
+/**
+ * Every event type the spec lists (api-spec "Events" > "Event types"). Both triggers build their
+ * type filters from this one list. Unknown future types are still accepted wherever "all" is chosen
+ * (api-spec "Versioning" 5: clients must tolerate unknown future event types).
+ */
+export const EVENT_TYPES = [
+	'report.completed',
+	'report.requires_action',
+	'report.failed',
+	'report.result_ready',
+	'report.deleted',
+	'interview.invited',
+	'interview.started',
+	'interview.completed',
+	'interview.expired',
+	'interview.preparation_failed',
+	'interview.result_failed',
+	'interview.invitation_failed',
+	'interview.result_ready',
+	'batch.completed',
+	'webhook.test',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const DESCRIPTIONS: Record<EventType, string> = {
+	'report.completed': 'An analysis finished and its result can be read',
+	'report.requires_action': 'A human review in the application is needed',
+	'report.failed': 'An analysis failed; inspect the code',
+	'report.result_ready': 'A versioned result publication is available',
+	'report.deleted': 'A report was erased (the body is a tombstone)',
+	'interview.invited': 'An interview invitation was created',
+	'interview.started': 'The candidate started the interview',
+	'interview.completed': 'The candidate completed the interview (evaluation may still be pending)',
+	'interview.expired': 'The invitation expired',
+	'interview.preparation_failed': 'Question preparation failed',
+	'interview.result_failed': 'The evaluation failed',
+	'interview.invitation_failed': 'The invitation email could not be delivered',
+	'interview.result_ready': 'The interview evaluation is available',
+	'batch.completed': 'Every item of a batch reached a terminal state',
+	'webhook.test': 'A synthetic test delivery without report or candidate data',
+};
+
+/** Options for an n8n multiOptions parameter, in the spec's order. */
+export const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
+	name: value,
+	value,
+	description: DESCRIPTIONS[value],
+}));
+
+export function isKnownEventType(type: string): type is EventType {
+	return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * The type filter of both triggers: an empty selection, or `'*'` in it, means every type, including
+ * types this package does not know yet. A concrete selection matches exactly those names.
+ */
+export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
+	if (selected.length === 0 || selected.includes('*')) return true;
+	return selected.includes(type);
+}

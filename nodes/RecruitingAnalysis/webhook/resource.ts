@@ -1,0 +1,99 @@
+/**
+ * Which API resource an event names, and how a delayed event compares with the current state.
+ * Pure: the trigger passes the returned path to the transport.
+ *
+ * Payloads (team decision, openapi x-assumption): report.completed/requires_action/failed
+ * `{reportId, attemptId, status, code}`; report.result_ready `{reportId, attemptId, resultRevision}`;
+ * interview.* `{interviewId, reportId, ...}`; batch.completed `{batchId, kind, ...}`;
+ * report.deleted is a tombstone (no data).
+ */
+
+export type ResourceKind =
+	| 'reportStatus'
+	| 'reportResult'
+	| 'interviewResult'
+	| 'interviewStatus'
+	| 'batch';
+
+export interface ResourceRequest {
+	kind: ResourceKind;
+	/** Path template with `{}` placeholders, for the transport's apiPath(). */
+	template: string;
+	ids: string[];
+}
+
+export interface EventEnvelope {
+	id?: unknown;
+	type?: unknown;
+	schemaVersion?: unknown;
+	occurredAt?: unknown;
+	data?: unknown;
+	[key: string]: unknown;
+}
+
+const BATCH_PATHS: Record<string, string> = {
+	uploads: '/api/v1/upload-batches/{}',
+	analyses: '/api/v1/analysis-batches/{}',
+	interviews: '/api/v1/interview-batches/{}',
+};
+
+function str(v: unknown): string | undefined {
+	return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+function dataOf(event: EventEnvelope): Record<string, unknown> {
+	return event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
+}
+
+/** The read that shows the resource an event names, or null when there is nothing to read. */
+export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null {
+	const type = str(event.type) ?? '';
+	const data = dataOf(event);
+	const reportId = str(data.reportId);
+	const interviewId = str(data.interviewId);
+
+	if (type === 'report.deleted' || type === 'webhook.test') return null;
+	if (type === 'report.result_ready' && reportId) {
+		return { kind: 'reportResult', template: '/api/v1/reports/{}/result', ids: [reportId] };
+	}
+	if (type.startsWith('report.') && reportId) {
+		return { kind: 'reportStatus', template: '/api/v1/reports/{}/status', ids: [reportId] };
+	}
+	if (type === 'interview.result_ready' && interviewId) {
+		return { kind: 'interviewResult', template: '/api/v1/interviews/{}/result', ids: [interviewId] };
+	}
+	if (type.startsWith('interview.') && interviewId) {
+		return { kind: 'interviewStatus', template: '/api/v1/interviews/{}/status', ids: [interviewId] };
+	}
+	if (type === 'batch.completed') {
+		const batchId = str(data.batchId);
+		const template = BATCH_PATHS[str(data.kind) ?? ''];
+		if (batchId && template) return { kind: 'batch', template, ids: [batchId] };
+	}
+	return null;
+}
+
+export interface AttemptCheck {
+	eventAttemptId: string | null;
+	currentAttemptId: string | null;
+	/** False when the event speaks of an older attempt than the report's current one. */
+	isCurrent: boolean;
+}
+
+/**
+ * api-spec "Webhook receiver contract" 4: compare `attemptId` with the report's current status before
+ * applying a delayed event. Only meaningful for report events whose resource carries an attemptId.
+ */
+export function checkAttempt(event: EventEnvelope, resource: unknown): AttemptCheck | undefined {
+	const type = str(event.type) ?? '';
+	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object') return undefined;
+	const data = dataOf(event);
+	if (!('attemptId' in data)) return undefined;
+	const eventAttemptId = str(data.attemptId) ?? null;
+	const currentAttemptId = str((resource as Record<string, unknown>).attemptId) ?? null;
+	return {
+		eventAttemptId,
+		currentAttemptId,
+		isCurrent: currentAttemptId === null || eventAttemptId === currentAttemptId,
+	};
+}

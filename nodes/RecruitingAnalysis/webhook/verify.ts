@@ -1,0 +1,203 @@
+/**
+ * Standard Webhooks verification (api-spec "Webhook receiver contract" 2 and 3).
+ *
+ * A pure function of (raw body bytes, headers, secrets, now, tolerance): no n8n types, no clock, no I/O.
+ * The signed content is `<webhook-id>.<webhook-timestamp>.<raw body>`, HMAC-SHA256 keyed by the base64
+ * decoded secret (after removing `whsec_`). `webhook-signature` is a space-separated list of
+ * `<version>,<base64 signature>` entries; any `v1` entry may match, and during a rotation the service
+ * sends one per active secret. Comparison is constant time over the decoded bytes.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SECRET_PREFIX = 'whsec_';
+/** Five minutes, both ways (api-spec "Limits": webhook timestamp tolerance). */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export const HEADER_ID = 'webhook-id';
+export const HEADER_TIMESTAMP = 'webhook-timestamp';
+export const HEADER_SIGNATURE = 'webhook-signature';
+
+export type HeaderValue = string | string[] | undefined;
+export type HeaderBag = Record<string, HeaderValue>;
+
+export type VerifyFailureReason =
+	| 'NO_SECRET'
+	| 'INVALID_SECRET'
+	| 'BODY_NOT_RAW'
+	| 'MISSING_ID'
+	| 'MISSING_TIMESTAMP'
+	| 'MISSING_SIGNATURE'
+	| 'REPEATED_HEADER'
+	| 'INVALID_TIMESTAMP'
+	| 'TIMESTAMP_TOO_OLD'
+	| 'TIMESTAMP_TOO_NEW'
+	| 'NO_V1_SIGNATURE'
+	| 'MALFORMED_SIGNATURE'
+	| 'SIGNATURE_MISMATCH';
+
+export interface VerifyInput {
+	/** The exact bytes received. Never a re-serialised body. */
+	rawBody: Uint8Array;
+	headers: HeaderBag;
+	/** Current secret first, then the previous one during a rotation. Empty strings are ignored. */
+	secrets: readonly string[];
+	/** Milliseconds since the epoch. */
+	now: number;
+	/** Seconds; must be positive. Defaults to five minutes. */
+	toleranceSeconds?: number;
+}
+
+export interface VerifySuccess {
+	ok: true;
+	webhookId: string;
+	/** Seconds since the epoch, as sent. */
+	timestamp: number;
+	/** Index into `secrets` of the secret that matched (0 = current, 1 = previous). */
+	secretIndex: number;
+}
+
+export interface VerifyFailure {
+	ok: false;
+	reason: VerifyFailureReason;
+	message: string;
+}
+
+export type VerifyResult = VerifySuccess | VerifyFailure;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const SHA256_BYTES = 32;
+
+function fail(reason: VerifyFailureReason, message: string): VerifyFailure {
+	return { ok: false, reason, message };
+}
+
+/** Case-insensitive single-valued header lookup; an array (a repeated header) is refused. */
+function header(
+	headers: HeaderBag,
+	name: string,
+): { value?: string; repeated?: boolean } {
+	let found: HeaderValue;
+	for (const key of Object.keys(headers)) {
+		if (key.toLowerCase() === name) {
+			if (found !== undefined) return { repeated: true };
+			found = headers[key];
+		}
+	}
+	if (Array.isArray(found)) {
+		if (found.length > 1) return { repeated: true };
+		found = found[0];
+	}
+	return { value: typeof found === 'string' ? found : undefined };
+}
+
+/** Decodes `whsec_<base64>` (or bare base64) to the HMAC key; undefined when it is not valid. */
+export function decodeSigningSecret(secret: string): Buffer | undefined {
+	const body = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+	if (body.length === 0 || !BASE64.test(body)) return undefined;
+	const key = Buffer.from(body, 'base64');
+	return key.length > 0 ? key : undefined;
+}
+
+/** Whether a secret has the documented shape: `whsec_` followed by non-empty base64. */
+export function isWellFormedSigningSecret(secret: string): boolean {
+	return secret.startsWith(SECRET_PREFIX) && decodeSigningSecret(secret) !== undefined;
+}
+
+function hmac(key: Buffer, webhookId: string, timestamp: string, rawBody: Uint8Array): Buffer {
+	return createHmac('sha256', key)
+		.update(`${webhookId}.${timestamp}.`, 'utf8')
+		.update(rawBody)
+		.digest();
+}
+
+/** The `v1,<base64>` signature for one secret; for tests and for senders. */
+export function signWebhook(args: {
+	secret: string;
+	webhookId: string;
+	timestamp: number;
+	rawBody: Uint8Array;
+}): string {
+	const key = decodeSigningSecret(args.secret);
+	if (!key) throw new TypeError('signWebhook: the secret is not whsec_<base64>');
+	return `v1,${hmac(key, args.webhookId, String(args.timestamp), args.rawBody).toString('base64')}`;
+}
+
+export function verifyWebhook(input: VerifyInput): VerifyResult {
+	const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+	if (!(tolerance > 0)) throw new RangeError('verifyWebhook: toleranceSeconds must be positive');
+
+	const secrets = input.secrets.filter((s) => typeof s === 'string' && s.trim() !== '');
+	if (secrets.length === 0) {
+		return fail('NO_SECRET', 'No signing secret is configured; refusing to accept any delivery');
+	}
+	const keys: Buffer[] = [];
+	for (const s of secrets) {
+		const key = decodeSigningSecret(s.trim());
+		if (!key) return fail('INVALID_SECRET', 'A configured signing secret is not whsec_ followed by base64');
+		keys.push(key);
+	}
+
+	if (!(input.rawBody instanceof Uint8Array)) {
+		return fail(
+			'BODY_NOT_RAW',
+			'The body must be the raw bytes as received; a parsed or re-serialised body cannot be verified',
+		);
+	}
+
+	const id = header(input.headers, HEADER_ID);
+	const ts = header(input.headers, HEADER_TIMESTAMP);
+	const sig = header(input.headers, HEADER_SIGNATURE);
+	if (id.repeated || ts.repeated || sig.repeated) {
+		return fail('REPEATED_HEADER', 'A webhook-* header was sent more than once');
+	}
+	if (!id.value) return fail('MISSING_ID', 'Missing webhook-id header');
+	if (!ts.value) return fail('MISSING_TIMESTAMP', 'Missing webhook-timestamp header');
+	if (sig.value === undefined) return fail('MISSING_SIGNATURE', 'Missing webhook-signature header');
+
+	if (!/^\d{1,15}$/.test(ts.value)) {
+		return fail('INVALID_TIMESTAMP', 'webhook-timestamp is not an integer number of seconds');
+	}
+	const timestamp = Number(ts.value);
+	const nowSeconds = Math.floor(input.now / 1000);
+	if (nowSeconds - timestamp > tolerance) {
+		return fail('TIMESTAMP_TOO_OLD', `webhook-timestamp is more than ${tolerance} s in the past`);
+	}
+	if (timestamp - nowSeconds > tolerance) {
+		return fail('TIMESTAMP_TOO_NEW', `webhook-timestamp is more than ${tolerance} s in the future`);
+	}
+
+	const candidates: Buffer[] = [];
+	let malformed = 0;
+	for (const entry of sig.value.split(' ')) {
+		if (entry === '') continue;
+		const comma = entry.indexOf(',');
+		if (comma < 0) continue;
+		if (entry.slice(0, comma) !== 'v1') continue;
+		const encoded = entry.slice(comma + 1);
+		const decoded = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
+		if (!decoded || decoded.length !== SHA256_BYTES) {
+			malformed++;
+			continue;
+		}
+		candidates.push(decoded);
+	}
+	if (candidates.length === 0) {
+		return malformed > 0
+			? fail('MALFORMED_SIGNATURE', 'No v1 signature is valid base64 of a SHA-256 digest')
+			: fail('NO_V1_SIGNATURE', 'webhook-signature carries no v1 signature');
+	}
+
+	for (let i = 0; i < keys.length; i++) {
+		const expected = hmac(keys[i], id.value, ts.value, input.rawBody);
+		let matched = false;
+		// Compare against every candidate (no early exit inside the list) to keep timing flat.
+		for (const candidate of candidates) {
+			if (timingSafeEqual(candidate, expected)) matched = true;
+		}
+		if (matched) return { ok: true, webhookId: id.value, timestamp, secretIndex: i };
+	}
+	return fail(
+		'SIGNATURE_MISMATCH',
+		'No v1 signature matches. Check the signing secret, and that the raw request body was verified (a re-serialised JSON body does not match)',
+	);
+}
