@@ -1,0 +1,59 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import {
+	binaryPropertyField,
+	concurrencyOption,
+	externalReferenceOptions,
+	fileNameOverrideOption,
+	idempotencyKeyOption,
+	jobDescriptionFields,
+	waitForCompletionOptions,
+} from '../shared/descriptions';
+import { optionString, optionsParam } from '../shared/params';
+import { readUploadInput, uploadResume } from '../shared/upload';
+import { checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	binaryPropertyField,
+	...jobDescriptionFields,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			concurrencyOption,
+			...externalReferenceOptions,
+			fileNameOverrideOption,
+			idempotencyKeyOption,
+			...waitForCompletionOptions,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);
+
+/** The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait). */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const options = optionsParam(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const wait = readWaitSettings(options);
+	const input = await readUploadInput(this, itemIndex);
+
+	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey && `${userKey}.prepare`);
+	const reportId = String(uploaded.reportId);
+	const started = await startAnalysis(
+		this,
+		itemIndex,
+		reportId,
+		{ quoteAutomatically: true },
+		'analysis.analyzeResume.start',
+		userKey && `${userKey}.start`,
+	);
+	const output = { ...uploaded, ...started };
+	if (!wait.waitForCompletion) return output;
+	const finished = await waitForReport(this, itemIndex, reportId, wait);
+	return { ...output, ...finished, reportId };
+}

@@ -1,0 +1,28 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { quoteAnalysis } from '../shared/analysis';
+import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of the report with an uploaded resume (starts with rpt_)'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuote'] } }, properties);
+
+/** Price of analyzing the report, with the fingerprint the Start operation needs. Reserves nothing. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	addNotice(this, 'quoteNotBinding');
+	return await quoteAnalysis(this, itemIndex, reportId);
+}

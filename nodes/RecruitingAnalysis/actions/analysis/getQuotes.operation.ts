@@ -1,0 +1,65 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
+import { itemKeyFor } from '../shared/batch';
+import { reportIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'All input items are quoted through the batch quote endpoint, 20 per request',
+		name: 'batchNotice',
+		type: 'notice',
+		default: '',
+	},
+	reportIdField(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuotes'] } }, properties);
+
+export const mode = 'batch';
+
+interface BatchQuoteItem extends IDataObject {
+	itemKey: string;
+	quote: IDataObject | null;
+	errorCode: string | null;
+}
+
+/** Quote the analyses of up to 20 input items with one request; one output item per input item. */
+export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
+	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+	const valid: Array<{ position: number; itemIndex: number; reportId: string }> = [];
+	for (const [position, itemIndex] of itemIndexes.entries()) {
+		try {
+			valid.push({ position, itemIndex, reportId: checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID') });
+		} catch (error) {
+			outcomes[position] = error as Error;
+		}
+	}
+	if (valid.length === 0) return outcomes;
+
+	const body = { items: valid.map(({ itemIndex, reportId }) => ({ itemKey: itemKeyFor(itemIndex), input: { reportId } })) };
+	validateBatch.call(this, analysisBatchQuoteSchema, body, valid[0].itemIndex);
+	const response = await api(this, {
+		method: 'POST',
+		path: '/api/v1/analysis-batch-quotes',
+		body,
+		itemIndex: valid[0].itemIndex,
+	});
+	addNotice(this, 'quoteNotBinding');
+	const quoted = (response.items ?? []) as BatchQuoteItem[];
+	for (const { position, itemIndex, reportId } of valid) {
+		const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));
+		outcomes[position] = {
+			reportId,
+			itemKey: itemKeyFor(itemIndex),
+			quote: entry?.quote ?? null,
+			errorCode: entry ? (entry.errorCode ?? null) : 'MISSING_FROM_RESPONSE',
+			batchTotal: (response.total ?? null) as IDataObject | null,
+		};
+	}
+	return outcomes;
+}

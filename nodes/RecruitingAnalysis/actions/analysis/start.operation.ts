@@ -1,0 +1,41 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { readQuoteChoice, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import {
+	concurrencyOption,
+	idempotencyKeyOption,
+	quoteFields,
+	reportIdField,
+	waitForCompletionOptions,
+} from '../shared/descriptions';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { checkId, checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...quoteFields('analysis is started'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['start'] } }, properties);
+
+/** Submit the analysis of an uploaded resume (202: an attempt is created). */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const choice = readQuoteChoice(this, itemIndex);
+	const options = optionsParam(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const wait = readWaitSettings(options);
+
+	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);
+	if (!wait.waitForCompletion) return started;
+	const finished = await waitForReport(this, itemIndex, reportId, wait);
+	return { ...started, ...finished, reportId };
+}

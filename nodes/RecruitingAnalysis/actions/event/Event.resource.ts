@@ -1,0 +1,26 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { OperationModule } from '../shared/types';
+import * as getMany from './getMany.operation';
+
+export const operations: Record<string, OperationModule> = { getMany };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['event'] } },
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'Read the retained event feed: one page, or drain all pages',
+				action: 'Get many events',
+			},
+		],
+		default: 'getMany',
+	},
+	...getMany.description,
+];

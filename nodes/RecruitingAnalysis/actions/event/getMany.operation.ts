@@ -1,0 +1,155 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
+import { compactQuery, optionString, optionsParam } from '../shared/params';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to drain every retained page (following the cursor while "hasMore" is true) or to read one page',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 100 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		description: 'Filters are bound to the cursor: keep them unchanged while following a cursor',
+		options: [
+			{
+				displayName: 'Event Type',
+				name: 'type',
+				type: 'options',
+				options: [
+					{ name: 'batch.completed', value: 'batch.completed' },
+					{ name: 'interview.completed', value: 'interview.completed' },
+					{ name: 'interview.expired', value: 'interview.expired' },
+					{ name: 'interview.invitation_failed', value: 'interview.invitation_failed' },
+					{ name: 'interview.invited', value: 'interview.invited' },
+					{ name: 'interview.preparation_failed', value: 'interview.preparation_failed' },
+					{ name: 'interview.result_failed', value: 'interview.result_failed' },
+					{ name: 'interview.result_ready', value: 'interview.result_ready' },
+					{ name: 'interview.started', value: 'interview.started' },
+					{ name: 'report.completed', value: 'report.completed' },
+					{ name: 'report.deleted', value: 'report.deleted' },
+					{ name: 'report.failed', value: 'report.failed' },
+					{ name: 'report.requires_action', value: 'report.requires_action' },
+					{ name: 'report.result_ready', value: 'report.result_ready' },
+					{ name: 'webhook.test', value: 'webhook.test' },
+				],
+				default: 'report.completed',
+				description: 'Only events of this type',
+			},
+			{
+				displayName: 'Interview ID',
+				name: 'interviewId',
+				type: 'string',
+				default: '',
+				placeholder: 'int_...',
+				description: 'Only events about this interview attempt',
+			},
+			{
+				displayName: 'Report ID',
+				name: 'reportId',
+				type: 'string',
+				default: '',
+				placeholder: 'rpt_...',
+				description: 'Only events about this report',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Cursor',
+				name: 'cursor',
+				type: 'string',
+				default: '',
+				description:
+					'Position to continue from: the "nextCursor" saved from an earlier read (with the same filters). Leave empty to start at the oldest retained event.',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				options: [
+					{
+						name: 'One Item per Event',
+						value: 'events',
+						description: 'Each event becomes an output item',
+					},
+					{
+						name: 'One Item per Read',
+						value: 'page',
+						description: 'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
+					},
+				],
+				default: 'events',
+				description: 'How the events are output',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['event'], operation: ['getMany'] } }, properties);
+
+/** Safety stop for draining: 1,000 pages of 100 events, far beyond 30 days of a workspace's retained events. */
+const MAX_DRAIN_PAGES = 1000;
+
+/**
+ * Reads the retained event feed: one page, or every page while "hasMore" is true. Unknown event types pass
+ * through unchanged; tombstones keep only id, type and occurredAt.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? 100 : validateLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const filters = optionsParam(this, itemIndex, 'filters');
+	const options = optionsParam(this, itemIndex);
+	const type = optionString(filters, 'type');
+	if (type !== undefined) validateEventType.call(this, type, itemIndex);
+	const reportId = optionString(filters, 'reportId');
+	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
+	const interviewId = optionString(filters, 'interviewId');
+	if (interviewId !== undefined) validateId.call(this, interviewId, itemIndex, 'Interview ID');
+	let cursor = optionString(options, 'cursor');
+	if (cursor !== undefined) validateCursor.call(this, cursor, itemIndex);
+
+	const events: IDataObject[] = [];
+	let hasMore = false;
+	let nextCursor: string | null = cursor ?? null;
+	for (let page = 0; page < MAX_DRAIN_PAGES; page++) {
+		const response = await api(this, {
+			method: 'GET',
+			path: '/api/v1/events',
+			qs: compactQuery({ limit, cursor, type, reportId, interviewId }),
+			itemIndex,
+		});
+		events.push(...((response.items ?? []) as IDataObject[]));
+		hasMore = response.hasMore === true;
+		// The feed keeps its position even on an empty page; keep the one it returns.
+		nextCursor = typeof response.nextCursor === 'string' ? response.nextCursor : nextCursor;
+		if (!returnAll || !hasMore || typeof response.nextCursor !== 'string') break;
+		cursor = response.nextCursor;
+	}
+
+	if (options.output === 'page') return { items: events, nextCursor, hasMore };
+	return events;
+}

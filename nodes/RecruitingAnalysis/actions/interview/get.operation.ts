@@ -1,0 +1,34 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, interviewIdField } from '../shared/descriptions';
+import { noticesForInterview } from '../shared/hints';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	interviewIdField(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['get'] } }, properties);
+
+/** The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interview = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/interviews/{}', interviewId),
+		itemIndex,
+	});
+	noticesForInterview(this, interview);
+	return interview;
+}

@@ -1,0 +1,73 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { validateExternalReferenceFilter, validateId } from '../../validation';
+import { externalReferenceOptions, limitField, returnAllField } from '../shared/descriptions';
+import { noticesForInterview } from '../shared/hints';
+import { compactQuery, optionString, optionsParam } from '../shared/params';
+import { checkLimit } from '../shared/validate';
+import { apiAll } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			...externalReferenceOptions,
+			{
+				displayName: 'Lifecycle',
+				name: 'lifecycle',
+				type: 'options',
+				options: [
+					{ name: 'Completed', value: 'completed' },
+					{ name: 'Expired', value: 'expired' },
+					{ name: 'In Progress', value: 'in_progress' },
+					{ name: 'Invited', value: 'invited' },
+					{ name: 'Superseded', value: 'superseded' },
+				],
+				default: 'invited',
+				description: 'Only interviews in this lifecycle state',
+			},
+			{
+				displayName: 'Report ID',
+				name: 'reportId',
+				type: 'string',
+				default: '',
+				placeholder: 'rpt_...',
+				description: 'Only interviews of this report',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getMany'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const filters = optionsParam(this, itemIndex, 'filters');
+	const reportId = optionString(filters, 'reportId');
+	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
+	const reference = validateExternalReferenceFilter.call(
+		this,
+		{
+			externalReferenceSource: optionString(filters, 'externalReferenceSource'),
+			externalReferenceId: optionString(filters, 'externalReferenceId'),
+		},
+		itemIndex,
+	);
+	const interviews = await apiAll(this, {
+		method: 'GET',
+		path: '/api/v1/interviews',
+		qs: compactQuery({ reportId, lifecycle: optionString(filters, 'lifecycle'), ...reference }),
+		returnAll,
+		limit,
+		itemIndex,
+	});
+	for (const interview of interviews) noticesForInterview(this, interview);
+	return interviews;
+}

@@ -1,0 +1,28 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { candidateEmailField, concurrencyOption, deliveryField, reportIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { quoteInterview, readInvitationInput } from '../shared/interview';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	candidateEmailField,
+	deliveryField,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getQuote'] } }, properties);
+
+/** Price and fingerprint of an interview for this report, address and delivery choice. Sends no email. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const input = readInvitationInput(this, itemIndex);
+	addNotice(this, 'quoteNotBinding');
+	return await quoteInterview(this, itemIndex, input);
+}

@@ -1,0 +1,60 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
+import { itemKeyFor } from '../shared/batch';
+import { candidateEmailField, reportIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { readBatchInvitation } from './inviteMany.operation';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'All input items are quoted through the interview batch quote endpoint, 20 per request. Batches only support email delivery.',
+		name: 'batchNotice',
+		type: 'notice',
+		default: '',
+	},
+	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	candidateEmailField,
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getQuotes'] } }, properties);
+
+export const mode = 'batch';
+
+/** Quote the interviews of up to 20 input items with one request; one output item per input item. */
+export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
+	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+	const valid: Array<{ position: number; itemIndex: number; input: IDataObject }> = [];
+	for (const [position, itemIndex] of itemIndexes.entries()) {
+		try {
+			valid.push({ position, itemIndex, input: readBatchInvitation(this, itemIndex) });
+		} catch (error) {
+			outcomes[position] = error as Error;
+		}
+	}
+	if (valid.length === 0) return outcomes;
+	const body = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
+	validateBatch.call(this, interviewBatchQuoteSchema, body, valid[0].itemIndex);
+	const response = await api(this, {
+		method: 'POST',
+		path: '/api/v1/interview-batch-quotes',
+		body,
+		itemIndex: valid[0].itemIndex,
+	});
+	addNotice(this, 'quoteNotBinding');
+	const quoted = (response.items ?? []) as IDataObject[];
+	for (const { position, itemIndex, input } of valid) {
+		const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));
+		outcomes[position] = {
+			reportId: input.reportId,
+			candidateEmail: input.candidateEmail,
+			itemKey: itemKeyFor(itemIndex),
+			quote: (entry?.quote ?? null) as IDataObject | null,
+			errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
+			batchTotal: (response.total ?? null) as IDataObject | null,
+		};
+	}
+	return outcomes;
+}

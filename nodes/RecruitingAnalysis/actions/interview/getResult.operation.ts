@@ -1,0 +1,44 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { validateSchemaVersion } from '../../validation';
+import { concurrencyOption, interviewIdField, schemaVersionOption, simplifyField } from '../shared/descriptions';
+import { noticesForInterview } from '../shared/hints';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { simplifyInterviewResult } from '../shared/simplify';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	interviewIdField(),
+	{
+		...simplifyField,
+		description: 'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, schemaVersionOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getResult'] } }, properties);
+
+/** The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const options = optionsParam(this, itemIndex);
+	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
+	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+	const result = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/interviews/{}/result', interviewId),
+		qs: { schemaVersion },
+		itemIndex,
+	});
+	noticesForInterview(this, result);
+	return simplify ? simplifyInterviewResult(result) : result;
+}

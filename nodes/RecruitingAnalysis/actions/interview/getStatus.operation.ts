@@ -1,0 +1,34 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, interviewIdField } from '../shared/descriptions';
+import { noticesForInterview } from '../shared/hints';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	interviewIdField(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getStatus'] } }, properties);
+
+/** Current state of the interview attempt (the same fields as Get), for polling. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interview = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/interviews/{}/status', interviewId),
+		itemIndex,
+	});
+	noticesForInterview(this, interview);
+	return interview;
+}

@@ -1,0 +1,39 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { readQuoteChoice } from '../shared/analysis';
+import {
+	candidateEmailField,
+	concurrencyOption,
+	deliveryField,
+	idempotencyKeyOption,
+	quoteFields,
+	reportIdField,
+} from '../shared/descriptions';
+import { createInvitation, readInvitationInput } from '../shared/interview';
+import { optionString, optionsParam } from '../shared/params';
+import { checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	candidateEmailField,
+	deliveryField,
+	...quoteFields('invitation is created'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);
+
+/** Invite the candidate to an interview, by email or as a private link (the token is output only then). */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const input = readInvitationInput(this, itemIndex);
+	const choice = readQuoteChoice(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	return await createInvitation(this, itemIndex, '/api/v1/interviews', input, choice, 'interview.invite', userKey);
+}

@@ -1,0 +1,140 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import {
+	interviewBatchQuoteSchema,
+	interviewBatchSchema,
+	interviewInputSchema,
+	validateBatch,
+	validateFingerprint,
+	validateInput,
+} from '../../validation';
+import {
+	batchItemFor,
+	batchTimeout,
+	batchTimeoutOption,
+	chunkIdempotencyKey,
+	createBatch,
+	itemKeyFor,
+	waitForBatch,
+} from '../shared/batch';
+import { candidateEmailField, idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { optionsParam, stringParam } from '../shared/params';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'All input items are invited through the interview-batch endpoint, 20 per batch, by email only (batches do not support private links)',
+		name: 'batchNotice',
+		type: 'notice',
+		default: '',
+	},
+	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	candidateEmailField,
+	...quoteFields('batch is submitted'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [batchTimeoutOption, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);
+
+export const mode = 'batch';
+
+/** Batch invitation input of an item (batches support only sendEmail true), validated. */
+export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	const value = {
+		reportId: stringParam(ctx, 'reportId', itemIndex),
+		candidateEmail: stringParam(ctx, 'candidateEmail', itemIndex),
+		sendEmail: true,
+	};
+	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as IDataObject;
+}
+
+interface Pending {
+	position: number;
+	itemIndex: number;
+	input: IDataObject;
+	fingerprint?: string;
+}
+
+/**
+ * Invite up to 20 candidates with one interview batch. With automatic quoting the chunk is quoted first with
+ * one batch-quote request; items that cannot be quoted are reported and left out. The batch completes when
+ * every invitation was admitted or refused, independent of candidate progress.
+ */
+export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
+	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+	let pending: Pending[] = [];
+	for (const [position, itemIndex] of itemIndexes.entries()) {
+		try {
+			const input = readBatchInvitation(this, itemIndex);
+			const auto = this.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
+			const fingerprint = auto
+				? undefined
+				: validateFingerprint.call(this, stringParam(this, 'quoteFingerprint', itemIndex), itemIndex);
+			pending.push({ position, itemIndex, input, fingerprint });
+		} catch (error) {
+			outcomes[position] = error as Error;
+		}
+	}
+	if (pending.length === 0) return outcomes;
+	const first = pending[0].itemIndex;
+
+	const toQuote = pending.filter((p) => p.fingerprint === undefined);
+	if (toQuote.length > 0) {
+		const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
+		validateBatch.call(this, interviewBatchQuoteSchema, quoteBody, first);
+		const quotes = await api(this, {
+			method: 'POST',
+			path: '/api/v1/interview-batch-quotes',
+			body: quoteBody,
+			itemIndex: first,
+		});
+		for (const p of toQuote) {
+			const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
+			const quote = entry?.quote as IDataObject | null | undefined;
+			if (quote && typeof quote.fingerprint === 'string') {
+				p.fingerprint = quote.fingerprint;
+			} else {
+				outcomes[p.position] = {
+					reportId: p.input.reportId,
+					itemKey: itemKeyFor(p.itemIndex),
+					state: 'not_quoted',
+					interviewId: null,
+					errorCode: (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED',
+				};
+			}
+		}
+		pending = pending.filter((p) => p.fingerprint !== undefined);
+		if (pending.length === 0) return outcomes;
+	}
+
+	const options = optionsParam(this, first);
+	const body = {
+		items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
+	};
+	validateBatch.call(this, interviewBatchSchema, body, first);
+	const key = chunkIdempotencyKey(this, pending.map((p) => p.itemIndex), 'interview.inviteMany', options);
+	const { batchId } = await createBatch(this, 'interviews', body, key, first);
+	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
+	addNotice(this, 'emailSent');
+	for (const p of pending) {
+		const item = batchItemFor(batch, p.itemIndex);
+		outcomes[p.position] = {
+			batchId,
+			reportId: p.input.reportId,
+			itemKey: itemKeyFor(p.itemIndex),
+			state: item?.state ?? 'unknown',
+			interviewId: item?.resourceId ?? null,
+			errorCode: item?.errorCode ?? null,
+		};
+	}
+	return outcomes;
+}

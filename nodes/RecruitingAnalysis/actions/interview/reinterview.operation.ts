@@ -1,0 +1,52 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { readQuoteChoice } from '../shared/analysis';
+import {
+	candidateEmailField,
+	concurrencyOption,
+	deliveryField,
+	idempotencyKeyOption,
+	interviewIdField,
+	quoteFields,
+	reportIdField,
+} from '../shared/descriptions';
+import { createInvitation, readInvitationInput } from '../shared/interview';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { checkId, checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	interviewIdField('ID of the previous interview attempt (starts with int_); it must not be in progress'),
+	reportIdField('ID of the report of the previous interview (starts with rpt_)'),
+	candidateEmailField,
+	deliveryField,
+	...quoteFields('new attempt is created'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);
+
+/** A new interview attempt with a new ID; the old attempt keeps its results and its links stop working. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const input = readInvitationInput(this, itemIndex);
+	const choice = readQuoteChoice(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	const output = await createInvitation(
+		this,
+		itemIndex,
+		apiPath('/api/v1/interviews/{}/reinterview', interviewId),
+		input,
+		choice,
+		'interview.reinterview',
+		userKey,
+	);
+	return { previousInterviewId: interviewId, ...output };
+}

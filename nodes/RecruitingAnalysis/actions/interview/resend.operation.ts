@@ -1,0 +1,39 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath, idempotencyKeyFor } from '../../transport';
+import { concurrencyOption, idempotencyKeyOption, interviewIdField } from '../shared/descriptions';
+import { addNotice } from '../shared/hints';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { checkId, checkUserKey } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['resend'] } }, properties);
+
+/**
+ * Queue another invitation email for a pending interview (no new interview, no charge). The key is derived
+ * per execution and item, so a retry after a timeout reuses it and the provider is not asked twice.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	const response = await api(this, {
+		method: 'POST',
+		path: apiPath('/api/v1/interviews/{}/resend', interviewId),
+		idempotencyKey: idempotencyKeyFor.call(this, itemIndex, 'interview.resend', userKey),
+		itemIndex,
+	});
+	addNotice(this, 'emailSent');
+	return response;
+}

@@ -1,0 +1,30 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Job Description ID',
+		name: 'jobDescriptionId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'jd_...',
+		description: 'ID of the saved job description (starts with jd_)',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const jobDescriptionId = stringParam(this, 'jobDescriptionId', itemIndex);
+	checkId(this, jobDescriptionId, itemIndex, 'Job Description ID');
+	return await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/job-descriptions/{}', jobDescriptionId),
+		itemIndex,
+	});
+}

@@ -1,0 +1,45 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { noticesForReport } from '../shared/hints';
+import { optionsParam, stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	reportIdField(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			concurrencyOption,
+			{
+				displayName: 'Include External Reference',
+				name: 'includeReference',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to include the external reference (your application ID) in the output',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['get'] } }, properties);
+
+/** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const options = optionsParam(this, itemIndex);
+	const report = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/reports/{}', reportId),
+		qs: options.includeReference === true ? { include: 'reference' } : undefined,
+		itemIndex,
+	});
+	noticesForReport(this, report);
+	return report;
+}

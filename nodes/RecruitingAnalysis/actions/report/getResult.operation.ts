@@ -1,0 +1,45 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { validateSchemaVersion } from '../../validation';
+import { concurrencyOption, reportIdField, schemaVersionOption, simplifyField } from '../shared/descriptions';
+import { noticesForReport } from '../shared/hints';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { simplifyReportResult } from '../shared/simplify';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	reportIdField(),
+	{
+		...simplifyField,
+		description:
+			'Whether to keep only the score, its scale, the summary, the human review recommendation and the limitations',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, schemaVersionOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getResult'] } }, properties);
+
+/** The detailed evidence result. Read it after status completed (or report.result_ready); null result means pending or failed. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const options = optionsParam(this, itemIndex);
+	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
+	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+	const result = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/reports/{}/result', reportId),
+		qs: { schemaVersion },
+		itemIndex,
+	});
+	noticesForReport(this, result);
+	return simplify ? simplifyReportResult(result) : result;
+}

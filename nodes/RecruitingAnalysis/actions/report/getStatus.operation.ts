@@ -1,0 +1,34 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { noticesForReport } from '../shared/hints';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	reportIdField(),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getStatus'] } }, properties);
+
+/** Status, attempt and code of a report: queued/processing (wait), completed, requires_action (human review) or failed. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const status = await api(this, {
+		method: 'GET',
+		path: apiPath('/api/v1/reports/{}/status', reportId),
+		itemIndex,
+	});
+	noticesForReport(this, status);
+	return status;
+}

@@ -1,0 +1,145 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import * as analysis from './analysis/Analysis.resource';
+import * as event from './event/Event.resource';
+import * as interview from './interview/Interview.resource';
+import * as jobDescription from './jobDescription/JobDescription.resource';
+import * as report from './report/Report.resource';
+import { mapWithConcurrency } from './shared/concurrency';
+import { BATCH_CHUNK_SIZE, type ItemResult, type OperationModule } from './shared/types';
+import * as upload from './upload/Upload.resource';
+
+/** Every resource and its operations; the selector options in each resource file list the same keys (a test checks). */
+export const resources: Record<string, Record<string, OperationModule>> = {
+	analysis: analysis.operations,
+	event: event.operations,
+	interview: interview.operations,
+	jobDescription: jobDescription.operations,
+	report: report.operations,
+	upload: upload.operations,
+};
+
+const DEFAULT_CONCURRENCY = 5;
+
+/**
+ * Runs the node: resource and operation are read per item (an expression may send items to different
+ * operations), items of the same operation are grouped, item operations run with bounded concurrency and
+ * batch operations get chunks of BATCH_CHUNK_SIZE items. Output keeps input order, each item paired.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const outputs: INodeExecutionData[][] = items.map(() => []);
+	const continueOnFail = this.continueOnFail();
+
+	const groups = new Map<string, { module?: OperationModule; resource: string; operation: string; indexes: number[] }>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const resource = this.getNodeParameter('resource', itemIndex) as string;
+		const operation = this.getNodeParameter('operation', itemIndex) as string;
+		const key = `${resource}:${operation}`;
+		let group = groups.get(key);
+		if (!group) {
+			group = { module: resources[resource]?.[operation], resource, operation, indexes: [] };
+			groups.set(key, group);
+		}
+		group.indexes.push(itemIndex);
+	}
+
+	const fail = (itemIndex: number, error: unknown): void => {
+		const nodeError = toNodeError(this, error, itemIndex);
+		if (!continueOnFail) throw nodeError;
+		outputs[itemIndex] = [errorItem(nodeError, itemIndex)];
+	};
+
+	for (const group of groups.values()) {
+		const module = group.module;
+		if (!module) {
+			for (const itemIndex of group.indexes) {
+				fail(
+					itemIndex,
+					new NodeOperationError(this.getNode(), `The operation "${group.operation}" is not known for resource "${group.resource}"`, {
+						itemIndex,
+					}),
+				);
+			}
+			continue;
+		}
+
+		if (module.mode === 'batch') {
+			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
+				const chunk = group.indexes.slice(start, start + BATCH_CHUNK_SIZE);
+				let outcomes: Array<IDataObject | Error>;
+				try {
+					outcomes = await module.execute.call(this, chunk);
+				} catch (error) {
+					// The whole chunk failed (the envelope was rejected, or a request failed): every item of it fails.
+					for (const itemIndex of chunk) fail(itemIndex, error);
+					continue;
+				}
+				chunk.forEach((itemIndex, position) => {
+					const outcome = outcomes[position];
+					if (outcome instanceof Error) fail(itemIndex, outcome);
+					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
+				});
+			}
+			continue;
+		}
+
+		const concurrency = readConcurrency(this, group.indexes[0]);
+		await mapWithConcurrency(group.indexes, concurrency, async (itemIndex) => {
+			try {
+				const result = await module.execute.call(this, itemIndex);
+				outputs[itemIndex] = toItems(result, itemIndex);
+			} catch (error) {
+				fail(itemIndex, error);
+			}
+		});
+	}
+
+	return [outputs.flat()];
+}
+
+function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
+	const value = Number(ctx.getNodeParameter('options.concurrency', itemIndex, DEFAULT_CONCURRENCY));
+	if (!Number.isFinite(value) || value < 1) return DEFAULT_CONCURRENCY;
+	return Math.min(Math.floor(value), 20);
+}
+
+function isExecutionData(value: unknown): value is INodeExecutionData {
+	return typeof value === 'object' && value !== null && 'json' in value && typeof (value as INodeExecutionData).json === 'object';
+}
+
+function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
+	const list = Array.isArray(result) ? result : [result];
+	return list.map((entry) => {
+		if (isExecutionData(entry)) return { ...entry, pairedItem: { item: itemIndex } };
+		return { json: entry as IDataObject, pairedItem: { item: itemIndex } };
+	});
+}
+
+function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
+}
+
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.description = error.description;
+	if (error instanceof NodeApiError) {
+		if (error.httpCode) json.httpCode = error.httpCode;
+		for (const key of ['code', 'reason', 'requestId'] as const) {
+			const value = error.context?.[key];
+			if (typeof value === 'string') json[key] = value;
+		}
+	}
+	return { json, pairedItem: { item: itemIndex } };
+}

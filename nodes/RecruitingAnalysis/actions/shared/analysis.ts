@@ -1,0 +1,119 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { apiPath, idempotencyKeyFor } from '../../transport';
+import { validateFingerprint } from '../../validation';
+import { hasApiCondition } from './errors';
+import { noticesForReport } from './hints';
+import { simplifyReportResult } from './simplify';
+import { api, poll } from './api';
+
+export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
+
+export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analysis-quotes',
+		body: { reportId },
+		itemIndex,
+	});
+}
+
+/** Quote settings as read from the node: either quote right before the write, or use the given fingerprint. */
+export interface QuoteChoice {
+	quoteAutomatically: boolean;
+	quoteFingerprint?: string;
+}
+
+export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): QuoteChoice {
+	const quoteAutomatically = ctx.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
+	if (quoteAutomatically) return { quoteAutomatically };
+	const raw = ctx.getNodeParameter('quoteFingerprint', itemIndex, '') as string;
+	return { quoteAutomatically, quoteFingerprint: validateFingerprint.call(ctx, raw, itemIndex) };
+}
+
+/**
+ * POST /api/v1/analyses. With automatic quoting: quote, start; on QUOTE_STALE quote once more and start under
+ * a new key (spec: "QUOTE_STALE requires a new quote and a new key"). Keys are derived, never random, so a
+ * retry of the same execution reuses them.
+ */
+export async function startAnalysis(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	choice: QuoteChoice,
+	operationKey: string,
+	userKey: string | undefined,
+): Promise<IDataObject> {
+	const start = async (fingerprint: string, attempt?: string) =>
+		await api(ctx, {
+			method: 'POST',
+			path: '/api/v1/analyses',
+			body: { reportId, quoteFingerprint: fingerprint },
+			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt),
+			itemIndex,
+		});
+
+	if (!choice.quoteAutomatically) {
+		return await start(choice.quoteFingerprint as string);
+	}
+	let quote = await quoteAnalysis(ctx, itemIndex, reportId);
+	let started: IDataObject;
+	try {
+		started = await start(String(quote.fingerprint));
+	} catch (error) {
+		if (!hasApiCondition(error, 'QUOTE_STALE')) throw error;
+		quote = await quoteAnalysis(ctx, itemIndex, reportId);
+		started = await start(String(quote.fingerprint), 'requote');
+	}
+	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };
+}
+
+export interface WaitSettings {
+	waitForCompletion: boolean;
+	waitTimeout: number;
+	waitOutput: 'summary' | 'result' | 'simplifiedResult';
+}
+
+export function readWaitSettings(options: IDataObject): WaitSettings {
+	return {
+		waitForCompletion: options.waitForCompletion === true,
+		waitTimeout: typeof options.waitTimeout === 'number' && options.waitTimeout > 0 ? options.waitTimeout : 300,
+		waitOutput: (options.waitOutput as WaitSettings['waitOutput']) ?? 'summary',
+	};
+}
+
+/**
+ * Polls GET /reports/{id}/status with backoff until a terminal status or the timeout, then reads what the
+ * user asked for. On timeout the last status is returned with timedOut: true (elapsed time proves nothing).
+ */
+export async function waitForReport(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	settings: WaitSettings,
+): Promise<IDataObject> {
+	const { value: status, timedOut } = await poll(ctx, {
+		fetch: async (): Promise<IDataObject> =>
+			await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }),
+		done: (value: IDataObject) => TERMINAL_REPORT_STATES.includes(String(value.status)),
+		timeoutSeconds: settings.waitTimeout,
+	});
+	if (timedOut) {
+		return { ...status, timedOut: true };
+	}
+	noticesForReport(ctx, status);
+	if (settings.waitOutput === 'summary') {
+		const summary = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+		noticesForReport(ctx, summary);
+		return { ...summary, timedOut: false };
+	}
+	const result = await api(ctx, {
+		method: 'GET',
+		path: apiPath('/api/v1/reports/{}/result', reportId),
+		qs: { schemaVersion: '1' },
+		itemIndex,
+	});
+	noticesForReport(ctx, result);
+	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
+	return { ...output, timedOut: false };
+}

@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { apiRequest, apiRequestAllItems, pollUntil, type ApiRequestOptions } from '../../transport';
+
+/** apiRequest typed for the action node: the unwrapped `data` object of the response. */
+export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions): Promise<IDataObject> {
+	return (await apiRequest.call(ctx, options)) as IDataObject;
+}
+
+/** apiRequestAllItems typed for the action node: the list items across pages (Return All / Limit). */
+export async function apiAll(
+	ctx: IExecuteFunctions,
+	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
+): Promise<IDataObject[]> {
+	return (await apiRequestAllItems.call(ctx, options)) as IDataObject[];
+}
+
+/** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
+export async function poll<T>(
+	ctx: IExecuteFunctions,
+	args: { fetch: () => Promise<T>; done: (value: T) => boolean; timeoutSeconds: number; initialDelayMs?: number; maxDelayMs?: number },
+): Promise<{ value: T; timedOut: boolean }> {
+	const typed = pollUntil<T>;
+	return await typed.call(ctx, args);
+}

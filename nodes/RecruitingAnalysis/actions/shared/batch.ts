@@ -1,0 +1,121 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { apiPath, idempotencyKeyFor } from '../../transport';
+import { addNotice } from './hints';
+import { checkUserKey } from './validate';
+import { api, poll } from './api';
+
+export type BatchKind = 'uploads' | 'analyses' | 'interviews';
+
+const BATCH_PATHS: Record<BatchKind, string> = {
+	uploads: '/api/v1/upload-batches',
+	analyses: '/api/v1/analysis-batches',
+	interviews: '/api/v1/interview-batches',
+};
+
+export interface BatchItem extends IDataObject {
+	itemKey: string;
+	state: string;
+	resourceId: string;
+	attemptId: string | null;
+	errorCode: string | null;
+}
+
+export interface Batch extends IDataObject {
+	id: string;
+	status: string;
+	items: BatchItem[];
+}
+
+/** The batch's item key for an input item: stable across retries of the same execution. */
+export function itemKeyFor(itemIndex: number): string {
+	return `item-${itemIndex}`;
+}
+
+/**
+ * The idempotency key of one chunk: derived from the chunk's first input item, so a retry of the same
+ * execution reuses it; a user key gets the chunk position appended (each chunk is a separate submission).
+ */
+export function chunkIdempotencyKey(
+	ctx: IExecuteFunctions,
+	itemIndexes: number[],
+	operationKey: string,
+	options: IDataObject,
+): string {
+	const first = itemIndexes[0];
+	const userKey = checkUserKey(ctx, typeof options.idempotencyKey === 'string' ? options.idempotencyKey.trim() : undefined, first);
+	return idempotencyKeyFor.call(ctx, first, `${operationKey}.batch`, userKey, userKey ? `chunk${first}` : undefined);
+}
+
+export async function getBatch(ctx: IExecuteFunctions, kind: BatchKind, batchId: string, itemIndex: number): Promise<Batch> {
+	return (await api(ctx, {
+		method: 'GET',
+		path: apiPath(`${BATCH_PATHS[kind]}/{}`, batchId),
+		itemIndex,
+	})) as unknown as Batch;
+}
+
+export async function createBatch(
+	ctx: IExecuteFunctions,
+	kind: BatchKind,
+	body: IDataObject,
+	idempotencyKey: string,
+	itemIndex: number,
+): Promise<{ batchId: string; statusUrl?: string }> {
+	return (await api(ctx, {
+		method: 'POST',
+		path: BATCH_PATHS[kind],
+		body,
+		idempotencyKey,
+		itemIndex,
+	})) as unknown as { batchId: string; statusUrl?: string };
+}
+
+/**
+ * Polls the batch until its status is "completed" (every item terminal, not every item succeeded). Only one
+ * batch of a kind can be active per workspace, so the next chunk waits for this one.
+ */
+export async function waitForBatch(
+	ctx: IExecuteFunctions,
+	kind: BatchKind,
+	batchId: string,
+	itemIndex: number,
+	timeoutSeconds: number,
+): Promise<Batch> {
+	const { value, timedOut } = await poll(ctx, {
+		fetch: async (): Promise<Batch> => await getBatch(ctx, kind, batchId, itemIndex),
+		done: (batch: Batch) => batch.status === 'completed',
+		timeoutSeconds,
+		initialDelayMs: 100,
+		maxDelayMs: 2000,
+	});
+	if (timedOut) {
+		throw new NodeOperationError(ctx.getNode(), `Batch ${batchId} did not complete within ${timeoutSeconds} seconds`, {
+			itemIndex,
+			description:
+				'The batch is still processing and keeps running on the service. Read it later with the Get Batch operation of this resource; only one batch of a kind can be active at a time.',
+		});
+	}
+	addNotice(ctx, 'batchCompleted');
+	return value;
+}
+
+/** The batch item of an input item, by item key. */
+export function batchItemFor(batch: Batch, itemIndex: number): BatchItem | undefined {
+	const key = itemKeyFor(itemIndex);
+	return (batch.items ?? []).find((item) => item.itemKey === key);
+}
+
+export const batchTimeoutOption = {
+	displayName: 'Batch Timeout (Seconds)',
+	name: 'batchTimeout',
+	type: 'number' as const,
+	typeOptions: { minValue: 1, maxValue: 3600 },
+	default: 600,
+	description:
+		'How long to wait at most for each batch of up to 20 items to complete. Only one batch of a kind can be active per workspace, so each chunk waits for the previous one.',
+};
+
+export function batchTimeout(options: IDataObject): number {
+	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0 ? options.batchTimeout : 600;
+}

@@ -1,0 +1,278 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/**
+ * Parameter building blocks shared by several operations. Each operation file scopes them with
+ * updateDisplayOptions, so the same name can appear under several operations.
+ */
+
+export function reportIdField(description = 'ID of the report (starts with rpt_)'): INodeProperties {
+	return {
+		displayName: 'Report ID',
+		name: 'reportId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'rpt_...',
+		description,
+	};
+}
+
+export function interviewIdField(description = 'ID of the interview attempt (starts with int_), not the report ID'): INodeProperties {
+	return {
+		displayName: 'Interview ID',
+		name: 'interviewId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'int_...',
+		description,
+	};
+}
+
+export function batchIdField(): INodeProperties {
+	return {
+		displayName: 'Batch ID',
+		name: 'batchId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'bat_...',
+		description: 'ID of the batch (starts with bat_)',
+	};
+}
+
+export const binaryPropertyField: INodeProperties = {
+	displayName: 'Input Binary Field',
+	name: 'binaryPropertyName',
+	type: 'string',
+	required: true,
+	default: 'data',
+	hint: 'The name of the input binary field holding the resume (PDF or DOCX, up to 10 MB)',
+	description: 'Name of the binary property of the input item that contains the resume file',
+};
+
+/** Job description of an upload: inline text, or a saved job with an optional expected revision. */
+export const jobDescriptionFields: INodeProperties[] = [
+	{
+		displayName: 'Job Description Source',
+		name: 'jobDescriptionSource',
+		type: 'options',
+		options: [
+			{
+				name: 'Inline Text',
+				value: 'text',
+				description: 'Paste or map the job description text',
+			},
+			{
+				name: 'Saved Job',
+				value: 'existing',
+				description: 'Use a job description saved in the application',
+			},
+		],
+		default: 'existing',
+		description: 'Where the job description for this analysis comes from',
+	},
+	{
+		displayName: 'Saved Job ID',
+		name: 'jobDescriptionId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'jd_...',
+		description: 'ID of a saved, active job description (starts with jd_)',
+		displayOptions: { show: { jobDescriptionSource: ['existing'] } },
+	},
+	{
+		displayName: 'Expected Revision',
+		name: 'expectedRevision',
+		type: 'string',
+		default: '',
+		description:
+			'Optional revision of the saved job. When set, the request fails with JD_REVISION_CHANGED if the job was changed since.',
+		displayOptions: { show: { jobDescriptionSource: ['existing'] } },
+	},
+	{
+		displayName: 'Job Description Text',
+		name: 'jobDescriptionText',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 5 },
+		description: 'Full text of the job description',
+		displayOptions: { show: { jobDescriptionSource: ['text'] } },
+	},
+];
+
+export const externalReferenceOptions: INodeProperties[] = [
+	{
+		displayName: 'External Reference ID',
+		name: 'externalReferenceId',
+		type: 'string',
+		default: '',
+		description:
+			'Case-sensitive application ID in your recruiting system (prefer an application ID over personal information). Set together with External Reference Source.',
+	},
+	{
+		displayName: 'External Reference Source',
+		name: 'externalReferenceSource',
+		type: 'string',
+		default: '',
+		placeholder: 'my-ats',
+		description: 'Slug of your recruiting system, for example "greenhouse". Set together with External Reference ID.',
+	},
+];
+
+export const fileNameOverrideOption: INodeProperties = {
+	displayName: 'File Name',
+	name: 'fileName',
+	type: 'string',
+	default: '',
+	description: 'Overrides the file name of the binary data. Must end in .pdf or .docx.',
+};
+
+export const idempotencyKeyOption: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	description:
+		'Key that makes this write safe to repeat (1 to 128 characters: letters, digits, ".", "_", ":" and "-"). Leave empty to derive one from the execution, node and item. A new submission needs a new key.',
+};
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 20 },
+	default: 5,
+	description: 'How many input items are processed at the same time',
+};
+
+export const waitForCompletionOptions: INodeProperties[] = [
+	{
+		displayName: 'Output After Waiting',
+		name: 'waitOutput',
+		type: 'options',
+		options: [
+			{
+				name: 'Report Summary',
+				value: 'summary',
+				description: 'The report summary with score, summary and reasoning',
+			},
+			{
+				name: 'Report Result',
+				value: 'result',
+				description: 'The detailed evidence result (needs the reports:read scope)',
+			},
+			{
+				name: 'Report Result (Simplified)',
+				value: 'simplifiedResult',
+				description: 'Only score, scale, summary, recommendation and limitations',
+			},
+		],
+		default: 'summary',
+		description: 'What to output once the analysis has finished',
+	},
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to poll the report status (with backoff) until the analysis finishes or the timeout is reached. Needs the reports:read scope.',
+	},
+	{
+		displayName: 'Wait Timeout (Seconds)',
+		name: 'waitTimeout',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 3600 },
+		default: 300,
+		description: 'How long to wait at most. On timeout the last status is output with "timedOut": true.',
+	},
+];
+
+export const candidateEmailField: INodeProperties = {
+	displayName: 'Candidate Email',
+	name: 'candidateEmail',
+	type: 'string',
+	placeholder: 'name@email.com',
+	required: true,
+	default: '',
+	description: 'Email address of the candidate. The quote and the invitation must use the same address.',
+};
+
+export const deliveryField: INodeProperties = {
+	displayName: 'Delivery',
+	name: 'delivery',
+	type: 'options',
+	options: [
+		{
+			name: 'Email',
+			value: 'email',
+			description: 'The service emails the invitation to the candidate',
+		},
+		{
+			name: 'Private Link',
+			value: 'privateLink',
+			description:
+				'No email is sent; the output contains the invitation token (a private credential) that you deliver as a link',
+		},
+	],
+	default: 'email',
+	description: 'How the invitation reaches the candidate',
+};
+
+export function quoteFields(what: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Quote Automatically',
+			name: 'quoteAutomatically',
+			type: 'boolean',
+			default: true,
+			description: `Whether to request a fresh quote right before the ${what}. Turn off to pass the fingerprint of a quote you already approved.`,
+		},
+		{
+			displayName: 'Quote Fingerprint',
+			name: 'quoteFingerprint',
+			type: 'string',
+			required: true,
+			default: '',
+			description: 'The fingerprint of the current quote, copied unchanged (64 lowercase hexadecimal characters)',
+			displayOptions: { show: { quoteAutomatically: [false] } },
+		},
+	];
+}
+
+export const returnAllField: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+export const limitField: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+	displayOptions: { show: { returnAll: [false] } },
+};
+
+export const schemaVersionOption: INodeProperties = {
+	displayName: 'Schema Version',
+	name: 'schemaVersion',
+	type: 'string',
+	default: '1',
+	description: 'Version of the result payload schema. Only 1 is supported.',
+};
+
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};

@@ -1,0 +1,25 @@
+/**
+ * Reads the API's sub-condition (QUOTE_STALE, BATCH_ALREADY_ACTIVE, ...) from an error thrown by the transport.
+ * The team decision puts it in `error.reason` with the generic `error.code`; the spec leaves the placement
+ * open, so both are read.
+ */
+export function apiErrorConditions(error: unknown): string[] {
+	if (typeof error !== 'object' || error === null) return [];
+	const found = new Set<string>();
+	const visit = (value: unknown, depth: number): void => {
+		if (depth > 4 || typeof value !== 'object' || value === null) return;
+		const record = value as Record<string, unknown>;
+		for (const key of ['reason', 'code']) {
+			if (typeof record[key] === 'string') found.add(record[key] as string);
+		}
+		for (const key of ['context', 'cause', 'error', 'errorResponse', 'body']) {
+			if (key in record) visit(record[key], depth + 1);
+		}
+	};
+	visit(error, 0);
+	return [...found];
+}
+
+export function hasApiCondition(error: unknown, condition: string): boolean {
+	return apiErrorConditions(error).includes(condition);
+}

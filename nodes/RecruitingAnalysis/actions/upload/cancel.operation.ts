@@ -1,0 +1,36 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of the report whose prepared upload should be removed (starts with rpt_)'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['cancel'] } }, properties);
+
+/**
+ * Remove a preparation that was not admitted, so it stops using preparation capacity. Safe to repeat for an
+ * absent preparation; an accepted analysis is not cancelled (409).
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	await api(this, {
+		method: 'DELETE',
+		path: apiPath('/api/v1/uploads/{}', reportId),
+		expectEmpty: true,
+		itemIndex,
+	});
+	return { reportId, cancelled: true };
+}

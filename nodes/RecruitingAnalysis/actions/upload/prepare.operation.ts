@@ -1,0 +1,72 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { idempotencyKeyFor } from '../../transport';
+import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
+import { concurrencyOption, externalReferenceOptions, idempotencyKeyOption, jobDescriptionFields } from '../shared/descriptions';
+import { optionString, optionsParam, stringParam } from '../shared/params';
+import { prepareUpload, readExternalReference, readJobDescription } from '../shared/upload';
+import { checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'File Name',
+		name: 'fileName',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'resume.pdf',
+		description: 'Name of the resume file: 1 to 200 characters, ending in .pdf or .docx, no path',
+	},
+	{
+		displayName: 'File Size (Bytes)',
+		name: 'fileSize',
+		type: 'number',
+		required: true,
+		typeOptions: { minValue: 1, maxValue: 10485760 },
+		default: 1,
+		description: 'Exact byte length of the file you will upload (not characters, not megabytes)',
+	},
+	{
+		displayName: 'MIME Type',
+		name: 'mimeType',
+		type: 'options',
+		options: [
+			{ name: 'DOCX', value: DOCX_MIME_TYPE },
+			{ name: 'PDF', value: PDF_MIME_TYPE },
+		],
+		default: PDF_MIME_TYPE,
+		description: 'Content type of the file; must agree with the file extension and the content',
+	},
+	...jobDescriptionFields,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, ...externalReferenceOptions, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['prepare'] } }, properties);
+
+/**
+ * Prepare an upload only: creates the report and returns the signed storage URL. Send the file yourself with
+ * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const options = optionsParam(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const jobDescription = readJobDescription(this, itemIndex);
+	const externalReference = readExternalReference(this, options, itemIndex);
+	const input: IDataObject = {
+		fileName: stringParam(this, 'fileName', itemIndex),
+		fileSize: this.getNodeParameter('fileSize', itemIndex) as number,
+		mimeType: this.getNodeParameter('mimeType', itemIndex) as string,
+		jobDescription,
+	};
+	if (externalReference) input.externalReference = externalReference;
+	const valid = validateUploadInput.call(this, input, itemIndex);
+	const prepared = await prepareUpload(this, itemIndex, valid, idempotencyKeyFor.call(this, itemIndex, 'upload.prepare', userKey));
+	return prepared as IDataObject;
+}

@@ -1,0 +1,31 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { stringParam } from '../shared/params';
+import { checkId } from '../shared/validate';
+import { api } from '../shared/api';
+
+const properties: INodeProperties[] = [
+	reportIdField('ID of the report whose upload was prepared (starts with rpt_)'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['refreshUrl'] } }, properties);
+
+/** New signed URL for a prepared upload that is not yet admitted (the 24-hour preparation lifetime is not extended). */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	return await api(this, {
+		method: 'POST',
+		path: apiPath('/api/v1/uploads/{}/url', reportId),
+		itemIndex,
+	});
+}

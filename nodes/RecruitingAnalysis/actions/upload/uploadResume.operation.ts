@@ -1,0 +1,36 @@
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import {
+	binaryPropertyField,
+	concurrencyOption,
+	externalReferenceOptions,
+	fileNameOverrideOption,
+	idempotencyKeyOption,
+	jobDescriptionFields,
+} from '../shared/descriptions';
+import { optionString, optionsParam } from '../shared/params';
+import { readUploadInput, uploadResume } from '../shared/upload';
+import { checkUserKey } from '../shared/validate';
+
+const properties: INodeProperties[] = [
+	binaryPropertyField,
+	...jobDescriptionFields,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [concurrencyOption, ...externalReferenceOptions, fileNameOverrideOption, idempotencyKeyOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
+
+/** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const options = optionsParam(this, itemIndex);
+	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const input = await readUploadInput(this, itemIndex);
+	return await uploadResume(this, itemIndex, input, 'upload.uploadResume', userKey);
+}
