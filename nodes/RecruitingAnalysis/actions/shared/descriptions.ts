@@ -155,11 +155,6 @@ export const waitForCompletionOptions: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{
-				name: 'Report Summary',
-				value: 'summary',
-				description: 'The report summary with score, summary and reasoning',
-			},
-			{
 				name: 'Report Result',
 				value: 'result',
 				description: 'The detailed evidence result (needs the reports:read scope)',
@@ -168,6 +163,11 @@ export const waitForCompletionOptions: INodeProperties[] = [
 				name: 'Report Result (Simplified)',
 				value: 'simplifiedResult',
 				description: 'Only score, scale, summary, recommendation and limitations',
+			},
+			{
+				name: 'Report Summary',
+				value: 'summary',
+				description: 'The report summary with score, summary and reasoning',
 			},
 		],
 		default: 'summary',

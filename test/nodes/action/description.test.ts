@@ -1,0 +1,121 @@
+/**
+ * The action node's description: the operation selectors and the operation modules agree, every parameter
+ * is scoped to its resource and operation, and the n8n conventions the brief asks for hold.
+ */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { resources } from '../../../nodes/RecruitingAnalysis/actions/router';
+
+const description = new RecruitingAnalysis().description;
+const properties = description.properties;
+
+function operationSelector(resource: string): INodeProperties {
+	const selector = properties.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	);
+	if (!selector) throw new Error(`no operation selector for ${resource}`);
+	return selector;
+}
+
+const EXPECTED: Record<string, string[]> = {
+	jobDescription: ['get', 'getMany'],
+	upload: ['uploadResume', 'prepare', 'refreshUrl', 'cancel', 'uploadMany', 'getBatch'],
+	analysis: ['analyzeResume', 'getQuote', 'start', 'getQuotes', 'startMany', 'getBatch'],
+	report: ['get', 'getMany', 'getStatus', 'getResult'],
+	interview: [
+		'getQuote',
+		'invite',
+		'resend',
+		'reinterview',
+		'getQuotes',
+		'inviteMany',
+		'getBatch',
+		'get',
+		'getMany',
+		'getStatus',
+		'getResult',
+	],
+	event: ['getMany'],
+};
+
+describe('RecruitingAnalysis node description', () => {
+	it('has the agreed identity: name, credential, icons, tool use, subtitle', () => {
+		expect(description.name).toBe('recruitingAnalysis');
+		expect(description.usableAsTool).toBe(true);
+		expect(description.credentials).toEqual([{ name: 'recruitingAnalysisApi', required: true }]);
+		expect(description.icon).toEqual({ light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' });
+		expect(description.subtitle).toContain('$parameter["operation"]');
+		expect(description.subtitle).toContain('$parameter["resource"]');
+	});
+
+	it('offers the six resources', () => {
+		const resource = properties.find((p) => p.name === 'resource');
+		const values = (resource?.options as INodePropertyOptions[]).map((o) => o.value).sort();
+		expect(values).toEqual(['analysis', 'event', 'interview', 'jobDescription', 'report', 'upload']);
+		expect(resource?.default).toBe('analysis');
+	});
+
+	it.each(Object.keys(EXPECTED))('resource %s: selector options = operation modules = the issue list', (resource) => {
+		const selector = operationSelector(resource);
+		const offered = (selector.options as INodePropertyOptions[]).map((o) => String(o.value));
+		expect([...offered].sort()).toEqual([...EXPECTED[resource]].sort());
+		expect(Object.keys(resources[resource]).sort()).toEqual([...EXPECTED[resource]].sort());
+		for (const option of selector.options as INodePropertyOptions[]) {
+			expect(option.action).toEqual(expect.any(String));
+			expect(option.description).toEqual(expect.any(String));
+		}
+	});
+
+	it('puts Analyze Resume first and makes it the default of Analysis', () => {
+		const selector = operationSelector('analysis');
+		expect((selector.options as INodePropertyOptions[])[0].value).toBe('analyzeResume');
+		expect(selector.default).toBe('analyzeResume');
+	});
+
+	it('scopes every operation parameter to one resource and its operation', () => {
+		for (const [resource, operations] of Object.entries(resources)) {
+			for (const [operation, module] of Object.entries(operations)) {
+				expect(module.description.length).toBeGreaterThan(0);
+				for (const parameter of module.description) {
+					expect(parameter.displayOptions?.show?.resource).toEqual([resource]);
+					expect(parameter.displayOptions?.show?.operation).toEqual([operation]);
+				}
+			}
+		}
+	});
+
+	it('sorts the options of every options/collection parameter alphabetically (n8n lint convention)', () => {
+		const unsorted: string[] = [];
+		const check = (parameter: INodeProperties, where: string) => {
+			if (parameter.name === 'operation' || parameter.name === 'resource') return;
+			if (parameter.type === 'options' && Array.isArray(parameter.options)) {
+				const names = (parameter.options as INodePropertyOptions[]).map((o) => o.name);
+				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|')) unsorted.push(`${where}.${parameter.name}`);
+			}
+			if (parameter.type === 'collection' && Array.isArray(parameter.options)) {
+				const inner = parameter.options as INodeProperties[];
+				const names = inner.map((o) => o.displayName);
+				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|')) unsorted.push(`${where}.${parameter.name}`);
+				inner.forEach((o) => check(o, `${where}.${parameter.name}`));
+			}
+		};
+		for (const [resource, operations] of Object.entries(resources)) {
+			for (const [operation, module] of Object.entries(operations)) {
+				module.description.forEach((p) => check(p, `${resource}.${operation}`));
+			}
+		}
+		expect(unsorted).toEqual([]);
+	});
+
+	it('marks batch operations as batch and every other operation as per item', () => {
+		const batch = Object.entries(resources).flatMap(([resource, ops]) =>
+			Object.entries(ops)
+				.filter(([, module]) => module.mode === 'batch')
+				.map(([operation]) => `${resource}.${operation}`),
+		);
+		expect(batch.sort()).toEqual(
+			['analysis.getQuotes', 'analysis.startMany', 'interview.getQuotes', 'interview.inviteMany', 'upload.uploadMany'].sort(),
+		);
+	});
+});
