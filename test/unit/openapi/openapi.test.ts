@@ -216,6 +216,7 @@ describe('every "not shown" choice is marked x-assumption', () => {
 describe('limits as schema constraints', () => {
 	test('UploadInput: a valid PDF and DOCX input pass', () => {
 		expect(validateSchema('UploadInput', pdfInput)).toEqual([]);
+		expect(validateSchema('UploadInput', { ...pdfInput, fileName: 'CV.PDF' })).toEqual([]);
 		expect(validateSchema('UploadInput', { ...pdfInput, fileName: 'cv.docx', mimeType: DOCX, jobDescription: { kind: 'existing', id: 'jd_1', expectedRevision: 'b'.repeat(64) }, externalReference: { source: 'greenhouse', id: 'APP-1' } })).toEqual([]);
 	});
 
