@@ -1,50 +1,45 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IHttpRequestMethods,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+/**
+ * Transport: the only code that talks HTTP. Operations import from here.
+ *
+ *   apiRequest / apiRequestAllItems   API calls through the credential (retries, errors, pagination)
+ *   apiPath                           '/api/v1/reports/{}/status' + ids, each URI-encoded
+ *   idempotencyKeyFor                 one key per logical write, stable across retries
+ *   putResumeToStorage                the resume PUT to the signed URL, without credentials, streamed
+ *   pollUntil                         Wait for Completion
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-// Interface skeleton: implementation follows in the next commit.
+import { validateIdempotencyKey } from '../validation';
+import { deriveIdempotencyKey } from './idempotency';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
-export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
+export {
+	apiErrorInfo,
+	apiPath,
+	apiRequest,
+	apiRequestAllItems,
+	CREDENTIAL_TYPE,
+	REQUEST_TIMEOUT_MS,
+	transportSettings,
+} from './request';
+export type { ApiContext, ApiErrorInfo, ApiRequestOptions } from './request';
+export { putResumeToStorage, STORAGE_TIMEOUT_MS } from './storage';
+export type { UploadTarget } from './storage';
+export { pollUntil, pollDelayMs } from './poll';
+export { DEFAULT_RETRY_POLICY } from './retry';
+export type { RetryPolicy } from './retry';
+export { deriveIdempotencyKey, DERIVED_KEY_PREFIX } from './idempotency';
+export { describeApiError, REASON_HINTS } from './errors';
+export { keyEnvironmentProblem, resolveBaseUrl } from './environment';
 
-export interface ApiRequestOptions {
-	method: IHttpRequestMethods;
-	/** '/api/v1/...'; build it with apiPath() so every id is encodeURIComponent'ed. */
-	path: string;
-	qs?: IDataObject;
-	body?: IDataObject;
-	/** Sends Idempotency-Key; makes a POST safe to retry. */
-	idempotencyKey?: string;
-	/** For error attribution. */
-	itemIndex?: number;
-	/** The endpoint answers 204 with no body. */
-	expectEmpty?: boolean;
-}
+/** A nonce per node run for executions that have no id (so two such runs never share keys). */
+const runNonces = new WeakMap<object, string>();
+let nonceCounter = 0;
 
-export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
-	void options;
-	throw new Error('not implemented yet');
-}
-
-export async function apiRequestAllItems<T = IDataObject>(
-	this: ApiContext,
-	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
-): Promise<T[]> {
-	void options;
-	throw new Error('not implemented yet');
-}
-
-export function apiPath(template: string, ...ids: string[]): string {
-	let i = 0;
-	return template.replace(/\{\}/g, () => encodeURIComponent(ids[i++] ?? ''));
-}
-
+/**
+ * The Idempotency-Key of one logical write: the user's own key when given (checked against the spec's length and
+ * pattern), else derived from execution id, node id, run index, item index and operation (sha256). `attempt`
+ * marks a deliberate new submission within the same item, e.g. 'requote-1' after QUOTE_STALE.
+ */
 export function idempotencyKeyFor(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -52,38 +47,31 @@ export function idempotencyKeyFor(
 	userKey?: string,
 	attempt?: string,
 ): string {
-	void itemIndex;
-	void operation;
-	void attempt;
-	return userKey ?? '';
-}
-
-export interface UploadTarget {
-	url: string;
-	method: string;
-	mimeType: string;
-	sizeBytes: number;
-	expiresInSeconds: number;
-}
-
-export async function putResumeToStorage(
-	this: IExecuteFunctions,
-	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
-): Promise<{ refreshed: boolean }> {
-	void args;
-	throw new Error('not implemented yet');
-}
-
-export async function pollUntil<T>(
-	this: IExecuteFunctions,
-	args: {
-		fetch: () => Promise<T>;
-		done: (value: T) => boolean;
-		timeoutSeconds: number;
-		initialDelayMs?: number;
-		maxDelayMs?: number;
-	},
-): Promise<{ value: T; timedOut: boolean }> {
-	const value = await args.fetch();
-	return { value, timedOut: !args.done(value) };
+	if (userKey !== undefined && userKey.trim() !== '') {
+		const key = validateIdempotencyKey.call(this, userKey.trim(), itemIndex);
+		return attempt ? `${key}:${attempt}`.slice(0, 128) : key;
+	}
+	let executionId = '';
+	try {
+		executionId = String(this.getExecutionId() ?? '');
+	} catch {
+		executionId = '';
+	}
+	if (executionId === '' || executionId === 'undefined') {
+		let nonce = runNonces.get(this);
+		if (!nonce) {
+			nonce = `local-${Date.now()}-${++nonceCounter}`;
+			runNonces.set(this, nonce);
+		}
+		executionId = nonce;
+	}
+	const runIndex = (this as unknown as { runIndex?: unknown }).runIndex;
+	return deriveIdempotencyKey({
+		executionId,
+		nodeId: this.getNode().id ?? this.getNode().name,
+		runIndex: typeof runIndex === 'number' ? runIndex : 0,
+		itemIndex,
+		operation,
+		attempt,
+	});
 }

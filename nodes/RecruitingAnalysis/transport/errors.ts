@@ -1,0 +1,255 @@
+/**
+ * API error bodies → what the user reads: a message with the HTTP status, `error.code` and `error.reason`, and a
+ * description holding the spec's recovery guidance for that condition plus the request id. Pure functions; the
+ * NodeApiError itself is built in request.ts.
+ */
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+export interface ApiErrorParts {
+	httpCode: string;
+	status: number;
+	code: string;
+	reason?: string;
+	requestId?: string;
+	apiMessage: string;
+	/** The error object of the body, kept for the error's context (no secrets: the API never echoes keys). */
+	body: JsonObject;
+	message: string;
+	description: string;
+}
+
+/** Recovery guidance per `error.reason` (or per sub-condition found in `error.code`, which the client also reads). */
+export const REASON_HINTS: Record<string, string> = {
+	QUOTE_STALE:
+		'The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with a new idempotency key; with Quote Automatically on, the node does this once by itself.',
+	INVALID_UPLOAD:
+		'The uploaded file was not accepted for analysis. Upload a corrected PDF or DOCX (a new preparation) before starting the analysis.',
+	ACTIVE_ANALYSIS_LIMIT:
+		'The workspace has reached its limit of running analyses. Wait for running analyses to finish, then retry the same request (same idempotency key).',
+	INSUFFICIENT_ALLOWANCE:
+		'The workspace allowance is used up; nothing was charged. A workspace Admin can add allowance in the application.',
+	RESULT_VERSION_UNSUPPORTED: 'Only result schema version 1 is supported. Set Schema Version to 1.',
+	ANALYSIS_NOT_USABLE:
+		'An interview quote needs a report whose analysis completed and is usable. Wait for the report status completed; a mismatch review must be resolved in the application first.',
+	JOB_DESCRIPTION_INACTIVE:
+		'The saved job description is not ACTIVE. Reactivate it in the application or choose another saved job.',
+	EXTERNAL_REFERENCE_CONFLICT:
+		'This external reference (source and application ID) is already used by another report in the workspace. Use that report, or give a different reference.',
+	JD_REVISION_CHANGED:
+		'The saved job was revised after the Expected Revision you gave. Review the new job revision (Job Description > Get), then retry with the new revision.',
+	PENDING_UPLOAD_LIMIT:
+		'Too many upload preparations are waiting for their file. Cancel unused preparations (Upload > Cancel) or wait for them to expire (24 hours), then retry.',
+	IDEMPOTENCY_KEY_REUSED:
+		'This idempotency key was already used with a different request body. A new submission needs a new key: leave Idempotency Key empty to let the node derive one, or change it.',
+	ALREADY_ADMITTED:
+		'The analysis for this report has already been admitted, so its upload can no longer be refreshed or cancelled. Read the report status instead.',
+	BATCH_ALREADY_ACTIVE:
+		'Only one batch of each kind can be active per workspace. Wait until the active batch completes (Get Batch), then retry.',
+	INTERVIEW_NOT_ELIGIBLE:
+		'The interview is not eligible for this action now (for example it is in progress, completed, expired or superseded). Check Interview > Get Status; a reinterview needs the previous attempt not in progress and a fresh quote.',
+	ANALYSIS_ALREADY_STARTED:
+		'An analysis was already started for this report. Completed analyses cannot be restarted here; read the report status or result.',
+	INVALID_CURSOR:
+		'The cursor is invalid, from an older scheme, or bound to other filters. Restart from the first page without a cursor and keep the filters unchanged while paging.',
+	WORKSPACE_DISABLED: 'API access is disabled for this workspace. A workspace Admin can enable it in the application.',
+	PREPARATION_EXPIRED:
+		'The upload preparation no longer exists or is older than 24 hours. Prepare a new upload (a new report).',
+	EVENT_CURSOR_EXPIRED:
+		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
+	// Storage (signed upload URL) conditions.
+	SIGNATURE_INVALID: 'The signed upload URL was altered or belongs to another upload. Use Upload > Refresh URL and upload again.',
+	URL_EXPIRED: 'The signed upload URL expired (it is valid for 600 seconds). Use Upload > Refresh URL and upload again.',
+	CONTENT_TYPE_MISMATCH: 'The file was sent with a different content type than prepared. Prepare the upload again with the right MIME type.',
+	SIZE_MISMATCH:
+		'The file size differs from the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
+	CONTENT_INVALID: 'The file content is not a valid PDF or DOCX matching its declared type. Check the binary data and prepare a new upload.',
+	AUTHORIZATION_NOT_ALLOWED:
+		'Storage refused the upload because it carried an Authorization header. The API key must never be sent to storage; this is a bug, please report it.',
+};
+
+/** Guidance per HTTP status when no reason applies. */
+export function statusHint(status: number, retries: number, safeToRetry: boolean): string {
+	const retried = retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
+	switch (status) {
+		case 400:
+			return 'The API rejected the request as invalid. Check the fields listed above.';
+		case 401:
+			return 'The API key is invalid, expired or revoked. Create a new key in the application (Settings > Developer > API keys) and update the Recruiting Analysis API credential. Accepted work continues.';
+		case 403:
+			return 'Access is forbidden: the workspace is disabled or the key lacks a scope.';
+		case 404:
+			return 'Not found: the resource does not exist, expired, was deleted, or belongs to another workspace. A deleted report stays 404: stop polling it.';
+		case 405:
+			return 'The API does not support this method on this path. This is a bug in the node; please report it.';
+		case 408:
+			return `The API timed out waiting for the request.${retried} A timeout is not proof of failure.`;
+		case 409:
+			return 'The request conflicts with the current state of the resource.';
+		case 410:
+			return REASON_HINTS.EVENT_CURSOR_EXPIRED;
+		case 422:
+			return 'The input cannot be processed, or the workspace allowance or capacity is insufficient. Inspect the reason before retrying.';
+		case 429:
+			return `The API is rate limiting this key.${retried || ' Retries are automatic (honouring Retry-After).'} Lower the node's concurrency, space out runs, or wait and run again.`;
+		default:
+			if (status >= 500) {
+				return (
+					`The service failed or is temporarily unavailable.${retried}` +
+					(safeToRetry
+						? ' A timeout or 5xx is not proof of failure: running again with the same idempotency key is safe.'
+						: ' Check whether the write took effect (for example by listing reports) before running again.')
+				);
+			}
+			return `Unexpected HTTP status ${status}.`;
+	}
+}
+
+function asObject(value: unknown): IDataObject | undefined {
+	return value && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : undefined;
+}
+
+function asString(value: unknown): string | undefined {
+	return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** `details: [{field, rule}]` of VALIDATION_FAILED as "items[3].input.fileName: pattern". */
+export function formatValidationDetails(details: unknown): string | undefined {
+	if (!Array.isArray(details) || details.length === 0) return undefined;
+	const parts = details.slice(0, 10).map((detail) => {
+		const d = asObject(detail) ?? {};
+		const field = asString(d.field) ?? '?';
+		const rule = asString(d.rule) ?? asString(d.message) ?? 'invalid';
+		return `${field}: ${rule}`;
+	});
+	if (details.length > 10) parts.push(`and ${details.length - 10} more`);
+	return parts.join('; ');
+}
+
+/** Generic code of the spec's error table for a status, when the body carries none. */
+export const GENERIC_CODES: Record<number, string> = {
+	400: 'BAD_REQUEST',
+	401: 'UNAUTHORIZED',
+	403: 'FORBIDDEN',
+	404: 'NOT_FOUND',
+	405: 'METHOD_NOT_ALLOWED',
+	408: 'REQUEST_TIMEOUT',
+	409: 'CONFLICT',
+	410: 'EVENT_CURSOR_EXPIRED',
+	422: 'UNPROCESSABLE_CONTENT',
+	429: 'TOO_MANY_REQUESTS',
+	500: 'INTERNAL_SERVER_ERROR',
+	502: 'BAD_GATEWAY',
+	503: 'SERVICE_UNAVAILABLE',
+	504: 'GATEWAY_TIMEOUT',
+};
+
+function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
+	if (!headers) return undefined;
+	const wanted = name.toLowerCase();
+	for (const [key, value] of Object.entries(headers)) {
+		if (key.toLowerCase() === wanted) {
+			if (Array.isArray(value)) return asString(value[0]);
+			return typeof value === 'number' ? String(value) : asString(value);
+		}
+	}
+	return undefined;
+}
+
+export { headerValue };
+
+export interface DescribeErrorInput {
+	status: number;
+	body: unknown;
+	headers?: IDataObject;
+	/** Retries already made before giving up. */
+	retries?: number;
+	safeToRetry?: boolean;
+	/** What was being done, for the message ("Storage upload"). */
+	subject?: string;
+}
+
+/**
+ * The parts of a user-facing error for an API (or storage) error answer. Reads `error.code` and `error.reason`
+ * tolerantly: a sub-condition found in `code` is treated as the reason, as DESIGN.md asks.
+ */
+export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
+	const { status } = input;
+	let parsed: unknown = input.body;
+	if (typeof input.body === 'string') {
+		const text = input.body;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			parsed = { text: text.slice(0, 200) };
+		}
+	} else if (parsed instanceof Uint8Array) {
+		try {
+			parsed = JSON.parse(new TextDecoder().decode(parsed));
+		} catch {
+			parsed = {};
+		}
+	}
+	const envelope = asObject(parsed) ?? {};
+	const error = asObject(envelope.error) ?? {};
+	const rawCode = asString(error.code) ?? GENERIC_CODES[status] ?? `HTTP_${status}`;
+	let reason = asString(error.reason);
+	let code = rawCode;
+	if (!reason && REASON_HINTS[rawCode] && rawCode !== 'EVENT_CURSOR_EXPIRED') {
+		// A server that puts the sub-condition in `code`: keep the generic code, read the sub-condition as reason.
+		reason = rawCode;
+		code = GENERIC_CODES[status] ?? rawCode;
+	}
+	const requestId = asString(error.requestId) ?? headerValue(input.headers, 'x-request-id');
+	const apiMessage = asString(error.message) ?? asString(envelope.text) ?? `HTTP ${status}`;
+
+	const hints: string[] = [];
+	if (reason === 'VALIDATION_FAILED' || (status === 400 && error.details !== undefined)) {
+		const details = formatValidationDetails(error.details);
+		hints.push(
+			details
+				? `The API rejected these fields: ${details}. Correct them and run again.`
+				: 'The API rejected the input as invalid. Correct it and run again.',
+		);
+	} else if (reason === 'MISSING_SCOPE' || (status === 403 && Array.isArray(error.requiredScopes))) {
+		const scopes = Array.isArray(error.requiredScopes)
+			? error.requiredScopes.filter((s): s is string => typeof s === 'string')
+			: [];
+		const named = scopes.length ? scopes.join(', ') : 'the scope this operation needs';
+		hints.push(
+			`The API key lacks the scope ${named}. A workspace Admin creates keys with scopes in the application under Settings > Developer > API keys; create one that includes ${named} and update the Recruiting Analysis API credential.`,
+		);
+	} else if (reason && REASON_HINTS[reason]) {
+		hints.push(REASON_HINTS[reason]);
+	} else if (REASON_HINTS[code]) {
+		hints.push(REASON_HINTS[code]);
+	}
+	if (hints.length === 0 || status === 429 || status >= 500) {
+		hints.push(statusHint(status, input.retries ?? 0, input.safeToRetry ?? false));
+	}
+	const allow = status === 405 ? headerValue(input.headers, 'allow') : undefined;
+	if (allow) hints.push(`Allowed methods: ${allow}.`);
+	if (requestId) hints.push(`Request ID: ${requestId} (quote it when contacting support).`);
+
+	const subject = input.subject ?? 'Recruiting Analysis API';
+	const message = `${subject}: ${status} ${code}${reason ? ` (${reason})` : ''}: ${apiMessage}`;
+	return {
+		httpCode: String(status),
+		status,
+		code,
+		reason,
+		requestId,
+		apiMessage,
+		body: { error: error as JsonObject } as JsonObject,
+		message,
+		description: hints.join(' '),
+	};
+}
+
+/** Replaces every occurrence of each secret (longer than 3 characters) with a mask. */
+export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
+	let out = text;
+	for (const secret of secrets) {
+		if (secret && secret.length > 3) out = out.split(secret).join('[redacted]');
+	}
+	return out;
+}

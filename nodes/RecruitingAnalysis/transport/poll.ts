@@ -1,0 +1,43 @@
+/**
+ * Waiting for an asynchronous outcome (report status, batch completion) without hammering the API: the first read
+ * at once, then reads spaced by a growing delay (×1.5, capped), until `done` or the time limit. The spec: "Do not
+ * infer report failure from elapsed time", so a time-out is reported as `timedOut`, never as a failure.
+ */
+import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
+export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
+
+/** Delay before read number `read` (1 = the second read): initial × 1.5^(read-1), capped. Pure. */
+export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
+	return Math.min(maxDelayMs, Math.round(initialDelayMs * 1.5 ** Math.max(0, read - 1)));
+}
+
+export async function pollUntil<T>(
+	this: IExecuteFunctions,
+	args: {
+		fetch: () => Promise<T>;
+		done: (value: T) => boolean;
+		timeoutSeconds: number;
+		initialDelayMs?: number;
+		maxDelayMs?: number;
+	},
+): Promise<{ value: T; timedOut: boolean }> {
+	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
+	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
+	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
+	for (let read = 0; ; read++) {
+		if (read > 0) {
+			const remaining = deadline - Date.now();
+			await sleep(Math.max(0, Math.min(pollDelayMs(read, initial, cap), remaining)));
+		}
+		const signal = this.getExecutionCancelSignal?.();
+		if (signal?.aborted) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled while waiting');
+		}
+		const value = await args.fetch();
+		if (args.done(value)) return { value, timedOut: false };
+		if (Date.now() >= deadline) return { value, timedOut: true };
+	}
+}

@@ -1,0 +1,335 @@
+/**
+ * The one request function: n8n's `httpRequestWithAuthentication` (the credential adds the bearer key), the full
+ * response read here (status, headers, body), `{data}` unwrapped, API errors turned into NodeApiError with the
+ * spec's recovery hint, and safe requests retried with jittered backoff that honours Retry-After.
+ */
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import type {
+	Failure,
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+
+import { describeApiError, headerValue, redactSecrets } from './errors';
+import type { ApiErrorParts } from './errors';
+import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+import type { ApiCredentialData } from './environment';
+import {
+	DEFAULT_RETRY_POLICY,
+	isCancellation,
+	isRetryableStatus,
+	isSafeToRetry,
+	networkErrorCode,
+	nextDelayMs,
+	parseRetryAfter,
+} from './retry';
+import type { RetryPolicy } from './retry';
+
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+
+export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
+
+/** Per-attempt timeout of an API request. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ApiRequestOptions {
+	method: IHttpRequestMethods;
+	/** '/api/v1/...'; build it with apiPath() so every id is encodeURIComponent'ed. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** Sends Idempotency-Key; makes a POST safe to retry. */
+	idempotencyKey?: string;
+	/** For error attribution. */
+	itemIndex?: number;
+	/** The endpoint answers 204 with no body. */
+	expectEmpty?: boolean;
+}
+
+/** What a caller can learn from a NodeApiError this module threw (also stored on `error.context.apiError`). */
+export interface ApiErrorInfo {
+	status: number;
+	code: string;
+	reason?: string;
+	requestId?: string;
+	retryAfterMs?: number;
+}
+
+/** Settings tests may tighten; the node itself always uses the defaults. */
+export const transportSettings: { retry: RetryPolicy; random: () => number } = {
+	retry: { ...DEFAULT_RETRY_POLICY },
+	random: Math.random,
+};
+
+/** apiPath('/api/v1/reports/{}/status', id): every `{}` replaced by the next id, URI-encoded. */
+export function apiPath(template: string, ...ids: string[]): string {
+	let index = 0;
+	const path = template.replace(/\{\}/g, () => {
+		const id = ids[index++];
+		if (id === undefined) throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
+		return encodeURIComponent(String(id));
+	});
+	if (index !== ids.length) throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
+	return path;
+}
+
+/** Reads the API error details back from an error thrown by apiRequest (undefined for other errors). */
+export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
+	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
+	return context?.apiError;
+}
+
+interface ResolvedConfig {
+	baseUrl: string;
+	apiKey: string;
+}
+
+async function resolveConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
+	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
+	const problem = keyEnvironmentProblem(credentials);
+	if (problem) {
+		throw new NodeOperationError(this.getNode(), problem, {
+			itemIndex,
+			description:
+				'Sandbox keys (svc_test_...) work only on the sandbox and production keys only on production. Edit the Recruiting Analysis API credential. Nothing was sent.',
+		});
+	}
+	const resolved = resolveBaseUrl(credentials);
+	if ('problem' in resolved) {
+		throw new NodeOperationError(this.getNode(), resolved.problem, {
+			itemIndex,
+			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
+		});
+	}
+	return { baseUrl: resolved.baseUrl, apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '' };
+}
+
+function cancelled(context: ApiContext): boolean {
+	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+	return typeof withSignal.getExecutionCancelSignal === 'function' && withSignal.getExecutionCancelSignal()?.aborted === true;
+}
+
+function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
+	if (!qs) return undefined;
+	const out: IDataObject = {};
+	for (const [key, value] of Object.entries(qs)) {
+		if (value !== undefined && value !== null && value !== '') out[key] = value;
+	}
+	return out;
+}
+
+interface FullResponse {
+	body: unknown;
+	headers: IDataObject;
+	statusCode: number;
+}
+
+/** Builds the NodeApiError for an API error answer. */
+export function buildApiError(
+	context: ApiContext,
+	parts: ApiErrorParts,
+	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number },
+): NodeApiError {
+	const message = redactSecrets(parts.message, options.secrets ?? []);
+	const description = redactSecrets(parts.description, options.secrets ?? []);
+	let failure: Failure | undefined;
+	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
+	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
+	else if (parts.status === 401) failure = { cause: 'credential-invalid' };
+	const error = new NodeApiError(context.getNode(), parts.body, {
+		message,
+		description,
+		httpCode: parts.httpCode,
+		itemIndex: options.itemIndex,
+		failure,
+	});
+	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
+	error.message = message;
+	error.description = description;
+	const info: ApiErrorInfo = {
+		status: parts.status,
+		code: parts.code,
+		reason: parts.reason,
+		requestId: parts.requestId,
+		retryAfterMs: options.retryAfterMs,
+	};
+	error.context.apiError = info as unknown as IDataObject;
+	return error;
+}
+
+function networkFailure(
+	context: ApiContext,
+	args: {
+		code: string;
+		attempts: number;
+		method: string;
+		path: string;
+		safe: boolean;
+		idempotencyKey?: string;
+		itemIndex?: number;
+		baseUrl: string;
+	},
+): NodeApiError {
+	const { code, attempts, method, path, safe, idempotencyKey } = args;
+	const what = `${method} ${path.split('?')[0]}`;
+	let advice: string;
+	if (idempotencyKey) {
+		advice =
+			`The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}; ` +
+			'to repeat it without risk of a duplicate, set the Idempotency Key option to that value and run again.';
+	} else if (safe) {
+		advice = 'This request has no side effects; run again when the API is reachable.';
+	} else {
+		advice = 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+	}
+	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
+	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
+	const error = new NodeApiError(
+		context.getNode(),
+		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
+		{ message, description, itemIndex: args.itemIndex, failure: { cause: 'temporarily-unavailable' } },
+	);
+	error.message = message;
+	error.description = description;
+	error.context.apiError = { status: 0, code: 'NETWORK_ERROR', reason: code } as unknown as IDataObject;
+	return error;
+}
+
+/**
+ * Sends one API request and returns `body.data` (or the whole body when it has no `data` envelope; undefined for
+ * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat.
+ */
+export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
+	const { method, path, itemIndex, idempotencyKey } = options;
+	const config = await resolveConfig.call(this, itemIndex);
+	const policy = transportSettings.retry;
+	const safe = isSafeToRetry(method, path, idempotencyKey);
+	const secrets = [config.apiKey, config.apiKey.trim()];
+
+	for (let attempt = 0; ; attempt++) {
+		const isLastAttempt = attempt + 1 >= policy.maxAttempts;
+		if (cancelled(this)) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		}
+		const headers: IDataObject = { Accept: 'application/json' };
+		if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+		const request: IHttpRequestOptions = {
+			method,
+			url: `${config.baseUrl}${path}`,
+			headers,
+			qs: cleanQuery(options.qs),
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: REQUEST_TIMEOUT_MS,
+		};
+		if (options.body !== undefined) request.body = options.body;
+
+		let response: FullResponse;
+		try {
+			response = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				request,
+			)) as FullResponse;
+		} catch (error) {
+			if (isCancellation(error) || cancelled(this)) {
+				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+			}
+			const code = networkErrorCode(error);
+			if (!code) {
+				const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+				throw new NodeOperationError(this.getNode(), `Request to the Recruiting Analysis API failed: ${text}`, {
+					itemIndex,
+					description: `${method} ${path.split('?')[0]} could not be sent.`,
+				});
+			}
+			if (safe && !isLastAttempt) {
+				await sleep(nextDelayMs(attempt, undefined, policy, transportSettings.random) ?? 0);
+				continue;
+			}
+			throw networkFailure(this, {
+				code,
+				attempts: attempt + 1,
+				method,
+				path,
+				safe,
+				idempotencyKey,
+				itemIndex,
+				baseUrl: config.baseUrl,
+			});
+		}
+
+		const status = response.statusCode;
+		if (status >= 200 && status < 300) {
+			if (options.expectEmpty || status === 204) return undefined as T;
+			const body = response.body;
+			if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+				return (body as { data: T }).data;
+			}
+			return body as T;
+		}
+
+		const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
+		if (isRetryableStatus(status) && safe && !isLastAttempt) {
+			const delay = nextDelayMs(attempt, retryAfterMs, policy, transportSettings.random);
+			if (delay !== undefined) {
+				await sleep(delay);
+				continue;
+			}
+		}
+		const parts = describeApiError({
+			status,
+			body: response.body,
+			headers: response.headers,
+			retries: isRetryableStatus(status) && safe ? attempt : 0,
+			safeToRetry: safe,
+		});
+		throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
+	}
+}
+
+/**
+ * Follows `nextCursor` with the filters unchanged. Return All: every page (100 per page); otherwise stops at
+ * `limit` items (default 50), asking for min(100, remaining) per page. Stops on a null cursor, on `hasMore: false`
+ * (the event feed always returns a position), or on an empty page.
+ */
+export async function apiRequestAllItems<T = IDataObject>(
+	this: ApiContext,
+	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
+): Promise<T[]> {
+	const { returnAll, limit: wanted, ...request } = options;
+	const limit = returnAll ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(wanted ?? 50));
+	const items: T[] = [];
+	const seenCursors = new Set<string>();
+	let cursor: string | undefined;
+	for (;;) {
+		const remaining = limit - items.length;
+		const pageSize = Math.min(100, remaining);
+		const page = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(this, {
+			...request,
+			qs: { ...(request.qs ?? {}), limit: pageSize, ...(cursor ? { cursor } : {}) },
+		});
+		const pageItems = Array.isArray(page?.items) ? (page.items as T[]) : [];
+		items.push(...pageItems);
+		if (items.length >= limit) break;
+		const next = typeof page?.nextCursor === 'string' && page.nextCursor !== '' ? page.nextCursor : undefined;
+		if (!next || page.hasMore === false || pageItems.length === 0) break;
+		if (seenCursors.has(next)) {
+			throw new NodeOperationError(this.getNode(), 'The API returned the same page cursor twice', {
+				itemIndex: request.itemIndex,
+				description: 'Paging stopped to avoid an endless loop. Run again; if it repeats, report it.',
+			});
+		}
+		seenCursors.add(next);
+		cursor = next;
+	}
+	return items.length > limit ? items.slice(0, limit) : items;
+}
