@@ -78,8 +78,8 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 function refuse(res: WebhookResponse, status: number, body: IDataObject): IWebhookResponseData {
-	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-	res.end(JSON.stringify(body));
+	res.set('cache-control', 'no-store');
+	res.status(status).json(body);
 	return { noWebhookResponse: true };
 }
 
