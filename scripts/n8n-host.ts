@@ -434,7 +434,7 @@ export function n8nEnv(
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${o.port}/`,
-		WEBHOOK_URL: `http://127.0.0.1:${o.port}/`,
+		N8N_WEBHOOK_URL: `http://127.0.0.1:${o.port}/`,
 		N8N_RUNNERS_BROKER_PORT: String(o.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_SECURE_COOKIE: 'false',
@@ -449,6 +449,8 @@ export function n8nEnv(
 		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_AI_ENABLED: 'false',
+		// The MCP registry module fetches a server list from n8n's API at start: nothing may dial out.
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',

@@ -1,0 +1,19 @@
+/**
+ * Real-n8n tests (test/e2e): n8n 2.41.1 on Node 24 from the cache that `npm run n8n:setup` fills,
+ * our packed tarball installed as a community package, the sandbox on loopback. Serial and slow by nature.
+ * @type {import('jest').Config}
+ */
+module.exports = {
+	testEnvironment: 'node',
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+	},
+	testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+	moduleFileExtensions: ['ts', 'js', 'json'],
+	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	testTimeout: 600000,
+	maxWorkers: 1,
+	// Jest must not print a "did not exit" warning because of n8n children: every test file stops what it starts.
+	forceExit: false,
+};

@@ -1,0 +1,190 @@
+/**
+ * `npm start`, the main job: a real n8n with this package installed from its tarball, wired to the local
+ * sandbox (or to RECRUITING_ANALYSIS_BASE_URL with RECRUITING_ANALYSIS_API_KEY), the example workflows imported,
+ * the trigger workflows active, and the "analyze one resume" example run once. Ctrl-C stops what it started.
+ *
+ * Environment: N8N_PORT (default 5678, or a free port when taken), RA_SANDBOX_PORT (default: a free port),
+ * RECRUITING_ANALYSIS_BASE_URL + RECRUITING_ANALYSIS_API_KEY (+ optional RECRUITING_ANALYSIS_WEBHOOK_SECRET).
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import {
+	DEFAULT_OWNER,
+	bindWorkflow,
+	createUserFolder,
+	ensureN8n,
+	freePort,
+	installCommunityPackage,
+	listExamples,
+	loadExample,
+	nodeError,
+	nodeOutput,
+	packPackage,
+	startN8n,
+	type N8nInstance,
+	type WorkflowJson,
+} from './n8n-host';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
+
+const PACKAGE = 'n8n-nodes-recruiting-analysis';
+const DEMO_EXAMPLE = 'analyze-one-resume.json';
+const log = (line: string) => process.stdout.write(`[start] ${line}\n`);
+
+async function portFree(port: number): Promise<boolean> {
+	return new Promise((r) => {
+		const srv = createServer();
+		srv.once('error', () => r(false));
+		srv.listen(port, '127.0.0.1', () => srv.close(() => r(true)));
+	});
+}
+
+function ourTriggers(wf: WorkflowJson) {
+	return wf.nodes.filter((n) => n.type === `${PACKAGE}.recruitingAnalysisTrigger` || n.type === `${PACKAGE}.recruitingAnalysisFeedTrigger`);
+}
+
+async function main(): Promise<void> {
+	let n8n: N8nInstance | undefined;
+	let sandbox: SandboxProcess | undefined;
+	let stopping = false;
+	const stopAll = async (code: number) => {
+		if (stopping) return;
+		stopping = true;
+		log('stopping n8n and the sandbox …');
+		await n8n?.stop().catch(() => undefined);
+		await sandbox?.stop().catch(() => undefined);
+		log('stopped');
+		process.exit(code);
+	};
+	process.on('SIGINT', () => void stopAll(0));
+	process.on('SIGTERM', () => void stopAll(0));
+
+	try {
+		log('1/8 making sure n8n 2.41.1 and Node 24 are installed (cached after the first run) …');
+		await ensureN8n(log);
+
+		log('2/8 building and packing the package …');
+		const packed = await packPackage({ log });
+
+		const userFolder = createUserFolder('start');
+		log(`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`);
+		await installCommunityPackage(packed.tarball, userFolder, { log });
+
+		const externalUrl = process.env.RECRUITING_ANALYSIS_BASE_URL;
+		const externalKey = process.env.RECRUITING_ANALYSIS_API_KEY;
+		const external = Boolean(externalUrl && externalKey);
+		let api: { baseUrl: string; apiKey: string; webhookSecret?: string; workspaceId?: string };
+		if (external) {
+			log(`4/8 using the deployment at ${externalUrl} (RECRUITING_ANALYSIS_BASE_URL); the sandbox is not started`);
+			api = { baseUrl: externalUrl!, apiKey: externalKey!, webhookSecret: process.env.RECRUITING_ANALYSIS_WEBHOOK_SECRET };
+		} else {
+			log('4/8 starting the local sandbox …');
+			sandbox = await startSandboxProcess({
+				port: process.env.RA_SANDBOX_PORT ? Number(process.env.RA_SANDBOX_PORT) : 0,
+				logFile: join(userFolder, 'sandbox.log'),
+				log,
+			});
+			api = sandbox.seed;
+			log(`sandbox on ${sandbox.baseUrl} (workspace ${sandbox.seed.workspaceId})`);
+		}
+
+		log('5/8 starting n8n …');
+		const wanted = process.env.N8N_PORT ? Number(process.env.N8N_PORT) : 5678;
+		const port = (await portFree(wanted)) ? wanted : await freePort();
+		if (port !== wanted) log(`port ${wanted} is taken; using ${port}`);
+		n8n = await startN8n({ userFolder, port, log });
+		const owner = await n8n.setupOwner(DEFAULT_OWNER);
+
+		log('6/8 creating credentials and importing the example workflows …');
+		const apiCredential = await n8n.createCredential({
+			name: external ? 'Recruiting Analysis account' : 'Recruiting Analysis sandbox',
+			type: 'recruitingAnalysisApi',
+			data: external
+				? { environment: 'custom', baseUrl: api.baseUrl, apiKey: api.apiKey }
+				: { environment: 'sandbox', baseUrl: api.baseUrl, apiKey: api.apiKey },
+		});
+		const credentials: Record<string, { id: string; name: string }> = { recruitingAnalysisApi: apiCredential };
+		if (api.webhookSecret) {
+			credentials.recruitingAnalysisSigningSecretApi = await n8n.createCredential({
+				name: 'Recruiting Analysis signing secret',
+				type: 'recruitingAnalysisSigningSecretApi',
+				data: { secret: api.webhookSecret },
+			});
+		}
+		const imported: Array<{ file: string; id: string; wf: WorkflowJson }> = [];
+		for (const file of listExamples()) {
+			const wf = bindWorkflow(loadExample(file), credentials);
+			const created = await n8n.createWorkflow(wf);
+			imported.push({ file, id: created.id, wf });
+			log(`   imported ${file} -> ${n8n.baseUrl}/workflow/${created.id}`);
+		}
+
+		log('7/8 activating the trigger workflows …');
+		for (const { file, id, wf } of imported) {
+			const triggers = ourTriggers(wf);
+			if (triggers.length === 0) continue;
+			const needsSecret = triggers.some((t) => t.type.endsWith('.recruitingAnalysisTrigger'));
+			if (needsSecret && !credentials.recruitingAnalysisSigningSecretApi) {
+				log(`   ${file}: not activated (set RECRUITING_ANALYSIS_WEBHOOK_SECRET to verify this deployment's webhooks)`);
+				continue;
+			}
+			try {
+				await n8n.activateWorkflow(id);
+			} catch (error) {
+				log(`   ${file}: activation failed: ${(error as Error).message}`);
+				continue;
+			}
+			for (const t of triggers) {
+				if (typeof t.webhookId !== 'string') {
+					log(`   ${file}: active (polls the event feed)`);
+					continue;
+				}
+				const url = `${n8n.baseUrl}/webhook/${t.webhookId}/webhook`;
+				await n8n.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
+				const events = (t.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
+				if (sandbox) {
+					await sandbox.control.registerWebhook(sandbox.seed.workspaceId, url, events?.length ? events : undefined);
+					log(`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`);
+				} else {
+					log(`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`);
+				}
+			}
+		}
+
+		log('');
+		log(`n8n editor: ${n8n.baseUrl}/`);
+		log(`login:      ${owner.email} / ${owner.password}`);
+		log('');
+
+		const demo = imported.find((i) => i.file === DEMO_EXAMPLE);
+		if (demo) {
+			log(`8/8 running "${demo.wf.name}" once (n8n execute) …`);
+			const result = await n8n.executeWorkflow(demo.id, { timeoutMs: 360_000 });
+			const run = result.run?.data;
+			const analyzed = run ? nodeOutput(run, 'Analyze Resume') : [];
+			const item = analyzed[0] as { reportId?: string; status?: string; result?: { score?: number | null } | null } | undefined;
+			if (!result.ok || !item) {
+				const err = run ? (nodeError(run, 'Analyze Resume') ?? run.resultData.error) : undefined;
+				log(`the demo run failed: ${err?.message ?? 'no output'}${err?.description ? ` (${err.description})` : ''}`);
+				if (!run) log(result.stdout.slice(-2000) + result.stderr.slice(-2000));
+			} else {
+				const invited = run ? nodeOutput(run, 'Invite to Interview') : [];
+				log(`report ${item.reportId}: status ${item.status}, score ${item.result?.score ?? 'null (not scored)'} of 10`);
+				log(invited.length > 0 ? `the score clears the threshold: interview ${String(invited[0].interviewId)} invited` : 'below the threshold: not invited');
+				log(`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions`);
+			}
+		}
+		log('');
+		log('n8n and the sandbox keep running; press Ctrl-C to stop them.');
+		await n8n.exited;
+		if (!stopping) {
+			log(`n8n exited on its own; its log: ${n8n.logFile}`);
+			await stopAll(1);
+		}
+	} catch (error) {
+		log(`failed: ${(error as Error).stack ?? String(error)}`);
+		await stopAll(1);
+	}
+}
+
+void main();
