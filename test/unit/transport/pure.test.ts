@@ -1,0 +1,221 @@
+/** Pure parts of the transport: backoff, Retry-After, retry eligibility, key derivation, error mapping, paths. */
+import {
+	backoffDelayMs,
+	DEFAULT_RETRY_POLICY,
+	isRetryableStatus,
+	isSafeToRetry,
+	networkErrorCode,
+	isCancellation,
+	nextDelayMs,
+	parseRetryAfter,
+} from '../../../nodes/RecruitingAnalysis/transport/retry';
+import { deriveIdempotencyKey, DERIVED_KEY_PREFIX } from '../../../nodes/RecruitingAnalysis/transport/idempotency';
+import { describeApiError, REASON_HINTS, redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { keyEnvironmentProblem, resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
+import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
+import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport/poll';
+import { idempotencyKeySchema } from '../../../nodes/RecruitingAnalysis/validation';
+import {
+	PRODUCTION_BASE_URL,
+	PRODUCTION_WITH_SANDBOX_KEY_MESSAGE,
+	SANDBOX_BASE_URL,
+	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
+} from '../../../credentials/RecruitingAnalysisApi.credentials';
+
+const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
+
+describe('backoff', () => {
+	test('full jitter: uniform in [0, min(cap, base * 2^retry)]', () => {
+		expect(backoffDelayMs(0, policy, () => 0)).toBe(0);
+		expect(backoffDelayMs(0, policy, () => 0.999999)).toBe(99);
+		expect(backoffDelayMs(2, policy, () => 0.5)).toBe(200); // ceiling 400
+		expect(backoffDelayMs(10, policy, () => 0.999999)).toBe(999); // capped at 1000
+	});
+	test('Retry-After is a floor under the jitter', () => {
+		expect(nextDelayMs(0, 2_000, policy, () => 0.5)).toBe(2_000);
+		expect(nextDelayMs(3, 10, policy, () => 0.5)).toBe(400);
+		expect(nextDelayMs(0, undefined, policy, () => 0.25)).toBe(25);
+	});
+	test('a Retry-After beyond the policy maximum is not waited for', () => {
+		expect(nextDelayMs(0, 5_001, policy, () => 0.5)).toBeUndefined();
+		expect(nextDelayMs(0, 5_000, policy, () => 0.5)).toBe(5_000);
+	});
+	test('poll delay grows by 1.5 and is capped', () => {
+		expect(pollDelayMs(1, 1000, 15000)).toBe(1000);
+		expect(pollDelayMs(2, 1000, 15000)).toBe(1500);
+		expect(pollDelayMs(3, 1000, 15000)).toBe(2250);
+		expect(pollDelayMs(20, 1000, 15000)).toBe(15000);
+	});
+});
+
+describe('Retry-After parsing', () => {
+	const now = Date.parse('2026-11-21T10:00:00Z');
+	test('delta-seconds', () => {
+		expect(parseRetryAfter('1', now)).toBe(1000);
+		expect(parseRetryAfter(' 120 ', now)).toBe(120_000);
+		expect(parseRetryAfter(['3'], now)).toBe(3000);
+		expect(parseRetryAfter(2, now)).toBe(2000);
+	});
+	test('HTTP date, relative to now, never negative', () => {
+		expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
+		expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0);
+	});
+	test('absent or unreadable', () => {
+		expect(parseRetryAfter(undefined, now)).toBeUndefined();
+		expect(parseRetryAfter('', now)).toBeUndefined();
+		expect(parseRetryAfter('soon', now)).toBeUndefined();
+		expect(parseRetryAfter('-5', now)).toBeUndefined();
+	});
+});
+
+describe('what is retried', () => {
+	test('retryable statuses: 408, 429, 5xx', () => {
+		for (const status of [408, 429, 500, 502, 503, 504]) expect(isRetryableStatus(status)).toBe(true);
+		for (const status of [400, 401, 403, 404, 409, 410, 422]) expect(isRetryableStatus(status)).toBe(false);
+	});
+	test('only requests safe to repeat: GET, DELETE, side-effect-free POSTs, writes with a key', () => {
+		expect(isSafeToRetry('GET', '/api/v1/reports')).toBe(true);
+		expect(isSafeToRetry('DELETE', '/api/v1/uploads/rpt_1')).toBe(true);
+		expect(isSafeToRetry('POST', '/api/v1/analysis-quotes')).toBe(true);
+		expect(isSafeToRetry('POST', '/api/v1/interview-batch-quotes')).toBe(true);
+		expect(isSafeToRetry('POST', '/api/v1/uploads/rpt_1/url')).toBe(true);
+		expect(isSafeToRetry('POST', '/api/v1/uploads')).toBe(false);
+		expect(isSafeToRetry('POST', '/api/v1/analyses')).toBe(false);
+		expect(isSafeToRetry('POST', '/api/v1/analyses', 'key-1')).toBe(true);
+	});
+	test('network error codes are found through wrapped causes', () => {
+		const axiosLike = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		const wrapped = Object.assign(new Error('Request failed'), { cause: axiosLike });
+		expect(networkErrorCode(wrapped)).toBe('ECONNRESET');
+		expect(networkErrorCode(Object.assign(new Error('timeout of 30000ms exceeded'), { code: 'ECONNABORTED' }))).toBe('ECONNABORTED');
+		expect(networkErrorCode(new Error('Invalid URL'))).toBeUndefined();
+	});
+	test('a cancelled execution is never a network error', () => {
+		const cancelled = Object.assign(new Error('canceled'), { name: 'CanceledError', code: 'ERR_CANCELED' });
+		expect(networkErrorCode(cancelled)).toBeUndefined();
+		expect(isCancellation({ cause: cancelled })).toBe(true);
+	});
+});
+
+describe('idempotency key derivation', () => {
+	const parts = { executionId: '1042', nodeId: 'node-a', runIndex: 0, itemIndex: 3, operation: 'upload.uploadResume' };
+	test('deterministic and within the spec pattern and length', () => {
+		const key = deriveIdempotencyKey(parts);
+		expect(key).toBe(deriveIdempotencyKey({ ...parts }));
+		expect(key.startsWith(DERIVED_KEY_PREFIX)).toBe(true);
+		expect(key).toHaveLength(DERIVED_KEY_PREFIX.length + 64);
+		expect(idempotencyKeySchema.safeParse(key).success).toBe(true);
+	});
+	test('each identifying part changes the key', () => {
+		const base = deriveIdempotencyKey(parts);
+		const variants = [
+			{ executionId: '1043' },
+			{ nodeId: 'node-b' },
+			{ runIndex: 1 },
+			{ itemIndex: 4 },
+			{ operation: 'analysis.start' },
+			{ attempt: 'requote-1' },
+		].map((change) => deriveIdempotencyKey({ ...parts, ...change }));
+		expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+	});
+});
+
+describe('error mapping', () => {
+	test('reason in error.reason: message has status, code and reason; description has the recovery hint and request id', () => {
+		const parts = describeApiError({
+			status: 409,
+			body: { error: { code: 'CONFLICT', reason: 'PENDING_UPLOAD_LIMIT', message: 'Too many pending uploads', requestId: 'req-1' } },
+		});
+		expect(parts.message).toBe('Recruiting Analysis API: 409 CONFLICT (PENDING_UPLOAD_LIMIT): Too many pending uploads');
+		expect(parts.description).toContain(REASON_HINTS.PENDING_UPLOAD_LIMIT);
+		expect(parts.description).toContain('Request ID: req-1');
+		expect(parts).toMatchObject({ httpCode: '409', code: 'CONFLICT', reason: 'PENDING_UPLOAD_LIMIT', requestId: 'req-1' });
+	});
+	test('a sub-condition in error.code is read as the reason (tolerant reader)', () => {
+		const parts = describeApiError({ status: 422, body: { error: { code: 'QUOTE_STALE', message: 'stale' } } });
+		expect(parts.code).toBe('UNPROCESSABLE_CONTENT');
+		expect(parts.reason).toBe('QUOTE_STALE');
+		expect(parts.description).toMatch(/new quote and start again with a new idempotency key/);
+	});
+	test('403 MISSING_SCOPE names the scopes and where keys are created', () => {
+		const parts = describeApiError({
+			status: 403,
+			body: { error: { code: 'FORBIDDEN', reason: 'MISSING_SCOPE', requiredScopes: ['reports:read'], message: 'no', requestId: 'r' } },
+		});
+		expect(parts.description).toMatch(/lacks the scope reports:read/);
+		expect(parts.description).toMatch(/Settings > Developer > API keys/);
+	});
+	test('400 VALIDATION_FAILED lists field and rule', () => {
+		const parts = describeApiError({
+			status: 400,
+			body: {
+				error: {
+					code: 'BAD_REQUEST',
+					reason: 'VALIDATION_FAILED',
+					message: 'invalid',
+					details: [{ field: 'items[3].input.fileName', rule: 'pattern' }],
+				},
+			},
+		});
+		expect(parts.description).toContain('items[3].input.fileName: pattern');
+	});
+	test('401 says invalid, expired or revoked key', () => {
+		const parts = describeApiError({ status: 401, body: { error: { code: 'UNAUTHORIZED', message: 'bad key' } } });
+		expect(parts.description).toMatch(/invalid, expired or revoked/);
+	});
+	test('429 and 5xx say retries were made', () => {
+		expect(describeApiError({ status: 429, body: {}, retries: 3, safeToRetry: true }).description).toMatch(/already retried 3 times/);
+		expect(describeApiError({ status: 503, body: {}, retries: 2, safeToRetry: true }).description).toMatch(
+			/same idempotency key is safe/,
+		);
+	});
+	test('410 EVENT_CURSOR_EXPIRED code keeps its code and says to start fresh', () => {
+		const parts = describeApiError({ status: 410, body: { error: { code: 'EVENT_CURSOR_EXPIRED', message: 'old' } } });
+		expect(parts.code).toBe('EVENT_CURSOR_EXPIRED');
+		expect(parts.description).toMatch(/start a fresh position/);
+	});
+	test('non-JSON bodies and missing fields fall back to the status', () => {
+		const parts = describeApiError({ status: 502, body: '<html>Bad gateway</html>', headers: { 'X-Request-Id': 'abc' } });
+		expect(parts.code).toBe('BAD_GATEWAY');
+		expect(parts.requestId).toBe('abc');
+		expect(parts.message).toContain('<html>Bad gateway</html>');
+	});
+	test('405 names the allowed methods', () => {
+		expect(describeApiError({ status: 405, body: {}, headers: { allow: 'GET' } }).description).toContain('Allowed methods: GET.');
+	});
+	test('secrets are redacted from text', () => {
+		expect(redactSecrets('Bearer svc_test_abc123 failed', ['svc_test_abc123'])).toBe('Bearer [redacted] failed');
+		expect(redactSecrets('x', [undefined, ''])).toBe('x');
+	});
+});
+
+describe('environment and key', () => {
+	test('base URL per environment', () => {
+		expect(resolveBaseUrl({ environment: 'production', baseUrl: 'http://ignored' })).toEqual({ baseUrl: PRODUCTION_BASE_URL });
+		expect(resolveBaseUrl({ environment: 'sandbox' })).toEqual({ baseUrl: SANDBOX_BASE_URL });
+		expect(resolveBaseUrl({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:5000/' })).toEqual({ baseUrl: 'http://127.0.0.1:5000' });
+		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'https://eu.example.com/api/v1/' })).toEqual({
+			baseUrl: 'https://eu.example.com',
+		});
+		expect(resolveBaseUrl({ environment: 'custom', baseUrl: '' })).toHaveProperty('problem');
+		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'ftp://x' })).toHaveProperty('problem');
+	});
+	test('a svc_test_ key on Production, or a non-test key on Sandbox, is refused', () => {
+		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_test_1' })).toBe(PRODUCTION_WITH_SANDBOX_KEY_MESSAGE);
+		expect(keyEnvironmentProblem({ environment: 'sandbox', apiKey: 'svc_live_1' })).toBe(SANDBOX_WITH_PRODUCTION_KEY_MESSAGE);
+		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_live_1' })).toBeUndefined();
+		expect(keyEnvironmentProblem({ environment: 'sandbox', apiKey: 'svc_test_1' })).toBeUndefined();
+		expect(keyEnvironmentProblem({ environment: 'custom', apiKey: 'svc_test_1' })).toBeUndefined();
+	});
+});
+
+describe('apiPath', () => {
+	test('every id is URI-encoded', () => {
+		expect(apiPath('/api/v1/reports/{}/status', 'rpt_1')).toBe('/api/v1/reports/rpt_1/status');
+		expect(apiPath('/api/v1/reports/{}', '../admin?x=1#')).toBe('/api/v1/reports/..%2Fadmin%3Fx%3D1%23');
+	});
+	test('placeholder and id counts must match', () => {
+		expect(() => apiPath('/api/v1/reports/{}')).toThrow(RangeError);
+		expect(() => apiPath('/api/v1/reports', 'x')).toThrow(RangeError);
+	});
+});
