@@ -1,0 +1,188 @@
+/**
+ * The feed trigger through n8n's poll engine (PollContext + PollTriggerExecutor) against the sandbox's
+ * GET /api/v1/events, with static data saved exactly when n8n saves it (see test/helpers/engine/poll.ts).
+ */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
+import type { SandboxHandle } from '../../../sandbox/src';
+import { createPollSession, runPoll, type PollSession } from '../../helpers/engine/poll';
+import {
+	allEvents,
+	apiCredential,
+	control,
+	credentialTypes,
+	newWorkspace,
+	seedEvents,
+	withSandbox,
+	type Workspace,
+} from './helpers';
+
+let sb: SandboxHandle;
+beforeAll(async () => {
+	sb = await withSandbox();
+});
+afterAll(async () => {
+	await sb.close();
+});
+
+function options(ws: Workspace, staticData: IDataObject, parameters: INodeParameters, mode: 'trigger' | 'manual' = 'trigger') {
+	return {
+		nodeType: new RecruitingAnalysisFeedTrigger(),
+		credentialTypes,
+		credentials: { recruitingAnalysisApi: apiCredential(ws) },
+		parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...parameters },
+		staticData,
+		mode,
+	};
+}
+
+const jsonOf = (output: INodeExecutionData[][] | null) => (output ? output[0].map((i) => i.json) : []);
+const idsOf = (output: INodeExecutionData[][] | null) => jsonOf(output).map((j) => j.id);
+
+async function tickOk(session: PollSession) {
+	const r = await session.tick();
+	if (r.error) throw r.error;
+	return r;
+}
+
+describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
+	it('starts at the current end on first activation: old events are not emitted, new ones are, in order', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 130);
+		const stored: IDataObject = {};
+		const session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'now' }));
+
+		const activation = await tickOk(session);
+		expect(activation.output).toBeNull();
+
+		await seedEvents(ws, 3);
+		const next = await tickOk(session);
+		const expected = (await allEvents(ws)).slice(130).map((e) => e.id);
+		expect(idsOf(next.output)).toEqual(expected);
+		expect(next.saved).toBe(true);
+		const nodeData = Object.entries(stored).find(([k]) => k.startsWith('node:'))?.[1] as IDataObject;
+		expect(nodeData.feed).toMatchObject({ phase: 'following', lastEventId: expected.at(-1) });
+	});
+
+	it('drains hasMore up to the per-poll cap, keeps feed order, and continues on the next polls', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 250);
+		const feed = (await allEvents(ws)).map((e) => e.id);
+		const stored: IDataObject = {};
+		const session = await createPollSession(
+			options(ws, stored, { events: ['*'], startAt: 'oldest', options: { maxEventsPerPoll: 100, pageSize: 40 } }),
+		);
+		const got: unknown[] = [];
+		for (let i = 0; i < 3; i++) {
+			const r = await tickOk(session);
+			expect(jsonOf(r.output).length).toBe(i < 2 ? 100 : 50);
+			got.push(...idsOf(r.output));
+		}
+		expect(got).toEqual(feed);
+		expect((await tickOk(session)).output).toBeNull();
+	});
+
+	it('persists the position across polls and restarts: nothing replayed, nothing lost', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 4);
+		const stored: IDataObject = {};
+		let session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		const first = await tickOk(session);
+		expect(idsOf(first.output)).toHaveLength(4);
+		expect(first.saved).toBe(true);
+
+		// An empty poll saves nothing (n8n writes static data only when a poll emits) ...
+		const empty = await tickOk(session);
+		expect(empty.output).toBeNull();
+		expect(empty.saved).toBe(false);
+
+		// ... and a restart reloads the last saved position: the four are not replayed.
+		await session.restart();
+		await seedEvents(ws, 2);
+		const afterRestart = await tickOk(session);
+		const feed = (await allEvents(ws)).map((e) => e.id);
+		expect(idsOf(afterRestart.output)).toEqual(feed.slice(4));
+
+		// A fresh load (another activation) from the stored data continues from the same place.
+		session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		await seedEvents(ws, 1);
+		expect(idsOf((await tickOk(session)).output)).toEqual((await allEvents(ws)).slice(6).map((e) => e.id));
+	});
+
+	it('a filter change starts a fresh position bound to the new filters', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 3, 'report.completed');
+		await seedEvents(ws, 2, 'report.failed');
+		const stored: IDataObject = {};
+		const all = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		expect(idsOf(all)).toHaveLength(5);
+
+		const failedOnly = await runPoll(options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }));
+		expect(jsonOf(failedOnly).map((e) => e.type)).toEqual(['report.failed', 'report.failed']);
+
+		// The cursor now belongs to the report.failed filter: the API accepts it unchanged.
+		await seedEvents(ws, 1, 'report.failed');
+		await seedEvents(ws, 1, 'report.completed');
+		const next = await runPoll(options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }));
+		expect(jsonOf(next).map((e) => e.type)).toEqual(['report.failed']);
+	});
+
+	it('several selected types: only those are emitted; "all" also passes types it does not list', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 1, 'report.completed');
+		await seedEvents(ws, 1, 'batch.completed');
+		await seedEvents(ws, 1, 'report.failed');
+		await seedEvents(ws, 1, 'report.archived'); // a type this package does not know (a future type)
+		const two = await runPoll(options(ws, {}, { events: ['report.failed', 'batch.completed'], startAt: 'oldest' }));
+		expect(jsonOf(two).map((e) => e.type)).toEqual(['batch.completed', 'report.failed']);
+		const all = await runPoll(options(ws, {}, { events: ['*'], startAt: 'oldest' }));
+		expect(jsonOf(all).map((e) => e.type)).toEqual(['report.completed', 'batch.completed', 'report.failed', 'report.archived']);
+	});
+
+	it('410 EVENT_CURSOR_EXPIRED: a notice saying since when, then a fresh position from the oldest retained event', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 3);
+		const stored: IDataObject = {};
+		const first = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		const lastDelivered = jsonOf(first).at(-1)!;
+
+		await seedEvents(ws, 5); // never read: they fall out of retention
+		await control(ws, 'POST', '/_sandbox/clock/advance', { ms: 31 * 24 * 3600 * 1000 });
+		await seedEvents(ws, 2);
+		const retained = (await allEvents(ws)).map((e) => e.id);
+		expect(retained).toHaveLength(2);
+
+		const recovered = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		const items = jsonOf(recovered);
+		expect(items[0]).toMatchObject({
+			notice: 'EVENT_CURSOR_EXPIRED',
+			eventsMayBeMissedSince: lastDelivered.occurredAt,
+			lastEventId: lastDelivered.id,
+			resumedFrom: 'oldestRetained',
+		});
+		expect(items.slice(1).map((e) => e.id)).toEqual(retained);
+
+		// The fresh position was saved with them: the next poll neither repeats the notice nor the events.
+		expect(await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }))).toBeNull();
+	});
+
+	it('manual mode returns the latest events and moves nothing', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 30);
+		const stored: IDataObject = {};
+		await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		const before = JSON.stringify(stored);
+		await seedEvents(ws, 2);
+
+		const manual = await runPoll(
+			options(ws, stored, { events: ['*'], startAt: 'oldest', options: { manualCount: 5 } }, 'manual'),
+		);
+		expect(idsOf(manual)).toEqual((await allEvents(ws)).slice(-5).map((e) => e.id));
+		expect(JSON.stringify(stored)).toBe(before);
+
+		// The active trigger still delivers the two new events exactly once.
+		const active = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		expect(idsOf(active)).toEqual((await allEvents(ws)).slice(30).map((e) => e.id));
+	});
+});

@@ -1,0 +1,90 @@
+/**
+ * Shared set-up of the trigger tests: a running sandbox, a fresh workspace per test, and the sandbox's
+ * control endpoints over loopback HTTP.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
+import { startSandbox, type SandboxHandle } from '../../../sandbox/src';
+
+export interface Workspace {
+	baseUrl: string;
+	workspaceId: string;
+	apiKey: string;
+	webhookSecret: string;
+	jobDescriptionId: string;
+}
+
+export async function http(
+	baseUrl: string,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+): Promise<{ status: number; body: IDataObject }> {
+	const response = await fetch(`${baseUrl}${path}`, {
+		method,
+		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	return { status: response.status, body: text ? (JSON.parse(text) as IDataObject) : {} };
+}
+
+export async function control(ws: { baseUrl: string }, method: string, path: string, body?: unknown): Promise<IDataObject> {
+	const r = await http(ws.baseUrl, method, path, body);
+	if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
+	return r.body;
+}
+
+export async function api(ws: Workspace, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+	return await http(ws.baseUrl, method, path, body, { authorization: `Bearer ${ws.apiKey}`, ...headers });
+}
+
+export async function newWorkspace(sb: SandboxHandle): Promise<Workspace> {
+	const body = await control({ baseUrl: sb.baseUrl }, 'POST', '/_sandbox/workspaces', {});
+	return { baseUrl: sb.baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
+}
+
+export async function withSandbox(): Promise<SandboxHandle> {
+	return await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.001 });
+}
+
+export function apiCredential(ws: Workspace): IDataObject {
+	return { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey };
+}
+
+export const credentialTypes = [new RecruitingAnalysisApi(), new RecruitingAnalysisSigningSecretApi()];
+
+/** Every retained event of the workspace, read straight from the API (for expected order). */
+export async function allEvents(ws: Workspace, query = ''): Promise<IDataObject[]> {
+	const items: IDataObject[] = [];
+	let cursor: string | undefined;
+	for (;;) {
+		const q = new URLSearchParams(query);
+		q.set('limit', '100');
+		if (cursor) q.set('cursor', cursor);
+		const r = await api(ws, 'GET', `/api/v1/events?${q.toString()}`);
+		if (r.status !== 200) throw new Error(`GET /api/v1/events → ${r.status} ${JSON.stringify(r.body)}`);
+		const data = r.body.data as { items: IDataObject[]; nextCursor: string; hasMore: boolean };
+		items.push(...data.items);
+		if (!data.hasMore) return items;
+		cursor = data.nextCursor;
+	}
+}
+
+export async function seedEvents(ws: Workspace, count: number, type?: string): Promise<void> {
+	await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, { count, ...(type ? { type } : {}) });
+}
+
+/** Waits (polling loopback state, bounded) until `check` returns a value that is not undefined. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+	const until = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > until) throw new Error('eventually: condition not met in time');
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+}
