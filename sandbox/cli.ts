@@ -1,0 +1,45 @@
+/**
+ * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--quiet]`
+ * First stdout line: one JSON object {baseUrl, apiKey, webhookSecret, jobDescriptionId, workspaceId};
+ * then one log line per request. Loopback only.
+ */
+import { startSandbox } from './src';
+
+function arg(name: string): string | undefined {
+	const i = process.argv.indexOf(`--${name}`);
+	if (i >= 0) return process.argv[i + 1];
+	const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
+	return eq?.slice(name.length + 3);
+}
+
+function num(name: string): number | undefined {
+	const v = arg(name);
+	if (v === undefined) return undefined;
+	const n = Number(v);
+	if (!Number.isFinite(n)) throw new Error(`--${name} must be a number`);
+	return n;
+}
+
+async function main(): Promise<void> {
+	const sb = await startSandbox({
+		port: num('port') ?? 4010,
+		dataFile: arg('data'),
+		workerDelayMs: num('worker-delay-ms'),
+		webhookTimeScale: num('webhook-time-scale'),
+		log: !process.argv.includes('--quiet'),
+	});
+	process.stdout.write(`${JSON.stringify({ baseUrl: sb.baseUrl, ...sb.seed })}\n`);
+	const stop = () => {
+		sb.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+	console.error(err);
+	process.exit(1);
+});

@@ -1,0 +1,101 @@
+/**
+ * Fault injection for /api/v1 and /_storage (reliability tests and benchmarks).
+ * Modes: `before` answers the fault status without processing; `commit-then-drop` processes and commits
+ * the request, then destroys the socket without a response; `latency` delays the response.
+ * Random choices use a seeded generator so a run is reproducible.
+ */
+import { badRequest } from './errors';
+import { Validator } from './validation';
+
+export interface FaultRule {
+	method?: string;
+	/** Route template (`/api/v1/reports/{id}`) or a URL path prefix. */
+	path?: string;
+	status?: number;
+	rate: number;
+	retryAfterSeconds?: number;
+	mode: 'before' | 'commit-then-drop' | 'latency';
+	/** How many times the rule may fire (unlimited when absent). */
+	count?: number;
+	/** Latency of a `latency` rule (defaults to the global latencyMs). */
+	latencyMs?: number;
+	fired: number;
+}
+
+export interface FaultDecision {
+	before?: { status: number; retryAfterSeconds?: number };
+	drop: boolean;
+	delayMs: number;
+}
+
+function mulberry32(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+export class Faults {
+	latencyMs = 0;
+	rules: FaultRule[] = [];
+	private random: () => number = Math.random;
+
+	configure(body: unknown): { latencyMs: number; rules: FaultRule[] } {
+		const v = new Validator();
+		const o = v.object('', body ?? {}, ['latencyMs', 'rules', 'seed']) ?? {};
+		const latencyMs = v.integer('latencyMs', o.latencyMs, { required: false, min: 0, max: 600_000 }) ?? 0;
+		const seed = v.integer('seed', o.seed, { required: false });
+		const rules: FaultRule[] = [];
+		if (o.rules !== undefined && !Array.isArray(o.rules)) v.add('rules', 'type_array');
+		for (const [i, r] of ((Array.isArray(o.rules) ? o.rules : []) as unknown[]).entries()) {
+			const f = `rules[${i}]`;
+			const ro = v.object(f, r, ['method', 'path', 'status', 'rate', 'retryAfterSeconds', 'mode', 'count', 'latencyMs']);
+			if (!ro) continue;
+			const mode = (ro.mode ?? 'before') as FaultRule['mode'];
+			if (!['before', 'commit-then-drop', 'latency'].includes(mode)) v.add(`${f}.mode`, 'enum');
+			const rate = ro.rate === undefined ? 1 : ro.rate;
+			if (typeof rate !== 'number' || rate < 0 || rate > 1) v.add(`${f}.rate`, 'range_0_1');
+			rules.push({
+				method: v.string(`${f}.method`, ro.method, { required: false })?.toUpperCase(),
+				path: v.string(`${f}.path`, ro.path, { required: false }),
+				status: v.integer(`${f}.status`, ro.status, { required: false, min: 400, max: 599 }),
+				rate: rate as number,
+				retryAfterSeconds: v.integer(`${f}.retryAfterSeconds`, ro.retryAfterSeconds, { required: false, min: 1 }),
+				mode,
+				count: v.integer(`${f}.count`, ro.count, { required: false, min: 1 }),
+				latencyMs: v.integer(`${f}.latencyMs`, ro.latencyMs, { required: false, min: 0 }),
+				fired: 0,
+			});
+		}
+		if (!v.ok) throw badRequest(v.issues);
+		this.latencyMs = latencyMs;
+		this.rules = rules;
+		this.random = seed === undefined ? Math.random : mulberry32(seed);
+		return { latencyMs, rules };
+	}
+
+	clear(): void {
+		this.latencyMs = 0;
+		this.rules = [];
+		this.random = Math.random;
+	}
+
+	decide(method: string, route: string, urlPath: string): FaultDecision {
+		const d: FaultDecision = { drop: false, delayMs: this.latencyMs };
+		for (const rule of this.rules) {
+			if (rule.method && rule.method !== method) continue;
+			if (rule.path && rule.path !== route && !urlPath.startsWith(rule.path)) continue;
+			if (rule.count !== undefined && rule.fired >= rule.count) continue;
+			if (this.random() >= rule.rate) continue;
+			rule.fired += 1;
+			if (rule.mode === 'latency') d.delayMs += rule.latencyMs ?? (this.latencyMs || 1000);
+			else if (rule.mode === 'commit-then-drop') d.drop = true;
+			else if (!d.before) d.before = { status: rule.status ?? 503, retryAfterSeconds: rule.retryAfterSeconds };
+		}
+		return d;
+	}
+}

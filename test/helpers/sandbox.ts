@@ -1,0 +1,198 @@
+/**
+ * Helpers every test uses to talk to a real sandbox over loopback HTTP:
+ *   const sb = await startTestSandbox();           // port 0, fast worker, fast webhook schedule
+ *   await api(sb, 'GET', '/api/v1/reports')         // bearer = sb.seed.apiKey unless `key` is given
+ *   await uploadFile(sb, upload.url, pdf, PDF_MIME) // the storage PUT (no Authorization header)
+ *   await sb.control.counters(sb.seed.workspaceId)  // typed /_sandbox client
+ */
+import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
+
+export interface ApiResponse<T = any> {
+	status: number;
+	headers: Headers;
+	/** Parsed JSON, or null for an empty body. */
+	body: T;
+	text: string;
+}
+
+export interface ApiOptions {
+	body?: unknown;
+	/** Bearer key; defaults to the seeded key. `null` sends no Authorization header. */
+	key?: string | null;
+	idempotencyKey?: string;
+	headers?: Record<string, string>;
+	/** Send this exact string as the body (with content-type application/json unless headers say otherwise). */
+	rawBody?: string;
+}
+
+export interface WorkspaceInfo extends SeedInfo {}
+
+export interface DeliveryView {
+	deliveryId: string;
+	eventId: string;
+	eventType: string;
+	state: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+	outcome: string | null;
+	attemptCount: number;
+	attempts: { at: string; status: number | null; durationMs: number; error: string | null }[];
+}
+
+export interface InboxEntry {
+	receivedAt: string;
+	headers: Record<string, string>;
+	body: string;
+	verified: boolean;
+	reason: string | null;
+}
+
+export interface MailEntry {
+	to: string;
+	subject: string;
+	body: string;
+	interviewId: string;
+	deliveryId: string;
+	sentAt: string | null;
+	state: 'queued' | 'sent' | 'failed';
+}
+
+async function json<T>(baseUrl: string, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${baseUrl}${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Typed client of the /_sandbox control endpoints (see sandbox/README.md). */
+export function controlClient(baseUrl: string) {
+	const c = <T>(method: string, path: string, body?: unknown) => json<T>(baseUrl, method, path, body);
+	return {
+		health: () => c<{ ok: boolean }>('GET', '/_sandbox/health'),
+		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } = {}) =>
+			c<WorkspaceInfo>('POST', '/_sandbox/workspaces', body),
+		createKey: (wid: string, body: { scopes?: string[]; expiresInDays?: number } = {}) =>
+			c<{ apiKey: string; keyId: string }>('POST', `/_sandbox/workspaces/${wid}/keys`, body),
+		revokeKey: (apiKey: string) => c<{ revoked: boolean }>('POST', '/_sandbox/keys/revoke', { apiKey }),
+		patchWorkspace: (
+			wid: string,
+			body: Partial<{
+				disabled: boolean;
+				analysisAllowance: number;
+				interviewAllowance: number;
+				activeAnalysisLimit: number;
+				pendingUploadLimit: number;
+				batchCapacity: number;
+				admissionDeadlineMs: number;
+				priceVersion: number;
+				holdEmails: boolean;
+				holdPreparation: boolean;
+			}>,
+		) => c<Record<string, unknown>>('PATCH', `/_sandbox/workspaces/${wid}`, body),
+		reset: (wid: string) => c<{ apiKey: string }>('POST', `/_sandbox/workspaces/${wid}/reset`),
+		counters: (wid: string) => c<Counters>('GET', `/_sandbox/workspaces/${wid}/counters`),
+		mail: (wid: string) => c<{ items: MailEntry[] }>('GET', `/_sandbox/workspaces/${wid}/mail`),
+		createJob: (wid: string, body: Record<string, string> = {}) => c<Record<string, any>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
+		reviseJob: (id: string, body: { description?: string } = {}) => c<Record<string, any>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
+		deactivateJob: (id: string) => c<Record<string, any>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),
+		deleteReport: (id: string) => c<{ deleted: boolean }>('POST', `/_sandbox/reports/${id}/delete`),
+		interviewEvent: (id: string, type: string) => c<Record<string, string>>('POST', `/_sandbox/interviews/${id}/events`, { type }),
+		seedEvents: (wid: string, count: number, type?: string) =>
+			c<{ appended: number }>('POST', `/_sandbox/workspaces/${wid}/events/seed`, { count, ...(type ? { type } : {}) }),
+		addWebhookEndpoint: (wid: string, body: { url: string; eventTypes?: string[]; secret?: string }) =>
+			c<{ id: string; secret: string }>('POST', `/_sandbox/workspaces/${wid}/webhook-endpoints`, body),
+		patchWebhookEndpoint: (id: string, body: { mode?: 'success' | 'retry' | 'timeout'; url?: string; paused?: boolean; eventTypes?: string[] | null }) =>
+			c<Record<string, unknown>>('PATCH', `/_sandbox/webhook-endpoints/${id}`, body),
+		rotateSecret: (id: string) => c<{ secret: string; previousSecret: string }>('POST', `/_sandbox/webhook-endpoints/${id}/rotate-secret`),
+		sendTest: (id: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/webhook-endpoints/${id}/test`),
+		deliveries: (id: string) => c<{ items: DeliveryView[] }>('GET', `/_sandbox/webhook-endpoints/${id}/deliveries`),
+		replay: (deliveryId: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/deliveries/${deliveryId}/replay`),
+		inbox: (wid: string) => c<{ items: InboxEntry[] }>('GET', `/_sandbox/workspaces/${wid}/inbox`),
+		inboxUrl: (wid: string) => `${baseUrl}/_sandbox/inbox/${wid}`,
+		clock: () => c<{ now: string }>('GET', '/_sandbox/clock'),
+		advanceClock: (ms: number) => c<{ now: string }>('POST', '/_sandbox/clock/advance', { ms }),
+		setFaults: (body: {
+			latencyMs?: number;
+			seed?: number;
+			rules?: { method?: string; path?: string; status?: number; rate?: number; retryAfterSeconds?: number; mode?: 'before' | 'commit-then-drop' | 'latency'; count?: number; latencyMs?: number }[];
+		}) => c<{ rules: number }>('PUT', '/_sandbox/faults', body),
+		clearFaults: () => c<{ cleared: boolean }>('DELETE', '/_sandbox/faults'),
+	};
+}
+
+export type ControlClient = ReturnType<typeof controlClient>;
+
+export interface TestSandbox extends SandboxHandle {
+	control: ControlClient;
+	/** The handle itself (for code that wants the plain SandboxHandle). */
+	handle: SandboxHandle;
+}
+
+/** Starts a sandbox on a free loopback port with a fast worker and a fast webhook schedule. */
+export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
+	const handle = await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.0001, webhookDeadlineMs: 1000, ...opts });
+	return Object.assign(Object.create(null), handle, { control: controlClient(handle.baseUrl), handle }) as TestSandbox;
+}
+
+/** One API request over real HTTP. */
+export async function api<T = any>(
+	sb: { baseUrl: string; seed: { apiKey: string } },
+	method: string,
+	path: string,
+	o: ApiOptions = {},
+): Promise<ApiResponse<T>> {
+	const headers: Record<string, string> = {};
+	const key = o.key === undefined ? sb.seed.apiKey : o.key;
+	if (key !== null) headers.authorization = `Bearer ${key}`;
+	if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
+	let body: string | undefined;
+	if (o.rawBody !== undefined) body = o.rawBody;
+	else if (o.body !== undefined) body = JSON.stringify(o.body);
+	if (body !== undefined) headers['content-type'] = 'application/json';
+	Object.assign(headers, o.headers);
+	const res = await fetch(`${sb.baseUrl}${path}`, { method, headers, body });
+	const text = await res.text();
+	let parsed: unknown = null;
+	if (text) {
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			parsed = text;
+		}
+	}
+	return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** PUT the bytes to a signed storage URL, as a client must: declared type, no Authorization header. */
+export async function uploadFile(
+	_sb: unknown,
+	url: string,
+	buffer: Buffer,
+	mime: string,
+	extraHeaders: Record<string, string> = {},
+): Promise<ApiResponse> {
+	const res = await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer });
+	const text = await res.text();
+	let parsed: unknown = null;
+	if (text) {
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			parsed = text;
+		}
+	}
+	return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Polls `fn` until it returns a truthy value (real time), or throws after `timeoutMs`. */
+export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 10): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
+		await new Promise((r) => setTimeout(r, everyMs));
+	}
+}
