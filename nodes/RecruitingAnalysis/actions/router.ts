@@ -6,6 +6,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
+import { apiErrorInfo } from '../transport';
 import * as analysis from './analysis/Analysis.resource';
 import * as event from './event/Event.resource';
 import * as interview from './interview/Interview.resource';
@@ -134,12 +135,12 @@ function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.description = error.description;
-	if (error instanceof NodeApiError) {
-		if (error.httpCode) json.httpCode = error.httpCode;
-		for (const key of ['code', 'reason', 'requestId'] as const) {
-			const value = error.context?.[key];
-			if (typeof value === 'string') json[key] = value;
-		}
+	const info = apiErrorInfo(error);
+	if (info) {
+		json.httpCode = info.status;
+		json.code = info.code;
+		if (info.reason) json.reason = info.reason;
+		if (info.requestId) json.requestId = info.requestId;
 	}
 	return { json, pairedItem: { item: itemIndex } };
 }

@@ -42,7 +42,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const wait = readWaitSettings(options);
 	const input = await readUploadInput(this, itemIndex);
 
-	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey && `${userKey}.prepare`);
+	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey, userKey && 'prepare');
 	const reportId = String(uploaded.reportId);
 	const started = await startAnalysis(
 		this,
@@ -50,7 +50,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		reportId,
 		{ quoteAutomatically: true },
 		'analysis.analyzeResume.start',
-		userKey && `${userKey}.start`,
+		userKey,
+		userKey && 'start',
 	);
 	const output = { ...uploaded, ...started };
 	if (!wait.waitForCompletion) return output;

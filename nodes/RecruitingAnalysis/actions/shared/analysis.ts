@@ -43,13 +43,16 @@ export async function startAnalysis(
 	choice: QuoteChoice,
 	operationKey: string,
 	userKey: string | undefined,
+	attemptPrefix?: string,
 ): Promise<IDataObject> {
-	const start = async (fingerprint: string, attempt?: string) =>
+	// With a user key the operation name is not part of the key, so the attempt tells the writes apart.
+	const attemptName = (suffix?: string) => [attemptPrefix, suffix].filter(Boolean).join('-') || undefined;
+	const start = async (fingerprint: string, suffix?: string) =>
 		await api(ctx, {
 			method: 'POST',
 			path: '/api/v1/analyses',
 			body: { reportId, quoteFingerprint: fingerprint },
-			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt),
+			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attemptName(suffix)),
 			itemIndex,
 		});
 
@@ -97,6 +100,8 @@ export async function waitForReport(
 			await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }),
 		done: (value: IDataObject) => TERMINAL_REPORT_STATES.includes(String(value.status)),
 		timeoutSeconds: settings.waitTimeout,
+		initialDelayMs: 500,
+		maxDelayMs: 10_000,
 	});
 	if (timedOut) {
 		return { ...status, timedOut: true };

@@ -1,3 +1,5 @@
+import { apiErrorInfo } from '../../transport';
+
 /**
  * Reads the API's sub-condition (QUOTE_STALE, BATCH_ALREADY_ACTIVE, ...) from an error thrown by the transport.
  * The team decision puts it in `error.reason` with the generic `error.code`; the spec leaves the placement
@@ -6,6 +8,9 @@
 export function apiErrorConditions(error: unknown): string[] {
 	if (typeof error !== 'object' || error === null) return [];
 	const found = new Set<string>();
+	const info = apiErrorInfo(error);
+	if (info?.reason) found.add(info.reason);
+	if (info?.code) found.add(info.code);
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;
 		const record = value as Record<string, unknown>;

@@ -3,6 +3,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiRequest, idempotencyKeyFor, putResumeToStorage, type UploadTarget } from '../../transport';
 import {
 	validateExternalReference,
+	validateExternalReferenceFilter,
 	validateJobDescriptionInput,
 	validateResumeContent,
 	validateResumeFile,
@@ -11,6 +12,7 @@ import {
 	type UploadInput,
 } from '../../validation';
 import { optionString, optionsParam, stringParam } from './params';
+import { checkId } from './validate';
 
 /** What the API answers to POST /api/v1/uploads (and to URL refresh). */
 export interface PreparedUpload {
@@ -26,19 +28,32 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 	if (source === 'text') {
 		input = { kind: 'text', text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string };
 	} else {
-		input = { kind: 'existing', id: stringParam(ctx, 'jobDescriptionId', itemIndex) };
+		input = { kind: 'existing', id: checkId(ctx, stringParam(ctx, 'jobDescriptionId', itemIndex), itemIndex, 'Saved Job ID') };
 		const expectedRevision = stringParam(ctx, 'expectedRevision', itemIndex);
 		if (expectedRevision) input.expectedRevision = expectedRevision;
 	}
 	return validateJobDescriptionInput.call(ctx, input, itemIndex);
 }
 
-/** The optional external reference (both fields or neither), validated. */
+/**
+ * The optional external reference, validated: both fields or neither, the source a slug of at most 64
+ * characters, the ID at most 128 (the spec shows no other rules for upload input than the filter's).
+ */
 export function readExternalReference(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number) {
-	const source = optionString(options, 'externalReferenceSource');
-	const id = optionString(options, 'externalReferenceId');
-	if (source === undefined && id === undefined) return undefined;
-	return validateExternalReference.call(ctx, { source, id }, itemIndex);
+	const checked = validateExternalReferenceFilter.call(
+		ctx,
+		{
+			externalReferenceSource: optionString(options, 'externalReferenceSource'),
+			externalReferenceId: optionString(options, 'externalReferenceId'),
+		},
+		itemIndex,
+	);
+	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined) return undefined;
+	return validateExternalReference.call(
+		ctx,
+		{ source: checked.externalReferenceSource, id: checked.externalReferenceId },
+		itemIndex,
+	);
 }
 
 /** Exact byte length of a binary property without loading a file kept on disk or in a database. */
@@ -129,9 +144,10 @@ export async function uploadResume(
 	input: UploadInput,
 	operationKey: string,
 	userKey: string | undefined,
+	attempt?: string,
 ): Promise<IDataObject> {
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
-	const key = idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey);
+	const key = idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt);
 	const prepared = await prepareUpload(ctx, itemIndex, input, key);
 	const { refreshed } = await putResumeToStorage.call(ctx, {
 		reportId: prepared.reportId,

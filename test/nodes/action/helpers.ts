@@ -1,0 +1,152 @@
+/**
+ * Shared set-up of the action node tests: run the node through n8n's engine against a sandbox workspace,
+ * and talk to the sandbox's control endpoints (counters, mail sink, interview controls) over loopback HTTP.
+ */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
+import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../../helpers/n8n-engine';
+
+export interface Workspace {
+	baseUrl: string;
+	workspaceId: string;
+	apiKey: string;
+	jobDescriptionId: string;
+	webhookSecret?: string;
+}
+
+/** JSON request to the sandbox (control endpoints or the API with the workspace key). */
+export async function http(
+	baseUrl: string,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+): Promise<{ status: number; body: IDataObject }> {
+	const response = await fetch(`${baseUrl}${path}`, {
+		method,
+		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	return { status: response.status, body: text ? (JSON.parse(text) as IDataObject) : {} };
+}
+
+/** A fresh workspace (own key, own counters) on a running sandbox. */
+export async function newWorkspace(baseUrl: string, settings: IDataObject = {}): Promise<Workspace> {
+	const { status, body } = await http(baseUrl, 'POST', '/_sandbox/workspaces', settings);
+	if (status !== 200 && status !== 201) throw new Error(`workspace creation failed: ${status} ${JSON.stringify(body)}`);
+	return { baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
+}
+
+export interface Counters extends IDataObject {
+	reportsCreated: number;
+	preparationsCreated: number;
+	attemptsCreated: number;
+	interviewsCreated: number;
+	emailsSent: number;
+	batchesCreated: number;
+	storagePuts: number;
+	storageAuthorizationHeaders: number;
+	requests: Record<string, number>;
+}
+
+export async function counters(ws: Workspace): Promise<Counters> {
+	const { body } = await http(ws.baseUrl, 'GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`);
+	return body as unknown as Counters;
+}
+
+/** Total API requests the workspace has received (every route). */
+export function totalRequests(c: Counters): number {
+	return Object.values(c.requests ?? {}).reduce((sum, n) => sum + n, 0);
+}
+
+/** Direct API call with the workspace key (to arrange state or read it back, not to test the node). */
+export async function apiCall(ws: Workspace, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+	return await http(ws.baseUrl, method, path, body, { authorization: `Bearer ${ws.apiKey}`, ...headers });
+}
+
+export function credentialsFor(ws: Workspace) {
+	return {
+		recruitingAnalysisApi: { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey },
+	};
+}
+
+export type RunOptions = Partial<Omit<ExecuteNodeOptions, 'nodeType' | 'parameters'>>;
+
+/** Run the action node with `parameters` on `items` against the workspace. */
+export async function runNode(
+	ws: Workspace,
+	parameters: INodeParameters,
+	items: InputItem[] = [{ json: {} }],
+	options: RunOptions = {},
+): Promise<ExecuteNodeResult> {
+	return await executeNode({
+		nodeType: new RecruitingAnalysis(),
+		credentialTypes: [new RecruitingAnalysisApi()],
+		credentials: credentialsFor(ws),
+		parameters,
+		items,
+		...options,
+	});
+}
+
+/** The node's first output, failing the test with the run's error when the node stopped. */
+export function outputOf(result: ExecuteNodeResult): INodeExecutionData[] {
+	if (result.error) throw result.error;
+	return result.output[0] ?? [];
+}
+
+export function jsonOf(result: ExecuteNodeResult): IDataObject[] {
+	return outputOf(result).map((item) => item.json);
+}
+
+/** Hints the node added to its task data. */
+export function hintsOf(result: ExecuteNodeResult): string[] {
+	return result.taskData.flatMap((task) => (task.hints ?? []).map((hint) => hint.message));
+}
+
+/** An input item holding a PDF resume in binary property `data`. */
+export function pdfItem(options: ResumeOptions = {}, fileName = 'resume.pdf', json: IDataObject = {}): InputItem {
+	return { json, binary: { data: { data: makePdf(options), mimeType: PDF_MIME, fileName } } };
+}
+
+export function docxItem(options: ResumeOptions = {}, fileName = 'resume.docx', json: IDataObject = {}): InputItem {
+	return { json, binary: { data: { data: makeDocx(options), mimeType: DOCX_MIME, fileName } } };
+}
+
+export const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Poll a report's status through the API until it is terminal (arranging state for interview tests). */
+export async function waitForReportStatus(ws: Workspace, reportId: string, timeoutMs = 20000): Promise<string> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const { body } = await apiCall(ws, 'GET', `/api/v1/reports/${reportId}/status`);
+		const status = (body.data as IDataObject | undefined)?.status as string | undefined;
+		if (status && ['completed', 'requires_action', 'failed'].includes(status)) return status;
+		if (Date.now() > deadline) throw new Error(`report ${reportId} still ${status} after ${timeoutMs} ms`);
+		await sleep(50);
+	}
+}
+
+/** Analyze Resume parameters against the workspace's saved job. */
+export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodeParameters {
+	return {
+		resource: 'analysis',
+		operation: 'analyzeResume',
+		binaryPropertyName: 'data',
+		jobDescriptionSource: 'existing',
+		jobDescriptionId: ws.jobDescriptionId,
+		options: options as INodeParameters,
+	};
+}
+
+/** A completed report, made through the node (Analyze Resume + Wait for Completion). */
+export async function completedReport(ws: Workspace, resume: ResumeOptions = {}): Promise<string> {
+	const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem(resume)]);
+	const [item] = jsonOf(result);
+	if (item.status !== 'completed') throw new Error(`expected a completed report, got ${JSON.stringify(item)}`);
+	return String(item.reportId);
+}
