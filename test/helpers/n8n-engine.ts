@@ -28,3 +28,29 @@ export {
 	type NodeOnError,
 } from './engine/execute-node';
 export { HarnessCredentialsHelper, type CredentialUpdate } from './engine/credentials-helper';
+export { testCredential, type TestCredentialOptions } from './engine/credential-test';
+export {
+	runPoll,
+	createPollSession,
+	type PollOptions,
+	type PollSession,
+	type PollTickResult,
+} from './engine/poll';
+export {
+	startWebhookHost,
+	runWebhookMethods,
+	type WebhookHost,
+	type WebhookHostOptions,
+	type WebhookExchange,
+	type WebhookExecution,
+	type HarnessWebhookRequest,
+	type HarnessWebhookResponse,
+} from './engine/webhook-host';
+export {
+	runTrigger,
+	runLoadOptions,
+	runListSearch,
+	type ActiveTrigger,
+	type RunTriggerOptions,
+	type LoadOptionsOptions,
+} from './engine/trigger-and-options';

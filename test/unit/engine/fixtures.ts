@@ -5,8 +5,18 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
 import type {
 	IAuthenticateGeneric,
+	IHookFunctions,
+	ILoadOptionsFunctions,
+	INodePropertyOptions,
+	IPollFunctions,
+	ITriggerFunctions,
+	ITriggerResponse,
+	IWebhookFunctions,
+	IWebhookResponseData,
 	ICredentialTestRequest,
 	ICredentialType,
 	IDataObject,
@@ -181,6 +191,21 @@ export class EchoNode implements INodeType {
 		properties: echoProperties,
 	};
 
+	methods = {
+		loadOptions: {
+			/** Asks the echo server (authenticated) and offers its answer's fields as options. */
+			async getEchoFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+				const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
+				const path = this.getCurrentNodeParameter('path') as string;
+				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
+					url: `${credentials.baseUrl}${path}`,
+					json: true,
+				})) as IDataObject;
+				return Object.entries(response).map(([name, value]) => ({ name, value: String(value) }));
+			},
+		},
+	};
+
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
@@ -256,5 +281,184 @@ export class TokenNode implements INodeType {
 			json: true,
 		})) as IDataObject;
 		return [[{ json: response }]];
+	}
+}
+
+/**
+ * Polling node: advances a cursor in the node's static data on every poll, asks the echo server
+ * (authenticated), and returns an item only when `emit` says so.
+ */
+export class FeedPollNode implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Feed Poll',
+		name: 'feedPoll',
+		group: ['trigger'],
+		version: 1,
+		description: 'Polls the echo server',
+		defaults: { name: 'Feed Poll' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'echoApi', required: true }],
+		properties: [
+			{
+				displayName: 'Emit',
+				name: 'emit',
+				type: 'options',
+				options: [
+					{ name: 'Always', value: 'always' },
+					{ name: 'Never', value: 'never' },
+				],
+				default: 'always',
+			},
+			{ displayName: 'Path', name: 'path', type: 'string', default: '/feed' },
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const state = this.getWorkflowStaticData('node');
+		const cursor = ((state.cursor as number | undefined) ?? 0) + 1;
+		state.cursor = cursor;
+		const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
+		const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
+			url: `${credentials.baseUrl}${this.getNodeParameter('path') as string}?cursor=${cursor}`,
+			json: true,
+		})) as IDataObject;
+		if (this.getNodeParameter('emit') === 'never') return null;
+		return [[{ json: { cursor, authorization: response.authorization, mode: this.getMode(), activation: this.getActivationMode() } }]];
+	}
+}
+
+/** Signing secret credential for the webhook fixture. */
+export class EchoSigningApi implements ICredentialType {
+	name = 'echoSigningApi';
+
+	displayName = 'Echo Signing';
+
+	properties: INodeProperties[] = [
+		{ displayName: 'Secret', name: 'secret', type: 'string', typeOptions: { password: true }, default: '' },
+	];
+}
+
+/** HMAC-SHA256 (hex) of the exact bytes, as the webhook fixture expects in `x-signature`. */
+export function signBody(secret: string, body: Buffer): string {
+	return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/**
+ * Webhook trigger: verifies `x-signature` over `req.rawBody` (401 through `res` without starting
+ * the workflow), dedupes event ids in node static data, ignores other event types, and registers
+ * itself with the echo server in `webhookMethods` (keeping the registration id in static data).
+ */
+export class SignedWebhookTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Signed Webhook Trigger',
+		name: 'signedWebhookTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Receives signed events',
+		defaults: { name: 'Signed Webhook Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{ name: 'echoSigningApi', required: true },
+			{ name: 'echoApi', required: true },
+		],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'events' }],
+		properties: [{ displayName: 'Event Type', name: 'eventType', type: 'string', default: 'report.completed' }],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return this.getWorkflowStaticData('node').registrationId !== undefined;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
+				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
+					method: 'POST',
+					url: `${credentials.baseUrl}/register`,
+					body: { url: this.getNodeWebhookUrl('default') },
+					json: true,
+				})) as IDataObject;
+				const state = this.getWorkflowStaticData('node');
+				state.registrationId = `reg-${response.bodySha256 as string}`.slice(0, 20);
+				state.registeredUrl = this.getNodeWebhookUrl('default');
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
+				const state = this.getWorkflowStaticData('node');
+				await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
+					method: 'DELETE',
+					url: `${credentials.baseUrl}/register/${state.registrationId as string}`,
+					json: true,
+				});
+				delete state.registrationId;
+				delete state.registeredUrl;
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const req = this.getRequestObject() as unknown as { rawBody: Buffer };
+		const res = this.getResponseObject();
+		const { secret } = await this.getCredentials<{ secret: string }>('echoSigningApi');
+		const given = Buffer.from(String(this.getHeaderData()['x-signature'] ?? ''), 'utf8');
+		const expected = Buffer.from(signBody(secret, req.rawBody), 'utf8');
+		if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+			res.status(401).json({ error: 'invalid signature' });
+			return { noWebhookResponse: true };
+		}
+		const body = this.getBodyData() as { id: string; type: string };
+		const state = this.getWorkflowStaticData('node');
+		const seen = (state.seen as string[] | undefined) ?? [];
+		if (seen.includes(body.id)) return { webhookResponse: { duplicate: true } };
+		state.seen = [...seen, body.id];
+		if (body.type !== this.getNodeParameter('eventType')) return { webhookResponse: { ignored: body.type } };
+		return {
+			workflowData: [
+				[
+					{
+						json: {
+							event: body,
+							rawBytes: req.rawBody.length,
+							query: this.getQueryData() as IDataObject,
+						},
+					},
+				],
+			],
+		};
+	}
+}
+
+/** trigger() node: emits one item on activation and counts closes. */
+export class OnceTrigger implements INodeType {
+	static closed = 0;
+
+	description: INodeTypeDescription = {
+		displayName: 'Once Trigger',
+		name: 'onceTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Emits once',
+		defaults: { name: 'Once Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'Value', name: 'value', type: 'string', default: 'hello' }],
+	};
+
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		const state = this.getWorkflowStaticData('node');
+		state.activations = ((state.activations as number | undefined) ?? 0) + 1;
+		const emitNow = () => this.emit([this.helpers.returnJsonArray([{ value: this.getNodeParameter('value') as string }])]);
+		if (this.getMode() !== 'manual') emitNow();
+		return {
+			closeFunction: async () => {
+				OnceTrigger.closed++;
+			},
+			manualTriggerFunction: async () => emitNow(),
+		};
 	}
 }
