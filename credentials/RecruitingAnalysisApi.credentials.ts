@@ -154,7 +154,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			].map((scope) => ({
 				type: 'responseSuccessBody' as const,
 				properties: {
-					key: 'error.requiredScopes[0]',
+					key: 'error.requiredScopes.0',
 					value: scope,
 					message: `The API key is valid but lacks the scope ${scope} (403). Create a key with the scopes your workflows need (Settings > Developer > API keys) and replace this one.`,
 				},
