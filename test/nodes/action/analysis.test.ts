@@ -75,7 +75,8 @@ describe('Analysis > Analyze Resume', () => {
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('completed');
 		expect(item.timedOut).toBe(false);
-		expect(item.id).toBe(item.reportId);
+		expect(item.id).toMatch(/^rpt_/);
+		expect(item.attemptId).toMatch(/^att_/);
 		expect((item.result as IDataObject).score).toBe(8);
 		expect(item.jobDescription).toEqual(expect.objectContaining({ id: ws.jobDescriptionId }));
 	});
@@ -170,16 +171,37 @@ describe('Analysis > Analyze Resume', () => {
 		expect((report.body.data as IDataObject).externalReference).toEqual({ source: 'test-ats', id: 'app-docx-1' });
 	});
 
-	it('a retried execution (same execution id) reuses its idempotency keys: still one report and one attempt', async () => {
-		const executionId = `exec-${Date.now()}`;
+	it('the same Idempotency Key replays instead of creating: one report and one attempt for two runs', async () => {
+		const idempotencyKey = `analyze-${Date.now()}`;
 		const before = await counters(ws);
-		const first = jsonOf(await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Twice' })], { executionId }));
-		const second = jsonOf(await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Twice' })], { executionId }));
+		const first = jsonOf(await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]));
+		const second = jsonOf(await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]));
 		expect(second[0].reportId).toBe(first[0].reportId);
 		expect(second[0].attemptId).toBe(first[0].attemptId);
 		const after = await counters(ws);
 		expect(after.reportsCreated - before.reportsCreated).toBe(1);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
+		expect(after.idempotentReplays - before.idempotentReplays).toBeGreaterThanOrEqual(1);
+		expect(second[0].alreadyAdmitted).toBe(true);
+	});
+
+	it('Wait for Completion gives up at the timeout and says so (timedOut: true, last status)', async () => {
+		// A sandbox whose worker takes 5 s per step: the analysis cannot finish within the 1 s limit.
+		const slow = await startTestSandbox({ workerDelayMs: 5000 });
+		try {
+			const slowWs = await newWorkspace(slow.baseUrl);
+			const started = Date.now();
+			const result = await runNode(slowWs, analyzeParams(slowWs, { waitForCompletion: true, waitTimeout: 1 }), [
+				pdfItem({ candidate: 'Slow One' }),
+			]);
+			const [item] = jsonOf(result);
+			expect(item.timedOut).toBe(true);
+			expect(item.reportId).toMatch(/^rpt_/);
+			expect(['queued', 'processing']).toContain(item.status);
+			expect(Date.now() - started).toBeLessThan(4000);
+		} finally {
+			await slow.close();
+		}
 	});
 });
 

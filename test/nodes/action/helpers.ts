@@ -48,6 +48,7 @@ export interface Counters extends IDataObject {
 	interviewsCreated: number;
 	emailsSent: number;
 	batchesCreated: number;
+	idempotentReplays: number;
 	storagePuts: number;
 	storageAuthorizationHeaders: number;
 	requests: Record<string, number>;

@@ -1,5 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { apiPath } from '../../transport';
+import { api } from '../shared/api';
 import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
 import {
 	binaryPropertyField,
@@ -44,6 +46,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 
 	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey, userKey && 'prepare');
 	const reportId = String(uploaded.reportId);
+	if (uploaded.alreadyAdmitted === true) {
+		// A replay of an Analyze Resume whose analysis was already admitted (same idempotency key): no new quote
+		// or start (the service refuses both); report the attempt that exists.
+		const status = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex });
+		if (!wait.waitForCompletion) return { ...uploaded, attemptId: status.attemptId ?? null, status: status.status };
+		return await waitForReport(this, itemIndex, reportId, wait);
+	}
 	const started = await startAnalysis(
 		this,
 		itemIndex,
@@ -55,6 +64,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	const output = { ...uploaded, ...started };
 	if (!wait.waitForCompletion) return output;
-	const finished = await waitForReport(this, itemIndex, reportId, wait);
-	return { ...output, ...finished, reportId };
+	// After waiting, the output is what the user chose to see (summary, result or simplified result).
+	return await waitForReport(this, itemIndex, reportId, wait);
 }

@@ -36,6 +36,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 
 	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);
 	if (!wait.waitForCompletion) return started;
-	const finished = await waitForReport(this, itemIndex, reportId, wait);
-	return { ...started, ...finished, reportId };
+	// After waiting, the output is what the user chose to see (summary, result or simplified result).
+	return await waitForReport(this, itemIndex, reportId, wait);
 }

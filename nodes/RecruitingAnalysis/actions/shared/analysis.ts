@@ -104,7 +104,7 @@ export async function waitForReport(
 		maxDelayMs: 10_000,
 	});
 	if (timedOut) {
-		return { ...status, timedOut: true };
+		return { reportId, ...status, timedOut: true };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
