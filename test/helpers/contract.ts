@@ -306,7 +306,7 @@ export function validateResponse(r: ResponseToCheck): string[] {
 	if (!operation) {
 		if (r.status !== 405) return [`${where} method ${r.method.toUpperCase()} is not defined for ${template}`];
 		// 405 applies to every undeclared method of a path; Allow must name the declared ones.
-		const problems = checkResponseObject(where, { $ref: '#/components/responses/MethodNotAllowed' }, 'response:405', r);
+		const problems = [...checkResponseObject(where, { $ref: '#/components/responses/MethodNotAllowed' }, 'response:405', r), ...checkRequestIdEcho(where, r)];
 		const allow = headerValue(r.headers, 'allow');
 		if (allow !== undefined) {
 			const declared = HTTP_METHODS.filter((m) => pathItem[m]).map((m) => m.toUpperCase());
@@ -325,7 +325,16 @@ export function validateResponse(r: ResponseToCheck): string[] {
 	const status = String(r.status);
 	const key = responses[status] ? status : responses[`${status[0]}XX`] ? `${status[0]}XX` : undefined;
 	if (!key) return [`${where} status ${status} is not documented for ${r.method.toUpperCase()} ${template} (documented: ${Object.keys(responses).join(', ')})`];
-	return checkResponseObject(where, responses[key], `response:${method}:${template}:${key}`, r);
+	return [...checkResponseObject(where, responses[key], `response:${method}:${template}:${key}`, r), ...checkRequestIdEcho(where, r)];
+}
+
+/** Spec "Errors": the error body's requestId is the request's id, so it must equal X-Request-Id. */
+function checkRequestIdEcho(where: string, r: ResponseToCheck): string[] {
+	const parsed = r.status >= 400 && !isEmptyBody(r.body) ? parseJsonBody(r.body) : {};
+	const requestId = (parsed.value as { error?: { requestId?: unknown } } | undefined)?.error?.requestId;
+	const header = headerValue(r.headers, 'x-request-id');
+	if (requestId === undefined || header === undefined || requestId === header) return [];
+	return [`${where} error.requestId ${JSON.stringify(requestId)} differs from X-Request-Id ${JSON.stringify(header)}`];
 }
 
 /** Validates a request body against the operation's requestBody; returns the problems found. */

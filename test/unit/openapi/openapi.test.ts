@@ -324,6 +324,8 @@ describe('limits as schema constraints', () => {
 		['GET', '/api/v1/reports', 'include', 'reference', true],
 		['GET', '/api/v1/reports', 'createdAfter', 'yesterday', false],
 		['GET', '/api/v1/reports', 'createdAfter', '2026-01-01T00:00:00+02:00', true],
+		['GET', '/api/v1/events', 'type', 'interview.result_ready', true],
+		['GET', '/api/v1/events', 'type', 'report.archived', false],
 		['GET', '/api/v1/interviews', 'lifecycle', 'superseded', true],
 		['GET', '/api/v1/interviews', 'lifecycle', 'paused', false],
 		['POST', '/api/v1/uploads', 'Idempotency-Key', 'k'.repeat(128), true],
@@ -404,6 +406,8 @@ describe('the contract helper reports problems', () => {
 		expect(validateResponse({ ...notFound, status: 429, body: errorBody('TOO_MANY_REQUESTS'), headers: { ...okHeaders, 'retry-after': '0' } }).join()).toContain('Retry-After');
 		expect(validateResponse({ ...notFound, status: 429, body: errorBody('TOO_MANY_REQUESTS'), headers: { ...okHeaders, 'retry-after': '2' } })).toEqual([]);
 		expect(validateResponse({ ...notFound, route: '/api/v1/reports/{id}/result', status: 422, body: errorBody('UNPROCESSABLE_CONTENT') }).join()).toContain('reason');
+		const otherId = { error: { code: 'NOT_FOUND', message: 'm', requestId: '0f1e0c1a-4b0a-4c57-9a1e-1c2d3e4f5a6b' } };
+		expect(validateResponse({ ...notFound, body: otherId })).toEqual([expect.stringContaining('differs from X-Request-Id')]);
 	});
 
 	test('bodies: 204 must be empty, JSON must be JSON, content type must match', () => {
