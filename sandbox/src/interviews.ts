@@ -16,7 +16,8 @@ import { CREDIT_SCALE } from './analyses';
 
 export const INTERVIEW_SYSTEM_VERSION = 'is-2026.1';
 export const INTERVIEW_CREDIT_UNITS = 250;
-export const INTERVIEW_EXPIRY_MS = 7 * DAY;
+/** Invitation lifetime (not shown in the spec; shorter than the seven-day sandbox data expiry). */
+export const INTERVIEW_EXPIRY_MS = 3 * DAY;
 
 export interface InterviewInput {
 	reportId: string;
