@@ -658,6 +658,7 @@ describe('expiry on the sandbox clock', () => {
 			idem: idem('slow'),
 		});
 		const oldCursor = (await call('GET', '/api/v1/events?limit=1')).body.data.nextCursor;
+		const shortKey = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { expiresInDays: 1 });
 		await control('POST', '/_sandbox/clock/advance', { ms: 601_000 });
 		expectError(await putFile(prep.body.data.upload.url, bytes, PDF_MIME), 403, 'URL_EXPIRED');
 		const refreshed = await call('POST', `/api/v1/uploads/${prep.body.data.reportId}/url`);
@@ -665,7 +666,10 @@ describe('expiry on the sandbox clock', () => {
 		expect((await putFile(refreshed.body.data.upload.url, bytes, PDF_MIME)).status).toBe(200);
 		await control('POST', '/_sandbox/clock/advance', { ms: 25 * 3600_000 });
 		expectError(await call('POST', `/api/v1/uploads/${prep.body.data.reportId}/url`), 404);
+		expectError(await call('GET', '/api/v1/reports', { key: shortKey.apiKey }), 401);
 		await control('POST', '/_sandbox/clock/advance', { ms: 31 * 24 * 3600_000 });
+		// Sandbox data expires after seven days.
+		expectError(await call('GET', `/api/v1/reports/${completedIdOrUnknown()}`), 404);
 		const gone = await call('GET', `/api/v1/events?limit=1&cursor=${encodeURIComponent(oldCursor)}`);
 		expect(gone.status).toBe(410);
 		expect(gone.body.error.code).toBe('EVENT_CURSOR_EXPIRED');
