@@ -122,7 +122,11 @@ export async function run(cmd: string, args: string[], opts: RunOptions = {}): P
 export function runRaw(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
 	const log = opts.log ?? defaultLog;
 	return new Promise((resolvePromise, reject) => {
-		const spawnOpts: SpawnOptions = { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] };
+		const spawnOpts: SpawnOptions = {
+			cwd: opts.cwd,
+			env: opts.env ?? process.env,
+			stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+		};
 		const child = spawn(cmd, args, spawnOpts);
 		let stdout = '';
 		let stderr = '';
@@ -144,7 +148,10 @@ export function runRaw(cmd: string, args: string[], opts: RunOptions = {}): Prom
 		};
 		child.stdout!.on('data', (c: Buffer) => onLine(c, 'out'));
 		child.stderr!.on('data', (c: Buffer) => onLine(c, 'err'));
-		child.stdin!.end(opts.stdin ?? '');
+		if (opts.stdin !== undefined) {
+			child.stdin!.on('error', () => undefined); // a child that exits early must not crash us (EPIPE)
+			child.stdin!.end(opts.stdin);
+		}
 		child.on('error', (err) => {
 			if (beat) clearInterval(beat);
 			if (timer) clearTimeout(timer);

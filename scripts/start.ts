@@ -162,14 +162,14 @@ async function main(): Promise<void> {
 			const result = await n8n.executeWorkflow(demo.id, { timeoutMs: 360_000 });
 			const run = result.run?.data;
 			const analyzed = run ? nodeOutput(run, 'Analyze Resume') : [];
-			const item = analyzed[0] as { reportId?: string; status?: string; result?: { score?: number | null } | null } | undefined;
+			const item = analyzed[0] as { id?: string; reportId?: string; status?: string; result?: { score?: number | null } | null } | undefined;
 			if (!result.ok || !item) {
 				const err = run ? (nodeError(run, 'Analyze Resume') ?? run.resultData.error) : undefined;
 				log(`the demo run failed: ${err?.message ?? 'no output'}${err?.description ? ` (${err.description})` : ''}`);
 				if (!run) log(result.stdout.slice(-2000) + result.stderr.slice(-2000));
 			} else {
 				const invited = run ? nodeOutput(run, 'Invite to Interview') : [];
-				log(`report ${item.reportId}: status ${item.status}, score ${item.result?.score ?? 'null (not scored)'} of 10`);
+				log(`report ${item.reportId ?? item.id}: status ${item.status}, score ${item.result?.score ?? 'null (not scored)'} of 10`);
 				log(invited.length > 0 ? `the score clears the threshold: interview ${String(invited[0].interviewId)} invited` : 'below the threshold: not invited');
 				log(`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions`);
 			}
