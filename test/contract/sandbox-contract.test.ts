@@ -7,7 +7,15 @@
  */
 import { startSandbox } from '../../sandbox/src';
 import { DOCX_MIME, makeDocx, makePdf, PDF_MIME, type ResumeOptions } from '../fixtures/resumes';
-import { formatProblems, listOperations, resolveRoute, validateResponse, validateWebhookDelivery } from '../helpers/contract';
+import {
+	formatProblems,
+	listOperations,
+	resolveRoute,
+	validateParameter,
+	validateRequestBody,
+	validateResponse,
+	validateWebhookDelivery,
+} from '../helpers/contract';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 /** A parsed JSON body, typed as JSON.parse types its result. */
@@ -29,6 +37,18 @@ let keySeq = 0;
 let completedId: string | undefined;
 const completedIdOrUnknown = () => completedId ?? 'rpt_unknown';
 
+/** Every API request this file sent, with the answer's status and reason (for the request-side check). */
+interface SentRequest {
+	method: string;
+	path: string;
+	body: unknown;
+	idem?: string;
+	status: number;
+	reason?: string;
+	details?: Array<{ field: string; rule: string }>;
+}
+const sent: SentRequest[] = [];
+
 async function call(method: string, path: string, o: { body?: unknown; key?: string | null; idem?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
 	const headers: Record<string, string> = { ...(o.headers ?? {}) };
 	const key = o.key === undefined ? apiKey : o.key;
@@ -47,6 +67,8 @@ async function call(method: string, path: string, o: { body?: unknown; key?: str
 	} catch {
 		// keep the text: the contract check reports a non-JSON body
 	}
+	const error = res.status >= 400 ? body?.error : undefined;
+	sent.push({ method, path, body: o.body, idem: o.idem, status: res.status, reason: error?.reason, details: error?.details });
 	return { status: res.status, headers: res.headers, body };
 }
 
@@ -111,6 +133,14 @@ async function waitForReport(reportId: string, statuses = ['completed', 'require
 	return waitFor(`report ${reportId}`, async () => {
 		const r = await call('GET', `/api/v1/reports/${reportId}/status`);
 		return statuses.includes(r.body?.data?.status) ? r.body.data : undefined;
+	});
+}
+
+/** The candidate can start once the questions are prepared (an independent axis, advanced by the sandbox). */
+async function waitForPreparation(interviewId: string): Promise<void> {
+	await waitFor(`preparation of ${interviewId}`, async () => {
+		const r = await call('GET', `/api/v1/interviews/${interviewId}/status`);
+		return r.body?.data?.preparation === 'ready' ? true : undefined;
 	});
 }
 
@@ -437,6 +467,7 @@ describe('interviews', () => {
 		expect(pending.body.data.result).toBeNull();
 		const resent = await call('POST', `/api/v1/interviews/${interviewId}/resend`, { idem: idem('resend') });
 		expect(resent.status).toBe(202);
+		await waitForPreparation(interviewId);
 		for (const type of ['interview.started', 'interview.completed', 'interview.result_ready']) {
 			await control('POST', `/_sandbox/interviews/${interviewId}/events`, { type });
 		}
@@ -484,11 +515,7 @@ describe('interviews', () => {
 		await control('POST', `/_sandbox/interviews/${id}/events`, { type: 'interview.invitation_failed' });
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { holdEmails: false });
 		expect((await call('GET', `/api/v1/interviews/${id}`)).body.data).toMatchObject({ lifecycle: 'invited', emailDelivery: 'failed' });
-		// The candidate can start once questions are prepared (an independent axis).
-		await waitFor('preparation ready', async () => {
-			const r = await call('GET', `/api/v1/interviews/${id}/status`);
-			return r.body?.data?.preparation === 'ready' ? true : undefined;
-		});
+		await waitForPreparation(id);
 		await control('POST', `/_sandbox/interviews/${id}/events`, { type: 'interview.started' });
 		const requote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
 		expectError(
@@ -685,6 +712,34 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 		const byStatus: Record<number, number> = {};
 		for (const r of recorded) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
 		console.log(`validated ${recorded.length} recorded responses; by status: ${JSON.stringify(byStatus)}`);
+		expect(formatProblems(problems)).toBe('no problems');
+	});
+
+	test('requests: what the sandbox accepts the contract accepts; what it rejects as invalid the contract rejects', () => {
+		const problems: string[] = [];
+		const cross = new Set(['both_or_neither', 'after_createdAfter', 'unique', 'max_bytes_262144', 'unknown_field', 'no_body', 'json']);
+		for (const r of sent) {
+			const url = new URL(r.path, 'http://x');
+			const route = resolveRoute(url.pathname);
+			if (!route) continue; // 405 probes and unknown routes are checked on the response side
+			const params = [...url.searchParams.entries()];
+			const idemProblems = r.idem === undefined ? [] : validateParameter(r.method, route, 'Idempotency-Key', r.idem);
+			if (r.status >= 200 && r.status < 300) {
+				problems.push(...validateRequestBody(r.method, route, r.body));
+				for (const [name, value] of params) problems.push(...validateParameter(r.method, route, name, value));
+				problems.push(...idemProblems);
+			} else if (r.reason === 'VALIDATION_FAILED' && r.details?.every((d) => !cross.has(d.rule))) {
+				const found = [
+					...validateRequestBody(r.method, route, r.body),
+					...params.flatMap(([name, value]) => validateParameter(r.method, route, name, value)),
+					...idemProblems,
+					...(r.idem === undefined && r.details.some((d) => d.field === 'Idempotency-Key') ? ['Idempotency-Key missing'] : []),
+					...(r.details.some((d) => d.field === 'id') ? validateParameter(r.method, route, 'id', url.pathname.split('/')[4] ?? '') : []),
+				];
+				if (found.length === 0) problems.push(`${r.method} ${r.path}: the sandbox refused ${JSON.stringify(r.details)} but the contract accepts the request`);
+			}
+		}
+		expect(sent.length).toBeGreaterThan(150);
 		expect(formatProblems(problems)).toBe('no problems');
 	});
 

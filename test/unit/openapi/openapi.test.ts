@@ -207,6 +207,7 @@ describe('every "not shown" choice is marked x-assumption', () => {
 		['storage destination', '/paths/~1_storage~1uploads~1{reportId}/put'],
 		['webhook-id value', '/components/parameters/WebhookId'],
 		['statusUrl of non-analysis batches', '/components/schemas/BatchAccepted/properties/statusUrl'],
+		['upload of a batch item before its preparation', '/components/schemas/Batch/properties/items/items/properties/upload'],
 	];
 	test.each(choices)('%s', (_what, pointer) => {
 		const node = get(pointer);
