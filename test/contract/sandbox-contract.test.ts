@@ -717,6 +717,8 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 
 	test('requests: what the sandbox accepts the contract accepts; what it rejects as invalid the contract rejects', () => {
 		const problems: string[] = [];
+		let refusedChecked = 0;
+		let acceptedChecked = 0;
 		const cross = new Set(['both_or_neither', 'after_createdAfter', 'unique', 'max_bytes_262144', 'unknown_field', 'no_body', 'json']);
 		for (const r of sent) {
 			const url = new URL(r.path, 'http://x');
@@ -725,6 +727,7 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 			const params = [...url.searchParams.entries()];
 			const idemProblems = r.idem === undefined ? [] : validateParameter(r.method, route, 'Idempotency-Key', r.idem);
 			if (r.status >= 200 && r.status < 300) {
+				acceptedChecked += 1;
 				problems.push(...validateRequestBody(r.method, route, r.body));
 				for (const [name, value] of params) problems.push(...validateParameter(r.method, route, name, value));
 				problems.push(...idemProblems);
@@ -736,10 +739,13 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 					...(r.idem === undefined && r.details.some((d) => d.field === 'Idempotency-Key') ? ['Idempotency-Key missing'] : []),
 					...(r.details.some((d) => d.field === 'id') ? validateParameter(r.method, route, 'id', url.pathname.split('/')[4] ?? '') : []),
 				];
+				refusedChecked += 1;
 				if (found.length === 0) problems.push(`${r.method} ${r.path}: the sandbox refused ${JSON.stringify(r.details)} but the contract accepts the request`);
 			}
 		}
-		expect(sent.length).toBeGreaterThan(150);
+		console.log(`request check: ${acceptedChecked} accepted and ${refusedChecked} refused requests compared with the contract`);
+		expect(acceptedChecked).toBeGreaterThan(100);
+		expect(refusedChecked).toBeGreaterThanOrEqual(10);
 		expect(formatProblems(problems)).toBe('no problems');
 	});
 
