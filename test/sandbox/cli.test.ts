@@ -1,0 +1,98 @@
+/**
+ * The CLI: `npm run sandbox -- --port 0` prints one JSON object as its first stdout line (a seeded
+ * workspace whose key has every scope), then logs requests; `--data` keeps state across restarts.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api } from '../helpers/sandbox';
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+interface Started {
+	child: ChildProcessWithoutNullStreams;
+	info: { baseUrl: string; apiKey: string; webhookSecret: string; jobDescriptionId: string; workspaceId: string };
+	lines: string[];
+}
+
+function startCli(args: string[]): Promise<Started> {
+	const child = spawn(TSX, ['sandbox/cli.ts', ...args], { cwd: ROOT });
+	const lines: string[] = [];
+	let buffer = '';
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error('CLI did not print its first line in time')), 20_000);
+		child.stdout.on('data', (chunk: Buffer) => {
+			buffer += chunk.toString();
+			let nl = buffer.indexOf('\n');
+			while (nl >= 0) {
+				lines.push(buffer.slice(0, nl));
+				buffer = buffer.slice(nl + 1);
+				if (lines.length === 1) {
+					clearTimeout(timer);
+					resolve({ child, info: JSON.parse(lines[0]), lines });
+				}
+				nl = buffer.indexOf('\n');
+			}
+		});
+		child.on('exit', (code) => reject(new Error(`CLI exited early with ${code}`)));
+	});
+}
+
+function stop(s: Started): Promise<void> {
+	return new Promise((resolve) => {
+		s.child.once('exit', () => resolve());
+		s.child.kill('SIGTERM');
+	});
+}
+
+test('prints the seeded workspace as its first line, serves the API on loopback and logs requests', async () => {
+	const s = await startCli(['--port', '0']);
+	try {
+		expect(Object.keys(s.info).sort()).toEqual(['apiKey', 'baseUrl', 'jobDescriptionId', 'webhookSecret', 'workspaceId']);
+		expect(s.info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+		expect(s.info.apiKey).toMatch(/^svc_test_/);
+		expect(s.info.webhookSecret).toMatch(/^whsec_/);
+		const job = await api({ baseUrl: s.info.baseUrl, seed: s.info }, 'GET', `/api/v1/job-descriptions/${s.info.jobDescriptionId}`);
+		expect(job.status).toBe(200);
+		expect(job.body.data.status).toBe('ACTIVE');
+		for (const path of ['/api/v1/reports', '/api/v1/interviews', '/api/v1/events']) {
+			expect((await api({ baseUrl: s.info.baseUrl, seed: s.info }, 'GET', path)).status).toBe(200);
+		}
+		await new Promise((r) => setTimeout(r, 200));
+		expect(s.lines.slice(1).some((l) => l.includes('GET /api/v1/job-descriptions/'))).toBe(true);
+	} finally {
+		await stop(s);
+	}
+}, 60_000);
+
+test('--data keeps the state (and the seeded workspace) across restarts', async () => {
+	const dir = mkdtempSync(join(tmpdir(), 'ra-sandbox-'));
+	const file = join(dir, 'state.json');
+	try {
+		const a = await startCli(['--port', '0', '--data', file, '--quiet']);
+		const sb = { baseUrl: a.info.baseUrl, seed: a.info };
+		const prep = await api(sb, 'POST', '/api/v1/uploads', {
+			idempotencyKey: 'persist-1',
+			body: { fileName: 'a.pdf', fileSize: 100, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: a.info.jobDescriptionId } },
+		});
+		expect(prep.status).toBe(201);
+		await stop(a);
+		const b = await startCli(['--port', '0', '--data', file, '--quiet']);
+		try {
+			expect(b.info.workspaceId).toBe(a.info.workspaceId);
+			const sb2 = { baseUrl: b.info.baseUrl, seed: b.info };
+			expect((await api(sb2, 'GET', `/api/v1/reports/${prep.body.data.reportId}`)).status).toBe(200);
+			const replay = await api(sb2, 'POST', '/api/v1/uploads', {
+				idempotencyKey: 'persist-1',
+				body: { fileName: 'a.pdf', fileSize: 100, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: a.info.jobDescriptionId } },
+			});
+			expect(replay.body.data.reportId).toBe(prep.body.data.reportId);
+		} finally {
+			await stop(b);
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}, 60_000);
