@@ -1,0 +1,111 @@
+/**
+ * The router through n8n's engine: resource and operation read per item, Continue On Fail keeping
+ * pairedItem and the API's error fields, stop on the first error without it, bounded concurrency.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { router } from '../../../nodes/RecruitingAnalysis/actions/router';
+
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+
+let sandbox: TestSandbox;
+let ws: Workspace;
+let reportId: string;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox();
+	ws = await newWorkspace(sandbox.baseUrl);
+	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem()]));
+	reportId = String(item.id);
+});
+afterAll(async () => {
+	await sandbox?.close();
+});
+
+describe('router', () => {
+	it('reads resource and operation per item (not from item 0 only)', async () => {
+		// n8n's editor and engine cannot give items different resources through expressions (displayOptions
+		// resolve on the raw parameter), so this one check drives the router with a minimal execute context
+		// whose parameters differ per item. Each item fails validation with its own operation's field name,
+		// which shows it reached its own operation; nothing is sent.
+		const perItem: IDataObject[] = [
+			{ resource: 'report', operation: 'get', reportId: '' },
+			{ resource: 'jobDescription', operation: 'get', jobDescriptionId: '' },
+			{ resource: 'interview', operation: 'getStatus', interviewId: '' },
+			{ resource: 'report', operation: 'get', reportId: '' },
+		];
+		const node = { id: 'n1', name: 'Recruiting Analysis', type: 'recruitingAnalysis', typeVersion: 1, position: [0, 0], parameters: {} };
+		const context = {
+			getInputData: () => perItem.map(() => ({ json: {} })),
+			getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
+				const value = name.split('.').reduce<unknown>((v, key) => (v as IDataObject | undefined)?.[key], perItem[itemIndex]);
+				return value === undefined ? fallback : value;
+			},
+			continueOnFail: () => true,
+			getNode: () => node,
+		} as unknown as IExecuteFunctions;
+		const [out] = await router.call(context);
+		expect(out.map((i) => String(i.json.error))).toEqual([
+			'"Report ID" must not be empty',
+			'"Job Description ID" must not be empty',
+			'"Interview ID" must not be empty',
+			'"Report ID" must not be empty',
+		]);
+		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+	});
+
+	it('Continue On Fail: an API error becomes an error item with status, code, requestId; the others succeed', async () => {
+		const result = await runNode(
+			ws,
+			{ resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}' },
+			[{ json: { id: reportId } }, { json: { id: 'rpt_does_not_exist' } }, { json: { id: reportId } }],
+			{ continueOnFail: true },
+		);
+		expect(result.error).toBeUndefined();
+		const out = jsonOf(result);
+		expect(out[0].status).toBe('completed');
+		expect(out[1]).toEqual(
+			expect.objectContaining({ httpCode: 404, code: 'NOT_FOUND', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), error: expect.any(String) }),
+		);
+		expect(out[2].status).toBe('completed');
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+	});
+
+	it('without Continue On Fail the node stops with a NodeApiError naming the item', async () => {
+		const result = await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}' }, [
+			{ json: { id: reportId } },
+			{ json: { id: 'rpt_missing' } },
+		]);
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toContain('404');
+		expect((result.error as unknown as { context?: IDataObject }).context?.itemIndex).toBe(1);
+	});
+
+	it('many items run with bounded concurrency (option Concurrency, default 5)', async () => {
+		const items = Array.from({ length: 10 }, () => ({ json: { id: reportId } }));
+		await sandbox.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports/{id}/status', mode: 'latency', latencyMs: 300, rate: 1 }] });
+		try {
+			const time = async (options: IDataObject) => {
+				const started = Date.now();
+				const result = await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}', options }, items);
+				expect(jsonOf(result)).toHaveLength(10);
+				return Date.now() - started;
+			};
+			const before = await counters(ws);
+			const sequential = await time({ concurrency: 1 });
+			const byDefault = await time({});
+			const wide = await time({ concurrency: 10 });
+			const after = await counters(ws);
+			expect((after.requests['GET /api/v1/reports/{id}/status'] ?? 0) - (before.requests['GET /api/v1/reports/{id}/status'] ?? 0)).toBe(30);
+			// 10 requests of at least 300 ms each: one at a time takes 3 s or more; five at a time two rounds
+			// (at least 600 ms, well under 3 s); ten at a time one round (under 600 ms would be impossible for 5).
+			expect(sequential).toBeGreaterThanOrEqual(3000);
+			expect(byDefault).toBeGreaterThanOrEqual(600);
+			expect(byDefault).toBeLessThan(sequential);
+			expect(wide).toBeLessThan(byDefault);
+		} finally {
+			await sandbox.control.clearFaults();
+		}
+	});
+});
