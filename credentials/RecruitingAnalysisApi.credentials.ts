@@ -39,6 +39,9 @@ const BASE_URL_EXPRESSION =
 	`($credentials.environment === 'production' ? '${PRODUCTION_BASE_URL}' : ` +
 	`String($credentials.baseUrl || '${SANDBOX_BASE_URL}').trim().replace(/\\/+$/, ''))`;
 
+/** Path of the first missing scope in a 403 body (`error.requiredScopes[0]`), in the dotted form rules accept. */
+const FIRST_REQUIRED_SCOPE_PATH = 'error.requiredScopes.0';
+
 export class RecruitingAnalysisApi implements ICredentialType {
 	name = 'recruitingAnalysisApi';
 
@@ -154,7 +157,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			].map((scope) => ({
 				type: 'responseSuccessBody' as const,
 				properties: {
-					key: 'error.requiredScopes.0',
+					key: FIRST_REQUIRED_SCOPE_PATH,
 					value: scope,
 					message: `The API key is valid but lacks the scope ${scope} (403). Create a key with the scopes your workflows need (Settings > Developer > API keys) and replace this one.`,
 				},

@@ -153,14 +153,15 @@ async function putOnce(
 }
 
 /**
- * PUTs the item's binary property to the signed upload URL. Returns whether the URL had to be refreshed.
+ * PUTs the item's binary property to the signed upload URL. Returns whether the URL had to be refreshed, whether
+ * the body was streamed from n8n's binary store (true when the binary has an id), and the bytes sent.
  * Checks before sending: the byte size equals the prepared `sizeBytes`, and the first bytes match the prepared
  * MIME type (PDF or DOCX).
  */
 export async function putResumeToStorage(
 	this: IExecuteFunctions,
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
-): Promise<{ refreshed: boolean }> {
+): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
 	const { reportId, itemIndex, binaryPropertyName } = args;
 	const source = await binarySource.call(this, itemIndex, binaryPropertyName);
 
@@ -192,7 +193,9 @@ export async function putResumeToStorage(
 	let refreshed = false;
 	for (;;) {
 		const response = await putOnce.call(this, { upload, source, itemIndex, reportId });
-		if (response.statusCode >= 200 && response.statusCode < 300) return { refreshed };
+		if (response.statusCode >= 200 && response.statusCode < 300) {
+			return { refreshed, streamed: source.streamed, bytes: source.size };
+		}
 
 		const reason = storageReason(response);
 		if (response.statusCode === 403 && reason === 'URL_EXPIRED' && !refreshed) {

@@ -1,0 +1,135 @@
+/**
+ * A test-only node that exposes the transport to n8n's engine: each input item says which transport function to
+ * call and with what; the node outputs the result (or, with On Error: Continue, the error). It runs inside
+ * WorkflowExecute like the real action node, so the transport sees a real IExecuteFunctions.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import {
+	apiRequest,
+	apiRequestAllItems,
+	idempotencyKeyFor,
+	pollUntil,
+	putResumeToStorage,
+	type ApiRequestOptions,
+	type UploadTarget,
+} from '../../../nodes/RecruitingAnalysis/transport';
+
+export type ProbeCall =
+	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }
+	| { call: 'apiRequestAllItems'; options: ApiRequestOptions & { returnAll: boolean; limit?: number } }
+	| { call: 'upload'; reportId: string; upload: UploadTarget; binaryPropertyName?: string }
+	| {
+			call: 'prepareAndUpload';
+			input: IDataObject;
+			binaryPropertyName?: string;
+	  }
+	| { call: 'idempotencyKey'; operation: string; userKey?: string; attempt?: string }
+	| { call: 'pollStatus'; reportId: string; timeoutSeconds: number };
+
+export class TransportProbe implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Transport Probe',
+		name: 'transportProbe',
+		group: ['transform'],
+		version: 1,
+		description: 'Test-only: calls the transport',
+		defaults: { name: 'Transport Probe' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const out: INodeExecutionData[] = [];
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			const spec = items[itemIndex].json as unknown as ProbeCall;
+			try {
+				let result: unknown;
+				switch (spec.call) {
+					case 'apiRequest': {
+						const options = { ...spec.options, itemIndex };
+						if (spec.keyFor) options.idempotencyKey = idempotencyKeyFor.call(this, itemIndex, spec.keyFor);
+						result = { data: await apiRequest.call(this, options), idempotencyKey: options.idempotencyKey ?? null };
+						break;
+					}
+					case 'apiRequestAllItems':
+						result = { items: await apiRequestAllItems.call(this, { ...spec.options, itemIndex }) };
+						break;
+					case 'upload':
+						result = await putResumeToStorage.call(this, {
+							reportId: spec.reportId,
+							upload: spec.upload,
+							itemIndex,
+							binaryPropertyName: spec.binaryPropertyName ?? 'data',
+						});
+						break;
+					case 'prepareAndUpload': {
+						const prepared = await apiRequest.call<IExecuteFunctions, [ApiRequestOptions], Promise<IDataObject>>(this, {
+							method: 'POST',
+							path: '/api/v1/uploads',
+							body: spec.input,
+							idempotencyKey: idempotencyKeyFor.call(this, itemIndex, 'upload.prepare'),
+							itemIndex,
+						});
+						const put = await putResumeToStorage.call(this, {
+							reportId: prepared.reportId as string,
+							upload: prepared.upload as unknown as UploadTarget,
+							itemIndex,
+							binaryPropertyName: spec.binaryPropertyName ?? 'data',
+						});
+						result = { reportId: prepared.reportId, ...put };
+						break;
+					}
+					case 'idempotencyKey':
+						result = {
+							key: idempotencyKeyFor.call(this, itemIndex, spec.operation, spec.userKey, spec.attempt),
+							again: idempotencyKeyFor.call(this, itemIndex, spec.operation, spec.userKey, spec.attempt),
+						};
+						break;
+					case 'pollStatus': {
+						let reads = 0;
+						const polled = await pollUntil.call(this, {
+							fetch: async () => {
+								reads++;
+								return await apiRequest.call<IExecuteFunctions, [ApiRequestOptions], Promise<IDataObject>>(this, {
+									method: 'GET',
+									path: `/api/v1/reports/${encodeURIComponent(spec.reportId)}/status`,
+									itemIndex,
+								});
+							},
+							done: (status) => ['completed', 'failed', 'requires_action'].includes(String((status as IDataObject).status)),
+							timeoutSeconds: spec.timeoutSeconds,
+							initialDelayMs: 20,
+							maxDelayMs: 100,
+						});
+						result = { ...polled, reads };
+						break;
+					}
+				}
+				out.push({ json: result as IDataObject, pairedItem: { item: itemIndex } });
+			} catch (error) {
+				if (this.continueOnFail()) {
+					const e = error as Error & { description?: string; httpCode?: string; context?: IDataObject };
+					out.push({
+						json: {
+							error: e.message,
+							description: e.description ?? null,
+							httpCode: e.httpCode ?? null,
+							apiError: (e.context?.apiError as IDataObject | undefined) ?? null,
+							itemIndex: (e.context?.itemIndex as number | undefined) ?? null,
+							errorClass: e.constructor.name,
+						},
+						pairedItem: { item: itemIndex },
+					});
+					continue;
+				}
+				throw error;
+			}
+		}
+		return [out];
+	}
+}
