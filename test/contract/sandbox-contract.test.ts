@@ -676,6 +676,82 @@ describe('events and webhooks', () => {
 	});
 });
 
+// ------------------------------------------------------------------------------------------ limits, both sides
+/**
+ * Each limit of the spec, sent to the sandbox and checked against the contract: the sandbox answers 400
+ * VALIDATION_FAILED naming the field, the contract rejects the same request, and nothing is created.
+ */
+describe('limits: the sandbox and the contract refuse the same requests', () => {
+	const pdf = () => ({ fileName: 'cv.pdf', fileSize: 1000, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } });
+	const fp = 'c'.repeat(64);
+	const items = (n: number) => Array.from({ length: n }, (_, i) => ({ itemKey: `k${i}`, input: { reportId: completedIdOrUnknown(), quoteFingerprint: fp } }));
+	type Case = { method: string; path: string; body?: () => unknown; idem?: string; field: string };
+	const cases: Array<[string, Case]> = [
+		['fileName longer than 200', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: `${'a'.repeat(197)}.pdf` }), field: 'fileName' }],
+		['fileName with a backslash', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'a\\b.pdf' }), field: 'fileName' }],
+		['fileName with a control character', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'a\u0001.pdf' }), field: 'fileName' }],
+		['fileName not .pdf/.docx', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'cv.txt' }), field: 'fileName' }],
+		['fileSize 0', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: 0 }), field: 'fileSize' }],
+		['fileSize 10485761', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: 10485761 }), field: 'fileSize' }],
+		['fileSize as a string', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: '1000' }), field: 'fileSize' }],
+		['mimeType not PDF/DOCX', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), mimeType: 'text/plain' }), field: 'mimeType' }],
+		['extension disagreeing with mimeType', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), mimeType: DOCX_MIME }), field: 'mimeType' }],
+		['jobDescription missing', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: undefined }), field: 'jobDescription' }],
+		['jobDescription of unknown kind', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: { kind: 'url' } }), field: 'jobDescription.kind' }],
+		['expectedRevision not 64 hex', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: { kind: 'existing', id: jobId, expectedRevision: 'abc' } }), field: 'jobDescription.expectedRevision' }],
+		['externalReference source not a slug', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), externalReference: { source: 'Bad_Slug', id: 'A1' } }), field: 'externalReference.source' }],
+		['externalReference id longer than 128', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), externalReference: { source: 'ats', id: 'x'.repeat(129) } }), field: 'externalReference.id' }],
+		['Idempotency-Key longer than 128', { method: 'POST', path: '/api/v1/uploads', body: pdf, idem: 'k'.repeat(129), field: 'Idempotency-Key' }],
+		['quoteFingerprint in upper case', { method: 'POST', path: '/api/v1/analyses', body: () => ({ reportId: completedIdOrUnknown(), quoteFingerprint: 'C'.repeat(64) }), field: 'quoteFingerprint' }],
+		['reportId longer than 100', { method: 'POST', path: '/api/v1/analysis-quotes', body: () => ({ reportId: 'r'.repeat(101) }), field: 'reportId' }],
+		['candidateEmail with consecutive dots', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'a..b@example.com' }), field: 'candidateEmail' }],
+		['candidateEmail without @', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'example.com' }), field: 'candidateEmail' }],
+		['sendEmail not a boolean', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'a@example.com', sendEmail: 'yes' }), field: 'sendEmail' }],
+		['21 batch items', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: items(21) }), field: 'items' }],
+		['0 batch items', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: [] }), field: 'items' }],
+		['itemKey longer than 100', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: [{ ...items(1)[0], itemKey: 'k'.repeat(101) }] }), field: 'items[0].itemKey' }],
+		['batch item without input', { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: () => ({ items: [{ itemKey: 'a' }] }), field: 'items[0].input' }],
+		['limit 0', { method: 'GET', path: '/api/v1/interviews?limit=0', field: 'limit' }],
+		['limit 101', { method: 'GET', path: '/api/v1/events?limit=101', field: 'limit' }],
+		['cursor longer than 2048', { method: 'GET', path: `/api/v1/job-descriptions?cursor=${'c'.repeat(2049)}`, field: 'cursor' }],
+		['externalReferenceSource longer than 64', { method: 'GET', path: `/api/v1/reports?externalReferenceSource=${'s'.repeat(65)}&externalReferenceId=a`, field: 'externalReferenceSource' }],
+		['lifecycle outside its set', { method: 'GET', path: '/api/v1/interviews?lifecycle=paused', field: 'lifecycle' }],
+		['event type outside the listed types', { method: 'GET', path: '/api/v1/events?type=report.archived', field: 'type' }],
+		['createdAfter not a date-time', { method: 'GET', path: '/api/v1/reports?createdAfter=yesterday', field: 'createdAfter' }],
+		['path id longer than 100', { method: 'GET', path: `/api/v1/interviews/${'i'.repeat(101)}`, field: 'id' }],
+	];
+
+	test.each(cases)('%s', async (_name, c) => {
+		const before = await control('GET', `/_sandbox/workspaces/${workspaceId}/counters`);
+		const body = c.body?.();
+		const r = await call(c.method, c.path, { body, idem: c.method === 'POST' && !c.path.includes('quote') ? c.idem ?? idem('limit') : undefined });
+		expectError(r, 400, 'VALIDATION_FAILED');
+		expect(r.body.error.details.map((d: { field: string }) => d.field)).toContain(c.field);
+		const after = await control('GET', `/_sandbox/workspaces/${workspaceId}/counters`);
+		for (const k of ['reportsCreated', 'preparationsCreated', 'attemptsCreated', 'interviewsCreated', 'batchesCreated']) expect([k, after[k]]).toEqual([k, before[k]]);
+		// The contract refuses the same request.
+		const url = new URL(c.path, baseUrl);
+		const route = resolveRoute(url.pathname)!;
+		const contract = [
+			...(body === undefined ? [] : validateRequestBody(c.method, route, body)),
+			...[...url.searchParams.entries()].flatMap(([n, v]) => validateParameter(c.method, route, n, v)),
+			...(c.idem ? validateParameter(c.method, route, 'Idempotency-Key', c.idem) : []),
+			...(c.field === 'id' ? validateParameter(c.method, route, 'id', url.pathname.split('/')[4]) : []),
+		];
+		expect(contract.length).toBeGreaterThan(0);
+	});
+
+	test('boundary values pass both: 200-character file name, 10485760 bytes, 20 items, limit 100', async () => {
+		const body = { fileName: `${'b'.repeat(196)}.pdf`, fileSize: 10485760, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } };
+		expect(validateRequestBody('POST', '/api/v1/uploads', body)).toEqual([]);
+		expect((await call('POST', '/api/v1/uploads', { body, idem: idem('boundary') })).status).toBe(201);
+		const many = { items: Array.from({ length: 20 }, (_, i) => ({ itemKey: `q${i}`, input: { reportId: completedIdOrUnknown() } })) };
+		expect(validateRequestBody('POST', '/api/v1/analysis-batch-quotes', many)).toEqual([]);
+		expect((await call('POST', '/api/v1/analysis-batch-quotes', { body: many })).status).toBe(200);
+		expect((await call('GET', '/api/v1/reports?limit=100')).status).toBe(200);
+	});
+});
+
 // ------------------------------------------------------------------------------------------ time travel (last)
 describe('expiry on the sandbox clock', () => {
 	test('expired storage URL, expired preparation, expired feed cursor', async () => {
