@@ -185,6 +185,8 @@ describe('job descriptions', () => {
 describe('uploads', () => {
 	test('prepare (PDF and DOCX, inline job), PUT, refresh, cancel', async () => {
 		const pdf = await uploadedReport({ externalReference: { source: 'contract-ats', id: 'APP-1' } });
+		const fresh = await call('GET', `/api/v1/reports/${pdf.reportId}?include=reference`);
+		expect(fresh.body.data).toMatchObject({ status: 'queued', attemptId: null, externalReference: { source: 'contract-ats', id: 'APP-1' } });
 		const refreshed = await call('POST', `/api/v1/uploads/${pdf.reportId}/url`);
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.body.data.upload.url).not.toBe(pdf.upload.url);
@@ -665,6 +667,15 @@ describe('events and webhooks', () => {
 			const types = box.items.map((i: { body: string }) => JSON.parse(i.body).type);
 			return types.includes('webhook.test') && types.includes('report.result_ready') && types.includes('report.completed') ? box.items : undefined;
 		});
+		// During secret rotation every delivery carries two v1 signatures, still in the contract's header format.
+		await control('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/rotate-secret`);
+		const rotatedTest = await control('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`);
+		const rotated = await waitFor('delivery signed with two secrets', async () => {
+			const box = await control('GET', `/_sandbox/workspaces/${workspaceId}/inbox`);
+			return box.items.find((i: { body: string }) => JSON.parse(i.body).id === rotatedTest.eventId);
+		});
+		expect(rotated.headers['webhook-signature'].split(' ')).toHaveLength(2);
+		expect(validateWebhookDelivery(rotated.headers, rotated.body)).toEqual([]);
 		const problems: string[] = [];
 		for (const item of inbox as Array<{ headers: Record<string, string>; body: string; verified: boolean }>) {
 			expect(item.verified).toBe(true);
