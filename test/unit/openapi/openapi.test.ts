@@ -208,6 +208,13 @@ describe('every "not shown" choice is marked x-assumption', () => {
 		['webhook-id value', '/components/parameters/WebhookId'],
 		['statusUrl of non-analysis batches', '/components/schemas/BatchAccepted/properties/statusUrl'],
 		['upload of a batch item before its preparation', '/components/schemas/Batch/properties/items/items/properties/upload'],
+		['report state transitions', '/components/schemas/ReportState'],
+		['interview axis transitions', '/components/schemas/Interview'],
+		['interview result value sets', '/components/schemas/InterviewResultDetail'],
+		['report code and item errorCode value sets', '/components/schemas/NullableCode'],
+		['event trigger conditions', '/components/schemas/EventType'],
+		['numeric thresholds of capacity and allowance', '/components/responses/UnprocessableContent'],
+		['deprecation and compatibility policy', '/info'],
 	];
 	test.each(choices)('%s', (_what, pointer) => {
 		const node = get(pointer);
