@@ -2,7 +2,7 @@
  * The router through n8n's engine: resource and operation read per item, Continue On Fail keeping
  * pairedItem and the API's error fields, stop on the first error without it, bounded concurrency.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workflow';
 
 import { router } from '../../../nodes/RecruitingAnalysis/actions/router';
 
@@ -86,7 +86,7 @@ describe('router', () => {
 		const items = Array.from({ length: 10 }, () => ({ json: { id: reportId } }));
 		await sandbox.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports/{id}/status', mode: 'latency', latencyMs: 300, rate: 1 }] });
 		try {
-			const time = async (options: IDataObject) => {
+			const time = async (options: INodeParameters) => {
 				const started = Date.now();
 				const result = await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}', options }, items);
 				expect(jsonOf(result)).toHaveLength(10);

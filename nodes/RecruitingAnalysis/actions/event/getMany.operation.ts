@@ -10,7 +10,8 @@ const properties: INodeProperties[] = [
 		name: 'returnAll',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to drain every retained page (following the cursor while "hasMore" is true) or to read one page',
+		description: 'Whether to return all results or only up to a given limit',
+		hint: 'On: drain every retained page (following the cursor while "hasMore" is true). Off: read one page.',
 	},
 	{
 		displayName: 'Limit',
@@ -19,6 +20,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1, maxValue: 100 },
 		default: 50,
 		description: 'Max number of results to return',
+		hint: 'The size of the page to read: 1 to 100',
 		displayOptions: { show: { returnAll: [false] } },
 	},
 	{

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { validateFingerprint } from '../../validation';
-import { hasApiCondition } from './errors';
+import { onApiCondition } from './errors';
 import { noticesForReport } from './hints';
 import { simplifyReportResult } from './simplify';
 import { api, poll } from './api';
@@ -60,14 +60,14 @@ export async function startAnalysis(
 		return await start(choice.quoteFingerprint as string);
 	}
 	let quote = await quoteAnalysis(ctx, itemIndex, reportId);
-	let started: IDataObject;
-	try {
-		started = await start(String(quote.fingerprint));
-	} catch (error) {
-		if (!hasApiCondition(error, 'QUOTE_STALE')) throw error;
-		quote = await quoteAnalysis(ctx, itemIndex, reportId);
-		started = await start(String(quote.fingerprint), 'requote');
-	}
+	const started = await onApiCondition(
+		'QUOTE_STALE',
+		async () => await start(String(quote.fingerprint)),
+		async () => {
+			quote = await quoteAnalysis(ctx, itemIndex, reportId);
+			return await start(String(quote.fingerprint), 'requote');
+		},
+	);
 	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };
 }
 

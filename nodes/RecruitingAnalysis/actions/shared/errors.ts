@@ -28,3 +28,21 @@ export function apiErrorConditions(error: unknown): string[] {
 export function hasApiCondition(error: unknown, condition: string): boolean {
 	return apiErrorConditions(error).includes(condition);
 }
+
+/**
+ * Runs `first`; when it fails with the API sub-condition `condition`, runs `recover` instead. Any other error
+ * propagates unchanged (it is already the transport's NodeApiError, with its HTTP status, code and hint).
+ */
+export async function onApiCondition<T>(
+	condition: string,
+	first: () => Promise<T>,
+	recover: (error: unknown) => Promise<T>,
+): Promise<T> {
+	const outcome = await first().then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (outcome.ok) return outcome.value;
+	if (!hasApiCondition(outcome.error, condition)) throw outcome.error;
+	return await recover(outcome.error);
+}

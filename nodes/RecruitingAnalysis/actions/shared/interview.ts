@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { idempotencyKeyFor } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from './analysis';
-import { hasApiCondition } from './errors';
+import { onApiCondition } from './errors';
 import { addNotice, noticesForInterview } from './hints';
 import { stringParam } from './params';
 import { api } from './api';
@@ -60,13 +60,14 @@ export async function createInvitation(
 		response = await post(choice.quoteFingerprint as string);
 	} else {
 		let quote = await quoteInterview(ctx, itemIndex, input);
-		try {
-			response = await post(String(quote.fingerprint));
-		} catch (error) {
-			if (!hasApiCondition(error, 'QUOTE_STALE')) throw error;
-			quote = await quoteInterview(ctx, itemIndex, input);
-			response = await post(String(quote.fingerprint), 'requote');
-		}
+		response = await onApiCondition(
+			'QUOTE_STALE',
+			async () => await post(String(quote.fingerprint)),
+			async () => {
+				quote = await quoteInterview(ctx, itemIndex, input);
+				return await post(String(quote.fingerprint), 'requote');
+			},
+		);
 	}
 	return shapeInvitation(ctx, response, input.sendEmail);
 }

@@ -11,7 +11,7 @@ import {
 	type JobDescriptionInput,
 	type UploadInput,
 } from '../../validation';
-import { hasApiCondition } from './errors';
+import { onApiCondition } from './errors';
 import { optionString, optionsParam, stringParam } from './params';
 import { checkId } from './validate';
 
@@ -150,21 +150,21 @@ export async function uploadResume(
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 	const key = idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt);
 	const prepared = await prepareUpload(ctx, itemIndex, input, key);
-	let refreshed = false;
-	let alreadyAdmitted = false;
-	try {
-		({ refreshed } = await putResumeToStorage.call(ctx, {
-			reportId: prepared.reportId,
-			upload: prepared.upload,
-			itemIndex,
-			binaryPropertyName,
-		}));
-	} catch (error) {
-		// A replay of the same logical upload (same idempotency key, e.g. a retried execution) returns the same
-		// report; if its analysis was already admitted, the file was uploaded before and is now frozen.
-		if (!hasApiCondition(error, 'ALREADY_ADMITTED')) throw error;
-		alreadyAdmitted = true;
-	}
+	// A replay of the same logical upload (same idempotency key, e.g. a retried execution) returns the same
+	// report; if its analysis was already admitted, the file was uploaded before and is now frozen.
+	const { refreshed, alreadyAdmitted } = await onApiCondition(
+		'ALREADY_ADMITTED',
+		async () => ({
+			...(await putResumeToStorage.call(ctx, {
+				reportId: prepared.reportId,
+				upload: prepared.upload,
+				itemIndex,
+				binaryPropertyName,
+			})),
+			alreadyAdmitted: false,
+		}),
+		async () => ({ refreshed: false, alreadyAdmitted: true }),
+	);
 	return {
 		reportId: prepared.reportId,
 		fileName: input.fileName,
