@@ -79,7 +79,12 @@ export function node24Env(host: N8nHost, extra: NodeJS.ProcessEnv = {}): NodeJS.
 	const env: NodeJS.ProcessEnv = { ...process.env };
 	// npm/jest/tsx variables of the calling process must not leak into the child's npm or n8n.
 	for (const key of Object.keys(env)) {
-		if (/^npm_(config|package|lifecycle)_/i.test(key) || key === 'NODE_OPTIONS' || key === 'INIT_CWD') {
+		// NODE_ENV=test (set by jest) makes n8n refuse to load nodes ("Not available in tests").
+		if (
+			/^npm_(config|package|lifecycle)_/i.test(key) ||
+			/^JEST_/.test(key) ||
+			['NODE_OPTIONS', 'INIT_CWD', 'NODE_ENV', 'TS_JEST'].includes(key)
+		) {
 			delete env[key];
 		}
 	}
@@ -220,6 +225,19 @@ function pidAlive(pid: number): boolean {
 }
 
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Resolves true when `p` settles within `ms`, false otherwise; leaves no timer behind. */
+export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<boolean>((r) => {
+		timer = setTimeout(() => r(false), ms);
+	});
+	try {
+		return await Promise.race([p.then(() => true), timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
 
 /** Installs Node 24 (and an npm to go with it) into the cache, once. */
 export async function ensureNode24(log: Logger = defaultLog): Promise<N8nHost> {
@@ -545,7 +563,7 @@ export class N8nInstance {
 			}
 		};
 		signal('SIGTERM');
-		const done = await Promise.race([this.exited.then(() => true), delay(20_000).then(() => false)]);
+		const done = await settlesWithin(this.exited, 20_000);
 		if (!done) {
 			this.log(`n8n (pid ${pid}) did not stop within 20 s; killing it`);
 			signal('SIGKILL');

@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { REPO_ROOT, delay, type Logger } from './n8n-host';
+import { REPO_ROOT, settlesWithin, type Logger } from './n8n-host';
 
 export interface SandboxSeed {
 	baseUrl: string;
@@ -78,7 +78,7 @@ export async function startSandboxProcess(
 			} catch {
 				/* gone */
 			}
-			const done = await Promise.race([exited.then(() => true), delay(5000).then(() => false)]);
+			const done = await settlesWithin(exited, 5000);
 			if (!done) {
 				try {
 					process.kill(-child.pid!, 'SIGKILL');

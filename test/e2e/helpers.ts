@@ -1,0 +1,130 @@
+/**
+ * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
+ * the sandbox as a child process, the owner account and the two credentials.
+ */
+import { join } from 'node:path';
+
+import {
+	bindWorkflow,
+	createUserFolder,
+	installCommunityPackage,
+	loadExample,
+	startN8n,
+	uniqueSuffix,
+	type N8nInstance,
+	type WorkflowJson,
+} from '../../scripts/n8n-host';
+import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
+
+export const PACKAGE = 'n8n-nodes-recruiting-analysis';
+export const NODE_TYPES = {
+	action: `${PACKAGE}.recruitingAnalysis`,
+	trigger: `${PACKAGE}.recruitingAnalysisTrigger`,
+	feed: `${PACKAGE}.recruitingAnalysisFeedTrigger`,
+};
+
+export interface RealN8n {
+	n8n: N8nInstance;
+	sandbox: SandboxProcess;
+	userFolder: string;
+	packageDir: string;
+	credentials: Record<string, { id: string; name: string }>;
+	/** Imports an example (credentials bound, webhook ids made unique) and returns its id and bound JSON. */
+	importExample(file: string, edit?: (wf: WorkflowJson) => void): Promise<{ id: string; wf: WorkflowJson }>;
+	close(): Promise<void>;
+}
+
+const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
+
+export async function bootRealN8n(label: string): Promise<RealN8n> {
+	const tarball = process.env.RA_E2E_TARBALL;
+	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
+	const userFolder = createUserFolder(label);
+	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log });
+	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
+	let n8n: N8nInstance;
+	try {
+		n8n = await startN8n({ userFolder, log });
+	} catch (error) {
+		await sandbox.stop();
+		throw error;
+	}
+	const close = async () => {
+		await n8n.stop();
+		await sandbox.stop();
+	};
+	try {
+		await n8n.setupOwner();
+		const credentials = {
+			recruitingAnalysisApi: await n8n.createCredential({
+				name: 'Recruiting Analysis sandbox',
+				type: 'recruitingAnalysisApi',
+				data: { environment: 'sandbox', baseUrl: sandbox.baseUrl, apiKey: sandbox.seed.apiKey },
+			}),
+			recruitingAnalysisSigningSecretApi: await n8n.createCredential({
+				name: 'Recruiting Analysis signing secret',
+				type: 'recruitingAnalysisSigningSecretApi',
+				data: { secret: sandbox.seed.webhookSecret },
+			}),
+		};
+		return {
+			n8n,
+			sandbox,
+			userFolder,
+			packageDir,
+			credentials,
+			async importExample(file, edit) {
+				const wf = bindWorkflow(loadExample(file), credentials, { webhookSuffix: uniqueSuffix() });
+				edit?.(wf);
+				const created = await n8n.createWorkflow(wf);
+				return { id: created.id, wf };
+			},
+			close,
+		};
+	} catch (error) {
+		await close();
+		throw error;
+	}
+}
+
+/** The production webhook path of a workflow's Recruiting Analysis Trigger. */
+export function triggerPath(wf: WorkflowJson): string {
+	const node = wf.nodes.find((n) => n.type === NODE_TYPES.trigger);
+	if (!node || typeof node.webhookId !== 'string') throw new Error(`${wf.name} has no Recruiting Analysis Trigger`);
+	return `${node.webhookId}/webhook`;
+}
+
+/** A one-node workflow (manual trigger + our action node) for focused checks. */
+export function actionWorkflow(
+	name: string,
+	parameters: Record<string, unknown>,
+	credential: { id: string; name: string },
+	extra: { onError?: string; items?: Array<Record<string, unknown>> } = {},
+): WorkflowJson {
+	const nodes: WorkflowJson['nodes'] = [
+		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+	];
+	if (extra.items) {
+		nodes.push({
+			name: 'Items',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { jsCode: `return ${JSON.stringify(extra.items.map((json) => ({ json })))};` },
+		});
+	}
+	nodes.push({
+		name: 'Recruiting Analysis',
+		type: NODE_TYPES.action,
+		typeVersion: 1,
+		position: [400, 0],
+		parameters,
+		credentials: { recruitingAnalysisApi: credential },
+		...(extra.onError ? { onError: extra.onError } : {}),
+	});
+	const connections: Record<string, unknown> = {
+		Start: { main: [[{ node: extra.items ? 'Items' : 'Recruiting Analysis', type: 'main', index: 0 }]] },
+	};
+	if (extra.items) connections.Items = { main: [[{ node: 'Recruiting Analysis', type: 'main', index: 0 }]] };
+	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+}

@@ -1,0 +1,127 @@
+/**
+ * The package as users get it: the packed tarball installed into a real n8n 2.41.1 the way n8n installs a
+ * community package. Checks that n8n loads every node and credential from it, that its imports resolve inside
+ * that install, and how errors look in a real execution (bad API key, Continue On Fail).
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { nodeError, nodeOutput } from '../../scripts/n8n-host';
+import { NODE_TYPES, actionWorkflow, bootRealN8n, type RealN8n } from './helpers';
+
+let env: RealN8n;
+
+beforeAll(async () => {
+	env = await bootRealN8n('e2e-package');
+}, 300_000);
+
+afterAll(async () => {
+	await env?.close();
+});
+
+describe('the package installed from its tarball', () => {
+	test('ships only dist and its manifest, with no runtime dependencies to install', () => {
+		const manifest = JSON.parse(readFileSync(join(env.packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+		expect(manifest.name).toBe('n8n-nodes-recruiting-analysis');
+		expect(manifest.dependencies ?? {}).toEqual({});
+		const top = readdirSync(env.packageDir).sort();
+		expect(top).toContain('dist');
+		expect(top.filter((f) => !['dist', 'index.js', 'package.json', 'README.md', 'LICENSE', 'LICENSE.md', 'node_modules'].includes(f))).toEqual([]);
+		// Nothing was installed next to it: zod and n8n-workflow must come from n8n itself.
+		expect(existsSync(join(env.packageDir, 'node_modules', 'zod'))).toBe(false);
+		const n8nManifest = manifest.n8n as { nodes: string[]; credentials: string[] };
+		for (const file of [...n8nManifest.nodes, ...n8nManifest.credentials]) {
+			expect(existsSync(join(env.packageDir, file))).toBe(true);
+		}
+	});
+
+	test('n8n knows all three nodes and both credentials under the community package name', async () => {
+		const nodes = await env.n8n.nodeTypes();
+		const ours = nodes.filter((n) => n.name.startsWith('n8n-nodes-recruiting-analysis.')).map((n) => n.name);
+		// n8n adds a Tool variant of the action node because it is usableAsTool.
+		expect([...new Set(ours)].sort()).toEqual(
+			[NODE_TYPES.action, `${NODE_TYPES.action}Tool`, NODE_TYPES.feed, NODE_TYPES.trigger].sort(),
+		);
+		const credentials = (await env.n8n.credentialTypes()).map((c) => c.name);
+		expect(credentials).toEqual(expect.arrayContaining(['recruitingAnalysisApi', 'recruitingAnalysisSigningSecretApi']));
+		const log = readFileSync(env.n8n.logFile, 'utf8');
+		expect(log).not.toMatch(/Failed to load package "?n8n-nodes-recruiting-analysis/i);
+		expect(log).not.toMatch(/n8n-nodes-recruiting-analysis[^\n]*(Cannot find module|MODULE_NOT_FOUND)/);
+	});
+
+	test('every import resolves in the community install: a read runs through validation and transport', async () => {
+		const wf = actionWorkflow(
+			'list job descriptions',
+			{ resource: 'jobDescription', operation: 'getMany', returnAll: true },
+			env.credentials.recruitingAnalysisApi,
+		);
+		const { id } = await env.n8n.createWorkflow(wf);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.run).toBeDefined();
+		const error = nodeError(result.run!.data, 'Recruiting Analysis');
+		expect(error).toBeUndefined();
+		expect(result.ok).toBe(true);
+		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
+		expect(items.map((i) => i.id)).toContain(env.sandbox.seed.jobDescriptionId);
+	});
+});
+
+describe('errors in a real execution', () => {
+	test('a bad API key gives a clear error naming the 401 and the fix, without the key', async () => {
+		const badKey = 'svc_test_this-key-does-not-exist-0000000000';
+		const credential = await env.n8n.createCredential({
+			name: 'Recruiting Analysis wrong key',
+			type: 'recruitingAnalysisApi',
+			data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: badKey },
+		});
+		const { id } = await env.n8n.createWorkflow(
+			actionWorkflow('bad key', { resource: 'jobDescription', operation: 'get', jobDescriptionId: env.sandbox.seed.jobDescriptionId }, credential),
+		);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.ok).toBe(false);
+		expect(result.run).toBeDefined();
+		const error = nodeError(result.run!.data, 'Recruiting Analysis');
+		expect(error).toBeDefined();
+		const text = `${error!.message} ${error!.description ?? ''}`;
+		expect(text).toMatch(/401|unauthori[sz]ed/i);
+		expect(text).toMatch(/API key/i);
+		expect(JSON.stringify(result.run!.data)).not.toContain(badKey);
+		expect(result.stdout + result.stderr).not.toContain(badKey);
+	});
+
+	test('Continue On Fail turns a failing item into an error item and keeps the others', async () => {
+		const { id } = await env.n8n.createWorkflow(
+			actionWorkflow(
+				'continue on fail',
+				{ resource: 'jobDescription', operation: 'get', jobDescriptionId: '={{ $json.jobDescriptionId }}' },
+				env.credentials.recruitingAnalysisApi,
+				{
+					onError: 'continueRegularOutput',
+					items: [{ jobDescriptionId: env.sandbox.seed.jobDescriptionId }, { jobDescriptionId: 'jd_does_not_exist' }],
+				},
+			),
+		);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.ok).toBe(true);
+		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
+		expect(items).toHaveLength(2);
+		expect(items[0].id).toBe(env.sandbox.seed.jobDescriptionId);
+		expect(items[0].error).toBeUndefined();
+		expect(items[1].error).toBeDefined();
+		expect(JSON.stringify(items[1])).toMatch(/404|NOT_FOUND|not found/i);
+	});
+
+	test('without Continue On Fail the same failing item stops the execution with the API error', async () => {
+		const { id } = await env.n8n.createWorkflow(
+			actionWorkflow(
+				'stop on fail',
+				{ resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_does_not_exist' },
+				env.credentials.recruitingAnalysisApi,
+			),
+		);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.ok).toBe(false);
+		const error = nodeError(result.run!.data, 'Recruiting Analysis');
+		expect(`${error?.message} ${error?.description ?? ''}`).toMatch(/404|NOT_FOUND|not found/i);
+	});
+});
