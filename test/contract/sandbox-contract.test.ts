@@ -299,8 +299,11 @@ describe('uploads', () => {
 // ------------------------------------------------------------------------------------------ analyses and reports
 describe('analyses and reports', () => {
 	test('quote, start, completed, result; every outcome', async () => {
-		const { reportId } = await uploadedReport({ outcome: 'completed', score: 8 });
+		const { reportId, bytes, upload } = await uploadedReport({ outcome: 'completed', score: 8 });
 		const started = await startAnalysis(reportId);
+		// The accepted file is frozen for the attempt; storage refuses another PUT.
+		expectError(await putFile(upload.url, bytes, PDF_MIME), 409, 'ALREADY_ADMITTED');
+		expectError(await putFile(upload.url.replace(`/uploads/${reportId}?`, '/uploads/rpt_unknown?'), bytes, PDF_MIME), 404);
 		expect(started.status).toBe(202);
 		expect(started.body.data.statusUrl).toBe(`/api/v1/reports/${reportId}/status`);
 		expect((await waitForReport(reportId)).status).toBe('completed');
