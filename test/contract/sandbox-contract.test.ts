@@ -582,6 +582,59 @@ describe('interviews', () => {
 	});
 });
 
+// ------------------------------------------------------------------------------------------ more error paths
+describe('error paths of the write operations', () => {
+	test('start, invite, reinterview, batches: conflicts, unknown ids, stale quotes, missing scope', async () => {
+		const fp = 'd'.repeat(64);
+		const done = completedIdOrUnknown();
+		expectError(await call('POST', '/api/v1/analyses', { body: { reportId: done, quoteFingerprint: fp }, idem: idem('restart') }), 409, 'ANALYSIS_ALREADY_STARTED');
+		expectError(await call('POST', '/api/v1/analyses', { body: { reportId: 'rpt_unknown', quoteFingerprint: fp }, idem: idem('start404') }), 404);
+
+		const reportId = await completedReport();
+		const email = 'margaret@example.com';
+		const quote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
+		const invite = await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint }, idem: idem('inv') });
+		expect(invite.status).toBe(202);
+		const requote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
+		expectError(
+			await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email, quoteFingerprint: requote.body.data.fingerprint }, idem: idem('inv2') }),
+			409,
+			'INTERVIEW_NOT_ELIGIBLE',
+		);
+		expectError(await call('POST', '/api/v1/interviews', { body: { reportId: 'rpt_unknown', candidateEmail: email, quoteFingerprint: fp }, idem: idem('inv404') }), 404);
+		expectError(await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email }, idem: idem('inv400') }), 400, 'VALIDATION_FAILED');
+		const id = invite.body.data.interviewId;
+		const reinterview = (body: unknown, key: string, target = id) => call('POST', `/api/v1/interviews/${target}/reinterview`, { body, idem: key });
+		expectError(await reinterview({ reportId, candidateEmail: email, quoteFingerprint: fp }, idem('re422')), 422, 'QUOTE_STALE');
+		expectError(await reinterview({ reportId, candidateEmail: email, quoteFingerprint: fp }, idem('re404'), 'int_unknown'), 404);
+		expectError(await reinterview({ reportId }, idem('re400')), 400, 'VALIDATION_FAILED');
+		expectError(await call('POST', `/api/v1/interviews/${id}/resend`), 400, 'VALIDATION_FAILED');
+
+		const item = { itemKey: 'a', input: { reportId, candidateEmail: 'b@example.com', sendEmail: true, quoteFingerprint: fp } };
+		expectError(await call('POST', '/api/v1/interview-batches', { body: { items: [item, item] }, idem: idem('dupkey') }), 400, 'VALIDATION_FAILED');
+		expectError(await call('POST', '/api/v1/interview-batches', { body: { items: [{ ...item, input: { ...item.input, reportId: 'rpt_foreign' } }] }, idem: idem('ib404') }), 404);
+		expectError(await call('POST', '/api/v1/interview-batch-quotes', { body: { items: [{ itemKey: 'a', input: { reportId, candidateEmail: 'bad' } }] } }), 400, 'VALIDATION_FAILED');
+
+		const bytes = makePdf({ candidate: 'Batch Reuse' });
+		const batchBody = { jobDescription: { kind: 'existing', id: jobId }, items: [{ itemKey: 'r', input: { fileName: 'r.pdf', fileSize: bytes.length, mimeType: PDF_MIME } }] };
+		const key = idem('ub-reuse');
+		expect((await call('POST', '/api/v1/upload-batches', { body: batchBody, idem: key })).status).toBe(202);
+		expectError(await call('POST', '/api/v1/upload-batches', { body: { ...batchBody, items: [{ ...batchBody.items[0], itemKey: 's' }] }, idem: key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+
+		const readOnly = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { scopes: ['reports:read'] });
+		for (const [method, path] of [
+			['POST', '/api/v1/uploads'],
+			['POST', '/api/v1/analysis-quotes'],
+			['POST', '/api/v1/interview-quotes'],
+			['GET', '/api/v1/interviews'],
+			['GET', '/api/v1/job-descriptions'],
+		]) {
+			const denied = await call(method, path, { key: readOnly.apiKey, body: method === 'POST' ? {} : undefined, idem: method === 'POST' ? idem('scope') : undefined });
+			expectError(denied, 403, 'MISSING_SCOPE');
+		}
+	});
+});
+
 // ------------------------------------------------------------------------------------------ auth and conventions
 describe('authentication, scopes and conventions', () => {
 	test('401 for missing, unknown, non-test, revoked keys', async () => {
@@ -865,6 +918,13 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 		const seen = new Set(sb.responses.map((r) => `${r.method.toUpperCase()} ${resolveRoute(r.route ?? r.url)}`));
 		const missing = listOperations().map((o) => `${o.method} ${o.path}`).filter((k) => !seen.has(k));
 		expect(missing).toEqual([]);
+		const byOperation = new Map<string, Set<number>>();
+		for (const r of sb.responses) {
+			const k = `${r.method.toUpperCase()} ${resolveRoute(r.route ?? r.url)}`;
+			if (!byOperation.has(k)) byOperation.set(k, new Set());
+			byOperation.get(k)!.add(r.status);
+		}
+		console.log([...byOperation].map(([k, v]) => `${k}: ${[...v].sort().join(' ')}`).sort().join('\n'));
 		const statuses = new Set(sb.responses.map((r) => r.status));
 		for (const s of [200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 410, 422, 429, 500, 503]) expect([s, statuses.has(s)]).toEqual([s, true]);
 	});
