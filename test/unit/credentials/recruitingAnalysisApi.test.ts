@@ -100,7 +100,7 @@ describe('RecruitingAnalysisApi credential', () => {
 
 	test('the refusal payloads have distinct lengths, each matched by its own rule', () => {
 		expect(REFUSAL_PAYLOAD_PRODUCTION.length).not.toBe(REFUSAL_PAYLOAD_SANDBOX.length);
-		const lengthRules = (credential.test.rules ?? []).filter((r) => r.properties.key === 'length');
+		const lengthRules = (credential.test.rules ?? []).filter((r) => 'key' in r.properties && r.properties.key === 'length');
 		expect(lengthRules.map((r) => r.properties.value)).toEqual([REFUSAL_PAYLOAD_PRODUCTION.length, REFUSAL_PAYLOAD_SANDBOX.length]);
 	});
 });
