@@ -1,5 +1,5 @@
 /**
- * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--quiet]`
+ * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--docs-origin https://docs.example] [--quiet]`
  * First stdout line: one JSON object {baseUrl, apiKey, webhookSecret, jobDescriptionId, workspaceId};
  * then one log line per request. Loopback only.
  */
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
 		workerDelayMs: num('worker-delay-ms'),
 		webhookTimeScale: num('webhook-time-scale'),
 		log: !process.argv.includes('--quiet'),
+		docsOrigin: arg('docs-origin'),
 	});
 	process.stdout.write(`${JSON.stringify({ baseUrl: sb.baseUrl, ...sb.seed })}\n`);
 	const stop = () => {

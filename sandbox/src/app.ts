@@ -46,6 +46,26 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		}
 	});
 
+	// Sandbox rule 5: only the configured documentation origin may call from a browser; no credentials.
+	app.addHook('onRequest', async (req, reply) => {
+		const origin = req.headers.origin;
+		const path = req.url.split('?')[0];
+		if (origin === undefined || !recorded(path)) return undefined;
+		if (!ctx.opts.docsOrigin || origin !== ctx.opts.docsOrigin) {
+			req.routeTemplate = api.match(path)?.template ?? path;
+			return sendError(reply, new ApiError(403, 'Browser calls are allowed from the documentation origin only.', 'ORIGIN_NOT_ALLOWED'));
+		}
+		reply.header('Access-Control-Allow-Origin', origin);
+		reply.header('Vary', 'Origin');
+		reply.header('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, WWW-Authenticate');
+		if (req.method === 'OPTIONS') {
+			reply.header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
+			reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key');
+			return reply.code(204).send();
+		}
+		return undefined;
+	});
+
 	installFaultHooks(app, faults, api);
 
 	app.addHook('onSend', async (req, reply, payload) => {

@@ -18,6 +18,8 @@ export interface SandboxOptions {
 	dataFile?: string;
 	/** One log line per request on stdout. */
 	log?: boolean;
+	/** The documentation origin allowed to call the API from a browser (sandbox rule 5); others get 403. */
+	docsOrigin?: string;
 }
 
 export interface ResolvedOptions {
@@ -29,6 +31,7 @@ export interface ResolvedOptions {
 	recordResponses: boolean;
 	dataFile: string | undefined;
 	log: boolean;
+	docsOrigin: string | undefined;
 }
 
 export interface RecordedResponse {

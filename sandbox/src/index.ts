@@ -37,6 +37,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		recordResponses: options.recordResponses ?? false,
 		dataFile: options.dataFile,
 		log: options.log ?? false,
+		docsOrigin: options.docsOrigin,
 	};
 	const store = opts.dataFile ? Store.load(opts.dataFile) : new Store();
 	const clock = new SandboxClock();

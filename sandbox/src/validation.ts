@@ -10,8 +10,12 @@ export const MAX_FILE_BYTES = 10_485_760;
 export const MAX_BATCH_BYTES = 256 * 1024;
 export const SOURCE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
-// Control characters: C0, DEL and C1 (built from a string so no literal control character sits in source).
-const CONTROL_CHARS = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f]');
+/** Control characters: C0 (U+0000..U+001F), DEL and C1 (U+007F..U+009F). */
+const hasControlCharacter = (s: string) =>
+	[...s].some((ch) => {
+		const c = ch.charCodeAt(0);
+		return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+	});
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
 	typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -171,7 +175,7 @@ export function uploadInput(v: Validator, base: string, value: unknown, jobRequi
 	const fileName = v.string(f('fileName'), o.fileName, { min: 1, max: 200 });
 	if (fileName !== undefined) {
 		if (/[/\\]/.test(fileName)) v.add(f('fileName'), 'no_path');
-		else if (CONTROL_CHARS.test(fileName)) v.add(f('fileName'), 'no_control_characters');
+		else if (hasControlCharacter(fileName)) v.add(f('fileName'), 'no_control_characters');
 		else if (!/\.(pdf|docx)$/i.test(fileName)) v.add(f('fileName'), 'extension');
 	}
 	const fileSize = v.integer(f('fileSize'), o.fileSize, { min: 1, max: MAX_FILE_BYTES });

@@ -7,7 +7,10 @@
  */
 import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
 
-export interface ApiResponse<T = any> {
+/** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
+export type Json = ReturnType<typeof JSON.parse>;
+
+export interface ApiResponse<T = Json> {
 	status: number;
 	headers: Headers;
 	/** Parsed JSON, or null for an empty body. */
@@ -25,7 +28,7 @@ export interface ApiOptions {
 	rawBody?: string;
 }
 
-export interface WorkspaceInfo extends SeedInfo {}
+export type WorkspaceInfo = SeedInfo;
 
 export interface DeliveryView {
 	deliveryId: string;
@@ -94,9 +97,9 @@ export function controlClient(baseUrl: string) {
 		reset: (wid: string) => c<{ apiKey: string }>('POST', `/_sandbox/workspaces/${wid}/reset`),
 		counters: (wid: string) => c<Counters>('GET', `/_sandbox/workspaces/${wid}/counters`),
 		mail: (wid: string) => c<{ items: MailEntry[] }>('GET', `/_sandbox/workspaces/${wid}/mail`),
-		createJob: (wid: string, body: Record<string, string> = {}) => c<Record<string, any>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
-		reviseJob: (id: string, body: { description?: string } = {}) => c<Record<string, any>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
-		deactivateJob: (id: string) => c<Record<string, any>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),
+		createJob: (wid: string, body: Record<string, string> = {}) => c<Record<string, Json>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
+		reviseJob: (id: string, body: { description?: string } = {}) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
+		deactivateJob: (id: string) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),
 		deleteReport: (id: string) => c<{ deleted: boolean }>('POST', `/_sandbox/reports/${id}/delete`),
 		interviewEvent: (id: string, type: string) => c<Record<string, string>>('POST', `/_sandbox/interviews/${id}/events`, { type }),
 		seedEvents: (wid: string, count: number, type?: string) =>
@@ -137,7 +140,7 @@ export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestS
 }
 
 /** One API request over real HTTP. */
-export async function api<T = any>(
+export async function api<T = Json>(
 	sb: { baseUrl: string; seed: { apiKey: string } },
 	method: string,
 	path: string,

@@ -231,7 +231,8 @@ describe('interview batches and quotes', () => {
 		const body = { items: [{ itemKey: 'z', input: { reportId: r1, candidateEmail: 'z@example.com', sendEmail: true, quoteFingerprint: fp } }] };
 		const k = key();
 		const a = await w.call('POST', '/api/v1/interview-batches', { idempotencyKey: k, body });
-		await finished(w, a.body.data.statusUrl);
+		const done = await finished(w, a.body.data.statusUrl);
+		await waitFor(async () => (await w.call('GET', `/api/v1/interviews/${done.items[0].resourceId}`)).body.data.emailDelivery === 'sent');
 		const before = created(await w.counters());
 		const b = await w.call('POST', '/api/v1/interview-batches', { idempotencyKey: k, body });
 		expect(b.status).toBe(202);

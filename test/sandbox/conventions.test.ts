@@ -189,3 +189,22 @@ describe('job descriptions', () => {
 		expectError(await w.call('GET', '/api/v1/job-descriptions'), 403, 'MISSING_SCOPE');
 	});
 });
+
+describe('browser callers (sandbox rule 5)', () => {
+	test('only the configured documentation origin may call from a browser, without credentials', async () => {
+		const docs = await startTestSandbox({ docsOrigin: 'https://docs.example.test' });
+		try {
+			const other = await api(docs, 'GET', '/api/v1/job-descriptions', { headers: { origin: 'https://evil.example' } });
+			expectError(other, 403, 'ORIGIN_NOT_ALLOWED');
+			const ok = await api(docs, 'GET', '/api/v1/job-descriptions', { headers: { origin: 'https://docs.example.test' } });
+			expect(ok.status).toBe(200);
+			expect(ok.headers.get('access-control-allow-origin')).toBe('https://docs.example.test');
+			expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
+			const preflight = await fetch(`${docs.baseUrl}/api/v1/uploads`, { method: 'OPTIONS', headers: { origin: 'https://docs.example.test', 'access-control-request-method': 'POST' } });
+			expect(preflight.status).toBe(204);
+			expect(preflight.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
+		} finally {
+			await docs.close();
+		}
+	});
+});

@@ -220,17 +220,18 @@ describe('independent axes and sandbox controls', () => {
 		const w = await newWs(sb);
 		await sb.control.patchWorkspace(w.workspaceId, { holdEmails: true });
 		const reportId = await completedReport(w);
-		const inv = await invited(w, reportId);
+		const inv = await invited(w, reportId, 'ada@example.com', true, false);
 		await sb.control.interviewEvent(inv.interviewId, 'interview.invitation_failed');
 		expect(await interviewState(w, inv.interviewId)).toMatchObject({ lifecycle: 'invited', emailDelivery: 'failed' });
 		await expect(sb.control.interviewEvent(inv.interviewId, 'interview.invitation_failed')).rejects.toThrow(/409/);
-		const linkOnly = await invited(w, await completedReport(w), 'b@example.com', false);
+		const linkOnly = await invited(w, await completedReport(w), 'b@example.com', false, false);
 		await expect(sb.control.interviewEvent(linkOnly.interviewId, 'interview.invitation_failed')).rejects.toThrow(/409/);
 	});
 	test('preparation_failed keeps lifecycle invited', async () => {
 		const w = await newWs(sb);
 		await sb.control.patchWorkspace(w.workspaceId, { holdPreparation: true });
-		const inv = await invited(w, await completedReport(w));
+		const inv = await invited(w, await completedReport(w), 'ada@example.com', true, false);
+		expect((await interviewState(w, inv.interviewId)).preparation).toBe('queued');
 		await sb.control.interviewEvent(inv.interviewId, 'interview.preparation_failed');
 		expect(await interviewState(w, inv.interviewId)).toMatchObject({ lifecycle: 'invited', preparation: 'failed' });
 	});

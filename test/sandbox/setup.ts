@@ -1,14 +1,14 @@
 /** Shared steps of the sandbox tests: a workspace per test, the upload/analysis flow, counter snapshots. */
 import { randomUUID } from 'node:crypto';
 import { DOCX_MIME, PDF_MIME, makePdf, type ResumeOptions } from '../fixtures/resumes';
-import { api, uploadFile, waitFor, type ApiOptions, type ApiResponse, type TestSandbox, type WorkspaceInfo } from '../helpers/sandbox';
+import { api, uploadFile, waitFor, type ApiOptions, type Json, type ApiResponse, type TestSandbox, type WorkspaceInfo } from '../helpers/sandbox';
 import type { Counters } from '../../sandbox/src';
 
 export { DOCX_MIME, PDF_MIME };
 
 export interface Ws extends WorkspaceInfo {
 	sb: TestSandbox;
-	call<T = any>(method: string, path: string, o?: ApiOptions): Promise<ApiResponse<T>>;
+	call<T = Json>(method: string, path: string, o?: ApiOptions): Promise<ApiResponse<T>>;
 	counters(): Promise<Counters>;
 }
 
@@ -89,13 +89,23 @@ export async function interviewQuote(ws: Ws, reportId: string, candidateEmail = 
 	return q.body.data.fingerprint as string;
 }
 
-export async function invited(ws: Ws, reportId: string, candidateEmail = 'ada@example.com', sendEmail = true) {
+/**
+ * Quote + invite. With `settle` (default) it waits until the automatic steps are done (preparation ready,
+ * email sent), so later counter snapshots are not disturbed by them; pass false when a hold is set.
+ */
+export async function invited(ws: Ws, reportId: string, candidateEmail = 'ada@example.com', sendEmail = true, settle = true) {
 	const fp = await interviewQuote(ws, reportId, candidateEmail, sendEmail);
 	const r = await ws.call('POST', '/api/v1/interviews', {
 		idempotencyKey: key(),
 		body: { reportId, candidateEmail, sendEmail, quoteFingerprint: fp },
 	});
 	if (r.status !== 202) throw new Error(`invite -> ${r.status} ${r.text}`);
+	if (settle) {
+		await waitFor(async () => {
+			const i = await interviewState(ws, r.body.data.interviewId);
+			return i.preparation !== 'queued' && i.emailDelivery !== 'queued';
+		});
+	}
 	return r.body.data as { interviewId: string; reportId: string; invitationToken: string | null; statusUrl: string; emailDelivery: string };
 }
 
