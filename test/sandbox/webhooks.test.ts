@@ -287,3 +287,28 @@ test('Retry-After on a retryable response extends the wait', async () => {
 		await slow.close();
 	}
 });
+
+test('delivery stops when the 30-day retention window ends', async () => {
+	const { endpointId, rx } = await setup();
+	await sb.control.patchWebhookEndpoint(endpointId, { paused: true });
+	await sb.control.sendTest(endpointId);
+	await sb.control.advanceClock(30 * 24 * 3600_000 + 1000);
+	await sb.control.patchWebhookEndpoint(endpointId, { paused: false });
+	const [d] = await deliveriesSettled(endpointId, 1);
+	expect(d).toMatchObject({ state: 'failed', outcome: 'RETENTION_ENDED', attemptCount: 0 });
+	expect(rx.received).toHaveLength(0);
+});
+
+test('a changed URL cancels unsent deliveries to the old destination', async () => {
+	const { endpointId, rx } = await setup();
+	const next = await receiver();
+	await sb.control.patchWebhookEndpoint(endpointId, { paused: true });
+	await sb.control.sendTest(endpointId);
+	await sb.control.patchWebhookEndpoint(endpointId, { url: next.url, paused: false });
+	const [d] = await deliveriesSettled(endpointId, 1);
+	expect(d).toMatchObject({ state: 'cancelled', outcome: 'DESTINATION_CHANGED' });
+	await sb.control.sendTest(endpointId);
+	await deliveriesSettled(endpointId, 2);
+	expect(rx.received).toHaveLength(0);
+	expect(next.received).toHaveLength(1);
+});

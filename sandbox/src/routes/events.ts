@@ -31,14 +31,26 @@ export function eventRoutes(api: ApiRouter, ctx: Ctx, cursors: Cursors): void {
 					throw new ApiError(410, 'The cursor is older than the retained history (30 days); reconcile reports and interviews, then start a fresh position.');
 				}
 			}
-			const matching = ctx.store
-				.eventsOf(ws.id)
-				.filter((e) => e.seq > after)
-				.filter((e) => !type || e.type === type)
-				.filter((e) => !reportId || e.reportId === reportId)
-				.filter((e) => !interviewId || e.interviewId === interviewId);
-			const page = matching.slice(0, limit);
-			const hasMore = matching.length > limit;
+			// Events are stored in sequence order: binary-search the position, then scan only what a page needs.
+			const list = ctx.store.eventsOf(ws.id);
+			let lo = 0;
+			let hi = list.length;
+			while (lo < hi) {
+				const mid = (lo + hi) >> 1;
+				if (list[mid].seq <= after) lo = mid + 1;
+				else hi = mid;
+			}
+			const page: typeof list = [];
+			let hasMore = false;
+			for (let i = lo; i < list.length; i += 1) {
+				const e = list[i];
+				if ((type && e.type !== type) || (reportId && e.reportId !== reportId) || (interviewId && e.interviewId !== interviewId)) continue;
+				if (page.length === limit) {
+					hasMore = true;
+					break;
+				}
+				page.push(e);
+			}
 			const position = page.length ? page[page.length - 1].seq : Math.max(after, hasMore ? after : ws.eventSeq);
 			const nextCursor = cursors.encode(ws.id, 'events', filters, position, ctx.clock.now());
 			return { status: 200, body: { data: { items: page.map(eventBody), nextCursor, hasMore } } };
