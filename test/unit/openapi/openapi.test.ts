@@ -363,6 +363,12 @@ describe('tolerant reader', () => {
 		expect(validateSchema('Event', { id: uuid, type: 'candidate.future_type', schemaVersion: 1, occurredAt: '2026-01-01T00:00:00.000Z', data: { anything: true } })).toEqual([]);
 	});
 
+	test('nullable timestamps: null or a UTC millisecond timestamp, nothing else', () => {
+		expect(validateSchema('Interview', { ...interview, startedAt: '2026-01-02T03:04:05.006Z' })).toEqual([]);
+		expect(validateSchema('Interview', { ...interview, startedAt: '2026-01-02' }).join()).toContain('startedAt');
+		expect(validateSchema('Interview', { ...interview, completedAt: 0 }).join()).toContain('completedAt');
+	});
+
 	test('closed sets stay closed: report status and interview lifecycle', () => {
 		expect(validateSchema('Interview', { ...interview, lifecycle: 'paused' }).join()).toContain('lifecycle');
 		expect(validateSchema('ReportStatus', { id: 'r', status: 'archived', attemptId: null, code: null, reportSystemVersion: 'v' }).join()).toContain('status');
