@@ -62,10 +62,11 @@ export interface ApiErrorInfo {
 	retryAfterMs?: number;
 }
 
-/** Settings tests may tighten; the node itself always uses the defaults. */
-export const transportSettings: { retry: RetryPolicy; random: () => number } = {
+/** Settings tests may tighten (timings only); the node itself always uses the defaults. */
+export const transportSettings: { retry: RetryPolicy; random: () => number; requestTimeoutMs: number } = {
 	retry: { ...DEFAULT_RETRY_POLICY },
 	random: Math.random,
+	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 };
 
 /** apiPath('/api/v1/reports/{}/status', id): every `{}` replaced by the next id, URI-encoded. */
@@ -228,7 +229,7 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 			json: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: REQUEST_TIMEOUT_MS,
+			timeout: transportSettings.requestTimeoutMs,
 		};
 		if (options.body !== undefined) request.body = options.body;
 

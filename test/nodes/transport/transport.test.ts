@@ -13,7 +13,7 @@ import {
 	RecruitingAnalysisApi,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport';
+import { REASON_HINTS, REQUEST_TIMEOUT_MS, transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import { DOCX_MIME, makeDocx, makePdf, PDF_MIME } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type InputItem } from '../../helpers/n8n-engine';
 import { api, startTestSandbox, type TestSandbox, type WorkspaceInfo } from '../../helpers/sandbox';
@@ -95,6 +95,50 @@ describe('retries', () => {
 		expect(counters.reportsCreated).toBe(1);
 		expect(counters.preparationsCreated).toBe(1);
 		expect(counters.idempotentReplays).toBe(1);
+	});
+
+	test('a write that times out is retried with its key and ends with exactly one resource', async () => {
+		const ws = await sb.control.createWorkspace({});
+		// The sandbox holds the first request 800 ms before processing it; the client gives up after 300 ms.
+		await sb.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'latency', latencyMs: 800, count: 1 }] });
+		transportSettings.requestTimeoutMs = 300;
+		const started = Date.now();
+		try {
+			const result = await run(ws, [
+				{
+					call: 'apiRequest',
+					keyFor: 'upload.prepare',
+					options: { method: 'POST', path: '/api/v1/uploads', body: uploadInput(ws, 'slow.pdf', 999, PDF_MIME) },
+				},
+			]);
+			expect(result.error).toBeUndefined();
+			expect((outputJson(result)[0].data as IDataObject).reportId).toMatch(/^rpt_/);
+			expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+		} finally {
+			transportSettings.requestTimeoutMs = REQUEST_TIMEOUT_MS;
+		}
+		// Let the held first request end on the server (processed late or dropped) before reading the counters.
+		await new Promise((resolve) => setTimeout(resolve, 900));
+		const counters = await sb.control.counters(ws.workspaceId);
+		expect(counters.reportsCreated).toBe(1);
+		expect(counters.preparationsCreated).toBe(1);
+	});
+
+	test('an unreachable API: a GET is retried, then reported with the attempts made', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const port = (closed.address() as AddressInfo).port;
+		await new Promise((resolve) => closed.close(resolve));
+		const ws = await sb.control.createWorkspace({});
+		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
+			continueOnFail: true,
+			credentials: { recruitingAnalysisApi: { environment: 'custom', baseUrl: `http://127.0.0.1:${port}`, apiKey: ws.apiKey } },
+		});
+		const [out] = outputJson(result);
+		expect(out.errorClass).toBe('NodeApiError');
+		expect(out.error).toBe('Could not get an answer from the Recruiting Analysis API for GET /api/v1/reports');
+		expect(out.description).toMatch(/Network error ECONNREFUSED after 4 attempts/);
+		expect(JSON.stringify(out)).not.toContain(ws.apiKey);
 	});
 
 	test('429 with Retry-After: the retry waits at least the seconds asked for', async () => {
