@@ -234,3 +234,38 @@ describe('report reads', () => {
 		expectError(await ws.call('GET', `/api/v1/reports/${id}/status`), 404);
 	});
 });
+
+describe('analysis quote rules', () => {
+	test('the analysis quote needs reportId', async () => {
+		const before = created(await ws.counters());
+		expectInvalid(await ws.call('POST', '/api/v1/analysis-quotes', { body: {} }), 'reportId', 'required');
+		expectInvalid(await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: 'r'.repeat(101) } }), 'reportId', 'max_length');
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('an unknown report cannot be quoted (404)', async () => {
+		expectError(await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: 'rpt_unknown' } }), 404);
+	});
+	test('a quote reserves nothing: quoting twice gives the same fingerprint and creates nothing', async () => {
+		const id = await uploaded(ws);
+		const before = created(await ws.counters());
+		expect(await quote(ws, id)).toBe(await quote(ws, id));
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('a write with an invalid key creates nothing (401)', async () => {
+		const id = await uploaded(ws);
+		const fp = await quote(ws, id);
+		const before = created(await ws.counters());
+		expectError(await ws.call('POST', '/api/v1/analyses', { key: 'svc_test_nope', idempotencyKey: key(), body: { reportId: id, quoteFingerprint: fp } }), 401);
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('a write without analyses:write creates nothing (403)', async () => {
+		const id = await uploaded(ws);
+		const fp = await quote(ws, id);
+		const { apiKey } = await sb.control.createKey(ws.workspaceId, { scopes: ['reports:read'] });
+		const before = created(await ws.counters());
+		const res = await ws.call('POST', '/api/v1/analyses', { key: apiKey, idempotencyKey: key(), body: { reportId: id, quoteFingerprint: fp } });
+		expectError(res, 403, 'MISSING_SCOPE');
+		expect(res.body.error.requiredScopes).toEqual(['analyses:write']);
+		expect(created(await ws.counters())).toEqual(before);
+	});
+});

@@ -260,3 +260,42 @@ describe('independent axes and sandbox controls', () => {
 		expectError(await ws.call('GET', `/api/v1/interviews/${inv.interviewId}/result?schemaVersion=2`), 422, 'RESULT_VERSION_UNSUPPORTED');
 	});
 });
+
+describe('more invitation rules', () => {
+	test('an interview quote for an unknown report is 404', async () => {
+		expectError(await ws.call('POST', '/api/v1/interview-quotes', { body: { reportId: 'rpt_missing', candidateEmail: 'a@example.com' } }), 404);
+	});
+	test('resend takes no body', async () => {
+		const inv = await invited(ws, await completedReport(ws), 'nobody@example.com');
+		const before = created(await ws.counters());
+		expectInvalid(await ws.call('POST', `/api/v1/interviews/${inv.interviewId}/resend`, { idempotencyKey: key(), body: { candidateEmail: 'x@example.com' } }), 'body', 'no_body');
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('a reinterview must name the same report (INTERVIEW_NOT_ELIGIBLE)', async () => {
+		const r1 = await completedReport(ws);
+		const r2 = await completedReport(ws);
+		const first = await invited(ws, r1, 'same@example.com', false);
+		const fp = await interviewQuote(ws, r2, 'same@example.com', false);
+		const before = created(await ws.counters());
+		expectError(await ws.call('POST', `/api/v1/interviews/${first.interviewId}/reinterview`, { idempotencyKey: key(), body: { reportId: r2, candidateEmail: 'same@example.com', sendEmail: false, quoteFingerprint: fp } }), 409, 'INTERVIEW_NOT_ELIGIBLE');
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('an invite replay no longer recovers a superseded invitation (INTERVIEW_NOT_ELIGIBLE)', async () => {
+		const reportId = await completedReport(ws);
+		const fp = await interviewQuote(ws, reportId, 'replay@example.com', false);
+		const k = key();
+		const body = { reportId, candidateEmail: 'replay@example.com', sendEmail: false, quoteFingerprint: fp };
+		const first = await ws.call('POST', '/api/v1/interviews', { idempotencyKey: k, body });
+		const fp2 = await interviewQuote(ws, reportId, 'replay@example.com', false);
+		expect((await ws.call('POST', `/api/v1/interviews/${first.body.data.interviewId}/reinterview`, { idempotencyKey: key(), body: { ...body, quoteFingerprint: fp2 } })).status).toBe(202);
+		const before = created(await ws.counters());
+		expectError(await ws.call('POST', '/api/v1/interviews', { idempotencyKey: k, body }), 409, 'INTERVIEW_NOT_ELIGIBLE');
+		expect(created(await ws.counters())).toEqual(before);
+	});
+	test('interviews:read is needed for interview reads; interviews:write for invitations', async () => {
+		const { apiKey } = await sb.control.createKey(ws.workspaceId, { scopes: ['interviews:write'] });
+		const res = await ws.call('GET', '/api/v1/interviews', { key: apiKey });
+		expectError(res, 403, 'MISSING_SCOPE');
+		expect(res.body.error.requiredScopes).toEqual(['interviews:read']);
+	});
+});
