@@ -2,7 +2,11 @@
  * The OpenAPI document itself: valid OpenAPI 3.1, complete against the spec's endpoint tables, every
  * "not shown" choice marked, every limit expressed as a schema constraint, tolerant where the spec is open.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+	OPENAPI_FILE,
 	listOperations,
 	loadDocument,
 	validateDocument,
@@ -84,6 +88,26 @@ describe('the document', () => {
 		expect(verdict.valid).toBe(true);
 		expect(doc.openapi).toBe('3.1.0');
 		expect(doc.info.version).toBe('1.4.0');
+	});
+
+	test('the validator has teeth: broken copies of the document are refused', () => {
+		const source = readFileSync(OPENAPI_FILE, 'utf8');
+		const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+		try {
+			const broken: Array<[string, string]> = [
+				['dangling $ref', source.replace("'#/components/schemas/UploadInput'", "'#/components/schemas/NoSuchSchema'")],
+				['unknown top-level field', source.replace('openapi: 3.1.0\n', 'openapi: 3.1.0\nbogusTopLevel: 1\n')],
+				['operationId not a string', source.replace('operationId: prepareUpload', 'operationId: 12')],
+			];
+			for (const [name, text] of broken) {
+				expect(text).not.toBe(source);
+				const file = join(dir, `${name.replace(/\W+/g, '-')}.yaml`);
+				writeFileSync(file, text);
+				expect([name, validateDocument(file).valid]).toEqual([name, false]);
+			}
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	test('declares bearer authentication for every API operation', () => {
