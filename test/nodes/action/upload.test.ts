@@ -193,6 +193,32 @@ describe('Upload > Upload Many and Get Batch', () => {
 		expect(batch.items as IDataObject[]).toHaveLength(20);
 	});
 
+	it('a job text shared by all items is sent once at batch level (20 x 15,000 characters stays under 256 KiB)', async () => {
+		const text = `Platform engineer. ${'Kubernetes, observability and on-call. '.repeat(400)}`.slice(0, 15_000);
+		const result = await runNode(
+			ws,
+			{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: text },
+			Array.from({ length: 20 }, (_, i) => pdfItem({ candidate: `Shared ${i}` }, `shared-${i}.pdf`)),
+		);
+		const out = jsonOf(result);
+		expect(out).toHaveLength(20);
+		expect(out.every((o) => o.uploaded === true)).toBe(true);
+		expect(new Set(out.map((o) => o.batchId)).size).toBe(1);
+	});
+
+	it('different job descriptions per item stay on each item', async () => {
+		const result = await runNode(
+			ws,
+			{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: '={{ $json.job }}' },
+			[
+				{ ...pdfItem({ candidate: 'Job A' }, 'ja.pdf'), json: { job: 'Backend engineer' } },
+				{ ...pdfItem({ candidate: 'Job B' }, 'jb.pdf'), json: { job: 'Data analyst' } },
+			],
+		);
+		const out = jsonOf(result);
+		expect(out.map((o) => o.uploaded)).toEqual([true, true]);
+	});
+
 	it('an invalid item fails alone with Continue On Fail; the valid ones are uploaded in the batch', async () => {
 		const result = await runNode(
 			ws,

@@ -64,10 +64,19 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 
 	const first = valid[0].itemIndex;
 	const options = optionsParam(this, first);
-	const body = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
+	const body: IDataObject = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
+	// One shared job description goes once at batch level (the request is limited to 256 KiB).
+	const jobs = new Set(valid.map(({ input }) => JSON.stringify(input.jobDescription)));
+	if (jobs.size === 1) {
+		body.jobDescription = valid[0].input.jobDescription;
+		body.items = valid.map(({ itemIndex, input }) => {
+			const { jobDescription: _shared, ...rest } = input;
+			return { itemKey: itemKeyFor(itemIndex), input: rest };
+		});
+	}
 	validateBatch.call(this, uploadBatchSchema, body, first);
 	const key = chunkIdempotencyKey(this, valid.map((v) => v.itemIndex), 'upload.uploadMany', options);
-	const { batchId } = await createBatch(this, 'uploads', body as unknown as IDataObject, key, first);
+	const { batchId } = await createBatch(this, 'uploads', body, key, first);
 	const batch = await waitForBatch(this, 'uploads', batchId, first, batchTimeout(options));
 
 	await mapWithConcurrency(valid, 5, async ({ position, itemIndex, input }) => {
