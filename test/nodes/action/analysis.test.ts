@@ -316,6 +316,18 @@ describe('Analysis > batch operations', () => {
 		expect(delta('POST /api/v1/analysis-batch-quotes')).toBe(3);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(45);
 
+		// Include Report Summary: the summaries are final once the batch has completed.
+		const withReports = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', options: { includeReport: true } },
+				[(await uploadedReport('Summary In Batch'))].map((reportId) => ({ json: { reportId } })),
+			),
+		);
+		expect(withReports[0].state).toBe('succeeded');
+		expect((withReports[0].report as IDataObject).status).toBe('completed');
+		expect((withReports[0].report as IDataObject).id).toBe(withReports[0].reportId);
+
 		const batch = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'getBatch', batchId: String(out[0].batchId) }))[0];
 		expect(batch.id).toBe(out[0].batchId);
 		expect(batch.kind).toBe('analyses');

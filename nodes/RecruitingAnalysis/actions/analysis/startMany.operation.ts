@@ -1,5 +1,6 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch, validateFingerprint } from '../../validation';
 import {
 	batchItemFor,
@@ -14,6 +15,8 @@ import { idempotencyKeyOption, quoteFields, reportIdField } from '../shared/desc
 import { optionsParam, stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 import { api } from '../shared/api';
+import { mapWithConcurrency } from '../shared/concurrency';
+import { noticesForReport } from '../shared/hints';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,7 +34,18 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [batchTimeoutOption, idempotencyKeyOption],
+		options: [
+			batchTimeoutOption,
+			idempotencyKeyOption,
+			{
+				displayName: 'Include Report Summary',
+				name: 'includeReport',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add each report\'s summary (status, score, summary) once the batch has completed. Needs the reports:read scope.',
+			},
+		],
 	},
 ];
 
@@ -115,6 +129,16 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			attemptId: item?.attemptId ?? null,
 			errorCode: item?.errorCode ?? null,
 		};
+	}
+	if (options.includeReport === true) {
+		// An analysis batch completes only once every admitted analysis is terminal, so the summaries are final.
+		await mapWithConcurrency(pending, 5, async (p) => {
+			const outcome = outcomes[p.position] as IDataObject;
+			if (outcome.state !== 'succeeded') return;
+			const report = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}', p.reportId), itemIndex: p.itemIndex });
+			noticesForReport(this, report);
+			outcome.report = report;
+		});
 	}
 	return outcomes;
 }
