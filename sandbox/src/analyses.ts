@@ -108,6 +108,11 @@ function admit(ctx: Ctx, ws: Workspace, r: ReportRecord): { reportId: string; at
 	return { reportId: r.id, attemptId };
 }
 
+/** Picks up an analysis in flight (after a restart from `--data`). */
+export function resumeAnalysis(ctx: Ctx, r: ReportRecord): void {
+	scheduleStep(ctx, r);
+}
+
 function scheduleStep(ctx: Ctx, r: ReportRecord): void {
 	const attemptId = r.attemptId;
 	ctx.timers.schedule(r.workspaceId, ctx.opts.workerDelayMs, () => step(ctx, r.id, attemptId));

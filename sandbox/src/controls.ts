@@ -17,6 +17,7 @@ import { Validator } from './validation';
 import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret, resetWorkspace } from './workspaces';
 import { cancelPending, replayDelivery, resumeEndpoint, sendTest } from './webhooks';
 import { jobView } from './views';
+import { sweepAll } from './resume';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
@@ -272,6 +273,7 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw badRequest([{ field: 'ms', rule: 'non_negative_number' }]);
 			ctx.clock.advance(ms);
 			ctx.store.clockOffset = ctx.clock.offset;
+			sweepAll(ctx); // expiries take effect now, not only at the next request
 			ctx.markDirty();
 			return { now: ctx.clock.iso() };
 		});

@@ -11,6 +11,7 @@ import { createKey } from './auth';
 import { Store, type SeedInfo } from './store';
 import { ALL_SCOPES } from './types';
 import { createWorkspace } from './workspaces';
+import { resumeWork, sweepAll } from './resume';
 
 export type { SandboxOptions, RecordedResponse } from './context';
 export type { SeedInfo } from './store';
@@ -78,6 +79,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const saver = opts.dataFile ? setInterval(save, 500) : undefined;
 	saver?.unref();
 	save();
+	resumeWork(ctx);
+	const housekeeping = setInterval(() => sweepAll(ctx), 1000);
+	housekeeping.unref();
 
 	return {
 		baseUrl: ctx.baseUrl,
@@ -88,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		close: async () => {
 			ctx.timers.clearAll();
 			if (saver) clearInterval(saver);
+			clearInterval(housekeeping);
 			await app.close();
 			await ctx.dispatcher.destroy().catch(() => undefined);
 			save();

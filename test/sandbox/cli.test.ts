@@ -96,3 +96,33 @@ test('--data keeps the state (and the seeded workspace) across restarts', async 
 		rmSync(dir, { recursive: true, force: true });
 	}
 }, 60_000);
+
+test('an analysis in flight when the sandbox stops completes after a restart from the same data file', async () => {
+	const { startSandbox } = await import('../../sandbox/src');
+	const { makePdf } = await import('../fixtures/resumes');
+	const dir = mkdtempSync(join(tmpdir(), 'ra-sandbox-'));
+	const dataFile = join(dir, 'state.json');
+	try {
+		const a = await startSandbox({ port: 0, dataFile, workerDelayMs: 60_000 });
+		const pdf = makePdf({ candidate: 'Restart Person' });
+		const prep = await api(a, 'POST', '/api/v1/uploads', { idempotencyKey: 'restart-1', body: { fileName: 'a.pdf', fileSize: pdf.length, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: a.seed.jobDescriptionId } } });
+		await fetch(prep.body.data.upload.url, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: pdf });
+		const fp = (await api(a, 'POST', '/api/v1/analysis-quotes', { body: { reportId: prep.body.data.reportId } })).body.data.fingerprint;
+		const started = await api(a, 'POST', '/api/v1/analyses', { idempotencyKey: 'restart-2', body: { reportId: prep.body.data.reportId, quoteFingerprint: fp } });
+		expect(started.status).toBe(202);
+		await a.close();
+		const b = await startSandbox({ port: 0, dataFile, workerDelayMs: 10 });
+		try {
+			const { waitFor } = await import('../helpers/sandbox');
+			const status = await waitFor(async () => {
+				const s = await api(b, 'GET', `/api/v1/reports/${prep.body.data.reportId}/status`);
+				return s.body.data.status === 'completed' ? s.body.data : undefined;
+			});
+			expect(status.attemptId).toBe(started.body.data.attemptId);
+		} finally {
+			await b.close();
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});

@@ -299,3 +299,14 @@ describe('more invitation rules', () => {
 		expect(res.body.error.requiredScopes).toEqual(['interviews:read']);
 	});
 });
+
+test('an invitation expiring on the clock publishes interview.expired to webhooks without any API request', async () => {
+	const w = await newWs(sb);
+	const inv = await invited(w, await completedReport(w), 'exp@example.com', false);
+	const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: sb.control.inboxUrl(w.workspaceId), eventTypes: ['interview.expired'] });
+	await sb.control.advanceClock(3 * 24 * 3600_000 + 1000);
+	const entry = await waitFor(async () => (await sb.control.inbox(w.workspaceId)).items[0]);
+	expect(entry.verified).toBe(true);
+	expect(JSON.parse(entry.body)).toMatchObject({ type: 'interview.expired', data: { interviewId: inv.interviewId, lifecycle: 'expired' } });
+	expect((await sb.control.deliveries(ep.id)).items).toHaveLength(1);
+});
