@@ -1,15 +1,19 @@
 const path = require('path');
-const { task, src, dest } = require('gulp');
+const { task, src, dest, parallel } = require('gulp');
 
-// Copy node and credential icons next to the compiled files, as n8n resolves them relative to the .js file.
-function copyIcons() {
-	const nodeSource = path.resolve('nodes', '**', '*.{png,svg}');
-	const nodeDestination = path.resolve('dist', 'nodes');
-	src(nodeSource, { encoding: false }).pipe(dest(nodeDestination));
-
-	const credSource = path.resolve('credentials', '**', '*.{png,svg}');
-	const credDestination = path.resolve('dist', 'credentials');
-	return src(credSource, { encoding: false }).pipe(dest(credDestination));
+// n8n resolves icons and codex files (*.node.json) relative to the compiled node/credential file,
+// so they are copied next to the .js files in dist/.
+function copyNodeAssets() {
+	return src(path.resolve('nodes', '**', '*.{png,svg,json}'), { encoding: false }).pipe(dest(path.resolve('dist', 'nodes')));
 }
 
-task('build:icons', copyIcons);
+function copyCredentialAssets() {
+	return src(path.resolve('credentials', '**', '*.{png,svg}'), { encoding: false }).pipe(dest(path.resolve('dist', 'credentials')));
+}
+
+// The package entry lives inside dist/ so that `npm pack` ships only dist, README, LICENSE and package.json.
+function copyEntry() {
+	return src(path.resolve('index.js')).pipe(dest(path.resolve('dist')));
+}
+
+task('build:icons', parallel(copyNodeAssets, copyCredentialAssets, copyEntry));
