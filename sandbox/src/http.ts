@@ -77,6 +77,17 @@ export class ApiRouter {
 		k.methods.add(method);
 	}
 
+	private lastSweep = new Map<string, { at: number; offset: number }>();
+
+	/** Housekeeping before a request, at most every 200 ms per workspace unless the clock was moved. */
+	private sweepSoon(workspaceId: string): void {
+		const last = this.lastSweep.get(workspaceId);
+		const now = Date.now();
+		if (last && now - last.at < 200 && last.offset === this.ctx.clock.offset) return;
+		this.lastSweep.set(workspaceId, { at: now, offset: this.ctx.clock.offset });
+		sweepWorkspace(this.ctx, workspaceId);
+	}
+
 	match(path: string): Known | undefined {
 		return this.known.find((k) => k.regex.test(path));
 	}
@@ -95,7 +106,7 @@ export class ApiRouter {
 				const name = `${def.method} ${def.path}`;
 				counters.requests[name] = (counters.requests[name] ?? 0) + 1;
 				requireScope(key, def.scope);
-				sweepWorkspace(ctx, ws.id);
+				this.sweepSoon(ws.id);
 				const params = (req.params ?? {}) as Record<string, string>;
 				const issues = Object.entries(params)
 					.filter(([, v]) => v.length < 1 || v.length > 100)
