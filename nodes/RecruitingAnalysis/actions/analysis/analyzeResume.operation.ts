@@ -1,8 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
 import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { api } from '../shared/api';
 import {
 	binaryPropertyField,
 	concurrencyOption,

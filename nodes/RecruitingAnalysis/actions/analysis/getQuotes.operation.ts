@@ -1,12 +1,12 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
+import { api } from '../shared/api';
 import { itemKeyFor } from '../shared/batch';
 import { reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	{

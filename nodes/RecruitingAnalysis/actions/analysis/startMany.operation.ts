@@ -2,6 +2,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch, validateFingerprint } from '../../validation';
+import { api } from '../shared/api';
 import {
 	batchItemFor,
 	batchTimeout,
@@ -11,12 +12,11 @@ import {
 	itemKeyFor,
 	waitForBatch,
 } from '../shared/batch';
+import { mapWithConcurrency } from '../shared/concurrency';
 import { idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
+import { noticesForReport } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
-import { mapWithConcurrency } from '../shared/concurrency';
-import { noticesForReport } from '../shared/hints';
 
 const properties: INodeProperties[] = [
 	{

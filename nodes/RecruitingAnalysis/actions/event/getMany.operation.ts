@@ -1,8 +1,8 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
-import { compactQuery, optionString, optionsParam } from '../shared/params';
 import { api } from '../shared/api';
+import { compactQuery, optionString, optionsParam } from '../shared/params';
 
 const properties: INodeProperties[] = [
 	{

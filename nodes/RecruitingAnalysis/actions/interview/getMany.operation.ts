@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateExternalReferenceFilter, validateId } from '../../validation';
+import { apiAll } from '../shared/api';
 import { externalReferenceOptions, limitField, returnAllField } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { compactQuery, optionString, optionsParam } from '../shared/params';
 import { checkLimit } from '../shared/validate';
-import { apiAll } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	returnAllField,

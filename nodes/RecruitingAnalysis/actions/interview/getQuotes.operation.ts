@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
+import { api } from '../shared/api';
 import { itemKeyFor } from '../shared/batch';
 import { candidateEmailField, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { readBatchInvitation } from './inviteMany.operation';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	{

@@ -2,12 +2,12 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
+import { api } from '../shared/api';
 import { concurrencyOption, interviewIdField, schemaVersionOption, simplifyField } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { simplifyInterviewResult } from '../shared/simplify';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	interviewIdField(),

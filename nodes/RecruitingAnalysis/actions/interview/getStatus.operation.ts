@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
+import { api } from '../shared/api';
 import { concurrencyOption, interviewIdField } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	interviewIdField(),

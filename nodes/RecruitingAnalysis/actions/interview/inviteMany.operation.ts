@@ -8,6 +8,7 @@ import {
 	validateFingerprint,
 	validateInput,
 } from '../../validation';
+import { api } from '../shared/api';
 import {
 	batchItemFor,
 	batchTimeout,
@@ -20,7 +21,6 @@ import {
 import { candidateEmailField, idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	{

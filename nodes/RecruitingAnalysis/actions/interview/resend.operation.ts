@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
+import { api } from '../shared/api';
 import { concurrencyOption, idempotencyKeyOption, interviewIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { checkId, checkUserKey } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),

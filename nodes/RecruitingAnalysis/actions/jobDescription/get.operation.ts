@@ -1,9 +1,9 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
+import { api } from '../shared/api';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,8 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { apiAll } from '../shared/api';
 import { limitField, returnAllField } from '../shared/descriptions';
 import { checkLimit } from '../shared/validate';
-import { apiAll } from '../shared/api';
 
 const properties: INodeProperties[] = [returnAllField, limitField];
 

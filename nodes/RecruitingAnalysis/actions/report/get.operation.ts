@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
+import { api } from '../shared/api';
 import { concurrencyOption, reportIdField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	reportIdField(),

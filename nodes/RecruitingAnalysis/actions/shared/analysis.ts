@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { validateFingerprint } from '../../validation';
+import { api, poll } from './api';
 import { onApiCondition } from './errors';
 import { noticesForReport } from './hints';
 import { simplifyReportResult } from './simplify';
-import { api, poll } from './api';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 

@@ -1,9 +1,9 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
+import { api, poll } from './api';
 import { addNotice } from './hints';
 import { checkUserKey } from './validate';
-import { api, poll } from './api';
 
 export type BatchKind = 'uploads' | 'analyses' | 'interviews';
 

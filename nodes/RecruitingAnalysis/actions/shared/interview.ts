@@ -3,10 +3,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { idempotencyKeyFor } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from './analysis';
+import { api } from './api';
 import { onApiCondition } from './errors';
 import { addNotice, noticesForInterview } from './hints';
 import { stringParam } from './params';
-import { api } from './api';
 
 export interface InvitationInput extends IDataObject {
 	reportId: string;

@@ -1,6 +1,6 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest, idempotencyKeyFor, putResumeToStorage, type UploadTarget } from '../../transport';
+import { idempotencyKeyFor, putResumeToStorage, type UploadTarget } from '../../transport';
 import {
 	validateExternalReference,
 	validateExternalReferenceFilter,
@@ -11,6 +11,7 @@ import {
 	type JobDescriptionInput,
 	type UploadInput,
 } from '../../validation';
+import { api } from './api';
 import { onApiCondition } from './errors';
 import { optionString, optionsParam, stringParam } from './params';
 import { checkId } from './validate';
@@ -126,13 +127,14 @@ export async function prepareUpload(
 	input: UploadInput,
 	idempotencyKey: string,
 ): Promise<PreparedUpload> {
-	return await apiRequest.call<IExecuteFunctions, [Parameters<typeof apiRequest>[0]], Promise<PreparedUpload>>(ctx, {
+	const prepared = await api(ctx, {
 		method: 'POST',
 		path: '/api/v1/uploads',
 		body: input as unknown as IDataObject,
 		idempotencyKey,
 		itemIndex,
 	});
+	return prepared as unknown as PreparedUpload;
 }
 
 /**

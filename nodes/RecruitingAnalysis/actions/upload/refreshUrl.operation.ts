@@ -1,10 +1,10 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
+import { api } from '../shared/api';
 import { concurrencyOption, reportIdField } from '../shared/descriptions';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
-import { api } from '../shared/api';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose upload was prepared (starts with rpt_)'),
