@@ -82,6 +82,19 @@ describe('router', () => {
 		expect((result.error as unknown as { context?: IDataObject }).context?.itemIndex).toBe(1);
 	});
 
+	it('a key without a needed scope gets 403 naming the missing scope (Analyze Resume waiting needs reports:read)', async () => {
+		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
+		const limited = { ...ws, apiKey };
+		const uploadOnly = jsonOf(await runNode(limited, analyzeParams(limited), [pdfItem({ candidate: 'Scoped' })]));
+		expect(uploadOnly[0].attemptId).toMatch(/^att_/);
+		const waiting = await runNode(limited, analyzeParams(limited, { waitForCompletion: true, waitTimeout: 10 }), [pdfItem({ candidate: 'Scoped Wait' })], {
+			continueOnFail: true,
+		});
+		const [item] = jsonOf(waiting);
+		expect(item.httpCode).toBe(403);
+		expect(`${item.error} ${item.description}`).toContain('reports:read');
+	});
+
 	it('many items run with bounded concurrency (option Concurrency, default 5)', async () => {
 		const items = Array.from({ length: 10 }, () => ({ json: { id: reportId } }));
 		await sandbox.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports/{id}/status', mode: 'latency', latencyMs: 300, rate: 1 }] });
