@@ -75,11 +75,18 @@ export function sweepEvents(ctx: Ctx, workspaceId: string): void {
 
 /** Erasure of a report: its events (and its interviews' events) keep only id, type and occurrence time. */
 export function tombstoneEvents(ctx: Ctx, workspaceId: string, reportId: string, interviewIds: string[]): void {
+	const erased = new Map<string, EventRecord>();
 	for (const e of ctx.store.eventsOf(workspaceId)) {
 		if (e.reportId === reportId || (e.interviewId && interviewIds.includes(e.interviewId))) {
 			e.tombstone = true;
 			e.data = null;
+			erased.set(e.id, e);
 		}
+	}
+	// Retained webhook deliveries (and so their replays) carry the tombstone too.
+	for (const d of Object.values(ctx.store.deliveries)) {
+		const e = erased.get(d.eventId);
+		if (e) d.body = JSON.stringify(eventBody(e));
 	}
 	ctx.markDirty();
 }

@@ -312,3 +312,15 @@ test('a changed URL cancels unsent deliveries to the old destination', async () 
 	expect(rx.received).toHaveLength(0);
 	expect(next.received).toHaveLength(1);
 });
+
+test('after a report is deleted, a replay of its delivery sends the tombstone', async () => {
+	const { w, rx, endpointId } = await setup(['report.completed']);
+	const reportId = await completedReport(w);
+	const [d] = await deliveriesSettled(endpointId, 1);
+	expect(JSON.parse(rx.received[0].body).data.reportId).toBe(reportId);
+	await sb.control.deleteReport(reportId);
+	await sb.control.replay(d.deliveryId);
+	await deliveriesSettled(endpointId, 2);
+	const replayed = JSON.parse(rx.received[rx.received.length - 1].body);
+	expect(replayed).toEqual({ id: d.eventId, type: 'report.completed', schemaVersion: 1, occurredAt: expect.any(String) });
+});
