@@ -219,6 +219,14 @@ describe('report reads', () => {
 	test('externalReferenceSource and externalReferenceId: both or neither', async () => {
 		expectInvalid(await ws.call('GET', '/api/v1/reports?externalReferenceSource=lever'), 'externalReferenceId', 'both_or_neither');
 	});
+	test('externalReferenceSource as a filter matches ^[a-z0-9]+(?:-[a-z0-9]+)*$, length 1 to 64', async () => {
+		expectInvalid(await ws.call('GET', '/api/v1/reports?externalReferenceSource=Lever&externalReferenceId=1'), 'externalReferenceSource', 'pattern');
+		expectInvalid(await ws.call('GET', `/api/v1/reports?externalReferenceSource=${'a'.repeat(65)}&externalReferenceId=1`), 'externalReferenceSource', 'max_length');
+	});
+	test('externalReferenceId as a filter has length 1 to 128', async () => {
+		expectInvalid(await ws.call('GET', `/api/v1/reports?externalReferenceSource=lever&externalReferenceId=${'i'.repeat(129)}`), 'externalReferenceId', 'max_length');
+		expectInvalid(await ws.call('GET', '/api/v1/reports?externalReferenceSource=lever&externalReferenceId='), 'externalReferenceId', 'min_length');
+	});
 	test('the external reference filter finds the report', async () => {
 		const w = await newWs(sb);
 		const p = await prepare(w, makePdf(), { externalReference: { source: 'workday', id: 'Case-Sensitive-1' } });

@@ -89,6 +89,11 @@ describe('happy path', () => {
 		expect(one.body.data.items.map((i: { id: string }) => i.id)).toEqual([a.interviewId]);
 		expectInvalid(await w.call('GET', '/api/v1/interviews?lifecycle=done'), 'lifecycle', 'enum');
 		expectInvalid(await w.call('GET', '/api/v1/interviews?externalReferenceId=x'), 'externalReferenceSource', 'both_or_neither');
+		const page = await w.call('GET', '/api/v1/interviews?limit=1');
+		expect(page.body.data.items.map((i: { id: string }) => i.id)).toEqual([b.interviewId]);
+		const next = await w.call('GET', `/api/v1/interviews?limit=1&cursor=${encodeURIComponent(page.body.data.nextCursor)}`);
+		expect(next.body.data).toEqual({ items: [expect.objectContaining({ id: a.interviewId })], nextCursor: null });
+		expectError(await w.call('GET', `/api/v1/interviews?limit=1&lifecycle=invited&cursor=${encodeURIComponent(page.body.data.nextCursor)}`), 400, 'INVALID_CURSOR');
 	});
 });
 

@@ -256,6 +256,19 @@ describe('the private inbox and its receiver modes', () => {
 		const [done] = await deliveriesSettled(ep.id, 1);
 		expect(done.state).toBe('succeeded');
 	});
+	test('a timestamp more than five minutes old is recorded as not verified', async () => {
+		const w = await newWs(sb);
+		const body = JSON.stringify({ id: 'y', type: 'webhook.test' });
+		const ts = new Date(Date.now() - 6 * 60_000);
+		const sig = new Webhook(w.webhookSecret).sign('msg_2', ts, body);
+		await fetch(sb.control.inboxUrl(w.workspaceId), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': sig },
+			body,
+		});
+		const [entry] = (await sb.control.inbox(w.workspaceId)).items;
+		expect(entry).toMatchObject({ verified: false, reason: expect.stringMatching(/timestamp/i) });
+	});
 	test('a signature made with another secret is recorded as not verified', async () => {
 		const w = await newWs(sb);
 		const body = JSON.stringify({ id: 'x', type: 'webhook.test' });
