@@ -182,6 +182,20 @@ describe('analysis batches and quotes', () => {
 		expect(b.items.map((i: { state: string }) => i.state)).toEqual(['succeeded', 'succeeded']);
 		for (const id of ids) expect((await waitStatus(w, id, ['completed'])).status).toBe('completed');
 	});
+	test('one active batch per kind per workspace: a second analysis batch conflicts, another kind does not', async () => {
+		const w = await newWs(sb);
+		await sb.control.patchWorkspace(w.workspaceId, { activeAnalysisLimit: 0 });
+		const id = await uploaded(w);
+		const fp = await quote(w, id);
+		const first = await w.call('POST', '/api/v1/analysis-batches', { idempotencyKey: key(), body: { items: [{ itemKey: 'a', input: { reportId: id, quoteFingerprint: fp } }] } });
+		expect(first.status).toBe(202);
+		await waitFor(async () => (await w.call('GET', first.body.data.statusUrl)).body.data.items[0].state === 'waiting_capacity');
+		await rejectsBatch(w, '/api/v1/analysis-batches', { items: [{ itemKey: 'b', input: { reportId: id, quoteFingerprint: fp } }] }, 409, 'BATCH_ALREADY_ACTIVE');
+		expect((await w.call('POST', '/api/v1/upload-batches', { idempotencyKey: key(), body: { jobDescription: { kind: 'text', text: 'x' }, items: [uploadItem(1)] } })).status).toBe(202);
+		await sb.control.patchWorkspace(w.workspaceId, { activeAnalysisLimit: 5 });
+		const done = await finished(w, first.body.data.statusUrl);
+		expect(done.items[0]).toMatchObject({ state: 'succeeded', attemptId: expect.stringMatching(/^att_/) });
+	});
 	test('batch status reads need the scope that created the kind', async () => {
 		const w = await newWs(sb);
 		const res = await w.call('POST', '/api/v1/upload-batches', { idempotencyKey: key(), body: { jobDescription: { kind: 'text', text: 'x' }, items: [uploadItem(1)] } });
