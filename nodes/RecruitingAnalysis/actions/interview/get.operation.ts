@@ -2,12 +2,13 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, interviewIdField } from '../shared/descriptions';
+import { concurrencyOption, interviewAxesNotice, interviewIdField } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
+	interviewAxesNotice,
 	interviewIdField(),
 	{
 		displayName: 'Options',

@@ -3,13 +3,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
 import { api } from '../shared/api';
-import { concurrencyOption, reportIdField, schemaVersionOption, simplifyField } from '../shared/descriptions';
+import { concurrencyOption, reportIdField, schemaVersionOption, simplifyField, unmeasuredNotice } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { simplifyReportResult } from '../shared/simplify';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
+	unmeasuredNotice,
 	reportIdField(),
 	{
 		...simplifyField,

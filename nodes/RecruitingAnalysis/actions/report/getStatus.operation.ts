@@ -2,12 +2,13 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, humanReviewNotice, reportIdField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
+	humanReviewNotice,
 	reportIdField(),
 	{
 		displayName: 'Options',

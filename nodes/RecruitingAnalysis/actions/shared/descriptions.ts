@@ -276,3 +276,23 @@ export const simplifyField: INodeProperties = {
 	default: false,
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
+
+/** Editor notices for what the spec asks users to keep in mind (shown above the parameters). */
+export function specNotice(name: string, text: string): INodeProperties {
+	return { displayName: text, name, type: 'notice', default: '' };
+}
+
+export const interviewAxesNotice = specNotice(
+	'interviewAxesNotice',
+	'Lifecycle, preparation, evaluation and email delivery are independent: a completed interview does not mean its evaluation is ready, and "sent" means accepted by the mail provider, not delivered',
+);
+
+export const unmeasuredNotice = specNotice(
+	'unmeasuredNotice',
+	'A null score or measurement means unmeasured, not zero. Read the score scale and the limitations before showing a score.',
+);
+
+export const humanReviewNotice = specNotice(
+	'humanReviewNotice',
+	'A report in status "requires_action" needs a human review in the application: do not resubmit it to bypass the review',
+);
