@@ -261,6 +261,42 @@ describe('Interview > batch operations', () => {
 		expect(batch.status).toBe('completed');
 	});
 
+	it('Invite Many with 45 items: three interview batches (20 + 20 + 5), 45 interviews, one paired item each', async () => {
+		const uploads = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+				Array.from({ length: 45 }, (_, i) => pdfItem({ candidate: `Invitee ${i}` }, `inv-${i}.pdf`)),
+			),
+		);
+		const started = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+				uploads.map((u) => ({ json: { reportId: u.reportId } })),
+			),
+		);
+		expect(started.every((s) => s.state === 'succeeded')).toBe(true);
+		const before = await counters(ws);
+		const result = await runNode(
+			ws,
+			{ resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ "c" + $itemIndex + "@example.com" }}' },
+			uploads.map((u) => ({ json: { reportId: u.reportId } })),
+		);
+		const out = jsonOf(result);
+		expect(out).toHaveLength(45);
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		out.forEach((o, i) => {
+			expect(o.reportId).toBe(uploads[i].reportId);
+			expect(o.state).toBe('succeeded');
+			expect(o.interviewId).toMatch(/^int_/);
+		});
+		expect(new Set(out.map((o) => o.batchId)).size).toBe(3);
+		const after = await counters(ws);
+		expect((after.requests['POST /api/v1/interview-batches'] ?? 0) - (before.requests['POST /api/v1/interview-batches'] ?? 0)).toBe(3);
+		expect(after.interviewsCreated - before.interviewsCreated).toBe(45);
+	});
+
 	it('Invite Many reports an item the service could not quote with its errorCode, the others are invited', async () => {
 		// An uploaded but not analyzed report cannot be quoted for an interview.
 		const pending = jsonOf(
