@@ -250,7 +250,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 
 		c.get('/_sandbox/webhook-endpoints/:id/deliveries', async (req) => {
 			const ep = endpointOf(ctx, req);
-			return { items: Object.values(ctx.store.deliveries).filter((d) => d.endpointId === ep.id).map(deliveryView) };
+			const q = req.query as Record<string, string | undefined>;
+			const items = Object.values(ctx.store.deliveries)
+				.filter((d) => d.endpointId === ep.id)
+				.filter((d) => !q.reportId || d.reportId === q.reportId)
+				.filter((d) => !q.interviewId || d.interviewId === q.interviewId)
+				.filter((d) => !q.eventId || d.eventId === q.eventId);
+			return { items: items.map(deliveryView) };
 		});
 
 		c.post('/_sandbox/deliveries/:id/replay', async (req) => {

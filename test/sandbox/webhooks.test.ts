@@ -101,6 +101,8 @@ test('events are delivered to the receiver, signed in the Standard Webhooks form
 		['report.result_ready', 'succeeded', 1],
 	]);
 	expect(deliveries[0].attempts[0]).toMatchObject({ status: 200, error: null });
+	const filtered = await fetch(`${sb.baseUrl}/_sandbox/webhook-endpoints/${endpointId}/deliveries?reportId=${reportId}&eventId=${feed[1].id}`);
+	expect(((await filtered.json()) as { items: DeliveryView[] }).items.map((d) => d.eventType)).toEqual(['report.result_ready']);
 	// a wrong secret does not verify
 	expect(() => new Webhook(`whsec_${Buffer.from('wrong-secret-wrong-secret').toString('base64')}`).verify(first.body, headersOf(first))).toThrow();
 });
