@@ -110,7 +110,10 @@ export function controlClient(baseUrl: string) {
 			c<Record<string, unknown>>('PATCH', `/_sandbox/webhook-endpoints/${id}`, body),
 		rotateSecret: (id: string) => c<{ secret: string; previousSecret: string }>('POST', `/_sandbox/webhook-endpoints/${id}/rotate-secret`),
 		sendTest: (id: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/webhook-endpoints/${id}/test`),
-		deliveries: (id: string) => c<{ items: DeliveryView[] }>('GET', `/_sandbox/webhook-endpoints/${id}/deliveries`),
+		deliveries: (id: string, filter: { reportId?: string; interviewId?: string; eventId?: string } = {}) => {
+			const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined) as [string, string][]).toString();
+			return c<{ items: DeliveryView[] }>('GET', `/_sandbox/webhook-endpoints/${id}/deliveries${q ? `?${q}` : ''}`);
+		},
 		replay: (deliveryId: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/deliveries/${deliveryId}/replay`),
 		inbox: (wid: string) => c<{ items: InboxEntry[] }>('GET', `/_sandbox/workspaces/${wid}/inbox`),
 		inboxUrl: (wid: string) => `${baseUrl}/_sandbox/inbox/${wid}`,
