@@ -13,9 +13,9 @@ import type { Faults } from './faults';
 import { applyControl } from './interviews';
 import { newId, newUuid } from './store';
 import type { DeliveryRecord, JobDescription, WebhookEndpoint } from './types';
-import { Validator } from './validation';
+import { isoDateTime, Validator } from './validation';
 import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret, resetWorkspace } from './workspaces';
-import { cancelPending, replayDelivery, resumeEndpoint, sendTest } from './webhooks';
+import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, replayDelivery, resumeEndpoint, sendCatchUp, sendTest } from './webhooks';
 import { jobView } from './views';
 import { sweepAll } from './resume';
 
@@ -268,6 +268,32 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const replay = replayDelivery(ctx, d);
 			if (!replay) throw notFound('Webhook endpoint');
 			return { deliveryId: replay.deliveryId, eventId: replay.eventId };
+		});
+
+		const previews = new Map<string, CatchUpPreview>();
+		c.post('/_sandbox/webhook-endpoints/:id/catch-up', async (req) => {
+			const ep = endpointOf(ctx, req);
+			const b = body(req);
+			const v = new Validator();
+			const from = isoDateTime(v, 'from', b.from);
+			const to = isoDateTime(v, 'to', b.to);
+			if (b.from === undefined) v.add('from', 'required');
+			if (b.to === undefined) v.add('to', 'required');
+			if (from !== undefined && to !== undefined && to <= from) v.add('to', 'after_from');
+			v.throwIfAny();
+			const p = previewCatchUp(ctx, ep, from!, to!);
+			previews.set(p.id, p);
+			return { previewId: p.id, eventCount: p.eventIds.length, limit: CATCH_UP_LIMIT, expiresAt: new Date(p.expiresAt).toISOString(), endpointRevision: p.revision };
+		});
+		c.post('/_sandbox/catch-ups/:id/send', async (req) => {
+			const p = previews.get((req.params as { id: string }).id);
+			if (!p) throw notFound('Catch-up preview');
+			const ep = ctx.store.endpoints[p.endpointId];
+			if (p.expiresAt <= ctx.clock.now()) throw new ApiError(409, 'The catch-up preview expired (ten minutes); preview again.', 'PREVIEW_EXPIRED');
+			if (!ep || ep.revision !== p.revision) throw new ApiError(409, 'The endpoint changed since the preview; preview again.', 'ENDPOINT_CHANGED');
+			previews.delete(p.id);
+			const sent = sendCatchUp(ctx, p);
+			return { deliveries: sent.length };
 		});
 
 		c.get('/_sandbox/workspaces/:wid/inbox', async (req) => ({ items: ctx.store.inbox[workspaceOf(ctx, req).id] ?? [] }));

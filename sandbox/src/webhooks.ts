@@ -188,3 +188,42 @@ async function attempt(ctx: Ctx, deliveryId: string): Promise<void> {
 	if (retryAfter !== null) waitMs = Math.min(Math.max(waitMs, retryAfter), 24 * HOUR);
 	ctx.timers.schedule(d.workspaceId, waitMs * ctx.opts.webhookTimeScale, () => attempt(ctx, deliveryId));
 }
+
+/**
+ * Catch-up preview (webhook receiver contract 7): the retained events of an ISO window on the current
+ * endpoint, at most 500, valid ten minutes (sandbox clock), bound to the endpoint revision; sending it
+ * skips events that already have a delivery to that endpoint.
+ */
+export interface CatchUpPreview {
+	id: string;
+	endpointId: string;
+	revision: number;
+	expiresAt: number;
+	eventIds: string[];
+}
+
+export const CATCH_UP_LIMIT = 500;
+export const CATCH_UP_TTL_MS = 10 * MINUTE;
+
+export function previewCatchUp(ctx: Ctx, endpoint: WebhookEndpoint, from: number, to: number): CatchUpPreview {
+	const delivered = new Set(Object.values(ctx.store.deliveries).filter((d) => d.endpointId === endpoint.id).map((d) => d.eventId));
+	const eventIds = ctx.store
+		.eventsOf(endpoint.workspaceId)
+		.filter((e) => e.occurredAt >= from && e.occurredAt < to && subscribed(endpoint, e.type) && !delivered.has(e.id))
+		.slice(0, CATCH_UP_LIMIT)
+		.map((e) => e.id);
+	return { id: newId('cup_'), endpointId: endpoint.id, revision: endpoint.revision, expiresAt: ctx.clock.now() + CATCH_UP_TTL_MS, eventIds };
+}
+
+export function sendCatchUp(ctx: Ctx, preview: CatchUpPreview): DeliveryRecord[] {
+	const endpoint = ctx.store.endpoints[preview.endpointId];
+	const delivered = new Set(Object.values(ctx.store.deliveries).filter((d) => d.endpointId === preview.endpointId).map((d) => d.eventId));
+	const events = new Map(ctx.store.eventsOf(endpoint.workspaceId).map((e) => [e.id, e]));
+	const out: DeliveryRecord[] = [];
+	for (const id of preview.eventIds) {
+		const e = events.get(id);
+		if (!e || delivered.has(id)) continue;
+		out.push(createDelivery(ctx, endpoint, { eventId: e.id, eventType: e.type, body: JSON.stringify(eventBody(e)), eventOccurredAt: e.occurredAt, reportId: e.reportId, interviewId: e.interviewId }));
+	}
+	return out;
+}

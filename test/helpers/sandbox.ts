@@ -37,6 +37,8 @@ export interface DeliveryView {
 	state: 'pending' | 'succeeded' | 'failed' | 'cancelled';
 	outcome: string | null;
 	attemptCount: number;
+	reportId: string | null;
+	interviewId: string | null;
 	attempts: { at: string; status: number | null; durationMs: number; error: string | null }[];
 }
 
@@ -115,6 +117,9 @@ export function controlClient(baseUrl: string) {
 			return c<{ items: DeliveryView[] }>('GET', `/_sandbox/webhook-endpoints/${id}/deliveries${q ? `?${q}` : ''}`);
 		},
 		replay: (deliveryId: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/deliveries/${deliveryId}/replay`),
+		catchUpPreview: (endpointId: string, from: string, to: string) =>
+			c<{ previewId: string; eventCount: number; limit: number; expiresAt: string; endpointRevision: number }>('POST', `/_sandbox/webhook-endpoints/${endpointId}/catch-up`, { from, to }),
+		catchUpSend: (previewId: string) => c<{ deliveries: number }>('POST', `/_sandbox/catch-ups/${previewId}/send`),
 		inbox: (wid: string) => c<{ items: InboxEntry[] }>('GET', `/_sandbox/workspaces/${wid}/inbox`),
 		inboxUrl: (wid: string) => `${baseUrl}/_sandbox/inbox/${wid}`,
 		clock: () => c<{ now: string }>('GET', '/_sandbox/clock'),

@@ -339,3 +339,27 @@ test('after a report is deleted, a replay of its delivery sends the tombstone', 
 	const replayed = JSON.parse(rx.received[rx.received.length - 1].body);
 	expect(replayed).toEqual({ id: d.eventId, type: 'report.completed', schemaVersion: 1, occurredAt: expect.any(String) });
 });
+
+test('catch-up preview: retained events of a window, no duplicates of existing deliveries, expires after ten minutes', async () => {
+	const w = await newWs(sb);
+	const from = (await sb.control.clock()).now;
+	const r1 = await completedReport(w); // two events before the endpoint exists
+	const rx = await receiver();
+	const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: rx.url });
+	await completedReport(w); // two events delivered normally
+	await deliveriesSettled(ep.id, 2);
+	await sb.control.advanceClock(1000);
+	const to = (await sb.control.clock()).now;
+	const preview = await sb.control.catchUpPreview(ep.id, from, to);
+	expect(preview).toMatchObject({ eventCount: 2, limit: 500 });
+	const stale = await sb.control.catchUpPreview(ep.id, from, to);
+	const sent = await sb.control.catchUpSend(preview.previewId);
+	expect(sent.deliveries).toBe(2);
+	const all = await deliveriesSettled(ep.id, 4);
+	expect(all.filter((d) => d.reportId === r1).map((d) => d.eventType).sort()).toEqual(['report.completed', 'report.result_ready']);
+	expect(new Set(rx.received.map((r) => r.headers['webhook-id'])).size).toBe(4);
+	expect((await sb.control.catchUpSend(stale.previewId)).deliveries).toBe(0); // nothing duplicated
+	const late = await sb.control.catchUpPreview(ep.id, from, to);
+	await sb.control.advanceClock(10 * 60_000 + 1000);
+	await expect(sb.control.catchUpSend(late.previewId)).rejects.toThrow(/409/);
+});
