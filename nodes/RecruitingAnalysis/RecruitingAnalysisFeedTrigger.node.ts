@@ -1,13 +1,16 @@
 import type {
 	IDataObject,
+	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
+	JsonObject,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import {
+	CURSOR_EXPIRED,
 	readLatestEvents,
 	runFeedPoll,
 	type FeedFilters,
@@ -30,6 +33,12 @@ function isCursorExpired(error: unknown): boolean {
 	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
 	if (String(e.httpCode) === '410') return true;
 	return [e.message, e.description].some((t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'));
+}
+
+/** The transport already throws n8n errors; anything else is wrapped so the UI gets a node error. */
+function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeApiError(node, error as JsonObject);
 }
 
 function optionalId(value: unknown): string | undefined {
@@ -173,8 +182,13 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			if (q.type !== undefined) qs.type = q.type;
 			if (filters.reportId !== undefined) qs.reportId = filters.reportId;
 			if (filters.interviewId !== undefined) qs.interviewId = filters.interviewId;
-			const page = await apiRequest.call(this, { method: 'GET', path: '/api/v1/events', qs });
-			return page as unknown as FeedPage;
+			try {
+				const page = await apiRequest.call(this, { method: 'GET', path: '/api/v1/events', qs });
+				return page as unknown as FeedPage;
+			} catch (error) {
+				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
+				throw asNodeError(this.getNode(), error);
+			}
 		};
 		const startedAt = Date.now();
 		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : FALLBACK_BUDGET_MS;
@@ -204,7 +218,6 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			now,
 			deadline,
 			fetchPage,
-			isCursorExpired,
 		});
 
 		// The position is stored together with the items it covers: n8n persists node static data when

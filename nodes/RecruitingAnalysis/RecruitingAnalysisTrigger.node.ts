@@ -23,7 +23,6 @@ import {
 } from './webhook/verify';
 
 const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
-const API_CREDENTIAL = 'recruitingAnalysisApi';
 /** Static-data keys (node scope). */
 const SEEN_IDS = 'seenEventIds';
 const REGISTRATION = 'registration';
@@ -102,12 +101,12 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
-				name: SIGNING_CREDENTIAL,
+				name: 'recruitingAnalysisSigningSecretApi',
 				required: true,
 				testedBy: 'recruitingAnalysisSigningSecretTest',
 			},
 			{
-				name: API_CREDENTIAL,
+				name: 'recruitingAnalysisApi',
 				required: true,
 				displayOptions: { show: { fetchResource: [true] } },
 			},
@@ -258,16 +257,18 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			return refuse(res, 401, { error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message } });
 		}
 
-		let event: EventEnvelope;
+		let parsed: unknown;
 		try {
-			const parsed: unknown = JSON.parse(Buffer.from(rawBody as Uint8Array).toString('utf8'));
-			if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TypeError('not an object');
-			event = parsed as EventEnvelope;
+			parsed = JSON.parse(Buffer.from(rawBody as Uint8Array).toString('utf8'));
 		} catch {
+			parsed = undefined;
+		}
+		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 			return refuse(res, 400, {
 				error: { code: 'BAD_REQUEST', reason: 'BODY_NOT_JSON', message: 'The signed body is not a JSON object' },
 			});
 		}
+		const event = parsed as EventEnvelope;
 
 		const eventType = typeof event.type === 'string' ? event.type : '';
 		const selected = this.getNodeParameter('events', ['*']) as string[];

@@ -80,11 +80,15 @@ export interface FeedPollArgs {
 	/** Milliseconds since the epoch; reads stop being started after `deadline`. */
 	now: () => number;
 	deadline: number;
-	/** One GET /api/v1/events; `types` is sent only when a server-side type filter applies. */
-	fetchPage: (q: { cursor: string | null; limit: number; type?: string }) => Promise<FeedPage>;
-	/** Recognises the transport's error for 410 EVENT_CURSOR_EXPIRED. */
-	isCursorExpired: (error: unknown) => boolean;
+	/**
+	 * One GET /api/v1/events (`type` only when a server-side type filter applies). Answers
+	 * `CURSOR_EXPIRED` for 410 EVENT_CURSOR_EXPIRED on a request that carried a cursor; other failures reject.
+	 */
+	fetchPage: (q: { cursor: string | null; limit: number; type?: string }) => Promise<FeedPage | typeof CURSOR_EXPIRED>;
 }
+
+/** What `fetchPage` answers when the API says 410 EVENT_CURSOR_EXPIRED. */
+export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -162,11 +166,9 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			break;
 		}
 		const limit = seeking ? MAX_PAGE_SIZE : Math.min(pageSize, maxEvents - events.length);
-		let page: FeedPage;
-		try {
-			page = await args.fetchPage({ cursor: state.cursor, limit, type });
-		} catch (error) {
-			if (state.cursor === null || !args.isCursorExpired(error)) throw error;
+		const page = await args.fetchPage({ cursor: state.cursor, limit, type });
+		if (page === CURSOR_EXPIRED) {
+			if (state.cursor === null) throw new RangeError('fetchPage answered CURSOR_EXPIRED for a request without a cursor');
 			const detectedAt = new Date(args.now()).toISOString();
 			notices.push({
 				notice: 'EVENT_CURSOR_EXPIRED',
@@ -223,6 +225,8 @@ export async function readLatestEvents(args: {
 	for (let pages = 0; pages < args.maxPages; pages++) {
 		if (args.now() > args.deadline) return { events: latest, complete: false };
 		const page = await args.fetchPage({ cursor, limit: MAX_PAGE_SIZE, type });
+		// Retention moved past this read while it ran: what was read so far is still the latest.
+		if (page === CURSOR_EXPIRED) return { events: latest, complete: false };
 		for (const item of Array.isArray(page.items) ? page.items : []) {
 			const itemType = typeof item.type === 'string' ? item.type : '';
 			if (eventTypeMatches(itemType, args.filters.types)) latest.push(item);

@@ -2,7 +2,7 @@
  * Shared set-up of the trigger tests: a running sandbox, a fresh workspace per test, and the sandbox's
  * control endpoints over loopback HTTP.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
@@ -51,7 +51,7 @@ export async function withSandbox(): Promise<SandboxHandle> {
 	return await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.001 });
 }
 
-export function apiCredential(ws: Workspace): IDataObject {
+export function apiCredential(ws: Workspace): ICredentialDataDecryptedObject {
 	return { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey };
 }
 

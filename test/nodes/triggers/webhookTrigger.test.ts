@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
@@ -502,7 +502,7 @@ describe('activation (webhookMethods) and the credential test', () => {
 
 	it('the credential test checks the whsec_ format of both secrets', async () => {
 		const test = new RecruitingAnalysisTrigger().methods.credentialTest.recruitingAnalysisSigningSecretTest;
-		const run = async (data: IDataObject) =>
+		const run = async (data: ICredentialDataDecryptedObject) =>
 			await test.call({} as never, { id: '1', name: 'c', type: 'recruitingAnalysisSigningSecretApi', data });
 		expect(await run({ secret: `whsec_${randomBytes(24).toString('base64')}` })).toMatchObject({ status: 'OK' });
 		expect(await run({ secret: '' })).toMatchObject({ status: 'Error' });
