@@ -19,7 +19,7 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 	icon = { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' } as const;
 
 	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-trigger';
+		'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
 
 	properties: INodeProperties[] = [
 		{
