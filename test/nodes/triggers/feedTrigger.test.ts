@@ -128,6 +128,18 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		expect(jsonOf(next).map((e) => e.type)).toEqual(['report.failed']);
 	});
 
+	it('the report filter is sent to the API and bound to the position', async () => {
+		const ws = await newWorkspace(sb);
+		await seedEvents(ws, 6);
+		const target = (await allEvents(ws))[3];
+		const reportId = (target.data as IDataObject).reportId as string;
+		const stored: IDataObject = {};
+		const filtered = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }));
+		expect(idsOf(filtered)).toEqual([target.id]);
+		await seedEvents(ws, 2);
+		expect(await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }))).toBeNull();
+	});
+
 	it('several selected types: only those are emitted; "all" also passes types it does not list', async () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 1, 'report.completed');

@@ -177,6 +177,52 @@ describe('deliveries from the sandbox sender', () => {
 		expect((byType['report.result_ready'].resource as IDataObject).result).not.toBeNull();
 	});
 
+	it('interview events: the interview result is fetched on interview.result_ready', async () => {
+		const ws = await newWorkspace(sb);
+		const host = await startHost(ws, { parameters: { events: ['interview.completed', 'interview.result_ready'], fetchResource: true } });
+		const endpointId = await registerEndpoint(ws, host.url);
+		const { reportId } = await analyse(ws);
+		await eventually(async () => {
+			const r = await api(ws, 'GET', `/api/v1/reports/${reportId}/status`);
+			return (r.body.data as IDataObject).status === 'completed' ? true : undefined;
+		});
+		const invite = { reportId, candidateEmail: 'candidate@example.com', sendEmail: true };
+		const quote = await api(ws, 'POST', '/api/v1/interview-quotes', invite);
+		expect(quote.status).toBe(200);
+		const created = await api(
+			ws,
+			'POST',
+			'/api/v1/interviews',
+			{ ...invite, quoteFingerprint: (quote.body.data as IDataObject).fingerprint },
+			{ 'idempotency-key': `test-${randomUUID()}` },
+		);
+		expect(created.status).toBe(202);
+		const interviewId = (created.body.data as IDataObject).interviewId as string;
+		await eventually(async () => {
+			const r = await api(ws, 'GET', `/api/v1/interviews/${interviewId}/status`);
+			return (r.body.data as IDataObject).preparation === 'ready' ? true : undefined;
+		});
+		for (const type of ['interview.started', 'interview.completed', 'interview.result_ready']) {
+			await control(ws, 'POST', `/_sandbox/interviews/${interviewId}/events`, { type });
+		}
+		await eventually(async () => (host.executions.length >= 2 ? true : undefined));
+		await settled(ws, endpointId, 1);
+
+		const byType = Object.fromEntries(outputOf(host).map((o) => [o.type, o]));
+		expect(Object.keys(byType).sort()).toEqual(['interview.completed', 'interview.result_ready']);
+		expect(byType['interview.completed']).toMatchObject({
+			data: { interviewId, reportId, lifecycle: 'completed' },
+			resourceKind: 'interviewStatus',
+			resource: { id: interviewId, lifecycle: 'completed' },
+		});
+		expect(byType['interview.result_ready']).toMatchObject({
+			data: { interviewId, reportId },
+			resourceKind: 'interviewResult',
+			resource: { id: interviewId, evaluation: 'ready', schemaVersion: 1 },
+		});
+		expect((byType['interview.result_ready'].resource as IDataObject).result).not.toBeNull();
+	});
+
 	it('retries after a lost acknowledgement and manual replays start the workflow only once', async () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws);
