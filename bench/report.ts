@@ -1,0 +1,271 @@
+/** Writes bench/REPORT.md (tables from one run) and bench/chart.svg (drawn here, no external service). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { MachineInfo } from './lib/machine';
+import { ms, ratio } from './lib/stats';
+import type { B1Floor, B1Run, B1Variant } from './suites/b1';
+import type { B2Result } from './suites/b2';
+import type { B3Result } from './suites/b3';
+import type { B4Result } from './suites/b4';
+import type { B5Result } from './suites/b5';
+
+export interface BenchResults {
+	command: string;
+	quick: boolean;
+	machine: MachineInfo;
+	settings: { latencyMs: number; concurrency: number; workerDelayMs: number; sizes: number[]; b2Files: number; b5Deliveries: number };
+	phases: Array<{ name: string; seconds: number; loadAfter: number[] }>;
+	b1?: { runs: B1Run[]; floors: B1Floor[] };
+	b2?: B2Result[];
+	b3?: B3Result;
+	b4?: B4Result[];
+	b5?: B5Result;
+	totalSeconds?: number;
+	loadAverageAtEnd?: number[];
+	/** Free text added by the person committing the report (causes, fixes). */
+	notes?: string[];
+}
+
+const LABEL: Record<B1Variant, string> = {
+	batch: 'our node, batch mode (Upload Many → Start Many)',
+	perItem: 'our node, per item (Analyze Resume, wait)',
+	http: 'n8n HTTP Request workflow',
+	baseline: 'n8n only (Webhook → Read Files)',
+};
+
+const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
+
+export function b1Targets(results: BenchResults): { floorOk?: boolean; floorRatio?: number; speedOk?: boolean; speedup?: number; n: number } {
+	const n = results.b1?.floors.some((f) => f.n === 100) ? 100 : (results.b1?.floors.at(-1)?.n ?? 100);
+	const batch = results.b1?.runs.find((r) => r.variant === 'batch' && r.n === n);
+	const http = results.b1?.runs.find((r) => r.variant === 'http' && r.n === n);
+	const floor = results.b1?.floors.find((f) => f.n === n);
+	if (!batch || !floor) return { n };
+	const floorRatio = batch.medianMs / floor.timeMs;
+	const speedup = http ? http.medianMs / batch.medianMs : undefined;
+	return {
+		n,
+		floorRatio,
+		floorOk: batch.ok && floorRatio <= 1.5,
+		speedup,
+		speedOk: speedup === undefined ? undefined : batch.ok && !!http?.ok && speedup >= 5,
+	};
+}
+
+export function writeReport(results: BenchResults, dir: string): void {
+	writeFileSync(join(dir, 'chart.svg'), chartSvg(results));
+	writeFileSync(join(dir, 'REPORT.md'), markdown(results));
+}
+
+function markdown(r: BenchResults): string {
+	const m = r.machine;
+	const s = r.settings;
+	const out: string[] = [];
+	out.push('# Benchmarks (issue 6)', '');
+	out.push(
+		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all.` +
+			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : ''),
+		'',
+	);
+	out.push('![B1 wall time per variant, and B2 memory growth](chart.svg)', '');
+
+	out.push('## Targets', '');
+	out.push('| Target | Result | Status |', '|---|---|---|');
+	const t = b1Targets(r);
+	out.push(`| B1 batch mode within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.floorRatio ?? NaN)} | ${met(t.floorOk)} |`);
+	out.push(`| B1 batch mode ≥ 5× faster than the HTTP Request workflow (N = ${t.n}) | ${ratio(t.speedup ?? NaN)} | ${met(t.speedOk)} |`);
+	const fsMode = r.b2?.find((b) => b.mode === 'filesystem');
+	out.push(`| B2 peak RSS growth under 64 MB in filesystem mode | ${fsMode ? `${fsMode.growthMb} MB` : 'n/a'} | ${met(fsMode ? fsMode.ok && fsMode.growthMb < 64 : undefined)} |`);
+	const b3 = r.b3;
+	out.push(
+		`| B3 at most 101 requests for 10,000 events | Get Many ${b3?.getMany.requests ?? 'n/a'}, feed trigger ${b3?.trigger.requests ?? 'n/a'} | ${met(b3 ? b3.getMany.ok && b3.trigger.ok && b3.getMany.requests <= 101 && b3.trigger.requests <= 101 : undefined)} |`,
+	);
+	out.push(
+		`| B4 our verifier not slower than \`standardwebhooks\` | ${r.b4 ? r.b4.map((b) => `${b.payloadBytes / 1024} KB: ${ratio(b.speedup)}`).join(', ') : 'n/a'} | ${met(r.b4 ? r.b4.every((b) => b.speedup >= 1) : undefined)} |`,
+	);
+	out.push(`| B5 executions equal distinct events | ${r.b5 ? `${r.b5.executions} / ${r.b5.distinctEvents}` : 'n/a'} | ${met(r.b5?.ok)} |`);
+	out.push('');
+	if (r.notes?.length) {
+		out.push('## Findings', '', ...r.notes.map((n) => `- ${n}`), '');
+	}
+
+	if (r.b1) {
+		out.push('## B1: analyze N resumes (100 KB PDFs)', '');
+		out.push(
+			`Sandbox latency **${s.latencyMs} ms on every API and storage call**, analysis worker step ${s.workerDelayMs} ms, our node's concurrency ${s.concurrency} ` +
+				'(its default; Upload Many uses 5 for its PUTs). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). ' +
+				'Wall time is the round trip of the production webhook that starts the workflow and answers when its last node finishes; every run gets a fresh workspace, ' +
+				'and afterwards all N reports must be `completed` (checked by listing them). Medians of the repeated runs (order rotated each repetition); the runs are listed.',
+			'',
+		);
+		out.push('| N | Variant | Wall time (median) | Runs (ms) | Calls | Calls ÷ floor | Time ÷ floor | OK |', '|---|---|---|---|---|---|---|---|');
+		for (const f of r.b1.floors) {
+			out.push(`| ${f.n} | **floor** | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | |`);
+			for (const v of ['batch', 'perItem', 'http', 'baseline'] as B1Variant[]) {
+				const run = r.b1.runs.find((x) => x.n === f.n && x.variant === v);
+				if (!run) continue;
+				const calls = v === 'baseline' ? '0' : String(run.totalCalls);
+				out.push(
+					`| ${f.n} | ${LABEL[v]} | ${ms(run.medianMs)} | ${run.wallMs.join(', ')} | ${calls} | ${v === 'baseline' ? '' : ratio(run.totalCalls / f.calls)} | ${ratio(run.medianMs / f.timeMs)} | ${run.ok ? 'yes' : `no: ${run.problem}`} |`,
+				);
+			}
+		}
+		out.push('', 'Floor time per N: ' + r.b1.floors.map((f) => `N=${f.n}: ${f.formula} = ${f.timeMs} ms`).join('; '), '');
+		out.push('### Calls by endpoint (last run of each)', '');
+		const endpoints = new Set<string>();
+		for (const run of r.b1.runs) for (const e of Object.keys(run.calls)) endpoints.add(e);
+		const cols = r.b1.runs.filter((x) => x.variant !== 'baseline');
+		out.push(`| Endpoint | ${cols.map((c) => `N=${c.n} ${c.variant}`).join(' | ')} |`, `|---|${cols.map(() => '---').join('|')}|`);
+		for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
+		out.push('');
+	}
+
+	if (r.b2) {
+		out.push('## B2: memory, 10 MB files through Upload Resume', '');
+		out.push(
+			'Peak RSS growth of the n8n main process (community nodes run there): the kernel high-water mark (VmHWM, reset through `/proc/<pid>/clear_refs` right before the run) minus VmRSS just before; a 20 ms VmRSS sampler as a cross-check. Workflow: Webhook → Read/Write Files (reads the folder) → Upload Resume.',
+			'',
+		);
+		out.push('| Binary mode | Files | RSS before | Peak | Growth | Growth (sampler) | Wall time | Files stored | OK |', '|---|---|---|---|---|---|---|---|---|');
+		for (const b of r.b2) {
+			out.push(
+				`| ${b.mode === 'filesystem' ? '`filesystem` (n8n 2.x default)' : '`default` (in memory)'} | ${b.files} × 10 MB | ${b.rssBeforeMb} MB | ${b.peakMb} MB | **${b.growthMb} MB** | ${b.sampledPeakGrowthMb} MB | ${ms(b.wallMs)} | ${b.storagePuts} | ${b.ok ? 'yes' : `no: ${b.problem}`} |`,
+			);
+		}
+		out.push('');
+	}
+
+	if (r.b3) {
+		const b = r.b3;
+		out.push('## B3: feed drain, 10,000 retained events', '');
+		out.push(`Floor: ${b.floorRequests} requests at limit 100.`, '');
+		out.push('| Reader | Requests | Time | Events out (distinct) | OK |', '|---|---|---|---|---|');
+		out.push(
+			`| Event → Get Many (Return All), one execution | ${b.getMany.requests} | ${ms(b.getMany.wallMs)} round trip (server: first to last page ${ms(b.getMany.serverSpanMs)}) | ${b.getMany.eventsOut} (${b.getMany.distinct}) | ${b.getMany.ok ? 'yes' : `no: ${b.getMany.problem}`} |`,
+		);
+		out.push(
+			`| Feed trigger, 5,000 per poll, ${b.trigger.polls} polls | ${b.trigger.requests} | ${ms(b.trigger.activeMs)} inside the polls (${b.trigger.pollSpansMs.map((x) => ms(x)).join(' + ')}); ${ms(b.trigger.wallMs)} wall including n8n's one-minute poll schedule | ${b.trigger.eventsOut} (${b.trigger.distinct}) | ${b.trigger.ok ? 'yes' : `no: ${b.trigger.problem}`} |`,
+		);
+		out.push('');
+	}
+
+	if (r.b4) {
+		out.push('## B4: webhook verification cost per event', '');
+		out.push(
+			'In the benchmark process (Node ' + m.benchNode + '), same signed payloads for both; median of ' + (r.b4[0]?.samples ?? '?') + ' alternating samples of ≤ 250 ms. `standardwebhooks` called with `jsonParse: false` (same work: headers, timestamp, signature).',
+			'',
+		);
+		out.push('| Payload | Ours | `standardwebhooks` | Package ÷ ours |', '|---|---|---|---|');
+		for (const b of r.b4) out.push(`| ${b.payloadBytes / 1024} KB | ${(b.oursNsPerEvent / 1000).toFixed(1)} µs | ${(b.packageNsPerEvent / 1000).toFixed(1)} µs | ${ratio(b.speedup)} |`);
+		out.push('');
+	}
+
+	if (r.b5) {
+		const b = r.b5;
+		out.push('## B5: webhook throughput in real n8n', '');
+		out.push(
+			`${b.deliveries} signed deliveries (${b.distinctEvents} distinct events + ${b.redeliveries} redeliveries of already acknowledged events, fresh timestamp and signature) to the published Recruiting Analysis Trigger, ${b.concurrency} at a time.`,
+			'',
+		);
+		out.push('| Deliveries | Distinct events | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |', '|---|---|---|---|---|---|---|---|---|');
+		out.push(
+			`| ${b.deliveries} | ${b.distinctEvents} | ${b.executions} | ${Object.entries(b.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} | ${b.p50Ms} ms | ${b.p99Ms} ms | ${b.maxMs} ms | ${b.deliveriesPerSecond}/s | ${b.ok ? 'yes' : `no: ${b.problem}`} |`,
+		);
+		out.push('');
+	}
+
+	out.push('## Machine', '');
+	out.push(
+		`| nproc | CPU | Memory | Load average at start (1, 5, 15 min) | Load at end | Kernel | Node (bench, sandbox) | n8n | Node (n8n) |`,
+		'|---|---|---|---|---|---|---|---|---|',
+		`| ${m.nproc} | ${m.cpuModel} | ${m.memTotalMb} MB (${m.memFreeMb} MB free at start) | ${m.loadAverageAtStart.join(', ')} | ${(r.loadAverageAtEnd ?? []).join(', ')} | ${m.kernel} | ${m.benchNode} | ${m.n8nVersion ?? 'n/a'} | ${m.n8nNode ?? 'n/a'} |`,
+		'',
+	);
+	out.push('Phases of this run (seconds, load average after):', '');
+	out.push(r.phases.map((p) => `${p.name} ${p.seconds} s (load ${p.loadAfter[0]})`).join(' · '), '');
+
+	out.push('## Reproduce', '');
+	out.push(
+		'```sh',
+		'npm ci && npm run n8n:setup        # once: real n8n 2.41.1 on Node 24 in ~/.cache (see n8n-host/)',
+		'npm run bench                     # full sizes; writes bench/REPORT.md, bench/chart.svg, bench/out/results.json',
+		'npm run bench -- --quick          # smaller sizes (B1 N = 20, 100; B2 5 files; B5 200 deliveries)',
+		'npm run bench -- --only B4        # one benchmark (B1..B5); --sizes 20,100  --latency 25  --concurrency 5',
+		'```',
+		'',
+		'Everything listens on 127.0.0.1: the sandbox (`sandbox/cli.ts`, request log in `bench/out/sandbox.log`) and n8n (`.n8n-runs/bench-*`).',
+		'',
+	);
+	return out.join('\n');
+}
+
+function esc(s: string): string {
+	return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function chartSvg(r: BenchResults): string {
+	const W = 900;
+	const H = 440;
+	const parts: string[] = [];
+	parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+	parts.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
+	const colors: Record<string, string> = { floor: '#999', batch: '#1f77b4', perItem: '#2ca02c', http: '#d62728', baseline: '#bbb' };
+	// Left: B1 wall time, log scale, grouped by N.
+	const left = { x: 60, y: 40, w: 520, h: 330 };
+	parts.push(`<text x="${left.x}" y="22" font-size="14" font-weight="bold">B1: wall time to analyze N resumes (log scale, ${r.settings.latencyMs} ms per call)</text>`);
+	if (r.b1) {
+		const values = [...r.b1.runs.map((x) => x.medianMs), ...r.b1.floors.map((f) => f.timeMs)].filter((v) => v > 0);
+		const lo = Math.pow(10, Math.floor(Math.log10(Math.min(...values))));
+		const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...values))));
+		const y = (v: number) => left.y + left.h - ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * left.h;
+		for (let d = lo; d <= hi; d *= 10) {
+			parts.push(`<line x1="${left.x}" x2="${left.x + left.w}" y1="${y(d)}" y2="${y(d)}" stroke="#eee"/>`);
+			parts.push(`<text x="${left.x - 6}" y="${y(d) + 4}" text-anchor="end">${d >= 1000 ? `${d / 1000} s` : `${d} ms`}</text>`);
+		}
+		const groups = r.b1.floors.map((f) => f.n);
+		const series = ['floor', 'batch', 'perItem', 'http'];
+		const gw = left.w / groups.length;
+		const bw = (gw - 30) / series.length;
+		groups.forEach((n, gi) => {
+			series.forEach((sname, si) => {
+				const v = sname === 'floor' ? r.b1!.floors.find((f) => f.n === n)?.timeMs : r.b1!.runs.find((x) => x.n === n && x.variant === sname)?.medianMs;
+				if (!v || !(v > 0)) return;
+				const bx = left.x + gi * gw + 15 + si * bw;
+				parts.push(`<rect x="${bx}" y="${y(v)}" width="${bw - 3}" height="${left.y + left.h - y(v)}" fill="${colors[sname]}"/>`);
+				parts.push(`<text x="${bx + (bw - 3) / 2}" y="${y(v) - 3}" text-anchor="middle" font-size="9">${v >= 1000 ? (v / 1000).toFixed(1) + 's' : Math.round(v)}</text>`);
+			});
+			parts.push(`<text x="${left.x + gi * gw + gw / 2}" y="${left.y + left.h + 16}" text-anchor="middle">N = ${n}</text>`);
+		});
+		parts.push(`<line x1="${left.x}" x2="${left.x + left.w}" y1="${left.y + left.h}" y2="${left.y + left.h}" stroke="#333"/>`);
+		const legend: Array<[string, string]> = [
+			['floor', 'floor (fewest calls, phases bound)'],
+			['batch', 'our node, batch mode'],
+			['perItem', 'our node, per item'],
+			['http', 'HTTP Request workflow'],
+		];
+		legend.forEach(([k, text], i) => {
+			parts.push(`<rect x="${left.x + i * 135}" y="${H - 36}" width="10" height="10" fill="${colors[k]}"/>`);
+			parts.push(`<text x="${left.x + i * 135 + 14}" y="${H - 27}" font-size="10">${esc(text)}</text>`);
+		});
+	}
+	// Right: B2 growth.
+	const right = { x: 660, y: 40, w: 200, h: 330 };
+	parts.push(`<text x="${right.x - 30}" y="22" font-size="14" font-weight="bold">B2: peak RSS growth</text>`);
+	if (r.b2) {
+		const max = Math.max(64, ...r.b2.map((b) => b.growthMb)) * 1.1;
+		const y = (v: number) => right.y + right.h - (Math.max(0, v) / max) * right.h;
+		parts.push(`<line x1="${right.x}" x2="${right.x + right.w}" y1="${y(64)}" y2="${y(64)}" stroke="#d62728" stroke-dasharray="4 3"/>`);
+		parts.push(`<text x="${right.x + right.w}" y="${y(64) - 4}" text-anchor="end" fill="#d62728">64 MB target</text>`);
+		r.b2.forEach((b, i) => {
+			const bx = right.x + 20 + i * 90;
+			parts.push(`<rect x="${bx}" y="${y(b.growthMb)}" width="60" height="${right.y + right.h - y(b.growthMb)}" fill="${b.mode === 'filesystem' ? '#1f77b4' : '#ff7f0e'}"/>`);
+			parts.push(`<text x="${bx + 30}" y="${y(b.growthMb) - 4}" text-anchor="middle">${b.growthMb} MB</text>`);
+			parts.push(`<text x="${bx + 30}" y="${right.y + right.h + 16}" text-anchor="middle">${b.mode}</text>`);
+		});
+		parts.push(`<text x="${right.x + right.w / 2}" y="${right.y + right.h + 32}" text-anchor="middle" font-size="10">${r.b2[0].files} files × 10 MB, Upload Resume</text>`);
+		parts.push(`<line x1="${right.x}" x2="${right.x + right.w}" y1="${right.y + right.h}" y2="${right.y + right.h}" stroke="#333"/>`);
+	}
+	parts.push('</svg>');
+	return parts.join('\n');
+}

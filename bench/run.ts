@@ -1,0 +1,146 @@
+/**
+ * `npm run bench` — every benchmark of issue 6 in one run, then bench/REPORT.md and bench/chart.svg.
+ *
+ *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
+ *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
+ *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
+ *
+ * Loopback only: the sandbox and n8n listen on 127.0.0.1. Every loop is bounded in count and time.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { ensureN8n, packPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
+import { bootN8n, n8nPackageVersion } from './lib/n8n';
+import { currentLoad, machineInfo } from './lib/machine';
+import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
+import { writeReport, type BenchResults } from './report';
+import { b1Floor, runB1 } from './suites/b1';
+import { runB2 } from './suites/b2';
+import { runB3 } from './suites/b3';
+import { runB4 } from './suites/b4';
+import { runB5 } from './suites/b5';
+
+function arg(name: string): string | undefined {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+async function main(): Promise<void> {
+	const quick = process.argv.includes('--quick');
+	const only = (arg('only') ?? 'B1,B2,B3,B4,B5').toUpperCase().split(',');
+	const sizes = (arg('sizes') ?? (quick ? '20,100' : '20,100,500')).split(',').map(Number);
+	const latencyMs = Number(arg('latency') ?? 25);
+	const concurrency = Number(arg('concurrency') ?? 5);
+	const workerDelayMs = 50;
+	const b2Files = Number(arg('b2-files') ?? (quick ? 5 : 20));
+	const b5Deliveries = Number(arg('b5-deliveries') ?? (quick ? 200 : 500));
+	const outDir = resolve(arg('out') ?? join(REPO_ROOT, 'bench', 'out'));
+	const reportDir = resolve(arg('report-dir') ?? join(REPO_ROOT, 'bench'));
+	mkdirSync(outDir, { recursive: true });
+
+	const machine = machineInfo();
+	log(`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`);
+	const started = Date.now();
+	const results: BenchResults = {
+		command: `npm run bench --${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(/ --$/, ''),
+		quick,
+		machine,
+		settings: { latencyMs, concurrency, workerDelayMs, sizes, b2Files, b5Deliveries },
+		phases: [],
+	};
+	const phase = (name: string, t0: number) => results.phases.push({ name, seconds: Math.round((Date.now() - t0) / 100) / 10, loadAfter: currentLoad() });
+
+	if (only.includes('B4')) {
+		const t0 = Date.now();
+		results.b4 = runB4({ log });
+		phase('B4', t0);
+	}
+
+	const needsN8n = ['B1', 'B2', 'B3', 'B5'].some((b) => only.includes(b));
+	if (!needsN8n) {
+		await finish(results, reportDir, outDir, started);
+		return;
+	}
+
+	const host = await ensureN8n(log);
+	let tarball = arg('tarball');
+	if (!tarball) {
+		const t0 = Date.now();
+		tarball = (await packPackage({ log })).tarball;
+		phase('build + pack', t0);
+	}
+	const sb: BenchSandbox = await startBenchSandbox({ logFile: join(outDir, 'sandbox.log'), workerDelayMs });
+	let n8n: N8nInstance | undefined;
+	try {
+		let t0 = Date.now();
+		n8n = await bootN8n({ label: 'bench', tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+		results.machine.n8nVersion = n8nPackageVersion(n8n);
+		results.machine.n8nNode = (await import('node:child_process')).execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
+		phase('n8n start (filesystem mode)', t0);
+
+		if (only.includes('B1')) {
+			t0 = Date.now();
+			await setLatency(sb, latencyMs);
+			results.b1 = {
+				runs: await runB1({
+					n8n,
+					sb,
+					sizes,
+					repeats: (n) => (arg('repeats') ? Number(arg('repeats')) : n <= 100 ? 3 : 1),
+					filesRoot: outDir,
+					concurrency,
+					log,
+				}),
+				floors: sizes.map((n) => b1Floor(n, latencyMs, concurrency, workerDelayMs)),
+			};
+			await setLatency(sb, 0);
+			phase('B1', t0);
+		}
+		if (only.includes('B3')) {
+			t0 = Date.now();
+			results.b3 = await runB3({ n8n, sb, events: 10_000, log });
+			phase('B3', t0);
+		}
+		if (only.includes('B5')) {
+			t0 = Date.now();
+			results.b5 = await runB5({ n8n, sb, deliveries: b5Deliveries, concurrency: 10, log });
+			phase('B5', t0);
+		}
+		if (only.includes('B2')) {
+			t0 = Date.now();
+			const fsResult = await runB2({ n8n, sb, files: b2Files, filesRoot: outDir, mode: 'filesystem', log });
+			phase('B2 filesystem', t0);
+			await n8n.stop();
+			n8n = undefined;
+			t0 = Date.now();
+			const n8nDefault = await bootN8n({ label: 'bench-default', tarball, binaryMode: 'default', filesDir: outDir, log });
+			try {
+				const defaultResult = await runB2({ n8n: n8nDefault, sb, files: b2Files, filesRoot: outDir, mode: 'default', log });
+				results.b2 = [fsResult, defaultResult];
+			} finally {
+				await n8nDefault.stop();
+			}
+			phase('B2 default (own n8n start)', t0);
+		}
+	} finally {
+		if (n8n) await n8n.stop();
+		await sb.stop();
+	}
+	await finish(results, reportDir, outDir, started);
+}
+
+async function finish(results: BenchResults, reportDir: string, outDir: string, started: number): Promise<void> {
+	results.totalSeconds = Math.round((Date.now() - started) / 1000);
+	results.loadAverageAtEnd = currentLoad();
+	writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2));
+	writeReport(results, reportDir);
+	log(`done in ${results.totalSeconds} s: ${join(reportDir, 'REPORT.md')}`);
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.exit(1);
+});

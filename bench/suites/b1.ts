@@ -1,0 +1,158 @@
+/**
+ * B1: analyze N resumes (100 KB PDFs) in real n8n, three ways, side by side in one run:
+ *   batch    our node in batch mode (Upload Many → Start Many),
+ *   perItem  our node per item (Analyze Resume with Wait for Completion, concurrency C),
+ *   http     n8n's HTTP Request nodes only (prepare, PUT, quote, start, Wait/Get Status/If loop),
+ * plus `baseline` (Webhook → Read Files only: what n8n spends before any API call).
+ * Each run gets a fresh sandbox workspace, so its counters hold exactly that run's calls; afterwards the
+ * workspace's reports are listed and every one must be terminal (N reports, N completed).
+ */
+import type { N8nInstance } from '../../scripts/n8n-host';
+import { ensureResumes } from '../lib/files';
+import { credentialsFor, publish, runWebhook, webhookPath, type Log } from '../lib/n8n';
+import { callsByEndpoint, counters, freshWorkspace, totalCalls, type BenchSandbox, type Workspace } from '../lib/sandbox';
+import { median } from '../lib/stats';
+import { analyzeBatch, analyzeHttpRequest, analyzePerItem } from '../lib/workflows';
+import type { WorkflowJson } from '../../scripts/n8n-host';
+
+export type B1Variant = 'batch' | 'perItem' | 'http' | 'baseline';
+
+export interface B1Run {
+	variant: B1Variant;
+	n: number;
+	wallMs: number[];
+	medianMs: number;
+	calls: Record<string, number>;
+	totalCalls: number;
+	reportsTerminal: number;
+	reportsCompleted: number;
+	ok: boolean;
+	problem?: string;
+}
+
+export interface B1Floor {
+	n: number;
+	calls: number;
+	timeMs: number;
+	formula: string;
+}
+
+/**
+ * The floor: the fewest calls the API allows in batch mode (N PUTs + 3 per chunk of 20: upload batch, batch
+ * quote, analysis batch), each phase bound by its dependency chain and the concurrency C:
+ *   upload batches one after another (one active batch per kind): B·L
+ *   PUTs, C at a time: ⌈N/C⌉·L
+ *   batch quotes, C at a time: ⌈B/C⌉·L
+ *   analysis batches one after another, each L plus the sandbox's shortest analysis (queued → processing →
+ *   outcome = 2 worker steps W): B·(L + 2W)
+ */
+export function b1Floor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): B1Floor {
+	const b = Math.ceil(n / 20);
+	const timeMs =
+		b * latencyMs + Math.ceil(n / concurrency) * latencyMs + Math.ceil(b / concurrency) * latencyMs + b * (latencyMs + 2 * workerDelayMs);
+	return {
+		n,
+		calls: n + 3 * b,
+		timeMs,
+		formula: `B=${b}: ${b}·${latencyMs} + ${Math.ceil(n / concurrency)}·${latencyMs} + ${Math.ceil(b / concurrency)}·${latencyMs} + ${b}·(${latencyMs} + 2·${workerDelayMs})`,
+	};
+}
+
+async function listReportStatuses(sb: BenchSandbox, ws: Workspace): Promise<string[]> {
+	const statuses: string[] = [];
+	let cursor: string | null = null;
+	for (let page = 0; page < 100; page++) {
+		const qs = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+		const res = await fetch(`${sb.baseUrl}/api/v1/reports?${qs}`, { headers: { authorization: `Bearer ${ws.apiKey}` } });
+		const body = (await res.json()) as { data: { items: Array<{ status: string }>; nextCursor: string | null } };
+		statuses.push(...body.data.items.map((r) => r.status));
+		cursor = body.data.nextCursor;
+		if (!cursor) break;
+	}
+	return statuses;
+}
+
+export async function runB1Once(o: {
+	n8n: N8nInstance;
+	sb: BenchSandbox;
+	variant: B1Variant;
+	n: number;
+	filesRoot: string;
+	concurrency: number;
+	log: Log;
+}): Promise<{ wallMs: number; calls: Record<string, number>; terminal: number; completed: number; problem?: string }> {
+	const { n8n, sb, variant, n } = o;
+	const glob = ensureResumes(`${o.filesRoot}/b1-n${n}`, n, 100 * 1024);
+	// Limits the spec leaves unstated, raised for every variant alike so that none is throttled by them.
+	const ws = await freshWorkspace(sb, { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 });
+	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
+	const path = webhookPath(`b1-${variant}-${n}`);
+	const common = { path, glob, jobId: ws.jobDescriptionId, creds };
+	let wf: WorkflowJson;
+	if (variant === 'batch') wf = analyzeBatch(common);
+	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.concurrency });
+	else if (variant === 'http') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl });
+	else wf = { ...analyzeBatch(common), name: `bench B1 baseline ${path}` };
+	if (variant === 'baseline') {
+		wf.nodes = wf.nodes.filter((node) => node.name === 'Webhook' || node.name === 'Read Resumes');
+		wf.connections = { Webhook: wf.connections.Webhook };
+	}
+	const id = await publish(n8n, wf);
+	const before = await counters(sb, ws.workspaceId);
+	const run = await runWebhook(n8n, path, 30 * 60_000);
+	const after = await counters(sb, ws.workspaceId);
+	await n8n.deactivateWorkflow(id);
+	const calls = callsByEndpoint(after, before);
+	let problem: string | undefined;
+	if (run.status !== 200) problem = `webhook answered ${run.status}: ${run.body.slice(0, 300)}`;
+	const statuses = variant === 'baseline' ? [] : await listReportStatuses(sb, ws);
+	const terminal = statuses.filter((s) => ['completed', 'requires_action', 'failed'].includes(s)).length;
+	const completed = statuses.filter((s) => s === 'completed').length;
+	if (!problem && variant !== 'baseline' && (statuses.length !== n || completed !== n)) {
+		problem = `${statuses.length} reports, ${completed} completed (wanted ${n})`;
+	}
+	o.log(`B1 ${variant} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`);
+	return { wallMs: run.ms, calls, terminal, completed, problem };
+}
+
+export async function runB1(o: {
+	n8n: N8nInstance;
+	sb: BenchSandbox;
+	sizes: number[];
+	repeats: (n: number) => number;
+	filesRoot: string;
+	concurrency: number;
+	log: Log;
+}): Promise<B1Run[]> {
+	const results: B1Run[] = [];
+	const variants: B1Variant[] = ['baseline', 'batch', 'perItem', 'http'];
+	for (const n of o.sizes) {
+		const acc = new Map<B1Variant, B1Run>();
+		for (const v of variants) {
+			acc.set(v, { variant: v, n, wallMs: [], medianMs: NaN, calls: {}, totalCalls: 0, reportsTerminal: 0, reportsCompleted: 0, ok: true });
+		}
+		const reps = o.repeats(n);
+		for (let r = 0; r < reps; r++) {
+			// Rotate the order each repetition so that drift in the machine's load does not favour one variant.
+			const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+			for (const v of order) {
+				const once = await runB1Once({ ...o, variant: v, n });
+				const entry = acc.get(v)!;
+				entry.wallMs.push(Math.round(once.wallMs));
+				entry.calls = once.calls;
+				entry.totalCalls = totalCalls(once.calls);
+				entry.reportsTerminal = once.terminal;
+				entry.reportsCompleted = once.completed;
+				if (once.problem) {
+					entry.ok = false;
+					entry.problem = once.problem;
+				}
+			}
+		}
+		for (const entry of acc.values()) {
+			entry.medianMs = median(entry.wallMs);
+			results.push(entry);
+		}
+	}
+	return results;
+}
