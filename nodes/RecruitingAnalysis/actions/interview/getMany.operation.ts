@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { validateExternalReferenceFilter, validateId } from '../../validation';
+import { interviewLifecycleSchema, validateExternalReferenceFilter, validateId, validateInput } from '../../validation';
 import { apiAll } from '../shared/api';
 import { externalReferenceOptions, limitField, returnAllField } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
@@ -52,6 +52,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
 	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
+	// The spec lists every lifecycle value: an unknown one (e.g. from an expression) is refused before any request.
+	const lifecycle = optionString(filters, 'lifecycle');
+	if (lifecycle !== undefined) validateInput.call(this, interviewLifecycleSchema, lifecycle, itemIndex, 'Lifecycle');
 	const reference = validateExternalReferenceFilter.call(
 		this,
 		{
@@ -63,7 +66,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviews = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/interviews',
-		qs: compactQuery({ reportId, lifecycle: optionString(filters, 'lifecycle'), ...reference }),
+		qs: compactQuery({ reportId, lifecycle, ...reference }),
 		returnAll,
 		limit,
 		itemIndex,
