@@ -107,7 +107,11 @@ export interface ExecuteNodeOptions extends EngineNodeOptions {
 export interface ExecuteNodeResult {
 	/** The node's outputs (`main` connection), one array per output; `[]` if the node did not run. */
 	output: INodeExecutionData[][];
-	/** The run's error (`run.data.resultData.error`), set when the workflow stopped on an error. */
+	/**
+	 * The run's error (`run.data.resultData.error`), set when the node threw. Note n8n-core 2.41 also
+	 * sets it (status `error`) when the node threw under continueOnFail, although the engine then
+	 * passed the input items through; a node that turns errors into items itself leaves it unset.
+	 */
 	error?: ExecutionBaseError;
 	/** The node's task data, one entry per run of the node. */
 	taskData: ITaskData[];

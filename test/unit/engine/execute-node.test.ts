@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { executeNode, readOutputBinary } from '../../helpers/n8n-engine';
-import { EchoApi, EchoNode, TokenApi, TokenNode, startEchoServer, type EchoServer } from './fixtures';
+import { EchoApi, EchoNode, PlainNode, TokenApi, TokenNode, startEchoServer, type EchoServer } from './fixtures';
 
 let server: EchoServer;
 beforeAll(async () => {
@@ -173,5 +173,76 @@ describe('executeNode', () => {
 		}
 		const echoed = JSON.parse((await readOutputBinary(result, result.output[0][0])).toString('utf8'));
 		expect(echoed).toMatchObject({ path: '/upload', bodyBytes: bytes.length });
+	});
+
+	it('assigns pairedItem itself when the node does not (WorkflowExecute.assignPairedItems)', async () => {
+		const result = await executeNode({ nodeType: new PlainNode(), parameters: {}, items: [{ json: { a: 1 } }, { json: { a: 2 } }] });
+		expect(result.error).toBeUndefined();
+		expect(result.output[0]).toEqual([
+			{ json: { a: 1, seen: true }, pairedItem: { item: 0 } },
+			{ json: { a: 2, seen: true }, pairedItem: { item: 1 } },
+		]);
+	});
+
+	it('a node that throws stops the run; with continueOnFail the engine passes the input through and records the error', async () => {
+		const items = [{ json: { a: 1 } }, { json: { fail: true } }];
+		const stopped = await executeNode({ nodeType: new PlainNode(), parameters: {}, items });
+		expect(stopped.run.status).toBe('error');
+		expect(stopped.error?.message).toBe('item asked to fail');
+		expect(stopped.output).toEqual([]);
+
+		const continued = await executeNode({ nodeType: new PlainNode(), parameters: {}, items, continueOnFail: true });
+		expect(continued.output[0]).toEqual([
+			{ json: { a: 1 }, pairedItem: { item: 0 } },
+			{ json: { fail: true }, pairedItem: { item: 1 } },
+		]);
+		expect(continued.taskData[0].error?.message).toBe('item asked to fail');
+		// n8n-core 2.41 keeps the thrown error as the run's error when it came from the last node.
+		expect(continued.run.status).toBe('error');
+		expect(continued.error?.message).toBe('item asked to fail');
+	});
+
+	it('onError continueErrorOutput routes error items to the error output, merged with their input item', async () => {
+		server.failNext('/boom', 500, 1);
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/boom' },
+			items: [{ json: { a: 1 } }, { json: { a: 2 } }],
+			onError: 'continueErrorOutput',
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output).toHaveLength(2);
+		expect(result.output[0].map((item) => [item.json.path, item.pairedItem])).toEqual([['/boom', { item: 1 }]]);
+		expect(result.output[1]).toEqual([{ json: { a: 1, error: expect.any(String) }, pairedItem: { item: 0 } }]);
+	});
+
+	it('fills in parameter defaults like the editor and uses the requested type version', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: {},
+			typeVersion: 1,
+			nodeName: 'My Echo',
+		});
+		expect(result.node).toMatchObject({ name: 'My Echo', typeVersion: 1, type: 'echo' });
+		expect(result.node.parameters).toEqual({ path: '/echo', sendBinary: false, binaryProperty: 'data', returnBinary: false });
+		expect(server.requests[0].url).toBe('/echo');
+	});
+
+	it('stores credentials encrypted with the instance key (n8n-core Credentials + Cipher)', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: {},
+		});
+		const reference = result.node.credentials!.echoApi;
+		const stored = await result.credentialsHelper.getCredentials(reference, 'echoApi');
+		const encrypted = stored.getDataToSave().data!;
+		expect(encrypted).not.toContain('svc_test_harness_key');
+		expect(await stored.getData()).toEqual({ apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl });
 	});
 });

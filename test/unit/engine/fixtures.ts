@@ -462,3 +462,28 @@ export class OnceTrigger implements INodeType {
 		};
 	}
 }
+
+/**
+ * Plain node: returns each input item's json with `seen: true` and does NOT set pairedItem (the
+ * engine must add it); throws a NodeOperationError for the whole run when an item has `fail: true`.
+ */
+export class PlainNode implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Plain',
+		name: 'plain',
+		group: ['transform'],
+		version: 1,
+		description: 'Marks items',
+		defaults: { name: 'Plain' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const failing = items.findIndex((item) => item.json.fail === true);
+		if (failing !== -1) throw new NodeOperationError(this.getNode(), 'item asked to fail', { itemIndex: failing });
+		return [items.map((item) => ({ json: { ...item.json, seen: true } }))];
+	}
+}
