@@ -77,6 +77,11 @@ export interface EngineNodeOptions {
 	nodeName?: string;
 	/** Node version (default: the latest the type declares). */
 	typeVersion?: number;
+	/**
+	 * The node's `webhookId` (nodes with webhooks only). n8n keeps it in the saved workflow, so the
+	 * webhook URL is stable; the harness makes a new one per placement unless given.
+	 */
+	webhookId?: string;
 }
 
 export interface ExecuteNodeOptions extends EngineNodeOptions {
@@ -163,7 +168,7 @@ export async function placeNode(
 	node.parameters =
 		NodeHelpers.getNodeParameters(description.properties, options.parameters, true, false, node, description) ??
 		options.parameters;
-	if (description.webhooks?.length) node.webhookId = randomUUID();
+	if (description.webhooks?.length) node.webhookId = options.webhookId ?? randomUUID();
 	return node;
 }
 

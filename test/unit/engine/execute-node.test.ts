@@ -158,11 +158,14 @@ describe('executeNode', () => {
 		expect(json).toMatchObject({ method: 'PUT', bodyBytes: bytes.length });
 		expect(json.bodySha256).toBe(createHash('sha256').update(bytes).digest('hex'));
 		expect(json.streamedFromDisk).toBe(binaryMode === 'filesystem');
+		// filesystem mode: getBinaryStream hands the node a file stream, the bytes never sit in the item
+		expect(json.bodyKind).toBe(binaryMode === 'filesystem' ? 'ReadStream' : 'Buffer');
 		expect(server.requests[0].headers['content-type']).toBe('application/pdf');
 
 		const outputBinary = result.output[0][0].binary!.data;
 		if (binaryMode === 'filesystem') {
 			expect(outputBinary.id).toMatch(/^filesystem-v2:/);
+			expect(outputBinary.data).toBe('filesystem-v2');
 			expect(result.binary.storagePath).toBeDefined();
 			const executionDir = path.join(result.binary.storagePath!, 'workflows', result.workflowId, 'executions', result.executionId, 'binary_data');
 			expect(existsSync(executionDir)).toBe(true);

@@ -235,8 +235,9 @@ export class EchoNode implements INodeType {
 					json: !sendBinary,
 				})) as IDataObject | string;
 				const json = (typeof response === 'string' ? JSON.parse(response) : response) as IDataObject;
+				const bodyKind = body === undefined ? null : Buffer.isBuffer(body) ? 'Buffer' : body.constructor.name;
 				const item: INodeExecutionData = {
-					json: { ...json, streamedFromDisk: fromDisk, executionId: this.getExecutionId() },
+					json: { ...json, streamedFromDisk: fromDisk, bodyKind, executionId: this.getExecutionId() },
 					pairedItem: { item: i },
 				};
 				if (this.getNodeParameter('returnBinary', i) as boolean) {

@@ -110,3 +110,20 @@ describe('runWebhookMethods', () => {
 		expect(server.requests.map((r) => r.url)).toEqual(['/register']);
 	});
 });
+
+describe('stable webhookId', () => {
+	it('with the same webhookId the URL stays the same, so checkExists finds the registration (as in n8n)', async () => {
+		const staticData: IDataObject = {};
+		const opts = { ...options(staticData), webhookId: '11111111-2222-4333-8444-555555555555' };
+		expect(await runWebhookMethods(opts, 'create')).toBe(true);
+		expect((staticData['node:Signed Webhook Trigger'] as IDataObject).registeredUrl).toBe(
+			'http://127.0.0.1:5678/webhook/11111111-2222-4333-8444-555555555555/events',
+		);
+		const host = await startWebhookHost(opts);
+		try {
+			expect(host.url).toMatch(/\/webhook\/11111111-2222-4333-8444-555555555555\/events$/);
+		} finally {
+			await host.close();
+		}
+	});
+});
