@@ -92,6 +92,8 @@ function createKeyProvider(cipher: Cipher, instanceSettings: InstanceSettings): 
 
 let binaryRunsInFlight = 0;
 let currentBinaryMode: HarnessBinaryMode | undefined;
+/** The service of the current mode (resolves once `init()` is done), shared by overlapping runs. */
+let currentService: Promise<{ service: BinaryDataService; storagePath?: string }> | undefined;
 let runCounter = 0;
 
 export interface BinaryModeHandle {
@@ -108,7 +110,8 @@ export interface BinaryModeHandle {
  *
  * - `default`: n8n's in-memory mode; binaries travel base64 inside the items (`data`), no `id`.
  * - `filesystem`: n8n's filesystem mode (the service maps it to `filesystem-v2`), in a fresh temp
- *   directory per run; items carry an `id` like `filesystem-v2:workflows/...` and the bytes are on disk.
+ *   directory per run (overlapping runs share one); items carry an `id` like
+ *   `filesystem-v2:workflows/...` and the bytes are on disk.
  *
  * n8n-core's helpers look the service up in the DI container (`Container.get(BinaryDataService)`),
  * so one mode is active per process at a time. Runs with the same mode may overlap; starting a run
@@ -116,40 +119,40 @@ export interface BinaryModeHandle {
  */
 export async function useBinaryMode(mode: HarnessBinaryMode): Promise<BinaryModeHandle> {
 	const env = ensureEngineEnvironment();
+	// Reserve synchronously (before any await), so two runs started together cannot both pass the check.
 	if (binaryRunsInFlight > 0 && currentBinaryMode !== mode) {
 		throw new Error(
 			`n8n-engine harness: a run in binary mode "${currentBinaryMode}" is still in flight; ` +
 				`await it before starting one in mode "${mode}" (n8n keeps one BinaryDataService per process).`,
 		);
 	}
-
-	const config = Container.get(BinaryDataConfig);
-	let storagePath: string | undefined;
-	if (binaryRunsInFlight === 0 || currentBinaryMode !== mode || !Container.has(BinaryDataService)) {
+	if (binaryRunsInFlight === 0 || currentService === undefined) {
+		const config = Container.get(BinaryDataConfig);
 		config.mode = mode;
+		let storagePath: string | undefined;
 		if (mode === 'filesystem') {
 			storagePath = path.join(env.rootDir, `binary-data-${process.pid}-${++runCounter}`);
 			mkdirSync(storagePath, { recursive: true });
 			config.localStoragePath = storagePath;
 		}
 		const service = new BinaryDataService(config, Container.get(ErrorReporter), env.logger);
-		await service.init();
 		Container.set(BinaryDataService, service);
 		currentBinaryMode = mode;
-	} else if (mode === 'filesystem') {
-		storagePath = config.localStoragePath;
+		currentService = service.init().then(() => ({ service, storagePath }));
 	}
-
 	binaryRunsInFlight++;
 	let released = false;
-	return {
-		mode,
-		storagePath,
-		service: Container.get(BinaryDataService),
-		release() {
-			if (released) return;
-			released = true;
-			binaryRunsInFlight--;
-		},
+	const release = () => {
+		if (released) return;
+		released = true;
+		binaryRunsInFlight--;
 	};
+	try {
+		const { service, storagePath } = await currentService;
+		return { mode, storagePath, service, release };
+	} catch (error) {
+		release();
+		currentService = undefined;
+		throw error;
+	}
 }

@@ -248,4 +248,28 @@ describe('executeNode', () => {
 		expect(encrypted).not.toContain('svc_test_harness_key');
 		expect(await stored.getData()).toEqual({ apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl });
 	});
+
+	it('overlapping runs share a binary mode; a run in the other mode is refused while one is in flight', async () => {
+		const pdf = { data: Buffer.from('%PDF-1.4 overlap'), mimeType: 'application/pdf', fileName: 'a.pdf' };
+		const run = (binaryMode: 'default' | 'filesystem') =>
+			executeNode({
+				nodeType: new EchoNode(),
+				credentialTypes: [new EchoApi()],
+				credentials: credentials(),
+				parameters: { path: '/overlap', sendBinary: true },
+				items: [{ json: {}, binary: { data: pdf } }],
+				binaryMode,
+			});
+		const first = run('filesystem');
+		const second = run('filesystem');
+		const other = run('default');
+		await expect(other).rejects.toThrow(/still in flight/);
+		const results = await Promise.all([first, second]);
+		for (const result of results) {
+			expect(result.error).toBeUndefined();
+			expect(result.output[0][0].json).toMatchObject({ bodyBytes: pdf.data.length, bodyKind: 'ReadStream' });
+		}
+		// once they are done, the other mode is available again
+		expect((await run('default')).output[0][0].json).toMatchObject({ bodyKind: 'Buffer' });
+	});
 });
