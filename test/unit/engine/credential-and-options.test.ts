@@ -1,6 +1,6 @@
 import type { ICredentialType } from 'n8n-workflow';
 
-import { runLoadOptions, runTrigger, testCredential } from '../../helpers/n8n-engine';
+import { runListSearch, runLoadOptions, runTrigger, testCredential } from '../../helpers/n8n-engine';
 import { EchoApi, EchoNode, OnceTrigger, TokenApi, startEchoServer, type EchoServer } from './fixtures';
 
 let server: EchoServer;
@@ -81,6 +81,24 @@ describe('runLoadOptions', () => {
 			method: 'getEchoFields',
 		});
 		expect(options).toEqual(expect.arrayContaining([{ name: 'path', value: '/fields' }, { name: 'authorization', value: 'Bearer svc_test_lo' }]));
+	});
+});
+
+describe('runListSearch', () => {
+	it('runs methods.listSearch with filter and pagination token', async () => {
+		const base = {
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: { echoApi: { apiKey: 'svc_test_ls', baseUrl: server.baseUrl } },
+			parameters: {},
+			method: 'searchEchoFields',
+		};
+		const first = await runListSearch({ ...base, filter: 'o' });
+		expect(first.results.map((r) => r.name)).toEqual(['method', 'authorization']);
+		expect(first.paginationToken).toBe('2');
+		const next = await runListSearch({ ...base, filter: 'o', paginationToken: first.paginationToken });
+		expect(next.results.length).toBeGreaterThan(0);
+		expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer svc_test_ls', 'Bearer svc_test_ls']);
 	});
 });
 

@@ -231,7 +231,7 @@ describe('executeNode', () => {
 			nodeName: 'My Echo',
 		});
 		expect(result.node).toMatchObject({ name: 'My Echo', typeVersion: 1, type: 'echo' });
-		expect(result.node.parameters).toEqual({ path: '/echo', sendBinary: false, binaryProperty: 'data', returnBinary: false });
+		expect(result.node.parameters).toEqual({ path: '/echo', sendBinary: false, binaryProperty: 'data', authenticate: true, returnBinary: false });
 		expect(server.requests[0].url).toBe('/echo');
 	});
 
@@ -271,5 +271,17 @@ describe('executeNode', () => {
 		}
 		// once they are done, the other mode is available again
 		expect((await run('default')).output[0][0].json).toMatchObject({ bodyKind: 'Buffer' });
+	});
+
+	it('this.helpers.httpRequest goes over HTTP without the credential (as for the storage upload URL)', async () => {
+		const result = await executeNode({
+			nodeType: new EchoNode(),
+			credentialTypes: [new EchoApi()],
+			credentials: credentials(),
+			parameters: { path: '/storage', authenticate: false },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0][0].json).toMatchObject({ path: '/storage', authorization: null });
+		expect(server.requests[0].headers.authorization).toBeUndefined();
 	});
 });

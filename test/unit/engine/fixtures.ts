@@ -164,6 +164,13 @@ const echoProperties: INodeProperties[] = [
 	},
 	{ displayName: 'Binary Property', name: 'binaryProperty', type: 'string', default: 'data' },
 	{
+		displayName: 'Authenticate',
+		name: 'authenticate',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to send the request with the credential (httpRequestWithAuthentication) or without (httpRequest)',
+	},
+	{
 		displayName: 'Return Binary',
 		name: 'returnBinary',
 		type: 'boolean',
@@ -204,6 +211,26 @@ export class EchoNode implements INodeType {
 				return Object.entries(response).map(([name, value]) => ({ name, value: String(value) }));
 			},
 		},
+		listSearch: {
+			/** Offers the echo server's answer fields whose name contains the filter, one page of 2. */
+			async searchEchoFields(
+				this: ILoadOptionsFunctions,
+				filter?: string,
+				paginationToken?: string,
+			): Promise<import('n8n-workflow').INodeListSearchResult> {
+				const credentials = await this.getCredentials<{ baseUrl: string }>('echoApi');
+				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
+					url: `${credentials.baseUrl}/search?filter=${encodeURIComponent(filter ?? '')}`,
+					json: true,
+				})) as IDataObject;
+				const names = Object.keys(response).filter((name) => name.includes(filter ?? ''));
+				const start = Number(paginationToken ?? 0);
+				return {
+					results: names.slice(start, start + 2).map((name) => ({ name, value: name })),
+					paginationToken: start + 2 < names.length ? String(start + 2) : undefined,
+				};
+			},
+		},
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -227,13 +254,16 @@ export class EchoNode implements INodeType {
 					headers['content-type'] = binaryData.mimeType;
 					if (binaryData.bytes !== undefined) headers['content-length'] = binaryData.bytes;
 				}
-				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', {
-					method: sendBinary ? 'PUT' : 'GET',
+				const request = {
+					method: sendBinary ? ('PUT' as const) : ('GET' as const),
 					url: `${credentials.baseUrl}${path}`,
 					body,
 					headers,
 					json: !sendBinary,
-				})) as IDataObject | string;
+				};
+				const response = ((this.getNodeParameter('authenticate', i) as boolean)
+					? await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', request)
+					: await this.helpers.httpRequest(request)) as IDataObject | string;
 				const json = (typeof response === 'string' ? JSON.parse(response) : response) as IDataObject;
 				const bodyKind = body === undefined ? null : Buffer.isBuffer(body) ? 'Buffer' : body.constructor.name;
 				const item: INodeExecutionData = {
