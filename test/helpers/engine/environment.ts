@@ -2,11 +2,10 @@
  * The process-wide n8n environment the harness runs nodes in.
  *
  * n8n-core reads its settings from the `@n8n/di` container (`InstanceSettings`, `BinaryDataConfig`,
- * `BinaryDataService`, `Logger`, `Cipher`, ...), and those read environment variables the first time
- * they are built. So before anything asks the container for them we point n8n's user folder at a
- * fresh temp directory (n8n would otherwise create `~/.n8n/config` with a new encryption key) and
- * give it a fixed-per-process encryption key, exactly like a self-hosted n8n started with
- * `N8N_USER_FOLDER` and `N8N_ENCRYPTION_KEY`.
+ * `BinaryDataService`, `Logger`, `Cipher`, ...), built from `@n8n/config` objects. Before anything
+ * asks the container for them we point n8n's user folder at a fresh temp directory (n8n would
+ * otherwise create `~/.n8n/config` with a new encryption key) and give it a per-process encryption
+ * key, like a self-hosted n8n started with `N8N_USER_FOLDER` and `N8N_ENCRYPTION_KEY`.
  *
  * Jest gives every test file its own module registry, so every test file gets its own container.
  * Within one test file the container is shared: see `useBinaryMode` for what that means for binary data.
@@ -17,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { Logger } from '@n8n/backend-common';
+import { GlobalConfig, InstanceSettingsConfig } from '@n8n/config';
 import { Container } from '@n8n/di';
 import {
 	BinaryDataConfig,
@@ -49,11 +49,14 @@ export function ensureEngineEnvironment(): EngineEnvironment {
 	const rootDir = mkdtempSync(path.join(tmpdir(), 'n8n-engine-harness-'));
 	process.once('exit', () => rmSync(rootDir, { recursive: true, force: true }));
 
-	// Only the harness's own process is touched, and only values n8n has not been given.
-	process.env.N8N_USER_FOLDER ??= rootDir;
-	process.env.N8N_ENCRYPTION_KEY ??= randomBytes(24).toString('base64');
-	process.env.N8N_LOG_LEVEL ??= 'silent';
-	process.env.N8N_DIAGNOSTICS_ENABLED ??= 'false';
+	// Configure n8n through its config objects (what the env vars N8N_USER_FOLDER,
+	// N8N_ENCRYPTION_KEY and N8N_LOG_LEVEL would set), before anything reads them. Nothing is
+	// written to process.env, so child processes a test starts (a real n8n) are not affected.
+	const instanceConfig = Container.get(InstanceSettingsConfig);
+	instanceConfig.n8nFolder = path.join(rootDir, '.n8n');
+	instanceConfig.userHome = rootDir;
+	instanceConfig.encryptionKey = randomBytes(24).toString('base64');
+	Container.get(GlobalConfig).logging.level = 'silent';
 
 	const instanceSettings = Container.get(InstanceSettings);
 	const logger = Container.get(Logger);
