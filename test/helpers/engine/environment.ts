@@ -52,7 +52,8 @@ export function ensureEngineEnvironment(): EngineEnvironment {
 	// Configure n8n through its config objects (what the env vars N8N_USER_FOLDER,
 	// N8N_ENCRYPTION_KEY and N8N_LOG_LEVEL would set), before anything reads them. Nothing is
 	// written to process.env, so child processes a test starts (a real n8n) are not affected.
-	const instanceConfig = Container.get(InstanceSettingsConfig);
+	// (`n8nFolder`/`userHome` are declared readonly: they are fixed before InstanceSettings reads them.)
+	const instanceConfig = Container.get(InstanceSettingsConfig) as { -readonly [K in keyof InstanceSettingsConfig]: InstanceSettingsConfig[K] };
 	instanceConfig.n8nFolder = path.join(rootDir, '.n8n');
 	instanceConfig.userHome = rootDir;
 	instanceConfig.encryptionKey = randomBytes(24).toString('base64');
