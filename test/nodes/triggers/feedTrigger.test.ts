@@ -6,7 +6,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import type { SandboxHandle } from '../../../sandbox/src';
-import { createPollSession, runPoll, type PollSession } from '../../helpers/engine/poll';
+import { createPollSession, runPoll, type PollSession } from '../../helpers/n8n-engine';
 import {
 	allEvents,
 	apiCredential,

@@ -13,7 +13,8 @@ import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/Rec
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { makePdf, PDF_MIME } from '../../fixtures/resumes';
-import { runWebhookMethods, startWebhookHost, type WebhookHost } from '../../helpers/n8n-engine';
+import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
+import { runWebhookMethods, startWebhookHost, testCredential, type WebhookHost } from '../../helpers/n8n-engine';
 import { api, apiCredential, control, credentialTypes, eventually, newWorkspace, withSandbox, type Workspace } from './helpers';
 
 let sb: SandboxHandle;
@@ -393,6 +394,11 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			return { raw, headers: signedHeaders(ws.webhookSecret, raw, Math.floor(Date.now() / 1000) + offsetSeconds) };
 		};
 	}
+	/** Starts just after a second boundary, so that signing and checking fall in the same second. */
+	async function atSecondStart(): Promise<void> {
+		const ms = Date.now() % 1000;
+		if (ms > 50) await new Promise((resolve) => setTimeout(resolve, 1005 - ms));
+	}
 
 	const table: Array<[string, () => { raw: string; headers: Record<string, string> | string[] }, string]> = [
 		['webhook-id missing', without('webhook-id'), 'MISSING_ID'],
@@ -459,6 +465,7 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 	];
 
 	it.each(table)('%s', async (_name, make, reason) => {
+		await atSecondStart();
 		const { raw, headers } = make();
 		const res = await post(raw, headers);
 		expect(res.status).toBe(401);
@@ -519,8 +526,10 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 describe('activation (webhookMethods) and the credential test', () => {
 	it('refuses to activate without a usable signing secret', async () => {
 		const ws = await newWorkspace(sb);
-		await expect(startWebhookHost(hostOptions(ws, { secret: '' }))).rejects.toThrow(/No signing secret/);
-		await expect(startWebhookHost(hostOptions(ws, { secret: 'not-a-secret' }))).rejects.toThrow(/whsec_/);
+		// n8n activates a webhook by checkExists, then create: both refuse.
+		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'checkExists')).rejects.toThrow(/No signing secret/);
+		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'create')).rejects.toThrow(/refuses to activate/);
+		await expect(runWebhookMethods(hostOptions(ws, { secret: 'not-a-secret' }), 'checkExists')).rejects.toThrow(/whsec_/);
 		await expect(
 			runWebhookMethods(hostOptions(ws, { previousSecret: 'whsec_***' }), 'create'),
 		).rejects.toThrow(/previous signing secret/);
@@ -546,15 +555,19 @@ describe('activation (webhookMethods) and the credential test', () => {
 		expect(stored[nodeKey]).toEqual({ seenEventIds: ['kept'] });
 	});
 
-	it('the credential test checks the whsec_ format of both secrets', async () => {
-		const test = new RecruitingAnalysisTrigger().methods.credentialTest.recruitingAnalysisSigningSecretTest;
+	it('the credential test (found through the trigger\'s testedBy, as n8n does) checks the whsec_ format', async () => {
 		const run = async (data: ICredentialDataDecryptedObject) =>
-			await test.call({} as never, { id: '1', name: 'c', type: 'recruitingAnalysisSigningSecretApi', data });
+			await testCredential(new RecruitingAnalysisSigningSecretApi(), data, { nodeTypes: [new RecruitingAnalysisTrigger()] });
 		expect(await run({ secret: `whsec_${randomBytes(24).toString('base64')}` })).toMatchObject({ status: 'OK' });
 		expect(await run({ secret: '' })).toMatchObject({ status: 'Error' });
 		expect(await run({ secret: 'svc_test_abc' })).toMatchObject({ status: 'Error' });
 		expect(
 			await run({ secret: `whsec_${randomBytes(24).toString('base64')}`, previousSecret: 'whsec_x' }),
 		).toMatchObject({ status: 'Error' });
+		// Without the trigger, n8n would find no test at all: the credential has no request to make.
+		expect(await testCredential(new RecruitingAnalysisSigningSecretApi(), { secret: 'whsec_AAAA' })).toMatchObject({
+			status: 'Error',
+			message: 'No testing function found for this credential.',
+		});
 	});
 });
