@@ -27,16 +27,12 @@ const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
 const SEEN_IDS = 'seenEventIds';
 const REGISTRATION = 'registration';
 
-interface SigningSecrets {
-	secrets: string[];
-}
-
-function secretsFrom(data: IDataObject | undefined): SigningSecrets {
-	const secrets = [data?.secret, data?.previousSecret]
+/** The configured secrets, current first (verification reports which one matched). */
+function secretsFrom(data: IDataObject | undefined): string[] {
+	return [data?.secret, data?.previousSecret]
 		.filter((s): s is string => typeof s === 'string')
 		.map((s) => s.trim())
 		.filter((s) => s !== '');
-	return { secrets };
 }
 
 /** Why a credential cannot verify deliveries, or undefined when it can. */
@@ -73,9 +69,9 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 	}
 }
 
-/** Writes a JSON error answer directly; the workflow does not run. */
 type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
+/** Writes a JSON error answer directly; the workflow does not run. */
 function refuse(res: WebhookResponse, status: number, body: IDataObject): IWebhookResponseData {
 	res.set('cache-control', 'no-store');
 	res.status(status).json(body);
@@ -236,7 +232,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 
 		let secrets: string[] = [];
 		try {
-			secrets = secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject).secrets;
+			secrets = secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
 		} catch (error) {
 			this.logger.warn(`Recruiting Analysis Trigger has no signing secret: ${(error as Error).message}`);
 		}
@@ -317,7 +313,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 						output.delayedEvent = !attempt.isCurrent;
 					}
 				} catch (error) {
-					// The event is real and already acknowledged: deliver it with the failed read attached
+					// The event is verified and already remembered: deliver it with the failed read attached
 					// rather than dropping it (a 404 here means the resource was deleted meanwhile).
 					const e = error as { message?: string; httpCode?: string | null; description?: string | null };
 					output.resourceKind = request.kind;
