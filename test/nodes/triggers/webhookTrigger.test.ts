@@ -480,6 +480,16 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 		expect(host.executions).toHaveLength(1);
 	});
 
+	it('the same event delivered twice at once starts one execution', async () => {
+		const raw = body();
+		const id = JSON.parse(raw).id as string;
+		const headers = signedHeaders(ws.webhookSecret, raw, Math.floor(Date.now() / 1000), id);
+		const answers = await Promise.all([post(raw, headers), post(raw, headers), post(raw, headers)]);
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+		expect(host.executions).toHaveLength(1);
+		expect(answers.filter((a) => a.body.reason === 'duplicate event id')).toHaveLength(2);
+	});
+
 	it('a validly signed delivery for an older attempt is flagged as delayed', async () => {
 		const live = await startHost(ws, { parameters: { events: ['*'], fetchResource: true } });
 		const { reportId, attemptId } = await analyse(ws);
