@@ -8,7 +8,7 @@ import type { B1Floor, B1Run, B1Variant } from './suites/b1';
 import type { B2Result } from './suites/b2';
 import type { B3Result } from './suites/b3';
 import type { B4Result } from './suites/b4';
-import type { B5Result } from './suites/b5';
+import type { B5Result, B5Results } from './suites/b5';
 
 export interface BenchResults {
 	command: string;
@@ -20,26 +20,34 @@ export interface BenchResults {
 	b2?: B2Result[];
 	b3?: B3Result;
 	b4?: B4Result[];
-	b5?: B5Result;
+	b5?: B5Results;
 	totalSeconds?: number;
 	loadAverageAtEnd?: number[];
-	/** Free text added by the person committing the report (causes, fixes). */
-	notes?: string[];
 }
 
 const LABEL: Record<B1Variant, string> = {
 	batch: 'our node, batch mode (Upload Many → Start Many)',
 	perItem: 'our node, per item (Analyze Resume, wait)',
-	http: 'n8n HTTP Request workflow',
+	http: 'n8n HTTP Request workflow, all items at once',
+	httpLoop: 'n8n HTTP Request workflow, Loop Over Items (one at a time)',
 	baseline: 'n8n only (Webhook → Read Files)',
 };
 
 const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
 
-export function b1Targets(results: BenchResults): { floorOk?: boolean; floorRatio?: number; speedOk?: boolean; speedup?: number; n: number } {
+export function b1Targets(results: BenchResults): {
+	floorOk?: boolean;
+	floorRatio?: number;
+	speedOk?: boolean;
+	speedup?: number;
+	loopSpeedOk?: boolean;
+	loopSpeedup?: number;
+	n: number;
+} {
 	const n = results.b1?.floors.some((f) => f.n === 100) ? 100 : (results.b1?.floors.at(-1)?.n ?? 100);
 	const batch = results.b1?.runs.find((r) => r.variant === 'batch' && r.n === n);
 	const http = results.b1?.runs.find((r) => r.variant === 'http' && r.n === n);
+	const loop = results.b1?.runs.find((r) => r.variant === 'httpLoop' && r.n === n);
 	const floor = results.b1?.floors.find((f) => f.n === n);
 	if (!batch || !floor) return { n };
 	const floorRatio = batch.medianMs / floor.timeMs;
@@ -50,15 +58,17 @@ export function b1Targets(results: BenchResults): { floorOk?: boolean; floorRati
 		floorOk: batch.ok && floorRatio <= 1.5,
 		speedup,
 		speedOk: speedup === undefined ? undefined : batch.ok && !!http?.ok && speedup >= 5,
+		loopSpeedup: loop ? loop.medianMs / batch.medianMs : undefined,
+		loopSpeedOk: loop ? batch.ok && loop.ok && loop.medianMs / batch.medianMs >= 5 : undefined,
 	};
 }
 
-export function writeReport(results: BenchResults, dir: string): void {
+export function writeReport(results: BenchResults, dir: string, findings?: string): void {
 	writeFileSync(join(dir, 'chart.svg'), chartSvg(results));
-	writeFileSync(join(dir, 'REPORT.md'), markdown(results));
+	writeFileSync(join(dir, 'REPORT.md'), markdown(results, findings));
 }
 
-function markdown(r: BenchResults): string {
+function markdown(r: BenchResults, findings?: string): string {
 	const m = r.machine;
 	const s = r.settings;
 	const out: string[] = [];
@@ -74,7 +84,8 @@ function markdown(r: BenchResults): string {
 	out.push('| Target | Result | Status |', '|---|---|---|');
 	const t = b1Targets(r);
 	out.push(`| B1 batch mode within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.floorRatio ?? NaN)} | ${met(t.floorOk)} |`);
-	out.push(`| B1 batch mode ≥ 5× faster than the HTTP Request workflow (N = ${t.n}) | ${ratio(t.speedup ?? NaN)} | ${met(t.speedOk)} |`);
+	out.push(`| B1 batch mode ≥ 5× faster than the HTTP Request workflow, all items at once (N = ${t.n}) | ${ratio(t.speedup ?? NaN)} | ${met(t.speedOk)} |`);
+	out.push(`| B1 batch mode ≥ 5× faster than the HTTP Request workflow, one at a time (N = ${t.n}) | ${ratio(t.loopSpeedup ?? NaN)} | ${met(t.loopSpeedOk)} |`);
 	const fsMode = r.b2?.find((b) => b.mode === 'filesystem');
 	out.push(`| B2 peak RSS growth under 64 MB in filesystem mode | ${fsMode ? `${fsMode.growthMb} MB` : 'n/a'} | ${met(fsMode ? fsMode.ok && fsMode.growthMb < 64 : undefined)} |`);
 	const b3 = r.b3;
@@ -84,10 +95,12 @@ function markdown(r: BenchResults): string {
 	out.push(
 		`| B4 our verifier not slower than \`standardwebhooks\` | ${r.b4 ? r.b4.map((b) => `${b.payloadBytes / 1024} KB: ${ratio(b.speedup)}`).join(', ') : 'n/a'} | ${met(r.b4 ? r.b4.every((b) => b.speedup >= 1) : undefined)} |`,
 	);
-	out.push(`| B5 executions equal distinct events | ${r.b5 ? `${r.b5.executions} / ${r.b5.distinctEvents}` : 'n/a'} | ${met(r.b5?.ok)} |`);
+	out.push(
+		`| B5 executions equal distinct events (${r.b5?.trigger.concurrency ?? '?'} at a time) | ${r.b5 ? `${r.b5.trigger.executions} executions / ${r.b5.trigger.distinctEvents} distinct` : 'n/a'} | ${met(r.b5?.trigger.ok)} |`,
+	);
 	out.push('');
-	if (r.notes?.length) {
-		out.push('## Findings', '', ...r.notes.map((n) => `- ${n}`), '');
+	if (findings?.trim()) {
+		out.push('## Findings', '', '_Written after the run from its numbers and logs (bench/findings.md); the tables below are generated._', '', findings.trim(), '');
 	}
 
 	if (r.b1) {
@@ -102,7 +115,7 @@ function markdown(r: BenchResults): string {
 		out.push('| N | Variant | Wall time (median) | Runs (ms) | Calls | Calls ÷ floor | Time ÷ floor | OK |', '|---|---|---|---|---|---|---|---|');
 		for (const f of r.b1.floors) {
 			out.push(`| ${f.n} | **floor** | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | |`);
-			for (const v of ['batch', 'perItem', 'http', 'baseline'] as B1Variant[]) {
+			for (const v of ['batch', 'perItem', 'http', 'httpLoop', 'baseline'] as B1Variant[]) {
 				const run = r.b1.runs.find((x) => x.n === f.n && x.variant === v);
 				if (!run) continue;
 				const calls = v === 'baseline' ? '0' : String(run.totalCalls);
@@ -112,6 +125,16 @@ function markdown(r: BenchResults): string {
 			}
 		}
 		out.push('', 'Floor time per N: ' + r.b1.floors.map((f) => `N=${f.n}: ${f.formula} = ${f.timeMs} ms`).join('; '), '');
+		out.push('### Where the time goes (last run of each, n8n\'s own per-node execution times)', '');
+		out.push('| N | Variant | Wall time | Execution (n8n start → stop) | Time in nodes |', '|---|---|---|---|---|');
+		for (const run of r.b1.runs) {
+			const nodes = Object.entries(run.nodeMs ?? {})
+				.filter(([, v]) => v > 0)
+				.map(([k, v]) => `${k} ${Math.round(v).toLocaleString('en-US')}`)
+				.join(' · ');
+			out.push(`| ${run.n} | ${run.variant} | ${ms(run.wallMs.at(-1) ?? NaN)} | ${ms(run.executionMs ?? NaN)} | ${nodes} |`);
+		}
+		out.push('');
 		out.push('### Calls by endpoint (last run of each)', '');
 		const endpoints = new Set<string>();
 		for (const run of r.b1.runs) for (const e of Object.keys(run.calls)) endpoints.add(e);
@@ -162,16 +185,23 @@ function markdown(r: BenchResults): string {
 	}
 
 	if (r.b5) {
-		const b = r.b5;
+		const b = r.b5.trigger;
 		out.push('## B5: webhook throughput in real n8n', '');
 		out.push(
-			`${b.deliveries} signed deliveries (${b.distinctEvents} distinct events + ${b.redeliveries} redeliveries of already acknowledged events, fresh timestamp and signature) to the published Recruiting Analysis Trigger, ${b.concurrency} at a time.`,
+			`${b.deliveries} signed deliveries (${b.distinctEvents} distinct events + ${b.redeliveries} redeliveries of already acknowledged events, same id and body, fresh timestamp and signature) ` +
+				`to the published Recruiting Analysis Trigger, ${b.concurrency} at a time. Acknowledgement latency is the sender's round trip. ` +
+				"For comparison, the same load on n8n's own Webhook node (answers at once, no verification, no dedupe: every delivery is an execution), " +
+				'and our trigger again one delivery at a time.',
 			'',
 		);
-		out.push('| Deliveries | Distinct events | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |', '|---|---|---|---|---|---|---|---|---|');
-		out.push(
-			`| ${b.deliveries} | ${b.distinctEvents} | ${b.executions} | ${Object.entries(b.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} | ${b.p50Ms} ms | ${b.p99Ms} ms | ${b.maxMs} ms | ${b.deliveriesPerSecond}/s | ${b.ok ? 'yes' : `no: ${b.problem}`} |`,
-		);
+		out.push('| Receiver | Deliveries (distinct) | Concurrency | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |', '|---|---|---|---|---|---|---|---|---|---|');
+		const row = (name: string, x: B5Result, wanted: string) =>
+			out.push(
+				`| ${name} | ${x.deliveries} (${x.distinctEvents}) | ${x.concurrency} | ${x.executions} (wanted ${wanted}) | ${Object.entries(x.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.maxMs} ms | ${x.deliveriesPerSecond}/s | ${x.ok ? 'yes' : `no: ${x.problem}`} |`,
+			);
+		row('Recruiting Analysis Trigger', b, String(b.distinctEvents));
+		row("n8n's Webhook node (baseline)", r.b5.n8nWebhook, String(r.b5.n8nWebhook.deliveries));
+		row('Recruiting Analysis Trigger, one at a time', r.b5.triggerSequential, String(r.b5.triggerSequential.distinctEvents));
 		out.push('');
 	}
 
@@ -210,7 +240,7 @@ function chartSvg(r: BenchResults): string {
 	const parts: string[] = [];
 	parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
 	parts.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
-	const colors: Record<string, string> = { floor: '#999', batch: '#1f77b4', perItem: '#2ca02c', http: '#d62728', baseline: '#bbb' };
+	const colors: Record<string, string> = { floor: '#999', batch: '#1f77b4', perItem: '#2ca02c', http: '#d62728', httpLoop: '#9467bd', baseline: '#bbb' };
 	// Left: B1 wall time, log scale, grouped by N.
 	const left = { x: 60, y: 40, w: 520, h: 330 };
 	parts.push(`<text x="${left.x}" y="22" font-size="14" font-weight="bold">B1: wall time to analyze N resumes (log scale, ${r.settings.latencyMs} ms per call)</text>`);
@@ -224,7 +254,7 @@ function chartSvg(r: BenchResults): string {
 			parts.push(`<text x="${left.x - 6}" y="${y(d) + 4}" text-anchor="end">${d >= 1000 ? `${d / 1000} s` : `${d} ms`}</text>`);
 		}
 		const groups = r.b1.floors.map((f) => f.n);
-		const series = ['floor', 'batch', 'perItem', 'http'];
+		const series = ['floor', 'batch', 'perItem', 'http', 'httpLoop'];
 		const gw = left.w / groups.length;
 		const bw = (gw - 30) / series.length;
 		groups.forEach((n, gi) => {
@@ -242,11 +272,14 @@ function chartSvg(r: BenchResults): string {
 			['floor', 'floor (fewest calls, phases bound)'],
 			['batch', 'our node, batch mode'],
 			['perItem', 'our node, per item'],
-			['http', 'HTTP Request workflow'],
+			['http', 'HTTP Request, all at once'],
+			['httpLoop', 'HTTP Request, one at a time'],
 		];
 		legend.forEach(([k, text], i) => {
-			parts.push(`<rect x="${left.x + i * 135}" y="${H - 36}" width="10" height="10" fill="${colors[k]}"/>`);
-			parts.push(`<text x="${left.x + i * 135 + 14}" y="${H - 27}" font-size="10">${esc(text)}</text>`);
+			const lx = left.x - 40 + (i % 3) * 200;
+			const ly = H - 40 + Math.floor(i / 3) * 16;
+			parts.push(`<rect x="${lx}" y="${ly}" width="10" height="10" fill="${colors[k]}"/>`);
+			parts.push(`<text x="${lx + 14}" y="${ly + 9}" font-size="10">${esc(text)}</text>`);
 		});
 	}
 	// Right: B2 growth.

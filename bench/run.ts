@@ -4,10 +4,12 @@
  *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
+ *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
+ *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
  * Loopback only: the sandbox and n8n listen on 127.0.0.1. Every loop is bounded in count and time.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { ensureN8n, packPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
@@ -40,6 +42,13 @@ async function main(): Promise<void> {
 	const outDir = resolve(arg('out') ?? join(REPO_ROOT, 'bench', 'out'));
 	const reportDir = resolve(arg('report-dir') ?? join(REPO_ROOT, 'bench'));
 	mkdirSync(outDir, { recursive: true });
+
+	if (process.argv.includes('--render')) {
+		const saved = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as BenchResults;
+		writeReport(saved, reportDir, findings(reportDir));
+		log(`rendered ${join(reportDir, 'REPORT.md')} from ${join(reportDir, 'results.json')}`);
+		return;
+	}
 
 	const machine = machineInfo();
 	log(`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`);
@@ -90,6 +99,7 @@ async function main(): Promise<void> {
 					sb,
 					sizes,
 					repeats: (n) => (arg('repeats') ? Number(arg('repeats')) : n <= 100 ? 3 : 1),
+					loopMaxN: Number(arg('loop-max-n') ?? 100),
 					filesRoot: outDir,
 					concurrency,
 					log,
@@ -136,8 +146,15 @@ async function finish(results: BenchResults, reportDir: string, outDir: string, 
 	results.totalSeconds = Math.round((Date.now() - started) / 1000);
 	results.loadAverageAtEnd = currentLoad();
 	writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2));
-	writeReport(results, reportDir);
+	writeFileSync(join(reportDir, 'results.json'), JSON.stringify(results, null, 2));
+	writeReport(results, reportDir, findings(reportDir));
 	log(`done in ${results.totalSeconds} s: ${join(reportDir, 'REPORT.md')}`);
+}
+
+/** The hand-written analysis of the committed run (causes of missed targets), shown in the report. */
+function findings(reportDir: string): string | undefined {
+	const file = join(reportDir, 'findings.md');
+	return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
 main().catch((error: unknown) => {

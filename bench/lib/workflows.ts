@@ -122,7 +122,15 @@ function http(name: string, parameters: Record<string, unknown>, creds?: BoundCr
  * start), a Merge to bring the file back next to the prepared upload, and a Wait → Get Status → If loop that
  * polls until the report is terminal. The poll interval equals our node's first poll delay (0.5 s).
  */
-export function analyzeHttpRequest(o: { path: string; glob: string; jobId: string; baseUrl: string; creds: BoundCredentials }): WorkflowJson {
+export function analyzeHttpRequest(o: {
+	path: string;
+	glob: string;
+	jobId: string;
+	baseUrl: string;
+	creds: BoundCredentials;
+	/** One resume at a time through Loop Over Items (batch size 1), the usual pattern for a chain of calls per item. */
+	loop?: boolean;
+}): WorkflowJson {
 	const api = `${o.baseUrl}/api/v1`;
 	const nodes: Node[] = [
 		webhook(o.path),
@@ -133,7 +141,7 @@ export function analyzeHttpRequest(o: { path: string; glob: string; jobId: strin
 				method: 'POST',
 				url: `${api}/uploads`,
 				sendHeaders: true,
-				headerParameters: { parameters: [{ name: 'Idempotency-Key', value: "={{ 'prep-' + $execution.id + '-' + $itemIndex }}" }] },
+				headerParameters: { parameters: [{ name: 'Idempotency-Key', value: "={{ 'prep-' + $execution.id + '-' + $binary.data.fileName }}" }] },
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody: `={{ JSON.stringify({ fileName: $binary.data.fileName, fileSize: $binary.data.bytes, mimeType: $binary.data.mimeType, jobDescription: { kind: 'existing', id: '${o.jobId}' } }) }}`,
@@ -211,6 +219,44 @@ export function analyzeHttpRequest(o: { path: string; glob: string; jobId: strin
 		},
 		{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} },
 	];
+	if (o.loop) {
+		nodes.splice(2, 0, {
+			id: randomUUID(),
+			name: 'Loop Over Items',
+			type: 'n8n-nodes-base.splitInBatches',
+			typeVersion: 3,
+			position: at(),
+			parameters: { batchSize: 1, options: {} },
+		});
+		return {
+			name: `bench B1 HTTP Request loop ${o.path}`,
+			nodes,
+			connections: {
+				Webhook: { main: [[{ node: 'Read Resumes', type: 'main', index: 0 }]] },
+				'Read Resumes': { main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]] },
+				'Loop Over Items': {
+					main: [
+						[{ node: 'Done', type: 'main', index: 0 }],
+						[
+							{ node: 'Prepare Upload', type: 'main', index: 0 },
+							{ node: 'Merge', type: 'main', index: 0 },
+						],
+					],
+				},
+				'Prepare Upload': { main: [[{ node: 'Merge', type: 'main', index: 1 }]] },
+				Merge: { main: [[{ node: 'PUT File', type: 'main', index: 0 }]] },
+				'PUT File': { main: [[{ node: 'Get Quote', type: 'main', index: 0 }]] },
+				'Get Quote': { main: [[{ node: 'Start Analysis', type: 'main', index: 0 }]] },
+				'Start Analysis': { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
+				Wait: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] },
+				'Get Status': { main: [[{ node: 'Still Running?', type: 'main', index: 0 }]] },
+				'Still Running?': {
+					main: [[{ node: 'Wait', type: 'main', index: 0 }], [{ node: 'Loop Over Items', type: 'main', index: 0 }]],
+				},
+			},
+			settings,
+		};
+	}
 	const connections: Record<string, unknown> = {
 		Webhook: { main: [[{ node: 'Read Resumes', type: 'main', index: 0 }]] },
 		'Read Resumes': {
@@ -314,4 +360,12 @@ export function webhookTrigger(o: { name: string; webhookId: string; creds: Boun
 		{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} },
 	];
 	return { name: o.name, nodes, connections: link('Recruiting Analysis Trigger', 'Done'), settings };
+}
+
+/** B5 baseline: n8n's own Webhook node answering at once (no verification, no dedupe). */
+export function plainWebhook(o: { name: string; path: string }): WorkflowJson {
+	const hook = webhook(o.path);
+	hook.parameters = { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} };
+	const nodes: Node[] = [hook, { id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} }];
+	return { name: o.name, nodes, connections: link('Webhook', 'Done'), settings };
 }

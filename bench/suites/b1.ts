@@ -2,7 +2,8 @@
  * B1: analyze N resumes (100 KB PDFs) in real n8n, three ways, side by side in one run:
  *   batch    our node in batch mode (Upload Many → Start Many),
  *   perItem  our node per item (Analyze Resume with Wait for Completion, concurrency C),
- *   http     n8n's HTTP Request nodes only (prepare, PUT, quote, start, Wait/Get Status/If loop),
+ *   http     n8n's HTTP Request nodes only (prepare, PUT, quote, start, Wait/Get Status/If loop), all items at once,
+ *   httpLoop the same calls one resume at a time through Loop Over Items (batch size 1),
  * plus `baseline` (Webhook → Read Files only: what n8n spends before any API call).
  * Each run gets a fresh sandbox workspace, so its counters hold exactly that run's calls; afterwards the
  * workspace's reports are listed and every one must be terminal (N reports, N completed).
@@ -15,7 +16,7 @@ import { median } from '../lib/stats';
 import { analyzeBatch, analyzeHttpRequest, analyzePerItem } from '../lib/workflows';
 import type { WorkflowJson } from '../../scripts/n8n-host';
 
-export type B1Variant = 'batch' | 'perItem' | 'http' | 'baseline';
+export type B1Variant = 'batch' | 'perItem' | 'http' | 'httpLoop' | 'baseline';
 
 export interface B1Run {
 	variant: B1Variant;
@@ -28,6 +29,9 @@ export interface B1Run {
 	reportsCompleted: number;
 	ok: boolean;
 	problem?: string;
+	/** Last run: time n8n spent in each node (sum over the node's runs) and the execution's own start to stop. */
+	nodeMs?: Record<string, number>;
+	executionMs?: number;
 }
 
 export interface B1Floor {
@@ -80,7 +84,15 @@ export async function runB1Once(o: {
 	filesRoot: string;
 	concurrency: number;
 	log: Log;
-}): Promise<{ wallMs: number; calls: Record<string, number>; terminal: number; completed: number; problem?: string }> {
+}): Promise<{
+	wallMs: number;
+	calls: Record<string, number>;
+	terminal: number;
+	completed: number;
+	problem?: string;
+	nodeMs: Record<string, number>;
+	executionMs?: number;
+}> {
 	const { n8n, sb, variant, n } = o;
 	const glob = ensureResumes(`${o.filesRoot}/b1-n${n}`, n, 100 * 1024);
 	// Limits the spec leaves unstated, raised for every variant alike so that none is throttled by them.
@@ -92,6 +104,7 @@ export async function runB1Once(o: {
 	if (variant === 'batch') wf = analyzeBatch(common);
 	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.concurrency });
 	else if (variant === 'http') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl });
+	else if (variant === 'httpLoop') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl, loop: true });
 	else wf = { ...analyzeBatch(common), name: `bench B1 baseline ${path}` };
 	if (variant === 'baseline') {
 		wf.nodes = wf.nodes.filter((node) => node.name === 'Webhook' || node.name === 'Read Resumes');
@@ -111,8 +124,26 @@ export async function runB1Once(o: {
 	if (!problem && variant !== 'baseline' && (statuses.length !== n || completed !== n)) {
 		problem = `${statuses.length} reports, ${completed} completed (wanted ${n})`;
 	}
+	const { nodeMs, executionMs } = await nodeTimings(n8n, id);
 	o.log(`B1 ${variant} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`);
-	return { wallMs: run.ms, calls, terminal, completed, problem };
+	return { wallMs: run.ms, calls, terminal, completed, problem, nodeMs, executionMs };
+}
+
+/** Per-node time of the workflow's latest execution, from n8n's own run data (startTime, executionTime). */
+async function nodeTimings(n8n: N8nInstance, workflowId: string): Promise<{ nodeMs: Record<string, number>; executionMs?: number }> {
+	const nodeMs: Record<string, number> = {};
+	try {
+		const [latest] = await n8n.listExecutions(workflowId);
+		if (!latest) return { nodeMs };
+		const detail = await n8n.getExecution(latest.id);
+		for (const [node, runs] of Object.entries(detail.data.resultData.runData)) {
+			nodeMs[node] = (runs as Array<{ executionTime?: number }>).reduce((a, r) => a + (r.executionTime ?? 0), 0);
+		}
+		const executionMs = latest.stoppedAt ? Date.parse(latest.stoppedAt) - Date.parse(latest.startedAt) : undefined;
+		return { nodeMs, executionMs };
+	} catch {
+		return { nodeMs };
+	}
 }
 
 export async function runB1(o: {
@@ -120,15 +151,20 @@ export async function runB1(o: {
 	sb: BenchSandbox;
 	sizes: number[];
 	repeats: (n: number) => number;
+	/** Largest N for the one-at-a-time HTTP Request workflow. */
+	loopMaxN: number;
 	filesRoot: string;
 	concurrency: number;
 	log: Log;
 }): Promise<B1Run[]> {
 	const results: B1Run[] = [];
+	// Warm-up (not recorded): n8n's first executions after a start are slower (module loading, caches).
+	await runB1Once({ ...o, variant: 'baseline', n: o.sizes[0] });
+	await runB1Once({ ...o, variant: 'batch', n: o.sizes[0] });
 	const variants: B1Variant[] = ['baseline', 'batch', 'perItem', 'http'];
 	for (const n of o.sizes) {
 		const acc = new Map<B1Variant, B1Run>();
-		for (const v of variants) {
+		for (const v of [...variants, 'httpLoop' as const]) {
 			acc.set(v, { variant: v, n, wallMs: [], medianMs: NaN, calls: {}, totalCalls: 0, reportsTerminal: 0, reportsCompleted: 0, ok: true });
 		}
 		const reps = o.repeats(n);
@@ -143,13 +179,32 @@ export async function runB1(o: {
 				entry.totalCalls = totalCalls(once.calls);
 				entry.reportsTerminal = once.terminal;
 				entry.reportsCompleted = once.completed;
+				entry.nodeMs = once.nodeMs;
+				entry.executionMs = once.executionMs;
 				if (once.problem) {
 					entry.ok = false;
 					entry.problem = once.problem;
 				}
 			}
 		}
+		// One resume at a time takes about N × (4 calls + a poll); run once, and only up to loopMaxN.
+		if (n <= o.loopMaxN) {
+			const once = await runB1Once({ ...o, variant: 'httpLoop', n });
+			const entry = acc.get('httpLoop')!;
+			Object.assign(entry, {
+				wallMs: [Math.round(once.wallMs)],
+				calls: once.calls,
+				totalCalls: totalCalls(once.calls),
+				reportsTerminal: once.terminal,
+				reportsCompleted: once.completed,
+				nodeMs: once.nodeMs,
+				executionMs: once.executionMs,
+				ok: !once.problem,
+				problem: once.problem,
+			});
+		}
 		for (const entry of acc.values()) {
+			if (entry.wallMs.length === 0) continue;
 			entry.medianMs = median(entry.wallMs);
 			results.push(entry);
 		}

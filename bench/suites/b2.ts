@@ -43,8 +43,7 @@ export async function runB2(o: {
 	const glob = ensureResumes(`${o.filesRoot}/b2-${o.files}x10mb`, o.files, fileBytes);
 	const ws = await freshWorkspace(o.sb, { pendingUploadLimit: 10_000 });
 	const creds = await credentialsFor(o.n8n, o.sb.baseUrl, ws);
-	// Warm-up on a fresh workspace path: one run of the same workflow with one small file would need its own
-	// folder; instead the measured workflow is published first and n8n settles for a moment.
+	// Published first, then two seconds for n8n to settle before the baseline is read.
 	const path = webhookPath(`b2-${o.mode}`);
 	const id = await publish(o.n8n, uploadResumes({ path, glob, jobId: ws.jobDescriptionId, creds }));
 	await delay(2000);

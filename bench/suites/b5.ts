@@ -14,7 +14,7 @@ import { delay, type N8nInstance } from '../../scripts/n8n-host';
 import { credentialsFor, executionCount, publish, type Log } from '../lib/n8n';
 import { freshWorkspace, type BenchSandbox } from '../lib/sandbox';
 import { median, percentile } from '../lib/stats';
-import { webhookTrigger } from '../lib/workflows';
+import { plainWebhook, webhookTrigger } from '../lib/workflows';
 
 export interface B5Result {
 	deliveries: number;
@@ -44,25 +44,21 @@ function rng(seed: number): () => number {
 	};
 }
 
-export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries: number; concurrency: number; log: Log }): Promise<B5Result> {
-	const { n8n, sb } = o;
-	const ws = await freshWorkspace(sb);
-	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
-	const webhookId = randomUUID();
-	const wfId = await publish(n8n, webhookTrigger({ name: `bench B5 ${webhookId}`, webhookId, creds }));
-	const url = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;
-	// Registered once an unsigned probe is refused (401, nothing started) instead of 404.
-	for (let i = 0; i < 100; i++) {
-		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-		await res.arrayBuffer();
-		if (res.status !== 404) break;
-		await delay(200);
-	}
+interface Delivered {
+	latencies: number[];
+	statuses: Record<string, number>;
+	wallMs: number;
+	distinct: number;
+	redeliveries: number;
+}
 
-	const redeliveries = Math.round(o.deliveries / 10);
-	const distinct = o.deliveries - redeliveries;
+/** Sends `deliveries` signed deliveries (10 % redeliveries of acknowledged events) to `url`, `concurrency` at a time. */
+async function deliver(url: string, secret: string, deliveries: number, concurrency: number, seed: number): Promise<Delivered> {
+	const redeliveries = Math.round(deliveries / 10);
+	const distinct = deliveries - redeliveries;
 	const events = Array.from({ length: distinct }, () => {
 		const id = randomUUID();
+		const hex = id.replace(/-/g, '');
 		return {
 			id,
 			body: JSON.stringify({
@@ -70,27 +66,26 @@ export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries:
 				type: 'report.completed',
 				schemaVersion: 1,
 				occurredAt: new Date().toISOString(),
-				data: { reportId: `rpt_${id.replace(/-/g, '').slice(0, 24)}`, attemptId: `att_${id.replace(/-/g, '').slice(8, 32)}`, status: 'completed', code: null },
+				data: { reportId: `rpt_${hex.slice(0, 24)}`, attemptId: `att_${hex.slice(8, 32)}`, status: 'completed', code: null },
 			}),
 		};
 	});
 	// Originals in order; each redelivery repeats an event from the first 40 % and goes into the last 40 %.
 	const order: number[] = events.map((_, i) => i);
-	const random = rng(6);
+	const random = rng(seed);
 	for (let r = 0; r < redeliveries; r++) {
 		const source = Math.floor(random() * Math.floor(distinct * 0.4));
 		const at = Math.floor(order.length * 0.6) + Math.floor(random() * (order.length * 0.4));
 		order.splice(at, 0, source);
 	}
-
-	const wh = new Webhook(ws.webhookSecret);
-	const agent = new Agent({ connections: o.concurrency });
+	const wh = new Webhook(secret);
+	const agent = new Agent({ connections: concurrency });
 	const latencies: number[] = [];
 	const statuses: Record<string, number> = {};
 	let next = 0;
 	const t0 = performance.now();
 	await Promise.all(
-		Array.from({ length: o.concurrency }, async () => {
+		Array.from({ length: concurrency }, async () => {
 			while (next < order.length) {
 				const event = events[order[next++]];
 				const now = new Date();
@@ -115,41 +110,105 @@ export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries:
 	);
 	const wallMs = performance.now() - t0;
 	await agent.close();
+	return { latencies, statuses, wallMs, distinct, redeliveries };
+}
 
-	// Executions run after the acknowledgement: wait until the count stops moving (bounded).
-	let executions = 0;
+/** Executions run after the acknowledgement: waits until the count stops moving (bounded). */
+async function settledExecutions(n8n: N8nInstance, workflowId: string, expected: number): Promise<number> {
+	let executions = -1;
 	let stableSince = Date.now();
 	const deadline = Date.now() + 180_000;
 	while (Date.now() < deadline) {
-		const count = await executionCount(n8n, wfId);
+		const count = await executionCount(n8n, workflowId);
 		if (count !== executions) {
 			executions = count;
 			stableSince = Date.now();
-		} else if (count >= distinct && Date.now() - stableSince > 3000) break;
+		} else if (count >= expected && Date.now() - stableSince > 3000) break;
 		else if (Date.now() - stableSince > 20_000) break;
 		await delay(500);
 	}
-	await n8n.deactivateWorkflow(wfId);
-	const acked = Object.entries(statuses)
-		.filter(([s]) => /^2\d\d$/.test(s))
+	return executions;
+}
+
+async function waitRegistered(url: string): Promise<void> {
+	// Registered once an unsigned probe gets anything but 404 (our trigger refuses it with 401, starting nothing).
+	for (let i = 0; i < 100; i++) {
+		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		await res.arrayBuffer();
+		if (res.status !== 404) return;
+		await delay(200);
+	}
+	throw new Error(`${url} still 404`);
+}
+
+function summarize(d: Delivered, executions: number, concurrency: number, expectedExecutions: number): B5Result {
+	const deliveries = d.latencies.length;
+	const acked = Object.entries(d.statuses)
+		.filter(([code]) => /^2\d\d$/.test(code))
 		.reduce((a, [, n]) => a + n, 0);
 	const problem =
-		acked !== o.deliveries ? `${acked} of ${o.deliveries} deliveries acknowledged (${JSON.stringify(statuses)})` : executions !== distinct ? `${executions} executions for ${distinct} distinct events` : undefined;
-	const result: B5Result = {
-		deliveries: o.deliveries,
-		distinctEvents: distinct,
-		redeliveries,
-		concurrency: o.concurrency,
+		acked !== deliveries
+			? `${acked} of ${deliveries} deliveries acknowledged (${JSON.stringify(d.statuses)})`
+			: executions !== expectedExecutions
+				? `${executions} executions, wanted ${expectedExecutions}`
+				: undefined;
+	return {
+		deliveries,
+		distinctEvents: d.distinct,
+		redeliveries: d.redeliveries,
+		concurrency,
 		executions,
-		statuses,
-		p50Ms: Math.round(median(latencies) * 10) / 10,
-		p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
-		maxMs: Math.round(Math.max(...latencies)),
-		wallMs: Math.round(wallMs),
-		deliveriesPerSecond: Math.round((o.deliveries / wallMs) * 1000 * 10) / 10,
+		statuses: d.statuses,
+		p50Ms: Math.round(median(d.latencies) * 10) / 10,
+		p99Ms: Math.round(percentile(d.latencies, 99) * 10) / 10,
+		maxMs: Math.round(Math.max(...d.latencies)),
+		wallMs: Math.round(d.wallMs),
+		deliveriesPerSecond: Math.round((deliveries / d.wallMs) * 1000 * 10) / 10,
 		ok: !problem,
 		problem,
 	};
-	o.log(`B5: ${o.deliveries} deliveries (${distinct} distinct), ${executions} executions, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${problem ? `, PROBLEM: ${problem}` : ''}`);
-	return result;
+}
+
+export interface B5Results {
+	/** Our trigger, the measured case. */
+	trigger: B5Result;
+	/** Our trigger, one delivery at a time (is deduplication exact without concurrency?). */
+	triggerSequential: B5Result;
+	/** n8n's own Webhook node (no verification, no dedupe) under the same load: n8n's share of the latency. */
+	n8nWebhook: B5Result;
+}
+
+export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries: number; concurrency: number; log: Log }): Promise<B5Results> {
+	const { n8n, sb } = o;
+	const ws = await freshWorkspace(sb);
+	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
+
+	const runTrigger = async (deliveries: number, concurrency: number, seed: number): Promise<B5Result> => {
+		const webhookId = randomUUID();
+		const wfId = await publish(n8n, webhookTrigger({ name: `bench B5 ${webhookId}`, webhookId, creds }));
+		const url = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;
+		await waitRegistered(url);
+		const d = await deliver(url, ws.webhookSecret, deliveries, concurrency, seed);
+		const executions = await settledExecutions(n8n, wfId, d.distinct);
+		await n8n.deactivateWorkflow(wfId);
+		return summarize(d, executions, concurrency, d.distinct);
+	};
+
+	const trigger = await runTrigger(o.deliveries, o.concurrency, 6);
+	o.log(`B5 trigger: ${trigger.deliveries} deliveries (${trigger.distinctEvents} distinct), ${trigger.executions} executions, p50 ${trigger.p50Ms} ms, p99 ${trigger.p99Ms} ms${trigger.problem ? `, PROBLEM: ${trigger.problem}` : ''}`);
+
+	const path = `bench-b5-plain-${randomUUID()}`;
+	const plainId = await publish(n8n, plainWebhook({ name: `bench B5 n8n webhook ${path}`, path }));
+	const plainUrl = `${n8n.baseUrl}/webhook/${path}`;
+	await waitRegistered(plainUrl);
+	const d = await deliver(plainUrl, ws.webhookSecret, o.deliveries, o.concurrency, 7);
+	// n8n's Webhook node runs the workflow for every request, the unsigned registration probe included.
+	const plainExecutions = (await settledExecutions(n8n, plainId, d.latencies.length + 1)) - 1;
+	await n8n.deactivateWorkflow(plainId);
+	const n8nWebhook = summarize(d, plainExecutions, o.concurrency, d.latencies.length);
+	o.log(`B5 n8n Webhook node: p50 ${n8nWebhook.p50Ms} ms, p99 ${n8nWebhook.p99Ms} ms, ${n8nWebhook.executions} executions`);
+
+	const triggerSequential = await runTrigger(Math.min(100, o.deliveries), 1, 8);
+	o.log(`B5 trigger one at a time: ${triggerSequential.deliveries} deliveries (${triggerSequential.distinctEvents} distinct), ${triggerSequential.executions} executions${triggerSequential.problem ? `, PROBLEM: ${triggerSequential.problem}` : ''}`);
+	return { trigger, triggerSequential, n8nWebhook };
 }
