@@ -1,0 +1,36 @@
+/**
+ * One list of event types, shared by both triggers, and the same list as the sandbox and the OpenAPI
+ * description use (api-spec "Events" > "Event types").
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
+import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
+import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
+import { EVENT_TYPES as SANDBOX_EVENT_TYPES } from '../../../sandbox/src/events';
+
+function eventOptions(properties: Array<{ name: string; options?: Array<{ value?: unknown }> }>): unknown[] {
+	const events = properties.find((p) => p.name === 'events');
+	return (events?.options ?? []).map((o) => o.value);
+}
+
+describe('event types', () => {
+	it('both triggers offer "all" plus every listed type, in the same order', () => {
+		const expected = ['*', ...EVENT_TYPES];
+		expect(eventOptions(new RecruitingAnalysisTrigger().description.properties)).toEqual(expected);
+		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(expected);
+	});
+
+	it('match the sandbox publisher', () => {
+		expect([...EVENT_TYPES].sort()).toEqual([...SANDBOX_EVENT_TYPES].sort());
+	});
+
+	it('match the OpenAPI description', () => {
+		const doc = parse(readFileSync(path.resolve(__dirname, '../../../openapi/openapi.yaml'), 'utf8')) as {
+			components: { schemas: { EventType: { examples: string[] } } };
+		};
+		expect([...EVENT_TYPES].sort()).toEqual([...doc.components.schemas.EventType.examples].sort());
+	});
+});
