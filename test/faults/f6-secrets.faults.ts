@@ -113,14 +113,14 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		book.set('storagePuts', c.storagePuts);
 		book.set('storageAuthorizationHeaders', c.storageAuthorizationHeaders);
 		book.set('webhookDeliveriesReceived', inbox.length);
-		book.set('webhookAuthorizationHeaders', c.webhookAuthorizationHeaders);
+		book.set('webhookAuthorizationHeaders', Number(c.webhookAuthorizationHeaders));
 		book.set('inboxEntriesWithApiKey', inbox.filter((e) => JSON.stringify(e).includes(ws.apiKey)).length);
 		book.set('inboxEntriesWithAuthorizationHeader', inbox.filter((e) => Object.keys(e.headers).some((h) => h.toLowerCase() === 'authorization')).length);
 		book.set('inboxEntriesWithInvitationToken', inbox.filter((e) => JSON.stringify(e).includes(String(token))).length);
 		book.set('emailDelivery.invitationTokenInOutput', emailItem.invitationToken === undefined ? 'absent' : (emailItem.invitationToken as string | null));
 		book.set('privateLink.invitationTokenInOutput', typeof token === 'string' ? 'present' : 'absent');
 		book.check('storage PUTs with an Authorization header', c.storageAuthorizationHeaders, c.storageAuthorizationHeaders === 0 && c.storagePuts >= 2);
-		book.check('webhook deliveries with an Authorization header or the key', [c.webhookAuthorizationHeaders, inbox.filter((entry) => JSON.stringify(entry).includes(ws.apiKey)).length], c.webhookAuthorizationHeaders === 0 && !inboxText.includes(ws.apiKey) && inbox.length > 0);
+		book.check('webhook deliveries with an Authorization header or the key', [Number(c.webhookAuthorizationHeaders), inbox.filter((entry) => JSON.stringify(entry).includes(ws.apiKey)).length], c.webhookAuthorizationHeaders === 0 && !inboxText.includes(ws.apiKey) && inbox.length > 0);
 		book.check('invitation token only with private-link delivery (email delivery output has none)', [String(emailItem.invitationToken ?? 'none'), 'present'], !emailOutputKeys.some((k) => /token/i.test(k) && typeof emailItem[k] === 'string' && emailItem[k] !== ''));
 		book.check('invitation token never in webhook bodies or the event feed', [inbox.filter((e) => JSON.stringify(e).includes(String(token))).length, feedText.includes(String(token))], !inboxText.includes(String(token)) && !feedText.includes(String(token)));
 
