@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { INodeProperties } from 'n8n-workflow';
 import { parse } from 'yaml';
 
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
@@ -11,9 +12,9 @@ import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/Rec
 import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
 import { EVENT_TYPES as SANDBOX_EVENT_TYPES } from '../../../sandbox/src/events';
 
-function eventOptions(properties: Array<{ name: string; options?: Array<{ value?: unknown }> }>): unknown[] {
+function eventOptions(properties: INodeProperties[]): unknown[] {
 	const events = properties.find((p) => p.name === 'events');
-	return (events?.options ?? []).map((o) => o.value);
+	return (events?.options ?? []).map((o) => ('value' in o ? o.value : undefined));
 }
 
 describe('event types', () => {
