@@ -12,7 +12,7 @@
  * - `startWebhookHost` serves a webhook trigger on 127.0.0.1 and runs `webhook()` in `WebhookContext`.
  * - `runWebhookMethods`, `runTrigger`, `runLoadOptions`, `runListSearch` for the remaining entry points.
  *
- * Every function sets up the process-wide n8n environment on first use (temp N8N_USER_FOLDER,
+ * Every function sets up the process-wide n8n environment on first use (temp user folder,
  * encryption key, silent logger). See the files in ./engine/ for how each part maps to n8n.
  */
 export type { HarnessBinaryMode } from './engine/environment';

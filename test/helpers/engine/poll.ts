@@ -15,7 +15,9 @@
  *     written to the database; then the workflow execution starts.
  *   - `poll()` returns `null`: nothing is written. `PollTriggerExecutor` calls
  *     `commitStagedCursor`, which is a no-op for the `PollContext` the CLI builds (no durable
- *     cursor staging is wired in). The changes stay in the in-memory workflow, so later ticks of
+ *     cursor staging is wired in: packages/cli only stages cursors when
+ *     `N8N_POLLER_DURABLE_CURSORS_ENABLED` is on, which @n8n/config 2.39 (n8n 2.41) defaults to
+ *     false; this harness models the default). The changes stay in the in-memory workflow, so later ticks of
  *     the same activation see them, but a restart or re-activation reloads the last saved data.
  *   - `poll()` throws: nothing is written.
  * - Manual ("Fetch Test Event" / "Execute step", mode `manual`): the poll runs through
