@@ -101,6 +101,8 @@ export interface WebhookHost {
 /** Express-shaped request given to the node. */
 export type HarnessWebhookRequest = IncomingMessage & {
 	rawBody: Buffer;
+	/** n8n's request helper to read the raw body on demand; here it is already read. */
+	readRawBody(): Promise<void>;
 	body: unknown;
 	query: IDataObject;
 	params: IDataObject;
@@ -302,6 +304,7 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 
 			const request = req as HarnessWebhookRequest;
 			request.rawBody = rawBody;
+			request.readRawBody = async () => {};
 			request.query = { ...parseQueryString(requestUrl.search.slice(1)) };
 			request.params = {};
 			request.path = requestUrl.pathname;
