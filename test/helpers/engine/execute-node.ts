@@ -77,6 +77,8 @@ export interface EngineNodeOptions {
 	nodeName?: string;
 	/** Node version (default: the latest the type declares). */
 	typeVersion?: number;
+	/** The node's `id` (default: a fresh UUID per placement, as when a node is added in the editor). */
+	nodeId?: string;
 	/**
 	 * The node's `webhookId` (nodes with webhooks only). n8n keeps it in the saved workflow, so the
 	 * webhook URL is stable; the harness makes a new one per placement unless given.
@@ -155,7 +157,7 @@ export async function placeNode(
 	}
 
 	const node: INode = {
-		id: randomUUID(),
+		id: options.nodeId ?? randomUUID(),
 		name,
 		type: nodeTypeName(nodeType),
 		typeVersion,

@@ -229,8 +229,11 @@ describe('executeNode', () => {
 			parameters: {},
 			typeVersion: 1,
 			nodeName: 'My Echo',
+			nodeId: 'node-under-test-1',
+			executionId: 'exec-42',
 		});
-		expect(result.node).toMatchObject({ name: 'My Echo', typeVersion: 1, type: 'echo' });
+		expect(result.node).toMatchObject({ id: 'node-under-test-1', name: 'My Echo', typeVersion: 1, type: 'echo' });
+		expect(result.output[0][0].json.executionId).toBe('exec-42');
 		expect(result.node.parameters).toEqual({ path: '/echo', sendBinary: false, binaryProperty: 'data', authenticate: true, returnBinary: false });
 		expect(server.requests[0].url).toBe('/echo');
 	});
