@@ -202,7 +202,11 @@ function markdown(r: BenchResults, findings?: string): string {
 		row('Recruiting Analysis Trigger', b, String(b.distinctEvents));
 		row("n8n's Webhook node (baseline)", r.b5.n8nWebhook, String(r.b5.n8nWebhook.deliveries));
 		row('Recruiting Analysis Trigger, one at a time', r.b5.triggerSequential, String(r.b5.triggerSequential.distinctEvents));
-		out.push('');
+		out.push(
+			'',
+			`Event ids held by the trigger's dedupe memory (workflow static data, read from n8n after the deliveries): ${r.b5.trigger.storedSeenIds ?? 'n/a'} after the concurrent run, ${r.b5.triggerSequential.storedSeenIds ?? 'n/a'} after the one-at-a-time run.`,
+			'',
+		);
 	}
 
 	out.push('## Machine', '');

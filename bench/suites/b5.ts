@@ -30,6 +30,8 @@ export interface B5Result {
 	deliveriesPerSecond: number;
 	ok: boolean;
 	problem?: string;
+	/** Event ids the trigger's dedupe memory (workflow static data) held in n8n's database after the deliveries. */
+	storedSeenIds?: number;
 }
 
 /** Deterministic shuffle source (mulberry32) so that a run is reproducible. */
@@ -190,8 +192,11 @@ export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries:
 		await waitRegistered(url);
 		const d = await deliver(url, ws.webhookSecret, deliveries, concurrency, seed);
 		const executions = await settledExecutions(n8n, wfId, d.distinct);
+		// What the dedupe memory looks like in n8n's database now (before deactivation touches the static data).
+		const saved = (await n8n.getWorkflow(wfId)) as unknown as { staticData?: Record<string, { seenEventIds?: unknown[] }> | null };
+		const seen = saved.staticData?.['node:Recruiting Analysis Trigger']?.seenEventIds;
 		await n8n.deactivateWorkflow(wfId);
-		return summarize(d, executions, concurrency, d.distinct);
+		return { ...summarize(d, executions, concurrency, d.distinct), storedSeenIds: Array.isArray(seen) ? seen.length : 0 };
 	};
 
 	const trigger = await runTrigger(o.deliveries, o.concurrency, 6);
