@@ -278,6 +278,16 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		book.set('duplicates.sandboxDeliveriesOfTestEvent', replayed.map((d) => `${d.state}:${d.attempts.at(-1)?.status ?? 'none'}`));
 		book.set('duplicates.statuses', { capturedFirst: first.status, capturedAgain: again.status, burst: burstStatuses, sequential: sequentialStatuses });
 		for (const [k, v] of Object.entries(counts)) book.check(`one execution per event id: ${k}`, v, v === 1);
+		if (Object.values(counts).some((v) => v > 1)) {
+			const stored = await env.n8n.getWorkflow(webhook.workflowId);
+			book.set('duplicates.triggerStaticDataAfterDuplicates', JSON.stringify((stored as unknown as { staticData?: unknown }).staticData ?? null).slice(0, 400));
+			book.note(
+				'Finding F3-a: in n8n 2.41.1 production webhooks, every copy of an event id started an execution. The event ids the trigger ' +
+					'remembers in node static data (webhook/dedupe.ts via getWorkflowStaticData in RecruitingAnalysisTrigger.node.ts webhook()) ' +
+					'are not there on the next request: the stored workflow staticData holds only `registration` (figure duplicates.triggerStaticDataAfterDuplicates). ' +
+					'Dedupe by event id therefore does not work in a real n8n; the engine harness persists static data itself, so the node tests do not see it.',
+			);
+		}
 		expect(replayed.length).toBe(3);
 		expect(replayed.every((d) => d.attempts.at(-1)?.status === 200)).toBe(true);
 		expect(again.status).toBe(200);
@@ -366,7 +376,8 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		for (const e of await env.n8n.listExecutions(feed.workflowId)) {
 			if (feedSeen.has(e.id) || !(e.finished || e.stoppedAt)) continue;
 			const detail = await env.n8n.getExecution(e.id);
-			feedSeen.set(e.id, { id: e.id, status: e.status, startedAt: e.startedAt, items: nodeOutput(detail.data, 'Feed') });
+			// A poll that failed has no startedAt (n8n records only when it stopped).
+			feedSeen.set(e.id, { id: e.id, status: e.status, startedAt: e.startedAt ?? e.stoppedAt ?? '', items: nodeOutput(detail.data, 'Feed') });
 		}
 		return [...feedSeen.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 	}
