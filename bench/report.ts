@@ -293,7 +293,7 @@ function chartSvg(r: BenchResults): string {
 		const max = Math.max(64, ...r.b2.map((b) => b.growthMb)) * 1.1;
 		const y = (v: number) => right.y + right.h - (Math.max(0, v) / max) * right.h;
 		parts.push(`<line x1="${right.x}" x2="${right.x + right.w}" y1="${y(64)}" y2="${y(64)}" stroke="#d62728" stroke-dasharray="4 3"/>`);
-		parts.push(`<text x="${right.x + right.w}" y="${y(64) - 4}" text-anchor="end" fill="#d62728">64 MB target</text>`);
+		parts.push(`<text x="${right.x - 4}" y="${y(64) + 4}" text-anchor="end" fill="#d62728" font-size="10">64 MB target</text>`);
 		r.b2.forEach((b, i) => {
 			const bx = right.x + 20 + i * 90;
 			parts.push(`<rect x="${bx}" y="${y(b.growthMb)}" width="60" height="${right.y + right.h - y(b.growthMb)}" fill="${b.mode === 'filesystem' ? '#1f77b4' : '#ff7f0e'}"/>`);
