@@ -809,7 +809,9 @@ export function nodeError(run: IRunDataLike, nodeName: string): { message: strin
 	return run.resultData.runData[nodeName]?.at(-1)?.error;
 }
 
-export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
+export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	// n8n resolves a relative N8N_USER_FOLDER against its own cwd: always hand it an absolute path.
+	const opts = { ...options, userFolder: resolve(options.userFolder) };
 	const log = opts.log ?? defaultLog;
 	const host = await ensureN8n(log);
 	const port = opts.port ?? (await freePort());
