@@ -15,13 +15,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
 	closeSync,
 	copyFileSync,
-	createWriteStream,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
 	openSync,
 	readFileSync,
-	readSync,
 	readdirSync,
 	rmSync,
 	statSync,
@@ -367,13 +365,38 @@ export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = 
 	return { tarball, name: info[0].name, version: info[0].version };
 }
 
-/** A fresh N8N_USER_FOLDER (n8n keeps its database, config and `nodes/` under `<it>/.n8n`). */
+/** How many finished run folders `.n8n-runs/` keeps (each holds a SQLite database of tens of MB). */
+export const KEEP_RUN_FOLDERS = Number(process.env.RA_KEEP_N8N_RUNS ?? 6);
+
+/**
+ * A fresh N8N_USER_FOLDER (n8n keeps its database, config and `nodes/` under `<it>/.n8n`) in `.n8n-runs/`.
+ * Older folders beyond KEEP_RUN_FOLDERS are removed, unless the process that made them still runs.
+ */
 export function createUserFolder(label = 'run'): string {
 	const base = join(REPO_ROOT, '.n8n-runs');
 	mkdirSync(base, { recursive: true });
+	pruneRunFolders(base);
 	const folder = mkdtempSync(join(base, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}-`));
 	mkdirSync(join(folder, '.n8n'), { recursive: true });
+	writeFileSync(join(folder, '.owner-pid'), String(process.pid));
 	return folder;
+}
+
+function pruneRunFolders(base: string): void {
+	const folders = readdirSync(base, { withFileTypes: true })
+		.filter((e) => e.isDirectory())
+		.map((e) => ({ path: join(base, e.name), mtime: statSync(join(base, e.name)).mtimeMs }))
+		.sort((a, b) => b.mtime - a.mtime);
+	for (const { path } of folders.slice(KEEP_RUN_FOLDERS)) {
+		let owner = 0;
+		try {
+			owner = Number(readFileSync(join(path, '.owner-pid'), 'utf8'));
+		} catch {
+			/* made before owners were recorded */
+		}
+		if (owner && owner !== process.pid && pidAlive(owner)) continue;
+		rmSync(path, { recursive: true, force: true });
+	}
 }
 
 /**
@@ -938,37 +961,6 @@ export function bindWorkflow(
 
 /** A random suffix for names that must not collide between runs. */
 export const uniqueSuffix = () => randomBytes(4).toString('hex');
-
-/** Approximate size of a folder, for progress output. */
-export function folderSizeMb(dir: string): number {
-	let total = 0;
-	const walk = (d: string) => {
-		for (const entry of readdirSync(d, { withFileTypes: true })) {
-			const p = join(d, entry.name);
-			if (entry.isDirectory()) walk(p);
-			else if (entry.isFile()) total += statSync(p).size;
-		}
-	};
-	if (existsSync(dir)) walk(dir);
-	return Math.round(total / 1e6);
-}
-
-/** First bytes of a file (used to check what n8n wrote). */
-export function readHead(file: string, bytes = 4096): string {
-	const fd = openSync(file, 'r');
-	try {
-		const buf = Buffer.alloc(bytes);
-		const n = readSync(fd, buf, 0, bytes, 0);
-		return buf.subarray(0, n).toString('utf8');
-	} finally {
-		closeSync(fd);
-	}
-}
-
-/** Streams a child's output into a file (used by start.ts for the sandbox log). */
-export function logTo(file: string): NodeJS.WritableStream {
-	return createWriteStream(file, { flags: 'a' });
-}
 
 if (require.main === module) {
 	const cmd = process.argv[2] ?? 'ensure';
