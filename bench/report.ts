@@ -74,7 +74,7 @@ function markdown(r: BenchResults, findings?: string): string {
 	const out: string[] = [];
 	out.push('# Benchmarks (issue 6)', '');
 	out.push(
-		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all.` +
+		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all, package built from commit ${m.gitCommit ?? '?'}${m.gitDirtyShipped ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}.` +
 			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : ''),
 		'',
 	);

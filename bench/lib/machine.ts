@@ -15,6 +15,9 @@ export interface MachineInfo {
 	benchNode: string;
 	n8nNode?: string;
 	n8nVersion?: string;
+	/** The commit the package was built from, and whether the working tree had changes in nodes/ or credentials/. */
+	gitCommit?: string;
+	gitDirtyShipped?: boolean;
 }
 
 export function machineInfo(): MachineInfo {
@@ -33,7 +36,18 @@ export function machineInfo(): MachineInfo {
 		loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
 		kernel: release(),
 		benchNode: process.version,
+		...gitState(),
 	};
+}
+
+function gitState(): { gitCommit?: string; gitDirtyShipped?: boolean } {
+	try {
+		const gitCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+		const dirty = execFileSync('git', ['status', '--porcelain', '--', 'nodes', 'credentials'], { encoding: 'utf8' }).trim();
+		return { gitCommit, gitDirtyShipped: dirty.length > 0 };
+	} catch {
+		return {};
+	}
 }
 
 export function n8nVersions(host: N8nHost): { n8nNode: string; n8nVersion: string } {
