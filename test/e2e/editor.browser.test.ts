@@ -144,8 +144,17 @@ async function pickCreatorItem(name: string, description?: RegExp): Promise<void
 	const items = page.locator('[data-test-id="item-iterator-item"]').filter({
 		has: page.locator('[data-test-id="node-creator-item-name"]', { hasText: new RegExp(`^\\s*${name}\\s*$`) }),
 	});
-	const item = description ? items.filter({ hasText: description }) : items;
-	await item.first().click();
+	const item = (description ? items.filter({ hasText: description }) : items).first();
+	try {
+		await item.waitFor({ timeout: 10_000 });
+	} catch {
+		// Say what the node creator offered instead (e.g. a codex category that hides a trigger).
+		const offered = await page.$$eval('[data-test-id="item-iterator-item"]', (els) =>
+			els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()),
+		);
+		expect({ wanted: `${name} ${description ?? ''}`.trim(), offered }).toEqual({ wanted: 'an item the node creator offers', offered });
+	}
+	await item.click();
 }
 
 test('adds each of our nodes from the node creator', async () => {
