@@ -832,6 +832,22 @@ export function nodeError(run: IRunDataLike, nodeName: string): { message: strin
 	return run.resultData.runData[nodeName]?.at(-1)?.error;
 }
 
+/**
+ * A detached child (its own process group) outlives its parent: if this process exits without stopping it
+ * (an uncaught error, process.exit), end the child's group on the way out.
+ */
+export function killGroupOnExit(child: ChildProcess): void {
+	const onExit = () => {
+		try {
+			process.kill(-child.pid!, 'SIGKILL');
+		} catch {
+			/* already gone */
+		}
+	};
+	process.once('exit', onExit);
+	child.once('exit', () => process.removeListener('exit', onExit));
+}
+
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	// n8n resolves a relative N8N_USER_FOLDER against its own cwd: always hand it an absolute path.
 	const opts = { ...options, userFolder: resolve(options.userFolder) };
@@ -851,6 +867,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		detached: true, // its own process group, so stop() ends n8n and its task runner together
 	});
 	closeSync(out);
+	killGroupOnExit(child);
 	const instance = new N8nInstance(host, child, opts.userFolder, port, brokerPort, logFile, env, log);
 	const timeout = opts.readyTimeoutMs ?? 180_000;
 	const started = Date.now();

@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { REPO_ROOT, settlesWithin, type Logger } from './n8n-host';
+import { REPO_ROOT, killGroupOnExit, settlesWithin, type Logger } from './n8n-host';
 
 export interface SandboxSeed {
 	baseUrl: string;
@@ -36,6 +36,7 @@ export async function startSandboxProcess(
 		stdio: ['ignore', 'pipe', 'pipe'],
 		detached: true, // own process group: stop() ends tsx and the server together
 	});
+	killGroupOnExit(child);
 	const out = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;
 	let stderr = '';
 	child.stderr!.on('data', (c: Buffer) => {
