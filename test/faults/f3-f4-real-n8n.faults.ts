@@ -429,7 +429,7 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		await delay(70_000);
 		const duringRevoked = (await feedRuns()).filter((r) => Date.parse(r.startedAt) >= revokedAt);
 		const logLines = env.n8n.logTail(2000).split('\n');
-		const revokedLogLines = logLines.filter((l) => /invalid, expired or revoked|401/.test(l));
+		const revokedLogLines = logLines.filter((l) => /invalid, expired or revoked|401 UNAUTHORIZED/.test(l));
 		const wfAfterRevoked = await env.n8n.getWorkflow(feed.workflowId);
 		apiKey = reset.apiKey;
 		const rotatedAt = Date.now();
