@@ -50,7 +50,7 @@ async function main(): Promise<void> {
 	const stopAll = async (code: number) => {
 		if (stopping) return;
 		stopping = true;
-		log('stopping n8n and the sandbox …');
+		log(sandbox ? 'stopping n8n and the sandbox …' : 'stopping n8n …');
 		await n8n?.stop().catch(() => undefined);
 		await sandbox?.stop().catch(() => undefined);
 		log('stopped');
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
 			}
 		}
 		log('');
-		log('n8n and the sandbox keep running; press Ctrl-C to stop them.');
+		log(sandbox ? 'n8n and the sandbox keep running; press Ctrl-C to stop them.' : 'n8n keeps running; press Ctrl-C to stop it.');
 		await n8n.exited;
 		if (!stopping) {
 			log(`n8n exited on its own; its log: ${n8n.logFile}`);
