@@ -365,15 +365,23 @@ export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = 
 	return { tarball, name: info[0].name, version: info[0].version };
 }
 
-/** How many finished run folders `.n8n-runs/` keeps (each holds a SQLite database of tens of MB). */
+/**
+ * Where the per-run N8N_USER_FOLDERs live: in the cache folder, outside the repository, so that jest's module
+ * map never sees the package copies n8n keeps under `.n8n/nodes` (they would collide with this package's name).
+ */
+export function runsDir(): string {
+	return process.env.RA_N8N_RUNS_DIR ? resolve(process.env.RA_N8N_RUNS_DIR) : join(cacheDir(), 'runs');
+}
+
+/** How many finished run folders runsDir() keeps (each holds a SQLite database of tens of MB). */
 export const KEEP_RUN_FOLDERS = Number(process.env.RA_KEEP_N8N_RUNS ?? 6);
 
 /**
- * A fresh N8N_USER_FOLDER (n8n keeps its database, config and `nodes/` under `<it>/.n8n`) in `.n8n-runs/`.
+ * A fresh N8N_USER_FOLDER (n8n keeps its database, config and `nodes/` under `<it>/.n8n`) in runsDir().
  * Older folders beyond KEEP_RUN_FOLDERS are removed, unless the process that made them still runs.
  */
 export function createUserFolder(label = 'run'): string {
-	const base = join(REPO_ROOT, '.n8n-runs');
+	const base = runsDir();
 	mkdirSync(base, { recursive: true });
 	pruneRunFolders(base);
 	const folder = mkdtempSync(join(base, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}-`));
