@@ -674,6 +674,51 @@ export class N8nInstance {
 		return body;
 	}
 
+	/**
+	 * Records an installed package in n8n's database the way n8n's installer does after unpacking it
+	 * (installed_packages + installed_nodes), so Settings > Community nodes lists it. Loading does not need
+	 * this: n8n loads whatever is in `nodes/node_modules`.
+	 */
+	async recordCommunityPackage(packageName: string): Promise<void> {
+		const manifestPath = join(this.userFolder, '.n8n', 'nodes', 'node_modules', packageName, 'package.json');
+		const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name: string; version: string; author?: { name?: string; email?: string } };
+		const pkg = { name: manifest.name, version: manifest.version, author: manifest.author };
+		const types = await this.nodeTypes();
+		const ours = types.filter((t) => t.name.startsWith(`${pkg.name}.`));
+		// n8n derives "<node>Tool" variants of usableAsTool nodes; the installer records only declared nodes.
+		const declared = ours.filter((t) => !(t.name.endsWith('Tool') && ours.some((b) => `${b.name}Tool` === t.name)));
+		const nodes = [...new Map(declared.map((t) => [t.name, t])).values()].map((t) => ({
+			name: t.displayName,
+			type: t.name,
+			latestVersion: Math.max(...([] as number[]).concat(t.version)),
+		}));
+		if (nodes.length === 0) throw new Error(`n8n has loaded no node of ${pkg.name}`);
+		const script = `
+			const sqlite3 = require('sqlite3');
+			const input = JSON.parse(process.env.RA_RECORD);
+			const db = new sqlite3.Database(input.db);
+			db.configure('busyTimeout', 15000);
+			const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
+			const run = (sql, args) => new Promise((ok, fail) => db.run(sql, args, (e) => (e ? fail(e) : ok())));
+			(async () => {
+				await run('BEGIN IMMEDIATE', []);
+				await run('DELETE FROM installed_nodes WHERE package = ?', [input.pkg.name]);
+				await run('INSERT OR REPLACE INTO installed_packages (packageName, installedVersion, authorName, authorEmail, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?)',
+					[input.pkg.name, input.pkg.version, input.pkg.author?.name ?? null, input.pkg.author?.email ?? null, now, now]);
+				for (const n of input.nodes) {
+					await run('INSERT OR REPLACE INTO installed_nodes (name, type, latestVersion, package) VALUES (?, ?, ?, ?)', [n.name, n.type, n.latestVersion, input.pkg.name]);
+				}
+				await run('COMMIT', []);
+				db.close();
+			})().catch((e) => { console.error(e); process.exit(1); });`;
+		await run(this.host.nodeBin, ['-e', script], {
+			cwd: this.host.hostDir,
+			env: node24Env(this.host, {
+				RA_RECORD: JSON.stringify({ db: join(this.userFolder, '.n8n', 'database.sqlite'), pkg, nodes }),
+			}),
+		});
+	}
+
 	async credentialTypes(): Promise<Array<{ name: string; displayName: string }>> {
 		const { body } = await this.request<Array<{ name: string; displayName: string }>>('GET', '/types/credentials.json');
 		return body;

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
 		if (port !== wanted) log(`port ${wanted} is taken; using ${port}`);
 		n8n = await startN8n({ userFolder, port, log });
 		const owner = await n8n.setupOwner(DEFAULT_OWNER);
+		await n8n.recordCommunityPackage(packed.name);
 
 		log('6/8 creating credentials and importing the example workflows …');
 		const apiCredential = await n8n.createCredential({

@@ -157,6 +157,14 @@ async function pickCreatorItem(name: string, description?: RegExp): Promise<void
 	await item.click();
 }
 
+test('Settings > Community nodes lists the package', async () => {
+	await page.goto(`${env.n8n.baseUrl}/settings/community-nodes`);
+	const card = page.getByText('n8n-nodes-recruiting-analysis', { exact: false }).first();
+	await card.waitFor({ timeout: 30_000 });
+	await shot('01b-community-nodes');
+	await expectNoEditorError('community nodes settings');
+});
+
 test('adds each of our nodes from the node creator', async () => {
 	// The webhook trigger (listed as "Recruiting Analysis" among triggers), then the action node after it.
 	await page.goto(`${env.n8n.baseUrl}/workflow/new`);

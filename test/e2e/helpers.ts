@@ -55,6 +55,7 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 	};
 	try {
 		await n8n.setupOwner();
+		await n8n.recordCommunityPackage(PACKAGE);
 		const credentials = {
 			recruitingAnalysisApi: await n8n.createCredential({
 				name: 'Recruiting Analysis sandbox',

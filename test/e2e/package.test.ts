@@ -49,6 +49,16 @@ describe('the package installed from its tarball', () => {
 		expect(log).not.toMatch(/n8n-nodes-recruiting-analysis[^\n]*(Cannot find module|MODULE_NOT_FOUND)/);
 	});
 
+	test('n8n lists it as an installed community package whose nodes all loaded', async () => {
+		const packages = await env.n8n.rest<
+			Array<{ packageName: string; installedVersion: string; failedLoading?: boolean; installedNodes: Array<{ type: string }> }>
+		>('GET', '/community-packages');
+		const ours = packages.find((p) => p.packageName === 'n8n-nodes-recruiting-analysis');
+		expect(ours).toBeDefined();
+		expect(ours!.failedLoading).toBe(false);
+		expect(ours!.installedNodes.map((n) => n.type).sort()).toEqual([NODE_TYPES.action, NODE_TYPES.feed, NODE_TYPES.trigger].sort());
+	});
+
 	test('every import resolves in the community install: a read runs through validation and transport', async () => {
 		const wf = actionWorkflow(
 			'list job descriptions',
