@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, apiRequest } from './transport';
-import { readSeenIds, rememberEventId, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { readSeenIds, rememberEventId, rememberInProcess, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
 import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
 import {
@@ -276,16 +276,26 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// for a body without one.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
 		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const capacity = typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 		const staticData = this.getWorkflowStaticData('node');
-		const remembered = rememberEventId(
-			readSeenIds(staticData[SEEN_IDS]),
-			eventId,
-			typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined,
-		);
+		const remembered = rememberEventId(readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
 		staticData[SEEN_IDS] = remembered.ids;
-		if (remembered.duplicate) {
+		const node = this.getNode();
+		const seenInProcess = rememberInProcess(
+			`${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${this.getMode()}`,
+			eventId,
+			capacity,
+		);
+		if (remembered.duplicate || seenInProcess) {
 			return { webhookResponse: { received: true, started: false, reason: 'duplicate event id' } };
 		}
+
+		// Acknowledge now, before the optional resource read, and answer through `res` ourselves: n8n
+		// then saves the static data (the remembered id) before it builds the run. When n8n answers an
+		// `onReceived` webhook itself, it first builds the run's workflow over the same static data,
+		// which clears the "changed" mark, and the remembered id would never be saved (n8n 2.41).
+		res.set('cache-control', 'no-store');
+		res.status(200).json({ received: true, started: true });
 
 		const output: IDataObject = {
 			...(event as IDataObject),
@@ -327,6 +337,6 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			}
 		}
 
-		return { workflowData: [[{ json: output }]] };
+		return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
 	}
 }

@@ -37,3 +37,20 @@ export function rememberEventId(ids: readonly string[], eventId: string, capacit
 	while (next.length > cap) next.shift();
 	return { duplicate: at >= 0, ids: next };
 }
+
+/**
+ * In-process memory of recently seen ids, per scope (workflow, node and mode).
+ *
+ * n8n loads a webhook workflow's static data from the database for every production request and saves
+ * it after answering, so two copies of one event handled at the same moment can each read a list that
+ * lacks the other. This memory closes that window for deliveries reaching the same n8n process; the
+ * static-data list is what survives restarts and is shared between processes.
+ */
+const recentByScope = new Map<string, string[]>();
+
+/** Records `eventId` in the scope's in-process memory and says whether it was already there. */
+export function rememberInProcess(scope: string, eventId: string, capacity?: number): boolean {
+	const remembered = rememberEventId(recentByScope.get(scope) ?? [], eventId, capacity);
+	recentByScope.set(scope, remembered.ids);
+	return remembered.duplicate;
+}

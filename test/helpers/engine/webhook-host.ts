@@ -18,7 +18,8 @@
  *   `{message: 'There was a problem executing the workflow'}`;
  * - records each started workflow in `executions`, after running it through `WorkflowExecute`
  *   (mode `webhook`, the trigger as start node with its `workflowData`, as `prepareExecutionData`
- *   sets it up), and saves static data when n8n does (after each webhook call, if changed). The
+ *   sets it up), and saves static data when n8n 2.41 does (see the comment at the save: a workflow
+ *   started with a deferred `onReceived` answer loses the node's static-data changes). The
  *   harness answers after that (single-node) run is recorded, so `executions` is complete when the
  *   caller has its response (n8n answers `onReceived` just after creating the execution).
  *
@@ -43,7 +44,7 @@ import type {
 	WebhookType,
 	WorkflowActivateMode,
 } from 'n8n-workflow';
-import { createRunExecutionData } from 'n8n-workflow';
+import { createRunExecutionData, Workflow } from 'n8n-workflow';
 
 import { buildHooks } from './additional-data';
 import type { EngineNodeOptions } from './execute-node';
@@ -130,7 +131,17 @@ function parseBody(rawBody: Buffer, contentType: string | undefined): unknown {
 	return {};
 }
 
-function toExpressResponse(res: ServerResponse, written: Buffer[], onEnd: () => void): HarnessWebhookResponse {
+/**
+ * `hold` (when given) delays the moment the answer leaves: the node's own answer (`noWebhookResponse`)
+ * goes out only once the started execution is recorded, so a caller that has its response always finds
+ * `executions` complete. n8n sends such an answer at once; only the timing differs, not the content.
+ */
+function toExpressResponse(
+	res: ServerResponse,
+	written: Buffer[],
+	onEnd: () => void,
+	hold?: Promise<void>,
+): HarnessWebhookResponse {
 	const response = res as unknown as HarnessWebhookResponse;
 	const originalWrite = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
 	const originalEnd = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -140,8 +151,15 @@ function toExpressResponse(res: ServerResponse, written: Buffer[], onEnd: () => 
 	}) as ServerResponse['write'];
 	response.end = ((chunk?: unknown, ...rest: unknown[]) => {
 		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') written.push(Buffer.from(chunk as Buffer));
-		onEnd();
-		return originalEnd(chunk, ...rest);
+		if (hold === undefined) {
+			onEnd();
+			return originalEnd(chunk, ...rest);
+		}
+		void hold.then(() => {
+			onEnd();
+			originalEnd(chunk, ...rest);
+		});
+		return res;
 	}) as ServerResponse['end'];
 	response.status = (code) => {
 		res.statusCode = code;
@@ -275,6 +293,11 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 
 	let executionCounter = 0;
 	server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+		// Whatever path this request takes, an answer the node wrote itself leaves when the handling is over.
+		let release: () => void = () => {};
+		const hold = new Promise<void>((resolve) => {
+			release = resolve;
+		});
 		void (async () => {
 			const rawBody = await readBody(req);
 			const written: Buffer[] = [];
@@ -290,11 +313,17 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			};
 			// Recorded when the answer is complete, before it leaves, so a caller that got its response
 			// always finds the exchange filled in.
-			const response = toExpressResponse(res, written, () => {
-				exchange.status = res.statusCode;
-				exchange.responseHeaders = res.getHeaders();
-				exchange.responseBody = Buffer.concat(written);
-			});
+			const response = toExpressResponse(
+				res,
+				written,
+				() => {
+					exchange.status = res.statusCode;
+					exchange.responseHeaders = res.getHeaders();
+					exchange.responseBody = Buffer.concat(written);
+				},
+				hold,
+			);
+
 			responses.push(exchange);
 
 			if (req.method !== webhookData.httpMethod && !(description.httpMethod === 'HEAD' && req.method === 'GET')) {
@@ -315,6 +344,10 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 				response.status(400).json({ code: 400, message: 'Failed to parse request body' });
 				return;
 			}
+
+			// n8n loads the workflow, with its static data, from the database for every production request.
+			loaded.workflow.overrideStaticData(JSON.parse(JSON.stringify(stored)) as IDataObject);
+			loaded.workflow.staticData.__dataChanged = false;
 
 			const executionId = `webhook-${++executionCounter}`;
 			const additionalData: IWorkflowExecuteAdditionalData = {
@@ -338,13 +371,34 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 				result = await nodeType.webhook!.call(context);
 				exchange.webhookResult = result;
 			} catch (error) {
+				// n8n answers with the error through the response callback, which rejects before its
+				// static-data save: nothing is saved.
 				exchange.error = error as Error;
 				if (!res.headersSent) {
 					response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
 				}
 				return;
-			} finally {
-				// n8n saves the workflow's static data after every webhook call (if it changed).
+			}
+
+			// n8n 2.41 (`LiveWebhooks.executeWebhook`) saves the static data, if changed, inside its response
+			// callback. `WebhookHelpers.executeWebhook` calls that callback at once when the node answered
+			// itself (`noWebhookResponse`) or starts no workflow; otherwise, for `onReceived`, only after
+			// `WorkflowRunner.run` has built the run's `Workflow` over the same static-data object, and
+			// that re-wrap (`ObservableObject.create`) resets `__dataChanged`, so the save finds nothing.
+			const answersBeforeRun = result.noWebhookResponse === true || result.workflowData === undefined;
+			if (answersBeforeRun) {
+				saveStaticData(loaded.workflow, stored);
+			} else {
+				new Workflow({
+					id: loaded.workflow.id,
+					name: loaded.workflow.name,
+					nodes: Object.values(loaded.workflow.nodes),
+					connections: loaded.workflow.connectionsBySourceNode,
+					active: true,
+					nodeTypes: loaded.workflow.nodeTypes,
+					staticData: loaded.workflow.staticData,
+					settings: loaded.workflow.settings,
+				});
 				saveStaticData(loaded.workflow, stored);
 			}
 
@@ -382,12 +436,14 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 				}
 				response.status(responseCode).send(result.webhookResponse ?? { message: 'Workflow was started' });
 			}
-		})().catch((error: unknown) => {
-			if (!res.headersSent) {
-				res.statusCode = 500;
-				res.end(JSON.stringify({ message: (error as Error).message }));
-			}
-		});
+		})()
+			.catch((error: unknown) => {
+				if (!res.headersSent) {
+					res.statusCode = 500;
+					res.end(JSON.stringify({ message: (error as Error).message }));
+				}
+			})
+			.finally(release);
 	});
 
 	let closed = false;
