@@ -149,5 +149,8 @@ export async function completedReport(ws: Workspace, resume: ResumeOptions = {})
 	const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem(resume)]);
 	const [item] = jsonOf(result);
 	if (item.status !== 'completed') throw new Error(`expected a completed report, got ${JSON.stringify(item)}`);
-	return String(item.reportId);
+	// The waited output is the report summary, whose id field is `id`.
+	const reportId = item.reportId ?? item.id;
+	if (typeof reportId !== 'string') throw new Error(`no report id in ${JSON.stringify(item)}`);
+	return reportId;
 }

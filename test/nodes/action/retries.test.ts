@@ -5,7 +5,8 @@
  */
 import { transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import type { IDataObject } from 'n8n-workflow';
+import { analyzeParams, apiCall, completedReport, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -84,5 +85,37 @@ describe('Analyze Resume under injected failures', () => {
 		const after = await counters(ws);
 		expect(after.batchesCreated - before.batchesCreated).toBe(1);
 		expect(after.reportsCreated - before.reportsCreated).toBe(2);
+	});
+});
+
+describe('Invite under injected failures', () => {
+	it('an invitation committed while every answer was lost is recovered by the re-run with the same key: one interview, one email', async () => {
+		const reportId = await completedReport(ws, { candidate: 'Lost Invitation' });
+		const params = {
+			resource: 'interview',
+			operation: 'invite',
+			reportId,
+			candidateEmail: 'lost.invitation@example.com',
+			options: { idempotencyKey: `lost-invite-${reportId}` },
+		};
+		// Every attempt of the first run is committed and then its connection is dropped.
+		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/interviews', rate: 1, mode: 'commit-then-drop' }] });
+		const before = await counters(ws);
+		const first = await runNode(ws, params);
+		expect(first.error?.message).toContain('Could not get an answer');
+		await sandbox.control.clearFaults();
+
+		// The re-run quotes again; the quote no longer matches the committed body, so the API refuses the replay
+		// (409 IDEMPOTENCY_KEY_REUSED) and the node outputs the invitation that exists.
+		const [item] = jsonOf(await runNode(ws, params));
+		const after = await counters(ws);
+		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
+		expect(item).toMatchObject({ reportId, alreadyInvited: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED', delivery: 'email' });
+		const { items: interviews } = (await apiCall(ws, 'GET', `/api/v1/interviews?reportId=${reportId}`)).body.data as {
+			items: IDataObject[];
+		};
+		expect(interviews.map((i) => i.id)).toEqual([item.interviewId]);
+		const mail = (await sandbox.control.mail(ws.workspaceId)).items.filter((m) => m.to === 'lost.invitation@example.com');
+		expect(mail).toHaveLength(1);
 	});
 });

@@ -55,21 +55,62 @@ export async function createInvitation(
 			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt),
 			itemIndex,
 		});
-	let response: IDataObject;
 	if (!choice.quoteAutomatically) {
-		response = await post(choice.quoteFingerprint as string);
-	} else {
-		let quote = await quoteInterview(ctx, itemIndex, input);
-		response = await onApiCondition(
-			'QUOTE_STALE',
-			async () => await post(String(quote.fingerprint)),
-			async () => {
-				quote = await quoteInterview(ctx, itemIndex, input);
-				return await post(String(quote.fingerprint), 'requote');
-			},
-		);
+		return shapeInvitation(ctx, await post(choice.quoteFingerprint as string), input.sendEmail);
 	}
+	let quote = await quoteInterview(ctx, itemIndex, input);
+	const response = await onApiCondition(
+		'IDEMPOTENCY_KEY_REUSED',
+		async () =>
+			await onApiCondition(
+				'QUOTE_STALE',
+				async () => await post(String(quote.fingerprint)),
+				async () => {
+					quote = await quoteInterview(ctx, itemIndex, input);
+					return await post(String(quote.fingerprint), 'requote');
+				},
+			),
+		async (error) => await recoverCommittedInvitation(ctx, itemIndex, input, path, error),
+	);
 	return shapeInvitation(ctx, response, input.sendEmail);
+}
+
+/**
+ * An earlier attempt under this same Idempotency-Key was committed but its answer was lost (a timeout, a
+ * dropped connection, then n8n's Retry On Fail or a re-run with the same key). The fresh quote of the repeat
+ * no longer matches the committed body, so the API refuses the replay (409 IDEMPOTENCY_KEY_REUSED). The
+ * invitation exists: output the report's current interview instead of failing, so nothing is lost and
+ * nothing is sent twice. The invitation token is returned only once by the API and cannot be recovered.
+ */
+async function recoverCommittedInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: InvitationInput,
+	path: string,
+	error: unknown,
+): Promise<IDataObject> {
+	const page = await api(ctx, {
+		method: 'GET',
+		path: '/api/v1/interviews',
+		qs: { reportId: input.reportId, limit: 100 },
+		itemIndex,
+	});
+	const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
+	const previousId = path.match(/^\/api\/v1\/interviews\/([^/]+)\/reinterview$/)?.[1];
+	const current = items
+		.filter((interview) => interview.lifecycle !== 'superseded' && interview.id !== decodeURIComponent(previousId ?? ''))
+		.sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
+	if (!current) throw error;
+	return {
+		interviewId: current.id,
+		reportId: current.reportId,
+		invitationToken: null,
+		statusUrl: `/api/v1/interviews/${encodeURIComponent(String(current.id))}/status`,
+		emailDelivery: current.emailDelivery,
+		lifecycle: current.lifecycle,
+		alreadyInvited: true,
+		recoveredFrom: 'IDEMPOTENCY_KEY_REUSED',
+	};
 }
 
 /**
