@@ -14,6 +14,6 @@ module.exports = {
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 	testTimeout: 600000,
 	maxWorkers: 1,
-	// Jest must not print a "did not exit" warning because of n8n children: every test file stops what it starts.
-	forceExit: false,
+	verbose: true,
+	// No forceExit: every test file stops the n8n and sandbox processes it starts.
 };
