@@ -31,19 +31,17 @@ export interface B3Result {
 
 const EVENTS_ROUTE = 'GET /api/v1/events';
 
-/** Groups request-log times into bursts separated by more than `gapMs`; returns each burst's span. */
-function bursts(times: number[], gapMs: number): number[] {
+/**
+ * Splits the trigger's request times into its polls: a poll reads exactly `pagesPerPoll` full pages before it
+ * stops at its cap (the next scheduled poll can follow at once, so gaps alone do not separate them). Returns
+ * each poll's span, first to last response.
+ */
+function pollSpans(times: number[], pagesPerPoll: number): number[] {
 	const spans: number[] = [];
-	let start = times[0];
-	let last = times[0];
-	for (const t of times.slice(1)) {
-		if (t - last > gapMs) {
-			spans.push(last - start);
-			start = t;
-		}
-		last = t;
+	for (let i = 0; i < times.length; i += pagesPerPoll) {
+		const group = times.slice(i, i + pagesPerPoll);
+		spans.push(group[group.length - 1] - group[0]);
 	}
-	if (times.length > 0) spans.push(last - start);
 	return spans;
 }
 
@@ -100,7 +98,7 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	await n8n.deactivateWorkflow(feedId);
 	c1 = await counters(sb, ws.workspaceId);
 	times = readLog(sb, offset).lines.filter((l) => l.method === 'GET' && l.path === '/api/v1/events').map((l) => l.at);
-	const spans = bursts(times, 5000);
+	const spans = pollSpans(times, maxEventsPerPoll / 100);
 	// Every emitted event, from the executions' data.
 	const ids: string[] = [];
 	const list = await n8n.listExecutions(feedId);
