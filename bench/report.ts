@@ -170,7 +170,11 @@ function markdown(r: BenchResults, findings?: string): string {
 		out.push(
 			`| Feed trigger, 5,000 per poll, ${b.trigger.polls} polls | ${b.trigger.requests} | ${ms(b.trigger.activeMs)} inside the polls (${b.trigger.pollSpansMs.map((x) => ms(x)).join(' + ')}); ${ms(b.trigger.wallMs)} wall including n8n's one-minute poll schedule | ${b.trigger.eventsOut} (${b.trigger.distinct}) | ${b.trigger.ok ? 'yes' : `no: ${b.trigger.problem}`} |`,
 		);
-		out.push('');
+		out.push(
+			'',
+			`Median time between consecutive pages: Get Many ${b.getMany.medianPageGapMs ?? 'n/a'} ms, feed trigger ${b.trigger.medianPageGapMs ?? 'n/a'} ms (inside a poll). Both go through the same transport code; the sandbox's log shows each answer under 1 ms.`,
+			'',
+		);
 	}
 
 	if (r.b4) {

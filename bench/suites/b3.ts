@@ -10,16 +10,21 @@
 import { delay, type N8nInstance } from '../../scripts/n8n-host';
 import { credentialsFor, executionCount, publish, runWebhook, webhookPath, type Log } from '../lib/n8n';
 import { counters, freshWorkspace, logSize, readLog, type BenchSandbox } from '../lib/sandbox';
+import { median } from '../lib/stats';
 import { eventGetMany, feedTrigger } from '../lib/workflows';
+
+/** Median time between consecutive page responses (the client's time per page; the sandbox answers in < 1 ms). */
+const medianGap = (times: number[]): number => median(times.slice(1).map((t, i) => t - times[i]));
 
 export interface B3Result {
 	events: number;
 	floorRequests: number;
-	getMany: { requests: number; wallMs: number; serverSpanMs: number; eventsOut: number; distinct: number; ok: boolean; problem?: string };
+	getMany: { requests: number; wallMs: number; serverSpanMs: number; medianPageGapMs: number; eventsOut: number; distinct: number; ok: boolean; problem?: string };
 	trigger: {
 		requests: number;
 		polls: number;
 		pollSpansMs: number[];
+		medianPageGapMs: number;
 		activeMs: number;
 		wallMs: number;
 		eventsOut: number;
@@ -73,6 +78,7 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 		requests: getManyRequests,
 		wallMs: Math.round(run.ms),
 		serverSpanMs: times.length ? times[times.length - 1] - times[0] : 0,
+		medianPageGapMs: medianGap(times),
 		eventsOut: out.events ?? 0,
 		distinct: out.distinct ?? 0,
 		ok: !getManyProblem,
@@ -115,6 +121,7 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 		requests: triggerRequests,
 		polls: spans.length,
 		pollSpansMs: spans,
+		medianPageGapMs: median(spans.length ? times.flatMap((t, i) => (i % (maxEventsPerPoll / 100) === 0 ? [] : [t - times[i - 1]])) : []),
 		activeMs: spans.reduce((a, b) => a + b, 0),
 		wallMs,
 		eventsOut: ids.length,
