@@ -1,13 +1,28 @@
 /**
- * Once per `npm run test:e2e`: make sure the cached real n8n exists, then build and pack this package.
- * The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
+ * Once per `npm run test:e2e`: make sure the cached real n8n and Debian's Chromium exist, then build and
+ * pack this package. The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 import { ensureN8n, packPackage } from '../../scripts/n8n-host';
 
+/** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
+function ensureChromium(log: (line: string) => void): void {
+	const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+	if (existsSync(path)) return;
+	if (process.getuid?.() !== 0) {
+		throw new Error(`${path} is missing: install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH`);
+	}
+	log("installing Debian's chromium for the editor browser test (apt-get, about a minute)");
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+}
+
 export default async function globalSetup(): Promise<void> {
 	const log = (line: string) => process.stderr.write(`[e2e setup] ${line}\n`);
+	ensureChromium(log);
 	await ensureN8n(log);
 	if (process.env.RA_E2E_TARBALL && existsSync(process.env.RA_E2E_TARBALL)) {
 		log(`reusing ${process.env.RA_E2E_TARBALL}`);

@@ -110,7 +110,8 @@ export async function waitForReport(
 	if (settings.waitOutput === 'summary') {
 		const summary = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
 		noticesForReport(ctx, summary);
-		return { ...summary, timedOut: false };
+		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
+		return { reportId, ...summary, timedOut: false };
 	}
 	const result = await api(ctx, {
 		method: 'GET',
