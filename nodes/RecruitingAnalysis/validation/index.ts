@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { NodeOperationError } from 'n8n-workflow';
+import { EVENT_TYPES } from '../webhook/eventTypes';
 import type {
 	IExecuteFunctions,
 	IHookFunctions,
@@ -49,23 +50,8 @@ export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 export const SUPPORTED_SCHEMA_VERSION = '1';
 
-export const EVENT_TYPES = [
-	'report.completed',
-	'report.requires_action',
-	'report.failed',
-	'report.result_ready',
-	'report.deleted',
-	'interview.invited',
-	'interview.started',
-	'interview.completed',
-	'interview.expired',
-	'interview.preparation_failed',
-	'interview.result_failed',
-	'interview.invitation_failed',
-	'interview.result_ready',
-	'batch.completed',
-	'webhook.test',
-] as const;
+// The one list of event types (api-spec "Events"), shared with both triggers.
+export { EVENT_TYPES };
 
 export const INTERVIEW_LIFECYCLES = ['invited', 'in_progress', 'completed', 'expired', 'superseded'] as const;
 
