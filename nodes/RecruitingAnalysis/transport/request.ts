@@ -6,6 +6,7 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type {
 	Failure,
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -90,9 +91,34 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 interface ResolvedConfig {
 	baseUrl: string;
 	apiKey: string;
+	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
+	credentials: ICredentialDataDecryptedObject;
 }
 
+/**
+ * Resolved credentials per node-execution context and item. Resolving a credential is not free (n8n decrypts it
+ * and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or an item making
+ * several calls, resolves it once. A context lives for one node run or one poll, so a changed credential is read
+ * on the next run.
+ */
+const configCache = new WeakMap<object, Map<number, Promise<ResolvedConfig>>>();
+
 async function resolveConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
+	let byItem = configCache.get(this);
+	if (!byItem) {
+		byItem = new Map();
+		configCache.set(this, byItem);
+	}
+	const key = itemIndex ?? -1;
+	let resolved = byItem.get(key);
+	if (!resolved) {
+		resolved = readConfig.call(this, itemIndex);
+		byItem.set(key, resolved);
+	}
+	return await resolved;
+}
+
+async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
 	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
 	const problem = keyEnvironmentProblem(credentials);
 	if (problem) {
@@ -109,7 +135,11 @@ async function resolveConfig(this: ApiContext, itemIndex: number | undefined): P
 			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
 		});
 	}
-	return { baseUrl: resolved.baseUrl, apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '' };
+	return {
+		baseUrl: resolved.baseUrl,
+		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
+		credentials: credentials as ICredentialDataDecryptedObject,
+	};
 }
 
 function cancelled(context: ApiContext): boolean {
@@ -235,11 +265,9 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 
 		let response: FullResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				request,
-			)) as FullResponse;
+			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
+				credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: { ...config.credentials } },
+			})) as FullResponse;
 		} catch (error) {
 			if (isCancellation(error) || cancelled(this)) {
 				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
