@@ -109,7 +109,8 @@ function markdown(r: BenchResults, findings?: string): string {
 			`Sandbox latency **${s.latencyMs} ms on every API and storage call**, analysis worker step ${s.workerDelayMs} ms, our node's concurrency ${s.concurrency} ` +
 				'(its default; Upload Many uses 5 for its PUTs). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). ' +
 				'Wall time is the round trip of the production webhook that starts the workflow and answers when its last node finishes; every run gets a fresh workspace, ' +
-				'and afterwards all N reports must be `completed` (checked by listing them). Medians of the repeated runs (order rotated each repetition); the runs are listed.',
+				'and afterwards all N reports must be `completed` (checked by listing them). Medians of the repeated runs (order rotated each repetition); the runs are listed. ' +
+				'The one-at-a-time HTTP Request workflow (about 0.7 s per resume) runs once per N, and only up to N = 100.',
 			'',
 		);
 		out.push('| N | Variant | Wall time (median) | Runs (ms) | Calls | Calls ÷ floor | Time ÷ floor | OK |', '|---|---|---|---|---|---|---|---|');
@@ -168,7 +169,7 @@ function markdown(r: BenchResults, findings?: string): string {
 			`| Event → Get Many (Return All), one execution | ${b.getMany.requests} | ${ms(b.getMany.wallMs)} round trip (server: first to last page ${ms(b.getMany.serverSpanMs)}) | ${b.getMany.eventsOut} (${b.getMany.distinct}) | ${b.getMany.ok ? 'yes' : `no: ${b.getMany.problem}`} |`,
 		);
 		out.push(
-			`| Feed trigger, 5,000 per poll, ${b.trigger.polls} polls | ${b.trigger.requests} | ${ms(b.trigger.activeMs)} inside the polls (${b.trigger.pollSpansMs.map((x) => ms(x)).join(' + ')}); ${ms(b.trigger.wallMs)} wall including n8n's one-minute poll schedule | ${b.trigger.eventsOut} (${b.trigger.distinct}) | ${b.trigger.ok ? 'yes' : `no: ${b.trigger.problem}`} |`,
+			`| Feed trigger, 5,000 per poll, ${b.trigger.polls} polls | ${b.trigger.requests} | ${ms(b.trigger.activeMs)} inside the polls (${b.trigger.pollSpansMs.map((x) => ms(x)).join(' + ')}); ${ms(b.trigger.wallMs)} from activation until the last poll's execution was recorded (n8n schedules polls at most once a minute after the activation poll, so this part depends on when it runs the next one) | ${b.trigger.eventsOut} (${b.trigger.distinct}) | ${b.trigger.ok ? 'yes' : `no: ${b.trigger.problem}`} |`,
 		);
 		out.push(
 			'',
