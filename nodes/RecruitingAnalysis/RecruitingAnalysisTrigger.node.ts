@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, apiRequest } from './transport';
-import { readSeenIds, rememberEventId, rememberInProcess, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { readSeenIds, rememberAcrossRequests, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
 import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
 import {
@@ -278,15 +278,15 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const capacity = typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 		const staticData = this.getWorkflowStaticData('node');
-		const remembered = rememberEventId(readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
-		staticData[SEEN_IDS] = remembered.ids;
 		const node = this.getNode();
-		const seenInProcess = rememberInProcess(
+		const remembered = rememberAcrossRequests(
 			`${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${this.getMode()}`,
+			readSeenIds(staticData[SEEN_IDS]),
 			eventId,
 			capacity,
 		);
-		if (remembered.duplicate || seenInProcess) {
+		staticData[SEEN_IDS] = remembered.ids;
+		if (remembered.duplicate) {
 			return { webhookResponse: { received: true, started: false, reason: 'duplicate event id' } };
 		}
 

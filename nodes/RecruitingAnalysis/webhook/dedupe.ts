@@ -39,18 +39,28 @@ export function rememberEventId(ids: readonly string[], eventId: string, capacit
 }
 
 /**
- * In-process memory of recently seen ids, per scope (workflow, node and mode).
+ * In-process memory of recently seen ids, per scope (workflow, node and mode), merged with the stored list.
  *
- * n8n loads a webhook workflow's static data from the database for every production request and saves
- * it after answering, so two copies of one event handled at the same moment can each read a list that
- * lacks the other. This memory closes that window for deliveries reaching the same n8n process; the
- * static-data list is what survives restarts and is shared between processes.
+ * n8n loads a webhook workflow's static data from the database for every production request and saves it
+ * after answering, so two deliveries handled close together can each read a list that lacks the other, and
+ * the later save drops the earlier id. The process keeps its own copy of the list: a delivery is a duplicate
+ * when either copy knows its id, and the list saved is the union (newest kept), so the stored list does not
+ * lose ids to overlapping saves made by the same n8n process. The stored list is what survives a restart and
+ * what other processes (queue mode) share.
  */
 const recentByScope = new Map<string, string[]>();
 
-/** Records `eventId` in the scope's in-process memory and says whether it was already there. */
-export function rememberInProcess(scope: string, eventId: string, capacity?: number): boolean {
-	const remembered = rememberEventId(recentByScope.get(scope) ?? [], eventId, capacity);
+export function rememberAcrossRequests(
+	scope: string,
+	stored: readonly string[],
+	eventId: string,
+	capacity?: number,
+): RememberResult {
+	const local = recentByScope.get(scope) ?? [];
+	const inLocal = new Set(local);
+	// Stored ids the process does not know are older than what it saw itself: they go first (dropped first).
+	const union = [...stored.filter((id) => !inLocal.has(id)), ...local];
+	const remembered = rememberEventId(union, eventId, capacity);
 	recentByScope.set(scope, remembered.ids);
-	return remembered.duplicate;
+	return remembered;
 }

@@ -1,4 +1,5 @@
 import {
+	rememberAcrossRequests,
 	clampCapacity,
 	DEFAULT_DEDUPE_CAPACITY,
 	readSeenIds,
@@ -95,5 +96,37 @@ describe('the resource an event names', () => {
 		});
 		expect(checkAttempt(event, { id: 'rpt_1', attemptId: 'att_old' })?.isCurrent).toBe(true);
 		expect(checkAttempt(ev('interview.started', { interviewId: 'int_1' }), { attemptId: 'x' })).toBeUndefined();
+	});
+});
+
+describe('rememberAcrossRequests (stored list merged with the process copy)', () => {
+	it('two deliveries that both loaded the same stored list: the later save still holds both ids', () => {
+		const scope = `overlap-${Math.random()}`;
+		const storedBefore: string[] = ['old-1'];
+		// Both requests read the database before either saved.
+		const first = rememberAcrossRequests(scope, storedBefore, 'evt-a');
+		const second = rememberAcrossRequests(scope, storedBefore, 'evt-b');
+		expect(first.duplicate).toBe(false);
+		expect(second.duplicate).toBe(false);
+		// The later save wins in n8n; it must not drop evt-a.
+		expect(second.ids).toEqual(['old-1', 'evt-a', 'evt-b']);
+	});
+
+	it('a copy arriving with a stale stored list is still a duplicate', () => {
+		const scope = `stale-${Math.random()}`;
+		rememberAcrossRequests(scope, [], 'evt-x');
+		expect(rememberAcrossRequests(scope, [], 'evt-x').duplicate).toBe(true);
+	});
+
+	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {
+		expect(rememberAcrossRequests(`restart-${Math.random()}`, ['evt-y'], 'evt-y').duplicate).toBe(true);
+	});
+
+	it('stays bounded by the capacity, keeping the newest ids', () => {
+		const scope = `bounded-${Math.random()}`;
+		const stored = ['s1', 's2', 's3'];
+		rememberAcrossRequests(scope, stored, 'n1', 3);
+		const last = rememberAcrossRequests(scope, stored, 'n2', 3);
+		expect(last.ids).toEqual(['s3', 'n1', 'n2']);
 	});
 });
