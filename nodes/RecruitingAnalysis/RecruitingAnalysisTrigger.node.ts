@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, apiRequest } from './transport';
-import { readSeenIds, rememberAcrossRequests, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
 import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
 import {
@@ -279,13 +279,9 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const capacity = typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 		const staticData = this.getWorkflowStaticData('node');
 		const node = this.getNode();
-		const remembered = rememberAcrossRequests(
-			`${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${this.getMode()}`,
-			readSeenIds(staticData[SEEN_IDS]),
-			eventId,
-			capacity,
-		);
-		staticData[SEEN_IDS] = remembered.ids;
+		const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${this.getMode()}`;
+		const remembered = rememberAcrossRequests(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
+		if (shouldPersist(scope, Date.now())) staticData[SEEN_IDS] = remembered.ids;
 		if (remembered.duplicate) {
 			return { webhookResponse: { received: true, started: false, reason: 'duplicate event id' } };
 		}
