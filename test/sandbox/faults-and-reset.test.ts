@@ -93,6 +93,12 @@ describe('sandbox reset', () => {
 		await invited(w, reportId, 'reset@example.com', false);
 		const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: sb.control.inboxUrl(w.workspaceId) });
 		await sb.control.sendTest(ep.id);
+		// Receiver history to erase: wait until the delivery has landed (one still in flight at the reset would
+		// arrive after it and be recorded as new history).
+		for (let i = 0; i < 200 && (await sb.control.inbox(w.workspaceId)).items.length === 0; i++) {
+			await new Promise((resolve) => setTimeout(resolve, 25));
+		}
+		expect((await sb.control.inbox(w.workspaceId)).items).toHaveLength(1);
 		const k = key();
 		const body = uploadBody(w, pdf);
 		const first = await w.call('POST', '/api/v1/uploads', { idempotencyKey: k, body });
