@@ -96,12 +96,13 @@ interface ResolvedConfig {
 }
 
 /**
- * Resolved credentials per node-execution context and item. Resolving a credential is not free (n8n decrypts it
- * and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or an item making
- * several calls, resolves it once. A context lives for one node run or one poll, so a changed credential is read
- * on the next run.
+ * Resolved credentials per node-execution context and item, kept for a few seconds. Resolving a credential is not
+ * free (n8n decrypts it and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or
+ * an item making several calls, resolves it once. n8n keeps one poll context for the whole activation, so an entry
+ * expires after CONFIG_TTL_MS, and at once on a 401: a key replaced in the credential takes effect on the next poll.
  */
-const configCache = new WeakMap<object, Map<number, Promise<ResolvedConfig>>>();
+const CONFIG_TTL_MS = 5_000;
+const configCache = new WeakMap<object, Map<number, { at: number; config: Promise<ResolvedConfig> }>>();
 
 async function resolveConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
 	let byItem = configCache.get(this);
@@ -110,12 +111,17 @@ async function resolveConfig(this: ApiContext, itemIndex: number | undefined): P
 		configCache.set(this, byItem);
 	}
 	const key = itemIndex ?? -1;
-	let resolved = byItem.get(key);
-	if (!resolved) {
-		resolved = readConfig.call(this, itemIndex);
-		byItem.set(key, resolved);
+	const now = Date.now();
+	let entry = byItem.get(key);
+	if (!entry || now - entry.at >= CONFIG_TTL_MS || now < entry.at) {
+		entry = { at: now, config: readConfig.call(this, itemIndex) };
+		byItem.set(key, entry);
 	}
-	return await resolved;
+	return await entry.config;
+}
+
+function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
+	configCache.get(context)?.delete(itemIndex ?? -1);
 }
 
 async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
@@ -306,6 +312,8 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 			return body as T;
 		}
 
+		// A refused key is read again on the next request (the user may have replaced it in the credential).
+		if (status === 401) forgetConfig(this, itemIndex);
 		const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
 		if (isRetryableStatus(status) && safe && !isLastAttempt) {
 			const delay = nextDelayMs(attempt, retryAfterMs, policy, transportSettings.random);
