@@ -87,13 +87,12 @@ export async function createPollSession(options: PollOptions): Promise<PollSessi
 	let loaded = await buildSingleNodeWorkflow(options);
 	let ticks = 0;
 
-	const tickTrigger = async (): Promise<PollTickResult> => {
-		const testingTrigger = ticks === 0;
-		ticks++;
+	// n8n creates the poll context once per activation (`ActiveWorkflowTriggers.activatePollTrigger`) and every
+	// cron tick calls poll() on that same object, so state a node keys on its context lives for the activation.
+	let current: { output: INodeExecutionData[][] | null; error?: Error; saved: boolean } = { output: null, saved: false };
+	let activationContext: { loaded: SingleNodeWorkflow; execute: (testingTrigger: boolean) => Promise<unknown> } | undefined;
+	const activate = () => {
 		const { workflow, node, additionalData } = loaded;
-		let output: INodeExecutionData[][] | null = null;
-		let error: Error | undefined;
-		let saved = false;
 		const activation: WorkflowActivateMode = 'activate';
 		const pollFunctions = new PollContext(
 			workflow,
@@ -103,21 +102,28 @@ export async function createPollSession(options: PollOptions): Promise<PollSessi
 			activation,
 			(data) => {
 				// The CLI's __emit: save the static data, then start the execution.
-				saved = saveStaticData(workflow, options.staticData);
-				output = data;
+				current.saved = saveStaticData(workflow, options.staticData);
+				current.output = data;
 			},
 			(emitted: ExecutionError) => {
-				error = emitted;
+				current.error = emitted;
 			},
 		);
 		const executor = Container.get(PollTriggerExecutor);
-		const execute = executor.create(workflow, node, pollFunctions, () => true);
+		return { loaded, execute: executor.create(workflow, node, pollFunctions, () => true) };
+	};
+
+	const tickTrigger = async (): Promise<PollTickResult> => {
+		if (activationContext?.loaded !== loaded) activationContext = activate();
+		const testingTrigger = ticks === 0;
+		ticks++;
+		current = { output: null, saved: false };
 		try {
-			await execute(testingTrigger);
+			await activationContext.execute(testingTrigger);
 		} catch (thrown) {
-			error = thrown as Error;
+			current.error = thrown as Error;
 		}
-		return { output, error, saved };
+		return { output: current.output, error: current.error, saved: current.saved };
 	};
 
 	const tickManual = async (): Promise<PollTickResult> => {

@@ -198,3 +198,26 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		expect(idsOf(active)).toEqual((await allEvents(ws)).slice(30).map((e) => e.id));
 	});
 });
+
+describe('one activation across a key replacement (n8n keeps one poll context per activation)', () => {
+	it('a revoked key fails the poll; after the key is replaced in the credential the next poll reads with it', async () => {
+		const ws = await newWorkspace(sb);
+		const stored: IDataObject = {};
+		const session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'now' }));
+		await tickOk(session);
+
+		await control(ws, 'POST', '/_sandbox/keys/revoke', { apiKey: ws.apiKey });
+		const refused = await session.tick();
+		expect(String(refused.error?.message)).toContain('401');
+
+		const { apiKey } = (await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/keys`, {})) as { apiKey: string };
+		const { node, credentialsHelper } = session.current;
+		await credentialsHelper.updateCredentials(node.credentials!.recruitingAnalysisApi, 'recruitingAnalysisApi', {
+			...apiCredential(ws),
+			apiKey,
+		});
+		await seedEvents({ ...ws, apiKey }, 2);
+		const recovered = await tickOk(session);
+		expect(jsonOf(recovered.output)).toHaveLength(2);
+	});
+});
