@@ -136,18 +136,21 @@ export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
 };
 
 /** File name, exact byte size and MIME type, with the extension and the declared type agreeing. */
+/** The spec: extension and declared type must agree (used by the resume file and the upload input). */
+function mimeAgreesWithExtension(file: { fileName: string; mimeType: string }, ctx: z.RefinementCtx): void {
+	const ext = extensionOf(file.fileName);
+	if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
+		ctx.addIssue({
+			code: z.ZodIssueCode.custom,
+			path: ['mimeType'],
+			message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
+		});
+	}
+}
+
 export const resumeFileSchema = z
 	.object({ fileName: fileNameSchema, fileSize: fileSizeSchema, mimeType: mimeTypeSchema })
-	.superRefine((file, ctx) => {
-		const ext = extensionOf(file.fileName);
-		if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: ['mimeType'],
-				message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
-			});
-		}
-	});
+	.superRefine(mimeAgreesWithExtension);
 export type ResumeFile = z.infer<typeof resumeFileSchema>;
 
 /**
@@ -297,16 +300,7 @@ export const uploadInputSchema = z
 		externalReference: externalReferenceSchema.optional(),
 		jobDescription: jobDescriptionInputSchema,
 	})
-	.superRefine((file, ctx) => {
-		const ext = extensionOf(file.fileName);
-		if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: ['mimeType'],
-				message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
-			});
-		}
-	});
+	.superRefine(mimeAgreesWithExtension);
 export type UploadInput = z.infer<typeof uploadInputSchema>;
 
 export const interviewInputSchema = z.object({
