@@ -13,7 +13,14 @@ import * as interview from './interview/Interview.resource';
 import * as jobDescription from './jobDescription/JobDescription.resource';
 import * as report from './report/Report.resource';
 import { mapWithConcurrency } from './shared/concurrency';
-import { BATCH_CHUNK_SIZE, type ItemResult, type OperationModule } from './shared/types';
+import {
+	BATCH_CHUNK_SIZE,
+	type ChunkOutcomes,
+	type ItemResult,
+	type OperationModule,
+	type ChunkState,
+	type PipelineStage,
+} from './shared/types';
 import * as upload from './upload/Upload.resource';
 
 /** Every resource and its operations; the selector options in each resource file list the same keys (a test checks). */
@@ -72,21 +79,27 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 
 		if (module.mode === 'batch') {
+			const chunks: number[][] = [];
 			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
-				const chunk = group.indexes.slice(start, start + BATCH_CHUNK_SIZE);
-				let outcomes: Array<IDataObject | Error>;
-				try {
-					outcomes = await module.execute.call(this, chunk);
-				} catch (error) {
+				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
+			}
+			const record = (chunk: number[], settled: Settled<ChunkOutcomes>): void => {
+				if (!settled.ok) {
 					// The whole chunk failed (the envelope was rejected, or a request failed): every item of it fails.
-					for (const itemIndex of chunk) fail(itemIndex, error);
-					continue;
+					for (const itemIndex of chunk) fail(itemIndex, settled.error);
+					return;
 				}
 				chunk.forEach((itemIndex, position) => {
-					const outcome = outcomes[position];
+					const outcome = settled.value[position];
 					if (outcome instanceof Error) fail(itemIndex, outcome);
 					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
 				});
+			};
+			if (module.stages) {
+				const settled = await runPipeline(this, module.stages, chunks, continueOnFail);
+				settled.forEach((chunk, k) => record(chunks[k], chunk.ok ? { ok: true, value: chunk.value.outcomes } : chunk));
+			} else {
+				for (const chunk of chunks) record(chunk, await settle(module.execute.call(this, chunk)));
 			}
 			continue;
 		}
@@ -103,6 +116,54 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	return [outputs.flat()];
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+	try {
+		return { ok: true, value: await promise };
+	} catch (error) {
+		return { ok: false, error };
+	}
+}
+
+/**
+ * Runs a staged batch operation over its chunks as a pipeline: each stage handles one chunk at a time, in
+ * order, and a chunk enters stage i + 1 as soon as it left stage i and the previous chunk left stage i + 1.
+ * Without Continue On Fail, the first failure (a stage that throws, or an item that failed) stops new chunks
+ * from starting; chunks already started run to their end (nothing is left half done), and recording then
+ * throws at the failing chunk. Resolves once every chunk has settled: no request outlives the node.
+ */
+async function runPipeline(
+	ctx: IExecuteFunctions,
+	stages: PipelineStage[],
+	chunks: number[][],
+	continueOnFail: boolean,
+): Promise<Array<Settled<ChunkState>>> {
+	let stopped = false;
+	const tails: Array<Promise<unknown>> = stages.map(async () => {});
+	const finished = chunks.map(async (itemIndexes) => {
+		let current: Promise<Settled<ChunkState>> = Promise.resolve({
+			ok: true,
+			value: { itemIndexes, outcomes: itemIndexes.map(() => ({})) },
+		});
+		stages.forEach((run, index) => {
+			const previous = current;
+			const turn = tails[index];
+			current = (async (): Promise<Settled<ChunkState>> => {
+				const state = await previous;
+				await turn;
+				if (!state.ok || (stopped && index === 0)) return state;
+				const next = await settle(run.call(ctx, state.value));
+				if (!continueOnFail && (!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))) stopped = true;
+				return next;
+			})();
+			tails[index] = current;
+		});
+		return await current;
+	});
+	return await Promise.all(finished);
 }
 
 function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {

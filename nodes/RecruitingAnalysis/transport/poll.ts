@@ -1,6 +1,7 @@
 /**
  * Waiting for an asynchronous outcome (report status, batch completion) without hammering the API: the first read
- * at once, then reads spaced by a growing delay (×1.5, capped), until `done` or the time limit. The spec: "Do not
+ * at once (or after `firstReadDelayMs`, for work that cannot have finished yet, such as an analysis just started),
+ * then reads spaced by a growing delay (×1.5, capped), until `done` or the time limit. The spec: "Do not
  * infer report failure from elapsed time", so a time-out is reported as `timedOut`, never as a failure.
  */
 import { NodeOperationError, sleep } from 'n8n-workflow';
@@ -22,15 +23,18 @@ export async function pollUntil<T>(
 		timeoutSeconds: number;
 		initialDelayMs?: number;
 		maxDelayMs?: number;
+		firstReadDelayMs?: number;
 	},
 ): Promise<{ value: T; timedOut: boolean }> {
 	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
 	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
+	const first = Math.max(0, args.firstReadDelayMs ?? 0);
 	for (let read = 0; ; read++) {
-		if (read > 0) {
+		const delay = read > 0 ? pollDelayMs(read, initial, cap) : first;
+		if (delay > 0) {
 			const remaining = deadline - Date.now();
-			await sleep(Math.max(0, Math.min(pollDelayMs(read, initial, cap), remaining)));
+			await sleep(Math.max(0, Math.min(delay, remaining)));
 		}
 		const signal = this.getExecutionCancelSignal?.();
 		if (signal?.aborted) {

@@ -51,7 +51,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		// or start (the service refuses both); report the attempt that exists.
 		const status = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex });
 		if (!wait.waitForCompletion) return { ...uploaded, attemptId: status.attemptId ?? null, status: status.status };
-		return await waitForReport(this, itemIndex, reportId, wait);
+		return await waitForReport(this, itemIndex, reportId, wait, false);
 	}
 	const started = await startAnalysis(
 		this,

@@ -16,11 +16,13 @@ import {
 	chunkIdempotencyKey,
 	createBatch,
 	itemKeyFor,
+	refusesChunk,
 	waitForBatch,
 } from '../shared/batch';
 import { candidateEmailField, idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
+import { stage, type ChunkState } from '../shared/types';
 
 const properties: INodeProperties[] = [
 	{
@@ -57,6 +59,10 @@ export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): 
 	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as IDataObject;
 }
 
+interface InviteChunk extends ChunkState {
+	pending?: Pending[];
+}
+
 interface Pending {
 	position: number;
 	itemIndex: number;
@@ -65,12 +71,13 @@ interface Pending {
 }
 
 /**
- * Invite up to 20 candidates with one interview batch. With automatic quoting the chunk is quoted first with
- * one batch-quote request; items that cannot be quoted are reported and left out. The batch completes when
- * every invitation was admitted or refused, independent of candidate progress.
+ * Stage one of inviting up to 20 candidates with one interview batch: validate, and with automatic quoting quote
+ * the chunk with one batch-quote request (items that cannot be quoted are reported and left out). The router
+ * runs this for the next chunk while the previous chunk's batch is processing; a quote sends no email and
+ * reserves nothing. The batch completes when every invitation was admitted or refused.
  */
-export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
-	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
+	const { outcomes, itemIndexes } = chunk;
 	let pending: Pending[] = [];
 	for (const [position, itemIndex] of itemIndexes.entries()) {
 		try {
@@ -84,7 +91,7 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			outcomes[position] = error as Error;
 		}
 	}
-	if (pending.length === 0) return outcomes;
+	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
 	const first = pending[0].itemIndex;
 
 	const toQuote = pending.filter((p) => p.fingerprint === undefined);
@@ -113,9 +120,18 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			}
 		}
 		pending = pending.filter((p) => p.fingerprint !== undefined);
-		if (pending.length === 0) return outcomes;
 	}
+	return { ...chunk, pending };
+}
 
+/**
+ * Stage two: submit the quoted items as one batch and wait until it has completed (only one batch of a kind can
+ * be active, so the next chunk's batch waits for this one; its quote was already made meanwhile).
+ */
+async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
+	const { outcomes, pending = [] } = chunk;
+	if (pending.length === 0) return chunk;
+	const first = pending[0].itemIndex;
 	const options = optionsParam(this, first);
 	const body = {
 		items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
@@ -136,5 +152,8 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			errorCode: item?.errorCode ?? null,
 		};
 	}
-	return outcomes;
+	return chunk;
 }
+
+/** Quote, then submit and wait; the router quotes the next chunk while this chunk's batch is processing. */
+export const stages = [stage(readAndQuote), stage(submit)];

@@ -94,6 +94,7 @@ export async function waitForReport(
 	itemIndex: number,
 	reportId: string,
 	settings: WaitSettings,
+	justStarted = true,
 ): Promise<IDataObject> {
 	const { value: status, timedOut } = await poll(ctx, {
 		fetch: async (): Promise<IDataObject> =>
@@ -102,6 +103,8 @@ export async function waitForReport(
 		timeoutSeconds: settings.waitTimeout,
 		initialDelayMs: 500,
 		maxDelayMs: 10_000,
+		// An analysis just submitted cannot have finished: the first read waits one interval.
+		firstReadDelayMs: justStarted ? 500 : 0,
 	});
 	if (timedOut) {
 		return { reportId, ...status, timedOut: true };

@@ -18,7 +18,14 @@ export async function apiAll(
 /** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
 export async function poll<T>(
 	ctx: IExecuteFunctions,
-	args: { fetch: () => Promise<T>; done: (value: T) => boolean; timeoutSeconds: number; initialDelayMs?: number; maxDelayMs?: number },
+	args: {
+		fetch: () => Promise<T>;
+		done: (value: T) => boolean;
+		timeoutSeconds: number;
+		initialDelayMs?: number;
+		maxDelayMs?: number;
+		firstReadDelayMs?: number;
+	},
 ): Promise<{ value: T; timedOut: boolean }> {
 	const typed = pollUntil<T>;
 	return await typed.call(ctx, args);

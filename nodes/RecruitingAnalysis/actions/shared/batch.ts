@@ -5,6 +5,8 @@ import { api, poll } from './api';
 import { addNotice } from './hints';
 import { checkUserKey } from './validate';
 
+const BATCH_POLL_INITIAL_MS = 100;
+
 export type BatchKind = 'uploads' | 'analyses' | 'interviews';
 
 const BATCH_PATHS: Record<BatchKind, string> = {
@@ -73,7 +75,9 @@ export async function createBatch(
 
 /**
  * Polls the batch until its status is "completed" (every item terminal, not every item succeeded). Only one
- * batch of a kind can be active per workspace, so the next chunk waits for this one.
+ * batch of a kind can be active per workspace, so the next chunk waits for this one. Upload and interview
+ * batches complete on admission, so the first read is at once; an analysis batch completes only when its
+ * analyses have finished, so its first read waits one poll interval (a read at once would always be wasted).
  */
 export async function waitForBatch(
 	ctx: IExecuteFunctions,
@@ -86,8 +90,9 @@ export async function waitForBatch(
 		fetch: async (): Promise<Batch> => await getBatch(ctx, kind, batchId, itemIndex),
 		done: (batch: Batch) => batch.status === 'completed',
 		timeoutSeconds,
-		initialDelayMs: 100,
+		initialDelayMs: BATCH_POLL_INITIAL_MS,
 		maxDelayMs: 2000,
+		firstReadDelayMs: kind === 'analyses' ? BATCH_POLL_INITIAL_MS : 0,
 	});
 	if (timedOut) {
 		throw new NodeOperationError(ctx.getNode(), `Batch ${batchId} did not complete within ${timeoutSeconds} seconds`, {
@@ -118,4 +123,12 @@ export const batchTimeoutOption = {
 
 export function batchTimeout(options: IDataObject): number {
 	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0 ? options.batchTimeout : 600;
+}
+
+/**
+ * Without Continue On Fail, an item refused before anything was sent (validation) stops the node: then nothing of
+ * its chunk is sent either.
+ */
+export function refusesChunk(ctx: IExecuteFunctions, outcomes: Array<IDataObject | Error>): boolean {
+	return !ctx.continueOnFail() && outcomes.some((outcome) => outcome instanceof Error);
 }

@@ -1,0 +1,158 @@
+/**
+ * Batch operations overlap their chunks (router's two-stage pipeline): the next upload batch is created while
+ * this chunk's files are PUT, the next chunk is quoted while this analysis batch runs, an analysis batch is
+ * not read back before it can have finished, and a refused item without Continue On Fail stops the node
+ * before the next chunk is started. Overlap is observed from the sandbox's own counters, sampled while the
+ * node runs, with injected latency widening the window to hundreds of milliseconds.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { counters, jsonOf, totalRequests, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
+
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+	await sandbox?.close();
+});
+afterEach(async () => {
+	await sandbox.control.clearFaults();
+});
+
+/** Reads the workspace's counters every few milliseconds until `work` settles; returns every sample. */
+async function sampleWhile<T>(ws: Workspace, work: Promise<T>): Promise<{ result: T; samples: Counters[] }> {
+	const samples: Counters[] = [];
+	let done = false;
+	const sampler = (async () => {
+		while (!done) {
+			samples.push(await counters(ws));
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+	})();
+	try {
+		return { result: await work, samples };
+	} finally {
+		done = true;
+		await sampler;
+	}
+}
+
+const route = (c: Counters, name: string): number => c.requests?.[name] ?? 0;
+
+function uploadManyParams(ws: Workspace) {
+	return {
+		resource: 'upload',
+		operation: 'uploadMany',
+		binaryPropertyName: 'data',
+		jobDescriptionSource: 'existing',
+		jobDescriptionId: ws.jobDescriptionId,
+	};
+}
+
+async function uploadedReports(ws: Workspace, count: number, prefix: string): Promise<string[]> {
+	const items = Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
+	const out = jsonOf(await runNode(ws, uploadManyParams(ws), items));
+	expect(out.every((o) => o.uploaded === true)).toBe(true);
+	return out.map((o) => String(o.reportId));
+}
+
+describe('Batch operations overlap their chunks', () => {
+	it('Upload Many creates the next upload batch while the files of the current one are still being PUT', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 150 }] });
+		const items = Array.from({ length: 40 }, (_, i) => pdfItem({ candidate: `Overlap ${i}` }, `overlap-${i}.pdf`));
+		const { result, samples } = await sampleWhile(ws, runNode(ws, uploadManyParams(ws), items));
+
+		const out = jsonOf(result);
+		expect(out).toHaveLength(40);
+		expect(out.every((o) => o.uploaded === true && o.state === 'succeeded')).toBe(true);
+		const after = await counters(ws);
+		expect(after.batchesCreated).toBe(2);
+		expect(after.storagePuts).toBe(40);
+		// The second batch existed while fewer than the first chunk's 20 files had arrived.
+		const overlapping = samples.filter((s) => s.batchesCreated === 2 && s.storagePuts < 20);
+		expect(overlapping.length).toBeGreaterThan(0);
+	});
+
+	it('Start Many quotes the next chunk while the current analysis batch is being submitted and run', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = await uploadedReports(ws, 40, 'quote-ahead');
+		const before = await counters(ws);
+		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 300 }] });
+		const { result, samples } = await sampleWhile(
+			ws,
+			runNode(
+				ws,
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+				reportIds.map((reportId) => ({ json: { reportId } })),
+			),
+		);
+
+		const out = jsonOf(result);
+		expect(out.map((o) => o.state)).toEqual(reportIds.map(() => 'succeeded'));
+		expect(new Set(out.map((o) => o.batchId)).size).toBe(2);
+		const after = await counters(ws);
+		expect(route(after, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes')).toBe(2);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(40);
+		// Both chunks were quoted before the first analysis batch was created.
+		const quotedAhead = samples.filter(
+			(s) =>
+				route(s, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes') === 2 &&
+				s.batchesCreated === before.batchesCreated,
+		);
+		expect(quotedAhead.length).toBeGreaterThan(0);
+	});
+
+	it('an analysis batch is first read one poll interval after its creation, not at once (one read when it finishes sooner)', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = await uploadedReports(ws, 40, 'first-read');
+		const before = await counters(ws);
+		const out = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+				reportIds.map((reportId) => ({ json: { reportId } })),
+			),
+		);
+		expect(out.every((o) => o.state === 'succeeded')).toBe(true);
+		const after = await counters(ws);
+		// The test sandbox's worker finishes an analysis in two 10 ms steps, well inside the first 100 ms interval;
+		// a read right after creation would find each batch still processing and need a second read.
+		expect(route(after, 'GET /api/v1/analysis-batches/{id}') - route(before, 'GET /api/v1/analysis-batches/{id}')).toBe(2);
+	});
+});
+
+describe('A refused item in a batch chunk', () => {
+	const items = (): Array<ReturnType<typeof pdfItem> | { json: IDataObject }> => {
+		const list: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = Array.from({ length: 25 }, (_, i) =>
+			pdfItem({ candidate: `Refused ${i}` }, `refused-${i}.pdf`),
+		);
+		list[3] = { json: { note: 'no file attached' } };
+		return list;
+	};
+
+	it('without Continue On Fail stops the node before anything of its chunk, or of the next one, is sent', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const result = await runNode(ws, uploadManyParams(ws), items());
+		expect(result.run.status).toBe('error');
+		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 3\]/);
+		const after = await counters(ws);
+		expect(after.batchesCreated).toBe(0);
+		expect(after.preparationsCreated).toBe(0);
+		expect(totalRequests(after)).toBe(0);
+	});
+
+	it('with Continue On Fail reports it and uploads every other item of both chunks', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const out = jsonOf(await runNode(ws, uploadManyParams(ws), items(), { continueOnFail: true }));
+		expect(out).toHaveLength(25);
+		expect(String(out[3].error)).toMatch(/binary|file/i);
+		expect(out.filter((o) => o.uploaded === true)).toHaveLength(24);
+		const after = await counters(ws);
+		expect(after.batchesCreated).toBe(2);
+		expect(after.storagePuts).toBe(24);
+	});
+});
