@@ -101,6 +101,27 @@ export function analyzeBatch(o: { path: string; glob: string; jobId: string; cre
 	return { name: `bench B1 batch ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Upload Many', 'Start Many'), settings };
 }
 
+/** B1, our node in batch mode as one node: Analyze Many (upload batches, PUTs, batch quotes, analysis batches, pipelined). */
+export function analyzeMany(o: { path: string; glob: string; jobId: string; creds: BoundCredentials }): WorkflowJson {
+	const nodes = [
+		webhook(o.path),
+		readFiles(o.glob),
+		ours(
+			'Analyze Many',
+			{
+				resource: 'analysis',
+				operation: 'analyzeMany',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: o.jobId,
+				options: {},
+			},
+			o.creds,
+		),
+	];
+	return { name: `bench B1 analyze many ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Analyze Many'), settings };
+}
+
 function http(name: string, parameters: Record<string, unknown>, creds?: BoundCredentials): Node {
 	return {
 		id: randomUUID(),

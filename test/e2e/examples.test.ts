@@ -12,7 +12,7 @@ import { delay, nodeOutput, type ExecutionSummary } from '../../scripts/n8n-host
 import { bootRealN8n, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
-const wf: Record<'a' | 'b' | 'c' | 'd' | 'e', { id: string; path?: string; endpointId?: string }> = {} as never;
+const wf: Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f', { id: string; path?: string; endpointId?: string }> = {} as never;
 let feedActivatedAt = 0;
 let reportId = '';
 let interviewId = '';
@@ -22,11 +22,13 @@ beforeAll(async () => {
 	const { n8n, sandbox } = env;
 	const a = await env.importExample('analyze-one-resume.json');
 	const d = await env.importExample('upload-many-start-many.json');
+	const f = await env.importExample('analyze-many-resumes.json');
 	const b = await env.importExample('report-result-to-ats.json');
 	const e = await env.importExample('interview-result-decision.json');
 	const c = await env.importExample('feed-route-by-event-type.json');
 	wf.a = { id: a.id };
 	wf.d = { id: d.id };
+	wf.f = { id: f.id };
 	for (const [key, imported] of [['b', b], ['e', e]] as const) {
 		await n8n.activateWorkflow(imported.id);
 		const path = triggerPath(imported.wf);
@@ -170,6 +172,29 @@ test('(d) many resumes: Upload Many then Start Many through the batch endpoints'
 	const countersAfter = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	// One upload batch and one analysis batch for the three resumes.
 	expect(Number(countersAfter.batchesCreated) - Number(countersBefore.batchesCreated)).toBe(2);
+});
+
+test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined batches, the shortlist keeps scores of 7 and more', async () => {
+	const countersBefore = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
+	const result = await env.n8n.executeWorkflow(wf.f.id, { timeoutMs: 300_000 });
+	expect(result.ok).toBe(true);
+	const run = result.run!.data;
+	const analyzed = nodeOutput(run, 'Analyze Many') as Array<{ state: string; reportId: string; report?: { status: string; result: { score: number } } }>;
+	expect(analyzed).toHaveLength(25);
+	for (const item of analyzed) {
+		expect(item.state).toBe('succeeded');
+		expect(item.report?.status).toBe('completed');
+	}
+	// The Code node gives candidate i the score 3 + (i mod 7): 9 of the 25 score 7, 8 or 9.
+	const scores = analyzed.map((item) => item.report!.result.score);
+	expect(scores).toEqual(Array.from({ length: 25 }, (_, i) => 3 + (i % 7)));
+	const shortlist = nodeOutput(run, 'Shortlist') as Array<{ candidate: string; score: number }>;
+	expect(shortlist).toHaveLength(9);
+	expect(shortlist.map((s) => s.score)).toEqual([...shortlist.map((s) => s.score)].sort((a, b) => b - a));
+	expect(shortlist[0]).toEqual(expect.objectContaining({ candidate: 'Candidate 07', score: 9 }));
+	const countersAfter = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
+	// Two upload batches and two analysis batches (20 + 5).
+	expect(Number(countersAfter.batchesCreated) - Number(countersBefore.batchesCreated)).toBe(4);
 });
 
 test('(c) the feed trigger picks up events published after activation and routes them by type', async () => {

@@ -131,9 +131,10 @@ async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 /**
  * Runs a staged batch operation over its chunks as a pipeline: each stage handles one chunk at a time, in
  * order, and a chunk enters stage i + 1 as soon as it left stage i and the previous chunk left stage i + 1.
- * Without Continue On Fail, the first failure (a stage that throws, or an item that failed) stops new chunks
- * from starting; chunks already started run to their end (nothing is left half done), and recording then
- * throws at the failing chunk. Resolves once every chunk has settled: no request outlives the node.
+ * Without Continue On Fail, the first failure (a stage that throws, or an item that failed) stops the pipeline:
+ * stages already running finish, no stage starts after it (so no further batch is submitted or charged for a
+ * node run that will fail), and recording then throws at the failing chunk. Resolves once every chunk has
+ * settled: no request outlives the node.
  */
 async function runPipeline(
 	ctx: IExecuteFunctions,
@@ -154,7 +155,7 @@ async function runPipeline(
 			current = (async (): Promise<Settled<ChunkState>> => {
 				const state = await previous;
 				await turn;
-				if (!state.ok || (stopped && index === 0)) return state;
+				if (!state.ok || stopped) return state;
 				const next = await settle(run.call(ctx, state.value));
 				if (!continueOnFail && (!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))) stopped = true;
 				return next;

@@ -5,10 +5,10 @@
  * before the next chunk is started. Overlap is observed from the sandbox's own counters, sampled while the
  * node runs, with injected latency widening the window to hundreds of milliseconds.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { counters, jsonOf, totalRequests, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
+import { apiCall, counters, jsonOf, totalRequests, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 
@@ -154,5 +154,113 @@ describe('A refused item in a batch chunk', () => {
 		const after = await counters(ws);
 		expect(after.batchesCreated).toBe(2);
 		expect(after.storagePuts).toBe(24);
+	});
+});
+
+describe('Analysis > Analyze Many', () => {
+	const params = (ws: Workspace, options: IDataObject = {}): INodeParameters => ({
+		resource: 'analysis',
+		operation: 'analyzeMany',
+		binaryPropertyName: 'data',
+		jobDescriptionSource: 'existing',
+		jobDescriptionId: ws.jobDescriptionId,
+		options: options as INodeParameters,
+	});
+	const resumes = (count: number, prefix: string) =>
+		Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
+
+	it('45 files: 3 upload batches, 45 PUTs, 3 batch quotes, 3 analysis batches; every report analyzed, one paired item per input', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const result = await runNode(ws, params(ws), resumes(45, 'many'));
+		const out = jsonOf(result);
+		expect(out).toHaveLength(45);
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		out.forEach((o, i) => {
+			expect(o).toEqual(
+				expect.objectContaining({
+					reportId: expect.stringMatching(/^rpt_/),
+					fileName: `many-${i}.pdf`,
+					uploaded: true,
+					uploadBatchId: expect.stringMatching(/^bat_/),
+					batchId: expect.stringMatching(/^bat_/),
+					state: 'succeeded',
+					attemptId: expect.stringMatching(/^att_/),
+					errorCode: null,
+				}),
+			);
+			expect(o.batchId).not.toBe(o.uploadBatchId);
+		});
+		expect(new Set(out.map((o) => o.reportId)).size).toBe(45);
+		expect(new Set(out.map((o) => o.uploadBatchId)).size).toBe(3);
+		expect(new Set(out.map((o) => o.batchId)).size).toBe(3);
+
+		const after = await counters(ws);
+		expect(route(after, 'POST /api/v1/upload-batches')).toBe(3);
+		expect(route(after, 'POST /api/v1/analysis-batch-quotes')).toBe(3);
+		expect(route(after, 'POST /api/v1/analysis-batches')).toBe(3);
+		expect(after.storagePuts).toBe(45);
+		expect(after.attemptsCreated).toBe(45);
+		expect(after.storageAuthorizationHeaders).toBe(0);
+		// The analysis batches completed, so every report is terminal when the node returns.
+		const statuses = await Promise.all(
+			out.slice(0, 45).map(async (o) => ((await apiCall(ws, 'GET', `/api/v1/reports/${String(o.reportId)}/status`)).body.data as IDataObject).status),
+		);
+		expect(new Set(statuses)).toEqual(new Set(['completed']));
+	});
+
+	it('Include Report Summary adds each final summary', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const out = jsonOf(await runNode(ws, params(ws, { includeReport: true }), resumes(3, 'summary')));
+		for (const o of out) {
+			expect(o.state).toBe('succeeded');
+			expect((o.report as IDataObject).id).toBe(o.reportId);
+			expect((o.report as IDataObject).status).toBe('completed');
+		}
+	});
+
+	it('starts the first analysis batch while later files are still being uploaded', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 100 }] });
+		const { result, samples } = await sampleWhile(ws, runNode(ws, params(ws), resumes(60, 'overlap')));
+		expect(jsonOf(result).every((o) => o.state === 'succeeded')).toBe(true);
+		const overlapping = samples.filter((s) => route(s, 'POST /api/v1/analysis-batches') >= 1 && s.storagePuts < 60);
+		expect(overlapping.length).toBeGreaterThan(0);
+	});
+
+	it('with Continue On Fail a file the storage refuses fails alone; every other file is analyzed', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
+		const out = jsonOf(await runNode(ws, params(ws), resumes(40, 'refused-put'), { continueOnFail: true }));
+		expect(out).toHaveLength(40);
+		const failed = out.filter((o) => o.error !== undefined);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].httpCode).toBe(400);
+		expect(out.filter((o) => o.state === 'succeeded' && o.attemptId)).toHaveLength(39);
+		const after = await counters(ws);
+		expect(after.attemptsCreated).toBe(39);
+		expect(after.storagePuts).toBe(39);
+	});
+
+	it('without Continue On Fail a refused file stops the node before any analysis is quoted or submitted', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
+		const result = await runNode(ws, params(ws), resumes(40, 'stop'));
+		expect(result.run.status).toBe('error');
+		expect(result.error?.message).toBeTruthy();
+		const after = await counters(ws);
+		// The first chunk's other files were PUT; the second chunk's batch may exist, but none of its files was sent.
+		expect(after.storagePuts).toBe(19);
+		expect(route(after, 'POST /api/v1/analysis-batch-quotes')).toBe(0);
+		expect(route(after, 'POST /api/v1/analysis-batches')).toBe(0);
+		expect(after.attemptsCreated).toBe(0);
+	});
+
+	it('an invalid item without Continue On Fail names the item and sends nothing', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const items: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = resumes(5, 'invalid');
+		items[2] = { json: {} };
+		const result = await runNode(ws, params(ws), items);
+		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 2\]/);
+		expect(totalRequests(await counters(ws))).toBe(0);
 	});
 });

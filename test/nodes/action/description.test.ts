@@ -21,7 +21,7 @@ function operationSelector(resource: string): INodeProperties {
 const EXPECTED: Record<string, string[]> = {
 	jobDescription: ['get', 'getMany'],
 	upload: ['uploadResume', 'prepare', 'refreshUrl', 'cancel', 'uploadMany', 'getBatch'],
-	analysis: ['analyzeResume', 'getQuote', 'start', 'getQuotes', 'startMany', 'getBatch'],
+	analysis: ['analyzeResume', 'analyzeMany', 'getQuote', 'start', 'getQuotes', 'startMany', 'getBatch'],
 	report: ['get', 'getMany', 'getStatus', 'getResult'],
 	interview: [
 		'getQuote',
@@ -67,9 +67,9 @@ describe('RecruitingAnalysis node description', () => {
 		}
 	});
 
-	it('puts Analyze Resume first and makes it the default of Analysis', () => {
+	it('puts Analyze Many and Analyze Resume first (options are alphabetical) and makes Analyze Resume the default', () => {
 		const selector = operationSelector('analysis');
-		expect((selector.options as INodePropertyOptions[])[0].value).toBe('analyzeResume');
+		expect((selector.options as INodePropertyOptions[]).slice(0, 2).map((o) => o.value)).toEqual(['analyzeMany', 'analyzeResume']);
 		expect(selector.default).toBe('analyzeResume');
 	});
 
@@ -115,7 +115,7 @@ describe('RecruitingAnalysis node description', () => {
 				.map(([operation]) => `${resource}.${operation}`),
 		);
 		expect(batch.sort()).toEqual(
-			['analysis.getQuotes', 'analysis.startMany', 'interview.getQuotes', 'interview.inviteMany', 'upload.uploadMany'].sort(),
+			['analysis.analyzeMany', 'analysis.getQuotes', 'analysis.startMany', 'interview.getQuotes', 'interview.inviteMany', 'upload.uploadMany'].sort(),
 		);
 	});
 });

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../shared/types';
+import * as analyzeMany from './analyzeMany.operation';
 import * as analyzeResume from './analyzeResume.operation';
 import * as getBatch from './getBatch.operation';
 import * as getQuote from './getQuote.operation';
@@ -9,6 +10,7 @@ import * as start from './start.operation';
 import * as startMany from './startMany.operation';
 
 export const operations: Record<string, OperationModule> = {
+	analyzeMany,
 	analyzeResume,
 	getBatch,
 	getQuote,
@@ -24,8 +26,15 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['analysis'] } },
-		// Analyze Resume, the operation most users want first, also sorts first.
+		// Alphabetical (n8n's lint): Analyze Many and Analyze Resume, the operations most users want, sort first.
 		options: [
+			{
+				name: 'Analyze Many',
+				value: 'analyzeMany',
+				description:
+					'Upload and analyze the resumes of all input items through upload and analysis batches of 20, and wait for the results',
+				action: 'Analyze many resumes',
+			},
 			{
 				name: 'Analyze Resume',
 				value: 'analyzeResume',
@@ -66,6 +75,7 @@ export const description: INodeProperties[] = [
 		default: 'analyzeResume',
 	},
 	...analyzeResume.description,
+	...analyzeMany.description,
 	...getQuote.description,
 	...start.description,
 	...getQuotes.description,

@@ -13,7 +13,7 @@ export const operations: Record<string, OperationModule> = {
 	getBatch,
 	prepare,
 	refreshUrl,
-	uploadMany: uploadMany as OperationModule,
+	uploadMany,
 	uploadResume,
 };
 

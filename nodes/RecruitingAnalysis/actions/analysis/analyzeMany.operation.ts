@@ -1,0 +1,108 @@
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { batchTimeoutOption, refusesChunk } from '../shared/batch';
+import {
+	includeReportOption,
+	quoteAnalyses,
+	readReportSummaries,
+	submitAnalyses,
+	type AnalysisChunk,
+	type AnalysisEntry,
+} from '../shared/batchAnalysis';
+import { createUploadBatch, putUploadBatch, type UploadChunk } from '../shared/batchUpload';
+import {
+	binaryPropertyField,
+	externalReferenceOptions,
+	fileNameOverrideOption,
+	idempotencyKeyOption,
+	jobDescriptionFields,
+} from '../shared/descriptions';
+import { stage } from '../shared/types';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded',
+		name: 'batchNotice',
+		type: 'notice',
+		default: '',
+	},
+	binaryPropertyField,
+	...jobDescriptionFields,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			batchTimeoutOption,
+			...externalReferenceOptions,
+			fileNameOverrideOption,
+			idempotencyKeyOption,
+			includeReportOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeMany'] } }, properties);
+
+export const mode = 'batch';
+
+type AnalyzeChunk = UploadChunk & AnalysisChunk;
+
+/**
+ * After the PUTs: every uploaded item becomes an analysis entry, its outcome the upload's facts (the upload
+ * batch's ID as uploadBatchId, so that batchId can name the analysis batch as in Start Many). An item whose
+ * upload was refused keeps the upload batch item (state, errorCode) and is not analyzed.
+ */
+function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
+	const pending: AnalysisEntry[] = [];
+	for (const { position, itemIndex } of chunk.valid ?? []) {
+		const outcome = chunk.outcomes[position];
+		if (outcome instanceof Error) continue;
+		const { batchId: uploadBatchId, ...upload } = outcome;
+		if (outcome.uploaded !== true) {
+			chunk.outcomes[position] = { uploadBatchId, ...upload };
+			continue;
+		}
+		chunk.outcomes[position] = {
+			reportId: upload.reportId,
+			fileName: upload.fileName,
+			uploadBatchId,
+			uploaded: true,
+			uploadUrlRefreshed: upload.uploadUrlRefreshed,
+		} as IDataObject;
+		pending.push({ position, itemIndex, reportId: String(upload.reportId) });
+	}
+	return { ...chunk, pending };
+}
+
+/**
+ * Analyze Many: the batch form of Analyze Resume. Per chunk of up to 20 input items, five stages that the router
+ * runs as a pipeline (each stage one chunk at a time, so one upload batch and one analysis batch at most are
+ * active): create the upload batch and read its signed URLs; PUT the files; quote the uploaded reports; submit
+ * them as one analysis batch and wait until every analysis has finished; read the report summaries (option).
+ * So the next files are uploaded and quoted while this chunk's analyses run. Without Continue On Fail, an item
+ * that failed (invalid input, a PUT that kept failing) stops the node: its chunk is neither quoted nor
+ * submitted, and no stage of any chunk starts after it (the router), so no analysis is charged for a failed run.
+ */
+export const stages = [
+	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+		return await createUploadBatch(this, chunk, 'analysis.analyzeMany.upload');
+	}),
+	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+		return toAnalysisEntries(await putUploadBatch(this, chunk));
+	}),
+	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+		if (refusesChunk(this, chunk.outcomes)) return chunk;
+		return await quoteAnalyses(this, chunk);
+	}),
+	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+		if (refusesChunk(this, chunk.outcomes)) return chunk;
+		return await submitAnalyses(this, chunk, 'analysis.analyzeMany.start');
+	}),
+	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+		return await readReportSummaries(this, chunk);
+	}),
+];
