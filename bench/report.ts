@@ -233,6 +233,12 @@ function markdown(r: BenchResults, findings?: string): string {
 			`Event ids held by the trigger's dedupe memory (workflow static data, read from n8n after the deliveries): ${r.b5.trigger.storedSeenIds ?? 'n/a'} after the concurrent run, ${r.b5.triggerSequential.storedSeenIds ?? 'n/a'} after the one-at-a-time run.`,
 			'',
 		);
+		const slowest = (x: B5Result) =>
+			(x.slowest ?? []).map((d) => `#${d.position} at ${(d.sentAtMs / 1000).toFixed(1)} s: ${d.ms} ms${d.redelivery ? ' (redelivery)' : ''}`).join('; ');
+		out.push(
+			`Slowest acknowledgements (position in the send order, when sent, round trip): our trigger ${slowest(b) || 'n/a'}; n8n's Webhook node ${slowest(r.b5.n8nWebhook) || 'n/a'}.`,
+			'',
+		);
 	}
 
 	out.push('## Machine', '');

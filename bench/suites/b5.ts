@@ -32,6 +32,16 @@ export interface B5Result {
 	problem?: string;
 	/** Event ids the trigger's dedupe memory (workflow static data) held in n8n's database after the deliveries. */
 	storedSeenIds?: number;
+	/** The five slowest acknowledgements: position in the send order, when sent (ms after the first), how long. */
+	slowest?: Slow[];
+}
+
+export interface Slow {
+	position: number;
+	sentAtMs: number;
+	ms: number;
+	status: string;
+	redelivery: boolean;
 }
 
 /** Deterministic shuffle source (mulberry32) so that a run is reproducible. */
@@ -48,6 +58,7 @@ function rng(seed: number): () => number {
 
 interface Delivered {
 	latencies: number[];
+	slow: Slow[];
 	statuses: Record<string, number>;
 	wallMs: number;
 	distinct: number;
@@ -84,12 +95,17 @@ async function deliver(url: string, secret: string, deliveries: number, concurre
 	const agent = new Agent({ connections: concurrency });
 	const latencies: number[] = [];
 	const statuses: Record<string, number> = {};
+	const slow: Slow[] = [];
+	const seenIndexes = new Set<number>();
 	let next = 0;
 	const t0 = performance.now();
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
 			while (next < order.length) {
-				const event = events[order[next++]];
+				const position = next++;
+				const redelivery = seenIndexes.has(order[position]);
+				seenIndexes.add(order[position]);
+				const event = events[order[position]];
 				const now = new Date();
 				const headers = {
 					'content-type': 'application/json',
@@ -98,21 +114,26 @@ async function deliver(url: string, secret: string, deliveries: number, concurre
 					'webhook-signature': wh.sign(event.id, now, event.body),
 				};
 				const started = performance.now();
+				let status = 'ERROR';
 				try {
 					const res = await request(url, { method: 'POST', headers, body: event.body, dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
 					await res.body.text();
-					statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+					status = String(res.statusCode);
 				} catch (error) {
-					const code = (error as { code?: string }).code ?? 'ERROR';
-					statuses[code] = (statuses[code] ?? 0) + 1;
+					status = (error as { code?: string }).code ?? 'ERROR';
 				}
-				latencies.push(performance.now() - started);
+				statuses[status] = (statuses[status] ?? 0) + 1;
+				const ms = performance.now() - started;
+				latencies.push(ms);
+				slow.push({ position, sentAtMs: Math.round(started - t0), ms: Math.round(ms), status, redelivery });
+				slow.sort((a, b) => b.ms - a.ms);
+				slow.splice(5);
 			}
 		}),
 	);
 	const wallMs = performance.now() - t0;
 	await agent.close();
-	return { latencies, statuses, wallMs, distinct, redeliveries };
+	return { latencies, slow, statuses, wallMs, distinct, redeliveries };
 }
 
 /** Executions run after the acknowledgement: waits until the count stops moving (bounded). */
@@ -168,6 +189,7 @@ function summarize(d: Delivered, executions: number, concurrency: number, expect
 		deliveriesPerSecond: Math.round((deliveries / d.wallMs) * 1000 * 10) / 10,
 		ok: !problem,
 		problem,
+		slowest: d.slow,
 	};
 }
 
