@@ -311,7 +311,7 @@ function chartSvg(r: BenchResults): string {
 			['floorOverlapped', 'floor (phases overlapped)'],
 			['many', 'ours: Analyze Many'],
 			['batch', 'ours: Upload Many → Start Many'],
-			['perItem', 'our node, per item'],
+			['perItem', 'ours: per item (Analyze Resume)'],
 			['http', 'HTTP Request, all at once'],
 			['httpLoop', 'HTTP Request, one at a time'],
 		];
