@@ -157,21 +157,21 @@ describe('A refused item in a batch chunk', () => {
 	});
 });
 
-describe('Analysis > Analyze Many', () => {
-	const params = (ws: Workspace, options: IDataObject = {}): INodeParameters => ({
-		resource: 'analysis',
-		operation: 'analyzeMany',
-		binaryPropertyName: 'data',
-		jobDescriptionSource: 'existing',
-		jobDescriptionId: ws.jobDescriptionId,
-		options: options as INodeParameters,
-	});
-	const resumes = (count: number, prefix: string) =>
-		Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
+const analyzeManyParams = (ws: Workspace, options: IDataObject = {}): INodeParameters => ({
+	resource: 'analysis',
+	operation: 'analyzeMany',
+	binaryPropertyName: 'data',
+	jobDescriptionSource: 'existing',
+	jobDescriptionId: ws.jobDescriptionId,
+	options: options as INodeParameters,
+});
+const resumes = (count: number, prefix: string) =>
+	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
 
+describe('Analysis > Analyze Many', () => {
 	it('45 files: 3 upload batches, 45 PUTs, 3 batch quotes, 3 analysis batches; every report analyzed, one paired item per input', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const result = await runNode(ws, params(ws), resumes(45, 'many'));
+		const result = await runNode(ws, analyzeManyParams(ws), resumes(45, 'many'));
 		const out = jsonOf(result);
 		expect(out).toHaveLength(45);
 		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
@@ -210,7 +210,7 @@ describe('Analysis > Analyze Many', () => {
 
 	it('Include Report Summary adds each final summary', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const out = jsonOf(await runNode(ws, params(ws, { includeReport: true }), resumes(3, 'summary')));
+		const out = jsonOf(await runNode(ws, analyzeManyParams(ws, { includeReport: true }), resumes(3, 'summary')));
 		for (const o of out) {
 			expect(o.state).toBe('succeeded');
 			expect((o.report as IDataObject).id).toBe(o.reportId);
@@ -221,7 +221,7 @@ describe('Analysis > Analyze Many', () => {
 	it('starts the first analysis batch while later files are still being uploaded', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 100 }] });
-		const { result, samples } = await sampleWhile(ws, runNode(ws, params(ws), resumes(60, 'overlap')));
+		const { result, samples } = await sampleWhile(ws, runNode(ws, analyzeManyParams(ws), resumes(60, 'overlap')));
 		expect(jsonOf(result).every((o) => o.state === 'succeeded')).toBe(true);
 		const overlapping = samples.filter((s) => route(s, 'POST /api/v1/analysis-batches') >= 1 && s.storagePuts < 60);
 		expect(overlapping.length).toBeGreaterThan(0);
@@ -230,7 +230,7 @@ describe('Analysis > Analyze Many', () => {
 	it('with Continue On Fail a file the storage refuses fails alone; every other file is analyzed', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
-		const out = jsonOf(await runNode(ws, params(ws), resumes(40, 'refused-put'), { continueOnFail: true }));
+		const out = jsonOf(await runNode(ws, analyzeManyParams(ws), resumes(40, 'refused-put'), { continueOnFail: true }));
 		expect(out).toHaveLength(40);
 		const failed = out.filter((o) => o.error !== undefined);
 		expect(failed).toHaveLength(1);
@@ -244,7 +244,7 @@ describe('Analysis > Analyze Many', () => {
 	it('without Continue On Fail a refused file stops the node before any analysis is quoted or submitted', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
-		const result = await runNode(ws, params(ws), resumes(40, 'stop'));
+		const result = await runNode(ws, analyzeManyParams(ws), resumes(40, 'stop'));
 		expect(result.run.status).toBe('error');
 		expect(result.error?.message).toBeTruthy();
 		const after = await counters(ws);
@@ -259,8 +259,37 @@ describe('Analysis > Analyze Many', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const items: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = resumes(5, 'invalid');
 		items[2] = { json: {} };
-		const result = await runNode(ws, params(ws), items);
+		const result = await runNode(ws, analyzeManyParams(ws), items);
 		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 2\]/);
 		expect(totalRequests(await counters(ws))).toBe(0);
+	});
+});
+
+describe('Analyze Many when answers are lost or refused for a moment', () => {
+	it('retries each keyed or safe request: exactly one upload batch, report, analysis batch and attempt per chunk and file', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.setFaults({
+			rules: [
+				// The batch is created, then the connection drops before the answer: the retry must replay it.
+				{ method: 'POST', path: '/api/v1/upload-batches', rate: 1, count: 2, mode: 'commit-then-drop' },
+				{ method: 'POST', path: '/api/v1/analysis-batches', rate: 1, count: 2, mode: 'commit-then-drop' },
+				{ method: 'POST', path: '/api/v1/analysis-batch-quotes', status: 503, rate: 1, count: 1, mode: 'before' },
+				{ method: 'GET', path: '/api/v1/analysis-batches/', status: 503, rate: 1, count: 1, mode: 'before' },
+				{ method: 'PUT', path: '/_storage', status: 503, rate: 1, count: 2, mode: 'before' },
+			],
+		});
+		const out = jsonOf(await runNode(ws, analyzeManyParams(ws), resumes(45, 'lost')));
+		expect(out).toHaveLength(45);
+		expect(out.filter((o) => o.state === 'succeeded' && o.attemptId)).toHaveLength(45);
+		const after = await counters(ws);
+		// Every fault fired: each dropped create was sent again, and the service replayed the committed batch.
+		expect(route(after, 'POST /api/v1/upload-batches')).toBe(5);
+		expect(route(after, 'POST /api/v1/analysis-batches')).toBe(5);
+		expect(after.idempotentReplays).toBeGreaterThanOrEqual(4);
+		expect(after.batchesCreated).toBe(6);
+		expect(after.reportsCreated).toBe(45);
+		expect(after.storagePuts).toBe(45);
+		expect(after.attemptsCreated).toBe(45);
+		expect(new Set(out.map((o) => o.reportId)).size).toBe(45);
 	});
 });
