@@ -24,7 +24,7 @@ export {
 export type { ApiContext, ApiErrorInfo, ApiRequestOptions } from './request';
 export { putResumeToStorage, STORAGE_TIMEOUT_MS } from './storage';
 export type { UploadTarget } from './storage';
-export { pollUntil, pollDelayMs } from './poll';
+export { pollUntil, pollDelayMs, type PollArgs } from './poll';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy } from './retry';
 export { deriveIdempotencyKey, DERIVED_KEY_PREFIX } from './idempotency';

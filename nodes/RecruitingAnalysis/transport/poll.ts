@@ -15,17 +15,16 @@ export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: nu
 	return Math.min(maxDelayMs, Math.round(initialDelayMs * 1.5 ** Math.max(0, read - 1)));
 }
 
-export async function pollUntil<T>(
-	this: IExecuteFunctions,
-	args: {
-		fetch: () => Promise<T>;
-		done: (value: T) => boolean;
-		timeoutSeconds: number;
-		initialDelayMs?: number;
-		maxDelayMs?: number;
-		firstReadDelayMs?: number;
-	},
-): Promise<{ value: T; timedOut: boolean }> {
+export interface PollArgs<T> {
+	fetch: () => Promise<T>;
+	done: (value: T) => boolean;
+	timeoutSeconds: number;
+	initialDelayMs?: number;
+	maxDelayMs?: number;
+	firstReadDelayMs?: number;
+}
+
+export async function pollUntil<T>(this: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
 	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
 	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;

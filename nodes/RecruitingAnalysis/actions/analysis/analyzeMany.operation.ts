@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { batchTimeoutOption, refusesChunk } from '../shared/batch';
+import { batchTimeoutOption } from '../shared/batch';
 import {
 	includeReportOption,
 	quoteAnalyses,
@@ -12,10 +12,9 @@ import {
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../shared/batchUpload';
 import {
 	binaryPropertyField,
-	externalReferenceOptions,
-	fileNameOverrideOption,
-	idempotencyKeyOption,
 	jobDescriptionFields,
+	optionsCollection,
+	resumeFileOptions,
 } from '../shared/descriptions';
 import { stage } from '../shared/types';
 
@@ -29,20 +28,7 @@ const properties: INodeProperties[] = [
 	},
 	binaryPropertyField,
 	...jobDescriptionFields,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			batchTimeoutOption,
-			...externalReferenceOptions,
-			fileNameOverrideOption,
-			idempotencyKeyOption,
-			includeReportOption,
-		],
-	},
+	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeMany'] } }, properties);
@@ -84,8 +70,8 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
  * active): create the upload batch and read its signed URLs; PUT the files; quote the uploaded reports; submit
  * them as one analysis batch and wait until every analysis has finished; read the report summaries (option).
  * So the next files are uploaded and quoted while this chunk's analyses run. Without Continue On Fail, an item
- * that failed (invalid input, a PUT that kept failing) stops the node: its chunk is neither quoted nor
- * submitted, and no stage of any chunk starts after it (the router), so no analysis is charged for a failed run.
+ * that failed (invalid input, a PUT that kept failing) stops the node: the router starts no stage of any chunk
+ * after it, so that chunk is neither quoted nor submitted and no analysis is charged for a failed run.
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
@@ -95,11 +81,9 @@ export const stages = [
 		return toAnalysisEntries(await putUploadBatch(this, chunk));
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		if (refusesChunk(this, chunk.outcomes)) return chunk;
 		return await quoteAnalyses(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		if (refusesChunk(this, chunk.outcomes)) return chunk;
 		return await submitAnalyses(this, chunk, 'analysis.analyzeMany.start');
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {

@@ -6,10 +6,9 @@ import { api } from '../shared/api';
 import {
 	binaryPropertyField,
 	concurrencyOption,
-	externalReferenceOptions,
-	fileNameOverrideOption,
-	idempotencyKeyOption,
 	jobDescriptionFields,
+	optionsCollection,
+	resumeFileOptions,
 	waitForCompletionOptions,
 } from '../shared/descriptions';
 import { optionString, optionsParam } from '../shared/params';
@@ -19,20 +18,7 @@ import { checkUserKey } from '../shared/validate';
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			concurrencyOption,
-			...externalReferenceOptions,
-			fileNameOverrideOption,
-			idempotencyKeyOption,
-			...waitForCompletionOptions,
-		],
-	},
+	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);

@@ -1,21 +1,14 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { quoteAnalysis } from '../shared/analysis';
-import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report with an uploaded resume (starts with rpt_)'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuote'] } }, properties);

@@ -4,6 +4,7 @@ import { readQuoteChoice, readWaitSettings, startAnalysis, waitForReport } from 
 import {
 	concurrencyOption,
 	idempotencyKeyOption,
+	optionsCollection,
 	quoteFields,
 	reportIdField,
 	waitForCompletionOptions,
@@ -14,14 +15,7 @@ import { checkId, checkUserKey } from '../shared/validate';
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions],
-	},
+	optionsCollection([concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['start'] } }, properties);

@@ -10,7 +10,7 @@ import {
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from '../shared/batchAnalysis';
-import { idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
+import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField } from '../shared/descriptions';
 import { stringParam } from '../shared/params';
 import { stage } from '../shared/types';
 import { checkId } from '../shared/validate';
@@ -25,18 +25,7 @@ const properties: INodeProperties[] = [
 	},
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			batchTimeoutOption,
-			idempotencyKeyOption,
-			includeReportOption,
-		],
-	},
+	optionsCollection([batchTimeoutOption, idempotencyKeyOption, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['startMany'] } }, properties);

@@ -3,6 +3,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
 import { api } from '../shared/api';
 import { compactQuery, optionString, optionsParam } from '../shared/params';
+import { optionsCollection } from '../shared/descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -73,42 +74,35 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Cursor',
-				name: 'cursor',
-				type: 'string',
-				default: '',
-				description:
-					'Position to continue from: the "nextCursor" saved from an earlier read (with the same filters). Leave empty to start at the oldest retained event.',
-			},
-			{
-				displayName: 'Output',
-				name: 'output',
-				type: 'options',
-				options: [
-					{
-						name: 'One Item per Event',
-						value: 'events',
-						description: 'Each event becomes an output item',
-					},
-					{
-						name: 'One Item per Read',
-						value: 'page',
-						description: 'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
-					},
-				],
-				default: 'events',
-				description: 'How the events are output',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Cursor',
+			name: 'cursor',
+			type: 'string',
+			default: '',
+			description:
+				'Position to continue from: the "nextCursor" saved from an earlier read (with the same filters). Leave empty to start at the oldest retained event.',
+		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'One Item per Event',
+					value: 'events',
+					description: 'Each event becomes an output item',
+				},
+				{
+					name: 'One Item per Read',
+					value: 'page',
+					description: 'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
+				},
+			],
+			default: 'events',
+			description: 'How the events are output',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['event'], operation: ['getMany'] } }, properties);

@@ -1,6 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { candidateEmailField, concurrencyOption, deliveryField, reportIdField } from '../shared/descriptions';
+import {
+	candidateEmailField,
+	concurrencyOption,
+	deliveryField,
+	optionsCollection,
+	reportIdField,
+} from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { quoteInterview, readInvitationInput } from '../shared/interview';
 
@@ -8,14 +14,7 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getQuote'] } }, properties);

@@ -3,7 +3,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
 import { api } from '../shared/api';
-import { concurrencyOption, interviewIdField, schemaVersionOption, simplifyField, unmeasuredNotice } from '../shared/descriptions';
+import {
+	concurrencyOption,
+	interviewIdField,
+	optionsCollection,
+	schemaVersionOption,
+	simplifyField,
+	unmeasuredNotice,
+} from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { simplifyInterviewResult } from '../shared/simplify';
@@ -16,14 +23,7 @@ const properties: INodeProperties[] = [
 		...simplifyField,
 		description: 'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, schemaVersionOption],
-	},
+	optionsCollection([concurrencyOption, schemaVersionOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getResult'] } }, properties);

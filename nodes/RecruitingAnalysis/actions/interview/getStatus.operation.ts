@@ -2,7 +2,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, interviewAxesNotice, interviewIdField } from '../shared/descriptions';
+import { concurrencyOption, interviewAxesNotice, interviewIdField, optionsCollection } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
@@ -10,14 +10,7 @@ import { checkId } from '../shared/validate';
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
 	interviewIdField(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getStatus'] } }, properties);

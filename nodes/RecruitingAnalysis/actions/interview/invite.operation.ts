@@ -6,6 +6,7 @@ import {
 	concurrencyOption,
 	deliveryField,
 	idempotencyKeyOption,
+	optionsCollection,
 	quoteFields,
 	reportIdField,
 } from '../shared/descriptions';
@@ -18,14 +19,7 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, idempotencyKeyOption],
-	},
+	optionsCollection([concurrencyOption, idempotencyKeyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);

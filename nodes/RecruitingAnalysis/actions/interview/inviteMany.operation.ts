@@ -19,7 +19,13 @@ import {
 	refusesChunk,
 	waitForBatch,
 } from '../shared/batch';
-import { candidateEmailField, idempotencyKeyOption, quoteFields, reportIdField } from '../shared/descriptions';
+import {
+	candidateEmailField,
+	idempotencyKeyOption,
+	optionsCollection,
+	quoteFields,
+	reportIdField,
+} from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
 import { stage, type ChunkState } from '../shared/types';
@@ -35,14 +41,7 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [batchTimeoutOption, idempotencyKeyOption],
-	},
+	optionsCollection([batchTimeoutOption, idempotencyKeyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);

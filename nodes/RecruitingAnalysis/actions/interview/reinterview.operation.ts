@@ -8,6 +8,7 @@ import {
 	deliveryField,
 	idempotencyKeyOption,
 	interviewIdField,
+	optionsCollection,
 	quoteFields,
 	reportIdField,
 } from '../shared/descriptions';
@@ -21,14 +22,7 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, idempotencyKeyOption],
-	},
+	optionsCollection([concurrencyOption, idempotencyKeyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);

@@ -2,21 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, idempotencyKeyOption, interviewIdField } from '../shared/descriptions';
+import { concurrencyOption, idempotencyKeyOption, interviewIdField, optionsCollection } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { checkId, checkUserKey } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, idempotencyKeyOption],
-	},
+	optionsCollection([concurrencyOption, idempotencyKeyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['resend'] } }, properties);

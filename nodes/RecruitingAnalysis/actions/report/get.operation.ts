@@ -2,30 +2,23 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { optionsParam, stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			concurrencyOption,
-			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to include the external reference (your application ID) in the output',
-			},
-		],
-	},
+	optionsCollection([
+		concurrencyOption,
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) in the output',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['get'] } }, properties);

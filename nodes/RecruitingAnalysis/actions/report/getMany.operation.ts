@@ -2,7 +2,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
 import { apiAll } from '../shared/api';
-import { externalReferenceOptions, limitField, returnAllField } from '../shared/descriptions';
+import { externalReferenceOptions, limitField, optionsCollection, returnAllField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { compactQuery, optionString, optionsParam } from '../shared/params';
 import { checkLimit } from '../shared/validate';
@@ -34,22 +34,15 @@ const properties: INodeProperties[] = [
 			...externalReferenceOptions,
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to include the external reference (your application ID) of each report',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) of each report',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getMany'] } }, properties);

@@ -3,7 +3,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
 import { api } from '../shared/api';
-import { concurrencyOption, reportIdField, schemaVersionOption, simplifyField, unmeasuredNotice } from '../shared/descriptions';
+import {
+	concurrencyOption,
+	optionsCollection,
+	reportIdField,
+	schemaVersionOption,
+	simplifyField,
+	unmeasuredNotice,
+} from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { simplifyReportResult } from '../shared/simplify';
@@ -17,14 +24,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to keep only the score, its scale, the summary, the human review recommendation and the limitations',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, schemaVersionOption],
-	},
+	optionsCollection([concurrencyOption, schemaVersionOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getResult'] } }, properties);

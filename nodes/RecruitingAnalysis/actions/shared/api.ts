@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestAllItems, pollUntil, type ApiRequestOptions } from '../../transport';
+import { apiRequest, apiRequestAllItems, pollUntil, type ApiRequestOptions, type PollArgs } from '../../transport';
 
 /** apiRequest typed for the action node: the unwrapped `data` object of the response. */
 export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions): Promise<IDataObject> {
@@ -16,17 +16,7 @@ export async function apiAll(
 }
 
 /** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
-export async function poll<T>(
-	ctx: IExecuteFunctions,
-	args: {
-		fetch: () => Promise<T>;
-		done: (value: T) => boolean;
-		timeoutSeconds: number;
-		initialDelayMs?: number;
-		maxDelayMs?: number;
-		firstReadDelayMs?: number;
-	},
-): Promise<{ value: T; timedOut: boolean }> {
+export async function poll<T>(ctx: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
 	const typed = pollUntil<T>;
 	return await typed.call(ctx, args);
 }

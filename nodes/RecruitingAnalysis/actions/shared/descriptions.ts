@@ -139,6 +139,14 @@ export const idempotencyKeyOption: INodeProperties = {
 		'Key that makes this write safe to repeat (1 to 128 characters: letters, digits, ".", "_", ":" and "-"). Leave empty to derive one from the execution, node and item. A new submission needs a new key.',
 };
 
+/** The options of every operation that sends a resume file, after its first option (alphabetical order). */
+export const resumeFileOptions: INodeProperties[] = [...externalReferenceOptions, fileNameOverrideOption, idempotencyKeyOption];
+
+/** An operation's Options collection (its options in alphabetical order, as the description test checks). */
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options };
+}
+
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
 	name: 'concurrency',

@@ -2,7 +2,13 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { idempotencyKeyFor } from '../../transport';
 import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
-import { concurrencyOption, externalReferenceOptions, idempotencyKeyOption, jobDescriptionFields } from '../shared/descriptions';
+import {
+	concurrencyOption,
+	externalReferenceOptions,
+	idempotencyKeyOption,
+	jobDescriptionFields,
+	optionsCollection,
+} from '../shared/descriptions';
 import { optionString, optionsParam, stringParam } from '../shared/params';
 import { prepareUpload, readExternalReference, readJobDescription } from '../shared/upload';
 import { checkUserKey } from '../shared/validate';
@@ -38,14 +44,7 @@ const properties: INodeProperties[] = [
 		description: 'Content type of the file; must agree with the file extension and the content',
 	},
 	...jobDescriptionFields,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, ...externalReferenceOptions, idempotencyKeyOption],
-	},
+	optionsCollection([concurrencyOption, ...externalReferenceOptions, idempotencyKeyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['prepare'] } }, properties);

@@ -2,20 +2,13 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
 import { stringParam } from '../shared/params';
 import { checkId } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose upload was prepared (starts with rpt_)'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['refreshUrl'] } }, properties);

@@ -4,10 +4,9 @@ import { batchTimeoutOption } from '../shared/batch';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../shared/batchUpload';
 import {
 	binaryPropertyField,
-	externalReferenceOptions,
-	fileNameOverrideOption,
-	idempotencyKeyOption,
 	jobDescriptionFields,
+	optionsCollection,
+	resumeFileOptions,
 } from '../shared/descriptions';
 import { stage } from '../shared/types';
 
@@ -21,14 +20,7 @@ const properties: INodeProperties[] = [
 	},
 	binaryPropertyField,
 	...jobDescriptionFields,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [batchTimeoutOption, ...externalReferenceOptions, fileNameOverrideOption, idempotencyKeyOption],
-	},
+	optionsCollection([batchTimeoutOption, ...resumeFileOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadMany'] } }, properties);

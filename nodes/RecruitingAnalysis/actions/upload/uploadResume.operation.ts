@@ -3,10 +3,9 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import {
 	binaryPropertyField,
 	concurrencyOption,
-	externalReferenceOptions,
-	fileNameOverrideOption,
-	idempotencyKeyOption,
 	jobDescriptionFields,
+	optionsCollection,
+	resumeFileOptions,
 } from '../shared/descriptions';
 import { optionString, optionsParam } from '../shared/params';
 import { readUploadInput, uploadResume } from '../shared/upload';
@@ -15,14 +14,7 @@ import { checkUserKey } from '../shared/validate';
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [concurrencyOption, ...externalReferenceOptions, fileNameOverrideOption, idempotencyKeyOption],
-	},
+	optionsCollection([concurrencyOption, ...resumeFileOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
