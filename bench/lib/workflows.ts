@@ -253,53 +253,33 @@ export function analyzeHttpRequest(o: {
 			name: `bench B1 HTTP Request loop ${o.path}`,
 			nodes,
 			connections: {
-				Webhook: { main: [[{ node: 'Read Resumes', type: 'main', index: 0 }]] },
-				'Read Resumes': { main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]] },
-				'Loop Over Items': {
-					main: [
-						[{ node: 'Done', type: 'main', index: 0 }],
-						[
-							{ node: 'Prepare Upload', type: 'main', index: 0 },
-							{ node: 'Merge', type: 'main', index: 0 },
-						],
-					],
-				},
-				'Prepare Upload': { main: [[{ node: 'Merge', type: 'main', index: 1 }]] },
-				Merge: { main: [[{ node: 'PUT File', type: 'main', index: 0 }]] },
-				'PUT File': { main: [[{ node: 'Get Quote', type: 'main', index: 0 }]] },
-				'Get Quote': { main: [[{ node: 'Start Analysis', type: 'main', index: 0 }]] },
-				'Start Analysis': { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
-				Wait: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] },
-				'Get Status': { main: [[{ node: 'Still Running?', type: 'main', index: 0 }]] },
-				'Still Running?': {
-					main: [[{ node: 'Wait', type: 'main', index: 0 }], [{ node: 'Loop Over Items', type: 'main', index: 0 }]],
-				},
+				...link('Webhook', 'Read Resumes', 'Loop Over Items'),
+				'Loop Over Items': { main: [[to('Done')], [to('Prepare Upload'), to('Merge')]] },
+				...perItemChain('Loop Over Items'),
 			},
 			settings,
 		};
 	}
-	const connections: Record<string, unknown> = {
-		Webhook: { main: [[{ node: 'Read Resumes', type: 'main', index: 0 }]] },
-		'Read Resumes': {
-			main: [
-				[
-					{ node: 'Prepare Upload', type: 'main', index: 0 },
-					{ node: 'Merge', type: 'main', index: 0 },
-				],
-			],
-		},
-		'Prepare Upload': { main: [[{ node: 'Merge', type: 'main', index: 1 }]] },
-		Merge: { main: [[{ node: 'PUT File', type: 'main', index: 0 }]] },
-		'PUT File': { main: [[{ node: 'Get Quote', type: 'main', index: 0 }]] },
-		'Get Quote': { main: [[{ node: 'Start Analysis', type: 'main', index: 0 }]] },
-		'Start Analysis': { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
-		Wait: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] },
-		'Get Status': { main: [[{ node: 'Still Running?', type: 'main', index: 0 }]] },
-		'Still Running?': {
-			main: [[{ node: 'Wait', type: 'main', index: 0 }], [{ node: 'Done', type: 'main', index: 0 }]],
-		},
+	const connections = {
+		...link('Webhook', 'Read Resumes'),
+		'Read Resumes': { main: [[to('Prepare Upload'), to('Merge')]] },
+		...perItemChain('Done'),
 	};
 	return { name: `bench B1 HTTP Request ${o.path}`, nodes, connections, settings };
+}
+
+const to = (node: string, index = 0) => ({ node, type: 'main', index });
+
+/**
+ * The calls of one resume in the HTTP Request workflows, from the prepared upload (merged back with its file)
+ * through the poll loop; a finished report goes on to `finished`.
+ */
+function perItemChain(finished: string): Record<string, unknown> {
+	return {
+		'Prepare Upload': { main: [[to('Merge', 1)]] },
+		...link('Merge', 'PUT File', 'Get Quote', 'Start Analysis', 'Wait', 'Get Status', 'Still Running?'),
+		'Still Running?': { main: [[to('Wait')], [to(finished)]] },
+	};
 }
 
 /** B2: Read Files → Upload Resume (prepare + streamed PUT) for every file. */
