@@ -5,6 +5,8 @@
  *   await uploadFile(sb, upload.url, pdf, PDF_MIME) // the storage PUT (no Authorization header)
  *   await sb.control.counters(sb.seed.workspaceId)  // typed /_sandbox client
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
@@ -58,6 +60,23 @@ export interface MailEntry {
 	deliveryId: string;
 	sentAt: string | null;
 	state: 'queued' | 'sent' | 'failed';
+}
+
+/** JSON request to the sandbox (control endpoints, or the API with the headers given); any status comes back. */
+export async function http(
+	baseUrl: string,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+): Promise<{ status: number; body: IDataObject }> {
+	const response = await fetch(`${baseUrl}${path}`, {
+		method,
+		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	return { status: response.status, body: text ? (JSON.parse(text) as IDataObject) : {} };
 }
 
 async function json<T>(baseUrl: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -8,6 +8,10 @@ import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisAp
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../../helpers/n8n-engine';
+import { http } from '../../helpers/sandbox';
+import type { Counters } from '../../../sandbox/src';
+
+export type { Counters };
 
 export interface Workspace {
 	baseUrl: string;
@@ -17,41 +21,11 @@ export interface Workspace {
 	webhookSecret?: string;
 }
 
-/** JSON request to the sandbox (control endpoints or the API with the workspace key). */
-export async function http(
-	baseUrl: string,
-	method: string,
-	path: string,
-	body?: unknown,
-	headers: Record<string, string> = {},
-): Promise<{ status: number; body: IDataObject }> {
-	const response = await fetch(`${baseUrl}${path}`, {
-		method,
-		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	return { status: response.status, body: text ? (JSON.parse(text) as IDataObject) : {} };
-}
-
 /** A fresh workspace (own key, own counters) on a running sandbox. */
 export async function newWorkspace(baseUrl: string, settings: IDataObject = {}): Promise<Workspace> {
 	const { status, body } = await http(baseUrl, 'POST', '/_sandbox/workspaces', settings);
 	if (status !== 200 && status !== 201) throw new Error(`workspace creation failed: ${status} ${JSON.stringify(body)}`);
 	return { baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
-}
-
-export interface Counters extends IDataObject {
-	reportsCreated: number;
-	preparationsCreated: number;
-	attemptsCreated: number;
-	interviewsCreated: number;
-	emailsSent: number;
-	batchesCreated: number;
-	idempotentReplays: number;
-	storagePuts: number;
-	storageAuthorizationHeaders: number;
-	requests: Record<string, number>;
 }
 
 export async function counters(ws: Workspace): Promise<Counters> {

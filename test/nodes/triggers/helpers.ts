@@ -7,6 +7,7 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/src';
+import { http } from '../../helpers/sandbox';
 
 export interface Workspace {
 	baseUrl: string;
@@ -14,22 +15,6 @@ export interface Workspace {
 	apiKey: string;
 	webhookSecret: string;
 	jobDescriptionId: string;
-}
-
-export async function http(
-	baseUrl: string,
-	method: string,
-	path: string,
-	body?: unknown,
-	headers: Record<string, string> = {},
-): Promise<{ status: number; body: IDataObject }> {
-	const response = await fetch(`${baseUrl}${path}`, {
-		method,
-		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	return { status: response.status, body: text ? (JSON.parse(text) as IDataObject) : {} };
 }
 
 export async function control(ws: { baseUrl: string }, method: string, path: string, body?: unknown): Promise<IDataObject> {
