@@ -993,6 +993,14 @@ export async function executeWorkflow(
 // Example workflows and credentials
 // ---------------------------------------------------------------------------------------------
 
+/** Our npm package, and the n8n type names of its three nodes once installed as a community package. */
+export const PACKAGE = 'n8n-nodes-recruiting-analysis';
+export const NODE_TYPES = {
+	action: `${PACKAGE}.recruitingAnalysis`,
+	trigger: `${PACKAGE}.recruitingAnalysisTrigger`,
+	feed: `${PACKAGE}.recruitingAnalysisFeedTrigger`,
+};
+
 export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
 
 export function loadExample(file: string): WorkflowJson {

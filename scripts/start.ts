@@ -22,12 +22,12 @@ import {
 	nodeOutput,
 	packPackage,
 	startN8n,
+	NODE_TYPES,
 	type N8nInstance,
 	type WorkflowJson,
 } from './n8n-host';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
 
-const PACKAGE = 'n8n-nodes-recruiting-analysis';
 const DEMO_EXAMPLE = 'analyze-one-resume.json';
 const log = (line: string) => process.stdout.write(`[start] ${line}\n`);
 
@@ -40,7 +40,7 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 function ourTriggers(wf: WorkflowJson) {
-	return wf.nodes.filter((n) => n.type === `${PACKAGE}.recruitingAnalysisTrigger` || n.type === `${PACKAGE}.recruitingAnalysisFeedTrigger`);
+	return wf.nodes.filter((n) => n.type === NODE_TYPES.trigger || n.type === NODE_TYPES.feed);
 }
 
 async function main(): Promise<void> {

@@ -18,12 +18,7 @@ import {
 } from '../../scripts/n8n-host';
 import type { Workspace } from './sandbox';
 
-export const PACKAGE = 'n8n-nodes-recruiting-analysis';
-export const NODE_TYPES = {
-	action: `${PACKAGE}.recruitingAnalysis`,
-	trigger: `${PACKAGE}.recruitingAnalysisTrigger`,
-	feed: `${PACKAGE}.recruitingAnalysisFeedTrigger`,
-};
+export { NODE_TYPES } from '../../scripts/n8n-host';
 
 export type Log = (line: string) => void;
 

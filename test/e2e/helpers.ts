@@ -9,6 +9,8 @@ import {
 	createUserFolder,
 	installCommunityPackage,
 	loadExample,
+	NODE_TYPES,
+	PACKAGE,
 	startN8n,
 	uniqueSuffix,
 	type N8nInstance,
@@ -16,12 +18,7 @@ import {
 } from '../../scripts/n8n-host';
 import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 
-export const PACKAGE = 'n8n-nodes-recruiting-analysis';
-export const NODE_TYPES = {
-	action: `${PACKAGE}.recruitingAnalysis`,
-	trigger: `${PACKAGE}.recruitingAnalysisTrigger`,
-	feed: `${PACKAGE}.recruitingAnalysisFeedTrigger`,
-};
+export { NODE_TYPES };
 
 export interface RealN8n {
 	n8n: N8nInstance;
