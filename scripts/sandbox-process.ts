@@ -27,10 +27,11 @@ export interface SandboxProcess {
 
 /** Starts `npm run sandbox`'s program on loopback; resolves with the seed JSON it prints first. */
 export async function startSandboxProcess(
-	opts: { port?: number; logFile?: string; log?: Logger; timeoutMs?: number } = {},
+	opts: { port?: number; logFile?: string; log?: Logger; timeoutMs?: number; extraArgs?: string[] } = {},
 ): Promise<SandboxProcess> {
 	const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, [join(REPO_ROOT, 'sandbox', 'cli.ts'), '--port', String(opts.port ?? 0)], {
+	const args = [join(REPO_ROOT, 'sandbox', 'cli.ts'), '--port', String(opts.port ?? 0), ...(opts.extraArgs ?? [])];
+	const child = spawn(tsx, args, {
 		cwd: REPO_ROOT,
 		env: { ...process.env, NODE_OPTIONS: '' },
 		stdio: ['ignore', 'pipe', 'pipe'],

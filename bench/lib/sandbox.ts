@@ -1,23 +1,14 @@
 /**
- * The sandbox as a child process for the benchmarks: `tsx sandbox/cli.ts --port 0 --worker-delay-ms W`, its
+ * The sandbox as a child process for the benchmarks (scripts/sandbox-process.ts with `--worker-delay-ms W`), its
  * request log (one line per request: ISO time, method, path, status, elapsed) written to a file so that phases can
- * be timed from the server's side, and the control client of scripts/sandbox-process.ts.
+ * be timed from the server's side.
  */
-import { spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 
-import { REPO_ROOT, settlesWithin } from '../../scripts/n8n-host';
-import { SandboxControl, type SandboxSeed } from '../../scripts/sandbox-process';
+import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 
-export interface BenchSandbox {
-	seed: SandboxSeed;
-	baseUrl: string;
-	control: SandboxControl;
+export interface BenchSandbox extends SandboxProcess {
 	logFile: string;
-	pid: number;
-	stop(): Promise<void>;
 }
 
 export interface Workspace {
@@ -28,65 +19,8 @@ export interface Workspace {
 }
 
 export async function startBenchSandbox(opts: { logFile: string; workerDelayMs: number }): Promise<BenchSandbox> {
-	const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(
-		tsx,
-		[join(REPO_ROOT, 'sandbox', 'cli.ts'), '--port', '0', '--worker-delay-ms', String(opts.workerDelayMs)],
-		{ cwd: REPO_ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-	);
-	const out = createWriteStream(opts.logFile, { flags: 'a' });
-	child.stderr!.on('data', (c: Buffer) => out.write(c));
-	const lines = createInterface({ input: child.stdout! });
-	const seed = await new Promise<SandboxSeed>((resolveSeed, reject) => {
-		const timer = setTimeout(() => reject(new Error('sandbox printed no seed line within 60 s')), 60_000);
-		let first = true;
-		lines.on('line', (line) => {
-			if (first) {
-				first = false;
-				clearTimeout(timer);
-				try {
-					resolveSeed(JSON.parse(line) as SandboxSeed);
-				} catch {
-					reject(new Error(`sandbox's first line is not the seed JSON: ${line}`));
-				}
-				return;
-			}
-			out.write(line + '\n');
-		});
-		child.once('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`sandbox exited (${code}) before printing its seed`));
-		});
-	});
-	const exited = new Promise<void>((r) => child.once('exit', () => r()));
-	let stopped = false;
-	return {
-		seed,
-		baseUrl: seed.baseUrl,
-		control: new SandboxControl(seed.baseUrl),
-		logFile: opts.logFile,
-		pid: child.pid!,
-		async stop() {
-			if (stopped) return;
-			stopped = true;
-			if (child.exitCode === null && child.signalCode === null) {
-				try {
-					process.kill(-child.pid!, 'SIGTERM');
-				} catch {
-					/* gone */
-				}
-				if (!(await settlesWithin(exited, 5000))) {
-					try {
-						process.kill(-child.pid!, 'SIGKILL');
-					} catch {
-						/* gone */
-					}
-					await exited;
-				}
-			}
-			out.end();
-		},
-	};
+	const sandbox = await startSandboxProcess({ logFile: opts.logFile, extraArgs: ['--worker-delay-ms', String(opts.workerDelayMs)] });
+	return { ...sandbox, logFile: opts.logFile };
 }
 
 /** A fresh workspace per measured run, so its counters hold exactly that run's requests. */
