@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 
+import { mulberry32 } from '../../sandbox/src/faults';
 import { delay, type N8nInstance } from '../../scripts/n8n-host';
 import { credentialsFor, executionCount, publish, type Log } from '../lib/n8n';
 import { freshWorkspace, type BenchSandbox } from '../lib/sandbox';
@@ -44,18 +45,6 @@ export interface Slow {
 	redelivery: boolean;
 }
 
-/** Deterministic shuffle source (mulberry32) so that a run is reproducible. */
-function rng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 interface Delivered {
 	latencies: number[];
 	slow: Slow[];
@@ -85,7 +74,7 @@ async function deliver(url: string, secret: string, deliveries: number, concurre
 	});
 	// Originals in order; each redelivery repeats an event from the first 40 % and goes into the last 40 %.
 	const order: number[] = events.map((_, i) => i);
-	const random = rng(seed);
+	const random = mulberry32(seed);
 	for (let r = 0; r < redeliveries; r++) {
 		const source = Math.floor(random() * Math.floor(distinct * 0.4));
 		const at = Math.floor(order.length * 0.6) + Math.floor(random() * (order.length * 0.4));

@@ -28,7 +28,8 @@ export interface FaultDecision {
 	delayMs: number;
 }
 
-function mulberry32(seed: number): () => number {
+/** Deterministic pseudo-random source (mulberry32): a seeded run is reproducible. */
+export function mulberry32(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
 		a = (a + 0x6d2b79f5) >>> 0;
