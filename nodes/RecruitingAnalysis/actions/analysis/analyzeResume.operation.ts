@@ -11,7 +11,7 @@ import {
 	resumeFileOptions,
 	waitForCompletionOptions,
 } from '../shared/descriptions';
-import { optionString, optionsParam } from '../shared/params';
+import { optionsParam } from '../shared/params';
 import { readUploadInput, uploadResume } from '../shared/upload';
 import { checkUserKey } from '../shared/validate';
 
@@ -26,7 +26,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 /** The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait). */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, options, itemIndex);
 	const wait = readWaitSettings(options);
 	const input = await readUploadInput(this, itemIndex);
 

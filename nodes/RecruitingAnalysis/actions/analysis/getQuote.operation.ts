@@ -3,8 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { quoteAnalysis } from '../shared/analysis';
 import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report with an uploaded resume (starts with rpt_)'),
@@ -15,7 +14,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 
 /** Price of analyzing the report, with the fingerprint the Start operation needs. Reserves nothing. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	addNotice(this, 'quoteNotBinding');
 	return await quoteAnalysis(this, itemIndex, reportId);
 }

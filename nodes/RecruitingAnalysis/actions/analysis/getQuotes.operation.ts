@@ -5,8 +5,7 @@ import { api } from '../shared/api';
 import { itemKeyFor } from '../shared/batch';
 import { reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	{
@@ -34,7 +33,7 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 	const valid: Array<{ position: number; itemIndex: number; reportId: string }> = [];
 	for (const [position, itemIndex] of itemIndexes.entries()) {
 		try {
-			valid.push({ position, itemIndex, reportId: checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID') });
+			valid.push({ position, itemIndex, reportId: idParam(this, 'reportId', itemIndex, 'Report ID') });
 		} catch (error) {
 			outcomes[position] = error as Error;
 		}

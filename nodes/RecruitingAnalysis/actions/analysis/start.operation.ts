@@ -9,8 +9,8 @@ import {
 	reportIdField,
 	waitForCompletionOptions,
 } from '../shared/descriptions';
-import { optionString, optionsParam, stringParam } from '../shared/params';
-import { checkId, checkUserKey } from '../shared/validate';
+import { optionsParam } from '../shared/params';
+import { checkUserKey, idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
@@ -22,10 +22,10 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 
 /** Submit the analysis of an uploaded resume (202: an attempt is created). */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const choice = readQuoteChoice(this, itemIndex);
 	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, options, itemIndex);
 	const wait = readWaitSettings(options);
 
 	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);

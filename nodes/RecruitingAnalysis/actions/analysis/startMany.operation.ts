@@ -13,7 +13,7 @@ import {
 import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField } from '../shared/descriptions';
 import { stringParam } from '../shared/params';
 import { stage } from '../shared/types';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	{
@@ -40,7 +40,7 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 	const pending: AnalysisEntry[] = [];
 	for (const [position, itemIndex] of chunk.itemIndexes.entries()) {
 		try {
-			const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+			const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 			const auto = this.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
 			const fingerprint = auto
 				? undefined

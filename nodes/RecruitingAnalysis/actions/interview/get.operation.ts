@@ -4,8 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, interviewAxesNotice, interviewIdField, optionsCollection } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
@@ -17,7 +16,7 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 /** The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/interviews/{}', interviewId),

@@ -12,9 +12,9 @@ import {
 	unmeasuredNotice,
 } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
-import { optionString, optionsParam, stringParam } from '../shared/params';
+import { optionString, optionsParam } from '../shared/params';
 import { simplifyInterviewResult } from '../shared/simplify';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
@@ -30,7 +30,7 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 /** The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const options = optionsParam(this, itemIndex);
 	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
 	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;

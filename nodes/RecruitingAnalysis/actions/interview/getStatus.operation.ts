@@ -4,8 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, interviewAxesNotice, interviewIdField, optionsCollection } from '../shared/descriptions';
 import { noticesForInterview } from '../shared/hints';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
@@ -17,7 +16,7 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 /** Current state of the interview attempt (the same fields as Get), for polling. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/interviews/{}/status', interviewId),

@@ -11,7 +11,7 @@ import {
 	reportIdField,
 } from '../shared/descriptions';
 import { createInvitation, readInvitationInput } from '../shared/interview';
-import { optionString, optionsParam } from '../shared/params';
+import { optionsParam } from '../shared/params';
 import { checkUserKey } from '../shared/validate';
 
 const properties: INodeProperties[] = [
@@ -28,6 +28,6 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const input = readInvitationInput(this, itemIndex);
 	const choice = readQuoteChoice(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
 	return await createInvitation(this, itemIndex, '/api/v1/interviews', input, choice, 'interview.invite', userKey);
 }

@@ -13,8 +13,8 @@ import {
 	reportIdField,
 } from '../shared/descriptions';
 import { createInvitation, readInvitationInput } from '../shared/interview';
-import { optionString, optionsParam, stringParam } from '../shared/params';
-import { checkId, checkUserKey } from '../shared/validate';
+import { optionsParam } from '../shared/params';
+import { checkUserKey, idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the previous interview attempt (starts with int_); it must not be in progress'),
@@ -29,10 +29,10 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 /** A new interview attempt with a new ID; the old attempt keeps its results and its links stop working. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const input = readInvitationInput(this, itemIndex);
 	const choice = readQuoteChoice(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
 	const output = await createInvitation(
 		this,
 		itemIndex,

@@ -4,8 +4,8 @@ import { apiPath, idempotencyKeyFor } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, idempotencyKeyOption, interviewIdField, optionsCollection } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
-import { optionString, optionsParam, stringParam } from '../shared/params';
-import { checkId, checkUserKey } from '../shared/validate';
+import { optionsParam } from '../shared/params';
+import { checkUserKey, idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
@@ -19,8 +19,8 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
  * per execution and item, so a retry after a timeout reuses it and the provider is not asked twice.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = checkId(this, stringParam(this, 'interviewId', itemIndex), itemIndex, 'Interview ID');
-	const userKey = checkUserKey(this, optionString(optionsParam(this, itemIndex), 'idempotencyKey'), itemIndex);
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
+	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
 	const response = await api(this, {
 		method: 'POST',
 		path: apiPath('/api/v1/interviews/{}/resend', interviewId),

@@ -2,8 +2,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,8 +19,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['get'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const jobDescriptionId = stringParam(this, 'jobDescriptionId', itemIndex);
-	checkId(this, jobDescriptionId, itemIndex, 'Job Description ID');
+	const jobDescriptionId = idParam(this, 'jobDescriptionId', itemIndex, 'Job Description ID');
 	return await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/job-descriptions/{}', jobDescriptionId),

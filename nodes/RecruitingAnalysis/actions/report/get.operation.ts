@@ -4,8 +4,8 @@ import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
-import { optionsParam, stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { optionsParam } from '../shared/params';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField(),
@@ -25,7 +25,7 @@ export const description = updateDisplayOptions({ show: { resource: ['report'], 
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
 	const report = await api(this, {
 		method: 'GET',

@@ -12,9 +12,9 @@ import {
 	unmeasuredNotice,
 } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
-import { optionString, optionsParam, stringParam } from '../shared/params';
+import { optionString, optionsParam } from '../shared/params';
 import { simplifyReportResult } from '../shared/simplify';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
@@ -31,7 +31,7 @@ export const description = updateDisplayOptions({ show: { resource: ['report'], 
 
 /** The detailed evidence result. Read it after status completed (or report.result_ready); null result means pending or failed. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
 	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
 	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;

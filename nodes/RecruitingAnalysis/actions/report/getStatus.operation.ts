@@ -4,8 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, humanReviewNotice, optionsCollection, reportIdField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	humanReviewNotice,
@@ -17,7 +16,7 @@ export const description = updateDisplayOptions({ show: { resource: ['report'], 
 
 /** Status, attempt and code of a report: queued/processing (wait), completed, requires_action (human review) or failed. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const status = await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/reports/{}/status', reportId),

@@ -45,7 +45,7 @@ export function chunkIdempotencyKey(
 	options: IDataObject,
 ): string {
 	const first = itemIndexes[0];
-	const userKey = checkUserKey(ctx, typeof options.idempotencyKey === 'string' ? options.idempotencyKey.trim() : undefined, first);
+	const userKey = checkUserKey(ctx, options, first);
 	return idempotencyKeyFor.call(ctx, first, `${operationKey}.batch`, userKey, userKey ? `chunk${first}` : undefined);
 }
 

@@ -14,7 +14,7 @@ import {
 import { api } from './api';
 import { onApiCondition } from './errors';
 import { optionString, optionsParam, stringParam } from './params';
-import { checkId } from './validate';
+import { idParam } from './validate';
 
 /** What the API answers to POST /api/v1/uploads (and to URL refresh). */
 export interface PreparedUpload {
@@ -30,7 +30,7 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 	if (source === 'text') {
 		input = { kind: 'text', text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string };
 	} else {
-		input = { kind: 'existing', id: checkId(ctx, stringParam(ctx, 'jobDescriptionId', itemIndex), itemIndex, 'Saved Job ID') };
+		input = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
 		const expectedRevision = stringParam(ctx, 'expectedRevision', itemIndex);
 		if (expectedRevision) input.expectedRevision = expectedRevision;
 	}

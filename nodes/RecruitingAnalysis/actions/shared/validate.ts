@@ -1,15 +1,17 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { validateId, validateIdempotencyKey, validateInput } from '../../validation';
+import { optionString, stringParam } from './params';
 
 /**
  * Small adapters over the shared validation module, so operation files read as one line per rule.
  * Every check runs before the operation's first request.
  */
 
-export function checkId(ctx: IExecuteFunctions, value: string, itemIndex: number, label: string): string {
-	return validateId.call(ctx, value, itemIndex, label);
+/** The ID in parameter `name`, trimmed and checked; `label` names the field in the error. */
+export function idParam(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
+	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
 /** n8n's "Limit" is the total number of results (paged by the transport), not the page size. */
@@ -22,8 +24,8 @@ export function checkLimit(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 	return validateInput.call(ctx, totalLimitSchema, value, itemIndex, 'Limit') as number;
 }
 
-/** The user's own idempotency key, when given (otherwise one is derived by idempotencyKeyFor). */
-export function checkUserKey(ctx: IExecuteFunctions, value: string | undefined, itemIndex: number): string | undefined {
-	if (value === undefined || value === '') return undefined;
-	return validateIdempotencyKey.call(ctx, value, itemIndex);
+/** The user's own idempotency key (Options > Idempotency Key), when given; otherwise idempotencyKeyFor derives one. */
+export function checkUserKey(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): string | undefined {
+	const value = optionString(options, 'idempotencyKey');
+	return value === undefined ? undefined : validateIdempotencyKey.call(ctx, value, itemIndex);
 }

@@ -3,8 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose prepared upload should be removed (starts with rpt_)'),
@@ -18,7 +17,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
  * absent preparation; an accepted analysis is not cancelled (409).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	await api(this, {
 		method: 'DELETE',
 		path: apiPath('/api/v1/uploads/{}', reportId),

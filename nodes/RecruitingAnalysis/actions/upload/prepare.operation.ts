@@ -9,7 +9,7 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 } from '../shared/descriptions';
-import { optionString, optionsParam, stringParam } from '../shared/params';
+import { optionsParam, stringParam } from '../shared/params';
 import { prepareUpload, readExternalReference, readJobDescription } from '../shared/upload';
 import { checkUserKey } from '../shared/validate';
 
@@ -55,7 +55,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, options, itemIndex);
 	const jobDescription = readJobDescription(this, itemIndex);
 	const externalReference = readExternalReference(this, options, itemIndex);
 	const input: IDataObject = {

@@ -3,8 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
 import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
-import { stringParam } from '../shared/params';
-import { checkId } from '../shared/validate';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose upload was prepared (starts with rpt_)'),
@@ -15,7 +14,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
 
 /** New signed URL for a prepared upload that is not yet admitted (the 24-hour preparation lifetime is not extended). */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = checkId(this, stringParam(this, 'reportId', itemIndex), itemIndex, 'Report ID');
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	return await api(this, {
 		method: 'POST',
 		path: apiPath('/api/v1/uploads/{}/url', reportId),

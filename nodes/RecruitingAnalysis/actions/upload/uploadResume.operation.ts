@@ -7,7 +7,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../shared/descriptions';
-import { optionString, optionsParam } from '../shared/params';
+import { optionsParam } from '../shared/params';
 import { readUploadInput, uploadResume } from '../shared/upload';
 import { checkUserKey } from '../shared/validate';
 
@@ -22,7 +22,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, optionString(options, 'idempotencyKey'), itemIndex);
+	const userKey = checkUserKey(this, options, itemIndex);
 	const input = await readUploadInput(this, itemIndex);
 	return await uploadResume(this, itemIndex, input, 'upload.uploadResume', userKey);
 }
