@@ -182,7 +182,11 @@ export async function api<T = Json>(
 	else if (o.body !== undefined) body = JSON.stringify(o.body);
 	if (body !== undefined) headers['content-type'] = 'application/json';
 	Object.assign(headers, o.headers);
-	const res = await fetch(`${sb.baseUrl}${path}`, { method, headers, body });
+	return await toApiResponse<T>(await fetch(`${sb.baseUrl}${path}`, { method, headers, body }));
+}
+
+/** Status, headers and body of a response: parsed JSON, the text when it is not JSON, null when empty. */
+async function toApiResponse<T = Json>(res: Response): Promise<ApiResponse<T>> {
 	const text = await res.text();
 	let parsed: unknown = null;
 	if (text) {
@@ -203,17 +207,7 @@ export async function uploadFile(
 	mime: string,
 	extraHeaders: Record<string, string> = {},
 ): Promise<ApiResponse> {
-	const res = await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer });
-	const text = await res.text();
-	let parsed: unknown = null;
-	if (text) {
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			parsed = text;
-		}
-	}
-	return { status: res.status, headers: res.headers, body: parsed, text };
+	return await toApiResponse(await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer }));
 }
 
 /** Polls `fn` until it returns a truthy value (real time), or throws after `timeoutMs`. */
