@@ -8,6 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
+import type { Workspace } from '../../sandbox/src/types';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
 export type Json = ReturnType<typeof JSON.parse>;
@@ -102,18 +103,7 @@ export function controlClient(baseUrl: string) {
 		revokeKey: (apiKey: string) => c<{ revoked: boolean }>('POST', '/_sandbox/keys/revoke', { apiKey }),
 		patchWorkspace: (
 			wid: string,
-			body: Partial<{
-				disabled: boolean;
-				analysisAllowance: number;
-				interviewAllowance: number;
-				activeAnalysisLimit: number;
-				pendingUploadLimit: number;
-				batchCapacity: number;
-				admissionDeadlineMs: number;
-				priceVersion: number;
-				holdEmails: boolean;
-				holdPreparation: boolean;
-			}>,
+			body: Partial<Omit<Workspace, 'id' | 'createdAt' | 'webhookSecret' | 'eventSeq' | 'purgedThroughSeq'>>,
 		) => c<Record<string, unknown>>('PATCH', `/_sandbox/workspaces/${wid}`, body),
 		reset: (wid: string) => c<{ apiKey: string }>('POST', `/_sandbox/workspaces/${wid}/reset`),
 		counters: (wid: string) => c<Counters>('GET', `/_sandbox/workspaces/${wid}/counters`),
