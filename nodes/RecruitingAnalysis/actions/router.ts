@@ -15,7 +15,6 @@ import * as report from './report/Report.resource';
 import { mapWithConcurrency } from './shared/concurrency';
 import {
 	BATCH_CHUNK_SIZE,
-	type ChunkOutcomes,
 	type ItemResult,
 	type OperationModule,
 	type ChunkState,
@@ -83,24 +82,20 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
 				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
-			const record = (chunk: number[], settled: Settled<ChunkOutcomes>): void => {
+			const record = (chunk: number[], settled: Settled<ChunkState>): void => {
 				if (!settled.ok) {
 					// The whole chunk failed (the envelope was rejected, or a request failed): every item of it fails.
 					for (const itemIndex of chunk) fail(itemIndex, settled.error);
 					return;
 				}
 				chunk.forEach((itemIndex, position) => {
-					const outcome = settled.value[position];
+					const outcome = settled.value.outcomes[position];
 					if (outcome instanceof Error) fail(itemIndex, outcome);
 					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
 				});
 			};
-			if (module.stages) {
-				const settled = await runPipeline(this, module.stages, chunks, continueOnFail);
-				settled.forEach((chunk, k) => record(chunks[k], chunk.ok ? { ok: true, value: chunk.value.outcomes } : chunk));
-			} else {
-				for (const chunk of chunks) record(chunk, await settle(module.execute.call(this, chunk)));
-			}
+			const settled = await runPipeline(this, module.stages, chunks, continueOnFail);
+			settled.forEach((chunk, k) => record(chunks[k], chunk));
 			continue;
 		}
 

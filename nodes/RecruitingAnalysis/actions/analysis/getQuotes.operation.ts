@@ -5,6 +5,7 @@ import { api } from '../shared/api';
 import { itemKeyFor } from '../shared/batch';
 import { reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
+import { stage, type ChunkState } from '../shared/types';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
@@ -28,8 +29,8 @@ interface BatchQuoteItem extends IDataObject {
 }
 
 /** Quote the analyses of up to 20 input items with one request; one output item per input item. */
-export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
-	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
+	const { itemIndexes, outcomes } = chunk;
 	const valid: Array<{ position: number; itemIndex: number; reportId: string }> = [];
 	for (const [position, itemIndex] of itemIndexes.entries()) {
 		try {
@@ -38,7 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			outcomes[position] = error as Error;
 		}
 	}
-	if (valid.length === 0) return outcomes;
+	if (valid.length === 0) return chunk;
 
 	const body = { items: valid.map(({ itemIndex, reportId }) => ({ itemKey: itemKeyFor(itemIndex), input: { reportId } })) };
 	validateBatch.call(this, analysisBatchQuoteSchema, body, valid[0].itemIndex);
@@ -60,5 +61,8 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};
 	}
-	return outcomes;
+	return chunk;
 }
+
+/** One stage: chunks are quoted one after another (quotes have no side effect to overlap with). */
+export const stages = [stage(quoteChunk)];

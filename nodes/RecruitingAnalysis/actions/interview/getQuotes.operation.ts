@@ -6,6 +6,7 @@ import { itemKeyFor } from '../shared/batch';
 import { candidateEmailField, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { readBatchInvitation } from './inviteMany.operation';
+import { stage, type ChunkState } from '../shared/types';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,8 +25,8 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 export const mode = 'batch';
 
 /** Quote the interviews of up to 20 input items with one request; one output item per input item. */
-export async function execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<Array<IDataObject | Error>> {
-	const outcomes: Array<IDataObject | Error> = itemIndexes.map(() => ({}));
+async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
+	const { itemIndexes, outcomes } = chunk;
 	const valid: Array<{ position: number; itemIndex: number; input: IDataObject }> = [];
 	for (const [position, itemIndex] of itemIndexes.entries()) {
 		try {
@@ -34,7 +35,7 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			outcomes[position] = error as Error;
 		}
 	}
-	if (valid.length === 0) return outcomes;
+	if (valid.length === 0) return chunk;
 	const body = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
 	validateBatch.call(this, interviewBatchQuoteSchema, body, valid[0].itemIndex);
 	const response = await api(this, {
@@ -56,5 +57,8 @@ export async function execute(this: IExecuteFunctions, itemIndexes: number[]): P
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};
 	}
-	return outcomes;
+	return chunk;
 }
+
+/** One stage: chunks are quoted one after another (quotes have no side effect to overlap with). */
+export const stages = [stage(quoteChunk)];

@@ -13,17 +13,6 @@ export interface ItemOperation {
 /** One outcome per input item of a chunk, in the chunk's order (an Error for an item that failed on its own). */
 export type ChunkOutcomes = Array<IDataObject | Error>;
 
-/**
- * An operation that uses one of the API's batch endpoints: the router hands it the indexes of up to
- * BATCH_CHUNK_SIZE input items at a time and expects one outcome per index, in the same order.
- */
-export interface BatchOperation {
-	description: INodeProperties[];
-	mode: 'batch';
-	execute(this: IExecuteFunctions, itemIndexes: number[]): Promise<ChunkOutcomes>;
-	stages?: undefined;
-}
-
 /** A chunk of up to BATCH_CHUNK_SIZE input items on its way through a pipelined batch operation. */
 export interface ChunkState {
 	itemIndexes: number[];
@@ -40,19 +29,19 @@ export function stage<S extends ChunkState>(run: (this: IExecuteFunctions, chunk
 }
 
 /**
- * A batch operation in stages, so that chunks overlap: while chunk k is in stage i + 1, chunk k + 1 is in stage
- * i (for example: the next upload batch is created while this chunk's files are PUT; the next chunk is quoted
- * while this analysis batch runs). Each stage handles one chunk at a time, in chunk order, so the API's one
- * active batch per kind holds as long as a batch is created and awaited inside one stage.
+ * An operation that uses one of the API's batch endpoints: the router hands it the input items in chunks of up to
+ * BATCH_CHUNK_SIZE and runs its stages as a pipeline, so that chunks overlap: while chunk k is in stage i + 1,
+ * chunk k + 1 is in stage i (for example: the next upload batch is created while this chunk's files are PUT; the
+ * next chunk is quoted while this analysis batch runs). Each stage handles one chunk at a time, in chunk order,
+ * so the API's one active batch per kind holds as long as a batch is created and awaited inside one stage.
  */
-export interface PipelinedBatchOperation {
+export interface BatchOperation {
 	description: INodeProperties[];
 	mode: 'batch';
 	stages: PipelineStage[];
-	execute?: undefined;
 }
 
-export type OperationModule = ItemOperation | BatchOperation | PipelinedBatchOperation;
+export type OperationModule = ItemOperation | BatchOperation;
 
 /** The spec's batch size limit (1 to 20 items per batch request). */
 export const BATCH_CHUNK_SIZE = 20;
