@@ -2,7 +2,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../shared/api';
-import { itemKeyFor } from '../shared/batch';
+import { itemKeyFor, readChunk } from '../shared/batch';
 import { reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { stage, type ChunkState } from '../shared/types';
@@ -30,15 +30,8 @@ interface BatchQuoteItem extends IDataObject {
 
 /** Quote the analyses of up to 20 input items with one request; one output item per input item. */
 async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
-	const { itemIndexes, outcomes } = chunk;
-	const valid: Array<{ position: number; itemIndex: number; reportId: string }> = [];
-	for (const [position, itemIndex] of itemIndexes.entries()) {
-		try {
-			valid.push({ position, itemIndex, reportId: idParam(this, 'reportId', itemIndex, 'Report ID') });
-		} catch (error) {
-			outcomes[position] = error as Error;
-		}
-	}
+	const { outcomes } = chunk;
+	const valid = await readChunk(chunk, (itemIndex) => ({ reportId: idParam(this, 'reportId', itemIndex, 'Report ID') }));
 	if (valid.length === 0) return chunk;
 
 	const body = { items: valid.map(({ itemIndex, reportId }) => ({ itemKey: itemKeyFor(itemIndex), input: { reportId } })) };

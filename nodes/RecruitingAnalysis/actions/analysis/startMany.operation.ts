@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { validateFingerprint } from '../../validation';
-import { batchTimeoutOption, refusesChunk } from '../shared/batch';
+import { readQuoteChoice } from '../shared/analysis';
+import { batchTimeoutOption, readChunk, refusesChunk } from '../shared/batch';
 import {
 	includeReportOption,
 	quoteAnalyses,
@@ -11,7 +11,6 @@ import {
 	type AnalysisEntry,
 } from '../shared/batchAnalysis';
 import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField } from '../shared/descriptions';
-import { stringParam } from '../shared/params';
 import { stage } from '../shared/types';
 import { idParam } from '../shared/validate';
 
@@ -37,19 +36,10 @@ export const mode = 'batch';
  * batch-quote request. Without Continue On Fail, a refused item stops the node before anything is sent.
  */
 async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const pending: AnalysisEntry[] = [];
-	for (const [position, itemIndex] of chunk.itemIndexes.entries()) {
-		try {
-			const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-			const auto = this.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
-			const fingerprint = auto
-				? undefined
-				: validateFingerprint.call(this, stringParam(this, 'quoteFingerprint', itemIndex), itemIndex);
-			pending.push({ position, itemIndex, reportId, fingerprint });
-		} catch (error) {
-			chunk.outcomes[position] = error as Error;
-		}
-	}
+	const pending: AnalysisEntry[] = await readChunk(chunk, (itemIndex) => ({
+		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
+		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
+	}));
 	if (refusesChunk(this, chunk.outcomes)) return chunk;
 	return await quoteAnalyses(this, { ...chunk, pending });
 }

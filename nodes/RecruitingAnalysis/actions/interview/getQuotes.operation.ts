@@ -2,7 +2,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../shared/api';
-import { itemKeyFor } from '../shared/batch';
+import { itemKeyFor, readChunk } from '../shared/batch';
 import { candidateEmailField, reportIdField } from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
 import { readBatchInvitation } from './inviteMany.operation';
@@ -26,15 +26,8 @@ export const mode = 'batch';
 
 /** Quote the interviews of up to 20 input items with one request; one output item per input item. */
 async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
-	const { itemIndexes, outcomes } = chunk;
-	const valid: Array<{ position: number; itemIndex: number; input: IDataObject }> = [];
-	for (const [position, itemIndex] of itemIndexes.entries()) {
-		try {
-			valid.push({ position, itemIndex, input: readBatchInvitation(this, itemIndex) });
-		} catch (error) {
-			outcomes[position] = error as Error;
-		}
-	}
+	const { outcomes } = chunk;
+	const valid = await readChunk(chunk, (itemIndex) => ({ input: readBatchInvitation(this, itemIndex) }));
 	if (valid.length === 0) return chunk;
 	const body = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
 	validateBatch.call(this, interviewBatchQuoteSchema, body, valid[0].itemIndex);

@@ -5,9 +5,9 @@ import {
 	interviewBatchSchema,
 	interviewInputSchema,
 	validateBatch,
-	validateFingerprint,
 	validateInput,
 } from '../../validation';
+import { readQuoteChoice } from '../shared/analysis';
 import { api } from '../shared/api';
 import {
 	batchItemFor,
@@ -16,6 +16,7 @@ import {
 	chunkIdempotencyKey,
 	createBatch,
 	itemKeyFor,
+	readChunk,
 	refusesChunk,
 	waitForBatch,
 } from '../shared/batch';
@@ -76,20 +77,11 @@ interface Pending {
  * reserves nothing. The batch completes when every invitation was admitted or refused.
  */
 async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
-	const { outcomes, itemIndexes } = chunk;
-	let pending: Pending[] = [];
-	for (const [position, itemIndex] of itemIndexes.entries()) {
-		try {
-			const input = readBatchInvitation(this, itemIndex);
-			const auto = this.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
-			const fingerprint = auto
-				? undefined
-				: validateFingerprint.call(this, stringParam(this, 'quoteFingerprint', itemIndex), itemIndex);
-			pending.push({ position, itemIndex, input, fingerprint });
-		} catch (error) {
-			outcomes[position] = error as Error;
-		}
-	}
+	const { outcomes } = chunk;
+	let pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
+		input: readBatchInvitation(this, itemIndex),
+		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
+	}));
 	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
 	const first = pending[0].itemIndex;
 

@@ -3,6 +3,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { api, poll } from './api';
 import { addNotice } from './hints';
+import type { ChunkState } from './types';
 import { checkUserKey } from './validate';
 
 const BATCH_POLL_INITIAL_MS = 100;
@@ -131,4 +132,23 @@ export function batchTimeout(options: IDataObject): number {
  */
 export function refusesChunk(ctx: IExecuteFunctions, outcomes: Array<IDataObject | Error>): boolean {
 	return !ctx.continueOnFail() && outcomes.some((outcome) => outcome instanceof Error);
+}
+
+/**
+ * Reads every item of the chunk with `read`. An item whose read throws (it failed the node's checks) gets the
+ * error as its outcome and is left out; the others come back with their position in the chunk.
+ */
+export async function readChunk<T extends object>(
+	chunk: ChunkState,
+	read: (itemIndex: number) => T | Promise<T>,
+): Promise<Array<T & { position: number; itemIndex: number }>> {
+	const entries: Array<T & { position: number; itemIndex: number }> = [];
+	for (const [position, itemIndex] of chunk.itemIndexes.entries()) {
+		try {
+			entries.push({ ...(await read(itemIndex)), position, itemIndex });
+		} catch (error) {
+			chunk.outcomes[position] = error as Error;
+		}
+	}
+	return entries;
 }

@@ -13,6 +13,7 @@ import {
 	chunkIdempotencyKey,
 	createBatch,
 	itemKeyFor,
+	readChunk,
 	refusesChunk,
 	waitForBatch,
 	type Batch,
@@ -43,16 +44,10 @@ export interface UploadChunk extends ChunkState {
  * completed, which gives the signed upload URLs.
  */
 export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk, operationKey: string): Promise<UploadChunk> {
-	const { outcomes } = chunk;
-	const valid: UploadEntry[] = [];
-	for (const [position, itemIndex] of chunk.itemIndexes.entries()) {
-		try {
-			valid.push({ position, itemIndex, input: (await readUploadInput(ctx, itemIndex)) as unknown as IDataObject });
-		} catch (error) {
-			outcomes[position] = error as Error;
-		}
-	}
-	if (valid.length === 0 || refusesChunk(ctx, outcomes)) return { ...chunk, valid: [] };
+	const valid: UploadEntry[] = await readChunk(chunk, async (itemIndex) => ({
+		input: (await readUploadInput(ctx, itemIndex)) as unknown as IDataObject,
+	}));
+	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
 
 	const first = valid[0].itemIndex;
 	const options = optionsParam(ctx, first);
