@@ -9,7 +9,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
 import { api } from './api';
-import { existingAttempt } from './analysis';
+import { existingAttempt, startIdentity } from './analysis';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
 import { outcomeOf as settle } from './errors';
@@ -129,7 +129,7 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		validateBatch.call(ctx, analysisBatchSchema, body, first);
 		const key = chunkIdempotencyKey(
 			operationKey,
-			pending.map((entry) => ({ identity: [entry.reportId, entry.fingerprint], choice: entry.choice })),
+			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
 		);
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
