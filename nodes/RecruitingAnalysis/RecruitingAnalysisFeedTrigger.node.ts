@@ -17,7 +17,7 @@ import {
 	type FeedPage,
 	type StartPosition,
 } from './feed/cursor';
-import { apiRequest } from './transport';
+import { apiRequest, recruitingAnalysisApiTest } from './transport';
 import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
 
 /** Static-data key (node scope) of the feed position. */
@@ -59,7 +59,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
+		credentials: [{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }],
 		properties: [
 			{
 				displayName: 'Events',
@@ -156,6 +156,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { recruitingAnalysisApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const selected = this.getNodeParameter('events', ['*']) as string[];

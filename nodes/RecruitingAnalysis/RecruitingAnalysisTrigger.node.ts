@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { apiPath, apiRequest } from './transport';
+import { apiPath, apiRequest, recruitingAnalysisApiTest } from './transport';
 import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
 import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
@@ -105,6 +105,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,
+				testedBy: 'recruitingAnalysisApiTest',
 				displayOptions: { show: { fetchResource: [true] } },
 			},
 		],
@@ -172,6 +173,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 
 	methods = {
 		credentialTest: {
+			recruitingAnalysisApiTest,
 			/**
 			 * There is no endpoint that could check a signing secret, so the test checks what can be checked
 			 * offline: both secrets have the documented whsec_<base64> shape.

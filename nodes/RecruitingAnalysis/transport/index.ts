@@ -30,6 +30,7 @@ export type { RetryPolicy } from './retry';
 export { deriveIdempotencyKey, DERIVED_KEY_PREFIX } from './idempotency';
 export { describeApiError, REASON_HINTS } from './errors';
 export { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+export { recruitingAnalysisApiTest, testApiCredential } from './credentialTest';
 
 /** A nonce per node run for executions that have no id (so two such runs never share keys). */
 const runNonces = new WeakMap<object, string>();

@@ -6,14 +6,14 @@ import {
 	idempotencyKeyOption,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	waitForCompletionOptions,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { optionsParam } from '../shared/params';
 import { checkUserKey, idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
 	optionsCollection([concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions]),
 ];

@@ -8,14 +8,14 @@ import {
 	idempotencyKeyOption,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { createInvitation, readInvitationInput } from '../shared/interview';
 import { optionsParam } from '../shared/params';
 import { checkUserKey } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),

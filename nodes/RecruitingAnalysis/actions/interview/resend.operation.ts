@@ -2,13 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, idempotencyKeyOption, interviewIdField, optionsCollection } from '../shared/descriptions';
+import { concurrencyOption, idempotencyKeyOption, optionsCollection } from '../shared/descriptions';
+import { interviewLocator } from '../shared/locators';
 import { addNotice } from '../shared/hints';
 import { optionsParam } from '../shared/params';
 import { checkUserKey, idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
+	...interviewLocator('ID of the pending interview whose invitation email is sent again (starts with int_)'),
 	optionsCollection([concurrencyOption, idempotencyKeyOption]),
 ];
 
