@@ -121,6 +121,32 @@ describe('Report', () => {
 			}),
 		);
 		expect(between.map((r) => r.id)).toEqual([reportIds[1]]);
+
+		// The same bounds as wall-clock times without a zone (as n8n's date picker gives them), in the workflow's
+		// timezone (Asia/Kolkata, UTC+05:30): read in that zone, they select the same report.
+		const kolkata = (iso: string) => new Date(Date.parse(iso) + 330 * 60000).toISOString().replace('Z', '');
+		const zoned = jsonOf(
+			await runNode(
+				ws,
+				{
+					resource: 'report',
+					operation: 'getMany',
+					returnAll: true,
+					filters: { createdAfter: kolkata(created[0]), createdBefore: kolkata(created[2]) },
+				},
+				undefined,
+				{ settings: { timezone: 'Asia/Kolkata' } },
+			),
+		);
+		expect(zoned.map((r) => r.id)).toEqual([reportIds[1]]);
+		// A date alone is the start of that day in the workflow's timezone: tomorrow's start there is after them all.
+		const tomorrow = new Date(Date.now() + 330 * 60000 + 86_400_000).toISOString().slice(0, 10);
+		const before = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: true, filters: { createdBefore: tomorrow } }, undefined, {
+				settings: { timezone: 'Asia/Kolkata' },
+			}),
+		);
+		expect(before.map((r) => r.id)).toEqual(expect.arrayContaining(reportIds));
 	});
 });
 
