@@ -150,6 +150,28 @@ describe('Report', () => {
 	});
 });
 
+describe('Simplify on the list operations', () => {
+	it('Report > Get Many: ID, date, status, candidate, job title, score and summary only', async () => {
+		const [full] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1 }));
+		const [simple] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1, simplify: true }));
+		const result = full.result as IDataObject | null;
+		expect(simple).toEqual({
+			id: full.id,
+			createdAt: full.createdAt,
+			status: full.status,
+			candidateName: (full.candidate as IDataObject).name,
+			jobTitle: (full.jobDescription as IDataObject).title,
+			score: result ? result.score : null,
+			summary: result ? result.summary : null,
+		});
+	});
+
+	it('Job Description > Get Many: no description text', async () => {
+		const [simple] = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: true, simplify: true }));
+		expect(Object.keys(simple).sort()).toEqual(['company', 'id', 'location', 'revision', 'status', 'title', 'updatedAt']);
+	});
+});
+
 describe('Job Description', () => {
 	it('Get returns the saved job with its revision; Get Many lists it', async () => {
 		const job = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId }))[0];

@@ -3,14 +3,19 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
 import { apiAll } from '../shared/api';
 import { inTimezone } from '../shared/dates';
-import { externalReferenceOptions, limitField, optionsCollection, returnAllField } from '../shared/descriptions';
+import { externalReferenceOptions, limitField, optionsCollection, returnAllField, simplifyField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { compactQuery, optionString, optionsParam } from '../shared/params';
+import { simplifyReportSummary } from '../shared/simplify';
 import { checkLimit } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	returnAllField,
 	limitField,
+	{
+		...simplifyField,
+		description: 'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+	},
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -87,5 +92,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	for (const report of reports) noticesForReport(this, report);
-	return reports;
+	return this.getNodeParameter('simplify', itemIndex, false) === true ? reports.map(simplifyReportSummary) : reports;
 }
