@@ -6,7 +6,7 @@
 module.exports = {
 	testEnvironment: 'node',
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 	},
 	testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/dist/'],

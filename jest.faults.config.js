@@ -8,7 +8,7 @@
 module.exports = {
 	testEnvironment: 'node',
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 	},
 	testMatch: ['<rootDir>/test/faults/**/*.faults.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/dist/'],

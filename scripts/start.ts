@@ -21,6 +21,7 @@ import {
 	nodeError,
 	nodeOutput,
 	packPackage,
+	removePackedPackage,
 	startN8n,
 	NODE_TYPES,
 	type N8nInstance,
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
 		const userFolder = createUserFolder('start');
 		log(`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`);
 		await installCommunityPackage(packed.tarball, userFolder, { log });
+		removePackedPackage(packed.tarball); // installed; its temporary ra-pack-* folder is no longer needed
 
 		const externalUrl = process.env.RECRUITING_ANALYSIS_BASE_URL;
 		const externalKey = process.env.RECRUITING_ANALYSIS_API_KEY;

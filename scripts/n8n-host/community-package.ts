@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ensureNode24, node24Env } from './node-runtime';
 import { REPO_ROOT } from './paths';
 import { cleanNpmEnv, defaultLog, run, type Logger } from './process';
@@ -84,4 +84,10 @@ export async function installCommunityPackage(
 	writeFileSync(ledgerPath, JSON.stringify(ledger, null, 2));
 	log(`installed ${manifest.name}@${manifest.version} into ${packageDir}`);
 	return { packageDir, name: manifest.name, version: manifest.version };
+}
+
+/** Removes the temporary `ra-pack-*` folder packPackage() made for `tarball` (nothing else). */
+export function removePackedPackage(tarball: string): void {
+	const folder = dirname(tarball);
+	if (basename(folder).startsWith('ra-pack-') && dirname(folder) === tmpdir()) rmSync(folder, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-import { ensureN8n, packPackage } from '../../scripts/n8n-host';
+import { ensureN8n, packPackage, removeFinishedRunFolders, removePackedPackage } from '../../scripts/n8n-host';
 
 /** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
 function ensureChromium(log: (line: string) => void): void {
@@ -30,4 +30,11 @@ export default async function globalSetup(): Promise<void> {
 	}
 	const packed = await packPackage({ log });
 	process.env.RA_E2E_TARBALL = packed.tarball;
+	// The end of the run (this is jest's main process; the e2e and fault suites both start here): the packed
+	// tarball's temporary folder and the finished n8n run folders go. A reused RA_E2E_TARBALL is left alone.
+	process.once('exit', () => {
+		removePackedPackage(packed.tarball);
+		const removed = removeFinishedRunFolders();
+		log(`removed ${packed.tarball} and ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
+	});
 }

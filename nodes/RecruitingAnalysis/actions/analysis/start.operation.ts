@@ -5,16 +5,16 @@ import {
 	concurrencyOption,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	waitForCompletionOptions,
 	writeOptions,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { optionsParam } from '../shared/params';
 import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
 	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
 ];

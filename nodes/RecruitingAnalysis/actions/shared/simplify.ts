@@ -36,3 +36,33 @@ export function simplifyInterviewResult(full: IDataObject): IDataObject {
 		limitations: result ? (result.limitations ?? null) : null,
 	};
 }
+
+/** The Simplify view of a saved job in a list: what tells jobs apart, without the description text. */
+export function simplifyJobDescription(job: IDataObject): IDataObject {
+	return {
+		id: job.id,
+		title: job.title,
+		company: job.company,
+		location: job.location,
+		status: job.status,
+		revision: job.revision,
+		updatedAt: job.updatedAt,
+	};
+}
+
+/** The Simplify view of a report summary in a list: candidate, job, status and score, without the reasoning text. */
+export function simplifyReportSummary(report: IDataObject): IDataObject {
+	const candidate = (report.candidate ?? {}) as IDataObject;
+	const job = (report.jobDescription ?? {}) as IDataObject;
+	const result = (report.result ?? null) as IDataObject | null;
+	return {
+		id: report.id,
+		createdAt: report.createdAt,
+		status: report.status,
+		candidateName: candidate.name ?? null,
+		jobTitle: job.title ?? null,
+		score: result ? (result.score ?? null) : null,
+		summary: result ? (result.summary ?? null) : null,
+		...(report.externalReference === undefined ? {} : { externalReference: report.externalReference }),
+	};
+}
