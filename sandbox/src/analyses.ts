@@ -10,7 +10,7 @@ import { publish } from './events';
 import { analysisResult, readDocument } from './results';
 import { newId } from './store';
 import type { ReportRecord, Workspace } from './types';
-import { ownReport, preparationLive } from './uploads';
+import { contentMatchesType, ownReport, preparationLive } from './uploads';
 import { onAnalysisTerminal } from './batches';
 
 export const ANALYSIS_CREDIT_UNITS = 100;
@@ -68,8 +68,13 @@ export function startAnalysis(ctx: Ctx, ws: Workspace, reportId: string, quoteFi
 	const r = ownReport(ctx, ws, reportId);
 	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report; completed analyses cannot be restarted.');
 	if (!r.admitted && !preparationLive(ctx, r)) throw notFound('Upload preparation', 'PREPARATION_EXPIRED');
-	if (!r.fileSha256 || !ctx.store.files.has(r.id)) {
+	const bytes = r.fileSha256 ? ctx.store.files.get(r.id) : undefined;
+	if (!bytes) {
 		throw unprocessable('INVALID_UPLOAD', 'No valid file was uploaded for this report; PUT the file to the upload URL first.');
+	}
+	if (!contentMatchesType(bytes, r.mimeType)) {
+		// Storage keeps any bytes; the service reads them at admission.
+		throw unprocessable('INVALID_UPLOAD', 'The uploaded file is not the declared type (a PDF starts %PDF-; a DOCX is a ZIP holding word/document.xml); PUT a corrected file.');
 	}
 	if (quoteFingerprint !== analysisFingerprint(ws, r)) {
 		throw unprocessable('QUOTE_STALE', 'The quote is not current; request a new quote and use a new Idempotency-Key.');

@@ -200,6 +200,30 @@ export async function uploadFile(
 	return await toApiResponse(await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer }));
 }
 
+/** The elements of an S3-style storage error body (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
+export function storageErrorOf(text: string): Record<string, string> | undefined {
+	const error = /<Error>([\s\S]*)<\/Error>/.exec(text)?.[1];
+	if (error === undefined) return undefined;
+	const out: Record<string, string> = {};
+	for (const m of error.matchAll(/<([A-Za-z]+)>([^<]*)<\/\1>/g)) out[m[1]] = m[2].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+	return out;
+}
+
+/**
+ * Asserts a storage answer is a real signed storage's error: the status, an XML `<Error>` with this `<Code>`,
+ * and none of the API's conventions (no JSON body, no X-Request-Id, no Cache-Control: no-store).
+ */
+export function expectStorageError(res: ApiResponse, status: number, code: string, message?: RegExp): Record<string, string> {
+	const error = storageErrorOf(res.text);
+	expect({ status: res.status, code: error?.Code }).toEqual({ status, code });
+	expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
+	expect(res.headers.get('x-request-id')).toBeNull();
+	expect(res.headers.get('cache-control')).toBeNull();
+	expect(res.headers.get('x-amz-request-id')).toBe(error?.RequestId);
+	if (message) expect(error?.Message).toMatch(message);
+	return error!;
+}
+
 /** Polls `fn` until it returns a truthy value (real time), or throws after `timeoutMs`. */
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 10): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
