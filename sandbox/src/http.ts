@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from './context';
 import { authenticate, requireScope } from './auth';
 import { ApiError, badRequest } from './errors';
+import { characterCount } from './validation';
 import type { Faults } from './faults';
 import { findReceipt, readIdempotencyKey, storeReceipt } from './idempotency';
 import { isStoragePath, sendStorageError, storageFault } from './routes/storage';
@@ -110,7 +111,7 @@ export class ApiRouter {
 				this.sweepSoon(ws.id);
 				const params = (req.params ?? {}) as Record<string, string>;
 				const issues = Object.entries(params)
-					.filter(([, v]) => v.length < 1 || v.length > 100)
+					.filter(([, v]) => characterCount(v) < 1 || characterCount(v) > 100)
 					.map(([field]) => ({ field, rule: 'max_length' }));
 				if (issues.length) throw badRequest(issues);
 				const call: ApiCall = {
