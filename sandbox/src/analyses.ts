@@ -12,6 +12,7 @@ import { newId } from './store';
 import type { ReportRecord, Workspace } from './types';
 import { contentMatchesType, ownReport, preparationLive } from './uploads';
 import { onAnalysisTerminal } from './batches';
+import { noteQuoteIssued, quoteTooOld } from './capacity';
 
 export const ANALYSIS_CREDIT_UNITS = 100;
 export const CREDIT_SCALE = 100;
@@ -50,12 +51,14 @@ export function analysisFingerprint(ws: Workspace, r: ReportRecord): string {
 export function quoteAnalysis(ctx: Ctx, ws: Workspace, reportId: string): AnalysisQuote {
 	const r = ownReport(ctx, ws, reportId);
 	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report.');
+	const fingerprint = analysisFingerprint(ws, r);
+	noteQuoteIssued(ctx, ws, fingerprint);
 	return {
 		reportId: r.id,
 		reportSystemVersion: r.reportSystemVersion,
 		creditUnits: ANALYSIS_CREDIT_UNITS,
 		creditScale: CREDIT_SCALE,
-		fingerprint: analysisFingerprint(ws, r),
+		fingerprint,
 	};
 }
 
@@ -78,6 +81,9 @@ export function startAnalysis(ctx: Ctx, ws: Workspace, reportId: string, quoteFi
 	}
 	if (quoteFingerprint !== analysisFingerprint(ws, r)) {
 		throw unprocessable('QUOTE_STALE', 'The quote is not current; request a new quote and use a new Idempotency-Key.');
+	}
+	if (quoteTooOld(ctx, ws, quoteFingerprint)) {
+		throw unprocessable('QUOTE_STALE', 'The quote is older than the workspace accepts; request a new quote and use a new Idempotency-Key.');
 	}
 	if (r.jobDescription.id && r.jobDescription.revision) {
 		const job = ctx.store.jobs[r.jobDescription.id];

@@ -18,6 +18,7 @@ import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret
 import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, replayDelivery, resumeEndpoint, sendCatchUp, sendTest } from './webhooks';
 import { jobView } from './views';
 import { sweepAll } from './resume';
+import { LIMIT_NAMES } from './capacity';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
@@ -60,15 +61,19 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 
 		c.get('/_sandbox/health', async () => ({ ok: true }));
 
+		// The profile and limits new workspaces get (--profile, --active-analysis-limit, ...).
+		c.get('/_sandbox/limits', async () => ({ profile: ctx.opts.profile, limits: ctx.opts.limits }));
+
 		c.post('/_sandbox/workspaces', async (req) => {
 			const b = body(req);
 			const v = new Validator();
-			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance']);
+			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES]);
 			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, { required: false, min: 1, max: 365 });
 			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, { required: false, min: 0 });
 			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, { required: false, min: 0 });
+			const limits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]));
 			v.throwIfAny();
-			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance });
+			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance, ...limits });
 		});
 
 		c.post('/_sandbox/workspaces/:wid/keys', async (req) => {
@@ -90,7 +95,7 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const v = new Validator();
-			const ints = ['analysisAllowance', 'interviewAllowance', 'activeAnalysisLimit', 'pendingUploadLimit', 'batchCapacity', 'admissionDeadlineMs', 'priceVersion'] as const;
+			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion'] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;
 			v.object('', b, [...ints, ...bools]);
 			const patch: Record<string, unknown> = {};

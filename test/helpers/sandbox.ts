@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
+import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo, type WorkspaceLimits } from '../../sandbox/src';
 import type { Workspace } from '../../sandbox/src/types';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
@@ -96,7 +96,7 @@ export function controlClient(baseUrl: string) {
 	const c = <T>(method: string, path: string, body?: unknown) => json<T>(baseUrl, method, path, body);
 	return {
 		health: () => c<{ ok: boolean }>('GET', '/_sandbox/health'),
-		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } = {}) =>
+		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } & Partial<WorkspaceLimits> = {}) =>
 			c<WorkspaceInfo>('POST', '/_sandbox/workspaces', body),
 		createKey: (wid: string, body: { scopes?: string[]; expiresInDays?: number } = {}) =>
 			c<{ apiKey: string; keyId: string }>('POST', `/_sandbox/workspaces/${wid}/keys`, body),

@@ -8,7 +8,7 @@ import { ApiError, badRequest, conflict, notFound } from '../errors';
 import type { ApiRouter } from '../http';
 import { quoteAnalysis } from '../analyses';
 import { activeBatch, batchView, createBatch } from '../batches';
-import { quoteInterview } from '../interviews';
+import { issueInterviewQuote } from '../interviews';
 import type { BatchRecord, Workspace } from '../types';
 import { jobReference, MAX_BATCH_BYTES, uploadInput, Validator, type ParsedJobRef } from '../validation';
 import { fingerprintField, interviewInput } from './interviews';
@@ -170,7 +170,7 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const parsed = interviewItems(v, env, []);
 			v.throwIfAny();
 			ownReportIds(ctx, ws, parsed.map((p) => ({ field: p.field, id: p.input!.reportId })));
-			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => quoteInterview(ctx, ws, parsed[i].input!)));
+			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => issueInterviewQuote(ctx, ws, parsed[i].input!)));
 			return { status: 200, body: { data: quoteTotals(items) } };
 		},
 	});
