@@ -19,6 +19,7 @@ import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, rep
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
+import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
@@ -52,6 +53,20 @@ function deliveryView(d: DeliveryRecord) {
 }
 
 const WEBHOOK_MODES = ['success', 'retry', 'timeout'];
+
+/** A seeded event's payload, shaped as its type's payload is (so the feed stays on the contract). */
+function syntheticEvent(type: string): { data: Record<string, unknown>; reportId: string | null; interviewId: string | null } {
+	const reportId = newId('rpt_');
+	const attemptId = newId('att_');
+	if (type === 'batch.completed') return { data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 }, reportId: null, interviewId: null };
+	if (type === 'webhook.test') return { data: { test: true }, reportId: null, interviewId: null };
+	if (type === 'report.result_ready') return { data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) }, reportId, interviewId: null };
+	if (type.startsWith('interview.')) {
+		const interviewId = newId('int_');
+		return { data: { interviewId, reportId, lifecycle: 'invited', preparation: 'ready', evaluation: 'not_started', emailDelivery: 'sent' }, reportId, interviewId };
+	}
+	return { data: { reportId, attemptId, status: type === 'report.failed' ? 'failed' : type === 'report.requires_action' ? 'requires_action' : 'completed', code: null }, reportId, interviewId: null };
+}
 
 export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): void {
 	app.register(async (c) => {
@@ -182,9 +197,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			if (!Number.isInteger(count) || count < 1 || count > 100_000) throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
 			const type = typeof b.type === 'string' ? b.type : 'report.completed';
 			for (let n = 0; n < count; n += 1) {
-				const reportId = newId('rpt_');
-				const attemptId = newId('att_');
-				publish(ctx, ws.id, type, { reportId, attemptId, status: 'completed', code: null }, { reportId }, { deliver: false });
+				const { data, reportId, interviewId } = syntheticEvent(type);
+				publish(ctx, ws.id, type, data, { reportId, interviewId }, { deliver: false, tombstone: type === 'report.deleted' });
 			}
 			return { appended: count, lastSeq: ws.eventSeq };
 		});

@@ -148,12 +148,41 @@ export interface TestSandbox extends SandboxHandle {
 	control: ControlClient;
 	/** The handle itself (for code that wants the plain SandboxHandle). */
 	handle: SandboxHandle;
+	/** Where the node sends API requests: the sandbox, or Prism's validating proxy in front of it (RA_PRISM=1). */
+	apiBaseUrl: string;
 }
 
-/** Starts a sandbox on a free loopback port with a fast worker and a fast webhook schedule. */
+/** API base URL by sandbox base URL, for the sandboxes that run behind Prism in this worker. */
+const prismFor = new Map<string, string>();
+
+/** The base URL API clients under test should use for a sandbox: Prism's proxy in Prism mode, else the sandbox. */
+export function apiBaseUrl(sandboxBaseUrl: string): string {
+	return prismFor.get(sandboxBaseUrl) ?? sandboxBaseUrl;
+}
+
+/**
+ * Starts a sandbox on a free loopback port with a fast worker and a fast webhook schedule. With RA_PRISM=1 (the
+ * `jest.prism.config.js` project) Stoplight Prism's validating proxy is started in front of it (test/helpers/prism.ts).
+ */
 export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
 	const handle = await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.0001, webhookDeadlineMs: 1000, ...opts });
-	return Object.assign(Object.create(null), handle, { control: controlClient(handle.baseUrl), handle }) as TestSandbox;
+	let close = handle.close;
+	if (process.env.RA_PRISM === '1') {
+		const { startPrismProxy } = await import('./prism');
+		const proxy = await startPrismProxy(handle.baseUrl);
+		prismFor.set(handle.baseUrl, proxy.url);
+		close = async () => {
+			prismFor.delete(handle.baseUrl);
+			await proxy.close();
+			await handle.close();
+		};
+	}
+	return Object.assign(Object.create(null), handle, {
+		control: controlClient(handle.baseUrl),
+		handle,
+		apiBaseUrl: apiBaseUrl(handle.baseUrl),
+		close,
+	}) as TestSandbox;
 }
 
 /** One API request over real HTTP. */

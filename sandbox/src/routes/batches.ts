@@ -153,7 +153,8 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 	const interviewItems = (v: Validator, env: Envelope, extra: string[]) =>
 		env.items.map((it, i) => {
 			const base = `items[${i}].input`;
-			const input = interviewInput(v, base, it.raw, extra);
+			// Batch items carry sendEmail (spec: `{reportId, candidateEmail, sendEmail}`, and only true).
+			const input = interviewInput(v, base, it.raw, extra, true);
 			const raw = (it.raw ?? {}) as Record<string, unknown>;
 			if (raw.sendEmail === false) v.add(`${base}.sendEmail`, 'batches_require_true');
 			const fp = extra.includes('quoteFingerprint') ? fingerprintField(v, `${base}.quoteFingerprint`, raw.quoteFingerprint) : undefined;
