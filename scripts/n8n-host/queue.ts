@@ -24,7 +24,7 @@ import {
 	type ExecutionDetail,
 	type Logger,
 	type N8nHost,
-} from '../n8n-host';
+} from './index';
 import { startPostgres, startRedis, type PostgresProcess, type ServiceProcess } from './services';
 
 export type QueueRole = 'main' | 'worker' | 'webhook';

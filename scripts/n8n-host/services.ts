@@ -10,7 +10,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { delay, freePort, killGroupOnExit, run, settlesWithin, type Logger } from '../n8n-host';
+import { delay, freePort, killGroupOnExit, run, settlesWithin, type Logger } from './index';
 import { ensureDebianPackage } from './system-packages';
 
 export interface ServiceProcess {

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-import type { Logger } from '../n8n-host';
+import type { Logger } from './index';
 
 let updated = false;
 
