@@ -4,7 +4,8 @@
  * n8n main process (where community nodes run): the kernel's high-water mark (VmHWM, reset through
  * /proc/<pid>/clear_refs just before the run) minus the resident set just before the run; a 20 ms sampler of
  * VmRSS backs it up. Run once in filesystem binary mode (n8n 2.x's default) and once in the in-memory
- * `default` mode on a second n8n start.
+ * `default` mode on a second n8n start, and in queue mode (`queue-database`): the webhook reaches an `n8n webhook`
+ * process, one `n8n worker` runs the workflow with binary data in PostgreSQL, and the figure is that worker's.
  */
 import type { N8nInstance } from '../../scripts/n8n-host';
 import { ensureResumes } from '../lib/files';
@@ -13,8 +14,10 @@ import { callsByEndpoint, counters, freshWorkspace, type BenchSandbox } from '..
 import { uploadResumes } from '../lib/workflows';
 import { delay } from '../../scripts/n8n-host';
 
+export type B2Mode = 'filesystem' | 'default' | 'queue-database';
+
 export interface B2Result {
-	mode: 'filesystem' | 'default';
+	mode: B2Mode;
 	files: number;
 	fileBytes: number;
 	rssBeforeMb: number;
@@ -36,8 +39,11 @@ export async function runB2(o: {
 	sb: BenchSandbox;
 	files: number;
 	filesRoot: string;
-	mode: 'filesystem' | 'default';
+	mode: B2Mode;
 	log: Log;
+	/** Queue mode: the process whose memory is measured (the worker) and the one serving the webhook. */
+	measured?: N8nInstance;
+	webhookServer?: N8nInstance;
 }): Promise<B2Result> {
 	const fileBytes = 10 * MB;
 	const glob = ensureResumes(`${o.filesRoot}/b2-${o.files}x10mb`, o.files, fileBytes);
@@ -47,7 +53,7 @@ export async function runB2(o: {
 	const path = webhookPath(`b2-${o.mode}`);
 	const id = await publish(o.n8n, uploadResumes({ path, glob, jobId: ws.jobDescriptionId, creds }));
 	await delay(2000);
-	const pid = n8nPid(o.n8n);
+	const pid = n8nPid(o.measured ?? o.n8n);
 	const before = procMemory(pid);
 	const hwmReset = resetPeak(pid);
 	let sampledPeak = before.rss;
@@ -65,7 +71,7 @@ export async function runB2(o: {
 	const c0 = await counters(o.sb, ws.workspaceId);
 	let run: { ms: number; status: number; body: string };
 	try {
-		run = await runWebhook(o.n8n, path, 15 * 60_000);
+		run = await runWebhook(o.webhookServer ?? o.n8n, path, 15 * 60_000);
 	} finally {
 		sampling = false;
 		await sampler;

@@ -8,20 +8,17 @@
  * compose file shares one volume. Every listener is on a free loopback port: main and webhook HTTP ports, each
  * worker's health port, and one task-runner broker port per process.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 
 import {
 	delay,
 	ensureN8n,
 	freePort,
-	killGroupOnExit,
 	n8nEnv,
 	startN8n,
-	N8nInstance,
 	type ExecutionDetail,
+	type N8nInstance,
 	type Logger,
 	type N8nHost,
 } from './index';
@@ -61,37 +58,12 @@ async function freePorts(count: number, taken: Set<number>): Promise<number[]> {
 	return ports;
 }
 
-async function waitHealthy(p: N8nInstance, path: string, label: string, timeoutMs: number, log: Logger): Promise<void> {
-	const started = Date.now();
-	let beat = started;
-	for (;;) {
-		if (p.child.exitCode !== null || p.child.signalCode !== null) {
-			throw new Error(`${label} exited (${p.child.exitCode ?? p.child.signalCode}) before it was ready\n${p.logTail()}`);
-		}
-		try {
-			const res = await fetch(`${p.baseUrl}${path}`);
-			await res.arrayBuffer();
-			if (res.status === 200) return;
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() - started > timeoutMs) {
-			await p.stop();
-			throw new Error(`${label} not ready after ${timeoutMs} ms\n${p.logTail()}`);
-		}
-		if (Date.now() - beat > 15_000) {
-			beat = Date.now();
-			log(`waiting for ${label} … ${Math.round((Date.now() - started) / 1000)} s`);
-		}
-		await delay(500);
-	}
-}
-
 export class QueueStack {
 	readonly workers: QueueProcess[] = [];
 	readonly webhooks: QueueProcess[] = [];
 	main!: QueueProcess;
 	private readonly ports = new Set<number>();
+	private firstWebhookPort?: number;
 	private stopping = false;
 
 	private constructor(
@@ -135,10 +107,15 @@ export class QueueStack {
 			...(o.env ?? {}),
 		};
 		const stack = new QueueStack(host, o.userFolder, redis, postgres, env, log);
+		// The first webhook process's port is chosen now: every process gets it as N8N_WEBHOOK_URL (the editor shows it).
+		if ((o.webhooks ?? 1) > 0) stack.firstWebhookPort = (await freePorts(1, stack.ports))[0];
 		try {
 			await stack.startMain(o.mainPort);
-			for (let i = 0; i < (o.workers ?? 2); i++) await stack.startWorker();
-			for (let i = 0; i < (o.webhooks ?? 1); i++) await stack.startWebhook();
+			// The main has migrated the database: the others start side by side.
+			await Promise.all([
+				...Array.from({ length: o.workers ?? 2 }, () => stack.startWorker()),
+				...Array.from({ length: o.webhooks ?? 1 }, () => stack.startWebhook()),
+			]);
 		} catch (error) {
 			await stack.stop();
 			throw error;
@@ -153,7 +130,7 @@ export class QueueStack {
 
 	/** Environment of one process: the shared queue settings plus its own ports. */
 	private processEnv(port: number, brokerPort: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-		const webhookUrl = this.webhooks[0] ? `${this.webhooks[0].instance.baseUrl}/` : undefined;
+		const webhookUrl = this.firstWebhookPort ? `http://127.0.0.1:${this.firstWebhookPort}/` : undefined;
 		return n8nEnv(this.host, {
 			userFolder: this.userFolder,
 			port,
@@ -195,37 +172,38 @@ export class QueueStack {
 	}
 
 	private async spawnProcess(role: 'worker' | 'webhook', name: string): Promise<QueueProcess> {
-		const [port, brokerPort] = await freePorts(2, this.ports);
+		const first = role === 'webhook' && name === 'webhook-1' && this.firstWebhookPort;
+		const [port, brokerPort] = first ? [this.firstWebhookPort!, ...(await freePorts(1, this.ports))] : await freePorts(2, this.ports);
+		// A worker answers /healthz/readiness on its health server; a webhook process on its HTTP port.
 		const extra: NodeJS.ProcessEnv =
 			role === 'worker'
 				? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
 				: {};
-		const env = this.processEnv(port, brokerPort, extra);
-		const logFile = join(this.userFolder, `n8n-${name}-${port}.log`);
-		const out = openSync(logFile, 'a');
-		const child = spawn(this.host.nodeBin, [this.host.n8nBin, role], {
-			cwd: this.userFolder,
-			env,
-			stdio: ['ignore', out, out],
-			detached: true, // its own process group, with its task runner
+		const instance = await startN8n({
+			userFolder: this.userFolder,
+			port,
+			brokerPort,
+			env: this.processEnv(port, brokerPort, extra),
+			command: role,
+			label: name,
+			log: this.log,
 		});
-		closeSync(out);
-		killGroupOnExit(child);
-		const instance = new N8nInstance(this.host, child, this.userFolder, port, brokerPort, logFile, env, this.log);
-		this.log(`starting ${name} (n8n ${role}) on 127.0.0.1:${port}${role === 'worker' ? ' (health)' : ''}, task broker ${brokerPort}; log: ${logFile}`);
-		await waitHealthy(instance, role === 'worker' ? '/healthz/readiness' : '/healthz', name, 180_000, this.log);
 		return { role, name, instance };
 	}
 
+	private started = { worker: 0, webhook: 0 };
+
 	async startWorker(): Promise<QueueProcess> {
-		const p = await this.spawnProcess('worker', `worker-${this.workers.length + 1}`);
+		const p = await this.spawnProcess('worker', `worker-${++this.started.worker}`);
 		this.workers.push(p);
+		this.workers.sort((x, y) => x.name.localeCompare(y.name, 'en', { numeric: true }));
 		return p;
 	}
 
 	async startWebhook(): Promise<QueueProcess> {
-		const p = await this.spawnProcess('webhook', `webhook-${this.webhooks.length + 1}`);
+		const p = await this.spawnProcess('webhook', `webhook-${++this.started.webhook}`);
 		this.webhooks.push(p);
+		this.webhooks.sort((x, y) => x.name.localeCompare(y.name, 'en', { numeric: true }));
 		return p;
 	}
 
