@@ -24,6 +24,9 @@ export interface B2Result {
 	peakMb: number;
 	growthMb: number;
 	sampledPeakGrowthMb: number;
+	/** Sampled peak growth while Read/Write Files stored the files, and from the start of Upload Resume on. */
+	readFilesGrowthMb?: number;
+	uploadGrowthMb?: number;
 	hwmReset: boolean;
 	wallMs: number;
 	storagePuts: number;
@@ -33,6 +36,14 @@ export interface B2Result {
 }
 
 const MB = 2 ** 20;
+
+/** When a node of the workflow's latest execution started (n8n's run data), if recorded. */
+async function nodeStartTime(n8n: N8nInstance, workflowId: string, node: string): Promise<number | undefined> {
+	const [latest] = await n8n.listExecutions(workflowId);
+	if (!latest) return undefined;
+	const run = await n8n.getExecution(latest.id);
+	return (run.data.resultData.runData[node]?.[0] as { startTime?: number } | undefined)?.startTime;
+}
 
 export async function runB2(o: {
 	n8n: N8nInstance;
@@ -58,10 +69,14 @@ export async function runB2(o: {
 	const hwmReset = resetPeak(pid);
 	let sampledPeak = before.rss;
 	let sampling = true;
+	// Samples with their time, to split the peak at the moment Upload Resume started (after Read/Write Files).
+	const samples: Array<[number, number]> = [];
 	const sampler = (async () => {
 		while (sampling) {
 			try {
-				sampledPeak = Math.max(sampledPeak, procMemory(pid).rss);
+				const rss = procMemory(pid).rss;
+				sampledPeak = Math.max(sampledPeak, rss);
+				samples.push([Date.now(), rss]);
 			} catch {
 				return;
 			}
@@ -78,6 +93,9 @@ export async function runB2(o: {
 	}
 	const after = procMemory(pid);
 	const c1 = await counters(o.sb, ws.workspaceId);
+	const uploadStart = await nodeStartTime(o.n8n, id, 'Upload Resume');
+	const phasePeak = (from: number, to: number) =>
+		Math.max(before.rss, ...samples.filter(([t]) => t >= from && t < to).map(([, rss]) => rss));
 	await o.n8n.deactivateWorkflow(id);
 	const peak = hwmReset ? after.hwm : sampledPeak;
 	const storagePuts = c1.storagePuts - c0.storagePuts;
@@ -92,6 +110,8 @@ export async function runB2(o: {
 		peakMb: Math.round(peak / MB),
 		growthMb: Math.round((peak - before.rss) / MB),
 		sampledPeakGrowthMb: Math.round((sampledPeak - before.rss) / MB),
+		readFilesGrowthMb: uploadStart ? Math.round((phasePeak(0, uploadStart) - before.rss) / MB) : undefined,
+		uploadGrowthMb: uploadStart ? Math.round((phasePeak(uploadStart, Infinity) - before.rss) / MB) : undefined,
 		hwmReset,
 		wallMs: Math.round(run.ms),
 		storagePuts,
