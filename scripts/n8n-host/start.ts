@@ -1,5 +1,5 @@
 /**
- * Starting `n8n start` on loopback and waiting until it is ready.
+ * Starting `n8n start` (or, in queue mode, `n8n worker` / `n8n webhook`) on loopback and waiting until it is ready.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -17,6 +17,10 @@ export interface StartOptions {
 	log?: Logger;
 	/** Milliseconds to wait for /healthz/readiness (default 180 s: the first start runs migrations). */
 	readyTimeoutMs?: number;
+	/** The n8n command (default `start`); `port` is then a worker's health port or a webhook process's port. */
+	command?: 'start' | 'worker' | 'webhook';
+	/** Name in the log file and messages (default `n8n`). */
+	label?: string;
 }
 
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
@@ -28,10 +32,12 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	let brokerPort = opts.brokerPort ?? (await freePort());
 	while (brokerPort === port) brokerPort = await freePort();
 	const env = n8nEnv(host, { userFolder: opts.userFolder, port, brokerPort, env: opts.env });
-	const logFile = join(opts.userFolder, `n8n-${port}.log`);
+	const command = opts.command ?? 'start';
+	const label = opts.label ?? 'n8n';
+	const logFile = join(opts.userFolder, label === 'n8n' ? `n8n-${port}.log` : `n8n-${label}-${port}.log`);
 	const out = openSync(logFile, 'a');
-	log(`starting n8n on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
-	const child = spawn(host.nodeBin, [host.n8nBin, 'start'], {
+	log(`starting ${label}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
+	const child = spawn(host.nodeBin, [host.n8nBin, command], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', out, out],
@@ -45,7 +51,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	let lastBeat = started;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
-			throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`);
+			throw new Error(`${label} exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`);
 		}
 		try {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);
@@ -56,14 +62,14 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 		if (Date.now() - started > timeout) {
 			await instance.stop();
-			throw new Error(`n8n not ready after ${timeout} ms\n${instance.logTail()}`);
+			throw new Error(`${label} not ready after ${timeout} ms\n${instance.logTail()}`);
 		}
 		if (Date.now() - lastBeat > 15_000) {
 			lastBeat = Date.now();
-			log(`waiting for n8n to be ready … ${Math.round((Date.now() - started) / 1000)} s`);
+			log(`waiting for ${label} to be ready … ${Math.round((Date.now() - started) / 1000)} s`);
 		}
 		await delay(500);
 	}
-	log(`n8n ready in ${Math.round((Date.now() - started) / 1000)} s`);
+	log(`${label} ready in ${Math.round((Date.now() - started) / 1000)} s`);
 	return instance;
 }

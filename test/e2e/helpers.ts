@@ -1,6 +1,7 @@
 /**
  * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
- * the sandbox as a child process, the owner account and the two credentials.
+ * the sandbox as a child process, the owner account and the two credentials. With `queue`, n8n runs in queue
+ * mode (scripts/n8n-host/queue.ts): Redis, PostgreSQL, the main, workers and webhook processes.
  */
 import { join } from 'node:path';
 
@@ -16,12 +17,18 @@ import {
 	type N8nInstance,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
+import { QueueStack, type QueueStackOptions } from '../../scripts/n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 
 export { NODE_TYPES };
 
 export interface RealN8n {
+	/** The instance with the editor and REST API (in queue mode: the main). */
 	n8n: N8nInstance;
+	/** Queue mode only: every process of the stack. */
+	stack?: QueueStack;
+	/** Where production webhooks are served (in queue mode: the first webhook process). */
+	webhookBaseUrl: string;
 	sandbox: SandboxProcess;
 	userFolder: string;
 	packageDir: string;
@@ -33,26 +40,33 @@ export interface RealN8n {
 
 const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 
-export async function bootRealN8n(label: string): Promise<RealN8n> {
+export async function bootRealN8n(label: string, opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'> } = {}): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
 	const userFolder = createUserFolder(label);
 	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log });
 	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
 	let n8n: N8nInstance;
+	let stack: QueueStack | undefined;
 	try {
-		n8n = await startN8n({ userFolder, log });
+		if (opts.queue) {
+			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
+			n8n = stack.main.instance;
+		} else {
+			n8n = await startN8n({ userFolder, log });
+		}
 	} catch (error) {
 		await sandbox.stop();
 		throw error;
 	}
 	const close = async () => {
-		await n8n.stop();
+		await (stack ? stack.stop() : n8n.stop());
 		await sandbox.stop();
 	};
 	try {
 		await n8n.setupOwner();
-		await n8n.recordCommunityPackage(PACKAGE);
+		// The record goes into n8n's SQLite database; in queue mode (PostgreSQL) n8n loads the package from nodes/.
+		if (!stack) await n8n.recordCommunityPackage(PACKAGE);
 		const credentials = {
 			recruitingAnalysisApi: await n8n.createCredential({
 				name: 'Recruiting Analysis sandbox',
@@ -66,7 +80,12 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 			}),
 		};
 		return {
-			n8n,
+			// In queue mode the main may be restarted: always hand out the current one.
+			get n8n() {
+				return stack ? stack.main.instance : n8n;
+			},
+			stack,
+			webhookBaseUrl: stack ? stack.webhookBaseUrl : n8n.baseUrl,
 			sandbox,
 			userFolder,
 			packageDir,
@@ -74,7 +93,7 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 			async importExample(file, edit) {
 				const wf = bindWorkflow(loadExample(file), credentials, { webhookSuffix: uniqueSuffix() });
 				edit?.(wf);
-				const created = await n8n.createWorkflow(wf);
+				const created = await (stack ? stack.main.instance : n8n).createWorkflow(wf);
 				return { id: created.id, wf };
 			},
 			close,
