@@ -20,7 +20,9 @@ export class RecruitingAnalysis implements INodeType {
 		name: 'recruitingAnalysis',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: the analysis operations output simplified items by default (Simplify); version 1 keeps its outputs.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',
 		defaults: {

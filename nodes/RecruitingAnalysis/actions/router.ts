@@ -13,6 +13,7 @@ import * as interview from './interview/Interview.resource';
 import * as jobDescription from './jobDescription/JobDescription.resource';
 import * as report from './report/Report.resource';
 import { mapWithConcurrency } from './shared/concurrency';
+import { addNotice } from './shared/hints';
 import {
 	BATCH_CHUNK_SIZE,
 	type ItemResult,
@@ -59,8 +60,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const fail = (itemIndex: number, error: unknown): void => {
 		const nodeError = toNodeError(this, error, itemIndex);
-		if (!continueOnFail) throw nodeError;
-		outputs[itemIndex] = [errorItem(nodeError, itemIndex)];
+		const where = itemLocation(this, itemIndex);
+		if (!continueOnFail) {
+			nodeError.message = stoppingMessage(nodeError, where, items.length);
+			throw nodeError;
+		}
+		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where)];
 	};
 
 	for (const group of groups.values()) {
@@ -110,7 +115,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		});
 	}
 
-	return [outputs.flat()];
+	const output = outputs.flat();
+	if (output.some((item) => item.json.recovered === true)) addNotice(this, 'recovered');
+	return [output];
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -189,8 +196,55 @@ function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
 }
 
-function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
+/** Where an error happened, as the user sees it: the item number as the editor counts (from 1) and its file. */
+interface ItemLocation {
+	itemNumber: number;
+	fileName?: string;
+}
+
+/**
+ * The resume file of an item, when it has one: the File Name option, the name of the binary in the operation's
+ * Input Binary Field, or the input item's own `fileName` (as Upload Many outputs, for Start Many).
+ */
+function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLocation {
+	const where: ItemLocation = { itemNumber: itemIndex + 1 };
+	try {
+		const item = ctx.getInputData()[itemIndex];
+		const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		const property = ctx.getNodeParameter('binaryPropertyName', itemIndex, '') as string;
+		const candidates = [options?.fileName, property ? item?.binary?.[property]?.fileName : undefined, item?.json?.fileName];
+		const fileName = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
+		if (typeof fileName === 'string') where.fileName = fileName.trim();
+	} catch {
+		// A parameter whose expression fails has its own error; the location then carries the item number only.
+	}
+	return where;
+}
+
+/** n8n's own messages end in " [item N]", counted from 0; ours say where, counted as the editor does. */
+const ENGINE_ITEM_SUFFIX = / \[item \d+\]$/;
+
+function locate(message: string, where: ItemLocation): string {
+	const text = message.replace(ENGINE_ITEM_SUFFIX, '');
+	const file = where.fileName && !text.includes(where.fileName) ? `, ${where.fileName}` : '';
+	return `${text} [item ${where.itemNumber}${file}]`;
+}
+
+/**
+ * The message of an error that stops the node: where it happened and, when other items were in the same run, how
+ * to let them through (a key or workspace problem, 401 or 403, concerns every item alike and gets no such advice).
+ */
+function stoppingMessage(error: NodeApiError | NodeOperationError, where: ItemLocation, itemCount: number): string {
+	const located = locate(error.message, where);
+	const status = apiErrorInfo(error)?.status;
+	if (itemCount < 2 || status === 401 || status === 403) return located;
+	const others = where.fileName ? 'files' : 'items';
+	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" (this one then becomes an error item)`;
+}
+
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, where: ItemLocation): INodeExecutionData {
+	const json: IDataObject = { error: locate(error.message, where) };
+	if (where.fileName) json.fileName = where.fileName;
 	if (error.description) json.description = error.description;
 	const info = apiErrorInfo(error);
 	if (info) {

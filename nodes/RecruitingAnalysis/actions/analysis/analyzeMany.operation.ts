@@ -15,6 +15,7 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
+	simplifyReportsField,
 } from '../shared/descriptions';
 import { stage } from '../shared/types';
 
@@ -28,6 +29,7 @@ const properties: INodeProperties[] = [
 	},
 	binaryPropertyField,
 	...jobDescriptionFields,
+	simplifyReportsField('once its batch has finished'),
 	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
 ];
 

@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
 import { api } from '../shared/api';
 import {
 	binaryPropertyField,
@@ -10,6 +10,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 	waitForCompletionOptions,
+	simplifyReportsField,
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
 import { readUploadInput, uploadResume } from '../shared/upload';
@@ -18,6 +19,7 @@ import { checkUserKey } from '../shared/validate';
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
+	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
 ];
 
@@ -27,7 +29,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
 	const userKey = checkUserKey(this, options, itemIndex);
-	const wait = readWaitSettings(options);
+	const wait = readWaitSettings(options, readSimplify(this, itemIndex));
 	const input = await readUploadInput(this, itemIndex);
 
 	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey, userKey && 'prepare');
@@ -37,7 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		// or start (the service refuses both); report the attempt that exists.
 		const status = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex });
 		if (!wait.waitForCompletion) return { ...uploaded, attemptId: status.attemptId ?? null, status: status.status };
-		return await waitForReport(this, itemIndex, reportId, wait, false);
+		return await waitForReport(this, itemIndex, reportId, wait, false, input.fileName);
 	}
 	const started = await startAnalysis(
 		this,
@@ -50,6 +52,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	const output = { ...uploaded, ...started };
 	if (!wait.waitForCompletion) return output;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view).
+	return await waitForReport(this, itemIndex, reportId, wait, true, input.fileName);
 }

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { readQuoteChoice, readSimplify, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
 import {
 	concurrencyOption,
 	idempotencyKeyOption,
@@ -8,6 +8,7 @@ import {
 	quoteFields,
 	reportIdField,
 	waitForCompletionOptions,
+	simplifyReportsField,
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
 import { checkUserKey, idParam } from '../shared/validate';
@@ -15,6 +16,7 @@ import { checkUserKey, idParam } from '../shared/validate';
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
+	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	optionsCollection([concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions]),
 ];
 
@@ -26,10 +28,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const choice = readQuoteChoice(this, itemIndex);
 	const options = optionsParam(this, itemIndex);
 	const userKey = checkUserKey(this, options, itemIndex);
-	const wait = readWaitSettings(options);
+	const wait = readWaitSettings(options, readSimplify(this, itemIndex));
 
 	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);
 	if (!wait.waitForCompletion) return started;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
+	// file name is the input item's own, when it has one (as Upload Resume outputs).
+	return await waitForReport(this, itemIndex, reportId, wait, true, this.getInputData()[itemIndex]?.json?.fileName);
 }

@@ -10,7 +10,7 @@ import {
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from '../shared/batchAnalysis';
-import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField } from '../shared/descriptions';
+import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField, simplifyReportsField } from '../shared/descriptions';
 import { stage } from '../shared/types';
 import { idParam } from '../shared/validate';
 
@@ -24,6 +24,7 @@ const properties: INodeProperties[] = [
 	},
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
+	simplifyReportsField('once its batch has finished'),
 	optionsCollection([batchTimeoutOption, idempotencyKeyOption, includeReportOption]),
 ];
 

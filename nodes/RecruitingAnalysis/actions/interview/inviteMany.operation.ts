@@ -131,7 +131,7 @@ async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<Invi
 	const key = chunkIdempotencyKey(this, pending.map((p) => p.itemIndex), 'interview.inviteMany', options);
 	const { batchId } = await createBatch(this, 'interviews', body, key, first);
 	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-	addNotice(this, 'emailSent');
+	addNotice(this, 'invitationsQueued');
 	for (const p of pending) {
 		const item = batchItemFor(batch, p.itemIndex);
 		outcomes[p.position] = {

@@ -27,6 +27,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		idempotencyKey: idempotencyKeyFor.call(this, itemIndex, 'interview.resend', userKey),
 		itemIndex,
 	});
-	addNotice(this, 'emailSent');
+	addNotice(this, 'resendQueued');
 	return response;
 }

@@ -8,11 +8,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
+import { readSimplifiedReport, readSimplify } from './analysis';
 import { api } from './api';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
 import { noticesForReport } from './hints';
 import { optionsParam } from './params';
+import { simplifyReport } from './simplify';
 import type { ChunkState } from './types';
 
 /** How many report summaries are read at the same time (Include Report Summary). */
@@ -101,16 +103,49 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 }
 
 /**
- * With the option Include Report Summary, add each started report's summary. An analysis batch completes only
- * once every admitted analysis is terminal, so the summaries are final.
+ * The last stage. With Simplify (the default from node version 1.1), every item becomes the simplified item of its
+ * report: summary and result read for each started report, so that `score`, `status` and `needsReview` are the
+ * report's own; an item that was not analyzed keeps status null with its `analysisState` and `errorCode`. Without
+ * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
+ * completes only once every admitted analysis is terminal, so what is read is final.
  */
 export async function readReportSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const firstItem = chunk.itemIndexes[0];
+	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
 	const started = chunk.started ?? [];
 	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true) return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
 		const report = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', entry.reportId), itemIndex: entry.itemIndex });
 		noticesForReport(ctx, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
+	});
+	return chunk;
+}
+
+/** The file name of an item: the one its upload used, or the input item's own `fileName` (as Upload Many outputs). */
+function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
+	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
+}
+
+/** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
+function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
+	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, ...batchFacts } = outcome;
+	return { ...simplified, attemptId: simplified.attemptId ?? attemptId ?? null, analysisState: state ?? null, ...batchFacts };
+}
+
+async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const started = new Set((chunk.started ?? []).map((entry) => entry.position));
+	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
+	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
+		const outcome = chunk.outcomes[position];
+		if (outcome instanceof Error) return;
+		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
+		const fileName = fileNameOf(ctx, outcome, itemIndex);
+		const simplified =
+			started.has(position) && reportId
+				? await readSimplifiedReport(ctx, itemIndex, reportId, fileName)
+				: simplifyReport({ reportId, fileName });
+		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
 	return chunk;
 }
@@ -122,4 +157,6 @@ export const includeReportOption = {
 	default: false,
 	description:
 		"Whether to add each report's summary (status, score, summary) once its batch has completed. Needs the reports:read scope.",
+	// Simplify reads every report itself; the option is for the batch items output when Simplify is off.
+	displayOptions: { hide: { '/simplify': [true] } },
 };
