@@ -44,6 +44,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const outputs: INodeExecutionData[][] = items.map(() => []);
 	const continueOnFail = this.continueOnFail();
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
 	const groups = new Map<string, { module?: OperationModule; resource: string; operation: string; indexes: number[] }>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -65,7 +66,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			nodeError.message = stoppingMessage(nodeError, where, items.length);
 			throw nodeError;
 		}
-		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where)];
+		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
 	};
 
 	for (const group of groups.values()) {
@@ -239,19 +240,23 @@ function stoppingMessage(error: NodeApiError | NodeOperationError, where: ItemLo
 	const status = apiErrorInfo(error)?.status;
 	if (itemCount < 2 || status === 401 || status === 403) return located;
 	const others = where.fileName ? 'files' : 'items';
-	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" (this one then becomes an error item)`;
+	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
 }
 
-function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, where: ItemLocation): INodeExecutionData {
-	const json: IDataObject = { error: locate(error.message, where) };
-	if (where.fileName) json.fileName = where.fileName;
-	if (error.description) json.description = error.description;
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, where: ItemLocation, errorOutput: boolean): INodeExecutionData {
+	const facts: IDataObject = {};
+	if (where.fileName) facts.fileName = where.fileName;
+	if (error.description) facts.description = error.description;
 	const info = apiErrorInfo(error);
 	if (info) {
-		json.httpCode = info.status;
-		json.code = info.code;
-		if (info.reason) json.reason = info.reason;
-		if (info.requestId) json.requestId = info.requestId;
+		facts.httpCode = info.status;
+		facts.code = info.code;
+		if (info.reason) facts.reason = info.reason;
+		if (info.requestId) facts.requestId = info.requestId;
 	}
+	const message = locate(error.message, where);
+	// n8n's "Continue (using error output)" moves an item to the error output only when its json has no keys but
+	// error, message and details (n8n then adds the input item's fields): the facts go under details there.
+	const json: IDataObject = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
 	return { json, pairedItem: { item: itemIndex } };
 }

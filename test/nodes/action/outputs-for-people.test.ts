@@ -203,6 +203,21 @@ describe('Errors a recruiter can act on', () => {
 		expect([out[0].score, out[2].score]).toEqual([7, 9]);
 	});
 
+	it('with On Error "Continue (using error output)" the bad file goes to the error output, the analyzed ones to the main output', async () => {
+		const result = await runNode(ws, analyzeMany(), [pdfItem({ candidate: 'Lu Main', score: 8 }, 'lu.pdf'), docxNamedPdf('bad-docx.pdf')], {
+			onError: 'continueErrorOutput',
+		});
+		expect(result.error).toBeUndefined();
+		const [main, errors] = result.output;
+		expect(main.map((item) => item.json.fileName)).toEqual(['lu.pdf']);
+		expect(main[0].json.score).toBe(8);
+		// n8n's error output keeps error, message and details (and adds the input item's own fields).
+		expect(errors.map((item) => (item.json.details as IDataObject).fileName)).toEqual(['bad-docx.pdf']);
+		expect(String(errors[0].json.error)).toContain('rename it bad-docx.docx');
+		expect(String(errors[0].json.error)).toContain('[item 2]');
+		expect(errors[0].pairedItem).toEqual({ item: 1 });
+	});
+
 	it('a PDF named .docx is recognised the other way round; a single item gets no On Error advice', async () => {
 		const result = await runNode(ws, analyzeParams(ws), [
 			{ json: {}, binary: { data: { data: makePdf({ candidate: 'Pdf Docx' }), mimeType: DOCX_MIME, fileName: 'cv.docx' } } },
