@@ -159,6 +159,17 @@ describe('Simplified output (default from node version 1.1)', () => {
 		expect(one.candidateName).toBeUndefined();
 	});
 
+	it('a key without reports:read: Analyze Many does not fail after the analyses ran; the items say what is known and a notice why', async () => {
+		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
+		const result = await runNode({ ...ws, apiKey }, analyzeMany(), [pdfItem({ candidate: 'No Scope', score: 8 }, 'no-scope.pdf')]);
+		const [item] = jsonOf(result);
+		expect(item).toEqual(
+			expect.objectContaining({ reportId: expect.stringMatching(/^rpt_/), fileName: 'no-scope.pdf', score: null, status: null, analysisState: 'succeeded' }),
+		);
+		expect(item.attemptId).toMatch(/^att_/);
+		expect(hintsOf(result).join('\n')).toContain('lacks the reports:read scope');
+	});
+
 	it('Simplify off gives the API objects; the summary hint then says where the limitations are instead of asking to read them', async () => {
 		const result = await runNode(ws, analyzeMany({ includeReport: true }, { simplify: false }), [
 			pdfItem({ candidate: 'Ivy Raw', outcome: 'requires_action' }, 'ivy.pdf'),

@@ -6,13 +6,13 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
+import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
 import { readSimplifiedReport, readSimplify } from './analysis';
 import { api } from './api';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
-import { noticesForReport } from './hints';
+import { addNotice, noticesForReport } from './hints';
 import { optionsParam } from './params';
 import { simplifyReport } from './simplify';
 import type { ChunkState } from './types';
@@ -133,6 +133,22 @@ function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObj
 	return { ...simplified, attemptId: simplified.attemptId ?? attemptId ?? null, analysisState: state ?? null, ...batchFacts };
 }
 
+/**
+ * The analyses of the chunk have run (and are charged) by now: a key without reports:read must not turn them into
+ * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
+ * notice says why the rest is null and what to do.
+ */
+async function readUnlessForbidden(ctx: IExecuteFunctions, itemIndex: number, reportId: string, fileName: unknown): Promise<IDataObject> {
+	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName).then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (outcome.ok) return outcome.value;
+	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
+	addNotice(ctx, 'reportsNotReadable');
+	return simplifyReport({ reportId, fileName });
+}
+
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
 	const started = new Set((chunk.started ?? []).map((entry) => entry.position));
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
@@ -143,7 +159,7 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Prom
 		const fileName = fileNameOf(ctx, outcome, itemIndex);
 		const simplified =
 			started.has(position) && reportId
-				? await readSimplifiedReport(ctx, itemIndex, reportId, fileName)
+				? await readUnlessForbidden(ctx, itemIndex, reportId, fileName)
 				: simplifyReport({ reportId, fileName });
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});

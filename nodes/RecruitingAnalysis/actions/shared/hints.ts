@@ -17,6 +17,8 @@ export const NOTICES = {
 	nullUnmeasured: 'A null score or measurement means unmeasured, not zero. Read "limitations" before showing a score.',
 	nullUnmeasuredSummary:
 		'A null score means unmeasured, not zero. The score scale and the limitations to read before showing a score are in the report result (Report > Get Result).',
+	reportsNotReadable:
+		'The analyses ran, but the API key lacks the reports:read scope, so their reports could not be read: name, score and status are null. Give the key reports:read and read them with Report > Get (by reportId), or turn Simplify off.',
 	recovered:
 		'Items with "recovered": true were done before (a retry or a re-run on the same input): the same file, report or address was recognised and read back, not charged or emailed again.',
 	requiresAction:
