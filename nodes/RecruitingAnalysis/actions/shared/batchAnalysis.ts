@@ -8,12 +8,15 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
-import { readSimplifiedReport, readSimplify } from './analysis';
+import { existingAttempt, readSimplifiedReport, readSimplify } from './analysis';
 import { api } from './api';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
+import { outcomeOf as settle } from './errors';
 import { addNotice, noticesForReport } from './hints';
+import type { WriteChoice } from './keys';
 import { optionsParam } from './params';
+import { existsCondition, recoverWrite } from './recover';
 import { simplifyReport } from './simplify';
 import type { ChunkState } from './types';
 
@@ -26,6 +29,10 @@ export interface AnalysisEntry {
 	reportId: string;
 	/** Set by the user (quote chosen beforehand) or by quoteAnalyses. */
 	fingerprint?: string;
+	/** The item's Idempotency Key and New Attempt Label (the batch's key is made of its items' writes). */
+	choice: WriteChoice;
+	/** The report may already have an attempt (Start Many, or an upload recovered as already admitted). */
+	checkExisting?: boolean;
 }
 
 export interface AnalysisChunk extends ChunkState {
@@ -40,15 +47,40 @@ function outcomeOf(chunk: ChunkState, entry: AnalysisEntry): IDataObject {
 	return outcome instanceof Error ? {} : outcome;
 }
 
+/** A batch item whose answer means the analysis exists: read back and output as recovered (recover.ts). */
+async function recoverEntry(ctx: IExecuteFunctions, chunk: AnalysisChunk, entry: AnalysisEntry, from: string): Promise<void> {
+	const found = await recoverWrite(ctx, entry.itemIndex, { kind: 'analysis', reportId: entry.reportId }, from);
+	chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), itemKey: itemKeyFor(entry.itemIndex), state: 'succeeded', errorCode: null, ...found };
+}
+
+/** Batch item error codes after which the item is quoted again and submitted once more in a later batch. */
+const SUBMIT_AGAIN = ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'];
+/** How many later batches a chunk may need for items refused for a stale quote or capacity. */
+const MAX_LATER_BATCHES = 2;
+
 /**
- * Quote the entries that carry no fingerprint yet with one batch-quote request. An entry that cannot be quoted
- * gets state "not_quoted" with the API's errorCode, and is left out of the batch.
+ * Quote the entries that carry no fingerprint yet with one batch-quote request. Entries whose report may already
+ * have an attempt are checked first (a report with an attempt is recovered, not submitted; a failed one only with
+ * a New Attempt Label). An entry the quote answers with ANALYSIS_ALREADY_STARTED is recovered; one that cannot be
+ * quoted otherwise gets state "not_quoted" with the API's errorCode, and is left out of the batch.
  */
 export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const pending = chunk.pending ?? [];
+	let pending = chunk.pending ?? [];
+	const recovered = new Set<AnalysisEntry>();
+	await mapWithConcurrency(
+		pending.filter((entry) => entry.checkExisting),
+		REPORT_READ_CONCURRENCY,
+		async (entry) => {
+			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice)) {
+				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
+				recovered.add(entry);
+			}
+		},
+	);
+	pending = pending.filter((entry) => !recovered.has(entry));
 	const toQuote = pending.filter((entry) => entry.fingerprint === undefined);
-	if (toQuote.length === 0) return chunk;
-	const first = pending[0].itemIndex;
+	if (toQuote.length === 0) return { ...chunk, pending };
+	const first = toQuote[0].itemIndex;
 	const quoteBody = { items: toQuote.map((entry) => ({ itemKey: itemKeyFor(entry.itemIndex), input: { reportId: entry.reportId } })) };
 	validateBatch.call(ctx, analysisBatchQuoteSchema, quoteBody, first);
 	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: quoteBody, itemIndex: first });
@@ -59,47 +91,85 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 			entry.fingerprint = quote.fingerprint;
 			continue;
 		}
+		const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+		if (existsCondition(errorCode)) {
+			await recoverEntry(ctx, chunk, entry, errorCode);
+			recovered.add(entry);
+			continue;
+		}
 		chunk.outcomes[entry.position] = {
 			...outcomeOf(chunk, entry),
 			reportId: entry.reportId,
 			itemKey: itemKeyFor(entry.itemIndex),
 			state: 'not_quoted',
 			attemptId: null,
-			errorCode: (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED',
+			errorCode,
 		};
 	}
-	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined) };
+	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)) };
 }
 
-/** Submit the quoted entries as one analysis batch and wait until it has completed. */
-export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey: string): Promise<AnalysisChunk> {
-	const pending = chunk.pending ?? [];
-	if (pending.length === 0) return chunk;
-	const first = pending[0].itemIndex;
-	const options = optionsParam(ctx, first);
-	const body = {
-		items: pending.map((entry) => ({
-			itemKey: itemKeyFor(entry.itemIndex),
-			input: { reportId: entry.reportId, quoteFingerprint: entry.fingerprint },
-		})),
-	};
-	validateBatch.call(ctx, analysisBatchSchema, body, first);
-	const key = chunkIdempotencyKey(ctx, pending.map((entry) => entry.itemIndex), operationKey, options);
-	const { batchId } = await createBatch(ctx, 'analyses', body, key, first);
-	const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
-	for (const entry of pending) {
-		const item = batchItemFor(batch, entry.itemIndex);
-		chunk.outcomes[entry.position] = {
-			...outcomeOf(chunk, entry),
-			batchId,
-			reportId: entry.reportId,
-			itemKey: itemKeyFor(entry.itemIndex),
-			state: item?.state ?? 'unknown',
-			attemptId: item?.attemptId ?? null,
-			errorCode: item?.errorCode ?? null,
+/**
+ * Submit the quoted entries as one analysis batch and wait until it has completed. The batch's key is its items'
+ * writes (report and quote, in order), so a repeat gets the same batch back. Items whose answer means the analysis
+ * exists are recovered; items refused for a stale quote or for capacity are quoted again and submitted once more
+ * in a later batch (up to MAX_LATER_BATCHES), so they are not lost to a quote that aged while earlier chunks ran.
+ */
+export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey = 'analyses.batch'): Promise<AnalysisChunk> {
+	let pending = chunk.pending ?? [];
+	const started: AnalysisEntry[] = [];
+	for (let round = 0; pending.length > 0; round++) {
+		const first = pending[0].itemIndex;
+		const options = optionsParam(ctx, first);
+		const body = {
+			items: pending.map((entry) => ({
+				itemKey: itemKeyFor(entry.itemIndex),
+				input: { reportId: entry.reportId, quoteFingerprint: entry.fingerprint },
+			})),
 		};
+		validateBatch.call(ctx, analysisBatchSchema, body, first);
+		const key = chunkIdempotencyKey(
+			operationKey,
+			pending.map((entry) => ({ identity: [entry.reportId, entry.fingerprint], choice: entry.choice })),
+		);
+		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
+		if (!created.ok) {
+			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+			for (const entry of pending) await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED');
+			break;
+		}
+		const { batchId } = created.value;
+		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
+		const again: AnalysisEntry[] = [];
+		for (const entry of pending) {
+			const item = batchItemFor(batch, entry.itemIndex);
+			const errorCode = item?.errorCode ?? null;
+			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
+				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
+				continue;
+			}
+			chunk.outcomes[entry.position] = {
+				...outcomeOf(chunk, entry),
+				batchId,
+				reportId: entry.reportId,
+				itemKey: itemKeyFor(entry.itemIndex),
+				state: item?.state ?? 'unknown',
+				attemptId: item?.attemptId ?? null,
+				errorCode,
+			};
+			if (item?.state === 'succeeded') started.push(entry);
+			else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
+				again.push({ ...entry, fingerprint: undefined });
+			}
+		}
+		if (again.length === 0) break;
+		ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
+		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: again });
+		pending = requoted.pending ?? [];
+		for (const entry of pending) (chunk.outcomes[entry.position] as IDataObject).submittedAgain = round + 1;
 	}
-	return { ...chunk, started: pending.filter((entry) => (chunk.outcomes[entry.position] as IDataObject).state === 'succeeded') };
+	return { ...chunk, started };
 }
 
 /**
@@ -129,8 +199,18 @@ function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: num
 
 /** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
-	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, ...batchFacts } = outcome;
-	return { ...simplified, attemptId: simplified.attemptId ?? attemptId ?? null, analysisState: state ?? null, ...batchFacts };
+	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, status, code, ...batchFacts } = outcome;
+	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
+	const reportStatus = simplified.status ?? status ?? null;
+	return {
+		...simplified,
+		status: reportStatus,
+		needsReview: reportStatus === 'requires_action',
+		code: simplified.code ?? code ?? null,
+		attemptId: simplified.attemptId ?? attemptId ?? null,
+		analysisState: state ?? null,
+		...batchFacts,
+	};
 }
 
 /**
@@ -150,17 +230,16 @@ async function readUnlessForbidden(ctx: IExecuteFunctions, itemIndex: number, re
 }
 
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const started = new Set((chunk.started ?? []).map((entry) => entry.position));
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) return;
 		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
 		const fileName = fileNameOf(ctx, outcome, itemIndex);
+		// Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read.
+		const analyzed = outcome.state === 'succeeded' || outcome.recovered === true;
 		const simplified =
-			started.has(position) && reportId
-				? await readUnlessForbidden(ctx, itemIndex, reportId, fileName)
-				: simplifyReport({ reportId, fileName });
+			analyzed && reportId ? await readUnlessForbidden(ctx, itemIndex, reportId, fileName) : simplifyReport({ reportId, fileName });
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
 	return chunk;
