@@ -159,6 +159,19 @@ describe('Simplified output (default from node version 1.1)', () => {
 		expect(one.candidateName).toBeUndefined();
 	});
 
+	it('Analyze Many run again on the same files: the simplified items come back with their scores, recovered, nothing charged again', async () => {
+		const files = [pdfItem({ candidate: 'Rex Again', score: 8 }, 'rex.pdf'), pdfItem({ candidate: 'Sue Again', score: 6 }, 'sue.pdf')];
+		const first = jsonOf(await runNode(ws, analyzeMany(), files));
+		const before = await counters(ws);
+		const second = jsonOf(await runNode(ws, analyzeMany(), files));
+		const after = await counters(ws);
+		expect(second.map((item) => [item.candidateName, item.score, item.status, item.reportId])).toEqual(
+			first.map((item) => [item.candidateName, item.score, item.status, item.reportId]),
+		);
+		for (const item of second) expect(item.recovered).toBe(true);
+		expect([after.reportsCreated - before.reportsCreated, after.attemptsCreated - before.attemptsCreated]).toEqual([0, 0]);
+	});
+
 	it('a key without reports:read: Analyze Many does not fail after the analyses ran; the items say what is known and a notice why', async () => {
 		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
 		const result = await runNode({ ...ws, apiKey }, analyzeMany(), [pdfItem({ candidate: 'No Scope', score: 8 }, 'no-scope.pdf')]);

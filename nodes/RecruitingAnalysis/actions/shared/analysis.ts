@@ -61,6 +61,15 @@ export async function existingAttempt(
 }
 
 /**
+ * What a start is: the report and the quote it uses. A deliberate new attempt is the report and its label instead
+ * (the quote changes with every attempt), so running the same labelled attempt again, even after it failed too,
+ * repeats that one attempt and never makes a third.
+ */
+export function startIdentity(reportId: string, fingerprint: string | undefined, write: WriteChoice): unknown[] {
+	return write.attemptLabel ? [reportId] : [reportId, fingerprint];
+}
+
+/**
  * POST /api/v1/analyses. The key is the report and the quote it uses (+ the New Attempt Label), so a repeat of the
  * same start carries the same key and a new quote a new one. A report that already has an attempt is recovered
  * (read back, `recovered: true`) instead of started again; a failed report is started again only with a New
@@ -88,7 +97,7 @@ export async function startAnalysis(
 					method: 'POST',
 					path: '/api/v1/analyses',
 					body: { reportId, quoteFingerprint: fingerprint },
-					idempotencyKey: keyFor(write, 'analysis.start', [reportId, fingerprint], step),
+					idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
 					itemIndex,
 				}),
 			),

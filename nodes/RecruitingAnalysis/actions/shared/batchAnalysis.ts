@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
-import { existingAttempt, readSimplifiedReport, readSimplify } from './analysis';
+import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './analysis';
 import { api } from './api';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
@@ -130,7 +130,7 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		validateBatch.call(ctx, analysisBatchSchema, body, first);
 		const key = chunkIdempotencyKey(
 			operationKey,
-			pending.map((entry) => ({ identity: [entry.reportId, entry.fingerprint], choice: entry.choice })),
+			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
 		);
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
