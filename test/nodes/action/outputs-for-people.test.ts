@@ -163,8 +163,10 @@ describe('Simplified output (default from node version 1.1)', () => {
 		const files = [pdfItem({ candidate: 'Rex Again', score: 8 }, 'rex.pdf'), pdfItem({ candidate: 'Sue Again', score: 6 }, 'sue.pdf')];
 		const first = jsonOf(await runNode(ws, analyzeMany(), files));
 		const before = await counters(ws);
-		const second = jsonOf(await runNode(ws, analyzeMany(), files));
+		const rerun = await runNode(ws, analyzeMany(), files);
+		const second = jsonOf(rerun);
 		const after = await counters(ws);
+		expect(hintsOf(rerun).join('\n')).toContain('"recovered": true were done before');
 		expect(second.map((item) => [item.candidateName, item.score, item.status, item.reportId])).toEqual(
 			first.map((item) => [item.candidateName, item.score, item.status, item.reportId]),
 		);
