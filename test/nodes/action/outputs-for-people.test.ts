@@ -3,7 +3,9 @@
  * item (the default from node version 1.1), a node saved as version 1 keeping its output, errors that say which
  * file and how to let the others through, and hints that match the output.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, type IDataObject, type INodeParameters, type INodeProperties } from 'n8n-workflow';
+
+import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf } from '../../fixtures/resumes';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
@@ -270,5 +272,31 @@ describe('Errors a recruiter can act on', () => {
 			await runNode(ws, { resource: 'analysis', operation: 'getQuote', reportId: '={{ $json.reportId }}' }, items.slice(1), { continueOnFail: true }),
 		)[0];
 		expect(kept).toEqual(expect.objectContaining({ fileName: 'missing.pdf', httpCode: 404, error: expect.stringContaining('[item 1, missing.pdf]') }));
+	});
+});
+
+describe('The editor shows what applies (n8n\'s own display rules)', () => {
+	const description = new RecruitingAnalysis().description;
+	const saved = (typeVersion: number, parameters: INodeParameters) =>
+		NodeHelpers.getNodeParameters(description.properties, parameters, true, false, { typeVersion }, description) as INodeParameters;
+	const option = (name: string, operation: string): INodeProperties => {
+		const options = description.properties.find((p) => p.name === 'options' && p.displayOptions?.show?.operation?.includes(operation));
+		return (options?.options as INodeProperties[]).find((o) => o.name === name)!;
+	};
+
+	it.each(['analyzeResume', 'start', 'analyzeMany', 'startMany'])('%s: Simplify is on for a new node (1.1) and absent for one saved as version 1', (operation) => {
+		expect(saved(1.1, { resource: 'analysis', operation }).simplify).toBe(true);
+		expect('simplify' in saved(1, { resource: 'analysis', operation })).toBe(false);
+	});
+
+	it('Output After Waiting and Include Report Summary are offered only when Simplify is off (always on version 1)', () => {
+		const shown = (name: string, operation: string, typeVersion: number, values: INodeParameters) =>
+			NodeHelpers.displayParameterPath({ resource: 'analysis', operation, options: {}, ...values }, option(name, operation), 'options', { typeVersion }, description);
+		expect(shown('waitOutput', 'analyzeResume', 1.1, { simplify: true })).toBe(false);
+		expect(shown('waitOutput', 'analyzeResume', 1.1, { simplify: false })).toBe(true);
+		expect(shown('waitOutput', 'analyzeResume', 1, {})).toBe(true);
+		expect(shown('includeReport', 'analyzeMany', 1.1, { simplify: true })).toBe(false);
+		expect(shown('includeReport', 'startMany', 1.1, { simplify: false })).toBe(true);
+		expect(shown('includeReport', 'analyzeMany', 1, {})).toBe(true);
 	});
 });
