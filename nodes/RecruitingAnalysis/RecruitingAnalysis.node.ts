@@ -44,8 +44,10 @@ export class RecruitingAnalysis implements INodeType {
 		name: 'recruitingAnalysis',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
-		// Version 2: the saved job, report and interview IDs became resource locators (From List, By ID). A
-		// workflow saved by version 1 keeps its text fields (see actions/shared/locators.ts).
+		// Versions: 1.1 made the analysis operations output simplified items by default (Simplify); 2 made the
+		// saved job, report and interview IDs resource locators (From List, By ID). A workflow keeps the version it
+		// was saved with, so its parameters and outputs stay as they were (actions/shared/locators.ts, simplify.ts);
+		// new nodes get the newest.
 		version: ACTION_NODE_VERSIONS,
 		subtitle: subtitleExpression(resourceDescriptions),
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',

@@ -40,7 +40,14 @@ export interface RealN8n {
 
 const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 
-export async function bootRealN8n(label: string, opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'> } = {}): Promise<RealN8n> {
+/**
+ * `homeInUserFolder`: n8n (and `n8n execute`) run with HOME set to the run's user folder, so the folder n8n 2.x
+ * allows files to be read from by default, `~/.n8n-files`, is the run's own and goes with it.
+ */
+export async function bootRealN8n(
+	label: string,
+	opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'>; homeInUserFolder?: boolean } = {},
+): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
 	const userFolder = createUserFolder(label);
@@ -53,7 +60,7 @@ export async function bootRealN8n(label: string, opts: { queue?: Omit<QueueStack
 			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
 			n8n = stack.main.instance;
 		} else {
-			n8n = await startN8n({ userFolder, log });
+			n8n = await startN8n({ userFolder, log, env: opts.homeInUserFolder ? { HOME: userFolder } : undefined });
 		}
 	} catch (error) {
 		await sandbox.stop();

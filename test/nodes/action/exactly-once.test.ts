@@ -68,7 +68,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 	it('Start Many after lost answers outputs every started analysis with its attempt, none as not_quoted', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 3, 'lost-batch');
-		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false };
 		const items = reportIds.map((reportId) => ({ json: { reportId } }));
 		await loseAllAnswers('POST', '/api/v1/analysis-batches');
 		const first = await runNode(ws, params, items, execution());
@@ -87,7 +87,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 
 	it('Analyze Many run again on the same files: every item recovered (no ALREADY_ADMITTED failure), no second report or attempt', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
 		const files = Array.from({ length: 5 }, (_, i) => pdfItem({ candidate: `Again ${i}` }, `again-${i}.pdf`));
 		const first = jsonOf(await runNode(ws, params, files, execution()));
 		const before = await counters(ws);
@@ -115,6 +115,38 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 		for (const o of second) expect(o).toMatchObject({ recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED' });
 		expect(after.interviewsCreated).toBe(2);
 		expect(mail).toHaveLength(2);
+	});
+
+	it('Reinterview run again: the attempt it created is recovered, no third attempt or email', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'Reinterview' });
+		const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'again@example.com' }));
+		const params = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId, candidateEmail: 'again@example.com' };
+		const [first] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
+		const [second] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
+		await sleep(300);
+		expect(second).toMatchObject({ interviewId: first.interviewId, previousInterviewId: invited.interviewId, recovered: true });
+		expect((await counters(ws)).interviewsCreated).toBe(2);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
+	});
+
+	it('Upload Many then Start Many, run again on the same files: the same reports and attempts, nothing new', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const upload = { resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const files = Array.from({ length: 4 }, (_, i) => pdfItem({ candidate: `Two Step ${i}` }, `two-step-${i}.pdf`));
+		const startMany = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const runBoth = async () => {
+			const uploaded = jsonOf(await runNode(ws, upload, files, execution()));
+			return jsonOf(await runNode(ws, startMany, uploaded.map((o) => ({ json: { reportId: o.reportId } })), execution()));
+		};
+		const first = await runBoth();
+		const second = await runBoth();
+		expect(second.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
+		expect(second.map((o) => o.attemptId)).toEqual(first.map((o) => o.attemptId));
+		for (const o of second) expect(o.recovered).toBe(true);
+		const after = await counters(ws);
+		expect(after.reportsCreated).toBe(4);
+		expect(after.attemptsCreated).toBe(4);
 	});
 
 	it('following the network-error advice on Analyze Resume (run again on the same input) makes no second report or analysis', async () => {
@@ -153,7 +185,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 			pdfItem({ candidate: 'One' }, 'one.pdf'),
 			pdfItem({ candidate: 'Two' }, 'two.pdf'),
 		]);
-		expect(result.error?.message).toBe('"Idempotency Key" must be different for each item');
+		expect(result.error?.message).toMatch(/^"Idempotency Key" must be different for each item \[item 2, /);
 		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
 	});
 
@@ -346,7 +378,7 @@ describe('capacity and the bounded batch pipeline', () => {
 		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 400 }] });
 		const running = runNode(
 			ws,
-			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
 			reportIds.map((reportId) => ({ json: { reportId } })),
 			execution(),
 		);
@@ -369,7 +401,7 @@ describe('capacity and the bounded batch pipeline', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		// The pending-preparation limit stays high here so that it cannot be what holds the pipeline back.
 		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 100 });
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
 		const files = Array.from({ length: 80 }, (_, i) => pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`));
 		const samples: Array<{ uploads: number; quotes: number; analyses: number; pending: number }> = [];
 		let done = false;

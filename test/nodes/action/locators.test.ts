@@ -117,7 +117,7 @@ describe('resource locator values', () => {
 		);
 		// From an expression: the node's own check, naming the field and the rule.
 		const mapped = await runNode(ws, uploadParams(rl('={{ "x".repeat(101) }}', 'id')), [pdfItem()]);
-		expect(mapped.error?.message).toBe('"Saved Job ID" must be at most 100 characters');
+		expect(mapped.error?.message).toBe('"Saved Job ID" must be at most 100 characters [item 1, resume.pdf]');
 		const after = await counters(ws);
 		expect(after.preparationsCreated).toBe(before.preparationsCreated);
 	});
@@ -170,17 +170,22 @@ describe('From List: reports and interviews, most recent first', () => {
 describe('workflows saved by version 1 keep working', () => {
 	const node = new RecruitingAnalysis();
 
-	it('version 1 shows the text fields it saved; version 2 the resource locators, under the same names', () => {
+	it('versions 1 and 1.1 show the text fields they saved; version 2 the resource locators, under the same names', () => {
 		const byName = (name: string) => node.description.properties.filter((p: INodeProperties) => p.name === name);
 		for (const name of ['jobDescriptionId', 'reportId', 'interviewId']) {
 			const versions = byName(name).map((p) => [p.type, p.displayOptions?.show?.['@version']]);
-			expect(versions).toEqual(expect.arrayContaining([['string', [1]], ['resourceLocator', [{ _cnd: { gte: 2 } }]]]));
+			expect(versions).toEqual(expect.arrayContaining([['string', [{ _cnd: { lt: 2 } }]], ['resourceLocator', [{ _cnd: { gte: 2 } }]]]));
 		}
-		expect(node.description.version).toEqual([1, 2]);
+		expect(node.description.version).toEqual([1, 1.1, 2]);
 	});
 
 	it('an Upload Resume saved by version 1 (plain saved job ID) runs through the engine as it was saved', async () => {
 		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1 }));
+		expect(item.uploaded).toBe(true);
+	});
+
+	it('an Upload Resume saved by version 1.1 (the Simplify version, plain saved job ID) runs as it was saved', async () => {
+		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1.1 }));
 		expect(item.uploaded).toBe(true);
 	});
 

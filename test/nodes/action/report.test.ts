@@ -21,7 +21,7 @@ beforeAll(async () => {
 		const result = await runNode(ws, analyzeParams(ws, options), [pdfItem({ candidate: `Report ${i}`, score })]);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('completed');
-		reportIds.push(String(item.id));
+		reportIds.push(String(item.reportId));
 		await sandbox.control.advanceClock(1000);
 	}
 });

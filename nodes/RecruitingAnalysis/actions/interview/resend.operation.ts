@@ -33,6 +33,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		idempotencyKey: keyFor(write, 'interview.resend', [interviewId, 'resend']),
 		itemIndex,
 	});
-	addNotice(this, 'emailSent');
+	addNotice(this, 'resendQueued');
 	return response;
 }

@@ -41,6 +41,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		qs: { schemaVersion },
 		itemIndex,
 	});
-	noticesForReport(this, result);
+	noticesForReport(this, result, { limitations: true });
 	return simplify ? simplifyReportResult(result) : result;
 }

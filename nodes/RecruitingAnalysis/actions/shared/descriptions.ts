@@ -159,11 +159,31 @@ export const concurrencyOption: INodeProperties = {
 	description: 'How many input items are processed at the same time',
 };
 
+/** The node version from which the analysis operations output simplified items by default (see readSimplify). */
+export const SIMPLIFIED_OUTPUT_VERSION = 1.1;
+
+/**
+ * Simplify for the analysis operations that output finished reports. Shown from node version 1.1 (on by default);
+ * a node saved as version 1 has no such parameter and keeps its output.
+ */
+export function simplifyReportsField(when: string): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
+		displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFIED_OUTPUT_VERSION } }] } },
+	};
+}
+
 export const waitForCompletionOptions: INodeProperties[] = [
 	{
 		displayName: 'Output After Waiting',
 		name: 'waitOutput',
 		type: 'options',
+		// With Simplify on, the simplified item is output after waiting.
+		displayOptions: { hide: { '/simplify': [true] } },
 		options: [
 			{
 				name: 'Report Result',

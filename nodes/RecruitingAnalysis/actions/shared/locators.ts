@@ -8,8 +8,8 @@ import type { INodeProperties } from 'n8n-workflow';
  */
 
 /** The versions of the action node; the newest is the default for new nodes. */
-export const ACTION_NODE_VERSIONS = [1, 2];
-const V1 = { '@version': [1] };
+export const ACTION_NODE_VERSIONS = [1, 1.1, 2];
+const V1 = { '@version': [{ _cnd: { lt: 2 } }] };
 const V2 = { '@version': [{ _cnd: { gte: 2 } }] };
 
 /** The spec's rule for resource IDs in a path: 1 to 100 characters (opaque, no other rule). */
