@@ -39,6 +39,24 @@ const BASE_URL_EXPRESSION =
 	`($credentials.environment === 'production' ? '${PRODUCTION_BASE_URL}' : ` +
 	`String($credentials.baseUrl || '${SANDBOX_BASE_URL}').trim().replace(/\\/+$/, ''))`;
 
+/** API errors whose statuses n8n 2.x throws before the rules run (STATUS_ERRORS_TO_THROW); n8n 1.x hands them over as bodies. */
+const API_ERRORS_THROWN_BY_N8N_2: Array<[string, number]> = [
+	['BAD_REQUEST', 400],
+	['NOT_FOUND', 404],
+	['METHOD_NOT_ALLOWED', 405],
+	['INTERNAL_SERVER_ERROR', 500],
+	['SERVICE_UNAVAILABLE', 503],
+];
+/**
+ * n8n 2.x: hand every status back as a body except these, which still fail the test. n8n 1.x types this setting as
+ * a boolean and reads the object as `true` (every status back as a body), hence the cast, and the rules above.
+ */
+const STATUS_ERRORS_TO_THROW = {
+	ignore: true,
+	except: [400, 404, 405, 408, 500, 501, 502, 503, 504],
+} as unknown as ICredentialTestRequest['request']['ignoreHttpStatusErrors'];
+const WRONG_ADDRESS_ADVICE = 'Check the environment and the base URL (the address without /api/v1).';
+
 /** Path of the first missing scope in a 403 body (`error.requiredScopes[0]`), in the dotted form rules accept. */
 const FIRST_REQUIRED_SCOPE_PATH = 'error.requiredScopes.0';
 
@@ -118,6 +136,10 @@ export class RecruitingAnalysisApi implements ICredentialType {
 	/**
 	 * Lists one saved job: needs only `job-descriptions:read`. 401 and 403 come back as bodies (not thrown) so the
 	 * rules below can tell an invalid key from a missing scope, and name the scope the API reports as missing.
+	 *
+	 * n8n 1.x knows no `except` list: it takes the setting below as `true` and hands every status back as a body. The
+	 * rules on the API's other error codes and the last rule (an answer without the API's `data` envelope) make
+	 * the test fail there too instead of reporting success (n8n 2.x throws those statuses before the rules run).
 	 */
 	test: ICredentialTestRequest = {
 		request: {
@@ -127,7 +149,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 				`${SANDBOX_MISMATCH} ? 'data:text/plain,${REFUSAL_PAYLOAD_SANDBOX}' : '/api/v1/job-descriptions' }}`,
 			method: 'GET',
 			qs: { limit: 1 },
-			ignoreHttpStatusErrors: { ignore: true, except: [400, 404, 405, 408, 500, 501, 502, 503, 504] },
+			ignoreHttpStatusErrors: STATUS_ERRORS_TO_THROW,
 		},
 		rules: [
 			{
@@ -209,6 +231,22 @@ export class RecruitingAnalysisApi implements ICredentialType {
 					key: 'error.code',
 					value: 'UNPROCESSABLE_CONTENT',
 					message: 'Unexpected answer from the API (422).',
+				},
+			},
+			...API_ERRORS_THROWN_BY_N8N_2.map(([code, status]) => ({
+				type: 'responseSuccessBody' as const,
+				properties: {
+					key: 'error.code',
+					value: code,
+					message: `The API answered ${status} ${code}. ${status === 404 || status === 405 ? WRONG_ADDRESS_ADVICE : 'Test again later.'}`,
+				},
+			})),
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'data',
+					value: undefined,
+					message: `The address answered, but not like the Recruiting Analysis API (no data in the answer). ${WRONG_ADDRESS_ADVICE}`,
 				},
 			},
 		],

@@ -1,6 +1,7 @@
 /**
  * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
- * the sandbox as a child process, the owner account and the two credentials.
+ * the sandbox as a child process, the owner account and the two credentials. The n8n line (2.x or 1.x) is the
+ * jest project's (test/n8n-lines.js).
  */
 import { join } from 'node:path';
 
@@ -9,18 +10,33 @@ import {
 	createUserFolder,
 	installCommunityPackage,
 	loadExample,
+	N8N_LINES,
 	NODE_TYPES,
 	PACKAGE,
+	parseN8nLine,
 	startN8n,
 	uniqueSuffix,
 	type N8nInstance,
+	type N8nLine,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
 import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 
 export { NODE_TYPES };
 
+/** The n8n line this test file runs on: its jest project's RA_N8N_LINE global (2 when run outside a project). */
+export function n8nLineUnderTest(): N8nLine {
+	return parseN8nLine(String((globalThis as { RA_N8N_LINE?: unknown }).RA_N8N_LINE ?? '2'));
+}
+
+/** `n8n 2.41.1` or `n8n 1.123.81`: the n8n this test file runs on, for test titles and reports. */
+export function n8nUnderTest(): string {
+	return `n8n ${N8N_LINES[n8nLineUnderTest()].version}`;
+}
+
 export interface RealN8n {
+	/** The n8n line and version running. */
+	line: N8nLine;
 	n8n: N8nInstance;
 	sandbox: SandboxProcess;
 	userFolder: string;
@@ -36,12 +52,13 @@ const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 export async function bootRealN8n(label: string): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
-	const userFolder = createUserFolder(label);
-	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log });
+	const line = n8nLineUnderTest();
+	const userFolder = createUserFolder(`${label}-n8n${line}`);
+	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
 	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
 	let n8n: N8nInstance;
 	try {
-		n8n = await startN8n({ userFolder, log });
+		n8n = await startN8n({ userFolder, log, line });
 	} catch (error) {
 		await sandbox.stop();
 		throw error;
@@ -66,6 +83,7 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 			}),
 		};
 		return {
+			line,
 			n8n,
 			sandbox,
 			userFolder,
