@@ -13,7 +13,8 @@ module.exports = {
 		// On 1.x: no `npm start` (it runs 2.x). Not yet on 1.x (issue 14, open): the editor browser test (the 1.x
 		// editor's versions store throws right after the sign-in form, n8n's own page error before any of our nodes
 		// shows) and the examples (on 1.123.81 `$('Resume File').item.json.candidateEmail` in the Invite node of
-		// "analyze one resume" comes out empty; (c), (d), (f) and the forged-delivery case pass there).
+		// "analyze one resume" comes out empty with 1.123.81's vm expression engine, and passes with
+		// N8N_EXPRESSION_ENGINE=legacy; (c), (d), (f) and the forged-delivery case pass there).
 		(line) =>
 			line === '2'
 				? {}
