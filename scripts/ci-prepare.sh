@@ -2,7 +2,8 @@
 # Everything `.ci/run` needs before `npm test` on a fresh machine, beyond `npm ci`:
 #   - Debian's Chromium for the editor browser test (playwright-core drives /usr/bin/chromium);
 #   - Debian's redis-server and postgresql for the queue-mode tests;
-#   - the real n8n 2.41.1 on Node 24 in the cache folder (~3 minutes and 2.6 GB the first time, then reused).
+#   - the real n8n 2.41.1 on Node 24 and n8n 1.123.81 on Node 22 in the cache folder (the first time about
+#     3 + 5 minutes and 2.6 + 1.8 GB, then reused; RA_N8N_VERSIONS=2 or 1 installs one).
 # Idempotent: a machine that already has both spends a few seconds here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,6 @@ if [ ! -d node_modules ]; then
 	npm ci --no-audit --no-fund
 fi
 
-echo "[ci-prepare] making sure the real n8n for the end-to-end tests is installed"
+echo "[ci-prepare] making sure the real n8n versions for the end-to-end tests are installed"
 npx tsx scripts/n8n-host/cli.ts ensure >/dev/null
 echo "[ci-prepare] ready"

@@ -208,7 +208,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			}
 		};
 		const startedAt = Date.now();
-		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : FALLBACK_BUDGET_MS;
+		// n8n 2.x tells a poll its time budget; n8n 1.x has no such call (and no budget): take the fallback there.
+		const budget = (this as Partial<{ getPollBudgetMs: () => number }>).getPollBudgetMs;
+		const budgetMs = typeof budget === 'function' ? budget.call(this) : FALLBACK_BUDGET_MS;
 		const deadline = startedAt + budgetMs * BUDGET_SHARE;
 		const now = () => Date.now();
 

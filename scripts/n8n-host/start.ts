@@ -8,6 +8,7 @@ import { N8nInstance } from './instance';
 import { ensureN8n } from './n8n-install';
 import { n8nEnv } from './n8n-env';
 import { defaultLog, delay, freePort, killGroupOnExit, type Logger } from './process';
+import type { N8nLine } from './versions';
 
 export interface StartOptions {
 	userFolder: string;
@@ -15,19 +16,21 @@ export interface StartOptions {
 	brokerPort?: number;
 	env?: NodeJS.ProcessEnv;
 	log?: Logger;
-	/** Milliseconds to wait for /healthz/readiness (default 180 s: the first start runs migrations). */
+	/** Milliseconds to wait for /healthz/readiness and /rest/settings (default 180 s: the first start runs migrations). */
 	readyTimeoutMs?: number;
 	/** The n8n command (default `start`); `port` is then a worker's health port or a webhook process's port. */
 	command?: 'start' | 'worker' | 'webhook';
 	/** Name in the log file and messages (default `n8n`). */
 	label?: string;
+	/** Which n8n: `2` (2.x, the default) or `1` (1.x). */
+	line?: N8nLine;
 }
 
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	// n8n resolves a relative N8N_USER_FOLDER against its own cwd: always hand it an absolute path.
 	const opts = { ...options, userFolder: resolve(options.userFolder) };
 	const log = opts.log ?? defaultLog;
-	const host = await ensureN8n(log);
+	const host = await ensureN8n(log, opts.line ?? '2');
 	const port = opts.port ?? (await freePort());
 	let brokerPort = opts.brokerPort ?? (await freePort());
 	while (brokerPort === port) brokerPort = await freePort();
@@ -36,7 +39,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const label = opts.label ?? 'n8n';
 	const logFile = join(opts.userFolder, label === 'n8n' ? `n8n-${port}.log` : `n8n-${label}-${port}.log`);
 	const out = openSync(logFile, 'a');
-	log(`starting ${label}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
+	log(`starting ${label} ${host.version}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
 	const child = spawn(host.nodeBin, [host.n8nBin, command], {
 		cwd: opts.userFolder,
 		env,
@@ -56,7 +59,12 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		try {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);
 			await res.arrayBuffer();
-			if (res.status === 200) break;
+			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too.
+			if (res.status === 200) {
+				const settings = await fetch(`${instance.baseUrl}/rest/settings`);
+				await settings.arrayBuffer();
+				if (settings.status === 200) break;
+			}
 		} catch {
 			/* not listening yet */
 		}

@@ -61,7 +61,8 @@ afterAll(async () => {
 test('(a) analyze one resume: Analyze Resume waits for the score, the IF invites the candidate', async () => {
 	const result = await env.n8n.executeWorkflow(wf.a.id, { timeoutMs: 300_000 });
 	expect(result.run).toBeDefined();
-	expect(result.ok).toBe(true);
+	const failure = { code: result.code, signal: result.signal, error: result.run!.data.resultData.error?.message };
+	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
 	const run = result.run!.data;
 	const analyzed = nodeOutput(run, 'Analyze Resume');
 	expect(analyzed).toHaveLength(1);

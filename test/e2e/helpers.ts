@@ -1,7 +1,8 @@
 /**
  * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
- * the sandbox as a child process, the owner account and the two credentials. With `queue`, n8n runs in queue
- * mode (scripts/n8n-host/queue.ts): Redis, PostgreSQL, the main, workers and webhook processes.
+ * the sandbox as a child process, the owner account and the two credentials. The n8n line (2.x or 1.x) is the
+ * jest project's (test/n8n-lines.js). With `queue`, n8n (2.x) runs in queue mode (scripts/n8n-host/queue.ts):
+ * Redis, PostgreSQL, the main, workers and webhook processes.
  */
 import { join } from 'node:path';
 
@@ -10,11 +11,14 @@ import {
 	createUserFolder,
 	installCommunityPackage,
 	loadExample,
+	N8N_LINES,
 	NODE_TYPES,
 	PACKAGE,
+	parseN8nLine,
 	startN8n,
 	uniqueSuffix,
 	type N8nInstance,
+	type N8nLine,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
 import { QueueStack, type QueueStackOptions } from '../../scripts/n8n-host/queue';
@@ -22,7 +26,19 @@ import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-
 
 export { NODE_TYPES };
 
+/** The n8n line this test file runs on: its jest project's RA_N8N_LINE global (2 when run outside a project). */
+export function n8nLineUnderTest(): N8nLine {
+	return parseN8nLine(String((globalThis as { RA_N8N_LINE?: unknown }).RA_N8N_LINE ?? '2'));
+}
+
+/** `n8n 2.41.1` or `n8n 1.123.81`: the n8n this test file runs on, for test titles and reports. */
+export function n8nUnderTest(): string {
+	return `n8n ${N8N_LINES[n8nLineUnderTest()].version}`;
+}
+
 export interface RealN8n {
+	/** The n8n line and version running. */
+	line: N8nLine;
 	/** The instance with the editor and REST API (in queue mode: the main). */
 	n8n: N8nInstance;
 	/** Queue mode only: every process of the stack. */
@@ -50,8 +66,9 @@ export async function bootRealN8n(
 ): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
-	const userFolder = createUserFolder(label);
-	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log });
+	const line = n8nLineUnderTest();
+	const userFolder = createUserFolder(`${label}-n8n${line}`);
+	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
 	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
 	let n8n: N8nInstance;
 	let stack: QueueStack | undefined;
@@ -60,7 +77,7 @@ export async function bootRealN8n(
 			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
 			n8n = stack.main.instance;
 		} else {
-			n8n = await startN8n({ userFolder, log, env: opts.homeInUserFolder ? { HOME: userFolder } : undefined });
+			n8n = await startN8n({ userFolder, log, line, env: opts.homeInUserFolder ? { HOME: userFolder } : undefined });
 		}
 	} catch (error) {
 		await sandbox.stop();
@@ -87,6 +104,7 @@ export async function bootRealN8n(
 			}),
 		};
 		return {
+			line,
 			// In queue mode the main may be restarted: always hand out the current one.
 			get n8n() {
 				return stack ? stack.main.instance : n8n;

@@ -1,6 +1,6 @@
 /**
  * Once per `npm run test:faults`: start a fresh figures folder (the report shows one run only), then prepare the
- * real n8n for F3/F4 as the e2e suite does (n8n 2.41.1 from the cache, this package built and packed once;
+ * real n8n for F3/F4 as the e2e suite does (each n8n line selected, from the cache, this package built and packed once;
  * RA_E2E_TARBALL reuses a tarball).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';

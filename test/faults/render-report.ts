@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { OUT_DIR, type FigureValue, type Section } from './figures';
 
-const ORDER = ['F1-F2', 'F3-F4', 'F5', 'F6', 'F7'];
+const ORDER = ['F1-F2', 'F3-F4', 'F3-F4-n8n1', 'F5', 'F6', 'F7'];
 
 function fmt(value: FigureValue): string {
 	if (value === null) return 'null';

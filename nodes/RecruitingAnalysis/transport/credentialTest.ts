@@ -53,9 +53,10 @@ type ProbeOutcome =
 	| { kind: 'missing' }
 	| { kind: 'invalidKey' }
 	| { kind: 'workspaceDisabled' }
+	| { kind: 'notTheApi'; status: number }
 	| { kind: 'unconfirmed'; why: string };
 
-async function probe(baseUrl: string, apiKey: string, path: string): Promise<ProbeOutcome> {
+async function probe(baseUrl: string, apiKey: string, path: string, expectNotFound: boolean): Promise<ProbeOutcome> {
 	let response: Response;
 	try {
 		response = await fetch(`${baseUrl}${path}`, {
@@ -77,8 +78,13 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 	const reason = body?.error?.reason;
 	if (response.status === 401) return { kind: 'invalidKey' };
 	if (response.status === 403) return reason === 'WORKSPACE_DISABLED' ? { kind: 'workspaceDisabled' } : { kind: 'missing' };
-	// 2xx, or 404 for the batch probe: the request passed the key and scope checks.
-	if ((response.status >= 200 && response.status < 300) || response.status === 404) return { kind: 'granted' };
+	// A list read answers 2xx with the API's `data` envelope; anything else there is not the API.
+	if (response.status >= 200 && response.status < 300) {
+		return body !== null && typeof body === 'object' && 'data' in body ? { kind: 'granted' } : { kind: 'notTheApi', status: response.status };
+	}
+	// The batch probes read an ID that does not exist: their 404 comes after the key and scope checks. A list read
+	// never answers 404 on the API, so there it means the base URL is wrong.
+	if (response.status === 404) return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
 	return { kind: 'unconfirmed', why: `HTTP ${response.status}` };
 }
 
@@ -97,8 +103,19 @@ export async function testApiCredential(data: ICredentialDataDecryptedObject | u
 	if (apiKey === '') return { status: 'Error', message: 'The API key is empty.' };
 
 	const scopes = Object.keys(SCOPE_PROBES);
-	const outcomes = await Promise.all(scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope])));
+	const outcomes = await Promise.all(
+		scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope], SCOPE_PROBES[scope].includes(PROBE_BATCH_ID))),
+	);
 	if (outcomes.some((o) => o.kind === 'invalidKey')) return { status: 'Error', message: INVALID_KEY_MESSAGE };
+	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
+	if (notTheApi && notTheApi.kind === 'notTheApi') {
+		return {
+			status: 'Error',
+			message:
+				`${resolved.baseUrl} answered ${notTheApi.status}, but not like the Recruiting Analysis API. ` +
+				'Check the environment and the base URL (the address without /api/v1).',
+		};
+	}
 	if (outcomes.some((o) => o.kind === 'workspaceDisabled')) return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
 
 	const granted = scopes.filter((_, i) => outcomes[i].kind === 'granted');

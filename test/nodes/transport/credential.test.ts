@@ -123,6 +123,15 @@ describe('Recruiting Analysis API credential test', () => {
 		expect(result).toEqual({ status: 'Error', message: `Could not reach the API at ${baseUrl} (ECONNREFUSED).` });
 	});
 
+	test('a base URL where the API answers 404 to every read (a wrong path) fails, naming the answer and the fix', async () => {
+		const baseUrl = `${sb.baseUrl}/not-the-api`;
+		const result = await testCredential(credentialType, { environment: 'custom', baseUrl, apiKey: sb.seed.apiKey });
+		expect(result.status).toBe('Error');
+		expect(result.message).toBe(
+			`${baseUrl} answered 404, but not like the Recruiting Analysis API. Check the environment and the base URL (the address without /api/v1).`,
+		);
+	});
+
 	test('a disabled workspace is reported as such (403)', async () => {
 		const ws = await sb.control.createWorkspace({});
 		await sb.control.patchWorkspace(ws.workspaceId, { disabled: true });
