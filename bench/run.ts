@@ -4,6 +4,7 @@
  *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
+ *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere)
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -17,7 +18,7 @@ import { bootN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
 import { writeReport, type BenchResults } from './report';
-import { b1Floor, runB1 } from './suites/b1';
+import { b1Floor, runB1, type B1Variant } from './suites/b1';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
 import { runB4 } from './suites/b4';
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
 					filesRoot: outDir,
 					concurrency,
 					log,
+					variants: arg('variants')?.split(',') as B1Variant[] | undefined,
 				}),
 				floors: sizes.map((n) => b1Floor(n, latencyMs, concurrency, workerDelayMs)),
 			};

@@ -190,13 +190,15 @@ export async function runB1(o: {
 	filesRoot: string;
 	concurrency: number;
 	log: Log;
+	/** Only these variants (all when absent), for quick iterations. */
+	variants?: B1Variant[];
 }): Promise<B1Run[]> {
 	const results: B1Run[] = [];
 	// Warm-up (not recorded): n8n's first executions after a start are slower (module loading, caches).
 	await runB1Once({ ...o, variant: 'baseline', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'batch', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'many', n: o.sizes[0] });
-	const variants: B1Variant[] = ['baseline', 'many', 'batch', 'perItem', 'http'];
+	const variants = (['baseline', 'many', 'batch', 'perItem', 'http'] as B1Variant[]).filter((v) => !o.variants || o.variants.includes(v));
 	for (const n of o.sizes) {
 		const acc = new Map<B1Variant, B1Run>();
 		for (const v of [...variants, 'httpLoop' as const]) {
@@ -223,7 +225,7 @@ export async function runB1(o: {
 			}
 		}
 		// One resume at a time takes about N × (4 calls + a poll); run once, and only up to loopMaxN.
-		if (n <= o.loopMaxN) {
+		if (n <= o.loopMaxN && (!o.variants || o.variants.includes('httpLoop'))) {
 			const once = await runB1Once({ ...o, variant: 'httpLoop', n });
 			const entry = acc.get('httpLoop')!;
 			Object.assign(entry, {

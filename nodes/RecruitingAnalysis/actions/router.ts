@@ -15,12 +15,14 @@ import * as report from './report/Report.resource';
 import { mapWithConcurrency } from './shared/concurrency';
 import {
 	BATCH_CHUNK_SIZE,
+	type ItemOperation,
 	type ItemResult,
 	type OperationModule,
 	type ChunkState,
 	type PipelineStage,
 } from './shared/types';
 import * as upload from './upload/Upload.resource';
+import { endWaiting, Later } from './shared/waiter';
 
 /** Every resource and its operations; the selector options in each resource file list the same keys (a test checks). */
 export const resources: Record<string, Record<string, OperationModule>> = {
@@ -99,18 +101,72 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			continue;
 		}
 
-		const concurrency = readConcurrency(this, group.indexes[0]);
-		await mapWithConcurrency(group.indexes, concurrency, async (itemIndex) => {
-			try {
-				const result = await module.execute.call(this, itemIndex);
-				outputs[itemIndex] = toItems(result, itemIndex);
-			} catch (error) {
-				fail(itemIndex, error);
-			}
-		});
+		await runItems(this, module, group.indexes, readConcurrency(this, group.indexes[0]), outputs, fail);
 	}
 
 	return [outputs.flat()];
+}
+
+/**
+ * Runs an item operation over its items, `concurrency` at a time. An item whose result is still being waited for
+ * (a `Later`: Wait for Completion) frees its lane at once; the waits are shared (waiter.ts) and settled after the
+ * lanes. Without Continue On Fail the first failure, in a lane or in a wait, stops new items from starting; the
+ * other waits then end, with no read left in flight, before the error is thrown.
+ */
+async function runItems(
+	ctx: IExecuteFunctions,
+	module: ItemOperation,
+	indexes: number[],
+	concurrency: number,
+	outputs: INodeExecutionData[][],
+	fail: (itemIndex: number, error: unknown) => void,
+): Promise<void> {
+	const waits: Array<Promise<void>> = [];
+	let stopError: unknown;
+	let stopped = false;
+	const stop = (error: unknown): void => {
+		if (stopped) return;
+		stopped = true;
+		stopError = error;
+		void endWaiting(ctx, error);
+	};
+	try {
+		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
+			if (stopped) return;
+			try {
+				const result = await module.execute.call(ctx, itemIndex);
+				if (result instanceof Later) {
+					waits.push(
+						result.promise.then(
+							(value) => {
+								outputs[itemIndex] = toItems(value, itemIndex);
+							},
+							(error: unknown) => {
+								if (stopped) return;
+								try {
+									fail(itemIndex, error);
+								} catch (nodeError) {
+									stop(nodeError);
+								}
+							},
+						),
+					);
+					return;
+				}
+				outputs[itemIndex] = toItems(result, itemIndex);
+			} catch (error) {
+				try {
+					fail(itemIndex, error);
+				} catch (nodeError) {
+					stop(nodeError);
+				}
+			}
+		});
+		await Promise.all(waits);
+	} finally {
+		await endWaiting(ctx, stopped ? stopError : undefined);
+	}
+	if (stopped) throw stopError;
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

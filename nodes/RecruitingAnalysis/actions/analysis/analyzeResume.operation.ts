@@ -14,6 +14,7 @@ import {
 import { optionsParam } from '../shared/params';
 import { readUploadInput, uploadResume } from '../shared/upload';
 import { checkUserKey } from '../shared/validate';
+import { later } from '../shared/waiter';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -37,7 +38,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		// or start (the service refuses both); report the attempt that exists.
 		const status = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex });
 		if (!wait.waitForCompletion) return { ...uploaded, attemptId: status.attemptId ?? null, status: status.status };
-		return await waitForReport(this, itemIndex, reportId, wait, false);
+		return later(waitForReport(this, itemIndex, reportId, wait, false));
 	}
 	const started = await startAnalysis(
 		this,
@@ -50,6 +51,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	const output = { ...uploaded, ...started };
 	if (!wait.waitForCompletion) return output;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	// After waiting, the output is what the user chose to see (summary, result or simplified result). The wait is
+	// shared with the other items and does not hold this lane.
+	return later(waitForReport(this, itemIndex, reportId, wait));
 }

@@ -11,6 +11,7 @@ import {
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
 import { checkUserKey, idParam } from '../shared/validate';
+import { later } from '../shared/waiter';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
@@ -30,6 +31,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 
 	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);
 	if (!wait.waitForCompletion) return started;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	// After waiting, the output is what the user chose to see (summary, result or simplified result). The wait is
+	// shared with the other items and does not hold this lane.
+	return later(waitForReport(this, itemIndex, reportId, wait));
 }

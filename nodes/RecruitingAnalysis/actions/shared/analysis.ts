@@ -2,12 +2,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, idempotencyKeyFor } from '../../transport';
 import { validateFingerprint } from '../../validation';
-import { api, poll } from './api';
+import { api } from './api';
 import { onApiCondition } from './errors';
 import { noticesForReport } from './hints';
 import { simplifyReportResult } from './simplify';
-
-export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
+import { startWithinCapacity, waiterFor } from './waiter';
 
 export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
 	return await api(ctx, {
@@ -48,13 +47,15 @@ export async function startAnalysis(
 	// With a user key the operation name is not part of the key, so the attempt tells the writes apart.
 	const attemptName = (suffix?: string) => [attemptPrefix, suffix].filter(Boolean).join('-') || undefined;
 	const start = async (fingerprint: string, suffix?: string) =>
-		await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/analyses',
-			body: { reportId, quoteFingerprint: fingerprint },
-			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attemptName(suffix)),
-			itemIndex,
-		});
+		await startWithinCapacity(ctx, itemIndex, async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/analyses',
+				body: { reportId, quoteFingerprint: fingerprint },
+				idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attemptName(suffix)),
+				itemIndex,
+			}),
+		);
 
 	if (!choice.quoteAutomatically) {
 		return await start(choice.quoteFingerprint as string);
@@ -86,8 +87,8 @@ export function readWaitSettings(options: IDataObject): WaitSettings {
 }
 
 /**
- * Polls GET /reports/{id}/status with backoff until a terminal status or the timeout, then reads what the
- * user asked for. On timeout the last status is returned with timedOut: true (elapsed time proves nothing).
+ * Waits (shared with the run's other items, see waiter.ts) until a terminal status or the timeout, then reads
+ * what the user asked for. On timeout the last status is returned with timedOut: true (elapsed time proves nothing).
  */
 export async function waitForReport(
 	ctx: IExecuteFunctions,
@@ -96,32 +97,28 @@ export async function waitForReport(
 	settings: WaitSettings,
 	justStarted = true,
 ): Promise<IDataObject> {
-	const { value: status, timedOut } = await poll(ctx, {
-		fetch: async (): Promise<IDataObject> =>
-			await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }),
-		done: (value: IDataObject) => TERMINAL_REPORT_STATES.includes(String(value.status)),
-		timeoutSeconds: settings.waitTimeout,
-		initialDelayMs: 500,
-		maxDelayMs: 10_000,
-		// An analysis just submitted cannot have finished: the first read waits one interval.
-		firstReadDelayMs: justStarted ? 500 : 0,
-	});
+	const waiter = waiterFor(ctx);
+	const { status, summary: listed, timedOut } = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
 	if (timedOut) {
 		return { reportId, ...status, timedOut: true };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
-		const summary = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+		// A list page that showed the report in its final state already carried its summary.
+		const summary = listed ?? (await waiter.read(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex })));
 		noticesForReport(ctx, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };
 	}
-	const result = await api(ctx, {
-		method: 'GET',
-		path: apiPath('/api/v1/reports/{}/result', reportId),
-		qs: { schemaVersion: '1' },
-		itemIndex,
-	});
+	const result = await waiter.read(
+		async () =>
+			await api(ctx, {
+				method: 'GET',
+				path: apiPath('/api/v1/reports/{}/result', reportId),
+				qs: { schemaVersion: '1' },
+				itemIndex,
+			}),
+	);
 	noticesForReport(ctx, result);
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, timedOut: false };
