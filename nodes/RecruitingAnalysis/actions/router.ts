@@ -34,7 +34,7 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-const DEFAULT_CONCURRENCY = 5;
+const DEFAULT_CONCURRENCY = 10;
 
 /**
  * Runs the node: resource and operation are read per item (an expression may send items to different

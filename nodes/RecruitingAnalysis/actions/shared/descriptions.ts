@@ -152,8 +152,9 @@ export const concurrencyOption: INodeProperties = {
 	name: 'concurrency',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: 20 },
-	default: 5,
-	description: 'How many input items are processed at the same time',
+	default: 10,
+	description:
+		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };
 
 export const waitForCompletionOptions: INodeProperties[] = [

@@ -107,10 +107,15 @@ export class ReportWaiter {
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
-	/** How long after its start a report is read first: 500 ms, then the analysis times observed in this run. */
+	/** The analysis time observed in this run (median of the last 20, start to the read that found it finished). */
+	private expectedMs(): number {
+		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
+	}
+
+	/** How long after its start a report is read first: 500 ms, then just under the analysis time observed so far. */
 	firstReadDelayMs(): number {
 		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
-		return Math.min(MAX_READ_DELAY_MS, Math.max(MIN_FIRST_READ_MS, Math.round(0.8 * median(this.finished))));
+		return Math.min(MAX_READ_DELAY_MS, Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())));
 	}
 
 	get inFlight(): number {
@@ -161,8 +166,10 @@ export class ReportWaiter {
 	async withinCapacity<T>(deadline: number, submit: () => Promise<T>): Promise<T> {
 		for (let refused = 0; ; refused++) {
 			await this.slot(deadline, refused);
-			if (this.closedWith !== undefined) throw this.closedWith;
-			this.starting++;
+			if (this.closedWith !== undefined) {
+				this.starting--;
+				throw this.closedWith;
+			}
 			const outcome = await submit().then(
 				(value) => ({ ok: true as const, value }),
 				(error: unknown) => ({ ok: false as const, error }),
@@ -175,16 +182,21 @@ export class ReportWaiter {
 		}
 	}
 
+	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
 	private async slot(deadline: number, refused: number): Promise<void> {
-		for (let turn = 0; this.closedWith === undefined; turn++) {
+		for (let turn = 0; ; turn++) {
 			const free = this.pending.size + this.starting < this.capacity;
-			if (free && (refused === 0 || turn > 0)) return;
 			const remaining = deadline - Date.now();
-			if (remaining <= 0) return;
+			if ((free && (refused === 0 || turn > 0)) || remaining <= 0 || this.closedWith !== undefined) {
+				// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
+				this.starting++;
+				return;
+			}
 			const delay = Math.min(MAX_READ_DELAY_MS, 1000 * 1.5 ** Math.min(refused + turn, 8), remaining);
 			if (this.pending.size === 0) {
 				// None of ours is running: the capacity is held elsewhere; try again after a growing delay.
 				await sleep(delay);
+				this.starting++;
 				return;
 			}
 			await Promise.race([sleep(delay), new Promise<void>((resolve) => this.slotWaiters.push(resolve))]);
@@ -284,8 +296,11 @@ export class ReportWaiter {
 				this.settle(entry, { status: statusOf(report), timedOut: true });
 				continue;
 			}
+			// Then every tenth of the observed analysis time (500 ms before any was observed), growing ×1.5 while the
+			// report keeps running.
 			entry.reads++;
-			const delay = Math.min(MAX_READ_DELAY_MS, Math.max(MIN_ROUND_GAP_MS, Math.round(this.firstReadDelayMs() / 4) * 1.5 ** (entry.reads - 1)));
+			const step = this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10);
+			const delay = Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** (entry.reads - 1)));
 			entry.nextReadAt = Math.min(entry.deadline, now + delay);
 		}
 	}
@@ -330,6 +345,50 @@ export class ReportWaiter {
 		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
 		await walk({ createdAfter, createdBefore }, known.length);
 	}
+}
+
+/**
+ * When to read an analysis batch first (Analyze Many, Start Many): an analysis batch finishes only when all its
+ * analyses have, so the first read is timed from what this run has seen. A batch found finished at its first read
+ * moves the next batch's first read earlier (×0.9); one found later puts it between the last read that missed and
+ * the read that found it. Later reads of a batch follow every tenth of that time (×1.5 each).
+ */
+export class BatchTiming {
+	private firstMs: number;
+
+	constructor(initialMs: number) {
+		this.firstMs = initialMs;
+	}
+
+	firstReadMs(): number {
+		return this.firstMs;
+	}
+
+	stepMs(): number {
+		return Math.max(MIN_BATCH_STEP_MS, Math.round(this.firstMs / 10));
+	}
+
+	/** `offsets`: when each read of a batch was sent, in ms after its creation was answered (the last one found it finished). */
+	observe(offsets: number[]): void {
+		if (offsets.length === 0) return;
+		const found = offsets[offsets.length - 1];
+		const missed = offsets.length > 1 ? offsets[offsets.length - 2] : undefined;
+		const next = missed === undefined ? this.firstMs * 0.9 : (missed + found) / 2;
+		this.firstMs = Math.min(MAX_READ_DELAY_MS, Math.max(MIN_BATCH_STEP_MS, Math.round(next)));
+	}
+}
+
+const MIN_BATCH_STEP_MS = 25;
+const batchTimings = new WeakMap<IExecuteFunctions, BatchTiming>();
+
+/** The analysis-batch timing of this node run (one per run: batches of one operation are alike). */
+export function batchTimingFor(ctx: IExecuteFunctions, initialMs: number): BatchTiming {
+	let timing = batchTimings.get(ctx);
+	if (!timing) {
+		timing = new BatchTiming(initialMs);
+		batchTimings.set(ctx, timing);
+	}
+	return timing;
 }
 
 const waiters = new WeakMap<IExecuteFunctions, ReportWaiter>();
