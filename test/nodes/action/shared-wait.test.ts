@@ -135,4 +135,3 @@ describe('Wait for Completion, shared across items', () => {
 		}
 	});
 });
-});
