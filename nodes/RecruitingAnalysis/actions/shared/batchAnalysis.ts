@@ -11,9 +11,12 @@ import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '..
 import { api } from './api';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
-import { noticesForReport } from './hints';
+import { addNotice, noticesForReport } from './hints';
 import { optionsParam } from './params';
-import type { ChunkState } from './types';
+import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
+
+/** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
+const SLOW_BATCH_MS = 2000;
 
 /** How many report summaries are read at the same time (Include Report Summary). */
 const REPORT_READ_CONCURRENCY = 5;
@@ -84,7 +87,11 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 	validateBatch.call(ctx, analysisBatchSchema, body, first);
 	const key = chunkIdempotencyKey(ctx, pending.map((entry) => entry.itemIndex), operationKey, options);
 	const { batchId } = await createBatch(ctx, 'analyses', body, key, first);
+	const submitted = Date.now();
 	const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
+	// Batches one after another, each as long as its slowest analysis: with long analyses and many items, say which
+	// operation is faster (README: which operation for how many resumes).
+	if (Date.now() - submitted >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
 	for (const entry of pending) {
 		const item = batchItemFor(batch, entry.itemIndex);
 		chunk.outcomes[entry.position] = {
