@@ -307,7 +307,7 @@ function markdown(r: BenchResults, findings?: string): string {
 		'npm run bench                     # full sizes; writes bench/REPORT.md, bench/chart.svg, bench/out/results.json',
 		'npm run bench -- --quick          # smaller sizes (B1 N = 20, 100; B2 5 files; B5 200 deliveries)',
 		'npm run bench -- --only B4        # one benchmark (B1..B6); --sizes 20,100  --latency 25  --concurrency 5',
-		'npm run bench -- --only B6 --b6-n 500 --b6-scale 0.05 --b6-concurrencies 5,10,20',
+		'npm run bench -- --only B6 --b6-n 500 --b6-scale 0.2 --b6-concurrencies 5,10,20',
 		'```',
 		'',
 		'Everything listens on 127.0.0.1: the sandbox (`sandbox/cli.ts`, request log in `bench/out/sandbox.log`) and n8n (`.n8n-runs/bench-*`).',

@@ -5,7 +5,7 @@
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
  *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere)
- *            B6: --b6-n 500  --b6-scale 0.05 (30 s analyses last 1.5 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
+ *            B6: --b6-n 500  --b6-scale 0.2 (30 s analyses last 6 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
 				sb,
 				n: Number(arg('b6-n') ?? (quick ? 100 : 500)),
 				realAnalysisMs: 30_000,
-				scale: Number(arg('b6-scale') ?? 0.05),
+				scale: Number(arg('b6-scale') ?? 0.2),
 				activeAnalysisLimit: Number(arg('b6-active-limit') ?? 50),
 				latencyMs,
 				concurrencies: (arg('b6-concurrencies') ?? '5,10,20').split(',').map(Number),
