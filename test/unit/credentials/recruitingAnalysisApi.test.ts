@@ -65,9 +65,10 @@ describe('RecruitingAnalysisApi credential', () => {
 		expect(apiKey?.required).toBe(true);
 	});
 
-	test('authenticate sends a bearer header with the trimmed key', () => {
-		const header = credential.authenticate.properties.headers?.Authorization;
-		expect(evaluate(header, { apiKey: '  svc_test_abc \n' })).toBe('Bearer svc_test_abc');
+	test('authenticate sends a bearer header with the trimmed key, keeping the request\'s other headers', async () => {
+		const request = await credential.authenticate({ apiKey: '  svc_test_abc \n' }, { url: '/api/v1/reports', headers: { Accept: 'application/json' } });
+		expect(request.headers).toEqual({ Accept: 'application/json', Authorization: 'Bearer svc_test_abc' });
+		expect(request.url).toBe('/api/v1/reports');
 	});
 
 	test('test request targets GET /api/v1/job-descriptions?limit=1 on the environment base URL', () => {
