@@ -12,9 +12,9 @@
  * a growing delay, never past its own wait limit); a round happens when a report is due, at most one round per
  * MIN_ROUND_GAP_MS, and every report the round sees is updated, due or not.
  *
- * Capacity (spec: "ACTIVE_ANALYSIS_LIMIT means wait for capacity"): a start refused for the workspace's active-
- * analysis limit waits until one of this run's analyses has finished (or, with none of ours running, a growing
- * delay), then repeats the same request, within the item's wait limit.
+ * Capacity (spec: "ACTIVE_ANALYSIS_LIMIT means wait for capacity"): capacity.ts repeats a start refused for the
+ * workspace's active-analysis limit; once one was refused, this run's further starts wait here until one of its
+ * own analyses has finished, rather than be refused again.
  */
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
@@ -22,7 +22,7 @@ import { apiPath } from '../../transport';
 import { api } from './api';
 import { mapWithConcurrency } from './concurrency';
 import { hasApiCondition } from './errors';
-import { optionsParam } from './params';
+import { CAPACITY_WAIT_SECONDS } from './capacity';
 import type { ItemResult } from './types';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
@@ -36,8 +36,6 @@ const MAX_READ_DELAY_MS = 10_000;
 /** Reads of single reports (status fallback) and follow-up reads (summaries, results) at the same time. */
 export const WAIT_READ_CONCURRENCY = 5;
 const PAGE_LIMIT = 100;
-/** Without Wait for Completion, how long a start refused for the active-analysis limit is repeated at most. */
-const CAPACITY_WAIT_WITHOUT_WAIT_S = 60;
 
 /** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
 const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
@@ -159,48 +157,31 @@ export class ReportWaiter {
 	}
 
 	/**
-	 * Runs `submit` (a start); when the API refuses it for the active-analysis limit, waits for capacity (one of
-	 * this run's analyses finishing, or a growing delay when none of ours runs) and repeats it, until `deadline`.
-	 * Once refused, at most as many of ours are started as were running then (others wait here, not at the API).
+	 * Runs `submit` (a start) once. When the API has refused one of this run's starts for the active-analysis limit,
+	 * a start waits here until fewer of ours are running than were running then (one of ours finished), instead of
+	 * being refused again; capacity.ts repeats a refused start within its bound.
 	 */
 	async withinCapacity<T>(deadline: number, submit: () => Promise<T>): Promise<T> {
-		for (let refused = 0; ; refused++) {
-			await this.slot(deadline, refused);
-			if (this.closedWith !== undefined) {
-				this.starting--;
-				throw this.closedWith;
-			}
-			const outcome = await submit().then(
-				(value) => ({ ok: true as const, value }),
-				(error: unknown) => ({ ok: false as const, error }),
-			);
-			this.starting--;
-			if (outcome.ok) return outcome.value;
-			const refusedForCapacity = hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT');
-			if (!refusedForCapacity || Date.now() >= deadline || this.closedWith !== undefined) throw outcome.error;
-			this.capacity = Math.max(1, this.pending.size);
-		}
+		await this.slot(deadline);
+		const outcome = await submit().then(
+			(value) => ({ ok: true as const, value }),
+			(error: unknown) => ({ ok: false as const, error }),
+		);
+		this.starting--;
+		if (outcome.ok) return outcome.value;
+		if (hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) this.capacity = Math.max(1, this.pending.size);
+		throw outcome.error;
 	}
 
 	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
-	private async slot(deadline: number, refused: number): Promise<void> {
-		for (let turn = 0; ; turn++) {
-			const free = this.pending.size + this.starting < this.capacity;
+	private async slot(deadline: number): Promise<void> {
+		while (this.closedWith === undefined && this.pending.size > 0 && this.pending.size + this.starting >= this.capacity) {
 			const remaining = deadline - Date.now();
-			if ((free && (refused === 0 || turn > 0)) || remaining <= 0 || this.closedWith !== undefined) {
-				// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
-				this.starting++;
-				return;
-			}
-			const delay = Math.min(MAX_READ_DELAY_MS, 1000 * 1.5 ** Math.min(refused + turn, 8), remaining);
-			if (this.pending.size === 0) {
-				// None of ours is running: the capacity is held elsewhere; try again after a growing delay.
-				await sleep(delay);
-				this.starting++;
-				return;
-			}
-			await Promise.race([sleep(delay), new Promise<void>((resolve) => this.slotWaiters.push(resolve))]);
+			if (remaining <= 0) break;
+			await Promise.race([sleep(Math.min(MAX_READ_DELAY_MS, remaining)), new Promise<void>((resolve) => this.slotWaiters.push(resolve))]);
 		}
+		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
+		this.starting++;
 	}
 
 	private wakeSlotWaiters(): void {
@@ -416,13 +397,9 @@ export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promi
 }
 
 /**
- * Runs a start (POST /analyses) of an item; on ACTIVE_ANALYSIS_LIMIT waits for capacity and repeats the same
- * request (same body, same key: the API keeps no receipt for a refusal), within the item's wait limit (or
- * CAPACITY_WAIT_WITHOUT_WAIT_S without Wait for Completion).
+ * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
+ * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
  */
-export async function startWithinCapacity<T>(ctx: IExecuteFunctions, itemIndex: number, submit: () => Promise<T>): Promise<T> {
-	const options = optionsParam(ctx, itemIndex);
-	const waits = options.waitForCompletion === true;
-	const seconds = waits && typeof options.waitTimeout === 'number' && options.waitTimeout > 0 ? options.waitTimeout : CAPACITY_WAIT_WITHOUT_WAIT_S;
-	return await waiterFor(ctx).withinCapacity(Date.now() + seconds * 1000, submit);
+export async function startWithinCapacity<T>(ctx: IExecuteFunctions, submit: () => Promise<T>): Promise<T> {
+	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }
