@@ -9,6 +9,7 @@ import type { B2Result } from './suites/b2';
 import type { B3Result } from './suites/b3';
 import type { B4Result } from './suites/b4';
 import type { B5Result, B5Results } from './suites/b5';
+import type { B6Results } from './suites/b6';
 
 export interface BenchResults {
 	command: string;
@@ -21,6 +22,7 @@ export interface BenchResults {
 	b3?: B3Result;
 	b4?: B4Result[];
 	b5?: B5Results;
+	b6?: B6Results;
 	totalSeconds?: number;
 	loadAverageAtEnd?: number[];
 }
@@ -28,7 +30,7 @@ export interface BenchResults {
 const LABEL: Record<B1Variant, string> = {
 	many: 'our node, batch mode, one node (Analyze Many)',
 	batch: 'our node, batch mode, two nodes (Upload Many → Start Many)',
-	perItem: 'our node, per item (Analyze Resume, wait)',
+	perItem: 'our node, per item (Analyze Resume, wait, default options)',
 	http: 'n8n HTTP Request workflow, all items at once',
 	httpLoop: 'n8n HTTP Request workflow, Loop Over Items (one at a time)',
 	baseline: 'n8n only (Webhook → Read Files)',
@@ -110,6 +112,27 @@ function markdown(r: BenchResults, findings?: string): string {
 	out.push(
 		`| B5 executions equal distinct events (${r.b5?.trigger.concurrency ?? '?'} at a time) | ${r.b5 ? `${r.b5.trigger.executions} executions / ${r.b5.trigger.distinctEvents} distinct` : 'n/a'} | ${met(r.b5?.trigger.ok)} |`,
 	);
+	for (const n of [100, 500]) {
+		const run = (v: B1Variant) => r.b1?.runs.find((x) => x.variant === v && x.n === n);
+		const [perItem, http, many] = [run('perItem'), run('http'), run('many')];
+		const floor = r.b1?.floors.find((f) => f.n === n);
+		const timeRatio = perItem && http ? perItem.medianMs / http.medianMs : undefined;
+		const perResume = perItem ? perItem.totalCalls / n : undefined;
+		out.push(
+			`| B1 Analyze Resume with Wait (default options) no slower than the HTTP Request workflow, all items at once, and at most 5 calls per resume (N = ${n}) | ${perItem && http ? `${ms(perItem.medianMs)} vs ${ms(http.medianMs)}: ${ratio(timeRatio ?? NaN)}; ${perResume?.toFixed(2)} calls per resume` : 'n/a'} | ${met(perItem && http ? perItem.ok && http.ok && (timeRatio ?? Infinity) <= 1 && (perResume ?? Infinity) <= 5 : undefined)} |`,
+		);
+		const overlappedRatio = many && floor?.overlappedMs ? many.medianMs / floor.overlappedMs : undefined;
+		out.push(`| B1 Analyze Many within 1.2× of the overlapped floor (N = ${n}) | ${ratio(overlappedRatio ?? NaN)} | ${within(overlappedRatio, 1.2, !!many?.ok)} |`);
+	}
+	if (r.b6) {
+		const b = r.b6;
+		const recommended = b.runs.find((x) => x.variant === 'perItem' && x.concurrency === 10) ?? b.runs.find((x) => x.variant === 'perItem');
+		const many = b.runs.find((x) => x.variant === 'many');
+		const value = recommended ? recommended.wallMs / b.floorMs : undefined;
+		out.push(
+			`| B6 the recommended operation for ${b.n} resumes at ${b.realAnalysisMs / 1000} s per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
+		);
+	}
 	out.push('');
 	if (findings?.trim()) {
 		out.push('## Findings', '', '_Written after the run from its numbers and logs (bench/findings.md); the tables below are generated._', '', findings.trim(), '');
@@ -118,8 +141,8 @@ function markdown(r: BenchResults, findings?: string): string {
 	if (r.b1) {
 		out.push('## B1: analyze N resumes (100 KB PDFs)', '');
 		out.push(
-			`Sandbox latency **${s.latencyMs} ms on every API and storage call**, analysis worker step ${s.workerDelayMs} ms, our node's concurrency ${s.concurrency} ` +
-				'(its default; Upload Many uses 5 for its PUTs). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). ' +
+			`Sandbox latency **${s.latencyMs} ms on every API and storage call**, analysis worker step ${s.workerDelayMs} ms; the floors count ${s.concurrency} PUTs at a time ` +
+				'(Upload Many and Analyze Many PUT 5 files at a time); Analyze Resume runs with the node\'s default options (concurrency 10, waits shared across items). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). ' +
 				'Wall time is the round trip of the production webhook that starts the workflow and answers when its last node finishes; every run gets a fresh workspace, ' +
 				'and afterwards all N reports must be `completed` (checked by listing them). Medians of the repeated runs (order rotated each repetition); the runs are listed. ' +
 				'The one-at-a-time HTTP Request workflow (about 0.7 s per resume) runs once per N, and only up to N = 100.',
@@ -163,6 +186,32 @@ function markdown(r: BenchResults, findings?: string): string {
 		const cols = r.b1.runs.filter((x) => x.variant !== 'baseline');
 		out.push(`| Endpoint | ${cols.map((c) => `N=${c.n} ${c.variant}`).join(' | ')} |`, `|---|${cols.map(() => '---').join('|')}|`);
 		for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
+		out.push('');
+	}
+
+	if (r.b6) {
+		const b = r.b6;
+		out.push(`## B6: ${b.n} resumes, analyses of ${b.realAnalysisMs / 1000} s each`, '');
+		out.push(
+			`Time scaled by ${b.scale}: every analysis of the workspace lasts D = ${ms(b.analysisMs)} (sandbox workspace setting \`analysisDurationMs\`), standing for ${b.realAnalysisMs / 1000} s; ` +
+				`the latency per call stays ${b.latencyMs} ms (not scaled, so calls weigh ${Math.round(1 / b.scale)}× more against the analyses than at full scale). ` +
+				`The workspace allows A = ${b.activeAnalysisLimit} analyses running at once (the spec does not give the number; this is the sandbox's default) and one analysis batch at a time. ` +
+				`Floors: single starts ⌈N/A⌉·D = ${ms(b.floorMs)}; analysis batches of 20 one after another ⌈N/20⌉·D = ${ms(b.batchFloorMs)}. One run each; all ${b.n} reports must be \`completed\`. ` +
+				`At full scale multiply the times by ${Math.round(1 / b.scale)}.`,
+			'',
+		);
+		out.push('| Operation | Wall time | × floor (⌈N/A⌉·D) | At full scale (≈) | Calls | Calls per resume | OK |', '|---|---|---|---|---|---|---|');
+		for (const run of b.runs) {
+			const name = run.variant === 'many' ? 'Analyze Many (default options)' : `Analyze Resume, Wait for Completion, concurrency ${run.concurrency}`;
+			out.push(
+				`| ${name} | ${ms(run.wallMs)} | ${ratio(run.wallMs / b.floorMs)} | ${Math.round(run.wallMs / b.scale / 1000)} s | ${run.totalCalls} | ${(run.totalCalls / b.n).toFixed(2)} | ${run.ok ? 'yes' : `no: ${run.problem}`} |`,
+			);
+		}
+		out.push('');
+		const endpoints = new Set<string>();
+		for (const run of b.runs) for (const e of Object.keys(run.calls)) endpoints.add(e);
+		out.push(`| Endpoint | ${b.runs.map((x) => (x.variant === 'many' ? 'Analyze Many' : `C=${x.concurrency}`)).join(' | ')} |`, `|---|${b.runs.map(() => '---').join('|')}|`);
+		for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${b.runs.map((x) => x.calls[e] ?? 0).join(' | ')} |`);
 		out.push('');
 	}
 
@@ -265,7 +314,8 @@ function markdown(r: BenchResults, findings?: string): string {
 		'npm ci && npm run n8n:setup        # once: real n8n 2.41.1 on Node 24 in ~/.cache (see n8n-host/)',
 		'npm run bench                     # full sizes; writes bench/REPORT.md, bench/chart.svg, bench/out/results.json',
 		'npm run bench -- --quick          # smaller sizes (B1 N = 20, 100; B2 5 files; B5 200 deliveries)',
-		'npm run bench -- --only B4        # one benchmark (B1..B5); --sizes 20,100  --latency 25  --concurrency 5',
+		'npm run bench -- --only B4        # one benchmark (B1..B6); --sizes 20,100  --latency 25  --concurrency 5',
+		'npm run bench -- --only B6 --b6-n 500 --b6-scale 0.2 --b6-concurrencies 5,10,20',
 		'```',
 		'',
 		'Everything listens on 127.0.0.1: the sandbox (`sandbox/cli.ts`, request log in `bench/out/sandbox.log`) and n8n (`.n8n-runs/bench-*`).',

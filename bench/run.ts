@@ -4,6 +4,8 @@
  *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
+ *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere)
+ *            B6: --b6-n 500  --b6-scale 0.2 (30 s analyses last 6 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -17,11 +19,12 @@ import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
 import { writeReport, type BenchResults } from './report';
-import { b1Floor, runB1 } from './suites/b1';
+import { b1Floor, runB1, type B1Variant } from './suites/b1';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
 import { runB4 } from './suites/b4';
 import { runB5 } from './suites/b5';
+import { runB6 } from './suites/b6';
 
 function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(`--${name}`);
@@ -32,7 +35,7 @@ const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOStr
 
 async function main(): Promise<void> {
 	const quick = process.argv.includes('--quick');
-	const only = (arg('only') ?? 'B1,B2,B3,B4,B5').toUpperCase().split(',');
+	const only = (arg('only') ?? 'B1,B2,B3,B4,B5,B6').toUpperCase().split(',');
 	const sizes = (arg('sizes') ?? (quick ? '20,100' : '20,100,500')).split(',').map(Number);
 	const latencyMs = Number(arg('latency') ?? 25);
 	const concurrency = Number(arg('concurrency') ?? 5);
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
 		phase('B4', t0);
 	}
 
-	const needsN8n = ['B1', 'B2', 'B3', 'B5'].some((b) => only.includes(b));
+	const needsN8n = ['B1', 'B2', 'B3', 'B5', 'B6'].some((b) => only.includes(b));
 	if (!needsN8n) {
 		await finish(results, reportDir, outDir, started);
 		return;
@@ -103,11 +106,30 @@ async function main(): Promise<void> {
 					filesRoot: outDir,
 					concurrency,
 					log,
+					variants: arg('variants')?.split(',') as B1Variant[] | undefined,
 				}),
 				floors: sizes.map((n) => b1Floor(n, latencyMs, concurrency, workerDelayMs)),
 			};
 			await setLatency(sb, 0);
 			phase('B1', t0);
+		}
+		if (only.includes('B6')) {
+			t0 = Date.now();
+			await setLatency(sb, latencyMs);
+			results.b6 = await runB6({
+				n8n,
+				sb,
+				n: Number(arg('b6-n') ?? (quick ? 100 : 500)),
+				realAnalysisMs: 30_000,
+				scale: Number(arg('b6-scale') ?? 0.2),
+				activeAnalysisLimit: Number(arg('b6-active-limit') ?? 50),
+				latencyMs,
+				concurrencies: (arg('b6-concurrencies') ?? '5,10,20').split(',').map(Number),
+				filesRoot: outDir,
+				log,
+			});
+			await setLatency(sb, 0);
+			phase('B6', t0);
 		}
 		if (only.includes('B3')) {
 			t0 = Date.now();

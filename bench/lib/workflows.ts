@@ -58,8 +58,8 @@ function ours(name: string, parameters: Record<string, unknown>, creds: BoundCre
 
 const settings = { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveManualExecutions: true };
 
-/** B1, our node per item: Analyze Resume (prepare, PUT, quote, start, wait) at the given concurrency. */
-export function analyzePerItem(o: { path: string; glob: string; jobId: string; concurrency: number; creds: BoundCredentials }): WorkflowJson {
+/** B1, our node per item: Analyze Resume (prepare, PUT, quote, start, wait) at the given concurrency (or the node's default). */
+export function analyzePerItem(o: { path: string; glob: string; jobId: string; concurrency?: number; creds: BoundCredentials }): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -71,7 +71,7 @@ export function analyzePerItem(o: { path: string; glob: string; jobId: string; c
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: o.jobId,
-				options: { concurrency: o.concurrency, waitForCompletion: true, waitOutput: 'summary' },
+				options: { ...(o.concurrency ? { concurrency: o.concurrency } : {}), waitForCompletion: true, waitOutput: 'summary' },
 			},
 			o.creds,
 		),

@@ -1,7 +1,7 @@
 /**
  * B1: analyze N resumes (100 KB PDFs) in real n8n, three ways, side by side in one run:
  *   batch    our node in batch mode (Upload Many → Start Many),
- *   perItem  our node per item (Analyze Resume with Wait for Completion, concurrency C),
+ *   perItem  our node per item (Analyze Resume with Wait for Completion, the node's default options),
  *   http     n8n's HTTP Request nodes only (prepare, PUT, quote, start, Wait/Get Status/If loop), all items at once,
  *   httpLoop the same calls one resume at a time through Loop Over Items (batch size 1),
  * plus `baseline` (Webhook → Read Files only: what n8n spends before any API call).
@@ -117,6 +117,12 @@ export async function runB1Once(o: {
 	filesRoot: string;
 	concurrency: number;
 	log: Log;
+	/** Workspace settings instead of B1's (limits raised so that no variant is throttled). */
+	workspace?: Record<string, unknown>;
+	/** Option Concurrency of the per-item workflow (absent: the node's default). */
+	perItemConcurrency?: number;
+	/** A name for the log line and the webhook path (B6). */
+	label?: string;
 }): Promise<{
 	wallMs: number;
 	calls: Record<string, number>;
@@ -129,14 +135,15 @@ export async function runB1Once(o: {
 	const { n8n, sb, variant, n } = o;
 	const glob = ensureResumes(`${o.filesRoot}/b1-n${n}`, n, 100 * 1024);
 	// Limits the spec leaves unstated, raised for every variant alike so that none is throttled by them.
-	const ws = await freshWorkspace(sb, { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 });
+	const ws = await freshWorkspace(sb, o.workspace ?? { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 });
 	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
-	const path = webhookPath(`b1-${variant}-${n}`);
+	const label = o.label ?? 'B1';
+	const path = webhookPath(`${label.toLowerCase()}-${variant}-${n}${o.perItemConcurrency ? `-c${o.perItemConcurrency}` : ''}`);
 	const common = { path, glob, jobId: ws.jobDescriptionId, creds };
 	let wf: WorkflowJson;
 	if (variant === 'many') wf = analyzeMany(common);
 	else if (variant === 'batch') wf = analyzeBatch(common);
-	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.concurrency });
+	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.perItemConcurrency });
 	else if (variant === 'http') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl });
 	else if (variant === 'httpLoop') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl, loop: true });
 	else wf = { ...analyzeBatch(common), name: `bench B1 baseline ${path}` };
@@ -159,7 +166,7 @@ export async function runB1Once(o: {
 		problem = `${statuses.length} reports, ${completed} completed (wanted ${n})`;
 	}
 	const { nodeMs, executionMs } = await nodeTimings(n8n, id);
-	o.log(`B1 ${variant} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`);
+	o.log(`${label} ${variant}${o.perItemConcurrency ? ` C=${o.perItemConcurrency}` : ''} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`);
 	return { wallMs: run.ms, calls, terminal, completed, problem, nodeMs, executionMs };
 }
 
@@ -190,13 +197,15 @@ export async function runB1(o: {
 	filesRoot: string;
 	concurrency: number;
 	log: Log;
+	/** Only these variants (all when absent), for quick iterations. */
+	variants?: B1Variant[];
 }): Promise<B1Run[]> {
 	const results: B1Run[] = [];
 	// Warm-up (not recorded): n8n's first executions after a start are slower (module loading, caches).
 	await runB1Once({ ...o, variant: 'baseline', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'batch', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'many', n: o.sizes[0] });
-	const variants: B1Variant[] = ['baseline', 'many', 'batch', 'perItem', 'http'];
+	const variants = (['baseline', 'many', 'batch', 'perItem', 'http'] as B1Variant[]).filter((v) => !o.variants || o.variants.includes(v));
 	for (const n of o.sizes) {
 		const acc = new Map<B1Variant, B1Run>();
 		for (const v of [...variants, 'httpLoop' as const]) {
@@ -223,7 +232,7 @@ export async function runB1(o: {
 			}
 		}
 		// One resume at a time takes about N × (4 calls + a poll); run once, and only up to loopMaxN.
-		if (n <= o.loopMaxN) {
+		if (n <= o.loopMaxN && (!o.variants || o.variants.includes('httpLoop'))) {
 			const once = await runB1Once({ ...o, variant: 'httpLoop', n });
 			const entry = acc.get('httpLoop')!;
 			Object.assign(entry, {

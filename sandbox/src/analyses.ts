@@ -126,7 +126,10 @@ export function resumeAnalysis(ctx: Ctx, r: ReportRecord): void {
 
 function scheduleStep(ctx: Ctx, r: ReportRecord): void {
 	const attemptId = r.attemptId;
-	ctx.timers.schedule(r.workspaceId, ctx.opts.workerDelayMs, () => step(ctx, r.id, attemptId));
+	// An analysis is two steps (queued -> processing -> outcome); a workspace's analysisDurationMs sets their length.
+	const duration = ctx.store.workspaces[r.workspaceId]?.analysisDurationMs;
+	const delay = duration ? duration / 2 : ctx.opts.workerDelayMs;
+	ctx.timers.schedule(r.workspaceId, delay, () => step(ctx, r.id, attemptId));
 }
 
 function step(ctx: Ctx, reportId: string, attemptId: string | null): void {

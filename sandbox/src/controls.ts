@@ -110,7 +110,7 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const v = new Validator();
-			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion'] as const;
+			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion', 'analysisDurationMs'] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;
 			v.object('', b, [...ints, ...bools]);
 			const patch: Record<string, unknown> = {};

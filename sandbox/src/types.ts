@@ -36,6 +36,11 @@ export interface Workspace {
 	quoteMaxAgeMs: number;
 	/** Bumping this makes every earlier quote stale. */
 	priceVersion: number;
+	/**
+	 * How long an analysis takes from admission to its outcome, in real milliseconds (its two worker steps share it).
+	 * Absent or 0: two steps of the sandbox's --worker-delay-ms. For measuring with analyses of realistic length.
+	 */
+	analysisDurationMs?: number;
 	/** Keep emails queued (so interview.invitation_failed can be triggered). */
 	holdEmails: boolean;
 	/** Keep interview preparation queued (so interview.preparation_failed can be tested before ready). */

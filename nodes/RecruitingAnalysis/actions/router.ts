@@ -16,12 +16,14 @@ import { mapWithConcurrency } from './shared/concurrency';
 import { addNotice } from './shared/hints';
 import {
 	BATCH_CHUNK_SIZE,
+	type ItemOperation,
 	type ItemResult,
 	type OperationModule,
 	type ChunkState,
 	type PipelineStage,
 } from './shared/types';
 import * as upload from './upload/Upload.resource';
+import { endWaiting, Later } from './shared/waiter';
 
 /** Every resource and its operations; the selector options in each resource file list the same keys (a test checks). */
 export const resources: Record<string, Record<string, OperationModule>> = {
@@ -33,7 +35,7 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-const DEFAULT_CONCURRENCY = 5;
+const DEFAULT_CONCURRENCY = 10;
 
 /**
  * Runs the node: resource and operation are read per item (an expression may send items to different
@@ -128,20 +130,74 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			continue;
 		}
 
-		const concurrency = readConcurrency(this, group.indexes[0]);
-		await mapWithConcurrency(group.indexes, concurrency, async (itemIndex) => {
-			try {
-				const result = await module.execute.call(this, itemIndex);
-				outputs[itemIndex] = toItems(result, itemIndex);
-			} catch (error) {
-				fail(itemIndex, error);
-			}
-		});
+		await runItems(this, module, group.indexes, readConcurrency(this, group.indexes[0]), outputs, fail);
 	}
 
 	const output = outputs.flat();
 	if (output.some((item) => item.json.recovered === true)) addNotice(this, 'recovered');
 	return [output];
+}
+
+/**
+ * Runs an item operation over its items, `concurrency` at a time. An item whose result is still being waited for
+ * (a `Later`: Wait for Completion) frees its lane at once; the waits are shared (waiter.ts) and settled after the
+ * lanes. Without Continue On Fail the first failure, in a lane or in a wait, stops new items from starting; the
+ * other waits then end, with no read left in flight, before the error is thrown.
+ */
+async function runItems(
+	ctx: IExecuteFunctions,
+	module: ItemOperation,
+	indexes: number[],
+	concurrency: number,
+	outputs: INodeExecutionData[][],
+	fail: (itemIndex: number, error: unknown) => void,
+): Promise<void> {
+	const waits: Array<Promise<void>> = [];
+	let stopError: unknown;
+	let stopped = false;
+	const stop = (error: unknown): void => {
+		if (stopped) return;
+		stopped = true;
+		stopError = error;
+		void endWaiting(ctx, error);
+	};
+	try {
+		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
+			if (stopped) return;
+			try {
+				const result = await module.execute.call(ctx, itemIndex);
+				if (result instanceof Later) {
+					waits.push(
+						result.promise.then(
+							(value) => {
+								outputs[itemIndex] = toItems(value, itemIndex);
+							},
+							(error: unknown) => {
+								if (stopped) return;
+								try {
+									fail(itemIndex, error);
+								} catch (nodeError) {
+									stop(nodeError);
+								}
+							},
+						),
+					);
+					return;
+				}
+				outputs[itemIndex] = toItems(result, itemIndex);
+			} catch (error) {
+				try {
+					fail(itemIndex, error);
+				} catch (nodeError) {
+					stop(nodeError);
+				}
+			}
+		});
+		await Promise.all(waits);
+	} finally {
+		await endWaiting(ctx, stopped ? stopError : undefined);
+	}
+	if (stopped) throw stopError;
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

@@ -1,43 +1,13 @@
 /**
- * The API credential's description, and its expressions evaluated by n8n-workflow's own expression engine
- * (the same evaluation n8n applies to `authenticate`). Its test is the nodes' `recruitingAnalysisApiTest`
- * (test/nodes/transport/credential.test.ts).
+ * The API credential's description and its `authenticate` function. Its test is the nodes'
+ * `recruitingAnalysisApiTest` (test/nodes/transport/credential.test.ts).
  */
-import { Workflow } from 'n8n-workflow';
-import type { INodeType, INodeTypes } from 'n8n-workflow';
-
 import {
 	RecruitingAnalysisApi,
 	SANDBOX_BASE_URL,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 
 const credential = new RecruitingAnalysisApi();
-
-const emptyType = { description: { properties: [] } } as unknown as INodeType;
-const nodeTypes: INodeTypes = {
-	getByName: () => emptyType,
-	getByNameAndVersion: () => emptyType,
-	getKnownTypes: () => ({}),
-};
-const workflow = new Workflow({
-	nodes: [{ id: 'n', name: 'n', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} }],
-	connections: {},
-	active: false,
-	nodeTypes,
-});
-
-function evaluate(expression: unknown, credentials: Record<string, unknown>): unknown {
-	return workflow.expression.getParameterValue(
-		expression as string,
-		null,
-		0,
-		0,
-		'n',
-		[],
-		'internal',
-		{ $credentials: credentials } as never,
-	);
-}
 
 describe('RecruitingAnalysisApi credential', () => {
 	test('name, display name, documentation and icons', () => {
@@ -58,8 +28,9 @@ describe('RecruitingAnalysisApi credential', () => {
 		expect(apiKey?.required).toBe(true);
 	});
 
-	test('authenticate sends a bearer header with the trimmed key', () => {
-		const header = credential.authenticate.properties.headers?.Authorization;
-		expect(evaluate(header, { apiKey: '  svc_test_abc \n' })).toBe('Bearer svc_test_abc');
+	test('authenticate sends a bearer header with the trimmed key, keeping the request\'s other headers', async () => {
+		const request = await credential.authenticate({ apiKey: '  svc_test_abc \n' }, { url: '/api/v1/reports', headers: { Accept: 'application/json' } });
+		expect(request.headers).toEqual({ Accept: 'application/json', Authorization: 'Bearer svc_test_abc' });
+		expect(request.url).toBe('/api/v1/reports');
 	});
 });

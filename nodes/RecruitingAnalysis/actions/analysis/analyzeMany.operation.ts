@@ -24,7 +24,7 @@ import { readUploadInput } from '../shared/upload';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded',
+			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded. Only one analysis batch runs at a time: for more than 20 resumes whose analyses take seconds, Analyze Resume with Wait for Completion is faster; Analyze Many makes fewer calls.',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',

@@ -13,6 +13,7 @@ import {
 import { optionsParam } from '../shared/params';
 import { readWriteChoice } from '../shared/keys';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/upload';
+import { later } from '../shared/waiter';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -55,7 +56,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	const output = { ...upload, ...started };
 	if (!wait.waitForCompletion) return output;
-	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view).
-	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName);
-	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
+	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
+	// wait is shared with the other items and does not hold this lane.
+	return later(
+		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then((waited) =>
+			started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited,
+		),
+	);
 }

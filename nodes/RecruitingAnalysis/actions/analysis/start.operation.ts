@@ -13,6 +13,7 @@ import { reportLocator } from '../shared/locators';
 import { optionsParam } from '../shared/params';
 import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
+import { later } from '../shared/waiter';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
@@ -41,8 +42,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
 	if (!wait.waitForCompletion) return started;
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
-	// file name is the input item's own, when it has one (as Upload Resume outputs).
+	// file name is the input item's own, when it has one (as Upload Resume outputs). The wait is shared with the
+	// other items and does not hold this lane.
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
-	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName);
-	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
+	return later(
+		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName).then((waited) =>
+			started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited,
+		),
+	);
 }

@@ -2,15 +2,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { validateFingerprint } from '../../validation';
-import { api, poll } from './api';
+import { api } from './api';
 import { waitOutCapacity } from './capacity';
 import { hasApiCondition, onApiCondition, outcomeOf } from './errors';
 import { noticesForReport } from './hints';
 import { keyFor, type WriteChoice } from './keys';
 import { recoverWrite, withRecovery } from './recover';
 import { simplifyReport, simplifyReportResult } from './simplify';
-
-export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
+import { startWithinCapacity, waiterFor } from './waiter';
 
 export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
 	return await api(ctx, {
@@ -93,13 +92,16 @@ export async function startAnalysis(
 	const start = async (fingerprint: string, step?: string) =>
 		await withRecovery(ctx, itemIndex, target, async () =>
 			await waitOutCapacity(ctx, itemIndex, async () =>
-				await api(ctx, {
-					method: 'POST',
-					path: '/api/v1/analyses',
-					body: { reportId, quoteFingerprint: fingerprint },
-					idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
-					itemIndex,
-				}),
+				// With shared waiting, a start waits here while this run's own analyses fill the capacity (waiter.ts).
+				await startWithinCapacity(ctx, async () =>
+					await api(ctx, {
+						method: 'POST',
+						path: '/api/v1/analyses',
+						body: { reportId, quoteFingerprint: fingerprint },
+						idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
+						itemIndex,
+					}),
+				),
 			),
 		);
 
@@ -151,7 +153,8 @@ export function readWaitSettings(options: IDataObject, simplify = false): WaitSe
 /**
  * The report's summary (candidate, status) and result (score scale, recommendation, limitations), read at the same
  * time, made into the simplified item. The result exists only for a completed report, so it is read only then (or
- * when the status is not known yet).
+ * when the status is not known yet). A summary already in hand (from the list page that showed the report final)
+ * is not read again.
  */
 export async function readSimplifiedReport(
 	ctx: IExecuteFunctions,
@@ -159,9 +162,10 @@ export async function readSimplifiedReport(
 	reportId: string,
 	fileName: unknown,
 	knownStatus?: string,
+	knownSummary?: IDataObject,
 ): Promise<IDataObject> {
 	const [summary, result] = await Promise.all([
-		api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex }),
+		knownSummary ?? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex }),
 		knownStatus === undefined || knownStatus === 'completed'
 			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
 			: Promise.resolve(null),
@@ -172,8 +176,8 @@ export async function readSimplifiedReport(
 }
 
 /**
- * Polls GET /reports/{id}/status with backoff until a terminal status or the timeout, then reads what the
- * user asked for. On timeout the last status is returned with timedOut: true (elapsed time proves nothing).
+ * Waits (shared with the run's other items, see waiter.ts) until a terminal status or the timeout, then reads
+ * what the user asked for. On timeout the last status is returned with timedOut: true (elapsed time proves nothing).
  */
 export async function waitForReport(
 	ctx: IExecuteFunctions,
@@ -183,36 +187,35 @@ export async function waitForReport(
 	justStarted = true,
 	fileName?: unknown,
 ): Promise<IDataObject> {
-	const { value: status, timedOut } = await poll(ctx, {
-		fetch: async (): Promise<IDataObject> =>
-			await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }),
-		done: (value: IDataObject) => TERMINAL_REPORT_STATES.includes(String(value.status)),
-		timeoutSeconds: settings.waitTimeout,
-		initialDelayMs: 500,
-		maxDelayMs: 10_000,
-		// An analysis just submitted cannot have finished: the first read waits one interval.
-		firstReadDelayMs: justStarted ? 500 : 0,
-	});
+	const waiter = waiterFor(ctx);
+	const { status, summary: listed, timedOut } = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
 	if (timedOut) {
 		if (settings.waitOutput === 'simplified') return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
 		return { reportId, ...status, timedOut: true };
 	}
 	if (settings.waitOutput === 'simplified') {
-		return { ...(await readSimplifiedReport(ctx, itemIndex, reportId, fileName, String(status.status))), timedOut: false };
+		const simplified = await waiter.read(
+			async () => await readSimplifiedReport(ctx, itemIndex, reportId, fileName, String(status.status), listed ?? undefined),
+		);
+		return { ...simplified, timedOut: false };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
-		const summary = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+		// A list page that showed the report in its final state already carried its summary.
+		const summary = listed ?? (await waiter.read(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex })));
 		noticesForReport(ctx, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };
 	}
-	const result = await api(ctx, {
-		method: 'GET',
-		path: apiPath('/api/v1/reports/{}/result', reportId),
-		qs: { schemaVersion: '1' },
-		itemIndex,
-	});
+	const result = await waiter.read(
+		async () =>
+			await api(ctx, {
+				method: 'GET',
+				path: apiPath('/api/v1/reports/{}/result', reportId),
+				qs: { schemaVersion: '1' },
+				itemIndex,
+			}),
+	);
 	noticesForReport(ctx, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, timedOut: false };

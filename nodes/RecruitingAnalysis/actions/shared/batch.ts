@@ -6,6 +6,7 @@ import { waitOutCapacity } from './capacity';
 import { addNotice } from './hints';
 import type { ChunkState } from './types';
 import type { WriteChoice } from './keys';
+import { batchTimingFor } from './waiter';
 
 const BATCH_POLL_INITIAL_MS = 100;
 
@@ -81,7 +82,8 @@ export async function createBatch(
  * Polls the batch until its status is "completed" (every item terminal, not every item succeeded). Only one
  * batch of a kind can be active per workspace, so the next chunk waits for this one. Upload and interview
  * batches complete on admission, so the first read is at once; an analysis batch completes only when its
- * analyses have finished, so its first read waits one poll interval (a read at once would always be wasted).
+ * analyses have finished, so its first read waits: 100 ms for the run's first batch, then as long as the batches
+ * before it took (a read at once would always be wasted).
  */
 export async function waitForBatch(
 	ctx: IExecuteFunctions,
@@ -90,14 +92,22 @@ export async function waitForBatch(
 	itemIndex: number,
 	timeoutSeconds: number,
 ): Promise<Batch> {
+	// An analysis batch's first read is timed from the batches this run has seen (waiter.ts).
+	const timing = kind === 'analyses' ? batchTimingFor(ctx, BATCH_POLL_INITIAL_MS) : undefined;
+	const answeredAt = Date.now();
+	const offsets: number[] = [];
 	const { value, timedOut } = await poll(ctx, {
-		fetch: async (): Promise<Batch> => await getBatch(ctx, kind, batchId, itemIndex),
+		fetch: async (): Promise<Batch> => {
+			offsets.push(Date.now() - answeredAt);
+			return await getBatch(ctx, kind, batchId, itemIndex);
+		},
 		done: (batch: Batch) => batch.status === 'completed',
 		timeoutSeconds,
-		initialDelayMs: BATCH_POLL_INITIAL_MS,
+		initialDelayMs: timing ? timing.stepMs() : BATCH_POLL_INITIAL_MS,
 		maxDelayMs: 2000,
-		firstReadDelayMs: kind === 'analyses' ? BATCH_POLL_INITIAL_MS : 0,
+		firstReadDelayMs: timing ? timing.firstReadMs() : 0,
 	});
+	if (!timedOut) timing?.observe(offsets);
 	if (timedOut) {
 		throw new NodeOperationError(ctx.getNode(), `Batch ${batchId} did not complete within ${timeoutSeconds} seconds`, {
 			itemIndex,

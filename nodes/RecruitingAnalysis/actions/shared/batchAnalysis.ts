@@ -18,7 +18,10 @@ import type { WriteChoice } from './keys';
 import { optionsParam } from './params';
 import { existsCondition, recoverWrite } from './recover';
 import { simplifyReport } from './simplify';
-import type { ChunkState } from './types';
+import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
+
+/** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
+const SLOW_BATCH_MS = 2000;
 
 /** How many report summaries are read at the same time (Include Report Summary). */
 const REPORT_READ_CONCURRENCY = 5;
@@ -142,7 +145,11 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 			break;
 		}
 		const { batchId } = created.value;
+		const submitted = Date.now();
 		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
+		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
+		// which operation is faster (README: which operation for how many resumes).
+		if (Date.now() - submitted >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
 		const again: AnalysisEntry[] = [];
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);

@@ -155,8 +155,9 @@ export const concurrencyOption: INodeProperties = {
 	name: 'concurrency',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: 20 },
-	default: 5,
-	description: 'How many input items are processed at the same time',
+	default: 10,
+	description:
+		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };
 
 /** The node version from which the analysis operations output simplified items by default (see readSimplify). */

@@ -1,12 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import type { Later } from './waiter';
+
 /** What an operation gives back for one input item: plain JSON objects, or ready n8n items. */
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
 /** An operation that runs once per input item (the router runs these with bounded concurrency). */
 export interface ItemOperation {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<ItemResult>;
+	/** A `Later` when the item's result is awaited together with the other items' (Wait for Completion). */
+	execute(this: IExecuteFunctions, itemIndex: number): Promise<ItemResult | Later>;
 	/**
 	 * Checks an item's whole input (and the user's key for it) without sending anything. Operations that charge or
 	 * create define it: the router checks every item first, so a bad item stops the node before any item is charged.

@@ -1,0 +1,405 @@
+/**
+ * Shared waiting for the item operations of one node run (Analyze Resume and Analysis > Start with Wait for
+ * Completion). A lane submits an item and hands its report to the waiter; the lane is then free for the next
+ * item (the operation returns a `Later`, which the router settles after the lanes). The waiter reads every pending
+ * report together, in rounds: one page of GET /api/v1/reports (newest first, 100 summaries a page, narrowed by
+ * createdAfter / createdBefore once the reports' creation times are known) answers for up to 100 reports and
+ * carries the summary that Output After Waiting = Report Summary needs, so no summary is read twice. A report the
+ * pages did not show (deleted, or created outside the window) is read alone with GET /reports/{id}/status, which
+ * also gives every error exactly as the per-item wait gave it.
+ *
+ * Each report keeps its own schedule (its first read after the analysis time the waiter has observed so far, then
+ * a growing delay, never past its own wait limit); a round happens when a report is due, at most one round per
+ * MIN_ROUND_GAP_MS, and every report the round sees is updated, due or not.
+ *
+ * Capacity (spec: "ACTIVE_ANALYSIS_LIMIT means wait for capacity"): capacity.ts repeats a start refused for the
+ * workspace's active-analysis limit; once one was refused, this run's further starts wait here until one of its
+ * own analyses has finished, rather than be refused again.
+ */
+import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { apiPath } from '../../transport';
+import { api } from './api';
+import { mapWithConcurrency } from './concurrency';
+import { hasApiCondition } from './errors';
+import { CAPACITY_WAIT_SECONDS } from './capacity';
+import type { ItemResult } from './types';
+
+export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
+
+/** At most one round of reads per this interval. */
+const MIN_ROUND_GAP_MS = 100;
+/** The first read of a report before the waiter has seen any analysis finish (an analysis just started cannot have). */
+const DEFAULT_FIRST_READ_MS = 500;
+const MIN_FIRST_READ_MS = 100;
+const MAX_READ_DELAY_MS = 10_000;
+/** Reads of single reports (status fallback) and follow-up reads (summaries, results) at the same time. */
+export const WAIT_READ_CONCURRENCY = 5;
+const PAGE_LIMIT = 100;
+
+/** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
+const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
+
+export interface WaitOutcome {
+	/** The report status (GET /status fields). */
+	status: IDataObject;
+	/** The report summary, when a list page showed the report in its final state. */
+	summary?: IDataObject;
+	timedOut: boolean;
+}
+
+interface Entry {
+	reportId: string;
+	itemIndex: number;
+	registeredAt: number;
+	deadline: number;
+	nextReadAt: number;
+	reads: number;
+	createdAt?: string;
+	last?: IDataObject;
+	resolve: (outcome: WaitOutcome) => void;
+	reject: (error: unknown) => void;
+}
+
+/** An item result that is still being waited for: the lane that made it is free. */
+export class Later {
+	constructor(readonly promise: Promise<ItemResult>) {
+		// The router attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
+		promise.catch(() => undefined);
+	}
+}
+
+export function later(promise: Promise<ItemResult>): Later {
+	return new Later(promise);
+}
+
+const statusOf = (report: IDataObject): IDataObject =>
+	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
+
+const isTerminal = (report: IDataObject | undefined): boolean => TERMINAL_REPORT_STATES.includes(String(report?.status));
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.floor(sorted.length / 2)];
+}
+
+export class ReportWaiter {
+	private readonly pending = new Map<string, Entry>();
+	private loop?: Promise<void>;
+	private running = false;
+	private wake?: () => void;
+	private lastRound = 0;
+	private closedWith?: unknown;
+	/** Times from a start to the read that found the report terminal (the last 20). */
+	private readonly finished: number[] = [];
+	/** Learned from ACTIVE_ANALYSIS_LIMIT: how many of ours may run at once (Infinity until refused). */
+	private capacity = Number.POSITIVE_INFINITY;
+	/** Starts of ours in flight (they count against the capacity until their wait begins). */
+	private starting = 0;
+	private readonly slotWaiters: Array<() => void> = [];
+	/** Follow-up reads (summary, result) in flight, and those waiting for a turn. */
+	private followUps = 0;
+	private readonly followUpQueue: Array<() => void> = [];
+	/** What the rounds cost (for tests and the benchmark's notes). */
+	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	/** The analysis time observed in this run (median of the last 20, start to the read that found it finished). */
+	private expectedMs(): number {
+		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
+	}
+
+	/** How long after its start a report is read first: 500 ms, then just under the analysis time observed so far. */
+	firstReadDelayMs(): number {
+		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
+		return Math.min(MAX_READ_DELAY_MS, Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())));
+	}
+
+	get inFlight(): number {
+		return this.pending.size;
+	}
+
+	/** Waits for the report to reach a terminal status, or for `timeoutSeconds` (then the last status, timedOut). */
+	async wait(reportId: string, itemIndex: number, timeoutSeconds: number, justStarted = true): Promise<WaitOutcome> {
+		if (this.closedWith !== undefined) throw this.closedWith;
+		const now = Date.now();
+		return await new Promise<WaitOutcome>((resolve, reject) => {
+			const deadline = now + Math.max(0, timeoutSeconds) * 1000;
+			this.pending.set(reportId, {
+				reportId,
+				itemIndex,
+				registeredAt: now,
+				deadline,
+				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
+				reads: 0,
+				resolve,
+				reject,
+			});
+			this.wake?.();
+			if (!this.running) {
+				this.running = true;
+				this.loop = this.run();
+			}
+		});
+	}
+
+	/** Runs a follow-up read (summary, result) with at most WAIT_READ_CONCURRENCY at a time across the run. */
+	async read<T>(request: () => Promise<T>): Promise<T> {
+		if (this.followUps >= WAIT_READ_CONCURRENCY) await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
+		this.followUps++;
+		try {
+			return await request();
+		} finally {
+			this.followUps--;
+			this.followUpQueue.shift()?.();
+		}
+	}
+
+	/**
+	 * Runs `submit` (a start) once. When the API has refused one of this run's starts for the active-analysis limit,
+	 * a start waits here until fewer of ours are running than were running then (one of ours finished), instead of
+	 * being refused again; capacity.ts repeats a refused start within its bound.
+	 */
+	async withinCapacity<T>(deadline: number, submit: () => Promise<T>): Promise<T> {
+		await this.slot(deadline);
+		const outcome = await submit().then(
+			(value) => ({ ok: true as const, value }),
+			(error: unknown) => ({ ok: false as const, error }),
+		);
+		this.starting--;
+		if (outcome.ok) return outcome.value;
+		if (hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) this.capacity = Math.max(1, this.pending.size);
+		throw outcome.error;
+	}
+
+	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
+	private async slot(deadline: number): Promise<void> {
+		while (this.closedWith === undefined && this.pending.size > 0 && this.pending.size + this.starting >= this.capacity) {
+			const remaining = deadline - Date.now();
+			if (remaining <= 0) break;
+			await Promise.race([sleep(Math.min(MAX_READ_DELAY_MS, remaining)), new Promise<void>((resolve) => this.slotWaiters.push(resolve))]);
+		}
+		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
+		this.starting++;
+	}
+
+	private wakeSlotWaiters(): void {
+		for (const resolve of this.slotWaiters.splice(0)) resolve();
+	}
+
+	/** Stops waiting: every pending wait rejects with `error`; resolves once no read of the waiter is in flight. */
+	async close(error: unknown): Promise<void> {
+		this.closedWith ??= error;
+		for (const entry of this.pending.values()) entry.reject(error);
+		this.pending.clear();
+		this.wake?.();
+		this.wakeSlotWaiters();
+		await this.loop;
+	}
+
+	private settle(entry: Entry, outcome: WaitOutcome): void {
+		if (this.pending.get(entry.reportId) !== entry) return;
+		this.pending.delete(entry.reportId);
+		entry.resolve(outcome);
+		this.wakeSlotWaiters();
+	}
+
+	private fail(entry: Entry, error: unknown): void {
+		if (this.pending.get(entry.reportId) !== entry) return;
+		this.pending.delete(entry.reportId);
+		entry.reject(error);
+		this.wakeSlotWaiters();
+	}
+
+	private async run(): Promise<void> {
+		for (;;) {
+			// Checked and cleared in the same turn as wait() checks it, so a report added now starts a new loop.
+			if (this.pending.size === 0 || this.closedWith !== undefined) {
+				this.running = false;
+				return;
+			}
+			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
+			const at = Math.max(next, this.lastRound + MIN_ROUND_GAP_MS);
+			const now = Date.now();
+			if (at > now) {
+				await Promise.race([sleep(at - now), new Promise<void>((resolve) => (this.wake = resolve))]);
+				this.wake = undefined;
+				continue;
+			}
+			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
+				const error = new NodeOperationError(this.ctx.getNode(), 'The execution was cancelled while waiting');
+				for (const entry of [...this.pending.values()]) this.fail(entry, error);
+				continue;
+			}
+			await this.round();
+		}
+	}
+
+	private async round(): Promise<void> {
+		this.lastRound = Date.now();
+		this.stats.rounds++;
+		const due = [...this.pending.values()].filter((entry) => entry.nextReadAt <= this.lastRound);
+		const seen = new Set<Entry>();
+		let unseen = due;
+		try {
+			await this.readPages(due, seen);
+			unseen = due.filter((entry) => !seen.has(entry));
+		} catch {
+			// A list page that failed is no answer: the due reports are read one by one, with the errors a single read gives.
+			unseen = due.filter((entry) => !seen.has(entry));
+		}
+		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
+			this.stats.statusReads++;
+			try {
+				entry.last = await api(this.ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/status', entry.reportId),
+					itemIndex: entry.itemIndex,
+				});
+				seen.add(entry);
+			} catch (error) {
+				this.fail(entry, error);
+			}
+		});
+		const now = Date.now();
+		for (const entry of seen) {
+			const report = entry.last as IDataObject;
+			if (isTerminal(report)) {
+				this.finished.push(now - entry.registeredAt);
+				if (this.finished.length > 20) this.finished.shift();
+				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
+				this.settle(entry, { status: statusOf(report), summary: fromPage ? report : undefined, timedOut: false });
+				continue;
+			}
+			if (!due.includes(entry)) continue;
+			if (now >= entry.deadline) {
+				this.settle(entry, { status: statusOf(report), timedOut: true });
+				continue;
+			}
+			// Then every tenth of the observed analysis time (500 ms before any was observed), growing ×1.5 while the
+			// report keeps running.
+			entry.reads++;
+			const step = this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10);
+			const delay = Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** (entry.reads - 1)));
+			entry.nextReadAt = Math.min(entry.deadline, now + delay);
+		}
+	}
+
+	/**
+	 * Reads report list pages until every due report was seen, or a page budget is spent: first the newest pages
+	 * (for reports not seen yet, whose creation time is unknown), then the window of creation times of the due
+	 * reports already seen. Every pending report a page shows is updated.
+	 */
+	private async readPages(due: Entry[], seen: Set<Entry>): Promise<void> {
+		const missing = () => due.filter((entry) => !seen.has(entry));
+		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
+			const budget = Math.ceil(wanted / PAGE_LIMIT) + 1;
+			let cursor: string | undefined;
+			for (let page = 0; page < budget && missing().length > 0; page++) {
+				this.stats.listPages++;
+				const data = await api(this.ctx, {
+					method: 'GET',
+					path: '/api/v1/reports',
+					qs: { ...qs, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
+					itemIndex: due[0].itemIndex,
+				});
+				for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) {
+					const entry = this.pending.get(String(report.id));
+					if (!entry) continue;
+					entry.createdAt = String(report.createdAt);
+					entry.last = report;
+					seen.add(entry);
+				}
+				if (typeof data.nextCursor !== 'string' || data.nextCursor === '') return;
+				cursor = data.nextCursor;
+			}
+		};
+		if (due.length === 0) return;
+		const unknown = due.filter((entry) => entry.createdAt === undefined);
+		if (unknown.length > 0) await walk({}, this.pending.size);
+		const known = missing().filter((entry) => entry.createdAt !== undefined);
+		if (known.length === 0) return;
+		const times = known.map((entry) => Date.parse(entry.createdAt as string)).filter(Number.isFinite);
+		if (times.length !== known.length) return;
+		const createdAfter = new Date(Math.min(...times) - 1).toISOString();
+		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
+		await walk({ createdAfter, createdBefore }, known.length);
+	}
+}
+
+/**
+ * When to read an analysis batch first (Analyze Many, Start Many): an analysis batch finishes only when all its
+ * analyses have, so the first read is timed from what this run has seen. A batch found finished at its first read
+ * moves the next batch's first read earlier (×0.9); one found later puts it between the last read that missed and
+ * the read that found it. Later reads of a batch follow every tenth of that time (×1.5 each).
+ */
+export class BatchTiming {
+	private firstMs: number;
+
+	constructor(initialMs: number) {
+		this.firstMs = initialMs;
+	}
+
+	firstReadMs(): number {
+		return this.firstMs;
+	}
+
+	stepMs(): number {
+		return Math.max(MIN_BATCH_STEP_MS, Math.round(this.firstMs / 10));
+	}
+
+	/** `offsets`: when each read of a batch was sent, in ms after its creation was answered (the last one found it finished). */
+	observe(offsets: number[]): void {
+		if (offsets.length === 0) return;
+		const found = offsets[offsets.length - 1];
+		const missed = offsets.length > 1 ? offsets[offsets.length - 2] : undefined;
+		const next = missed === undefined ? this.firstMs * 0.9 : (missed + found) / 2;
+		this.firstMs = Math.min(MAX_READ_DELAY_MS, Math.max(MIN_BATCH_STEP_MS, Math.round(next)));
+	}
+}
+
+const MIN_BATCH_STEP_MS = 25;
+const batchTimings = new WeakMap<IExecuteFunctions, BatchTiming>();
+
+/** The analysis-batch timing of this node run (one per run: batches of one operation are alike). */
+export function batchTimingFor(ctx: IExecuteFunctions, initialMs: number): BatchTiming {
+	let timing = batchTimings.get(ctx);
+	if (!timing) {
+		timing = new BatchTiming(initialMs);
+		batchTimings.set(ctx, timing);
+	}
+	return timing;
+}
+
+const waiters = new WeakMap<IExecuteFunctions, ReportWaiter>();
+
+/** The waiter shared by every item of this node run. */
+export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
+	let waiter = waiters.get(ctx);
+	if (!waiter) {
+		waiter = new ReportWaiter(ctx);
+		waiters.set(ctx, waiter);
+	}
+	return waiter;
+}
+
+/**
+ * Ends this run's waiting (the router, once the items are settled). With an error (the node stops), every wait
+ * still pending rejects with it, and the waiter stays closed for the rest of the run, so no item starts waiting or
+ * submits after it; resolves once no read of the waiter is in flight.
+ */
+export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
+	const waiter = waiters.get(ctx);
+	if (!waiter) return;
+	if (error === undefined) waiters.delete(ctx);
+	await waiter.close(error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'));
+}
+
+/**
+ * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
+ * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
+ */
+export async function startWithinCapacity<T>(ctx: IExecuteFunctions, submit: () => Promise<T>): Promise<T> {
+	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
+}
