@@ -14,7 +14,10 @@
  *   lostAnswers  the sandbox commits our node's write and drops the connection (commit-then-drop) on every attempt,
  *                so the node's own retries run out and the run fails with the writes made;
  *   sigkill      the n8n process group is killed with SIGKILL while our node waits on a read after its writes
- *                (the sandbox holds that read), then n8n is started again on the same database.
+ *                (the sandbox holds that read), then n8n is started again on the same database. n8n refuses to
+ *                retry a crashed execution unless the workflow setting Save Execution Progress is on ("The execution
+ *                was aborted before starting"): the Retry cases turn it on, the manual-run case keeps the default
+ *                and records n8n's refusal before running the workflow again.
  * Recoveries:
  *   retryOriginal / retryCurrent  the Retry button of the executions list (POST /rest/executions/:id/retry with
  *                loadWorkflow false / true; n8n re-runs from the node that failed, with the earlier nodes' output
@@ -139,7 +142,8 @@ async function prepare(env: RealN8n, n8n: N8nInstance, c: Case): Promise<Prepare
 		atsUrl: ats.url(c.id, c.failure === 'laterNode' && c.recovery === 'retryCurrent'),
 		retryOnFail: c.recovery === 'retryOnFail',
 		waitForCompletion: c.failure === 'sigkill' && c.operation === 'analyzeResume',
-		saveExecutionProgress: c.failure === 'sigkill',
+		// A crashed execution can be retried only with this setting on (see the SIGKILL describe); manual runs keep n8n's default.
+		saveExecutionProgress: c.failure === 'sigkill' && c.recovery !== 'manualRun',
 	});
 	const { id } = await n8n.createWorkflow(wf);
 	return { c, spec, w, input, workflowId: id, baseline, arranged };
@@ -368,6 +372,11 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 			const started = Date.now();
 			const p = prepared.get(c.id)!;
 			const m = measured.get(c.id)!;
+			if (c.recovery === 'manualRun') {
+				// With n8n's default settings the user's first click, Retry, is refused; then the user runs the workflow again.
+				const retry = await retryExecution(n8n!, m.executionId, false);
+				book.set(`${c.id}: Retry of the crashed execution (default workflow settings)`, retry.refused ?? `accepted (execution ${retry.id})`);
+			}
 			const recovered = await recover(n8n!, p, m.executionId);
 			await conclude(p, m, recovered, (Date.now() - started) / 1000);
 		}, 240_000);
