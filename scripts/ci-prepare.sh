@@ -22,5 +22,5 @@ if [ ! -d node_modules ]; then
 fi
 
 echo "[ci-prepare] making sure the real n8n for the end-to-end tests is installed"
-npx tsx scripts/n8n-host.ts ensure >/dev/null
+npx tsx scripts/n8n-host/cli.ts ensure >/dev/null
 echo "[ci-prepare] ready"

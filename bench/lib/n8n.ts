@@ -1,5 +1,5 @@
 /**
- * A real n8n for the benchmarks, built from the harness in scripts/n8n-host.ts: a fresh user folder with the
+ * A real n8n for the benchmarks, built from the harness in scripts/n8n-host/: a fresh user folder with the
  * packed package installed as a community package, `n8n start` on loopback with the environment a benchmark
  * needs (binary-data mode, the folder the Read/Write Files node may read), the owner login, and helpers to run a
  * workflow through a production webhook and to read the n8n process's memory from /proc.

@@ -1,0 +1,87 @@
+/**
+ * The package under test: built and packed from this repository, then installed into an n8n user folder the
+ * way n8n's community-package installer does.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureNode24, node24Env } from './node-runtime';
+import { REPO_ROOT } from './paths';
+import { cleanNpmEnv, defaultLog, run, type Logger } from './process';
+
+export interface PackedPackage {
+	tarball: string;
+	name: string;
+	version: string;
+}
+
+/** `npm run build` then `npm pack` into a fresh temporary folder. */
+export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = {}): Promise<PackedPackage> {
+	const log = opts.log ?? defaultLog;
+	const env = cleanNpmEnv();
+	if (!opts.skipBuild) {
+		log('building the package (npm run build)');
+		await run('npm', ['run', 'build'], { cwd: REPO_ROOT, env, log, progress: 'npm run build' });
+	}
+	const dest = mkdtempSync(join(tmpdir(), 'ra-pack-'));
+	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], { cwd: REPO_ROOT, env, log });
+	const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string }>;
+	const tarball = join(dest, info[0].filename);
+	if (!existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}`);
+	log(`packed ${info[0].name}@${info[0].version} -> ${tarball}`);
+	return { tarball, name: info[0].name, version: info[0].version };
+}
+
+/**
+ * Installs a package tarball into `<userFolder>/.n8n/nodes` the way n8n's CommunityPackagesService
+ * does (packages/cli/src/modules/community-packages): unpack into `nodes/node_modules/<name>`, strip dev, peer
+ * and optional dependencies from its package.json, `npm install` inside it with scripts off, no lockfile,
+ * shallow strategy and no bin links, then record it in the `nodes/package.json` ledger. n8n loads every
+ * package under `nodes/node_modules` at start.
+ */
+export async function installCommunityPackage(
+	tarball: string,
+	userFolder: string,
+	opts: { log?: Logger } = {},
+): Promise<{ packageDir: string; name: string; version: string }> {
+	const log = opts.log ?? defaultLog;
+	const host = await ensureNode24(log);
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	const staging = mkdtempSync(join(tmpdir(), 'ra-unpack-'));
+	await run('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1']);
+	const manifest = JSON.parse(readFileSync(join(staging, 'package.json'), 'utf8')) as Record<string, unknown> & {
+		name: string;
+		version: string;
+	};
+	const packageDir = join(nodesDir, 'node_modules', manifest.name);
+	rmSync(packageDir, { recursive: true, force: true });
+	mkdirSync(join(packageDir, '..'), { recursive: true });
+	await run('mv', [staging, packageDir]);
+	const { devDependencies, peerDependencies, optionalDependencies, ...kept } = manifest;
+	void devDependencies;
+	void peerDependencies;
+	void optionalDependencies;
+	writeFileSync(join(packageDir, 'package.json'), JSON.stringify(kept, null, 2));
+	await run(
+		host.nodeBin,
+		[
+			host.npmCli,
+			'install',
+			'--audit=false',
+			'--fund=false',
+			'--bin-links=false',
+			'--install-strategy=shallow',
+			'--ignore-scripts=true',
+			'--package-lock=false',
+		],
+		{ cwd: packageDir, env: node24Env(host), log },
+	);
+	const ledgerPath = join(nodesDir, 'package.json');
+	const ledger = existsSync(ledgerPath)
+		? (JSON.parse(readFileSync(ledgerPath, 'utf8')) as { dependencies?: Record<string, string> })
+		: { name: 'installed-nodes', private: true, dependencies: {} };
+	ledger.dependencies = { ...(ledger.dependencies ?? {}), [manifest.name]: manifest.version };
+	writeFileSync(ledgerPath, JSON.stringify(ledger, null, 2));
+	log(`installed ${manifest.name}@${manifest.version} into ${packageDir}`);
+	return { packageDir, name: manifest.name, version: manifest.version };
+}
