@@ -63,8 +63,31 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		outputs[itemIndex] = [errorItem(nodeError, itemIndex)];
 	};
 
+	// The whole input is checked before the first write: without Continue On Fail a bad item (any item) stops the
+	// node before any item of the run is charged; with it, the bad item becomes an error item and is left out.
 	for (const group of groups.values()) {
 		const module = group.module;
+		if (!module?.check) continue;
+		const keys = new Map<string, number>();
+		const refused = new Set<number>();
+		for (const itemIndex of group.indexes) {
+			try {
+				await module.check.call(this, itemIndex);
+				const userKey = userKeyOf(this, itemIndex);
+				const earlier = userKey === undefined ? undefined : keys.get(userKey);
+				if (earlier !== undefined) throw duplicateKeyError(this, userKey as string, earlier, itemIndex);
+				if (userKey !== undefined) keys.set(userKey, itemIndex);
+			} catch (error) {
+				fail(itemIndex, error);
+				refused.add(itemIndex);
+			}
+		}
+		group.indexes = group.indexes.filter((itemIndex) => !refused.has(itemIndex));
+	}
+
+	for (const group of groups.values()) {
+		const module = group.module;
+		if (group.indexes.length === 0) continue;
 		if (!module) {
 			for (const itemIndex of group.indexes) {
 				fail(
@@ -94,7 +117,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
 				});
 			};
-			const settled = await runPipeline(this, module.stages, chunks, continueOnFail);
+			const settled = await runPipeline(this, module.stages, chunks, continueOnFail, module.submitStage);
 			settled.forEach((chunk, k) => record(chunks[k], chunk));
 			continue;
 		}
@@ -136,19 +159,25 @@ async function runPipeline(
 	stages: PipelineStage[],
 	chunks: number[][],
 	continueOnFail: boolean,
+	submitStage = stages.length - 1,
 ): Promise<Array<Settled<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
-	const finished = chunks.map(async (itemIndexes) => {
+	// passedSubmit[k] settles when chunk k has left the submitting stage (or stopped before it).
+	const passedSubmit: Array<Promise<unknown>> = [];
+	const finished = chunks.map(async (itemIndexes, k) => {
 		let current: Promise<Settled<ChunkState>> = Promise.resolve({
 			ok: true,
 			value: { itemIndexes, outcomes: itemIndexes.map(() => ({})) },
 		});
+		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
+		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();
 		stages.forEach((run, index) => {
 			const previous = current;
 			const turn = tails[index];
 			current = (async (): Promise<Settled<ChunkState>> => {
 				const state = await previous;
+				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
 				const next = await settle(run.call(ctx, state.value));
@@ -156,10 +185,30 @@ async function runPipeline(
 				return next;
 			})();
 			tails[index] = current;
+			if (index === Math.min(submitStage, stages.length - 1)) passedSubmit[k] = current;
 		});
 		return await current;
 	});
 	return await Promise.all(finished);
+}
+
+/** Options > Idempotency Key of an item, as given (checked by the operation's own check). */
+function userKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const value = options?.idempotencyKey;
+	if (value === undefined || value === null) return undefined;
+	const text = String(value).trim();
+	return text === '' ? undefined : text;
+}
+
+function duplicateKeyError(ctx: IExecuteFunctions, key: string, earlier: number, itemIndex: number): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), '"Idempotency Key" must be different for each item', {
+		itemIndex,
+		description:
+			`Items ${earlier} and ${itemIndex} both have the Idempotency Key "${key.slice(0, 128)}": one key names one write, so the second ` +
+			'would be refused or get the first item\'s resource. Use an expression that differs per item (for example the application ID), ' +
+			'or leave the option empty to let the node derive a key from each write. Nothing was sent to the Recruiting Analysis API.',
+	});
 }
 
 function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {

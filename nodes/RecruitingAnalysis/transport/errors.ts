@@ -21,7 +21,7 @@ export interface ApiErrorParts {
 /** Recovery guidance per `error.reason` (or per sub-condition found in `error.code`, which the client also reads). */
 export const REASON_HINTS: Record<string, string> = {
 	QUOTE_STALE:
-		'The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with a new idempotency key; with Quote Automatically on, the node does this once by itself.',
+		'The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with it (the node\'s key includes the quote, so a new quote makes a new key); with Quote Automatically on, the node does this once by itself.',
 	INVALID_UPLOAD:
 		'The uploaded file was not accepted for analysis. Upload a corrected PDF or DOCX (a new preparation) before starting the analysis.',
 	ACTIVE_ANALYSIS_LIMIT:
@@ -40,7 +40,7 @@ export const REASON_HINTS: Record<string, string> = {
 	PENDING_UPLOAD_LIMIT:
 		'Too many upload preparations are waiting for their file. Cancel unused preparations (Upload > Cancel) or wait for them to expire (24 hours), then retry.',
 	IDEMPOTENCY_KEY_REUSED:
-		'This idempotency key was already used with a different request body. A new submission needs a new key: leave Idempotency Key empty to let the node derive one, or change it.',
+		'This idempotency key was already used with a different request body: the write it names exists (for example an earlier run whose answer was lost, with another quote). The node reads back what exists where it can. If you mean a new, separate write, set Options > New Attempt Label (it goes into the key).',
 	ALREADY_ADMITTED:
 		'The analysis for this report has already been admitted, so its upload can no longer be refreshed or cancelled. Read the report status instead.',
 	BATCH_ALREADY_ACTIVE:
@@ -53,7 +53,7 @@ export const REASON_HINTS: Record<string, string> = {
 		'The cursor is invalid, from an older scheme, or bound to other filters. Restart from the first page without a cursor and keep the filters unchanged while paging.',
 	WORKSPACE_DISABLED: 'API access is disabled for this workspace. A workspace Admin can enable it in the application.',
 	PREPARATION_EXPIRED:
-		'The upload preparation no longer exists or is older than 24 hours. Prepare a new upload (a new report).',
+		'The upload preparation no longer exists or is older than 24 hours. Upload Resume and Analyze Resume make one new preparation by themselves; otherwise prepare a new upload (a new report).',
 	EVENT_CURSOR_EXPIRED:
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
 	// Storage (signed upload URL) conditions.

@@ -1,32 +1,95 @@
 /**
- * Idempotency keys (spec: 1 to 128 characters, ^[A-Za-z0-9._:-]+$). One key per logical write, derived from what
- * identifies that write inside an n8n execution, so every retry of it carries the same key and a new execution
- * makes a new submission.
+ * Idempotency keys (spec: 1 to 128 characters, ^[A-Za-z0-9._:-]+$). A key names the business write, not the n8n
+ * execution: it is computed from what the write IS (the job, the file's bytes, the report and its quote, the
+ * address...), never from the execution id, node id, run index or item index. So every path that repeats the
+ * same write (Retry On Fail, n8n's Retry of a failed execution, a manual re-run on the same input, a worker
+ * killed mid-run) carries the same key and the service answers with the resource it already created. A
+ * deliberate new attempt is a labelled choice (`attemptLabel`), which goes into the key.
+ *
+ * One rule for derived and user keys:
+ *   derived: 'n8n-ra-' + sha256(scheme, write, step, identity, attemptLabel)   (71 characters)
+ *   user:    userKey [+ ':' + attemptLabel] [+ ':' + step]                       (never truncated)
+ * A user key (Options > Idempotency Key) names one item's write; an operation that makes several writes per item
+ * (Analyze Resume: the upload, then the start) or a second one on QUOTE_STALE appends the step. A user key that
+ * leaves no room for its step is a validation error (userKeyProblem), never cut.
  */
 import { createHash } from 'node:crypto';
 
-export const DERIVED_KEY_PREFIX = 'n8n-ra-';
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-export interface IdempotencyKeyParts {
-	executionId: string;
-	nodeId: string;
-	runIndex: number;
-	itemIndex: number;
-	operation: string;
-	/** Distinguishes a deliberate second submission inside the same item (e.g. "requote-1" after QUOTE_STALE). */
-	attempt?: string;
+export const DERIVED_KEY_PREFIX = 'n8n-ra-';
+export const MAX_KEY_LENGTH = 128;
+const KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
+/** Changing what goes into a derived key changes this version (old receipts then no longer match). */
+export const DERIVATION_VERSION = 'recruiting-analysis/write/v2';
+
+export interface WriteIdentity {
+	/** The kind of write: 'upload', 'analysis.start', 'interview.invite', 'analyses.batch', ... */
+	write: string;
+	/** What the write is, in a fixed order (business identity: ids, digests, addresses, choices). */
+	identity: readonly unknown[];
+	/** A deliberate new attempt (Options > New Attempt Label); empty for the first one. */
+	attemptLabel?: string;
+	/** A second write of the same item, e.g. 'start' after 'prepare', or 'requote' after QUOTE_STALE. */
+	step?: string;
 }
 
-/** 'n8n-ra-' + 64 lowercase hex characters (71 characters): inside the spec's length and pattern. */
-export function deriveIdempotencyKey(parts: IdempotencyKeyParts): string {
-	const material = JSON.stringify([
-		'recruiting-analysis/idempotency/v1',
-		parts.executionId,
-		parts.nodeId,
-		parts.runIndex,
-		parts.itemIndex,
-		parts.operation,
-		parts.attempt ?? '',
-	]);
+/** The derived key of a write: 'n8n-ra-' + 64 lowercase hex characters. Pure. */
+export function deriveWriteKey(parts: WriteIdentity): string {
+	const material = JSON.stringify([DERIVATION_VERSION, parts.write, parts.step ?? '', parts.identity, parts.attemptLabel ?? '']);
 	return DERIVED_KEY_PREFIX + createHash('sha256').update(material).digest('hex');
+}
+
+/** The user key's form for a write: the key, then the attempt label and the step, separated by ':'. Pure. */
+export function userWriteKey(userKey: string, attemptLabel?: string, step?: string): string {
+	return [userKey, attemptLabel, step].filter((part) => part !== undefined && part !== '').join(':');
+}
+
+/**
+ * Why a user key cannot serve the given steps (undefined when it can): too long once its longest suffix is
+ * appended, or characters outside the spec's pattern. Pure; the validation layer turns it into a field error.
+ */
+export function userKeyProblem(userKey: string, attemptLabel: string | undefined, steps: readonly string[]): string | undefined {
+	if (!KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
+	const longest = [undefined, ...steps].map((step) => userWriteKey(userKey, attemptLabel, step)).sort((a, b) => b.length - a.length)[0];
+	if (longest.length <= MAX_KEY_LENGTH) return undefined;
+	const room = MAX_KEY_LENGTH - (longest.length - userKey.length);
+	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_KEY_LENGTH} characters and is never cut)`;
+}
+
+/** The one key builder: the user's key when given (checked beforehand with userKeyProblem), else the derived key. */
+export function writeKey(parts: WriteIdentity & { userKey?: string }): string {
+	if (parts.userKey !== undefined && parts.userKey !== '') {
+		const key = userWriteKey(parts.userKey, parts.attemptLabel, parts.step);
+		// Validation ran before anything was sent; this guards the rule, it never truncates.
+		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) throw new Error(`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`);
+		return key;
+	}
+	return deriveWriteKey(parts);
+}
+
+/** sha256 (hex) of a text, e.g. an inline job description, so that the key material stays small. */
+export function textDigest(text: string): string {
+	return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Base64 characters hashed per step when the binary is held in memory (a multiple of 4: whole byte groups). */
+const BASE64_SLICE = 1 << 20;
+
+/**
+ * sha256 (hex) of a binary property's bytes, streamed from n8n's binary store when the file is kept on disk or in a
+ * database, and decoded slice by slice when it is held in memory as base64, so a 10 MB file is never copied whole.
+ */
+export async function binaryDigest(ctx: IExecuteFunctions, binary: IBinaryData): Promise<string> {
+	const hash = createHash('sha256');
+	if (typeof binary.id === 'string' && binary.id !== '') {
+		const stream = await ctx.helpers.getBinaryStream(binary.id);
+		for await (const chunk of stream as AsyncIterable<Uint8Array | string>) hash.update(chunk);
+		return hash.digest('hex');
+	}
+	const data = binary.data ?? '';
+	for (let offset = 0; offset < data.length; offset += BASE64_SLICE) {
+		hash.update(Buffer.from(data.slice(offset, offset + BASE64_SLICE), 'base64'));
+	}
+	return hash.digest('hex');
 }

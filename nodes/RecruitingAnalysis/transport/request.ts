@@ -219,8 +219,9 @@ function networkFailure(
 	let advice: string;
 	if (idempotencyKey) {
 		advice =
-			`The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}; ` +
-			'to repeat it without risk of a duplicate, set the Idempotency Key option to that value and run again.';
+			`The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
+			'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
+			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.';
 	} else if (safe) {
 		advice = 'This request has no side effects; run again when the API is reachable.';
 	} else {

@@ -137,7 +137,7 @@ describe('Analysis > Analyze Resume', () => {
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('failed');
 		expect(item.code).toEqual(expect.any(String));
-		expect(hintsOf(result).join('\n')).toContain('new idempotency key');
+		expect(hintsOf(result).join('\n')).toContain('New Attempt Label');
 	});
 
 	it('works with an inline job description text and a DOCX resume, and keeps the external reference', async () => {
@@ -244,15 +244,18 @@ describe('Analysis > Get Quote and Start', () => {
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
 	});
 
-	it('Start on an already admitted report surfaces the API conflict (Continue On Fail keeps the item)', async () => {
+	// Issue 11: a second Start of an admitted report is the same write again; it used to fail with the API's
+	// conflict, it now reads the attempt back and outputs it as recovered, without a second quote or attempt.
+	it('Start on an already admitted report recovers the existing attempt (recovered: true), no second attempt', async () => {
 		const reportId = await uploadedReport('Admitted');
-		await runNode(ws, { resource: 'analysis', operation: 'start', reportId });
-		const result = await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], {
-			continueOnFail: true,
-		});
+		const [firstItem] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }));
+		const before = await counters(ws);
+		const result = await runNode(ws, { resource: 'analysis', operation: 'start', reportId });
 		const [item] = jsonOf(result);
-		expect(item.error).toEqual(expect.any(String));
-		expect([409, 422]).toContain(item.httpCode);
+		const after = await counters(ws);
+		expect(item).toMatchObject({ reportId, attemptId: firstItem.attemptId, recovered: true, recoveredFrom: 'ANALYSIS_ALREADY_STARTED' });
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(0);
+		expect((after.requests['POST /api/v1/analyses'] ?? 0) - (before.requests['POST /api/v1/analyses'] ?? 0)).toBe(0);
 		expect(result.output[0][0].pairedItem).toEqual({ item: 0 });
 	});
 });

@@ -197,8 +197,15 @@ describe('Interview > lifecycle operations', () => {
 		expect(limited).toHaveLength(1);
 	});
 
+	// Issue 11: a resend is keyed by the interview, so a repeat replays the first one; another resend is a
+	// deliberate New Attempt Label, which the service refuses for a completed interview.
 	it('Resend of a completed interview is a conflict (INTERVIEW_NOT_ELIGIBLE)', async () => {
-		const result = await runNode(ws, { resource: 'interview', operation: 'resend', interviewId }, [{ json: {} }], { continueOnFail: true });
+		const result = await runNode(
+			ws,
+			{ resource: 'interview', operation: 'resend', interviewId, options: { attemptLabel: 'after-completion' } },
+			[{ json: {} }],
+			{ continueOnFail: true },
+		);
 		const [item] = jsonOf(result);
 		expect(item.httpCode).toBe(409);
 		expect(item.reason).toBe('INTERVIEW_NOT_ELIGIBLE');

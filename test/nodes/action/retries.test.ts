@@ -110,7 +110,7 @@ describe('Invite under injected failures', () => {
 		const [item] = jsonOf(await runNode(ws, params));
 		const after = await counters(ws);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
-		expect(item).toMatchObject({ reportId, alreadyInvited: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED', delivery: 'email' });
+		expect(item).toMatchObject({ reportId, recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED', delivery: 'email' });
 		const { items: interviews } = (await apiCall(ws, 'GET', `/api/v1/interviews?reportId=${reportId}`)).body.data as {
 			items: IDataObject[];
 		};

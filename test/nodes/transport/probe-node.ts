@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import {
 	apiRequest,
 	apiRequestAllItems,
-	idempotencyKeyFor,
+	writeKey,
 	pollUntil,
 	putResumeToStorage,
 	type ApiRequestOptions,
@@ -25,7 +25,7 @@ export type ProbeCall =
 			input: IDataObject;
 			binaryPropertyName?: string;
 	  }
-	| { call: 'idempotencyKey'; operation: string; userKey?: string; attempt?: string }
+	| { call: 'idempotencyKey'; write: string; identity: unknown[]; userKey?: string; attemptLabel?: string; step?: string }
 	| { call: 'pollStatus'; reportId: string; timeoutSeconds: number };
 
 export class TransportProbe implements INodeType {
@@ -52,7 +52,7 @@ export class TransportProbe implements INodeType {
 				switch (spec.call) {
 					case 'apiRequest': {
 						const options = { ...spec.options, itemIndex };
-						if (spec.keyFor) options.idempotencyKey = idempotencyKeyFor.call(this, itemIndex, spec.keyFor);
+						if (spec.keyFor) options.idempotencyKey = writeKey({ write: spec.keyFor, identity: [options.body ?? null] });
 						result = { data: await apiRequest.call(this, options), idempotencyKey: options.idempotencyKey ?? null };
 						break;
 					}
@@ -72,7 +72,7 @@ export class TransportProbe implements INodeType {
 							method: 'POST',
 							path: '/api/v1/uploads',
 							body: spec.input,
-							idempotencyKey: idempotencyKeyFor.call(this, itemIndex, 'upload.prepare'),
+							idempotencyKey: writeKey({ write: 'upload', identity: [spec.input] }),
 							itemIndex,
 						});
 						const put = await putResumeToStorage.call(this, {
@@ -86,8 +86,8 @@ export class TransportProbe implements INodeType {
 					}
 					case 'idempotencyKey':
 						result = {
-							key: idempotencyKeyFor.call(this, itemIndex, spec.operation, spec.userKey, spec.attempt),
-							again: idempotencyKeyFor.call(this, itemIndex, spec.operation, spec.userKey, spec.attempt),
+							key: writeKey(spec),
+							again: writeKey({ ...spec, identity: [...spec.identity] }),
 						};
 						break;
 					case 'pollStatus': {

@@ -466,27 +466,32 @@ describe('pagination', () => {
 });
 
 describe('idempotency keys and polling', () => {
-	test('one key per item and operation, stable within the execution, new in the next execution; user keys checked', async () => {
+	// Issue 11 replaced the per-execution keys (execution id, node, run and item index) by keys that name the write:
+	// the same write gets the same key in another execution, at another item position.
+	test('one key per business write: the same in every execution and item position, new for another write, label or step', async () => {
 		const ws = await sb.control.createWorkspace({});
+		const start = (fingerprint: string, extra: Partial<ProbeCall> = {}): ProbeCall =>
+			({ call: 'idempotencyKey', write: 'analysis.start', identity: ['rpt_1', fingerprint], ...extra }) as ProbeCall;
 		const calls: ProbeCall[] = [
-			{ call: 'idempotencyKey', operation: 'analysis.start' },
-			{ call: 'idempotencyKey', operation: 'analysis.start' },
-			{ call: 'idempotencyKey', operation: 'analysis.start', attempt: 'requote-1' },
-			{ call: 'idempotencyKey', operation: 'analysis.start', userKey: 'my-key:42' },
+			start('a'.repeat(64)),
+			start('b'.repeat(64)),
+			start('a'.repeat(64), { attemptLabel: 'after-failure' } as Partial<ProbeCall>),
+			start('a'.repeat(64), { userKey: 'my-key:42' } as Partial<ProbeCall>),
+			start('a'.repeat(64), { userKey: 'my-key:42', step: 'requote' } as Partial<ProbeCall>),
 		];
 		const firstRun = outputJson(await run(ws, calls, { executionId: 'exec-1' }));
 		const first = firstRun.map((o) => o.key);
-		// Asked twice for the same item and operation inside one execution (as a retry would): the same key.
 		expect(firstRun.map((o) => o.again)).toEqual(first);
-		const next = outputJson(await run(ws, calls, { executionId: 'exec-2' })).map((o) => o.key);
+		// Another execution, and the calls in reverse order (other item positions): the same keys.
+		const next = outputJson(await run(ws, [...calls].reverse(), { executionId: 'exec-2' })).map((o) => o.key).reverse();
+		expect(next).toEqual(first);
 		expect(new Set(first.slice(0, 3)).size).toBe(3);
 		expect(first[3]).toBe('my-key:42');
-		expect(next[0]).not.toBe(first[0]);
-		expect(next[3]).toBe('my-key:42');
+		expect(first[4]).toBe('my-key:42:requote');
 		for (const key of first) expect(String(key)).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 
-		const bad = await run(ws, [{ call: 'idempotencyKey', operation: 'x', userKey: 'has spaces' }]);
-		expect(bad.error?.message).toBe('"Idempotency Key" may only contain letters, digits and . _ : -');
+		const bad = await run(ws, [{ call: 'idempotencyKey', write: 'x', identity: [], userKey: 'has spaces' }]);
+		expect(bad.error?.message).toMatch(/Idempotency Key may only contain letters, digits and \. _ : -/);
 	});
 
 	test('pollUntil waits for a terminal status, and reports a time-out as timedOut (not as a failure)', async () => {

@@ -9,7 +9,7 @@ import {
 	nextDelayMs,
 	parseRetryAfter,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
-import { deriveIdempotencyKey, DERIVED_KEY_PREFIX } from '../../../nodes/RecruitingAnalysis/transport/idempotency';
+import { deriveWriteKey, DERIVED_KEY_PREFIX, userKeyProblem, writeKey } from '../../../nodes/RecruitingAnalysis/transport/idempotency';
 import { describeApiError, REASON_HINTS, redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/errors';
 import { keyEnvironmentProblem, resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
@@ -98,25 +98,31 @@ describe('what is retried', () => {
 });
 
 describe('idempotency key derivation', () => {
-	const parts = { executionId: '1042', nodeId: 'node-a', runIndex: 0, itemIndex: 3, operation: 'upload.uploadResume' };
+	const parts = { write: 'upload', identity: [['existing', 'jd_1', null], 'f'.repeat(64), 'cv.pdf', 'application/pdf', null] };
 	test('deterministic and within the spec pattern and length', () => {
-		const key = deriveIdempotencyKey(parts);
-		expect(key).toBe(deriveIdempotencyKey({ ...parts }));
+		const key = deriveWriteKey(parts);
+		expect(key).toBe(deriveWriteKey({ ...parts, identity: [...parts.identity] }));
 		expect(key.startsWith(DERIVED_KEY_PREFIX)).toBe(true);
 		expect(key).toHaveLength(DERIVED_KEY_PREFIX.length + 64);
 		expect(idempotencyKeySchema.safeParse(key).success).toBe(true);
 	});
-	test('each identifying part changes the key', () => {
-		const base = deriveIdempotencyKey(parts);
+	test('each identifying part changes the key (write, identity, label, step); nothing else goes in', () => {
+		const base = deriveWriteKey(parts);
 		const variants = [
-			{ executionId: '1043' },
-			{ nodeId: 'node-b' },
-			{ runIndex: 1 },
-			{ itemIndex: 4 },
-			{ operation: 'analysis.start' },
-			{ attempt: 'requote-1' },
-		].map((change) => deriveIdempotencyKey({ ...parts, ...change }));
+			{ write: 'analysis.start' },
+			{ identity: [...parts.identity.slice(0, 4), ['ats', 'app-1']] },
+			{ identity: [parts.identity[0], 'e'.repeat(64), ...parts.identity.slice(2)] },
+			{ attemptLabel: 'second' },
+			{ step: 'renew' },
+		].map((change) => deriveWriteKey({ ...parts, ...change }));
 		expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+	});
+	test('a user key is used as given, with the label and step appended; never truncated', () => {
+		expect(writeKey({ ...parts, userKey: 'app-7' })).toBe('app-7');
+		expect(writeKey({ ...parts, userKey: 'app-7', attemptLabel: 'two', step: 'start' })).toBe('app-7:two:start');
+		expect(userKeyProblem('k'.repeat(120), undefined, ['start.requote'])).toMatch(/must be at most 114 characters/);
+		expect(userKeyProblem('k'.repeat(114), undefined, ['start.requote'])).toBeUndefined();
+		expect(() => writeKey({ ...parts, userKey: 'k'.repeat(120), step: 'start.requote' })).toThrow(/at most 114 characters/);
 	});
 });
 
@@ -135,7 +141,7 @@ describe('error mapping', () => {
 		const parts = describeApiError({ status: 422, body: { error: { code: 'QUOTE_STALE', message: 'stale' } } });
 		expect(parts.code).toBe('UNPROCESSABLE_CONTENT');
 		expect(parts.reason).toBe('QUOTE_STALE');
-		expect(parts.description).toMatch(/new quote and start again with a new idempotency key/);
+		expect(parts.description).toMatch(/Get a new quote and start again with it/);
 	});
 	test('403 MISSING_SCOPE names the scopes and where keys are created', () => {
 		const parts = describeApiError({

@@ -16,7 +16,9 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../shared/descriptions';
+import { readWriteChoice } from '../shared/keys';
 import { stage } from '../shared/types';
+import { readUploadInput } from '../shared/upload';
 
 const properties: INodeProperties[] = [
 	{
@@ -35,6 +37,14 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 
 export const mode = 'batch';
 
+/** Each item's input and key choice, checked before the first chunk starts (router). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
+}
+
+/** The analysis batch (stage 3) charges; at most one chunk is uploaded and quoted ahead of it. */
+export const submitStage = 3;
+
 type AnalyzeChunk = UploadChunk & AnalysisChunk;
 
 /**
@@ -44,7 +54,7 @@ type AnalyzeChunk = UploadChunk & AnalysisChunk;
  */
 function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 	const pending: AnalysisEntry[] = [];
-	for (const { position, itemIndex } of chunk.valid ?? []) {
+	for (const { position, itemIndex, choice } of chunk.valid ?? []) {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) continue;
 		const { batchId: uploadBatchId, ...upload } = outcome;
@@ -59,7 +69,9 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			uploaded: true,
 			uploadUrlRefreshed: upload.uploadUrlRefreshed,
 		} as IDataObject;
-		pending.push({ position, itemIndex, reportId: String(upload.reportId) });
+		// An upload that was already admitted (a repeat of this run) has an attempt: checked before it is quoted.
+		const checkExisting = upload.alreadyAdmitted === true;
+		pending.push({ position, itemIndex, reportId: String(upload.reportId), choice, checkExisting });
 	}
 	return { ...chunk, pending };
 }
@@ -75,7 +87,7 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await createUploadBatch(this, chunk, 'analysis.analyzeMany.upload');
+		return await createUploadBatch(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return toAnalysisEntries(await putUploadBatch(this, chunk));
@@ -84,7 +96,7 @@ export const stages = [
 		return await quoteAnalyses(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await submitAnalyses(this, chunk, 'analysis.analyzeMany.start');
+		return await submitAnalyses(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return await readReportSummaries(this, chunk);

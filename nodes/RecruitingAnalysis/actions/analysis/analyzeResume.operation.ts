@@ -1,8 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
 import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
-import { api } from '../shared/api';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -12,8 +10,8 @@ import {
 	waitForCompletionOptions,
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
-import { readUploadInput, uploadResume } from '../shared/upload';
-import { checkUserKey } from '../shared/validate';
+import { readWriteChoice } from '../shared/keys';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/upload';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -23,33 +21,39 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);
 
-/** The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait). */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, options, itemIndex);
-	const wait = readWaitSettings(options);
-	const input = await readUploadInput(this, itemIndex);
+/** The user key's suffixes of Analyze Resume's writes: the upload, its renewal, the start and its requote. */
+export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 
-	const uploaded = await uploadResume(this, itemIndex, input, 'analysis.analyzeResume.prepare', userKey, userKey && 'prepare');
+/** Everything the item needs, checked before anything is sent (the router runs this for every item first). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
+	const input = await readUploadInput(this, itemIndex);
+	return { write, input, wait: readWaitSettings(optionsParam(this, itemIndex)) };
+}
+
+/**
+ * The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait).
+ * A repeat of the same item (same file, job, name and reference) reaches the same report; a report that already
+ * has an attempt is recovered instead of started again (keys.ts, recover.ts).
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const { write, input, wait } = await check.call(this, itemIndex);
+	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare');
 	const reportId = String(uploaded.reportId);
-	if (uploaded.alreadyAdmitted === true) {
-		// A replay of an Analyze Resume whose analysis was already admitted (same idempotency key): no new quote
-		// or start (the service refuses both); report the attempt that exists.
-		const status = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex });
-		if (!wait.waitForCompletion) return { ...uploaded, attemptId: status.attemptId ?? null, status: status.status };
-		return await waitForReport(this, itemIndex, reportId, wait, false);
-	}
+	const { recovered: _recovered, recoveredFrom: _from, ...upload } = uploaded;
 	const started = await startAnalysis(
 		this,
 		itemIndex,
 		reportId,
 		{ quoteAutomatically: true },
-		'analysis.analyzeResume.start',
-		userKey,
-		userKey && 'start',
+		write,
+		{ first: write.userKey && 'start', requote: 'start.requote' },
+		// A fresh upload cannot have an attempt yet: only a recovered one is checked (one read).
+		uploaded.alreadyAdmitted === true,
 	);
-	const output = { ...uploaded, ...started };
+	const output = { ...upload, ...started };
 	if (!wait.waitForCompletion) return output;
 	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true);
+	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
 }

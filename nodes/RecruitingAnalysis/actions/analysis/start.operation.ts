@@ -1,35 +1,44 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { readQuoteChoice, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from '../shared/analysis';
 import {
 	concurrencyOption,
-	idempotencyKeyOption,
 	optionsCollection,
 	quoteFields,
 	reportIdField,
 	waitForCompletionOptions,
+	writeOptions,
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
-import { checkUserKey, idParam } from '../shared/validate';
+import { readWriteChoice } from '../shared/keys';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
-	optionsCollection([concurrencyOption, idempotencyKeyOption, ...waitForCompletionOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['start'] } }, properties);
 
-/** Submit the analysis of an uploaded resume (202: an attempt is created). */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-	const choice = readQuoteChoice(this, itemIndex);
-	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, options, itemIndex);
-	const wait = readWaitSettings(options);
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return {
+		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex, [START_STEPS.requote]),
+		wait: readWaitSettings(optionsParam(this, itemIndex)),
+	};
+}
 
-	const started = await startAnalysis(this, itemIndex, reportId, choice, 'analysis.start', userKey);
+/**
+ * Submit the analysis of an uploaded resume (202: an attempt is created). A report that already has an attempt is
+ * recovered, not started again; after a failed report, a new attempt needs Options > New Attempt Label.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const { reportId, choice, write, wait } = await check.call(this, itemIndex);
+	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
 	if (!wait.waitForCompletion) return started;
 	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	return await waitForReport(this, itemIndex, reportId, wait);
+	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true);
+	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
 }

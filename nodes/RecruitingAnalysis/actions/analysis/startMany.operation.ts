@@ -10,8 +10,10 @@ import {
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from '../shared/batchAnalysis';
-import { idempotencyKeyOption, optionsCollection, quoteFields, reportIdField } from '../shared/descriptions';
+import { optionsCollection, quoteFields, reportIdField, writeOptions
+} from '../shared/descriptions';
 import { stage } from '../shared/types';
+import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
@@ -24,12 +26,24 @@ const properties: INodeProperties[] = [
 	},
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, idempotencyKeyOption, includeReportOption]),
+	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['startMany'] } }, properties);
 
 export const mode = 'batch';
+
+/** Each item's report, quote choice and key choice, checked before the first chunk starts (router). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return {
+		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex),
+	};
+}
+
+/** The analysis batch (stage 1) charges; at most one chunk is quoted ahead of it. */
+export const submitStage = 1;
 
 /**
  * Validate the chunk's report IDs (and chosen fingerprints); with automatic quoting, quote the chunk with one
@@ -39,6 +53,9 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 	const pending: AnalysisEntry[] = await readChunk(chunk, (itemIndex) => ({
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
+		choice: readWriteChoice(this, itemIndex),
+		// Start Many names reports that may have been started before (a repeat): each is checked first.
+		checkExisting: true,
 	}));
 	if (refusesChunk(this, chunk.outcomes)) return chunk;
 	return await quoteAnalyses(this, { ...chunk, pending });
@@ -52,7 +69,7 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 export const stages = [
 	stage(readAndQuote),
 	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {
-		return await submitAnalyses(this, chunk, 'analysis.startMany');
+		return await submitAnalyses(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {
 		return await readReportSummaries(this, chunk);

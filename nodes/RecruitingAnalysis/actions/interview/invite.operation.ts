@@ -5,29 +5,37 @@ import {
 	candidateEmailField,
 	concurrencyOption,
 	deliveryField,
-	idempotencyKeyOption,
 	optionsCollection,
 	quoteFields,
 	reportIdField,
+	writeOptions,
 } from '../shared/descriptions';
 import { createInvitation, readInvitationInput } from '../shared/interview';
-import { optionsParam } from '../shared/params';
-import { checkUserKey } from '../shared/validate';
+import { readWriteChoice } from '../shared/keys';
 
 const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),
-	optionsCollection([concurrencyOption, idempotencyKeyOption]),
+	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);
 
-/** Invite the candidate to an interview, by email or as a private link (the token is output only then). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return {
+		input: readInvitationInput(this, itemIndex),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex),
+	};
+}
+
+/**
+ * Invite the candidate to an interview, by email or as a private link (the token is output only then). A repeat of
+ * the same invitation (report, address, delivery) recovers the one that exists; a second one needs New Attempt Label.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const input = readInvitationInput(this, itemIndex);
-	const choice = readQuoteChoice(this, itemIndex);
-	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
-	return await createInvitation(this, itemIndex, '/api/v1/interviews', input, choice, 'interview.invite', userKey);
+	const { input, choice, write } = await check.call(this, itemIndex);
+	return await createInvitation(this, itemIndex, input, choice, write);
 }

@@ -22,12 +22,16 @@ import {
 } from '../shared/batch';
 import {
 	candidateEmailField,
-	idempotencyKeyOption,
 	optionsCollection,
 	quoteFields,
 	reportIdField,
+	writeOptions,
 } from '../shared/descriptions';
+import { outcomeOf } from '../shared/errors';
 import { addNotice } from '../shared/hints';
+import type { InvitationInput } from '../shared/interview';
+import { invitationIdentity, readWriteChoice, type WriteChoice } from '../shared/keys';
+import { existsCondition, recoverWrite } from '../shared/recover';
 import { optionsParam, stringParam } from '../shared/params';
 import { stage, type ChunkState } from '../shared/types';
 
@@ -42,12 +46,20 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, idempotencyKeyOption]),
+	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);
 
 export const mode = 'batch';
+
+/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (router). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return { input: readBatchInvitation(this, itemIndex), choice: readQuoteChoice(this, itemIndex), write: readWriteChoice(this, itemIndex) };
+}
+
+/** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */
+export const submitStage = 1;
 
 /** Batch invitation input of an item (batches support only sendEmail true), validated. */
 export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
@@ -68,6 +80,7 @@ interface Pending {
 	itemIndex: number;
 	input: IDataObject;
 	fingerprint?: string;
+	choice: WriteChoice;
 }
 
 /**
@@ -81,6 +94,7 @@ async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promis
 	let pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
 		input: readBatchInvitation(this, itemIndex),
 		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
+		choice: readWriteChoice(this, itemIndex),
 	}));
 	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
 	const first = pending[0].itemIndex;
@@ -128,12 +142,36 @@ async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<Invi
 		items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
 	};
 	validateBatch.call(this, interviewBatchSchema, body, first);
-	const key = chunkIdempotencyKey(this, pending.map((p) => p.itemIndex), 'interview.inviteMany', options);
-	const { batchId } = await createBatch(this, 'interviews', body, key, first);
+	// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
+	// quotes new fingerprints, and the same key with that changed body is IDEMPOTENCY_KEY_REUSED: each item's
+	// invitation is then read back (recover.ts) instead of failing the node.
+	const key = chunkIdempotencyKey(
+		'interviews.batch',
+		pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
+	);
+	const recover = async (p: Pending, from: string) => {
+		try {
+			const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
+			outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
+		} catch (error) {
+			outcomes[p.position] = error as Error;
+		}
+	};
+	const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
+	if (!created.ok) {
+		if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+		for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
+		return chunk;
+	}
+	const { batchId } = created.value;
 	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
 	addNotice(this, 'emailSent');
 	for (const p of pending) {
 		const item = batchItemFor(batch, p.itemIndex);
+		if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
+			await recover(p, String(item?.errorCode));
+			continue;
+		}
 		outcomes[p.position] = {
 			batchId,
 			reportId: p.input.reportId,

@@ -1,20 +1,19 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
 import { readQuoteChoice } from '../shared/analysis';
 import {
 	candidateEmailField,
 	concurrencyOption,
 	deliveryField,
-	idempotencyKeyOption,
 	interviewIdField,
 	optionsCollection,
 	quoteFields,
 	reportIdField,
+	writeOptions,
 } from '../shared/descriptions';
 import { createInvitation, readInvitationInput } from '../shared/interview';
-import { optionsParam } from '../shared/params';
-import { checkUserKey, idParam } from '../shared/validate';
+import { readWriteChoice } from '../shared/keys';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the previous interview attempt (starts with int_); it must not be in progress'),
@@ -22,25 +21,26 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),
-	optionsCollection([concurrencyOption, idempotencyKeyOption]),
+	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);
 
-/** A new interview attempt with a new ID; the old attempt keeps its results and its links stop working. */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return {
+		interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'),
+		input: readInvitationInput(this, itemIndex),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex),
+	};
+}
+
+/**
+ * A new interview attempt with a new ID; the old attempt keeps its results and its links stop working. A repeat of
+ * the same reinterview (previous interview, report, address, delivery) recovers the attempt it created.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
-	const input = readInvitationInput(this, itemIndex);
-	const choice = readQuoteChoice(this, itemIndex);
-	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
-	const output = await createInvitation(
-		this,
-		itemIndex,
-		apiPath('/api/v1/interviews/{}/reinterview', interviewId),
-		input,
-		choice,
-		'interview.reinterview',
-		userKey,
-	);
+	const { interviewId, input, choice, write } = await check.call(this, itemIndex);
+	const output = await createInvitation(this, itemIndex, input, choice, write, interviewId);
 	return { previousInterviewId: interviewId, ...output };
 }

@@ -1,30 +1,36 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath, idempotencyKeyFor } from '../../transport';
+import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, idempotencyKeyOption, interviewIdField, optionsCollection } from '../shared/descriptions';
+import { concurrencyOption, interviewIdField, optionsCollection, writeOptions
+} from '../shared/descriptions';
 import { addNotice } from '../shared/hints';
-import { optionsParam } from '../shared/params';
-import { checkUserKey, idParam } from '../shared/validate';
+import { keyFor, readWriteChoice } from '../shared/keys';
+import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
-	optionsCollection([concurrencyOption, idempotencyKeyOption]),
+	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['resend'] } }, properties);
 
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return { interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'), write: readWriteChoice(this, itemIndex) };
+}
+
 /**
- * Queue another invitation email for a pending interview (no new interview, no charge). The key is derived
- * per execution and item, so a retry after a timeout reuses it and the provider is not asked twice.
+ * Queue another invitation email for a pending interview (no new interview, no charge). The key is the interview
+ * and the word "resend" (+ New Attempt Label): a retry, a re-run or a retried execution repeats the same resend and
+ * the provider is not asked twice (the spec warns that repeated fresh resend keys can duplicate an email). Another
+ * resend of the same interview is a deliberate choice: give a New Attempt Label (e.g. "reminder-2").
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
-	const userKey = checkUserKey(this, optionsParam(this, itemIndex), itemIndex);
+	const { interviewId, write } = await check.call(this, itemIndex);
 	const response = await api(this, {
 		method: 'POST',
 		path: apiPath('/api/v1/interviews/{}/resend', interviewId),
-		idempotencyKey: idempotencyKeyFor.call(this, itemIndex, 'interview.resend', userKey),
+		idempotencyKey: keyFor(write, 'interview.resend', [interviewId, 'resend']),
 		itemIndex,
 	});
 	addNotice(this, 'emailSent');

@@ -1,10 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, idempotencyKeyFor } from '../../transport';
+import { apiPath } from '../../transport';
 import { validateFingerprint } from '../../validation';
 import { api, poll } from './api';
-import { onApiCondition } from './errors';
+import { waitOutCapacity } from './capacity';
+import { hasApiCondition, onApiCondition, outcomeOf } from './errors';
 import { noticesForReport } from './hints';
+import { keyFor, type WriteChoice } from './keys';
+import { recoverWrite, withRecovery } from './recover';
 import { simplifyReportResult } from './simplify';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
@@ -31,43 +34,93 @@ export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): Quot
 	return { quoteAutomatically, quoteFingerprint: validateFingerprint.call(ctx, raw, itemIndex) };
 }
 
+/** The steps a user key may get in a start (the requote after QUOTE_STALE). */
+export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
+
 /**
- * POST /api/v1/analyses. With automatic quoting: quote, start; on QUOTE_STALE quote once more and start under
- * a new key (spec: "QUOTE_STALE requires a new quote and a new key"). Keys are derived, never random, so a
- * retry of the same execution reuses them.
+ * Whether the report already has an attempt that this start must not repeat: any admitted attempt, unless it
+ * failed and the user asked for a deliberate new attempt (New Attempt Label). Returns the report's status then.
+ * Without the reports:read scope the check is skipped (the service still refuses a second start of a running or
+ * finished analysis with ANALYSIS_ALREADY_STARTED).
+ */
+export async function existingAttempt(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	write: WriteChoice,
+): Promise<IDataObject | undefined> {
+	const read = await outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }));
+	if (!read.ok) {
+		if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
+		throw read.error;
+	}
+	const status = read.value;
+	if (status.attemptId === null || status.attemptId === undefined) return undefined;
+	if (status.status === 'failed' && write.attemptLabel) return undefined;
+	return status;
+}
+
+/**
+ * What a start is: the report and the quote it uses. A deliberate new attempt is the report and its label instead
+ * (the quote changes with every attempt), so running the same labelled attempt again, even after it failed too,
+ * repeats that one attempt and never makes a third.
+ */
+export function startIdentity(reportId: string, fingerprint: string | undefined, write: WriteChoice): unknown[] {
+	return write.attemptLabel ? [reportId] : [reportId, fingerprint];
+}
+
+/**
+ * POST /api/v1/analyses. The key is the report and the quote it uses (+ the New Attempt Label), so a repeat of the
+ * same start carries the same key and a new quote a new one. A report that already has an attempt is recovered
+ * (read back, `recovered: true`) instead of started again; a failed report is started again only with a New
+ * Attempt Label. With automatic quoting: quote, start; on QUOTE_STALE quote once more and start under the new
+ * quote's key. ACTIVE_ANALYSIS_LIMIT is waited out (capacity.ts).
  */
 export async function startAnalysis(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reportId: string,
 	choice: QuoteChoice,
-	operationKey: string,
-	userKey: string | undefined,
-	attemptPrefix?: string,
+	write: WriteChoice,
+	steps: { first?: string; requote: string } = START_STEPS,
+	checkExisting = true,
 ): Promise<IDataObject> {
-	// With a user key the operation name is not part of the key, so the attempt tells the writes apart.
-	const attemptName = (suffix?: string) => [attemptPrefix, suffix].filter(Boolean).join('-') || undefined;
-	const start = async (fingerprint: string, suffix?: string) =>
-		await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/analyses',
-			body: { reportId, quoteFingerprint: fingerprint },
-			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attemptName(suffix)),
-			itemIndex,
-		});
+	const target = { kind: 'analysis' as const, reportId };
+	if (checkExisting) {
+		const existing = await existingAttempt(ctx, itemIndex, reportId, write);
+		if (existing) return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED');
+	}
+	const start = async (fingerprint: string, step?: string) =>
+		await withRecovery(ctx, itemIndex, target, async () =>
+			await waitOutCapacity(ctx, itemIndex, async () =>
+				await api(ctx, {
+					method: 'POST',
+					path: '/api/v1/analyses',
+					body: { reportId, quoteFingerprint: fingerprint },
+					idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
+					itemIndex,
+				}),
+			),
+		);
 
 	if (!choice.quoteAutomatically) {
-		return await start(choice.quoteFingerprint as string);
+		return await start(choice.quoteFingerprint as string, steps.first);
 	}
-	let quote = await quoteAnalysis(ctx, itemIndex, reportId);
+	const quoted = await outcomeOf(async () => await quoteAnalysis(ctx, itemIndex, reportId));
+	if (!quoted.ok) {
+		if (!hasApiCondition(quoted.error, 'ANALYSIS_ALREADY_STARTED')) throw quoted.error;
+		return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED', quoted.error);
+	}
+	let quote = quoted.value;
 	const started = await onApiCondition(
 		'QUOTE_STALE',
-		async () => await start(String(quote.fingerprint)),
+		async () => await start(String(quote.fingerprint), steps.first),
 		async () => {
 			quote = await quoteAnalysis(ctx, itemIndex, reportId);
-			return await start(String(quote.fingerprint), 'requote');
+			return await start(String(quote.fingerprint), steps.requote);
 		},
 	);
+	if (started.recovered === true) return started;
 	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };
 }
 

@@ -1,10 +1,11 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, idempotencyKeyFor } from '../../transport';
+import { apiPath, writeKey } from '../../transport';
 import { api, poll } from './api';
+import { waitOutCapacity } from './capacity';
 import { addNotice } from './hints';
 import type { ChunkState } from './types';
-import { checkUserKey } from './validate';
+import type { WriteChoice } from './keys';
 
 const BATCH_POLL_INITIAL_MS = 100;
 
@@ -30,24 +31,25 @@ export interface Batch extends IDataObject {
 	items: BatchItem[];
 }
 
-/** The batch's item key for an input item: stable across retries of the same execution. */
+/** The batch's item key for an input item (unique within a request; the batch's key is chunkIdempotencyKey). */
 export function itemKeyFor(itemIndex: number): string {
 	return `item-${itemIndex}`;
 }
 
+/** One item of a chunk as its key sees it: what its write is, and the user's key and label for it. */
+export interface ChunkMember {
+	identity: readonly unknown[];
+	choice: WriteChoice;
+}
+
 /**
- * The idempotency key of one chunk: derived from the chunk's first input item, so a retry of the same
- * execution reuses it; a user key gets the chunk position appended (each chunk is a separate submission).
+ * The idempotency key of one batch request: derived from its items' writes in order (each item's business identity,
+ * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
+ * positions: a repeat of the same chunk, by any path, carries the same key.
  */
-export function chunkIdempotencyKey(
-	ctx: IExecuteFunctions,
-	itemIndexes: number[],
-	operationKey: string,
-	options: IDataObject,
-): string {
-	const first = itemIndexes[0];
-	const userKey = checkUserKey(ctx, options, first);
-	return idempotencyKeyFor.call(ctx, first, `${operationKey}.batch`, userKey, userKey ? `chunk${first}` : undefined);
+export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[]): string {
+	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : own, choice.attemptLabel ?? '']);
+	return writeKey({ write, identity });
 }
 
 export async function getBatch(ctx: IExecuteFunctions, kind: BatchKind, batchId: string, itemIndex: number): Promise<Batch> {
@@ -65,13 +67,14 @@ export async function createBatch(
 	idempotencyKey: string,
 	itemIndex: number,
 ): Promise<{ batchId: string; statusUrl?: string }> {
-	return (await api(ctx, {
-		method: 'POST',
-		path: BATCH_PATHS[kind],
-		body,
-		idempotencyKey,
+	// Only one batch of a kind can be active: BATCH_ALREADY_ACTIVE (e.g. the batch of an earlier, interrupted run
+	// still running) is waited out like a capacity refusal; a refused request created nothing.
+	return (await waitOutCapacity(
+		ctx,
 		itemIndex,
-	})) as unknown as { batchId: string; statusUrl?: string };
+		async () => await api(ctx, { method: 'POST', path: BATCH_PATHS[kind], body, idempotencyKey, itemIndex }),
+		['BATCH_ALREADY_ACTIVE'],
+	)) as unknown as { batchId: string; statusUrl?: string };
 }
 
 /**

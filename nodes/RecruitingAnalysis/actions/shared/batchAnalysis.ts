@@ -9,10 +9,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
 import { api } from './api';
+import { existingAttempt, startIdentity } from './analysis';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
+import { outcomeOf as settle } from './errors';
 import { noticesForReport } from './hints';
+import type { WriteChoice } from './keys';
 import { optionsParam } from './params';
+import { existsCondition, recoverWrite } from './recover';
 import type { ChunkState } from './types';
 
 /** How many report summaries are read at the same time (Include Report Summary). */
@@ -24,6 +28,10 @@ export interface AnalysisEntry {
 	reportId: string;
 	/** Set by the user (quote chosen beforehand) or by quoteAnalyses. */
 	fingerprint?: string;
+	/** The item's Idempotency Key and New Attempt Label (the batch's key is made of its items' writes). */
+	choice: WriteChoice;
+	/** The report may already have an attempt (Start Many, or an upload recovered as already admitted). */
+	checkExisting?: boolean;
 }
 
 export interface AnalysisChunk extends ChunkState {
@@ -38,15 +46,40 @@ function outcomeOf(chunk: ChunkState, entry: AnalysisEntry): IDataObject {
 	return outcome instanceof Error ? {} : outcome;
 }
 
+/** A batch item whose answer means the analysis exists: read back and output as recovered (recover.ts). */
+async function recoverEntry(ctx: IExecuteFunctions, chunk: AnalysisChunk, entry: AnalysisEntry, from: string): Promise<void> {
+	const found = await recoverWrite(ctx, entry.itemIndex, { kind: 'analysis', reportId: entry.reportId }, from);
+	chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), itemKey: itemKeyFor(entry.itemIndex), state: 'succeeded', errorCode: null, ...found };
+}
+
+/** Batch item error codes after which the item is quoted again and submitted once more in a later batch. */
+const SUBMIT_AGAIN = ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'];
+/** How many later batches a chunk may need for items refused for a stale quote or capacity. */
+const MAX_LATER_BATCHES = 2;
+
 /**
- * Quote the entries that carry no fingerprint yet with one batch-quote request. An entry that cannot be quoted
- * gets state "not_quoted" with the API's errorCode, and is left out of the batch.
+ * Quote the entries that carry no fingerprint yet with one batch-quote request. Entries whose report may already
+ * have an attempt are checked first (a report with an attempt is recovered, not submitted; a failed one only with
+ * a New Attempt Label). An entry the quote answers with ANALYSIS_ALREADY_STARTED is recovered; one that cannot be
+ * quoted otherwise gets state "not_quoted" with the API's errorCode, and is left out of the batch.
  */
 export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const pending = chunk.pending ?? [];
+	let pending = chunk.pending ?? [];
+	const recovered = new Set<AnalysisEntry>();
+	await mapWithConcurrency(
+		pending.filter((entry) => entry.checkExisting),
+		REPORT_READ_CONCURRENCY,
+		async (entry) => {
+			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice)) {
+				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
+				recovered.add(entry);
+			}
+		},
+	);
+	pending = pending.filter((entry) => !recovered.has(entry));
 	const toQuote = pending.filter((entry) => entry.fingerprint === undefined);
-	if (toQuote.length === 0) return chunk;
-	const first = pending[0].itemIndex;
+	if (toQuote.length === 0) return { ...chunk, pending };
+	const first = toQuote[0].itemIndex;
 	const quoteBody = { items: toQuote.map((entry) => ({ itemKey: itemKeyFor(entry.itemIndex), input: { reportId: entry.reportId } })) };
 	validateBatch.call(ctx, analysisBatchQuoteSchema, quoteBody, first);
 	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: quoteBody, itemIndex: first });
@@ -57,47 +90,85 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 			entry.fingerprint = quote.fingerprint;
 			continue;
 		}
+		const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+		if (existsCondition(errorCode)) {
+			await recoverEntry(ctx, chunk, entry, errorCode);
+			recovered.add(entry);
+			continue;
+		}
 		chunk.outcomes[entry.position] = {
 			...outcomeOf(chunk, entry),
 			reportId: entry.reportId,
 			itemKey: itemKeyFor(entry.itemIndex),
 			state: 'not_quoted',
 			attemptId: null,
-			errorCode: (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED',
+			errorCode,
 		};
 	}
-	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined) };
+	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)) };
 }
 
-/** Submit the quoted entries as one analysis batch and wait until it has completed. */
-export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey: string): Promise<AnalysisChunk> {
-	const pending = chunk.pending ?? [];
-	if (pending.length === 0) return chunk;
-	const first = pending[0].itemIndex;
-	const options = optionsParam(ctx, first);
-	const body = {
-		items: pending.map((entry) => ({
-			itemKey: itemKeyFor(entry.itemIndex),
-			input: { reportId: entry.reportId, quoteFingerprint: entry.fingerprint },
-		})),
-	};
-	validateBatch.call(ctx, analysisBatchSchema, body, first);
-	const key = chunkIdempotencyKey(ctx, pending.map((entry) => entry.itemIndex), operationKey, options);
-	const { batchId } = await createBatch(ctx, 'analyses', body, key, first);
-	const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
-	for (const entry of pending) {
-		const item = batchItemFor(batch, entry.itemIndex);
-		chunk.outcomes[entry.position] = {
-			...outcomeOf(chunk, entry),
-			batchId,
-			reportId: entry.reportId,
-			itemKey: itemKeyFor(entry.itemIndex),
-			state: item?.state ?? 'unknown',
-			attemptId: item?.attemptId ?? null,
-			errorCode: item?.errorCode ?? null,
+/**
+ * Submit the quoted entries as one analysis batch and wait until it has completed. The batch's key is its items'
+ * writes (report and quote, in order), so a repeat gets the same batch back. Items whose answer means the analysis
+ * exists are recovered; items refused for a stale quote or for capacity are quoted again and submitted once more
+ * in a later batch (up to MAX_LATER_BATCHES), so they are not lost to a quote that aged while earlier chunks ran.
+ */
+export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey = 'analyses.batch'): Promise<AnalysisChunk> {
+	let pending = chunk.pending ?? [];
+	const started: AnalysisEntry[] = [];
+	for (let round = 0; pending.length > 0; round++) {
+		const first = pending[0].itemIndex;
+		const options = optionsParam(ctx, first);
+		const body = {
+			items: pending.map((entry) => ({
+				itemKey: itemKeyFor(entry.itemIndex),
+				input: { reportId: entry.reportId, quoteFingerprint: entry.fingerprint },
+			})),
 		};
+		validateBatch.call(ctx, analysisBatchSchema, body, first);
+		const key = chunkIdempotencyKey(
+			operationKey,
+			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
+		);
+		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
+		if (!created.ok) {
+			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+			for (const entry of pending) await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED');
+			break;
+		}
+		const { batchId } = created.value;
+		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
+		const again: AnalysisEntry[] = [];
+		for (const entry of pending) {
+			const item = batchItemFor(batch, entry.itemIndex);
+			const errorCode = item?.errorCode ?? null;
+			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
+				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
+				continue;
+			}
+			chunk.outcomes[entry.position] = {
+				...outcomeOf(chunk, entry),
+				batchId,
+				reportId: entry.reportId,
+				itemKey: itemKeyFor(entry.itemIndex),
+				state: item?.state ?? 'unknown',
+				attemptId: item?.attemptId ?? null,
+				errorCode,
+			};
+			if (item?.state === 'succeeded') started.push(entry);
+			else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
+				again.push({ ...entry, fingerprint: undefined });
+			}
+		}
+		if (again.length === 0) break;
+		ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
+		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: again });
+		pending = requoted.pending ?? [];
+		for (const entry of pending) (chunk.outcomes[entry.position] as IDataObject).submittedAgain = round + 1;
 	}
-	return { ...chunk, started: pending.filter((entry) => (chunk.outcomes[entry.position] as IDataObject).state === 'succeeded') };
+	return { ...chunk, started };
 }
 
 /**

@@ -5,22 +5,27 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { putResumeToStorage, type UploadTarget } from '../../transport';
+import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
 import { uploadBatchSchema, validateBatch } from '../../validation';
 import {
 	batchItemFor,
 	batchTimeout,
 	chunkIdempotencyKey,
 	createBatch,
+	type ChunkMember,
 	itemKeyFor,
 	readChunk,
 	refusesChunk,
 	waitForBatch,
 	type Batch,
 } from './batch';
+import { api } from './api';
 import { mapWithConcurrency } from './concurrency';
+import { outcomeOf } from './errors';
+import { readWriteChoice, resumeDigest, uploadIdentity, type WriteChoice } from './keys';
 import { optionsParam, stringParam } from './params';
 import type { ChunkState } from './types';
+import { existsCondition, recoverWrite } from './recover';
 import { readUploadInput } from './upload';
 
 /** How many files of a chunk are PUT at the same time. */
@@ -30,6 +35,7 @@ export interface UploadEntry {
 	position: number;
 	itemIndex: number;
 	input: IDataObject;
+	choice: WriteChoice;
 }
 
 export interface UploadChunk extends ChunkState {
@@ -43,8 +49,9 @@ export interface UploadChunk extends ChunkState {
  * stops the node before anything of the chunk is sent), create the upload batch and read it until it has
  * completed, which gives the signed upload URLs.
  */
-export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk, operationKey: string): Promise<UploadChunk> {
+export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk, operationKey = 'uploads.batch'): Promise<UploadChunk> {
 	const valid: UploadEntry[] = await readChunk(chunk, async (itemIndex) => ({
+		choice: readWriteChoice(ctx, itemIndex),
 		input: (await readUploadInput(ctx, itemIndex)) as unknown as IDataObject,
 	}));
 	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
@@ -62,7 +69,12 @@ export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChu
 		});
 	}
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
-	const key = chunkIdempotencyKey(ctx, valid.map((v) => v.itemIndex), operationKey, options);
+	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
+	const members: ChunkMember[] = [];
+	for (const { itemIndex, input, choice } of valid) {
+		members.push({ identity: uploadIdentity(input, await resumeDigest(ctx, itemIndex)), choice });
+	}
+	const key = chunkIdempotencyKey(operationKey, members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
 	const batch = await waitForBatch(ctx, 'uploads', batchId, first, batchTimeout(options));
 	return { ...chunk, valid, batch, batchId };
@@ -90,18 +102,45 @@ export async function putUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk)
 			fileName: input.fileName,
 			uploaded: false,
 		};
-		if (item.state !== 'succeeded' || !item.upload) {
-			outcomes[position] = base;
-			return;
-		}
-		try {
-			const { refreshed } = await putResumeToStorage.call(ctx, {
-				reportId: item.resourceId,
-				upload: item.upload as unknown as UploadTarget,
+		const put = async (reportId: string, upload: UploadTarget) =>
+			await putResumeToStorage.call(ctx, {
+				reportId,
+				upload,
 				itemIndex,
 				binaryPropertyName: stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data',
 			});
-			outcomes[position] = { ...base, uploaded: true, uploadUrlRefreshed: refreshed };
+		try {
+			const reference = input.externalReference as { source: string; id: string } | undefined;
+			if (item.state !== 'succeeded' && existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' && reference) {
+				// This application already has a report (e.g. the receipt of an earlier run is gone): recover it.
+				const found = await recoverWrite(
+					ctx,
+					itemIndex,
+					{ kind: 'upload', externalReference: reference, jobDescription: input.jobDescription as IDataObject },
+					'EXTERNAL_REFERENCE_CONFLICT',
+				).catch(() => undefined);
+				if (found) {
+					const recovered = { ...base, ...found, state: 'succeeded', errorCode: null };
+					if (found.attemptId !== null) {
+						outcomes[position] = { ...recovered, uploaded: true, alreadyAdmitted: true };
+						return;
+					}
+					const refreshed = await api(ctx, { method: 'POST', path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)), itemIndex });
+					await put(String(found.reportId), refreshed.upload as unknown as UploadTarget);
+					outcomes[position] = { ...recovered, uploaded: true, uploadUrlRefreshed: true };
+					return;
+				}
+			}
+			if (item.state !== 'succeeded' || !item.upload) {
+				outcomes[position] = base;
+				return;
+			}
+			const sent = await outcomeOf(async () => await put(item.resourceId, item.upload as unknown as UploadTarget));
+			if (sent.ok) outcomes[position] = { ...base, uploaded: true, uploadUrlRefreshed: sent.value.refreshed };
+			// A replayed batch whose analysis was already admitted: the file is frozen, the write exists.
+			else if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
+				outcomes[position] = { ...base, uploaded: true, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+			} else outcomes[position] = sent.error as Error;
 		} catch (error) {
 			outcomes[position] = error as Error;
 		}

@@ -136,15 +136,29 @@ export const idempotencyKeyOption: INodeProperties = {
 	type: 'string',
 	default: '',
 	description:
-		'Key that makes this write safe to repeat (1 to 128 characters: letters, digits, ".", "_", ":" and "-"). Leave empty to derive one from the execution, node and item. A new submission needs a new key.',
+		'Your own key for this item\'s write, usually an expression that names the item, such as the application ID (1 to 128 characters: letters, digits, ".", "_", ":" and "-"; each item needs its own). Leave empty and the node derives the key from what the write is (file, job, report, quote, address), so a retry or a re-run on the same input never charges twice.',
 };
 
+export const attemptLabelOption: INodeProperties = {
+	displayName: 'New Attempt Label',
+	name: 'attemptLabel',
+	type: 'string',
+	default: '',
+	placeholder: 'second-try',
+	description:
+		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
+};
+
+/** The options of every charged write: the user's own key and the deliberate new attempt. */
+export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
+
 /** The options of every operation that sends a resume file, after its first option (alphabetical order). */
-export const resumeFileOptions: INodeProperties[] = [...externalReferenceOptions, fileNameOverrideOption, idempotencyKeyOption];
+export const resumeFileOptions: INodeProperties[] = [...externalReferenceOptions, fileNameOverrideOption, ...writeOptions];
 
 /** An operation's Options collection (its options in alphabetical order, as the description test checks). */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options };
+	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: sorted };
 }
 
 export const concurrencyOption: INodeProperties = {

@@ -38,11 +38,18 @@ export async function onApiCondition<T>(
 	first: () => Promise<T>,
 	recover: (error: unknown) => Promise<T>,
 ): Promise<T> {
-	const outcome = await first().then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
+	const outcome = await outcomeOf(first);
 	if (outcome.ok) return outcome.value;
 	if (!hasApiCondition(outcome.error, condition)) throw outcome.error;
 	return await recover(outcome.error);
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A call's value or error, to decide on the error outside a catch block (the transport's errors pass unchanged). */
+export async function outcomeOf<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+	return await run().then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
 }

@@ -13,7 +13,7 @@ export const NOTICES = {
 	requiresAction:
 		'A report with status "requires_action" needs a human review in the application. Do not resubmit it to bypass the review.',
 	failedReport:
-		'A "failed" report needs a deliberate new attempt with a new idempotency key and a current quote; inspect "code" first.',
+		'A "failed" report needs a deliberate new attempt: inspect "code", then run Start with Options > New Attempt Label set (a new key and a current quote). Running again without a label gives the failed attempt back.',
 	invitationToken:
 		'The output contains "invitationToken", a private bearer credential for the candidate. Deliver it as a link at /interview/{token} on the application origin and do not log it.',
 	batchCompleted:

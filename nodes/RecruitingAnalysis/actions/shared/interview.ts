@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { idempotencyKeyFor } from '../../transport';
+import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from './analysis';
 import { api } from './api';
 import { onApiCondition } from './errors';
 import { addNotice, noticesForInterview } from './hints';
+import { invitationIdentity, keyFor, type WriteChoice } from './keys';
+import { withRecovery } from './recover';
 import { stringParam } from './params';
 
 export interface InvitationInput extends IDataObject {
@@ -35,82 +37,51 @@ export async function quoteInterview(ctx: IExecuteFunctions, itemIndex: number, 
 }
 
 /**
- * POST an invitation (invite, or reinterview at `path`). With automatic quoting: quote the same report, address
- * and delivery choice, then invite; on QUOTE_STALE quote once more and invite under a new key.
+ * POST an invitation (invite, or reinterview of `previousInterviewId`). The key is the report, the address and the
+ * delivery choice (and the previous interview; + New Attempt Label), not the quote: an interview quote counts the
+ * report's interviews, so a repeat after a committed invitation quotes a new fingerprint, and the same key with that
+ * changed body is refused with IDEMPOTENCY_KEY_REUSED, which recover.ts answers with the invitation that exists.
+ * With automatic quoting: quote the same report, address and delivery choice, then invite; on QUOTE_STALE quote once
+ * more and invite again under the same key: a refused write leaves no receipt (the sandbox keeps receipts of
+ * successful writes only; the spec names no new key for a stale interview quote, unlike an analysis start's).
  */
 export async function createInvitation(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	path: string,
 	input: InvitationInput,
 	choice: QuoteChoice,
-	operationKey: string,
-	userKey: string | undefined,
+	write: WriteChoice,
+	previousInterviewId?: string,
 ): Promise<IDataObject> {
-	const post = async (fingerprint: string, attempt?: string) =>
+	const path = previousInterviewId ? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId) : '/api/v1/interviews';
+	const identity = invitationIdentity(input, previousInterviewId);
+	const target = { kind: 'invitation' as const, reportId: input.reportId, sendEmail: input.sendEmail, previousInterviewId };
+	const post = async (fingerprint: string) =>
 		await api(ctx, {
 			method: 'POST',
 			path,
 			body: { ...input, quoteFingerprint: fingerprint },
-			idempotencyKey: idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt),
+			idempotencyKey: keyFor(write, previousInterviewId ? 'interview.reinterview' : 'interview.invite', identity),
 			itemIndex,
 		});
-	if (!choice.quoteAutomatically) {
-		return shapeInvitation(ctx, await post(choice.quoteFingerprint as string), input.sendEmail);
-	}
-	let quote = await quoteInterview(ctx, itemIndex, input);
-	const response = await onApiCondition(
-		'IDEMPOTENCY_KEY_REUSED',
-		async () =>
-			await onApiCondition(
-				'QUOTE_STALE',
-				async () => await post(String(quote.fingerprint)),
-				async () => {
-					quote = await quoteInterview(ctx, itemIndex, input);
-					return await post(String(quote.fingerprint), 'requote');
-				},
-			),
-		async (error) => await recoverCommittedInvitation(ctx, itemIndex, input, path, error),
-	);
-	return shapeInvitation(ctx, response, input.sendEmail);
-}
-
-/**
- * An earlier attempt under this same Idempotency-Key was committed but its answer was lost (a timeout, a
- * dropped connection, then n8n's Retry On Fail or a re-run with the same key). The fresh quote of the repeat
- * no longer matches the committed body, so the API refuses the replay (409 IDEMPOTENCY_KEY_REUSED). The
- * invitation exists: output the report's current interview instead of failing, so nothing is lost and
- * nothing is sent twice. The invitation token is returned only once by the API and cannot be recovered.
- */
-async function recoverCommittedInvitation(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: InvitationInput,
-	path: string,
-	error: unknown,
-): Promise<IDataObject> {
-	const page = await api(ctx, {
-		method: 'GET',
-		path: '/api/v1/interviews',
-		qs: { reportId: input.reportId, limit: 100 },
-		itemIndex,
+	const response = await withRecovery(ctx, itemIndex, target, async () => {
+		if (!choice.quoteAutomatically) return await post(choice.quoteFingerprint as string);
+		let quote = await quoteInterview(ctx, itemIndex, input);
+		return await onApiCondition(
+			'QUOTE_STALE',
+			async () => await post(String(quote.fingerprint)),
+			async () => {
+				quote = await quoteInterview(ctx, itemIndex, input);
+				return await post(String(quote.fingerprint));
+			},
+		);
 	});
-	const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
-	const previousId = path.match(/^\/api\/v1\/interviews\/([^/]+)\/reinterview$/)?.[1];
-	const current = items
-		.filter((interview) => interview.lifecycle !== 'superseded' && interview.id !== decodeURIComponent(previousId ?? ''))
-		.sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
-	if (!current) throw error;
-	return {
-		interviewId: current.id,
-		reportId: current.reportId,
-		invitationToken: null,
-		statusUrl: `/api/v1/interviews/${encodeURIComponent(String(current.id))}/status`,
-		emailDelivery: current.emailDelivery,
-		lifecycle: current.lifecycle,
-		alreadyInvited: true,
-		recoveredFrom: 'IDEMPOTENCY_KEY_REUSED',
-	};
+	if (response.recovered === true) {
+		noticesForInterview(ctx, response);
+		return response;
+	}
+	const shaped = shapeInvitation(ctx, response, input.sendEmail);
+	return previousInterviewId ? { previousInterviewId, ...shaped } : shaped;
 }
 
 /**

@@ -7,6 +7,11 @@ export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 export interface ItemOperation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<ItemResult>;
+	/**
+	 * Checks an item's whole input (and the user's key for it) without sending anything. Operations that charge or
+	 * create define it: the router checks every item first, so a bad item stops the node before any item is charged.
+	 */
+	check?(this: IExecuteFunctions, itemIndex: number): Promise<unknown>;
 	mode?: undefined;
 }
 
@@ -39,6 +44,14 @@ export interface BatchOperation {
 	description: INodeProperties[];
 	mode: 'batch';
 	stages: PipelineStage[];
+	/** As ItemOperation.check: the router checks every item before the first chunk starts. */
+	check?(this: IExecuteFunctions, itemIndex: number): Promise<unknown>;
+	/**
+	 * The stage that submits (charges) a chunk; the stages before it prepare and quote. A chunk starts only when
+	 * the chunk two places before it has left this stage: at most one chunk is prepared and quoted ahead of the
+	 * submission (quotes age, preparations count against PENDING_UPLOAD_LIMIT). Default: the last stage.
+	 */
+	submitStage?: number;
 }
 
 export type OperationModule = ItemOperation | BatchOperation;

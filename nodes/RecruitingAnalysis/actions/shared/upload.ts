@@ -1,6 +1,6 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IBinaryData, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { idempotencyKeyFor, putResumeToStorage, type UploadTarget } from '../../transport';
+import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
 import {
 	validateExternalReference,
 	validateExternalReferenceFilter,
@@ -12,8 +12,11 @@ import {
 	type UploadInput,
 } from '../../validation';
 import { api } from './api';
-import { onApiCondition } from './errors';
+import { waitOutCapacity } from './capacity';
+import { hasApiCondition, outcomeOf } from './errors';
+import { keyFor, resumeDigest, uploadIdentity, type WriteChoice } from './keys';
 import { optionString, optionsParam, stringParam } from './params';
+import { existsCondition, recoverWrite } from './recover';
 import { idParam } from './validate';
 
 /** What the API answers to POST /api/v1/uploads (and to URL refresh). */
@@ -120,60 +123,96 @@ export async function readUploadInput(ctx: IExecuteFunctions, itemIndex: number)
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
 
-/** POST /api/v1/uploads with the item's idempotency key. */
+/** POST /api/v1/uploads with the upload's idempotency key. */
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	idempotencyKey: string,
 ): Promise<PreparedUpload> {
-	const prepared = await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/uploads',
-		body: input as unknown as IDataObject,
-		idempotencyKey,
-		itemIndex,
-	});
+	// PENDING_UPLOAD_LIMIT is waited out (capacity.ts): a refused preparation created nothing.
+	const prepared = await waitOutCapacity(ctx, itemIndex, async () =>
+		await api(ctx, {
+			method: 'POST',
+			path: '/api/v1/uploads',
+			body: input as unknown as IDataObject,
+			idempotencyKey,
+			itemIndex,
+		}),
+	);
 	return prepared as unknown as PreparedUpload;
 }
 
+/** The steps a user key may get in an upload: a new preparation after the replayed one expired. */
+export const UPLOAD_RENEW_STEP = 'renew';
+
 /**
  * Prepare + PUT of the item's resume (the Upload Resume operation, and the first half of Analyze Resume).
+ * The key is what the upload is (job, file digest, name, type, external reference; keys.ts), so a repeat of the same
+ * upload gets the same report back:
+ * - its file was already accepted for an analysis (the PUT answers ALREADY_ADMITTED): recovered, nothing sent;
+ * - its application (external reference) already has a report for the same job (EXTERNAL_REFERENCE_CONFLICT, e.g.
+ *   after the service forgot the receipt): that report is recovered; when it has no analysis yet, the file is PUT
+ *   to it again through a refreshed URL;
+ * - the replayed preparation has expired (older than 24 hours, never admitted): one new preparation is made under
+ *   a key derived from the expired report (`renew`), so repeats of this run converge on the same new report.
  * The signed URL is used here and never output (it is a private destination).
  */
 export async function uploadResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
-	operationKey: string,
-	userKey: string | undefined,
-	attempt?: string,
+	write: WriteChoice,
+	step?: string,
 ): Promise<IDataObject> {
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
-	const key = idempotencyKeyFor.call(ctx, itemIndex, operationKey, userKey, attempt);
-	const prepared = await prepareUpload(ctx, itemIndex, input, key);
-	// A replay of the same logical upload (same idempotency key, e.g. a retried execution) returns the same
-	// report; if its analysis was already admitted, the file was uploaded before and is now frozen.
-	const { refreshed, alreadyAdmitted } = await onApiCondition(
-		'ALREADY_ADMITTED',
-		async () => ({
-			...(await putResumeToStorage.call(ctx, {
-				reportId: prepared.reportId,
-				upload: prepared.upload,
-				itemIndex,
-				binaryPropertyName,
-			})),
-			alreadyAdmitted: false,
-		}),
-		async () => ({ refreshed: false, alreadyAdmitted: true }),
-	);
-	return {
-		reportId: prepared.reportId,
-		fileName: input.fileName,
-		fileSize: input.fileSize,
-		mimeType: input.mimeType,
-		uploaded: true,
-		uploadUrlRefreshed: refreshed,
-		...(alreadyAdmitted ? { alreadyAdmitted: true } : {}),
+	const identity = uploadIdentity(input, await resumeDigest(ctx, itemIndex));
+	const facts = { fileName: input.fileName, fileSize: input.fileSize, mimeType: input.mimeType };
+	const put = async (reportId: string, upload: UploadTarget) =>
+		await putResumeToStorage.call(ctx, { reportId, upload, itemIndex, binaryPropertyName });
+
+	const preparation = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, input, keyFor(write, 'upload', identity, step)));
+	if (!preparation.ok) {
+		const error = preparation.error;
+		if (existsCondition(error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !input.externalReference) throw error;
+		const found = await recoverWrite(
+			ctx,
+			itemIndex,
+			{ kind: 'upload', externalReference: input.externalReference, jobDescription: input.jobDescription as IDataObject },
+			'EXTERNAL_REFERENCE_CONFLICT',
+			error,
+		);
+		if (found.attemptId !== null) return { ...found, ...facts, uploaded: true, alreadyAdmitted: true };
+		const refreshed = await api(ctx, { method: 'POST', path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)), itemIndex });
+		await put(String(found.reportId), refreshed.upload as unknown as UploadTarget);
+		return { ...found, ...facts, uploaded: true, uploadUrlRefreshed: true, alreadyAdmitted: false };
+	}
+
+	const sendFile = async (target: PreparedUpload) => {
+		const sent = await outcomeOf(async () => await put(target.reportId, target.upload));
+		if (sent.ok) return { ...sent.value, alreadyAdmitted: false, expired: false };
+		if (existsCondition(sent.error) === 'ALREADY_ADMITTED') return { refreshed: false, alreadyAdmitted: true, expired: false };
+		if (hasApiCondition(sent.error, 'PREPARATION_EXPIRED')) return { refreshed: false, alreadyAdmitted: false, expired: true };
+		throw sent.error;
 	};
+	const prepared = preparation.value;
+	let target = prepared;
+	let sent = await sendFile(target);
+	const renewed = sent.expired;
+	if (sent.expired) {
+		// The replayed preparation expired unadmitted: its report can never be analyzed. One new preparation, keyed
+		// by the expired report, so every repeat of this run reaches the same new report.
+		target = await prepareUpload(ctx, itemIndex, input, keyFor(write, 'upload', [...identity, ['renews', target.reportId]], UPLOAD_RENEW_STEP));
+		sent = await sendFile(target);
+		if (sent.expired) throw new NodeOperationError(ctx.getNode(), `The upload preparation of report ${target.reportId} expired`, { itemIndex });
+	}
+	const output: IDataObject = {
+		reportId: target.reportId,
+		...facts,
+		uploaded: true,
+		uploadUrlRefreshed: sent.refreshed,
+	};
+	if (renewed) output.replacesExpiredReportId = prepared.reportId;
+	if (sent.alreadyAdmitted) return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	return output;
 }

@@ -1,17 +1,16 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { idempotencyKeyFor } from '../../transport';
 import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
 import {
 	concurrencyOption,
 	externalReferenceOptions,
-	idempotencyKeyOption,
 	jobDescriptionFields,
 	optionsCollection,
+	writeOptions,
 } from '../shared/descriptions';
 import { optionsParam, stringParam } from '../shared/params';
 import { prepareUpload, readExternalReference, readJobDescription } from '../shared/upload';
-import { checkUserKey } from '../shared/validate';
+import { keyFor, readWriteChoice, uploadIdentity } from '../shared/keys';
 
 const properties: INodeProperties[] = [
 	{
@@ -44,18 +43,14 @@ const properties: INodeProperties[] = [
 		description: 'Content type of the file; must agree with the file extension and the content',
 	},
 	...jobDescriptionFields,
-	optionsCollection([concurrencyOption, ...externalReferenceOptions, idempotencyKeyOption]),
+	optionsCollection([concurrencyOption, ...externalReferenceOptions, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['prepare'] } }, properties);
 
-/**
- * Prepare an upload only: creates the report and returns the signed storage URL. Send the file yourself with
- * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, options, itemIndex);
+	const write = readWriteChoice(this, itemIndex);
 	const jobDescription = readJobDescription(this, itemIndex);
 	const externalReference = readExternalReference(this, options, itemIndex);
 	const input: IDataObject = {
@@ -65,7 +60,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		jobDescription,
 	};
 	if (externalReference) input.externalReference = externalReference;
-	const valid = validateUploadInput.call(this, input, itemIndex);
-	const prepared = await prepareUpload(this, itemIndex, valid, idempotencyKeyFor.call(this, itemIndex, 'upload.prepare', userKey));
+	return { write, input: validateUploadInput.call(this, input, itemIndex) };
+}
+
+/**
+ * Prepare an upload only: creates the report and returns the signed storage URL. Send the file yourself with
+ * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
+ * No file is known here, so the upload is identified by the job, name, declared size, type and external reference.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
+	const { write, input } = await check.call(this, itemIndex);
+	const prepared = await prepareUpload(this, itemIndex, input, keyFor(write, 'upload', uploadIdentity(input, null)));
 	return prepared as IDataObject;
 }

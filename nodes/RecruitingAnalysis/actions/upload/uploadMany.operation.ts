@@ -8,7 +8,9 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../shared/descriptions';
+import { readWriteChoice } from '../shared/keys';
 import { stage } from '../shared/types';
+import { readUploadInput } from '../shared/upload';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,13 +29,21 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
 
 export const mode = 'batch';
 
+/** Each item's input and key choice, checked before the first chunk starts (router). */
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
+}
+
+/** The PUTs end a chunk's upload; the next chunk's batch is prepared meanwhile, the one after waits. */
+export const submitStage = 1;
+
 /**
  * One upload batch per chunk of up to 20 input items, in two stages: create the batch and read its signed URLs,
  * then PUT the files. The router overlaps them: the next chunk's batch is created while these files are PUT.
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
-		return await createUploadBatch(this, chunk, 'upload.uploadMany');
+		return await createUploadBatch(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await putUploadBatch(this, chunk);

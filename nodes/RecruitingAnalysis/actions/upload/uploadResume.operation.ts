@@ -7,9 +7,8 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../shared/descriptions';
-import { optionsParam } from '../shared/params';
-import { readUploadInput, uploadResume } from '../shared/upload';
-import { checkUserKey } from '../shared/validate';
+import { readWriteChoice } from '../shared/keys';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/upload';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -19,10 +18,12 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
 
+export async function check(this: IExecuteFunctions, itemIndex: number) {
+	return { write: readWriteChoice(this, itemIndex, [UPLOAD_RENEW_STEP]), input: await readUploadInput(this, itemIndex) };
+}
+
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const options = optionsParam(this, itemIndex);
-	const userKey = checkUserKey(this, options, itemIndex);
-	const input = await readUploadInput(this, itemIndex);
-	return await uploadResume(this, itemIndex, input, 'upload.uploadResume', userKey);
+	const { write, input } = await check.call(this, itemIndex);
+	return await uploadResume(this, itemIndex, input, write);
 }

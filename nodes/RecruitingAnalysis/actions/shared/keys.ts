@@ -1,0 +1,94 @@
+/**
+ * What each charged write IS, as the identity its idempotency key is computed from (transport/idempotency.ts has
+ * the one key builder). Never the execution, node, run or item index: the same write repeated by any path carries
+ * the same key. The user's choices that make a deliberate new write (Options > New Attempt Label, or their own
+ * Options > Idempotency Key per item) are read and checked here, before anything is sent.
+ */
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { binaryDigest, textDigest, userKeyProblem, writeKey, type WriteIdentity } from '../../transport';
+import type { JobDescriptionInput, UploadInput } from '../../validation';
+import { optionString, optionsParam, stringParam } from './params';
+import { checkUserKey } from './validate';
+
+/** The user's per-item key and the attempt label, both checked (length with the operation's suffixes, pattern). */
+export interface WriteChoice {
+	userKey?: string;
+	attemptLabel?: string;
+}
+
+const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
+
+/** Options > New Attempt Label: 1 to 40 letters, digits, '.', '_' or '-' (it becomes part of a key). */
+export function readAttemptLabel(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): string | undefined {
+	const label = optionString(options, 'attemptLabel');
+	if (label === undefined) return undefined;
+	if (!LABEL_PATTERN.test(label)) {
+		throw new NodeOperationError(ctx.getNode(), '"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"', {
+			itemIndex,
+			description: `Change "New Attempt Label" (now "${label.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+		});
+	}
+	return label;
+}
+
+/**
+ * The item's Idempotency Key and New Attempt Label, checked. `steps` are the suffixes the operation may append to a
+ * user key (e.g. 'prepare', 'start', 'start.requote'): a key that leaves no room for them is refused, naming the field.
+ */
+export function readWriteChoice(ctx: IExecuteFunctions, itemIndex: number, steps: readonly string[] = []): WriteChoice {
+	const options = optionsParam(ctx, itemIndex);
+	const userKey = checkUserKey(ctx, options, itemIndex);
+	const attemptLabel = readAttemptLabel(ctx, options, itemIndex);
+	if (userKey !== undefined) {
+		const problem = userKeyProblem(userKey, attemptLabel, steps);
+		if (problem) {
+			throw new NodeOperationError(ctx.getNode(), `"Idempotency Key" ${problem.split(': the node')[0]}`, {
+				itemIndex,
+				description: `"Idempotency Key" ${problem}. Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+			});
+		}
+	}
+	return { userKey, attemptLabel };
+}
+
+/** The key of one write of an item. */
+export function keyFor(choice: WriteChoice, write: string, identity: readonly unknown[], step?: string): string {
+	return writeKey({ write, identity, step, attemptLabel: choice.attemptLabel, userKey: choice.userKey });
+}
+
+/** A saved job by id and expected revision; inline text by its digest. */
+export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined): unknown[] {
+	const value = job as IDataObject | undefined;
+	if (!value) return ['none'];
+	if (value.kind === 'text') return ['text', textDigest(String(value.text ?? ''))];
+	return ['existing', String(value.id ?? ''), value.expectedRevision === undefined ? null : String(value.expectedRevision)];
+}
+
+/**
+ * An upload is: the job, the file's bytes (sha-256, streamed), its name and type, and the external reference.
+ * Upload > Prepare has no bytes: its identity is the declared size instead (`fileDigest` null).
+ */
+export function uploadIdentity(input: UploadInput | IDataObject, fileDigest: string | null): unknown[] {
+	const reference = input.externalReference as { source?: string; id?: string } | undefined;
+	return [
+		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
+		fileDigest ?? ['declared', input.fileSize],
+		input.fileName,
+		input.mimeType,
+		reference ? [reference.source, reference.id] : null,
+	];
+}
+
+/** sha-256 of the item's resume (the binary property the operation reads). */
+export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
+	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
+	return await binaryDigest(ctx, ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName));
+}
+
+/** An invitation is: the report, the address (case-insensitive) and the delivery choice (and, for a reinterview, the previous interview). */
+export function invitationIdentity(input: { reportId: unknown; candidateEmail: unknown; sendEmail: unknown }, previousInterviewId?: string): unknown[] {
+	return [previousInterviewId ?? null, String(input.reportId), String(input.candidateEmail).toLowerCase(), input.sendEmail === true];
+}
+
+export type { WriteIdentity };

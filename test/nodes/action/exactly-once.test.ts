@@ -1,0 +1,319 @@
+/**
+ * Issue 11, "Exactly once per intent": one test per failure the issue lists, named after the behaviour, through
+ * n8n's engine (n8n-core) against the sandbox over HTTP. A re-run on the same input, and n8n's Retry of a failed
+ * execution, are a new run with a new execution id; n8n's Retry On Fail is the same run again.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import {
+	analyzeParams,
+	apiCall,
+	completedReport,
+	counters,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	totalRequests,
+	waitForReportStatus,
+	type Workspace,
+} from './helpers';
+
+let sandbox: TestSandbox;
+let run = 0;
+/** A fresh execution id: what a re-run or n8n's Retry of an execution gets. */
+const execution = () => ({ executionId: `exactly-once-${Date.now()}-${++run}` });
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox();
+});
+afterEach(async () => {
+	await sandbox.control.clearFaults();
+});
+afterAll(async () => {
+	await sandbox?.close();
+});
+
+const route = (c: { requests: Record<string, number> }, r: string) => c.requests[r] ?? 0;
+/** Every answer of the route is dropped after the service committed it, for all four attempts of the node. */
+const loseAllAnswers = async (method: string, path: string) =>
+	await sandbox.control.setFaults({ rules: [{ method, path, mode: 'commit-then-drop', count: 4 }] });
+
+async function uploadedReports(ws: Workspace, n: number, tag: string): Promise<string[]> {
+	const result = await runNode(
+		ws,
+		{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+		Array.from({ length: n }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`)),
+	);
+	return jsonOf(result).map((o) => String(o.reportId));
+}
+
+describe('a key names the write, so a repeat by any path charges nothing twice', () => {
+	it('Start (Quote Automatically) after a start whose answers were all lost: running again recovers the one attempt', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const [reportId] = await uploadedReports(ws, 1, 'lost-start');
+		await loseAllAnswers('POST', '/api/v1/analyses');
+		const first = await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution());
+		expect(first.error?.message).toContain('Could not get an answer');
+		await sandbox.control.clearFaults();
+		const [item] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution()));
+		const after = await counters(ws);
+		expect(item).toMatchObject({ reportId, recovered: true, recoveredFrom: 'ANALYSIS_ALREADY_STARTED' });
+		expect(item.attemptId).toMatch(/^att_/);
+		expect(after.attemptsCreated).toBe(1);
+	});
+
+	it('Start Many after lost answers outputs every started analysis with its attempt, none as not_quoted', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = await uploadedReports(ws, 3, 'lost-batch');
+		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const items = reportIds.map((reportId) => ({ json: { reportId } }));
+		await loseAllAnswers('POST', '/api/v1/analysis-batches');
+		const first = await runNode(ws, params, items, execution());
+		expect(first.error?.message).toContain('Could not get an answer');
+		await sandbox.control.clearFaults();
+		for (const id of reportIds) await waitForReportStatus(ws, id);
+		const out = jsonOf(await runNode(ws, params, items, execution()));
+		const after = await counters(ws);
+		expect(out.map((o) => o.reportId)).toEqual(reportIds);
+		for (const o of out) {
+			expect(o).toMatchObject({ state: 'succeeded', recovered: true, errorCode: null });
+			expect(o.attemptId).toMatch(/^att_/);
+		}
+		expect(after.attemptsCreated).toBe(3);
+	});
+
+	it('Analyze Many run again on the same files: every item recovered (no ALREADY_ADMITTED failure), no second report or attempt', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const files = Array.from({ length: 5 }, (_, i) => pdfItem({ candidate: `Again ${i}` }, `again-${i}.pdf`));
+		const first = jsonOf(await runNode(ws, params, files, execution()));
+		const before = await counters(ws);
+		const second = jsonOf(await runNode(ws, params, files, execution()));
+		const after = await counters(ws);
+		expect(second.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
+		expect(second.map((o) => o.attemptId)).toEqual(first.map((o) => o.attemptId));
+		for (const o of second) expect(o).toMatchObject({ state: 'succeeded', recovered: true });
+		expect(after.reportsCreated - before.reportsCreated).toBe(0);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(0);
+		expect(route(after, 'POST /api/v1/analysis-batches') - route(before, 'POST /api/v1/analysis-batches')).toBe(0);
+	});
+
+	it('Invite Many run again: the re-quote changes the fingerprint, yet the invitations are recovered, one email each', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = [await completedReport(ws, { candidate: 'Many A' }), await completedReport(ws, { candidate: 'Many B' })];
+		const params = { resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' };
+		const items = reportIds.map((reportId, i) => ({ json: { reportId, email: `many.${i}@example.com` } }));
+		const first = jsonOf(await runNode(ws, params, items, execution()));
+		const second = jsonOf(await runNode(ws, params, items, execution()));
+		await sleep(300);
+		const after = await counters(ws);
+		const mail = (await sandbox.control.mail(ws.workspaceId)).items;
+		expect(second.map((o) => o.interviewId)).toEqual(first.map((o) => o.interviewId));
+		for (const o of second) expect(o).toMatchObject({ recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED' });
+		expect(after.interviewsCreated).toBe(2);
+		expect(mail).toHaveLength(2);
+	});
+
+	it('following the network-error advice on Analyze Resume (run again on the same input) makes no second report or analysis', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const file = [pdfItem({ candidate: 'Advice' }, 'advice.pdf')];
+		await loseAllAnswers('POST', '/api/v1/analyses');
+		const first = await runNode(ws, analyzeParams(ws), file, execution());
+		const description = String((first.error as { description?: string } | undefined)?.description);
+		expect(description).toContain('run the node again on the same input');
+		await sandbox.control.clearFaults();
+		const [item] = jsonOf(await runNode(ws, analyzeParams(ws), file, execution()));
+		const after = await counters(ws);
+		expect(item).toMatchObject({ recovered: true });
+		expect(after.reportsCreated).toBe(1);
+		expect(after.attemptsCreated).toBe(1);
+	});
+
+	it('a user key on Analyze Resume, after lost answers, run again with the same key: one report and one analysis', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const params = analyzeParams(ws, { idempotencyKey: '={{ "app-" + $json.applicationId }}' });
+		const file = [pdfItem({ candidate: 'User Key' }, 'user-key.pdf', { applicationId: 'a-17' })];
+		await loseAllAnswers('POST', '/api/v1/analyses');
+		expect((await runNode(ws, params, file, execution())).error).toBeDefined();
+		await sandbox.control.clearFaults();
+		const [item] = jsonOf(await runNode(ws, params, file, execution()));
+		const after = await counters(ws);
+		expect(item.recovered).toBe(true);
+		expect(after.reportsCreated).toBe(1);
+		expect(after.attemptsCreated).toBe(1);
+	});
+
+	it('a fixed user key shared by two items is refused before anything is sent, naming the field', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const before = await counters(ws);
+		const result = await runNode(ws, analyzeParams(ws, { idempotencyKey: 'same-for-all' }), [
+			pdfItem({ candidate: 'One' }, 'one.pdf'),
+			pdfItem({ candidate: 'Two' }, 'two.pdf'),
+		]);
+		expect(result.error?.message).toBe('"Idempotency Key" must be different for each item');
+		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
+	});
+
+	it('a user key of 121 characters on Analyze Resume leaves no room for its suffix: a validation error, never truncated', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const before = await counters(ws);
+		const result = await runNode(ws, analyzeParams(ws, { idempotencyKey: 'k'.repeat(121) }), [pdfItem({ candidate: 'Long Key' })]);
+		expect(result.error?.message).toMatch(/^"Idempotency Key" must be at most 114 characters/);
+		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
+	});
+
+	it('without Continue On Fail a bad file on item 7 stops the node before items 0 to 6 are charged', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const items = Array.from({ length: 8 }, (_, i) => pdfItem({ candidate: `Seven ${i}` }, `seven-${i}.pdf`));
+		items[7] = { json: {}, binary: { data: { data: Buffer.from('not a pdf at all'), mimeType: 'application/pdf', fileName: 'seven-7.pdf' } } };
+		const result = await runNode(ws, analyzeParams(ws), items, execution());
+		expect(result.error).toBeDefined();
+		expect(String(result.error?.message)).not.toContain('Could not get an answer');
+		const after = await counters(ws);
+		expect(totalRequests(after)).toBe(0);
+		expect(after.reportsCreated).toBe(0);
+	});
+
+	it("n8n's Retry of an execution that failed after its writes committed (a later node threw): same reports and attempts back", async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Retry ${i}` }, `retry-${i}.pdf`));
+		const first = jsonOf(await runNode(ws, analyzeParams(ws), files, execution()));
+		const retried = jsonOf(await runNode(ws, analyzeParams(ws), files, execution()));
+		const after = await counters(ws);
+		expect(retried.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
+		expect(retried.map((o) => o.attemptId)).toEqual(first.map((o) => o.attemptId));
+		expect(after.reportsCreated).toBe(3);
+		expect(after.attemptsCreated).toBe(3);
+	});
+
+	it("a recruiter's workflow run four times on the same files (Analyze Many, then Invite) analyzes once and invites once", async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const analyze = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Recruiter ${i}` }, `recruiter-${i}.pdf`));
+		for (let time = 0; time < 4; time++) {
+			const analyzed = jsonOf(await runNode(ws, analyze, files, execution()));
+			const shortlisted = analyzed.map((o, i) => ({ json: { reportId: o.reportId, email: `short.${i}@example.com` } }));
+			for (const o of analyzed) await waitForReportStatus(ws, String(o.reportId));
+			const invited = await runNode(
+				ws,
+				{ resource: 'interview', operation: 'invite', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' },
+				shortlisted,
+				execution(),
+			);
+			expect(jsonOf(invited).every((o) => typeof o.interviewId === 'string')).toBe(true);
+		}
+		await sleep(300);
+		const after = await counters(ws);
+		expect(after.reportsCreated).toBe(3);
+		expect(after.attemptsCreated).toBe(3);
+		expect(after.interviewsCreated).toBe(3);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(3);
+	});
+});
+
+describe('recovery and deliberate new attempts', () => {
+	it('a private-link invitation recovered after lost answers says its token cannot be shown again and how to get a link', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'Private Link' });
+		const params = { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'private@example.com', delivery: 'privateLink' };
+		await loseAllAnswers('POST', '/api/v1/interviews');
+		expect((await runNode(ws, params, [{ json: {} }], execution())).error).toBeDefined();
+		await sandbox.control.clearFaults();
+		const [item] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
+		expect(item).toMatchObject({ reportId, recovered: true, invitationToken: null, delivery: 'privateLink' });
+		expect(String(item.invitationTokenUnavailable)).toMatch(/cannot show it again.*Reinterview.*Private Link/);
+		expect((await counters(ws)).interviewsCreated).toBe(1);
+	});
+
+	it('a failed report: running Start again gives the failed attempt back; a New Attempt Label starts exactly one new attempt', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Fails', outcome: 'failed' })]));
+		const reportId = String(item.reportId ?? item.id);
+		expect(item.status).toBe('failed');
+		const again = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution()));
+		expect(again[0]).toMatchObject({ recovered: true, status: 'failed' });
+		expect((await counters(ws)).attemptsCreated).toBe(1);
+		const labelled = { resource: 'analysis', operation: 'start', reportId, options: { attemptLabel: 'second-try' } };
+		const second = jsonOf(await runNode(ws, labelled, [{ json: {} }], execution()));
+		expect(second[0].attemptId).not.toBe(item.attemptId);
+		expect((await counters(ws)).attemptsCreated).toBe(2);
+		await waitForReportStatus(ws, reportId);
+		const repeat = jsonOf(await runNode(ws, labelled, [{ json: {} }], execution()));
+		expect(repeat[0]).toMatchObject({ recovered: true, attemptId: second[0].attemptId });
+		expect((await counters(ws)).attemptsCreated).toBe(2);
+	});
+
+	it('Resend run again sends no second email; another resend is a New Attempt Label', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'Resend' });
+		const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'resend@example.com' }));
+		const resend = { resource: 'interview', operation: 'resend', interviewId: String(invited.interviewId) };
+		await runNode(ws, resend, [{ json: {} }], execution());
+		await runNode(ws, resend, [{ json: {} }], execution());
+		await sleep(300);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
+		await runNode(ws, { ...resend, options: { attemptLabel: 'reminder-2' } }, [{ json: {} }], execution());
+		await sleep(300);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(3);
+	});
+
+	it('the IDEMPOTENCY_KEY_REUSED advice (New Attempt Label for a separate write) makes one new write, once', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const params = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const file = [pdfItem({ candidate: 'Separate' }, 'separate.pdf')];
+		const [first] = jsonOf(await runNode(ws, params, file, execution()));
+		const withLabel = { ...params, options: { attemptLabel: 'copy-2' } };
+		const [second] = jsonOf(await runNode(ws, withLabel, file, execution()));
+		const [third] = jsonOf(await runNode(ws, withLabel, file, execution()));
+		expect(second.reportId).not.toBe(first.reportId);
+		expect(third.reportId).toBe(second.reportId);
+		expect((await counters(ws)).reportsCreated).toBe(2);
+	});
+});
+
+describe('capacity and the bounded batch pipeline', () => {
+	it('ACTIVE_ANALYSIS_LIMIT is waited out (capacityWaitSeconds in the output) instead of failing the run', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 1 });
+		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Capacity ${i}` }, `capacity-${i}.pdf`));
+		const out = jsonOf(await runNode(ws, analyzeParams(ws, { concurrency: 3 }), files, execution()));
+		expect(out.every((o) => typeof o.attemptId === 'string')).toBe(true);
+		expect(out.some((o) => typeof o.capacityWaitSeconds === 'number')).toBe(true);
+		expect((await counters(ws)).attemptsCreated).toBe(3);
+	});
+
+	it('Analyze Many of 80 files with low limits works at most one chunk ahead of the analysis batch being submitted', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 30 });
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const files = Array.from({ length: 80 }, (_, i) => pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`));
+		const samples: IDataObject[] = [];
+		let done = false;
+		const sampler = (async () => {
+			while (!done) {
+				const c = await counters(ws);
+				samples.push({ uploads: route(c, 'POST /api/v1/upload-batches'), analyses: route(c, 'POST /api/v1/analysis-batches') });
+				await sleep(10);
+			}
+		})();
+		let out: IDataObject[];
+		try {
+			out = jsonOf(await runNode(ws, params, files, execution()));
+		} finally {
+			done = true;
+			await sampler;
+		}
+		expect(out.every((o) => o.state === 'succeeded' && typeof o.attemptId === 'string')).toBe(true);
+		const after = await counters(ws);
+		expect(after.reportsCreated).toBe(80);
+		expect(after.attemptsCreated).toBe(80);
+		// Never more than one chunk uploaded and quoted beyond the analysis batches submitted (+ the one running).
+		const ahead = Math.max(...samples.map((s) => Number(s.uploads) - Number(s.analyses)));
+		expect(ahead).toBeLessThanOrEqual(2);
+		const { body } = await apiCall(ws, 'GET', '/api/v1/reports?limit=100');
+		expect(((body.data as IDataObject).items as IDataObject[]).length).toBe(80);
+	}, 120_000);
+});
