@@ -32,9 +32,12 @@
  * recruiter's workflow). Pairs that cannot happen are left out: Retry On Fail does not survive a killed process, and
  * Retry On Fail on the ATS node would never run our node again. "A later node throws" + n8n's Retry never runs our
  * node again either (n8n resumes at the failed node); two such cases show that the output is carried over.
- * The sixteen cases without a kill share one n8n and run one after another (the sandbox's faults are global); the
- * four SIGKILL cases share a second n8n: their runs go concurrently, one SIGKILL stops them all, one restart.
+ * The sixteen cases without a kill share one n8n and one sandbox and run one after another (a sandbox's faults
+ * apply to all its workspaces); the four SIGKILL cases share a second n8n, each with a sandbox of its own: their runs
+ * go concurrently, one SIGKILL stops them all, one restart.
  */
+import { join } from 'node:path';
+
 import { FigureBook } from './figures';
 import {
 	AtsStub,
@@ -60,6 +63,7 @@ import {
 	type Writes,
 } from './f8-harness';
 import { delay, startN8n, type ExecutionDetail, type N8nInstance } from '../../scripts/n8n-host';
+import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 import { bootRealN8n, type RealN8n } from '../e2e/helpers';
 import type { FigureValue } from './figures';
 
@@ -121,16 +125,16 @@ interface Prepared {
 	arranged: Set<string>;
 }
 
-async function prepare(env: RealN8n, n8n: N8nInstance, c: Case): Promise<Prepared> {
+async function prepare(sandboxUrl: string, n8n: N8nInstance, c: Case): Promise<Prepared> {
 	const spec = OPERATIONS[c.operation];
-	const w = await caseWorkspace(env.sandbox.baseUrl);
+	const w = await caseWorkspace(sandboxUrl);
 	const input = await spec.arrange(w, c.id, spec.items);
 	const baseline = await w.writes();
 	const arranged = new Set((await w.mail()).map((m) => m.deliveryId));
 	const credential = await n8n.createCredential({
 		name: `F8 ${c.id}`,
 		type: 'recruitingAnalysisApi',
-		data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
+		data: { environment: 'sandbox', baseUrl: sandboxUrl, apiKey: w.ws.apiKey },
 	});
 	const wf = caseWorkflow({
 		caseId: c.id,
@@ -252,7 +256,7 @@ describe('F8: a failed run and the recovery, in one real n8n', () => {
 		it(title(c), async () => {
 			const started = Date.now();
 			const { n8n, sandbox } = env;
-			const p = await prepare(env, n8n, c);
+			const p = await prepare(sandbox.baseUrl, n8n, c);
 			const route = p.spec.write;
 			let before: Writes | undefined;
 			let poller: Promise<void> | undefined;
@@ -308,6 +312,8 @@ describe('F8: a failed run and the recovery, in one real n8n', () => {
 describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery', () => {
 	let env: RealN8n;
 	let n8n: N8nInstance | undefined;
+	/** A sandbox per case: the reads held for one case must not hold another case's requests. */
+	const sandboxes: SandboxProcess[] = [];
 	const prepared = new Map<string, Prepared>();
 	const measured = new Map<string, Measured & { executionId: string }>();
 	let setupError: unknown;
@@ -315,10 +321,15 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 	beforeAll(async () => {
 		env = await bootRealN8n('faults-f8-kill');
 		try {
-			for (const c of KILLED) prepared.set(c.id, await prepare(env, env.n8n, c));
-			// Hold the read each node makes after its writes: the kill lands while every run waits there.
-			const holds = [...new Map(KILLED.map((c) => [OPERATIONS[c.operation].hold!.path, OPERATIONS[c.operation].hold!])).values()];
-			await env.sandbox.control.call('PUT', '/_sandbox/faults', { rules: holds.map((h) => ({ method: h.method, path: h.path, mode: 'latency', latencyMs: 120_000 })) });
+			const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
+			sandboxes.push(...(await Promise.all(KILLED.map((c) => startSandboxProcess({ logFile: join(env.userFolder, `sandbox-${c.id}.log`), log })))));
+			for (const [i, c] of KILLED.entries()) {
+				const p = await prepare(sandboxes[i].baseUrl, env.n8n, c);
+				prepared.set(c.id, p);
+				// Hold the read the node makes after its writes (the batch's or the report's status): the kill lands there.
+				const hold = p.spec.hold!;
+				await p.w.control.setFaults({ rules: [{ method: hold.method, path: hold.path, mode: 'latency', latencyMs: 120_000 }] });
+			}
 			const executions = new Map<string, string>();
 			for (const p of prepared.values()) executions.set(p.c.id, await runManually(env.n8n, p.workflowId));
 			// Every run has made all its writes (one per intent) before it reaches the held read.
@@ -335,8 +346,8 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 			await delay(1500); // the answer of the last write reaches the node, which then sends the held read
 			process.kill(-env.n8n.child.pid!, 'SIGKILL');
 			await env.n8n.exited;
-			await env.sandbox.control.call('DELETE', '/_sandbox/faults');
 			for (const p of prepared.values()) {
+				await p.w.control.clearFaults();
 				const before = minus(await p.w.writes(), p.baseline);
 				measured.set(p.c.id, {
 					executionId: executions.get(p.c.id)!,
@@ -347,7 +358,7 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 					failureNote: `killed with ${formatWrites(before)}`,
 				});
 			}
-			n8n = await startN8n({ userFolder: env.userFolder, log: (line) => process.stderr.write(`[e2e] ${line}\n`) });
+			n8n = await startN8n({ userFolder: env.userFolder, log });
 			await n8n.login();
 			// n8n marks the runs it lost as crashed once it is up again.
 			for (const m of measured.values()) {
@@ -363,6 +374,7 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 
 	afterAll(async () => {
 		await n8n?.stop();
+		await Promise.all(sandboxes.map((sandbox) => sandbox.stop()));
 		await env?.close();
 	}, 120_000);
 
