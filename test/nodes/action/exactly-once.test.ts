@@ -274,6 +274,32 @@ describe('recovery and deliberate new attempts', () => {
 	});
 });
 
+describe('a replayed preparation that has expired', () => {
+	it('Upload Resume run again after 25 hours makes one new preparation (replacesExpiredReportId), and the same one on every repeat', async () => {
+		// Its own sandbox: the clock is moved forward.
+		const own = await startTestSandbox();
+		try {
+			const ws = await newWorkspace(own.baseUrl);
+			const params = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+			const file = [pdfItem({ candidate: 'Expired' }, 'expired.pdf')];
+			// The preparation commits, every PUT of the file fails: the run stops with a report and no file.
+			await own.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', status: 500, rate: 1, mode: 'before' }] });
+			expect((await runNode(ws, params, file, execution())).error).toBeDefined();
+			await own.control.clearFaults();
+			await own.control.advanceClock(25 * 3600 * 1000);
+			const [renewed] = jsonOf(await runNode(ws, params, file, execution()));
+			expect(renewed.uploaded).toBe(true);
+			expect(renewed.replacesExpiredReportId).toMatch(/^rpt_/);
+			expect(renewed.reportId).not.toBe(renewed.replacesExpiredReportId);
+			const [again] = jsonOf(await runNode(ws, params, file, execution()));
+			expect(again.reportId).toBe(renewed.reportId);
+			expect((await counters(ws)).reportsCreated).toBe(2);
+		} finally {
+			await own.close();
+		}
+	});
+});
+
 describe('capacity and the bounded batch pipeline', () => {
 	it('ACTIVE_ANALYSIS_LIMIT is waited out (capacityWaitSeconds in the output) instead of failing the run', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
@@ -285,17 +311,49 @@ describe('capacity and the bounded batch pipeline', () => {
 		expect((await counters(ws)).attemptsCreated).toBe(3);
 	});
 
-	it('Analyze Many of 80 files with low limits works at most one chunk ahead of the analysis batch being submitted', async () => {
+	it('batch items refused for a stale quote are quoted again and submitted once more in a later batch', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 30 });
+		const reportIds = await uploadedReports(ws, 30, 'stale-batch');
+		const before = await counters(ws);
+		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 400 }] });
+		const running = runNode(
+			ws,
+			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+			reportIds.map((reportId) => ({ json: { reportId } })),
+			execution(),
+		);
+		// Once both chunks are quoted, the price changes: every quote made so far is stale when its batch is admitted.
+		for (;;) {
+			const c = await counters(ws);
+			if (route(c, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes') >= 2) break;
+			await sleep(5);
+		}
+		await sandbox.control.patchWorkspace(ws.workspaceId, { priceVersion: 2 });
+		const out = jsonOf(await running);
+		const after = await counters(ws);
+		expect(out.every((o) => o.state === 'succeeded' && typeof o.attemptId === 'string')).toBe(true);
+		expect(out.filter((o) => o.submittedAgain === 1).length).toBeGreaterThan(0);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(30);
+		expect(route(after, 'POST /api/v1/analysis-batches') - route(before, 'POST /api/v1/analysis-batches')).toBeGreaterThan(2);
+	});
+
+	it('Analyze Many of 80 files works at most one chunk ahead of the analysis batch being submitted (10 active analyses)', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		// The pending-preparation limit stays high here so that it cannot be what holds the pipeline back.
+		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 100 });
 		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
 		const files = Array.from({ length: 80 }, (_, i) => pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`));
-		const samples: IDataObject[] = [];
+		const samples: Array<{ uploads: number; quotes: number; analyses: number; pending: number }> = [];
 		let done = false;
 		const sampler = (async () => {
 			while (!done) {
 				const c = await counters(ws);
-				samples.push({ uploads: route(c, 'POST /api/v1/upload-batches'), analyses: route(c, 'POST /api/v1/analysis-batches') });
+				samples.push({
+					uploads: route(c, 'POST /api/v1/upload-batches'),
+					quotes: route(c, 'POST /api/v1/analysis-batch-quotes'),
+					analyses: route(c, 'POST /api/v1/analysis-batches'),
+					pending: c.reportsCreated - c.attemptsCreated,
+				});
 				await sleep(10);
 			}
 		})();
@@ -310,9 +368,10 @@ describe('capacity and the bounded batch pipeline', () => {
 		const after = await counters(ws);
 		expect(after.reportsCreated).toBe(80);
 		expect(after.attemptsCreated).toBe(80);
-		// Never more than one chunk uploaded and quoted beyond the analysis batches submitted (+ the one running).
-		const ahead = Math.max(...samples.map((s) => Number(s.uploads) - Number(s.analyses)));
-		expect(ahead).toBeLessThanOrEqual(2);
+		// Uploaded and quoted: the chunk being submitted and at most one more, never the four chunks at once.
+		expect(Math.max(...samples.map((s) => s.uploads - s.analyses))).toBeLessThanOrEqual(2);
+		expect(Math.max(...samples.map((s) => s.quotes - s.analyses))).toBeLessThanOrEqual(2);
+		expect(Math.max(...samples.map((s) => s.pending))).toBeLessThanOrEqual(40);
 		const { body } = await apiCall(ws, 'GET', '/api/v1/reports?limit=100');
 		expect(((body.data as IDataObject).items as IDataObject[]).length).toBe(80);
 	}, 120_000);
