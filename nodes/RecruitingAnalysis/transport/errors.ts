@@ -53,7 +53,7 @@ export const REASON_HINTS: Record<string, string> = {
 		'The cursor is invalid, from an older scheme, or bound to other filters. Restart from the first page without a cursor and keep the filters unchanged while paging.',
 	WORKSPACE_DISABLED: 'API access is disabled for this workspace. A workspace Admin can enable it in the application.',
 	PREPARATION_EXPIRED:
-		'The upload preparation no longer exists or is older than 24 hours. Upload Resume and Analyze Resume make one new preparation by themselves; otherwise prepare a new upload (a new report).',
+		'The upload preparation no longer exists or is older than 24 hours. Prepare a new upload (a new report); Upload Resume and Analyze Resume do this once by themselves when they meet it.',
 	EVENT_CURSOR_EXPIRED:
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
 	// Storage (signed upload URL) conditions.

@@ -260,6 +260,34 @@ describe('recovery and deliberate new attempts', () => {
 		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(3);
 	});
 
+	it('EXTERNAL_REFERENCE_CONFLICT for the same application and job (the receipt is gone): the report is recovered; another job is refused', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const params = (options: IDataObject) => ({
+			resource: 'analysis',
+			operation: 'analyzeResume',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+			options: { externalReferenceSource: 'my-ats', externalReferenceId: 'app-900', ...options },
+		});
+		const file = [pdfItem({ candidate: 'Reference' }, 'reference.pdf')];
+		const [first] = jsonOf(await runNode(ws, params({}), file, execution()));
+		// Another key for the same write (as when the service no longer holds the receipt): the application is recovered.
+		const [again] = jsonOf(await runNode(ws, params({ idempotencyKey: 'receipt-forgotten' }), file, execution()));
+		expect(again).toMatchObject({ reportId: first.reportId, attemptId: first.attemptId, recovered: true });
+		const after = await counters(ws);
+		expect(after.reportsCreated).toBe(1);
+		expect(after.attemptsCreated).toBe(1);
+		// The same reference with another (inline) job is not this write: the conflict stands.
+		const other = await runNode(
+			ws,
+			{ ...params({ idempotencyKey: 'other-job' }), jobDescriptionSource: 'text', jobDescriptionText: 'Another role entirely' },
+			file,
+			{ ...execution(), continueOnFail: true },
+		);
+		expect(jsonOf(other)[0].reason).toBe('EXTERNAL_REFERENCE_CONFLICT');
+	});
+
 	it('the IDEMPOTENCY_KEY_REUSED advice (New Attempt Label for a separate write) makes one new write, once', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const params = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };

@@ -21,6 +21,8 @@ import type { ChunkState } from './types';
 
 /** How many report summaries are read at the same time (Include Report Summary). */
 const REPORT_READ_CONCURRENCY = 5;
+/** How many reports are checked at the same time for an existing attempt (one status read each). */
+const EXISTING_CHECK_CONCURRENCY = 10;
 
 export interface AnalysisEntry {
 	position: number;
@@ -68,7 +70,7 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 	const recovered = new Set<AnalysisEntry>();
 	await mapWithConcurrency(
 		pending.filter((entry) => entry.checkExisting),
-		REPORT_READ_CONCURRENCY,
+		EXISTING_CHECK_CONCURRENCY,
 		async (entry) => {
 			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice)) {
 				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
