@@ -117,6 +117,38 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 		expect(mail).toHaveLength(2);
 	});
 
+	it('Reinterview run again: the attempt it created is recovered, no third attempt or email', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'Reinterview' });
+		const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'again@example.com' }));
+		const params = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId, candidateEmail: 'again@example.com' };
+		const [first] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
+		const [second] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
+		await sleep(300);
+		expect(second).toMatchObject({ interviewId: first.interviewId, previousInterviewId: invited.interviewId, recovered: true });
+		expect((await counters(ws)).interviewsCreated).toBe(2);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
+	});
+
+	it('Upload Many then Start Many, run again on the same files: the same reports and attempts, nothing new', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const upload = { resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const files = Array.from({ length: 4 }, (_, i) => pdfItem({ candidate: `Two Step ${i}` }, `two-step-${i}.pdf`));
+		const startMany = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const runBoth = async () => {
+			const uploaded = jsonOf(await runNode(ws, upload, files, execution()));
+			return jsonOf(await runNode(ws, startMany, uploaded.map((o) => ({ json: { reportId: o.reportId } })), execution()));
+		};
+		const first = await runBoth();
+		const second = await runBoth();
+		expect(second.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
+		expect(second.map((o) => o.attemptId)).toEqual(first.map((o) => o.attemptId));
+		for (const o of second) expect(o.recovered).toBe(true);
+		const after = await counters(ws);
+		expect(after.reportsCreated).toBe(4);
+		expect(after.attemptsCreated).toBe(4);
+	});
+
 	it('following the network-error advice on Analyze Resume (run again on the same input) makes no second report or analysis', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const file = [pdfItem({ candidate: 'Advice' }, 'advice.pdf')];
