@@ -2,7 +2,7 @@
 module.exports = {
 	testEnvironment: 'node',
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 	},
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/e2e/'],

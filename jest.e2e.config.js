@@ -1,17 +1,34 @@
+const { projectsFor, realN8nProject } = require('./test/n8n-lines');
+
 /**
- * Real-n8n tests (test/e2e): n8n 2.41.1 on Node 24 from the cache that `npm run n8n:setup` fills,
- * our packed tarball installed as a community package, the sandbox on loopback. Serial and slow by nature.
+ * Real-n8n tests (test/e2e): n8n 2.41.1 on Node 24 and n8n 1.123.81 on Node 22, from the cache that
+ * `npm run n8n:setup` fills, our packed tarball installed as a community package, the sandbox on loopback.
+ * One jest project per n8n line (RA_N8N_VERSIONS=2, 1 or both; default both); `npm start` runs on 2.x only.
+ * Serial and slow by nature.
  * @type {import('jest').Config}
  */
 module.exports = {
-	testEnvironment: 'node',
-	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
-	},
-	testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-	moduleFileExtensions: ['ts', 'js', 'json'],
-	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	projects: projectsFor(
+		{ ...realN8nProject(['<rootDir>/test/e2e/**/*.test.ts']), globalSetup: '<rootDir>/test/e2e/global-setup.ts' },
+		// On 1.x: no `npm start` and no queue mode (both run 2.x). Not yet on 1.x (issue 14, open): the editor browser test (the 1.x
+		// editor's versions store throws right after the sign-in form, n8n's own page error before any of our nodes
+		// shows) and the examples (on 1.123.81 `$('Resume File').item.json.candidateEmail` in the Invite node of
+		// "analyze one resume" comes out empty with 1.123.81's vm expression engine, and passes with
+		// N8N_EXPRESSION_ENGINE=legacy; (c), (d), (f) and the forged-delivery case pass there).
+		(line) =>
+			line === '2'
+				? {}
+				: {
+						testPathIgnorePatterns: [
+							'/node_modules/',
+							'/dist/',
+							'<rootDir>/test/e2e/start.test.ts',
+							'<rootDir>/test/e2e/queue.test.ts',
+							'<rootDir>/test/e2e/editor.browser.test.ts',
+							'<rootDir>/test/e2e/examples.test.ts',
+						],
+					},
+	),
 	testTimeout: 600000,
 	maxWorkers: 1,
 	verbose: true,

@@ -167,15 +167,23 @@ function markdown(r: BenchResults, findings?: string): string {
 	}
 
 	if (r.b2) {
+		const B2_MODE_LABELS: Record<B2Result['mode'], string> = {
+			filesystem: '`filesystem` (n8n 2.x default), regular mode',
+			default: '`default` (in memory), regular mode',
+			'queue-database': '`database`, queue mode (the worker measured)',
+		};
 		out.push('## B2: memory, 10 MB files through Upload Resume', '');
 		out.push(
 			'Peak RSS growth of the n8n main process (community nodes run there): the kernel high-water mark (VmHWM, reset through `/proc/<pid>/clear_refs` right before the run) minus VmRSS just before; a 20 ms VmRSS sampler as a cross-check. Workflow: Webhook → Read/Write Files (reads the folder) → Upload Resume.',
 			'',
 		);
-		out.push('| Binary mode | Files | RSS before | Peak | Growth | Growth (sampler) | Wall time | Files stored | OK |', '|---|---|---|---|---|---|---|---|---|');
+		out.push(
+			'| Binary mode | Files | RSS before | Peak | Growth | Growth (sampler) | of which: Read/Write Files, then Upload Resume (sampler) | Wall time | Files stored | OK |',
+			'|---|---|---|---|---|---|---|---|---|---|',
+		);
 		for (const b of r.b2) {
 			out.push(
-				`| ${b.mode === 'filesystem' ? '`filesystem` (n8n 2.x default)' : '`default` (in memory)'} | ${b.files} × 10 MB | ${b.rssBeforeMb} MB | ${b.peakMb} MB | **${b.growthMb} MB** | ${b.sampledPeakGrowthMb} MB | ${ms(b.wallMs)} | ${b.storagePuts} | ${b.ok ? 'yes' : `no: ${b.problem}`} |`,
+				`| ${B2_MODE_LABELS[b.mode]} | ${b.files} × 10 MB | ${b.rssBeforeMb} MB | ${b.peakMb} MB | **${b.growthMb} MB** | ${b.sampledPeakGrowthMb} MB | ${b.uploadGrowthMb === undefined ? 'n/a' : `${b.readFilesGrowthMb} MB, ${b.uploadGrowthMb} MB`} | ${ms(b.wallMs)} | ${b.storagePuts} | ${b.ok ? 'yes' : `no: ${b.problem}`} |`,
 			);
 		}
 		out.push('');

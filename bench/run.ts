@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { ensureN8n, packPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
-import { bootN8n, n8nPackageVersion } from './lib/n8n';
+import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
 import { writeReport, type BenchResults } from './report';
@@ -134,6 +134,25 @@ async function main(): Promise<void> {
 				await n8nDefault.stop();
 			}
 			phase('B2 default (own n8n start)', t0);
+			// Queue mode: Redis, PostgreSQL, main, one worker, one webhook process; binaries in the database.
+			t0 = Date.now();
+			const stack = await bootQueueN8n({ label: 'bench-queue', tarball, filesDir: outDir, log });
+			try {
+				const queueResult = await runB2({
+					n8n: stack.main.instance,
+					measured: stack.workers[0].instance,
+					webhookServer: stack.webhooks[0].instance,
+					sb,
+					files: b2Files,
+					filesRoot: outDir,
+					mode: 'queue-database',
+					log,
+				});
+				results.b2.push(queueResult);
+			} finally {
+				await stack.stop();
+			}
+			phase('B2 queue mode, database binaries (own stack)', t0);
 		}
 	} finally {
 		if (n8n) await n8n.stop();

@@ -1,7 +1,6 @@
 import type {
 	IAuthenticateGeneric,
 	Icon,
-	ICredentialTestRequest,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -22,25 +21,6 @@ export const PRODUCTION_WITH_SANDBOX_KEY_MESSAGE =
 export const SANDBOX_WITH_PRODUCTION_KEY_MESSAGE =
 	'Refused before sending: the environment is Sandbox but this key does not start with svc_test_ (production keys ' +
 	'do not work on the sandbox). Use a sandbox key, or choose the Production environment.';
-
-/**
- * The credential test must refuse a key that cannot work on the chosen environment before any request leaves n8n.
- * n8n's credential tester offers no hook for that, so in that case the test request points at a `data:` URL (answered
- * locally by the HTTP client, nothing is sent) whose payload has a distinct length, and a rule on the response's
- * `length` turns it into the message. Real API answers are JSON objects and never have a top-level `length`.
- */
-export const REFUSAL_PAYLOAD_PRODUCTION = 'refused:sandbox-key-on-production';
-export const REFUSAL_PAYLOAD_SANDBOX = 'refused:production-key-on-sandbox-environment';
-
-const IS_SANDBOX_KEY = `String($credentials.apiKey).trim().startsWith('${SANDBOX_KEY_PREFIX}')`;
-const PRODUCTION_MISMATCH = `($credentials.environment === 'production' && ${IS_SANDBOX_KEY})`;
-const SANDBOX_MISMATCH = `($credentials.environment === 'sandbox' && !${IS_SANDBOX_KEY})`;
-const BASE_URL_EXPRESSION =
-	`($credentials.environment === 'production' ? '${PRODUCTION_BASE_URL}' : ` +
-	`String($credentials.baseUrl || '${SANDBOX_BASE_URL}').trim().replace(/\\/+$/, ''))`;
-
-/** Path of the first missing scope in a 403 body (`error.requiredScopes[0]`), in the dotted form rules accept. */
-const FIRST_REQUIRED_SCOPE_PATH = 'error.requiredScopes.0';
 
 export class RecruitingAnalysisApi implements ICredentialType {
 	name = 'recruitingAnalysisApi';
@@ -115,102 +95,6 @@ export class RecruitingAnalysisApi implements ICredentialType {
 		},
 	};
 
-	/**
-	 * Lists one saved job: needs only `job-descriptions:read`. 401 and 403 come back as bodies (not thrown) so the
-	 * rules below can tell an invalid key from a missing scope, and name the scope the API reports as missing.
-	 */
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: `={{ ${PRODUCTION_MISMATCH} || ${SANDBOX_MISMATCH} ? '' : ${BASE_URL_EXPRESSION} }}`,
-			url:
-				`={{ ${PRODUCTION_MISMATCH} ? 'data:text/plain,${REFUSAL_PAYLOAD_PRODUCTION}' : ` +
-				`${SANDBOX_MISMATCH} ? 'data:text/plain,${REFUSAL_PAYLOAD_SANDBOX}' : '/api/v1/job-descriptions' }}`,
-			method: 'GET',
-			qs: { limit: 1 },
-			ignoreHttpStatusErrors: { ignore: true, except: [400, 404, 405, 408, 500, 501, 502, 503, 504] },
-		},
-		rules: [
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'length', value: REFUSAL_PAYLOAD_PRODUCTION.length, message: PRODUCTION_WITH_SANDBOX_KEY_MESSAGE },
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'length', value: REFUSAL_PAYLOAD_SANDBOX.length, message: SANDBOX_WITH_PRODUCTION_KEY_MESSAGE },
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: 'UNAUTHORIZED',
-					message:
-						'The API key is invalid, expired or revoked (401). Create a new key in the application under Settings > Developer > API keys.',
-				},
-			},
-			...[
-				'job-descriptions:read',
-				'reports:read',
-				'analyses:write',
-				'interviews:read',
-				'interviews:write',
-				'events:read',
-			].map((scope) => ({
-				type: 'responseSuccessBody' as const,
-				properties: {
-					key: FIRST_REQUIRED_SCOPE_PATH,
-					value: scope,
-					message: `The API key is valid but lacks the scope ${scope} (403). Create a key with the scopes your workflows need (Settings > Developer > API keys) and replace this one.`,
-				},
-			})),
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.reason',
-					value: 'MISSING_SCOPE',
-					message:
-						'The API key is valid but lacks a scope this check needs (403). Create a key with the scopes your workflows need (Settings > Developer > API keys).',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.reason',
-					value: 'WORKSPACE_DISABLED',
-					message: 'The workspace has API access disabled (403). A workspace Admin can enable it in the application.',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: 'FORBIDDEN',
-					message: 'Access forbidden (403): the workspace is disabled or the key lacks a scope.',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: 'TOO_MANY_REQUESTS',
-					message: 'The API is rate limiting this key (429). Wait a moment and test again.',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: 'CONFLICT',
-					message: 'Unexpected answer from the API (409).',
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'error.code',
-					value: 'UNPROCESSABLE_CONTENT',
-					message: 'Unexpected answer from the API (422).',
-				},
-			},
-		],
-	};
+	// The test is a function of the nodes (testedBy `recruitingAnalysisApiTest`, transport/credentialTest.ts): it
+	// probes every scope, so that a valid key made for one use passes and learns which scopes it lacks.
 }

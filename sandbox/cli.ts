@@ -1,9 +1,20 @@
 /**
  * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--docs-origin https://docs.example] [--quiet]`
+ *   limits of new workspaces: `[--profile default|strict] [--active-analysis-limit N] [--pending-upload-limit N]
+ *   [--batch-capacity N] [--admission-deadline-ms N] [--quote-max-age-ms N]` (each over the profile's value)
  * First stdout line: one JSON object {baseUrl, apiKey, webhookSecret, jobDescriptionId, workspaceId};
  * then one log line per request. Loopback only.
  */
-import { startSandbox } from './src';
+import { startSandbox, type ProfileName, type WorkspaceLimits } from './src';
+
+/** CLI flag of each workspace limit (sandbox/README.md, "Profiles and limits"). */
+const LIMIT_FLAGS: Record<keyof WorkspaceLimits, string> = {
+	activeAnalysisLimit: 'active-analysis-limit',
+	pendingUploadLimit: 'pending-upload-limit',
+	batchCapacity: 'batch-capacity',
+	admissionDeadlineMs: 'admission-deadline-ms',
+	quoteMaxAgeMs: 'quote-max-age-ms',
+};
 
 function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(`--${name}`);
@@ -28,6 +39,8 @@ async function main(): Promise<void> {
 		webhookTimeScale: num('webhook-time-scale'),
 		log: !process.argv.includes('--quiet'),
 		docsOrigin: arg('docs-origin'),
+		profile: arg('profile') as ProfileName | undefined,
+		limits: Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([limit, flag]) => [limit, num(flag)])),
 	});
 	process.stdout.write(`${JSON.stringify({ baseUrl: sb.baseUrl, ...sb.seed })}\n`);
 	const stop = () => {

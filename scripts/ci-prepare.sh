@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything `.ci/run` needs before `npm test` on a fresh machine, beyond `npm ci`:
 #   - Debian's Chromium for the editor browser test (playwright-core drives /usr/bin/chromium);
-#   - the real n8n 2.41.1 on Node 24 in the cache folder (~3 minutes and 2.6 GB the first time, then reused).
+#   - Debian's redis-server and postgresql for the queue-mode tests;
+#   - the real n8n 2.41.1 on Node 24 and n8n 1.123.81 on Node 22 in the cache folder (the first time about
+#     3 + 5 minutes and 2.6 + 1.8 GB, then reused; RA_N8N_VERSIONS=2 or 1 installs one).
 # Idempotent: a machine that already has both spends a few seconds here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,11 +18,25 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 echo "[ci-prepare] $(chromium --version 2>/dev/null || echo 'chromium: not found')"
 
+# Redis and PostgreSQL for the queue-mode tests (test/e2e/queue.test.ts, npm run start:queue); the scripts start
+# private servers themselves, the packages' own services are not needed.
+for pkg in redis-server postgresql; do
+	if ! dpkg -s "$pkg" >/dev/null 2>&1; then
+		echo "[ci-prepare] installing Debian's $pkg (apt-get)"
+		export DEBIAN_FRONTEND=noninteractive
+		SUDO=""
+		if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+		$SUDO apt-get update -qq
+		$SUDO apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
+	fi
+done
+echo "[ci-prepare] $(redis-server --version | cut -d' ' -f1-3), PostgreSQL $(ls /usr/lib/postgresql 2>/dev/null | tr '\n' ' ')"
+
 if [ ! -d node_modules ]; then
 	echo "[ci-prepare] installing the dev dependencies (npm ci)"
 	npm ci --no-audit --no-fund
 fi
 
-echo "[ci-prepare] making sure the real n8n for the end-to-end tests is installed"
+echo "[ci-prepare] making sure the real n8n versions for the end-to-end tests are installed"
 npx tsx scripts/n8n-host/cli.ts ensure >/dev/null
 echo "[ci-prepare] ready"

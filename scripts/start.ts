@@ -3,6 +3,10 @@
  * sandbox (or to RECRUITING_ANALYSIS_BASE_URL with RECRUITING_ANALYSIS_API_KEY), the example workflows imported,
  * the trigger workflows active, and the "analyze one resume" example run once. Ctrl-C stops what it started.
  *
+ * `npm run start:queue` (`--queue`): the same in n8n's queue mode (scripts/n8n-host/queue.ts): Redis, PostgreSQL,
+ * the main, two `n8n worker` and one `n8n webhook` process; the demo runs on a worker and the trigger workflows'
+ * webhooks are served by the webhook process.
+ *
  * Environment: N8N_PORT (default 5678, or a free port when taken), RA_SANDBOX_PORT (default: a free port),
  * RECRUITING_ANALYSIS_BASE_URL + RECRUITING_ANALYSIS_API_KEY (+ optional RECRUITING_ANALYSIS_WEBHOOK_SECRET).
  */
@@ -21,14 +25,18 @@ import {
 	nodeError,
 	nodeOutput,
 	packPackage,
+	removePackedPackage,
 	startN8n,
 	NODE_TYPES,
+	type CliExecution,
 	type N8nInstance,
 	type WorkflowJson,
 } from './n8n-host';
+import { QueueStack } from './n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
 
 const DEMO_EXAMPLE = 'analyze-one-resume.json';
+const QUEUE = process.argv.includes('--queue');
 const log = (line: string) => process.stdout.write(`[start] ${line}\n`);
 
 async function portFree(port: number): Promise<boolean> {
@@ -45,13 +53,14 @@ function ourTriggers(wf: WorkflowJson) {
 
 async function main(): Promise<void> {
 	let n8n: N8nInstance | undefined;
+	let stack: QueueStack | undefined;
 	let sandbox: SandboxProcess | undefined;
 	let stopping = false;
 	const stopAll = async (code: number) => {
 		if (stopping) return;
 		stopping = true;
-		log(sandbox ? 'stopping n8n and the sandbox …' : 'stopping n8n …');
-		await n8n?.stop().catch(() => undefined);
+		log(`stopping ${stack ? 'the n8n processes, PostgreSQL and Redis' : 'n8n'}${sandbox ? ' and the sandbox' : ''} …`);
+		await (stack ? stack.stop() : n8n?.stop())?.catch(() => undefined);
 		await sandbox?.stop().catch(() => undefined);
 		log('stopped');
 		process.exit(code);
@@ -60,15 +69,17 @@ async function main(): Promise<void> {
 	process.on('SIGTERM', () => void stopAll(0));
 
 	try {
+		if (QUEUE) log('queue mode: Redis, PostgreSQL, the main, two workers and a webhook process');
 		log('1/8 making sure n8n 2.41.1 and Node 24 are installed (cached after the first run) …');
 		await ensureN8n(log);
 
 		log('2/8 building and packing the package …');
 		const packed = await packPackage({ log });
 
-		const userFolder = createUserFolder('start');
+		const userFolder = createUserFolder(QUEUE ? 'start-queue' : 'start');
 		log(`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`);
 		await installCommunityPackage(packed.tarball, userFolder, { log });
+		removePackedPackage(packed.tarball); // installed; its temporary ra-pack-* folder is no longer needed
 
 		const externalUrl = process.env.RECRUITING_ANALYSIS_BASE_URL;
 		const externalKey = process.env.RECRUITING_ANALYSIS_API_KEY;
@@ -88,13 +99,21 @@ async function main(): Promise<void> {
 			log(`sandbox on ${sandbox.baseUrl} (workspace ${sandbox.seed.workspaceId})`);
 		}
 
-		log('5/8 starting n8n …');
+		log(QUEUE ? '5/8 starting Redis, PostgreSQL and n8n in queue mode …' : '5/8 starting n8n …');
 		const wanted = process.env.N8N_PORT ? Number(process.env.N8N_PORT) : 5678;
 		const port = (await portFree(wanted)) ? wanted : await freePort();
 		if (port !== wanted) log(`port ${wanted} is taken; using ${port}`);
-		n8n = await startN8n({ userFolder, port, log });
+		if (QUEUE) {
+			stack = await QueueStack.start({ userFolder, mainPort: port, log });
+			n8n = stack.main.instance;
+		} else {
+			n8n = await startN8n({ userFolder, port, log });
+		}
 		const owner = await n8n.setupOwner(DEFAULT_OWNER);
-		await n8n.recordCommunityPackage(packed.name);
+		// The record lives in n8n's SQLite database; in queue mode (PostgreSQL) loading from nodes/ is enough.
+		if (!stack) await n8n.recordCommunityPackage(packed.name);
+		// Production webhooks: served by the webhook process in queue mode.
+		const webhookHost = stack ? stack.webhooks[0].instance : n8n;
 
 		log('6/8 creating credentials and importing the example workflows …');
 		const apiCredential = await n8n.createCredential({
@@ -140,8 +159,8 @@ async function main(): Promise<void> {
 					log(`   ${file}: active (polls the event feed)`);
 					continue;
 				}
-				const url = `${n8n.baseUrl}/webhook/${t.webhookId}/webhook`;
-				await n8n.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
+				const url = `${webhookHost.baseUrl}/webhook/${t.webhookId}/webhook`;
+				await webhookHost.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
 				const events = (t.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
 				if (sandbox) {
 					await sandbox.control.registerWebhook(sandbox.seed.workspaceId, url, events?.length ? events : undefined);
@@ -155,12 +174,23 @@ async function main(): Promise<void> {
 		log('');
 		log(`n8n editor: ${n8n.baseUrl}/`);
 		log(`login:      ${owner.email} / ${owner.password}`);
+		if (stack) {
+			log('processes:');
+			log(`   redis      127.0.0.1:${stack.redis.port}  pid ${stack.redis.pid}  log ${stack.redis.logFile}`);
+			log(`   postgres   127.0.0.1:${stack.postgres.port}  pid ${stack.postgres.pid}  log ${stack.postgres.logFile}`);
+			for (const p of stack.processes) {
+				const what = p.role === 'worker' ? 'health' : p.role === 'main' ? 'editor' : 'webhooks';
+				log(`   ${p.name.padEnd(10)} 127.0.0.1:${p.instance.port} (${what}), task broker ${p.instance.brokerPort}  pid ${p.instance.child.pid}  log ${p.instance.logFile}`);
+			}
+		}
 		log('');
 
 		const demo = imported.find((i) => i.file === DEMO_EXAMPLE);
 		if (demo) {
-			log(`8/8 running "${demo.wf.name}" once (n8n execute) …`);
-			const result = await n8n.executeWorkflow(demo.id, { timeoutMs: 360_000 });
+			log(`8/8 running "${demo.wf.name}" once (${stack ? 'on a worker, as the editor runs it' : 'n8n execute'}) …`);
+			const result: CliExecution & { worker?: string; executionId?: string } = stack
+				? await queueDemo(stack, demo.id)
+				: await n8n.executeWorkflow(demo.id, { timeoutMs: 360_000 });
 			const run = result.run?.data;
 			const analyzed = run ? nodeOutput(run, 'Analyze Resume') : [];
 			const item = analyzed[0] as { id?: string; reportId?: string; status?: string; result?: { score?: number | null } | null } | undefined;
@@ -172,11 +202,13 @@ async function main(): Promise<void> {
 				const invited = run ? nodeOutput(run, 'Invite to Interview') : [];
 				log(`report ${item.reportId ?? item.id}: status ${item.status}, score ${item.result?.score ?? 'null (not scored)'} of 10`);
 				log(invited.length > 0 ? `the score clears the threshold: interview ${String(invited[0].interviewId)} invited` : 'below the threshold: not invited');
+				if (result.executionId) log(`${result.worker ?? 'a worker'} ran it (execution ${result.executionId})`);
 				log(`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions`);
 			}
 		}
 		log('');
-		log(sandbox ? 'n8n and the sandbox keep running; press Ctrl-C to stop them.' : 'n8n keeps running; press Ctrl-C to stop it.');
+		const what = stack ? 'n8n (main, workers, webhook process), PostgreSQL, Redis' : 'n8n';
+		log(sandbox ? `${what} and the sandbox keep running; press Ctrl-C to stop them.` : `${what} keep${stack ? '' : 's'} running; press Ctrl-C to stop.`);
 		await n8n.exited;
 		if (!stopping) {
 			log(`n8n exited on its own; its log: ${n8n.logFile}`);
@@ -186,6 +218,20 @@ async function main(): Promise<void> {
 		log(`failed: ${(error as Error).stack ?? String(error)}`);
 		await stopAll(1);
 	}
+}
+
+/** The demo in queue mode: started as the editor does, run by a worker; shaped like `n8n execute`'s answer. */
+async function queueDemo(stack: QueueStack, workflowId: string): Promise<CliExecution & { worker?: string; executionId: string }> {
+	const execution = await stack.runManually(workflowId, 'Run Example', 360_000);
+	return {
+		ok: execution.status === 'success',
+		code: 0,
+		run: { data: execution.data },
+		worker: execution.worker,
+		executionId: execution.id,
+		stdout: '',
+		stderr: '',
+	};
 }
 
 void main();

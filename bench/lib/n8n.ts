@@ -16,6 +16,7 @@ import {
 	type N8nInstance,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
+import { QueueStack } from '../../scripts/n8n-host/queue';
 import type { Workspace } from './sandbox';
 
 export { NODE_TYPES } from '../../scripts/n8n-host';
@@ -49,6 +50,26 @@ export async function bootN8n(opts: {
 		throw error;
 	}
 	return n8n;
+}
+
+/** n8n in queue mode for B2: one worker (measured) and one webhook process, binary data in PostgreSQL. */
+export async function bootQueueN8n(opts: { label: string; tarball: string; filesDir: string; log: Log }): Promise<QueueStack> {
+	const userFolder = createUserFolder(opts.label);
+	await installCommunityPackage(opts.tarball, userFolder, { log: opts.log });
+	const stack = await QueueStack.start({
+		userFolder,
+		workers: 1,
+		webhooks: 1,
+		log: opts.log,
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: opts.filesDir, N8N_LOG_LEVEL: 'warn', EXECUTIONS_DATA_PRUNE: 'false' },
+	});
+	try {
+		await stack.main.instance.setupOwner();
+	} catch (error) {
+		await stack.stop();
+		throw error;
+	}
+	return stack;
 }
 
 /** Credentials for one sandbox workspace: ours, and the header-auth one an HTTP Request workflow uses. */

@@ -2,6 +2,7 @@ import {
 	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
@@ -12,7 +13,30 @@ import * as interview from './actions/interview/Interview.resource';
 import * as jobDescription from './actions/jobDescription/JobDescription.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
+import { ACTION_NODE_VERSIONS } from './actions/shared/locators';
 import * as upload from './actions/upload/Upload.resource';
+import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
+import { recruitingAnalysisApiTest } from './transport';
+
+const resourceDescriptions = [analysis, upload, report, interview, jobDescription, event].map((r) => r.description);
+
+/**
+ * The canvas subtitle in words: each operation's `action` ("Analyze a resume"), chosen by resource and operation
+ * (an expression over a table built from the operation selectors, so it cannot drift from them).
+ */
+function subtitleExpression(descriptions: INodeProperties[][]): string {
+	const actions: Record<string, string> = {};
+	for (const property of descriptions.flat()) {
+		if (property.name !== 'operation') continue;
+		const resource = property.displayOptions?.show?.resource?.[0];
+		for (const option of property.options ?? []) {
+			if ('value' in option && 'action' in option && typeof option.action === 'string') {
+				actions[`${String(resource)}:${String(option.value)}`] = option.action;
+			}
+		}
+	}
+	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
+}
 
 export class RecruitingAnalysis implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,8 +44,12 @@ export class RecruitingAnalysis implements INodeType {
 		name: 'recruitingAnalysis',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// Versions: 1.1 made the analysis operations output simplified items by default (Simplify); 2 made the
+		// saved job, report and interview IDs resource locators (From List, By ID). A workflow keeps the version it
+		// was saved with, so its parameters and outputs stay as they were (actions/shared/locators.ts, simplify.ts);
+		// new nodes get the newest.
+		version: ACTION_NODE_VERSIONS,
+		subtitle: subtitleExpression(resourceDescriptions),
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',
 		defaults: {
 			name: 'Recruiting Analysis',
@@ -33,6 +61,7 @@ export class RecruitingAnalysis implements INodeType {
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,
+				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
 		properties: [
@@ -69,13 +98,13 @@ export class RecruitingAnalysis implements INodeType {
 				],
 				default: 'analysis',
 			},
-			...analysis.description,
-			...upload.description,
-			...report.description,
-			...interview.description,
-			...jobDescription.description,
-			...event.description,
+			...resourceDescriptions.flat(),
 		],
+	};
+
+	methods = {
+		credentialTest: { recruitingAnalysisApiTest },
+		listSearch: { searchInterviews, searchJobDescriptions, searchReports },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -17,8 +17,11 @@ import {
 	type FeedPage,
 	type StartPosition,
 } from './feed/cursor';
-import { apiRequest } from './transport';
+import { apiRequest, recruitingAnalysisApiTest } from './transport';
+import { mapWithConcurrency } from './actions/shared/concurrency';
 import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
+import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
+import type { EventEnvelope } from './webhook/resource';
 
 /** Static-data key (node scope) of the feed position. */
 const FEED_STATE = 'feed';
@@ -27,6 +30,7 @@ const DEFAULT_MAX_EVENTS = 500;
 const BUDGET_SHARE = 0.7;
 const FALLBACK_BUDGET_MS = 60_000;
 const MANUAL_MAX_PAGES = 50;
+const RESOURCE_READ_CONCURRENCY = 5;
 
 function isCursorExpired(error: unknown): boolean {
 	if (error === null || typeof error !== 'object') return false;
@@ -39,6 +43,16 @@ function isCursorExpired(error: unknown): boolean {
 function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeApiError(node, error as JsonObject);
+}
+
+/** Fetch Resource: each event with the resource it names (as the webhook trigger does), a few reads at a time. */
+async function withResources(ctx: IPollFunctions, events: IDataObject[]): Promise<IDataObject[]> {
+	if (!(ctx.getNodeParameter('fetchResource', false) as boolean)) return events;
+	const out = events.map((event) => ({ ...event }));
+	await mapWithConcurrency(out, RESOURCE_READ_CONCURRENCY, async (event) => {
+		Object.assign(event, await fetchEventResource(ctx, event as EventEnvelope));
+	});
+	return out;
 }
 
 function optionalId(value: unknown): string | undefined {
@@ -59,7 +73,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
+		credentials: [{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }],
 		properties: [
 			{
 				displayName: 'Events',
@@ -97,6 +111,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 					},
 				],
 			},
+			fetchResourceField,
 			{
 				displayName: 'Filters',
 				name: 'filters',
@@ -106,18 +121,18 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				description: 'Changing a filter starts a fresh feed position',
 				options: [
 					{
-						displayName: 'Report ID',
-						name: 'reportId',
-						type: 'string',
-						default: '',
-						description: 'Only events about this report',
-					},
-					{
 						displayName: 'Interview ID',
 						name: 'interviewId',
 						type: 'string',
 						default: '',
 						description: 'Only events about this interview attempt',
+					},
+					{
+						displayName: 'Report ID',
+						name: 'reportId',
+						type: 'string',
+						default: '',
+						description: 'Only events about this report',
 					},
 				],
 			},
@@ -128,6 +143,14 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
+					{
+						displayName: 'Latest Events in Manual Runs',
+						name: 'manualCount',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 100 },
+						default: 10,
+						description: 'How many of the latest events a manual test run shows; it never moves the saved position',
+					},
 					{
 						displayName: 'Max Events per Poll',
 						name: 'maxEventsPerPoll',
@@ -144,18 +167,12 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 						default: 100,
 						description: 'Events asked for per request (1 to 100)',
 					},
-					{
-						displayName: 'Latest Events in Manual Runs',
-						name: 'manualCount',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 100 },
-						default: 10,
-						description: 'How many of the latest events a manual test run shows; it never moves the saved position',
-					},
 				],
 			},
 		],
 	};
+
+	methods = { credentialTest: { recruitingAnalysisApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const selected = this.getNodeParameter('events', ['*']) as string[];
@@ -191,7 +208,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			}
 		};
 		const startedAt = Date.now();
-		const budgetMs = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : FALLBACK_BUDGET_MS;
+		// n8n 2.x tells a poll its time budget; n8n 1.x has no such call (and no budget): take the fallback there.
+		const budget = (this as Partial<{ getPollBudgetMs: () => number }>).getPollBudgetMs;
+		const budgetMs = typeof budget === 'function' ? budget.call(this) : FALLBACK_BUDGET_MS;
 		const deadline = startedAt + budgetMs * BUDGET_SHARE;
 		const now = () => Date.now();
 
@@ -205,7 +224,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				maxPages: MANUAL_MAX_PAGES,
 				fetchPage,
 			});
-			return events.length > 0 ? [events.map((json) => ({ json: json as IDataObject }))] : null;
+			const shown = await withResources(this, events as IDataObject[]);
+			return shown.length > 0 ? [shown.map((json) => ({ json }))] : null;
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
@@ -227,7 +247,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 
 		const items: INodeExecutionData[] = [
 			...result.notices.map((notice) => ({ json: notice as unknown as IDataObject })),
-			...result.events.map((event) => ({ json: event as IDataObject })),
+			...(await withResources(this, result.events as IDataObject[])).map((json) => ({ json })),
 		];
 		return items.length > 0 ? [items] : null;
 	}

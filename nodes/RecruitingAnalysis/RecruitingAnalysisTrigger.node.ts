@@ -11,10 +11,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { apiPath, apiRequest } from './transport';
+import { recruitingAnalysisApiTest } from './transport';
 import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
-import { checkAttempt, resourceRequestFor, type EventEnvelope } from './webhook/resource';
+import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
+import type { EventEnvelope } from './webhook/resource';
 import {
 	isWellFormedSigningSecret,
 	verifyWebhook,
@@ -105,6 +106,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,
+				testedBy: 'recruitingAnalysisApiTest',
 				displayOptions: { show: { fetchResource: [true] } },
 			},
 		],
@@ -141,14 +143,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 					...EVENT_TYPE_OPTIONS,
 				],
 			},
-			{
-				displayName: 'Fetch Resource',
-				name: 'fetchResource',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
-			},
+			fetchResourceField,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -172,6 +167,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 
 	methods = {
 		credentialTest: {
+			recruitingAnalysisApiTest,
 			/**
 			 * There is no endpoint that could check a signing secret, so the test checks what can be checked
 			 * offline: both secrets have the documented whsec_<base64> shape.
@@ -308,33 +304,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		};
 
 		if (this.getNodeParameter('fetchResource', false) as boolean) {
-			const request = resourceRequestFor(event);
-			if (request) {
-				try {
-					const resource = await apiRequest.call(this, {
-						method: 'GET',
-						path: apiPath(request.template, ...request.ids),
-					});
-					output.resourceKind = request.kind;
-					output.resource = resource as IDataObject;
-					const attempt = checkAttempt(event, resource);
-					if (attempt) {
-						output.attemptCheck = attempt as unknown as IDataObject;
-						output.delayedEvent = !attempt.isCurrent;
-					}
-				} catch (error) {
-					// The event is verified and already remembered: deliver it with the failed read attached
-					// rather than dropping it (a 404 here means the resource was deleted meanwhile).
-					const e = error as { message?: string; httpCode?: string | null; description?: string | null };
-					output.resourceKind = request.kind;
-					output.resource = null;
-					output.resourceError = {
-						message: e.message ?? String(error),
-						httpCode: e.httpCode ?? null,
-						description: e.description ?? null,
-					};
-				}
-			}
+			// The event is verified and already remembered: a failed read is delivered with the event.
+			Object.assign(output, await fetchEventResource(this, event));
 		}
 
 		return { noWebhookResponse: true, workflowData: [[{ json: output }]] };

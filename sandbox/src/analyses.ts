@@ -10,8 +10,9 @@ import { publish } from './events';
 import { analysisResult, readDocument } from './results';
 import { newId } from './store';
 import type { ReportRecord, Workspace } from './types';
-import { ownReport, preparationLive } from './uploads';
+import { contentMatchesType, ownReport, preparationLive } from './uploads';
 import { onAnalysisTerminal } from './batches';
+import { noteQuoteIssued, quoteTooOld } from './capacity';
 
 export const ANALYSIS_CREDIT_UNITS = 100;
 export const CREDIT_SCALE = 100;
@@ -50,12 +51,14 @@ export function analysisFingerprint(ws: Workspace, r: ReportRecord): string {
 export function quoteAnalysis(ctx: Ctx, ws: Workspace, reportId: string): AnalysisQuote {
 	const r = ownReport(ctx, ws, reportId);
 	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report.');
+	const fingerprint = analysisFingerprint(ws, r);
+	noteQuoteIssued(ctx, ws, fingerprint);
 	return {
 		reportId: r.id,
 		reportSystemVersion: r.reportSystemVersion,
 		creditUnits: ANALYSIS_CREDIT_UNITS,
 		creditScale: CREDIT_SCALE,
-		fingerprint: analysisFingerprint(ws, r),
+		fingerprint,
 	};
 }
 
@@ -68,11 +71,19 @@ export function startAnalysis(ctx: Ctx, ws: Workspace, reportId: string, quoteFi
 	const r = ownReport(ctx, ws, reportId);
 	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report; completed analyses cannot be restarted.');
 	if (!r.admitted && !preparationLive(ctx, r)) throw notFound('Upload preparation', 'PREPARATION_EXPIRED');
-	if (!r.fileSha256 || !ctx.store.files.has(r.id)) {
+	const bytes = r.fileSha256 ? ctx.store.files.get(r.id) : undefined;
+	if (!bytes) {
 		throw unprocessable('INVALID_UPLOAD', 'No valid file was uploaded for this report; PUT the file to the upload URL first.');
+	}
+	if (!contentMatchesType(bytes, r.mimeType)) {
+		// Storage keeps any bytes; the service reads them at admission.
+		throw unprocessable('INVALID_UPLOAD', 'The uploaded file is not the declared type (a PDF starts %PDF-; a DOCX is a ZIP holding word/document.xml); PUT a corrected file.');
 	}
 	if (quoteFingerprint !== analysisFingerprint(ws, r)) {
 		throw unprocessable('QUOTE_STALE', 'The quote is not current; request a new quote and use a new Idempotency-Key.');
+	}
+	if (quoteTooOld(ctx, ws, quoteFingerprint)) {
+		throw unprocessable('QUOTE_STALE', 'The quote is older than the workspace accepts; request a new quote and use a new Idempotency-Key.');
 	}
 	if (r.jobDescription.id && r.jobDescription.revision) {
 		const job = ctx.store.jobs[r.jobDescription.id];

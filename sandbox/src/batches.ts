@@ -96,7 +96,7 @@ export function tick(ctx: Ctx, batchId: string): void {
 		if (item.state !== 'queued' && item.state !== 'waiting_capacity') continue;
 		const capacityUsed = batch.kind === 'analyses' ? admittedRunning(ctx, batch) : admittedThisTick;
 		if (capacityUsed >= ws.batchCapacity) {
-			waitOrFail(item, batch, now);
+			waitOrFail(item, batch, now, CAPACITY_REASONS[batch.kind]);
 			continue;
 		}
 		try {
@@ -105,7 +105,7 @@ export function tick(ctx: Ctx, batchId: string): void {
 		} catch (err) {
 			if (!(err instanceof ApiError)) throw err;
 			const reason = err.reason ?? err.body('').error.code as string;
-			if (reason === CAPACITY_REASONS[batch.kind]) waitOrFail(item, batch, now);
+			if (reason === CAPACITY_REASONS[batch.kind]) waitOrFail(item, batch, now, reason);
 			else {
 				item.state = 'failed';
 				item.errorCode = reason;
@@ -117,10 +117,11 @@ export function tick(ctx: Ctx, batchId: string): void {
 	if (batch.status === 'processing') ctx.timers.schedule(ws.id, ctx.opts.workerDelayMs, () => tick(ctx, batch.id));
 }
 
-function waitOrFail(item: BatchItem, batch: BatchRecord, now: number): void {
+/** A capacity-limited item waits until the admission deadline, then fails with the capacity condition as its errorCode. */
+function waitOrFail(item: BatchItem, batch: BatchRecord, now: number, reason: string): void {
 	if (now >= batch.admissionDeadline) {
 		item.state = 'failed';
-		item.errorCode = 'ADMISSION_DEADLINE_PASSED';
+		item.errorCode = reason;
 	} else {
 		item.state = 'waiting_capacity';
 	}

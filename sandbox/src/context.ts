@@ -2,6 +2,7 @@
 import type { Dispatcher } from 'undici';
 import type { SandboxClock } from './clock';
 import type { Store } from './store';
+import type { ProfileName, WorkspaceLimits } from './capacity';
 
 export interface SandboxOptions {
 	port?: number;
@@ -20,6 +21,10 @@ export interface SandboxOptions {
 	log?: boolean;
 	/** The documentation origin allowed to call the API from a browser (sandbox rule 5); others get 403. */
 	docsOrigin?: string;
+	/** Limits of every new workspace: `default` (generous) or `strict` (small, deadline and quote age in effect). */
+	profile?: ProfileName;
+	/** Limits of every new workspace, over the profile's (each also settable per workspace by PATCH). */
+	limits?: Partial<WorkspaceLimits>;
 }
 
 export interface ResolvedOptions {
@@ -32,6 +37,8 @@ export interface ResolvedOptions {
 	dataFile: string | undefined;
 	log: boolean;
 	docsOrigin: string | undefined;
+	profile: ProfileName;
+	limits: WorkspaceLimits;
 }
 
 export interface RecordedResponse {

@@ -18,6 +18,8 @@ import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret
 import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, replayDelivery, resumeEndpoint, sendCatchUp, sendTest } from './webhooks';
 import { jobView } from './views';
 import { sweepAll } from './resume';
+import { LIMIT_NAMES } from './capacity';
+import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
@@ -52,6 +54,20 @@ function deliveryView(d: DeliveryRecord) {
 
 const WEBHOOK_MODES = ['success', 'retry', 'timeout'];
 
+/** A seeded event's payload, shaped as its type's payload is (so the feed stays on the contract). */
+function syntheticEvent(type: string): { data: Record<string, unknown>; reportId: string | null; interviewId: string | null } {
+	const reportId = newId('rpt_');
+	const attemptId = newId('att_');
+	if (type === 'batch.completed') return { data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 }, reportId: null, interviewId: null };
+	if (type === 'webhook.test') return { data: { test: true }, reportId: null, interviewId: null };
+	if (type === 'report.result_ready') return { data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) }, reportId, interviewId: null };
+	if (type.startsWith('interview.')) {
+		const interviewId = newId('int_');
+		return { data: { interviewId, reportId, lifecycle: 'invited', preparation: 'ready', evaluation: 'not_started', emailDelivery: 'sent' }, reportId, interviewId };
+	}
+	return { data: { reportId, attemptId, status: type === 'report.failed' ? 'failed' : type === 'report.requires_action' ? 'requires_action' : 'completed', code: null }, reportId, interviewId: null };
+}
+
 export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): void {
 	app.register(async (c) => {
 		c.addHook('onRequest', async (req) => {
@@ -60,15 +76,19 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 
 		c.get('/_sandbox/health', async () => ({ ok: true }));
 
+		// The profile and limits new workspaces get (--profile, --active-analysis-limit, ...).
+		c.get('/_sandbox/limits', async () => ({ profile: ctx.opts.profile, limits: ctx.opts.limits }));
+
 		c.post('/_sandbox/workspaces', async (req) => {
 			const b = body(req);
 			const v = new Validator();
-			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance']);
+			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES]);
 			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, { required: false, min: 1, max: 365 });
 			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, { required: false, min: 0 });
 			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, { required: false, min: 0 });
+			const limits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]));
 			v.throwIfAny();
-			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance });
+			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance, ...limits });
 		});
 
 		c.post('/_sandbox/workspaces/:wid/keys', async (req) => {
@@ -90,7 +110,7 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const v = new Validator();
-			const ints = ['analysisAllowance', 'interviewAllowance', 'activeAnalysisLimit', 'pendingUploadLimit', 'batchCapacity', 'admissionDeadlineMs', 'priceVersion'] as const;
+			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion'] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;
 			v.object('', b, [...ints, ...bools]);
 			const patch: Record<string, unknown> = {};
@@ -177,9 +197,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			if (!Number.isInteger(count) || count < 1 || count > 100_000) throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
 			const type = typeof b.type === 'string' ? b.type : 'report.completed';
 			for (let n = 0; n < count; n += 1) {
-				const reportId = newId('rpt_');
-				const attemptId = newId('att_');
-				publish(ctx, ws.id, type, { reportId, attemptId, status: 'completed', code: null }, { reportId }, { deliver: false });
+				const { data, reportId, interviewId } = syntheticEvent(type);
+				publish(ctx, ws.id, type, data, { reportId, interviewId }, { deliver: false, tombstone: type === 'report.deleted' });
 			}
 			return { appended: count, lastSeq: ws.eventSeq };
 		});

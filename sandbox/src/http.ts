@@ -7,8 +7,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from './context';
 import { authenticate, requireScope } from './auth';
 import { ApiError, badRequest } from './errors';
+import { characterCount } from './validation';
 import type { Faults } from './faults';
 import { findReceipt, readIdempotencyKey, storeReceipt } from './idempotency';
+import { isStoragePath, sendStorageError, storageFault } from './routes/storage';
 import type { ApiKey, Receipt, Scope, Workspace } from './types';
 import { sweepWorkspace } from './workspaces';
 
@@ -109,7 +111,7 @@ export class ApiRouter {
 				this.sweepSoon(ws.id);
 				const params = (req.params ?? {}) as Record<string, string>;
 				const issues = Object.entries(params)
-					.filter(([, v]) => v.length < 1 || v.length > 100)
+					.filter(([, v]) => characterCount(v) < 1 || characterCount(v) > 100)
 					.map(([field]) => ({ field, rule: 'max_length' }));
 				if (issues.length) throw badRequest(issues);
 				const call: ApiCall = {
@@ -154,6 +156,9 @@ export class ApiRouter {
 }
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+	// Set here as well as in onSend: answers the router gives before any hook runs must carry them too.
+	reply.header('X-Request-Id', reply.request.id);
+	reply.header('Cache-Control', 'no-store');
 	for (const [h, v] of Object.entries(err.headers)) reply.header(h, v);
 	return reply.code(err.status).type('application/json').send(err.body(reply.request.id));
 }
@@ -162,7 +167,7 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 export function installFaultHooks(app: FastifyInstance, faults: Faults, router: ApiRouter): void {
 	app.addHook('onRequest', async (req, reply) => {
 		const path = req.url.split('?')[0];
-		if (!path.startsWith('/api/v1') && !path.startsWith('/_storage')) return;
+		if (!path.startsWith('/api/v1') && !isStoragePath(path)) return;
 		const template = router.match(path)?.template ?? path;
 		const d = faults.decide(req.method, template, path);
 		if (d.delayMs > 0) await new Promise((r) => setTimeout(r, d.delayMs));
@@ -172,6 +177,7 @@ export function installFaultHooks(app: FastifyInstance, faults: Faults, router: 
 			if (status === 429) headers['Retry-After'] = String(d.before.retryAfterSeconds ?? 1);
 			else if (d.before.retryAfterSeconds) headers['Retry-After'] = String(d.before.retryAfterSeconds);
 			req.routeTemplate = template;
+			if (isStoragePath(path)) return sendStorageError(reply, storageFault(status), headers);
 			return sendError(reply, new ApiError(status, `Injected fault (${status}).`, undefined, {}, headers));
 		}
 		if (d.drop) req.dropAfterCommit = true;

@@ -12,8 +12,10 @@ import { Store, type SeedInfo } from './store';
 import { ALL_SCOPES } from './types';
 import { createWorkspace } from './workspaces';
 import { resumeWork, sweepAll } from './resume';
+import { resolveLimits } from './capacity';
 
 export type { SandboxOptions, RecordedResponse } from './context';
+export { PROFILES, resolveLimits, type ProfileName, type WorkspaceLimits } from './capacity';
 export type { SeedInfo } from './store';
 export type { Counters } from './types';
 
@@ -39,6 +41,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		dataFile: options.dataFile,
 		log: options.log ?? false,
 		docsOrigin: options.docsOrigin,
+		profile: options.profile ?? 'default',
+		limits: resolveLimits(options.profile, options.limits),
 	};
 	const store = opts.dataFile ? Store.load(opts.dataFile) : new Store();
 	const clock = new SandboxClock();

@@ -12,6 +12,7 @@ import { interviewResult } from './results';
 import { newId } from './store';
 import type { InterviewRecord, MailItem, Workspace } from './types';
 import { ownReport } from './uploads';
+import { noteQuoteIssued, quoteTooOld } from './capacity';
 import { CREDIT_SCALE } from './analyses';
 
 export const INTERVIEW_SYSTEM_VERSION = 'is-2026.1';
@@ -56,6 +57,13 @@ function fingerprint(ws: Workspace, input: InterviewInput, attempts: number): st
 	});
 }
 
+/** The quote answered by the quote endpoints (its issue time is remembered for the workspace's quote age). */
+export function issueInterviewQuote(ctx: Ctx, ws: Workspace, input: InterviewInput): InterviewQuote {
+	const quote = quoteInterview(ctx, ws, input);
+	noteQuoteIssued(ctx, ws, quote.fingerprint);
+	return quote;
+}
+
 export function quoteInterview(ctx: Ctx, ws: Workspace, input: InterviewInput): InterviewQuote {
 	const r = ownReport(ctx, ws, input.reportId);
 	if (r.status !== 'completed' || !r.result) {
@@ -93,6 +101,9 @@ export function invite(ctx: Ctx, ws: Workspace, input: InterviewInput, quoteFing
 	const quote = quoteInterview(ctx, ws, input);
 	if (quote.fingerprint !== quoteFingerprint) {
 		throw unprocessable('QUOTE_STALE', 'The quote is not current for this report, address and delivery choice; request a new quote.');
+	}
+	if (quoteTooOld(ctx, ws, quoteFingerprint)) {
+		throw unprocessable('QUOTE_STALE', 'The quote is older than the workspace accepts; request a new quote.');
 	}
 	if (!previous) {
 		const current = currentInterview(ctx, input.reportId);

@@ -35,6 +35,7 @@ interface Persisted {
 	deliveries: Record<string, DeliveryRecord>;
 	inbox: Record<string, InboxItem[]>;
 	counters: Record<string, Counters>;
+	quotesIssuedAt: Record<string, number>;
 	seq: number;
 	signingKey: string;
 	clockOffset: number;
@@ -65,6 +66,8 @@ export class Store implements Persisted {
 	deliveries: Record<string, DeliveryRecord> = {};
 	inbox: Record<string, InboxItem[]> = {};
 	counters: Record<string, Counters> = {};
+	/** When each quote was issued, by `${workspace}|${fingerprint}` (for the workspace's quoteMaxAgeMs). */
+	quotesIssuedAt: Record<string, number> = {};
 	/** Monotonic sequence for stable ordering of records created in the same millisecond. */
 	seq = 0;
 	/** HMAC key for storage URLs and cursors. */
@@ -105,6 +108,7 @@ export class Store implements Persisted {
 			deliveries: this.deliveries,
 			inbox: this.inbox,
 			counters: this.counters,
+			quotesIssuedAt: this.quotesIssuedAt,
 			seq: this.seq,
 			signingKey: this.signingKey,
 			clockOffset: this.clockOffset,

@@ -32,6 +32,8 @@ export interface Workspace {
 	batchCapacity: number;
 	/** How long capacity-limited batch items may wait (sandbox clock). */
 	admissionDeadlineMs: number;
+	/** A quote older than this is QUOTE_STALE at admission; 0 (or absent, in older data files) = no age limit. */
+	quoteMaxAgeMs: number;
 	/** Bumping this makes every earlier quote stale. */
 	priceVersion: number;
 	/** Keep emails queued (so interview.invitation_failed can be triggered). */

@@ -2,13 +2,14 @@
  * Upload preparation, signed storage URLs, refresh and cancel (spec "Uploads", "Shown effects of operations").
  * A preparation lasts 24 hours (sandbox clock); each signed URL 600 seconds.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { unzipSync } from 'fflate';
 import type { Ctx } from './context';
 import { HOUR } from './clock';
-import { ApiError, conflict, notFound, unprocessable } from './errors';
+import { conflict, notFound, unprocessable } from './errors';
 import { newId } from './store';
 import type { ReportRecord, UploadDescriptor, Workspace } from './types';
-import type { ParsedJobRef, ParsedUploadInput } from './validation';
+import { PDF_MIME, type ParsedJobRef, type ParsedUploadInput } from './validation';
 
 export const UPLOAD_URL_SECONDS = 600;
 export const PREPARATION_MS = 24 * HOUR;
@@ -22,25 +23,27 @@ export function pendingPreparations(ctx: Ctx, workspaceId: string): number {
 	return Object.values(ctx.store.reports).filter((r) => r.workspaceId === workspaceId && preparationLive(ctx, r)).length;
 }
 
-function sign(ctx: Ctx, reportId: string, expires: number): string {
-	return createHmac('sha256', ctx.store.signingKey).update(`storage:${reportId}:${expires}`).digest('hex');
+/** Whether stored bytes are the declared type: a PDF starts `%PDF-`; a DOCX is a ZIP holding word/document.xml. */
+export function contentMatchesType(bytes: Buffer, mimeType: string): boolean {
+	if (mimeType === PDF_MIME) return bytes.subarray(0, 5).toString('latin1') === '%PDF-';
+	if (bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50) return false;
+	try {
+		const files = unzipSync(new Uint8Array(bytes), { filter: (f) => f.name === 'word/document.xml' });
+		return !!files['word/document.xml'];
+	} catch {
+		return false;
+	}
+}
+
+/** HMAC over what the URL grants: the report, the expiry and the declared Content-Type. */
+export function storageSignature(ctx: Ctx, r: Pick<ReportRecord, 'id' | 'mimeType'>, expires: number): string {
+	return createHmac('sha256', ctx.store.signingKey).update(`storage:${r.id}:${expires}:${r.mimeType}`).digest('hex');
 }
 
 export function signedUpload(ctx: Ctx, r: ReportRecord): UploadDescriptor {
 	const expires = ctx.clock.now() + UPLOAD_URL_SECONDS * 1000;
-	const url = `${ctx.baseUrl}/_storage/uploads/${encodeURIComponent(r.id)}?expires=${expires}&signature=${sign(ctx, r.id, expires)}`;
+	const url = `${ctx.baseUrl}/_storage/uploads/${encodeURIComponent(r.id)}?expires=${expires}&signature=${storageSignature(ctx, r, expires)}`;
 	return { url, method: 'PUT', mimeType: r.mimeType, sizeBytes: r.fileSize, expiresInSeconds: UPLOAD_URL_SECONDS };
-}
-
-export function checkSignature(ctx: Ctx, reportId: string, expires: unknown, signature: unknown): void {
-	const bad = new ApiError(403, 'The storage URL signature is invalid.', 'SIGNATURE_INVALID');
-	if (typeof expires !== 'string' || !/^\d{1,16}$/.test(expires) || typeof signature !== 'string') throw bad;
-	const expected = Buffer.from(sign(ctx, reportId, Number(expires)));
-	const given = Buffer.from(signature);
-	if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw bad;
-	if (Number(expires) <= ctx.clock.now()) {
-		throw new ApiError(403, 'The storage URL has expired; refresh it with POST /api/v1/uploads/{id}/url.', 'URL_EXPIRED');
-	}
 }
 
 export function resolveJob(ctx: Ctx, ws: Workspace, ref: ParsedJobRef) {

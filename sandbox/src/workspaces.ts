@@ -12,12 +12,13 @@ import { sweepInterviews } from './interviews';
 import { newId } from './store';
 import type { JobDescription, Scope, Workspace } from './types';
 import { ALL_SCOPES } from './types';
+import { LIMIT_NAMES, type WorkspaceLimits } from './capacity';
 
 export const SANDBOX_DATA_MS = 7 * DAY;
 
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
-export interface WorkspaceSettings {
+export interface WorkspaceSettings extends Partial<WorkspaceLimits> {
 	analysisAllowance?: number;
 	interviewAllowance?: number;
 }
@@ -30,10 +31,8 @@ export function createWorkspace(ctx: Ctx, o: { scopes?: Scope[]; keyExpiresInDay
 		webhookSecret: newWebhookSecret(),
 		analysisAllowance: o.analysisAllowance ?? 1000,
 		interviewAllowance: o.interviewAllowance ?? 1000,
-		activeAnalysisLimit: 50,
-		pendingUploadLimit: 100,
-		batchCapacity: 20,
-		admissionDeadlineMs: 15 * 60_000,
+		...ctx.opts.limits,
+		...Object.fromEntries(LIMIT_NAMES.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])),
 		priceVersion: 1,
 		holdEmails: false,
 		holdPreparation: false,

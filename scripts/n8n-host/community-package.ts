@@ -4,10 +4,11 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ensureNode24, node24Env } from './node-runtime';
+import { basename, dirname, join } from 'node:path';
+import { ensureNodeRuntime, nodeEnv } from './node-runtime';
 import { REPO_ROOT } from './paths';
 import { cleanNpmEnv, defaultLog, run, type Logger } from './process';
+import { N8N_LINES, type N8nLine } from './versions';
 
 export interface PackedPackage {
 	tarball: string;
@@ -37,15 +38,15 @@ export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = 
  * does (packages/cli/src/modules/community-packages): unpack into `nodes/node_modules/<name>`, strip dev, peer
  * and optional dependencies from its package.json, `npm install` inside it with scripts off, no lockfile,
  * shallow strategy and no bin links, then record it in the `nodes/package.json` ledger. n8n loads every
- * package under `nodes/node_modules` at start.
+ * package under `nodes/node_modules` at start. The npm is that of the Node the given n8n line runs on.
  */
 export async function installCommunityPackage(
 	tarball: string,
 	userFolder: string,
-	opts: { log?: Logger } = {},
+	opts: { log?: Logger; line?: N8nLine } = {},
 ): Promise<{ packageDir: string; name: string; version: string }> {
 	const log = opts.log ?? defaultLog;
-	const host = await ensureNode24(log);
+	const host = await ensureNodeRuntime(N8N_LINES[opts.line ?? '2'].node, log);
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const staging = mkdtempSync(join(tmpdir(), 'ra-unpack-'));
 	await run('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1']);
@@ -74,7 +75,7 @@ export async function installCommunityPackage(
 			'--ignore-scripts=true',
 			'--package-lock=false',
 		],
-		{ cwd: packageDir, env: node24Env(host), log },
+		{ cwd: packageDir, env: nodeEnv(host), log },
 	);
 	const ledgerPath = join(nodesDir, 'package.json');
 	const ledger = existsSync(ledgerPath)
@@ -84,4 +85,10 @@ export async function installCommunityPackage(
 	writeFileSync(ledgerPath, JSON.stringify(ledger, null, 2));
 	log(`installed ${manifest.name}@${manifest.version} into ${packageDir}`);
 	return { packageDir, name: manifest.name, version: manifest.version };
+}
+
+/** Removes the temporary `ra-pack-*` folder packPackage() made for `tarball` (nothing else). */
+export function removePackedPackage(tarball: string): void {
+	const folder = dirname(tarball);
+	if (basename(folder).startsWith('ra-pack-') && dirname(folder) === tmpdir()) rmSync(folder, { recursive: true, force: true });
 }

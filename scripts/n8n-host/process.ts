@@ -24,6 +24,8 @@ export interface RunOptions {
 
 export interface RunResult {
 	code: number | null;
+	/** The signal that ended the process, when one did. */
+	signal?: NodeJS.Signals | null;
 	stdout: string;
 	stderr: string;
 }
@@ -76,10 +78,10 @@ export function runRaw(cmd: string, args: string[], opts: RunOptions = {}): Prom
 			if (timer) clearTimeout(timer);
 			reject(err);
 		});
-		child.on('close', (code) => {
+		child.on('close', (code, signal) => {
 			if (beat) clearInterval(beat);
 			if (timer) clearTimeout(timer);
-			resolvePromise({ code, stdout, stderr });
+			resolvePromise({ code, signal, stdout, stderr });
 		});
 	});
 }

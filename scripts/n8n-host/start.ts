@@ -1,5 +1,5 @@
 /**
- * Starting `n8n start` on loopback and waiting until it is ready.
+ * Starting `n8n start` (or, in queue mode, `n8n worker` / `n8n webhook`) on loopback and waiting until it is ready.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { N8nInstance } from './instance';
 import { ensureN8n } from './n8n-install';
 import { n8nEnv } from './n8n-env';
 import { defaultLog, delay, freePort, killGroupOnExit, type Logger } from './process';
+import type { N8nLine } from './versions';
 
 export interface StartOptions {
 	userFolder: string;
@@ -15,23 +16,31 @@ export interface StartOptions {
 	brokerPort?: number;
 	env?: NodeJS.ProcessEnv;
 	log?: Logger;
-	/** Milliseconds to wait for /healthz/readiness (default 180 s: the first start runs migrations). */
+	/** Milliseconds to wait for /healthz/readiness and /rest/settings (default 180 s: the first start runs migrations). */
 	readyTimeoutMs?: number;
+	/** The n8n command (default `start`); `port` is then a worker's health port or a webhook process's port. */
+	command?: 'start' | 'worker' | 'webhook';
+	/** Name in the log file and messages (default `n8n`). */
+	label?: string;
+	/** Which n8n: `2` (2.x, the default) or `1` (1.x). */
+	line?: N8nLine;
 }
 
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	// n8n resolves a relative N8N_USER_FOLDER against its own cwd: always hand it an absolute path.
 	const opts = { ...options, userFolder: resolve(options.userFolder) };
 	const log = opts.log ?? defaultLog;
-	const host = await ensureN8n(log);
+	const host = await ensureN8n(log, opts.line ?? '2');
 	const port = opts.port ?? (await freePort());
 	let brokerPort = opts.brokerPort ?? (await freePort());
 	while (brokerPort === port) brokerPort = await freePort();
 	const env = n8nEnv(host, { userFolder: opts.userFolder, port, brokerPort, env: opts.env });
-	const logFile = join(opts.userFolder, `n8n-${port}.log`);
+	const command = opts.command ?? 'start';
+	const label = opts.label ?? 'n8n';
+	const logFile = join(opts.userFolder, label === 'n8n' ? `n8n-${port}.log` : `n8n-${label}-${port}.log`);
 	const out = openSync(logFile, 'a');
-	log(`starting n8n on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
-	const child = spawn(host.nodeBin, [host.n8nBin, 'start'], {
+	log(`starting ${label} ${host.version}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
+	const child = spawn(host.nodeBin, [host.n8nBin, command], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', out, out],
@@ -45,25 +54,30 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	let lastBeat = started;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
-			throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`);
+			throw new Error(`${label} exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`);
 		}
 		try {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);
 			await res.arrayBuffer();
-			if (res.status === 200) break;
+			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too.
+			if (res.status === 200) {
+				const settings = await fetch(`${instance.baseUrl}/rest/settings`);
+				await settings.arrayBuffer();
+				if (settings.status === 200) break;
+			}
 		} catch {
 			/* not listening yet */
 		}
 		if (Date.now() - started > timeout) {
 			await instance.stop();
-			throw new Error(`n8n not ready after ${timeout} ms\n${instance.logTail()}`);
+			throw new Error(`${label} not ready after ${timeout} ms\n${instance.logTail()}`);
 		}
 		if (Date.now() - lastBeat > 15_000) {
 			lastBeat = Date.now();
-			log(`waiting for n8n to be ready … ${Math.round((Date.now() - started) / 1000)} s`);
+			log(`waiting for ${label} to be ready … ${Math.round((Date.now() - started) / 1000)} s`);
 		}
 		await delay(500);
 	}
-	log(`n8n ready in ${Math.round((Date.now() - started) / 1000)} s`);
+	log(`${label} ready in ${Math.round((Date.now() - started) / 1000)} s`);
 	return instance;
 }

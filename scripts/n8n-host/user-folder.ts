@@ -1,7 +1,7 @@
 /**
  * N8N_USER_FOLDERs: one fresh folder per run, kept in the cache, old ones pruned.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cacheDir } from './paths';
 import { pidAlive } from './process';
@@ -31,12 +31,18 @@ export function createUserFolder(label = 'run'): string {
 	return folder;
 }
 
-function pruneRunFolders(base: string): void {
+/**
+ * Removes the run folders of runsDir() beyond the newest `keep`, except those of a process that still runs
+ * (another suite on the same machine); its own are removed. Returns how many it removed.
+ */
+function pruneRunFolders(base: string, keep = KEEP_RUN_FOLDERS): number {
+	if (!existsSync(base)) return 0;
+	let removed = 0;
 	const folders = readdirSync(base, { withFileTypes: true })
 		.filter((e) => e.isDirectory())
 		.map((e) => ({ path: join(base, e.name), mtime: statSync(join(base, e.name)).mtimeMs }))
 		.sort((a, b) => b.mtime - a.mtime);
-	for (const { path } of folders.slice(KEEP_RUN_FOLDERS)) {
+	for (const { path } of folders.slice(keep)) {
 		let owner = 0;
 		try {
 			owner = Number(readFileSync(join(path, '.owner-pid'), 'utf8'));
@@ -45,5 +51,15 @@ function pruneRunFolders(base: string): void {
 		}
 		if (owner && owner !== process.pid && pidAlive(owner)) continue;
 		rmSync(path, { recursive: true, force: true });
+		removed++;
 	}
+	return removed;
+}
+
+/**
+ * End of a run (test suites, npm start): remove the finished run folders (each holds n8n's database, tens of
+ * MB); RA_KEEP_N8N_RUNS=N keeps the newest N for a look afterwards. Folders of live processes stay.
+ */
+export function removeFinishedRunFolders(): number {
+	return pruneRunFolders(runsDir(), Number(process.env.RA_KEEP_N8N_RUNS ?? 0));
 }

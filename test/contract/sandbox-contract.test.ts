@@ -16,6 +16,7 @@ import {
 	validateResponse,
 	validateWebhookDelivery,
 } from '../helpers/contract';
+import { storageErrorOf } from '../helpers/sandbox';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 /** A parsed JSON body, typed as JSON.parse types its result. */
@@ -89,10 +90,15 @@ function expectError(r: Reply, status: number, reason?: string): void {
 	expect({ status: r.status, reason: r.body?.error?.reason }).toEqual({ status, reason: reason ?? r.body?.error?.reason });
 }
 
-async function putFile(url: string, bytes: Buffer, contentType: string, extra: Record<string, string> = {}): Promise<Reply> {
+/** The storage PUT; `code` is the <Code> of storage's S3-style XML error body. */
+async function putFile(url: string, bytes: Buffer, contentType: string, extra: Record<string, string> = {}): Promise<Reply & { code?: string }> {
 	const res = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType, ...extra }, body: bytes });
 	const text = await res.text();
-	return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+	return { status: res.status, headers: res.headers, body: text, code: storageErrorOf(text)?.Code };
+}
+
+function expectStorage(r: { status: number; code?: string }, status: number, code: string): void {
+	expect({ status: r.status, code: r.code }).toEqual({ status, code });
 }
 
 let candidateSeq = 0;
@@ -260,12 +266,15 @@ describe('uploads', () => {
 			idem: idem('storage'),
 		});
 		const url: string = prep.body.data.upload.url;
-		expectError(await putFile(url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`), bytes, PDF_MIME), 403, 'SIGNATURE_INVALID');
-		expectError(await putFile(url, bytes, DOCX_MIME), 400, 'CONTENT_TYPE_MISMATCH');
-		expectError(await putFile(url, Buffer.concat([bytes, Buffer.from('x')]), PDF_MIME), 400, 'SIZE_MISMATCH');
-		expectError(await putFile(url, Buffer.alloc(bytes.length, 0x41), PDF_MIME), 400, 'CONTENT_INVALID');
-		expectError(await putFile(url, bytes, PDF_MIME, { authorization: `Bearer ${apiKey}` }), 400, 'AUTHORIZATION_NOT_ALLOWED');
-		expect((await putFile(url, bytes, PDF_MIME)).status).toBe(200);
+		expectStorage(await putFile(url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`), bytes, PDF_MIME), 403, 'SignatureDoesNotMatch');
+		expectStorage(await putFile(url, bytes, DOCX_MIME), 403, 'SignatureDoesNotMatch');
+		expectStorage(await putFile(url.split('?')[0], bytes, PDF_MIME), 403, 'AccessDenied');
+		expectStorage(await putFile(url, Buffer.concat([bytes, Buffer.from('x')]), PDF_MIME), 400, 'EntityTooLarge');
+		expectStorage(await putFile(url, bytes.subarray(1), PDF_MIME), 400, 'EntityTooSmall');
+		expectStorage(await putFile(url, bytes, PDF_MIME, { authorization: `Bearer ${apiKey}` }), 400, 'InvalidArgument');
+		const stored = await putFile(url, bytes, PDF_MIME);
+		expect(stored.status).toBe(200);
+		expect(stored.headers.get('etag')).toMatch(/^"[a-f0-9]{32}"$/);
 	});
 
 	test('upload batch', async () => {
@@ -301,9 +310,9 @@ describe('analyses and reports', () => {
 	test('quote, start, completed, result; every outcome', async () => {
 		const { reportId, bytes, upload } = await uploadedReport({ outcome: 'completed', score: 8 });
 		const started = await startAnalysis(reportId);
-		// The accepted file is frozen for the attempt; storage refuses another PUT.
-		expectError(await putFile(upload.url, bytes, PDF_MIME), 409, 'ALREADY_ADMITTED');
-		expectError(await putFile(upload.url.replace(`/uploads/${reportId}?`, '/uploads/rpt_unknown?'), bytes, PDF_MIME), 404);
+		// The accepted file is frozen for the attempt; storage refuses another PUT (403, as a revoked URL).
+		expectStorage(await putFile(upload.url, bytes, PDF_MIME), 403, 'AccessDenied');
+		expectStorage(await putFile(upload.url.replace(`/uploads/${reportId}?`, '/uploads/rpt_unknown?'), bytes, PDF_MIME), 403, 'SignatureDoesNotMatch');
 		expect(started.status).toBe(202);
 		expect(started.body.data.statusUrl).toBe(`/api/v1/reports/${reportId}/status`);
 		expect((await waitForReport(reportId)).status).toBe('completed');
@@ -830,7 +839,7 @@ describe('expiry on the sandbox clock', () => {
 		const oldCursor = (await call('GET', '/api/v1/events?limit=1')).body.data.nextCursor;
 		const shortKey = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { expiresInDays: 1 });
 		await control('POST', '/_sandbox/clock/advance', { ms: 601_000 });
-		expectError(await putFile(prep.body.data.upload.url, bytes, PDF_MIME), 403, 'URL_EXPIRED');
+		expectStorage(await putFile(prep.body.data.upload.url, bytes, PDF_MIME), 403, 'AccessDenied');
 		const refreshed = await call('POST', `/api/v1/uploads/${prep.body.data.reportId}/url`);
 		expect(refreshed.status).toBe(200);
 		expect((await putFile(refreshed.body.data.upload.url, bytes, PDF_MIME)).status).toBe(200);

@@ -1,8 +1,10 @@
 /**
  * The n8n editor in Debian's headless Chromium (driven by playwright-core): log in, add each of our nodes
  * from the node creator, and open the parameter panel of every resource and operation of the action node
- * (read from the node description n8n itself serves) and of both triggers. Fails on any uncaught page
- * error, error toast, or a panel that does not render. Screenshots go to test/e2e/artifacts/.
+ * (read from the node description n8n itself serves) and of both triggers; pick a saved job from the list
+ * (open, search, choose) and run Analyze Resume with it. Fails on any uncaught page error, error toast, or a
+ * panel that does not render. Screenshots go to test/e2e/artifacts/; `npm run docs:screenshots` also writes
+ * the pick list's to docs/screenshots/.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -290,6 +292,67 @@ test('opens the parameter panel of every resource and operation, and of both tri
 		await expectNoEditorError(nodeId);
 	}
 	expect(combos.length).toBeGreaterThanOrEqual(30);
+});
+
+/** Writes docs/screenshots/<name>.png too, only when asked (`npm run docs:screenshots`): tests write no tracked file. */
+async function docsShot(name: string): Promise<void> {
+	await shot(name);
+	if (process.env.RA_DOCS_SCREENSHOTS === '1') {
+		await page.screenshot({ path: join(REPO_ROOT, 'docs', 'screenshots', `${name}.png`) });
+	}
+}
+
+test('picks a saved job From List (open, search, choose) and runs Analyze Resume with it', async () => {
+	// Two more saved jobs in the sandbox's seeded workspace, so that the search has something to tell apart.
+	const createJob = async (fields: Record<string, string>) => {
+		const res = await fetch(`${env.sandbox.baseUrl}/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/job-descriptions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(fields),
+		});
+		expect(res.status).toBeLessThan(300);
+		return (await res.json()) as { id: string };
+	};
+	const chosen = await createJob({ title: 'Data Engineer', company: 'Globex', location: 'Lisbon' });
+	await createJob({ title: 'Product Designer', company: 'Initech', location: 'Berlin' });
+
+	// The "analyze one resume" example with its Analyze Resume node at version 2, against a saved job not yet chosen.
+	const { id } = await env.importExample('analyze-one-resume.json', (wf) => {
+		const node = wf.nodes.find((n) => n.name === 'Analyze Resume')!;
+		node.id = 'analyze-v2';
+		node.typeVersion = 2;
+		const { jobDescriptionText: _text, ...rest } = node.parameters as Record<string, unknown>;
+		void _text;
+		node.parameters = { ...rest, jobDescriptionSource: 'existing', jobDescriptionId: { __rl: true, mode: 'list', value: '' } };
+	});
+	await openNodePanel(id, 'analyze-v2', true);
+	const locator = page.locator('[data-test-id="ndv"] [data-test-id="resource-locator-jobDescriptionId"]');
+	await locator.locator('[data-test-id="rlc-input"]').first().click();
+	const items = page.locator('[data-test-id="rlc-item"]');
+	expect(await eventually(async () => await items.count(), (n) => n >= 3)).toBeGreaterThanOrEqual(3);
+	await page.locator('[data-test-id="rlc-search"] input, input[data-test-id="rlc-search"]').first().fill('globex');
+	const shown = await eventually(async () => await items.allInnerTexts(), (texts) => texts.length === 1);
+	expect(shown.map((t) => t.trim())).toEqual(['Data Engineer — Globex, Lisbon']);
+	await docsShot('saved-job-pick-list');
+	await items.first().click();
+	const picked = await eventually(
+		async () => await locator.locator('[data-test-id="rlc-input"] input, input[data-test-id="rlc-input"]').first().inputValue(),
+		(value) => value.includes('Data Engineer'),
+	);
+	expect(picked).toContain('Data Engineer — Globex, Lisbon');
+	await expectNoEditorError('saved job picked');
+
+	// Run the node (n8n runs the Code node before it): the report is made against the chosen job.
+	await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
+	await page.locator('[data-test-id="ndv"]').getByText(/rpt_/).first().waitFor({ timeout: 120_000 });
+	await shot('saved-job-run-output');
+	const res = await fetch(`${env.sandbox.baseUrl}/api/v1/reports?limit=1`, {
+		headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
+	});
+	const latest = ((await res.json()) as { data: { items: Array<{ jobDescription: { id: string; title: string } }> } }).data.items[0];
+	expect(latest.jobDescription).toMatchObject({ id: chosen.id, title: 'Data Engineer' });
+	await expectNoEditorError('Analyze Resume run with the picked job');
+	await closePanel();
 });
 
 test('shows the "analyze one resume" example on the canvas', async () => {

@@ -5,20 +5,24 @@
  * The tests share one n8n and run in order: (a) creates the report and interview the triggers react to.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
-import { delay, nodeOutput, type ExecutionSummary } from '../../scripts/n8n-host';
+import { delay, nodeError, nodeOutput, type ExecutionSummary, type WorkflowJson } from '../../scripts/n8n-host';
+import { makeDocx, makePdf } from '../fixtures/resumes';
 import { bootRealN8n, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
-const wf: Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f', { id: string; path?: string; endpointId?: string }> = {} as never;
+const wf: Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h', { id: string; path?: string; endpointId?: string }> = {} as never;
 let feedActivatedAt = 0;
 let reportId = '';
 let interviewId = '';
 
 beforeAll(async () => {
-	env = await bootRealN8n('e2e-examples');
+	// HOME in the run's folder: the folder example reads ~/.n8n-files, which n8n 2.x allows by default.
+	env = await bootRealN8n('e2e-examples', { homeInUserFolder: true });
 	const { n8n, sandbox } = env;
 	const a = await env.importExample('analyze-one-resume.json');
 	const d = await env.importExample('upload-many-start-many.json');
@@ -26,6 +30,13 @@ beforeAll(async () => {
 	const b = await env.importExample('report-result-to-ats.json');
 	const e = await env.importExample('interview-result-decision.json');
 	const c = await env.importExample('feed-route-by-event-type.json');
+	// The examples read /home/node/.n8n-files (n8n's Docker image); here the home is the run's folder.
+	const g = await env.importExample('shortlist-folder-of-resumes.json', (w) => rehome(w, env.userFolder));
+	const h = await env.importExample('ats-application-to-interview.json');
+	wf.g = { id: g.id };
+	await n8n.activateWorkflow(h.id);
+	await n8n.waitForWebhook('ats-new-application', 30_000, 'POST');
+	wf.h = { id: h.id, path: 'ats-new-application' };
 	wf.a = { id: a.id };
 	wf.d = { id: d.id };
 	wf.f = { id: f.id };
@@ -50,7 +61,8 @@ afterAll(async () => {
 test('(a) analyze one resume: Analyze Resume waits for the score, the IF invites the candidate', async () => {
 	const result = await env.n8n.executeWorkflow(wf.a.id, { timeoutMs: 300_000 });
 	expect(result.run).toBeDefined();
-	expect(result.ok).toBe(true);
+	const failure = { code: result.code, signal: result.signal, error: result.run!.data.resultData.error?.message };
+	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
 	const run = result.run!.data;
 	const analyzed = nodeOutput(run, 'Analyze Resume');
 	expect(analyzed).toHaveLength(1);
@@ -211,4 +223,161 @@ test('(c) the feed trigger picks up events published after activation and routes
 	for (const routed of runs.flatMap((run) => nodeOutput(run, 'Interview Events'))) {
 		expect(String(routed.type)).toMatch(/^interview\./);
 	}
+});
+
+/** Points the example's /home/node paths at `home` (what a user does when their home is elsewhere). */
+function rehome(w: WorkflowJson, home: string): void {
+	for (const node of w.nodes) {
+		node.parameters = JSON.parse(JSON.stringify(node.parameters).split('/home/node/').join(`${home}/`)) as typeof node.parameters;
+	}
+}
+
+/** The sink's mails to these addresses, once at least `expected` of them are there (or after 15 s). */
+const mailTo = async (addresses: string[], expected: number) => {
+	const deadline = Date.now() + 15_000;
+	for (;;) {
+		const mail = await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
+			'GET',
+			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
+		);
+		const found = mail.items.filter((m) => addresses.includes(m.to));
+		if (found.length >= expected || Date.now() > deadline) return found;
+		await delay(250);
+	}
+};
+
+test('(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, CSV shortlist, invitations; a bad file goes to the error output', async () => {
+	const folder = join(env.userFolder, '.n8n-files', 'resumes');
+	mkdirSync(folder, { recursive: true });
+	const people: Array<[string, string, Buffer]> = [
+		['Ada Lovelace', 'ada-lovelace.pdf', makePdf({ candidate: 'Ada Lovelace', score: 9 })],
+		['Grace Hopper', 'grace-hopper.docx', makeDocx({ candidate: 'Grace Hopper', score: 7 })],
+		['Alan Turing', 'alan-turing.pdf', makePdf({ candidate: 'Alan Turing', score: 5 })],
+		['Edsger Dijkstra', 'edsger-dijkstra.pdf', makePdf({ candidate: 'Edsger Dijkstra', score: 3 })],
+		['Barbara Liskov', 'barbara-liskov.pdf', makePdf({ candidate: 'Barbara Liskov', outcome: 'requires_action' })],
+		// A Word document saved as .pdf: recognised, routed to the error output, the others go through.
+		['Mia Docx', 'mia-docx.pdf', makeDocx({ candidate: 'Mia Docx', score: 8 })],
+	];
+	const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
+	for (const [, file, bytes] of people) writeFileSync(join(folder, file), bytes);
+	writeFileSync(join(folder, 'applicants.csv'), ['fileName,email', ...people.map(([name, file]) => `${file},${email(name)}`)].join('\n') + '\n');
+
+	const result = await env.n8n.executeWorkflow(wf.g.id, { timeoutMs: 300_000 });
+	expect(result.ok).toBe(true);
+	const run = result.run!.data;
+	const analyzed = nodeOutput(run, 'Analyze Many');
+	expect(analyzed.map((item) => item.fileName).sort()).toEqual(people.map(([, file]) => file).filter((file) => file !== 'mia-docx.pdf').sort());
+	for (const item of analyzed) {
+		expect(Object.keys(item).slice(0, 3)).toEqual(['candidateName', 'currentRole', 'score']);
+	}
+	const notAnalyzed = nodeOutput(run, 'Not Analyzed');
+	expect(notAnalyzed).toHaveLength(1);
+	expect(String(notAnalyzed[0].error)).toContain('rename it mia-docx.docx');
+	expect((notAnalyzed[0].details as { fileName: string }).fileName).toBe('mia-docx.pdf');
+	expect(nodeOutput(run, 'Needs Review').map((item) => item.candidateName)).toEqual(['Barbara Liskov']);
+
+	const shortlisted = nodeOutput(run, 'Score 7 or More');
+	expect(shortlisted.map((item) => [item.candidateName, item.score]).sort()).toEqual([
+		['Ada Lovelace', 9],
+		['Grace Hopper', 7],
+	]);
+	const csv = readFileSync(join(env.userFolder, '.n8n-files', 'shortlist.csv'), 'utf8');
+	// Convert to File writes a byte order mark first, for spreadsheet programs.
+	expect(csv.replace(/^\uFEFF/, '').split('\n')[0]).toMatch(/^"?candidateName"?,"?currentRole"?,"?score"?,/);
+	expect(csv).toContain('Ada Lovelace');
+	expect(csv).not.toContain('Alan Turing');
+
+	const invited = nodeOutput(run, 'Invite to Interview');
+	expect(invited).toHaveLength(2);
+	for (const item of invited) expect(String(item.interviewId)).toMatch(/^int_/);
+	const mail = await mailTo([email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')], 2);
+	expect(mail.map((m) => m.to).sort()).toEqual([email('Ada Lovelace'), email('Grace Hopper')]);
+
+	// The same workflow run again on the same folder: the files, reports and addresses are recognised. Nothing is
+	// analyzed, charged or emailed again; the items come back with their scores and recovered: true.
+	const workspace = env.sandbox.seed.workspaceId;
+	const before = await env.sandbox.control.counters(workspace);
+	const again = await env.n8n.executeWorkflow(wf.g.id, { timeoutMs: 300_000 });
+	expect(again.ok).toBe(true);
+	const rerun = again.run!.data;
+	const after = await env.sandbox.control.counters(workspace);
+	expect({
+		reports: Number(after.reportsCreated) - Number(before.reportsCreated),
+		attempts: Number(after.attemptsCreated) - Number(before.attemptsCreated),
+		interviews: Number(after.interviewsCreated) - Number(before.interviewsCreated),
+		emails: Number(after.emailsSent) - Number(before.emailsSent),
+	}).toEqual({ reports: 0, attempts: 0, interviews: 0, emails: 0 });
+	const reanalyzed = nodeOutput(rerun, 'Analyze Many');
+	expect(reanalyzed.map((item) => [item.fileName, item.score, item.reportId]).sort()).toEqual(
+		analyzed.map((item) => [item.fileName, item.score, item.reportId]).sort(),
+	);
+	expect(reanalyzed.every((item) => item.recovered === true)).toBe(true);
+	expect(nodeOutput(rerun, 'Score 7 or More').map((item) => item.candidateName).sort()).toEqual(['Ada Lovelace', 'Grace Hopper']);
+	const reinvited = nodeOutput(rerun, 'Invite to Interview');
+	expect(reinvited.map((item) => item.interviewId).sort()).toEqual(invited.map((item) => item.interviewId).sort());
+	expect(reinvited.every((item) => item.recovered === true)).toBe(true);
+	expect(await mailTo([email('Ada Lovelace'), email('Grace Hopper')], 3)).toHaveLength(2);
+});
+
+test('(g) outside ~/.n8n-files n8n refuses the folder: "Access to the file is not allowed."', async () => {
+	const outside = join(env.userFolder, 'resumes-outside');
+	mkdirSync(outside, { recursive: true });
+	writeFileSync(join(outside, 'applicants.csv'), 'fileName,email\n');
+	const moved = await env.importExample('shortlist-folder-of-resumes.json', (w) => {
+		for (const node of w.nodes) {
+			node.parameters = JSON.parse(JSON.stringify(node.parameters).split('/home/node/.n8n-files/resumes').join(outside)) as typeof node.parameters;
+		}
+	});
+	const result = await env.n8n.executeWorkflow(moved.id, { timeoutMs: 120_000 });
+	expect(result.ok).toBe(false);
+	expect(existsSync(join(outside, 'applicants.csv'))).toBe(true);
+	expect(nodeError(result.run!.data, 'Read Applicants')?.message).toBe('Access to the file is not allowed.');
+});
+
+test('(h) an applicant tracking system posts name, email and resume: Analyze Resume, then Invite to the address it sent', async () => {
+	const post = async (applicationId: string, name: string, address: string, score: number) => {
+		const form = new FormData();
+		form.append('applicationId', applicationId);
+		form.append('name', name);
+		form.append('email', address);
+		form.append('resume', new Blob([makePdf({ candidate: name, score })], { type: 'application/pdf' }), `${applicationId}.pdf`);
+		const response = await fetch(`${env.n8n.baseUrl}/webhook/${wf.h.path}`, { method: 'POST', body: form });
+		expect(response.status).toBe(200);
+	};
+	await post('APP-1001', 'Katherine Johnson', 'katherine.johnson@example.com', 8);
+	await post('APP-1002', 'Dorothy Vaughan', 'dorothy.vaughan@example.com', 4);
+	// Three executions: the two applications, and the empty POST with which waitForWebhook found the webhook live
+	// (it fails on Analyze Resume's check of the missing application ID, before anything is sent).
+	const executions = await env.n8n.waitForExecutions(wf.h.id, 3, 120_000);
+	const all = await Promise.all(executions.map(async (e) => ({ summary: e, run: (await env.n8n.getExecution(e.id)).data })));
+	const applicationOf = (run: (typeof all)[number]['run']) =>
+		(nodeOutput(run, 'New Application')[0]?.body as { applicationId?: string } | undefined)?.applicationId;
+	const probe = all.filter(({ run }) => applicationOf(run) === undefined);
+	expect(probe.map(({ run }) => nodeError(run, 'Analyze Resume')?.message)).toEqual([expect.stringContaining('External Reference ID')]);
+	const applications = all.filter(({ run }) => applicationOf(run) !== undefined);
+	expect(applications.map(({ summary, run }) => ({ status: summary.status, error: run.resultData.error?.message }))).toEqual([
+		{ status: 'success', error: undefined },
+		{ status: 'success', error: undefined },
+	]);
+	const runs = applications.map(({ run }) => run);
+	const analyzed = runs.flatMap((run) => nodeOutput(run, 'Analyze Resume'));
+	expect(analyzed.map((item) => [item.candidateName, item.score, item.fileName]).sort()).toEqual([
+		['Dorothy Vaughan', 4, 'APP-1002.pdf'],
+		['Katherine Johnson', 8, 'APP-1001.pdf'],
+	]);
+	const rows = runs.flatMap((run) => nodeOutput(run, 'ATS Update'));
+	expect(rows).toHaveLength(1);
+	expect(rows[0]).toEqual(
+		expect.objectContaining({ applicationId: 'APP-1001', name: 'Katherine Johnson', email: 'katherine.johnson@example.com', score: 8, emailDelivery: 'queued' }),
+	);
+	expect(String(rows[0].interviewId)).toMatch(/^int_/);
+	expect(runs.flatMap((run) => nodeOutput(run, 'Not Invited')).map((item) => item.candidateName)).toEqual(['Dorothy Vaughan']);
+	const mail = await mailTo(['katherine.johnson@example.com', 'dorothy.vaughan@example.com'], 1);
+	expect(mail.map((m) => [m.to, m.interviewId])).toEqual([['katherine.johnson@example.com', rows[0].interviewId]]);
+	// The application id went with the upload as its external reference.
+	const reportId = String(rows[0].reportId);
+	const report = await fetch(`${env.sandbox.baseUrl}/api/v1/reports/${reportId}?include=reference`, {
+		headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
+	});
+	expect(((await report.json()) as { data: { externalReference: unknown } }).data.externalReference).toEqual({ source: 'my-ats', id: 'APP-1001' });
 });

@@ -1,11 +1,12 @@
 /**
- * Once per `npm run test:e2e`: make sure the cached real n8n and Debian's Chromium exist, then build and
- * pack this package. The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
+ * Once per `npm run test:e2e` (jest runs a global setup once, whatever the number of projects using it): make sure
+ * the cached real n8n of each line RA_N8N_VERSIONS selects and Debian's Chromium exist, then build and pack this
+ * package. The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-import { ensureN8n, packPackage } from '../../scripts/n8n-host';
+import { ensureN8n, packPackage, removeFinishedRunFolders, removePackedPackage, selectedN8nLines } from '../../scripts/n8n-host';
 
 /** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
 function ensureChromium(log: (line: string) => void): void {
@@ -21,13 +22,20 @@ function ensureChromium(log: (line: string) => void): void {
 }
 
 export default async function globalSetup(): Promise<void> {
-	const log = (line: string) => process.stderr.write(`[e2e setup] ${line}\n`);
+	const log = (text: string) => process.stderr.write(`[e2e setup] ${text}\n`);
 	ensureChromium(log);
-	await ensureN8n(log);
+	for (const line of selectedN8nLines()) await ensureN8n(log, line);
 	if (process.env.RA_E2E_TARBALL && existsSync(process.env.RA_E2E_TARBALL)) {
 		log(`reusing ${process.env.RA_E2E_TARBALL}`);
 		return;
 	}
 	const packed = await packPackage({ log });
 	process.env.RA_E2E_TARBALL = packed.tarball;
+	// The end of the run (this is jest's main process; the e2e and fault suites both start here): the packed
+	// tarball's temporary folder and the finished n8n run folders go. A reused RA_E2E_TARBALL is left alone.
+	process.once('exit', () => {
+		removePackedPackage(packed.tarball);
+		const removed = removeFinishedRunFolders();
+		log(`removed ${packed.tarball} and ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
+	});
 }

@@ -1,6 +1,8 @@
 /**
  * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
- * the sandbox as a child process, the owner account and the two credentials.
+ * the sandbox as a child process, the owner account and the two credentials. The n8n line (2.x or 1.x) is the
+ * jest project's (test/n8n-lines.js). With `queue`, n8n (2.x) runs in queue mode (scripts/n8n-host/queue.ts):
+ * Redis, PostgreSQL, the main, workers and webhook processes.
  */
 import { join } from 'node:path';
 
@@ -9,19 +11,40 @@ import {
 	createUserFolder,
 	installCommunityPackage,
 	loadExample,
+	N8N_LINES,
 	NODE_TYPES,
 	PACKAGE,
+	parseN8nLine,
 	startN8n,
 	uniqueSuffix,
 	type N8nInstance,
+	type N8nLine,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
+import { QueueStack, type QueueStackOptions } from '../../scripts/n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
 
 export { NODE_TYPES };
 
+/** The n8n line this test file runs on: its jest project's RA_N8N_LINE global (2 when run outside a project). */
+export function n8nLineUnderTest(): N8nLine {
+	return parseN8nLine(String((globalThis as { RA_N8N_LINE?: unknown }).RA_N8N_LINE ?? '2'));
+}
+
+/** `n8n 2.41.1` or `n8n 1.123.81`: the n8n this test file runs on, for test titles and reports. */
+export function n8nUnderTest(): string {
+	return `n8n ${N8N_LINES[n8nLineUnderTest()].version}`;
+}
+
 export interface RealN8n {
+	/** The n8n line and version running. */
+	line: N8nLine;
+	/** The instance with the editor and REST API (in queue mode: the main). */
 	n8n: N8nInstance;
+	/** Queue mode only: every process of the stack. */
+	stack?: QueueStack;
+	/** Where production webhooks are served (in queue mode: the first webhook process). */
+	webhookBaseUrl: string;
 	sandbox: SandboxProcess;
 	userFolder: string;
 	packageDir: string;
@@ -33,26 +56,41 @@ export interface RealN8n {
 
 const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 
-export async function bootRealN8n(label: string): Promise<RealN8n> {
+/**
+ * `homeInUserFolder`: n8n (and `n8n execute`) run with HOME set to the run's user folder, so the folder n8n 2.x
+ * allows files to be read from by default, `~/.n8n-files`, is the run's own and goes with it.
+ */
+export async function bootRealN8n(
+	label: string,
+	opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'>; homeInUserFolder?: boolean } = {},
+): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
-	const userFolder = createUserFolder(label);
-	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log });
+	const line = n8nLineUnderTest();
+	const userFolder = createUserFolder(`${label}-n8n${line}`);
+	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
 	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
 	let n8n: N8nInstance;
+	let stack: QueueStack | undefined;
 	try {
-		n8n = await startN8n({ userFolder, log });
+		if (opts.queue) {
+			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
+			n8n = stack.main.instance;
+		} else {
+			n8n = await startN8n({ userFolder, log, line, env: opts.homeInUserFolder ? { HOME: userFolder } : undefined });
+		}
 	} catch (error) {
 		await sandbox.stop();
 		throw error;
 	}
 	const close = async () => {
-		await n8n.stop();
+		await (stack ? stack.stop() : n8n.stop());
 		await sandbox.stop();
 	};
 	try {
 		await n8n.setupOwner();
-		await n8n.recordCommunityPackage(PACKAGE);
+		// The record goes into n8n's SQLite database; in queue mode (PostgreSQL) n8n loads the package from nodes/.
+		if (!stack) await n8n.recordCommunityPackage(PACKAGE);
 		const credentials = {
 			recruitingAnalysisApi: await n8n.createCredential({
 				name: 'Recruiting Analysis sandbox',
@@ -66,7 +104,13 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 			}),
 		};
 		return {
-			n8n,
+			line,
+			// In queue mode the main may be restarted: always hand out the current one.
+			get n8n() {
+				return stack ? stack.main.instance : n8n;
+			},
+			stack,
+			webhookBaseUrl: stack ? stack.webhookBaseUrl : n8n.baseUrl,
 			sandbox,
 			userFolder,
 			packageDir,
@@ -74,7 +118,7 @@ export async function bootRealN8n(label: string): Promise<RealN8n> {
 			async importExample(file, edit) {
 				const wf = bindWorkflow(loadExample(file), credentials, { webhookSuffix: uniqueSuffix() });
 				edit?.(wf);
-				const created = await n8n.createWorkflow(wf);
+				const created = await (stack ? stack.main.instance : n8n).createWorkflow(wf);
 				return { id: created.id, wf };
 			},
 			close,

@@ -1,8 +1,9 @@
 /**
  * `npm start`, the main job, as a newcomer runs it: it must bring up n8n with our nodes, run the demo and
- * print its score, and on Ctrl-C (SIGINT) stop n8n and the sandbox it started.
+ * print its score, and on Ctrl-C (SIGINT) stop n8n and the sandbox it started. `npm run start:queue` likewise
+ * in queue mode: every process it lists (Redis, PostgreSQL, main, workers, webhook process) is gone after Ctrl-C.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -17,9 +18,9 @@ function alive(pid: number): boolean {
 	}
 }
 
-test('npm start prints the editor URL, the login and the demo score, and Ctrl-C stops everything it started', async () => {
-	const port = await freePort();
-	const child = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPO_ROOT, 'scripts', 'start.ts')], {
+/** Runs scripts/start.ts until it says "press Ctrl-C"; returns its output so far and the child. */
+async function launch(args: string[], port: number): Promise<{ child: ChildProcess; lines: string[]; exited: Promise<number | null> }> {
+	const child = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPO_ROOT, 'scripts', 'start.ts'), ...args], {
 		cwd: REPO_ROOT,
 		env: { ...process.env, N8N_PORT: String(port), NODE_ENV: '' },
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,6 +37,17 @@ test('npm start prints the editor URL, the login and the demo score, and Ctrl-C 
 	});
 	try {
 		await ready;
+	} catch (error) {
+		if (child.pid && alive(child.pid)) child.kill('SIGKILL');
+		throw error;
+	}
+	return { child, lines, exited };
+}
+
+test('npm start prints the editor URL, the login and the demo score, and Ctrl-C stops everything it started', async () => {
+	const port = await freePort();
+	const { child, lines, exited } = await launch([], port);
+	try {
 		const out = lines.join('\n');
 		expect(out).toContain(`n8n editor: http://127.0.0.1:${port}/`);
 		expect(out).toMatch(/login: +owner@example\.com \/ \S+/);
@@ -57,3 +69,37 @@ test('npm start prints the editor URL, the login and the demo score, and Ctrl-C 
 		if (child.pid && alive(child.pid)) child.kill('SIGKILL');
 	}
 }, 480_000);
+
+test('npm run start:queue lists each process with its port and log, runs the demo on a worker, and Ctrl-C leaves nothing running', async () => {
+	const port = await freePort();
+	const { child, lines, exited } = await launch(['--queue'], port);
+	try {
+		const out = lines.join('\n');
+		expect(out).toContain(`n8n editor: http://127.0.0.1:${port}/`);
+		expect(out).toMatch(/login: +owner@example\.com \/ \S+/);
+		expect(out).toMatch(/report rpt_\w+: status completed, score 8 of 10/);
+		expect(out).toMatch(/worker-\d ran it \(execution \d+\)/);
+		// Each process: name, loopback port, pid, log file.
+		const listed = [...out.matchAll(/^\[start\] +(redis|postgres|main|worker-\d|webhook-\d) +127\.0\.0\.1:(\d+).*? pid (\d+) +log (\S+)$/gm)].map((m) => ({
+			name: m[1],
+			port: Number(m[2]),
+			pid: Number(m[3]),
+		}));
+		expect(listed.map((p) => p.name).sort()).toEqual(['main', 'postgres', 'redis', 'webhook-1', 'worker-1', 'worker-2']);
+		expect(new Set(listed.map((p) => p.port)).size).toBe(listed.length);
+		for (const p of listed) expect(alive(p.pid)).toBe(true);
+		expect(out).toMatch(/report-result-to-ats\.json: active; the sandbox delivers report\.result_ready to http:\/\/127\.0\.0\.1:(\d+)\/webhook\//);
+		const webhookPort = Number(/the sandbox delivers report\.result_ready to http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+		expect(webhookPort).toBe(listed.find((p) => p.name === 'webhook-1')!.port);
+		const sandboxUrl = /sandbox on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
+
+		child.kill('SIGINT');
+		expect(await settlesWithin(exited, 90_000)).toBe(true);
+		expect(lines.join('\n')).toContain('[start] stopped');
+		for (const p of listed) expect({ name: p.name, alive: alive(p.pid) }).toEqual({ name: p.name, alive: false });
+		await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+		await expect(fetch(`${sandboxUrl}/_sandbox/health`)).rejects.toThrow();
+	} finally {
+		if (child.pid && alive(child.pid)) child.kill('SIGKILL');
+	}
+}, 600_000);

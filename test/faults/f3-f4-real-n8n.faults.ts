@@ -1,5 +1,5 @@
 /**
- * F3 and F4 (issue 7) in a real n8n 2.41.1 (our tarball installed as a community package, see test/e2e/helpers.ts),
+ * F3 and F4 (issue 7) in a real n8n, 2.41.1 and 1.123.81 (our tarball installed as a community package, see test/e2e/helpers.ts),
  * because the behaviour depends on n8n: its production webhook server, the persistence of node static data between
  * webhook requests and between polls, and its poller.
  *
@@ -17,9 +17,14 @@ import { Webhook } from 'standardwebhooks';
 import { FigureBook } from './figures';
 import { makePdf } from '../fixtures/resumes';
 import { delay, nodeOutput, type ExecutionSummary, type WorkflowJson } from '../../scripts/n8n-host';
-import { bootRealN8n, NODE_TYPES, type RealN8n } from '../e2e/helpers';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, NODE_TYPES, type RealN8n } from '../e2e/helpers';
 
-const book = new FigureBook('F3-F4', 'Webhooks and the event feed in a real n8n (F3, F4)', 'real n8n 2.41.1 (community package from the tarball) + sandbox process');
+// Runs once per n8n line (a jest project each); each line has its own section of the report.
+const book = new FigureBook(
+	n8nLineUnderTest() === '2' ? 'F3-F4' : `F3-F4-n8n${n8nLineUnderTest()}`,
+	`Webhooks and the event feed in a real n8n (F3, F4; ${n8nUnderTest()})`,
+	`real ${n8nUnderTest()} (community package from the tarball) + sandbox process`,
+);
 let env: RealN8n;
 let apiKey = '';
 const webhook = { workflowId: '', path: '', url: '', endpointId: '' };

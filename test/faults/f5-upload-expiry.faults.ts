@@ -3,10 +3,9 @@
  * the preparation itself expires (one new preparation, issue 11). n8n-core engine + sandbox; the sandbox
  * clock is moved while the storage PUT is held by a latency fault, so the expiry happens mid-flow.
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import { FigureBook } from './figures';
-import { startTestSandbox, waitFor, type TestSandbox } from '../helpers/sandbox';
+import { startTestSandbox, storageErrorOf, waitFor, type TestSandbox } from '../helpers/sandbox';
 import { analyzeParams, counters, newWorkspace, pdfItem, runNode, waitForReportStatus, type Counters, type Workspace } from '../nodes/action/helpers';
 
 const book = new FigureBook('F5', 'Upload URL and preparation expiry mid-flow (F5)', 'n8n-core engine + sandbox (clock, latency fault)');
@@ -34,7 +33,8 @@ const storageAnswers = (from: number) =>
 	sandbox.responses
 		.slice(from)
 		.filter((r) => r.url.startsWith('/_storage'))
-		.map((r) => `${r.status}${(r.body as { error?: IDataObject } | null)?.error?.reason ? ` ${String((r.body as { error: IDataObject }).error.reason)}` : ''}`);
+		// Storage answers as S3 does: an XML <Error> whose <Code> (AccessDenied for an expired URL) is shown here.
+		.map((r) => `${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code ?? '?'}`}`);
 
 /**
  * Runs `run` while the first storage PUT is held for `holdMs`; as soon as the preparation exists, the sandbox clock
@@ -50,7 +50,7 @@ async function withExpiryDuringPut<T>(advanceMs: number, run: () => Promise<T>):
 }
 
 describe('F5: upload URL expired mid-flow', () => {
-	it('Analyze Resume: the PUT meets URL_EXPIRED, the node refreshes the URL once, uploads and starts the analysis', async () => {
+	it('Analyze Resume: the PUT meets an expired URL (403 AccessDenied, XML), the node refreshes the URL once, uploads and starts the analysis', async () => {
 		const before = await counters(ws);
 		const from = sandbox.responses.length;
 		const result = await withExpiryDuringPut(11 * MINUTE, async () => await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Expired URL' })]));
@@ -68,7 +68,7 @@ describe('F5: upload URL expired mid-flow', () => {
 		book.set('urlExpired.finalStatus', status);
 		book.check('URL expired mid-flow: refreshed once, uploaded, analysis completed', [answers.join(' → '), refreshes, status], refreshes === 1 && status === 'completed');
 
-		expect(answers).toEqual(['403 URL_EXPIRED', '200']);
+		expect(answers).toEqual(['403 AccessDenied', '200']);
 		expect(refreshes).toBe(1);
 		expect(item.uploadUrlRefreshed).toBe(true);
 		expect(item.attemptId).toMatch(/^att_/);

@@ -1,7 +1,8 @@
 /**
  * Once per run of the fault suite: a figures folder for this run (a fresh temporary one unless
  * `npm run report:faults` named its own in RA_FAULT_FIGURES_DIR), then the real n8n for F3/F4 and F8 as the e2e
- * suite prepares it (n8n 2.41.1 from the cache, this package built and packed once; RA_E2E_TARBALL reuses a tarball).
+ * suite prepares it (each n8n line selected, from the cache, this package built and packed once; RA_E2E_TARBALL
+ * reuses a tarball).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

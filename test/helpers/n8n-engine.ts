@@ -54,3 +54,4 @@ export {
 	type RunTriggerOptions,
 	type LoadOptionsOptions,
 } from './engine/trigger-and-options';
+export { asAiTool } from './engine/types-registry';

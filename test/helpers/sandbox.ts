@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo } from '../../sandbox/src';
+import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo, type WorkspaceLimits } from '../../sandbox/src';
 import type { Workspace } from '../../sandbox/src/types';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
@@ -96,7 +96,7 @@ export function controlClient(baseUrl: string) {
 	const c = <T>(method: string, path: string, body?: unknown) => json<T>(baseUrl, method, path, body);
 	return {
 		health: () => c<{ ok: boolean }>('GET', '/_sandbox/health'),
-		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } = {}) =>
+		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } & Partial<WorkspaceLimits> = {}) =>
 			c<WorkspaceInfo>('POST', '/_sandbox/workspaces', body),
 		createKey: (wid: string, body: { scopes?: string[]; expiresInDays?: number } = {}) =>
 			c<{ apiKey: string; keyId: string }>('POST', `/_sandbox/workspaces/${wid}/keys`, body),
@@ -148,12 +148,41 @@ export interface TestSandbox extends SandboxHandle {
 	control: ControlClient;
 	/** The handle itself (for code that wants the plain SandboxHandle). */
 	handle: SandboxHandle;
+	/** Where the node sends API requests: the sandbox, or Prism's validating proxy in front of it (RA_PRISM=1). */
+	apiBaseUrl: string;
 }
 
-/** Starts a sandbox on a free loopback port with a fast worker and a fast webhook schedule. */
+/** API base URL by sandbox base URL, for the sandboxes that run behind Prism in this worker. */
+const prismFor = new Map<string, string>();
+
+/** The base URL API clients under test should use for a sandbox: Prism's proxy in Prism mode, else the sandbox. */
+export function apiBaseUrl(sandboxBaseUrl: string): string {
+	return prismFor.get(sandboxBaseUrl) ?? sandboxBaseUrl;
+}
+
+/**
+ * Starts a sandbox on a free loopback port with a fast worker and a fast webhook schedule. With RA_PRISM=1 (the
+ * `jest.prism.config.js` project) Stoplight Prism's validating proxy is started in front of it (test/helpers/prism.ts).
+ */
 export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
 	const handle = await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.0001, webhookDeadlineMs: 1000, ...opts });
-	return Object.assign(Object.create(null), handle, { control: controlClient(handle.baseUrl), handle }) as TestSandbox;
+	let close = handle.close;
+	if (process.env.RA_PRISM === '1') {
+		const { startPrismProxy } = await import('./prism');
+		const proxy = await startPrismProxy(handle.baseUrl);
+		prismFor.set(handle.baseUrl, proxy.url);
+		close = async () => {
+			prismFor.delete(handle.baseUrl);
+			await proxy.close();
+			await handle.close();
+		};
+	}
+	return Object.assign(Object.create(null), handle, {
+		control: controlClient(handle.baseUrl),
+		handle,
+		apiBaseUrl: apiBaseUrl(handle.baseUrl),
+		close,
+	}) as TestSandbox;
 }
 
 /** One API request over real HTTP. */
@@ -198,6 +227,30 @@ export async function uploadFile(
 	extraHeaders: Record<string, string> = {},
 ): Promise<ApiResponse> {
 	return await toApiResponse(await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer }));
+}
+
+/** The elements of an S3-style storage error body (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
+export function storageErrorOf(text: string): Record<string, string> | undefined {
+	const error = /<Error>([\s\S]*)<\/Error>/.exec(text)?.[1];
+	if (error === undefined) return undefined;
+	const out: Record<string, string> = {};
+	for (const m of error.matchAll(/<([A-Za-z]+)>([^<]*)<\/\1>/g)) out[m[1]] = m[2].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+	return out;
+}
+
+/**
+ * Asserts a storage answer is a real signed storage's error: the status, an XML `<Error>` with this `<Code>`,
+ * and none of the API's conventions (no JSON body, no X-Request-Id, no Cache-Control: no-store).
+ */
+export function expectStorageError(res: ApiResponse, status: number, code: string, message?: RegExp): Record<string, string> {
+	const error = storageErrorOf(res.text);
+	expect({ status: res.status, code: error?.Code }).toEqual({ status, code });
+	expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
+	expect(res.headers.get('x-request-id')).toBeNull();
+	expect(res.headers.get('cache-control')).toBeNull();
+	expect(res.headers.get('x-amz-request-id')).toBe(error?.RequestId);
+	if (message) expect(error?.Message).toMatch(message);
+	return error!;
 }
 
 /** Polls `fn` until it returns a truthy value (real time), or throws after `timeoutMs`. */

@@ -99,7 +99,7 @@ describe('upload batches', () => {
 	test('Idempotency-Key is required for batches', async () => {
 		expectInvalid(await ws.call('POST', '/api/v1/upload-batches', { body: { jobDescription: { kind: 'text', text: 'x' }, items: [uploadItem(0)] } }), 'Idempotency-Key', 'required');
 	});
-	test('capacity-limited items wait (waiting_capacity) and fail at the admission deadline', async () => {
+	test('capacity-limited items wait (waiting_capacity), then fail at the admission deadline with their item errorCode (PENDING_UPLOAD_LIMIT)', async () => {
 		const w = await newWs(sb);
 		await sb.control.patchWorkspace(w.workspaceId, { pendingUploadLimit: 1, admissionDeadlineMs: 60_000 });
 		const res = await w.call('POST', '/api/v1/upload-batches', { idempotencyKey: key(), body: { jobDescription: { kind: 'text', text: 'x' }, items: [uploadItem(1), uploadItem(2)] } });
@@ -114,7 +114,7 @@ describe('upload batches', () => {
 		expectError(await w.call('POST', '/api/v1/upload-batches', { idempotencyKey: key(), body: { jobDescription: { kind: 'text', text: 'x' }, items: [uploadItem(9)] } }), 409, 'BATCH_ALREADY_ACTIVE');
 		await sb.control.advanceClock(61_000);
 		const b = await finished(w, url);
-		expect(b.items[1]).toMatchObject({ state: 'failed', errorCode: 'ADMISSION_DEADLINE_PASSED', resourceId: null });
+		expect(b.items[1]).toMatchObject({ state: 'failed', errorCode: 'PENDING_UPLOAD_LIMIT', resourceId: null });
 	});
 	test('a waiting item is admitted when capacity frees up before the deadline', async () => {
 		const w = await newWs(sb);

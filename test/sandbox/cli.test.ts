@@ -126,3 +126,21 @@ test('an analysis in flight when the sandbox stops completes after a restart fro
 		rmSync(dir, { recursive: true, force: true });
 	}
 });
+
+test('--profile strict and the limit flags set the limits of every new workspace (the seeded one included)', async () => {
+	const s = await startCli(['--port', '0', '--quiet', '--profile', 'strict', '--pending-upload-limit', '7']);
+	try {
+		const limits = (await (await fetch(`${s.info.baseUrl}/_sandbox/limits`)).json()) as { limits: Record<string, number> };
+		expect(limits).toEqual({
+			profile: 'strict',
+			limits: { activeAnalysisLimit: 10, pendingUploadLimit: 7, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 600_000 },
+		});
+		const patch = async (wid: string) =>
+			await (await fetch(`${s.info.baseUrl}/_sandbox/workspaces/${wid}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+		expect(await patch(s.info.workspaceId)).toMatchObject(limits.limits);
+		const other = (await (await fetch(`${s.info.baseUrl}/_sandbox/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"batchCapacity":2}' })).json()) as { workspaceId: string };
+		expect(await patch(other.workspaceId)).toMatchObject({ ...limits.limits, batchCapacity: 2 });
+	} finally {
+		await stop(s);
+	}
+}, 60_000);

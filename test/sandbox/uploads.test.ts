@@ -3,7 +3,8 @@
  * One test per rule of the spec: the violation, its status/code/reason, and that nothing was created.
  */
 import { makeDocx, makePdf } from '../fixtures/resumes';
-import { startTestSandbox, uploadFile, type TestSandbox } from '../helpers/sandbox';
+import { createHash } from 'node:crypto';
+import { api, expectStorageError, startTestSandbox, uploadFile, type TestSandbox } from '../helpers/sandbox';
 import { created, DOCX_MIME, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, start, uploadBody, type Ws } from './setup';
 import { zipSync, strToU8 } from 'fflate';
 
@@ -154,58 +155,92 @@ describe('Idempotency-Key on writes', () => {
 	});
 });
 
-describe('storage PUT to the signed URL', () => {
-	async function rejectsPut(file: Buffer, mime: string, status: number, reason: string, opts: { url?: (u: string) => string; headers?: Record<string, string>; declared?: Record<string, unknown>; advanceMs?: number } = {}) {
+describe('storage answers like real signed storage (S3 style): XML errors, no API conventions, ETag', () => {
+	async function rejectsPut(file: Buffer, mime: string, status: number, code: string, opts: { url?: (u: string) => string; headers?: Record<string, string>; declared?: Record<string, unknown>; advanceMs?: number; message?: RegExp } = {}) {
 		const prep = await prepare(ws, file, opts.declared ?? {});
 		if (opts.advanceMs) await sb.control.advanceClock(opts.advanceMs);
 		const before = await ws.counters();
 		const res = await uploadFile(sb, opts.url ? opts.url(prep.upload.url) : prep.upload.url, file, mime, opts.headers);
-		expectError(res, status, reason);
+		const error = expectStorageError(res, status, code, opts.message);
 		const after = await ws.counters();
 		expect(after.storagePuts).toBe(before.storagePuts);
-		return { prep, before, after };
+		return { prep, before, after, error };
 	}
 
-	test('the API key must not be sent to storage (AUTHORIZATION_NOT_ALLOWED, counted)', async () => {
-		const { before, after } = await rejectsPut(pdf, PDF_MIME, 400, 'AUTHORIZATION_NOT_ALLOWED', { headers: { authorization: `Bearer ${ws.apiKey}` } });
-		expect(after.storageAuthorizationHeaders).toBe(before.storageAuthorizationHeaders + 1);
-	});
-	test('a tampered signature is refused (SIGNATURE_INVALID)', async () => {
-		await rejectsPut(pdf, PDF_MIME, 403, 'SIGNATURE_INVALID', { url: (u) => u.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`) });
-	});
-	test('a changed expiry invalidates the signature (SIGNATURE_INVALID)', async () => {
-		await rejectsPut(pdf, PDF_MIME, 403, 'SIGNATURE_INVALID', { url: (u) => u.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1000}`) });
-	});
-	test('the upload URL is valid for 600 seconds (URL_EXPIRED), and a refresh gives a working URL', async () => {
-		const { prep } = await rejectsPut(pdf, PDF_MIME, 403, 'URL_EXPIRED', { advanceMs: 601_000 });
+	test('an expired URL gets 403 AccessDenied "Request has expired" in XML, not the API\'s JSON URL_EXPIRED', async () => {
+		const { prep, error } = await rejectsPut(pdf, PDF_MIME, 403, 'AccessDenied', { advanceMs: 601_000, message: /^Request has expired$/ });
+		expect(error.Expires).toMatch(/Z$/);
+		expect(error.ServerTime).toMatch(/Z$/);
 		const refreshed = await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`);
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.body.data.upload.url).not.toBe(prep.upload.url);
 		expect((await uploadFile(sb, refreshed.body.data.upload.url, pdf, PDF_MIME)).status).toBe(200);
 	});
-	test('Content-Type must equal the declared type (CONTENT_TYPE_MISMATCH)', async () => {
-		await rejectsPut(pdf, 'application/octet-stream', 400, 'CONTENT_TYPE_MISMATCH');
+	test('the API key must not be sent to storage: 400 InvalidArgument, counted in storageAuthorizationHeaders', async () => {
+		const { before, after, error } = await rejectsPut(pdf, PDF_MIME, 400, 'InvalidArgument', { headers: { authorization: `Bearer ${ws.apiKey}` } });
+		expect(after.storageAuthorizationHeaders).toBe(before.storageAuthorizationHeaders + 1);
+		expect(error.ArgumentName).toBe('Authorization');
+		expect(JSON.stringify(error)).not.toContain(ws.apiKey);
 	});
-	test('the body must have exactly the declared byte size (SIZE_MISMATCH)', async () => {
-		await rejectsPut(pdf, PDF_MIME, 400, 'SIZE_MISMATCH', { declared: { fileSize: pdf.length + 1 } });
+	test('a tampered signature is refused: 403 SignatureDoesNotMatch', async () => {
+		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', { url: (u) => u.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`) });
 	});
-	test('a PDF must start with %PDF- (CONTENT_INVALID)', async () => {
+	test('a changed expiry invalidates the signature: 403 SignatureDoesNotMatch', async () => {
+		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', { url: (u) => u.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1000}`) });
+	});
+	test('a URL without its signature is refused: 403 AccessDenied', async () => {
+		await rejectsPut(pdf, PDF_MIME, 403, 'AccessDenied', { url: (u) => u.split('?')[0] });
+	});
+	test('the declared Content-Type is part of what the URL signs: another type is 403 SignatureDoesNotMatch', async () => {
+		await rejectsPut(pdf, 'application/octet-stream', 403, 'SignatureDoesNotMatch');
+	});
+	test('the body must have exactly the declared byte size: 400 EntityTooSmall / EntityTooLarge', async () => {
+		const small = await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooSmall', { declared: { fileSize: pdf.length + 1 } });
+		expect(small.error).toMatchObject({ ProposedSize: String(pdf.length), MinSizeAllowed: String(pdf.length + 1) });
+		await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooLarge', { declared: { fileSize: pdf.length - 1 } });
+	});
+	test('another method on a storage URL is refused as storage refuses it (403 SignatureDoesNotMatch, XML)', async () => {
+		const prep = await prepare(ws, pdf);
+		expectStorageError(await api(sb, 'GET', new URL(prep.upload.url).pathname + new URL(prep.upload.url).search, { key: null }), 403, 'SignatureDoesNotMatch');
+		expectStorageError(await api(sb, 'POST', '/_storage/elsewhere', { key: null }), 403, 'AccessDenied');
+	});
+	test('storage does not read the content: a file that is not a PDF is stored, and admission refuses it (422 INVALID_UPLOAD)', async () => {
 		const fake = Buffer.from('NOT A PDF '.repeat(20));
-		await rejectsPut(fake, PDF_MIME, 400, 'CONTENT_INVALID');
+		const prep = await prepare(ws, fake);
+		expect((await uploadFile(sb, prep.upload.url, fake, PDF_MIME)).status).toBe(200);
+		const q = await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } });
+		const before = created(await ws.counters());
+		expectError(await ws.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint } }), 422, 'INVALID_UPLOAD');
+		expect(created(await ws.counters())).toEqual(before);
 	});
-	test('a DOCX must be a ZIP holding word/document.xml (CONTENT_INVALID)', async () => {
+	test('a DOCX that is not a ZIP holding word/document.xml is refused at admission (422 INVALID_UPLOAD)', async () => {
 		const zip = Buffer.from(zipSync({ 'readme.txt': strToU8('no word document here') }));
-		await rejectsPut(zip, DOCX_MIME, 400, 'CONTENT_INVALID', { declared: { fileName: 'resume.docx', mimeType: DOCX_MIME, fileSize: zip.length } });
+		const prep = await prepare(ws, zip, { fileName: 'resume.docx', mimeType: DOCX_MIME });
+		expect((await uploadFile(sb, prep.upload.url, zip, DOCX_MIME)).status).toBe(200);
+		const q = await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } });
+		expectError(await ws.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint } }), 422, 'INVALID_UPLOAD');
 	});
-	test('a valid DOCX is stored (200, empty body)', async () => {
+	test('a valid DOCX is stored: 200, empty body, an ETag (the MD5 of the bytes), no API headers', async () => {
 		const docx = makeDocx({ candidate: 'Docx Person' });
 		const prep = await prepare(ws, docx, { fileName: 'cv.docx', mimeType: DOCX_MIME });
 		const before = await ws.counters();
 		const res = await uploadFile(sb, prep.upload.url, docx, DOCX_MIME);
 		expect(res.status).toBe(200);
 		expect(res.text).toBe('');
-		expect(res.headers.get('cache-control')).toBe('no-store');
+		expect(res.headers.get('etag')).toBe(`"${createHash('md5').update(docx).digest('hex')}"`);
+		expect(res.headers.get('x-request-id')).toBeNull();
+		expect(res.headers.get('cache-control')).toBeNull();
 		expect((await ws.counters()).storagePuts).toBe(before.storagePuts + 1);
+	});
+	test('a fault injected on storage answers in storage\'s words (503 SlowDown, XML)', async () => {
+		const prep = await prepare(ws, pdf);
+		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 503, count: 1 }] });
+		try {
+			expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 503, 'SlowDown');
+		} finally {
+			await sb.control.clearFaults();
+		}
+		expect((await uploadFile(sb, prep.upload.url, pdf, PDF_MIME)).status).toBe(200);
 	});
 });
 
@@ -216,7 +251,8 @@ describe('refresh and cancel', () => {
 		await start(ws, prep.reportId);
 		expectError(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`), 409, 'ALREADY_ADMITTED');
 		expectError(await ws.call('DELETE', `/api/v1/uploads/${prep.reportId}`), 409, 'ALREADY_ADMITTED');
-		expectError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 409, 'ALREADY_ADMITTED');
+		// Storage knows nothing of admissions: the destination is simply closed (the API's refresh says why).
+		expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 403, 'AccessDenied');
 	});
 	test('a preparation lasts 24 hours; refresh does not extend it (PREPARATION_EXPIRED)', async () => {
 		const prep = await prepare(ws, pdf);
@@ -232,7 +268,7 @@ describe('refresh and cancel', () => {
 		expect(first.text).toBe('');
 		expect((await ws.call('DELETE', `/api/v1/uploads/${prep.reportId}`)).status).toBe(204);
 		expectError(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`), 404, 'PREPARATION_EXPIRED');
-		expectError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 404, 'PREPARATION_EXPIRED');
+		expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 403, 'AccessDenied');
 	});
 	test('refresh takes no body', async () => {
 		const prep = await prepare(ws, pdf);

@@ -13,6 +13,7 @@ import * as interview from './interview/Interview.resource';
 import * as jobDescription from './jobDescription/JobDescription.resource';
 import * as report from './report/Report.resource';
 import { mapWithConcurrency } from './shared/concurrency';
+import { addNotice } from './shared/hints';
 import {
 	BATCH_CHUNK_SIZE,
 	type ItemResult,
@@ -43,6 +44,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const outputs: INodeExecutionData[][] = items.map(() => []);
 	const continueOnFail = this.continueOnFail();
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
 	const groups = new Map<string, { module?: OperationModule; resource: string; operation: string; indexes: number[] }>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -59,8 +61,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const fail = (itemIndex: number, error: unknown): void => {
 		const nodeError = toNodeError(this, error, itemIndex);
-		if (!continueOnFail) throw nodeError;
-		outputs[itemIndex] = [errorItem(nodeError, itemIndex)];
+		const where = itemLocation(this, itemIndex);
+		if (!continueOnFail) {
+			nodeError.message = stoppingMessage(nodeError, where, items.length);
+			throw nodeError;
+		}
+		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
 	};
 
 	// The whole input is checked before the first write: without Continue On Fail a bad item (any item) stops the
@@ -133,7 +139,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		});
 	}
 
-	return [outputs.flat()];
+	const output = outputs.flat();
+	if (output.some((item) => item.json.recovered === true)) addNotice(this, 'recovered');
+	return [output];
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -238,15 +246,66 @@ function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
 }
 
-function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
-	if (error.description) json.description = error.description;
+/** Where an error happened, as the user sees it: the item number as the editor counts (from 1) and its file. */
+interface ItemLocation {
+	itemNumber: number;
+	fileName?: string;
+}
+
+/**
+ * The resume file of an item, when it has one: the File Name option, the name of the binary in the operation's
+ * Input Binary Field, or the input item's own `fileName` (as Upload Many outputs, for Start Many).
+ */
+function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLocation {
+	const where: ItemLocation = { itemNumber: itemIndex + 1 };
+	try {
+		const item = ctx.getInputData()[itemIndex];
+		const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		const property = ctx.getNodeParameter('binaryPropertyName', itemIndex, '') as string;
+		const candidates = [options?.fileName, property ? item?.binary?.[property]?.fileName : undefined, item?.json?.fileName];
+		const fileName = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
+		if (typeof fileName === 'string') where.fileName = fileName.trim();
+	} catch {
+		// A parameter whose expression fails has its own error; the location then carries the item number only.
+	}
+	return where;
+}
+
+/** n8n's own messages end in " [item N]", counted from 0; ours say where, counted as the editor does. */
+const ENGINE_ITEM_SUFFIX = / \[item \d+\]$/;
+
+function locate(message: string, where: ItemLocation): string {
+	const text = message.replace(ENGINE_ITEM_SUFFIX, '');
+	const file = where.fileName && !text.includes(where.fileName) ? `, ${where.fileName}` : '';
+	return `${text} [item ${where.itemNumber}${file}]`;
+}
+
+/**
+ * The message of an error that stops the node: where it happened and, when other items were in the same run, how
+ * to let them through (a key or workspace problem, 401 or 403, concerns every item alike and gets no such advice).
+ */
+function stoppingMessage(error: NodeApiError | NodeOperationError, where: ItemLocation, itemCount: number): string {
+	const located = locate(error.message, where);
+	const status = apiErrorInfo(error)?.status;
+	if (itemCount < 2 || status === 401 || status === 403) return located;
+	const others = where.fileName ? 'files' : 'items';
+	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
+}
+
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, where: ItemLocation, errorOutput: boolean): INodeExecutionData {
+	const facts: IDataObject = {};
+	if (where.fileName) facts.fileName = where.fileName;
+	if (error.description) facts.description = error.description;
 	const info = apiErrorInfo(error);
 	if (info) {
-		json.httpCode = info.status;
-		json.code = info.code;
-		if (info.reason) json.reason = info.reason;
-		if (info.requestId) json.requestId = info.requestId;
+		facts.httpCode = info.status;
+		facts.code = info.code;
+		if (info.reason) facts.reason = info.reason;
+		if (info.requestId) facts.requestId = info.requestId;
 	}
+	const message = locate(error.message, where);
+	// n8n's "Continue (using error output)" moves an item to the error output only when its json has no keys but
+	// error, message and details (n8n then adds the input item's fields): the facts go under details there.
+	const json: IDataObject = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
 	return { json, pairedItem: { item: itemIndex } };
 }

@@ -56,15 +56,6 @@ export const REASON_HINTS: Record<string, string> = {
 		'The upload preparation no longer exists or is older than 24 hours. Prepare a new upload (a new report); Upload Resume and Analyze Resume do this once by themselves when they meet it.',
 	EVENT_CURSOR_EXPIRED:
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
-	// Storage (signed upload URL) conditions.
-	SIGNATURE_INVALID: 'The signed upload URL was altered or belongs to another upload. Use Upload > Refresh URL and upload again.',
-	URL_EXPIRED: 'The signed upload URL expired (it is valid for 600 seconds). Use Upload > Refresh URL and upload again.',
-	CONTENT_TYPE_MISMATCH: 'The file was sent with a different content type than prepared. Prepare the upload again with the right MIME type.',
-	SIZE_MISMATCH:
-		'The file size differs from the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
-	CONTENT_INVALID: 'The file content is not a valid PDF or DOCX matching its declared type. Check the binary data and prepare a new upload.',
-	AUTHORIZATION_NOT_ALLOWED:
-		'Storage refused the upload because it carried an Authorization header. The API key must never be sent to storage; this is a bug, please report it.',
 };
 
 /** Guidance per HTTP status when no reason applies. */

@@ -35,3 +35,4 @@ export {
 export type { WriteIdentity } from './idempotency';
 export { describeApiError, REASON_HINTS } from './errors';
 export { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+export { recruitingAnalysisApiTest, testApiCredential } from './credentialTest';

@@ -5,7 +5,6 @@
  */
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type {
-	Failure,
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
@@ -162,6 +161,15 @@ function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
 	return out;
 }
 
+/**
+ * Why a request failed, for n8n 2.x (its NodeApiError option `failure`: waits on timed causes, asks for a new
+ * credential on `credential-invalid`). n8n 1.x has no such option and ignores it; the error is the same otherwise.
+ */
+type FailureCause =
+	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
+	| { cause: 'credential-invalid' };
+type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & { failure?: FailureCause };
+
 interface FullResponse {
 	body: unknown;
 	headers: IDataObject;
@@ -176,17 +184,18 @@ export function buildApiError(
 ): NodeApiError {
 	const message = redactSecrets(parts.message, options.secrets ?? []);
 	const description = redactSecrets(parts.description, options.secrets ?? []);
-	let failure: Failure | undefined;
+	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
 	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
 	else if (parts.status === 401) failure = { cause: 'credential-invalid' };
-	const error = new NodeApiError(context.getNode(), parts.body, {
+	const errorOptions: ApiErrorOptions = {
 		message,
 		description,
 		httpCode: parts.httpCode,
 		itemIndex: options.itemIndex,
 		failure,
-	});
+	};
+	const error = new NodeApiError(context.getNode(), parts.body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -229,11 +238,13 @@ function networkFailure(
 	}
 	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
 	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
-	const error = new NodeApiError(
-		context.getNode(),
-		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
-		{ message, description, itemIndex: args.itemIndex, failure: { cause: 'temporarily-unavailable' } },
-	);
+	const errorOptions: ApiErrorOptions = {
+		message,
+		description,
+		itemIndex: args.itemIndex,
+		failure: { cause: 'temporarily-unavailable' },
+	};
+	const error = new NodeApiError(context.getNode(), { error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject, errorOptions);
 	error.message = message;
 	error.description = description;
 	error.context.apiError = { status: 0, code: 'NETWORK_ERROR', reason: code } as unknown as IDataObject;

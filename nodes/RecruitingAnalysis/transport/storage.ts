@@ -2,18 +2,27 @@
  * The resume PUT to the signed storage URL (spec, Uploads: "the API key must not be sent to storage").
  * Sent with `helpers.httpRequest` (no credential), the body streamed from n8n's binary store when the binary has an
  * id (filesystem / database modes) so a 10 MB file is never held whole in memory, with `Content-Type` and
- * `Content-Length` set. On 403 URL_EXPIRED the URL is refreshed once and the file sent again from a fresh stream.
+ * `Content-Length` set.
+ *
+ * Expiry is read as real signed storage (S3, GCS) reports it, not from any API convention: the node knows the
+ * URL's lifetime from `expiresInSeconds` and the time it was issued, refreshes it before sending on a URL that has
+ * (nearly) expired, and treats any 403 from the storage host as a reason to refresh once and send again from a
+ * fresh stream. Storage error bodies are S3-style XML (`<Error><Code>…</Code><Message>…</Message>`); they are read
+ * for the message only (a JSON error body is read too), never to decide whether to refresh.
  */
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { contentMatchesMimeType } from '../validation';
-import { describeApiError, headerValue } from './errors';
+import { headerValue, type ApiErrorParts } from './errors';
 import { apiPath, apiRequest, buildApiError, transportSettings } from './request';
 import { isCancellation, isRetryableStatus, networkErrorCode, nextDelayMs, parseRetryAfter } from './retry';
 
 /** Per-attempt timeout of the storage PUT (10 MB over a slow uplink). */
 export const STORAGE_TIMEOUT_MS = 300_000;
+
+/** A URL is refreshed before sending when less than this remains of its lifetime (clock skew, a slow start). */
+export const STORAGE_EXPIRY_MARGIN_MS = 30_000;
 
 export interface UploadTarget {
 	url: string;
@@ -21,6 +30,8 @@ export interface UploadTarget {
 	mimeType: string;
 	sizeBytes: number;
 	expiresInSeconds: number;
+	/** When the URL was issued (epoch ms; at the latest, when its answer was received). Default: now. */
+	issuedAt?: number;
 }
 
 interface FullResponse {
@@ -66,18 +77,72 @@ async function binarySource(this: IExecuteFunctions, itemIndex: number, binaryPr
 	};
 }
 
-function storageReason(response: FullResponse): string | undefined {
-	let body = response.body;
-	if (typeof body === 'string') {
+/** Recovery guidance per storage error code (S3 names; GCS uses the same ones for signed URLs). */
+const STORAGE_HINTS: Record<string, string> = {
+	AccessDenied:
+		'Storage refused the upload even with a freshly refreshed URL. Check that nothing between n8n and storage (a proxy) changes the request, then prepare a new upload.',
+	SignatureDoesNotMatch:
+		'The request differs from what the signed URL allows (the URL must be used unchanged, with method PUT and the Content-Type prepared for it). Prepare the upload again with the right MIME type.',
+	InvalidArgument:
+		'Storage refused the upload because it carried an Authorization header. The API key must never be sent to storage; this is a bug, please report it.',
+	EntityTooSmall:
+		'The file is smaller than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
+	EntityTooLarge:
+		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
+};
+
+/** Code, message and request id of a storage error body: S3-style XML, or a JSON error object. */
+export function readStorageError(body: unknown, headers: IDataObject): { code?: string; message?: string; requestId?: string } {
+	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : undefined;
+	const requestId = headerValue(headers, 'x-amz-request-id') ?? headerValue(headers, 'x-guploader-uploadid') ?? headerValue(headers, 'x-request-id');
+	const element = (name: string) => {
+		const match = text === undefined ? null : new RegExp(`<${name}>([^<]*)</${name}>`).exec(text);
+		return match ? match[1].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') : undefined;
+	};
+	if (text !== undefined && text.includes('<Error>')) {
+		return { code: element('Code'), message: element('Message'), requestId: element('RequestId') ?? requestId };
+	}
+	let parsed: unknown = body;
+	if (text !== undefined) {
 		try {
-			body = JSON.parse(body);
+			parsed = JSON.parse(text);
 		} catch {
-			return undefined;
+			return { message: text.slice(0, 200) || undefined, requestId };
 		}
 	}
-	const error = (body as { error?: { reason?: unknown; code?: unknown } } | undefined)?.error;
-	if (typeof error?.reason === 'string') return error.reason;
-	return typeof error?.code === 'string' ? error.code : undefined;
+	const error = (parsed as { error?: { reason?: unknown; code?: unknown; message?: unknown } } | undefined)?.error;
+	const code = typeof error?.reason === 'string' ? error.reason : typeof error?.code === 'string' ? error.code : undefined;
+	return { code, message: typeof error?.message === 'string' ? error.message : undefined, requestId };
+}
+
+/** The user-facing parts of a storage error answer (the signed URL never appears in them). */
+function storageErrorParts(response: FullResponse, reportId: string, refreshed: boolean): ApiErrorParts {
+	const status = response.statusCode;
+	const { code = `HTTP_${status}`, message = `HTTP ${status}`, requestId } = readStorageError(response.body, response.headers);
+	const hints: string[] = [];
+	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
+	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');
+	if (status === 408 || status === 429 || status >= 500) {
+		hints.push('Storage failed or is busy; the node already retried. Uploading again is safe (the same bytes to the same report).');
+	}
+	if (refreshed && status === 403) hints.push('The URL had already been refreshed once for this upload.');
+	if (requestId) hints.push(`Storage request ID: ${requestId}.`);
+	return {
+		httpCode: String(status),
+		status,
+		code,
+		requestId,
+		apiMessage: message,
+		body: { error: { code, message, ...(requestId ? { requestId } : {}) } },
+		message: `Storage upload of report ${reportId}: ${status} ${code}: ${message}`,
+		description: hints.join(' ') || `Unexpected storage answer ${status}.`,
+	};
+}
+
+/** Whether less than the margin remains of the URL's lifetime (counted from when it was issued). */
+function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
+	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
+	return Date.now() >= issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
 }
 
 /** The Upload object inside a refresh answer (`{reportId, upload}`), tolerant of a bare upload object. */
@@ -190,36 +255,42 @@ export async function putResumeToStorage(
 	}
 
 	let upload = args.upload;
+	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
+	const refresh = async () => {
+		const data = await apiRequest.call<IExecuteFunctions, [Parameters<typeof apiRequest>[0]], Promise<IDataObject>>(this, {
+			method: 'POST',
+			path: apiPath('/api/v1/uploads/{}/url', reportId),
+			itemIndex,
+		});
+		const fresh = uploadFromRefresh(data);
+		if (!fresh) {
+			throw new NodeOperationError(this.getNode(), `Refreshing the upload URL of report ${reportId} returned no URL`, {
+				itemIndex,
+			});
+		}
+		upload = { ...fresh, mimeType: fresh.mimeType || upload.mimeType, sizeBytes: fresh.sizeBytes || upload.sizeBytes };
+		issuedAt = Date.now();
+		refreshed = true;
+	};
+
+	// A URL past (or about to pass) its lifetime is refreshed before the file is sent on it.
+	if (nearlyExpired(upload, issuedAt)) await refresh();
 	for (;;) {
 		const response = await putOnce.call(this, { upload, source, itemIndex, reportId });
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			return { refreshed, streamed: source.streamed, bytes: source.size };
 		}
-
-		const reason = storageReason(response);
-		if (response.statusCode === 403 && reason === 'URL_EXPIRED' && !refreshed) {
-			const data = await apiRequest.call<IExecuteFunctions, [Parameters<typeof apiRequest>[0]], Promise<IDataObject>>(
-				this,
-				{ method: 'POST', path: apiPath('/api/v1/uploads/{}/url', reportId), itemIndex },
-			);
-			const fresh = uploadFromRefresh(data);
-			if (!fresh) {
-				throw new NodeOperationError(this.getNode(), `Refreshing the upload URL of report ${reportId} returned no URL`, {
-					itemIndex,
-				});
-			}
-			upload = { ...fresh, mimeType: fresh.mimeType || upload.mimeType, sizeBytes: fresh.sizeBytes || upload.sizeBytes };
-			refreshed = true;
+		// Real signed storage answers an expired, revoked or otherwise refused URL with 403 and a body of its own:
+		// any 403 is worth one refresh (the refresh itself says PREPARATION_EXPIRED or ALREADY_ADMITTED when that is why).
+		if (response.statusCode === 403 && !refreshed) {
+			await refresh();
 			continue;
 		}
-		const parts = describeApiError({
-			status: response.statusCode,
-			body: response.body,
-			headers: response.headers,
-			subject: `Storage upload of report ${reportId}`,
-			safeToRetry: true,
+		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
+			itemIndex,
+			// Never echo the signed URL's credentials (`signature`, `X-Amz-Signature`, `X-Goog-Signature`, ...).
+			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});
-		throw buildApiError(this, parts, { itemIndex, secrets: [new URL(upload.url).searchParams.get('signature') ?? ''] });
 	}
 }

@@ -113,9 +113,16 @@ function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
 const requiredString = (rule: string) =>
 	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
 
-export const fileNameSchema = requiredString('1 to 200 characters')
-	.min(1, 'must not be empty')
-	.max(MAX_FILE_NAME_LENGTH, `must be at most ${MAX_FILE_NAME_LENGTH} characters`)
+/** Length in characters as the spec counts it: Unicode code points, not UTF-16 units (an emoji is one). */
+export const characterCount = (value: string): number => [...value].length;
+
+/** A string of `min` to `max` characters (code points); zod's own `.min/.max` would count UTF-16 units. */
+const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+	schema
+		.refine((v) => characterCount(v) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
+
+export const fileNameSchema = charactersBetween(requiredString('1 to 200 characters'), 1, MAX_FILE_NAME_LENGTH)
 	.refine((v) => !v.includes('/') && !v.includes('\\'), 'must not contain / or \\ (a path is not a file name)')
 	.refine((v) => !hasControlCharacter(v), 'must not contain control characters')
 	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
@@ -159,28 +166,21 @@ export type ResumeFile = z.infer<typeof resumeFileSchema>;
  * hyphens, the last one alphabetic.
  */
 export const EMAIL_PATTERN =
-	/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
-export const emailSchema = requiredString('an email address')
-	.trim()
-	.min(1, 'must not be empty')
-	.max(254, 'must be at most 254 characters')
+export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
 	.refine((v) => !v.startsWith('.'), 'must not start with a dot')
 	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
 
-export const idSchema = requiredString('1 to 100 characters')
-	.min(1, 'must not be empty')
-	.max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH);
 
-export const idempotencyKeySchema = requiredString('1 to 128 characters')
-	.min(1, 'must not be empty')
-	.max(MAX_IDEMPOTENCY_KEY_LENGTH, `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`)
-	.regex(IDEMPOTENCY_KEY_PATTERN, 'may only contain letters, digits and . _ : -');
+export const idempotencyKeySchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_IDEMPOTENCY_KEY_LENGTH).refine(
+	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
+	'may only contain letters, digits and . _ : -',
+);
 
-export const cursorSchema = requiredString('1 to 2048 characters')
-	.min(1, 'must not be empty')
-	.max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`);
+export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, MAX_CURSOR_LENGTH);
 
 export const limitSchema = z
 	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
@@ -198,17 +198,16 @@ export const revisionSchema = requiredString('64 hexadecimal characters').regex(
 	'must be 64 hexadecimal characters (the job description revision)',
 );
 
-export const externalReferenceSourceSchema = requiredString('a source slug')
-	.min(1, 'must not be empty')
-	.max(MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH, `must be at most ${MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH} characters`)
-	.regex(
-		EXTERNAL_REFERENCE_SOURCE_PATTERN,
-		'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
-	);
+export const externalReferenceSourceSchema = charactersBetween(
+	requiredString('a source slug'),
+	1,
+	MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH,
+).refine(
+	(v) => EXTERNAL_REFERENCE_SOURCE_PATTERN.test(v),
+	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
+);
 
-export const externalReferenceIdSchema = requiredString('1 to 128 characters')
-	.min(1, 'must not be empty')
-	.max(MAX_EXTERNAL_REFERENCE_ID_LENGTH, `must be at most ${MAX_EXTERNAL_REFERENCE_ID_LENGTH} characters`);
+export const externalReferenceIdSchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_EXTERNAL_REFERENCE_ID_LENGTH);
 
 export const externalReferenceSchema = z.object({
 	source: externalReferenceSourceSchema,
@@ -557,6 +556,15 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 	return false;
 }
 
+/** What the first bytes of a file show it to be, for the advice when its name or type says otherwise. */
+function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
+	const text = String.fromCharCode(...head.subarray(0, 8));
+	if (text.startsWith('%PDF-')) return 'pdf';
+	if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'zip';
+	if (/^\s*</.test(text)) return 'html';
+	return 'unknown';
+}
+
 export function validateResumeContent(
 	this: ValidationContext,
 	head: Uint8Array,
@@ -564,13 +572,26 @@ export function validateResumeContent(
 	itemIndex: number,
 ): void {
 	if (contentMatchesMimeType(head, file.mimeType)) return;
-	const expected = file.mimeType === PDF_MIME_TYPE ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
-	throw new NodeOperationError(this.getNode(), `"Input Binary Field" content must agree with its type: ${file.fileName} is not ${expected}`, {
-		itemIndex,
-		description:
-			'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
-			'property holds the resume itself and not, for example, an HTML error page. Nothing was uploaded.',
-	});
+	const isPdf = file.mimeType === PDF_MIME_TYPE;
+	const expected = isPdf ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
+	const found = sniffContent(head);
+	const stem = file.fileName.replace(/\.[^.]*$/, '');
+	let message = `"Input Binary Field" content must agree with its type: ${file.fileName} is not ${expected}`;
+	let advice =
+		'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
+		'property holds the resume itself and not, for example, an HTML error page.';
+	if (isPdf && found === 'zip') {
+		// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
+		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
+		advice = `Rename the file to ${stem}.docx (or use the File Name option) if it is a Word document; other ZIP archives cannot be analyzed.`;
+	} else if (!isPdf && found === 'pdf') {
+		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a PDF, not a DOCX. Rename it ${stem}.pdf`;
+		advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
+	} else if (found === 'html') {
+		message = `"Input Binary Field" content must agree with its type: ${file.fileName} holds HTML (a web page), not ${expected}`;
+		advice = 'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
+	}
+	throw new NodeOperationError(this.getNode(), message, { itemIndex, description: `${advice} Nothing was uploaded.` });
 }
 
 export function validateEmail(this: ValidationContext, value: unknown, itemIndex: number, label = 'Candidate Email'): string {

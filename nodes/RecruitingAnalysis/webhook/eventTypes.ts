@@ -41,8 +41,8 @@ const DESCRIPTIONS: Record<EventType, string> = {
 	'webhook.test': 'A synthetic test delivery without report or candidate data',
 };
 
-/** Options for an n8n multiOptions parameter, in the spec's order. */
-export const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
+/** Options for an n8n multiOptions parameter, sorted by name as n8n's lint rules expect. */
+export const EVENT_TYPE_OPTIONS = [...EVENT_TYPES].sort().map((value) => ({
 	name: value,
 	value,
 	description: DESCRIPTIONS[value],

@@ -8,7 +8,7 @@ import { ApiError, badRequest, conflict, notFound } from '../errors';
 import type { ApiRouter } from '../http';
 import { quoteAnalysis } from '../analyses';
 import { activeBatch, batchView, createBatch } from '../batches';
-import { quoteInterview } from '../interviews';
+import { issueInterviewQuote } from '../interviews';
 import type { BatchRecord, Workspace } from '../types';
 import { jobReference, MAX_BATCH_BYTES, uploadInput, Validator, type ParsedJobRef } from '../validation';
 import { fingerprintField, interviewInput } from './interviews';
@@ -153,7 +153,8 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 	const interviewItems = (v: Validator, env: Envelope, extra: string[]) =>
 		env.items.map((it, i) => {
 			const base = `items[${i}].input`;
-			const input = interviewInput(v, base, it.raw, extra);
+			// Batch items carry sendEmail (spec: `{reportId, candidateEmail, sendEmail}`, and only true).
+			const input = interviewInput(v, base, it.raw, extra, true);
 			const raw = (it.raw ?? {}) as Record<string, unknown>;
 			if (raw.sendEmail === false) v.add(`${base}.sendEmail`, 'batches_require_true');
 			const fp = extra.includes('quoteFingerprint') ? fingerprintField(v, `${base}.quoteFingerprint`, raw.quoteFingerprint) : undefined;
@@ -170,7 +171,7 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const parsed = interviewItems(v, env, []);
 			v.throwIfAny();
 			ownReportIds(ctx, ws, parsed.map((p) => ({ field: p.field, id: p.input!.reportId })));
-			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => quoteInterview(ctx, ws, parsed[i].input!)));
+			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => issueInterviewQuote(ctx, ws, parsed[i].input!)));
 			return { status: 200, body: { data: quoteTotals(items) } };
 		},
 	});

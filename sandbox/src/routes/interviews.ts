@@ -3,7 +3,7 @@ import type { Ctx } from '../context';
 import type { Cursors } from '../cursors';
 import { conflict, unprocessable } from '../errors';
 import type { ApiRouter } from '../http';
-import { invite, type InterviewInput, ownInterview, quoteInterview, resend } from '../interviews';
+import { invite, type InterviewInput, issueInterviewQuote, ownInterview, resend } from '../interviews';
 import { interviewResultView, interviewView } from '../views';
 import { allowOnly, pageParams, queryString, Validator } from '../validation';
 import { noBody, schemaVersionOk } from './common';
@@ -37,7 +37,7 @@ export function interviewRoutes(api: ApiRouter, ctx: Ctx, cursors: Cursors): voi
 			const v = new Validator();
 			const input = interviewInput(v, '', body, []);
 			v.throwIfAny();
-			return { status: 200, body: { data: quoteInterview(ctx, ws, input!) } };
+			return { status: 200, body: { data: issueInterviewQuote(ctx, ws, input!) } };
 		},
 	});
 

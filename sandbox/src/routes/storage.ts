@@ -1,28 +1,86 @@
 /**
  * The signed storage destination: PUT /_storage/uploads/{reportId}?expires=&signature=
- * Checks, in order: no Authorization header (counted), the report, signature, expiry, the preparation,
- * Content-Type equal to the declared type, the exact byte size, the content (PDF `%PDF-`; DOCX a ZIP
- * holding `word/document.xml`). 200 with an empty body on success.
+ *
+ * It answers as real signed object storage does (S3 style), not as the API: errors are 403 or 400 with an
+ * XML `<Error>` body (Code, Message, RequestId, HostId) and `x-amz-request-id`, never the API's JSON error
+ * body, `X-Request-Id` or `Cache-Control`; success is 200 with an empty body and an `ETag`. The signature
+ * covers the report, the expiry and the declared Content-Type, so a different type is a signature mismatch.
+ * Checks, in order: no Authorization header (400 InvalidArgument, counted), the query-string signature
+ * (403 AccessDenied / SignatureDoesNotMatch), the expiry (403 AccessDenied "Request has expired"), the
+ * preparation (403 AccessDenied once cancelled, expired or admitted), the exact byte size
+ * (400 EntityTooSmall / EntityTooLarge). Storage does not read the content: a file that is not the declared
+ * PDF or DOCX is refused at admission (422 INVALID_UPLOAD), as the real service does.
  */
-import type { FastifyInstance } from 'fastify';
-import { unzipSync } from 'fflate';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ctx } from '../context';
 import { sha256Hex } from '../canonical';
-import { ApiError, conflict, notFound } from '../errors';
 import type { ApiRouter } from '../http';
-import { checkSignature, preparationLive } from '../uploads';
-import { MAX_FILE_BYTES, PDF_MIME } from '../validation';
+import { preparationLive, storageSignature } from '../uploads';
+import { MAX_FILE_BYTES } from '../validation';
 
 export const STORAGE_ROUTE = '/_storage/uploads/{reportId}';
+export const STORAGE_PREFIX = '/_storage';
+/** Largest body storage reads before answering EntityTooLarge (the biggest resume plus slack). */
+const STORAGE_BODY_LIMIT = MAX_FILE_BYTES + 1024;
 
-function validContent(bytes: Buffer, mimeType: string): boolean {
-	if (mimeType === PDF_MIME) return bytes.subarray(0, 5).toString('latin1') === '%PDF-';
-	if (bytes.length < 4 || bytes.readUInt32LE(0) !== 0x04034b50) return false;
-	try {
-		const files = unzipSync(new Uint8Array(bytes), { filter: (f) => f.name === 'word/document.xml' });
-		return !!files['word/document.xml'];
-	} catch {
-		return false;
+export const isStoragePath = (path: string) => path === STORAGE_PREFIX || path.startsWith(`${STORAGE_PREFIX}/`);
+
+/** An S3-style storage error: the status, the `<Code>` and `<Message>`, and extra elements (e.g. Expires). */
+export class StorageError extends Error {
+	constructor(
+		public readonly status: number,
+		public readonly code: string,
+		message: string,
+		public readonly extra: Record<string, string> = {},
+	) {
+		super(message);
+	}
+}
+
+const xmlEscape = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
+
+/** Sends a storage error as S3 does: XML body, `x-amz-request-id`, no API conventions. */
+export function sendStorageError(reply: FastifyReply, err: StorageError, headers: Record<string, string> = {}): FastifyReply {
+	const requestId = randomBytes(8).toString('hex').toUpperCase();
+	const elements = { Code: err.code, Message: err.message, ...err.extra, RequestId: requestId, HostId: randomBytes(24).toString('base64') };
+	const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${Object.entries(elements)
+		.map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
+		.join('')}</Error>`;
+	for (const [h, v] of Object.entries(headers)) reply.header(h, v);
+	return reply.code(err.status).header('x-amz-request-id', requestId).type('application/xml').send(body);
+}
+
+export const signatureDoesNotMatch = () =>
+	new StorageError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+
+/** A fault injected on storage keeps its status and answers in storage's own words (S3 codes). */
+export function storageFault(status: number): StorageError {
+	const codes: Record<number, [string, string]> = {
+		403: ['AccessDenied', 'Access Denied'],
+		429: ['SlowDown', 'Please reduce your request rate.'],
+		500: ['InternalError', 'We encountered an internal error. Please try again.'],
+		503: ['SlowDown', 'Please reduce your request rate.'],
+	};
+	const [code, message] = codes[status] ?? (status >= 500 ? ['ServiceUnavailable', 'Service is unable to handle request.'] : ['InvalidRequest', `Injected fault (${status}).`]);
+	return new StorageError(status, code, message);
+}
+
+/** The query-string signature: present, matching the report, expiry and Content-Type, and not expired. */
+function checkSignature(ctx: Ctx, reportId: string, contentType: string, expires: unknown, signature: unknown): void {
+	if (typeof expires !== 'string' || typeof signature !== 'string') {
+		throw new StorageError(403, 'AccessDenied', 'Query-string authentication requires the Signature and Expires parameters');
+	}
+	if (!/^\d{1,16}$/.test(expires)) throw signatureDoesNotMatch();
+	const expected = Buffer.from(storageSignature(ctx, { id: reportId, mimeType: contentType }, Number(expires)));
+	const given = Buffer.from(signature);
+	if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw signatureDoesNotMatch();
+	const now = ctx.clock.now();
+	if (Number(expires) <= now) {
+		throw new StorageError(403, 'AccessDenied', 'Request has expired', {
+			Expires: new Date(Number(expires)).toISOString(),
+			ServerTime: new Date(now).toISOString(),
+		});
 	}
 }
 
@@ -30,11 +88,21 @@ export function storageRoutes(app: FastifyInstance, api: ApiRouter, ctx: Ctx): v
 	api.remember('PUT', STORAGE_ROUTE);
 	app.register(async (scope) => {
 		scope.removeAllContentTypeParsers();
-		scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES + 1024 }, (_req, body, done) => done(null, body));
+		scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STORAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+		scope.setErrorHandler((err, _req, reply) => {
+			if (err instanceof StorageError) return sendStorageError(reply, err);
+			const code = (err as { code?: string }).code;
+			if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+				return sendStorageError(reply, new StorageError(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.'));
+			}
+			if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStorageError(reply, signatureDoesNotMatch());
+			console.error('[sandbox] unexpected storage error', err);
+			return sendStorageError(reply, new StorageError(500, 'InternalError', 'We encountered an internal error. Please try again.'));
+		});
 		scope.route({
 			method: 'PUT',
 			url: '/_storage/uploads/:reportId',
-			bodyLimit: MAX_FILE_BYTES + 1024,
+			bodyLimit: STORAGE_BODY_LIMIT,
 			handler: async (req, reply) => {
 				req.routeTemplate = STORAGE_ROUTE;
 				const { reportId } = req.params as { reportId: string };
@@ -43,28 +111,35 @@ export function storageRoutes(app: FastifyInstance, api: ApiRouter, ctx: Ctx): v
 				if (report) req.workspaceId = report.workspaceId;
 				if (req.headers.authorization !== undefined) {
 					if (report) ctx.store.countersOf(report.workspaceId).storageAuthorizationHeaders += 1;
-					throw new ApiError(400, 'Storage requests must not carry an Authorization header; the API key is never sent to storage.', 'AUTHORIZATION_NOT_ALLOWED');
+					throw new StorageError(
+						400,
+						'InvalidArgument',
+						'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+						{ ArgumentName: 'Authorization', ArgumentValue: 'Bearer ***' },
+					);
 				}
-				if (!report) throw notFound('Upload');
-				checkSignature(ctx, reportId, query.expires, query.signature);
-				if (report.admitted) throw conflict('ALREADY_ADMITTED', 'An analysis was admitted; the file is frozen.');
-				if (!preparationLive(ctx, report)) throw notFound('Upload preparation', 'PREPARATION_EXPIRED');
 				const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-				if (contentType !== report.mimeType) {
-					throw new ApiError(400, `Content-Type must be ${report.mimeType}, the declared type.`, 'CONTENT_TYPE_MISMATCH');
+				checkSignature(ctx, reportId, contentType, query.expires, query.signature);
+				if (!report || !preparationLive(ctx, report)) {
+					// Cancelled, past its 24 hours, admitted (the file is frozen) or erased: the destination is closed.
+					throw new StorageError(403, 'AccessDenied', 'Access Denied');
 				}
 				const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 				if (bytes.length !== report.fileSize) {
-					throw new ApiError(400, `The body has ${bytes.length} bytes; the declared fileSize is ${report.fileSize}.`, 'SIZE_MISMATCH');
-				}
-				if (!validContent(bytes, report.mimeType)) {
-					throw new ApiError(400, 'The content does not match the declared type (PDF must start %PDF-; DOCX must be a ZIP with word/document.xml).', 'CONTENT_INVALID');
+					const larger = bytes.length > report.fileSize;
+					throw new StorageError(
+						400,
+						larger ? 'EntityTooLarge' : 'EntityTooSmall',
+						larger ? 'Your proposed upload exceeds the maximum allowed size.' : 'Your proposed upload is smaller than the minimum allowed size.',
+						{ ProposedSize: String(bytes.length), [larger ? 'MaxSizeAllowed' : 'MinSizeAllowed']: String(report.fileSize) },
+					);
 				}
 				ctx.store.files.set(report.id, bytes);
 				report.fileSha256 = sha256Hex(bytes);
 				ctx.store.countersOf(report.workspaceId).storagePuts += 1;
 				ctx.markDirty();
-				return reply.code(200).send();
+				const etag = `"${createHash('md5').update(bytes).digest('hex')}"`;
+				return reply.code(200).header('ETag', etag).header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase()).send();
 			},
 		});
 	});

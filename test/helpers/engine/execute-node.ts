@@ -18,6 +18,7 @@ import { BinaryDataService, WorkflowExecute, prepareBinaryData } from 'n8n-core'
 import type {
 	ExecutionBaseError,
 	IBinaryData,
+	IConnections,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
@@ -109,6 +110,11 @@ export interface ExecuteNodeOptions extends EngineNodeOptions {
 	settings?: IWorkflowSettings;
 	/** Workflow static data for the run (`$getWorkflowStaticData`), mutated in place like n8n's copy. */
 	staticData?: IDataObject;
+	/**
+	 * Sub-nodes connected to the node under test through `ai_tool` (as tools are connected to an agent); each
+	 * type must output `ai_tool` (see `asAiTool`). The node under test reaches them with getInputConnectionData.
+	 */
+	tools?: Array<Omit<EngineNodeOptions, 'credentialTypes'>>;
 }
 
 export interface ExecuteNodeResult {
@@ -185,7 +191,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	try {
 		const credentialTypes = new HarnessCredentialTypes(options.credentialTypes ?? []);
 		const credentialsHelper = new HarnessCredentialsHelper(credentialTypes);
-		const nodeTypes = new HarnessNodeTypes([new HarnessStartNode(), options.nodeType]);
+		const nodeTypes = new HarnessNodeTypes([new HarnessStartNode(), options.nodeType, ...(options.tools ?? []).map((t) => t.nodeType)]);
 
 		const startNode: INode = {
 			id: randomUUID(),
@@ -203,16 +209,22 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		if (options.maxTries !== undefined) node.maxTries = options.maxTries;
 		if (options.waitBetweenTries !== undefined) node.waitBetweenTries = options.waitBetweenTries;
 
-		const connections = {
+		const connections: IConnections = {
 			[startNode.name]: { main: [[{ node: node.name, type: NodeConnectionTypes.Main, index: 0 }]] },
 		};
+		const tools: INode[] = [];
+		for (const [i, tool] of (options.tools ?? []).entries()) {
+			const placed = await placeNode(tool, credentialsHelper, [200 + 200 * i, 200]);
+			tools.push(placed);
+			connections[placed.name] = { [NodeConnectionTypes.AiTool]: [[{ node: node.name, type: NodeConnectionTypes.AiTool, index: 0 }]] };
+		}
 		const workflowData: IWorkflowBase = {
 			id: workflowId,
 			name: `n8n-engine harness: ${node.name}`,
 			active: false,
 			isArchived: false,
 			activeVersionId: null,
-			nodes: [startNode, node],
+			nodes: [startNode, node, ...tools],
 			connections,
 			settings: options.settings ?? {},
 			staticData: options.staticData,

@@ -103,3 +103,25 @@ export class HarnessCredentialTypes {
 		return parents.flatMap((parent) => [parent, ...this.getParentTypes(parent)]);
 	}
 }
+
+/**
+ * The tool variant n8n's node loader makes of a node with `usableAsTool` (packages/cli tool-generation,
+ * `convertNodeToAiTool`): type name + "Tool", no inputs, one `ai_tool` output, the same execute and methods.
+ * n8n also adds its "Tool Description" parameters; left out here, a node then gets n8n's automatic description
+ * (the operation's action). `usableAsTool.replacements` are applied as n8n applies them.
+ */
+export function asAiTool(nodeType: INodeType): INodeType {
+	const source = nodeType.description;
+	if (!source.usableAsTool) throw new Error(`${source.name} is not usableAsTool`);
+	const replacements = typeof source.usableAsTool === 'object' ? (source.usableAsTool.replacements ?? {}) : {};
+	const { usableAsTool: _usable, ...rest } = { ...source, ...replacements };
+	void _usable;
+	const description: INodeTypeDescription = {
+		...rest,
+		name: `${source.name}Tool`,
+		displayName: `${source.displayName} Tool`,
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiTool],
+	};
+	return Object.assign(Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType, nodeType, { description });
+}

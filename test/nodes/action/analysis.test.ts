@@ -69,7 +69,7 @@ describe('Analysis > Analyze Resume', () => {
 	});
 
 	it('Wait for Completion outputs the report summary once completed', async () => {
-		const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
+		const result = await runNode(ws, { ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), simplify: false }, [
 			pdfItem({ candidate: 'Summary Wait', score: 8 }),
 		]);
 		const [item] = jsonOf(result);
@@ -82,7 +82,7 @@ describe('Analysis > Analyze Resume', () => {
 	});
 
 	it('Wait for Completion can output the detailed result', async () => {
-		const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'result' }), [
+		const result = await runNode(ws, { ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'result' }), simplify: false }, [
 			pdfItem({ candidate: 'Result Wait', score: 6 }),
 		]);
 		const [item] = jsonOf(result);
@@ -97,7 +97,7 @@ describe('Analysis > Analyze Resume', () => {
 	it('Wait for Completion can output the simplified result (score, scale, summary, recommendation, limitations)', async () => {
 		const result = await runNode(
 			ws,
-			analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'simplifiedResult' }),
+			{ ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'simplifiedResult' }), simplify: false },
 			[pdfItem({ candidate: 'Simple Wait', score: 7 })],
 		);
 		const [item] = jsonOf(result);
@@ -300,7 +300,7 @@ describe('Analysis > batch operations', () => {
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
-			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
 			uploads.map((u) => ({ json: { reportId: u.reportId } })),
 		);
 		const out = jsonOf(result);
@@ -323,7 +323,7 @@ describe('Analysis > batch operations', () => {
 		const withReports = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', options: { includeReport: true } },
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', options: { includeReport: true }, simplify: false },
 				[(await uploadedReport('Summary In Batch'))].map((reportId) => ({ json: { reportId } })),
 			),
 		);

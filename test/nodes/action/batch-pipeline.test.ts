@@ -88,7 +88,7 @@ describe('Batch operations overlap their chunks', () => {
 			ws,
 			runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
 		);
@@ -115,7 +115,7 @@ describe('Batch operations overlap their chunks', () => {
 		const out = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
 		);
@@ -140,7 +140,7 @@ describe('A refused item in a batch chunk', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const result = await runNode(ws, uploadManyParams(ws), items());
 		expect(result.run.status).toBe('error');
-		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 3\]/);
+		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 4\]/);
 		const after = await counters(ws);
 		expect(after.batchesCreated).toBe(0);
 		expect(after.preparationsCreated).toBe(0);
@@ -165,6 +165,8 @@ const analyzeManyParams = (ws: Workspace, options: IDataObject = {}): INodeParam
 	binaryPropertyName: 'data',
 	jobDescriptionSource: 'existing',
 	jobDescriptionId: ws.jobDescriptionId,
+	// These tests read the batch items themselves (state, batchId, attemptId): Simplify off.
+	simplify: false,
 	options: options as INodeParameters,
 });
 const resumes = (count: number, prefix: string) =>
@@ -262,7 +264,7 @@ describe('Analysis > Analyze Many', () => {
 		const items: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = resumes(5, 'invalid');
 		items[2] = { json: {} };
 		const result = await runNode(ws, analyzeManyParams(ws), items);
-		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 2\]/);
+		expect(result.error?.message).toMatch(/binary file 'data'.*\[item 3\]/);
 		expect(totalRequests(await counters(ws))).toBe(0);
 	});
 });

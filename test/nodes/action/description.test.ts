@@ -2,7 +2,7 @@
  * The action node's description: the operation selectors and the operation modules agree, every parameter
  * is scoped to its resource and operation, and the n8n conventions the brief asks for hold.
  */
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { Workflow, type INodeProperties, type INodePropertyOptions, type INodeTypes } from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { resources } from '../../../nodes/RecruitingAnalysis/actions/router';
@@ -43,10 +43,27 @@ describe('RecruitingAnalysis node description', () => {
 	it('has the agreed identity: name, credential, icons, tool use, subtitle', () => {
 		expect(description.name).toBe('recruitingAnalysis');
 		expect(description.usableAsTool).toBe(true);
-		expect(description.credentials).toEqual([{ name: 'recruitingAnalysisApi', required: true }]);
+		expect(description.credentials).toEqual([{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }]);
 		expect(description.icon).toEqual({ light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' });
-		expect(description.subtitle).toContain('$parameter["operation"]');
-		expect(description.subtitle).toContain('$parameter["resource"]');
+	});
+
+	it('the canvas subtitle is the operation in words (its action), evaluated by n8n\'s expression engine', () => {
+		const subtitle = (resource: string, operation: string): unknown => {
+			const nodeTypes: INodeTypes = {
+				getByName: () => new RecruitingAnalysis(),
+				getByNameAndVersion: () => new RecruitingAnalysis(),
+				getKnownTypes: () => ({}),
+			};
+			const node = { id: 'n', name: 'n', type: 'recruitingAnalysis', typeVersion: 2, position: [0, 0] as [number, number], parameters: { resource, operation } };
+			const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+			return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
+		};
+		expect(subtitle('analysis', 'analyzeResume')).toBe('Analyze a resume');
+		expect(subtitle('interview', 'invite')).toBe('Invite a candidate');
+		const actions = Object.keys(EXPECTED).flatMap((resource) =>
+			(operationSelector(resource).options as INodePropertyOptions[]).map((o) => [resource, String(o.value), o.action]),
+		);
+		for (const [resource, operation, action] of actions) expect(subtitle(resource!, operation!)).toBe(action);
 	});
 
 	it('offers the six resources', () => {

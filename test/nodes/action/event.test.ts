@@ -15,7 +15,7 @@ beforeAll(async () => {
 	sandbox = await startTestSandbox();
 	ws = await newWorkspace(sandbox.baseUrl);
 	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Evented' })]));
-	reportId = String(item.id);
+	reportId = String(item.reportId);
 	await sandbox.control.seedEvents(ws.workspaceId, 230, 'batch.completed');
 });
 afterAll(async () => {

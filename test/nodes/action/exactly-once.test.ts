@@ -68,7 +68,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 	it('Start Many after lost answers outputs every started analysis with its attempt, none as not_quoted', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 3, 'lost-batch');
-		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false };
 		const items = reportIds.map((reportId) => ({ json: { reportId } }));
 		await loseAllAnswers('POST', '/api/v1/analysis-batches');
 		const first = await runNode(ws, params, items, execution());
@@ -87,7 +87,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 
 	it('Analyze Many run again on the same files: every item recovered (no ALREADY_ADMITTED failure), no second report or attempt', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
 		const files = Array.from({ length: 5 }, (_, i) => pdfItem({ candidate: `Again ${i}` }, `again-${i}.pdf`));
 		const first = jsonOf(await runNode(ws, params, files, execution()));
 		const before = await counters(ws);
@@ -185,7 +185,7 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 			pdfItem({ candidate: 'One' }, 'one.pdf'),
 			pdfItem({ candidate: 'Two' }, 'two.pdf'),
 		]);
-		expect(result.error?.message).toBe('"Idempotency Key" must be different for each item');
+		expect(result.error?.message).toMatch(/^"Idempotency Key" must be different for each item \[item 2, /);
 		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
 	});
 
@@ -378,7 +378,7 @@ describe('capacity and the bounded batch pipeline', () => {
 		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 400 }] });
 		const running = runNode(
 			ws,
-			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' },
+			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
 			reportIds.map((reportId) => ({ json: { reportId } })),
 			execution(),
 		);
@@ -401,7 +401,7 @@ describe('capacity and the bounded batch pipeline', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		// The pending-preparation limit stays high here so that it cannot be what holds the pipeline back.
 		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 100 });
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
 		const files = Array.from({ length: 80 }, (_, i) => pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`));
 		const samples: Array<{ uploads: number; quotes: number; analyses: number; pending: number }> = [];
 		let done = false;

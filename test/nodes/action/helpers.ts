@@ -8,7 +8,7 @@ import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisAp
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../../helpers/n8n-engine';
-import { http } from '../../helpers/sandbox';
+import { apiBaseUrl, http } from '../../helpers/sandbox';
 import type { Counters } from '../../../sandbox/src';
 
 export type { Counters };
@@ -43,9 +43,10 @@ export async function apiCall(ws: Workspace, method: string, path: string, body?
 	return await http(ws.baseUrl, method, path, body, { authorization: `Bearer ${ws.apiKey}`, ...headers });
 }
 
+/** The node's credential: the sandbox, or Prism's validating proxy in front of it when the tests run with RA_PRISM=1. */
 export function credentialsFor(ws: Workspace) {
 	return {
-		recruitingAnalysisApi: { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey },
+		recruitingAnalysisApi: { environment: 'sandbox', baseUrl: apiBaseUrl(ws.baseUrl), apiKey: ws.apiKey },
 	};
 }
 

@@ -23,7 +23,7 @@ beforeAll(async () => {
 	);
 	const out = jsonOf(result);
 	expect(out.map((o) => o.status)).toEqual(Array(8).fill('completed'));
-	reports = out.map((o) => String(o.id));
+	reports = out.map((o) => String(o.reportId));
 });
 afterAll(async () => {
 	await sandbox?.close();
@@ -56,7 +56,10 @@ describe('Interview > quote and invite', () => {
 		expect(item.delivery).toBe('email');
 		expect('invitationToken' in item).toBe(false);
 		expect(JSON.stringify(item)).not.toMatch(/invitationToken|\/interview\//);
-		expect(hintsOf(result).join('\n')).toContain('accepted the email, not that it reached the inbox');
+		// The hint matches the output's emailDelivery, "queued" right after the invitation (it said "sent" before).
+		expect(item.emailDelivery).toBe('queued');
+		expect(hintsOf(result).join('\n')).toContain('"emailDelivery": "queued" means the service will email the invitation');
+		expect(hintsOf(result).join('\n')).not.toContain('"emailDelivery": "sent" means');
 		const mail = await waitFor(async () => {
 			const { items } = await sandbox.control.mail(ws.workspaceId);
 			return items.find((m) => m.interviewId === item.interviewId);
@@ -283,7 +286,8 @@ describe('Interview > batch operations', () => {
 				uploads.map((u) => ({ json: { reportId: u.reportId } })),
 			),
 		);
-		expect(started.every((s) => s.state === 'succeeded')).toBe(true);
+		// Start Many's simplified items (the default): the report's own status, the batch item's state beside it.
+		expect(started.every((s) => s.status === 'completed' && s.analysisState === 'succeeded')).toBe(true);
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
@@ -319,7 +323,7 @@ describe('Interview > batch operations', () => {
 		const result = await runNode(
 			ws,
 			{ resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: 'mixed@example.com' },
-			[{ json: { reportId: pending.reportId } }, { json: { reportId: second.id } }],
+			[{ json: { reportId: pending.reportId } }, { json: { reportId: second.reportId } }],
 		);
 		const out = jsonOf(result);
 		expect(out[0].state).toBe('not_quoted');

@@ -116,7 +116,7 @@ describe('QUOTE_STALE recovery', () => {
 		const [done] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Stale Invite' })]));
 		expect(done.status).toBe('completed');
 		const { result, before, after, quotes, writes } = await runWithStaleQuote(
-			{ resource: 'interview', operation: 'invite', reportId: String(done.id), candidateEmail: 'stale@example.com' },
+			{ resource: 'interview', operation: 'invite', reportId: String(done.reportId), candidateEmail: 'stale@example.com' },
 			'POST /api/v1/interview-quotes',
 			'/api/v1/interviews',
 			'POST /api/v1/interviews',

@@ -21,7 +21,7 @@ beforeAll(async () => {
 		const result = await runNode(ws, analyzeParams(ws, options), [pdfItem({ candidate: `Report ${i}`, score })]);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('completed');
-		reportIds.push(String(item.id));
+		reportIds.push(String(item.reportId));
 		await sandbox.control.advanceClock(1000);
 	}
 });
@@ -121,6 +121,54 @@ describe('Report', () => {
 			}),
 		);
 		expect(between.map((r) => r.id)).toEqual([reportIds[1]]);
+
+		// The same bounds as wall-clock times without a zone (as n8n's date picker gives them), in the workflow's
+		// timezone (Asia/Kolkata, UTC+05:30): read in that zone, they select the same report.
+		const kolkata = (iso: string) => new Date(Date.parse(iso) + 330 * 60000).toISOString().replace('Z', '');
+		const zoned = jsonOf(
+			await runNode(
+				ws,
+				{
+					resource: 'report',
+					operation: 'getMany',
+					returnAll: true,
+					filters: { createdAfter: kolkata(created[0]), createdBefore: kolkata(created[2]) },
+				},
+				undefined,
+				{ settings: { timezone: 'Asia/Kolkata' } },
+			),
+		);
+		expect(zoned.map((r) => r.id)).toEqual([reportIds[1]]);
+		// A date alone is the start of that day in the workflow's timezone: tomorrow's start there is after them all.
+		const tomorrow = new Date(Date.now() + 330 * 60000 + 86_400_000).toISOString().slice(0, 10);
+		const before = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: true, filters: { createdBefore: tomorrow } }, undefined, {
+				settings: { timezone: 'Asia/Kolkata' },
+			}),
+		);
+		expect(before.map((r) => r.id)).toEqual(expect.arrayContaining(reportIds));
+	});
+});
+
+describe('Simplify on the list operations', () => {
+	it('Report > Get Many: ID, date, status, candidate, job title, score and summary only', async () => {
+		const [full] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1 }));
+		const [simple] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1, simplify: true }));
+		const result = full.result as IDataObject | null;
+		expect(simple).toEqual({
+			id: full.id,
+			createdAt: full.createdAt,
+			status: full.status,
+			candidateName: (full.candidate as IDataObject).name,
+			jobTitle: (full.jobDescription as IDataObject).title,
+			score: result ? result.score : null,
+			summary: result ? result.summary : null,
+		});
+	});
+
+	it('Job Description > Get Many: no description text', async () => {
+		const [simple] = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: true, simplify: true }));
+		expect(Object.keys(simple).sort()).toEqual(['company', 'id', 'location', 'revision', 'status', 'title', 'updatedAt']);
 	});
 });
 

@@ -17,7 +17,7 @@ beforeAll(async () => {
 	sandbox = await startTestSandbox();
 	ws = await newWorkspace(sandbox.baseUrl);
 	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem()]));
-	reportId = String(item.id);
+	reportId = String(item.reportId);
 });
 afterAll(async () => {
 	await sandbox?.close();
@@ -47,10 +47,10 @@ describe('router', () => {
 		} as unknown as IExecuteFunctions;
 		const [out] = await router.call(context);
 		expect(out.map((i) => String(i.json.error))).toEqual([
-			'"Report ID" must not be empty',
-			'"Job Description ID" must not be empty',
-			'"Interview ID" must not be empty',
-			'"Report ID" must not be empty',
+			'"Report ID" must not be empty [item 1]',
+			'"Job Description ID" must not be empty [item 2]',
+			'"Interview ID" must not be empty [item 3]',
+			'"Report ID" must not be empty [item 4]',
 		]);
 		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
 	});

@@ -16,7 +16,7 @@ import {
 import { REASON_HINTS, REQUEST_TIMEOUT_MS, transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import { DOCX_MIME, makeDocx, makePdf, PDF_MIME } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type InputItem } from '../../helpers/n8n-engine';
-import { api, startTestSandbox, type TestSandbox, type WorkspaceInfo } from '../../helpers/sandbox';
+import { api, startTestSandbox, storageErrorOf, type TestSandbox, type WorkspaceInfo } from '../../helpers/sandbox';
 import { TransportProbe, type ProbeCall } from './probe-node';
 
 let sb: TestSandbox;
@@ -362,29 +362,83 @@ describe('storage upload', () => {
 		expect(outputJson(result)[0]).toMatchObject({ streamed: false, bytes: docx.length });
 	});
 
-	test('an expired signed URL is refreshed once and the file sent again', async () => {
+	/** A prepared upload in a fresh workspace, and the storage answers recorded for its report. */
+	async function preparedUpload(name: string) {
 		const ws = await sb.control.createWorkspace({});
-		const pdf = makePdf({ candidate: 'Late' });
+		const pdf = makePdf({ candidate: name });
 		const prepared = await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'POST', '/api/v1/uploads', {
-			body: uploadInput(ws, 'late.pdf', pdf.length, PDF_MIME),
-			idempotencyKey: `late-${ws.workspaceId}`,
+			body: uploadInput(ws, `${name}.pdf`, pdf.length, PDF_MIME),
+			idempotencyKey: `${name}-${ws.workspaceId}`,
 		});
 		expect(prepared.status).toBe(201);
-		await sb.control.advanceClock(601_000);
 		const { reportId, upload } = prepared.body.data;
-		const result = await run(ws, [
-			{ json: { call: 'upload', reportId, upload }, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'late.pdf' } } },
-		]);
+		const item = (target: IDataObject) => ({ json: { call: 'upload', reportId, upload: target }, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: `${name}.pdf` } } });
+		const storageAnswers = () =>
+			sb.responses
+				.filter((r) => r.method === 'PUT' && r.url.startsWith(`/_storage/uploads/${reportId}`))
+				.map((r) => `${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code}`}`);
+		return { ws, reportId, upload: upload as IDataObject, item, storageAnswers };
+	}
+
+	test('an expired signed URL (storage answers 403 AccessDenied in XML, as S3 does) is refreshed once and the file sent again', async () => {
+		const { ws, upload, item, storageAnswers } = await preparedUpload('late');
+		await sb.control.advanceClock(601_000);
+		const result = await run(ws, [item(upload)]);
 		expect(result.error).toBeUndefined();
 		expect(outputJson(result)[0]).toMatchObject({ refreshed: true });
 		const counters = await sb.control.counters(ws.workspaceId);
 		expect(counters.requests['POST /api/v1/uploads/{id}/url']).toBe(1);
 		expect(counters.storagePuts).toBe(1);
-		const puts = sb.responses.filter((r) => r.method === 'PUT' && r.url.startsWith(`/_storage/uploads/${reportId}`));
-		expect(puts.map((r) => [r.status, (r.body as { error?: { reason?: string } } | null)?.error?.reason ?? null])).toEqual([
-			[403, 'URL_EXPIRED'],
-			[200, null],
-		]);
+		expect(storageAnswers()).toEqual(['403 AccessDenied', '200']);
+	});
+
+	test('a URL whose lifetime (expiresInSeconds from issuedAt) has passed is refreshed before the file is sent: no 403 at all', async () => {
+		const { ws, upload, item, storageAnswers } = await preparedUpload('known-late');
+		await sb.control.advanceClock(601_000);
+		const result = await run(ws, [item({ ...upload, issuedAt: Date.now() - 601_000 })]);
+		expect(result.error).toBeUndefined();
+		expect(outputJson(result)[0]).toMatchObject({ refreshed: true });
+		expect((await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url']).toBe(1);
+		expect(storageAnswers()).toEqual(['200']);
+	});
+
+	test('any 403 from the storage host is a reason to refresh once, whatever its body', async () => {
+		const { ws, upload, item, storageAnswers } = await preparedUpload('any-403');
+		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 1 }] });
+		try {
+			const result = await run(ws, [item(upload)]);
+			expect(result.error).toBeUndefined();
+			expect(outputJson(result)[0]).toMatchObject({ refreshed: true });
+		} finally {
+			await sb.control.clearFaults();
+		}
+		expect(storageAnswers()).toEqual(['403 AccessDenied', '200']);
+	});
+
+	test('a second 403 after the refresh fails with storage\'s Code and Message, without the URL\'s signature', async () => {
+		const { ws, upload, item, storageAnswers } = await preparedUpload('twice-403');
+		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 2 }] });
+		let result;
+		try {
+			result = await run(ws, [item(upload)]);
+		} finally {
+			await sb.control.clearFaults();
+		}
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toMatch(/^Storage upload of report \S+: 403 AccessDenied: Access Denied$/);
+		const text = `${result.error?.message} ${(result.error as { description?: string }).description}`;
+		expect(text).toMatch(/already been refreshed once/);
+		expect(text).not.toContain(new URL(String(upload.url)).searchParams.get('signature'));
+		expect((await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url']).toBe(1);
+		expect(storageAnswers()).toEqual(['403 AccessDenied', '403 AccessDenied']);
+	});
+
+	test('a 403 on a cancelled preparation: the refresh names PREPARATION_EXPIRED', async () => {
+		const { ws, reportId, upload, item, storageAnswers } = await preparedUpload('cancelled');
+		expect((await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'DELETE', `/api/v1/uploads/${reportId}`)).status).toBe(204);
+		const result = await run(ws, [item(upload)]);
+		expect(result.error?.message).toMatch(/404 NOT_FOUND \(PREPARATION_EXPIRED\)/);
+		expect(storageAnswers()).toEqual(['403 AccessDenied']);
 	});
 
 	test('a binary whose size differs from the prepared size is refused before the PUT', async () => {

@@ -9,9 +9,11 @@ import type { SandboxHandle } from '../../../sandbox/src';
 import { createPollSession, runPoll, type PollSession } from '../../helpers/n8n-engine';
 import {
 	allEvents,
+	analyse,
 	apiCredential,
 	control,
 	credentialTypes,
+	eventually,
 	newWorkspace,
 	seedEvents,
 	withSandbox,
@@ -177,6 +179,37 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 
 		// The fresh position was saved with them: the next poll neither repeats the notice nor the events.
 		expect(await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }))).toBeNull();
+	});
+
+	it('Fetch Resource: each event comes with the resource it names and the attempt check, as in the webhook trigger', async () => {
+		const ws = await newWorkspace(sb);
+		const { reportId, attemptId } = await analyse(ws);
+		await eventually(async () => ((await allEvents(ws)).some((e) => e.type === 'report.result_ready') ? true : undefined));
+		const session = await createPollSession(
+			options(ws, {}, { events: ['report.completed', 'report.result_ready'], startAt: 'oldest', fetchResource: true }),
+		);
+		const byType = Object.fromEntries(jsonOf((await tickOk(session)).output).map((o) => [o.type, o]));
+		expect(byType['report.completed']).toMatchObject({
+			data: { reportId, attemptId, status: 'completed' },
+			resourceKind: 'reportStatus',
+			resource: { id: reportId, status: 'completed', attemptId },
+			attemptCheck: { eventAttemptId: attemptId, currentAttemptId: attemptId, isCurrent: true },
+			delayedEvent: false,
+		});
+		expect(byType['report.result_ready']).toMatchObject({ resourceKind: 'reportResult', resource: { reportId, attemptId, schemaVersion: 1 } });
+	});
+
+	it('Fetch Resource: events of a deleted report are tombstones naming nothing, so nothing is read and the poll succeeds', async () => {
+		const ws = await newWorkspace(sb);
+		const { reportId } = await analyse(ws);
+		await eventually(async () => ((await allEvents(ws)).some((e) => e.type === 'report.completed') ? true : undefined));
+		await control(ws, 'POST', `/_sandbox/reports/${reportId}/delete`);
+		const session = await createPollSession(options(ws, {}, { events: ['report.completed'], startAt: 'oldest', fetchResource: true }));
+		const [event] = jsonOf((await tickOk(session)).output);
+		expect(event.type).toBe('report.completed');
+		expect(event.data).toBeUndefined();
+		expect(event).not.toHaveProperty('resourceKind');
+		expect(event).not.toHaveProperty('resource');
 	});
 
 	it('manual mode returns the latest events and moves nothing', async () => {

@@ -2,12 +2,15 @@
  * Shared set-up of the trigger tests: a running sandbox, a fresh workspace per test, and the sandbox's
  * control endpoints over loopback HTTP.
  */
+import { randomUUID } from 'node:crypto';
+
 import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/src';
 import { http } from '../../helpers/sandbox';
+import { makePdf, PDF_MIME } from '../../fixtures/resumes';
 
 export interface Workspace {
 	baseUrl: string;
@@ -72,4 +75,36 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
 		if (Date.now() > until) throw new Error('eventually: condition not met in time');
 		await new Promise((resolve) => setTimeout(resolve, 25));
 	}
+}
+
+/** Prepare, upload, quote and start one analysis through the API; returns the report and attempt ids. */
+export async function analyse(ws: Workspace): Promise<{ reportId: string; attemptId: string }> {
+	const pdf = makePdf({ candidate: `Candidate ${randomUUID()}`, outcome: 'completed', score: 7 });
+	const prepared = await api(
+		ws,
+		'POST',
+		'/api/v1/uploads',
+		{
+			fileName: 'resume.pdf',
+			fileSize: pdf.length,
+			mimeType: PDF_MIME,
+			jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
+		},
+		{ 'idempotency-key': `test-${randomUUID()}` },
+	);
+	expect(prepared.status).toBe(201);
+	const { reportId, upload } = prepared.body.data as { reportId: string; upload: { url: string; mimeType: string } };
+	const put = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': upload.mimeType }, body: pdf });
+	expect(put.status).toBe(200);
+	const quote = await api(ws, 'POST', '/api/v1/analysis-quotes', { reportId });
+	expect(quote.status).toBe(200);
+	const started = await api(
+		ws,
+		'POST',
+		'/api/v1/analyses',
+		{ reportId, quoteFingerprint: (quote.body.data as IDataObject).fingerprint },
+		{ 'idempotency-key': `test-${randomUUID()}` },
+	);
+	expect(started.status).toBe(202);
+	return { reportId, attemptId: (started.body.data as IDataObject).attemptId as string };
 }

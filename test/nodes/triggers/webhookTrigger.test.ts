@@ -12,10 +12,9 @@ import { request } from 'undici';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
-import { makePdf, PDF_MIME } from '../../fixtures/resumes';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { runWebhookMethods, startWebhookHost, testCredential, type WebhookHost } from '../../helpers/n8n-engine';
-import { api, apiCredential, control, credentialTypes, eventually, newWorkspace, withSandbox, type Workspace } from './helpers';
+import { analyse, api, apiCredential, control, credentialTypes, eventually, newWorkspace, withSandbox, type Workspace } from './helpers';
 
 let sb: SandboxHandle;
 const hosts: WebhookHost[] = [];
@@ -99,38 +98,6 @@ async function sendTest(ws: Workspace, endpointId: string): Promise<{ deliveryId
 		deliveryId: string;
 		eventId: string;
 	};
-}
-
-/** Prepare, upload, quote and start one analysis through the API; returns the report and attempt ids. */
-async function analyse(ws: Workspace): Promise<{ reportId: string; attemptId: string }> {
-	const pdf = makePdf({ candidate: `Candidate ${randomUUID()}`, outcome: 'completed', score: 7 });
-	const prepared = await api(
-		ws,
-		'POST',
-		'/api/v1/uploads',
-		{
-			fileName: 'resume.pdf',
-			fileSize: pdf.length,
-			mimeType: PDF_MIME,
-			jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
-		},
-		{ 'idempotency-key': `test-${randomUUID()}` },
-	);
-	expect(prepared.status).toBe(201);
-	const { reportId, upload } = prepared.body.data as { reportId: string; upload: { url: string; mimeType: string } };
-	const put = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': upload.mimeType }, body: pdf });
-	expect(put.status).toBe(200);
-	const quote = await api(ws, 'POST', '/api/v1/analysis-quotes', { reportId });
-	expect(quote.status).toBe(200);
-	const started = await api(
-		ws,
-		'POST',
-		'/api/v1/analyses',
-		{ reportId, quoteFingerprint: (quote.body.data as IDataObject).fingerprint },
-		{ 'idempotency-key': `test-${randomUUID()}` },
-	);
-	expect(started.status).toBe(202);
-	return { reportId, attemptId: (started.body.data as IDataObject).attemptId as string };
 }
 
 const outputOf = (host: WebhookHost) => host.executions.map((e) => e.workflowData[0][0].json);

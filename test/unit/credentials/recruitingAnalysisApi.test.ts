@@ -1,15 +1,13 @@
 /**
  * The API credential's description, and its expressions evaluated by n8n-workflow's own expression engine
- * (the same evaluation n8n applies to `authenticate` and to the test request).
+ * (the same evaluation n8n applies to `authenticate`). Its test is the nodes' `recruitingAnalysisApiTest`
+ * (test/nodes/transport/credential.test.ts).
  */
 import { Workflow } from 'n8n-workflow';
-import type { INodeType, INodeTypes, IHttpRequestOptions } from 'n8n-workflow';
+import type { INodeType, INodeTypes } from 'n8n-workflow';
 
 import {
-	PRODUCTION_BASE_URL,
 	RecruitingAnalysisApi,
-	REFUSAL_PAYLOAD_PRODUCTION,
-	REFUSAL_PAYLOAD_SANDBOX,
 	SANDBOX_BASE_URL,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 
@@ -41,11 +39,6 @@ function evaluate(expression: unknown, credentials: Record<string, unknown>): un
 	);
 }
 
-function testTarget(credentials: Record<string, unknown>): { baseURL: unknown; url: unknown } {
-	const request = credential.test.request as IHttpRequestOptions;
-	return { baseURL: evaluate(request.baseURL, credentials), url: evaluate(request.url, credentials) };
-}
-
 describe('RecruitingAnalysisApi credential', () => {
 	test('name, display name, documentation and icons', () => {
 		expect(credential.name).toBe('recruitingAnalysisApi');
@@ -68,39 +61,5 @@ describe('RecruitingAnalysisApi credential', () => {
 	test('authenticate sends a bearer header with the trimmed key', () => {
 		const header = credential.authenticate.properties.headers?.Authorization;
 		expect(evaluate(header, { apiKey: '  svc_test_abc \n' })).toBe('Bearer svc_test_abc');
-	});
-
-	test('test request targets GET /api/v1/job-descriptions?limit=1 on the environment base URL', () => {
-		expect(credential.test.request.method).toBe('GET');
-		expect(credential.test.request.qs).toEqual({ limit: 1 });
-		expect(testTarget({ environment: 'production', apiKey: 'live_1' })).toEqual({
-			baseURL: PRODUCTION_BASE_URL,
-			url: '/api/v1/job-descriptions',
-		});
-		expect(testTarget({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:5001/', apiKey: 'svc_test_1' })).toEqual({
-			baseURL: 'http://127.0.0.1:5001',
-			url: '/api/v1/job-descriptions',
-		});
-		expect(testTarget({ environment: 'sandbox', baseUrl: '', apiKey: 'svc_test_1' }).baseURL).toBe(SANDBOX_BASE_URL);
-		expect(testTarget({ environment: 'custom', baseUrl: ' https://eu.example.com ', apiKey: 'anything' }).baseURL).toBe(
-			'https://eu.example.com',
-		);
-	});
-
-	test('key/environment mismatches point the test at a local data: answer, never at a host', () => {
-		expect(testTarget({ environment: 'production', apiKey: 'svc_test_1' })).toEqual({
-			baseURL: '',
-			url: `data:text/plain,${REFUSAL_PAYLOAD_PRODUCTION}`,
-		});
-		expect(testTarget({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:4010', apiKey: 'live_1' })).toEqual({
-			baseURL: '',
-			url: `data:text/plain,${REFUSAL_PAYLOAD_SANDBOX}`,
-		});
-	});
-
-	test('the refusal payloads have distinct lengths, each matched by its own rule', () => {
-		expect(REFUSAL_PAYLOAD_PRODUCTION.length).not.toBe(REFUSAL_PAYLOAD_SANDBOX.length);
-		const lengthRules = (credential.test.rules ?? []).filter((r) => 'key' in r.properties && r.properties.key === 'length');
-		expect(lengthRules.map((r) => r.properties.value)).toEqual([REFUSAL_PAYLOAD_PRODUCTION.length, REFUSAL_PAYLOAD_SANDBOX.length]);
 	});
 });

@@ -18,8 +18,8 @@ function eventOptions(properties: INodeProperties[]): unknown[] {
 }
 
 describe('event types', () => {
-	it('both triggers offer "all" plus every listed type, in the same order', () => {
-		const expected = ['*', ...EVENT_TYPES];
+	it('both triggers offer "all" first, then every listed type sorted by name (n8n lint order)', () => {
+		const expected = ['*', ...[...EVENT_TYPES].sort()];
 		expect(eventOptions(new RecruitingAnalysisTrigger().description.properties)).toEqual(expected);
 		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(expected);
 	});

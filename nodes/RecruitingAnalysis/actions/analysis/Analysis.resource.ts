@@ -32,43 +32,49 @@ export const description: INodeProperties[] = [
 				name: 'Analyze Many',
 				value: 'analyzeMany',
 				description:
-					'Upload and analyze the resumes of all input items through upload and analysis batches of 20, and wait for the results',
+					'Use to analyze several resumes at once (one per input item, batches of 20) and get their report summaries when done. Needs each item\'s resume file (PDF or DOCX binary) and a saved job or job text; scopes analyses:write and reports:read.',
 				action: 'Analyze many resumes',
 			},
 			{
 				name: 'Analyze Resume',
 				value: 'analyzeResume',
-				description: 'Upload a resume and start its analysis in one step (prepare, upload, quote, start)',
+				description:
+					'Use to analyze one candidate\'s resume against a job in one step (prepare, upload, quote, start; can wait for the result). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write (reports:read to wait).',
 				action: 'Analyze a resume',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
-				description: 'Get the state of an analysis batch',
+				description:
+					'Use to check the progress of an analysis batch started by Start Many. Needs the batch ID; scope analyses:write.',
 				action: 'Get an analysis batch',
 			},
 			{
 				name: 'Get Quote',
 				value: 'getQuote',
-				description: 'Get the price and fingerprint for analyzing an uploaded resume',
+				description:
+					'Use to see the credit price of analyzing an uploaded resume before starting it. Needs the report ID of an upload; scope analyses:write.',
 				action: 'Get an analysis quote',
 			},
 			{
 				name: 'Get Quotes',
 				value: 'getQuotes',
-				description: 'Quote the analyses of all input items through batch quotes of 20',
+				description:
+					'Use to price the analyses of several uploaded resumes at once (batch quotes of 20). Needs a report ID per input item; scope analyses:write.',
 				action: 'Get analysis quotes',
 			},
 			{
 				name: 'Start',
 				value: 'start',
-				description: 'Start the analysis of an uploaded resume',
+				description:
+					'Use to start the analysis of a resume already uploaded (after Upload Resume or Prepare Only). Needs the report ID (and a quote fingerprint unless quoted automatically); scope analyses:write.',
 				action: 'Start an analysis',
 			},
 			{
 				name: 'Start Many',
 				value: 'startMany',
-				description: 'Start the analyses of all input items through analysis batches of 20',
+				description:
+					'Use to start the analyses of several uploaded resumes at once (batches of 20). Needs a report ID per input item; scope analyses:write.',
 				action: 'Start many analyses',
 			},
 		],

@@ -15,6 +15,7 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
+	simplifyReportsField,
 } from '../shared/descriptions';
 import { readWriteChoice } from '../shared/keys';
 import { stage } from '../shared/types';
@@ -30,6 +31,7 @@ const properties: INodeProperties[] = [
 	},
 	binaryPropertyField,
 	...jobDescriptionFields,
+	simplifyReportsField('once its batch has finished'),
 	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
 ];
 

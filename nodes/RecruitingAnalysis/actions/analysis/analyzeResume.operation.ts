@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -8,6 +8,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 	waitForCompletionOptions,
+	simplifyReportsField,
 } from '../shared/descriptions';
 import { optionsParam } from '../shared/params';
 import { readWriteChoice } from '../shared/keys';
@@ -16,6 +17,7 @@ import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/uplo
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
+	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
 ];
 
@@ -28,7 +30,7 @@ export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'sta
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	const input = await readUploadInput(this, itemIndex);
-	return { write, input, wait: readWaitSettings(optionsParam(this, itemIndex)) };
+	return { write, input, wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)) };
 }
 
 /**
@@ -53,7 +55,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	const output = { ...upload, ...started };
 	if (!wait.waitForCompletion) return output;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true);
+	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view).
+	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName);
 	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
 }

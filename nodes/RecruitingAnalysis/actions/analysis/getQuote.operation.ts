@@ -1,12 +1,13 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { quoteAnalysis } from '../shared/analysis';
-import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { addNotice } from '../shared/hints';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of the report with an uploaded resume (starts with rpt_)'),
+	...reportLocator('ID of the report with an uploaded resume (starts with rpt_)'),
 	optionsCollection([concurrencyOption]),
 ];
 

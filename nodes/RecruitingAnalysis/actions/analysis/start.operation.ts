@@ -1,21 +1,23 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from '../shared/analysis';
+import { readQuoteChoice, readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from '../shared/analysis';
 import {
 	concurrencyOption,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	waitForCompletionOptions,
+	simplifyReportsField,
 	writeOptions,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { optionsParam } from '../shared/params';
 import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
+	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
 ];
 
@@ -26,7 +28,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		choice: readQuoteChoice(this, itemIndex),
 		write: readWriteChoice(this, itemIndex, [START_STEPS.requote]),
-		wait: readWaitSettings(optionsParam(this, itemIndex)),
+		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
 	};
 }
 
@@ -38,7 +40,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { reportId, choice, write, wait } = await check.call(this, itemIndex);
 	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
 	if (!wait.waitForCompletion) return started;
-	// After waiting, the output is what the user chose to see (summary, result or simplified result).
-	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true);
+	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
+	// file name is the input item's own, when it has one (as Upload Resume outputs).
+	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
+	const waited = await waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName);
 	return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited;
 }

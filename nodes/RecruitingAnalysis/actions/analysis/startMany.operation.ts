@@ -10,8 +10,7 @@ import {
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from '../shared/batchAnalysis';
-import { optionsCollection, quoteFields, reportIdField, writeOptions
-} from '../shared/descriptions';
+import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../shared/descriptions';
 import { stage } from '../shared/types';
 import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
@@ -26,6 +25,7 @@ const properties: INodeProperties[] = [
 	},
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
+	simplifyReportsField('once its batch has finished'),
 	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
 

@@ -16,7 +16,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description: 'Read the retained event feed: one page, or drain all pages',
+				description:
+					'Use to read what happened recently (reports finished, interviews completed) from the retained event feed. Needs nothing but optional filters; scope events:read.',
 				action: 'Get many events',
 			},
 		],

@@ -2,13 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, interviewAxesNotice, interviewIdField, optionsCollection } from '../shared/descriptions';
+import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../shared/descriptions';
+import { interviewLocator } from '../shared/locators';
 import { noticesForInterview } from '../shared/hints';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
-	interviewIdField(),
+	...interviewLocator(),
 	optionsCollection([concurrencyOption]),
 ];
 

@@ -5,13 +5,13 @@ import {
 	concurrencyOption,
 	deliveryField,
 	optionsCollection,
-	reportIdField,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { addNotice } from '../shared/hints';
 import { quoteInterview, readInvitationInput } from '../shared/interview';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	optionsCollection([concurrencyOption]),

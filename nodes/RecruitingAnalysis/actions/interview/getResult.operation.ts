@@ -5,12 +5,12 @@ import { validateSchemaVersion } from '../../validation';
 import { api } from '../shared/api';
 import {
 	concurrencyOption,
-	interviewIdField,
 	optionsCollection,
 	schemaVersionOption,
 	simplifyField,
 	unmeasuredNotice,
 } from '../shared/descriptions';
+import { interviewLocator } from '../shared/locators';
 import { noticesForInterview } from '../shared/hints';
 import { optionString, optionsParam } from '../shared/params';
 import { simplifyInterviewResult } from '../shared/simplify';
@@ -18,7 +18,7 @@ import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
-	interviewIdField(),
+	...interviewLocator(),
 	{
 		...simplifyField,
 		description: 'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',

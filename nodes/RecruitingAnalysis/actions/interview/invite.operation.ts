@@ -7,14 +7,14 @@ import {
 	deliveryField,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	writeOptions,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { createInvitation, readInvitationInput } from '../shared/interview';
 import { readWriteChoice } from '../shared/keys';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),

@@ -165,7 +165,7 @@ async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<Invi
 	}
 	const { batchId } = created.value;
 	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-	addNotice(this, 'emailSent');
+	addNotice(this, 'invitationsQueued');
 	for (const p of pending) {
 		const item = batchItemFor(batch, p.itemIndex);
 		if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {

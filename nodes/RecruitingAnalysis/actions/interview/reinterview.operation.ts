@@ -5,19 +5,18 @@ import {
 	candidateEmailField,
 	concurrencyOption,
 	deliveryField,
-	interviewIdField,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	writeOptions,
 } from '../shared/descriptions';
+import { interviewLocator, reportLocator } from '../shared/locators';
 import { createInvitation, readInvitationInput } from '../shared/interview';
 import { readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	interviewIdField('ID of the previous interview attempt (starts with int_); it must not be in progress'),
-	reportIdField('ID of the report of the previous interview (starts with rpt_)'),
+	...interviewLocator('ID of the previous interview attempt (starts with int_); it must not be in progress'),
+	...reportLocator('ID of the report of the previous interview (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),

@@ -2,14 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, interviewIdField, optionsCollection, writeOptions
-} from '../shared/descriptions';
+import { concurrencyOption, optionsCollection, writeOptions } from '../shared/descriptions';
+import { interviewLocator } from '../shared/locators';
 import { addNotice } from '../shared/hints';
 import { keyFor, readWriteChoice } from '../shared/keys';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	interviewIdField('ID of the pending interview whose invitation email is sent again (starts with int_)'),
+	...interviewLocator('ID of the pending interview whose invitation email is sent again (starts with int_)'),
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
@@ -33,6 +33,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		idempotencyKey: keyFor(write, 'interview.resend', [interviewId, 'resend']),
 		itemIndex,
 	});
-	addNotice(this, 'emailSent');
+	addNotice(this, 'resendQueued');
 	return response;
 }

@@ -17,13 +17,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a saved job description and its current revision',
+				description:
+					'Use to read one saved job (title, company, full description, current revision). Needs the saved job ID; scope job-descriptions:read.',
 				action: 'Get a job description',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description: 'List the saved job descriptions of the workspace',
+				description:
+					'Use to find which saved jobs exist (and which are ACTIVE) before analyzing resumes against one. Needs nothing; scope job-descriptions:read.',
 				action: 'Get many job descriptions',
 			},
 		],

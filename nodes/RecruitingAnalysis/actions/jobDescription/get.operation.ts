@@ -2,18 +2,16 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
+import { savedJobLocator } from '../shared/locators';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Job Description ID',
-		name: 'jobDescriptionId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'jd_...',
-		description: 'ID of the saved job description (starts with jd_)',
-	},
+	...savedJobLocator({
+		displayName: 'Job Description',
+		description: 'The saved job description',
+		v1DisplayName: 'Job Description ID',
+		v1Description: 'ID of the saved job description (starts with jd_)',
+	}),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['get'] } }, properties);

@@ -1,10 +1,18 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiAll } from '../shared/api';
-import { limitField, returnAllField } from '../shared/descriptions';
+import { limitField, returnAllField, simplifyField } from '../shared/descriptions';
+import { simplifyJobDescription } from '../shared/simplify';
 import { checkLimit } from '../shared/validate';
 
-const properties: INodeProperties[] = [returnAllField, limitField];
+const properties: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		...simplifyField,
+		description: 'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
+	},
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['getMany'] } }, properties);
 
@@ -12,11 +20,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
 	if (limit !== undefined) checkLimit(this, limit, itemIndex);
-	return await apiAll(this, {
+	const jobs = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/job-descriptions',
 		returnAll,
 		limit,
 		itemIndex,
 	});
+	return this.getNodeParameter('simplify', itemIndex, false) === true ? jobs.map(simplifyJobDescription) : jobs;
 }

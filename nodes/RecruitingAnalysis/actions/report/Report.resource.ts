@@ -19,25 +19,29 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get the summary of a report',
+				description:
+					'Use to read a report\'s summary: candidate, job, status and score. Needs the report ID; scope reports:read.',
 				action: 'Get a report',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description: 'List reports, newest first',
+				description:
+					'Use to find reports, newest first, for example those of one application or created in a date range. Needs nothing but optional filters; scope reports:read.',
 				action: 'Get many reports',
 			},
 			{
 				name: 'Get Result',
 				value: 'getResult',
-				description: 'Get the detailed evidence result of a completed report',
+				description:
+					'Use to read the detailed evidence of a completed analysis (rubric, highlights, follow-up questions, limitations). Needs the report ID; scope reports:read.',
 				action: 'Get a report result',
 			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
-				description: 'Get the status of a report',
+				description:
+					'Use to check whether a report\'s analysis has finished (queued, processing, completed, requires_action, failed). Needs the report ID; scope reports:read.',
 				action: 'Get a report status',
 			},
 		],

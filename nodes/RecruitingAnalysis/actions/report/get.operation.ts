@@ -2,13 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { noticesForReport } from '../shared/hints';
 import { optionsParam } from '../shared/params';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField(),
+	...reportLocator(),
 	optionsCollection([
 		concurrencyOption,
 		{

@@ -2,14 +2,20 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
 import { apiAll } from '../shared/api';
-import { externalReferenceOptions, limitField, optionsCollection, returnAllField } from '../shared/descriptions';
+import { inTimezone } from '../shared/dates';
+import { externalReferenceOptions, limitField, optionsCollection, returnAllField, simplifyField } from '../shared/descriptions';
 import { noticesForReport } from '../shared/hints';
 import { compactQuery, optionString, optionsParam } from '../shared/params';
+import { simplifyReportSummary } from '../shared/simplify';
 import { checkLimit } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	returnAllField,
 	limitField,
+	{
+		...simplifyField,
+		description: 'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+	},
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -22,14 +28,14 @@ const properties: INodeProperties[] = [
 				name: 'createdAfter',
 				type: 'dateTime',
 				default: '',
-				description: 'Only reports created after this moment (exclusive). A value without a timezone is read as UTC.',
+				description: 'Only reports created after this moment (exclusive). A value without a timezone is read in the workflow\'s timezone; a date alone means the start of that day.',
 			},
 			{
 				displayName: 'Created Before',
 				name: 'createdBefore',
 				type: 'dateTime',
 				default: '',
-				description: 'Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read as UTC.',
+				description: 'Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow\'s timezone; a date alone means the start of that day.',
 			},
 			...externalReferenceOptions,
 		],
@@ -47,12 +53,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getMany'] } }, properties);
 
-/** n8n's dateTime picker gives local times without a zone; the API needs one, so those are read as UTC. */
-function withTimezone(value: string | undefined): string | undefined {
-	if (!value) return undefined;
-	return /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) ? value : `${value}Z`;
-}
-
 /** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
@@ -67,11 +67,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		},
 		itemIndex,
 	);
+	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
+	const timeZone = this.getTimezone();
+	const zoned = (value: string | undefined) => (value === undefined ? undefined : inTimezone(value, timeZone));
 	const range = validateCreatedRange.call(
 		this,
 		{
-			createdAfter: withTimezone(optionString(filters, 'createdAfter')),
-			createdBefore: withTimezone(optionString(filters, 'createdBefore')),
+			createdAfter: zoned(optionString(filters, 'createdAfter')),
+			createdBefore: zoned(optionString(filters, 'createdBefore')),
 		},
 		itemIndex,
 	);
@@ -89,5 +92,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	for (const report of reports) noticesForReport(this, report);
-	return reports;
+	return this.getNodeParameter('simplify', itemIndex, false) === true ? reports.map(simplifyReportSummary) : reports;
 }

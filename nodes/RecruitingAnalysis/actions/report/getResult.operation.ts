@@ -6,11 +6,11 @@ import { api } from '../shared/api';
 import {
 	concurrencyOption,
 	optionsCollection,
-	reportIdField,
 	schemaVersionOption,
 	simplifyField,
 	unmeasuredNotice,
 } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { noticesForReport } from '../shared/hints';
 import { optionString, optionsParam } from '../shared/params';
 import { simplifyReportResult } from '../shared/simplify';
@@ -18,7 +18,7 @@ import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
-	reportIdField(),
+	...reportLocator(),
 	{
 		...simplifyField,
 		description:
@@ -41,6 +41,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		qs: { schemaVersion },
 		itemIndex,
 	});
-	noticesForReport(this, result);
+	noticesForReport(this, result, { limitations: true });
 	return simplify ? simplifyReportResult(result) : result;
 }

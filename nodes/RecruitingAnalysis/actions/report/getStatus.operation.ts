@@ -2,13 +2,14 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, humanReviewNotice, optionsCollection, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, humanReviewNotice, optionsCollection } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { noticesForReport } from '../shared/hints';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
 	humanReviewNotice,
-	reportIdField(),
+	...reportLocator(),
 	optionsCollection([concurrencyOption]),
 ];
 

@@ -8,7 +8,7 @@ import { hasApiCondition, onApiCondition, outcomeOf } from './errors';
 import { noticesForReport } from './hints';
 import { keyFor, type WriteChoice } from './keys';
 import { recoverWrite, withRecovery } from './recover';
-import { simplifyReportResult } from './simplify';
+import { simplifyReport, simplifyReportResult } from './simplify';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 
@@ -127,15 +127,48 @@ export async function startAnalysis(
 export interface WaitSettings {
 	waitForCompletion: boolean;
 	waitTimeout: number;
-	waitOutput: 'summary' | 'result' | 'simplifiedResult';
+	/** What to output once finished: the simplified item (Simplify), or the API's summary, result or result view. */
+	waitOutput: 'simplified' | 'summary' | 'result' | 'simplifiedResult';
 }
 
-export function readWaitSettings(options: IDataObject): WaitSettings {
+/**
+ * Simplify (node version 1.1 on): the analysis operations output one flat item per resume for people. Version 1
+ * has no such parameter, so a workflow saved with it keeps its output (n8n stores only non-default values, so a
+ * new default under the old version would change what saved workflows receive).
+ */
+export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
+}
+
+export function readWaitSettings(options: IDataObject, simplify = false): WaitSettings {
 	return {
 		waitForCompletion: options.waitForCompletion === true,
 		waitTimeout: typeof options.waitTimeout === 'number' && options.waitTimeout > 0 ? options.waitTimeout : 300,
-		waitOutput: (options.waitOutput as WaitSettings['waitOutput']) ?? 'summary',
+		waitOutput: simplify ? 'simplified' : ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
 	};
+}
+
+/**
+ * The report's summary (candidate, status) and result (score scale, recommendation, limitations), read at the same
+ * time, made into the simplified item. The result exists only for a completed report, so it is read only then (or
+ * when the status is not known yet).
+ */
+export async function readSimplifiedReport(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	fileName: unknown,
+	knownStatus?: string,
+): Promise<IDataObject> {
+	const [summary, result] = await Promise.all([
+		api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex }),
+		knownStatus === undefined || knownStatus === 'completed'
+			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
+			: Promise.resolve(null),
+	]);
+	const simplified = simplifyReport({ reportId, fileName, summary, result });
+	noticesForReport(ctx, simplified, { limitations: true });
+	return simplified;
 }
 
 /**
@@ -148,6 +181,7 @@ export async function waitForReport(
 	reportId: string,
 	settings: WaitSettings,
 	justStarted = true,
+	fileName?: unknown,
 ): Promise<IDataObject> {
 	const { value: status, timedOut } = await poll(ctx, {
 		fetch: async (): Promise<IDataObject> =>
@@ -160,7 +194,11 @@ export async function waitForReport(
 		firstReadDelayMs: justStarted ? 500 : 0,
 	});
 	if (timedOut) {
+		if (settings.waitOutput === 'simplified') return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
 		return { reportId, ...status, timedOut: true };
+	}
+	if (settings.waitOutput === 'simplified') {
+		return { ...(await readSimplifiedReport(ctx, itemIndex, reportId, fileName, String(status.status))), timedOut: false };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
@@ -175,7 +213,7 @@ export async function waitForReport(
 		qs: { schemaVersion: '1' },
 		itemIndex,
 	});
-	noticesForReport(ctx, result);
+	noticesForReport(ctx, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, timedOut: false };
 }

@@ -6,17 +6,18 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
+import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
+import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './analysis';
 import { api } from './api';
-import { existingAttempt, startIdentity } from './analysis';
 import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
 import { mapWithConcurrency } from './concurrency';
 import { outcomeOf as settle } from './errors';
-import { noticesForReport } from './hints';
+import { addNotice, noticesForReport } from './hints';
 import type { WriteChoice } from './keys';
 import { optionsParam } from './params';
 import { existsCondition, recoverWrite } from './recover';
+import { simplifyReport } from './simplify';
 import type { ChunkState } from './types';
 
 /** How many report summaries are read at the same time (Include Report Summary). */
@@ -174,16 +175,74 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 }
 
 /**
- * With the option Include Report Summary, add each started report's summary. An analysis batch completes only
- * once every admitted analysis is terminal, so the summaries are final.
+ * The last stage. With Simplify (the default from node version 1.1), every item becomes the simplified item of its
+ * report: summary and result read for each started report, so that `score`, `status` and `needsReview` are the
+ * report's own; an item that was not analyzed keeps status null with its `analysisState` and `errorCode`. Without
+ * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
+ * completes only once every admitted analysis is terminal, so what is read is final.
  */
 export async function readReportSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const firstItem = chunk.itemIndexes[0];
+	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
 	const started = chunk.started ?? [];
 	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true) return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
 		const report = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', entry.reportId), itemIndex: entry.itemIndex });
 		noticesForReport(ctx, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
+	});
+	return chunk;
+}
+
+/** The file name of an item: the one its upload used, or the input item's own `fileName` (as Upload Many outputs). */
+function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
+	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
+}
+
+/** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
+function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
+	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, status, code, ...batchFacts } = outcome;
+	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
+	const reportStatus = simplified.status ?? status ?? null;
+	return {
+		...simplified,
+		status: reportStatus,
+		needsReview: reportStatus === 'requires_action',
+		code: simplified.code ?? code ?? null,
+		attemptId: simplified.attemptId ?? attemptId ?? null,
+		analysisState: state ?? null,
+		...batchFacts,
+	};
+}
+
+/**
+ * The analyses of the chunk have run (and are charged) by now: a key without reports:read must not turn them into
+ * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
+ * notice says why the rest is null and what to do.
+ */
+async function readUnlessForbidden(ctx: IExecuteFunctions, itemIndex: number, reportId: string, fileName: unknown): Promise<IDataObject> {
+	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName).then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (outcome.ok) return outcome.value;
+	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
+	addNotice(ctx, 'reportsNotReadable');
+	return simplifyReport({ reportId, fileName });
+}
+
+async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
+	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
+		const outcome = chunk.outcomes[position];
+		if (outcome instanceof Error) return;
+		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
+		const fileName = fileNameOf(ctx, outcome, itemIndex);
+		// Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read.
+		const analyzed = outcome.state === 'succeeded' || outcome.recovered === true;
+		const simplified =
+			analyzed && reportId ? await readUnlessForbidden(ctx, itemIndex, reportId, fileName) : simplifyReport({ reportId, fileName });
+		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
 	return chunk;
 }
@@ -195,4 +254,6 @@ export const includeReportOption = {
 	default: false,
 	description:
 		"Whether to add each report's summary (status, score, summary) once its batch has completed. Needs the reports:read scope.",
+	// Simplify reads every report itself; the option is for the batch items output when Simplify is off.
+	displayOptions: { hide: { '/simplify': [true] } },
 };

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { savedJobLocator } from './locators';
+
 /**
  * Parameter building blocks shared by several operations. Each operation file scopes them with
  * updateDisplayOptions, so the same name can appear under several operations.
@@ -13,18 +15,6 @@ export function reportIdField(description = 'ID of the report (starts with rpt_)
 		required: true,
 		default: '',
 		placeholder: 'rpt_...',
-		description,
-	};
-}
-
-export function interviewIdField(description = 'ID of the interview attempt (starts with int_), not the report ID'): INodeProperties {
-	return {
-		displayName: 'Interview ID',
-		name: 'interviewId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'int_...',
 		description,
 	};
 }
@@ -72,16 +62,15 @@ export const jobDescriptionFields: INodeProperties[] = [
 		default: 'existing',
 		description: 'Where the job description for this analysis comes from',
 	},
-	{
-		displayName: 'Saved Job ID',
-		name: 'jobDescriptionId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'jd_...',
-		description: 'ID of a saved, active job description (starts with jd_)',
-		displayOptions: { show: { jobDescriptionSource: ['existing'] } },
-	},
+	...savedJobLocator(
+		{
+			displayName: 'Saved Job',
+			description: 'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
+			v1DisplayName: 'Saved Job ID',
+			v1Description: 'ID of a saved, active job description (starts with jd_)',
+		},
+		{ jobDescriptionSource: ['existing'] },
+	),
 	{
 		displayName: 'Expected Revision',
 		name: 'expectedRevision',
@@ -170,11 +159,31 @@ export const concurrencyOption: INodeProperties = {
 	description: 'How many input items are processed at the same time',
 };
 
+/** The node version from which the analysis operations output simplified items by default (see readSimplify). */
+export const SIMPLIFIED_OUTPUT_VERSION = 1.1;
+
+/**
+ * Simplify for the analysis operations that output finished reports. Shown from node version 1.1 (on by default);
+ * a node saved as version 1 has no such parameter and keeps its output.
+ */
+export function simplifyReportsField(when: string): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
+		displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFIED_OUTPUT_VERSION } }] } },
+	};
+}
+
 export const waitForCompletionOptions: INodeProperties[] = [
 	{
 		displayName: 'Output After Waiting',
 		name: 'waitOutput',
 		type: 'options',
+		// With Simplify on, the simplified item is output after waiting.
+		displayOptions: { hide: { '/simplify': [true] } },
 		options: [
 			{
 				name: 'Report Result',

@@ -5,11 +5,22 @@ import type { IExecuteFunctions } from 'n8n-workflow';
  * (many items produce the same notice; it is added only once).
  */
 export const NOTICES = {
-	emailSent:
-		'"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox. A 202 on resend means queued, not delivered.',
+	emailSent: '"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox.',
+	emailQueued:
+		'"emailDelivery": "queued" means the service will email the invitation: it is not sent yet. Interview > Get Status shows when it is "sent" (accepted by the mail provider, which does not prove it reached the inbox).',
+	invitationsQueued:
+		'An item with state "succeeded" is an invitation whose email is queued, not yet sent: Interview > Get Status shows "emailDelivery" ("sent" means accepted by the mail provider).',
+	resendQueued:
+		'A resend is queued, not delivered: Interview > Get Status shows "emailDelivery". Resending again sends another email.',
 	completedNotEvaluated:
 		'A "completed" interview lifecycle does not mean the evaluation is ready: check the "evaluation" field (or wait for interview.result_ready).',
 	nullUnmeasured: 'A null score or measurement means unmeasured, not zero. Read "limitations" before showing a score.',
+	nullUnmeasuredSummary:
+		'A null score means unmeasured, not zero. The score scale and the limitations to read before showing a score are in the report result (Report > Get Result).',
+	reportsNotReadable:
+		'The analyses ran, but the API key lacks the reports:read scope, so their reports could not be read: name, score and status are null. Give the key reports:read and read them with Report > Get (by reportId), or turn Simplify off.',
+	recovered:
+		'Items with "recovered": true were done before (a retry or a re-run on the same input): the same file, report or address was recognised and read back, not charged or emailed again.',
 	requiresAction:
 		'A report with status "requires_action" needs a human review in the application. Do not resubmit it to bypass the review.',
 	failedReport:
@@ -17,7 +28,7 @@ export const NOTICES = {
 	invitationToken:
 		'The output contains "invitationToken", a private bearer credential for the candidate. Deliver it as a link at /interview/{token} on the application origin and do not log it.',
 	batchCompleted:
-		'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" and "errorCode".',
+		'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" (in a simplified item: "analysisState" beside the report\'s "status") and "errorCode".',
 	quoteNotBinding: 'A quote reserves no capacity or allowance; admission can still fail with 422 when capacity or allowance is short.',
 } as const;
 
@@ -39,11 +50,26 @@ export function addNotice(ctx: IExecuteFunctions, name: NoticeName): void {
 	}
 }
 
-/** Report status / summary / result: attach the notices that apply to what the API returned. */
-export function noticesForReport(ctx: IExecuteFunctions, report: { status?: unknown; result?: unknown }): void {
+/**
+ * Report status / summary / result, or a simplified item: attach the notices that apply to what is output.
+ * `limitations`: whether the output carries the result's limitations (a result or a simplified item does; a
+ * summary or a batch item does not, so its notice says where they are instead).
+ */
+export function noticesForReport(
+	ctx: IExecuteFunctions,
+	report: { status?: unknown; result?: unknown; score?: unknown },
+	output: { limitations: boolean } = { limitations: false },
+): void {
 	if (report.status === 'requires_action') addNotice(ctx, 'requiresAction');
 	if (report.status === 'failed') addNotice(ctx, 'failedReport');
-	if (report.result === null || hasNullScore(report.result)) addNotice(ctx, 'nullUnmeasured');
+	const unmeasured = report.result === null || hasNullScore(report.result) || ('score' in report && report.score === null);
+	if (unmeasured) addNotice(ctx, output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
+}
+
+/** Invitation outputs: the notice that matches their emailDelivery ("queued" right after an invitation). */
+export function noticesForEmailDelivery(ctx: IExecuteFunctions, emailDelivery: unknown): void {
+	if (emailDelivery === 'queued') addNotice(ctx, 'emailQueued');
+	if (emailDelivery === 'sent') addNotice(ctx, 'emailSent');
 }
 
 function hasNullScore(result: unknown): boolean {
@@ -52,7 +78,7 @@ function hasNullScore(result: unknown): boolean {
 
 /** Interview objects: emailDelivery "sent" and lifecycle "completed" with an evaluation not yet ready. */
 export function noticesForInterview(ctx: IExecuteFunctions, interview: Record<string, unknown>): void {
-	if (interview.emailDelivery === 'sent') addNotice(ctx, 'emailSent');
+	noticesForEmailDelivery(ctx, interview.emailDelivery);
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready') addNotice(ctx, 'completedNotEvaluated');
 	if ('result' in interview && interview.result === null) addNotice(ctx, 'nullUnmeasured');
 }

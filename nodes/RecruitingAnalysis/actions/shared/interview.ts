@@ -96,7 +96,7 @@ export function shapeInvitation(ctx: IExecuteFunctions, response: IDataObject, s
 		output.invitationPath = `/interview/${encodeURIComponent(invitationToken)}`;
 		addNotice(ctx, 'invitationToken');
 	}
+	// The notice follows the output's own emailDelivery ("queued" right after an invitation).
 	noticesForInterview(ctx, output);
-	if (sendEmail) addNotice(ctx, 'emailSent');
 	return output;
 }

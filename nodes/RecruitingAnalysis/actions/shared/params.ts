@@ -1,8 +1,13 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { isResourceLocatorValue, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-/** A string parameter, trimmed ('' when absent). Ids and keys come in through expressions; stray spaces are noise. */
+/**
+ * A string parameter, trimmed ('' when absent). Ids and keys come in through expressions; stray spaces are noise.
+ * A resource locator (`{__rl, mode, value}`, node version 2's ID fields) gives its value, and a plain string
+ * saved for it (version 1, or typed by hand) is taken as it is, as n8n's own `extractValue` does.
+ */
 export function stringParam(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback = ''): string {
-	const value = ctx.getNodeParameter(name, itemIndex, fallback) as unknown;
+	const raw = ctx.getNodeParameter(name, itemIndex, fallback) as unknown;
+	const value = isResourceLocatorValue(raw) ? raw.value : raw;
 	if (value === null || value === undefined) return '';
 	return String(value).trim();
 }

@@ -36,3 +36,86 @@ export function simplifyInterviewResult(full: IDataObject): IDataObject {
 		limitations: result ? (result.limitations ?? null) : null,
 	};
 }
+
+/** The Simplify view of a saved job in a list: what tells jobs apart, without the description text. */
+export function simplifyJobDescription(job: IDataObject): IDataObject {
+	return {
+		id: job.id,
+		title: job.title,
+		company: job.company,
+		location: job.location,
+		status: job.status,
+		revision: job.revision,
+		updatedAt: job.updatedAt,
+	};
+}
+
+/** The Simplify view of a report summary in a list: candidate, job, status and score, without the reasoning text. */
+export function simplifyReportSummary(report: IDataObject): IDataObject {
+	const candidate = (report.candidate ?? {}) as IDataObject;
+	const job = (report.jobDescription ?? {}) as IDataObject;
+	const result = (report.result ?? null) as IDataObject | null;
+	return {
+		id: report.id,
+		createdAt: report.createdAt,
+		status: report.status,
+		candidateName: candidate.name ?? null,
+		jobTitle: job.title ?? null,
+		score: result ? (result.score ?? null) : null,
+		summary: result ? (result.summary ?? null) : null,
+		...(report.externalReference === undefined ? {} : { externalReference: report.externalReference }),
+	};
+}
+
+/** What is known about one analyzed resume when its simplified item is made. */
+export interface ReportFacts {
+	reportId: string | null;
+	fileName?: unknown;
+	/** GET /reports/{id} (candidate, status, code, job). */
+	summary?: IDataObject | null;
+	/** GET /reports/{id}/result (scale, recommendation, limitations); its `result` is null unless completed. */
+	result?: IDataObject | null;
+	/** The last status read, when neither summary nor result was read (a wait that timed out). */
+	status?: IDataObject | null;
+}
+
+const objectOr = (value: unknown): IDataObject | null =>
+	typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : null;
+
+/**
+ * The simplified item of an analysis operation: the fields a recruiter filters, sorts and exports, flat and first
+ * (candidate, score with its scale, summary, recommendation, status, needsReview, reportId, file name), then the
+ * facts a workflow may still need (code, reasoning, limitations, attempt, revision). `status` is always the
+ * report's own status (a batch item's admission state is output beside it as `analysisState`, never instead of
+ * it). Null stays null: an unmeasured score is never 0.
+ */
+export function simplifyReport(facts: ReportFacts): IDataObject {
+	const summary = objectOr(facts.summary);
+	const full = objectOr(facts.result);
+	const result = objectOr(full?.result);
+	const summaryResult = objectOr(summary?.result);
+	const candidate = objectOr(summary?.candidate);
+	const scale = objectOr(result?.scoreScale);
+	const job = objectOr(summary?.jobDescription);
+	const status = (full?.status ?? summary?.status ?? facts.status?.status ?? null) as string | null;
+	const pick = (...values: unknown[]) => values.find((value) => value !== undefined && value !== null) ?? null;
+	return {
+		candidateName: pick(candidate?.name),
+		currentRole: pick(candidate?.currentRole),
+		score: pick(result?.score, summaryResult?.score),
+		scoreMinimum: pick(scale?.minimum),
+		scoreMaximum: pick(scale?.maximum),
+		summary: pick(result?.summary, summaryResult?.summary),
+		recommendation: pick(result?.humanReviewRecommendation),
+		status,
+		needsReview: status === 'requires_action',
+		reportId: facts.reportId,
+		fileName: typeof facts.fileName === 'string' ? facts.fileName : null,
+		code: pick(full?.code, summary?.code, facts.status?.code),
+		scoreReasoning: pick(result?.scoreReasoning, summaryResult?.scoreReasoning),
+		limitations: pick(result?.limitations),
+		jobTitle: pick(job?.title),
+		attemptId: pick(full?.attemptId, summary?.attemptId, facts.status?.attemptId),
+		resultRevision: pick(full?.resultRevision),
+	};
+}

@@ -28,37 +28,43 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Cancel',
 				value: 'cancel',
-				description: 'Remove a prepared upload that was not yet analyzed',
+				description:
+					'Use to remove a prepared upload whose analysis was not started, freeing its preparation slot. Needs the report ID; scope analyses:write.',
 				action: 'Cancel an upload',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
-				description: 'Get the state of an upload batch',
+				description:
+					'Use to check the progress of an upload batch started by Upload Many. Needs the batch ID; scope analyses:write.',
 				action: 'Get an upload batch',
 			},
 			{
 				name: 'Prepare Only',
 				value: 'prepare',
-				description: 'Create the report and return a signed upload URL, without sending the file',
+				description:
+					'Use when another system will send the file itself: creates the report and returns a signed upload URL. Needs the file name, exact size, type and a saved job or job text; scope analyses:write.',
 				action: 'Prepare an upload',
 			},
 			{
 				name: 'Refresh URL',
 				value: 'refreshUrl',
-				description: 'Get a fresh signed upload URL for a prepared upload',
+				description:
+					'Use when a signed upload URL expired (after 10 minutes) before the file was sent. Needs the report ID of the prepared upload; scope analyses:write.',
 				action: 'Refresh an upload URL',
 			},
 			{
 				name: 'Upload Many',
 				value: 'uploadMany',
-				description: 'Upload the resumes of all input items through upload batches of 20',
+				description:
+					'Use to upload several resumes without analyzing them yet (upload batches of 20). Needs each item\'s resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.',
 				action: 'Upload many resumes',
 			},
 			{
 				name: 'Upload Resume',
 				value: 'uploadResume',
-				description: 'Prepare an upload and send the resume file (no analysis is started)',
+				description:
+					'Use to upload one resume without starting its analysis (start it later with Analysis > Start). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.',
 				action: 'Upload a resume',
 			},
 		],

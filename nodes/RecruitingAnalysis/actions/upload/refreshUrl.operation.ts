@@ -2,11 +2,12 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { api } from '../shared/api';
-import { concurrencyOption, optionsCollection, reportIdField } from '../shared/descriptions';
+import { concurrencyOption, optionsCollection } from '../shared/descriptions';
+import { reportLocator } from '../shared/locators';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
-	reportIdField('ID of the report whose upload was prepared (starts with rpt_)'),
+	...reportLocator('ID of the report whose upload was prepared (starts with rpt_)'),
 	optionsCollection([concurrencyOption]),
 ];
 

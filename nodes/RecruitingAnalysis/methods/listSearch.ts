@@ -1,0 +1,111 @@
+/**
+ * The "From List" entries of the action node's resource locators (methods.listSearch). Each list is read with
+ * the API's own cursor (newest first), filtered by the text typed in the list's search box, and continued by
+ * n8n's "load more" with the cursor as pagination token. The API has no text search, so the filter is applied
+ * here, page by page.
+ */
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+
+import { apiRequest } from '../transport';
+
+/** Page size asked of the API (its maximum). */
+const PAGE_SIZE = 100;
+/** A filtered search reads on until it has this many matches, or MAX_PAGES pages, before answering. */
+const ENOUGH_MATCHES = 20;
+const MAX_PAGES = 5;
+
+function text(value: unknown): string {
+	return typeof value === 'string' ? value : '';
+}
+
+function matches(filter: string | undefined, fields: unknown[]): boolean {
+	const wanted = (filter ?? '').trim().toLowerCase();
+	if (wanted === '') return true;
+	return fields.some((field) => text(field).toLowerCase().includes(wanted));
+}
+
+/** Reads pages from `path` (from `paginationToken` on) until enough entries match `filter`. */
+async function searchList(
+	ctx: ILoadOptionsFunctions,
+	path: string,
+	filter: string | undefined,
+	paginationToken: string | undefined,
+	toEntry: (item: IDataObject) => { entry: INodeListSearchItems; searchable: unknown[] },
+): Promise<INodeListSearchResult> {
+	const results: INodeListSearchItems[] = [];
+	let cursor: string | undefined = paginationToken || undefined;
+	for (let page = 0; page < MAX_PAGES; page++) {
+		const qs: IDataObject = { limit: PAGE_SIZE };
+		if (cursor) qs.cursor = cursor;
+		const data = (await apiRequest.call(ctx, { method: 'GET', path, qs })) as IDataObject;
+		const items = Array.isArray(data.items) ? (data.items as IDataObject[]) : [];
+		for (const item of items) {
+			const { entry, searchable } = toEntry(item);
+			if (matches(filter, searchable)) results.push(entry);
+		}
+		cursor = typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
+		if (!cursor || results.length >= ENOUGH_MATCHES) break;
+	}
+	return { results, paginationToken: cursor };
+}
+
+/** The mark of a saved job that is not ACTIVE (the API refuses new resumes for it). */
+export function inactiveMark(status: string): string {
+	return `[${status || 'NOT ACTIVE'}: not usable for uploads]`;
+}
+
+export async function searchJobDescriptions(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList(this, '/api/v1/job-descriptions', filter, paginationToken, (job) => {
+		const where = [text(job.company), text(job.location)].filter((part) => part !== '').join(', ');
+		const status = text(job.status);
+		const name = [text(job.title) || text(job.id), where ? `— ${where}` : '', status === 'ACTIVE' ? '' : inactiveMark(status)]
+			.filter((part) => part !== '')
+			.join(' ');
+		return {
+			entry: { name, value: text(job.id) },
+			searchable: [job.title, job.company, job.location, job.id],
+		};
+	});
+}
+
+function day(timestamp: unknown): string {
+	return text(timestamp).slice(0, 10);
+}
+
+export async function searchReports(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList(this, '/api/v1/reports', filter, paginationToken, (report) => {
+		const candidate = (report.candidate ?? {}) as IDataObject;
+		const job = (report.jobDescription ?? {}) as IDataObject;
+		const who = text(candidate.name) || 'Unnamed candidate';
+		const forJob = text(job.title) ? ` — ${text(job.title)}` : '';
+		return {
+			entry: { name: `${who}${forJob} (${text(report.status)}, ${day(report.createdAt)}) ${text(report.id)}`, value: text(report.id) },
+			searchable: [candidate.name, job.title, job.company, report.id, report.status],
+		};
+	});
+}
+
+export async function searchInterviews(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList(this, '/api/v1/interviews', filter, paginationToken, (interview) => {
+		const state = [text(interview.lifecycle), `evaluation ${text(interview.evaluation)}`].join(', ');
+		return {
+			entry: {
+				name: `${text(interview.id)} (${state}, ${day(interview.createdAt)}) for report ${text(interview.reportId)}`,
+				value: text(interview.id),
+			},
+			searchable: [interview.id, interview.reportId, interview.lifecycle, interview.evaluation],
+		};
+	});
+}

@@ -1,0 +1,151 @@
+/**
+ * The API credential's test, for a key made with any set of scopes (spec, Authentication 7 and Scopes).
+ *
+ * A 401 means the key is invalid, expired or revoked: the test fails. A 403 for a missing scope proves the key
+ * itself valid (the API recognised it and read its scopes), so the test passes, and its message names the scopes
+ * the key lacks or that could not be confirmed, and what each is needed for. A disabled workspace (403) fails.
+ *
+ * Every scope is probed with one read that changes nothing: the four list reads with limit=1, and a batch status
+ * read of an ID that does not exist for the two write scopes (its 404 comes after the scope check; 403 before).
+ *
+ * n8n runs credential-test functions with a context that offers only its deprecated `request` helper, so the
+ * probes use the runtime's fetch; the key goes to the credential's API base URL only.
+ */
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
+
+import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+
+export const SCOPE_USES: Record<string, string> = {
+	'analyses:write': 'uploads, analysis quotes and starting analyses (Analysis and Upload operations)',
+	'events:read': 'the Feed Trigger and Event > Get Many',
+	'interviews:read': 'Interview Get, Get Status, Get Result and Get Many',
+	'interviews:write': 'interview quotes, invitations, resend and reinterview',
+	'job-descriptions:read': 'Job Description operations and the saved-job pick list',
+	'reports:read': 'Report operations and waiting for analysis results',
+};
+
+const PROBE_BATCH_ID = 'credential-test-probe';
+
+/** One read per scope; none has an effect. */
+export const SCOPE_PROBES: Record<string, string> = {
+	'job-descriptions:read': '/api/v1/job-descriptions?limit=1',
+	'reports:read': '/api/v1/reports?limit=1',
+	'interviews:read': '/api/v1/interviews?limit=1',
+	'events:read': '/api/v1/events?limit=1',
+	'analyses:write': `/api/v1/analysis-batches/${PROBE_BATCH_ID}`,
+	'interviews:write': `/api/v1/interview-batches/${PROBE_BATCH_ID}`,
+};
+
+const PROBE_TIMEOUT_MS = 15_000;
+
+export const INVALID_KEY_MESSAGE =
+	'The API key is invalid, expired or revoked (401). Create a new key in the application under Settings > Developer > API keys.';
+export const WORKSPACE_DISABLED_MESSAGE =
+	'The workspace has API access disabled (403). A workspace Admin can enable it in the application.';
+
+type ProbeOutcome =
+	| { kind: 'granted' }
+	| { kind: 'missing' }
+	| { kind: 'invalidKey' }
+	| { kind: 'workspaceDisabled' }
+	| { kind: 'notTheApi'; status: number }
+	| { kind: 'unconfirmed'; why: string };
+
+async function probe(baseUrl: string, apiKey: string, path: string, expectNotFound: boolean): Promise<ProbeOutcome> {
+	let response: Response;
+	try {
+		response = await fetch(`${baseUrl}${path}`, {
+			method: 'GET',
+			headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
+			redirect: 'manual',
+			signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+		});
+	} catch (error) {
+		const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+		return { kind: 'unconfirmed', why: cause?.code ?? cause?.message ?? (error as Error).message ?? 'network error' };
+	}
+	let body: { error?: { code?: unknown; reason?: unknown } } = {};
+	try {
+		body = (await response.json()) as typeof body;
+	} catch {
+		body = {};
+	}
+	const reason = body?.error?.reason;
+	if (response.status === 401) return { kind: 'invalidKey' };
+	if (response.status === 403) return reason === 'WORKSPACE_DISABLED' ? { kind: 'workspaceDisabled' } : { kind: 'missing' };
+	// A list read answers 2xx with the API's `data` envelope; anything else there is not the API.
+	if (response.status >= 200 && response.status < 300) {
+		return body !== null && typeof body === 'object' && 'data' in body ? { kind: 'granted' } : { kind: 'notTheApi', status: response.status };
+	}
+	// The batch probes read an ID that does not exist: their 404 comes after the key and scope checks. A list read
+	// never answers 404 on the API, so there it means the base URL is wrong.
+	if (response.status === 404) return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
+	return { kind: 'unconfirmed', why: `HTTP ${response.status}` };
+}
+
+function listScopes(scopes: string[]): string {
+	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
+}
+
+/** Runs the probes and turns them into n8n's credential test result. */
+export async function testApiCredential(data: ICredentialDataDecryptedObject | undefined): Promise<INodeCredentialTestResult> {
+	const credentials = data ?? {};
+	const refusal = keyEnvironmentProblem(credentials);
+	if (refusal) return { status: 'Error', message: refusal };
+	const resolved = resolveBaseUrl(credentials);
+	if ('problem' in resolved) return { status: 'Error', message: resolved.problem };
+	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
+	if (apiKey === '') return { status: 'Error', message: 'The API key is empty.' };
+
+	const scopes = Object.keys(SCOPE_PROBES);
+	const outcomes = await Promise.all(
+		scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope], SCOPE_PROBES[scope].includes(PROBE_BATCH_ID))),
+	);
+	if (outcomes.some((o) => o.kind === 'invalidKey')) return { status: 'Error', message: INVALID_KEY_MESSAGE };
+	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
+	if (notTheApi && notTheApi.kind === 'notTheApi') {
+		return {
+			status: 'Error',
+			message:
+				`${resolved.baseUrl} answered ${notTheApi.status}, but not like the Recruiting Analysis API. ` +
+				'Check the environment and the base URL (the address without /api/v1).',
+		};
+	}
+	if (outcomes.some((o) => o.kind === 'workspaceDisabled')) return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
+
+	const granted = scopes.filter((_, i) => outcomes[i].kind === 'granted');
+	const missing = scopes.filter((_, i) => outcomes[i].kind === 'missing');
+	const unconfirmed = scopes.filter((_, i) => outcomes[i].kind === 'unconfirmed');
+	if (granted.length === 0 && missing.length === 0) {
+		const why = outcomes.map((o) => (o.kind === 'unconfirmed' ? o.why : '')).find((w) => w !== '') ?? 'no answer';
+		return { status: 'Error', message: `Could not reach the API at ${resolved.baseUrl} (${why}).` };
+	}
+
+	const parts = ['Connection successful: the API key is valid.'];
+	if (granted.length > 0) parts.push(`Scopes confirmed: ${granted.join(', ')}.`);
+	if (missing.length > 0) {
+		parts.push(`Not granted to this key (403): ${listScopes(missing)}. Operations that need them will fail with a 403.`);
+	}
+	if (unconfirmed.length > 0) {
+		const reasons = unconfirmed.map((scope) => {
+			const outcome = outcomes[scopes.indexOf(scope)];
+			return outcome.kind === 'unconfirmed' ? outcome.why : '';
+		});
+		parts.push(`Could not confirm (${[...new Set(reasons)].join(', ')}): ${listScopes(unconfirmed)}.`);
+	}
+	return { status: 'OK', message: parts.join(' ') };
+}
+
+/** The `testedBy` function every node that uses the API credential names (n8n finds the test through a node). */
+export async function recruitingAnalysisApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	return await testApiCredential(credential.data);
+}
+

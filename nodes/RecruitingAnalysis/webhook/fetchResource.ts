@@ -1,0 +1,49 @@
+/**
+ * "Fetch Resource" of both triggers: read the resource an event names with the API credential and attach it to
+ * the event's output item, with the late-attempt check for report events (api-spec "Webhook receiver contract"
+ * 4). A failed read is attached, not thrown: the event itself was received and must not be lost.
+ */
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { apiPath, apiRequest, type ApiContext } from '../transport';
+import { checkAttempt, resourceRequestFor, type EventEnvelope } from './resource';
+
+export const fetchResourceField: INodeProperties = {
+	displayName: 'Fetch Resource',
+	name: 'fetchResource',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
+};
+
+/**
+ * The fields Fetch Resource adds to an event's item: `resourceKind` and `resource`, for report events
+ * `attemptCheck` and `delayedEvent` (true when the event speaks of an older attempt than the report's current
+ * one), or `resource: null` and `resourceError` when the read failed (a 404 means the resource was deleted).
+ * Nothing for an event that names no resource (report.deleted, webhook.test, unknown types).
+ */
+export async function fetchEventResource(ctx: ApiContext, event: EventEnvelope): Promise<IDataObject> {
+	const request = resourceRequestFor(event);
+	if (!request) return {};
+	try {
+		const resource = (await apiRequest.call(ctx, {
+			method: 'GET',
+			path: apiPath(request.template, ...request.ids),
+		})) as IDataObject;
+		const output: IDataObject = { resourceKind: request.kind, resource };
+		const attempt = checkAttempt(event, resource);
+		if (attempt) {
+			output.attemptCheck = attempt as unknown as IDataObject;
+			output.delayedEvent = !attempt.isCurrent;
+		}
+		return output;
+	} catch (error) {
+		const e = error as { message?: string; httpCode?: string | null; description?: string | null };
+		return {
+			resourceKind: request.kind,
+			resource: null,
+			resourceError: { message: e.message ?? String(error), httpCode: e.httpCode ?? null, description: e.description ?? null },
+		};
+	}
+}
