@@ -6,13 +6,16 @@ import type { Counters } from '../../sandbox/src';
 
 export { DOCX_MIME, PDF_MIME };
 
+/** What a workspace needs of a sandbox: its address and control client (in-process, or a sandbox process). */
+export type SandboxAccess = Pick<TestSandbox, 'baseUrl' | 'control'>;
+
 export interface Ws extends WorkspaceInfo {
-	sb: TestSandbox;
+	sb: SandboxAccess;
 	call<T = Json>(method: string, path: string, o?: ApiOptions): Promise<ApiResponse<T>>;
 	counters(): Promise<Counters>;
 }
 
-export async function newWs(sb: TestSandbox, body: Parameters<TestSandbox['control']['createWorkspace']>[0] = {}): Promise<Ws> {
+export async function newWs(sb: SandboxAccess, body: Parameters<TestSandbox['control']['createWorkspace']>[0] = {}): Promise<Ws> {
 	const info = await sb.control.createWorkspace(body);
 	return {
 		...info,
