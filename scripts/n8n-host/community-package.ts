@@ -77,6 +77,12 @@ export async function installCommunityPackage(
 		],
 		{ cwd: packageDir, env: nodeEnv(host), log },
 	);
+	if (opts.line === '1') {
+		// n8n 1.x runs `npm outdated` in this folder on every listing of community packages (Settings > Community
+		// nodes) with an environment of its own (PATH, NODE_PATH, NODE_ENV only), so only a project .npmrc reaches
+		// that npm: offline, it answers at once instead of trying the registry for 70 s (nothing may dial out).
+		writeFileSync(join(nodesDir, '.npmrc'), 'offline=true\n');
+	}
 	const ledgerPath = join(nodesDir, 'package.json');
 	const ledger = existsSync(ledgerPath)
 		? (JSON.parse(readFileSync(ledgerPath, 'utf8')) as { dependencies?: Record<string, string> })

@@ -34,8 +34,8 @@ export function n8nEnv(
 		// n8n 2.x's MCP registry module fetches a server list from n8n's API at start: nothing may dial out.
 		// (n8n 1.x has no such module and refuses to start when asked to disable an unknown one.)
 		...(host.line === '2' ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
-		// n8n 1.x runs `npm outdated` against the registry on every listing of community packages (70 s here):
-		// its npm stays offline, as nothing may dial out.
+		// n8n 1.x's own npm calls stay offline, as nothing may dial out (its `npm outdated` on every listing of
+		// community packages gets a cleaned environment: community-package.ts writes an .npmrc for that one).
 		...(host.line === '1' ? { npm_config_offline: 'true' } : {}),
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',

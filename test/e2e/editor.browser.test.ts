@@ -23,6 +23,8 @@ let ctx: BrowserContext;
 let page: Page;
 let profile: string;
 const pageErrors: string[] = [];
+/** n8n 1.123's own page error right after signing in from a fresh page load (see the sign-in test). */
+const N8N1_VERSIONS_STORE_ERROR = "TypeError: Cannot read properties of undefined (reading 'enabled')";
 const blocked: string[] = [];
 
 interface NodeDescription {
@@ -67,6 +69,9 @@ beforeAll(async () => {
 	});
 	page = ctx.pages()[0] ?? (await ctx.newPage());
 	page.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}`));
+	// Leaving a workflow with unsaved changes asks "leave the page?" (n8n 1.x does after merely opening panels); an
+	// unanswered dialog is dismissed, which cancels the navigation: leave.
+	page.on('dialog', (dialog) => void dialog.accept());
 }, 300_000);
 
 afterAll(async () => {
@@ -108,7 +113,8 @@ async function expectNoEditorError(where: string): Promise<void> {
 async function openNodePanel(workflowId: string, nodeId: string, fullLoad: boolean): Promise<void> {
 	const path = `/workflow/${workflowId}/${nodeId}`;
 	if (fullLoad) {
-		await page.goto(`${env.n8n.baseUrl}${path}`);
+		// The panel showing is the condition; the page's load event adds nothing to it (and can lag under load).
+		await page.goto(`${env.n8n.baseUrl}${path}`, { waitUntil: 'domcontentloaded' });
 	} else {
 		await page.evaluate(
 			`window.history.pushState({}, '', ${JSON.stringify(path)}); window.dispatchEvent(new PopStateEvent('popstate', { state: {} }));`,
@@ -118,7 +124,8 @@ async function openNodePanel(workflowId: string, nodeId: string, fullLoad: boole
 }
 
 async function closePanel(): Promise<void> {
-	await page.locator('[data-test-id="ndv-close-button"]').click();
+	// n8n 2.x closes the panel with a button at its top; n8n 1.x with "Back to canvas".
+	await page.locator('[data-test-id="ndv-close-button"], [data-test-id="back-to-canvas"]').first().click();
 	await page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]').waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
@@ -128,6 +135,17 @@ test('logs in through the sign-in page', async () => {
 	await page.locator('input[name="password"]').fill(DEFAULT_OWNER.password);
 	await page.locator('[data-test-id="form-submit-button"]').click();
 	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+	if (env.line === '1') {
+		// n8n 1.123's editor initialises its versions store once per page load, with the settings it read before
+		// sign-in: the public ones, which have no `versionNotifications` (n8n's initializeCore and
+		// FrontendService.getPublicSettings). Signing in without a reload then throws n8n's own "Cannot read properties
+		// of undefined (reading 'enabled')" before any node of ours is shown. A signed-in page load reads the full
+		// settings: reload once, and accept only that error of n8n's from before the reload.
+		await page.waitForTimeout(1000);
+		const beforeReload = pageErrors.splice(0);
+		expect(beforeReload.filter((e) => e !== N8N1_VERSIONS_STORE_ERROR)).toEqual([]);
+		await page.reload();
+	}
 	await page.locator('[data-test-id="main-sidebar-settings"], [data-test-id="project-home-menu-item"]').first().waitFor();
 	await shot('01-after-login');
 	await expectNoEditorError('after login');
@@ -162,8 +180,11 @@ async function pickCreatorItem(name: string, description?: RegExp): Promise<void
 test('Settings > Community nodes lists the package', async () => {
 	await page.goto(`${env.n8n.baseUrl}/settings/community-nodes`);
 	const card = page.getByText('n8n-nodes-recruiting-analysis', { exact: false }).first();
-	await card.waitFor({ timeout: 30_000 });
-	await shot('01b-community-nodes');
+	try {
+		await card.waitFor({ timeout: 30_000 });
+	} finally {
+		await shot('01b-community-nodes');
+	}
 	await expectNoEditorError('community nodes settings');
 });
 
@@ -172,8 +193,9 @@ test('adds each of our nodes from the node creator', async () => {
 	await page.goto(`${env.n8n.baseUrl}/workflow/new`);
 	await openCreatorAndSearch('canvas-add-button');
 	await shot('02-node-creator-triggers');
-	// n8n lists the webhook trigger under the app's name; its event types appear as the trigger's choices.
-	await pickCreatorItem('Recruiting Analysis', /webhook events/i);
+	// n8n lists the webhook trigger under the app's name; its event types appear as the trigger's choices. n8n 1.x's
+	// creator shows no description under the name (among triggers only, the name alone is the webhook trigger).
+	await pickCreatorItem('Recruiting Analysis', env.line === '1' ? undefined : /webhook events/i);
 	await page.locator('[data-test-id="item-iterator-item"]', { hasText: 'On report result ready' }).first().click();
 	await page.locator('[data-test-id="ndv"] [data-test-id="parameter-input-events"]').waitFor({ timeout: 30_000 });
 	await shot('03-webhook-trigger-panel');

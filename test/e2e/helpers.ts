@@ -77,7 +77,7 @@ export async function bootRealN8n(
 			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
 			n8n = stack.main.instance;
 		} else {
-			n8n = await startN8n({ userFolder, log, line, env: opts.homeInUserFolder ? { HOME: userFolder } : undefined });
+			n8n = await startN8n({ userFolder, log, line, env: opts.homeInUserFolder ? homeEnv(userFolder, line) : undefined });
 		}
 	} catch (error) {
 		await sandbox.stop();
@@ -127,6 +127,15 @@ export async function bootRealN8n(
 		await close();
 		throw error;
 	}
+}
+
+/**
+ * HOME in the run's folder. n8n 2.x reads and writes files only in `~/.n8n-files` by default; n8n 1.x restricts
+ * nothing unless N8N_RESTRICT_FILE_ACCESS_TO is set (then only there, with the same refusal): on 1.x it is set to
+ * that folder, which is what a 1.x user sets to get 2.x's default (README, "Install in n8n").
+ */
+function homeEnv(userFolder: string, line: N8nLine): NodeJS.ProcessEnv {
+	return { HOME: userFolder, ...(line === '1' ? { N8N_RESTRICT_FILE_ACCESS_TO: join(userFolder, '.n8n-files') } : {}) };
 }
 
 /** The production webhook path of a workflow's Recruiting Analysis Trigger. */
