@@ -246,12 +246,13 @@ const mailTo = async (addresses: string[], expected: number) => {
 	}
 };
 
-// Not yet on n8n 1.x (issue 14): 1.x's "Continue (using error output)" moves an item to the error output only when
-// its json is {error} or {error, message} (or the item carries `error`, whose message then replaces the json); the
-// node's error item is {error, details} (2.x accepts that), so on 1.x the bad file stays in Analyze Many's main output.
-const testOnErrorOutputLines = n8nLineUnderTest() === '1' ? test.skip : test;
+// n8n 1.x's "Continue (using error output)" moves an item to the error output only when its json is {error} or
+// {error, message} (or the item carries `error`, whose message then replaces the json); the node's error item is
+// {error, details}, which 2.x moves. On 1.x the bad file therefore stays in Analyze Many's main output as an error
+// item (the Filters after it drop it: it has no score). Both lines are asserted as they behave; README, "Install in n8n".
+const errorOutputMovesErrorItems = n8nLineUnderTest() === '2';
 
-testOnErrorOutputLines('(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, CSV shortlist, invitations; a bad file goes to the error output', async () => {
+test(`(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, CSV shortlist, invitations; a bad file ${errorOutputMovesErrorItems ? 'goes to the error output' : 'stays an error item in the main output (n8n 1.x)'}`, async () => {
 	const folder = join(env.userFolder, '.n8n-files', 'resumes');
 	mkdirSync(folder, { recursive: true });
 	const people: Array<[string, string, Buffer]> = [
@@ -270,15 +271,18 @@ testOnErrorOutputLines('(g) a folder of resumes in ~/.n8n-files: Analyze Many, F
 	const result = await env.n8n.executeWorkflow(wf.g.id, { timeoutMs: 300_000 });
 	expect(result.ok).toBe(true);
 	const run = result.run!.data;
-	const analyzed = nodeOutput(run, 'Analyze Many');
+	const output = nodeOutput(run, 'Analyze Many');
+	const analyzed = output.filter((item) => item.error === undefined);
 	expect(analyzed.map((item) => item.fileName).sort()).toEqual(people.map(([, file]) => file).filter((file) => file !== 'mia-docx.pdf').sort());
 	for (const item of analyzed) {
 		expect(Object.keys(item).slice(0, 3)).toEqual(['candidateName', 'currentRole', 'score']);
 	}
-	const notAnalyzed = nodeOutput(run, 'Not Analyzed');
+	const notAnalyzed = errorOutputMovesErrorItems ? nodeOutput(run, 'Not Analyzed') : output.filter((item) => item.error !== undefined);
 	expect(notAnalyzed).toHaveLength(1);
 	expect(String(notAnalyzed[0].error)).toContain('rename it mia-docx.docx');
 	expect((notAnalyzed[0].details as { fileName: string }).fileName).toBe('mia-docx.pdf');
+	if (errorOutputMovesErrorItems) expect(output).toHaveLength(analyzed.length);
+	else expect(nodeOutput(run, 'Not Analyzed')).toHaveLength(0);
 	expect(nodeOutput(run, 'Needs Review').map((item) => item.candidateName)).toEqual(['Barbara Liskov']);
 
 	const shortlisted = nodeOutput(run, 'Score 7 or More');
