@@ -230,8 +230,10 @@ const analyzeResume: OperationSpec = {
 			},
 		},
 	],
-	hold: { method: 'GET', path: '/api/v1/reports/' },
-	// After waiting, the output is the report summary, whose report ID is `id`.
+	// Waiting reads the report list pages (shared across items) and, for a report they do not show, its status:
+	// the prefix holds both.
+	hold: { method: 'GET', path: '/api/v1/reports' },
+	// After waiting, the output is the simplified item (reportId) or, with Simplify off, the summary (id).
 	resourceOf: (json) => analysisResource({ ...json, reportId: json.reportId ?? json.id }),
 };
 
