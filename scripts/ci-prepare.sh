@@ -8,28 +8,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
-	echo "[ci-prepare] installing Debian's chromium (apt-get)"
+# Debian packages, installed with apt-get when missing (apt-get update once, before the first install).
+updated=""
+apt_install_if_missing() {
+	local pkg="$1"
+	dpkg -s "$pkg" >/dev/null 2>&1 && return 0
+	echo "[ci-prepare] installing Debian's $pkg (apt-get)"
 	export DEBIAN_FRONTEND=noninteractive
-	SUDO=""
-	if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-	$SUDO apt-get update -qq
-	$SUDO apt-get install -y -qq chromium >/dev/null
-fi
+	local sudo=""
+	if [ "$(id -u)" != "0" ]; then sudo="sudo"; fi
+	if [ -z "$updated" ]; then $sudo apt-get update -qq; updated=1; fi
+	$sudo apt-get install -y -qq "$pkg" >/dev/null
+}
+
+# Chromium for the editor browser test.
+apt_install_if_missing chromium
 echo "[ci-prepare] $(chromium --version 2>/dev/null || echo 'chromium: not found')"
 
 # Redis and PostgreSQL for the queue-mode tests (test/e2e/queue.test.ts, npm run start:queue); the scripts start
 # private servers themselves, the packages' own services are not needed.
-for pkg in redis-server postgresql; do
-	if ! dpkg -s "$pkg" >/dev/null 2>&1; then
-		echo "[ci-prepare] installing Debian's $pkg (apt-get)"
-		export DEBIAN_FRONTEND=noninteractive
-		SUDO=""
-		if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-		$SUDO apt-get update -qq
-		$SUDO apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null
-	fi
-done
+apt_install_if_missing redis-server
+apt_install_if_missing postgresql
 echo "[ci-prepare] $(redis-server --version | cut -d' ' -f1-3), PostgreSQL $(ls /usr/lib/postgresql 2>/dev/null | tr '\n' ' ')"
 
 if [ ! -d node_modules ]; then
