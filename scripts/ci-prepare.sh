@@ -8,9 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages, installed with apt-get when missing (apt-get update once, before the first install).
+# apt_get_install PKG: install a Debian package with apt-get when it is missing (apt-get update once, before the first).
 updated=""
-apt_install_if_missing() {
+apt_get_install() {
 	local pkg="$1"
 	dpkg -s "$pkg" >/dev/null 2>&1 && return 0
 	echo "[ci-prepare] installing Debian's $pkg (apt-get)"
@@ -22,13 +22,13 @@ apt_install_if_missing() {
 }
 
 # Chromium for the editor browser test.
-apt_install_if_missing chromium
+apt_get_install chromium
 echo "[ci-prepare] $(chromium --version 2>/dev/null || echo 'chromium: not found')"
 
 # Redis and PostgreSQL for the queue-mode tests (test/e2e/queue.test.ts, npm run start:queue); the scripts start
 # private servers themselves, the packages' own services are not needed.
-apt_install_if_missing redis-server
-apt_install_if_missing postgresql
+apt_get_install redis-server
+apt_get_install postgresql
 echo "[ci-prepare] $(redis-server --version | cut -d' ' -f1-3), PostgreSQL $(ls /usr/lib/postgresql 2>/dev/null | tr '\n' ' ')"
 
 if [ ! -d node_modules ]; then
