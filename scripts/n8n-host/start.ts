@@ -59,7 +59,9 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		try {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);
 			await res.arrayBuffer();
-			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too.
+			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too
+			// (only the main serves them; a worker or a webhook process is ready with its health check).
+			if (res.status === 200 && command !== 'start') break;
 			if (res.status === 200) {
 				const settings = await fetch(`${instance.baseUrl}/rest/settings`);
 				await settings.arrayBuffer();

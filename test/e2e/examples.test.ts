@@ -316,7 +316,10 @@ test(`(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, 
 		interviews: Number(after.interviewsCreated) - Number(before.interviewsCreated),
 		emails: Number(after.emailsSent) - Number(before.emailsSent),
 	}).toEqual({ reports: 0, attempts: 0, interviews: 0, emails: 0 });
-	const reanalyzed = nodeOutput(rerun, 'Analyze Many');
+	// On n8n 1.x the refused file is an error item in this output again (see errorOutputMovesErrorItems).
+	const rerunOutput = nodeOutput(rerun, 'Analyze Many');
+	const reanalyzed = rerunOutput.filter((item) => item.error === undefined);
+	expect(rerunOutput.length - reanalyzed.length).toBe(errorOutputMovesErrorItems ? 0 : 1);
 	expect(reanalyzed.map((item) => [item.fileName, item.score, item.reportId]).sort()).toEqual(
 		analyzed.map((item) => [item.fileName, item.score, item.reportId]).sort(),
 	);
