@@ -60,6 +60,8 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);
 			await res.arrayBuffer();
 			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too.
+			// Only a main has them: a worker's health server and a webhook process never answer /rest/settings.
+			if (res.status === 200 && command !== 'start') break;
 			if (res.status === 200) {
 				const settings = await fetch(`${instance.baseUrl}/rest/settings`);
 				await settings.arrayBuffer();
