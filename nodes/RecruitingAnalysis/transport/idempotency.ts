@@ -15,8 +15,6 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
-
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
 export const MAX_KEY_LENGTH = 128;
 const KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
@@ -71,25 +69,4 @@ export function writeKey(parts: WriteIdentity & { userKey?: string }): string {
 /** sha256 (hex) of a text, e.g. an inline job description, so that the key material stays small. */
 export function textDigest(text: string): string {
 	return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** Base64 characters hashed per step when the binary is held in memory (a multiple of 4: whole byte groups). */
-const BASE64_SLICE = 1 << 20;
-
-/**
- * sha256 (hex) of a binary property's bytes, streamed from n8n's binary store when the file is kept on disk or in a
- * database, and decoded slice by slice when it is held in memory as base64, so a 10 MB file is never copied whole.
- */
-export async function binaryDigest(ctx: IExecuteFunctions, binary: IBinaryData): Promise<string> {
-	const hash = createHash('sha256');
-	if (typeof binary.id === 'string' && binary.id !== '') {
-		const stream = await ctx.helpers.getBinaryStream(binary.id);
-		for await (const chunk of stream as AsyncIterable<Uint8Array | string>) hash.update(chunk);
-		return hash.digest('hex');
-	}
-	const data = binary.data ?? '';
-	for (let offset = 0; offset < data.length; offset += BASE64_SLICE) {
-		hash.update(Buffer.from(data.slice(offset, offset + BASE64_SLICE), 'base64'));
-	}
-	return hash.digest('hex');
 }

@@ -5,6 +5,7 @@
  *   apiPath                           '/api/v1/reports/{}/status' + ids, each URI-encoded
  *   writeKey                          one key per business write (derived from what it is, or the user's)
  *   putResumeToStorage                the resume PUT to the signed URL, without credentials, streamed
+ *   binaryHead / binaryDigest         one streamed read of a file per run: its first bytes and sha-256
  *   pollUntil                         Wait for Completion
  */
 export {
@@ -22,8 +23,8 @@ export type { UploadTarget } from './storage';
 export { pollUntil, pollDelayMs, type PollArgs } from './poll';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy } from './retry';
+export { binaryDigest, binaryHead, readBinaryFacts, type BinaryFacts } from './binary';
 export {
-	binaryDigest,
 	deriveWriteKey,
 	DERIVED_KEY_PREFIX,
 	MAX_KEY_LENGTH,

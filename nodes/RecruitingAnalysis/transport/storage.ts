@@ -14,6 +14,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { contentMatchesMimeType } from '../validation';
+import { binaryHead } from './binary';
 import { headerValue, type ApiErrorParts } from './errors';
 import { apiPath, apiRequest, buildApiError, transportSettings } from './request';
 import { isCancellation, isRetryableStatus, networkErrorCode, nextDelayMs, parseRetryAfter } from './retry';
@@ -57,15 +58,8 @@ async function binarySource(this: IExecuteFunctions, itemIndex: number, binaryPr
 			size: metadata.fileSize,
 			streamed: true,
 			open: async () => await this.helpers.getBinaryStream(id),
-			head: async () => {
-				const stream = await this.helpers.getBinaryStream(id, 16);
-				let head: Uint8Array = new Uint8Array(0);
-				for await (const chunk of stream as AsyncIterable<Uint8Array>) {
-					head = chunk;
-					break; // leaving the loop closes the stream
-				}
-				return head;
-			},
+			// The first bytes come from the read that gave the file's digest (binary.ts): no open of its own.
+			head: async () => await binaryHead(this, binary),
 		};
 	}
 	const buffer = await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IBinaryData, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
+import { apiPath, binaryHead, putResumeToStorage, type UploadTarget } from '../../transport';
 import {
 	validateExternalReference,
 	validateExternalReferenceFilter,
@@ -73,20 +73,6 @@ async function byteLength(ctx: IExecuteFunctions, binary: IBinaryData): Promise<
 	return Math.floor((data.length * 3) / 4) - padding;
 }
 
-/** The first bytes of the file (to check PDF / DOCX signatures), read without loading the rest. */
-async function headBytes(ctx: IExecuteFunctions, binary: IBinaryData): Promise<Uint8Array> {
-	if (binary.id) {
-		const stream = await ctx.helpers.getBinaryStream(binary.id, 64);
-		try {
-			for await (const chunk of stream) return new Uint8Array(chunk as Buffer).subarray(0, 8);
-			return new Uint8Array();
-		} finally {
-			stream.destroy();
-		}
-	}
-	return new Uint8Array(Buffer.from((binary.data ?? '').slice(0, 16), 'base64')).subarray(0, 8);
-}
-
 export interface ResumeDescription {
 	fileName: string;
 	fileSize: number;
@@ -107,7 +93,8 @@ export async function describeResume(
 	const fileName = fileNameOverride ?? binary.fileName;
 	const fileSize = await byteLength(ctx, binary);
 	const file = validateResumeFile.call(ctx, { fileName, fileSize, mimeType: binary.mimeType }, itemIndex);
-	validateResumeContent.call(ctx, await headBytes(ctx, binary), file, itemIndex);
+	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (binary.ts).
+	validateResumeContent.call(ctx, await binaryHead(ctx, binary), file, itemIndex);
 	return file;
 }
 
