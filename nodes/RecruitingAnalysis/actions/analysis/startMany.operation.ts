@@ -13,6 +13,7 @@ import {
 import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../shared/descriptions';
 import { stage } from '../shared/types';
 import { readWriteChoice } from '../shared/keys';
+import { stringParam } from '../shared/params';
 import { idParam } from '../shared/validate';
 
 const properties: INodeProperties[] = [
@@ -58,7 +59,14 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 		checkExisting: true,
 	}));
 	if (refusesChunk(this, chunk.outcomes)) return chunk;
-	return await quoteAnalyses(this, { ...chunk, pending });
+	// The later items' reports, so that the list pages read for this chunk's check serve theirs too.
+	const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
+	const laterReportIds = () =>
+		this.getInputData()
+			.slice(last + 1)
+			.map((_, offset) => stringParam(this, 'reportId', last + 1 + offset))
+			.filter((id) => id !== '');
+	return await quoteAnalyses(this, { ...chunk, pending }, laterReportIds);
 }
 
 /**

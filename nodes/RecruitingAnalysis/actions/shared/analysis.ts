@@ -9,6 +9,7 @@ import { noticesForReport } from './hints';
 import { keyFor, type WriteChoice } from './keys';
 import { recoverWrite, withRecovery } from './recover';
 import { simplifyReport, simplifyReportResult } from './simplify';
+import { BATCH_CHUNK_SIZE } from './types';
 import { startWithinCapacity, waiterFor } from './waiter';
 
 export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
@@ -18,6 +19,87 @@ export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, r
 		body: { reportId },
 		itemIndex,
 	});
+}
+
+interface QuoteWish {
+	itemIndex: number;
+	reportId: string;
+	resolve: (quote: IDataObject) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * The quotes of one node run's starts (Analyze Resume, Start with Quote Automatically), gathered: a quote asked
+ * for while none is in flight is sent alone at once (POST /analysis-quotes, as for a single item); the quotes
+ * asked for while one is in flight are sent together as soon as it answers, up to 20 in one
+ * POST /analysis-batch-quotes. Nothing waits for a timer, and many lanes starting at once need a few requests
+ * instead of one each. A batch quote's fingerprint is the same as a single quote's (it names what the quote
+ * depends on), so the start's key is unchanged. A report the batch could not quote, or every report of a batch
+ * request that failed, is quoted alone: its answer and its error are exactly those of a single quote.
+ */
+class QuoteGatherer {
+	private busy = false;
+	private readonly queue: QuoteWish[] = [];
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
+		return await new Promise<IDataObject>((resolve, reject) => {
+			this.queue.push({ itemIndex, reportId, resolve, reject });
+			if (!this.busy) void this.drain();
+		});
+	}
+
+	private async drain(): Promise<void> {
+		this.busy = true;
+		while (this.queue.length > 0) {
+			// A report named twice waits for the next request (a batch names each report once).
+			const group: QuoteWish[] = [];
+			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE; ) {
+				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
+				else group.push(...this.queue.splice(i, 1));
+			}
+			await this.send(group);
+		}
+		this.busy = false;
+	}
+
+	private alone(wish: QuoteWish): Promise<void> {
+		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
+	}
+
+	private async send(group: QuoteWish[]): Promise<void> {
+		if (group.length === 1) return await this.alone(group[0]);
+		const keyOf = (position: number) => `quote-${position}`;
+		const answer = await outcomeOf(
+			async () =>
+				await api(this.ctx, {
+					method: 'POST',
+					path: '/api/v1/analysis-batch-quotes',
+					body: { items: group.map((wish, position) => ({ itemKey: keyOf(position), input: { reportId: wish.reportId } })) },
+					itemIndex: group[0].itemIndex,
+				}),
+		);
+		const items = (answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []) as IDataObject[];
+		group.forEach((wish, position) => {
+			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as IDataObject | null | undefined;
+			// Not awaited: the next gathered quotes need not wait for this report's own request.
+			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
+			else void this.alone(wish);
+		});
+	}
+}
+
+const gatherers = new WeakMap<IExecuteFunctions, QuoteGatherer>();
+
+/** A quote for a start of this node run, gathered with the run's other starts' quotes (QuoteGatherer). */
+export async function quoteForStart(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
+	let gatherer = gatherers.get(ctx);
+	if (!gatherer) {
+		gatherer = new QuoteGatherer(ctx);
+		gatherers.set(ctx, gatherer);
+	}
+	return await gatherer.quote(itemIndex, reportId);
 }
 
 /** Quote settings as read from the node: either quote right before the write, or use the given fingerprint. */
@@ -40,20 +122,25 @@ export const START_STEPS = { first: undefined as string | undefined, requote: 'r
  * Whether the report already has an attempt that this start must not repeat: any admitted attempt, unless it
  * failed and the user asked for a deliberate new attempt (New Attempt Label). Returns the report's status then.
  * Without the reports:read scope the check is skipped (the service still refuses a second start of a running or
- * finished analysis with ANALYSIS_ALREADY_STARTED).
+ * finished analysis with ANALYSIS_ALREADY_STARTED). `known`: the report's summary from a list page read just before
+ * (same status and attemptId), instead of a status read.
  */
 export async function existingAttempt(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reportId: string,
 	write: WriteChoice,
+	known?: IDataObject,
 ): Promise<IDataObject | undefined> {
-	const read = await outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }));
-	if (!read.ok) {
-		if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
-		throw read.error;
+	let status = known;
+	if (!status) {
+		const read = await outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }));
+		if (!read.ok) {
+			if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
+			throw read.error;
+		}
+		status = read.value;
 	}
-	const status = read.value;
 	if (status.attemptId === null || status.attemptId === undefined) return undefined;
 	if (status.status === 'failed' && write.attemptLabel) return undefined;
 	return status;
@@ -108,7 +195,7 @@ export async function startAnalysis(
 	if (!choice.quoteAutomatically) {
 		return await start(choice.quoteFingerprint as string, steps.first);
 	}
-	const quoted = await outcomeOf(async () => await quoteAnalysis(ctx, itemIndex, reportId));
+	const quoted = await outcomeOf(async () => await quoteForStart(ctx, itemIndex, reportId));
 	if (!quoted.ok) {
 		if (!hasApiCondition(quoted.error, 'ANALYSIS_ALREADY_STARTED')) throw quoted.error;
 		return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED', quoted.error);

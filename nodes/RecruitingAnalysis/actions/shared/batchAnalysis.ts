@@ -17,6 +17,8 @@ import { addNotice, noticesForReport } from './hints';
 import type { WriteChoice } from './keys';
 import { optionsParam } from './params';
 import { existsCondition, recoverWrite } from './recover';
+import { summariesForCheck, summariesFromPages } from './reportPages';
+import { TERMINAL_REPORT_STATES } from './waiter';
 import { simplifyReport } from './simplify';
 import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
 
@@ -25,7 +27,7 @@ const SLOW_BATCH_MS = 2000;
 
 /** How many report summaries are read at the same time (Include Report Summary). */
 const REPORT_READ_CONCURRENCY = 5;
-/** How many reports are checked at the same time for an existing attempt (one status read each). */
+/** How many reports are checked at the same time for an existing attempt (a status read each, when no list page showed them). */
 const EXISTING_CHECK_CONCURRENCY = 10;
 
 export interface AnalysisEntry {
@@ -69,14 +71,18 @@ const MAX_LATER_BATCHES = 2;
  * a New Attempt Label). An entry the quote answers with ANALYSIS_ALREADY_STARTED is recovered; one that cannot be
  * quoted otherwise gets state "not_quoted" with the API's errorCode, and is left out of the batch.
  */
-export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, laterReportIds: () => string[] = () => []): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const recovered = new Set<AnalysisEntry>();
+	const toCheck = pending.filter((entry) => entry.checkExisting);
+	// One walk of report list pages answers for this chunk and the later ones; what it did not show is read alone.
+	const ids = toCheck.map((entry) => entry.reportId);
+	const known = toCheck.length > 0 ? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()]) : new Map();
 	await mapWithConcurrency(
-		pending.filter((entry) => entry.checkExisting),
+		toCheck,
 		EXISTING_CHECK_CONCURRENCY,
 		async (entry) => {
-			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice)) {
+			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice, known.get(entry.reportId))) {
 				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
 				recovered.add(entry);
 			}
@@ -227,8 +233,15 @@ function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObj
  * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
  * notice says why the rest is null and what to do.
  */
-async function readUnlessForbidden(ctx: IExecuteFunctions, itemIndex: number, reportId: string, fileName: unknown): Promise<IDataObject> {
-	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName).then(
+async function readUnlessForbidden(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	fileName: unknown,
+	listed?: IDataObject,
+): Promise<IDataObject> {
+	const known = listed && TERMINAL_REPORT_STATES.includes(String(listed.status)) ? listed : undefined;
+	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName, known && String(known.status), known).then(
 		(value) => ({ ok: true as const, value }),
 		(error: unknown) => ({ ok: false as const, error }),
 	);
@@ -238,17 +251,35 @@ async function readUnlessForbidden(ctx: IExecuteFunctions, itemIndex: number, re
 	return simplifyReport({ reportId, fileName });
 }
 
+/** Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read. */
+const analyzedReportId = (outcome: IDataObject | Error): string | null =>
+	!(outcome instanceof Error) && (outcome.state === 'succeeded' || outcome.recovered === true) && typeof outcome.reportId === 'string'
+		? outcome.reportId
+		: null;
+
+/**
+ * The chunk's reports are final (their batch has completed): one list page (the newest 100 reports, where a chunk
+ * just analyzed is) gives their summaries, so each report needs only its result read (completed ones). A report
+ * the page does not show, or every report when the list read fails, is read alone as before.
+ */
+async function listedSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
+	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
+	if (ids.length === 0) return new Map();
+	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(() => new Map<string, IDataObject>());
+}
+
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
+	const listed = await listedSummaries(ctx, chunk);
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) return;
 		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
 		const fileName = fileNameOf(ctx, outcome, itemIndex);
-		// Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read.
-		const analyzed = outcome.state === 'succeeded' || outcome.recovered === true;
-		const simplified =
-			analyzed && reportId ? await readUnlessForbidden(ctx, itemIndex, reportId, fileName) : simplifyReport({ reportId, fileName });
+		const analyzed = analyzedReportId(outcome);
+		const simplified = analyzed
+			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed.get(analyzed))
+			: simplifyReport({ reportId, fileName });
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
 	return chunk;

@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 /**
  * Runs `worker` over `values`, at most `limit` at a time. The first thrown error stops new work from
  * starting; work already in flight is awaited before the error is rethrown (no dangling requests).
@@ -21,4 +23,26 @@ export async function mapWithConcurrency<T>(values: T[], limit: number, worker: 
 	});
 	await Promise.all(lanes);
 	if (failed) throw firstError;
+}
+
+/** The longest timer a wakeable sleep leaves behind once woken. */
+const SLEEP_STEP_MS = 250;
+
+/**
+ * Sleeps `ms`, or until `wake` settles, whichever comes first. The sleep is cut into steps of at most
+ * SLEEP_STEP_MS (n8n's `sleep` cannot be cancelled), so once woken no timer outlives it by more than one step:
+ * a node run that ends does not keep the process waiting on a long timer.
+ */
+export async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
+	let woken = false;
+	const woke = wake.then(
+		() => (woken = true),
+		() => (woken = true),
+	);
+	const until = Date.now() + ms;
+	for (;;) {
+		const left = until - Date.now();
+		if (woken || left <= 0) return;
+		await Promise.race([sleep(Math.min(SLEEP_STEP_MS, left)), woke]);
+	}
 }

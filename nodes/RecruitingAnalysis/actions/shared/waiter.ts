@@ -9,20 +9,21 @@
  * also gives every error exactly as the per-item wait gave it.
  *
  * Each report keeps its own schedule (its first read after the analysis time the waiter has observed so far, then
- * a growing delay, never past its own wait limit); a round happens when a report is due, at most one round per
+ * every tenth of it until twice that time, then a growing delay, never past its own wait limit); a round happens when a report is due, at most one round per
  * MIN_ROUND_GAP_MS, and every report the round sees is updated, due or not.
  *
  * Capacity (spec: "ACTIVE_ANALYSIS_LIMIT means wait for capacity"): capacity.ts repeats a start refused for the
  * workspace's active-analysis limit; once one was refused, this run's further starts wait here until one of its
  * own analyses has finished, rather than be refused again.
  */
-import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { api } from './api';
-import { mapWithConcurrency } from './concurrency';
+import { mapWithConcurrency, sleepOrWake } from './concurrency';
 import { hasApiCondition } from './errors';
 import { CAPACITY_WAIT_SECONDS } from './capacity';
+import { pageBudget, walkReportPages } from './reportPages';
 import type { ItemResult } from './types';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
@@ -35,7 +36,6 @@ const MIN_FIRST_READ_MS = 100;
 const MAX_READ_DELAY_MS = 10_000;
 /** Reads of single reports (status fallback) and follow-up reads (summaries, results) at the same time. */
 export const WAIT_READ_CONCURRENCY = 5;
-const PAGE_LIMIT = 100;
 
 /** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
 const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
@@ -55,6 +55,8 @@ interface Entry {
 	deadline: number;
 	nextReadAt: number;
 	reads: number;
+	/** Reads after the report outlived twice the observed analysis time (each one waits longer). */
+	slowReads: number;
 	createdAt?: string;
 	last?: IDataObject;
 	resolve: (outcome: WaitOutcome) => void;
@@ -116,6 +118,21 @@ export class ReportWaiter {
 		return Math.min(MAX_READ_DELAY_MS, Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())));
 	}
 
+	/**
+	 * The delay to a report's next read once a read found it running. Every tenth of the observed analysis time
+	 * (500 ms before any was observed), kept flat until the report has run twice as long as that, so a report
+	 * that finishes in about the usual time is seen within one step; growing ×1.5 a read only after that (a report
+	 * far slower than the others, or the first of a run whose analyses take seconds).
+	 */
+	private nextReadDelayMs(entry: Entry, now: number): number {
+		const observed = this.finished.length > 0;
+		const step = observed ? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10) : DEFAULT_FIRST_READ_MS;
+		const flatUntil = entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
+		if (now < flatUntil) return step;
+		entry.slowReads++;
+		return Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** Math.min(entry.slowReads, 20)));
+	}
+
 	get inFlight(): number {
 		return this.pending.size;
 	}
@@ -133,6 +150,7 @@ export class ReportWaiter {
 				deadline,
 				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
 				reads: 0,
+				slowReads: 0,
 				resolve,
 				reject,
 			});
@@ -157,20 +175,31 @@ export class ReportWaiter {
 	}
 
 	/**
-	 * Runs `submit` (a start) once. When the API has refused one of this run's starts for the active-analysis limit,
-	 * a start waits here until fewer of ours are running than were running then (one of ours finished), instead of
-	 * being refused again; capacity.ts repeats a refused start within its bound.
+	 * Runs `submit` (a start). When the API refuses one of this run's starts for the active-analysis limit, the
+	 * limit is learned (as many as were running then) and the start waits here until one of this run's own analyses
+	 * has finished, then is sent again (the same request: a refused start created nothing); later starts wait for a
+	 * place before they are sent, instead of being refused. Only when none of ours is running (the capacity is
+	 * held by others) does the refusal go up to capacity.ts, which repeats it after a timed pause. A start that
+	 * was refused and then admitted says how long it waited (`capacityWaitSeconds`).
 	 */
-	async withinCapacity<T>(deadline: number, submit: () => Promise<T>): Promise<T> {
-		await this.slot(deadline);
-		const outcome = await submit().then(
-			(value) => ({ ok: true as const, value }),
-			(error: unknown) => ({ ok: false as const, error }),
-		);
-		this.starting--;
-		if (outcome.ok) return outcome.value;
-		if (hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) this.capacity = Math.max(1, this.pending.size);
-		throw outcome.error;
+	async withinCapacity(deadline: number, submit: () => Promise<IDataObject>): Promise<IDataObject> {
+		const started = Date.now();
+		for (let refused = false; ; refused = true) {
+			await this.slot(deadline);
+			const outcome = await submit().then(
+				(value) => ({ ok: true as const, value }),
+				(error: unknown) => ({ ok: false as const, error }),
+			);
+			this.starting--;
+			if (outcome.ok) {
+				if (!refused) return outcome.value;
+				return { ...outcome.value, capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10 };
+			}
+			if (!hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) throw outcome.error;
+			this.capacity = Math.max(1, this.pending.size);
+			if (this.pending.size === 0 || this.closedWith !== undefined || Date.now() >= deadline) throw outcome.error;
+			this.ctx.logger?.info?.('Recruiting Analysis: a start waits for one of this run\'s analyses to finish (workspace capacity)');
+		}
 	}
 
 	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
@@ -178,7 +207,7 @@ export class ReportWaiter {
 		while (this.closedWith === undefined && this.pending.size > 0 && this.pending.size + this.starting >= this.capacity) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await Promise.race([sleep(Math.min(MAX_READ_DELAY_MS, remaining)), new Promise<void>((resolve) => this.slotWaiters.push(resolve))]);
+			await sleepOrWake(Math.min(MAX_READ_DELAY_MS, remaining), new Promise<void>((resolve) => this.slotWaiters.push(resolve)));
 		}
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
@@ -223,7 +252,7 @@ export class ReportWaiter {
 			const at = Math.max(next, this.lastRound + MIN_ROUND_GAP_MS);
 			const now = Date.now();
 			if (at > now) {
-				await Promise.race([sleep(at - now), new Promise<void>((resolve) => (this.wake = resolve))]);
+				await sleepOrWake(at - now, new Promise<void>((resolve) => (this.wake = resolve)));
 				this.wake = undefined;
 				continue;
 			}
@@ -277,12 +306,8 @@ export class ReportWaiter {
 				this.settle(entry, { status: statusOf(report), timedOut: true });
 				continue;
 			}
-			// Then every tenth of the observed analysis time (500 ms before any was observed), growing ×1.5 while the
-			// report keeps running.
 			entry.reads++;
-			const step = this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10);
-			const delay = Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** (entry.reads - 1)));
-			entry.nextReadAt = Math.min(entry.deadline, now + delay);
+			entry.nextReadAt = Math.min(entry.deadline, now + this.nextReadDelayMs(entry, now));
 		}
 	}
 
@@ -293,27 +318,15 @@ export class ReportWaiter {
 	 */
 	private async readPages(due: Entry[], seen: Set<Entry>): Promise<void> {
 		const missing = () => due.filter((entry) => !seen.has(entry));
+		const visit = (report: IDataObject) => {
+			const entry = this.pending.get(String(report.id));
+			if (!entry) return;
+			entry.createdAt = String(report.createdAt);
+			entry.last = report;
+			seen.add(entry);
+		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
-			const budget = Math.ceil(wanted / PAGE_LIMIT) + 1;
-			let cursor: string | undefined;
-			for (let page = 0; page < budget && missing().length > 0; page++) {
-				this.stats.listPages++;
-				const data = await api(this.ctx, {
-					method: 'GET',
-					path: '/api/v1/reports',
-					qs: { ...qs, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
-					itemIndex: due[0].itemIndex,
-				});
-				for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) {
-					const entry = this.pending.get(String(report.id));
-					if (!entry) continue;
-					entry.createdAt = String(report.createdAt);
-					entry.last = report;
-					seen.add(entry);
-				}
-				if (typeof data.nextCursor !== 'string' || data.nextCursor === '') return;
-				cursor = data.nextCursor;
-			}
+			this.stats.listPages += await walkReportPages(this.ctx, due[0].itemIndex, qs, pageBudget(wanted), visit, () => missing().length === 0);
 		};
 		if (due.length === 0) return;
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
@@ -400,6 +413,6 @@ export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promi
  * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
  * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
  */
-export async function startWithinCapacity<T>(ctx: IExecuteFunctions, submit: () => Promise<T>): Promise<T> {
+export async function startWithinCapacity(ctx: IExecuteFunctions, submit: () => Promise<IDataObject>): Promise<IDataObject> {
 	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }

@@ -1,0 +1,121 @@
+/**
+ * Report summaries read many at a time from GET /api/v1/reports (newest first, 100 summaries a page). One page
+ * answers for up to 100 reports and carries everything a status read gives (status, attemptId, code) plus the
+ * summary (candidate, job, score), so the operations that need the state of many reports read pages instead of
+ * one report at a time: the shared wait (waiter.ts), Start Many's check for earlier attempts, and Analyze Many's
+ * simplified items. A report the pages do not show (deleted, or older than the pages read) is left to the caller,
+ * which reads it alone and gets the exact error a single read gives.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { api } from './api';
+
+export const REPORT_PAGE_LIMIT = 100;
+
+/**
+ * Walks report list pages with the query `qs` (a createdAfter / createdBefore window, or none for the newest),
+ * giving each summary to `visit`, until `done()` says nothing is missing, the list ends, or `maxPages` were read.
+ * Returns the number of pages read.
+ */
+export async function walkReportPages(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	qs: IDataObject,
+	maxPages: number,
+	visit: (report: IDataObject) => void,
+	done: () => boolean,
+): Promise<number> {
+	let cursor: string | undefined;
+	let pages = 0;
+	while (pages < maxPages && !done()) {
+		pages++;
+		const data = await api(ctx, {
+			method: 'GET',
+			path: '/api/v1/reports',
+			qs: { ...qs, limit: REPORT_PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
+			itemIndex,
+		});
+		for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) visit(report);
+		if (typeof data.nextCursor !== 'string' || data.nextCursor === '') break;
+		cursor = data.nextCursor;
+	}
+	return pages;
+}
+
+/** How many pages to read for `wanted` reports among the newest: their own pages, and one more. */
+export const pageBudget = (wanted: number): number => Math.ceil(wanted / REPORT_PAGE_LIMIT) + 1;
+
+/**
+ * The summaries of `ids` that the newest `pageBudget(ids.length)` pages show; every summary read is also given to
+ * `seen`. Throws what the list read throws (a missing reports:read scope among others).
+ */
+export async function summariesFromPages(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	ids: string[],
+	seen?: (report: IDataObject) => void,
+): Promise<Map<string, IDataObject>> {
+	const wanted = new Set(ids);
+	const found = new Map<string, IDataObject>();
+	if (wanted.size === 0) return found;
+	await walkReportPages(
+		ctx,
+		itemIndex,
+		{},
+		pageBudget(wanted.size),
+		(report) => {
+			seen?.(report);
+			if (wanted.has(String(report.id))) found.set(String(report.id), report);
+		},
+		() => found.size === wanted.size,
+	);
+	return found;
+}
+
+/** How long the pages a run read answer for its checks of earlier attempts. */
+const CHECK_PAGES_FRESH_MS = 60_000;
+
+interface RunPages {
+	readAt: number;
+	summaries: Map<string, IDataObject>;
+}
+
+const runPages = new WeakMap<IExecuteFunctions, RunPages>();
+
+/**
+ * The summaries (status, attemptId) of `ids` for the check before a start (Start Many: has this report been
+ * started before?). `runIds` are the reports the run will check from here on (this chunk's and the later items'):
+ * a walk of the newest pages looks for all of them (at most ⌈n/100⌉ + 1 pages), so one walk serves the run's later
+ * chunks too; a minute after a walk, the next call walks again. Each summary is handed out once: a report named a
+ * second time is read alone then, since this run may have started it meanwhile. A report the pages did not show
+ * is left out, and so is every report when the list read fails: the caller reads each of those alone, with the
+ * errors and the missing-scope handling of a single read.
+ */
+export async function summariesForCheck(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	ids: string[],
+	runIds: string[] = ids,
+): Promise<Map<string, IDataObject>> {
+	let pages = runPages.get(ctx);
+	if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
+		const summaries = new Map<string, IDataObject>();
+		try {
+			await summariesFromPages(ctx, itemIndex, [...new Set([...ids, ...runIds])], (report) =>
+				summaries.set(String(report.id), report),
+			);
+		} catch {
+			return new Map();
+		}
+		pages = { readAt: Date.now(), summaries };
+		runPages.set(ctx, pages);
+	}
+	const found = new Map<string, IDataObject>();
+	for (const id of ids) {
+		const summary = pages.summaries.get(id);
+		if (!summary) continue;
+		found.set(id, summary);
+		pages.summaries.delete(id);
+	}
+	return found;
+}
