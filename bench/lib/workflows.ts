@@ -44,12 +44,20 @@ function readFiles(glob: string): Node {
 	};
 }
 
+/**
+ * Our node as a user adds it today: its newest version (2), whose defaults are what is measured (Simplify on for the
+ * analysis operations, so Analyze Resume and Analyze Many output the simplified item of each finished report), and
+ * the saved job chosen in the resource locator By ID, as the editor stores it.
+ */
+const OUR_NODE_VERSION = 2;
+const savedJob = (jobId: string) => ({ __rl: true, mode: 'id', value: jobId });
+
 function ours(name: string, parameters: Record<string, unknown>, creds: BoundCredentials): Node {
 	return {
 		id: randomUUID(),
 		name,
 		type: NODE_TYPES.action,
-		typeVersion: 1,
+		typeVersion: OUR_NODE_VERSION,
 		position: at(),
 		parameters,
 		credentials: { recruitingAnalysisApi: creds.recruitingAnalysisApi },
@@ -58,7 +66,7 @@ function ours(name: string, parameters: Record<string, unknown>, creds: BoundCre
 
 const settings = { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveManualExecutions: true };
 
-/** B1, our node per item: Analyze Resume (prepare, PUT, quote, start, wait) at the given concurrency (or the node's default). */
+/** B1, our node per item: Analyze Resume (prepare, PUT, quote, start, wait; Wait for Completion on, every other option at its default) at the given concurrency (or the node's default). */
 export function analyzePerItem(o: { path: string; glob: string; jobId: string; concurrency?: number; creds: BoundCredentials }): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
@@ -70,8 +78,8 @@ export function analyzePerItem(o: { path: string; glob: string; jobId: string; c
 				operation: 'analyzeResume',
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
-				jobDescriptionId: o.jobId,
-				options: { ...(o.concurrency ? { concurrency: o.concurrency } : {}), waitForCompletion: true, waitOutput: 'summary' },
+				jobDescriptionId: savedJob(o.jobId),
+				options: { ...(o.concurrency ? { concurrency: o.concurrency } : {}), waitForCompletion: true },
 			},
 			o.creds,
 		),
@@ -91,7 +99,7 @@ export function analyzeBatch(o: { path: string; glob: string; jobId: string; cre
 				operation: 'uploadMany',
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
-				jobDescriptionId: o.jobId,
+				jobDescriptionId: savedJob(o.jobId),
 				options: {},
 			},
 			o.creds,
@@ -113,7 +121,7 @@ export function analyzeMany(o: { path: string; glob: string; jobId: string; cred
 				operation: 'analyzeMany',
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
-				jobDescriptionId: o.jobId,
+				jobDescriptionId: savedJob(o.jobId),
 				options: {},
 			},
 			o.creds,
@@ -294,7 +302,7 @@ export function uploadResumes(o: { path: string; glob: string; jobId: string; cr
 				operation: 'uploadResume',
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
-				jobDescriptionId: o.jobId,
+				jobDescriptionId: savedJob(o.jobId),
 				options: {},
 			},
 			o.creds,

@@ -240,8 +240,8 @@ export function readWaitSettings(options: IDataObject, simplify = false): WaitSe
 /**
  * The report's summary (candidate, status) and result (score scale, recommendation, limitations), read at the same
  * time, made into the simplified item. The result exists only for a completed report, so it is read only then (or
- * when the status is not known yet). A summary already in hand (from the list page that showed the report final)
- * is not read again.
+ * when the status is not known yet). A summary already in hand, or on its way (from a list page that shows the
+ * report final), is not read again.
  */
 export async function readSimplifiedReport(
 	ctx: IExecuteFunctions,
@@ -249,10 +249,12 @@ export async function readSimplifiedReport(
 	reportId: string,
 	fileName: unknown,
 	knownStatus?: string,
-	knownSummary?: IDataObject,
+	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
 ): Promise<IDataObject> {
+	const readSummary = async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
 	const [summary, result] = await Promise.all([
-		knownSummary ?? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex }),
+		// A summary being read with others (a list page) is awaited; a report it did not show is read alone.
+		Promise.resolve(knownSummary).then(async (known) => known ?? (await readSummary())),
 		knownStatus === undefined || knownStatus === 'completed'
 			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
 			: Promise.resolve(null),

@@ -25,8 +25,8 @@ import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
 /** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
 const SLOW_BATCH_MS = 2000;
 
-/** How many report summaries are read at the same time (Include Report Summary). */
-const REPORT_READ_CONCURRENCY = 5;
+/** How many reports are read at the same time (summaries, results): the node's default Concurrency. */
+const REPORT_READ_CONCURRENCY = 10;
 /** How many reports are checked at the same time for an existing attempt (a status read each, when no list page showed them). */
 const EXISTING_CHECK_CONCURRENCY = 10;
 
@@ -238,10 +238,14 @@ async function readUnlessForbidden(
 	itemIndex: number,
 	reportId: string,
 	fileName: unknown,
-	listed?: IDataObject,
+	listed?: Promise<Map<string, IDataObject>>,
 ): Promise<IDataObject> {
-	const known = listed && TERMINAL_REPORT_STATES.includes(String(listed.status)) ? listed : undefined;
-	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName, known && String(known.status), known).then(
+	// The list page is read while the results are: a report it shows final needs no summary read of its own.
+	const known = listed?.then((summaries) => {
+		const summary = summaries.get(reportId);
+		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
+	});
+	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName, undefined, known).then(
 		(value) => ({ ok: true as const, value }),
 		(error: unknown) => ({ ok: false as const, error }),
 	);
@@ -259,8 +263,8 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 
 /**
  * The chunk's reports are final (their batch has completed): one list page (the newest 100 reports, where a chunk
- * just analyzed is) gives their summaries, so each report needs only its result read (completed ones). A report
- * the page does not show, or every report when the list read fails, is read alone as before.
+ * just analyzed is), read at the same time as their results, gives their summaries, so each report needs only its
+ * result read. A report the page does not show, or every report when the list read fails, is read alone as before.
  */
 async function listedSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
 	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
@@ -270,7 +274,7 @@ async function listedSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Pr
 
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
-	const listed = await listedSummaries(ctx, chunk);
+	const listed = listedSummaries(ctx, chunk);
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) return;
@@ -278,7 +282,7 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Prom
 		const fileName = fileNameOf(ctx, outcome, itemIndex);
 		const analyzed = analyzedReportId(outcome);
 		const simplified = analyzed
-			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed.get(analyzed))
+			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed)
 			: simplifyReport({ reportId, fileName });
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
