@@ -88,7 +88,9 @@ export function analyzePerItem(o: { path: string; glob: string; jobId: string; c
 }
 
 /** B1, our node in batch mode: Upload Many then Start Many (automatic batch quotes), chunks of 20. */
-export function analyzeBatch(o: { path: string; glob: string; jobId: string; creds: BoundCredentials }): WorkflowJson {
+export function analyzeBatch(o: { path: string; glob: string; jobId: string; creds: BoundCredentials; simplify?: boolean }): WorkflowJson {
+	// Simplify is left at its default unless the variant turns it off (then both nodes output the API's batch items).
+	const simplify = o.simplify === false ? { simplify: false } : {};
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -104,13 +106,13 @@ export function analyzeBatch(o: { path: string; glob: string; jobId: string; cre
 			},
 			o.creds,
 		),
-		ours('Start Many', { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', quoteAutomatically: true, options: {} }, o.creds),
+		ours('Start Many', { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', quoteAutomatically: true, ...simplify, options: {} }, o.creds),
 	];
 	return { name: `bench B1 batch ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Upload Many', 'Start Many'), settings };
 }
 
 /** B1, our node in batch mode as one node: Analyze Many (upload batches, PUTs, batch quotes, analysis batches, pipelined). */
-export function analyzeMany(o: { path: string; glob: string; jobId: string; creds: BoundCredentials }): WorkflowJson {
+export function analyzeMany(o: { path: string; glob: string; jobId: string; creds: BoundCredentials; simplify?: boolean }): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -122,6 +124,7 @@ export function analyzeMany(o: { path: string; glob: string; jobId: string; cred
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: savedJob(o.jobId),
+				...(o.simplify === false ? { simplify: false } : {}),
 				options: {},
 			},
 			o.creds,

@@ -1,6 +1,9 @@
 /**
  * B1: analyze N resumes (100 KB PDFs) in real n8n, three ways, side by side in one run:
- *   batch    our node in batch mode (Upload Many → Start Many),
+ *   many     our node in batch mode as one node (Analyze Many), default options (Simplify on: summary and result
+ *            read for every report, for the flat item a recruiter filters on),
+ *   manyApi  the same with Simplify off (the API's batch items, no report read: the work the floor counts),
+ *   batch    our node in batch mode (Upload Many → Start Many), default options, and batchApi with Simplify off,
  *   perItem  our node per item (Analyze Resume with Wait for Completion, the node's default options),
  *   http     n8n's HTTP Request nodes only (prepare, PUT, quote, start, Wait/Get Status/If loop), all items at once,
  *   httpLoop the same calls one resume at a time through Loop Over Items (batch size 1),
@@ -16,7 +19,7 @@ import { median } from '../lib/stats';
 import { analyzeBatch, analyzeHttpRequest, analyzeMany, analyzePerItem } from '../lib/workflows';
 import type { WorkflowJson } from '../../scripts/n8n-host';
 
-export type B1Variant = 'many' | 'batch' | 'perItem' | 'http' | 'httpLoop' | 'baseline';
+export type B1Variant = 'many' | 'manyApi' | 'batch' | 'batchApi' | 'perItem' | 'http' | 'httpLoop' | 'baseline';
 
 export interface B1Run {
 	variant: B1Variant;
@@ -42,6 +45,8 @@ export interface B1Floor {
 	formula: string;
 	/** Stricter: the same calls with the phases overlapped chunk by chunk (critical path). */
 	overlappedMs?: number;
+	/** The overlapped floor under issue 11's bounded pipeline (one chunk prepared and quoted ahead). */
+	boundedMs?: number;
 }
 
 /**
@@ -63,6 +68,7 @@ export function b1Floor(n: number, latencyMs: number, concurrency: number, worke
 		timeMs,
 		formula: `B=${b}: ${b}·${latencyMs} + ${Math.ceil(n / concurrency)}·${latencyMs} + ${Math.ceil(b / concurrency)}·${latencyMs} + ${b}·(${latencyMs} + 2·${workerDelayMs})`,
 		overlappedMs: b1OverlappedFloor(n, latencyMs, concurrency, workerDelayMs),
+		boundedMs: b1BoundedFloor(n, latencyMs, concurrency, workerDelayMs),
 	};
 }
 
@@ -93,6 +99,33 @@ export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: num
 		analysisDone = Math.max(quoted, analysisDone) + latencyMs + 2 * workerDelayMs;
 	}
 	return analysisDone;
+}
+
+/**
+ * The overlapped floor under issue 11's bound on the pipeline (at most one chunk prepared and quoted ahead of the
+ * stage that submits): chunk k's upload batch is created only once analysis batch k − 2 has finished. Same calls,
+ * same dependencies otherwise as b1OverlappedFloor; this is the floor any client keeping that bound can reach.
+ */
+export function b1BoundedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): number {
+	const b = Math.ceil(n / 20);
+	const lanes = Array.from({ length: concurrency }, () => 0);
+	const done: number[] = [];
+	let lastCreated = 0;
+	for (let k = 0; k < b; k++) {
+		const created = Math.max(lastCreated, k >= 2 ? done[k - 2] : 0) + latencyMs;
+		lastCreated = created;
+		let uploaded = created;
+		const files = Math.min(20, n - 20 * k);
+		for (let f = 0; f < files; f++) {
+			const lane = lanes.indexOf(Math.min(...lanes));
+			const end = Math.max(lanes[lane], created) + latencyMs;
+			lanes[lane] = end;
+			uploaded = Math.max(uploaded, end);
+		}
+		const quoted = uploaded + latencyMs;
+		done.push(Math.max(quoted, k > 0 ? done[k - 1] : 0) + latencyMs + 2 * workerDelayMs);
+	}
+	return done[b - 1];
 }
 
 async function listReportStatuses(sb: BenchSandbox, ws: Workspace): Promise<string[]> {
@@ -142,7 +175,9 @@ export async function runB1Once(o: {
 	const common = { path, glob, jobId: ws.jobDescriptionId, creds };
 	let wf: WorkflowJson;
 	if (variant === 'many') wf = analyzeMany(common);
+	else if (variant === 'manyApi') wf = analyzeMany({ ...common, simplify: false });
 	else if (variant === 'batch') wf = analyzeBatch(common);
+	else if (variant === 'batchApi') wf = analyzeBatch({ ...common, simplify: false });
 	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.perItemConcurrency });
 	else if (variant === 'http') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl });
 	else if (variant === 'httpLoop') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl, loop: true });
@@ -205,7 +240,7 @@ export async function runB1(o: {
 	await runB1Once({ ...o, variant: 'baseline', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'batch', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'many', n: o.sizes[0] });
-	const variants = (['baseline', 'many', 'batch', 'perItem', 'http'] as B1Variant[]).filter((v) => !o.variants || o.variants.includes(v));
+	const variants = (['baseline', 'many', 'manyApi', 'batch', 'batchApi', 'perItem', 'http'] as B1Variant[]).filter((v) => !o.variants || o.variants.includes(v));
 	for (const n of o.sizes) {
 		const acc = new Map<B1Variant, B1Run>();
 		for (const v of [...variants, 'httpLoop' as const]) {
