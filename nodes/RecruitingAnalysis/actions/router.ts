@@ -35,7 +35,7 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-const DEFAULT_CONCURRENCY = 10;
+const DEFAULT_CONCURRENCY = 20;
 
 /**
  * Runs the node: resource and operation are read per item (an expression may send items to different

@@ -94,6 +94,27 @@ describe('Start Many checks earlier attempts with report list pages', () => {
 	});
 });
 
+describe("Start Many's simplified items from the list page of their creation window", () => {
+	it('250 reports: the oldest chunks, beyond the newest pages, are read from one window page each, not one report at a time', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl, { pendingUploadLimit: 1000, activeAnalysisLimit: 1000 });
+		const items = Array.from({ length: 250 }, (_, i) => pdfItem({ candidate: `Window ${i}`, score: 5 }, `window-${i}.pdf`));
+		const uploadMany = { resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const ids = jsonOf(await runNode(ws, uploadMany, items)).map((o) => String(o.reportId));
+		expect(ids).toHaveLength(250);
+		const before = await counters(ws);
+		const out = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.id }}', simplify: true }, idItems(ids)));
+		const after = await counters(ws);
+		const d = delta(before, after);
+		expect(out).toHaveLength(250);
+		out.forEach((item: IDataObject, i) => expect(item).toMatchObject({ candidateName: `Window ${i}`, score: 5, status: 'completed', reportId: ids[i] }));
+		expect(d('GET /api/v1/reports/{id}')).toBe(0);
+		expect(d('GET /api/v1/reports/{id}/status')).toBe(0);
+		expect(d('GET /api/v1/reports/{id}/result')).toBe(250);
+		// The check's walk (at most 4 pages for 250 reports), then one page per chunk of 20.
+		expect(d('GET /api/v1/reports')).toBeLessThanOrEqual(4 + 13);
+	}, 120_000);
+});
+
 describe("Analyze Many's simplified items from a list page", () => {
 	it('25 resumes: no summary read per report, one result read per completed report, the same simplified items', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);

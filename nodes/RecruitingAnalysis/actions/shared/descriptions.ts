@@ -155,7 +155,7 @@ export const concurrencyOption: INodeProperties = {
 	name: 'concurrency',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: 20 },
-	default: 10,
+	default: 20,
 	description:
 		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };

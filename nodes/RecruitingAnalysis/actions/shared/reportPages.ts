@@ -17,6 +17,32 @@ export const REPORT_PAGE_LIMIT = 100;
  * giving each summary to `visit`, until `done()` says nothing is missing, the list ends, or `maxPages` were read.
  * Returns the number of pages read.
  */
+/** When each report this node run has seen in a list page was created (a report's creation time never changes). */
+const createdTimes = new WeakMap<IExecuteFunctions, Map<string, number>>();
+
+function rememberCreated(ctx: IExecuteFunctions, report: IDataObject): void {
+	const at = Date.parse(String(report.createdAt));
+	if (!Number.isFinite(at)) return;
+	let times = createdTimes.get(ctx);
+	if (!times) {
+		times = new Map();
+		createdTimes.set(ctx, times);
+	}
+	times.set(String(report.id), at);
+}
+
+/**
+ * The createdAfter / createdBefore window around `ids` when this run has seen all of them in a list page before
+ * (Start Many's check did): one page of that window shows them, wherever they are in the workspace's list.
+ */
+function windowOf(ctx: IExecuteFunctions, ids: string[]): IDataObject | undefined {
+	const times = createdTimes.get(ctx);
+	const known = ids.map((id) => times?.get(id));
+	if (known.length === 0 || known.some((at) => at === undefined)) return undefined;
+	const values = known as number[];
+	return { createdAfter: new Date(Math.min(...values) - 1).toISOString(), createdBefore: new Date(Math.max(...values) + 1).toISOString() };
+}
+
 export async function walkReportPages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -35,7 +61,10 @@ export async function walkReportPages(
 			qs: { ...qs, limit: REPORT_PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
 			itemIndex,
 		});
-		for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) visit(report);
+		for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) {
+			rememberCreated(ctx, report);
+			visit(report);
+		}
 		if (typeof data.nextCursor !== 'string' || data.nextCursor === '') break;
 		cursor = data.nextCursor;
 	}
@@ -46,8 +75,8 @@ export async function walkReportPages(
 export const pageBudget = (wanted: number): number => Math.ceil(wanted / REPORT_PAGE_LIMIT) + 1;
 
 /**
- * The summaries of `ids` that the newest `pageBudget(ids.length)` pages show; every summary read is also given to
- * `seen`. Throws what the list read throws (a missing reports:read scope among others).
+ * The summaries of `ids` that `pageBudget(ids.length)` pages show: the pages of their creation window when this run
+ * has seen them all before, else the newest pages. Every summary read is also given to `seen`. Throws what the list read throws (a missing reports:read scope among others).
  */
 export async function summariesFromPages(
 	ctx: IExecuteFunctions,
@@ -61,7 +90,7 @@ export async function summariesFromPages(
 	await walkReportPages(
 		ctx,
 		itemIndex,
-		{},
+		windowOf(ctx, [...wanted]) ?? {},
 		pageBudget(wanted.size),
 		(report) => {
 			seen?.(report);
