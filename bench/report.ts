@@ -145,11 +145,12 @@ function markdown(r: BenchResults, findings?: string): string {
 	}
 	if (r.b6) {
 		const b = r.b6;
-		const recommended = b.runs.find((x) => x.variant === 'perItem' && x.concurrency === 10) ?? b.runs.find((x) => x.variant === 'perItem');
+		// The node's default Concurrency (20), what a user gets without touching the option.
+		const recommended = b.runs.find((x) => x.variant === 'perItem' && x.concurrency === 20) ?? b.runs.find((x) => x.variant === 'perItem');
 		const many = b.runs.find((x) => x.variant === 'many');
 		const value = recommended ? recommended.wallMs / b.floorMs : undefined;
 		out.push(
-			`| B6 the recommended operation for ${b.n} resumes at ${b.realAnalysisMs / 1000} s per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
+			`| B6 the recommended operation for ${b.n} resumes at ${b.realAnalysisMs / 1000} s per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}, the default) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
 		);
 	}
 	out.push('');

@@ -25,7 +25,7 @@ import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
 /** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
 const SLOW_BATCH_MS = 2000;
 
-/** How many reports are read at the same time (summaries, results): the node's default Concurrency. */
+/** How many reports are read at the same time (summaries, results). */
 const REPORT_READ_CONCURRENCY = 10;
 /** How many reports are checked at the same time for an existing attempt (a status read each, when no list page showed them). */
 const EXISTING_CHECK_CONCURRENCY = 10;

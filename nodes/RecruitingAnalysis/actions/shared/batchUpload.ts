@@ -28,7 +28,7 @@ import type { ChunkState } from './types';
 import { existsCondition, recoverWrite } from './recover';
 import { readUploadInput } from './upload';
 
-/** How many files of a chunk are PUT at the same time (the node's default Concurrency: a chunk of 20 in two rounds). */
+/** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
 export const UPLOAD_CONCURRENCY = 10;
 
 export interface UploadEntry {
