@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo, type WorkspaceLimits } from '../../sandbox/src';
-import type { Workspace } from '../../sandbox/src/types';
+import type { MailItem, Workspace } from '../../sandbox/src/types';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
 export type Json = ReturnType<typeof JSON.parse>;
@@ -53,15 +53,8 @@ export interface InboxEntry {
 	reason: string | null;
 }
 
-export interface MailEntry {
-	to: string;
-	subject: string;
-	body: string;
-	interviewId: string;
-	deliveryId: string;
-	sentAt: string | null;
-	state: 'queued' | 'sent' | 'failed';
-}
+/** One message of the workspace's mail sink (GET /_sandbox/workspaces/{id}/mail), as the sandbox stores it. */
+export type MailEntry = MailItem;
 
 /** JSON request to the sandbox (control endpoints, or the API with the headers given); any status comes back. */
 export async function http(
@@ -183,6 +176,35 @@ export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestS
 		apiBaseUrl: apiBaseUrl(handle.baseUrl),
 		close,
 	}) as TestSandbox;
+}
+
+export interface UseTestSandboxOptions {
+	/** Options of `startTestSandbox` (port 0, fast worker and webhook schedule unless given). */
+	sandbox?: SandboxOptions;
+	/** Clear the faults injected through /_sandbox/faults after each test. */
+	clearFaultsAfterEach?: boolean;
+}
+
+/**
+ * One sandbox for the tests of the file (or the describe block) that calls it: started by a beforeAll, closed by
+ * an afterAll, its injected faults cleared after each test when asked. `onStart` gets the sandbox inside that
+ * beforeAll (to keep it in the file's own variable, or to arrange state), so a beforeAll the file registers after
+ * this call already finds it.
+ */
+export function useTestSandbox(onStart: (sandbox: TestSandbox) => unknown, options: UseTestSandboxOptions = {}): void {
+	let sandbox: TestSandbox | undefined;
+	beforeAll(async () => {
+		sandbox = await startTestSandbox(options.sandbox);
+		await onStart(sandbox);
+	});
+	if (options.clearFaultsAfterEach) {
+		afterEach(async () => {
+			await sandbox?.control.clearFaults();
+		});
+	}
+	afterAll(async () => {
+		await sandbox?.close();
+	});
 }
 
 /** One API request over real HTTP. */

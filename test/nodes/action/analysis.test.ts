@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { startTestSandbox } from '../../helpers/sandbox';
 import {
 	analyzeParams,
 	apiCall,
@@ -15,20 +15,14 @@ import {
 	newWorkspace,
 	pdfItem,
 	runNode,
+	useSandboxWorkspace,
 	waitForReportStatus,
 	type Workspace,
 } from './helpers';
 
-let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ ws } = started));
 
 /** Upload only (no analysis), through the node; returns the report id. */
 async function uploadedReport(candidate: string, outcome?: 'completed' | 'requires_action' | 'failed'): Promise<string> {

@@ -7,20 +7,12 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { apiCall, counters, jsonOf, totalRequests, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
-afterEach(async () => {
-	await sandbox.control.clearFaults();
-});
+useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
 
 /** Reads the workspace's counters every few milliseconds until `work` settles; returns every sample. */
 async function sampleWhile<T>(ws: Workspace, work: Promise<T>): Promise<{ result: T; samples: Counters[] }> {

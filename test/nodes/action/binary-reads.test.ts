@@ -11,17 +11,12 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PDF_MIME, makePdf } from '../../fixtures/resumes';
 import type { InputItem } from '../../helpers/n8n-engine';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { apiCall, counters, jsonOf, newWorkspace, runNode, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useTestSandbox((started) => (sandbox = started));
 
 /** Opens of each stored binary (by its id) while `run` runs: streams and whole-buffer reads. */
 async function countOpens<T>(run: () => Promise<T>): Promise<{ value: T; opens: Map<string, number> }> {

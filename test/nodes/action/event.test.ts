@@ -4,22 +4,18 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, apiCall, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import type { TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, apiCall, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 let reportId: string;
 
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
 	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Evented' })]));
 	reportId = String(item.reportId);
 	await sandbox.control.seedEvents(ws.workspaceId, 230, 'batch.completed');
-});
-afterAll(async () => {
-	await sandbox?.close();
 });
 
 describe('Event > Get Many', () => {

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { startTestSandbox, useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
 	analyzeParams,
 	apiCall,
@@ -26,15 +26,7 @@ let run = 0;
 /** A fresh execution id: what a re-run or n8n's Retry of an execution gets. */
 const execution = () => ({ executionId: `exactly-once-${Date.now()}-${++run}` });
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterEach(async () => {
-	await sandbox.control.clearFaults();
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
 
 const route = (c: { requests: Record<string, number> }, r: string) => c.requests[r] ?? 0;
 /** Every answer of the route is dropped after the service committed it, for all four attempts of the node. */

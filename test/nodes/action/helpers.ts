@@ -8,7 +8,7 @@ import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisAp
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../../helpers/n8n-engine';
-import { apiBaseUrl, http } from '../../helpers/sandbox';
+import { apiBaseUrl, http, useTestSandbox, type TestSandbox, type UseTestSandboxOptions } from '../../helpers/sandbox';
 import type { Counters } from '../../../sandbox/src';
 
 export type { Counters };
@@ -26,6 +26,19 @@ export async function newWorkspace(baseUrl: string, settings: IDataObject = {}):
 	const { status, body } = await http(baseUrl, 'POST', '/_sandbox/workspaces', settings);
 	if (status !== 200 && status !== 201) throw new Error(`workspace creation failed: ${status} ${JSON.stringify(body)}`);
 	return { baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
+}
+
+/**
+ * The usual set-up of an action test file: one sandbox (see `useTestSandbox`) and one fresh workspace on it, made
+ * in the same beforeAll and handed to `onStart` (assign them to the file's own variables there).
+ */
+export function useSandboxWorkspace(
+	onStart: (started: { sandbox: TestSandbox; ws: Workspace }) => unknown,
+	options: UseTestSandboxOptions = {},
+): void {
+	useTestSandbox(async (sandbox) => {
+		await onStart({ sandbox, ws: await newWorkspace(sandbox.baseUrl) });
+	}, options);
 }
 
 export async function counters(ws: Workspace): Promise<Counters> {

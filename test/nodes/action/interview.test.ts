@@ -5,17 +5,16 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, waitFor, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, hintsOf, jsonOf, newWorkspace, pdfItem, runNode, sleep, type Workspace } from './helpers';
+import { waitFor, type TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, counters, hintsOf, jsonOf, pdfItem, runNode, sleep, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 /** Completed reports, made through the node in one run of eight items. */
 let reports: string[] = [];
 
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
 	const result = await runNode(
 		ws,
 		analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, concurrency: 4 }),
@@ -24,9 +23,6 @@ beforeAll(async () => {
 	const out = jsonOf(result);
 	expect(out.map((o) => o.status)).toEqual(Array(8).fill('completed'));
 	reports = out.map((o) => String(o.reportId));
-});
-afterAll(async () => {
-	await sandbox?.close();
 });
 
 describe('Interview > quote and invite', () => {

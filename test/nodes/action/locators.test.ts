@@ -8,19 +8,13 @@ import type { INodeParameterResourceLocator, INodeParameters, INodeProperties } 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { runListSearch } from '../../helpers/n8n-engine';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { completedReport, counters, credentialsFor, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import type { TestSandbox } from '../../helpers/sandbox';
+import { completedReport, counters, credentialsFor, jsonOf, newWorkspace, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 
 async function search(method: string, filter?: string, paginationToken?: string, workspace: Workspace = ws) {
 	return await runListSearch({

@@ -8,7 +8,7 @@ import { NodeHelpers, type IDataObject, type INodeParameters, type INodeProperti
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf } from '../../fixtures/resumes';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import type { TestSandbox } from '../../helpers/sandbox';
 import {
 	analyzeParams,
 	counters,
@@ -18,19 +18,14 @@ import {
 	pdfItem,
 	runNode,
 	totalRequests,
+	useSandboxWorkspace,
 	type Workspace,
 } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 
 /** The recruiter's fields, in the order the simplified item shows them first. */
 const FIRST_FIELDS = [

@@ -4,18 +4,12 @@
  * mode the node's credential points at the proxy and its requests reach the sandbox through it.
  */
 import { prismTraffic } from '../../helpers/prism';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { counters, credentialsFor, jsonOf, newWorkspace, runNode, type Workspace } from './helpers';
+import { counters, credentialsFor, jsonOf, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 const viaPrism = process.env.RA_PRISM === '1';
-let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => sandbox?.close());
+useSandboxWorkspace((started) => ({ ws } = started));
 
 test(`the node's API requests go ${viaPrism ? 'through Prism' : 'straight to the sandbox'}`, async () => {
 	const credential = credentialsFor(ws).recruitingAnalysisApi;

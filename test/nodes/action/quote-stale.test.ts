@@ -7,20 +7,14 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startTestSandbox, waitFor, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, type Workspace } from './helpers';
+import { waitFor, type TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, counters, jsonOf, pdfItem, runNode, sleep, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 let priceVersion = 1;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 
 async function uploaded(candidate: string): Promise<string> {
 	const [item] = jsonOf(

@@ -4,17 +4,16 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, hintsOf, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import type { TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, counters, hintsOf, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 /** Three completed reports made through the node, oldest first; the second has an external reference. */
 const reportIds: string[] = [];
 
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
 	for (const [i, score] of [3, 9, 5].entries()) {
 		const options: IDataObject = { waitForCompletion: true, waitTimeout: 30 };
 		if (i === 1) Object.assign(options, { externalReferenceSource: 'report-ats', externalReferenceId: 'APP-2' });
@@ -24,9 +23,6 @@ beforeAll(async () => {
 		reportIds.push(String(item.reportId));
 		await sandbox.control.advanceClock(1000);
 	}
-});
-afterAll(async () => {
-	await sandbox?.close();
 });
 
 describe('Report', () => {

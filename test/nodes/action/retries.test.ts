@@ -4,23 +4,14 @@
  * same resource (counted by the sandbox), and the storage PUT never carries the API key.
  */
 import { transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import type { TestSandbox } from '../../helpers/sandbox';
 import type { IDataObject } from 'n8n-workflow';
-import { analyzeParams, apiCall, completedReport, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import { analyzeParams, apiCall, completedReport, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterEach(async () => {
-	await sandbox.control.clearFaults();
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ sandbox, ws } = started), { clearFaultsAfterEach: true });
 
 const route = (c: { requests: Record<string, number> }, r: string) => c.requests[r] ?? 0;
 

@@ -6,21 +6,17 @@ import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workfl
 
 import { router } from '../../../nodes/RecruitingAnalysis/actions/router';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import type { TestSandbox } from '../../helpers/sandbox';
+import { analyzeParams, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 let reportId: string;
 
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
 	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem()]));
 	reportId = String(item.reportId);
-});
-afterAll(async () => {
-	await sandbox?.close();
 });
 
 describe('router', () => {

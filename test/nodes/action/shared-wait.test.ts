@@ -6,18 +6,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { analyzeParams, apiCall, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, totalRequests, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-	// Each analysis takes two steps of 400 ms: long against a call, so waits overlap the other items' submissions.
-	sandbox = await startTestSandbox({ workerDelayMs: 400 });
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+// Each analysis takes two steps of 400 ms: long against a call, so waits overlap the other items' submissions.
+useTestSandbox((started) => (sandbox = started), { sandbox: { workerDelayMs: 400 } });
 
 const requests = (c: IDataObject, route: string): number => ((c.requests as Record<string, number> | undefined)?.[route] ?? 0);
 

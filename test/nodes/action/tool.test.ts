@@ -18,9 +18,8 @@ import {
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { asAiTool, executeNode } from '../../helpers/n8n-engine';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { completedReport, credentialsFor, newWorkspace, type Workspace } from './helpers';
+import { completedReport, credentialsFor, useSandboxWorkspace, type Workspace } from './helpers';
 
 interface AgentTool {
 	name: string;
@@ -55,15 +54,8 @@ class HarnessAgent implements INodeType {
 	}
 }
 
-let sandbox: TestSandbox;
 let ws: Workspace;
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ ws } = started));
 
 const node = new RecruitingAnalysis();
 

@@ -6,19 +6,13 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PDF_MIME, makePdf } from '../../fixtures/resumes';
-import { startTestSandbox, uploadFile, type TestSandbox } from '../../helpers/sandbox';
-import { apiCall, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
+import { uploadFile, type TestSandbox } from '../../helpers/sandbox';
+import { apiCall, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 
 function uploadParams(extra: IDataObject = {}): INodeParameters {
 	return {

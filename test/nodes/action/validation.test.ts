@@ -6,19 +6,11 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf } from '../../fixtures/resumes';
 import type { InputItem } from '../../helpers/n8n-engine';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { counters, newWorkspace, pdfItem, runNode, totalRequests, type Workspace } from './helpers';
+import { counters, pdfItem, runNode, totalRequests, useSandboxWorkspace, type Workspace } from './helpers';
 
-let sandbox: TestSandbox;
 let ws: Workspace;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-	ws = await newWorkspace(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useSandboxWorkspace((started) => ({ ws } = started));
 
 const FINGERPRINT = 'a'.repeat(64);
 /** An empty value through an expression (a literal empty required field stops n8n before the node runs). */
