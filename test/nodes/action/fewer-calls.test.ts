@@ -5,17 +5,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
 
 let sandbox: TestSandbox;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ workerDelayMs: 50 });
-});
-afterAll(async () => {
-	await sandbox?.close();
-});
+useTestSandbox((started) => (sandbox = started), { sandbox: { workerDelayMs: 50 } });
 
 const delta = (before: Counters, after: Counters) => (route: string) => (after.requests[route] ?? 0) - (before.requests[route] ?? 0);
 
