@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { ensureN8n, packPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
+import { ensureN8n, packPackage, removePackedPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
 import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
@@ -79,6 +79,7 @@ async function main(): Promise<void> {
 
 	const host = await ensureN8n(log);
 	let tarball = arg('tarball');
+	const packedHere = !tarball;
 	if (!tarball) {
 		const t0 = Date.now();
 		tarball = (await packPackage({ log })).tarball;
@@ -179,6 +180,8 @@ async function main(): Promise<void> {
 	} finally {
 		if (n8n) await n8n.stop();
 		await sb.stop();
+		// The temporary ra-pack-* folder of the package packed for this run (a --tarball given is left alone).
+		if (packedHere) removePackedPackage(tarball);
 	}
 	await finish(results, reportDir, outDir, started);
 }
