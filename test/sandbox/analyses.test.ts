@@ -3,16 +3,12 @@
  * deterministic outcomes, every start-analysis condition, and the report reads with their filters.
  */
 import { makePdf } from '../fixtures/resumes';
-import { startTestSandbox, uploadFile, type TestSandbox } from '../helpers/sandbox';
-import { created, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, quote, start, uploaded, waitStatus, type Ws } from './setup';
+import { uploadFile, type TestSandbox } from '../helpers/sandbox';
+import { created, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, quote, start, uploaded, waitStatus, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 async function rejectsStart(w: Ws, body: unknown, status: number, reason?: string, idempotencyKey = key()) {
 	const before = created(await w.counters());

@@ -2,14 +2,11 @@
  * Workspace setting analysisDurationMs (sandbox control): analyses of that workspace take that long from admission
  * to their outcome (for benchmarks with analyses of realistic length); other workspaces keep the worker's steps.
  */
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { newWs, start, uploaded, waitStatus } from './setup';
 
 let sb: TestSandbox;
-beforeAll(async () => {
-	sb = await startTestSandbox({ workerDelayMs: 10 });
-});
-afterAll(async () => sb?.close());
+useTestSandbox((started) => (sb = started), { sandbox: { workerDelayMs: 10 } });
 
 test('an analysis lasts the workspace analysisDurationMs; a workspace without it keeps the worker steps', async () => {
 	const slow = await newWs(sb);

@@ -4,16 +4,12 @@
  * capacity-limited items wait to the admission deadline, and batch.completed.
  */
 import { makePdf } from '../fixtures/resumes';
-import { startTestSandbox, uploadFile, waitFor, type TestSandbox } from '../helpers/sandbox';
-import { completedReport, created, expectError, expectInvalid, interviewQuote, key, newWs, PDF_MIME, quote, uploaded, waitStatus, type Ws } from './setup';
+import { uploadFile, waitFor, type TestSandbox } from '../helpers/sandbox';
+import { completedReport, created, expectError, expectInvalid, interviewQuote, key, newWs, PDF_MIME, quote, uploaded, waitStatus, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 const pdf = makePdf({ candidate: 'Batch Person' });
 const uploadItem = (i: number, extra: Record<string, unknown> = {}) => ({

@@ -4,16 +4,12 @@
  * wait to the admission deadline and then fail with their item errorCode.
  */
 import { PROFILES } from '../../sandbox/src';
-import { startTestSandbox, waitFor, type TestSandbox } from '../helpers/sandbox';
-import { completedReport, created, expectError, interviewQuote, key, newWs, quote, uploaded, type Ws } from './setup';
+import { waitFor, type TestSandbox } from '../helpers/sandbox';
+import { completedReport, created, expectError, interviewQuote, key, newWs, quote, uploaded, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox({ profile: 'strict' });
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started), { sandbox: { profile: 'strict' } });
 
 const MINUTE = 60_000;
 

@@ -4,15 +4,11 @@
  */
 import { makePdf } from '../fixtures/resumes';
 import { api, startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { expectError, expectInvalid, newWs, prepare, type Ws } from './setup';
+import { expectError, expectInvalid, newWs, prepare, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WWW = 'Bearer realm="recruiting-analysis", error="invalid_token"';

@@ -2,14 +2,11 @@
  * The event feed: one durable order per workspace, limit/cursor/type/reportId/interviewId, hasMore,
  * cursor bound to filters and workspace, 30-day retention with 410 EVENT_CURSOR_EXPIRED, tombstones.
  */
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { useTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { completedReport, expectError, expectInvalid, invited, newWs, type Ws } from './setup';
 
 let sb: TestSandbox;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-});
-afterAll(async () => sb?.close());
+useTestSandbox((started) => (sb = started));
 
 type Page = { items: { id: string; type: string; schemaVersion: number; occurredAt: string; data?: Record<string, unknown> }[]; nextCursor: string; hasMore: boolean };
 

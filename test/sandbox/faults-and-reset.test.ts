@@ -3,17 +3,11 @@
  * data expiry, and the counters that prove nothing was duplicated.
  */
 import { makePdf } from '../fixtures/resumes';
-import { api, startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { api, startTestSandbox, useTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { completedReport, created, expectError, invited, key, newWs, PDF_MIME, uploadBody } from './setup';
 
 let sb: TestSandbox;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-});
-afterEach(async () => {
-	await sb.control.clearFaults();
-});
-afterAll(async () => sb?.close());
+useTestSandbox((started) => (sb = started), { clearFaultsAfterEach: true });
 
 const pdf = makePdf({ candidate: 'Fault Person' });
 

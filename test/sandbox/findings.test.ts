@@ -7,16 +7,12 @@
 import * as net from 'node:net';
 import { makePdf } from '../fixtures/resumes';
 import { validateRequestBody, validateResponse, formatProblems } from '../helpers/contract';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { created, expectInvalid, key, newWs, PDF_MIME, uploadBody, type Ws } from './setup';
+import type { TestSandbox } from '../helpers/sandbox';
+import { created, expectInvalid, key, PDF_MIME, uploadBody, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 interface RawAnswer {
 	status: number;

@@ -2,16 +2,12 @@
  * Interviews: quote -> invite -> controls -> result_ready, the four independent axes, resend,
  * reinterview, private-link delivery, expiry, and every invitation input rule.
  */
-import { startTestSandbox, waitFor, type TestSandbox } from '../helpers/sandbox';
-import { completedReport, created, expectError, expectInvalid, interviewQuote, interviewState, invited, key, newWs, start, uploaded, waitStatus, type Ws } from './setup';
+import { waitFor, type TestSandbox } from '../helpers/sandbox';
+import { completedReport, created, expectError, expectInvalid, interviewQuote, interviewState, invited, key, newWs, start, uploaded, waitStatus, useSandboxWs, type Ws } from './setup';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 const ready = (w: Ws, id: string) => waitFor(async () => ((await interviewState(w, id)).preparation === 'ready' ? true : undefined));
 

@@ -1,7 +1,18 @@
 /** Shared steps of the sandbox tests: a workspace per test, the upload/analysis flow, counter snapshots. */
 import { randomUUID } from 'node:crypto';
 import { DOCX_MIME, PDF_MIME, makePdf, type ResumeOptions } from '../fixtures/resumes';
-import { api, uploadFile, waitFor, type ApiOptions, type Json, type ApiResponse, type TestSandbox, type WorkspaceInfo } from '../helpers/sandbox';
+import {
+	api,
+	uploadFile,
+	useTestSandbox,
+	waitFor,
+	type ApiOptions,
+	type Json,
+	type ApiResponse,
+	type TestSandbox,
+	type UseTestSandboxOptions,
+	type WorkspaceInfo,
+} from '../helpers/sandbox';
 import type { Counters } from '../../sandbox/src';
 
 export { DOCX_MIME, PDF_MIME };
@@ -23,6 +34,16 @@ export async function newWs(sb: SandboxAccess, body: Parameters<TestSandbox['con
 		call: (method, path, o = {}) => api({ baseUrl: sb.baseUrl, seed: { apiKey: info.apiKey } }, method, path, o),
 		counters: () => sb.control.counters(info.workspaceId),
 	};
+}
+
+/**
+ * The usual set-up of a sandbox test file: one sandbox (see `useTestSandbox`) and one fresh workspace on it, made in
+ * the same beforeAll and handed to `onStart` (assign them to the file's own variables there).
+ */
+export function useSandboxWs(onStart: (started: { sb: TestSandbox; ws: Ws }) => unknown, options: UseTestSandboxOptions = {}): void {
+	useTestSandbox(async (sb) => {
+		await onStart({ sb, ws: await newWs(sb) });
+	}, options);
 }
 
 export const key = () => `test-${randomUUID()}`;

@@ -4,17 +4,13 @@
  */
 import { makeDocx, makePdf } from '../fixtures/resumes';
 import { createHash } from 'node:crypto';
-import { api, expectStorageError, startTestSandbox, uploadFile, type TestSandbox } from '../helpers/sandbox';
-import { created, DOCX_MIME, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, start, uploadBody, type Ws } from './setup';
+import { api, expectStorageError, uploadFile, type TestSandbox } from '../helpers/sandbox';
+import { created, DOCX_MIME, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, start, uploadBody, useSandboxWs, type Ws } from './setup';
 import { zipSync, strToU8 } from 'fflate';
 
 let sb: TestSandbox;
 let ws: Ws;
-beforeAll(async () => {
-	sb = await startTestSandbox();
-	ws = await newWs(sb);
-});
-afterAll(async () => sb?.close());
+useSandboxWs((started) => ({ sb, ws } = started));
 
 const pdf = makePdf({ candidate: 'Upload Rules' });
 

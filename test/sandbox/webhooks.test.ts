@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { startTestSandbox, waitFor, type DeliveryView, type TestSandbox } from '../helpers/sandbox';
+import { startTestSandbox, useTestSandbox, waitFor, type DeliveryView, type TestSandbox } from '../helpers/sandbox';
 import { completedReport, newWs, type Ws } from './setup';
 
 interface Received {
@@ -47,13 +47,11 @@ class Receiver {
 
 let sb: TestSandbox;
 const receivers: Receiver[] = [];
-beforeAll(async () => {
-	sb = await startTestSandbox({ webhookTimeScale: 0.000001, webhookDeadlineMs: 300 });
-});
+// Registered first, so it runs before the afterAll that closes the sandbox.
 afterAll(async () => {
 	for (const r of receivers) await r.stop();
-	await sb?.close();
 });
+useTestSandbox((started) => (sb = started), { sandbox: { webhookTimeScale: 0.000001, webhookDeadlineMs: 300 } });
 
 async function receiver(): Promise<Receiver> {
 	const r = await new Receiver().start();

@@ -1,18 +1,10 @@
 import type { ICredentialType } from 'n8n-workflow';
 
 import { runListSearch, runLoadOptions, runTrigger, testCredential } from '../../helpers/n8n-engine';
-import { EchoApi, EchoNode, OnceTrigger, TokenApi, startEchoServer, type EchoServer } from './fixtures';
+import { EchoApi, EchoNode, OnceTrigger, TokenApi, useEchoServer, type EchoServer } from './fixtures';
 
 let server: EchoServer;
-beforeAll(async () => {
-	server = await startEchoServer();
-});
-afterAll(async () => {
-	await server.close();
-});
-beforeEach(() => {
-	server.requests.length = 0;
-});
+useEchoServer((started) => (server = started));
 
 describe('testCredential', () => {
 	it('runs the credential test request with the generic authenticate applied', async () => {

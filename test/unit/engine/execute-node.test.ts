@@ -3,18 +3,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { executeNode, readOutputBinary } from '../../helpers/n8n-engine';
-import { EchoApi, EchoNode, PlainNode, TokenApi, TokenNode, startEchoServer, type EchoServer } from './fixtures';
+import { EchoApi, EchoNode, PlainNode, TokenApi, TokenNode, useEchoServer, type EchoServer } from './fixtures';
 
 let server: EchoServer;
-beforeAll(async () => {
-	server = await startEchoServer();
-});
-afterAll(async () => {
-	await server.close();
-});
-beforeEach(() => {
-	server.requests.length = 0;
-});
+useEchoServer((started) => (server = started));
 
 const credentials = () => ({ echoApi: { apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl } });
 

@@ -106,6 +106,24 @@ export async function startEchoServer(): Promise<EchoServer> {
 	};
 }
 
+/**
+ * One echo server for the tests of the file that calls it: started by a beforeAll (and handed to `onStart`, to keep
+ * it in the file's own variable), closed by an afterAll, its recorded requests emptied before each test.
+ */
+export function useEchoServer(onStart: (server: EchoServer) => unknown): void {
+	let server: EchoServer | undefined;
+	beforeAll(async () => {
+		server = await startEchoServer();
+		await onStart(server);
+	});
+	afterAll(async () => {
+		await server?.close();
+	});
+	beforeEach(() => {
+		if (server) server.requests.length = 0;
+	});
+}
+
 /** Bearer-token credential with generic authenticate (like RecruitingAnalysisApi) and a test request. */
 export class EchoApi implements ICredentialType {
 	name = 'echoApi';

@@ -1,18 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { createPollSession, runPoll } from '../../helpers/n8n-engine';
-import { EchoApi, FeedPollNode, startEchoServer, type EchoServer } from './fixtures';
+import { EchoApi, FeedPollNode, useEchoServer, type EchoServer } from './fixtures';
 
 let server: EchoServer;
-beforeAll(async () => {
-	server = await startEchoServer();
-});
-afterAll(async () => {
-	await server.close();
-});
-beforeEach(() => {
-	server.requests.length = 0;
-});
+useEchoServer((started) => (server = started));
 
 const base = () => ({
 	nodeType: new FeedPollNode(),

@@ -3,19 +3,11 @@ import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { runWebhookMethods, startWebhookHost, type WebhookHost } from '../../helpers/n8n-engine';
-import { EchoApi, EchoSigningApi, SignedWebhookTrigger, signBody, startEchoServer, type EchoServer } from './fixtures';
+import { EchoApi, EchoSigningApi, SignedWebhookTrigger, signBody, useEchoServer, type EchoServer } from './fixtures';
 
 const SECRET = 'whsec_harness_secret';
 let server: EchoServer;
-beforeAll(async () => {
-	server = await startEchoServer();
-});
-afterAll(async () => {
-	await server.close();
-});
-beforeEach(() => {
-	server.requests.length = 0;
-});
+useEchoServer((started) => (server = started));
 
 const options = (staticData: IDataObject = {}) => ({
 	nodeType: new SignedWebhookTrigger(),
