@@ -82,23 +82,7 @@ export function b1Floor(n: number, latencyMs: number, concurrency: number, worke
  * The result is the moment the last analysis batch finishes.
  */
 export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): number {
-	const b = Math.ceil(n / 20);
-	const lanes = Array.from({ length: concurrency }, () => 0);
-	let analysisDone = 0;
-	for (let k = 0; k < b; k++) {
-		const created = (k + 1) * latencyMs;
-		let uploaded = created;
-		const files = Math.min(20, n - 20 * k);
-		for (let f = 0; f < files; f++) {
-			const lane = lanes.indexOf(Math.min(...lanes));
-			const end = Math.max(lanes[lane], created) + latencyMs;
-			lanes[lane] = end;
-			uploaded = Math.max(uploaded, end);
-		}
-		const quoted = uploaded + latencyMs;
-		analysisDone = Math.max(quoted, analysisDone) + latencyMs + 2 * workerDelayMs;
-	}
-	return analysisDone;
+	return overlappedFloor(n, latencyMs, concurrency, workerDelayMs, false);
 }
 
 /**
@@ -107,12 +91,18 @@ export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: num
  * same dependencies otherwise as b1OverlappedFloor; this is the floor any client keeping that bound can reach.
  */
 export function b1BoundedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): number {
+	return overlappedFloor(n, latencyMs, concurrency, workerDelayMs, true);
+}
+
+/** The critical path of both overlapped floors; `bounded` adds issue 11's gate on each chunk's upload batch. */
+function overlappedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number, bounded: boolean): number {
 	const b = Math.ceil(n / 20);
 	const lanes = Array.from({ length: concurrency }, () => 0);
 	const done: number[] = [];
 	let lastCreated = 0;
 	for (let k = 0; k < b; k++) {
-		const created = Math.max(lastCreated, k >= 2 ? done[k - 2] : 0) + latencyMs;
+		const gate = bounded && k >= 2 ? done[k - 2] : 0;
+		const created = Math.max(lastCreated, gate) + latencyMs;
 		lastCreated = created;
 		let uploaded = created;
 		const files = Math.min(20, n - 20 * k);
