@@ -13,10 +13,10 @@ import * as interview from './actions/interview/Interview.resource';
 import * as jobDescription from './actions/jobDescription/JobDescription.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
-import { ACTION_NODE_VERSIONS } from './actions/shared/locators';
+import { ACTION_NODE_VERSIONS } from './actions/common/locators';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
-import { recruitingAnalysisApiTest } from './transport';
+import { recruitingAnalysisApiTest } from './methods/credentialTest';
 
 const resourceDescriptions = [analysis, upload, report, interview, jobDescription, event].map((r) => r.description);
 

@@ -17,8 +17,9 @@ import {
 	type FeedPage,
 	type StartPosition,
 } from './feed/cursor';
-import { apiRequest, recruitingAnalysisApiTest } from './transport';
-import { mapWithConcurrency } from './actions/shared/concurrency';
+import { recruitingAnalysisApiTest } from './methods/credentialTest';
+import { apiRequest } from './transport';
+import { mapWithConcurrency } from './engine/concurrency';
 import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
 import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
 import type { EventEnvelope } from './webhook/resource';

@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { recruitingAnalysisApiTest } from './transport';
+import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
 import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';

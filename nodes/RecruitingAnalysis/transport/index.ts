@@ -24,16 +24,5 @@ export { pollUntil, pollDelayMs, type PollArgs } from './poll';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy } from './retry';
 export { binaryDigest, binaryHead, readBinaryFacts, type BinaryFacts } from './binary';
-export {
-	deriveWriteKey,
-	DERIVED_KEY_PREFIX,
-	MAX_KEY_LENGTH,
-	textDigest,
-	userKeyProblem,
-	userWriteKey,
-	writeKey,
-} from './idempotency';
-export type { WriteIdentity } from './idempotency';
 export { describeApiError, REASON_HINTS } from './errors';
 export { keyEnvironmentProblem, resolveBaseUrl } from './environment';
-export { recruitingAnalysisApiTest, testApiCredential } from './credentialTest';

@@ -44,3 +44,9 @@ export async function pollUntil<T>(this: IExecuteFunctions, args: PollArgs<T>): 
 		if (Date.now() >= deadline) return { value, timedOut: true };
 	}
 }
+
+/** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
+export async function poll<T>(ctx: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
+	const typed = pollUntil<T>;
+	return await typed.call(ctx, args);
+}

@@ -16,7 +16,7 @@ import {
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { SCOPE_PROBES, SCOPE_USES } from '../../../nodes/RecruitingAnalysis/transport/credentialTest';
+import { SCOPE_PROBES, SCOPE_USES } from '../../../nodes/RecruitingAnalysis/methods/credentialTest';
 import { testCredential as runCredentialTest } from '../../helpers/n8n-engine';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 

@@ -9,12 +9,12 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import {
 	apiRequest,
 	apiRequestAllItems,
-	writeKey,
 	pollUntil,
 	putResumeToStorage,
 	type ApiRequestOptions,
 	type UploadTarget,
 } from '../../../nodes/RecruitingAnalysis/transport';
+import { writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 
 export type ProbeCall =
 	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }

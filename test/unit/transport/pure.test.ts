@@ -9,7 +9,7 @@ import {
 	nextDelayMs,
 	parseRetryAfter,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
-import { deriveWriteKey, DERIVED_KEY_PREFIX, userKeyProblem, writeKey } from '../../../nodes/RecruitingAnalysis/transport/idempotency';
+import { deriveWriteKey, DERIVED_KEY_PREFIX, userKeyProblem, writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 import { describeApiError, REASON_HINTS, redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/errors';
 import { keyEnvironmentProblem, resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';

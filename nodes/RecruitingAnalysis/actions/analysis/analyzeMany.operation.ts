@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { batchTimeoutOption } from '../shared/batch';
+import { batchTimeoutOption } from '../../engine/batch';
 import {
 	includeReportOption,
 	quoteAnalyses,
@@ -8,18 +8,18 @@ import {
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
-} from '../shared/batchAnalysis';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from '../shared/batchUpload';
+} from './batchStages';
+import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
 import {
 	binaryPropertyField,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
 	simplifyReportsField,
-} from '../shared/descriptions';
-import { readWriteChoice } from '../shared/keys';
-import { stage } from '../shared/types';
-import { readUploadInput } from '../shared/upload';
+} from '../common/descriptions';
+import { readWriteChoice } from '../../writes/identity';
+import { stage } from '../../engine/types';
+import { readUploadInput } from '../upload/resumeUpload';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from '../shared/analysis';
+import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from './pipeline';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -9,11 +9,11 @@ import {
 	resumeFileOptions,
 	waitForCompletionOptions,
 	simplifyReportsField,
-} from '../shared/descriptions';
-import { optionsParam } from '../shared/params';
-import { readWriteChoice } from '../shared/keys';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/upload';
-import { later } from '../shared/waiter';
+} from '../common/descriptions';
+import { optionsParam } from '../common/params';
+import { readWriteChoice } from '../../writes/identity';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
+import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,

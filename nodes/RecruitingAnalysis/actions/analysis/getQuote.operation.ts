@@ -1,10 +1,10 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { quoteAnalysis } from '../shared/analysis';
-import { concurrencyOption, optionsCollection } from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { addNotice } from '../shared/hints';
-import { idParam } from '../shared/validate';
+import { quoteAnalysis } from './pipeline';
+import { concurrencyOption, optionsCollection } from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { addNotice } from '../common/notices';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report with an uploaded resume (starts with rpt_)'),

@@ -1,12 +1,12 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
-import { api } from '../shared/api';
-import { itemKeyFor, readChunk } from '../shared/batch';
-import { reportIdField } from '../shared/descriptions';
-import { addNotice } from '../shared/hints';
-import { stage, type ChunkState } from '../shared/types';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { itemKeyFor, readChunk } from '../../engine/batch';
+import { reportIdField } from '../common/descriptions';
+import { addNotice } from '../common/notices';
+import { stage, type ChunkState } from '../../engine/types';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	{

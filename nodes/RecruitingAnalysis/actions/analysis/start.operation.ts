@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from '../shared/analysis';
+import { readQuoteChoice, readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from './pipeline';
 import {
 	concurrencyOption,
 	optionsCollection,
@@ -8,12 +8,12 @@ import {
 	waitForCompletionOptions,
 	simplifyReportsField,
 	writeOptions,
-} from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { optionsParam } from '../shared/params';
-import { readWriteChoice } from '../shared/keys';
-import { idParam } from '../shared/validate';
-import { later } from '../shared/waiter';
+} from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { optionsParam } from '../common/params';
+import { readWriteChoice } from '../../writes/identity';
+import { idParam } from '../common/checks';
+import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),

@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../shared/analysis';
-import { batchTimeoutOption, readChunk, refusesChunk } from '../shared/batch';
+import { readQuoteChoice } from './pipeline';
+import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
 	includeReportOption,
 	quoteAnalyses,
@@ -9,12 +9,12 @@ import {
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
-} from '../shared/batchAnalysis';
-import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../shared/descriptions';
-import { stage } from '../shared/types';
-import { readWriteChoice } from '../shared/keys';
-import { stringParam } from '../shared/params';
-import { idParam } from '../shared/validate';
+} from './batchStages';
+import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../common/descriptions';
+import { stage } from '../../engine/types';
+import { readWriteChoice } from '../../writes/identity';
+import { stringParam } from '../common/params';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,9 +1,9 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
-import { api } from '../shared/api';
-import { compactQuery, optionString, optionsParam } from '../shared/params';
-import { optionsCollection } from '../shared/descriptions';
+import { api } from '../../transport/api';
+import { compactQuery, optionString, optionsParam } from '../common/params';
+import { optionsCollection } from '../common/descriptions';
 
 const properties: INodeProperties[] = [
 	{

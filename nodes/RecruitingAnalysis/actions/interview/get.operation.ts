@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../shared/descriptions';
-import { interviewLocator } from '../shared/locators';
-import { noticesForInterview } from '../shared/hints';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
+import { interviewLocator } from '../common/locators';
+import { noticesForInterview } from '../common/notices';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,

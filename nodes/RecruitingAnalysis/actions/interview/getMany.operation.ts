@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { interviewLifecycleSchema, validateExternalReferenceFilter, validateId, validateInput } from '../../validation';
-import { apiAll } from '../shared/api';
-import { externalReferenceOptions, limitField, returnAllField } from '../shared/descriptions';
-import { noticesForInterview } from '../shared/hints';
-import { compactQuery, optionString, optionsParam } from '../shared/params';
-import { checkLimit } from '../shared/validate';
+import { apiAll } from '../../transport/api';
+import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
+import { noticesForInterview } from '../common/notices';
+import { compactQuery, optionString, optionsParam } from '../common/params';
+import { checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	returnAllField,

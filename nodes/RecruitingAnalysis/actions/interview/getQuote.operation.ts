@@ -5,10 +5,10 @@ import {
 	concurrencyOption,
 	deliveryField,
 	optionsCollection,
-} from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { addNotice } from '../shared/hints';
-import { quoteInterview, readInvitationInput } from '../shared/interview';
+} from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { addNotice } from '../common/notices';
+import { quoteInterview, readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),

@@ -1,12 +1,12 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
-import { api } from '../shared/api';
-import { itemKeyFor, readChunk } from '../shared/batch';
-import { candidateEmailField, reportIdField } from '../shared/descriptions';
-import { addNotice } from '../shared/hints';
+import { api } from '../../transport/api';
+import { itemKeyFor, readChunk } from '../../engine/batch';
+import { candidateEmailField, reportIdField } from '../common/descriptions';
+import { addNotice } from '../common/notices';
 import { readBatchInvitation } from './inviteMany.operation';
-import { stage, type ChunkState } from '../shared/types';
+import { stage, type ChunkState } from '../../engine/types';
 
 const properties: INodeProperties[] = [
 	{

@@ -2,19 +2,19 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
-import { api } from '../shared/api';
+import { api } from '../../transport/api';
 import {
 	concurrencyOption,
 	optionsCollection,
 	schemaVersionOption,
 	simplifyField,
 	unmeasuredNotice,
-} from '../shared/descriptions';
-import { interviewLocator } from '../shared/locators';
-import { noticesForInterview } from '../shared/hints';
-import { optionString, optionsParam } from '../shared/params';
-import { simplifyInterviewResult } from '../shared/simplify';
-import { idParam } from '../shared/validate';
+} from '../common/descriptions';
+import { interviewLocator } from '../common/locators';
+import { noticesForInterview } from '../common/notices';
+import { optionString, optionsParam } from '../common/params';
+import { simplifyInterviewResult } from '../common/simplify';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../shared/analysis';
+import { readQuoteChoice } from '../analysis/pipeline';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -8,10 +8,10 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
-} from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { createInvitation, readInvitationInput } from '../shared/interview';
-import { readWriteChoice } from '../shared/keys';
+} from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { createInvitation, readInvitationInput } from './invitation';
+import { readWriteChoice } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),

@@ -7,33 +7,23 @@ import {
 	validateBatch,
 	validateInput,
 } from '../../validation';
-import { readQuoteChoice } from '../shared/analysis';
-import { api } from '../shared/api';
-import {
-	batchItemFor,
-	batchTimeout,
-	batchTimeoutOption,
-	chunkIdempotencyKey,
-	createBatch,
-	itemKeyFor,
-	readChunk,
-	refusesChunk,
-	waitForBatch,
-} from '../shared/batch';
+import { readQuoteChoice } from '../analysis/pipeline';
+import { api } from '../../transport/api';
+import { batchItemFor, batchTimeout, batchTimeoutOption, createBatch, itemKeyFor, readChunk, refusesChunk, waitForBatch } from '../../engine/batch';
 import {
 	candidateEmailField,
 	optionsCollection,
 	quoteFields,
 	reportIdField,
 	writeOptions,
-} from '../shared/descriptions';
-import { outcomeOf } from '../shared/errors';
-import { addNotice } from '../shared/hints';
-import type { InvitationInput } from '../shared/interview';
-import { invitationIdentity, readWriteChoice, type WriteChoice } from '../shared/keys';
-import { existsCondition, recoverWrite } from '../shared/recover';
-import { optionsParam, stringParam } from '../shared/params';
-import { stage, type ChunkState } from '../shared/types';
+} from '../common/descriptions';
+import { outcomeOf } from '../../transport/conditions';
+import { addNotice } from '../common/notices';
+import type { InvitationInput } from './invitation';
+import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
+import { existsCondition, recoverWrite } from '../../writes/recover';
+import { optionsParam, stringParam } from '../common/params';
+import { stage, type ChunkState } from '../../engine/types';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../shared/analysis';
+import { readQuoteChoice } from '../analysis/pipeline';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -8,11 +8,11 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
-} from '../shared/descriptions';
-import { interviewLocator, reportLocator } from '../shared/locators';
-import { createInvitation, readInvitationInput } from '../shared/interview';
-import { readWriteChoice } from '../shared/keys';
-import { idParam } from '../shared/validate';
+} from '../common/descriptions';
+import { interviewLocator, reportLocator } from '../common/locators';
+import { createInvitation, readInvitationInput } from './invitation';
+import { readWriteChoice } from '../../writes/identity';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...interviewLocator('ID of the previous interview attempt (starts with int_); it must not be in progress'),

@@ -1,12 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { concurrencyOption, optionsCollection, writeOptions } from '../shared/descriptions';
-import { interviewLocator } from '../shared/locators';
-import { addNotice } from '../shared/hints';
-import { keyFor, readWriteChoice } from '../shared/keys';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { concurrencyOption, optionsCollection, writeOptions } from '../common/descriptions';
+import { interviewLocator } from '../common/locators';
+import { addNotice } from '../common/notices';
+import { keyFor, readWriteChoice } from '../../writes/identity';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...interviewLocator('ID of the pending interview whose invitation email is sent again (starts with int_)'),

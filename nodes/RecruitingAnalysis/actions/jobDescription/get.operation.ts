@@ -1,9 +1,9 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { savedJobLocator } from '../shared/locators';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { savedJobLocator } from '../common/locators';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...savedJobLocator({

@@ -1,9 +1,9 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiAll } from '../shared/api';
-import { limitField, returnAllField, simplifyField } from '../shared/descriptions';
-import { simplifyJobDescription } from '../shared/simplify';
-import { checkLimit } from '../shared/validate';
+import { apiAll } from '../../transport/api';
+import { limitField, returnAllField, simplifyField } from '../common/descriptions';
+import { simplifyJobDescription } from '../common/simplify';
+import { checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	returnAllField,

@@ -1,12 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { concurrencyOption, optionsCollection } from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { noticesForReport } from '../shared/hints';
-import { optionsParam } from '../shared/params';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { concurrencyOption, optionsCollection } from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { noticesForReport } from '../common/notices';
+import { optionsParam } from '../common/params';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...reportLocator(),

@@ -1,13 +1,13 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
-import { apiAll } from '../shared/api';
-import { inTimezone } from '../shared/dates';
-import { externalReferenceOptions, limitField, optionsCollection, returnAllField, simplifyField } from '../shared/descriptions';
-import { noticesForReport } from '../shared/hints';
-import { compactQuery, optionString, optionsParam } from '../shared/params';
-import { simplifyReportSummary } from '../shared/simplify';
-import { checkLimit } from '../shared/validate';
+import { apiAll } from '../../transport/api';
+import { inTimezone } from './dates';
+import { externalReferenceOptions, limitField, optionsCollection, returnAllField, simplifyField } from '../common/descriptions';
+import { noticesForReport } from '../common/notices';
+import { compactQuery, optionString, optionsParam } from '../common/params';
+import { simplifyReportSummary } from '../common/simplify';
+import { checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	returnAllField,

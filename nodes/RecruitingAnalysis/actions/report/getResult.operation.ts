@@ -2,19 +2,19 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { apiPath } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
-import { api } from '../shared/api';
+import { api } from '../../transport/api';
 import {
 	concurrencyOption,
 	optionsCollection,
 	schemaVersionOption,
 	simplifyField,
 	unmeasuredNotice,
-} from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { noticesForReport } from '../shared/hints';
-import { optionString, optionsParam } from '../shared/params';
-import { simplifyReportResult } from '../shared/simplify';
-import { idParam } from '../shared/validate';
+} from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { noticesForReport } from '../common/notices';
+import { optionString, optionsParam } from '../common/params';
+import { simplifyReportResult } from '../common/simplify';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,

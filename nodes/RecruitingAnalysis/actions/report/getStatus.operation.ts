@@ -1,11 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { concurrencyOption, humanReviewNotice, optionsCollection } from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { noticesForReport } from '../shared/hints';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { concurrencyOption, humanReviewNotice, optionsCollection } from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { noticesForReport } from '../common/notices';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	humanReviewNotice,

@@ -1,10 +1,10 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { api } from '../shared/api';
-import { concurrencyOption, optionsCollection } from '../shared/descriptions';
-import { reportLocator } from '../shared/locators';
-import { idParam } from '../shared/validate';
+import { api } from '../../transport/api';
+import { concurrencyOption, optionsCollection } from '../common/descriptions';
+import { reportLocator } from '../common/locators';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose prepared upload should be removed (starts with rpt_)'),

@@ -1,8 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { getBatch } from '../shared/batch';
-import { batchIdField } from '../shared/descriptions';
-import { idParam } from '../shared/validate';
+import { getBatch } from '../../engine/batch';
+import { batchIdField } from '../common/descriptions';
+import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [batchIdField()];
 

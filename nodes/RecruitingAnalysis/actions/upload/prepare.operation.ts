@@ -7,10 +7,10 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 	writeOptions,
-} from '../shared/descriptions';
-import { optionsParam, stringParam } from '../shared/params';
-import { prepareUpload, readExternalReference, readJobDescription } from '../shared/upload';
-import { keyFor, readWriteChoice, uploadIdentity } from '../shared/keys';
+} from '../common/descriptions';
+import { optionsParam, stringParam } from '../common/params';
+import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
+import { keyFor, readWriteChoice, uploadIdentity } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,16 +1,16 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { batchTimeoutOption } from '../shared/batch';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from '../shared/batchUpload';
+import { batchTimeoutOption } from '../../engine/batch';
+import { createUploadBatch, putUploadBatch, type UploadChunk } from './batchStages';
 import {
 	binaryPropertyField,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
-} from '../shared/descriptions';
-import { readWriteChoice } from '../shared/keys';
-import { stage } from '../shared/types';
-import { readUploadInput } from '../shared/upload';
+} from '../common/descriptions';
+import { readWriteChoice } from '../../writes/identity';
+import { stage } from '../../engine/types';
+import { readUploadInput } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	{

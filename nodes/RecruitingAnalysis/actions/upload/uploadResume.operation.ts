@@ -6,9 +6,9 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
-} from '../shared/descriptions';
-import { readWriteChoice } from '../shared/keys';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../shared/upload';
+} from '../common/descriptions';
+import { readWriteChoice } from '../../writes/identity';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,

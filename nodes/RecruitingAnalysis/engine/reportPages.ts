@@ -8,27 +8,18 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { api } from './api';
+import { api } from '../transport/api';
+import { RunSlot } from './runState';
 
 export const REPORT_PAGE_LIMIT = 100;
 
-/**
- * Walks report list pages with the query `qs` (a createdAfter / createdBefore window, or none for the newest),
- * giving each summary to `visit`, until `done()` says nothing is missing, the list ends, or `maxPages` were read.
- * Returns the number of pages read.
- */
 /** When each report this node run has seen in a list page was created (a report's creation time never changes). */
-const createdTimes = new WeakMap<IExecuteFunctions, Map<string, number>>();
+const createdTimes = new RunSlot('report creation times', () => new Map<string, number>());
 
 function rememberCreated(ctx: IExecuteFunctions, report: IDataObject): void {
 	const at = Date.parse(String(report.createdAt));
 	if (!Number.isFinite(at)) return;
-	let times = createdTimes.get(ctx);
-	if (!times) {
-		times = new Map();
-		createdTimes.set(ctx, times);
-	}
-	times.set(String(report.id), at);
+	createdTimes.of(ctx).set(String(report.id), at);
 }
 
 /**
@@ -36,13 +27,18 @@ function rememberCreated(ctx: IExecuteFunctions, report: IDataObject): void {
  * (Start Many's check did): one page of that window shows them, wherever they are in the workspace's list.
  */
 function windowOf(ctx: IExecuteFunctions, ids: string[]): IDataObject | undefined {
-	const times = createdTimes.get(ctx);
+	const times = createdTimes.peek(ctx);
 	const known = ids.map((id) => times?.get(id));
 	if (known.length === 0 || known.some((at) => at === undefined)) return undefined;
 	const values = known as number[];
 	return { createdAfter: new Date(Math.min(...values) - 1).toISOString(), createdBefore: new Date(Math.max(...values) + 1).toISOString() };
 }
 
+/**
+ * Walks report list pages with the query `qs` (a createdAfter / createdBefore window, or none for the newest),
+ * giving each summary to `visit`, until `done()` says nothing is missing, the list ends, or `maxPages` were read.
+ * Returns the number of pages read.
+ */
 export async function walkReportPages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -109,7 +105,7 @@ interface RunPages {
 	summaries: Map<string, IDataObject>;
 }
 
-const runPages = new WeakMap<IExecuteFunctions, RunPages>();
+const runPages = new RunSlot<RunPages | undefined>('report pages for checks', () => undefined);
 
 /**
  * The summaries (status, attemptId) of `ids` for the check before a start (Start Many: has this report been
@@ -126,7 +122,7 @@ export async function summariesForCheck(
 	ids: string[],
 	runIds: string[] = ids,
 ): Promise<Map<string, IDataObject>> {
-	let pages = runPages.get(ctx);
+	let pages = runPages.peek(ctx);
 	if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
 		const summaries = new Map<string, IDataObject>();
 		try {

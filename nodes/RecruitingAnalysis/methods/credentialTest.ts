@@ -18,7 +18,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+import { keyEnvironmentProblem, resolveBaseUrl } from '../transport/environment';
 
 export const SCOPE_USES: Record<string, string> = {
 	'analyses:write': 'uploads, analysis quotes and starting analyses (Analysis and Upload operations)',

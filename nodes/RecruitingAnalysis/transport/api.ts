@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestAllItems, pollUntil, type ApiRequestOptions, type PollArgs } from '../../transport';
+import { apiRequest, apiRequestAllItems, type ApiRequestOptions } from './request';
 
 /** apiRequest typed for the action node: the unwrapped `data` object of the response. */
 export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions): Promise<IDataObject> {
@@ -13,10 +13,4 @@ export async function apiAll(
 	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
 ): Promise<IDataObject[]> {
 	return (await apiRequestAllItems.call(ctx, options)) as IDataObject[];
-}
-
-/** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
-export async function poll<T>(ctx: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
-	const typed = pollUntil<T>;
-	return await typed.call(ctx, args);
 }

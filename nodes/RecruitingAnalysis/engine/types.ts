@@ -1,7 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { Later } from './waiter';
-
 /** What an operation gives back for one input item: plain JSON objects, or ready n8n items. */
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
@@ -57,7 +55,19 @@ export interface BatchOperation {
 	submitStage?: number;
 }
 
-export type OperationModule = ItemOperation | BatchOperation;
+/** An item result that is still being waited for: the lane that made it is free. */
+export class Later {
+	constructor(readonly promise: Promise<ItemResult>) {
+		// The router attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
+		promise.catch(() => undefined);
+	}
+}
+
+export function later(promise: Promise<ItemResult>): Later {
+	return new Later(promise);
+}
+export type OperationModule
+ = ItemOperation | BatchOperation;
 
 /** The spec's batch size limit (1 to 20 items per batch request). */
 export const BATCH_CHUNK_SIZE = 20;

@@ -1,12 +1,12 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, writeKey } from '../../transport';
-import { api, poll } from './api';
+import { apiPath } from '../transport';
+import { api } from '../transport/api';
+import { poll } from '../transport/poll';
 import { waitOutCapacity } from './capacity';
-import { addNotice } from './hints';
+import { addNotice } from '../actions/common/notices';
 import type { ChunkState } from './types';
-import type { WriteChoice } from './keys';
-import { batchTimingFor } from './waiter';
+import { batchTimingFor } from './batchTiming';
 
 const BATCH_POLL_INITIAL_MS = 100;
 
@@ -35,22 +35,6 @@ export interface Batch extends IDataObject {
 /** The batch's item key for an input item (unique within a request; the batch's key is chunkIdempotencyKey). */
 export function itemKeyFor(itemIndex: number): string {
 	return `item-${itemIndex}`;
-}
-
-/** One item of a chunk as its key sees it: what its write is, and the user's key and label for it. */
-export interface ChunkMember {
-	identity: readonly unknown[];
-	choice: WriteChoice;
-}
-
-/**
- * The idempotency key of one batch request: derived from its items' writes in order (each item's business identity,
- * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
- * positions: a repeat of the same chunk, by any path, carries the same key.
- */
-export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[]): string {
-	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : own, choice.attemptLabel ?? '']);
-	return writeKey({ write, identity });
 }
 
 export async function getBatch(ctx: IExecuteFunctions, kind: BatchKind, batchId: string, itemIndex: number): Promise<Batch> {

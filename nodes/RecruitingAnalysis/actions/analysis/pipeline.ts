@@ -2,15 +2,16 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { validateFingerprint } from '../../validation';
-import { api } from './api';
-import { waitOutCapacity } from './capacity';
-import { hasApiCondition, onApiCondition, outcomeOf } from './errors';
-import { noticesForReport } from './hints';
-import { keyFor, type WriteChoice } from './keys';
-import { recoverWrite, withRecovery } from './recover';
-import { simplifyReport, simplifyReportResult } from './simplify';
-import { BATCH_CHUNK_SIZE } from './types';
-import { startWithinCapacity, waiterFor } from './waiter';
+import { api } from '../../transport/api';
+import { RunSlot } from '../../engine/runState';
+import { waitOutCapacity } from '../../engine/capacity';
+import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
+import { noticesForReport } from '../common/notices';
+import { keyFor, type WriteChoice } from '../../writes/identity';
+import { recoverWrite, withRecovery } from '../../writes/recover';
+import { simplifyReport, simplifyReportResult } from '../common/simplify';
+import { BATCH_CHUNK_SIZE } from '../../engine/types';
+import { startWithinCapacity, waiterFor } from '../../engine/waiter';
 
 export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
 	return await api(ctx, {
@@ -90,16 +91,12 @@ class QuoteGatherer {
 	}
 }
 
-const gatherers = new WeakMap<IExecuteFunctions, QuoteGatherer>();
+/** The quotes this run gathers for its starts. */
+const gatherers = new RunSlot('quote gatherer', (ctx) => new QuoteGatherer(ctx));
 
 /** A quote for a start of this node run, gathered with the run's other starts' quotes (QuoteGatherer). */
 export async function quoteForStart(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
-	let gatherer = gatherers.get(ctx);
-	if (!gatherer) {
-		gatherer = new QuoteGatherer(ctx);
-		gatherers.set(ctx, gatherer);
-	}
-	return await gatherer.quote(itemIndex, reportId);
+	return await gatherers.of(ctx).quote(itemIndex, reportId);
 }
 
 /** Quote settings as read from the node: either quote right before the write, or use the given fingerprint. */

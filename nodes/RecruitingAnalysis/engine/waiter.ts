@@ -18,13 +18,13 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from './api';
+import { apiPath } from '../transport';
+import { api } from '../transport/api';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
-import { hasApiCondition } from './errors';
+import { hasApiCondition } from '../transport/conditions';
 import { CAPACITY_WAIT_SECONDS } from './capacity';
 import { pageBudget, walkReportPages } from './reportPages';
-import type { ItemResult } from './types';
+import { RunSlot } from './runState';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 
@@ -61,18 +61,6 @@ interface Entry {
 	last?: IDataObject;
 	resolve: (outcome: WaitOutcome) => void;
 	reject: (error: unknown) => void;
-}
-
-/** An item result that is still being waited for: the lane that made it is free. */
-export class Later {
-	constructor(readonly promise: Promise<ItemResult>) {
-		// The router attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
-		promise.catch(() => undefined);
-	}
-}
-
-export function later(promise: Promise<ItemResult>): Later {
-	return new Later(promise);
 }
 
 const statusOf = (report: IDataObject): IDataObject =>
@@ -341,60 +329,11 @@ export class ReportWaiter {
 	}
 }
 
-/**
- * When to read an analysis batch first (Analyze Many, Start Many): an analysis batch finishes only when all its
- * analyses have, so the first read is timed from what this run has seen. A batch found finished at its first read
- * moves the next batch's first read earlier (×0.9); one found later puts it between the last read that missed and
- * the read that found it. Later reads of a batch follow every tenth of that time (×1.5 each).
- */
-export class BatchTiming {
-	private firstMs: number;
-
-	constructor(initialMs: number) {
-		this.firstMs = initialMs;
-	}
-
-	firstReadMs(): number {
-		return this.firstMs;
-	}
-
-	stepMs(): number {
-		return Math.max(MIN_BATCH_STEP_MS, Math.round(this.firstMs / 10));
-	}
-
-	/** `offsets`: when each read of a batch was sent, in ms after its creation was answered (the last one found it finished). */
-	observe(offsets: number[]): void {
-		if (offsets.length === 0) return;
-		const found = offsets[offsets.length - 1];
-		const missed = offsets.length > 1 ? offsets[offsets.length - 2] : undefined;
-		const next = missed === undefined ? this.firstMs * 0.9 : (missed + found) / 2;
-		this.firstMs = Math.min(MAX_READ_DELAY_MS, Math.max(MIN_BATCH_STEP_MS, Math.round(next)));
-	}
-}
-
-const MIN_BATCH_STEP_MS = 25;
-const batchTimings = new WeakMap<IExecuteFunctions, BatchTiming>();
-
-/** The analysis-batch timing of this node run (one per run: batches of one operation are alike). */
-export function batchTimingFor(ctx: IExecuteFunctions, initialMs: number): BatchTiming {
-	let timing = batchTimings.get(ctx);
-	if (!timing) {
-		timing = new BatchTiming(initialMs);
-		batchTimings.set(ctx, timing);
-	}
-	return timing;
-}
-
-const waiters = new WeakMap<IExecuteFunctions, ReportWaiter>();
+const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));
 
 /** The waiter shared by every item of this node run. */
 export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
-	let waiter = waiters.get(ctx);
-	if (!waiter) {
-		waiter = new ReportWaiter(ctx);
-		waiters.set(ctx, waiter);
-	}
-	return waiter;
+	return waiters.of(ctx);
 }
 
 /**
@@ -403,9 +342,9 @@ export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
  * submits after it; resolves once no read of the waiter is in flight.
  */
 export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
-	const waiter = waiters.get(ctx);
+	const waiter = waiters.peek(ctx);
 	if (!waiter) return;
-	if (error === undefined) waiters.delete(ctx);
+	if (error === undefined) waiters.clear(ctx);
 	await waiter.close(error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'));
 }
 

@@ -6,7 +6,7 @@
  */
 import { sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { hasApiCondition, outcomeOf } from './errors';
+import { hasApiCondition, outcomeOf } from '../transport/conditions';
 
 export const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'] as const;
 /** How long a capacity refusal is waited out at most before it fails the item. */

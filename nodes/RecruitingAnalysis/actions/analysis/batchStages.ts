@@ -8,19 +8,19 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
-import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './analysis';
-import { api } from './api';
-import { batchItemFor, batchTimeout, chunkIdempotencyKey, createBatch, itemKeyFor, waitForBatch } from './batch';
-import { mapWithConcurrency } from './concurrency';
-import { outcomeOf as settle } from './errors';
-import { addNotice, noticesForReport } from './hints';
-import type { WriteChoice } from './keys';
-import { optionsParam } from './params';
-import { existsCondition, recoverWrite } from './recover';
-import { summariesForCheck, summariesFromPages } from './reportPages';
-import { TERMINAL_REPORT_STATES } from './waiter';
-import { simplifyReport } from './simplify';
-import { BATCH_CHUNK_SIZE, type ChunkState } from './types';
+import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './pipeline';
+import { api } from '../../transport/api';
+import { batchItemFor, batchTimeout, createBatch, itemKeyFor, waitForBatch } from '../../engine/batch';
+import { mapWithConcurrency } from '../../engine/concurrency';
+import { outcomeOf as settle } from '../../transport/conditions';
+import { addNotice, noticesForReport } from '../common/notices';
+import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
+import { optionsParam } from '../common/params';
+import { existsCondition, recoverWrite } from '../../writes/recover';
+import { summariesForCheck, summariesFromPages } from '../../engine/reportPages';
+import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
+import { simplifyReport } from '../common/simplify';
+import { BATCH_CHUNK_SIZE, type ChunkState } from '../../engine/types';
 
 /** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
 const SLOW_BATCH_MS = 2000;

@@ -6,10 +6,11 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest, textDigest, userKeyProblem, writeKey, type WriteIdentity } from '../../transport';
-import type { JobDescriptionInput, UploadInput } from '../../validation';
-import { optionString, optionsParam, stringParam } from './params';
-import { checkUserKey } from './validate';
+import { binaryDigest } from '../transport';
+import type { JobDescriptionInput, UploadInput } from '../validation';
+import { optionString, optionsParam, stringParam } from '../actions/common/params';
+import { checkUserKey } from '../actions/common/checks';
+import { textDigest, userKeyProblem, writeKey, type WriteIdentity } from './keyBuilder';
 
 /** The user's per-item key and the attempt label, both checked (length with the operation's suffixes, pattern). */
 export interface WriteChoice {
@@ -92,3 +93,19 @@ export function invitationIdentity(input: { reportId: unknown; candidateEmail: u
 }
 
 export type { WriteIdentity };
+
+/** One item of a chunk as its key sees it: what its write is, and the user's key and label for it. */
+export interface ChunkMember {
+	identity: readonly unknown[];
+	choice: WriteChoice;
+}
+
+/**
+ * The idempotency key of one batch request: derived from its items' writes in order (each item's business identity,
+ * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
+ * positions: a repeat of the same chunk, by any path, carries the same key.
+ */
+export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[]): string {
+	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : own, choice.attemptLabel ?? '']);
+	return writeKey({ write, identity });
+}

@@ -1,4 +1,4 @@
-import { apiErrorInfo } from '../../transport';
+import { apiErrorInfo } from './request';
 
 /**
  * Reads the API's sub-condition (QUOTE_STALE, BATCH_ALREADY_ACTIVE, ...) from an error thrown by the transport.

@@ -1,5 +1,5 @@
 /** Report date filters: a value without a zone is read in the workflow's timezone; a date alone is that day's start. */
-import { inTimezone } from '../../../nodes/RecruitingAnalysis/actions/shared/dates';
+import { inTimezone } from '../../../../nodes/RecruitingAnalysis/actions/report/dates';
 
 describe('inTimezone', () => {
 	it('a date alone is the start of that day in the zone', () => {

@@ -7,26 +7,15 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
 import { uploadBatchSchema, validateBatch } from '../../validation';
-import {
-	batchItemFor,
-	batchTimeout,
-	chunkIdempotencyKey,
-	createBatch,
-	type ChunkMember,
-	itemKeyFor,
-	readChunk,
-	refusesChunk,
-	waitForBatch,
-	type Batch,
-} from './batch';
-import { api } from './api';
-import { mapWithConcurrency } from './concurrency';
-import { outcomeOf } from './errors';
-import { readWriteChoice, resumeDigest, uploadIdentity, type WriteChoice } from './keys';
-import { optionsParam, stringParam } from './params';
-import type { ChunkState } from './types';
-import { existsCondition, recoverWrite } from './recover';
-import { readUploadInput } from './upload';
+import { batchItemFor, batchTimeout, createBatch, itemKeyFor, readChunk, refusesChunk, waitForBatch, type Batch } from '../../engine/batch';
+import { api } from '../../transport/api';
+import { mapWithConcurrency } from '../../engine/concurrency';
+import { outcomeOf } from '../../transport/conditions';
+import { chunkIdempotencyKey, type ChunkMember, readWriteChoice, resumeDigest, uploadIdentity, type WriteChoice } from '../../writes/identity';
+import { optionsParam, stringParam } from '../common/params';
+import type { ChunkState } from '../../engine/types';
+import { existsCondition, recoverWrite } from '../../writes/recover';
+import { readUploadInput } from './resumeUpload';
 
 /** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
 export const UPLOAD_CONCURRENCY = 10;

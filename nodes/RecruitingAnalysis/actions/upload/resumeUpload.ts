@@ -11,13 +11,13 @@ import {
 	type JobDescriptionInput,
 	type UploadInput,
 } from '../../validation';
-import { api } from './api';
-import { waitOutCapacity } from './capacity';
-import { hasApiCondition, outcomeOf } from './errors';
-import { keyFor, resumeDigest, uploadIdentity, type WriteChoice } from './keys';
-import { optionString, optionsParam, stringParam } from './params';
-import { existsCondition, recoverWrite } from './recover';
-import { idParam } from './validate';
+import { api } from '../../transport/api';
+import { waitOutCapacity } from '../../engine/capacity';
+import { hasApiCondition, outcomeOf } from '../../transport/conditions';
+import { keyFor, resumeDigest, uploadIdentity, type WriteChoice } from '../../writes/identity';
+import { optionString, optionsParam, stringParam } from '../common/params';
+import { existsCondition, recoverWrite } from '../../writes/recover';
+import { idParam } from '../common/checks';
 
 /** What the API answers to POST /api/v1/uploads (and to URL refresh). */
 export interface PreparedUpload {

@@ -1,5 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { RunSlot } from '../../engine/runState';
+
 /**
  * Warnings the spec asks users to keep in mind, shown once per execution in the output pane
  * (many items produce the same notice; it is added only once).
@@ -36,14 +38,11 @@ export const NOTICES = {
 
 export type NoticeName = keyof typeof NOTICES;
 
-const shown = new WeakMap<object, Set<NoticeName>>();
+/** The notices this run has shown already (each is shown once per run). */
+const shown = new RunSlot('notices shown', () => new Set<NoticeName>());
 
 export function addNotice(ctx: IExecuteFunctions, name: NoticeName): void {
-	let set = shown.get(ctx);
-	if (!set) {
-		set = new Set();
-		shown.set(ctx, set);
-	}
+	const set = shown.of(ctx);
 	if (set.has(name)) return;
 	set.add(name);
 	const type = name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';

@@ -2,13 +2,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import type { QuoteChoice } from './analysis';
-import { api } from './api';
-import { onApiCondition } from './errors';
-import { addNotice, noticesForInterview } from './hints';
-import { invitationIdentity, keyFor, type WriteChoice } from './keys';
-import { withRecovery } from './recover';
-import { stringParam } from './params';
+import type { QuoteChoice } from '../analysis/pipeline';
+import { api } from '../../transport/api';
+import { onApiCondition } from '../../transport/conditions';
+import { addNotice, noticesForInterview } from '../common/notices';
+import { invitationIdentity, keyFor, type WriteChoice } from '../../writes/identity';
+import { withRecovery } from '../../writes/recover';
+import { stringParam } from '../common/params';
 
 export interface InvitationInput extends IDataObject {
 	reportId: string;

@@ -9,10 +9,10 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from './api';
-import { apiErrorConditions, outcomeOf } from './errors';
-import { addNotice } from './hints';
+import { apiPath } from '../transport';
+import { api } from '../transport/api';
+import { apiErrorConditions, outcomeOf } from '../transport/conditions';
+import { addNotice } from '../actions/common/notices';
 
 /** The answers that mean "this write exists". */
 export const EXISTS_CONDITIONS = ['ALREADY_ADMITTED', 'ANALYSIS_ALREADY_STARTED', 'IDEMPOTENCY_KEY_REUSED', 'EXTERNAL_REFERENCE_CONFLICT'] as const;

@@ -1,0 +1,60 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { ChunkState, PipelineStage } from './types';
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+	try {
+		return { ok: true, value: await promise };
+	} catch (error) {
+		return { ok: false, error };
+	}
+}
+
+/**
+ * Runs a staged batch operation over its chunks as a pipeline: each stage handles one chunk at a time, in
+ * order, and a chunk enters stage i + 1 as soon as it left stage i and the previous chunk left stage i + 1.
+ * Without Continue On Fail, the first failure (a stage that throws, or an item that failed) stops the pipeline:
+ * stages already running finish, no stage starts after it (so no further batch is submitted or charged for a
+ * node run that will fail), and recording then throws at the failing chunk. Resolves once every chunk has
+ * settled: no request outlives the node.
+ */
+export async function runPipeline(
+	ctx: IExecuteFunctions,
+	stages: PipelineStage[],
+	chunks: number[][],
+	continueOnFail: boolean,
+	submitStage = stages.length - 1,
+): Promise<Array<Settled<ChunkState>>> {
+	let stopped = false;
+	const tails: Array<Promise<unknown>> = stages.map(async () => {});
+	// passedSubmit[k] settles when chunk k has left the submitting stage (or stopped before it).
+	const passedSubmit: Array<Promise<unknown>> = [];
+	const finished = chunks.map(async (itemIndexes, k) => {
+		let current: Promise<Settled<ChunkState>> = Promise.resolve({
+			ok: true,
+			value: { itemIndexes, outcomes: itemIndexes.map(() => ({})) },
+		});
+		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
+		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();
+		stages.forEach((run, index) => {
+			const previous = current;
+			const turn = tails[index];
+			current = (async (): Promise<Settled<ChunkState>> => {
+				const state = await previous;
+				if (index === 0) await gate;
+				await turn;
+				if (!state.ok || stopped) return state;
+				const next = await settle(run.call(ctx, state.value));
+				if (!continueOnFail && (!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))) stopped = true;
+				return next;
+			})();
+			tails[index] = current;
+			if (index === Math.min(submitStage, stages.length - 1)) passedSubmit[k] = current;
+		});
+		return await current;
+	});
+	return await Promise.all(finished);
+}
+
