@@ -22,6 +22,7 @@ import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
 import { hasApiCondition } from '../transport/conditions';
+import { growingDelayMs } from '../transport/retry';
 import { CAPACITY_WAIT_SECONDS } from './capacity';
 import { pageBudget, walkReportPages } from './reportPages';
 import { RunSlot } from './runState';
@@ -118,7 +119,7 @@ export class ReportWaiter {
 		const flatUntil = entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
 		if (now < flatUntil) return step;
 		entry.slowReads++;
-		return Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** Math.min(entry.slowReads, 20)));
+		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
 	}
 
 	get inFlight(): number {
