@@ -1,5 +1,5 @@
 /**
- * Retry policy (DESIGN.md "Behaviour every operation must have"): network errors, timeouts, 408, 429 and 5xx are
+ * Retry policy (the spec's "Errors" retry guidance and the webhook receiver contract's retried statuses): network errors, timeouts, 408, 429 and 5xx are
  * retried with capped full-jitter exponential backoff that honours `Retry-After`, and only for requests that are
  * safe to repeat. Pure functions: no n8n types, no timers.
  */

@@ -1,5 +1,5 @@
 /**
- * Input rules of the Recruiting Analysis Customer API (api-spec.md: "Resources and their fields", "Endpoints",
+ * Input rules of the Recruiting Analysis Customer API (the spec's sections "Resources and their fields", "Endpoints",
  * "Limits"), checked before any request so a bad input never reaches the service. Split by what they check:
  * rules.ts (the spec's constants and each field's rule), bodies.ts (request bodies and batch envelopes), files.ts
  * (resume files), failures.ts (the first failed rule as an error naming the field); here the named checks the nodes

@@ -1,5 +1,5 @@
 /**
- * The input rules of the Recruiting Analysis Customer API as zod schemas (api-spec.md: "Resources and their fields",
+ * The input rules of the Recruiting Analysis Customer API as zod schemas (the spec's sections "Resources and their fields",
  * "Endpoints", "Limits"): the spec's constants and the rule of each field. Every schema carries the rule in its
  * message ("must end in .pdf or .docx").
  */

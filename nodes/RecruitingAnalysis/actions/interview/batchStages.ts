@@ -46,7 +46,7 @@ interface Pending {
 
 /**
  * Stage one of inviting up to 20 candidates with one interview batch: validate, and with automatic quoting quote
- * the chunk with one batch-quote request (items that cannot be quoted are reported and left out). The router
+ * the chunk with one batch-quote request (items that cannot be quoted are reported and left out). The engine
  * runs this for the next chunk while the previous chunk's batch is processing; a quote sends no email and
  * reserves nothing. The batch completes when every invitation was admitted or refused.
  */

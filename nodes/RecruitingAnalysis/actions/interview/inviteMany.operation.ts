@@ -31,7 +31,7 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 export const mode = 'batch';
 
-/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (router). */
+/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return { input: readBatchInvitation(this, itemIndex), choice: readQuoteChoice(this, itemIndex), write: readWriteChoice(this, itemIndex) };
 }
