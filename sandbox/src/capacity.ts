@@ -1,11 +1,8 @@
 /**
  * Capacity as a real service has it: per-workspace limits (spec "Limits": the thresholds for pending
  * preparations, active analyses and the batch admission deadline are not shown, so they are settings), the
- * profiles that set them (`default`, and `strict`, small as production could be), and the age of quotes.
+ * profiles that set them (`default`, and `strict`, small as production could be). The age of quotes is kept in quotes.ts.
  */
-import type { Ctx } from './context';
-import type { Workspace } from './types';
-
 export interface WorkspaceLimits {
 	/** Analyses running at once; a start beyond it is 422 ACTIVE_ANALYSIS_LIMIT, a batch item waits. */
 	activeAnalysisLimit: number;
@@ -36,20 +33,4 @@ export function resolveLimits(profile: ProfileName = 'default', overrides: Parti
 	if (!base) throw new Error(`unknown sandbox profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`);
 	const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
 	return { ...base, ...defined };
-}
-
-const quoteKey = (ws: Workspace, fingerprint: string) => `${ws.id}|${fingerprint}`;
-
-/** Remembers when a quote was issued (a re-quote of unchanged inputs gives the same fingerprint a new age). */
-export function noteQuoteIssued(ctx: Ctx, ws: Workspace, fingerprint: string): void {
-	ctx.store.quotesIssuedAt[quoteKey(ws, fingerprint)] = ctx.clock.now();
-	ctx.markDirty();
-}
-
-/** Whether the workspace ages quotes and this one is older than its limit (or was never issued). */
-export function quoteTooOld(ctx: Ctx, ws: Workspace, fingerprint: string): boolean {
-	const maxAge = ws.quoteMaxAgeMs ?? 0;
-	if (maxAge <= 0) return false;
-	const issuedAt = ctx.store.quotesIssuedAt[quoteKey(ws, fingerprint)];
-	return issuedAt === undefined || ctx.clock.now() - issuedAt > maxAge;
 }

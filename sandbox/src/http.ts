@@ -10,7 +10,7 @@ import { ApiError, badRequest } from './errors';
 import { characterCount } from './validation';
 import type { Faults } from './faults';
 import { findReceipt, readIdempotencyKey, storeReceipt } from './idempotency';
-import { isStoragePath, sendStorageError, storageFault } from './routes/storage';
+import { isStoragePath, sendStorageError, storageFault } from './storageErrors';
 import type { ApiKey, Receipt, Scope, Workspace } from './types';
 import { sweepWorkspace } from './workspaces';
 

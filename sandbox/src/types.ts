@@ -83,6 +83,9 @@ export interface ExternalReference {
 
 export type ReportStatus = 'queued' | 'processing' | 'completed' | 'requires_action' | 'failed';
 
+const TERMINAL: ReadonlySet<ReportStatus> = new Set(['completed', 'requires_action', 'failed']);
+export const isTerminal = (r: ReportRecord) => TERMINAL.has(r.status);
+
 export interface Preparation {
 	createdAt: number;
 	expiresAt: number;
