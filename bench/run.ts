@@ -18,7 +18,8 @@ import { ensureN8n, packPackage, removePackedPackage, REPO_ROOT, type N8nInstanc
 import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
-import { writeReport, type BenchResults } from './report';
+import { writeReport } from './report';
+import type { BenchResults } from './results';
 import { b1Floor, runB1, type B1Variant } from './suites/b1';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
