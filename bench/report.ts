@@ -69,7 +69,8 @@ function markdown(r: BenchResults, findings?: string): string {
 	out.push('# Benchmarks (issue 6)', '');
 	out.push(
 		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all, package built from commit ${m.gitCommit ?? '?'}${m.gitDirtyShipped ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}.` +
-			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : ''),
+			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : '') +
+			(r.partial ? ` **The run did not finish**: rendered from the results saved as each suite ended (${r.phases.map((p) => p.name).join(', ') || 'none'}).` : ''),
 		'',
 	);
 	out.push('![B1 wall time per variant, and B2 memory growth](chart.svg)', '');
