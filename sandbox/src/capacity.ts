@@ -14,13 +14,31 @@ export interface WorkspaceLimits {
 	admissionDeadlineMs: number;
 	/** A quote older than this (sandbox clock) is QUOTE_STALE at admission; 0 = only content and price make it stale. */
 	quoteMaxAgeMs: number;
+	/**
+	 * How long an idempotency receipt is kept (sandbox clock); 0 = for ever. Once it is gone, the same key is a new
+	 * write: what a client meets when it repeats a request later than the service keeps receipts.
+	 */
+	receiptLifetimeMs: number;
 }
 
 export const PROFILES = {
-	/** Generous limits: nothing in an ordinary test waits. */
-	default: { activeAnalysisLimit: 50, pendingUploadLimit: 100, batchCapacity: 20, admissionDeadlineMs: 15 * 60_000, quoteMaxAgeMs: 0 },
-	/** Small limits, a short admission deadline and quotes that age: what a client must cope with in production. */
-	strict: { activeAnalysisLimit: 10, pendingUploadLimit: 30, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 10 * 60_000 },
+	/**
+	 * Generous limits: nothing in an ordinary test waits, and nothing is forgotten that the test did not ask to be
+	 * (receipts are kept for ever; sandbox/README.md, "Profiles and limits", says why).
+	 */
+	default: { activeAnalysisLimit: 50, pendingUploadLimit: 100, batchCapacity: 20, admissionDeadlineMs: 15 * 60_000, quoteMaxAgeMs: 0, receiptLifetimeMs: 0 },
+	/**
+	 * Small limits, a short admission deadline, quotes that age and receipts kept 24 hours (the least a client may
+	 * count on, docs/idempotency.md): what a client must cope with in production.
+	 */
+	strict: {
+		activeAnalysisLimit: 10,
+		pendingUploadLimit: 30,
+		batchCapacity: 5,
+		admissionDeadlineMs: 60_000,
+		quoteMaxAgeMs: 10 * 60_000,
+		receiptLifetimeMs: 24 * 3_600_000,
+	},
 } as const satisfies Record<string, WorkspaceLimits>;
 
 export type ProfileName = keyof typeof PROFILES;

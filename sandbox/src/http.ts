@@ -127,7 +127,7 @@ export class ApiRouter {
 				if (def.idempotent) {
 					const idemKey = readIdempotencyKey(req.headers['idempotency-key']);
 					const request = { params, body: req.body ?? null };
-					const { receipt, bodyHash } = findReceipt(ctx, ws.id, name, idemKey, request);
+					const { receipt, bodyHash } = findReceipt(ctx, ws, name, idemKey, request);
 					if (receipt) {
 						def.replayGuard?.(call, receipt);
 						counters.idempotentReplays += 1;
@@ -135,7 +135,8 @@ export class ApiRouter {
 					} else {
 						result = def.handler(call);
 						if (result.status >= 200 && result.status < 300) {
-							storeReceipt(ctx, ws.id, name, idemKey, {
+							storeReceipt(ctx, ws.id, idemKey, {
+								operation: name,
 								bodyHash,
 								status: result.status,
 								body: result.body ?? null,

@@ -128,12 +128,12 @@ test('an analysis in flight when the sandbox stops completes after a restart fro
 });
 
 test('--profile strict and the limit flags set the limits of every new workspace (the seeded one included)', async () => {
-	const s = await startCli(['--port', '0', '--quiet', '--profile', 'strict', '--pending-upload-limit', '7']);
+	const s = await startCli(['--port', '0', '--quiet', '--profile', 'strict', '--pending-upload-limit', '7', '--receipt-lifetime-ms', '3600000']);
 	try {
 		const limits = (await (await fetch(`${s.info.baseUrl}/_sandbox/limits`)).json()) as { limits: Record<string, number> };
 		expect(limits).toEqual({
 			profile: 'strict',
-			limits: { activeAnalysisLimit: 10, pendingUploadLimit: 7, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 600_000 },
+			limits: { activeAnalysisLimit: 10, pendingUploadLimit: 7, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 600_000, receiptLifetimeMs: 3_600_000 },
 		});
 		const patch = async (wid: string) =>
 			await (await fetch(`${s.info.baseUrl}/_sandbox/workspaces/${wid}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
