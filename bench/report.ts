@@ -24,7 +24,7 @@ const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measur
 
 export interface B1Targets {
 	n: number;
-	/** Analyze Many (one node) and Upload Many → Start Many (two nodes): median time ÷ the issue's floor. */
+	/** Analyze Many (one node) and Upload Many → Start Many (two nodes): median time ÷ the floor (b1Floor). */
 	manyFloorRatio?: number;
 	batchFloorRatio?: number;
 	/** Analyze Many ÷ the stricter floor with the phases overlapped. */
@@ -66,7 +66,7 @@ function markdown(r: BenchResults, findings?: string): string {
 	const m = r.machine;
 	const s = r.settings;
 	const out: string[] = [];
-	out.push('# Benchmarks (issue 6)', '');
+	out.push('# Benchmarks', '');
 	out.push(
 		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all, package built from commit ${m.gitCommit ?? '?'}${m.gitDirtyShipped ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}.` +
 			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : '') +
@@ -123,7 +123,7 @@ function markdown(r: BenchResults, findings?: string): string {
 		if (many && floor?.boundedMs) {
 			const bounded = many.medianMs / floor.boundedMs;
 			const boundedApi = manyApi ? ` (Simplify off ${ratio(manyApi.medianMs / floor.boundedMs)})` : '';
-			out.push(`| B1 (ours) Analyze Many within 1.2× of the overlapped floor under issue 11's bounded pipeline (${ms(floor.boundedMs)}, N = ${n}) | ${ratio(bounded)}${boundedApi} | ${within(bounded, 1.2, many.ok)} |`);
+			out.push(`| B1 (ours) Analyze Many within 1.2× of the overlapped floor under the bounded pipeline, one chunk ahead (${ms(floor.boundedMs)}, N = ${n}) | ${ratio(bounded)}${boundedApi} | ${within(bounded, 1.2, many.ok)} |`);
 		}
 	}
 	if (r.b6) {
@@ -157,9 +157,9 @@ function markdown(r: BenchResults, findings?: string): string {
 		);
 		for (const f of r.b1.floors) {
 			const overlapped = f.overlappedMs ?? NaN;
-			out.push(`| ${f.n} | **floor** (the issue's: phases one after another) | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | ${ratio(f.timeMs / overlapped)} | |`);
+			out.push(`| ${f.n} | **floor** (phases one after another) | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | ${ratio(f.timeMs / overlapped)} | |`);
 			out.push(`| ${f.n} | **floor, phases overlapped** (stricter) | ${ms(overlapped)} |  | ${f.calls} | 1.00× | ${ratio(overlapped / f.timeMs)} | 1.00× | |`);
-			if (f.boundedMs) out.push(`| ${f.n} | **floor, phases overlapped, one chunk ahead** (issue 11's bound) | ${ms(f.boundedMs)} |  | ${f.calls} | 1.00× | ${ratio(f.boundedMs / f.timeMs)} | ${ratio(f.boundedMs / overlapped)} | |`);
+			if (f.boundedMs) out.push(`| ${f.n} | **floor, phases overlapped, one chunk ahead** (the node's bound) | ${ms(f.boundedMs)} |  | ${f.calls} | 1.00× | ${ratio(f.boundedMs / f.timeMs)} | ${ratio(f.boundedMs / overlapped)} | |`);
 			for (const v of ['many', 'manyApi', 'batch', 'batchApi', 'perItem', 'http', 'httpLoop', 'baseline'] as B1Variant[]) {
 				const run = r.b1.runs.find((x) => x.n === f.n && x.variant === v);
 				if (!run) continue;

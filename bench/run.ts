@@ -1,5 +1,5 @@
 /**
- * `npm run bench` — every benchmark of issue 6 in one run, then bench/REPORT.md and bench/chart.svg.
+ * `npm run bench` — every benchmark (B1 to B6) in one run, then bench/REPORT.md and bench/chart.svg.
  *
  *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)

@@ -1,5 +1,5 @@
 /**
- * Issue 12, "Capacity as a real service has it": limits per workspace (control API and CLI flags), the strict
+ * Capacity as a real service has it: limits per workspace (control API and CLI flags), the strict
  * profile (small limits, the admission deadline in effect, quotes that age), and batch items over capacity that
  * wait to the admission deadline and then fail with their item errorCode.
  */
