@@ -1,6 +1,6 @@
 /**
  * Sandbox control endpoints (`/_sandbox/...`, loopback only, no API key): workspaces, keys, limits,
- * reset, counters, mail sink, jobs, report deletion, interview controls, event seeding, webhook
+ * reset, counters, idempotency receipts, mail sink, jobs, report deletion, interview controls, event seeding, webhook
  * endpoints and deliveries, the private inbox, the clock and fault injection. See sandbox/README.md.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -19,6 +19,7 @@ import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, rep
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
+import { ageReceipts, receiptExpired, receiptsOf } from './idempotency';
 import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
@@ -132,6 +133,37 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 		c.post('/_sandbox/workspaces/:wid/reset', async (req) => resetWorkspace(ctx, workspaceOf(ctx, req).id));
 
 		c.get('/_sandbox/workspaces/:wid/counters', async (req) => ctx.store.countersOf(workspaceOf(ctx, req).id));
+
+		// Idempotency receipts: what the service still remembers, and how to make it forget (receipt lifetime).
+		c.get('/_sandbox/workspaces/:wid/receipts', async (req) => {
+			const ws = workspaceOf(ctx, req);
+			const lifetime = ws.receiptLifetimeMs ?? 0;
+			const items = receiptsOf(ctx, ws.id)
+				.filter(({ receipt }) => !receiptExpired(ctx, ws, receipt))
+				.map(({ key, receipt }) => ({
+					key,
+					operation: receipt.operation,
+					status: receipt.status,
+					createdAt: new Date(receipt.createdAt).toISOString(),
+					expiresAt: lifetime > 0 ? new Date(receipt.createdAt + lifetime).toISOString() : null,
+				}));
+			return { receiptLifetimeMs: lifetime, items };
+		});
+
+		c.post('/_sandbox/workspaces/:wid/receipts/age', async (req) => {
+			const ws = workspaceOf(ctx, req);
+			const b = body(req);
+			const v = new Validator();
+			v.object('', b, ['seconds']);
+			const seconds = v.integer('seconds', b.seconds, { required: true, min: 0 });
+			v.throwIfAny();
+			return { receiptLifetimeMs: ws.receiptLifetimeMs ?? 0, ...ageReceipts(ctx, ws, seconds! * 1000) };
+		});
+
+		c.post('/_sandbox/workspaces/:wid/receipts/forget', async (req) => {
+			const ws = workspaceOf(ctx, req);
+			return { receiptLifetimeMs: ws.receiptLifetimeMs ?? 0, ...ageReceipts(ctx, ws, 0, true) };
+		});
 
 		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({ items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [] }));
 
