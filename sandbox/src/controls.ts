@@ -19,19 +19,12 @@ import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, rep
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
-import { ageReceipts, receiptExpired, receiptsOf } from './idempotency';
+import { body, workspaceOf } from './controlRequests';
+import { receiptControlRoutes } from './receiptControls';
 import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
-
-const body = (req: FastifyRequest) => (req.body ?? {}) as Record<string, unknown>;
-
-function workspaceOf(ctx: Ctx, req: FastifyRequest) {
-	const ws = ctx.store.workspaces[(req.params as { wid: string }).wid];
-	if (!ws) throw notFound('Workspace');
-	return ws;
-}
 
 function endpointOf(ctx: Ctx, req: FastifyRequest): WebhookEndpoint {
 	const ep = ctx.store.endpoints[(req.params as { id: string }).id];
@@ -134,36 +127,7 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 
 		c.get('/_sandbox/workspaces/:wid/counters', async (req) => ctx.store.countersOf(workspaceOf(ctx, req).id));
 
-		// Idempotency receipts: what the service still remembers, and how to make it forget (receipt lifetime).
-		c.get('/_sandbox/workspaces/:wid/receipts', async (req) => {
-			const ws = workspaceOf(ctx, req);
-			const lifetime = ws.receiptLifetimeMs ?? 0;
-			const items = receiptsOf(ctx, ws.id)
-				.filter(({ receipt }) => !receiptExpired(ctx, ws, receipt))
-				.map(({ key, receipt }) => ({
-					key,
-					operation: receipt.operation,
-					status: receipt.status,
-					createdAt: new Date(receipt.createdAt).toISOString(),
-					expiresAt: lifetime > 0 ? new Date(receipt.createdAt + lifetime).toISOString() : null,
-				}));
-			return { receiptLifetimeMs: lifetime, items };
-		});
-
-		c.post('/_sandbox/workspaces/:wid/receipts/age', async (req) => {
-			const ws = workspaceOf(ctx, req);
-			const b = body(req);
-			const v = new Validator();
-			v.object('', b, ['seconds']);
-			const seconds = v.integer('seconds', b.seconds, { required: true, min: 0 });
-			v.throwIfAny();
-			return { receiptLifetimeMs: ws.receiptLifetimeMs ?? 0, ...ageReceipts(ctx, ws, seconds! * 1000) };
-		});
-
-		c.post('/_sandbox/workspaces/:wid/receipts/forget', async (req) => {
-			const ws = workspaceOf(ctx, req);
-			return { receiptLifetimeMs: ws.receiptLifetimeMs ?? 0, ...ageReceipts(ctx, ws, 0, true) };
-		});
+		receiptControlRoutes(c, ctx);
 
 		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({ items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [] }));
 
