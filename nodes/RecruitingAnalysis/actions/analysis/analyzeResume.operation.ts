@@ -43,6 +43,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
 	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare');
 	const reportId = String(uploaded.reportId);
+	// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the rest destructuring leaves these out
 	const { recovered: _recovered, recoveredFrom: _from, ...upload } = uploaded;
 	const started = await startAnalysis(
 		this,

@@ -214,6 +214,7 @@ function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: num
 
 /** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
+	// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the rest destructuring leaves these out
 	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, status, code, ...batchFacts } = outcome;
 	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
 	const reportStatus = simplified.status ?? status ?? null;

@@ -53,6 +53,7 @@ export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChu
 	if (jobs.size === 1) {
 		body.jobDescription = valid[0].input.jobDescription;
 		body.items = valid.map(({ itemIndex, input }) => {
+			// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the rest destructuring leaves these out
 			const { jobDescription: _shared, ...rest } = input;
 			return { itemKey: itemKeyFor(itemIndex), input: rest };
 		});
