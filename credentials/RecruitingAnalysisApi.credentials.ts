@@ -90,7 +90,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 	/**
 	 * Adds `Authorization: Bearer <key>`. A function rather than the generic `={{...}}` form: n8n evaluates a generic
 	 * header as an expression (in its expression sandbox) on every request, about 0.85 ms of n8n's main thread per
-	 * call in the benchmarks (bench/REPORT.md, issue 15); this is the same header without that cost.
+	 * call in the benchmarks (bench/REPORT.md); this is the same header without that cost.
 	 */
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 		return {

@@ -46,7 +46,7 @@ export class RecruitingAnalysis implements INodeType {
 		group: ['transform'],
 		// Versions: 1.1 made the analysis operations output simplified items by default (Simplify); 2 made the
 		// saved job, report and interview IDs resource locators (From List, By ID). A workflow keeps the version it
-		// was saved with, so its parameters and outputs stay as they were (actions/shared/locators.ts, simplify.ts);
+		// was saved with, so its parameters and outputs stay as they were (actions/common/locators.ts, actions/common/simplify.ts);
 		// new nodes get the newest.
 		version: ACTION_NODE_VERSIONS,
 		subtitle: subtitleExpression(resourceDescriptions),

@@ -7,6 +7,7 @@
 import { sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { hasApiCondition, outcomeOf } from '../transport/conditions';
+import { growingDelayMs } from '../transport/retry';
 
 export const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'] as const;
 /** How long a capacity refusal is waited out at most before it fails the item. */
@@ -31,7 +32,7 @@ export async function waitOutCapacity(
 		}
 		const refused = conditions.some((condition) => hasApiCondition(outcome.error, condition));
 		if (!refused || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted) throw outcome.error;
-		const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 1.5 ** refusal, Math.max(0, deadline - Date.now()));
+		const pause = Math.min(growingDelayMs(refusal, FIRST_PAUSE_MS, MAX_PAUSE_MS), Math.max(0, deadline - Date.now()));
 		ctx.logger?.info?.(`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${refusal + 1})`);
 		await sleep(pause);
 	}

@@ -8,7 +8,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { api } from '../transport/api';
+import { listPages } from '../transport/pages';
 import { RunSlot } from './runState';
 
 export const REPORT_PAGE_LIMIT = 100;
@@ -47,22 +47,15 @@ export async function walkReportPages(
 	visit: (report: IDataObject) => void,
 	done: () => boolean,
 ): Promise<number> {
-	let cursor: string | undefined;
 	let pages = 0;
-	while (pages < maxPages && !done()) {
+	if (maxPages < 1 || done()) return pages;
+	for await (const page of listPages.call(ctx, { method: 'GET', path: '/api/v1/reports', qs, pageSize: REPORT_PAGE_LIMIT, itemIndex })) {
 		pages++;
-		const data = await api(ctx, {
-			method: 'GET',
-			path: '/api/v1/reports',
-			qs: { ...qs, limit: REPORT_PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
-			itemIndex,
-		});
-		for (const report of (Array.isArray(data.items) ? data.items : []) as IDataObject[]) {
+		for (const report of page.items) {
 			rememberCreated(ctx, report);
 			visit(report);
 		}
-		if (typeof data.nextCursor !== 'string' || data.nextCursor === '') break;
-		cursor = data.nextCursor;
+		if (pages >= maxPages || done()) break;
 	}
 	return pages;
 }

@@ -3,14 +3,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 /** What an operation gives back for one input item: plain JSON objects, or ready n8n items. */
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
-/** An operation that runs once per input item (the router runs these with bounded concurrency). */
+/** An operation that runs once per input item (the engine runs these with bounded concurrency). */
 export interface ItemOperation {
 	description: INodeProperties[];
 	/** A `Later` when the item's result is awaited together with the other items' (Wait for Completion). */
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<ItemResult | Later>;
 	/**
 	 * Checks an item's whole input (and the user's key for it) without sending anything. Operations that charge or
-	 * create define it: the router checks every item first, so a bad item stops the node before any item is charged.
+	 * create define it: the engine checks every item first, so a bad item stops the node before any item is charged.
 	 */
 	check?(this: IExecuteFunctions, itemIndex: number): Promise<unknown>;
 	mode?: undefined;
@@ -35,7 +35,7 @@ export function stage<S extends ChunkState>(run: (this: IExecuteFunctions, chunk
 }
 
 /**
- * An operation that uses one of the API's batch endpoints: the router hands it the input items in chunks of up to
+ * An operation that uses one of the API's batch endpoints: the engine hands it the input items in chunks of up to
  * BATCH_CHUNK_SIZE and runs its stages as a pipeline, so that chunks overlap: while chunk k is in stage i + 1,
  * chunk k + 1 is in stage i (for example: the next upload batch is created while this chunk's files are PUT; the
  * next chunk is quoted while this analysis batch runs). Each stage handles one chunk at a time, in chunk order,
@@ -45,7 +45,7 @@ export interface BatchOperation {
 	description: INodeProperties[];
 	mode: 'batch';
 	stages: PipelineStage[];
-	/** As ItemOperation.check: the router checks every item before the first chunk starts. */
+	/** As ItemOperation.check: the engine checks every item before the first chunk starts. */
 	check?(this: IExecuteFunctions, itemIndex: number): Promise<unknown>;
 	/**
 	 * The stage that submits (charges) a chunk; the stages before it prepare and quote. A chunk starts only when
@@ -58,7 +58,7 @@ export interface BatchOperation {
 /** An item result that is still being waited for: the lane that made it is free. */
 export class Later {
 	constructor(readonly promise: Promise<ItemResult>) {
-		// The router attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
+		// The engine attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
 		promise.catch(() => undefined);
 	}
 }

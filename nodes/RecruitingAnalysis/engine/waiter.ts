@@ -1,7 +1,7 @@
 /**
  * Shared waiting for the item operations of one node run (Analyze Resume and Analysis > Start with Wait for
  * Completion). A lane submits an item and hands its report to the waiter; the lane is then free for the next
- * item (the operation returns a `Later`, which the router settles after the lanes). The waiter reads every pending
+ * item (the operation returns a `Later`, which the engine settles after the lanes). The waiter reads every pending
  * report together, in rounds: one page of GET /api/v1/reports (newest first, 100 summaries a page, narrowed by
  * createdAfter / createdBefore once the reports' creation times are known) answers for up to 100 reports and
  * carries the summary that Output After Waiting = Report Summary needs, so no summary is read twice. A report the
@@ -22,6 +22,7 @@ import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
 import { hasApiCondition } from '../transport/conditions';
+import { growingDelayMs } from '../transport/retry';
 import { CAPACITY_WAIT_SECONDS } from './capacity';
 import { pageBudget, walkReportPages } from './reportPages';
 import { RunSlot } from './runState';
@@ -118,7 +119,7 @@ export class ReportWaiter {
 		const flatUntil = entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
 		if (now < flatUntil) return step;
 		entry.slowReads++;
-		return Math.min(MAX_READ_DELAY_MS, Math.round(step * 1.5 ** Math.min(entry.slowReads, 20)));
+		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
 	}
 
 	get inFlight(): number {
@@ -337,7 +338,7 @@ export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
 }
 
 /**
- * Ends this run's waiting (the router, once the items are settled). With an error (the node stops), every wait
+ * Ends this run's waiting (the engine, once the items are settled). With an error (the node stops), every wait
  * still pending rejects with it, and the waiter stays closed for the rest of the run, so no item starts waiting or
  * submits after it; resolves once no read of the waiter is in flight.
  */

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest } from '../transport';
+import { listPages } from '../transport';
 
 /** Page size asked of the API (its maximum). */
 const PAGE_SIZE = 100;
@@ -34,17 +34,14 @@ async function searchList(
 ): Promise<INodeListSearchResult> {
 	const results: INodeListSearchItems[] = [];
 	let cursor: string | undefined = paginationToken || undefined;
-	for (let page = 0; page < MAX_PAGES; page++) {
-		const qs: IDataObject = { limit: PAGE_SIZE };
-		if (cursor) qs.cursor = cursor;
-		const data = (await apiRequest.call(ctx, { method: 'GET', path, qs })) as IDataObject;
-		const items = Array.isArray(data.items) ? (data.items as IDataObject[]) : [];
-		for (const item of items) {
+	let pages = 0;
+	for await (const page of listPages.call(ctx, { method: 'GET', path, pageSize: PAGE_SIZE, cursor })) {
+		for (const item of page.items) {
 			const { entry, searchable } = toEntry(item);
 			if (matches(filter, searchable)) results.push(entry);
 		}
-		cursor = typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
-		if (!cursor || results.length >= ENOUGH_MATCHES) break;
+		cursor = page.nextCursor;
+		if (results.length >= ENOUGH_MATCHES || ++pages >= MAX_PAGES) break;
 	}
 	return { results, paginationToken: cursor };
 }

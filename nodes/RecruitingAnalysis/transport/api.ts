@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest, apiRequestAllItems, type ApiRequestOptions } from './request';
+import { apiRequestAllItems } from './pages';
+import { apiRequest, type ApiRequestOptions } from './request';
 
 /** apiRequest typed for the action node: the unwrapped `data` object of the response. */
 export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions): Promise<IDataObject> {

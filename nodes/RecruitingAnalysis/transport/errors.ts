@@ -161,7 +161,7 @@ export interface DescribeErrorInput {
 
 /**
  * The parts of a user-facing error for an API (or storage) error answer. Reads `error.code` and `error.reason`
- * tolerantly: a sub-condition found in `code` is treated as the reason, as DESIGN.md asks.
+ * tolerantly: a sub-condition found in `code` is treated as the reason (the spec leaves the placement open).
  */
 export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	const { status } = input;

@@ -12,12 +12,12 @@ export {
 	apiErrorInfo,
 	apiPath,
 	apiRequest,
-	apiRequestAllItems,
 	CREDENTIAL_TYPE,
 	REQUEST_TIMEOUT_MS,
 	transportSettings,
 } from './request';
 export type { ApiContext, ApiErrorInfo, ApiRequestOptions } from './request';
+export { apiRequestAllItems, listPages, type ListPage, type PagesOptions } from './pages';
 export { putResumeToStorage, STORAGE_TIMEOUT_MS } from './storage';
 export type { UploadTarget } from './storage';
 export { pollUntil, pollDelayMs, type PollArgs } from './poll';

@@ -7,12 +7,14 @@
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { growingDelayMs } from './retry';
+
 export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
 export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
 
-/** Delay before read number `read` (1 = the second read): initial × 1.5^(read-1), capped. Pure. */
+/** Delay before read number `read` (1 = the second read): initial × 1.5^(read-1), capped (retry.ts). Pure. */
 export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
-	return Math.min(maxDelayMs, Math.round(initialDelayMs * 1.5 ** Math.max(0, read - 1)));
+	return growingDelayMs(read - 1, initialDelayMs, maxDelayMs);
 }
 
 export interface PollArgs<T> {

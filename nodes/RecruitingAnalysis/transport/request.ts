@@ -3,7 +3,7 @@
  * response read here (status, headers, body), `{data}` unwrapped, API errors turned into NodeApiError with the
  * spec's recovery hint, and safe requests retried with jittered backoff that honours Retry-After.
  */
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -26,8 +26,7 @@ import {
 	isCancellation,
 	isRetryableStatus,
 	isSafeToRetry,
-	networkErrorCode,
-	nextDelayMs,
+	withRetries,
 	parseRetryAfter,
 } from './retry';
 import type { RetryPolicy } from './retry';
@@ -262,123 +261,77 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const secrets = [config.apiKey, config.apiKey.trim()];
 
-	for (let attempt = 0; ; attempt++) {
-		const isLastAttempt = attempt + 1 >= policy.maxAttempts;
-		if (cancelled(this)) {
-			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
-		}
-		const headers: IDataObject = { Accept: 'application/json' };
-		if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-		const request: IHttpRequestOptions = {
-			method,
-			url: `${config.baseUrl}${path}`,
-			headers,
-			qs: cleanQuery(options.qs),
-			json: true,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: transportSettings.requestTimeoutMs,
-		};
-		if (options.body !== undefined) request.body = options.body;
-
-		let response: FullResponse;
-		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
+	const outcome = await withRetries<FullResponse>({
+		safe,
+		policy,
+		random: transportSettings.random,
+		beforeAttempt: () => {
+			if (cancelled(this)) throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		},
+		send: async () => {
+			const headers: IDataObject = { Accept: 'application/json' };
+			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+			const request: IHttpRequestOptions = {
+				method,
+				url: `${config.baseUrl}${path}`,
+				headers,
+				qs: cleanQuery(options.qs),
+				json: true,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: transportSettings.requestTimeoutMs,
+			};
+			if (options.body !== undefined) request.body = options.body;
+			return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
 				credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: { ...config.credentials } },
 			})) as FullResponse;
-		} catch (error) {
-			if (isCancellation(error) || cancelled(this)) {
-				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
-			}
-			const code = networkErrorCode(error);
-			if (!code) {
-				const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
-				throw new NodeOperationError(this.getNode(), `Request to the Recruiting Analysis API failed: ${text}`, {
-					itemIndex,
-					description: `${method} ${path.split('?')[0]} could not be sent.`,
-				});
-			}
-			if (safe && !isLastAttempt) {
-				await sleep(nextDelayMs(attempt, undefined, policy, transportSettings.random) ?? 0);
-				continue;
-			}
-			throw networkFailure(this, {
-				code,
-				attempts: attempt + 1,
-				method,
-				path,
-				safe,
-				idempotencyKey,
+		},
+	});
+	const attempt = outcome.attempts - 1;
+	const response = outcome.response;
+	if (!response) {
+		const error = outcome.error;
+		if (isCancellation(error) || cancelled(this)) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		}
+		const code = outcome.networkCode;
+		if (!code) {
+			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+			throw new NodeOperationError(this.getNode(), `Request to the Recruiting Analysis API failed: ${text}`, {
 				itemIndex,
-				baseUrl: config.baseUrl,
+				description: `${method} ${path.split('?')[0]} could not be sent.`,
 			});
 		}
-
-		const status = response.statusCode;
-		if (status >= 200 && status < 300) {
-			if (options.expectEmpty || status === 204) return undefined as T;
-			const body = response.body;
-			if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
-				return (body as { data: T }).data;
-			}
-			return body as T;
-		}
-
-		// A refused key is read again on the next request (the user may have replaced it in the credential).
-		if (status === 401) forgetConfig(this, itemIndex);
-		const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
-		if (isRetryableStatus(status) && safe && !isLastAttempt) {
-			const delay = nextDelayMs(attempt, retryAfterMs, policy, transportSettings.random);
-			if (delay !== undefined) {
-				await sleep(delay);
-				continue;
-			}
-		}
-		const parts = describeApiError({
-			status,
-			body: response.body,
-			headers: response.headers,
-			retries: isRetryableStatus(status) && safe ? attempt : 0,
-			safeToRetry: safe,
+		throw networkFailure(this, {
+			code,
+			attempts: attempt + 1,
+			method,
+			path,
+			safe,
+			idempotencyKey,
+			itemIndex,
+			baseUrl: config.baseUrl,
 		});
-		throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
 	}
-}
-
-/**
- * Follows `nextCursor` with the filters unchanged. Return All: every page (100 per page); otherwise stops at
- * `limit` items (default 50), asking for min(100, remaining) per page. Stops on a null cursor, on `hasMore: false`
- * (the event feed always returns a position), or on an empty page.
- */
-export async function apiRequestAllItems<T = IDataObject>(
-	this: ApiContext,
-	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
-): Promise<T[]> {
-	const { returnAll, limit: wanted, ...request } = options;
-	const limit = returnAll ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(wanted ?? 50));
-	const items: T[] = [];
-	const seenCursors = new Set<string>();
-	let cursor: string | undefined;
-	for (;;) {
-		const remaining = limit - items.length;
-		const pageSize = Math.min(100, remaining);
-		const page = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(this, {
-			...request,
-			qs: { ...(request.qs ?? {}), limit: pageSize, ...(cursor ? { cursor } : {}) },
-		});
-		const pageItems = Array.isArray(page?.items) ? (page.items as T[]) : [];
-		items.push(...pageItems);
-		if (items.length >= limit) break;
-		const next = typeof page?.nextCursor === 'string' && page.nextCursor !== '' ? page.nextCursor : undefined;
-		if (!next || page.hasMore === false || pageItems.length === 0) break;
-		if (seenCursors.has(next)) {
-			throw new NodeOperationError(this.getNode(), 'The API returned the same page cursor twice', {
-				itemIndex: request.itemIndex,
-				description: 'Paging stopped to avoid an endless loop. Run again; if it repeats, report it.',
-			});
+	const status = response.statusCode;
+	if (status >= 200 && status < 300) {
+		if (options.expectEmpty || status === 204) return undefined as T;
+		const body = response.body;
+		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+			return (body as { data: T }).data;
 		}
-		seenCursors.add(next);
-		cursor = next;
+		return body as T;
 	}
-	return items.length > limit ? items.slice(0, limit) : items;
+
+	// A refused key is read again on the next request (the user may have replaced it in the credential).
+	if (status === 401) forgetConfig(this, itemIndex);
+	const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
+	const parts = describeApiError({
+		status,
+		body: response.body,
+		headers: response.headers,
+		retries: isRetryableStatus(status) && safe ? attempt : 0,
+		safeToRetry: safe,
+	});
+	throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
 }

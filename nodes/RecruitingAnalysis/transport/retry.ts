@@ -1,9 +1,11 @@
 /**
- * Retry policy (DESIGN.md "Behaviour every operation must have"): network errors, timeouts, 408, 429 and 5xx are
+ * Retry policy (the spec's "Errors" retry guidance and the webhook receiver contract's retried statuses): network errors, timeouts, 408, 429 and 5xx are
  * retried with capped full-jitter exponential backoff that honours `Retry-After`, and only for requests that are
  * safe to repeat. Pure functions: no n8n types, no timers.
  */
-import type { IHttpRequestMethods } from 'n8n-workflow';
+import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
+
+import { headerValue } from './errors';
 
 export interface RetryPolicy {
 	/** Total attempts, the first one included. */
@@ -146,4 +148,64 @@ export function nextDelayMs(
 	if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) return undefined;
 	const jitter = backoffDelayMs(retry, policy, random);
 	return retryAfterMs === undefined ? jitter : Math.max(retryAfterMs, jitter);
+}
+
+/**
+ * The one growing delay for waits that are not retries (reads of work in progress, capacity refusals): `firstMs`,
+ * then ×1.5 a step, capped at `maxMs`. Pure.
+ */
+export function growingDelayMs(step: number, firstMs: number, maxMs: number): number {
+	return Math.min(maxMs, Math.round(firstMs * 1.5 ** Math.max(0, step)));
+}
+
+/** What one attempt of a request gave: an answer with its HTTP status, or what was thrown. */
+export interface RetriedRequest<R> {
+	/** The last answer, when the last attempt got one. */
+	response?: R;
+	/** What the last attempt threw (a network error after the retries, or any other error at once). */
+	error?: unknown;
+	/** The network error code of `error`, when it is one. */
+	networkCode?: string;
+	/** Attempts made, the first one included. */
+	attempts: number;
+}
+
+/**
+ * The one retry loop: sends with `send`, and when `safe`, sends again after network errors and retryable statuses
+ * (408, 429, 5xx) with the jittered backoff, honouring Retry-After, up to the policy's attempts. Returns the last
+ * answer (any status) or the last error; the caller turns either into its own error. `beforeAttempt` may throw to
+ * stop (a cancelled execution).
+ */
+export async function withRetries<R extends { statusCode: number; headers?: unknown }>(args: {
+	safe: boolean;
+	policy: RetryPolicy;
+	random: () => number;
+	send: (attempt: number) => Promise<R>;
+	beforeAttempt?: () => void;
+}): Promise<RetriedRequest<R>> {
+	const { safe, policy, random, send } = args;
+	for (let attempt = 0; ; attempt++) {
+		const last = !safe || attempt + 1 >= policy.maxAttempts;
+		args.beforeAttempt?.();
+		let response: R;
+		try {
+			response = await send(attempt);
+		} catch (error) {
+			const networkCode = isCancellation(error) ? undefined : networkErrorCode(error);
+			if (networkCode && !last) {
+				await sleep(nextDelayMs(attempt, undefined, policy, random) ?? 0);
+				continue;
+			}
+			return { error, networkCode, attempts: attempt + 1 };
+		}
+		if (isRetryableStatus(response.statusCode) && !last) {
+			const retryAfterMs = parseRetryAfter(headerValue(response.headers as IDataObject | undefined, 'retry-after'), Date.now());
+			const delay = nextDelayMs(attempt, retryAfterMs, policy, random);
+			if (delay !== undefined) {
+				await sleep(delay);
+				continue;
+			}
+		}
+		return { response, attempts: attempt + 1 };
+	}
 }

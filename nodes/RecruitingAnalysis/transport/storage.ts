@@ -10,14 +10,14 @@
  * fresh stream. Storage error bodies are S3-style XML (`<Error><Code>…</Code><Message>…</Message>`); they are read
  * for the message only (a JSON error body is read too), never to decide whether to refresh.
  */
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { contentMatchesMimeType } from '../validation';
 import { binaryHead } from './binary';
 import { headerValue, type ApiErrorParts } from './errors';
 import { apiPath, apiRequest, buildApiError, transportSettings } from './request';
-import { isCancellation, isRetryableStatus, networkErrorCode, nextDelayMs, parseRetryAfter } from './retry';
+import { isCancellation, networkErrorCode, withRetries } from './retry';
 
 /** Per-attempt timeout of the storage PUT (10 MB over a slow uplink). */
 export const STORAGE_TIMEOUT_MS = 300_000;
@@ -160,55 +160,44 @@ async function putOnce(
 	args: { upload: UploadTarget; source: BinarySource; itemIndex: number; reportId: string },
 ): Promise<FullResponse> {
 	const { upload, source, itemIndex, reportId } = args;
-	const policy = transportSettings.retry;
-	for (let attempt = 0; ; attempt++) {
-		const isLastAttempt = attempt + 1 >= policy.maxAttempts;
-		const request: IHttpRequestOptions = {
-			method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
-			url: upload.url,
-			// A stream (or the in-memory buffer); n8n hands it to its HTTP client unchanged.
-			body: (await source.open()) as Buffer,
-			headers: {
-				'Content-Type': upload.mimeType,
-				'Content-Length': String(source.size),
-			},
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: STORAGE_TIMEOUT_MS,
-		};
-		try {
-			const response = (await this.helpers.httpRequest(request)) as FullResponse;
-			if (isRetryableStatus(response.statusCode) && !isLastAttempt) {
-				const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
-				const delay = nextDelayMs(attempt, retryAfterMs, policy, transportSettings.random);
-				if (delay !== undefined) {
-					await sleep(delay);
-					continue;
-				}
-			}
-			return response;
-		} catch (error) {
-			if (isCancellation(error)) {
-				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
-			}
-			const code = networkErrorCode(error);
-			if (code && !isLastAttempt) {
-				await sleep(nextDelayMs(attempt, undefined, policy, transportSettings.random) ?? 0);
-				continue;
-			}
-			// Never include the signed URL: it is a bearer capability for this upload.
-			const message = `Could not upload the resume of report ${reportId} to storage`;
-			const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-			const wrapped = new NodeApiError(this.getNode(), { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } }, {
-				message,
-				description,
-				itemIndex,
-			});
-			wrapped.message = message;
-			wrapped.description = description;
-			throw wrapped;
-		}
+	const outcome = await withRetries<FullResponse>({
+		safe: true,
+		policy: transportSettings.retry,
+		random: transportSettings.random,
+		send: async () => {
+			const request: IHttpRequestOptions = {
+				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
+				url: upload.url,
+				// A stream (or the in-memory buffer); n8n hands it to its HTTP client unchanged.
+				body: (await source.open()) as Buffer,
+				headers: {
+					'Content-Type': upload.mimeType,
+					'Content-Length': String(source.size),
+				},
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: STORAGE_TIMEOUT_MS,
+			};
+			return (await this.helpers.httpRequest(request)) as FullResponse;
+		},
+	});
+	if (outcome.response) return outcome.response;
+	if (isCancellation(outcome.error)) {
+		throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 	}
+	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
+	const attempts = outcome.attempts;
+	// Never include the signed URL: it is a bearer capability for this upload.
+	const message = `Could not upload the resume of report ${reportId} to storage`;
+	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
+	const wrapped = new NodeApiError(this.getNode(), { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } }, {
+		message,
+		description,
+		itemIndex,
+	});
+	wrapped.message = message;
+	wrapped.description = description;
+	throw wrapped;
 }
 
 /**

@@ -15,9 +15,10 @@
  */
 import { createHash } from 'node:crypto';
 
+import { IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH } from '../validation/rules';
+
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
-export const MAX_KEY_LENGTH = 128;
-const KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
+export { MAX_KEY_LENGTH };
 /** Changing what goes into a derived key changes this version (old receipts then no longer match). */
 export const DERIVATION_VERSION = 'recruiting-analysis/write/v2';
 

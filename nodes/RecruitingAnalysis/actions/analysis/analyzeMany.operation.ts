@@ -39,7 +39,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 
 export const mode = 'batch';
 
-/** Each item's input and key choice, checked before the first chunk starts (router). */
+/** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
 }
@@ -79,12 +79,12 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 }
 
 /**
- * Analyze Many: the batch form of Analyze Resume. Per chunk of up to 20 input items, five stages that the router
+ * Analyze Many: the batch form of Analyze Resume. Per chunk of up to 20 input items, five stages that the engine
  * runs as a pipeline (each stage one chunk at a time, so one upload batch and one analysis batch at most are
  * active): create the upload batch and read its signed URLs; PUT the files; quote the uploaded reports; submit
  * them as one analysis batch and wait until every analysis has finished; read the report summaries (option).
  * So the next files are uploaded and quoted while this chunk's analyses run. Without Continue On Fail, an item
- * that failed (invalid input, a PUT that kept failing) stops the node: the router starts no stage of any chunk
+ * that failed (invalid input, a PUT that kept failing) stops the node: the engine starts no stage of any chunk
  * after it, so that chunk is neither quoted nor submitted and no analysis is charged for a failed run.
  */
 export const stages = [

@@ -27,7 +27,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 /** The user key's suffixes of Analyze Resume's writes: the upload, its renewal, the start and its requote. */
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 
-/** Everything the item needs, checked before anything is sent (the router runs this for every item first). */
+/** Everything the item needs, checked before anything is sent (the engine runs this for every item first). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	const input = await readUploadInput(this, itemIndex);
@@ -37,7 +37,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /**
  * The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait).
  * A repeat of the same item (same file, job, name and reference) reaches the same report; a report that already
- * has an attempt is recovered instead of started again (keys.ts, recover.ts).
+ * has an attempt is recovered instead of started again (writes/identity.ts, writes/recover.ts).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);

@@ -34,7 +34,7 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 
 export const mode = 'batch';
 
-/** Each item's report, quote choice and key choice, checked before the first chunk starts (router). */
+/** Each item's report, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
@@ -70,7 +70,7 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 }
 
 /**
- * Up to 20 input items per analysis batch, in three stages that the router overlaps across chunks: validate and
+ * Up to 20 input items per analysis batch, in three stages that the engine overlaps across chunks: validate and
  * quote; submit the batch and wait until every admitted analysis has finished; read the report summaries
  * (Include Report Summary). The next chunk is quoted while this chunk's batch runs.
  */

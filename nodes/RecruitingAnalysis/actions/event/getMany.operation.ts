@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
-import { api } from '../../transport/api';
+import { listPages } from '../../transport/pages';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { optionsCollection } from '../common/descriptions';
 
@@ -125,25 +125,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
 	const interviewId = optionString(filters, 'interviewId');
 	if (interviewId !== undefined) validateId.call(this, interviewId, itemIndex, 'Interview ID');
-	let cursor = optionString(options, 'cursor');
+	const cursor = optionString(options, 'cursor');
 	if (cursor !== undefined) validateCursor.call(this, cursor, itemIndex);
 
 	const events: IDataObject[] = [];
 	let hasMore = false;
 	let nextCursor: string | null = cursor ?? null;
-	for (let page = 0; page < MAX_DRAIN_PAGES; page++) {
-		const response = await api(this, {
-			method: 'GET',
-			path: '/api/v1/events',
-			qs: compactQuery({ limit, cursor, type, reportId, interviewId }),
-			itemIndex,
-		});
-		events.push(...((response.items ?? []) as IDataObject[]));
-		hasMore = response.hasMore === true;
+	let pages = 0;
+	const qs = compactQuery({ type, reportId, interviewId });
+	for await (const page of listPages.call(this, { method: 'GET', path: '/api/v1/events', qs, pageSize: limit, cursor, itemIndex })) {
+		events.push(...page.items);
+		hasMore = page.hasMore === true;
 		// The feed keeps its position even on an empty page; keep the one it returns.
-		nextCursor = typeof response.nextCursor === 'string' ? response.nextCursor : nextCursor;
-		if (!returnAll || !hasMore || typeof response.nextCursor !== 'string') break;
-		cursor = response.nextCursor;
+		nextCursor = page.nextCursor ?? nextCursor;
+		if (!returnAll || ++pages >= MAX_DRAIN_PAGES) break;
 	}
 
 	if (options.output === 'page') return { items: events, nextCursor, hasMore };

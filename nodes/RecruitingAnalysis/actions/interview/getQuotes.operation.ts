@@ -5,7 +5,7 @@ import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
 import { candidateEmailField, reportIdField } from '../common/descriptions';
 import { addNotice } from '../common/notices';
-import { readBatchInvitation } from './inviteMany.operation';
+import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
 
 const properties: INodeProperties[] = [

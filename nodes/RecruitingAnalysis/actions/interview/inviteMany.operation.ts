@@ -1,15 +1,7 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import {
-	interviewBatchQuoteSchema,
-	interviewBatchSchema,
-	interviewInputSchema,
-	validateBatch,
-	validateInput,
-} from '../../validation';
 import { readQuoteChoice } from '../analysis/pipeline';
-import { api } from '../../transport/api';
-import { batchItemFor, batchTimeout, batchTimeoutOption, createBatch, itemKeyFor, readChunk, refusesChunk, waitForBatch } from '../../engine/batch';
+import { batchTimeoutOption } from '../../engine/batch';
 import {
 	candidateEmailField,
 	optionsCollection,
@@ -17,13 +9,9 @@ import {
 	reportIdField,
 	writeOptions,
 } from '../common/descriptions';
-import { outcomeOf } from '../../transport/conditions';
-import { addNotice } from '../common/notices';
-import type { InvitationInput } from './invitation';
-import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
-import { existsCondition, recoverWrite } from '../../writes/recover';
-import { optionsParam, stringParam } from '../common/params';
-import { stage, type ChunkState } from '../../engine/types';
+import { readWriteChoice } from '../../writes/identity';
+import { stage } from '../../engine/types';
+import { readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
 	{
@@ -43,7 +31,7 @@ export const description = updateDisplayOptions({ show: { resource: ['interview'
 
 export const mode = 'batch';
 
-/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (router). */
+/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return { input: readBatchInvitation(this, itemIndex), choice: readQuoteChoice(this, itemIndex), write: readWriteChoice(this, itemIndex) };
 }
@@ -51,128 +39,5 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-/** Batch invitation input of an item (batches support only sendEmail true), validated. */
-export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	const value = {
-		reportId: stringParam(ctx, 'reportId', itemIndex),
-		candidateEmail: stringParam(ctx, 'candidateEmail', itemIndex),
-		sendEmail: true,
-	};
-	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as IDataObject;
-}
-
-interface InviteChunk extends ChunkState {
-	pending?: Pending[];
-}
-
-interface Pending {
-	position: number;
-	itemIndex: number;
-	input: IDataObject;
-	fingerprint?: string;
-	choice: WriteChoice;
-}
-
-/**
- * Stage one of inviting up to 20 candidates with one interview batch: validate, and with automatic quoting quote
- * the chunk with one batch-quote request (items that cannot be quoted are reported and left out). The router
- * runs this for the next chunk while the previous chunk's batch is processing; a quote sends no email and
- * reserves nothing. The batch completes when every invitation was admitted or refused.
- */
-async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
-	const { outcomes } = chunk;
-	let pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
-		input: readBatchInvitation(this, itemIndex),
-		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
-		choice: readWriteChoice(this, itemIndex),
-	}));
-	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
-	const first = pending[0].itemIndex;
-
-	const toQuote = pending.filter((p) => p.fingerprint === undefined);
-	if (toQuote.length > 0) {
-		const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
-		validateBatch.call(this, interviewBatchQuoteSchema, quoteBody, first);
-		const quotes = await api(this, {
-			method: 'POST',
-			path: '/api/v1/interview-batch-quotes',
-			body: quoteBody,
-			itemIndex: first,
-		});
-		for (const p of toQuote) {
-			const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
-			const quote = entry?.quote as IDataObject | null | undefined;
-			if (quote && typeof quote.fingerprint === 'string') {
-				p.fingerprint = quote.fingerprint;
-			} else {
-				outcomes[p.position] = {
-					reportId: p.input.reportId,
-					itemKey: itemKeyFor(p.itemIndex),
-					state: 'not_quoted',
-					interviewId: null,
-					errorCode: (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED',
-				};
-			}
-		}
-		pending = pending.filter((p) => p.fingerprint !== undefined);
-	}
-	return { ...chunk, pending };
-}
-
-/**
- * Stage two: submit the quoted items as one batch and wait until it has completed (only one batch of a kind can
- * be active, so the next chunk's batch waits for this one; its quote was already made meanwhile).
- */
-async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
-	const { outcomes, pending = [] } = chunk;
-	if (pending.length === 0) return chunk;
-	const first = pending[0].itemIndex;
-	const options = optionsParam(this, first);
-	const body = {
-		items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
-	};
-	validateBatch.call(this, interviewBatchSchema, body, first);
-	// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
-	// quotes new fingerprints, and the same key with that changed body is IDEMPOTENCY_KEY_REUSED: each item's
-	// invitation is then read back (recover.ts) instead of failing the node.
-	const key = chunkIdempotencyKey(
-		'interviews.batch',
-		pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
-	);
-	const recover = async (p: Pending, from: string) => {
-		try {
-			const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
-			outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
-		} catch (error) {
-			outcomes[p.position] = error as Error;
-		}
-	};
-	const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
-	if (!created.ok) {
-		if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
-		for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
-		return chunk;
-	}
-	const { batchId } = created.value;
-	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-	addNotice(this, 'invitationsQueued');
-	for (const p of pending) {
-		const item = batchItemFor(batch, p.itemIndex);
-		if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
-			await recover(p, String(item?.errorCode));
-			continue;
-		}
-		outcomes[p.position] = {
-			batchId,
-			reportId: p.input.reportId,
-			itemKey: itemKeyFor(p.itemIndex),
-			state: item?.state ?? 'unknown',
-			interviewId: item?.resourceId ?? null,
-			errorCode: item?.errorCode ?? null,
-		};
-	}
-	return chunk;
-}
-
-/** Quote, then submit and wait; the router quotes the next chunk while this chunk's batch is processing. */
+/** Quote, then submit and wait; the engine quotes the next chunk while this chunk's batch is processing. */
 export const stages = [stage(readAndQuote), stage(submit)];

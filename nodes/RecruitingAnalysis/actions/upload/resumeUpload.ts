@@ -135,7 +135,7 @@ export const UPLOAD_RENEW_STEP = 'renew';
 
 /**
  * Prepare + PUT of the item's resume (the Upload Resume operation, and the first half of Analyze Resume).
- * The key is what the upload is (job, file digest, name, type, external reference; keys.ts), so a repeat of the same
+ * The key is what the upload is (job, file digest, name, type, external reference; writes/identity.ts), so a repeat of the same
  * upload gets the same report back:
  * - its file was already accepted for an analysis (the PUT answers ALREADY_ADMITTED): recovered, nothing sent;
  * - its application (external reference) already has a report for the same job (EXTERNAL_REFERENCE_CONFLICT, e.g.

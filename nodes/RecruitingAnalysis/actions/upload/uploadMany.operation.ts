@@ -29,7 +29,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
 
 export const mode = 'batch';
 
-/** Each item's input and key choice, checked before the first chunk starts (router). */
+/** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
 }
@@ -39,7 +39,7 @@ export const submitStage = 1;
 
 /**
  * One upload batch per chunk of up to 20 input items, in two stages: create the batch and read its signed URLs,
- * then PUT the files. The router overlaps them: the next chunk's batch is created while these files are PUT.
+ * then PUT the files. The engine overlaps them: the next chunk's batch is created while these files are PUT.
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {

@@ -1,0 +1,253 @@
+/**
+ * The input rules of the Recruiting Analysis Customer API as zod schemas (the spec's sections "Resources and their fields",
+ * "Endpoints", "Limits"): the spec's constants and the rule of each field. Every schema carries the rule in its
+ * message ("must end in .pdf or .docx").
+ */
+import { z } from 'zod';
+
+import { EVENT_TYPES } from '../webhook/eventTypes';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Constants from the spec
+// ---------------------------------------------------------------------------------------------------------------
+
+export const PDF_MIME_TYPE = 'application/pdf';
+export const DOCX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const RESUME_MIME_TYPES = [PDF_MIME_TYPE, DOCX_MIME_TYPE] as const;
+export type ResumeMimeType = (typeof RESUME_MIME_TYPES)[number];
+
+export const MAX_FILE_SIZE_BYTES = 10_485_760;
+export const MAX_FILE_NAME_LENGTH = 200;
+export const MAX_ID_LENGTH = 100;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
+export const MAX_CURSOR_LENGTH = 2048;
+export const MAX_PAGE_SIZE = 100;
+export const FINGERPRINT_PATTERN = /^[a-f0-9]{64}$/;
+export const REVISION_PATTERN = /^[A-Fa-f0-9]{64}$/;
+export const EXTERNAL_REFERENCE_SOURCE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH = 64;
+export const MAX_EXTERNAL_REFERENCE_ID_LENGTH = 128;
+export const MIN_BATCH_ITEMS = 1;
+export const MAX_BATCH_ITEMS = 20;
+export const MAX_BATCH_BODY_BYTES = 256 * 1024;
+export const SUPPORTED_SCHEMA_VERSION = '1';
+
+// The one list of event types (api-spec "Events"), shared with both triggers.
+export { EVENT_TYPES };
+
+export const INTERVIEW_LIFECYCLES = ['invited', 'in_progress', 'completed', 'expired', 'superseded'] as const;
+
+/** Labels of the fields as the node shows them, keyed by the API's field name (the last path segment). */
+export const FIELD_LABELS: Record<string, string> = {
+	fileName: 'File Name',
+	fileSize: 'File Size',
+	mimeType: 'MIME Type',
+	candidateEmail: 'Candidate Email',
+	sendEmail: 'Send Email',
+	reportId: 'Report ID',
+	interviewId: 'Interview ID',
+	jobDescriptionId: 'Job Description ID',
+	batchId: 'Batch ID',
+	id: 'ID',
+	idempotencyKey: 'Idempotency Key',
+	cursor: 'Cursor',
+	limit: 'Limit',
+	quoteFingerprint: 'Quote Fingerprint',
+	fingerprint: 'Quote Fingerprint',
+	externalReference: 'External Reference',
+	externalReferenceSource: 'External Reference Source',
+	externalReferenceId: 'External Reference ID',
+	source: 'External Reference Source',
+	createdAfter: 'Created After',
+	createdBefore: 'Created Before',
+	items: 'Items',
+	itemKey: 'Item Key',
+	jobDescription: 'Job Description',
+	text: 'Job Description Text',
+	expectedRevision: 'Expected Revision',
+	kind: 'Job Description Source',
+	schemaVersion: 'Schema Version',
+	type: 'Event Type',
+	lifecycle: 'Lifecycle',
+	include: 'Include',
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scalar rules
+// ---------------------------------------------------------------------------------------------------------------
+
+// eslint-friendly control character test without a regex literal holding control characters.
+function hasControlCharacter(value: string): boolean {
+	for (let i = 0; i < value.length; i++) {
+		const c = value.charCodeAt(i);
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+	}
+	return false;
+}
+
+export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
+	const lower = fileName.toLowerCase();
+	if (lower.endsWith('.pdf')) return '.pdf';
+	if (lower.endsWith('.docx')) return '.docx';
+	return undefined;
+}
+
+export const requiredString = (rule: string) =>
+	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
+
+/** Length in characters as the spec counts it: Unicode code points, not UTF-16 units (an emoji is one). */
+export const characterCount = (value: string): number => [...value].length;
+
+/** A string of `min` to `max` characters (code points); zod's own `.min/.max` would count UTF-16 units. */
+export const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+	schema
+		.refine((v) => characterCount(v) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
+
+export const fileNameSchema = charactersBetween(requiredString('1 to 200 characters'), 1, MAX_FILE_NAME_LENGTH)
+	.refine((v) => !v.includes('/') && !v.includes('\\'), 'must not contain / or \\ (a path is not a file name)')
+	.refine((v) => !hasControlCharacter(v), 'must not contain control characters')
+	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
+
+export const fileSizeSchema = z
+	.number({ required_error: 'is required', invalid_type_error: 'must be a number of bytes' })
+	.int('must be a whole number of bytes')
+	.min(1, 'must be at least 1 byte (the file is empty)')
+	.max(MAX_FILE_SIZE_BYTES, `must be at most ${MAX_FILE_SIZE_BYTES} bytes (10 MiB)`);
+
+export const mimeTypeSchema = z.enum(RESUME_MIME_TYPES, {
+	errorMap: () => ({ message: `must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}` }),
+});
+
+export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
+	'.pdf': PDF_MIME_TYPE,
+	'.docx': DOCX_MIME_TYPE,
+};
+
+/** File name, exact byte size and MIME type, with the extension and the declared type agreeing. */
+/** The spec: extension and declared type must agree (used by the resume file and the upload input). */
+export function mimeAgreesWithExtension(file: { fileName: string; mimeType: string }, ctx: z.RefinementCtx): void {
+	const ext = extensionOf(file.fileName);
+	if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
+		ctx.addIssue({
+			code: z.ZodIssueCode.custom,
+			path: ['mimeType'],
+			message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
+		});
+	}
+}
+
+export const resumeFileSchema = z
+	.object({ fileName: fileNameSchema, fileSize: fileSizeSchema, mimeType: mimeTypeSchema })
+	.superRefine(mimeAgreesWithExtension);
+export type ResumeFile = z.infer<typeof resumeFileSchema>;
+
+/**
+ * Email as the spec requires (email format, no leading dot, no consecutive dots). Local part: the usual
+ * atext characters with single dots between them; domain: at least two labels of letters, digits and inner
+ * hyphens, the last one alphabetic.
+ */
+export const EMAIL_PATTERN =
+	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
+	.refine((v) => !v.startsWith('.'), 'must not start with a dot')
+	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
+	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
+
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH);
+
+export const idempotencyKeySchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_IDEMPOTENCY_KEY_LENGTH).refine(
+	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
+	'may only contain letters, digits and . _ : -',
+);
+
+export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, MAX_CURSOR_LENGTH);
+
+export const limitSchema = z
+	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
+	.int('must be a whole number')
+	.min(1, 'must be at least 1')
+	.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
+
+export const fingerprintSchema = requiredString('64 lowercase hexadecimal characters').regex(
+	FINGERPRINT_PATTERN,
+	'must be 64 lowercase hexadecimal characters (copy it unchanged from the quote)',
+);
+
+export const revisionSchema = requiredString('64 hexadecimal characters').regex(
+	REVISION_PATTERN,
+	'must be 64 hexadecimal characters (the job description revision)',
+);
+
+export const externalReferenceSourceSchema = charactersBetween(
+	requiredString('a source slug'),
+	1,
+	MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH,
+).refine(
+	(v) => EXTERNAL_REFERENCE_SOURCE_PATTERN.test(v),
+	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
+);
+
+export const externalReferenceIdSchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_EXTERNAL_REFERENCE_ID_LENGTH);
+
+export const externalReferenceSchema = z.object({
+	source: externalReferenceSourceSchema,
+	id: externalReferenceIdSchema,
+});
+export type ExternalReference = z.infer<typeof externalReferenceSchema>;
+
+/** As a list filter: both or neither (spec: "externalReferenceSource, externalReferenceId (both or neither)"). */
+export const externalReferenceFilterSchema = z
+	.object({
+		externalReferenceSource: externalReferenceSourceSchema.optional(),
+		externalReferenceId: externalReferenceIdSchema.optional(),
+	})
+	.superRefine((v, ctx) => {
+		const hasSource = v.externalReferenceSource !== undefined;
+		const hasId = v.externalReferenceId !== undefined;
+		if (hasSource !== hasId) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: [hasSource ? 'externalReferenceId' : 'externalReferenceSource'],
+				message: 'must be set together with the other external reference field (both or neither)',
+			});
+		}
+	});
+
+/** ISO 8601 date-time with a timezone (Z or ±hh:mm). */
+export const ISO_DATE_TIME_PATTERN =
+	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+export const dateTimeSchema = requiredString('an ISO 8601 date-time')
+	.regex(ISO_DATE_TIME_PATTERN, 'must be an ISO 8601 date-time with a timezone, e.g. 2026-01-31T09:00:00Z')
+	.refine((v) => !Number.isNaN(Date.parse(v)), 'must be a real calendar date-time');
+
+/** createdAfter and createdBefore are exclusive bounds; createdBefore must be later than createdAfter. */
+export const createdRangeSchema = z
+	.object({ createdAfter: dateTimeSchema.optional(), createdBefore: dateTimeSchema.optional() })
+	.superRefine((v, ctx) => {
+		if (v.createdAfter && v.createdBefore && Date.parse(v.createdBefore) <= Date.parse(v.createdAfter)) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: ['createdBefore'],
+				message: 'must be later than Created After',
+			});
+		}
+	});
+
+export const schemaVersionSchema = z.literal(SUPPORTED_SCHEMA_VERSION, {
+	errorMap: () => ({ message: 'must be "1" (the only supported result schema version)' }),
+});
+
+export const eventTypeSchema = z.enum(EVENT_TYPES, {
+	errorMap: () => ({ message: `must be one of the event types: ${EVENT_TYPES.join(', ')}` }),
+});
+
+export const interviewLifecycleSchema = z.enum(INTERVIEW_LIFECYCLES, {
+	errorMap: () => ({ message: `must be one of ${INTERVIEW_LIFECYCLES.join(', ')}` }),
+});
+
+export const sendEmailSchema = z.boolean({ invalid_type_error: 'must be true or false' });
+

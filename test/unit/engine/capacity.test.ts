@@ -1,0 +1,50 @@
+/**
+ * Capacity waits on their own (engine/capacity.ts), with a fake clock and a fake transport: a write refused for
+ * workspace capacity is sent again, unchanged (same key, same body), after a growing pause, for at most
+ * CAPACITY_WAIT_SECONDS; any other answer is final at once.
+ */
+import { CAPACITY_WAIT_SECONDS, waitOutCapacity } from '../../../nodes/RecruitingAnalysis/engine/capacity';
+import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
+import { apiError, fakeContext, ok } from '../../helpers/fakes';
+
+const start = (ctx: Parameters<typeof api>[0]) => async () =>
+	await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: { reportId: 'rpt_1', quoteFingerprint: 'f'.repeat(64) }, idempotencyKey: 'key-1', itemIndex: 0 });
+
+describe('capacity waits', () => {
+	beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] }));
+	afterEach(() => jest.useRealTimers());
+
+	it('sends the same write again after growing pauses until admitted, and says how long it waited', async () => {
+		let refusals = 2;
+		const { ctx, requests } = fakeContext(() =>
+			refusals-- > 0 ? apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT') : ok({ reportId: 'rpt_1', attemptId: 'att_1' }, 202),
+		);
+		const done = waitOutCapacity(ctx, 0, start(ctx));
+		await jest.advanceTimersByTimeAsync(5_000);
+		const result = await done;
+		expect(requests).toHaveLength(3);
+		expect(new Set(requests.map((request) => request.headers['Idempotency-Key']))).toEqual(new Set(['key-1']));
+		expect(new Set(requests.map((request) => JSON.stringify(request.body))).size).toBe(1);
+		// Pauses of 500 ms, then 750 ms (×1.5).
+		expect(requests[1].at - requests[0].at).toBe(500);
+		expect(requests[2].at - requests[1].at).toBe(750);
+		expect(result).toMatchObject({ attemptId: 'att_1', capacityWaitSeconds: 1.3 });
+	});
+
+	it('gives up with the refusal once the wait limit has passed', async () => {
+		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT'));
+		const done = waitOutCapacity(ctx, 0, start(ctx));
+		const outcome = done.then(() => 'admitted', (error: Error) => error.message);
+		await jest.advanceTimersByTimeAsync((CAPACITY_WAIT_SECONDS + 20) * 1000);
+		expect(await outcome).toMatch(/ACTIVE_ANALYSIS_LIMIT|capacity|422/i);
+		const waited = requests[requests.length - 1].at - requests[0].at;
+		expect(waited).toBeLessThanOrEqual(CAPACITY_WAIT_SECONDS * 1000);
+		expect(waited).toBeGreaterThanOrEqual(CAPACITY_WAIT_SECONDS * 1000 - 10_000);
+	});
+
+	it('does not wait on an answer that is not a capacity refusal', async () => {
+		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'));
+		await expect(waitOutCapacity(ctx, 0, start(ctx))).rejects.toThrow();
+		expect(requests).toHaveLength(1);
+	});
+});

@@ -1,0 +1,87 @@
+/**
+ * The report waiter on its own (engine/waiter.ts), with a fake clock and a fake transport: the run's pending reports
+ * are read together from report list pages, each wait ends when its report is terminal (with the summary the page
+ * showed), and a wait that outlives its limit ends as timed out with the last status, never as a failure.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { ReportWaiter } from '../../../nodes/RecruitingAnalysis/engine/waiter';
+import { fakeContext, ok, type SentRequest } from '../../helpers/fakes';
+
+/** A fake list of reports: each becomes completed at its own simulated time. */
+function reportsFinishingAt(doneAt: Record<string, number>, epoch: number) {
+	const created = new Date(epoch).toISOString();
+	return (request: SentRequest) => {
+		const summary = (id: string): IDataObject => ({
+			id,
+			createdAt: created,
+			status: Date.now() - epoch >= doneAt[id] ? 'completed' : 'processing',
+			attemptId: `att_${id}`,
+			code: null,
+			reportSystemVersion: 'v1',
+			result: null,
+		});
+		if (request.path === '/api/v1/reports') return ok({ items: Object.keys(doneAt).map(summary), nextCursor: null });
+		const id = request.path.split('/')[4];
+		const { id: _id, createdAt: _createdAt, result: _result, ...status } = summary(id);
+		return ok({ id, ...status });
+	};
+}
+
+describe('the report waiter', () => {
+	beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] }));
+	afterEach(() => jest.useRealTimers());
+
+	it('reads every pending report from shared list pages and ends each wait when its report is terminal', async () => {
+		const epoch = Date.now();
+		const finishing = { rpt_a: 1_000, rpt_b: 2_000, rpt_c: 3_000 };
+		const { ctx, requests } = fakeContext(reportsFinishingAt(finishing, epoch));
+		const waiter = new ReportWaiter(ctx);
+		const waits = Object.keys(finishing).map(async (id, itemIndex) => await waiter.wait(id, itemIndex, 60));
+		await jest.advanceTimersByTimeAsync(10_000);
+		const outcomes = await Promise.all(waits);
+		expect(outcomes.map((outcome) => [outcome.status.id, outcome.status.status, outcome.timedOut])).toEqual([
+			['rpt_a', 'completed', false],
+			['rpt_b', 'completed', false],
+			['rpt_c', 'completed', false],
+		]);
+		// A page shows every report: the summary comes with the status, and no report is read alone.
+		expect(outcomes.every((outcome) => outcome.summary?.reportSystemVersion === 'v1')).toBe(true);
+		expect(requests.every((request) => request.path === '/api/v1/reports')).toBe(true);
+		// Fewer reads than one per report per round: three reports, one page per round.
+		expect(waiter.stats.listPages).toBe(requests.length);
+		expect(waiter.stats.statusReads).toBe(0);
+		await waiter.close(new Error('done'));
+	});
+
+	it('ends a wait past its limit as timed out, with the last status read', async () => {
+		const epoch = Date.now();
+		const { ctx } = fakeContext(reportsFinishingAt({ rpt_slow: 10 * 60_000 }, epoch));
+		const waiter = new ReportWaiter(ctx);
+		const wait = waiter.wait('rpt_slow', 0, 5);
+		await jest.advanceTimersByTimeAsync(6_000);
+		const outcome = await wait;
+		expect(outcome.timedOut).toBe(true);
+		expect(outcome.status).toMatchObject({ id: 'rpt_slow', status: 'processing' });
+		await waiter.close(new Error('done'));
+	});
+
+	it('reads a report the pages do not show on its own, and a closed waiter rejects its pending waits', async () => {
+		const epoch = Date.now();
+		const answer = reportsFinishingAt({ rpt_listed: 60_000 }, epoch);
+		const { ctx, requests } = fakeContext((request) =>
+			request.path === '/api/v1/reports' ? answer(request) : ok({ id: 'rpt_hidden', status: 'failed', attemptId: 'att_h', code: 'UNREADABLE' }),
+		);
+		const waiter = new ReportWaiter(ctx);
+		const hidden = waiter.wait('rpt_hidden', 0, 60);
+		const listed = waiter.wait('rpt_listed', 1, 60).then(
+			() => 'resolved',
+			(error: Error) => error.message,
+		);
+		await jest.advanceTimersByTimeAsync(2_000);
+		expect(await hidden).toMatchObject({ status: { id: 'rpt_hidden', status: 'failed', code: 'UNREADABLE' }, timedOut: false });
+		expect(requests.some((request) => request.path === '/api/v1/reports/rpt_hidden/status')).toBe(true);
+		await waiter.close(new Error('the node stopped'));
+		expect(await listed).toBe('the node stopped');
+	});
+});
