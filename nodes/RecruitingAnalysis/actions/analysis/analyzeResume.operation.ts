@@ -10,7 +10,7 @@ import {
 	waitForCompletionOptions,
 	simplifyReportsField,
 } from '../common/descriptions';
-import { optionsParam } from '../common/params';
+import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
 import { sameWriteAs } from '../../writes/sameWrites';
@@ -48,7 +48,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
 	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD);
 	const reportId = String(uploaded.reportId);
-	const { recovered: _recovered, recoveredFrom: _from, ...upload } = uploaded;
+	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
 	const started = await startAnalysis(
 		this,
 		itemIndex,

@@ -25,7 +25,7 @@ import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
 import { addNotice, noticesForReport } from '../common/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
-import { optionsParam } from '../common/params';
+import { optionsParam, withoutKeys } from '../common/params';
 import { existsCondition, recoverWrite } from '../../writes/recover';
 import { summariesForCheck, summariesFromPages } from '../../engine/reportPages';
 import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
@@ -247,7 +247,8 @@ function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: num
 
 /** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
-	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, status, code, ...batchFacts } = outcome;
+	const { state, attemptId, status, code } = outcome;
+	const batchFacts = withoutKeys(outcome, ['state', 'report', 'reportId', 'fileName', 'attemptId', 'status', 'code']);
 	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
 	const reportStatus = simplified.status ?? status ?? null;
 	return {
