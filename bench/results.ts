@@ -8,7 +8,10 @@ import type { B2Result } from './suites/b2';
 import type { B3Result } from './suites/b3';
 import type { B4Result } from './suites/b4';
 import type { B5Results } from './suites/b5';
+import type { B5ProfileResults } from './suites/b5profile';
 import type { B6Results } from './suites/b6';
+import type { B7Results } from './suites/b7';
+import type { BeforeAfterResults } from './suites/beforeAfter';
 
 export interface BenchResults {
 	command: string;
@@ -22,6 +25,12 @@ export interface BenchResults {
 	b4?: B4Result[];
 	b5?: B5Results;
 	b6?: B6Results;
+	/** Where a webhook acknowledgement's time goes: B5's load under a CPU profile of n8n. */
+	b5Profile?: B5ProfileResults;
+	/** B1 and B6 of a baseline build and of this checkout, alternating n8n boots in one run. */
+	beforeAfter?: BeforeAfterResults;
+	/** A backlog of thousands of resumes in one execution. */
+	b7?: B7Results;
 	/** Set while the run is under way: the suites in `phases` are measured, the others were not reached. */
 	partial?: boolean;
 	totalSeconds?: number;

@@ -6,6 +6,13 @@
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
  *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere; created if missing)
  *            B6: --b6-n 500  --b6-scale 0.2 (30 s analyses last 6 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
+ *            Before and after (B1 and B6 of two builds, alternating n8n boots; replaces B1 and B6 in this run):
+ *            --baseline-ref <git ref> (packed from a temporary git worktree)  or  --baseline-tarball <file>
+ *            --baseline-rounds 4 (n8n boots, builds alternating)  --baseline-n 100 (B1's N)  --repeats 2 (B1 per boot)
+ *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-no-http (skip the HTTP Request workflow's memory run)
+ *            B5P: B5's load on three receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
+ *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
+ *                                      B5 profile) into bench/results.json, then re-render the report
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -20,12 +27,16 @@ import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
 import { writeReport } from './report';
 import { saveResults, type BenchResults } from './results';
+import { packRef, type PackedRef } from './lib/baseline';
 import { b1Floor, runB1, type B1Variant } from './suites/b1';
+import { runBeforeAfter } from './suites/beforeAfter';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
 import { runB4 } from './suites/b4';
 import { runB5 } from './suites/b5';
+import { runB5Profile } from './suites/b5profile';
 import { runB6 } from './suites/b6';
+import { runB7 } from './suites/b7';
 
 function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(`--${name}`);
@@ -36,7 +47,7 @@ const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOStr
 
 async function main(): Promise<void> {
 	const quick = process.argv.includes('--quick');
-	const only = (arg('only') ?? 'B1,B2,B3,B4,B5,B6').toUpperCase().split(',');
+	const only = (arg('only') ?? 'B1,B2,B3,B4,B5,B5P,B6,B7').toUpperCase().split(',');
 	const sizes = (arg('sizes') ?? (quick ? '20,100' : '20,100,500')).split(',').map(Number);
 	const latencyMs = Number(arg('latency') ?? 25);
 	const concurrency = Number(arg('concurrency') ?? 5);
@@ -50,6 +61,12 @@ async function main(): Promise<void> {
 
 	if (process.argv.includes('--render')) {
 		const saved = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as BenchResults;
+		const addFrom = arg('add-from');
+		if (addFrom) {
+			addSections(saved, JSON.parse(readFileSync(join(resolve(addFrom), 'results.json'), 'utf8')) as BenchResults);
+			saveResults(saved, [reportDir]);
+			log(`added the measured sections of ${join(resolve(addFrom), 'results.json')} to ${join(reportDir, 'results.json')}`);
+		}
 		writeReport(saved, reportDir, findings(reportDir));
 		log(`rendered ${join(reportDir, 'REPORT.md')} from ${join(reportDir, 'results.json')}`);
 		return;
@@ -79,7 +96,12 @@ async function main(): Promise<void> {
 		phase('B4', t0);
 	}
 
-	const needsN8n = ['B1', 'B2', 'B3', 'B5', 'B6'].some((b) => only.includes(b));
+	const baselineRef = arg('baseline-ref');
+	const baselineTarball = arg('baseline-tarball');
+	const beforeAfter = (baselineRef !== undefined || baselineTarball !== undefined) && ['B1', 'B6'].some((b) => only.includes(b));
+	// With a baseline, B1 and B6 are measured for both builds (the "Before and after" section) instead of alone.
+	const suites = beforeAfter ? only.filter((b) => b !== 'B1' && b !== 'B6') : only;
+	const needsN8n = ['B2', 'B3', 'B5', 'B5P', 'B7'].some((b) => suites.includes(b)) || ['B1', 'B6'].some((b) => only.includes(b));
 	if (!needsN8n) {
 		await finish(results, reportDir, outDir, started);
 		return;
@@ -93,16 +115,89 @@ async function main(): Promise<void> {
 		tarball = (await packPackage({ log })).tarball;
 		phase('build + pack', t0);
 	}
+	let baseline: PackedRef | undefined;
 	const sb: BenchSandbox = await startBenchSandbox({ logFile: join(outDir, 'sandbox.log'), workerDelayMs });
 	let n8n: N8nInstance | undefined;
 	try {
 		let t0 = Date.now();
-		n8n = await bootN8n({ label: 'bench', tarball, binaryMode: 'filesystem', filesDir: outDir, log });
-		results.machine.n8nVersion = n8nPackageVersion(n8n);
+		if (beforeAfter) {
+			let before = { role: 'before' as const, label: `tarball ${baselineTarball}`, commit: '?', tarball: baselineTarball ?? '' };
+			if (baselineRef !== undefined) {
+				baseline = await packRef(baselineRef, log);
+				before = { role: 'before', label: baselineRef, commit: baseline.commit.slice(0, 7), tarball: baseline.tarball };
+				phase(`baseline ${baselineRef}: checkout, npm ci, build, pack`, t0);
+			}
+			t0 = Date.now();
+			await setLatency(sb, latencyMs);
+			results.beforeAfter = await runBeforeAfter({
+				before,
+				after: { role: 'after', label: 'this checkout', commit: results.machine.gitCommit ?? '?', tarball },
+				rounds: Number(arg('baseline-rounds') ?? 4),
+				b1N: Number(arg('baseline-n') ?? 100),
+				repeats: Number(arg('repeats') ?? 2),
+				b6N: Number(arg('b6-n') ?? (quick ? 100 : 500)),
+				b6AnalysisMs: Math.round(30_000 * Number(arg('b6-scale') ?? 0.2)),
+				b6ActiveLimit: Number(arg('b6-active-limit') ?? 50),
+				sb,
+				filesRoot: outDir,
+				log,
+				onRound: (partial) => {
+					results.beforeAfter = partial;
+					saveResults(results, [outDir, reportDir]);
+				},
+			});
+			await setLatency(sb, 0);
+			phase('Before and after (B1, B6 of both builds)', t0);
+			results.machine.n8nVersion = results.beforeAfter.n8nVersion;
+			t0 = Date.now();
+		}
+		if (suites.includes('B7')) {
+			// Its own n8n per workflow (fresh heap for each memory figure), before the shared one starts.
+			await setLatency(sb, latencyMs);
+			results.b7 = await runB7({
+				boot: async (label) => {
+					const instance = await bootN8n({ label, tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+					results.machine.n8nVersion = n8nPackageVersion(instance);
+					return instance;
+				},
+				sb,
+				n: Number(arg('b7-n') ?? 5000),
+				realAnalysisMs: 30_000,
+				scale: Number(arg('b6-scale') ?? 0.2),
+				activeAnalysisLimit: Number(arg('b6-active-limit') ?? 50),
+				latencyMs,
+				withHttp: !process.argv.includes('--b7-no-http'),
+				filesRoot: outDir,
+				log,
+				onRun: (partial) => {
+					results.b7 = partial;
+					saveResults(results, [outDir, reportDir]);
+				},
+			});
+			await setLatency(sb, 0);
+			phase('B7 (own n8n starts)', t0);
+			t0 = Date.now();
+		}
+		if (suites.includes('B5P')) {
+			results.b5Profile = await runB5Profile({
+				boot: async (env) => bootN8n({ label: 'bench-b5-profile', tarball, binaryMode: 'filesystem', filesDir: outDir, log, env }),
+				sb,
+				deliveries: b5Deliveries,
+				concurrency: 10,
+				profileDir: join(outDir, `b5-profile-${Date.now()}`),
+				log,
+			});
+			phase('B5 profile (own n8n start, --cpu-prof)', t0);
+			t0 = Date.now();
+		}
 		results.machine.n8nNode = (await import('node:child_process')).execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
-		phase('n8n start (filesystem mode)', t0);
+		if (['B1', 'B2', 'B3', 'B5', 'B6'].some((b) => suites.includes(b))) {
+			n8n = await bootN8n({ label: 'bench', tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+			results.machine.n8nVersion = n8nPackageVersion(n8n);
+			phase('n8n start (filesystem mode)', t0);
+		}
 
-		if (only.includes('B1')) {
+		if (n8n && suites.includes('B1')) {
 			t0 = Date.now();
 			await setLatency(sb, latencyMs);
 			results.b1 = {
@@ -122,7 +217,7 @@ async function main(): Promise<void> {
 			await setLatency(sb, 0);
 			phase('B1', t0);
 		}
-		if (only.includes('B6')) {
+		if (n8n && suites.includes('B6')) {
 			t0 = Date.now();
 			await setLatency(sb, latencyMs);
 			results.b6 = await runB6({
@@ -140,17 +235,17 @@ async function main(): Promise<void> {
 			await setLatency(sb, 0);
 			phase('B6', t0);
 		}
-		if (only.includes('B3')) {
+		if (n8n && suites.includes('B3')) {
 			t0 = Date.now();
 			results.b3 = await runB3({ n8n, sb, events: 10_000, log });
 			phase('B3', t0);
 		}
-		if (only.includes('B5')) {
+		if (n8n && suites.includes('B5')) {
 			t0 = Date.now();
 			results.b5 = await runB5({ n8n, sb, deliveries: b5Deliveries, concurrency: 10, log });
 			phase('B5', t0);
 		}
-		if (only.includes('B2')) {
+		if (n8n && suites.includes('B2')) {
 			t0 = Date.now();
 			const fsResult = await runB2({ n8n, sb, files: b2Files, filesRoot: outDir, mode: 'filesystem', log });
 			phase('B2 filesystem', t0);
@@ -190,6 +285,7 @@ async function main(): Promise<void> {
 		await sb.stop();
 		// The temporary ra-pack-* folder of the package packed for this run (a --tarball given is left alone).
 		if (packedHere) removePackedPackage(tarball);
+		baseline?.remove();
 	}
 	await finish(results, reportDir, outDir, started);
 }
@@ -201,6 +297,17 @@ async function finish(results: BenchResults, reportDir: string, outDir: string, 
 	saveResults(results, [outDir, reportDir]);
 	writeReport(results, reportDir, findings(reportDir));
 	log(`done in ${results.totalSeconds} s: ${join(reportDir, 'REPORT.md')}`);
+}
+
+/**
+ * Sections measured by a run of their own (the Before and after comparison, B7, the B5 profile) copied into the
+ * results of the report's run, each with the command, start and load of the run that measured it.
+ */
+function addSections(into: BenchResults, from: BenchResults): void {
+	const source = { command: from.command, startedAt: from.machine.startedAt, gitCommit: from.machine.gitCommit, load: from.machine.loadAverageAtStart, loadAtEnd: from.loadAverageAtEnd };
+	if (from.beforeAfter) into.beforeAfter = { ...from.beforeAfter, source };
+	if (from.b7) into.b7 = { ...from.b7, source };
+	if (from.b5Profile) into.b5Profile = { ...from.b5Profile, source };
 }
 
 /** The hand-written analysis of the committed run (causes of missed targets), shown in the report. */

@@ -29,6 +29,8 @@ export async function bootN8n(opts: {
 	binaryMode: 'filesystem' | 'default';
 	filesDir: string;
 	log: Log;
+	/** More environment for the n8n process (e.g. NODE_OPTIONS for a CPU profile). */
+	env?: NodeJS.ProcessEnv;
 }): Promise<N8nInstance> {
 	const userFolder = createUserFolder(opts.label);
 	await installCommunityPackage(opts.tarball, userFolder, { log: opts.log });
@@ -41,6 +43,7 @@ export async function bootN8n(opts: {
 			// Keep n8n's own log quiet: the benchmark measures the work, not log formatting.
 			N8N_LOG_LEVEL: 'warn',
 			EXECUTIONS_DATA_PRUNE: 'false',
+			...opts.env,
 		},
 	});
 	try {

@@ -146,6 +146,8 @@ export async function runB1Once(o: {
 	perItemConcurrency?: number;
 	/** A name for the log line and the webhook path (B6). */
 	label?: string;
+	/** Told the run's fresh workspace (B7 reads its counters and allowance afterwards). */
+	onWorkspace?: (workspaceId: string) => void;
 }): Promise<{
 	wallMs: number;
 	calls: Record<string, number>;
@@ -159,6 +161,7 @@ export async function runB1Once(o: {
 	const glob = ensureResumes(`${o.filesRoot}/b1-n${n}`, n, 100 * 1024);
 	// Limits the spec leaves unstated, raised for every variant alike so that none is throttled by them.
 	const ws = await freshWorkspace(sb, o.workspace ?? { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 });
+	o.onWorkspace?.(ws.workspaceId);
 	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
 	const label = o.label ?? 'B1';
 	const path = webhookPath(`${label.toLowerCase()}-${variant}-${n}${o.perItemConcurrency ? `-c${o.perItemConcurrency}` : ''}`);

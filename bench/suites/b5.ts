@@ -45,7 +45,7 @@ export interface Slow {
 	redelivery: boolean;
 }
 
-interface Delivered {
+export interface Delivered {
 	latencies: number[];
 	slow: Slow[];
 	statuses: Record<string, number>;
@@ -55,7 +55,7 @@ interface Delivered {
 }
 
 /** Sends `deliveries` signed deliveries (10 % redeliveries of acknowledged events) to `url`, `concurrency` at a time. */
-async function deliver(url: string, secret: string, deliveries: number, concurrency: number, seed: number): Promise<Delivered> {
+export async function deliver(url: string, secret: string, deliveries: number, concurrency: number, seed: number): Promise<Delivered> {
 	const redeliveries = Math.round(deliveries / 10);
 	const distinct = deliveries - redeliveries;
 	const events = Array.from({ length: distinct }, () => {
@@ -126,7 +126,7 @@ async function deliver(url: string, secret: string, deliveries: number, concurre
 }
 
 /** Executions run after the acknowledgement: waits until the count stops moving (bounded). */
-async function settledExecutions(n8n: N8nInstance, workflowId: string, expected: number): Promise<number> {
+export async function settledExecutions(n8n: N8nInstance, workflowId: string, expected: number): Promise<number> {
 	let executions = -1;
 	let stableSince = Date.now();
 	const deadline = Date.now() + 180_000;
@@ -142,7 +142,7 @@ async function settledExecutions(n8n: N8nInstance, workflowId: string, expected:
 	return executions;
 }
 
-async function waitRegistered(url: string): Promise<void> {
+export async function waitRegistered(url: string): Promise<void> {
 	// Registered once an unsigned probe gets anything but 404 (our trigger refuses it with 401, starting nothing).
 	for (let i = 0; i < 100; i++) {
 		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -153,7 +153,7 @@ async function waitRegistered(url: string): Promise<void> {
 	throw new Error(`${url} still 404`);
 }
 
-function summarize(d: Delivered, executions: number, concurrency: number, expectedExecutions: number): B5Result {
+export function summarize(d: Delivered, executions: number, concurrency: number, expectedExecutions: number): B5Result {
 	const deliveries = d.latencies.length;
 	const acked = Object.entries(d.statuses)
 		.filter(([code]) => /^2\d\d$/.test(code))
