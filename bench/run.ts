@@ -9,7 +9,7 @@
  *            Before and after (B1 and B6 of two builds, alternating n8n boots; replaces B1 and B6 in this run):
  *            --baseline-ref <git ref> (packed from a temporary git worktree)  or  --baseline-tarball <file>
  *            --baseline-rounds 4 (n8n boots, builds alternating)  --baseline-n 100 (B1's N)  --repeats 2 (B1 per boot)
- *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-no-http (skip the HTTP Request workflow's memory run)
+ *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-http-n 5000 (the HTTP Request workflow's memory run; 0 skips it)
  *            B5P: B5's load on three receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
  *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
  *                                      B5 profile) into bench/results.json, then re-render the report
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
 				rounds: Number(arg('baseline-rounds') ?? 4),
 				b1N: Number(arg('baseline-n') ?? 100),
 				repeats: Number(arg('repeats') ?? 2),
-				b6N: Number(arg('b6-n') ?? (quick ? 100 : 500)),
+				b6N: only.includes('B6') ? Number(arg('b6-n') ?? (quick ? 100 : 500)) : 0,
 				b6AnalysisMs: Math.round(30_000 * Number(arg('b6-scale') ?? 0.2)),
 				b6ActiveLimit: Number(arg('b6-active-limit') ?? 50),
 				sb,
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
 				scale: Number(arg('b6-scale') ?? 0.2),
 				activeAnalysisLimit: Number(arg('b6-active-limit') ?? 50),
 				latencyMs,
-				withHttp: !process.argv.includes('--b7-no-http'),
+				httpN: Number(arg('b7-http-n') ?? arg('b7-n') ?? 5000),
 				filesRoot: outDir,
 				log,
 				onRun: (partial) => {

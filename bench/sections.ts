@@ -1,5 +1,5 @@
 /** Report sections measured by runs of their own (bench/REPORT.md): Before and after, B7, the B5 profile. */
-import { ms, ratio } from './lib/stats';
+import { median, ms, ratio } from './lib/stats';
 import type { BenchResults } from './results';
 import type { BeforeAfterCase, BeforeAfterResults } from './suites/beforeAfter';
 
@@ -13,6 +13,12 @@ const NAMES: Record<string, string> = {
 const from = (s: BeforeAfterResults['source']): string =>
 	s ? `Measured by its own run, \`${s.command}\`, started ${s.startedAt} on commit ${s.gitCommit ?? '?'} (load average ${s.load.join(', ')} at start${s.loadAtEnd ? `, ${s.loadAtEnd.join(', ')} at the end` : ''}). ` : '';
 
+const pairs = (before: number[], after: number[]): string => {
+	const each = before.slice(0, after.length).map((v, i) => after[i] / v);
+	if (each.length === 0) return 'n/a';
+	return `${each.map(ratio).join(', ')}${each.length > 2 ? ` (median ${ratio(median(each))})` : ''}`;
+};
+
 export function beforeAfterSection(r: BenchResults): string[] {
 	const b = r.beforeAfter;
 	if (!b) return [];
@@ -23,16 +29,26 @@ export function beforeAfterSection(r: BenchResults): string[] {
 		from(b.source) +
 			`Two builds of the package in one run: **before** = ${before?.label} (${before?.commit}), **after** = ${after?.label} (${after?.commit}). ` +
 			`One n8n at a time with one build installed, same boot settings; the builds alternate boot by boot (${b.order.join(', ')}), so drift in the machine's load falls on both. ` +
-			`In each boot, after a warm-up: B1 at N = ${b.b1N} (${b.repeats} runs of each operation, order alternating), then B6 at N = ${b.b6.n} with analyses of ${ms(b.b6.analysisMs)} ` +
-			`(A = ${b.b6.activeAnalysisLimit} at once; floors ⌈N/A⌉·D = ${ms(b.b6.floorMs)} and, for Analyze Many, ⌈N/20⌉·D = ${ms(b.b6.batchFloorMs)}). ` +
+			`In each boot, after a warm-up: B1 at N = ${b.b1N} (${b.repeats} runs of each operation, order alternating)` +
+			(b.b6.n > 0
+				? `, then B6 at N = ${b.b6.n} with analyses of ${ms(b.b6.analysisMs)} (A = ${b.b6.activeAnalysisLimit} at once; floors ⌈N/A⌉·D = ${ms(b.b6.floorMs)} and, for Analyze Many, ⌈N/20⌉·D = ${ms(b.b6.batchFloorMs)}). `
+				: '. ') +
 			'Medians over all runs of a build; every run must leave its N reports `completed`. n8n ready after ' +
 			`${b.bootSeconds.join(', ')} s per boot.`,
 		'',
 	);
 	out.push(
-		'| Case | N | Before: median (runs) | After: median (runs) | After ÷ before (time) | Calls per resume before → after | OK |',
-		'|---|---|---|---|---|---|---|',
+		'| Case | N | Before: median (runs) | After: median (runs) | After ÷ before (medians) | After ÷ before, boot by boot (pairs of consecutive boots) | Calls per resume before → after | OK |',
+		'|---|---|---|---|---|---|---|---|',
 	);
+	// Runs per boot: B1 `repeats`, B6 one; pair k is the k-th boot of each build (consecutive boots).
+	const perBoot = (c: BeforeAfterCase) => (c.suite === 'B1' ? b.repeats : 1);
+	const bootMedians = (c?: BeforeAfterCase): number[] => {
+		if (!c) return [];
+		const out: number[] = [];
+		for (let i = 0; i < c.wallMs.length; i += perBoot(c)) out.push(median(c.wallMs.slice(i, i + perBoot(c))));
+		return out;
+	};
 	const pick = (suite: string, variant: string, role: string) => b.cases.find((c) => c.suite === suite && c.variant === variant && c.role === role);
 	const runs = (c?: BeforeAfterCase) => (c ? `${ms(c.medianMs)} (${c.wallMs.join(', ')})` : 'n/a');
 	for (const key of Object.keys(NAMES)) {
@@ -43,7 +59,7 @@ export function beforeAfterSection(r: BenchResults): string[] {
 		const ok = [x, y].every((c) => c?.ok) ? 'yes' : [x, y].map((c) => (c && !c.ok ? `${c.role}: ${c.problem}` : '')).filter(Boolean).join('; ') || 'incomplete';
 		const floor = suite === 'B6' ? ` (× floor ${ratio((x?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))} → ${ratio((y?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))})` : '';
 		out.push(
-			`| ${NAMES[key]} | ${x?.n ?? y?.n} | ${runs(x)} | ${runs(y)} | **${ratio((y?.medianMs ?? NaN) / (x?.medianMs ?? NaN))}**${floor} | ${x?.callsPerResume.toFixed(2) ?? 'n/a'} → ${y?.callsPerResume.toFixed(2) ?? 'n/a'} | ${ok} |`,
+			`| ${NAMES[key]} | ${x?.n ?? y?.n} | ${runs(x)} | ${runs(y)} | **${ratio((y?.medianMs ?? NaN) / (x?.medianMs ?? NaN))}**${floor} | ${pairs(bootMedians(x), bootMedians(y))} | ${x?.callsPerResume.toFixed(2) ?? 'n/a'} → ${y?.callsPerResume.toFixed(2) ?? 'n/a'} | ${ok} |`,
 		);
 	}
 	out.push('');
@@ -165,6 +181,13 @@ export function b5ProfileSection(r: BenchResults): string[] {
 	for (const x of b.runs) {
 		if (!x.profile?.topSelf.length) continue;
 		out.push(`Most self time, ${x.receiver}: ${x.profile.topSelf.map((f) => `${f.fn} ${f.ms} ms`).join(' · ')}.`, '');
+	}
+	for (const x of b.runs) {
+		if (!x.profile?.isolateCallers?.length) continue;
+		out.push(
+			`Time in n8n's expression isolates by caller, ${x.receiver} (ms per delivery): ${x.profile.isolateCallers.map((f) => `${f.fn} ${(f.ms / x.result.deliveries).toFixed(2)}`).join(' · ')}.`,
+			'',
+		);
 	}
 	return out;
 }

@@ -25,13 +25,17 @@ export const monotonicMicros = (): number => Number(process.hrtime.bigint() / 10
 
 type Frame = ProfileNode['callFrame'];
 
+const EXPRESSION = /@n8n\/expression-runtime|isolated-vm/;
+const EXPRESSION_GLUE = /@n8n\/expression-runtime|isolated-vm|n8n-workflow\/dist\/cjs\/(expression|workflow-expression)\.js/;
+
 /** Categories of a sample, tested in this order against its whole stack (leaf first). */
 const CATEGORIES: Array<{ name: string; test: (stack: Frame[]) => boolean }> = [
 	{ name: 'idle', test: (s) => s[0]?.functionName === '(idle)' },
 	{ name: 'garbage collection', test: (s) => s[0]?.functionName === '(garbage collector)' },
-	{ name: 'our trigger: credentials (getCredentials, decryption)', test: (s) => ours(s) && s.some((f) => /getCredentials|decrypt|Cipher/i.test(f.functionName)) },
-	{ name: 'our trigger: its own code (verify, dedupe, parse)', test: (s) => ours(s) && isOurs(s[0]) },
-	{ name: "our trigger: n8n helpers it calls (static data, parameters, answer)", test: (s) => ours(s) },
+	{ name: "n8n's expression isolates (isolated-vm: acquire, create, run, release)", test: (s) => s.some((f) => EXPRESSION.test(f.url)) },
+	{ name: 'credentials (read, decrypt)', test: (s) => s.some((f) => /getDecrypted|getCredentials|credentials-helper|decrypt/i.test(f.functionName + ' ' + f.url)) },
+	{ name: "our trigger's own code (verify, dedupe, parse)", test: (s) => isOurs(s[0]) },
+	{ name: 'n8n helpers our trigger calls (parameters, static data, answer)', test: (s) => s.some(isOurs) },
 	{ name: 'workflow static data (n8n saving it)', test: (s) => s.some((f) => /staticdata/i.test(f.functionName) || /static-data/i.test(f.url)) },
 	{ name: 'Code node / task runner broker', test: (s) => s.some((f) => /task-runners|task-broker|TaskRunner|TaskBroker|TaskRequester/i.test(f.url + ' ' + f.functionName)) },
 	{ name: 'the execution after the answer (run, save, hooks)', test: (s) => s.some((f) => /WorkflowExecute|executeWorkflow|runWorkflow|ActiveExecutions|ExecutionRepository|execution-lifecycle|ExecutionPersistence|workflow-execute/i.test(f.functionName + ' ' + f.url)) },
@@ -42,8 +46,13 @@ const CATEGORIES: Array<{ name: string; test: (stack: Frame[]) => boolean }> = [
 	{ name: 'other', test: () => true },
 ];
 
-const isOurs = (f: Frame | undefined): boolean => !!f && f.url.includes('n8n-nodes-recruiting-analysis');
-const ours = (s: Frame[]): boolean => s.some(isOurs);
+// The package as n8n installed it (<user folder>/.n8n/nodes/node_modules/<name>/); n8n's own cache folder carries
+// the repository's name too, so the folder under node_modules is what tells the two apart.
+const isOurs = (f: Frame | undefined): boolean => !!f && f.url.includes('/node_modules/n8n-nodes-recruiting-analysis/');
+const short = (f: Frame): string => {
+	const file = f.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\//, '');
+	return `${f.functionName || '(anonymous)'}${file ? ` (${file}:${f.lineNumber + 1})` : ''}`;
+};
 
 export interface ProfileWindow {
 	/** Sampled CPU time in the window (every sample but idle), ms. */
@@ -52,6 +61,8 @@ export interface ProfileWindow {
 	byCategory: Array<{ name: string; ms: number }>;
 	/** Functions with the most self time (not idle), `name (file:line)`. */
 	topSelf: Array<{ fn: string; ms: number }>;
+	/** Time in n8n's expression isolates by the first caller outside the expression code. */
+	isolateCallers: Array<{ fn: string; ms: number }>;
 }
 
 export function readProfile(file: string): CpuProfile {
@@ -74,6 +85,7 @@ export function analyzeWindow(p: CpuProfile, fromUs: number, toUs: number, topN 
 	};
 	const categoryMs = new Map<string, number>();
 	const selfMs = new Map<string, number>();
+	const callerMs = new Map<string, number>();
 	let t = p.startTime;
 	let busy = 0;
 	for (let i = 0; i < p.samples.length; i++) {
@@ -86,10 +98,14 @@ export function analyzeWindow(p: CpuProfile, fromUs: number, toUs: number, topN 
 		categoryMs.set(category, (categoryMs.get(category) ?? 0) + dt);
 		if (category === 'idle') continue;
 		busy += dt;
-		const leaf = stack[0];
-		const file = leaf.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\//, '');
-		const key = `${leaf.functionName || '(anonymous)'}${file ? ` (${file}:${leaf.lineNumber + 1})` : ''}`;
+		const key = short(stack[0]);
 		selfMs.set(key, (selfMs.get(key) ?? 0) + dt);
+		if (stack.some((f) => EXPRESSION.test(f.url))) {
+			const inside = stack.findIndex((f) => EXPRESSION.test(f.url));
+			const caller = stack.slice(inside).find((f) => !EXPRESSION_GLUE.test(f.url));
+			const ck = caller ? short(caller) : '(no caller on the stack)';
+			callerMs.set(ck, (callerMs.get(ck) ?? 0) + dt);
+		}
 	}
 	const round = (x: number) => Math.round(x * 10) / 10;
 	return {
@@ -99,6 +115,10 @@ export function analyzeWindow(p: CpuProfile, fromUs: number, toUs: number, topN 
 		topSelf: [...selfMs.entries()]
 			.sort((a, b) => b[1] - a[1])
 			.slice(0, topN)
+			.map(([fn, ms]) => ({ fn, ms: round(ms) })),
+		isolateCallers: [...callerMs.entries()]
+			.sort((a, b) => b[1] - a[1])
+			.slice(0, 8)
 			.map(([fn, ms]) => ({ fn, ms: round(ms) })),
 	};
 }

@@ -28,6 +28,8 @@ export interface B5ProfileRun {
 	profile?: ProfileWindow;
 	/** CPU ms of the n8n main process per delivery in the window (idle excluded). */
 	cpuMsPerDelivery?: number;
+	/** The delivery window, monotonic µs (the profile's clock). */
+	windowUs: [number, number];
 }
 
 export interface B5ProfileResults {
@@ -126,14 +128,14 @@ export async function runB5Profile(o: {
 	const file = readdirSync(o.profileDir).find((f) => f.endsWith('.cpuprofile') && f.split('.').includes(String(pid)));
 	if (!file) {
 		results.problem = `no CPU profile of pid ${pid} in ${o.profileDir} (n8n did not exit normally?)`;
-		results.runs = windows.map((w) => ({ receiver: w.receiver, result: w.result }));
+		results.runs = windows.map((w) => ({ receiver: w.receiver, result: w.result, windowUs: [w.from, w.to] }));
 		return results;
 	}
 	results.profileFile = join(o.profileDir, file);
 	const profile = readProfile(results.profileFile);
 	results.runs = windows.map((w) => {
 		const p = analyzeWindow(profile, w.from, w.to);
-		return { receiver: w.receiver, result: w.result, profile: p, cpuMsPerDelivery: Math.round((p.busyMs / w.result.deliveries) * 100) / 100 };
+		return { receiver: w.receiver, result: w.result, windowUs: [w.from, w.to], profile: p, cpuMsPerDelivery: Math.round((p.busyMs / w.result.deliveries) * 100) / 100 };
 	});
 	return results;
 }

@@ -6,7 +6,7 @@
  * the same n8n, and the n8n main process's resident memory while the execution runs.
  *
  * Memory is compared with n8n's own nodes doing the same calls: the all-at-once HTTP Request workflow of B1 on the
- * same N. That workflow cannot wait for the workspace's active-analysis limit (its starts would be refused with
+ * same N (or the N of --b7-http-n). That workflow cannot wait for the workspace's active-analysis limit (its starts would be refused with
  * 429), so its workspace allows N analyses at once; its time is therefore not comparable, only its memory. Each
  * workflow runs in an n8n of its own (fresh start, one warm-up run), so neither inherits the other's heap.
  * RSS is sampled every second (VmRSS of the n8n main process, where community nodes run) and the kernel's
@@ -137,8 +137,8 @@ export async function runB7(o: {
 	scale: number;
 	activeAnalysisLimit: number;
 	latencyMs: number;
-	/** Also run the HTTP Request workflow on the same N (memory beside ours). */
-	withHttp: boolean;
+	/** Also run the HTTP Request workflow (memory beside ours) on this many resumes (0: not at all). */
+	httpN: number;
 	filesRoot: string;
 	log: Log;
 	onRun?: (partial: B7Results) => void;
@@ -169,14 +169,14 @@ export async function runB7(o: {
 	} finally {
 		await n8n.stop();
 	}
-	if (!o.withHttp) return results;
+	if (o.httpN <= 0) return results;
 	n8n = await o.boot('bench-b7-http');
 	try {
-		const httpWorkspace = { analysisDurationMs: analysisMs, activeAnalysisLimit: Math.max(10_000, o.n), pendingUploadLimit: Math.max(10_000, o.n) };
+		const httpWorkspace = { analysisDurationMs: analysisMs, activeAnalysisLimit: Math.max(10_000, o.httpN), pendingUploadLimit: Math.max(10_000, o.httpN) };
 		await runB1Once({ ...common, n8n, variant: 'http', n: 20, label: 'B7-warm', workspace: httpWorkspace });
-		const run = await measured({ ...common, n8n, variant: 'http', n: o.n, workspace: httpWorkspace });
+		const run = await measured({ ...common, n8n, variant: 'http', n: o.httpN, workspace: httpWorkspace });
 		results.runs.push(run);
-		o.log(`B7 HTTP Request workflow N=${o.n}: ${run.wallMs} ms, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`);
+		o.log(`B7 HTTP Request workflow N=${o.httpN}: ${run.wallMs} ms, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`);
 		o.onRun?.(results);
 	} finally {
 		await n8n.stop();

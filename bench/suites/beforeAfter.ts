@@ -57,6 +57,7 @@ export async function runBeforeAfter(o: {
 	rounds: number;
 	b1N: number;
 	repeats: number;
+	/** B6's N (0: B1 only). */
 	b6N: number;
 	b6AnalysisMs: number;
 	b6ActiveLimit: number;
@@ -113,7 +114,7 @@ export async function runBeforeAfter(o: {
 					record('B1', v, o.b1N, build.role, await runB1Once({ ...common, variant: v, n: o.b1N, label: `B1-${build.role}` }));
 				}
 			}
-			for (const v of variants) {
+			for (const v of o.b6N > 0 ? variants : []) {
 				record('B6', v, o.b6N, build.role, await runB1Once({ ...common, variant: v, n: o.b6N, workspace: b6Workspace, label: `B6-${build.role}` }));
 			}
 		} finally {
