@@ -151,6 +151,18 @@ async function main(): Promise<void> {
 			results.machine.n8nVersion = results.beforeAfter.n8nVersion;
 			t0 = Date.now();
 		}
+		if (suites.includes('B5P')) {
+			results.b5Profile = await runB5Profile({
+				boot: async (env) => bootN8n({ label: 'bench-b5-profile', tarball, binaryMode: 'filesystem', filesDir: outDir, log, env }),
+				sb,
+				deliveries: b5Deliveries,
+				concurrency: 10,
+				profileDir: join(outDir, `b5-profile-${Date.now()}`),
+				log,
+			});
+			phase('B5 profile (own n8n start, --cpu-prof)', t0);
+			t0 = Date.now();
+		}
 		if (suites.includes('B7')) {
 			// Its own n8n per workflow (fresh heap for each memory figure), before the shared one starts.
 			await setLatency(sb, latencyMs);
@@ -176,18 +188,6 @@ async function main(): Promise<void> {
 			});
 			await setLatency(sb, 0);
 			phase('B7 (own n8n starts)', t0);
-			t0 = Date.now();
-		}
-		if (suites.includes('B5P')) {
-			results.b5Profile = await runB5Profile({
-				boot: async (env) => bootN8n({ label: 'bench-b5-profile', tarball, binaryMode: 'filesystem', filesDir: outDir, log, env }),
-				sb,
-				deliveries: b5Deliveries,
-				concurrency: 10,
-				profileDir: join(outDir, `b5-profile-${Date.now()}`),
-				log,
-			});
-			phase('B5 profile (own n8n start, --cpu-prof)', t0);
 			t0 = Date.now();
 		}
 		results.machine.n8nNode = (await import('node:child_process')).execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();

@@ -7,6 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { Agent, request } from 'undici';
+
 import {
 	createUserFolder,
 	delay,
@@ -112,18 +114,24 @@ export async function publish(n8n: N8nInstance, wf: WorkflowJson): Promise<strin
 
 /**
  * Calls a production webhook whose workflow answers when its last node finishes; returns the wall time.
- * A 404 (registration not visible yet) started nothing, so it is retried (bounded).
+ * A 404 (registration not visible yet) started nothing, so it is retried (bounded). The answer may take longer than
+ * fetch's own 300 s wait for headers (B7), so the request goes through an undici agent given `timeoutMs` instead.
  */
 export async function runWebhook(n8n: N8nInstance, path: string, timeoutMs: number): Promise<{ ms: number; status: number; body: string }> {
-	for (let attempt = 0; attempt < 50; attempt++) {
-		const started = performance.now();
-		const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
-		const body = await res.text();
-		const elapsed = performance.now() - started;
-		if (res.status !== 404) return { ms: elapsed, status: res.status, body };
-		await delay(200);
+	const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+	try {
+		for (let attempt = 0; attempt < 50; attempt++) {
+			const started = performance.now();
+			const res = await request(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', dispatcher: agent });
+			const body = await res.body.text();
+			const elapsed = performance.now() - started;
+			if (res.statusCode !== 404) return { ms: elapsed, status: res.statusCode, body };
+			await delay(200);
+		}
+		throw new Error(`webhook ${path} still 404 after 50 tries`);
+	} finally {
+		await agent.close();
 	}
-	throw new Error(`webhook ${path} still 404 after 50 tries`);
 }
 
 export const webhookPath = (label: string): string => `bench-${label}-${uniqueSuffix()}`;
