@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chartSvg } from './chart';
-import { b5ProfileSection, b7Section, b7TargetRows, beforeAfterSection } from './sections';
+import { b5ProfileSection, b5TargetRows, b7Section, b7TargetRows, beforeAfterSection } from './sections';
 import { ms, ratio } from './lib/stats';
 import type { BenchResults } from './results';
 import type { B1Variant } from './suites/b1';
@@ -137,7 +137,7 @@ function markdown(r: BenchResults, findings?: string): string {
 			`| B6 the recommended operation for ${b.n} resumes at ${b.realAnalysisMs / 1000} s per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}, the default) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
 		);
 	}
-	out.push(...b7TargetRows(r));
+	out.push(...b5TargetRows(r), ...b7TargetRows(r));
 	out.push('');
 	if (findings?.trim()) {
 		out.push('## Findings', '', '_Written after the run from its numbers and logs (bench/findings.md); the tables below are generated._', '', findings.trim(), '');

@@ -13,6 +13,7 @@
  *            B5P: B5's load on three receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
  *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
  *                                      B5 profile) into bench/results.json, then re-render the report
+ *                                      (--add-only beforeAfter,b7,b5Profile: only those)
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
 		const saved = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as BenchResults;
 		const addFrom = arg('add-from');
 		if (addFrom) {
-			addSections(saved, JSON.parse(readFileSync(join(resolve(addFrom), 'results.json'), 'utf8')) as BenchResults);
+			addSections(saved, JSON.parse(readFileSync(join(resolve(addFrom), 'results.json'), 'utf8')) as BenchResults, arg('add-only')?.split(','));
 			saveResults(saved, [reportDir]);
 			log(`added the measured sections of ${join(resolve(addFrom), 'results.json')} to ${join(reportDir, 'results.json')}`);
 		}
@@ -303,11 +304,12 @@ async function finish(results: BenchResults, reportDir: string, outDir: string, 
  * Sections measured by a run of their own (the Before and after comparison, B7, the B5 profile) copied into the
  * results of the report's run, each with the command, start and load of the run that measured it.
  */
-function addSections(into: BenchResults, from: BenchResults): void {
+function addSections(into: BenchResults, from: BenchResults, only?: string[]): void {
 	const source = { command: from.command, startedAt: from.machine.startedAt, gitCommit: from.machine.gitCommit, load: from.machine.loadAverageAtStart, loadAtEnd: from.loadAverageAtEnd };
-	if (from.beforeAfter) into.beforeAfter = { ...from.beforeAfter, source };
-	if (from.b7) into.b7 = { ...from.b7, source };
-	if (from.b5Profile) into.b5Profile = { ...from.b5Profile, source };
+	const wanted = (name: string) => !only || only.includes(name);
+	if (from.beforeAfter && wanted('beforeAfter')) into.beforeAfter = { ...from.beforeAfter, source };
+	if (from.b7 && wanted('b7')) into.b7 = { ...from.b7, source };
+	if (from.b5Profile && wanted('b5Profile')) into.b5Profile = { ...from.b5Profile, source };
 }
 
 /** The hand-written analysis of the committed run (causes of missed targets), shown in the report. */

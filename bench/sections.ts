@@ -75,6 +75,19 @@ export function beforeAfterSection(r: BenchResults): string[] {
 
 const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
 
+/** B5's latency and throughput rows of the Targets table (against n8n's Webhook node in the same run). */
+export function b5TargetRows(r: BenchResults): string[] {
+	const b = r.b5;
+	if (!b) return [];
+	const p99 = b.trigger.p99Ms / b.n8nWebhook.p99Ms;
+	const tput = b.trigger.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond;
+	const why = r.b5Profile ? ' (causes: "B5 profile")' : '';
+	return [
+		`| B5 acknowledgement p99 within 1.2× of n8n's Webhook node (same load, same run) | ${b.trigger.p99Ms} ms vs ${b.n8nWebhook.p99Ms} ms: ${ratio(p99)} | ${met(b.trigger.ok && p99 <= 1.2)}${p99 > 1.2 ? why : ''} |`,
+		`| B5 throughput at least 0.9× of n8n's Webhook node | ${b.trigger.deliveriesPerSecond}/s vs ${b.n8nWebhook.deliveriesPerSecond}/s: ${ratio(tput)} | ${met(b.trigger.ok && tput >= 0.9)}${tput < 0.9 ? why : ''} |`,
+	];
+}
+
 /** B7's rows of the Targets table. */
 export function b7TargetRows(r: BenchResults): string[] {
 	const b = r.b7;
