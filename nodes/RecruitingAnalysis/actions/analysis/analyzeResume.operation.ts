@@ -9,6 +9,7 @@ import {
 	resumeFileOptions,
 	waitForCompletionOptions,
 	simplifyReportsField,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
+	optionsCollection([concurrencyOption, ...resumeFileOptions, spendingLimitOption, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);
