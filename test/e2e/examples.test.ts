@@ -290,7 +290,7 @@ const mailTo = async (addresses: string[], expected: number) => {
 // n8n 1.x's "Continue (using error output)" moves an item to the error output only when its json is {error} or
 // {error, message} (or the item carries `error`, whose message then replaces the json); the node's error item is
 // {error, details}, which 2.x moves. On 1.x the bad file therefore stays in Analyze Many's main output as an error
-// item (the Filters after it drop it: it has no score). Both lines are asserted as they behave; README, "Install in n8n".
+// item (the Filters after it drop it: it has no score). Both lines are asserted as they behave; docs/compatibility.md.
 const errorOutputMovesErrorItems = n8nLineUnderTest() === '2';
 
 test(`(g) right after npm start, the folder example: Analyze Many, Filter score >= 7, CSV shortlist, the recruiter approves, invitations; a bad file ${errorOutputMovesErrorItems ? 'goes to the error output' : 'stays an error item in the main output (n8n 1.x)'}`, async () => {
