@@ -80,7 +80,11 @@ export interface WaitingForm {
 
 /** A run as the editor starts it, followed until it has ended or waits (for a form, mostly). */
 export async function runAsEditor(n8n: N8nInstance, workflowId: string, triggerName: string, timeoutMs = 300_000): Promise<ExecutionDetail> {
-	const started = await n8n.rest<{ executionId?: string }>('POST', `/workflows/${encodeURIComponent(workflowId)}/run`, {
+	const path = `/workflows/${encodeURIComponent(workflowId)}`;
+	// n8n 2.x runs the stored workflow; n8n 1.x's editor sends the workflow with the request, as this does there.
+	const workflowData = n8n.host.line === '1' ? await n8n.rest<WorkflowJson & { id: string }>('GET', path) : undefined;
+	const started = await n8n.rest<{ executionId?: string }>('POST', `${path}/run`, {
+		...(workflowData ? { workflowData } : {}),
 		triggerToStartFrom: { name: triggerName },
 	});
 	if (!started.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
