@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { quoteAnalysis } from './pipeline';
+import { quoteAnalysis } from './quotes';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { addNotice } from '../common/notices';

@@ -1,6 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from './pipeline';
+import { readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from './pipeline';
+import { readQuoteChoice } from './quotes';
 import {
 	concurrencyOption,
 	optionsCollection,

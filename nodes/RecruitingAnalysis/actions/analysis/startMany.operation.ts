@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from './pipeline';
+import { readQuoteChoice } from './quotes';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
 	includeReportOption,

@@ -30,7 +30,7 @@ import {
 import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
 import { existsCondition, recoverWrite } from '../../writes/recover';
 import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
-import { readQuoteChoice } from '../analysis/pipeline';
+import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../common/notices';
 import { optionsParam, stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';

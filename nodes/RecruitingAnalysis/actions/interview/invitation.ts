@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import type { QuoteChoice } from '../analysis/pipeline';
+import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
 import { onApiCondition } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../common/notices';

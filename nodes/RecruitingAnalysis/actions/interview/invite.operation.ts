@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/pipeline';
+import { readQuoteChoice } from '../analysis/quotes';
 import {
 	candidateEmailField,
 	concurrencyOption,
