@@ -1,24 +1,25 @@
 /**
- * `npm run bench` — every benchmark of issue 6 in one run, then bench/REPORT.md and bench/chart.svg.
+ * `npm run bench` — every benchmark (B1 to B6) in one run, then bench/REPORT.md and bench/chart.svg.
  *
  *   npm run bench                      full sizes (B1 N = 20, 100, 500; B2 20 × 10 MB)
  *   npm run bench -- --quick           small sizes (B1 N = 20, 100; B2 5 × 10 MB; B5 200 deliveries)
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
- *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere)
+ *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere; created if missing)
  *            B6: --b6-n 500  --b6-scale 0.2 (30 s analyses last 6 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
  * Loopback only: the sandbox and n8n listen on 127.0.0.1. Every loop is bounded in count and time.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { ensureN8n, packPackage, removePackedPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
 import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
-import { writeReport, type BenchResults } from './report';
+import { writeReport } from './report';
+import { saveResults, type BenchResults } from './results';
 import { b1Floor, runB1, type B1Variant } from './suites/b1';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
 	const outDir = resolve(arg('out') ?? join(REPO_ROOT, 'bench', 'out'));
 	const reportDir = resolve(arg('report-dir') ?? join(REPO_ROOT, 'bench'));
 	mkdirSync(outDir, { recursive: true });
+	mkdirSync(reportDir, { recursive: true });
 
 	if (process.argv.includes('--render')) {
 		const saved = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as BenchResults;
@@ -62,8 +64,14 @@ async function main(): Promise<void> {
 		machine,
 		settings: { latencyMs, concurrency, workerDelayMs, sizes, b2Files, b5Deliveries },
 		phases: [],
+		partial: true,
 	};
-	const phase = (name: string, t0: number) => results.phases.push({ name, seconds: Math.round((Date.now() - t0) / 100) / 10, loadAfter: currentLoad() });
+	// Each suite's figures are saved as it ends: a later failure keeps them (`--render` makes a report of them).
+	const phase = (name: string, t0: number) => {
+		results.phases.push({ name, seconds: Math.round((Date.now() - t0) / 100) / 10, loadAfter: currentLoad() });
+		saveResults(results, [outDir, reportDir]);
+		log(`${name} done; results so far in ${join(reportDir, 'results.json')}`);
+	};
 
 	if (only.includes('B4')) {
 		const t0 = Date.now();
@@ -189,8 +197,8 @@ async function main(): Promise<void> {
 async function finish(results: BenchResults, reportDir: string, outDir: string, started: number): Promise<void> {
 	results.totalSeconds = Math.round((Date.now() - started) / 1000);
 	results.loadAverageAtEnd = currentLoad();
-	writeFileSync(join(outDir, 'results.json'), JSON.stringify(results, null, 2));
-	writeFileSync(join(reportDir, 'results.json'), JSON.stringify(results, null, 2));
+	delete results.partial;
+	saveResults(results, [outDir, reportDir]);
 	writeReport(results, reportDir, findings(reportDir));
 	log(`done in ${results.totalSeconds} s: ${join(reportDir, 'REPORT.md')}`);
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--docs-origin https://docs.example] [--quiet]`
  *   limits of new workspaces: `[--profile default|strict] [--active-analysis-limit N] [--pending-upload-limit N]
- *   [--batch-capacity N] [--admission-deadline-ms N] [--quote-max-age-ms N]` (each over the profile's value)
+ *   [--batch-capacity N] [--admission-deadline-ms N] [--quote-max-age-ms N] [--receipt-lifetime-ms N]` (each over the
+ *   profile's value)
  * First stdout line: one JSON object {baseUrl, apiKey, webhookSecret, jobDescriptionId, workspaceId};
  * then one log line per request. Loopback only.
  */
@@ -14,6 +15,7 @@ const LIMIT_FLAGS: Record<keyof WorkspaceLimits, string> = {
 	batchCapacity: 'batch-capacity',
 	admissionDeadlineMs: 'admission-deadline-ms',
 	quoteMaxAgeMs: 'quote-max-age-ms',
+	receiptLifetimeMs: 'receipt-lifetime-ms',
 };
 
 function arg(name: string): string | undefined {

@@ -40,12 +40,12 @@ export interface B1Run {
 export interface B1Floor {
 	n: number;
 	calls: number;
-	/** The issue's floor: the phases one after another. */
+	/** The floor: the phases one after another. */
 	timeMs: number;
 	formula: string;
 	/** Stricter: the same calls with the phases overlapped chunk by chunk (critical path). */
 	overlappedMs?: number;
-	/** The overlapped floor under issue 11's bounded pipeline (one chunk prepared and quoted ahead). */
+	/** The overlapped floor under the node's bounded pipeline (one chunk prepared and quoted ahead). */
 	boundedMs?: number;
 }
 
@@ -73,7 +73,7 @@ export function b1Floor(n: number, latencyMs: number, concurrency: number, worke
 }
 
 /**
- * A stricter floor than the issue's, for a client that overlaps the phases chunk by chunk (as Analyze Many does):
+ * A stricter floor than b1Floor's, for a client that overlaps the phases chunk by chunk (as Analyze Many does):
  * the same calls, each taking exactly L, and only the API's own dependencies:
  *   upload batch k is created after batch k − 1 (one active batch per kind; its URLs counted as known at once);
  *   chunk k's PUTs start after its batch exists, C PUTs at a time across all chunks, in chunk order;
@@ -86,7 +86,7 @@ export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: num
 }
 
 /**
- * The overlapped floor under issue 11's bound on the pipeline (at most one chunk prepared and quoted ahead of the
+ * The overlapped floor under the node's bound on the pipeline (at most one chunk prepared and quoted ahead of the
  * stage that submits): chunk k's upload batch is created only once analysis batch k − 2 has finished. Same calls,
  * same dependencies otherwise as b1OverlappedFloor; this is the floor any client keeping that bound can reach.
  */
@@ -94,7 +94,7 @@ export function b1BoundedFloor(n: number, latencyMs: number, concurrency: number
 	return overlappedFloor(n, latencyMs, concurrency, workerDelayMs, true);
 }
 
-/** The critical path of both overlapped floors; `bounded` adds issue 11's gate on each chunk's upload batch. */
+/** The critical path of both overlapped floors; `bounded` adds the node's gate on each chunk's upload batch. */
 function overlappedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number, bounded: boolean): number {
 	const b = Math.ceil(n / 20);
 	const lanes = Array.from({ length: concurrency }, () => 0);

@@ -9,16 +9,12 @@ import { conflict, notFound, unprocessable } from './errors';
 import { publish } from './events';
 import { analysisResult, readDocument } from './results';
 import { newId } from './store';
-import type { ReportRecord, Workspace } from './types';
+import { isTerminal, type ReportRecord, type Workspace } from './types';
 import { contentMatchesType, ownReport, preparationLive } from './uploads';
-import { onAnalysisTerminal } from './batches';
-import { noteQuoteIssued, quoteTooOld } from './capacity';
+import { onAnalysisTerminal } from './batchCompletion';
+import { CREDIT_SCALE, noteQuoteIssued, quoteTooOld } from './quotes';
 
 export const ANALYSIS_CREDIT_UNITS = 100;
-export const CREDIT_SCALE = 100;
-
-const TERMINAL = new Set(['completed', 'requires_action', 'failed']);
-export const isTerminal = (r: ReportRecord) => TERMINAL.has(r.status);
 
 export interface AnalysisQuote {
 	reportId: string;

@@ -15,7 +15,8 @@ import { eventRoutes } from './routes/events';
 import { interviewRoutes } from './routes/interviews';
 import { jobRoutes } from './routes/jobs';
 import { reportRoutes } from './routes/reports';
-import { isStoragePath, sendStorageError, signatureDoesNotMatch, StorageError, storageRoutes } from './routes/storage';
+import { storageRoutes } from './routes/storage';
+import { isStoragePath, sendStorageError, signatureDoesNotMatch, StorageError } from './storageErrors';
 import { uploadRoutes } from './routes/uploads';
 
 const JSON_BODY_LIMIT = 1024 * 1024;

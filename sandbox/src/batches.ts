@@ -7,11 +7,11 @@
 import type { Ctx } from './context';
 import { DAY } from './clock';
 import { ApiError } from './errors';
-import { publish } from './events';
 import { newId } from './store';
-import type { BatchItem, BatchRecord, ReportRecord, Workspace } from './types';
+import type { BatchItem, BatchRecord, Workspace } from './types';
 import { prepareUpload } from './uploads';
-import { isTerminal, startAnalysis } from './analyses';
+import { startAnalysis } from './analyses';
+import { admittedRunning, maybeComplete } from './batchCompletion';
 import { invite } from './interviews';
 import type { ParsedJobRef, ParsedUploadInput } from './validation';
 
@@ -77,15 +77,6 @@ function admitItem(ctx: Ctx, ws: Workspace, batch: BatchRecord, item: BatchItem)
 	item.errorCode = null;
 }
 
-function admittedRunning(ctx: Ctx, batch: BatchRecord): number {
-	if (batch.kind !== 'analyses') return 0;
-	return batch.items.filter((it) => {
-		if (it.state !== 'succeeded' || !it.resourceId) return false;
-		const r = ctx.store.reports[it.resourceId];
-		return r && r.attemptId === it.attemptId && !isTerminal(r);
-	}).length;
-}
-
 export function tick(ctx: Ctx, batchId: string): void {
 	const batch = ctx.store.batches[batchId];
 	if (!batch || batch.status === 'completed') return;
@@ -124,28 +115,6 @@ function waitOrFail(item: BatchItem, batch: BatchRecord, now: number, reason: st
 		item.errorCode = reason;
 	} else {
 		item.state = 'waiting_capacity';
-	}
-}
-
-function maybeComplete(ctx: Ctx, batch: BatchRecord): void {
-	if (batch.status === 'completed') return;
-	if (batch.items.some((it) => it.state === 'queued' || it.state === 'waiting_capacity')) return;
-	if (batch.kind === 'analyses' && admittedRunning(ctx, batch) > 0) return;
-	batch.status = 'completed';
-	const succeededCount = batch.items.filter((it) => it.state === 'succeeded').length;
-	publish(ctx, batch.workspaceId, 'batch.completed', {
-		batchId: batch.id,
-		kind: batch.kind,
-		succeededCount,
-		failedCount: batch.items.length - succeededCount,
-	});
-}
-
-export function onAnalysisTerminal(ctx: Ctx, r: ReportRecord): void {
-	for (const b of Object.values(ctx.store.batches)) {
-		if (b.workspaceId === r.workspaceId && b.kind === 'analyses' && b.status === 'processing' && b.items.some((it) => it.resourceId === r.id)) {
-			maybeComplete(ctx, b);
-		}
 	}
 }
 

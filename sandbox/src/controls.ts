@@ -1,6 +1,6 @@
 /**
  * Sandbox control endpoints (`/_sandbox/...`, loopback only, no API key): workspaces, keys, limits,
- * reset, counters, mail sink, jobs, report deletion, interview controls, event seeding, webhook
+ * reset, counters, idempotency receipts, mail sink, jobs, report deletion, interview controls, event seeding, webhook
  * endpoints and deliveries, the private inbox, the clock and fault injection. See sandbox/README.md.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -19,18 +19,12 @@ import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, rep
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
+import { body, workspaceOf } from './controlRequests';
+import { receiptControlRoutes } from './receiptControls';
 import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
 	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
-
-const body = (req: FastifyRequest) => (req.body ?? {}) as Record<string, unknown>;
-
-function workspaceOf(ctx: Ctx, req: FastifyRequest) {
-	const ws = ctx.store.workspaces[(req.params as { wid: string }).wid];
-	if (!ws) throw notFound('Workspace');
-	return ws;
-}
 
 function endpointOf(ctx: Ctx, req: FastifyRequest): WebhookEndpoint {
 	const ep = ctx.store.endpoints[(req.params as { id: string }).id];
@@ -132,6 +126,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 		c.post('/_sandbox/workspaces/:wid/reset', async (req) => resetWorkspace(ctx, workspaceOf(ctx, req).id));
 
 		c.get('/_sandbox/workspaces/:wid/counters', async (req) => ctx.store.countersOf(workspaceOf(ctx, req).id));
+
+		receiptControlRoutes(c, ctx);
 
 		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({ items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [] }));
 

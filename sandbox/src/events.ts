@@ -6,6 +6,7 @@ import type { Ctx } from './context';
 import { DAY } from './clock';
 import { newUuid } from './store';
 import type { EventRecord } from './types';
+import { eventBody } from './views';
 import { dispatchEvent } from './webhooks';
 
 export const EVENT_RETENTION_MS = 30 * DAY;
@@ -27,11 +28,6 @@ export const EVENT_TYPES = [
 	'batch.completed',
 	'webhook.test',
 ];
-
-export function eventBody(e: EventRecord): Record<string, unknown> {
-	const base = { id: e.id, type: e.type, schemaVersion: 1, occurredAt: new Date(e.occurredAt).toISOString() };
-	return e.tombstone ? base : { ...base, data: e.data ?? {} };
-}
 
 export function publish(
 	ctx: Ctx,

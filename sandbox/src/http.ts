@@ -10,7 +10,7 @@ import { ApiError, badRequest } from './errors';
 import { characterCount } from './validation';
 import type { Faults } from './faults';
 import { findReceipt, readIdempotencyKey, storeReceipt } from './idempotency';
-import { isStoragePath, sendStorageError, storageFault } from './routes/storage';
+import { isStoragePath, sendStorageError, storageFault } from './storageErrors';
 import type { ApiKey, Receipt, Scope, Workspace } from './types';
 import { sweepWorkspace } from './workspaces';
 
@@ -127,7 +127,7 @@ export class ApiRouter {
 				if (def.idempotent) {
 					const idemKey = readIdempotencyKey(req.headers['idempotency-key']);
 					const request = { params, body: req.body ?? null };
-					const { receipt, bodyHash } = findReceipt(ctx, ws.id, name, idemKey, request);
+					const { receipt, bodyHash } = findReceipt(ctx, ws, name, idemKey, request);
 					if (receipt) {
 						def.replayGuard?.(call, receipt);
 						counters.idempotentReplays += 1;
@@ -135,7 +135,8 @@ export class ApiRouter {
 					} else {
 						result = def.handler(call);
 						if (result.status >= 200 && result.status < 300) {
-							storeReceipt(ctx, ws.id, name, idemKey, {
+							storeReceipt(ctx, ws.id, idemKey, {
+								operation: name,
 								bodyHash,
 								status: result.status,
 								body: result.body ?? null,

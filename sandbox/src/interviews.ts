@@ -12,8 +12,7 @@ import { interviewResult } from './results';
 import { newId } from './store';
 import type { InterviewRecord, MailItem, Workspace } from './types';
 import { ownReport } from './uploads';
-import { noteQuoteIssued, quoteTooOld } from './capacity';
-import { CREDIT_SCALE } from './analyses';
+import { CREDIT_SCALE, noteQuoteIssued, quoteTooOld } from './quotes';
 
 export const INTERVIEW_SYSTEM_VERSION = 'is-2026.1';
 export const INTERVIEW_CREDIT_UNITS = 250;

@@ -4,10 +4,11 @@
  * no request arrives (so `interview.expired` reaches the feed and webhooks).
  */
 import type { Ctx } from './context';
-import { isTerminal, resumeAnalysis } from './analyses';
+import { resumeAnalysis } from './analyses';
 import { tick } from './batches';
 import { resumeEndpoint } from './webhooks';
 import { sweepWorkspace } from './workspaces';
+import { isTerminal } from './types';
 
 export function resumeWork(ctx: Ctx): void {
 	for (const r of Object.values(ctx.store.reports)) {

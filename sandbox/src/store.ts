@@ -59,7 +59,7 @@ export class Store implements Persisted {
 	batches: Record<string, BatchRecord> = {};
 	/** Per workspace, in durable publication order. */
 	events: Record<string, EventRecord[]> = {};
-	/** Idempotency receipts by `${workspace}|${operation}|${key}`; never erased by reset. */
+	/** Idempotency receipts by `${workspace}|${key}` (a key is the workspace's, whatever the operation); kept across reset. */
 	receipts: Record<string, Receipt> = {};
 	mail: Record<string, MailItem[]> = {};
 	endpoints: Record<string, WebhookEndpoint> = {};
@@ -125,6 +125,14 @@ export class Store implements Persisted {
 		const data = JSON.parse(readFileSync(file, 'utf8')) as Persisted & { files?: Record<string, string> };
 		const { files, ...rest } = data;
 		Object.assign(store, rest);
+		// Data files of older sandboxes keyed receipts by `${workspace}|${operation}|${key}`: the same receipts, keyed by workspace and key.
+		for (const [id, receipt] of Object.entries(store.receipts)) {
+			const parts = id.split('|');
+			if (parts.length !== 3) continue;
+			delete store.receipts[id];
+			const current = store.receipts[`${parts[0]}|${parts[2]}`];
+			if (!current || current.createdAt > receipt.createdAt) store.receipts[`${parts[0]}|${parts[2]}`] = { ...receipt, operation: parts[1] };
+		}
 		for (const [id, b64] of Object.entries(files ?? {})) store.files.set(id, Buffer.from(b64, 'base64'));
 		return store;
 	}

@@ -34,6 +34,8 @@ export interface Workspace {
 	admissionDeadlineMs: number;
 	/** A quote older than this is QUOTE_STALE at admission; 0 (or absent, in older data files) = no age limit. */
 	quoteMaxAgeMs: number;
+	/** How long an idempotency receipt is kept (sandbox clock); 0 (or absent, in older data files) = for ever. */
+	receiptLifetimeMs: number;
 	/** Bumping this makes every earlier quote stale. */
 	priceVersion: number;
 	/**
@@ -82,6 +84,9 @@ export interface ExternalReference {
 }
 
 export type ReportStatus = 'queued' | 'processing' | 'completed' | 'requires_action' | 'failed';
+
+const TERMINAL: ReadonlySet<ReportStatus> = new Set(['completed', 'requires_action', 'failed']);
+export const isTerminal = (r: ReportRecord) => TERMINAL.has(r.status);
 
 export interface Preparation {
 	createdAt: number;
@@ -185,6 +190,8 @@ export interface EventRecord {
 }
 
 export interface Receipt {
+	/** The operation that made it (`POST /api/v1/uploads`): the key is the workspace's, another operation conflicts. */
+	operation: string;
 	bodyHash: string;
 	status: number;
 	body: unknown;

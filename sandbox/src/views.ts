@@ -1,5 +1,5 @@
 /** Response shapes of the spec's resources, built from the stored records. */
-import type { InterviewRecord, JobDescription, ReportRecord } from './types';
+import type { EventRecord, InterviewRecord, JobDescription, ReportRecord } from './types';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -76,4 +76,10 @@ export function jobView(j: JobDescription): Record<string, unknown> {
 		createdAt: iso(j.createdAt),
 		updatedAt: iso(j.updatedAt),
 	};
+}
+
+/** The event envelope (spec "Events / Envelope"), as the feed and the webhook body carry it; a tombstone has no data. */
+export function eventBody(e: EventRecord): Record<string, unknown> {
+	const base = { id: e.id, type: e.type, schemaVersion: 1, occurredAt: new Date(e.occurredAt).toISOString() };
+	return e.tombstone ? base : { ...base, data: e.data ?? {} };
 }

@@ -11,7 +11,7 @@ import type { Ctx } from './context';
 import { DAY, HOUR, MINUTE } from './clock';
 import { newId, newUuid } from './store';
 import type { DeliveryRecord, EventRecord, WebhookEndpoint } from './types';
-import { eventBody } from './events';
+import { eventBody } from './views';
 
 export const RETRY_SCHEDULE_MS = [0, MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length;

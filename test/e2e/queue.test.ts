@@ -1,5 +1,5 @@
 /**
- * Queue mode (issue 13): one stack serves every test of this file. Redis, PostgreSQL, the main, two workers and
+ * Queue mode: one stack serves every test of this file. Redis, PostgreSQL, the main, two workers and
  * two webhook processes (scripts/n8n-host/queue.ts), binary data in database mode, our package installed once
  * from the tarball. Manual runs are started as the editor starts them and run on a worker (which one: its log);
  * production webhooks reach the webhook processes only; the feed trigger polls from the main.
@@ -450,7 +450,7 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 	expect(figures.analysesChargedBeforeKill).toBeGreaterThanOrEqual(20);
 	// Exactly once across the crash: the re-run's keys name the business write (the file, the job; the report and
 	// its quote), as the killed run's did, so its uploads and analyses are recovered, not charged again. (With keys
-	// derived from the execution, before issue 11, this re-run charged 80 analyses and created 100 reports.)
+	// derived from the execution, as they once were, this re-run charged 80 analyses and created 100 reports.)
 	expect(figures.analysesCharged).toBe(60);
 	expect(figures.reportsCreated).toBe(60);
 	expect(figures.idempotentReplays).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 /**
- * F1 and F2 (issue 7): charged writes under injected faults, run through n8n's engine (n8n-core) against the
+ * F1 and F2: charged writes under injected faults, run through n8n's engine (n8n-core) against the
  * sandbox over real HTTP.
  *
  * F1: Analyze Resume over 200 resumes while the sandbox answers 20% of /api/v1 requests 503 before processing,
@@ -37,11 +37,11 @@ const reportByApplication = new Map<string, string>();
 beforeAll(async () => {
 	sandbox = await startTestSandbox({ recordResponses: true });
 	ws = await newWorkspace(sandbox.baseUrl);
-	// Low capacity limits (issue 11): the node must wait out ACTIVE_ANALYSIS_LIMIT and PENDING_UPLOAD_LIMIT itself,
+	// Low capacity limits: the node must wait out ACTIVE_ANALYSIS_LIMIT and PENDING_UPLOAD_LIMIT itself,
 	// so these runs pass through the bounded waiting, not through a lifted cap.
 	await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 30 });
 	book.set('faults', FAULTS as unknown as IDataObject as never);
-	book.note('F1 and F2 run with the workspace limits set low: 10 active analyses, 30 pending preparations (issue 11); the node waits out capacity refusals.');
+	book.note('F1 and F2 run with the workspace limits set low: 10 active analyses, 30 pending preparations; the node waits out capacity refusals.');
 	book.note('Faults apply to every /api/v1 request (path prefix), not to the storage PUT. Items still failing after the node\'s own four attempts come out as error items (On Error: Continue) and are run again with the same per-application Idempotency Key (a workflow\'s retry branch); "passes" counts those runs.');
 });
 afterEach(async () => {

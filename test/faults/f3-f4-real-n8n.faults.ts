@@ -1,5 +1,5 @@
 /**
- * F3 and F4 (issue 7) in a real n8n, 2.41.1 and 1.123.81 (our tarball installed as a community package, see test/e2e/helpers.ts),
+ * F3 and F4 in a real n8n, 2.41.1 and 1.123.81 (our tarball installed as a community package, see test/e2e/helpers.ts),
  * because the behaviour depends on n8n: its production webhook server, the persistence of node static data between
  * webhook requests and between polls, and its poller.
  *

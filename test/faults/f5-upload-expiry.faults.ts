@@ -1,6 +1,6 @@
 /**
- * F5 (issue 7): the signed upload URL expires while the node is uploading (refreshed once, then completed), and
- * the preparation itself expires (one new preparation, issue 11). n8n-core engine + sandbox; the sandbox
+ * F5: the signed upload URL expires while the node is uploading (refreshed once, then completed), and
+ * the preparation itself expires (one new preparation, docs/idempotency.md). n8n-core engine + sandbox; the sandbox
  * clock is moved while the storage PUT is held by a latency fault, so the expiry happens mid-flow.
  */
 
@@ -79,7 +79,7 @@ describe('F5: upload URL expired mid-flow', () => {
 		expect(status).toBe('completed');
 	});
 
-	// Issue 11 settled this case: a preparation that expired unadmitted can never be analyzed, so the node makes one
+	// A preparation that expired unadmitted can never be analyzed, so the node makes one
 	// new preparation (keyed by the expired report: every repeat reaches the same new one) instead of failing.
 	it('Upload Resume: the preparation expired during the PUT (past 24 h): one new preparation, the file uploaded to it, nothing started', async () => {
 		const before = await counters(ws);

@@ -1,5 +1,5 @@
 /**
- * F6 (issue 7): secrets. The API key goes to the API only: never to storage or a webhook receiver (sandbox
+ * F6: secrets. The API key goes to the API only: never to storage or a webhook receiver (sandbox
  * records: counters and the inbox's exact headers and bodies), never into execution data, n8n's log or an error
  * message, including errors that involve the key itself. The invitation token appears only when private-link
  * delivery was chosen. 401 and 403 give clear errors naming the missing scope. n8n-core engine + sandbox.

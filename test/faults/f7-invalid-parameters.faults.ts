@@ -1,5 +1,5 @@
 /**
- * F7 (issue 7): invalid parameter values across the operations. Each one must stop the node with a
+ * F7: invalid parameter values across the operations. Each one must stop the node with a
  * NodeOperationError whose message names the field (as the node shows it) and the rule it broke, and the sandbox
  * must receive nothing: no API request (its per-route counters) and no storage PUT. n8n-core engine + sandbox.
  */

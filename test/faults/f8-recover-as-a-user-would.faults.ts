@@ -1,5 +1,5 @@
 /**
- * F8 (issue 11): recover as a user would, in a real n8n 2.41.1 (our tarball installed as a community package).
+ * F8: recover as a user would, in a real n8n 2.41.1 (our tarball installed as a community package).
  *
  * Each case is one charged operation in a workflow  Manual Trigger → Input (Code: the same items every run) →
  * our node(s) → ATS (HTTP Request to a stub of the recruiter's system)  that fails after some of its writes
@@ -27,7 +27,7 @@
  *
  * The matrix is compact, not a cross product (20 cases, about 3 to 4 minutes on 2 cores; F8 runs inside npm test):
  * every operation meets at least two failure-and-recovery pairs, every failure kind and every recovery kind occurs
- * four times or more, and each behaviour issue 11 reports has its case (Start + Retry On Fail after lost answers,
+ * four times or more, and each way a charged write used to repeat has its case (Start + Retry On Fail after lost answers,
  * Start Many after lost answers, Analyze Many run again, Invite Many retried in the same execution, a re-run of a
  * recruiter's workflow). Pairs that cannot happen are left out: Retry On Fail does not survive a killed process, and
  * Retry On Fail on the ATS node would never run our node again. "A later node throws" + n8n's Retry never runs our

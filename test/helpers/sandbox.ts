@@ -53,6 +53,23 @@ export interface InboxEntry {
 	reason: string | null;
 }
 
+/** One idempotency receipt the sandbox keeps (GET /_sandbox/workspaces/{id}/receipts); `expiresAt` null = kept for ever. */
+export interface ReceiptView {
+	key: string;
+	operation: string;
+	status: number;
+	createdAt: string;
+	expiresAt: string | null;
+}
+
+/** The answer of the receipt-aging controls: receipts made older, forgotten, and still kept. */
+export interface ReceiptsAged {
+	receiptLifetimeMs: number;
+	aged: number;
+	forgotten: number;
+	kept: number;
+}
+
 /** One message of the workspace's mail sink (GET /_sandbox/workspaces/{id}/mail), as the sandbox stores it. */
 export type MailEntry = MailItem;
 
@@ -101,6 +118,9 @@ export function controlClient(baseUrl: string) {
 		reset: (wid: string) => c<{ apiKey: string }>('POST', `/_sandbox/workspaces/${wid}/reset`),
 		counters: (wid: string) => c<Counters>('GET', `/_sandbox/workspaces/${wid}/counters`),
 		mail: (wid: string) => c<{ items: MailEntry[] }>('GET', `/_sandbox/workspaces/${wid}/mail`),
+		receipts: (wid: string) => c<{ receiptLifetimeMs: number; items: ReceiptView[] }>('GET', `/_sandbox/workspaces/${wid}/receipts`),
+		ageReceipts: (wid: string, seconds: number) => c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/age`, { seconds }),
+		forgetReceipts: (wid: string) => c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/forget`),
 		createJob: (wid: string, body: Record<string, string> = {}) => c<Record<string, Json>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
 		reviseJob: (id: string, body: { description?: string } = {}) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
 		deactivateJob: (id: string) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),

@@ -1,5 +1,5 @@
 /**
- * Issue 12, "Capacity as a real service has it": limits per workspace (control API and CLI flags), the strict
+ * Capacity as a real service has it: limits per workspace (control API and CLI flags), the strict
  * profile (small limits, the admission deadline in effect, quotes that age), and batch items over capacity that
  * wait to the admission deadline and then fail with their item errorCode.
  */
@@ -21,10 +21,10 @@ async function batchWhen(w: Ws, statusUrl: string, done: (b: { status: string; i
 }
 
 describe('the strict profile', () => {
-	test('capacity: a workspace of the strict profile gets small limits (10 active analyses, 30 pending preparations), a one-minute admission deadline and ten-minute quotes', async () => {
+	test('capacity: a workspace of the strict profile gets small limits (10 active analyses, 30 pending preparations), a one-minute admission deadline, ten-minute quotes and 24-hour receipts', async () => {
 		const settings = await sb.control.patchWorkspace(ws.workspaceId, {});
 		expect(settings).toMatchObject(PROFILES.strict);
-		expect(PROFILES.strict).toEqual({ activeAnalysisLimit: 10, pendingUploadLimit: 30, batchCapacity: 5, admissionDeadlineMs: MINUTE, quoteMaxAgeMs: 10 * MINUTE });
+		expect(PROFILES.strict).toEqual({ activeAnalysisLimit: 10, pendingUploadLimit: 30, batchCapacity: 5, admissionDeadlineMs: MINUTE, quoteMaxAgeMs: 10 * MINUTE, receiptLifetimeMs: 24 * 60 * MINUTE });
 		expect(await (await fetch(`${sb.baseUrl}/_sandbox/limits`)).json()).toEqual({ profile: 'strict', limits: PROFILES.strict });
 	});
 

@@ -128,12 +128,12 @@ test('an analysis in flight when the sandbox stops completes after a restart fro
 });
 
 test('--profile strict and the limit flags set the limits of every new workspace (the seeded one included)', async () => {
-	const s = await startCli(['--port', '0', '--quiet', '--profile', 'strict', '--pending-upload-limit', '7']);
+	const s = await startCli(['--port', '0', '--quiet', '--profile', 'strict', '--pending-upload-limit', '7', '--receipt-lifetime-ms', '3600000']);
 	try {
 		const limits = (await (await fetch(`${s.info.baseUrl}/_sandbox/limits`)).json()) as { limits: Record<string, number> };
 		expect(limits).toEqual({
 			profile: 'strict',
-			limits: { activeAnalysisLimit: 10, pendingUploadLimit: 7, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 600_000 },
+			limits: { activeAnalysisLimit: 10, pendingUploadLimit: 7, batchCapacity: 5, admissionDeadlineMs: 60_000, quoteMaxAgeMs: 600_000, receiptLifetimeMs: 3_600_000 },
 		});
 		const patch = async (wid: string) =>
 			await (await fetch(`${s.info.baseUrl}/_sandbox/workspaces/${wid}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
@@ -144,3 +144,39 @@ test('--profile strict and the limit flags set the limits of every new workspace
 		await stop(s);
 	}
 }, 60_000);
+
+test('a data file of an older sandbox, whose receipts are kept per operation, still replays them and binds their keys to the workspace', async () => {
+	const { startSandbox } = await import('../../sandbox/src');
+	const { readFileSync, writeFileSync } = await import('node:fs');
+	const dir = mkdtempSync(join(tmpdir(), 'ra-sandbox-'));
+	const dataFile = join(dir, 'state.json');
+	const body = (id: string) => ({ fileName: 'a.pdf', fileSize: 100, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id } });
+	try {
+		const a = await startSandbox({ port: 0, dataFile });
+		const prep = await api(a, 'POST', '/api/v1/uploads', { idempotencyKey: 'older-1', body: body(a.seed.jobDescriptionId) });
+		expect(prep.status).toBe(201);
+		await a.close();
+		// Rewritten as an older sandbox saved it: `${workspace}|${operation}|${key}`, no operation in the receipt.
+		const state = JSON.parse(readFileSync(dataFile, 'utf8')) as { receipts: Record<string, { operation?: string }> };
+		const [[id, receipt]] = Object.entries(state.receipts);
+		const { operation: _operation, ...older } = receipt;
+		state.receipts = { [id.replace('|', '|POST /api/v1/uploads|')]: older };
+		writeFileSync(dataFile, JSON.stringify(state));
+		const b = await startSandbox({ port: 0, dataFile });
+		try {
+			const replay = await api(b, 'POST', '/api/v1/uploads', { idempotencyKey: 'older-1', body: body(b.seed.jobDescriptionId) });
+			expect(replay.status).toBe(201);
+			expect(replay.body.data.reportId).toBe(prep.body.data.reportId);
+			const batch = await api(b, 'POST', '/api/v1/upload-batches', {
+				idempotencyKey: 'older-1',
+				body: { jobDescription: { kind: 'existing', id: b.seed.jobDescriptionId }, items: [{ itemKey: 'a', input: { fileName: 'a.pdf', fileSize: 100, mimeType: 'application/pdf' } }] },
+			});
+			expect(batch.status).toBe(409);
+			expect(batch.body.error.reason).toBe('IDEMPOTENCY_KEY_REUSED');
+		} finally {
+			await b.close();
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});

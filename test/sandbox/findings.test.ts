@@ -1,5 +1,5 @@
 /**
- * Issue 12, "Why": each finding of the external tools (Redocly, Spectral, Schemathesis, hand probes) has a test
+ * Each finding of the external tools (Redocly, Spectral, Schemathesis, hand probes) has a test
  * named after it. The API's conventions on every answer the API host gives, including the framework's own
  * errors; 405 decided before the body is parsed; lengths in characters (code points); the document says what
  * the server does (closed bodies, the email rule).

@@ -5,7 +5,8 @@
 import type { Ctx } from '../context';
 import type { Cursors } from '../cursors';
 import { ApiError } from '../errors';
-import { eventBody, EVENT_TYPES } from '../events';
+import { EVENT_TYPES } from '../events';
+import { eventBody } from '../views';
 import type { ApiRouter } from '../http';
 import { allowOnly, pageParams, queryString, Validator } from '../validation';
 

@@ -12,59 +12,17 @@
  * PDF or DOCX is refused at admission (422 INVALID_UPLOAD), as the real service does.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../context';
 import { sha256Hex } from '../canonical';
 import type { ApiRouter } from '../http';
 import { preparationLive, storageSignature } from '../uploads';
 import { MAX_FILE_BYTES } from '../validation';
+import { sendStorageError, signatureDoesNotMatch, StorageError } from '../storageErrors';
 
 export const STORAGE_ROUTE = '/_storage/uploads/{reportId}';
-export const STORAGE_PREFIX = '/_storage';
 /** Largest body storage reads before answering EntityTooLarge (the biggest resume plus slack). */
 const STORAGE_BODY_LIMIT = MAX_FILE_BYTES + 1024;
-
-export const isStoragePath = (path: string) => path === STORAGE_PREFIX || path.startsWith(`${STORAGE_PREFIX}/`);
-
-/** An S3-style storage error: the status, the `<Code>` and `<Message>`, and extra elements (e.g. Expires). */
-export class StorageError extends Error {
-	constructor(
-		public readonly status: number,
-		public readonly code: string,
-		message: string,
-		public readonly extra: Record<string, string> = {},
-	) {
-		super(message);
-	}
-}
-
-const xmlEscape = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
-
-/** Sends a storage error as S3 does: XML body, `x-amz-request-id`, no API conventions. */
-export function sendStorageError(reply: FastifyReply, err: StorageError, headers: Record<string, string> = {}): FastifyReply {
-	const requestId = randomBytes(8).toString('hex').toUpperCase();
-	const elements = { Code: err.code, Message: err.message, ...err.extra, RequestId: requestId, HostId: randomBytes(24).toString('base64') };
-	const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${Object.entries(elements)
-		.map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
-		.join('')}</Error>`;
-	for (const [h, v] of Object.entries(headers)) reply.header(h, v);
-	return reply.code(err.status).header('x-amz-request-id', requestId).type('application/xml').send(body);
-}
-
-export const signatureDoesNotMatch = () =>
-	new StorageError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
-
-/** A fault injected on storage keeps its status and answers in storage's own words (S3 codes). */
-export function storageFault(status: number): StorageError {
-	const codes: Record<number, [string, string]> = {
-		403: ['AccessDenied', 'Access Denied'],
-		429: ['SlowDown', 'Please reduce your request rate.'],
-		500: ['InternalError', 'We encountered an internal error. Please try again.'],
-		503: ['SlowDown', 'Please reduce your request rate.'],
-	};
-	const [code, message] = codes[status] ?? (status >= 500 ? ['ServiceUnavailable', 'Service is unable to handle request.'] : ['InvalidRequest', `Injected fault (${status}).`]);
-	return new StorageError(status, code, message);
-}
 
 /** The query-string signature: present, matching the report, expiry and Content-Type, and not expired. */
 function checkSignature(ctx: Ctx, reportId: string, contentType: string, expires: unknown, signature: unknown): void {

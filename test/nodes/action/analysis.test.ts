@@ -238,7 +238,7 @@ describe('Analysis > Get Quote and Start', () => {
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
 	});
 
-	// Issue 11: a second Start of an admitted report is the same write again; it used to fail with the API's
+	// A second Start of an admitted report is the same write again; it used to fail with the API's
 	// conflict, it now reads the attempt back and outputs it as recovered, without a second quote or attempt.
 	it('Start on an already admitted report recovers the existing attempt (recovered: true), no second attempt', async () => {
 		const reportId = await uploadedReport('Admitted');

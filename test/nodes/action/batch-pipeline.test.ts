@@ -73,7 +73,7 @@ describe('Batch operations overlap their chunks', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 40, 'quote-ahead');
 		const before = await counters(ws);
-		// 1000 ms: since issue 11 each chunk's reports are first checked for an existing attempt (20 status reads), which takes
+		// 1000 ms: each chunk's reports are first checked for an existing attempt (20 status reads), which takes
 		// a few hundred ms on a loaded machine.
 		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 1000 }] });
 		const { result, samples } = await sampleWhile(

@@ -1,6 +1,6 @@
 /**
  * The action node's description: the operation selectors and the operation modules agree, every parameter
- * is scoped to its resource and operation, and the n8n conventions the brief asks for hold.
+ * is scoped to its resource and operation, and the n8n conventions of a community node hold.
  */
 import { Workflow, type INodeProperties, type INodePropertyOptions, type INodeTypes } from 'n8n-workflow';
 
@@ -73,7 +73,7 @@ describe('RecruitingAnalysis node description', () => {
 		expect(resource?.default).toBe('analysis');
 	});
 
-	it.each(Object.keys(EXPECTED))('resource %s: selector options = operation modules = the issue list', (resource) => {
+	it.each(Object.keys(EXPECTED))('resource %s: the selector offers exactly its operation modules, and they are the expected operations', (resource) => {
 		const selector = operationSelector(resource);
 		const offered = (selector.options as INodePropertyOptions[]).map((o) => String(o.value));
 		expect([...offered].sort()).toEqual([...EXPECTED[resource]].sort());

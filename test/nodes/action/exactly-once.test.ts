@@ -1,5 +1,5 @@
 /**
- * Issue 11, "Exactly once per intent": one test per failure the issue lists, named after the behaviour, through
+ * Exactly once per intent: one test per way a charged write could repeat, named after the behaviour, through
  * n8n's engine (n8n-core) against the sandbox over HTTP. A re-run on the same input, and n8n's Retry of a failed
  * execution, are a new run with a new execution id; n8n's Retry On Fail is the same run again.
  */

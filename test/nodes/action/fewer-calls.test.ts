@@ -1,5 +1,5 @@
 /**
- * Fewer calls for the same outputs (issue 15): the quotes of a run's starts gathered into batch quotes, Start
+ * Fewer calls for the same outputs: the quotes of a run's starts gathered into batch quotes, Start
  * Many's check for earlier attempts answered by report list pages, and Analyze Many's simplified items built from a
  * list page's summaries. Counted by the sandbox, per route; each output checked as before.
  */

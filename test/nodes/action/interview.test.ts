@@ -196,7 +196,7 @@ describe('Interview > lifecycle operations', () => {
 		expect(limited).toHaveLength(1);
 	});
 
-	// Issue 11: a resend is keyed by the interview, so a repeat replays the first one; another resend is a
+	// A resend is keyed by the interview, so a repeat replays the first one; another resend is a
 	// deliberate New Attempt Label, which the service refuses for a completed interview.
 	it('Resend of a completed interview is a conflict (INTERVIEW_NOT_ELIGIBLE)', async () => {
 		const result = await runNode(

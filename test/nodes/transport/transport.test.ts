@@ -520,7 +520,7 @@ describe('pagination', () => {
 });
 
 describe('idempotency keys and polling', () => {
-	// Issue 11 replaced the per-execution keys (execution id, node, run and item index) by keys that name the write:
+	// Keys name the write, not the execution (execution id, node, run and item index, as they once were):
 	// the same write gets the same key in another execution, at another item position.
 	test('one key per business write: the same in every execution and item position, new for another write, label or step', async () => {
 		const ws = await sb.control.createWorkspace({});

@@ -19,7 +19,7 @@ import {
 
 const doc = loadDocument();
 
-// Written by hand from api-spec.md "Endpoints" (method, path, scope, stated success status; 200 where
+// Written by hand from the spec's "Endpoints" (method, path, scope, stated success status; 200 where
 // the spec does not show one: our documented assumption).
 const SPEC_ENDPOINTS: Array<[string, string, string, number]> = [
 	['POST', '/api/v1/uploads', 'analyses:write', 201],

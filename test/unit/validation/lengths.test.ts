@@ -1,5 +1,5 @@
 /**
- * Issue 12: lengths are counted in characters (Unicode code points), as the spec and the sandbox count them,
+ * Lengths are counted in characters (Unicode code points), as the spec and the sandbox count them,
  * not in UTF-16 units (an emoji is one character and two units). The node's own rules agree with the sandbox.
  */
 import { characterCount, cursorSchema, emailSchema, externalReferenceIdSchema, fileNameSchema, idSchema } from '../../../nodes/RecruitingAnalysis/validation';

@@ -1,5 +1,5 @@
 /**
- * One test per input rule of the spec (api-spec.md: UploadInput, Conventions, Endpoints, Limits, Interviews, Batch
+ * One test per input rule of the spec (its sections UploadInput, Conventions, Endpoints, Limits, Interviews, Batch
  * rules), named after the rule. Each checks the boundary on both sides and the message that names the rule.
  */
 import { NodeOperationError } from 'n8n-workflow';

@@ -1,6 +1,6 @@
 /**
  * One list of event types, shared by both triggers, and the same list as the sandbox and the OpenAPI
- * description use (api-spec "Events" > "Event types").
+ * description use (the spec's "Events" > "Event types").
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,0 +1,43 @@
+/** What one run of `npm run bench` measured (bench/results.json), read back by `--render`. */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { MachineInfo } from './lib/machine';
+import type { B1Floor, B1Run } from './suites/b1';
+import type { B2Result } from './suites/b2';
+import type { B3Result } from './suites/b3';
+import type { B4Result } from './suites/b4';
+import type { B5Results } from './suites/b5';
+import type { B6Results } from './suites/b6';
+
+export interface BenchResults {
+	command: string;
+	quick: boolean;
+	machine: MachineInfo;
+	settings: { latencyMs: number; concurrency: number; workerDelayMs: number; sizes: number[]; b2Files: number; b5Deliveries: number };
+	phases: Array<{ name: string; seconds: number; loadAfter: number[] }>;
+	b1?: { runs: B1Run[]; floors: B1Floor[] };
+	b2?: B2Result[];
+	b3?: B3Result;
+	b4?: B4Result[];
+	b5?: B5Results;
+	b6?: B6Results;
+	/** Set while the run is under way: the suites in `phases` are measured, the others were not reached. */
+	partial?: boolean;
+	totalSeconds?: number;
+	loadAverageAtEnd?: number[];
+}
+
+/**
+ * Writes results.json into each folder, creating the folder first. The run calls it as each suite ends, so a
+ * failure later (or a folder that did not exist) loses nothing already measured. Written to a temporary file and
+ * renamed, so a results.json is never half written.
+ */
+export function saveResults(results: BenchResults, dirs: string[]): void {
+	const text = JSON.stringify(results, null, 2);
+	for (const dir of new Set(dirs)) {
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, 'results.json.tmp'), text);
+		renameSync(join(dir, 'results.json.tmp'), join(dir, 'results.json'));
+	}
+}
