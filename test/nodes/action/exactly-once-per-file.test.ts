@@ -8,7 +8,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { http, startTestSandbox, useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import { startTestSandbox, useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import type { InputItem } from '../../helpers/n8n-engine';
 import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, waitForReportStatus, type Workspace } from './helpers';
 
@@ -206,10 +206,12 @@ describe('New Attempt Label on Analyze Resume', () => {
 });
 
 describe('after the service forgot its receipts (the receipt lifetime has passed)', () => {
-	/** The sandbox control that makes the workspace's service forget every idempotency receipt it keeps. */
-	async function forgetReceipts(ws: Workspace): Promise<void> {
-		const { status, body } = await http(ws.baseUrl, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/receipts/forget`);
-		expect({ status, body }).toEqual({ status: 200, body: expect.objectContaining({ forgotten: expect.any(Number) }) });
+	/** The service keeps receipts 24 hours (the strict profile's lifetime); the workspace's receipts are aged past it. */
+	async function receiptsForgotten(ws: Workspace): Promise<void> {
+		await sandbox.control.patchWorkspace(ws.workspaceId, { receiptLifetimeMs: 24 * 3600 * 1000 });
+		const aged = await sandbox.control.ageReceipts(ws.workspaceId, 25 * 3600);
+		expect(aged.forgotten).toBeGreaterThan(0);
+		expect(aged.kept).toBe(0);
 	}
 
 	it('Analyze Many with external references and Invite, run again: no second report, analysis, interview or email', async () => {
@@ -223,7 +225,7 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 		expect(await waitForReportStatus(ws, reportId)).toBe('completed');
 		const [invited] = jsonOf(await runNode(ws, inviteParams, [{ json: {} }], execution()));
 		expect(String(invited.interviewId)).toMatch(/^int_/);
-		await forgetReceipts(ws);
+		await receiptsForgotten(ws);
 		const second = jsonOf(await runNode(ws, params, input, execution()));
 		expect(second.map(resourceOf)).toEqual(first.map(resourceOf));
 		const [again] = jsonOf(await runNode(ws, inviteParams, [{ json: {} }], execution()));
