@@ -24,6 +24,7 @@ import { caseWorkspace, finishedExecution, formatWrites, minus, runManually, upd
 import { makePdf } from '../fixtures/resumes';
 import { nodeError, nodeOutput, type ExecutionDetail, type WorkflowJson } from '../../scripts/n8n-host';
 import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, NODE_TYPES, type RealN8n } from '../e2e/helpers';
+import type { Json } from '../helpers/sandbox';
 
 const line = n8nLineUnderTest();
 const book = new FigureBook(
@@ -110,7 +111,7 @@ async function listAll(path: string): Promise<Array<Record<string, unknown>>> {
 	const items: Array<Record<string, unknown>> = [];
 	let cursor: string | null = null;
 	do {
-		const page = await w.ws.call('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+		const page: { body: Json } = await w.ws.call('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
 		items.push(...((page.body?.data?.items ?? []) as Array<Record<string, unknown>>));
 		cursor = (page.body?.data?.nextCursor as string | null | undefined) ?? null;
 	} while (cursor);
