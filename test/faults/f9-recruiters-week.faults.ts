@@ -87,12 +87,13 @@ function workflow(name: string, nodes: Array<{ name: string; parameters: Record<
 
 const emailOf = (n: number, domain = 'example.com') => `f9-candidate-${n}@${domain}`;
 const invite = { resource: 'interview', operation: 'invite', reportId: byId('={{ $json.reportId }}'), candidateEmail: '={{ $json.email }}', delivery: 'email', options: {} };
-const reinterview = (from: string) => ({
+/** Reinterview with its interview and report from `$json` (Invite's output, or the Input), and the address given. */
+const reinterview = (candidateEmail: string) => ({
 	resource: 'interview',
 	operation: 'reinterview',
-	interviewId: byId(`={{ ${from}.interviewId }}`),
-	reportId: byId("={{ $('Input').item.json.reportId }}"),
-	candidateEmail: "={{ $('Input').item.json.email }}",
+	interviewId: byId('={{ $json.interviewId }}'),
+	reportId: byId('={{ $json.reportId }}'),
+	candidateEmail,
 	delivery: 'email',
 	options: {},
 });
@@ -103,7 +104,19 @@ async function runWith(kind: string, items: Item[]): Promise<ExecutionDetail> {
 		const input = wf.nodes.find((n) => n.name === 'Input')!;
 		input.parameters = { ...input.parameters, jsCode: inputCode(items) };
 	});
-	return await finishedExecution(env.n8n, await runManually(env.n8n, workflows[kind]));
+	return await finishedExecution(env.n8n, await executeWorkflow(workflows[kind]));
+}
+
+/**
+ * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
+ * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
+ */
+async function executeWorkflow(workflowId: string): Promise<string> {
+	if (line === '2') return await runManually(env.n8n, workflowId);
+	const workflowData = await env.n8n.getWorkflow(workflowId);
+	const started = await env.n8n.rest<{ executionId?: string }>('POST', `/workflows/${workflowId}/run`, { workflowData, triggerToStartFrom: { name: 'Start' } });
+	if (!started.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	return started.executionId;
 }
 
 /** Every item of a list endpoint, page after page. */
@@ -221,10 +234,10 @@ beforeAll(async () => {
 	const jobDescriptionId = byId(w.ws.jobDescriptionId);
 	const analyze = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId, options: {} };
 	workflows.analyze = (await env.n8n.createWorkflow(workflow('analyze', [{ name: ANALYZE, parameters: analyze, onError: 'continueRegularOutput' }]))).id;
-	workflows.inviteThenReinterview = (await env.n8n.createWorkflow(workflow('invite-reinterview', [{ name: 'Invite', parameters: invite }, { name: 'Reinterview', parameters: reinterview('$json') }]))).id;
+	workflows.inviteThenReinterview = (await env.n8n.createWorkflow(workflow('invite-reinterview', [{ name: 'Invite', parameters: invite }, { name: 'Reinterview', parameters: reinterview(emailOf(1)) }]))).id;
 	const keyed = { ...invite, options: { idempotencyKey: '={{ $json.applicationId }}' } };
 	workflows.invite = (await env.n8n.createWorkflow(workflow('invite', [{ name: 'Invite', parameters: keyed }]))).id;
-	workflows.reinterview = (await env.n8n.createWorkflow(workflow('reinterview', [{ name: 'Reinterview', parameters: reinterview("$('Input').item.json") }]))).id;
+	workflows.reinterview = (await env.n8n.createWorkflow(workflow('reinterview', [{ name: 'Reinterview', parameters: reinterview('={{ $json.email }}') }]))).id;
 }, 420_000);
 
 afterAll(async () => {
