@@ -46,7 +46,7 @@ export const REASON_HINTS: Record<string, string> = {
 	BATCH_ALREADY_ACTIVE:
 		'Only one batch of each kind can be active per workspace. Wait until the active batch completes (Get Batch), then retry.',
 	INTERVIEW_NOT_ELIGIBLE:
-		'The interview is not eligible for this action now (for example it is in progress, completed, expired or superseded). Check Interview > Get Status; a reinterview needs the previous attempt not in progress and a fresh quote.',
+		'The interview is not eligible for this action now (for example it is in progress, completed, expired or superseded). Check Interview > Get Status; a reinterview needs the previous attempt not in progress and a fresh quote. When the report already has an interview (for example to an address you have since corrected), Interview > Reinterview on that interview with the corrected address reaches the candidate.',
 	ANALYSIS_ALREADY_STARTED:
 		'An analysis was already started for this report. Completed analyses cannot be restarted here; read the report status or result.',
 	INVALID_CURSOR:

@@ -81,11 +81,44 @@ export function uploadIdentity(input: UploadInput | IDataObject, fileDigest: str
 	];
 }
 
+/** The source of the external reference the node gives an upload when the user gave none (a slug, as the spec asks). */
+export const FILE_REFERENCE_SOURCE = 'n8n-file';
+
+/**
+ * The external reference of an upload that has none of its own: a digest of what the upload is (job, file bytes,
+ * name, type, and a New Attempt Label that asks for a separate report). The service keeps an external reference
+ * unique in the workspace, so the same file for the same job is one report whatever carries it (Analyze Resume,
+ * Analyze Many, Upload Many, alone or in any chunk, in any order), even after the service forgot a receipt: a second
+ * upload is refused with EXTERNAL_REFERENCE_CONFLICT and the existing report is read back (writes/recover.ts).
+ */
+export function fileReference(identity: readonly unknown[], attemptLabel?: string): { source: string; id: string } {
+	return { source: FILE_REFERENCE_SOURCE, id: textDigest(JSON.stringify(['recruiting-analysis/file/v1', identity, attemptLabel ?? ''])) };
+}
+
+/** A file reference the node derived (not one the user gave). */
+export function isFileReference(reference: unknown): boolean {
+	return typeof reference === 'object' && reference !== null && (reference as IDataObject).source === FILE_REFERENCE_SOURCE;
+}
+
 /** sha-256 of the item's resume (the binary property the operation reads). */
 export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 	return await binaryDigest(ctx, ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName));
 }
+
+/**
+ * The step a user's own key gets on an invitation: a short digest of the address, the delivery and the previous
+ * interview. The API never shows an invitation's address, so recovery could not tell a corrected address from a
+ * repeat of the same invitation; with the digest in the key, a corrected address under the same user key is a new
+ * write (the API then says the report already has an interview, and the error says to use Reinterview), and an
+ * answer that this key's write exists always means the same invitation.
+ */
+export function invitationStep(input: { candidateEmail: unknown; sendEmail: unknown }, previousInterviewId?: string): string {
+	return `to-${textDigest(JSON.stringify([String(input.candidateEmail).toLowerCase(), input.sendEmail === true, previousInterviewId ?? null])).slice(0, 8)}`;
+}
+
+/** The longest step invitationStep gives, for the length check of a user key. */
+export const INVITATION_STEP_EXAMPLE = 'to-00000000';
 
 /** An invitation is: the report, the address (case-insensitive) and the delivery choice (and, for a reinterview, the previous interview). */
 export function invitationIdentity(input: { reportId: unknown; candidateEmail: unknown; sendEmail: unknown }, previousInterviewId?: string): unknown[] {
@@ -106,6 +139,8 @@ export interface ChunkMember {
  * positions: a repeat of the same chunk, by any path, carries the same key.
  */
 export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[]): string {
-	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : own, choice.attemptLabel ?? '']);
+	// A member's own key stands beside its identity, never for it: the same user key on another file or address is
+	// another batch, so a replayed batch is always the same writes.
+	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : null, own, choice.attemptLabel ?? '']);
 	return writeKey({ write, identity });
 }

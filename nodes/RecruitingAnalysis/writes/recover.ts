@@ -7,7 +7,7 @@
  * The sandbox sends these in `error.reason` with the generic `error.code` (CONFLICT); the spec leaves the placement
  * open, so both are read (errors.ts). A batch item carries the same names in its `errorCode`.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../transport';
 import { api } from '../transport/api';
@@ -53,16 +53,18 @@ export async function recoverWrite(
 	const marked = (found: IDataObject): IDataObject => ({ ...found, recovered: true, recoveredFrom: from });
 	if (write.kind === 'analysis') {
 		const status = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', write.reportId), itemIndex });
+		// Recovered means the asked-for write exists: an analysis of this report. A key used before for another
+		// request (another report or quote) leaves this report without one, and nothing was started for it.
+		if (status.attemptId === null || status.attemptId === undefined) throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
 		if (status.status === 'failed') addNotice(ctx, 'failedReport');
 		return marked({ reportId: write.reportId, attemptId: status.attemptId ?? null, status: status.status, code: status.code ?? null });
 	}
 	if (write.kind === 'invitation') {
 		const page = await api(ctx, { method: 'GET', path: '/api/v1/interviews', qs: { reportId: write.reportId, limit: 100 }, itemIndex });
 		const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
-		const current = items
-			.filter((interview) => interview.lifecycle !== 'superseded' && interview.id !== write.previousInterviewId)
-			.sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
+		const current = invitationOf(items, write.previousInterviewId);
 		if (!current) throw error ?? new Error(`No interview of report ${write.reportId} to recover`);
+		checkSameInvitation(ctx, itemIndex, write, current);
 		const output: IDataObject = {
 			interviewId: current.id,
 			reportId: current.reportId,
@@ -113,4 +115,60 @@ export async function withRecovery(
 	const from = existsCondition(outcome.error);
 	if (!from) throw outcome.error;
 	return await recoverWrite(ctx, itemIndex, write, from, outcome.error);
+}
+
+/**
+ * The interview an invitation wrote, among its report's interviews: for a reinterview, the one made right after the
+ * previous interview (which it superseded); for an invite, the newest interview that no reinterview made (an
+ * interview made right after a superseded one is that one's reinterview). So an Invite run again after an Invite →
+ * Reinterview workflow gets its own invitation back, not the reinterview.
+ */
+export function invitationOf(interviews: IDataObject[], previousInterviewId?: string): IDataObject | undefined {
+	const sorted = [...interviews].sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+	if (previousInterviewId !== undefined) {
+		const at = sorted.findIndex((interview) => interview.id === previousInterviewId);
+		if (at < 0 || sorted[at].lifecycle !== 'superseded') return undefined;
+		return sorted[at + 1];
+	}
+	const invites = sorted.filter((_interview, k) => k === 0 || sorted[k - 1].lifecycle !== 'superseded');
+	return invites[invites.length - 1];
+}
+
+/** Email delivery as the asked-for invitation would have it: 'not_requested' only for a private link. */
+function deliveryOf(interview: IDataObject): 'email' | 'privateLink' | undefined {
+	if (typeof interview.emailDelivery !== 'string') return undefined;
+	return interview.emailDelivery === 'not_requested' ? 'privateLink' : 'email';
+}
+
+/** A recovered invitation must be of the asked-for report and delivery; anything else is an error saying what exists. */
+function checkSameInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: { reportId: string; sendEmail: boolean },
+	found: IDataObject,
+): void {
+	const wanted = write.sendEmail ? 'email' : 'privateLink';
+	const delivery = deliveryOf(found);
+	const sameReport = found.reportId === undefined || found.reportId === write.reportId;
+	if (sameReport && (delivery === undefined || delivery === wanted)) return;
+	const what = sameReport ? `delivered by ${delivery === 'email' ? 'email' : 'private link'}` : `of report ${String(found.reportId)}`;
+	throw new NodeOperationError(ctx.getNode(), `An invitation exists under this write's key, but it is not the one asked for`, {
+		itemIndex,
+		description:
+			`Interview ${String(found.id)} exists, ${what}; this item asks for report ${write.reportId} by ${wanted === 'email' ? 'email' : 'private link'}. ` +
+			'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
+	});
+}
+
+function noAnalysisToRecover(ctx: IExecuteFunctions, itemIndex: number, reportId: string, from: string): NodeOperationError {
+	const cause =
+		from === 'IDEMPOTENCY_KEY_REUSED'
+			? 'The API refused the start because its Idempotency-Key was already used for a different request (another report or another quote). '
+			: `The API answered ${from}. `;
+	return new NodeOperationError(ctx.getNode(), `Report ${reportId} has no analysis to recover`, {
+		itemIndex,
+		description:
+			`${cause}Report ${reportId} has no analysis attempt, so nothing was started or charged for it. ` +
+			'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
+	});
 }

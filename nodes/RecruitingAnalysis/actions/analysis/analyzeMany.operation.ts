@@ -56,9 +56,10 @@ type AnalyzeChunk = UploadChunk & AnalysisChunk;
  */
 function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 	const pending: AnalysisEntry[] = [];
-	for (const { position, itemIndex, choice } of chunk.valid ?? []) {
+	for (const { position, itemIndex, choice, duplicateOf } of chunk.valid ?? []) {
 		const outcome = chunk.outcomes[position];
-		if (outcome instanceof Error) continue;
+		// The same upload as an earlier item of this chunk: analysed once, with that item (shareDuplicates).
+		if (outcome instanceof Error || duplicateOf !== undefined) continue;
 		const { batchId: uploadBatchId, ...upload } = outcome;
 		if (outcome.uploaded !== true) {
 			chunk.outcomes[position] = { uploadBatchId, ...upload };
@@ -70,12 +71,28 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			uploadBatchId,
 			uploaded: true,
 			uploadUrlRefreshed: upload.uploadUrlRefreshed,
+			...(upload.sameWriteAs === undefined ? {} : { sameWriteAs: upload.sameWriteAs }),
 		} as IDataObject;
 		// An upload that was already admitted (a repeat of this run) has an attempt: checked before it is quoted.
 		const checkExisting = upload.alreadyAdmitted === true;
 		pending.push({ position, itemIndex, reportId: String(upload.reportId), choice, checkExisting });
 	}
 	return { ...chunk, pending };
+}
+
+/** An item whose upload was the same as an earlier item's of the chunk gets that item's analysis (one charge). */
+function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
+	for (const { position, itemIndex, duplicateOf, input } of chunk.valid ?? []) {
+		if (duplicateOf === undefined) continue;
+		const own = chunk.outcomes[position];
+		const shared = chunk.outcomes[duplicateOf];
+		if (own instanceof Error || shared instanceof Error) {
+			if (shared instanceof Error) chunk.outcomes[position] = shared;
+			continue;
+		}
+		chunk.outcomes[position] = { ...shared, itemKey: own.itemKey ?? `item-${itemIndex}`, fileName: input.fileName, sameWriteAs: own.sameWriteAs };
+	}
+	return chunk;
 }
 
 /**
@@ -89,7 +106,8 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await createUploadBatch(this, chunk);
+		// A label asks Analyze Many for a new analysis attempt on the same report, not for another report.
+		return await createUploadBatch(this, chunk, { labelMakesNewReport: false });
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return toAnalysisEntries(await putUploadBatch(this, chunk));
@@ -98,7 +116,7 @@ export const stages = [
 		return await quoteAnalyses(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await submitAnalyses(this, chunk);
+		return shareDuplicates(await submitAnalyses(this, chunk));
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return await readReportSummaries(this, chunk);

@@ -12,7 +12,8 @@ import {
 } from '../common/descriptions';
 import { optionsParam } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
+import { sameWriteAs } from '../../writes/sameWrites';
 import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
@@ -27,10 +28,14 @@ export const description = updateDisplayOptions({ show: { resource: ['analysis']
 /** The user key's suffixes of Analyze Resume's writes: the upload, its renewal, the start and its requote. */
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 
+/** A label asks Analyze Resume for a new analysis attempt on the same report, not for another report. */
+const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
+
 /** Everything the item needs, checked before anything is sent (the engine runs this for every item first). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	const input = await readUploadInput(this, itemIndex);
+	sameWriteAs(this, (await uploadWriteOf(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD)).key, itemIndex);
 	return { write, input, wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)) };
 }
 
@@ -41,7 +46,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
-	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare');
+	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD);
 	const reportId = String(uploaded.reportId);
 	const { recovered: _recovered, recoveredFrom: _from, ...upload } = uploaded;
 	const started = await startAnalysis(
@@ -59,8 +64,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
 	// wait is shared with the other items and does not hold this lane.
 	return later(
-		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then((waited) =>
-			started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited,
-		),
+		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then((waited) => {
+			const merged = uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+			return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged } : { ...waited, ...merged };
+		}),
 	);
 }

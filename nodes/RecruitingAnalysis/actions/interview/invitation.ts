@@ -6,7 +6,7 @@ import type { QuoteChoice } from '../analysis/pipeline';
 import { api } from '../../transport/api';
 import { onApiCondition } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../common/notices';
-import { invitationIdentity, keyFor, type WriteChoice } from '../../writes/identity';
+import { invitationIdentity, invitationStep, keyFor, type WriteChoice } from '../../writes/identity';
 import { withRecovery } from '../../writes/recover';
 import { stringParam } from '../common/params';
 
@@ -61,7 +61,12 @@ export async function createInvitation(
 			method: 'POST',
 			path,
 			body: { ...input, quoteFingerprint: fingerprint },
-			idempotencyKey: keyFor(write, previousInterviewId ? 'interview.reinterview' : 'interview.invite', identity),
+			idempotencyKey: keyFor(
+				write,
+				previousInterviewId ? 'interview.reinterview' : 'interview.invite',
+				identity,
+				write.userKey ? invitationStep(input, previousInterviewId) : undefined,
+			),
 			itemIndex,
 		});
 	const response = await withRecovery(ctx, itemIndex, target, async () => {

@@ -11,7 +11,7 @@ import {
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
-import { readWriteChoice } from '../../writes/identity';
+import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -27,7 +27,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		input: readInvitationInput(this, itemIndex),
 		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
 	};
 }
 

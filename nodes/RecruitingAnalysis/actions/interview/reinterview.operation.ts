@@ -11,7 +11,7 @@ import {
 } from '../common/descriptions';
 import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
-import { readWriteChoice } from '../../writes/identity';
+import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
@@ -30,7 +30,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 		interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'),
 		input: readInvitationInput(this, itemIndex),
 		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
 	};
 }
 

@@ -14,7 +14,8 @@ import {
 import { api } from '../../transport/api';
 import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { keyFor, resumeDigest, uploadIdentity, type WriteChoice } from '../../writes/identity';
+import { fileReference, keyFor, resumeDigest, uploadIdentity, type WriteChoice } from '../../writes/identity';
+import { sameWriteAs } from '../../writes/sameWrites';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { existsCondition, recoverWrite } from '../../writes/recover';
 import { idParam } from '../common/checks';
@@ -133,16 +134,70 @@ export async function prepareUpload(
 /** The steps a user key may get in an upload: a new preparation after the replayed one expired. */
 export const UPLOAD_RENEW_STEP = 'renew';
 
+/** How an operation's New Attempt Label acts on its upload. */
+export interface UploadOptions {
+	/**
+	 * Upload Resume and Upload Many: a label asks for a separate report of the same file (it goes into the upload).
+	 * Analyze Resume and Analyze Many: a label asks for a new analysis attempt on the same report (it goes into the
+	 * start only, spec "Report status": a failed report needs a deliberate new attempt).
+	 */
+	labelMakesNewReport: boolean;
+}
+
+/** One upload as it will be sent: what it is (its identity and key) and its body with the file reference. */
+export interface UploadWrite {
+	identity: unknown[];
+	key: string;
+	body: UploadInput;
+	choice: WriteChoice;
+}
+
+/** The upload's body: the user's external reference, or the file reference derived from what the upload is. */
+export function withFileReference(input: UploadInput, identity: readonly unknown[], choice: WriteChoice): UploadInput {
+	if (input.externalReference) return input;
+	return { ...input, externalReference: fileReference(identity, choice.attemptLabel) };
+}
+
+/** What the item's upload is, its key and its body (the file is read once per run: transport/binary.ts). */
+export async function uploadWriteOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: UploadInput,
+	write: WriteChoice,
+	step: string | undefined,
+	options: UploadOptions,
+): Promise<UploadWrite> {
+	const choice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
+	const identity = uploadIdentity(input, await resumeDigest(ctx, itemIndex));
+	return { identity, key: keyFor(choice, 'upload', identity, step), body: withFileReference(input, identity, choice), choice };
+}
+
+/**
+ * POST /api/v1/uploads of `upload`. A key whose receipt was made with a body without the file reference (by an
+ * earlier version of this node) answers IDEMPOTENCY_KEY_REUSED: that same upload is then asked for as it was first
+ * sent, so its receipt gives the report back instead of a second one.
+ */
+async function prepareWrite(ctx: IExecuteFunctions, itemIndex: number, input: UploadInput, upload: UploadWrite): Promise<PreparedUpload> {
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key));
+	if (first.ok) return first.value;
+	if (existsCondition(first.error) !== 'IDEMPOTENCY_KEY_REUSED' || upload.body === input) throw first.error;
+	const asBefore = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, input, upload.key));
+	if (asBefore.ok) return asBefore.value;
+	throw first.error;
+}
+
 /**
  * Prepare + PUT of the item's resume (the Upload Resume operation, and the first half of Analyze Resume).
- * The key is what the upload is (job, file digest, name, type, external reference; writes/identity.ts), so a repeat of the same
- * upload gets the same report back:
+ * The key is what the upload is (job, file digest, name, type, external reference; writes/identity.ts), and an
+ * upload without an external reference of its own carries the file reference derived from the same facts, so a
+ * repeat of the same upload gets the same report back, by receipt or by reference:
  * - its file was already accepted for an analysis (the PUT answers ALREADY_ADMITTED): recovered, nothing sent;
- * - its application (external reference) already has a report for the same job (EXTERNAL_REFERENCE_CONFLICT, e.g.
- *   after the service forgot the receipt): that report is recovered; when it has no analysis yet, the file is PUT
- *   to it again through a refreshed URL;
+ * - its external reference (the user's or the file's) already has a report for the same job
+ *   (EXTERNAL_REFERENCE_CONFLICT, e.g. after the service forgot the receipt, or another operation uploaded it): that
+ *   report is recovered; when it has no analysis yet, the file is PUT to it again through a refreshed URL;
  * - the replayed preparation has expired (older than 24 hours, never admitted): one new preparation is made under
  *   a key derived from the expired report (`renew`), so repeats of this run converge on the same new report.
+ * An item of this run whose upload is the same as an earlier item's says so (`sameWriteAs`, writes/sameWrites.ts).
  * The signed URL is used here and never output (it is a private destination).
  */
 export async function uploadResume(
@@ -150,22 +205,26 @@ export async function uploadResume(
 	itemIndex: number,
 	input: UploadInput,
 	write: WriteChoice,
-	step?: string,
+	step: string | undefined,
+	options: UploadOptions,
 ): Promise<IDataObject> {
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
-	const identity = uploadIdentity(input, await resumeDigest(ctx, itemIndex));
-	const facts = { fileName: input.fileName, fileSize: input.fileSize, mimeType: input.mimeType };
-	const put = async (reportId: string, upload: UploadTarget) =>
-		await putResumeToStorage.call(ctx, { reportId, upload, itemIndex, binaryPropertyName });
+	const upload = await uploadWriteOf(ctx, itemIndex, input, write, step, options);
+	const merged = sameWriteAs(ctx, upload.key, itemIndex);
+	const facts: IDataObject = { fileName: input.fileName, fileSize: input.fileSize, mimeType: input.mimeType };
+	if (merged !== undefined) facts.sameWriteAs = merged;
+	const put = async (reportId: string, target: UploadTarget) =>
+		await putResumeToStorage.call(ctx, { reportId, upload: target, itemIndex, binaryPropertyName });
 
-	const preparation = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, input, keyFor(write, 'upload', identity, step)));
+	const preparation = await outcomeOf(async () => await prepareWrite(ctx, itemIndex, input, upload));
 	if (!preparation.ok) {
 		const error = preparation.error;
-		if (existsCondition(error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !input.externalReference) throw error;
+		const reference = upload.body.externalReference;
+		if (existsCondition(error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference) throw error;
 		const found = await recoverWrite(
 			ctx,
 			itemIndex,
-			{ kind: 'upload', externalReference: input.externalReference, jobDescription: input.jobDescription as IDataObject },
+			{ kind: 'upload', externalReference: reference, jobDescription: input.jobDescription as IDataObject },
 			'EXTERNAL_REFERENCE_CONFLICT',
 			error,
 		);
@@ -187,9 +246,7 @@ export async function uploadResume(
 	let sent = await sendFile(target);
 	const renewed = sent.expired;
 	if (sent.expired) {
-		// The replayed preparation expired unadmitted: its report can never be analyzed. One new preparation, keyed
-		// by the expired report, so every repeat of this run reaches the same new report.
-		target = await prepareUpload(ctx, itemIndex, input, keyFor(write, 'upload', [...identity, ['renews', target.reportId]], UPLOAD_RENEW_STEP));
+		target = await renewExpiredUpload(ctx, itemIndex, input, upload, target.reportId);
 		sent = await sendFile(target);
 		if (sent.expired) throw new NodeOperationError(ctx.getNode(), `The upload preparation of report ${target.reportId} expired`, { itemIndex });
 	}
@@ -202,4 +259,21 @@ export async function uploadResume(
 	if (renewed) output.replacesExpiredReportId = prepared.reportId;
 	if (sent.alreadyAdmitted) return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	return output;
+}
+
+/**
+ * The replayed preparation of `expiredReportId` expired unadmitted: its report can never be analyzed. One new
+ * preparation, keyed (and, without a reference of the user's, referenced) by the expired report, so every repeat of
+ * this run reaches the same new report. Used by the single and the batch uploads alike.
+ */
+export async function renewExpiredUpload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: UploadInput,
+	upload: UploadWrite,
+	expiredReportId: string,
+): Promise<PreparedUpload> {
+	const identity = [...upload.identity, ['renews', expiredReportId]];
+	const body = withFileReference(input, identity, upload.choice);
+	return await prepareUpload(ctx, itemIndex, body, keyFor(upload.choice, 'upload', identity, UPLOAD_RENEW_STEP));
 }

@@ -43,7 +43,8 @@ export const submitStage = 1;
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
-		return await createUploadBatch(this, chunk);
+		// A label asks Upload Many for a separate report of the same file.
+		return await createUploadBatch(this, chunk, { labelMakesNewReport: true });
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await putUploadBatch(this, chunk);

@@ -8,7 +8,8 @@ import {
 	resumeFileOptions,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume } from './resumeUpload';
+import { sameWriteAs } from '../../writes/sameWrites';
+import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -18,12 +19,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
 
+/** A label asks Upload Resume for a separate report of the same file. */
+const UPLOAD_OPTIONS = { labelMakesNewReport: true };
+
+/** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { write: readWriteChoice(this, itemIndex, [UPLOAD_RENEW_STEP]), input: await readUploadInput(this, itemIndex) };
+	const write = readWriteChoice(this, itemIndex, [UPLOAD_RENEW_STEP]);
+	const input = await readUploadInput(this, itemIndex);
+	sameWriteAs(this, (await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key, itemIndex);
+	return { write, input };
 }
 
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input } = await check.call(this, itemIndex);
-	return await uploadResume(this, itemIndex, input, write);
+	return await uploadResume(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS);
 }
