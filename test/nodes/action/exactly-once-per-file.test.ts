@@ -205,6 +205,25 @@ describe('New Attempt Label on Analyze Resume', () => {
 	});
 });
 
+describe('New Attempt Label on Analyze Many', () => {
+	it('after a failed report: a new attempt on the same report, once, and nothing new for the other files', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const input = [pdfItem({ candidate: 'Many Label Failed', outcome: 'failed' }, 'many-label-failed.pdf'), ...files('many-label', 1)];
+		const first = jsonOf(await runNode(ws, analyzeMany(ws), input, execution()));
+		first.forEach(expectAnalyzed);
+		const labelled = jsonOf(await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()));
+		expect(labelled.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
+		expect(String(labelled[0].attemptId)).toMatch(/^att_/);
+		expect(labelled[0].attemptId).not.toBe(first[0].attemptId);
+		// The completed report of the other file is not analysed again for a label.
+		expect(labelled[1].attemptId).toBe(first[1].attemptId);
+		expect(await charged(ws)).toEqual({ reports: 2, attempts: 3 });
+		const repeat = jsonOf(await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()));
+		expect(repeat.map(resourceOf)).toEqual(labelled.map(resourceOf));
+		expect(await charged(ws)).toEqual({ reports: 2, attempts: 3 });
+	});
+});
+
 describe('after the service forgot its receipts (the receipt lifetime has passed)', () => {
 	/** The service keeps receipts 24 hours (the strict profile's lifetime); the workspace's receipts are aged past it. */
 	async function receiptsForgotten(ws: Workspace): Promise<void> {
