@@ -233,26 +233,51 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 		expect(aged.kept).toBe(0);
 	}
 
-	it('Analyze Many with external references and Invite, run again: no second report, analysis, interview or email', async () => {
+	it('Analyze Many, with and without external references, and Start, run again: no second report or analysis', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const params = analyzeMany(ws, { externalReferenceSource: 'my-ats', externalReferenceId: '={{ $json.applicationId }}' });
-		const input = files('forgot', 3);
-		const first = jsonOf(await runNode(ws, params, input, execution()));
-		first.forEach(expectAnalyzed);
-		const reportId = String(first[0].reportId);
-		const inviteParams = { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'forgot@example.com' };
-		expect(await waitForReportStatus(ws, reportId)).toBe('completed');
-		const [invited] = jsonOf(await runNode(ws, inviteParams, [{ json: {} }], execution()));
-		expect(String(invited.interviewId)).toMatch(/^int_/);
+		const referenced = analyzeMany(ws, { externalReferenceSource: 'my-ats', externalReferenceId: '={{ $json.applicationId }}' });
+		const withReference = files('forgot-ref', 2);
+		const withoutReference = files('forgot-plain', 2);
+		const [uploadedId] = jsonOf(await runNode(ws, uploadMany(ws), files('forgot-start', 1), execution())).map((o) => String(o.reportId));
+		const start = { resource: 'analysis', operation: 'start', reportId: uploadedId };
+		const first = {
+			referenced: jsonOf(await runNode(ws, referenced, withReference, execution())),
+			plain: jsonOf(await runNode(ws, analyzeMany(ws), withoutReference, execution())),
+			started: jsonOf(await runNode(ws, start, [{ json: {} }], execution())),
+		};
+		[...first.referenced, ...first.plain, ...first.started].forEach(expectAnalyzed);
+		expect(await charged(ws)).toEqual({ reports: 5, attempts: 5 });
 		await receiptsForgotten(ws);
-		const second = jsonOf(await runNode(ws, params, input, execution()));
-		expect(second.map(resourceOf)).toEqual(first.map(resourceOf));
-		const [again] = jsonOf(await runNode(ws, inviteParams, [{ json: {} }], execution()));
-		expect(again.interviewId).toBe(invited.interviewId);
+		expect(jsonOf(await runNode(ws, referenced, withReference, execution())).map(resourceOf)).toEqual(first.referenced.map(resourceOf));
+		expect(jsonOf(await runNode(ws, analyzeMany(ws), withoutReference, execution())).map(resourceOf)).toEqual(first.plain.map(resourceOf));
+		expect(jsonOf(await runNode(ws, start, [{ json: {} }], execution())).map(resourceOf)).toEqual(first.started.map(resourceOf));
+		expect(await charged(ws)).toEqual({ reports: 5, attempts: 5 });
+	});
+
+	it('Invite, Reinterview and Invite Many, run again: each interview given back, no second interview or email', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const analyzed = jsonOf(await runNode(ws, analyzeMany(ws), files('forgot-invite', 3), execution()));
+		for (const o of analyzed) expect(await waitForReportStatus(ws, String(o.reportId))).toBe('completed');
+		const [a, b, c] = analyzed.map((o) => String(o.reportId));
+		const invite = { resource: 'interview', operation: 'invite', reportId: a, candidateEmail: 'forgot.a@example.com' };
+		const inviteMany = { resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' };
+		const many = [b, c].map((reportId, i) => ({ json: { reportId, email: `forgot.many.${i}@example.com` } }));
+		const [invited] = jsonOf(await runNode(ws, invite, [{ json: {} }], execution()));
+		const reinterview = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId: a, candidateEmail: 'forgot.a@example.com' };
+		const [again] = jsonOf(await runNode(ws, reinterview, [{ json: {} }], execution()));
+		const invitedMany = jsonOf(await runNode(ws, inviteMany, many, execution()));
+		const ids = [invited.interviewId, again.interviewId, ...invitedMany.map((o) => o.interviewId)];
+		expect(ids.every((id) => typeof id === 'string' && id.startsWith('int_'))).toBe(true);
+		await receiptsForgotten(ws);
+		const rerun = [
+			jsonOf(await runNode(ws, invite, [{ json: {} }], { ...execution(), continueOnFail: true }))[0],
+			jsonOf(await runNode(ws, reinterview, [{ json: {} }], { ...execution(), continueOnFail: true }))[0],
+			...jsonOf(await runNode(ws, inviteMany, many, { ...execution(), continueOnFail: true })),
+		];
+		expect(rerun.map((o) => o.interviewId)).toEqual(ids);
 		await sleep(300);
-		const c = await counters(ws);
-		expect({ reports: c.reportsCreated, attempts: c.attemptsCreated, interviews: c.interviewsCreated }).toEqual({ reports: 3, attempts: 3, interviews: 1 });
-		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(1);
+		expect((await counters(ws)).interviewsCreated).toBe(4);
+		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(4);
 	});
 });
 

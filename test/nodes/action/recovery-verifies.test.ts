@@ -97,6 +97,27 @@ describe('recovery verifies that it is the same write', () => {
 	});
 });
 
+describe('one key per write in the workspace, whatever the endpoint (spec "Endpoints / Conventions")', () => {
+	it('the application ID as Idempotency Key on every node of Upload Resume → Start → Invite: each write made once, and a re-run gives each back', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const options = { idempotencyKey: '={{ $json.applicationId }}' };
+		const input = [pdfItem({ candidate: 'One Key' }, 'one-key.pdf', { applicationId: 'app-4711' })];
+		const upload = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, options };
+		const start = { resource: 'analysis', operation: 'start', reportId: '={{ $json.reportId }}', options: { ...options, waitForCompletion: true, waitTimeout: 30 } };
+		const invite = { resource: 'interview', operation: 'invite', reportId: '={{ $json.reportId }}', candidateEmail: 'one.key@example.com', options };
+		const workflow = async () => {
+			const [uploaded] = jsonOf(await runNode(ws, upload, input, execution()));
+			const [started] = jsonOf(await runNode(ws, start, [{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }], execution()));
+			const [invited] = jsonOf(await runNode(ws, invite, [{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }], execution()));
+			return { reportId: uploaded.reportId, attemptId: started.attemptId, status: started.status, interviewId: invited.interviewId };
+		};
+		const first = await workflow();
+		expect(first).toMatchObject({ reportId: expect.stringMatching(/^rpt_/), attemptId: expect.stringMatching(/^att_/), status: 'completed', interviewId: expect.stringMatching(/^int_/) });
+		expect(await workflow()).toEqual(first);
+		expect(await writes(ws)).toEqual({ reports: 1, attempts: 1, interviews: 1, emails: 1 });
+	});
+});
+
 describe('a re-run finishes what a replayed batch refused, and charges nothing twice', () => {
 	const startMany: INodeParameters = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false };
 
