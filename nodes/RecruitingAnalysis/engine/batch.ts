@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../transport';
+import { apiPath, REASON_HINTS } from '../transport';
 import { api } from '../transport/api';
 import { poll } from '../transport/poll';
 import { waitOutCapacity } from './capacity';
@@ -148,4 +148,48 @@ export async function readChunk<T extends object>(
 		}
 	}
 	return entries;
+}
+
+/**
+ * How much older than the request that made it a batch must be to be a replay. The API gives no replay marker;
+ * a batch created by this request cannot predate it, so one created before it (beyond a margin for the clocks of
+ * n8n and the service) is the receipt of an earlier run answered again.
+ */
+export const REPLAY_MARGIN_MS = 1_000;
+
+/** Whether `batch` is an earlier run's batch answered again from its receipt (created before `sentAt`). */
+export function isReplayedBatch(batch: Batch, sentAt: number): boolean {
+	const created = Date.parse(String(batch.createdAt ?? ''));
+	return Number.isFinite(created) && created < sentAt - REPLAY_MARGIN_MS;
+}
+
+/**
+ * Batch item codes a re-run cannot fix by submitting again: the file, the report or the invitation itself must
+ * change first (spec, "Analyses": INVALID_UPLOAD needs a corrected upload; "Report status": requires_action needs a
+ * human review; an ineligible report or invitation; a job revised after its expected revision).
+ */
+export const FINAL_ITEM_CODES = [
+	'INVALID_UPLOAD',
+	'DOCUMENT_UNREADABLE',
+	'HUMAN_REVIEW_REQUIRED',
+	'ANALYSIS_NOT_USABLE',
+	'INTERVIEW_NOT_ELIGIBLE',
+	'JD_REVISION_CHANGED',
+	'VALIDATION_FAILED',
+	'PREPARATION_EXPIRED',
+	'NOT_FOUND',
+];
+
+/** How many replayed batches of one chunk a run follows before it submits anew (each re-run adds at most one). */
+export const MAX_REPLAYED_BATCHES = 5;
+
+/**
+ * What a refused batch item's output says to do: the API's guidance for its code, and whether running again helps
+ * (a refused item charged nothing; a re-run submits it again unless the item itself must change first).
+ */
+export function refusalHint(errorCode: string | null): IDataObject {
+	if (!errorCode) return {};
+	const guidance = REASON_HINTS[errorCode] ? `${REASON_HINTS[errorCode]} ` : '';
+	if (FINAL_ITEM_CODES.includes(errorCode)) return { hint: `${guidance}Running again does not change this item: it must change first.` };
+	return { hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).` };
 }

@@ -138,9 +138,10 @@ export interface ChunkMember {
  * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
  * positions: a repeat of the same chunk, by any path, carries the same key.
  */
-export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[]): string {
+export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[], afterBatchId?: string): string {
 	// A member's own key stands beside its identity, never for it: the same user key on another file or address is
 	// another batch, so a replayed batch is always the same writes.
 	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : null, own, choice.attemptLabel ?? '']);
-	return writeKey({ write, identity });
+	// Items a replayed batch refused (nothing charged) go again in a new batch, named after the batch that refused them.
+	return writeKey({ write: afterBatchId ? `${write}.after:${afterBatchId}` : write, identity });
 }

@@ -10,7 +10,17 @@ import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
 import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './pipeline';
 import { api } from '../../transport/api';
-import { batchItemFor, batchTimeout, createBatch, itemKeyFor, waitForBatch } from '../../engine/batch';
+import {
+	batchItemFor,
+	batchTimeout,
+	createBatch,
+	FINAL_ITEM_CODES,
+	isReplayedBatch,
+	itemKeyFor,
+	MAX_REPLAYED_BATCHES,
+	refusalHint,
+	waitForBatch,
+} from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
 import { addNotice, noticesForReport } from '../common/notices';
@@ -125,10 +135,16 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
  * writes (report and quote, in order), so a repeat gets the same batch back. Items whose answer means the analysis
  * exists are recovered; items refused for a stale quote or for capacity are quoted again and submitted once more
  * in a later batch (up to MAX_LATER_BATCHES), so they are not lost to a quote that aged while earlier chunks ran.
+ * A batch answered again from an earlier run's receipt keeps what it refused then (allowance used up, capacity):
+ * those items charged nothing, so they are quoted again and submitted in a new batch named after the refusing one
+ * (`submittedAgainAfterBatch`), once the cause may be fixed; an item refused for a cause a re-run cannot fix
+ * (INVALID_UPLOAD, a report that needs review...) is not, and its `hint` says what to do.
  */
 export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey = 'analyses.batch'): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const started: AnalysisEntry[] = [];
+	let afterBatchId: string | undefined;
+	let replays = 0;
 	for (let round = 0; pending.length > 0; round++) {
 		const first = pending[0].itemIndex;
 		const options = optionsParam(ctx, first);
@@ -142,7 +158,9 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		const key = chunkIdempotencyKey(
 			operationKey,
 			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
+			afterBatchId,
 		);
+		const sentAt = Date.now();
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
 			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
@@ -151,12 +169,13 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 			break;
 		}
 		const { batchId } = created.value;
-		const submitted = Date.now();
 		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
+		const replayed = isReplayedBatch(batch, sentAt);
 		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
 		// which operation is faster (README: which operation for how many resumes).
-		if (Date.now() - submitted >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
+		if (!replayed && Date.now() - sentAt >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
 		const again: AnalysisEntry[] = [];
+		const refusedBefore: AnalysisEntry[] = [];
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
@@ -172,17 +191,31 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				state: item?.state ?? 'unknown',
 				attemptId: item?.attemptId ?? null,
 				errorCode,
+				...refusalHint(errorCode),
 			};
 			if (item?.state === 'succeeded') started.push(entry);
-			else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
+			else if (replayed && errorCode && !FINAL_ITEM_CODES.includes(errorCode) && replays < MAX_REPLAYED_BATCHES) {
+				refusedBefore.push({ ...entry, fingerprint: undefined });
+			} else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
 				again.push({ ...entry, fingerprint: undefined });
 			}
 		}
-		if (again.length === 0) break;
-		ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
-		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: again });
+		const next = refusedBefore.length > 0 ? refusedBefore : again;
+		if (next.length === 0) break;
+		if (refusedBefore.length > 0) {
+			replays++;
+			afterBatchId = batchId;
+			ctx.logger?.info?.(`Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`);
+		} else {
+			ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
+		}
+		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: next });
 		pending = requoted.pending ?? [];
-		for (const entry of pending) (chunk.outcomes[entry.position] as IDataObject).submittedAgain = round + 1;
+		for (const entry of pending) {
+			const outcome = chunk.outcomes[entry.position] as IDataObject;
+			if (refusedBefore.length > 0) outcome.submittedAgainAfterBatch = batchId;
+			else outcome.submittedAgain = round + 1;
+		}
 	}
 	return { ...chunk, started };
 }

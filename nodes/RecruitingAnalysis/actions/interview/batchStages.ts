@@ -4,7 +4,19 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { batchItemFor, batchTimeout, createBatch, itemKeyFor, readChunk, refusesChunk, waitForBatch } from '../../engine/batch';
+import {
+	batchItemFor,
+	batchTimeout,
+	createBatch,
+	FINAL_ITEM_CODES,
+	isReplayedBatch,
+	itemKeyFor,
+	MAX_REPLAYED_BATCHES,
+	readChunk,
+	refusalHint,
+	refusesChunk,
+	waitForBatch,
+} from '../../engine/batch';
 import type { ChunkState } from '../../engine/types';
 import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
@@ -52,96 +64,114 @@ interface Pending {
  */
 export async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
 	const { outcomes } = chunk;
-	let pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
+	const pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
 		input: readBatchInvitation(this, itemIndex),
 		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
 		choice: readWriteChoice(this, itemIndex),
 	}));
 	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
-	const first = pending[0].itemIndex;
+	return { ...chunk, pending: await quoteInvitations(this, chunk, pending) };
+}
 
+/** Quotes the entries without a fingerprint with one batch quote; one that cannot be quoted is reported and left out. */
+async function quoteInvitations(ctx: IExecuteFunctions, chunk: InviteChunk, pending: Pending[]): Promise<Pending[]> {
 	const toQuote = pending.filter((p) => p.fingerprint === undefined);
-	if (toQuote.length > 0) {
-		const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
-		validateBatch.call(this, interviewBatchQuoteSchema, quoteBody, first);
-		const quotes = await api(this, {
-			method: 'POST',
-			path: '/api/v1/interview-batch-quotes',
-			body: quoteBody,
-			itemIndex: first,
-		});
-		for (const p of toQuote) {
-			const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
-			const quote = entry?.quote as IDataObject | null | undefined;
-			if (quote && typeof quote.fingerprint === 'string') {
-				p.fingerprint = quote.fingerprint;
-			} else {
-				outcomes[p.position] = {
-					reportId: p.input.reportId,
-					itemKey: itemKeyFor(p.itemIndex),
-					state: 'not_quoted',
-					interviewId: null,
-					errorCode: (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED',
-				};
-			}
+	if (toQuote.length === 0) return pending;
+	const first = toQuote[0].itemIndex;
+	const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
+	validateBatch.call(ctx, interviewBatchQuoteSchema, quoteBody, first);
+	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/interview-batch-quotes', body: quoteBody, itemIndex: first });
+	for (const p of toQuote) {
+		const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
+		const quote = entry?.quote as IDataObject | null | undefined;
+		if (quote && typeof quote.fingerprint === 'string') {
+			p.fingerprint = quote.fingerprint;
+			continue;
 		}
-		pending = pending.filter((p) => p.fingerprint !== undefined);
+		const errorCode = (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+		chunk.outcomes[p.position] = {
+			reportId: p.input.reportId,
+			itemKey: itemKeyFor(p.itemIndex),
+			state: 'not_quoted',
+			interviewId: null,
+			errorCode,
+			...refusalHint(errorCode),
+		};
 	}
-	return { ...chunk, pending };
+	return pending.filter((p) => p.fingerprint !== undefined);
 }
 
 /**
  * Stage two: submit the quoted items as one batch and wait until it has completed (only one batch of a kind can
- * be active, so the next chunk's batch waits for this one; its quote was already made meanwhile).
+ * be active, so the next chunk's batch waits for this one; its quote was already made meanwhile). A batch answered
+ * again from an earlier run's receipt keeps what it refused then: those invitations were not made (nothing
+ * charged, no email), so they are quoted again and submitted in a new batch named after the refusing one
+ * (`submittedAgainAfterBatch`), unless the refusal is one a re-run cannot fix.
  */
 export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
-	const { outcomes, pending = [] } = chunk;
-	if (pending.length === 0) return chunk;
-	const first = pending[0].itemIndex;
-	const options = optionsParam(this, first);
-	const body = {
-		items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
-	};
-	validateBatch.call(this, interviewBatchSchema, body, first);
-	// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
-	// quotes new fingerprints, and the same key with that changed body is IDEMPOTENCY_KEY_REUSED: each item's
-	// invitation is then read back (recover.ts) instead of failing the node.
-	const key = chunkIdempotencyKey(
-		'interviews.batch',
-		pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
-	);
-	const recover = async (p: Pending, from: string) => {
-		try {
-			const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
-			outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
-		} catch (error) {
-			outcomes[p.position] = error as Error;
-		}
-	};
-	const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
-	if (!created.ok) {
-		if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
-		for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
-		return chunk;
-	}
-	const { batchId } = created.value;
-	const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-	addNotice(this, 'invitationsQueued');
-	for (const p of pending) {
-		const item = batchItemFor(batch, p.itemIndex);
-		if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
-			await recover(p, String(item?.errorCode));
-			continue;
-		}
-		outcomes[p.position] = {
-			batchId,
-			reportId: p.input.reportId,
-			itemKey: itemKeyFor(p.itemIndex),
-			state: item?.state ?? 'unknown',
-			interviewId: item?.resourceId ?? null,
-			errorCode: item?.errorCode ?? null,
+	const { outcomes } = chunk;
+	let pending = chunk.pending ?? [];
+	let afterBatchId: string | undefined;
+	for (let replays = 0; pending.length > 0; replays++) {
+		const first = pending[0].itemIndex;
+		const options = optionsParam(this, first);
+		const body = {
+			items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
 		};
+		validateBatch.call(this, interviewBatchSchema, body, first);
+		// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
+		// quotes new fingerprints, and the same key with that changed body is IDEMPOTENCY_KEY_REUSED: each item's
+		// invitation is then read back (writes/recover.ts) instead of failing the node.
+		const key = chunkIdempotencyKey(
+			'interviews.batch',
+			pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
+			afterBatchId,
+		);
+		const recover = async (p: Pending, from: string) => {
+			try {
+				const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
+				outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
+			} catch (error) {
+				outcomes[p.position] = error as Error;
+			}
+		};
+		const sentAt = Date.now();
+		const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
+		if (!created.ok) {
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+			for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
+			return chunk;
+		}
+		const { batchId } = created.value;
+		const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
+		const replayed = isReplayedBatch(batch, sentAt);
+		addNotice(this, 'invitationsQueued');
+		const refusedBefore: Pending[] = [];
+		for (const p of pending) {
+			const item = batchItemFor(batch, p.itemIndex);
+			if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
+				await recover(p, String(item?.errorCode));
+				continue;
+			}
+			const errorCode = item?.errorCode ?? null;
+			outcomes[p.position] = {
+				batchId,
+				reportId: p.input.reportId,
+				itemKey: itemKeyFor(p.itemIndex),
+				state: item?.state ?? 'unknown',
+				interviewId: item?.resourceId ?? null,
+				errorCode,
+				...refusalHint(errorCode),
+				...(afterBatchId === undefined ? {} : { submittedAgainAfterBatch: afterBatchId }),
+			};
+			if (replayed && item?.state !== 'succeeded' && errorCode && !FINAL_ITEM_CODES.includes(errorCode)) {
+				refusedBefore.push({ ...p, fingerprint: undefined });
+			}
+		}
+		if (refusedBefore.length === 0 || replays >= MAX_REPLAYED_BATCHES) return chunk;
+		this.logger?.info?.(`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`);
+		afterBatchId = batchId;
+		pending = await quoteInvitations(this, chunk, refusedBefore);
 	}
 	return chunk;
 }
-
