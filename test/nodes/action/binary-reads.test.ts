@@ -13,6 +13,7 @@ import { PDF_MIME, makePdf } from '../../fixtures/resumes';
 import type { InputItem } from '../../helpers/n8n-engine';
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { apiCall, counters, jsonOf, newWorkspace, runNode, type Workspace } from './helpers';
+import { fileReference, uploadIdentity } from '../../../nodes/RecruitingAnalysis/writes/identity';
 
 let sandbox: TestSandbox;
 
@@ -71,7 +72,7 @@ describe('each resume is opened twice in n8n\'s binary store: one streamed read 
 /**
  * The key of an upload is computed from the same bytes as before: these are the keys the code before this change
  * (a separate streamed digest, `binaryDigest`) gave for this file. The node's key is read back by replaying it:
- * POST /api/v1/uploads with the expected key and the same body answers with the report the node created, and only
+ * POST /api/v1/uploads with the expected key and the same body (with its file reference) answers with the report the node created, and only
  * when the node used that key (another key would make a new report).
  */
 describe('reading each file once more economically leaves its idempotency key unchanged', () => {
@@ -97,7 +98,9 @@ describe('reading each file once more economically leaves its idempotency key un
 		);
 		const [item] = jsonOf(result);
 		expect(item.uploaded).toBe(true);
-		const replay = await apiCall(ws, 'POST', '/api/v1/uploads', body, { 'idempotency-key': KEY });
+		// The body now also carries the file reference the node derives from the same facts (writes/identity.ts).
+		const sent = { ...body, externalReference: fileReference(uploadIdentity(body, DIGEST)) };
+		const replay = await apiCall(ws, 'POST', '/api/v1/uploads', sent, { 'idempotency-key': KEY });
 		expect(replay.status).toBeLessThan(300);
 		expect((replay.body.data as IDataObject).reportId).toBe(item.reportId);
 		expect((await counters(ws)).preparationsCreated).toBe(1);

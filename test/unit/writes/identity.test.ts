@@ -44,7 +44,7 @@ describe('write identity', () => {
 		expect(invitationIdentity({ reportId: 'rpt_1', candidateEmail: 'ada@example.com', sendEmail: true }, 'int_0')).not.toEqual(same);
 	});
 
-	it("keys a chunk by its members' writes, and a member's own Idempotency Key stands for its identity", () => {
+	it("keys a chunk by its members' writes, a member's own Idempotency Key beside its identity, and a resubmission by the batch it follows", () => {
 		const members = [
 			{ identity: ['a'], choice: {} },
 			{ identity: ['b'], choice: {} },
@@ -54,8 +54,11 @@ describe('write identity', () => {
 		expect(chunkIdempotencyKey('uploads.batch', members)).not.toBe(key);
 		const withUserKey = [{ identity: ['a'], choice: { userKey: 'app-1' } }, members[1]];
 		const sameUserKeyOtherIdentity = [{ identity: ['z'], choice: { userKey: 'app-1' } }, members[1]];
-		expect(chunkIdempotencyKey('analyses.batch', withUserKey)).toBe(chunkIdempotencyKey('analyses.batch', sameUserKeyOtherIdentity));
+		// The same user key on another file is another batch: a replayed batch is always the same writes.
+		expect(chunkIdempotencyKey('analyses.batch', withUserKey)).not.toBe(chunkIdempotencyKey('analyses.batch', sameUserKeyOtherIdentity));
 		expect(chunkIdempotencyKey('analyses.batch', withUserKey)).not.toBe(key);
+		expect(chunkIdempotencyKey('analyses.batch', members, 'bat_1')).not.toBe(key);
+		expect(chunkIdempotencyKey('analyses.batch', members, 'bat_1')).toBe(chunkIdempotencyKey('analyses.batch', members, 'bat_1'));
 	});
 
 	it('uses the user key as given, with the label and the step appended', () => {

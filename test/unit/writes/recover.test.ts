@@ -5,10 +5,20 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
-import { existsCondition, withRecovery } from '../../../nodes/RecruitingAnalysis/writes/recover';
+import { existsCondition, invitationOf, withRecovery } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 
 describe('recovery of a write that exists', () => {
+	it('refuses to call an analysis recovered when the asked-for report has none', async () => {
+		const { ctx } = fakeContext((request) =>
+			request.method === 'POST'
+				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
+				: ok({ id: 'rpt_2', status: 'queued', attemptId: null, code: null }),
+		);
+		const start = async () => await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: {}, idempotencyKey: 'app-1', itemIndex: 0 });
+		await expect(withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_2' }, start)).rejects.toThrow('Report rpt_2 has no analysis to recover');
+	});
+
 	it('reads an analysis that was already started back and marks it recovered', async () => {
 		const { ctx, requests } = fakeContext((request) =>
 			request.method === 'POST'
@@ -41,5 +51,33 @@ describe('recovery of a write that exists', () => {
 		expect(existsCondition('ALREADY_ADMITTED')).toBe('ALREADY_ADMITTED');
 		expect(existsCondition('QUOTE_STALE')).toBeUndefined();
 		expect(existsCondition(null)).toBeUndefined();
+	});
+});
+
+describe('which interview an invitation wrote', () => {
+	const at = (minute: number) => `2026-11-25T10:${String(minute).padStart(2, '0')}:00.000Z`;
+	const chain = [
+		{ id: 'int_1', createdAt: at(1), lifecycle: 'superseded' },
+		{ id: 'int_2', createdAt: at(2), lifecycle: 'invited' },
+	];
+
+	it("gives an Invite its own interview back, not the reinterview that superseded it", () => {
+		expect(invitationOf(chain)?.id).toBe('int_1');
+	});
+
+	it('gives a Reinterview the interview made right after the previous one', () => {
+		const longer = [...chain.slice(0, 1), { ...chain[1], lifecycle: 'superseded' }, { id: 'int_3', createdAt: at(3), lifecycle: 'invited' }];
+		expect(invitationOf(longer, 'int_1')?.id).toBe('int_2');
+		expect(invitationOf(longer, 'int_2')?.id).toBe('int_3');
+		// A previous interview that was never superseded has no reinterview to give back.
+		expect(invitationOf(longer, 'int_3')).toBeUndefined();
+	});
+
+	it('gives an Invite after an expired invitation the newer invitation', () => {
+		const reinvited = [
+			{ id: 'int_1', createdAt: at(1), lifecycle: 'expired' },
+			{ id: 'int_2', createdAt: at(2), lifecycle: 'invited' },
+		];
+		expect(invitationOf(reinvited)?.id).toBe('int_2');
 	});
 });

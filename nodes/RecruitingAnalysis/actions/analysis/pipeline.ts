@@ -8,6 +8,7 @@ import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
 import { noticesForReport } from '../common/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
+import { jobRevisionSince } from '../../writes/jobRevision';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
 import { BATCH_CHUNK_SIZE } from '../../engine/types';
@@ -256,7 +257,7 @@ export async function readSimplifiedReport(
 			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
 			: Promise.resolve(null),
 	]);
-	const simplified = simplifyReport({ reportId, fileName, summary, result });
+	const simplified = { ...simplifyReport({ reportId, fileName, summary, result }), ...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)) };
 	noticesForReport(ctx, simplified, { limitations: true });
 	return simplified;
 }

@@ -3,6 +3,7 @@
  * workspace capacity is sent again, unchanged (same key, same body), after a growing pause, for at most
  * CAPACITY_WAIT_SECONDS; any other answer is final at once.
  */
+import { isReplayedBatch, refusalHint } from '../../../nodes/RecruitingAnalysis/engine/batch';
 import { CAPACITY_WAIT_SECONDS, waitOutCapacity } from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
@@ -46,5 +47,22 @@ describe('capacity waits', () => {
 		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'));
 		await expect(waitOutCapacity(ctx, 0, start(ctx))).rejects.toThrow();
 		expect(requests).toHaveLength(1);
+	});
+});
+
+describe('replayed batches and refused items', () => {
+	it('tells a batch answered from an earlier receipt by its creation time', () => {
+		const sentAt = Date.parse('2026-11-25T10:00:10.000Z');
+		const batch = (createdAt: string) => ({ id: 'bat_1', status: 'completed', items: [], createdAt });
+		expect(isReplayedBatch(batch('2026-11-25T09:00:00.000Z'), sentAt)).toBe(true);
+		expect(isReplayedBatch(batch('2026-11-25T10:00:10.100Z'), sentAt)).toBe(false);
+		expect(isReplayedBatch(batch('2026-11-25T10:00:09.500Z'), sentAt)).toBe(false);
+		expect(isReplayedBatch({ id: 'bat_2', status: 'completed', items: [] }, sentAt)).toBe(false);
+	});
+
+	it('says whether running again helps a refused item', () => {
+		expect(refusalHint('INSUFFICIENT_ALLOWANCE').hint).toContain('run again: the node submits this item again');
+		expect(refusalHint('INVALID_UPLOAD').hint).toContain('Running again does not change this item');
+		expect(refusalHint(null)).toEqual({});
 	});
 });

@@ -1,0 +1,36 @@
+/** Merges made visible (writes/sameWrites.ts) and the file reference that names an upload (writes/identity.ts). */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { fileReference, FILE_REFERENCE_SOURCE, uploadIdentity } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
+import { EXTERNAL_REFERENCE_SOURCE_PATTERN, MAX_EXTERNAL_REFERENCE_ID_LENGTH } from '../../../nodes/RecruitingAnalysis/validation';
+
+describe('the same write twice in one run', () => {
+	it('marks every later item with the number of the first, as the editor counts', () => {
+		const run = {} as IExecuteFunctions;
+		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
+		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
+		expect(sameWriteAs(run, 'key-b', 1)).toBeUndefined();
+		expect(sameWriteAs(run, 'key-a', 4)).toBe(1);
+		expect(sameWriteAs({} as IExecuteFunctions, 'key-a', 4)).toBeUndefined();
+	});
+});
+
+describe('the file reference of an upload', () => {
+	const input = { fileName: 'ada.pdf', fileSize: 10, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: 'jd_1' } };
+
+	it("meets the spec's external reference rules and names the same upload the same way", () => {
+		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
+		expect(reference.source).toBe(FILE_REFERENCE_SOURCE);
+		expect(reference.source).toMatch(EXTERNAL_REFERENCE_SOURCE_PATTERN);
+		expect(reference.id.length).toBeLessThanOrEqual(MAX_EXTERNAL_REFERENCE_ID_LENGTH);
+		expect(fileReference(uploadIdentity({ ...input }, 'a'.repeat(64)))).toEqual(reference);
+	});
+
+	it('differs for another file, another job, or a label that asks for a separate report', () => {
+		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
+		expect(fileReference(uploadIdentity(input, 'b'.repeat(64)))).not.toEqual(reference);
+		expect(fileReference(uploadIdentity({ ...input, jobDescription: { kind: 'existing', id: 'jd_2' } }, 'a'.repeat(64)))).not.toEqual(reference);
+		expect(fileReference(uploadIdentity(input, 'a'.repeat(64)), 'separate')).not.toEqual(reference);
+	});
+});
