@@ -159,18 +159,26 @@ describe('merges are visible', () => {
 		expect(out[0].sameWriteAs).toBeUndefined();
 	});
 
-	it('a saved job revised between runs: the re-run gives the same report back and says the job was revised since (jobRevisedSinceReport)', async () => {
-		const ws = await newWorkspace(sandbox.baseUrl);
-		const input = files('revised', 1);
-		const [first] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), input, execution()));
-		expect(first.status).toBe('completed');
-		expect(first.jobRevisedSinceReport).not.toBe(true);
-		await sandbox.control.reviseJob(ws.jobDescriptionId, { description: 'The role now asks for on-call duty.' });
-		const [again] = jsonOf(await runNode(ws, analyzeParams(ws), input, execution()));
-		expect(resourceOf(again)).toEqual(resourceOf(first));
-		expect(again.jobRevisedSinceReport).toBe(true);
-		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
-	});
+	const revisedCases: Array<[string, (ws: Workspace) => INodeParameters]> = [
+		['Analyze Resume with Wait for Completion', (ws) => analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 })],
+		['Analyze Resume without waiting', (ws) => analyzeParams(ws)],
+		['Analyze Many (Simplify)', (ws) => ({ ...analyzeMany(ws), simplify: true })],
+	];
+	for (const [name, params] of revisedCases) {
+		it(`a saved job revised between runs of ${name}: the re-run gives the same report back and says the job was revised since (jobRevisedSinceReport)`, async () => {
+			const ws = await newWorkspace(sandbox.baseUrl);
+			const input = files('revised', 1);
+			const [first] = jsonOf(await runNode(ws, params(ws), input, execution()));
+			expectAnalyzed(first);
+			expect(first.jobRevisedSinceReport).not.toBe(true);
+			expect(await waitForReportStatus(ws, String(first.reportId ?? first.id))).toBe('completed');
+			await sandbox.control.reviseJob(ws.jobDescriptionId, { description: 'The role now asks for on-call duty.' });
+			const [again] = jsonOf(await runNode(ws, params(ws), input, execution()));
+			expect(resourceOf(again)).toEqual(resourceOf(first));
+			expect(again.jobRevisedSinceReport).toBe(true);
+			expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
+		});
+	}
 });
 
 describe('New Attempt Label on Analyze Resume', () => {
