@@ -164,10 +164,18 @@ interface StepResult {
 async function step(spec: StepSpec, node: string, resourceOf: (o: Record<string, unknown>) => string, run: () => Promise<ExecutionDetail>): Promise<StepResult> {
 	const started = Date.now();
 	const before = await w.writes();
-	const requestsBefore = await requestCount();
+	const requestsBefore = await requestsByRoute();
 	const execution = await run();
+	// Read before the writes: measuring them reads the interview list (until every email has left the outbox).
+	const requestsAfter = await requestsByRoute();
 	const after = await w.writes();
-	const requests = (await requestCount()) - requestsBefore;
+	const byRoute = Object.fromEntries(
+		Object.entries(requestsAfter)
+			.map(([route, n]) => [route, n - (requestsBefore[route] ?? 0)] as const)
+			.filter(([, n]) => n > 0),
+	);
+	const requests = Object.values(byRoute).reduce((sum, n) => sum + n, 0);
+	book.set(`${spec.id}: API requests by route`, byRoute);
 	const added = minus(after, before);
 	expectedTotal = { reports: expectedTotal.reports + spec.asks.reports, attempts: expectedTotal.attempts + spec.asks.attempts, interviews: expectedTotal.interviews + spec.asks.interviews, emails: expectedTotal.emails + spec.asks.emails };
 	const output = nodeOutput(execution.data, node);
@@ -192,7 +200,7 @@ async function step(spec: StepSpec, node: string, resourceOf: (o: Record<string,
 		asked: formatWrites(spec.asks),
 		'week so far': formatWrites(after),
 		'week expected': formatWrites(expectedTotal),
-		'API requests': requests,
+		'API requests (node)': requests,
 		items: output.length,
 		'items with resource': `${named.filter((r) => inSandbox.has(r)).length} (distinct ${new Set(named).size}, expected ${spec.resources})`,
 		'refused / failed items': `${refused} / ${failed}`,
@@ -212,9 +220,9 @@ async function step(spec: StepSpec, node: string, resourceOf: (o: Record<string,
 	return { execution, output };
 }
 
-async function requestCount(): Promise<number> {
-	const c = await w.control.counters(w.ws.workspaceId);
-	return Object.values(c.requests ?? {}).reduce((sum, n) => sum + n, 0);
+/** The workspace's API requests so far, by route (the sandbox counters). */
+async function requestsByRoute(): Promise<Record<string, number>> {
+	return (await w.control.counters(w.ws.workspaceId)).requests ?? {};
 }
 
 const analyses = (n: number): Writes => ({ reports: n, attempts: n, interviews: 0, emails: 0 });
