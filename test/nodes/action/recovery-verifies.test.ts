@@ -193,4 +193,27 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 		const mail = (await sandbox.control.mail(ws.workspaceId)).items;
 		expect(mail.map((m) => m.to).sort()).toEqual(['refused.0@example.com', 'refused.1@example.com']);
 	});
+	it('Start Many with a file the service cannot read (INVALID_UPLOAD): the item says a re-run does not change it, and a re-run does not submit it again', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		// A preparation whose stored bytes are not the declared PDF (storage keeps any bytes; admission reads them).
+		const garbage = Buffer.from('these bytes are not a PDF');
+		const prepared = await apiCall(
+			ws,
+			'POST',
+			'/api/v1/uploads',
+			{ fileName: 'unreadable.pdf', fileSize: garbage.length, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: ws.jobDescriptionId } },
+			{ 'idempotency-key': `final-refusal-${Date.now()}` },
+		);
+		const { reportId, upload } = prepared.body.data as { reportId: string; upload: { url: string } };
+		expect((await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: garbage })).status).toBe(200);
+		const [first] = jsonOf(await runNode(ws, startMany, [{ json: { reportId } }], execution()));
+		expect(first).toMatchObject({ state: 'failed', errorCode: 'INVALID_UPLOAD', batchId: expect.stringMatching(/^bat_/) });
+		expect(String(first.hint)).toMatch(/Running again does not change this item/);
+		await sleep(2000);
+		const [second] = jsonOf(await runNode(ws, startMany, [{ json: { reportId } }], execution()));
+		// The earlier run's batch is answered again; the item is not submitted in a new batch.
+		expect(second).toMatchObject({ state: 'failed', errorCode: 'INVALID_UPLOAD', batchId: first.batchId, hint: first.hint });
+		expect(second.submittedAgainAfterBatch).toBeUndefined();
+		expect(await writes(ws)).toEqual({ reports: 1, attempts: 0, interviews: 0, emails: 0 });
+	});
 });
