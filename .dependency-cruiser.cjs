@@ -18,6 +18,6 @@ module.exports = {
 		doNotFollow: { path: 'node_modules' },
 		exclude: { path: '^(node_modules|dist)/' },
 		tsPreCompilationDeps: true,
-		tsConfig: { fileName: 'tsconfig.json' },
+		tsConfig: { fileName: 'tsconfig.dev.json' },
 	},
 };

@@ -2,7 +2,7 @@
 module.exports = {
 	testEnvironment: 'node',
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json', diagnostics: false }],
 	},
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/dist/', '<rootDir>/test/e2e/'],

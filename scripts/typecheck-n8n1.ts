@@ -35,7 +35,7 @@ try {
 		writeFileSync(
 			tsconfig,
 			JSON.stringify({
-				extends: join(REPO_ROOT, 'tsconfig.build.json'),
+				extends: join(REPO_ROOT, 'tsconfig.json'),
 				compilerOptions: {
 					noEmit: true,
 					baseUrl: REPO_ROOT,

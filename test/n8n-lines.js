@@ -22,7 +22,7 @@ function realN8nProject(testMatch) {
 		rootDir: require('node:path').join(__dirname, '..'),
 		testEnvironment: 'node',
 		transform: {
-			'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
+			'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json', diagnostics: false }],
 		},
 		testMatch,
 		testPathIgnorePatterns: ['/node_modules/', '/dist/'],

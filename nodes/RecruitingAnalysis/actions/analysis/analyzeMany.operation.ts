@@ -16,6 +16,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 	simplifyReportsField,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
@@ -32,7 +33,7 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
+	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption, spendingLimitOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeMany'] } }, properties);

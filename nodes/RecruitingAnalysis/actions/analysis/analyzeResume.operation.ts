@@ -9,8 +9,9 @@ import {
 	resumeFileOptions,
 	waitForCompletionOptions,
 	simplifyReportsField,
+	spendingLimitOption,
 } from '../common/descriptions';
-import { optionsParam } from '../common/params';
+import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
 import { sameWriteAs } from '../../writes/sameWrites';
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
+	optionsCollection([concurrencyOption, ...resumeFileOptions, spendingLimitOption, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);
@@ -48,7 +49,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
 	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD);
 	const reportId = String(uploaded.reportId);
-	const { recovered: _recovered, recoveredFrom: _from, ...upload } = uploaded;
+	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
 	const started = await startAnalysis(
 		this,
 		itemIndex,

@@ -25,8 +25,9 @@ import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
 import { addNotice, noticesForReport } from '../common/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
-import { optionsParam } from '../common/params';
+import { optionsParam, withoutKeys } from '../common/params';
 import { existsCondition, recoverWrite } from '../../writes/recover';
+import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
 import { summariesForCheck, summariesFromPages } from '../../engine/reportPages';
 import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
 import { simplifyReport } from '../common/simplify';
@@ -46,6 +47,8 @@ export interface AnalysisEntry {
 	reportId: string;
 	/** Set by the user (quote chosen beforehand) or by quoteAnalyses. */
 	fingerprint?: string;
+	/** The quote quoteAnalyses got (its price counts against the Spending Limit). */
+	quote?: IDataObject;
 	/** The item's Idempotency Key and New Attempt Label (the batch's key is made of its items' writes). */
 	choice: WriteChoice;
 	/** The report may already have an attempt (Start Many, or an upload recovered as already admitted). */
@@ -110,6 +113,7 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 		const quote = quoted?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			entry.fingerprint = quote.fingerprint;
+			entry.quote = quote;
 			continue;
 		}
 		const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
@@ -146,6 +150,19 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 	let afterBatchId: string | undefined;
 	let replays = 0;
 	for (let round = 0; pending.length > 0; round++) {
+		// Each item's quoted price against the Spending Limit, in item order: an item that would pass it is not sent.
+		const reservations = new Map<AnalysisEntry, Reservation>();
+		pending = pending.filter((entry) => {
+			try {
+				reservations.set(entry, reserveCredits(ctx, entry.itemIndex, entry.quote, 'analysis'));
+				return true;
+			} catch (error) {
+				chunk.outcomes[entry.position] = error as Error;
+				return false;
+			}
+		});
+		if (pending.length === 0) break;
+		const settleAll = (charged: boolean) => reservations.forEach((reservation) => (charged ? reservation.charged() : reservation.release()));
 		const first = pending[0].itemIndex;
 		const options = optionsParam(ctx, first);
 		const body = {
@@ -164,7 +181,11 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
 			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
+				settleAll(!wasRefused(created.error));
+				throw created.error;
+			}
+			settleAll(false);
 			for (const entry of pending) await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED');
 			break;
 		}
@@ -179,10 +200,14 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
+			const reservation = reservations.get(entry);
+			if (item?.state === 'succeeded' && !replayed) reservation?.charged();
+			else reservation?.release();
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
 				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
 				continue;
 			}
+			const used = item?.state === 'succeeded' && !replayed && creditsOf(entry.quote) !== undefined ? { creditsUsed: creditsOf(entry.quote) } : {};
 			chunk.outcomes[entry.position] = {
 				...outcomeOf(chunk, entry),
 				batchId,
@@ -192,6 +217,7 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				attemptId: item?.attemptId ?? null,
 				errorCode,
 				...refusalHint(errorCode),
+				...used,
 			};
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (replayed && errorCode && !FINAL_ITEM_CODES.includes(errorCode) && replays < MAX_REPLAYED_BATCHES) {
@@ -247,7 +273,8 @@ function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: num
 
 /** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
-	const { state, report: _report, reportId: _reportId, fileName: _fileName, attemptId, status, code, ...batchFacts } = outcome;
+	const { state, attemptId, status, code } = outcome;
+	const batchFacts = withoutKeys(outcome, ['state', 'report', 'reportId', 'fileName', 'attemptId', 'status', 'code']);
 	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
 	const reportStatus = simplified.status ?? status ?? null;
 	return {

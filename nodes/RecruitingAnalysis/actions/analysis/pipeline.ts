@@ -9,6 +9,7 @@ import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/cond
 import { noticesForReport } from '../common/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
+import { chargedWrite } from '../../writes/spending';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
 import { BATCH_CHUNK_SIZE } from '../../engine/types';
@@ -191,7 +192,8 @@ export async function startAnalysis(
 		);
 
 	if (!choice.quoteAutomatically) {
-		return await start(choice.quoteFingerprint as string, steps.first);
+		// A fingerprint chosen beforehand carries no price: with a Spending Limit this is refused (spending.ts).
+		return await chargedWrite(ctx, itemIndex, undefined, 'analysis', async () => await start(choice.quoteFingerprint as string, steps.first));
 	}
 	const quoted = await outcomeOf(async () => await quoteForStart(ctx, itemIndex, reportId));
 	if (!quoted.ok) {
@@ -199,13 +201,15 @@ export async function startAnalysis(
 		return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED', quoted.error);
 	}
 	let quote = quoted.value;
-	const started = await onApiCondition(
-		'QUOTE_STALE',
-		async () => await start(String(quote.fingerprint), steps.first),
-		async () => {
-			quote = await quoteAnalysis(ctx, itemIndex, reportId);
-			return await start(String(quote.fingerprint), steps.requote);
-		},
+	const started = await chargedWrite(ctx, itemIndex, quote, 'analysis', async () =>
+		await onApiCondition(
+			'QUOTE_STALE',
+			async () => await start(String(quote.fingerprint), steps.first),
+			async () => {
+				quote = await quoteAnalysis(ctx, itemIndex, reportId);
+				return await start(String(quote.fingerprint), steps.requote);
+			},
+		),
 	);
 	if (started.recovered === true) return started;
 	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };

@@ -8,6 +8,7 @@ import {
 	waitForCompletionOptions,
 	simplifyReportsField,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
@@ -19,7 +20,7 @@ const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['start'] } }, properties);

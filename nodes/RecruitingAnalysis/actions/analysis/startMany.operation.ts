@@ -10,7 +10,7 @@ import {
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from './batchStages';
-import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../common/descriptions';
+import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions, spendingLimitOption } from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
@@ -27,7 +27,7 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
+	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption, spendingLimitOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['startMany'] } }, properties);

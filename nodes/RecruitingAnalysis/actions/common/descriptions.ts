@@ -138,6 +138,17 @@ export const attemptLabelOption: INodeProperties = {
 		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
 };
 
+/** Options > Spending Limit of the charged operations (writes/spending.ts). */
+export const spendingLimitOption: INodeProperties = {
+	displayName: 'Spending Limit (Credits)',
+	name: 'spendingLimit',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 0,
+	description:
+		'The most credits this execution may spend on analyses and interviews, counted from their quotes across items, batches and Recruiting Analysis nodes of the execution. A write that would pass it is not sent; its item fails with what was spent and quoted. 0 is no limit. Needs Quote Automatically on.',
+};
+
 /** The options of every charged write: the user's own key and the deliberate new attempt. */
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
 

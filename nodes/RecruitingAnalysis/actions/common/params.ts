@@ -33,3 +33,8 @@ export function compactQuery(qs: IDataObject): IDataObject {
 	}
 	return out;
 }
+
+/** A copy of `value` without `keys` (an output or a request body that leaves some fields out). */
+export function withoutKeys(value: IDataObject, keys: readonly string[]): IDataObject {
+	return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
+}

@@ -29,6 +29,7 @@ import {
 } from '../../validation';
 import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
 import { existsCondition, recoverWrite } from '../../writes/recover';
+import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/pipeline';
 import { addNotice } from '../common/notices';
 import { optionsParam, stringParam } from '../common/params';
@@ -53,6 +54,8 @@ interface Pending {
 	itemIndex: number;
 	input: IDataObject;
 	fingerprint?: string;
+	/** The quote this run got (its price counts against the Spending Limit). */
+	quote?: IDataObject;
 	choice: WriteChoice;
 }
 
@@ -86,6 +89,7 @@ async function quoteInvitations(ctx: IExecuteFunctions, chunk: InviteChunk, pend
 		const quote = entry?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			p.fingerprint = quote.fingerprint;
+			p.quote = quote;
 			continue;
 		}
 		const errorCode = (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
@@ -113,6 +117,19 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	let pending = chunk.pending ?? [];
 	let afterBatchId: string | undefined;
 	for (let replays = 0; pending.length > 0; replays++) {
+		// Each invitation's quoted price against the Spending Limit, in item order: one that would pass it is not sent.
+		const reservations = new Map<Pending, Reservation>();
+		pending = pending.filter((p) => {
+			try {
+				reservations.set(p, reserveCredits(this, p.itemIndex, p.quote, 'invitation'));
+				return true;
+			} catch (error) {
+				outcomes[p.position] = error as Error;
+				return false;
+			}
+		});
+		if (pending.length === 0) return chunk;
+		const settleAll = (charged: boolean) => reservations.forEach((reservation) => (charged ? reservation.charged() : reservation.release()));
 		const first = pending[0].itemIndex;
 		const options = optionsParam(this, first);
 		const body = {
@@ -138,7 +155,11 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		const sentAt = Date.now();
 		const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
 		if (!created.ok) {
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
+				settleAll(!wasRefused(created.error));
+				throw created.error;
+			}
+			settleAll(false);
 			for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
 			return chunk;
 		}
@@ -149,6 +170,9 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		const refusedBefore: Pending[] = [];
 		for (const p of pending) {
 			const item = batchItemFor(batch, p.itemIndex);
+			const charged = item?.state === 'succeeded' && !replayed;
+			if (charged) reservations.get(p)?.charged();
+			else reservations.get(p)?.release();
 			if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
 				await recover(p, String(item?.errorCode));
 				continue;
@@ -163,6 +187,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				errorCode,
 				...refusalHint(errorCode),
 				...(afterBatchId === undefined ? {} : { submittedAgainAfterBatch: afterBatchId }),
+				...(charged && creditsOf(p.quote) !== undefined ? { creditsUsed: creditsOf(p.quote) } : {}),
 			};
 			if (replayed && item?.state !== 'succeeded' && errorCode && !FINAL_ITEM_CODES.includes(errorCode)) {
 				refusedBefore.push({ ...p, fingerprint: undefined });

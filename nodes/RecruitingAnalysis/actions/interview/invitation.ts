@@ -8,6 +8,7 @@ import { onApiCondition } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../common/notices';
 import { invitationIdentity, invitationStep, keyFor, type WriteChoice } from '../../writes/identity';
 import { withRecovery } from '../../writes/recover';
+import { chargedWrite } from '../../writes/spending';
 import { stringParam } from '../common/params';
 
 export interface InvitationInput extends IDataObject {
@@ -69,18 +70,21 @@ export async function createInvitation(
 			),
 			itemIndex,
 		});
-	const response = await withRecovery(ctx, itemIndex, target, async () => {
-		if (!choice.quoteAutomatically) return await post(choice.quoteFingerprint as string);
-		let quote = await quoteInterview(ctx, itemIndex, input);
-		return await onApiCondition(
-			'QUOTE_STALE',
-			async () => await post(String(quote.fingerprint)),
-			async () => {
-				quote = await quoteInterview(ctx, itemIndex, input);
-				return await post(String(quote.fingerprint));
-			},
-		);
-	});
+	// The quote comes first: its price is checked against the Spending Limit before anything is charged (spending.ts).
+	let quote = choice.quoteAutomatically ? await quoteInterview(ctx, itemIndex, input) : undefined;
+	const response = await chargedWrite(ctx, itemIndex, quote, previousInterviewId ? 'reinterview' : 'invitation', async () =>
+		await withRecovery(ctx, itemIndex, target, async () => {
+			if (!quote) return await post(choice.quoteFingerprint as string);
+			return await onApiCondition(
+				'QUOTE_STALE',
+				async () => await post(String(quote?.fingerprint)),
+				async () => {
+					quote = await quoteInterview(ctx, itemIndex, input);
+					return await post(String(quote.fingerprint));
+				},
+			);
+		}),
+	);
 	if (response.recovered === true) {
 		noticesForInterview(ctx, response);
 		return response;

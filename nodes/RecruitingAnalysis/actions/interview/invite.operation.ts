@@ -8,6 +8,7 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
@@ -18,7 +19,7 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),
-	optionsCollection([concurrencyOption, ...writeOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);

@@ -8,6 +8,7 @@ import {
 	quoteFields,
 	reportIdField,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
@@ -24,7 +25,7 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, ...writeOptions]),
+	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);

@@ -8,6 +8,7 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),
-	optionsCollection([concurrencyOption, ...writeOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);

@@ -14,7 +14,7 @@ import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import { chunkIdempotencyKey, type ChunkMember, readWriteChoice, type WriteChoice } from '../../writes/identity';
 import { sameWriteAs } from '../../writes/sameWrites';
 import type { UploadInput } from '../../validation';
-import { optionsParam, stringParam } from '../common/params';
+import { optionsParam, stringParam, withoutKeys } from '../common/params';
 import type { ChunkState } from '../../engine/types';
 import { existsCondition, recoverWrite } from '../../writes/recover';
 import { readUploadInput, renewExpiredUpload, uploadWriteOf, type UploadOptions, type UploadWrite } from './resumeUpload';
@@ -75,10 +75,10 @@ export async function createUploadBatch(
 	const jobs = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription)));
 	if (jobs.size === 1) {
 		body.jobDescription = sent[0].input.jobDescription;
-		body.items = sent.map(({ itemIndex, upload }) => {
-			const { jobDescription: _shared, ...rest } = upload.body;
-			return { itemKey: itemKeyFor(itemIndex), input: rest };
-		});
+		body.items = sent.map(({ itemIndex, upload }) => ({
+			itemKey: itemKeyFor(itemIndex),
+			input: withoutKeys(upload.body as unknown as IDataObject, ['jobDescription']),
+		}));
 	}
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
