@@ -63,6 +63,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			default: SANDBOX_BASE_URL,
 			placeholder: SANDBOX_BASE_URL,
 			description: 'Address of the sandbox deployment; the local sandbox listens on http://127.0.0.1:4010',
+			hint: 'n8n in a container cannot reach 127.0.0.1 of the host: start the sandbox with --host 0.0.0.0 --public-url http://host.docker.internal:4010 and enter that URL here (on Linux, run the container with --add-host=host.docker.internal:host-gateway)',
 			displayOptions: { show: { environment: ['sandbox'] } },
 		},
 		{

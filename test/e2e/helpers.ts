@@ -132,7 +132,7 @@ export async function bootRealN8n(
 /**
  * HOME in the run's folder. n8n 2.x reads and writes files only in `~/.n8n-files` by default; n8n 1.x restricts
  * nothing unless N8N_RESTRICT_FILE_ACCESS_TO is set (then only there, with the same refusal): on 1.x it is set to
- * that folder, which is what a 1.x user sets to get 2.x's default (README, "Install in n8n").
+ * that folder, which is what a 1.x user sets to get 2.x's default (docs/compatibility.md).
  */
 function homeEnv(userFolder: string, line: N8nLine): NodeJS.ProcessEnv {
 	return { HOME: userFolder, ...(line === '1' ? { N8N_RESTRICT_FILE_ACCESS_TO: join(userFolder, '.n8n-files') } : {}) };

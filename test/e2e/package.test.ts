@@ -165,4 +165,53 @@ describe('errors in a real execution', () => {
 		const error = nodeError(result.run!.data, 'Recruiting Analysis');
 		expect(`${error?.message} ${error?.description ?? ''}`).toMatch(/404|NOT_FOUND|not found/i);
 	});
+
+	test('a run that would pass its Spending Limit charges exactly up to it, and the items past it say what was spent', async () => {
+		const { makePdf } = await import('../fixtures/resumes');
+		const files = ['Limit One', 'Limit Two', 'Limit Three'].map((candidate, i) => ({
+			json: { candidate },
+			binary: { data: { data: makePdf({ candidate }).toString('base64'), mimeType: 'application/pdf', fileName: `limit-${i}.pdf` } },
+		}));
+		const wf = actionWorkflow(
+			'spending limit',
+			{
+				resource: 'analysis',
+				operation: 'analyzeResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: env.sandbox.seed.jobDescriptionId,
+				// The sandbox prices an analysis at 1 credit: two of the three fit.
+				options: { spendingLimit: 2, concurrency: 1 },
+			},
+			env.credentials.recruitingAnalysisApi,
+			{ onError: 'continueRegularOutput' },
+		);
+		// A Code node hands the three resumes over as binary data, as a Read Files node would.
+		wf.nodes.splice(1, 0, {
+			name: 'Items',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { jsCode: `return ${JSON.stringify(files)};` },
+		});
+		wf.connections = {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Recruiting Analysis', type: 'main', index: 0 }]] },
+		};
+		const counters = async () =>
+			(await (await fetch(`${env.sandbox.baseUrl}/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/counters`)).json()) as { attemptsCreated: number };
+		const before = await counters();
+		const { id } = await env.n8n.createWorkflow(wf);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.ok).toBe(true);
+		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
+		expect(items).toHaveLength(3);
+		expect((await counters()).attemptsCreated - before.attemptsCreated).toBe(2);
+		expect(items.filter((item) => item.creditsUsed === 1)).toHaveLength(2);
+		const refused = items.filter((item) => item.error !== undefined);
+		expect(refused).toHaveLength(1);
+		expect(JSON.stringify(refused[0])).toContain('Spending Limit of 2 credits reached');
+		expect(JSON.stringify(refused[0])).toContain('spent 2 credits');
+	});
 });
+

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 
 import { delay, nodeOutput, type ExecutionDetail, type WorkflowJson } from '../../scripts/n8n-host';
+import { APPROVE, answerForm, runAsEditor, settled, waitingForm } from '../../scripts/start-kit';
 import { makePdf } from '../fixtures/resumes';
 import { bootRealN8n, NODE_TYPES, triggerPath, type RealN8n } from './helpers';
 
@@ -173,12 +174,25 @@ afterAll(async () => {
 	if (filesDir) rmSync(filesDir, { recursive: true, force: true });
 });
 
+/**
+ * Runs a manual example as the editor does; when it stops at the recruiter's approval form (examples that invite
+ * candidates), answers it with yes and follows the execution to its end.
+ */
+async function runApproved(workflowId: string): Promise<ExecutionDetail & { worker?: string }> {
+	const main = stack().main.instance;
+	const first = await runAsEditor(main, workflowId, 'Run Example');
+	const form = waitingForm(first, main.baseUrl);
+	if (form) await answerForm(form, [APPROVE]);
+	const done = form ? await settled(main, first.id) : first;
+	return { ...done, worker: stack().whoRan(done.id) };
+}
+
 test('every example runs to success on a worker: analyze one resume, Upload Many + Start Many', async () => {
-	const a = await stack().runManually(wf.a.id, 'Run Example');
+	const a = await runApproved(wf.a.id);
 	expect(a.status).toBe('success');
 	expect(a.worker).toMatch(/^worker-\d$/);
 	const analyzed = nodeOutput(a.data, 'Analyze Resume');
-	expect((analyzed[0].result as { score: number }).score).toBe(8);
+	expect(analyzed[0].score).toBe(8);
 	expect(nodeOutput(a.data, 'Invite to Interview')).toHaveLength(1);
 	const d = await stack().runManually(wf.d.id, 'Run Example');
 	expect(d.status).toBe('success');
@@ -483,7 +497,7 @@ test('the feed trigger polls from the main and keeps its position across a resta
 	expect({ filterKey: kept.filterKey, positionSince: kept.positionSince }).toEqual({ filterKey: before.filterKey, positionSince: before.positionSince });
 	expect(Date.parse(kept.lastEventAt)).toBeGreaterThanOrEqual(Date.parse(before.lastEventAt));
 	// New events after the restart: an interview for a report analysed earlier.
-	const a = await stack().runManually(wf.a.id, 'Run Example');
+	const a = await runApproved(wf.a.id);
 	expect(a.status).toBe('success');
 	const executions = await finished(wf.c.id, first.length + 1, 150_000);
 	const fresh = executions.filter((e) => Date.parse(e.startedAt) > restartAt);

@@ -180,3 +180,33 @@ test('a data file of an older sandbox, whose receipts are kept per operation, st
 		rmSync(dir, { recursive: true, force: true });
 	}
 });
+
+test('--host 0.0.0.0 with --public-url: reachable on a non-loopback address (as from a container), and the printed base URL and signed upload URLs use the public address', async () => {
+	const { networkInterfaces } = await import('node:os');
+	const { freePort } = await import('../../scripts/n8n-host');
+	const { makePdf } = await import('../fixtures/resumes');
+	const external = Object.values(networkInterfaces())
+		.flat()
+		.find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+	// A machine without any network interface but loopback has no address a container could use.
+	expect(external).toEqual(expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/));
+	const port = await freePort();
+	const publicUrl = `http://${external}:${port}`;
+	const s = await startCli(['--port', String(port), '--host', '0.0.0.0', '--public-url', `${publicUrl}/`, '--quiet']);
+	try {
+		expect(s.info.baseUrl).toBe(publicUrl);
+		const sb = { baseUrl: publicUrl, seed: s.info };
+		const pdf = makePdf({ candidate: 'Container Person' });
+		const prep = await api(sb, 'POST', '/api/v1/uploads', {
+			idempotencyKey: 'container-1',
+			body: { fileName: 'c.pdf', fileSize: pdf.length, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: s.info.jobDescriptionId } },
+		});
+		expect(prep.status).toBe(201);
+		const uploadUrl = String(prep.body.data.upload.url);
+		expect(uploadUrl.startsWith(`${publicUrl}/_storage/`)).toBe(true);
+		const put = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: pdf });
+		expect(put.status).toBeLessThan(300);
+	} finally {
+		await stop(s);
+	}
+}, 60_000);

@@ -171,6 +171,17 @@ describe('Simplified output (default from node version 1.1)', () => {
 		expect([after.reportsCreated - before.reportsCreated, after.attemptsCreated - before.attemptsCreated]).toEqual([0, 0]);
 	});
 
+	it('Analyze Resume without Wait for Completion: the items have no score yet, and the hint says so (a Filter on score would drop them all)', async () => {
+		const started = await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'No Wait', score: 8 }, 'no-wait.pdf')]);
+		const [item] = jsonOf(started);
+		expect(item.reportId).toMatch(/^rpt_/);
+		expect(item.score).toBeUndefined();
+		expect(hintsOf(started).join('\n')).toContain('These items have no score yet: without Options > Wait for Completion');
+		const waited = await runNode(ws, analyzeParams(ws, { waitForCompletion: true }), [pdfItem({ candidate: 'Waited', score: 8 }, 'waited.pdf')]);
+		expect(jsonOf(waited)[0].score).toBe(8);
+		expect(hintsOf(waited).join('\n')).not.toContain('have no score yet');
+	});
+
 	it('a key without reports:read: Analyze Many does not fail after the analyses ran; the items say what is known and a notice why', async () => {
 		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
 		const result = await runNode({ ...ws, apiKey }, analyzeMany(), [pdfItem({ candidate: 'No Scope', score: 8 }, 'no-scope.pdf')]);

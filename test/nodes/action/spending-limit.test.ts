@@ -3,7 +3,7 @@
  * sent, across items and batches; the item's error names the limit, what was spent and what was quoted; the outputs
  * carry the credits each write used; a re-run recovers what was done without counting it again.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { analyzeParams, completedReport, counters, jsonOf, newWorkspace, pdfItem, runNode, type Workspace } from './helpers';
@@ -14,7 +14,7 @@ useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true })
 /** The sandbox prices an analysis at 100 units on a scale of 100 (1 credit) and an interview at 2.5 credits. */
 const files = (count: number, tag: string) => Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
 
-const analyzeMany = (ws: Workspace, options: IDataObject) => ({
+const analyzeMany = (ws: Workspace, options: INodeParameters) => ({
 	resource: 'analysis',
 	operation: 'analyzeMany',
 	binaryPropertyName: 'data',

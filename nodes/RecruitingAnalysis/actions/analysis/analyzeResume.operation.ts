@@ -11,6 +11,7 @@ import {
 	simplifyReportsField,
 	spendingLimitOption,
 } from '../common/descriptions';
+import { addNotice } from '../common/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
@@ -61,7 +62,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		uploaded.alreadyAdmitted === true,
 	);
 	const output = { ...upload, ...started };
-	if (!wait.waitForCompletion) return output;
+	if (!wait.waitForCompletion) {
+		addNotice(this, 'noScoreWithoutWaiting');
+		return output;
+	}
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
 	// wait is shared with the other items and does not hold this lane.
 	return later(

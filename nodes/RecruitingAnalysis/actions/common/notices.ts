@@ -32,6 +32,8 @@ export const NOTICES = {
 	batchCompleted:
 		'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" (in a simplified item: "analysisState" beside the report\'s "status") and "errorCode".',
 	quoteNotBinding: 'A quote reserves no capacity or allowance; admission can still fail with 422 when capacity or allowance is short.',
+	noScoreWithoutWaiting:
+		'These items have no score yet: without Options > Wait for Completion the node outputs as soon as each analysis has started. A Filter or IF on "score" after it drops every item. Turn on Wait for Completion, or read the score later (Report > Get, or the report.result_ready webhook).',
 	slowBatches:
 		'Each analysis batch took seconds, and only one analysis batch (at most 20 resumes) runs at a time. For more than 20 resumes, Analysis > Analyze Resume with Wait for Completion runs as many analyses at once as the workspace allows and is usually much faster, for more calls (with Simplify about 4.3 per resume instead of 2.3).',
 } as const;
