@@ -53,9 +53,17 @@ export function readWriteChoice(ctx: IExecuteFunctions, itemIndex: number, steps
 	return { userKey, attemptLabel };
 }
 
+/**
+ * The step a user's own key gets on a write that has no step of its own: the receipts of a workspace are shared by
+ * all its endpoints, so one application ID used as the key on Upload Resume, Start and Resend must name three writes.
+ * The same as Analyze Resume's own steps, so Upload Resume + Start and Analyze Resume of one file are the same writes.
+ */
+export const USER_KEY_STEPS: Record<string, string> = { upload: 'prepare', 'analysis.start': 'start', 'interview.resend': 'resend' };
+
 /** The key of one write of an item. */
 export function keyFor(choice: WriteChoice, write: string, identity: readonly unknown[], step?: string): string {
-	return writeKey({ write, identity, step, attemptLabel: choice.attemptLabel, userKey: choice.userKey });
+	const named = step ?? (choice.userKey ? USER_KEY_STEPS[write] : undefined);
+	return writeKey({ write, identity, step: named, attemptLabel: choice.attemptLabel, userKey: choice.userKey });
 }
 
 /** A saved job by id and expected revision; inline text by its digest. */

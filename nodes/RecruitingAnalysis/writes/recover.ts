@@ -63,7 +63,7 @@ export async function recoverWrite(
 		const page = await api(ctx, { method: 'GET', path: '/api/v1/interviews', qs: { reportId: write.reportId, limit: 100 }, itemIndex });
 		const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
 		const current = invitationOf(items, write.previousInterviewId);
-		if (!current) throw error ?? new Error(`No interview of report ${write.reportId} to recover`);
+		if (!current) throw error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`));
 		checkSameInvitation(ctx, itemIndex, write, current);
 		const output: IDataObject = {
 			interviewId: current.id,
@@ -160,15 +160,70 @@ function checkSameInvitation(
 	});
 }
 
+/** Marks an error that says the asked-for write does not exist (nothing was created: a batch may submit it again). */
+function nothingToRecover<E extends Error>(error: E): E {
+	(error as E & { nothingToRecover?: boolean }).nothingToRecover = true;
+	return error;
+}
+
+/** Whether recovery found that the asked-for write does not exist (as opposed to one that differs). */
+export function isNothingToRecover(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && (error as { nothingToRecover?: boolean }).nothingToRecover === true;
+}
+
 function noAnalysisToRecover(ctx: IExecuteFunctions, itemIndex: number, reportId: string, from: string): NodeOperationError {
 	const cause =
 		from === 'IDEMPOTENCY_KEY_REUSED'
 			? 'The API refused the start because its Idempotency-Key was already used for a different request (another report or another quote). '
 			: `The API answered ${from}. `;
-	return new NodeOperationError(ctx.getNode(), `Report ${reportId} has no analysis to recover`, {
+	const error = new NodeOperationError(ctx.getNode(), `Report ${reportId} has no analysis to recover`, {
 		itemIndex,
 		description:
 			`${cause}Report ${reportId} has no analysis attempt, so nothing was started or charged for it. ` +
 			'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
+	});
+	return nothingToRecover(error);
+}
+
+/** The interview an invitation of `write` would have made, read from its report's interviews (undefined if none). */
+export async function existingInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: { reportId: string; previousInterviewId?: string },
+): Promise<IDataObject | undefined> {
+	const page = await outcomeOf(
+		async () => await api(ctx, { method: 'GET', path: '/api/v1/interviews', qs: { reportId: write.reportId, limit: 100 }, itemIndex }),
+	);
+	if (!page.ok) return undefined;
+	const items = (Array.isArray(page.value.items) ? page.value.items : []) as IDataObject[];
+	return invitationOf(items, write.previousInterviewId);
+}
+
+/**
+ * The interview a report already has, when the API refuses an invitation as not eligible ("Report already has
+ * interview ..." or "already replaced by a reinterview"): the error says which interview exists. The API never shows
+ * an invitation's address, so the node cannot tell a repeat of this invitation (for example after the service
+ * forgot its receipt) from one to another address: it never outputs that interview as this item's, and nothing was
+ * sent or charged.
+ */
+export async function explainExistingInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: { reportId: string; previousInterviewId?: string },
+	error: unknown,
+): Promise<unknown> {
+	if (!apiErrorConditions(error).includes('INTERVIEW_NOT_ELIGIBLE')) return error;
+	const existing = await existingInvitation(ctx, itemIndex, write);
+	if (!existing) return error;
+	const delivery = deliveryOf(existing) === 'privateLink' ? 'by private link' : 'by email';
+	const what = write.previousInterviewId
+		? `Interview ${write.previousInterviewId} was already replaced by reinterview ${String(existing.id)}`
+		: `Report ${write.reportId} already has interview ${String(existing.id)}`;
+	return new NodeOperationError(ctx.getNode(), `${what} (${delivery}, ${String(existing.lifecycle)}); nothing was sent`, {
+		itemIndex,
+		description:
+			`The API never shows an invitation's address, so the node cannot tell whether interview ${String(existing.id)} is this item's invitation ` +
+			'(a re-run after the service forgot its receipt) or one to another address. Nothing was sent or charged. ' +
+			`If it is the same candidate and address, nothing more is needed. To reach another address, run Interview > Reinterview on ${String(existing.id)} with it.`,
 	});
 }

@@ -262,7 +262,10 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 		expect(await charged(ws)).toEqual({ reports: 5, attempts: 5 });
 	});
 
-	it('Invite, Reinterview and Invite Many, run again: each interview given back, no second interview or email', async () => {
+	// The API never shows an invitation's address, so once the receipt is gone the node cannot tell a repeat from an
+	// invitation to a corrected address (docs/idempotency.md): it never hands the existing interview out as this item's,
+	// and nothing is charged or emailed; each item names the interview that exists.
+	it('Invite, Reinterview and Invite Many, run again: no second interview or email, and each item names the interview that exists', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const analyzed = jsonOf(await runNode(ws, analyzeMany(ws), files('forgot-invite', 3), execution()));
 		for (const o of analyzed) expect(await waitForReportStatus(ws, String(o.reportId))).toBe('completed');
@@ -282,7 +285,13 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 			jsonOf(await runNode(ws, reinterview, [{ json: {} }], { ...execution(), continueOnFail: true }))[0],
 			...jsonOf(await runNode(ws, inviteMany, many, { ...execution(), continueOnFail: true })),
 		];
-		expect(rerun.map((o) => o.interviewId)).toEqual(ids);
+		expect(String(rerun[0].error)).toContain(`Report ${a} already has interview ${ids[0]}`);
+		expect(String(rerun[1].error)).toContain(`Interview ${ids[0]} was already replaced by reinterview ${ids[1]}`);
+		expect(rerun.slice(2).map((o) => [o.errorCode, o.existingInterviewId])).toEqual([
+			['INTERVIEW_NOT_ELIGIBLE', ids[2]],
+			['INTERVIEW_NOT_ELIGIBLE', ids[3]],
+		]);
+		expect(rerun.every((o) => o.recovered !== true)).toBe(true);
 		await sleep(300);
 		expect((await counters(ws)).interviewsCreated).toBe(4);
 		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(4);

@@ -187,7 +187,8 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 		await toppedUp(ws, { interviewAllowance: 10 });
 		const second = jsonOf(await runNode(ws, params, items, { ...execution(), continueOnFail: true }));
 		expect(second[0]).toMatchObject({ interviewId: first[0].interviewId, recovered: true });
-		expect(second[1]).toMatchObject({ state: 'succeeded', errorCode: null, submittedAgainAfterBatch: first[1].batchId });
+		// The re-quoted batch answers IDEMPOTENCY_KEY_REUSED (the earlier batch's id is not given): the refused item goes again.
+		expect(second[1]).toMatchObject({ state: 'succeeded', errorCode: null, submittedAgainAfterRefusal: true });
 		expect(String(second[1].interviewId)).toMatch(/^int_/);
 		expect(await writes(ws)).toEqual({ reports: 2, attempts: 2, interviews: 2, emails: 2 });
 		const mail = (await sandbox.control.mail(ws.workspaceId)).items;

@@ -73,6 +73,7 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			uploaded: true,
 			uploadUrlRefreshed: upload.uploadUrlRefreshed,
 			...(upload.sameWriteAs === undefined ? {} : { sameWriteAs: upload.sameWriteAs }),
+			...(upload.replacesExpiredReportId === undefined ? {} : { replacesExpiredReportId: upload.replacesExpiredReportId }),
 		} as IDataObject;
 		// An upload that was already admitted (a repeat of this run) has an attempt: checked before it is quoted.
 		const checkExisting = upload.alreadyAdmitted === true;

@@ -16,6 +16,9 @@ import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
 import { sameWriteAs } from '../../writes/sameWrites';
+import { jobRevisionSince } from '../../writes/jobRevision';
+import { apiPath } from '../../transport';
+import { api } from '../../transport/api';
 import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
@@ -64,7 +67,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const output = { ...upload, ...started };
 	if (!wait.waitForCompletion) {
 		addNotice(this, 'noScoreWithoutWaiting');
-		return output;
+		// A report an earlier run made (its analysis was already admitted) may predate the saved job's revision.
+		if (uploaded.alreadyAdmitted !== true && started.recovered !== true) return output;
+		const summary = await api(this, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+		return { ...output, ...(await jobRevisionSince(this, itemIndex, summary.createdAt)) };
 	}
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
 	// wait is shared with the other items and does not hold this lane.

@@ -26,7 +26,7 @@ import { outcomeOf as settle } from '../../transport/conditions';
 import { addNotice, noticesForReport } from '../common/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { optionsParam, withoutKeys } from '../common/params';
-import { existsCondition, recoverWrite } from '../../writes/recover';
+import { existsCondition, isNothingToRecover, recoverWrite } from '../../writes/recover';
 import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
 import { summariesForCheck, summariesFromPages } from '../../engine/reportPages';
 import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
@@ -71,6 +71,11 @@ function outcomeOf(chunk: ChunkState, entry: AnalysisEntry): IDataObject {
 async function recoverEntry(ctx: IExecuteFunctions, chunk: AnalysisChunk, entry: AnalysisEntry, from: string): Promise<void> {
 	const found = await recoverWrite(ctx, entry.itemIndex, { kind: 'analysis', reportId: entry.reportId }, from);
 	chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), itemKey: itemKeyFor(entry.itemIndex), state: 'succeeded', errorCode: null, ...found };
+}
+
+/** An item of a batch its key named for other reports: nothing of it exists and it was not submitted again. */
+function noAnalysisRecovered(reportId: string): Error {
+	return new Error(`Report ${reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`);
 }
 
 /** Batch item error codes after which the item is quoted again and submitted once more in a later batch. */
@@ -186,8 +191,24 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				throw created.error;
 			}
 			settleAll(false);
-			for (const entry of pending) await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED');
-			break;
+			// The same batch was submitted by an earlier run with other quotes: its analyses are read back, and the items
+			// it had refused (no analysis exists) go again in a new batch.
+			const refused: AnalysisEntry[] = [];
+			for (const entry of pending) {
+				const read = await settle(async () => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'));
+				if (read.ok) continue;
+				if (isNothingToRecover(read.error)) refused.push({ ...entry, fingerprint: undefined });
+				else chunk.outcomes[entry.position] = read.error as Error;
+			}
+			if (refused.length === 0 || refused.length === pending.length || replays >= MAX_REPLAYED_BATCHES) {
+				for (const entry of refused) chunk.outcomes[entry.position] = noAnalysisRecovered(entry.reportId);
+				break;
+			}
+			replays++;
+			afterBatchId = `reused-${key.slice(-16)}`;
+			pending = (await quoteAnalyses(ctx, { ...chunk, pending: refused })).pending ?? [];
+			for (const entry of pending) (chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), submittedAgainAfterRefusal: true });
+			continue;
 		}
 		const { batchId } = created.value;
 		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));

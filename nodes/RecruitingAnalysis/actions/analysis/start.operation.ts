@@ -13,7 +13,7 @@ import {
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
-import { readWriteChoice } from '../../writes/identity';
+import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 import { later } from '../../engine/types';
 
@@ -30,7 +30,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [START_STEPS.requote]),
+		write: readWriteChoice(this, itemIndex, [USER_KEY_STEPS['analysis.start'], START_STEPS.requote]),
 		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
 	};
 }

@@ -28,7 +28,7 @@ import {
 	validateInput,
 } from '../../validation';
 import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
-import { existsCondition, recoverWrite } from '../../writes/recover';
+import { existingInvitation, existsCondition, isNothingToRecover, recoverWrite } from '../../writes/recover';
 import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../common/notices';
@@ -116,6 +116,8 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	const { outcomes } = chunk;
 	let pending = chunk.pending ?? [];
 	let afterBatchId: string | undefined;
+	// Items an earlier run's batch refused, found when its key answered IDEMPOTENCY_KEY_REUSED (its id is not known).
+	let resubmittedAfterRefusal = false;
 	for (let replays = 0; pending.length > 0; replays++) {
 		// Each invitation's quoted price against the Spending Limit, in item order: one that would pass it is not sent.
 		const reservations = new Map<Pending, Reservation>();
@@ -144,12 +146,15 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
 			afterBatchId,
 		);
-		const recover = async (p: Pending, from: string) => {
+		/** Reads the item's invitation back; false when it does not exist (the item was refused: nothing to recover). */
+		const recover = async (p: Pending, from: string): Promise<boolean> => {
 			try {
 				const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
 				outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
+				return true;
 			} catch (error) {
 				outcomes[p.position] = error as Error;
+				return !isNothingToRecover(error);
 			}
 		};
 		const sentAt = Date.now();
@@ -160,8 +165,15 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				throw created.error;
 			}
 			settleAll(false);
-			for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
-			return chunk;
+			// The same batch was submitted by an earlier run with other quotes: its invitations are read back, and the
+			// items it had refused (no invitation exists) go again in a new batch.
+			const refused: Pending[] = [];
+			for (const p of pending) if (!(await recover(p, 'IDEMPOTENCY_KEY_REUSED'))) refused.push({ ...p, fingerprint: undefined });
+			if (refused.length === 0 || refused.length === pending.length || replays >= MAX_REPLAYED_BATCHES) return chunk;
+			afterBatchId = `reused-${key.slice(-16)}`;
+			resubmittedAfterRefusal = true;
+			pending = await quoteInvitations(this, chunk, refused);
+			continue;
 		}
 		const { batchId } = created.value;
 		const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
@@ -186,9 +198,14 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				interviewId: item?.resourceId ?? null,
 				errorCode,
 				...refusalHint(errorCode),
-				...(afterBatchId === undefined ? {} : { submittedAgainAfterBatch: afterBatchId }),
+				...(afterBatchId === undefined ? {} : resubmittedAfterRefusal ? { submittedAgainAfterRefusal: true } : { submittedAgainAfterBatch: afterBatchId }),
 				...(charged && creditsOf(p.quote) !== undefined ? { creditsUsed: creditsOf(p.quote) } : {}),
 			};
+			if (errorCode === 'INTERVIEW_NOT_ELIGIBLE') {
+				// The report already has an interview: say which (its address is never shown, so it is not this item's).
+				const existing = await existingInvitation(this, p.itemIndex, { reportId: String(p.input.reportId) });
+				if (existing) (outcomes[p.position] as IDataObject).existingInterviewId = existing.id;
+			}
 			if (replayed && item?.state !== 'succeeded' && errorCode && !FINAL_ITEM_CODES.includes(errorCode)) {
 				refusedBefore.push({ ...p, fingerprint: undefined });
 			}

@@ -4,10 +4,10 @@ import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
-import { onApiCondition } from '../../transport/conditions';
+import { onApiCondition, outcomeOf } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../common/notices';
 import { invitationIdentity, invitationStep, keyFor, type WriteChoice } from '../../writes/identity';
-import { withRecovery } from '../../writes/recover';
+import { explainExistingInvitation, withRecovery } from '../../writes/recover';
 import { chargedWrite } from '../../writes/spending';
 import { stringParam } from '../common/params';
 
@@ -73,7 +73,7 @@ export async function createInvitation(
 	// The quote comes first: its price is checked against the Spending Limit before anything is charged (spending.ts).
 	let quote = choice.quoteAutomatically ? await quoteInterview(ctx, itemIndex, input) : undefined;
 	const response = await chargedWrite(ctx, itemIndex, quote, previousInterviewId ? 'reinterview' : 'invitation', async () =>
-		await withRecovery(ctx, itemIndex, target, async () => {
+		await withExplanation(ctx, itemIndex, target, async () => await withRecovery(ctx, itemIndex, target, async () => {
 			if (!quote) return await post(choice.quoteFingerprint as string);
 			return await onApiCondition(
 				'QUOTE_STALE',
@@ -83,7 +83,7 @@ export async function createInvitation(
 					return await post(String(quote.fingerprint));
 				},
 			);
-		}),
+		})),
 	);
 	if (response.recovered === true) {
 		noticesForInterview(ctx, response);
@@ -108,4 +108,16 @@ export function shapeInvitation(ctx: IExecuteFunctions, response: IDataObject, s
 	// The notice follows the output's own emailDelivery ("queued" right after an invitation).
 	noticesForInterview(ctx, output);
 	return output;
+}
+
+/** Runs an invitation; a refusal because the report already has an interview names that interview (recover.ts). */
+async function withExplanation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	target: { reportId: string; previousInterviewId?: string },
+	run: () => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const outcome = await outcomeOf(run);
+	if (outcome.ok) return outcome.value;
+	throw await explainExistingInvitation(ctx, itemIndex, target, outcome.error);
 }

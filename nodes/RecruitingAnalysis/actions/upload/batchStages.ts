@@ -164,6 +164,10 @@ async function putEntry(ctx: IExecuteFunctions, entry: UploadEntry, batch: Batch
 	if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED')) return sent.error as Error;
 	// A replayed batch whose preparation expired unadmitted (older than 24 hours): one new preparation.
 	const renewed = await renewExpiredUpload(ctx, itemIndex, input as unknown as UploadInput, upload, item.resourceId);
-	const again = await put(renewed.reportId, renewed.upload);
-	return { ...base, reportId: renewed.reportId, uploaded: true, uploadUrlRefreshed: again.refreshed, replacesExpiredReportId: item.resourceId };
+	const renewedBase = { ...base, reportId: renewed.reportId, uploaded: true, replacesExpiredReportId: item.resourceId };
+	const again = await outcomeOf(async () => await put(renewed.reportId, renewed.upload));
+	if (again.ok) return { ...renewedBase, uploadUrlRefreshed: again.value.refreshed };
+	// A repeat of a run that already renewed it and analysed the new report: the write exists.
+	if (existsCondition(again.error) === 'ALREADY_ADMITTED') return { ...renewedBase, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	return again.error as Error;
 }

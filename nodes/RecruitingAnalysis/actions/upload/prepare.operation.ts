@@ -10,7 +10,7 @@ import {
 } from '../common/descriptions';
 import { optionsParam, stringParam } from '../common/params';
 import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
-import { keyFor, readWriteChoice, uploadIdentity } from '../../writes/identity';
+import { keyFor, readWriteChoice, uploadIdentity, USER_KEY_STEPS } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	{
@@ -50,7 +50,7 @@ export const description = updateDisplayOptions({ show: { resource: ['upload'], 
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const write = readWriteChoice(this, itemIndex);
+	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload]);
 	const jobDescription = readJobDescription(this, itemIndex);
 	const externalReference = readExternalReference(this, options, itemIndex);
 	const input: IDataObject = {
