@@ -11,7 +11,7 @@ import { mapWithConcurrency } from './concurrency';
 import { errorItem, itemLocation, stoppingMessage, toItems, toNodeError } from './errorItems';
 import { runPipeline, type Settled } from './pipeline';
 import { BATCH_CHUNK_SIZE, Later, type ChunkState, type ItemOperation, type OperationModule } from './types';
-import { endWaiting } from './waiter';
+import { endWaiting } from './waits';
 
 const DEFAULT_CONCURRENCY = 20;
 

@@ -23,9 +23,7 @@ import { api } from '../transport/api';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
 import { hasApiCondition } from '../transport/conditions';
 import { growingDelayMs } from '../transport/retry';
-import { CAPACITY_WAIT_SECONDS } from './capacity';
 import { pageBudget, walkReportPages } from './reportPages';
-import { RunSlot } from './runState';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 
@@ -328,31 +326,4 @@ export class ReportWaiter {
 		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
 		await walk({ createdAfter, createdBefore }, known.length);
 	}
-}
-
-const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));
-
-/** The waiter shared by every item of this node run. */
-export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
-	return waiters.of(ctx);
-}
-
-/**
- * Ends this run's waiting (the engine, once the items are settled). With an error (the node stops), every wait
- * still pending rejects with it, and the waiter stays closed for the rest of the run, so no item starts waiting or
- * submits after it; resolves once no read of the waiter is in flight.
- */
-export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
-	const waiter = waiters.peek(ctx);
-	if (!waiter) return;
-	if (error === undefined) waiters.clear(ctx);
-	await waiter.close(error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'));
-}
-
-/**
- * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
- * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
- */
-export async function startWithinCapacity(ctx: IExecuteFunctions, submit: () => Promise<IDataObject>): Promise<IDataObject> {
-	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }

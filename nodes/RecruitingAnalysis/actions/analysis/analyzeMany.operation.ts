@@ -2,13 +2,12 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { batchTimeoutOption } from '../../engine/batch';
 import {
-	includeReportOption,
 	quoteAnalyses,
-	readReportSummaries,
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from './batchStages';
+import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
 import {
 	binaryPropertyField,

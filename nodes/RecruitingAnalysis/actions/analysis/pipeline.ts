@@ -10,7 +10,7 @@ import { jobRevisionSince } from '../../writes/jobRevision';
 import { chargedWrite } from '../../writes/spending';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
-import { startWithinCapacity, waiterFor } from '../../engine/waiter';
+import { startWithinCapacity, waiterFor } from '../../engine/waits';
 import { quoteAnalysis, quoteForStart, type QuoteChoice } from './quotes';
 
 export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };

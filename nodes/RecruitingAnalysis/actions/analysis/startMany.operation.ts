@@ -3,13 +3,12 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { readQuoteChoice } from './quotes';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
-	includeReportOption,
 	quoteAnalyses,
-	readReportSummaries,
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from './batchStages';
+import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions, spendingLimitOption } from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
