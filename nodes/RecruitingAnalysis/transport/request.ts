@@ -7,20 +7,16 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 
 import { describeApiError, headerValue, redactSecrets } from './errors';
 import type { ApiErrorParts } from './errors';
-import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+import { apiKeyProblem, keyEnvironmentProblem, resolveBaseUrl } from './environment';
 import type { ApiCredentialData } from './environment';
+import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { hasControlCharacter, redactDeep, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
 	isCancellation,
@@ -31,7 +27,7 @@ import {
 } from './retry';
 import type { RetryPolicy } from './retry';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+export type { ApiContext } from './attempt';
 
 export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
@@ -88,6 +84,8 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 
 interface ResolvedConfig {
 	baseUrl: string;
+	/** The only origin the key is sent to (scheme, host and port of the base URL). */
+	origin: string;
 	apiKey: string;
 	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
 	credentials: ICredentialDataDecryptedObject;
@@ -124,6 +122,13 @@ function forgetConfig(context: ApiContext, itemIndex: number | undefined): void 
 
 async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
 	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
+	const keyProblem = apiKeyProblem(credentials);
+	if (keyProblem) {
+		throw new NodeOperationError(this.getNode(), keyProblem, {
+			itemIndex,
+			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
+		});
+	}
 	const problem = keyEnvironmentProblem(credentials);
 	if (problem) {
 		throw new NodeOperationError(this.getNode(), problem, {
@@ -141,6 +146,7 @@ async function readConfig(this: ApiContext, itemIndex: number | undefined): Prom
 	}
 	return {
 		baseUrl: resolved.baseUrl,
+		origin: new URL(resolved.baseUrl).origin,
 		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
 		credentials: credentials as ICredentialDataDecryptedObject,
 	};
@@ -169,12 +175,6 @@ type FailureCause =
 	| { cause: 'credential-invalid' };
 type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & { failure?: FailureCause };
 
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
-
 /** Builds the NodeApiError for an API error answer. */
 export function buildApiError(
 	context: ApiContext,
@@ -194,7 +194,9 @@ export function buildApiError(
 		itemIndex: options.itemIndex,
 		failure,
 	};
-	const error = new NodeApiError(context.getNode(), parts.body, errorOptions);
+	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
+	const body = redactDeep(parts.body, (options.secrets ?? []).filter((s) => s.length > 3)) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -252,14 +254,37 @@ function networkFailure(
 
 /**
  * Sends one API request and returns `body.data` (or the whole body when it has no `data` envelope; undefined for
- * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat.
+ * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat. The key goes only
+ * to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts, scrubError).
  */
 export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
+	let secrets: string[] = [];
+	try {
+		const config = await resolveConfig.call(this, options.itemIndex);
+		secrets = [config.apiKey, config.apiKey.trim()];
+		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(this, options, config);
+	} catch (error) {
+		throw scrubError(error, secrets);
+	}
+}
+
+async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, config: ResolvedConfig): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
-	const config = await resolveConfig.call(this, itemIndex);
 	const policy = transportSettings.retry;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const secrets = [config.apiKey, config.apiKey.trim()];
+	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
+		throw new NodeOperationError(this.getNode(), 'Refused before sending: the Idempotency Key contains a line break or another control character', {
+			itemIndex,
+			description: 'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
+		});
+	}
+	if (hasControlCharacter(path)) {
+		throw new NodeOperationError(this.getNode(), `Refused before sending: the request path for ${method} holds a line break or another control character`, {
+			itemIndex,
+			description: 'An ID given to the node contains a control character. Check the ID fields of this item. Nothing was sent.',
+		});
+	}
 
 	const outcome = await withRetries<FullResponse>({
 		safe,
@@ -271,26 +296,25 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
 			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			const request: IHttpRequestOptions = {
+			return await sendAttempt(this, {
+				credentialType: CREDENTIAL_TYPE,
+				credentials: config.credentials,
+				origin: config.origin,
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
 				qs: cleanQuery(options.qs),
-				json: true,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: transportSettings.requestTimeoutMs,
-			};
-			if (options.body !== undefined) request.body = options.body;
-			return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
-				credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: { ...config.credentials } },
-			})) as FullResponse;
+				body: options.body,
+				timeoutMs: transportSettings.requestTimeoutMs,
+				itemIndex,
+			});
 		},
 	});
 	const attempt = outcome.attempts - 1;
 	const response = outcome.response;
 	if (!response) {
 		const error = outcome.error;
+		if (error && typeof error === 'object' && refusals.has(error)) throw error;
 		if (isCancellation(error) || cancelled(this)) {
 			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		}
