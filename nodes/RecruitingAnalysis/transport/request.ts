@@ -116,6 +116,11 @@ async function resolveConfig(this: ApiContext, itemIndex: number | undefined): P
 	return await entry.config;
 }
 
+/** The credential's data, for the storage URL policy (environment.ts, storageUrlProblem). */
+export async function credentialData(this: ApiContext, itemIndex: number | undefined): Promise<ApiCredentialData> {
+	return (await resolveConfig.call(this, itemIndex)).credentials as ApiCredentialData;
+}
+
 function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }
@@ -279,10 +284,15 @@ async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, c
 			description: 'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
 		});
 	}
-	if (hasControlCharacter(path)) {
-		throw new NodeOperationError(this.getNode(), `Refused before sending: the request path for ${method} holds a line break or another control character`, {
+	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+	const dotSegment = path
+		.split('?')[0]
+		.split('/')
+		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+	if (hasControlCharacter(path) || dotSegment) {
+		throw new NodeOperationError(this.getNode(), `Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`, {
 			itemIndex,
-			description: 'An ID given to the node contains a control character. Check the ID fields of this item. Nothing was sent.',
+			description: 'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
 		});
 	}
 
