@@ -206,7 +206,7 @@ export async function runProbe(
 /** JSON of anything (cycles cut, Errors with their own fields, `cause`, `stack` and `toJSON()`). */
 export function everything(value: unknown): string {
 	const seen = new WeakSet<object>();
-	return JSON.stringify(value, function (_key, v: unknown) {
+	const text: string | undefined = JSON.stringify(value, function (_key, v: unknown) {
 		if (typeof v === 'object' && v !== null) {
 			if (seen.has(v)) return '[circular]';
 			seen.add(v);
@@ -220,6 +220,7 @@ export function everything(value: unknown): string {
 		if (v instanceof Uint8Array) return Buffer.from(v).toString();
 		return v;
 	});
+	return text ?? '';
 }
 
 /** What n8n keeps of a run (task data, run data, the run's error) and the error the node threw, as text. */
@@ -227,23 +228,37 @@ export function keptText(result: ExecuteNodeResult & { thrownError?: unknown }):
 	return [everything(result.run), everything(result.taskData), everything(result.error), everything(result.thrownError)].join('\n');
 }
 
-/** Records every line n8n's logger is given while `body` runs (every level). */
+/**
+ * Records every line n8n's root logger is given while `body` runs, at every level the logger was built with (run
+ * the file with N8N_LOG_LEVEL=debug, set before the engine starts: `useDebugLog()`), without printing them.
+ */
 export async function captureLog<T>(body: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-	const logger = Container.get(Logger) as unknown as Record<string, (...a: unknown[]) => unknown>;
+	const logger = Container.get(Logger) as unknown as { log: (level: string, message: string, metadata: unknown) => void };
 	const lines: string[] = [];
-	const originals: Record<string, (...a: unknown[]) => unknown> = {};
-	for (const level of ['error', 'warn', 'info', 'debug', 'verbose']) {
-		const original = logger[level];
-		if (typeof original !== 'function') continue;
-		originals[level] = original;
-		logger[level] = function (this: unknown, ...a: unknown[]) {
-			lines.push(`${level} ${a.map((x) => (typeof x === 'string' ? x : everything(x))).join(' ')}`);
-			return original.apply(this, a);
-		};
-	}
+	const hadOwn = Object.prototype.hasOwnProperty.call(logger, 'log');
+	const original = logger.log;
+	logger.log = (level: string, message: string, metadata: unknown) => {
+		lines.push(`${level} ${message} ${everything(metadata)}`);
+	};
 	try {
 		return { value: await body(), lines };
 	} finally {
-		for (const [level, original] of Object.entries(originals)) logger[level] = original;
+		if (hadOwn) logger.log = original;
+		else delete (logger as { log?: unknown }).log;
 	}
+}
+
+/** n8n's logger at debug level for this test file (set before the engine is first used; restored after). */
+export function useDebugLog(): void {
+	const previous = process.env.N8N_LOG_LEVEL;
+	process.env.N8N_LOG_LEVEL = 'debug';
+	afterAll(() => {
+		if (previous === undefined) delete process.env.N8N_LOG_LEVEL;
+		else process.env.N8N_LOG_LEVEL = previous;
+	});
+}
+
+/** The level n8n's logger was built with. */
+export function loggerLevel(): string {
+	return String((Container.get(Logger) as unknown as { level?: unknown }).level);
 }

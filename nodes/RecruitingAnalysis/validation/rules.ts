@@ -159,7 +159,8 @@ export const emailSchema = charactersBetween(requiredString('an email address').
 // An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
 export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH)
 	.refine((v) => !hasControlCharacter(v), 'must not contain line breaks or other control characters')
-	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)');
+	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
+	.refine((v) => !v.includes('/') && !v.includes('\\'), 'must not contain / or \\ (an ID is one path segment)');
 
 export const idempotencyKeySchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_IDEMPOTENCY_KEY_LENGTH).refine(
 	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
