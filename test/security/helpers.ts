@@ -214,7 +214,7 @@ export function everything(value: unknown): string {
 		if (v instanceof Error) {
 			const own: Record<string, unknown> = {};
 			for (const name of Object.getOwnPropertyNames(v)) own[name] = (v as unknown as Record<string, unknown>)[name];
-			const asJson = typeof (v as { toJSON?: () => unknown }).toJSON === 'function' ? (v as { toJSON: () => unknown }).toJSON() : undefined;
+			const asJson = typeof (v as { toJSON?: () => unknown }).toJSON === 'function' ? (v as unknown as { toJSON: () => unknown }).toJSON() : undefined;
 			return { ...own, message: v.message, stack: v.stack, cause: (v as { cause?: unknown }).cause, toJSON: asJson };
 		}
 		if (v instanceof Uint8Array) return Buffer.from(v).toString();

@@ -134,16 +134,29 @@ export function discardBody(body: unknown): void {
 
 /**
  * Reads a streamed answer to the end, stopping at `limitBytes` (ResponseTooLargeError) or when `deadline` (epoch
- * ms) passes between two chunks (ResponseDeadlineError). A body that stops sending altogether is ended by the
- * request's own idle timeout (n8n hands `timeout` to its HTTP client, which aborts a silent socket). A body that is
- * not a stream (an already-read answer) is returned as it is.
+ * ms) passes (ResponseDeadlineError), whether the body keeps trickling or has gone silent: n8n's `timeout` reaches
+ * its HTTP client as an idle timeout of the request, which does not end a streamed body. A body that is not a
+ * stream (an already-read answer) is returned as it is.
  */
 export async function readBounded(body: unknown, limitBytes: number, deadline: number, timeoutMs: number): Promise<unknown> {
 	if (!isReadable(body)) return body;
 	const chunks: Uint8Array[] = [];
 	let total = 0;
+	// The wait for the next chunk races the deadline: a stream whose destroy() never settles (n8n hands back a
+	// wrapper around the socket) cannot hold the read. AbortSignal.timeout's timer does not keep the process alive.
+	const watchdog = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+	let onDeadline = () => undefined as void;
+	const expired = new Promise<never>((_resolve, reject) => {
+		onDeadline = () => reject(new ResponseDeadlineError(timeoutMs));
+		watchdog.addEventListener('abort', onDeadline, { once: true });
+	});
+	expired.catch(() => undefined);
+	const iterator = body[Symbol.asyncIterator]();
 	try {
-		for await (const chunk of body) {
+		for (;;) {
+			const step = await Promise.race([iterator.next(), expired]);
+			if (step.done) break;
+			const chunk = step.value;
 			const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
 			total += bytes.length;
 			if (total > limitBytes) throw new ResponseTooLargeError(limitBytes);
@@ -153,6 +166,8 @@ export async function readBounded(body: unknown, limitBytes: number, deadline: n
 	} catch (error) {
 		discardBody(body);
 		throw error;
+	} finally {
+		watchdog.removeEventListener('abort', onDeadline);
 	}
 	const all = new Uint8Array(total);
 	let offset = 0;
