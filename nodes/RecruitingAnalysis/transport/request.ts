@@ -184,14 +184,15 @@ type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]
 export function buildApiError(
 	context: ApiContext,
 	parts: ApiErrorParts,
-	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number },
+	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number; storage?: boolean },
 ): NodeApiError {
 	const message = redactSecrets(parts.message, options.secrets ?? []);
 	const description = redactSecrets(parts.description, options.secrets ?? []);
 	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
 	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 401) failure = { cause: 'credential-invalid' };
+	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
+	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = {
 		message,
 		description,

@@ -323,6 +323,7 @@ export async function putResumeToStorage(
 		}
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
+			storage: true,
 			// Never echo the signed URL's credentials (`signature`, `X-Amz-Signature`, `X-Goog-Signature`, ...).
 			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});
