@@ -66,6 +66,12 @@ async function execute(label: string, workflowId: string): Promise<CliExecution>
 	return result;
 }
 
+/** The run succeeded; otherwise what n8n said (exit code, the run's error, the end of its output). */
+function expectOk(result: CliExecution): void {
+	const failure = { code: result.code, error: result.run?.data.resultData.error?.message, tail: `${result.stdout}\n${result.stderr}`.slice(-3000) };
+	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
+}
+
 async function importAction(label: string, parameters: Record<string, unknown>, credential: { id: string; name: string }, onError?: string) {
 	const created = await env.n8n.createWorkflow(actionWorkflow(`security: ${label}`, parameters, credential, onError ? { onError } : {}));
 	workflows.push({ label, id: created.id });
@@ -109,11 +115,11 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 
 	const one = await env.importExample('analyze-one-resume.json');
 	workflows.push({ label: 'analyze-one-resume', id: one.id });
-	expect((await execute('analyze one resume', one.id)).ok).toBe(true);
+	expectOk(await execute('analyze one resume', one.id));
 	const many = await env.importExample('analyze-many-resumes.json');
 	workflows.push({ label: 'analyze-many-resumes', id: many.id });
 	const manyRun = await execute('analyze many resumes', many.id);
-	expect(manyRun.ok).toBe(true);
+	expectOk(manyRun);
 	const analyzed = nodeOutput(manyRun.run!.data, 'Analyze Many') as Array<{ reportId: string; report?: { status: string } }>;
 	const completed = analyzed.find((item) => item.report?.status === 'completed');
 	expect(completed).toBeDefined();
@@ -125,7 +131,7 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		env.credentials.recruitingAnalysisApi,
 	);
 	const invited = await execute('private link invitation', privateLinkWorkflowId);
-	expect(invited.ok).toBe(true);
+	expectOk(invited);
 	token = String(nodeOutput(invited.run!.data, 'Recruiting Analysis')[0]?.invitationToken ?? '');
 	expect(token.length).toBeGreaterThan(10);
 

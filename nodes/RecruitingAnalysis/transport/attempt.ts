@@ -110,7 +110,8 @@ export async function sendAttempt(
 					args.itemIndex,
 				);
 			}
-			throw error;
+			// A dropped connection or the deadline (code ETIMEDOUT): its code stays readable as the cause for retry.ts.
+			throw new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error), { itemIndex: args.itemIndex });
 		}
 	}
 }

@@ -152,6 +152,7 @@ export async function readBounded(body: unknown, limitBytes: number, deadline: n
 	});
 	expired.catch(() => undefined);
 	const iterator = body[Symbol.asyncIterator]();
+	let complete = false;
 	try {
 		for (;;) {
 			const step = await Promise.race([iterator.next(), expired]);
@@ -163,11 +164,11 @@ export async function readBounded(body: unknown, limitBytes: number, deadline: n
 			if (Date.now() > deadline) throw new ResponseDeadlineError(timeoutMs);
 			chunks.push(bytes);
 		}
-	} catch (error) {
-		discardBody(body);
-		throw error;
+		complete = true;
 	} finally {
 		watchdog.removeEventListener('abort', onDeadline);
+		// An answer not read to its end is let go rather than drained.
+		if (!complete) discardBody(body);
 	}
 	const all = new Uint8Array(total);
 	let offset = 0;
