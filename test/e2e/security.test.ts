@@ -15,15 +15,15 @@ import { readFileSync } from 'node:fs';
 
 import { Webhook } from 'standardwebhooks';
 
-import { nodeOutput, type CliExecution } from '../../scripts/n8n-host';
+import { executeWorkflow, nodeOutput, type CliExecution } from '../../scripts/n8n-host';
 import { actionWorkflow, bootRealN8n, n8nUnderTest, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
 let echo: Server;
 let echoOrigin = '';
 const previousLogLevel = process.env.N8N_LOG_LEVEL;
-/** Every `n8n execute` run: its stderr is n8n's log of that process, its stdout the run it printed. */
-const cliRuns: Array<{ label: string; workflowId: string; result: CliExecution }> = [];
+/** Every `n8n execute` run: the run it printed and its log lines (execute). */
+const cliRuns: Array<{ label: string; workflowId: string; result: CliExecution & { logLines: string[] } }> = [];
 const workflows: Array<{ label: string; id: string }> = [];
 const secrets: Record<string, string> = {};
 let token = '';
@@ -60,8 +60,43 @@ afterAll(async () => {
 	await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
 });
 
-async function execute(label: string, workflowId: string): Promise<CliExecution> {
-	const result = await env.n8n.executeWorkflow(workflowId, { timeoutMs: 300_000 });
+/**
+ * `n8n execute` at debug level, logging JSON lines (N8N_LOG_FORMAT=json): plain console lines at debug level carry a
+ * prefix and metadata that make the printed run unreadable. `n8n execute --rawOutput` prints the run as one info
+ * line of its log; that line is the run (the execution's data), every other line is log.
+ */
+async function execute(label: string, workflowId: string): Promise<CliExecution & { logLines: string[] }> {
+	const raw = await executeWorkflow(env.n8n.host, workflowId, {
+		userFolder: env.userFolder,
+		env: { ...env.n8n.env, N8N_LOG_FORMAT: 'json' },
+		timeoutMs: 300_000,
+	});
+	let run: CliExecution['run'];
+	const logLines: string[] = [];
+	for (const line of `${raw.stdout}\n${raw.stderr}`.split('\n')) {
+		if (line.trim() === '') continue;
+		let message: unknown;
+		try {
+			message = (JSON.parse(line) as { message?: unknown }).message;
+		} catch {
+			logLines.push(line);
+			continue;
+		}
+		if (!run && typeof message === 'string' && message.startsWith('{')) {
+			try {
+				const parsed = JSON.parse(message) as CliExecution['run'];
+				if (parsed?.data?.resultData) {
+					run = parsed;
+					continue;
+				}
+			} catch {
+				// an ordinary log line
+			}
+		}
+		logLines.push(line);
+	}
+	const ok = raw.code === 0 && !!run && !run.data.resultData.error;
+	const result = { ...raw, run, ok, logLines };
 	cliRuns.push({ label, workflowId, result });
 	return result;
 }
@@ -149,7 +184,7 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 	const redirected = await importAction('redirect to another host', { resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_1' }, echoCredential);
 	const redirectRun = await execute('redirect to another host', redirected);
 	expect(redirectRun.ok).toBe(false);
-	expect(JSON.stringify(redirectRun.run?.data.resultData.error ?? redirectRun.stdout)).toContain('127.0.0.2:9');
+	expect(JSON.stringify(redirectRun.run?.data.resultData.error ?? null)).toContain('127.0.0.2:9');
 
 	// A revoked key (401).
 	const extra = await sandbox.control.call<{ apiKey: string }>('POST', `/_sandbox/workspaces/${sandbox.seed.workspaceId}/keys`, {});
@@ -183,10 +218,11 @@ test('no API key and no signing secret in any log line, database row or executio
 	const forbidden = Object.entries(secrets);
 	expect(forbidden.map(([name]) => name).sort()).toEqual(['apiKey', 'echoKey', 'revokedKey', 'webhookSecret', 'webhookSecretBody']);
 
-	// n8n's log: the server's log file and every `n8n execute` process's stderr, at debug level.
+	// n8n's log at debug level: the server's log file and every line `n8n execute` logged.
 	const serverLog = readFileSync(env.n8n.logFile, 'utf8').split('\n');
 	expect(serverLog.some((line) => /debug/i.test(line))).toBe(true);
-	const cliLog = cliRuns.flatMap((run) => run.result.stderr.split('\n').map((line) => `${run.label}: ${line}`));
+	const cliLog = cliRuns.flatMap((run) => run.result.logLines.map((line) => `${run.label}: ${line}`));
+	expect(cliLog.some((line) => line.includes('"level":"debug"'))).toBe(true);
 	const logLines = [...serverLog, ...cliLog];
 	const leakingLines = logLines.filter((line) => forbidden.some(([, value]) => line.includes(value)) || line.includes(token));
 	expect(leakingLines).toEqual([]);
@@ -216,5 +252,7 @@ test('no API key and no signing secret in any log line, database row or executio
 	}
 	expect(inspected).toBeGreaterThanOrEqual(workflows.length);
 	// `n8n execute` prints the run it made: the token only in the Private Link run's.
-	for (const run of cliRuns) expect(`${run.label}: ${run.result.stdout.includes(token)}`).toBe(`${run.label}: ${run.workflowId === privateLinkWorkflowId}`);
+	for (const run of cliRuns) {
+		expect(`${run.label}: ${JSON.stringify(run.result.run ?? null).includes(token)}`).toBe(`${run.label}: ${run.workflowId === privateLinkWorkflowId}`);
+	}
 });
