@@ -73,7 +73,17 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
-			description: 'Address of the API, without the /api/v1 path',
+			description:
+				'Address of the API, without the /api/v1 path. Must be https:// (http:// only for localhost or with Allow Plain HTTP). The API key is sent only to this address: redirects to another host are refused.',
+			displayOptions: { show: { environment: ['custom'] } },
+		},
+		{
+			displayName: 'Allow Plain HTTP',
+			name: 'allowInsecureHttp',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to accept an http:// Base URL on a host that is not loopback (localhost, 127.0.0.1). The API key and candidate data then travel unencrypted: only for a trusted internal network.',
 			displayOptions: { show: { environment: ['custom'] } },
 		},
 		{

@@ -236,11 +236,4 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	};
 }
 
-/** Replaces every occurrence of each secret (longer than 3 characters) with a mask. */
-export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
-	let out = text;
-	for (const secret of secrets) {
-		if (secret && secret.length > 3) out = out.split(secret).join('[redacted]');
-	}
-	return out;
-}
+export { redactSecrets } from './guard';

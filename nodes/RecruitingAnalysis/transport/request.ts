@@ -7,20 +7,16 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 
 import { describeApiError, headerValue, redactSecrets } from './errors';
 import type { ApiErrorParts } from './errors';
-import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+import { apiKeyProblem, keyEnvironmentProblem, resolveBaseUrl } from './environment';
 import type { ApiCredentialData } from './environment';
+import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { hasControlCharacter, redactDeep, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
 	isCancellation,
@@ -31,7 +27,7 @@ import {
 } from './retry';
 import type { RetryPolicy } from './retry';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+export type { ApiContext } from './attempt';
 
 export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
@@ -88,6 +84,8 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 
 interface ResolvedConfig {
 	baseUrl: string;
+	/** The only origin the key is sent to (scheme, host and port of the base URL). */
+	origin: string;
 	apiKey: string;
 	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
 	credentials: ICredentialDataDecryptedObject;
@@ -118,12 +116,24 @@ async function resolveConfig(this: ApiContext, itemIndex: number | undefined): P
 	return await entry.config;
 }
 
+/** The credential's data, for the storage URL policy (environment.ts, storageUrlProblem). */
+export async function credentialData(this: ApiContext, itemIndex: number | undefined): Promise<ApiCredentialData> {
+	return (await resolveConfig.call(this, itemIndex)).credentials as ApiCredentialData;
+}
+
 function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }
 
 async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
 	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
+	const keyProblem = apiKeyProblem(credentials);
+	if (keyProblem) {
+		throw new NodeOperationError(this.getNode(), keyProblem, {
+			itemIndex,
+			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
+		});
+	}
 	const problem = keyEnvironmentProblem(credentials);
 	if (problem) {
 		throw new NodeOperationError(this.getNode(), problem, {
@@ -141,6 +151,7 @@ async function readConfig(this: ApiContext, itemIndex: number | undefined): Prom
 	}
 	return {
 		baseUrl: resolved.baseUrl,
+		origin: new URL(resolved.baseUrl).origin,
 		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
 		credentials: credentials as ICredentialDataDecryptedObject,
 	};
@@ -169,24 +180,19 @@ type FailureCause =
 	| { cause: 'credential-invalid' };
 type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & { failure?: FailureCause };
 
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
-
 /** Builds the NodeApiError for an API error answer. */
 export function buildApiError(
 	context: ApiContext,
 	parts: ApiErrorParts,
-	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number },
+	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number; storage?: boolean },
 ): NodeApiError {
 	const message = redactSecrets(parts.message, options.secrets ?? []);
 	const description = redactSecrets(parts.description, options.secrets ?? []);
 	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
 	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 401) failure = { cause: 'credential-invalid' };
+	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
+	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = {
 		message,
 		description,
@@ -194,7 +200,9 @@ export function buildApiError(
 		itemIndex: options.itemIndex,
 		failure,
 	};
-	const error = new NodeApiError(context.getNode(), parts.body, errorOptions);
+	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
+	const body = redactDeep(parts.body, (options.secrets ?? []).filter((s) => s.length > 3)) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -252,14 +260,42 @@ function networkFailure(
 
 /**
  * Sends one API request and returns `body.data` (or the whole body when it has no `data` envelope; undefined for
- * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat.
+ * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat. The key goes only
+ * to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts, scrubError).
  */
 export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
+	let secrets: string[] = [];
+	try {
+		const config = await resolveConfig.call(this, options.itemIndex);
+		secrets = [config.apiKey, config.apiKey.trim()];
+		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(this, options, config);
+	} catch (error) {
+		throw scrubError(error, secrets);
+	}
+}
+
+async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, config: ResolvedConfig): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
-	const config = await resolveConfig.call(this, itemIndex);
 	const policy = transportSettings.retry;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const secrets = [config.apiKey, config.apiKey.trim()];
+	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
+		throw new NodeOperationError(this.getNode(), 'Refused before sending: the Idempotency Key contains a line break or another control character', {
+			itemIndex,
+			description: 'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
+		});
+	}
+	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+	const dotSegment = path
+		.split('?')[0]
+		.split('/')
+		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+	if (hasControlCharacter(path) || dotSegment) {
+		throw new NodeOperationError(this.getNode(), `Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`, {
+			itemIndex,
+			description: 'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
+		});
+	}
 
 	const outcome = await withRetries<FullResponse>({
 		safe,
@@ -271,26 +307,25 @@ export async function apiRequest<T = IDataObject>(this: ApiContext, options: Api
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
 			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			const request: IHttpRequestOptions = {
+			return await sendAttempt(this, {
+				credentialType: CREDENTIAL_TYPE,
+				credentials: config.credentials,
+				origin: config.origin,
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
 				qs: cleanQuery(options.qs),
-				json: true,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: transportSettings.requestTimeoutMs,
-			};
-			if (options.body !== undefined) request.body = options.body;
-			return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
-				credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: { ...config.credentials } },
-			})) as FullResponse;
+				body: options.body,
+				timeoutMs: transportSettings.requestTimeoutMs,
+				itemIndex,
+			});
 		},
 	});
 	const attempt = outcome.attempts - 1;
 	const response = outcome.response;
 	if (!response) {
 		const error = outcome.error;
+		if (error && typeof error === 'object' && refusals.has(error)) throw error;
 		if (isCancellation(error) || cancelled(this)) {
 			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		}

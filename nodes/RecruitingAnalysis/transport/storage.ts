@@ -15,8 +15,10 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions }
 
 import { contentMatchesMimeType } from '../validation';
 import { binaryHead } from './binary';
+import { storageUrlProblem } from './environment';
 import { headerValue, type ApiErrorParts } from './errors';
-import { apiPath, apiRequest, buildApiError, transportSettings } from './request';
+import { discardBody, hasControlCharacter, isRedirectStatus, MAX_STORAGE_RESPONSE_BYTES, readBounded, ResponseTooLargeError } from './guard';
+import { apiPath, apiRequest, buildApiError, credentialData, transportSettings } from './request';
 import { isCancellation, networkErrorCode, withRetries } from './retry';
 
 /** Per-attempt timeout of the storage PUT (10 MB over a slow uplink). */
@@ -165,6 +167,7 @@ async function putOnce(
 		policy: transportSettings.retry,
 		random: transportSettings.random,
 		send: async () => {
+			const started = Date.now();
 			const request: IHttpRequestOptions = {
 				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
 				url: upload.url,
@@ -176,9 +179,24 @@ async function putOnce(
 				},
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
+				// Storage gets the URL unchanged or nothing: a redirect is reported, never followed (docs/security.md).
+				disableFollowRedirect: true,
+				encoding: 'stream',
 				timeout: STORAGE_TIMEOUT_MS,
 			};
-			return (await this.helpers.httpRequest(request)) as FullResponse;
+			const response = (await this.helpers.httpRequest(request)) as FullResponse;
+			if (isRedirectStatus(response.statusCode)) {
+				discardBody(response.body);
+				return response;
+			}
+			// Only an error answer is read, and only its first 64 KiB matter; an endless answer ends at the deadline.
+			const body = await readBounded(response.body, MAX_STORAGE_RESPONSE_BYTES, started + STORAGE_TIMEOUT_MS, STORAGE_TIMEOUT_MS).catch(
+				(error: unknown) => {
+					if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+					throw error;
+				},
+			);
+			return { ...response, body: body instanceof Uint8Array ? new TextDecoder().decode(body) : body };
 		},
 	});
 	if (outcome.response) return outcome.response;
@@ -237,6 +255,24 @@ export async function putResumeToStorage(
 		);
 	}
 
+	const credentials = await credentialData.call(this, itemIndex);
+	const checkTarget = (target: UploadTarget) => {
+		const problem = storageUrlProblem(credentials, target.url);
+		if (problem) {
+			throw new NodeOperationError(this.getNode(), `Refused to upload the resume of report ${reportId}: ${problem}`, {
+				itemIndex,
+				description:
+					'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
+			});
+		}
+		if (hasControlCharacter(target.mimeType) || hasControlCharacter(target.method ?? '')) {
+			throw new NodeOperationError(this.getNode(), `Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`, {
+				itemIndex,
+				description: 'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
+			});
+		}
+	};
+
 	let upload = args.upload;
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
@@ -260,7 +296,22 @@ export async function putResumeToStorage(
 	// A URL past (or about to pass) its lifetime is refreshed before the file is sent on it.
 	if (nearlyExpired(upload, issuedAt)) await refresh();
 	for (;;) {
+		checkTarget(upload);
 		const response = await putOnce.call(this, { upload, source, itemIndex, reportId });
+		if (isRedirectStatus(response.statusCode)) {
+			const location = headerValue(response.headers, 'location');
+			let host = 'an address that is not a URL';
+			try {
+				host = location ? new URL(location, upload.url).host : 'no address';
+			} catch {
+				// host stays as set
+			}
+			throw new NodeOperationError(this.getNode(), `Storage redirected the resume upload of report ${reportId} (${response.statusCode}) to ${host}; the node does not follow storage redirects`, {
+				itemIndex,
+				description:
+					'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
+			});
+		}
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			return { refreshed, streamed: source.streamed, bytes: source.size };
 		}
@@ -272,6 +323,7 @@ export async function putResumeToStorage(
 		}
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
+			storage: true,
 			// Never echo the signed URL's credentials (`signature`, `X-Amz-Signature`, `X-Goog-Signature`, ...).
 			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});

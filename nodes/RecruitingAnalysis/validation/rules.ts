@@ -156,7 +156,11 @@ export const emailSchema = charactersBetween(requiredString('an email address').
 	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
 
-export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH);
+// An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH)
+	.refine((v) => !hasControlCharacter(v), 'must not contain line breaks or other control characters')
+	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
+	.refine((v) => !v.includes('/') && !v.includes('\\'), 'must not contain / or \\ (an ID is one path segment)');
 
 export const idempotencyKeySchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_IDEMPOTENCY_KEY_LENGTH).refine(
 	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
@@ -190,7 +194,10 @@ export const externalReferenceSourceSchema = charactersBetween(
 	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
 );
 
-export const externalReferenceIdSchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_EXTERNAL_REFERENCE_ID_LENGTH);
+export const externalReferenceIdSchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_EXTERNAL_REFERENCE_ID_LENGTH).refine(
+	(v) => !hasControlCharacter(v),
+	'must not contain line breaks or other control characters',
+);
 
 export const externalReferenceSchema = z.object({
 	source: externalReferenceSourceSchema,
