@@ -61,9 +61,13 @@ describe('write identity', () => {
 		expect(chunkIdempotencyKey('analyses.batch', members, 'bat_1')).toBe(chunkIdempotencyKey('analyses.batch', members, 'bat_1'));
 	});
 
-	it('uses the user key as given, with the label and the step appended', () => {
+	it('uses the user key as given, with the label and the step appended; a write without a step of its own is named', () => {
 		expect(keyFor({ userKey: 'app-1', attemptLabel: 'retry2' }, 'analysis.start', ['rpt_1'], 'start')).toBe('app-1:retry2:start');
-		expect(keyFor({ userKey: 'app-1' }, 'upload', ['x'])).toBe('app-1');
+		// One application ID as the key of Upload Resume, Start and Resend names three writes (receipts are the workspace's).
+		expect(keyFor({ userKey: 'app-1' }, 'upload', ['x'])).toBe('app-1:prepare');
+		expect(keyFor({ userKey: 'app-1' }, 'analysis.start', ['rpt_1'])).toBe('app-1:start');
+		expect(keyFor({ userKey: 'app-1' }, 'interview.resend', ['int_1'])).toBe('app-1:resend');
+		expect(keyFor({}, 'upload', ['x'])).toMatch(/^n8n-ra-[a-f0-9]{64}$/);
 	});
 });
 
