@@ -19,9 +19,9 @@ import {
 } from './feed/cursor';
 import { apiRequest, recruitingAnalysisApiTest } from './transport';
 import { mapWithConcurrency } from './actions/shared/concurrency';
-import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
-import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
-import type { EventEnvelope } from './webhook/resource';
+import { EVENT_TYPE_OPTIONS } from './events/eventTypes';
+import { fetchEventResource, fetchResourceField } from './events/fetchResource';
+import type { EventEnvelope } from './events/resource';
 
 /** Static-data key (node scope) of the feed position. */
 const FEED_STATE = 'feed';

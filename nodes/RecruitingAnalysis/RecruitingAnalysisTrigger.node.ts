@@ -13,9 +13,9 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './transport';
 import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
-import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
-import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
-import type { EventEnvelope } from './webhook/resource';
+import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
+import { fetchEventResource, fetchResourceField } from './events/fetchResource';
+import type { EventEnvelope } from './events/resource';
 import {
 	isWellFormedSigningSecret,
 	verifyWebhook,

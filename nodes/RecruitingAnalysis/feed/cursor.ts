@@ -10,7 +10,7 @@
  * is given; it returns the state to store (or `undefined` when nothing changed), so the caller decides
  * whether to write (never in manual mode).
  */
-import { eventTypeMatches } from '../webhook/eventTypes';
+import { eventTypeMatches } from '../events/eventTypes';
 
 export interface FeedFilters {
 	/** Selected event types; empty = all (including unknown future types). */

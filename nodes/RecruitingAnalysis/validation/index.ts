@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { NodeOperationError } from 'n8n-workflow';
-import { EVENT_TYPES } from '../webhook/eventTypes';
+import { EVENT_TYPES } from '../events/eventTypes';
 import type {
 	IExecuteFunctions,
 	IHookFunctions,

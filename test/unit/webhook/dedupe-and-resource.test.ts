@@ -6,8 +6,8 @@ import {
 	readSeenIds,
 	rememberEventId,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
-import { EVENT_TYPES, eventTypeMatches, isKnownEventType } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
-import { checkAttempt, resourceRequestFor } from '../../../nodes/RecruitingAnalysis/webhook/resource';
+import { EVENT_TYPES, eventTypeMatches, isKnownEventType } from '../../../nodes/RecruitingAnalysis/events/eventTypes';
+import { checkAttempt, resourceRequestFor } from '../../../nodes/RecruitingAnalysis/events/resource';
 
 describe('dedupe: bounded LRU of event ids', () => {
 	it('reports the second sighting of an id as a duplicate', () => {
