@@ -43,6 +43,7 @@ function args(feed: MemoryFeed, stored: unknown, over: Partial<FeedPollArgs> = {
 	return {
 		stored,
 		filters: { types: ['*'] },
+		baseUrl: 'https://api.example.test',
 		startAt: 'oldest',
 		maxEvents: 500,
 		pageSize: 100,
