@@ -166,18 +166,19 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			truncated = true;
 			break;
 		}
-		let page: Awaited<ReturnType<FeedPollArgs['fetchPage']>>;
-		try {
-			page = await args.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type });
-		} catch (error) {
+		const outcome = await args
+			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type })
+			.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+		if ('error' in outcome) {
 			// What was read before a failing page is handed over; the next poll repeats the failing read. A transient
 			// failure while seeking the end keeps the walk's progress instead of failing (the activation, too).
-			if (events.length > 0 || (seeking && args.isTransient?.(error) === true)) {
-				failure = error;
+			if (events.length > 0 || (seeking && args.isTransient?.(outcome.error) === true)) {
+				failure = outcome.error;
 				break;
 			}
-			throw error;
+			return await Promise.reject(outcome.error);
 		}
+		const page = outcome.answer;
 		if (seeking) seekPagesRead++;
 		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID) {
 			if (state.cursor === null) throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
