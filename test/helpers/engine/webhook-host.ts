@@ -403,13 +403,17 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 					staticData: loaded.workflow.staticData,
 					settings: loaded.workflow.settings,
 				});
-				const responseData = evaluate<unknown>(loaded, description.responseData, 'firstEntryJson');
-				onReceivedBody =
-					responseData === 'noData'
-						? undefined
-						: responseData
-							? responseData
-							: (result.webhookResponse ?? { message: 'Workflow was started' });
+				// A description without `responseData` makes n8n answer the text "firstEntryJson" (its default); the
+				// harness answers `webhookResponse` there instead, read after the save as n8n never reads it.
+				if (description.responseData !== undefined) {
+					const responseData = evaluate<unknown>(loaded, description.responseData, 'firstEntryJson');
+					onReceivedBody =
+						responseData === 'noData'
+							? undefined
+							: responseData
+								? responseData
+								: (result.webhookResponse ?? { message: 'Workflow was started' });
+				}
 				saveStaticData(loaded.workflow, stored);
 			}
 
@@ -445,7 +449,8 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 					response.status(500).json({ message: `n8n-engine harness: response mode "${responseMode}" is not supported` });
 					return;
 				}
-				response.status(responseCode).send(onReceivedBody);
+				const body = description.responseData !== undefined ? onReceivedBody : result.webhookResponse ?? { message: 'Workflow was started' };
+				response.status(responseCode).send(body);
 			}
 		})()
 			.catch((error: unknown) => {
