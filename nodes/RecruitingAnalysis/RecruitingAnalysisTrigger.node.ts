@@ -175,7 +175,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Register this node\'s Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint\'s whsec_ signing secret into the credential. Deliveries that fail signature verification are answered with 401 and never start the workflow.',
+					'Register this node\'s Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint\'s whsec_ signing secret into the credential. Deliveries that fail signature verification are answered 401 and never start the workflow; while the secret here cannot be used, deliveries are answered 503 so that the service retries them.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',

@@ -183,3 +183,14 @@ describe('feed cursor bookkeeping', () => {
 		expect(r.complete).toBe(true);
 	});
 });
+
+describe('feed position bound to the server-side filters', () => {
+	it('a position saved before the base URL was recorded keeps its cursor, and its key becomes the server-side part', () => {
+		const v1 = { version: 1, filterKey: JSON.stringify({ types: ['report.completed', 'report.failed'], reportId: null, interviewId: null }), cursor: 'c:7', phase: 'following' };
+		const state = readFeedState(v1);
+		expect(state).toMatchObject({ version: 2, cursor: 'c:7', baseUrl: null, skipThrough: null });
+		expect(state?.filterKey).toBe(filterKey({ types: ['*'] }));
+		expect(filterKey({ types: ['report.completed', 'interview.completed'] })).toBe(filterKey({ types: ['*'] }));
+		expect(filterKey({ types: ['report.completed'] })).not.toBe(filterKey({ types: ['report.completed', 'report.failed'] }));
+	});
+});
