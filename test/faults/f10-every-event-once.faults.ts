@@ -57,6 +57,17 @@ async function retained(ws: Ws): Promise<string[]> {
 	}
 }
 
+/**
+ * Start From Now counts from the trigger's first poll, which n8n may run after the activation request has
+ * answered: events are published only once the workspace's feed has been read (a counted, non-faulted request).
+ */
+async function feedRead(ws: Ws): Promise<void> {
+	await until('the first read of the feed', async () => {
+		const counters = await ctl<Json>('GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`);
+		return Number((counters.requests as Json)['GET /api/v1/events'] ?? 0) >= 1 ? true : undefined;
+	}, 2 * MINUTE);
+}
+
 async function apiCredential(name: string, baseUrl: string, apiKey: string) {
 	return await env.n8n.createCredential({ name, type: 'recruitingAnalysisApi', data: { environment: 'sandbox', baseUrl, apiKey } });
 }
@@ -91,17 +102,23 @@ async function activated(wf: WorkflowJson): Promise<string> {
 }
 
 /** Every item the workflow's trigger handed to an execution, oldest execution first; and its error executions. */
-const seen = new Map<string, { at: string; items: Json[]; status: string }>();
-async function emitted(workflowId: string, node = 'Feed'): Promise<{ items: Json[]; errors: number }> {
+const seen = new Map<string, { at: string; items: Json[]; status: string; error?: string }>();
+async function emitted(workflowId: string, node = 'Feed'): Promise<{ items: Json[]; errors: number; lastError?: string }> {
 	const list = await env.n8n.listExecutions(workflowId);
 	for (const e of list) {
 		if (seen.has(e.id) || !(e.finished || e.stoppedAt)) continue;
 		const detail = await env.n8n.getExecution(e.id);
-		seen.set(e.id, { at: String(e.startedAt ?? ''), items: nodeOutput(detail.data, node), status: e.status });
+		const error = (detail.data.resultData as { error?: { message?: string } }).error?.message;
+		seen.set(e.id, { at: String(e.startedAt ?? ''), items: nodeOutput(detail.data, node), status: e.status, error });
 	}
 	const mine = new Set(list.map((e) => e.id));
 	const runs = [...seen.entries()].filter(([id]) => mine.has(id)).sort((a, b) => Number(a[0]) - Number(b[0]));
-	return { items: runs.flatMap(([, r]) => r.items), errors: runs.filter(([, r]) => r.status === 'error').length };
+	const failed = runs.filter(([, r]) => r.status === 'error');
+	return { items: runs.flatMap(([, r]) => r.items), errors: failed.length, lastError: failed.at(-1)?.[1].error };
+}
+
+function lastErrors(): string {
+	return [...seen.values()].filter((r) => r.error).slice(-3).map((r) => `error execution: ${r.error}`).join('\n');
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -109,7 +126,7 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 	for (;;) {
 		const value = await check();
 		if (value !== undefined) return value;
-		if (Date.now() > end) throw new Error(`F10: ${what} not reached in ${Math.round(timeoutMs / 1000)} s\n${env.n8n.logTail(30)}`);
+		if (Date.now() > end) throw new Error(`F10: ${what} not reached in ${Math.round(timeoutMs / 1000)} s\n${env.n8n.logTail(30)}\n${lastErrors()}`);
 		await delay(2000);
 	}
 }
@@ -158,6 +175,7 @@ async function startFromNow(): Promise<boolean> {
 	book.set('startFromNow.activation', activation);
 	if (!id) return record('Start From Now over 10,000 events with 429s', ['(activation)'], []);
 	const later = async () => (await retained(ws)).slice(10_000);
+	await feedRead(ws);
 	await seed(ws, 5);
 	const expected = await later();
 	const got = await until('five later events delivered', async () => {
@@ -216,6 +234,7 @@ async function eventsChange(): Promise<boolean> {
 	const cred = await apiCredential('F10 events change', env.sandbox.baseUrl, ws.apiKey);
 	const wf = feedWorkflow('events change', cred, { events: ['report.completed', 'report.failed'], startAt: 'now' });
 	const id = await activated(wf);
+	await feedRead(ws);
 	await seed(ws, 1, 'report.failed');
 	await until('the first event delivered', async () => ((await emitted(id)).items.length >= 1 ? true : undefined), 2 * MINUTE);
 	await seed(ws, 2, 'report.completed');
