@@ -31,7 +31,7 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 			required: true,
 			placeholder: 'whsec_...',
 			description:
-				'The signing secret shown once when the webhook endpoint was created in the Recruiting Analysis application (Settings > Developer > Webhooks)',
+				'The signing secret shown once when the webhook endpoint was created in the Recruiting Analysis application (Settings > Developer > Webhooks): whsec_ followed by base64 of at least 16 bytes',
 		},
 		{
 			displayName: 'Previous Signing Secret',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import type { FigureValue, Section } from './figures';
 
-const ORDER = ['F1-F2', 'F3-F4', 'F3-F4-n8n1', 'F5', 'F6', 'F7', 'F8', 'F9', 'F9-n8n1'];
+const ORDER = ['F1-F2', 'F3-F4', 'F3-F4-n8n1', 'F5', 'F6', 'F7', 'F8', 'F9', 'F9-n8n1', 'F10', 'F10-n8n1'];
 export const REPORT_FILE = join(__dirname, 'REPORT.md');
 
 function fmt(value: FigureValue): string {

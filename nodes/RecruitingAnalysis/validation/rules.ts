@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import { EVENT_TYPES } from '../webhook/eventTypes';
+import { EVENT_TYPES } from '../events/eventTypes';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Constants from the spec

@@ -125,7 +125,8 @@ function parseBody(rawBody: Buffer, contentType: string | undefined): unknown {
 	if (rawBody.length === 0) return {};
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const text = rawBody.toString('utf8');
-	if (type === 'application/json' || type.endsWith('+json')) return JSON.parse(text) as unknown;
+	// n8n strips a leading byte order mark before parsing (`parseBody` in packages/cli middlewares/body-parser).
+	if (type === 'application/json' || type.endsWith('+json')) return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
 	if (type === 'application/x-www-form-urlencoded') return { ...parseQueryString(text) };
 	if (type.startsWith('text/')) return text;
 	return {};
@@ -385,7 +386,10 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			// itself (`noWebhookResponse`) or starts no workflow; otherwise, for `onReceived`, only after
 			// `WorkflowRunner.run` has built the run's `Workflow` over the same static-data object, and
 			// that re-wrap (`ObservableObject.create`) resets `__dataChanged`, so the save finds nothing.
+			// In both cases n8n takes the answer's body (`extractWebhookOnReceivedResponse`: the description's
+			// `responseData`, else the node's `webhookResponse`) just before that callback.
 			const answersBeforeRun = result.noWebhookResponse === true || result.workflowData === undefined;
+			let onReceivedBody: unknown;
 			if (answersBeforeRun) {
 				saveStaticData(loaded.workflow, stored);
 			} else {
@@ -399,6 +403,17 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 					staticData: loaded.workflow.staticData,
 					settings: loaded.workflow.settings,
 				});
+				// A description without `responseData` makes n8n answer the text "firstEntryJson" (its default); the
+				// harness answers `webhookResponse` there instead, read after the save as n8n never reads it.
+				if (description.responseData !== undefined) {
+					const responseData = evaluate<unknown>(loaded, description.responseData, 'firstEntryJson');
+					onReceivedBody =
+						responseData === 'noData'
+							? undefined
+							: responseData
+								? responseData
+								: (result.webhookResponse ?? { message: 'Workflow was started' });
+				}
 				saveStaticData(loaded.workflow, stored);
 			}
 
@@ -434,7 +449,8 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 					response.status(500).json({ message: `n8n-engine harness: response mode "${responseMode}" is not supported` });
 					return;
 				}
-				response.status(responseCode).send(result.webhookResponse ?? { message: 'Workflow was started' });
+				const body = description.responseData !== undefined ? onReceivedBody : result.webhookResponse ?? { message: 'Workflow was started' };
+				response.status(responseCode).send(body);
 			}
 		})()
 			.catch((error: unknown) => {

@@ -112,7 +112,7 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		expect(idsOf((await tickOk(session)).output)).toEqual((await allEvents(ws)).slice(6).map((e) => e.id));
 	});
 
-	it('a filter change starts a fresh position bound to the new filters', async () => {
+	it('a change of the server-side filter starts a fresh position bound to it, announced by a notice', async () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 3, 'report.completed');
 		await seedEvents(ws, 2, 'report.failed');
@@ -121,7 +121,9 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		expect(idsOf(all)).toHaveLength(5);
 
 		const failedOnly = await runPoll(options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }));
-		expect(jsonOf(failedOnly).map((e) => e.type)).toEqual(['report.failed', 'report.failed']);
+		const [notice, ...failed] = jsonOf(failedOnly);
+		expect(notice).toMatchObject({ notice: 'FEED_POSITION_RESTARTED', reason: 'FILTERS_CHANGED', resumedFrom: 'oldestRetained' });
+		expect(failed.map((e) => e.type)).toEqual(['report.failed', 'report.failed']);
 
 		// The cursor now belongs to the report.failed filter: the API accepts it unchanged.
 		await seedEvents(ws, 1, 'report.failed');

@@ -494,11 +494,11 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 		expect(String((outputOf(live)[0].resourceError as IDataObject).httpCode)).toBe('404');
 	});
 
-	it('without a configured secret every delivery is refused', async () => {
+	it('without a configured secret every delivery is answered 503 (the service retries it) and never runs', async () => {
 		const open = await startHost(ws, { secret: '', activate: false });
 		const raw = body();
 		const res = await request(open.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
-		expect(res.statusCode).toBe(401);
+		expect(res.statusCode).toBe(503);
 		expect(await res.body.json()).toMatchObject({ error: { reason: 'NO_SECRET' } });
 		expect(open.executions).toHaveLength(0);
 	});

@@ -43,6 +43,7 @@ function args(feed: MemoryFeed, stored: unknown, over: Partial<FeedPollArgs> = {
 	return {
 		stored,
 		filters: { types: ['*'] },
+		baseUrl: 'https://api.example.test',
 		startAt: 'oldest',
 		maxEvents: 500,
 		pageSize: 100,
@@ -180,5 +181,16 @@ describe('feed cursor bookkeeping', () => {
 		});
 		expect(ids(r.events)).toEqual(['evt-235', 'evt-236', 'evt-237', 'evt-238', 'evt-239']);
 		expect(r.complete).toBe(true);
+	});
+});
+
+describe('feed position bound to the server-side filters', () => {
+	it('a position saved before the base URL was recorded keeps its cursor, and its key becomes the server-side part', () => {
+		const v1 = { version: 1, filterKey: JSON.stringify({ types: ['report.completed', 'report.failed'], reportId: null, interviewId: null }), cursor: 'c:7', phase: 'following' };
+		const state = readFeedState(v1);
+		expect(state).toMatchObject({ version: 2, cursor: 'c:7', baseUrl: null, skipThrough: null });
+		expect(state?.filterKey).toBe(filterKey({ types: ['*'] }));
+		expect(filterKey({ types: ['report.completed', 'interview.completed'] })).toBe(filterKey({ types: ['*'] }));
+		expect(filterKey({ types: ['report.completed'] })).not.toBe(filterKey({ types: ['report.completed', 'report.failed'] }));
 	});
 });

@@ -1,13 +1,12 @@
 import {
 	rememberAcrossRequests,
-	shouldPersist,
 	clampCapacity,
 	DEFAULT_DEDUPE_CAPACITY,
 	readSeenIds,
 	rememberEventId,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
-import { EVENT_TYPES, eventTypeMatches, isKnownEventType } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
-import { checkAttempt, resourceRequestFor } from '../../../nodes/RecruitingAnalysis/webhook/resource';
+import { EVENT_TYPES, eventTypeMatches, isKnownEventType } from '../../../nodes/RecruitingAnalysis/events/eventTypes';
+import { checkAttempt, resourceRequestFor } from '../../../nodes/RecruitingAnalysis/events/resource';
 
 describe('dedupe: bounded LRU of event ids', () => {
 	it('reports the second sighting of an id as a duplicate', () => {
@@ -132,20 +131,3 @@ describe('rememberAcrossRequests (stored list merged with the process copy)', ()
 	});
 });
 
-describe('shouldPersist (at most one static-data write per interval and scope)', () => {
-	it('writes the first time, skips within the interval, writes again after it', () => {
-		const scope = `persist-${Math.random()}`;
-		expect(shouldPersist(scope, 10_000, 1000)).toBe(true);
-		expect(shouldPersist(scope, 10_500, 1000)).toBe(false);
-		expect(shouldPersist(scope, 10_999, 1000)).toBe(false);
-		expect(shouldPersist(scope, 11_000, 1000)).toBe(true);
-	});
-
-	it('scopes are independent, and a clock that moved backwards writes', () => {
-		const a = `persist-a-${Math.random()}`;
-		const b = `persist-b-${Math.random()}`;
-		expect(shouldPersist(a, 5_000, 1000)).toBe(true);
-		expect(shouldPersist(b, 5_100, 1000)).toBe(true);
-		expect(shouldPersist(a, 4_000, 1000)).toBe(true);
-	});
-});

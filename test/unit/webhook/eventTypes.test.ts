@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
+import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/events/eventTypes';
 import { EVENT_TYPES as SANDBOX_EVENT_TYPES } from '../../../sandbox/src/events';
 
 function eventOptions(properties: INodeProperties[]): unknown[] {

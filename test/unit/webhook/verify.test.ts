@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import {
 	decodeSigningSecret,
 	isWellFormedSigningSecret,
+	RECEIVER_SIDE_FAILURES,
 	signWebhook,
 	verifyWebhook,
 	type HeaderBag,
@@ -296,5 +297,33 @@ describe('signing secrets', () => {
 	});
 	it('accepts the documented form', () => {
 		expect(isWellFormedSigningSecret(VECTOR.secret)).toBe(true);
+	});
+});
+
+describe('secrets that cannot be used are a receiver-side failure, not a forgery', () => {
+	const now = 1_700_000_000_000;
+	const at = Math.floor(now / 1000);
+
+	it('a delivery signed with the usable secret is accepted beside a garbled one, in either slot', () => {
+		const good = newSecret();
+		const { rawBody, headers } = signed(good, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [good, 'whsec_***'], now })).toMatchObject({ ok: true, secretIndex: 0 });
+		expect(verifyWebhook({ rawBody, headers, secrets: ['whsec_***', good], now })).toMatchObject({ ok: true, secretIndex: 1 });
+	});
+
+	it('no match while a configured secret is unusable: INVALID_SECRET (answered 503), all usable: SIGNATURE_MISMATCH', () => {
+		const { rawBody, headers } = signed(newSecret(), '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [newSecret(), 'whsec_***'], now })).toMatchObject({ reason: 'INVALID_SECRET' });
+		expect(verifyWebhook({ rawBody, headers, secrets: [newSecret(), newSecret()], now })).toMatchObject({ reason: 'SIGNATURE_MISMATCH' });
+		expect(RECEIVER_SIDE_FAILURES.has('INVALID_SECRET')).toBe(true);
+		expect(RECEIVER_SIDE_FAILURES.has('SIGNATURE_MISMATCH')).toBe(false);
+	});
+
+	it('a secret shorter than 16 bytes is not well formed and does not verify', () => {
+		const short = `whsec_${randomBytes(15).toString('base64')}`;
+		expect(isWellFormedSigningSecret(short)).toBe(false);
+		expect(isWellFormedSigningSecret(`whsec_${randomBytes(16).toString('base64')}`)).toBe(true);
+		const { rawBody, headers } = signed(short, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [short], now })).toMatchObject({ ok: false, reason: 'INVALID_SECRET' });
 	});
 });
