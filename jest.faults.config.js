@@ -8,18 +8,16 @@ const { projectsFor, realN8nProject } = require('./test/n8n-lines');
  * runs; on n8n 1.x (RA_N8N_VERSIONS, default both) the real-n8n files F3/F4, F9 and F10 run again.
  * @type {import('jest').Config}
  */
-const projects = projectsFor(
-	realN8nProject(['<rootDir>/test/faults/**/*.faults.ts']),
-	(line) =>
-		line === '2'
-			? {}
-			: {
-					testMatch: [
-						'<rootDir>/test/faults/f3-f4-real-n8n.faults.ts',
-						'<rootDir>/test/faults/f9-recruiters-week.faults.ts',
-						'<rootDir>/test/faults/f10-every-event-once.faults.ts',
-					],
-				},
+const projects = projectsFor(realN8nProject(['<rootDir>/test/faults/**/*.faults.ts']), (line) =>
+	line === '2'
+		? {}
+		: {
+				testMatch: [
+					'<rootDir>/test/faults/f3-f4-real-n8n.faults.ts',
+					'<rootDir>/test/faults/f9-recruiters-week.faults.ts',
+					'<rootDir>/test/faults/f10-every-event-once.faults.ts',
+				],
+			},
 );
 // One figures folder for the whole run: made before it, stamped (or removed) after it.
 projects[0].globalSetup = '<rootDir>/test/faults/global-setup.ts';

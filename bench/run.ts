@@ -14,7 +14,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { ensureN8n, packPackage, removePackedPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
+import {
+	ensureN8n,
+	packPackage,
+	removePackedPackage,
+	REPO_ROOT,
+	type N8nInstance,
+} from '../scripts/n8n-host';
 import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
@@ -32,7 +38,8 @@ function arg(name: string): string | undefined {
 	return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = (line: string) =>
+	process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<void> {
 	const quick = process.argv.includes('--quick');
@@ -56,10 +63,16 @@ async function main(): Promise<void> {
 	}
 
 	const machine = machineInfo();
-	log(`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`);
+	log(
+		`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`,
+	);
 	const started = Date.now();
 	const results: BenchResults = {
-		command: `npm run bench --${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(/ --$/, ''),
+		command:
+			`npm run bench --${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(
+				/ --$/,
+				'',
+			),
 		quick,
 		machine,
 		settings: { latencyMs, concurrency, workerDelayMs, sizes, b2Files, b5Deliveries },
@@ -68,7 +81,11 @@ async function main(): Promise<void> {
 	};
 	// Each suite's figures are saved as it ends: a later failure keeps them (`--render` makes a report of them).
 	const phase = (name: string, t0: number) => {
-		results.phases.push({ name, seconds: Math.round((Date.now() - t0) / 100) / 10, loadAfter: currentLoad() });
+		results.phases.push({
+			name,
+			seconds: Math.round((Date.now() - t0) / 100) / 10,
+			loadAfter: currentLoad(),
+		});
 		saveResults(results, [outDir, reportDir]);
 		log(`${name} done; results so far in ${join(reportDir, 'results.json')}`);
 	};
@@ -93,13 +110,24 @@ async function main(): Promise<void> {
 		tarball = (await packPackage({ log })).tarball;
 		phase('build + pack', t0);
 	}
-	const sb: BenchSandbox = await startBenchSandbox({ logFile: join(outDir, 'sandbox.log'), workerDelayMs });
+	const sb: BenchSandbox = await startBenchSandbox({
+		logFile: join(outDir, 'sandbox.log'),
+		workerDelayMs,
+	});
 	let n8n: N8nInstance | undefined;
 	try {
 		let t0 = Date.now();
-		n8n = await bootN8n({ label: 'bench', tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+		n8n = await bootN8n({
+			label: 'bench',
+			tarball,
+			binaryMode: 'filesystem',
+			filesDir: outDir,
+			log,
+		});
 		results.machine.n8nVersion = n8nPackageVersion(n8n);
-		results.machine.n8nNode = (await import('node:child_process')).execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
+		results.machine.n8nNode = (await import('node:child_process'))
+			.execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' })
+			.trim();
 		phase('n8n start (filesystem mode)', t0);
 
 		if (only.includes('B1')) {
@@ -152,14 +180,34 @@ async function main(): Promise<void> {
 		}
 		if (only.includes('B2')) {
 			t0 = Date.now();
-			const fsResult = await runB2({ n8n, sb, files: b2Files, filesRoot: outDir, mode: 'filesystem', log });
+			const fsResult = await runB2({
+				n8n,
+				sb,
+				files: b2Files,
+				filesRoot: outDir,
+				mode: 'filesystem',
+				log,
+			});
 			phase('B2 filesystem', t0);
 			await n8n.stop();
 			n8n = undefined;
 			t0 = Date.now();
-			const n8nDefault = await bootN8n({ label: 'bench-default', tarball, binaryMode: 'default', filesDir: outDir, log });
+			const n8nDefault = await bootN8n({
+				label: 'bench-default',
+				tarball,
+				binaryMode: 'default',
+				filesDir: outDir,
+				log,
+			});
 			try {
-				const defaultResult = await runB2({ n8n: n8nDefault, sb, files: b2Files, filesRoot: outDir, mode: 'default', log });
+				const defaultResult = await runB2({
+					n8n: n8nDefault,
+					sb,
+					files: b2Files,
+					filesRoot: outDir,
+					mode: 'default',
+					log,
+				});
 				results.b2 = [fsResult, defaultResult];
 			} finally {
 				await n8nDefault.stop();
@@ -194,7 +242,12 @@ async function main(): Promise<void> {
 	await finish(results, reportDir, outDir, started);
 }
 
-async function finish(results: BenchResults, reportDir: string, outDir: string, started: number): Promise<void> {
+async function finish(
+	results: BenchResults,
+	reportDir: string,
+	outDir: string,
+	started: number,
+): Promise<void> {
 	results.totalSeconds = Math.round((Date.now() - started) / 1000);
 	results.loadAverageAtEnd = currentLoad();
 	delete results.partial;
@@ -210,6 +263,8 @@ function findings(reportDir: string): string | undefined {
 }
 
 main().catch((error: unknown) => {
-	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.stderr.write(
+		`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+	);
 	process.exit(1);
 });

@@ -16,10 +16,12 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 
 	displayName = 'Recruiting Analysis Webhook Signing Secret API';
 
-	icon = { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' } as const;
+	icon = {
+		light: 'file:recruitingAnalysis.svg',
+		dark: 'file:recruitingAnalysis.dark.svg',
+	} as const;
 
-	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
 
 	properties: INodeProperties[] = [
 		{

@@ -46,7 +46,9 @@ async function main(): Promise<void> {
 		log: !process.argv.includes('--quiet'),
 		docsOrigin: arg('docs-origin'),
 		profile: arg('profile') as ProfileName | undefined,
-		limits: Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([limit, flag]) => [limit, num(flag)])),
+		limits: Object.fromEntries(
+			Object.entries(LIMIT_FLAGS).map(([limit, flag]) => [limit, num(flag)]),
+		),
 	});
 	process.stdout.write(`${JSON.stringify({ baseUrl: sb.baseUrl, ...sb.seed })}\n`);
 	const stop = () => {

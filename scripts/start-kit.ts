@@ -44,28 +44,57 @@ export const SAMPLE_APPLICANTS: SampleApplicant[] = [
 	{ name: 'Ada Lovelace', fileName: 'ada-lovelace.pdf', email: email('Ada Lovelace'), score: 9 },
 	{ name: 'Grace Hopper', fileName: 'grace-hopper.docx', email: email('Grace Hopper'), score: 7 },
 	{ name: 'Alan Turing', fileName: 'alan-turing.pdf', email: email('Alan Turing'), score: 5 },
-	{ name: 'Edsger Dijkstra', fileName: 'edsger-dijkstra.pdf', email: email('Edsger Dijkstra'), score: 3 },
-	{ name: 'Barbara Liskov', fileName: 'barbara-liskov.pdf', email: email('Barbara Liskov'), outcome: 'requires_action' },
-	{ name: 'Mia Docx', fileName: 'mia-docx.pdf', email: email('Mia Docx'), score: 8, misnamedDocx: true },
+	{
+		name: 'Edsger Dijkstra',
+		fileName: 'edsger-dijkstra.pdf',
+		email: email('Edsger Dijkstra'),
+		score: 3,
+	},
+	{
+		name: 'Barbara Liskov',
+		fileName: 'barbara-liskov.pdf',
+		email: email('Barbara Liskov'),
+		outcome: 'requires_action',
+	},
+	{
+		name: 'Mia Docx',
+		fileName: 'mia-docx.pdf',
+		email: email('Mia Docx'),
+		score: 8,
+		misnamedDocx: true,
+	},
 ];
 
 /** Writes the sample resumes and `applicants.csv` (`fileName,email`) into `<filesDir>/resumes`; returns that folder. */
-export function placeSampleFiles(filesDir: string, applicants: SampleApplicant[] = SAMPLE_APPLICANTS): string {
+export function placeSampleFiles(
+	filesDir: string,
+	applicants: SampleApplicant[] = SAMPLE_APPLICANTS,
+): string {
 	const folder = join(filesDir, 'resumes');
 	mkdirSync(folder, { recursive: true });
 	for (const a of applicants) {
-		const options = { candidate: a.name, ...(a.score !== undefined ? { score: a.score } : {}), ...(a.outcome ? { outcome: a.outcome } : {}) };
+		const options = {
+			candidate: a.name,
+			...(a.score !== undefined ? { score: a.score } : {}),
+			...(a.outcome ? { outcome: a.outcome } : {}),
+		};
 		const docx = a.misnamedDocx || a.fileName.endsWith('.docx');
 		writeFileSync(join(folder, a.fileName), docx ? makeDocx(options) : makePdf(options));
 	}
-	writeFileSync(join(folder, 'applicants.csv'), ['fileName,email', ...applicants.map((a) => `${a.fileName},${a.email}`)].join('\n') + '\n');
+	writeFileSync(
+		join(folder, 'applicants.csv'),
+		['fileName,email', ...applicants.map((a) => `${a.fileName},${a.email}`)].join('\n') + '\n',
+	);
 	return folder;
 }
 
 /** Points the folder example's Folder node at `filesDir` (what a user does once in the editor). */
 export function pointFolderExample(wf: WorkflowJson, filesDir: string): WorkflowJson {
 	const node = wf.nodes.find((n) => n.name === FOLDER_NODE);
-	const assignments = (node?.parameters.assignments as { assignments?: Array<{ name: string; value: unknown }> } | undefined)?.assignments;
+	const assignments = (
+		node?.parameters.assignments as
+			{ assignments?: Array<{ name: string; value: unknown }> } | undefined
+	)?.assignments;
 	const folder = assignments?.find((a) => a.name === 'folder');
 	if (!folder) throw new Error(`${wf.name}: no "${FOLDER_NODE}" node with a "folder" field`);
 	folder.value = filesDir;
@@ -79,26 +108,40 @@ export interface WaitingForm {
 }
 
 /** A run as the editor starts it, followed until it has ended or waits (for a form, mostly). */
-export async function runAsEditor(n8n: N8nInstance, workflowId: string, triggerName: string, timeoutMs = 300_000): Promise<ExecutionDetail> {
+export async function runAsEditor(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerName: string,
+	timeoutMs = 300_000,
+): Promise<ExecutionDetail> {
 	const path = `/workflows/${encodeURIComponent(workflowId)}`;
 	// n8n 2.x runs the stored workflow; n8n 1.x's editor sends the workflow with the request, as this does there.
-	const workflowData = n8n.host.line === '1' ? await n8n.rest<WorkflowJson & { id: string }>('GET', path) : undefined;
+	const workflowData =
+		n8n.host.line === '1' ? await n8n.rest<WorkflowJson & { id: string }>('GET', path) : undefined;
 	const started = await n8n.rest<{ executionId?: string }>('POST', `${path}/run`, {
 		...(workflowData ? { workflowData } : {}),
 		triggerToStartFrom: { name: triggerName },
 	});
-	if (!started.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	if (!started.executionId)
+		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
 	return await settled(n8n, started.executionId, timeoutMs);
 }
 
 /** Follows an execution until it has ended or waits; returns it with its run data. */
-export async function settled(n8n: N8nInstance, executionId: string, timeoutMs = 300_000): Promise<ExecutionDetail> {
+export async function settled(
+	n8n: N8nInstance,
+	executionId: string,
+	timeoutMs = 300_000,
+): Promise<ExecutionDetail> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const detail = await n8n.getExecution(executionId);
-		const ended = ['success', 'error', 'crashed', 'canceled'].includes(detail.status) && Boolean(detail.stoppedAt);
+		const ended =
+			['success', 'error', 'crashed', 'canceled'].includes(detail.status) &&
+			Boolean(detail.stoppedAt);
 		if (ended || waitingForm(detail, n8n.baseUrl)) return detail;
-		if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${detail.status} after ${timeoutMs} ms`);
+		if (Date.now() > deadline)
+			throw new Error(`execution ${executionId} still ${detail.status} after ${timeoutMs} ms`);
 		await delay(500);
 	}
 }
@@ -109,10 +152,15 @@ export async function settled(n8n: N8nInstance, executionId: string, timeoutMs =
  */
 export function waitingForm(detail: ExecutionDetail, n8nBaseUrl: string): WaitingForm | undefined {
 	if (detail.status !== 'waiting') return undefined;
-	const resultData = detail.data.resultData as { runData?: Record<string, Array<{ metadata?: { resumeFormUrl?: string } }>>; lastNodeExecuted?: string };
+	const resultData = detail.data.resultData as {
+		runData?: Record<string, Array<{ metadata?: { resumeFormUrl?: string } }>>;
+		lastNodeExecuted?: string;
+	};
 	const node = resultData.lastNodeExecuted;
 	if (!node) return undefined;
-	const url = resultData.runData?.[node]?.at(-1)?.metadata?.resumeFormUrl ?? `${n8nBaseUrl}/form-waiting/${detail.id}`;
+	const url =
+		resultData.runData?.[node]?.at(-1)?.metadata?.resumeFormUrl ??
+		`${n8nBaseUrl}/form-waiting/${detail.id}`;
 	return { node, url };
 }
 
@@ -122,7 +170,8 @@ export async function answerForm(form: WaitingForm, answers: string[]): Promise<
 	answers.forEach((answer, index) => body.append(`field-${index}`, answer));
 	const res = await fetch(form.url, { method: 'POST', body });
 	const text = await res.text();
-	if (res.status >= 400) throw new Error(`the form of "${form.node}" answered ${res.status}: ${text.slice(0, 300)}`);
+	if (res.status >= 400)
+		throw new Error(`the form of "${form.node}" answered ${res.status}: ${text.slice(0, 300)}`);
 }
 
 /** The examples' approval question and its two answers (examples/*.json, the Recruiter Approves nodes). */

@@ -35,7 +35,15 @@ import {
 } from './n8n-host';
 import { QueueStack } from './n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
-import { FOLDER_EXAMPLE, filesEnv, filesFolder, placeSampleFiles, pointFolderExample, runAsEditor, waitingForm } from './start-kit';
+import {
+	FOLDER_EXAMPLE,
+	filesEnv,
+	filesFolder,
+	placeSampleFiles,
+	pointFolderExample,
+	runAsEditor,
+	waitingForm,
+} from './start-kit';
 
 const DEMO_EXAMPLE = 'analyze-one-resume.json';
 const QUEUE = process.argv.includes('--queue');
@@ -61,7 +69,9 @@ async function main(): Promise<void> {
 	const stopAll = async (code: number) => {
 		if (stopping) return;
 		stopping = true;
-		log(`stopping ${stack ? 'the n8n processes, PostgreSQL and Redis' : 'n8n'}${sandbox ? ' and the sandbox' : ''} …`);
+		log(
+			`stopping ${stack ? 'the n8n processes, PostgreSQL and Redis' : 'n8n'}${sandbox ? ' and the sandbox' : ''} …`,
+		);
 		await (stack ? stack.stop() : n8n?.stop())?.catch(() => undefined);
 		await sandbox?.stop().catch(() => undefined);
 		log('stopped');
@@ -79,7 +89,9 @@ async function main(): Promise<void> {
 		const packed = await packPackage({ log });
 
 		const userFolder = createUserFolder(QUEUE ? 'start-queue' : 'start');
-		log(`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`);
+		log(
+			`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`,
+		);
 		await installCommunityPackage(packed.tarball, userFolder, { log });
 		removePackedPackage(packed.tarball); // installed; its temporary ra-pack-* folder is no longer needed
 		// The folder n8n may read files from (what ~/.n8n-files is to an installed n8n), with the folder example's files.
@@ -91,8 +103,14 @@ async function main(): Promise<void> {
 		const external = Boolean(externalUrl && externalKey);
 		let api: { baseUrl: string; apiKey: string; webhookSecret?: string; workspaceId?: string };
 		if (external) {
-			log(`4/8 using the deployment at ${externalUrl} (RECRUITING_ANALYSIS_BASE_URL); the sandbox is not started`);
-			api = { baseUrl: externalUrl!, apiKey: externalKey!, webhookSecret: process.env.RECRUITING_ANALYSIS_WEBHOOK_SECRET };
+			log(
+				`4/8 using the deployment at ${externalUrl} (RECRUITING_ANALYSIS_BASE_URL); the sandbox is not started`,
+			);
+			api = {
+				baseUrl: externalUrl!,
+				apiKey: externalKey!,
+				webhookSecret: process.env.RECRUITING_ANALYSIS_WEBHOOK_SECRET,
+			};
 		} else {
 			log('4/8 starting the local sandbox …');
 			sandbox = await startSandboxProcess({
@@ -128,7 +146,9 @@ async function main(): Promise<void> {
 				? { environment: 'custom', baseUrl: api.baseUrl, apiKey: api.apiKey }
 				: { environment: 'sandbox', baseUrl: api.baseUrl, apiKey: api.apiKey },
 		});
-		const credentials: Record<string, { id: string; name: string }> = { recruitingAnalysisApi: apiCredential };
+		const credentials: Record<string, { id: string; name: string }> = {
+			recruitingAnalysisApi: apiCredential,
+		};
 		if (api.webhookSecret) {
 			credentials.recruitingAnalysisSigningSecretApi = await n8n.createCredential({
 				name: 'Recruiting Analysis signing secret',
@@ -151,7 +171,9 @@ async function main(): Promise<void> {
 			if (triggers.length === 0) continue;
 			const needsSecret = triggers.some((t) => t.type.endsWith('.recruitingAnalysisTrigger'));
 			if (needsSecret && !credentials.recruitingAnalysisSigningSecretApi) {
-				log(`   ${file}: not activated (set RECRUITING_ANALYSIS_WEBHOOK_SECRET to verify this deployment's webhooks)`);
+				log(
+					`   ${file}: not activated (set RECRUITING_ANALYSIS_WEBHOOK_SECRET to verify this deployment's webhooks)`,
+				);
 				continue;
 			}
 			try {
@@ -169,10 +191,18 @@ async function main(): Promise<void> {
 				await webhookHost.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
 				const events = (t.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
 				if (sandbox) {
-					await sandbox.control.registerWebhook(sandbox.seed.workspaceId, url, events?.length ? events : undefined);
-					log(`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`);
+					await sandbox.control.registerWebhook(
+						sandbox.seed.workspaceId,
+						url,
+						events?.length ? events : undefined,
+					);
+					log(
+						`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`,
+					);
 				} else {
-					log(`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`);
+					log(
+						`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`,
+					);
 				}
 			}
 		}
@@ -180,30 +210,45 @@ async function main(): Promise<void> {
 		log('');
 		log(`n8n editor: ${n8n.baseUrl}/`);
 		log(`login:      ${owner.email} / ${owner.password}`);
-		log(`files:      ${filesDir} (n8n reads and writes files only here; ${FOLDER_EXAMPLE} reads ${resumesDir})`);
+		log(
+			`files:      ${filesDir} (n8n reads and writes files only here; ${FOLDER_EXAMPLE} reads ${resumesDir})`,
+		);
 		if (stack) {
 			log('processes:');
-			log(`   redis      127.0.0.1:${stack.redis.port}  pid ${stack.redis.pid}  log ${stack.redis.logFile}`);
-			log(`   postgres   127.0.0.1:${stack.postgres.port}  pid ${stack.postgres.pid}  log ${stack.postgres.logFile}`);
+			log(
+				`   redis      127.0.0.1:${stack.redis.port}  pid ${stack.redis.pid}  log ${stack.redis.logFile}`,
+			);
+			log(
+				`   postgres   127.0.0.1:${stack.postgres.port}  pid ${stack.postgres.pid}  log ${stack.postgres.logFile}`,
+			);
 			for (const p of stack.processes) {
 				const what = p.role === 'worker' ? 'health' : p.role === 'main' ? 'editor' : 'webhooks';
-				log(`   ${p.name.padEnd(10)} 127.0.0.1:${p.instance.port} (${what}), task broker ${p.instance.brokerPort}  pid ${p.instance.child.pid}  log ${p.instance.logFile}`);
+				log(
+					`   ${p.name.padEnd(10)} 127.0.0.1:${p.instance.port} (${what}), task broker ${p.instance.brokerPort}  pid ${p.instance.child.pid}  log ${p.instance.logFile}`,
+				);
 			}
 		}
 		log('');
 
 		const demo = imported.find((i) => i.file === DEMO_EXAMPLE);
 		if (demo) {
-			log(`8/8 running "${demo.wf.name}" once, as the editor runs it${stack ? ' (on a worker)' : ''} …`);
+			log(
+				`8/8 running "${demo.wf.name}" once, as the editor runs it${stack ? ' (on a worker)' : ''} …`,
+			);
 			const execution = await runAsEditor(n8n, demo.id, 'Run Example', 360_000);
 			const analyzed = nodeOutput(execution.data, 'Analyze Resume');
-			const item = analyzed[0] as { reportId?: string; status?: string; score?: number | null } | undefined;
+			const item = analyzed[0] as
+				{ reportId?: string; status?: string; score?: number | null } | undefined;
 			const form = waitingForm(execution, n8n.baseUrl);
 			if (!item || !(execution.status === 'success' || form)) {
 				const err = nodeError(execution.data, 'Analyze Resume') ?? execution.data.resultData.error;
-				log(`the demo run failed: ${err?.message ?? `no output (${execution.status})`}${err?.description ? ` (${err.description})` : ''}`);
+				log(
+					`the demo run failed: ${err?.message ?? `no output (${execution.status})`}${err?.description ? ` (${err.description})` : ''}`,
+				);
 			} else {
-				log(`report ${item.reportId}: status ${item.status}, score ${item.score ?? 'null (not scored)'} of 10`);
+				log(
+					`report ${item.reportId}: status ${item.status}, score ${item.score ?? 'null (not scored)'} of 10`,
+				);
 				if (form) {
 					log('the score clears the threshold: the invitation email waits for your approval');
 					log(`approve (or not) in this form: ${form.url}`);
@@ -212,12 +257,18 @@ async function main(): Promise<void> {
 				}
 				const worker = stack?.whoRan(execution.id);
 				if (worker) log(`${worker} ran it (execution ${execution.id})`);
-				log(`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions/${execution.id}`);
+				log(
+					`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions/${execution.id}`,
+				);
 			}
 		}
 		log('');
 		const what = stack ? 'n8n (main, workers, webhook process), PostgreSQL, Redis' : 'n8n';
-		log(sandbox ? `${what} and the sandbox keep running; press Ctrl-C to stop them.` : `${what} keep${stack ? '' : 's'} running; press Ctrl-C to stop.`);
+		log(
+			sandbox
+				? `${what} and the sandbox keep running; press Ctrl-C to stop them.`
+				: `${what} keep${stack ? '' : 's'} running; press Ctrl-C to stop.`,
+		);
 		await n8n.exited;
 		if (!stopping) {
 			log(`n8n exited on its own; its log: ${n8n.logFile}`);

@@ -43,12 +43,16 @@ function isCursorExpired(error: unknown): boolean {
 	if (error === null || typeof error !== 'object') return false;
 	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
 	if (String(e.httpCode) === '410') return true;
-	return [e.message, e.description].some((t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'));
+	return [e.message, e.description].some(
+		(t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'),
+	);
 }
 
 function isCursorInvalid(error: unknown): boolean {
 	const info = apiErrorInfo(error);
-	return info?.status === 400 && (info.code === 'INVALID_CURSOR' || info.reason === 'INVALID_CURSOR');
+	return (
+		info?.status === 400 && (info.code === 'INVALID_CURSOR' || info.reason === 'INVALID_CURSOR')
+	);
 }
 
 /** A failure the next poll may not meet again: rate limiting or a server-side failure. */
@@ -67,7 +71,8 @@ function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationE
 async function withResources(ctx: IPollFunctions, events: IDataObject[]): Promise<IDataObject[]> {
 	if (!(ctx.getNodeParameter('fetchResource', false) as boolean)) return events;
 	const out: IDataObject[] = [];
-	for (const event of events) out.push({ ...event, ...(await fetchEventResource(ctx, event as EventEnvelope)) });
+	for (const event of events)
+		out.push({ ...event, ...(await fetchEventResource(ctx, event as EventEnvelope)) });
 	return out;
 }
 
@@ -89,7 +94,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }],
+		credentials: [
+			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
+		],
 		properties: [
 			{
 				displayName: 'Events',
@@ -113,7 +120,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				name: 'startAt',
 				type: 'options',
 				default: 'now',
-				description: 'Where the first activation starts reading the feed, and where a position restarts after a change of filters or account (announced by a notice item)',
+				description:
+					'Where the first activation starts reading the feed, and where a position restarts after a change of filters or account (announced by a notice item)',
 				options: [
 					{
 						name: 'Now',
@@ -134,7 +142,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Filter',
 				default: {},
-				description: 'Changing a filter restarts the feed position (see Start From), announced by a notice item',
+				description:
+					'Changing a filter restarts the feed position (see Start From), announced by a notice item',
 				options: [
 					{
 						displayName: 'Interview ID',
@@ -165,7 +174,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 100 },
 						default: 10,
-						description: 'How many of the latest events a manual test run shows; it never moves the saved position',
+						description:
+							'How many of the latest events a manual test run shows; it never moves the saved position',
 					},
 					{
 						displayName: 'Max Events per Poll',
@@ -286,12 +296,15 @@ async function pollOnce(
 		filters: args.filters,
 		baseUrl: resolved.baseUrl,
 		startAt: args.startAt,
-		maxEvents: typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
+		maxEvents:
+			typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
 		pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
 		now: args.now,
 		deadline: args.deadline,
 		fetchPage: args.fetchPage,
-		enrich: fetchResource ? async (event) => await fetchEventResource(ctx, event as EventEnvelope) : undefined,
+		enrich: fetchResource
+			? async (event) => await fetchEventResource(ctx, event as EventEnvelope)
+			: undefined,
 		isTransient,
 	});
 	if (result.failure !== undefined) {
@@ -305,6 +318,8 @@ async function pollOnce(
 	// transaction). See docs/triggers.md.
 	if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
 
-	const items: INodeExecutionData[] = result.items.map((item) => ({ json: item as unknown as IDataObject }));
+	const items: INodeExecutionData[] = result.items.map((item) => ({
+		json: item as unknown as IDataObject,
+	}));
 	return items.length > 0 ? [items] : null;
 }

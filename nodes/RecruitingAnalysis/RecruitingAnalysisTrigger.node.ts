@@ -60,9 +60,13 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 	try {
 		data = (await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject;
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), 'A webhook signing secret credential is required', {
-			description: (error as Error).message,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'A webhook signing secret credential is required',
+			{
+				description: (error as Error).message,
+			},
+		);
 	}
 	const problem = secretProblem(data);
 	if (problem) {
@@ -175,7 +179,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Register this node\'s Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint\'s whsec_ signing secret into the credential. Deliveries that fail signature verification are answered 401 and never start the workflow; while the secret here cannot be used, deliveries are answered 503 so that the service retries them.',
+					"Register this node's Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint's whsec_ signing secret into the credential. Deliveries that fail signature verification are answered 401 and never start the workflow; while the secret here cannot be used, deliveries are answered 503 so that the service retries them.",
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -235,7 +239,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				return {
 					status: 'OK',
 					message:
-						'The secret has the whsec_ format. Send a test event from the application to confirm that it is the endpoint\'s secret.',
+						"The secret has the whsec_ format. Send a test event from the application to confirm that it is the endpoint's secret.",
 				};
 			},
 		},
@@ -251,7 +255,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await assertSigningSecret.call(this);
-				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as IDataObject | undefined;
+				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as
+					IDataObject | undefined;
 				return registration?.url === this.getNodeWebhookUrl('default');
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -289,8 +294,14 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			if (req.rawBody === undefined) await req.readRawBody();
 			rawBody = req.rawBody;
 		} catch (error) {
-			this.logger.warn(`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`);
-			return unavailable(res, 'RECEIVER_NOT_READY', 'The receiver cannot verify deliveries right now; retry later');
+			this.logger.warn(
+				`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
+			);
+			return unavailable(
+				res,
+				'RECEIVER_NOT_READY',
+				'The receiver cannot verify deliveries right now; retry later',
+			);
 		}
 
 		const verdict = verifyWebhook({
@@ -302,14 +313,21 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		if (!verdict.ok) {
 			const failure: VerifyFailure = verdict;
 			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${failure.reason}`);
-			if (RECEIVER_SIDE_FAILURES.has(failure.reason)) return unavailable(res, failure.reason, failure.message);
-			return answer(res, 401, { error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message } });
+			if (RECEIVER_SIDE_FAILURES.has(failure.reason))
+				return unavailable(res, failure.reason, failure.message);
+			return answer(res, 401, {
+				error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message },
+			});
 		}
 
 		const parsed = parseBody(rawBody as Uint8Array);
 		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 			return answer(res, 400, {
-				error: { code: 'BAD_REQUEST', reason: 'BODY_NOT_JSON', message: 'The signed body is not a JSON object' },
+				error: {
+					code: 'BAD_REQUEST',
+					reason: 'BODY_NOT_JSON',
+					message: 'The signed body is not a JSON object',
+				},
 			});
 		}
 		const event = parsed as EventEnvelope;
@@ -317,7 +335,9 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const eventType = typeof event.type === 'string' ? event.type : '';
 		const selected = this.getNodeParameter('events', ['*']) as string[];
 		if (!eventTypeMatches(eventType, selected)) {
-			return { webhookResponse: { received: true, started: false, reason: 'event type not selected' } };
+			return {
+				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
+			};
 		}
 
 		// Dedupe by the verified event id (retries and replays keep it); the delivery id is the fallback for a body
@@ -328,10 +348,16 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		let rememberedIds: string[] | undefined;
 		if (this.getMode() !== 'manual') {
 			const options = this.getNodeParameter('options', {}) as IDataObject;
-			const capacity = typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
+			const capacity =
+				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 			const node = this.getNode();
 			const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-			const remembered = rememberAcrossRequests(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
+			const remembered = rememberAcrossRequests(
+				scope,
+				readSeenIds(staticData[SEEN_IDS]),
+				eventId,
+				capacity,
+			);
 			if (remembered.duplicate) {
 				// Nothing new to store: answered at once through `res`.
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });

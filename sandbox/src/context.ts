@@ -63,12 +63,15 @@ export class Timers {
 
 	schedule(workspaceId: string, ms: number, fn: () => void | Promise<void>): void {
 		if (this.closed) return;
-		const handle = setTimeout(() => {
-			this.handles.delete(handle);
-			Promise.resolve()
-				.then(fn)
-				.catch((err: unknown) => console.error('[sandbox] background task failed:', err));
-		}, Math.max(0, ms));
+		const handle = setTimeout(
+			() => {
+				this.handles.delete(handle);
+				Promise.resolve()
+					.then(fn)
+					.catch((err: unknown) => console.error('[sandbox] background task failed:', err));
+			},
+			Math.max(0, ms),
+		);
 		this.handles.set(handle, workspaceId);
 	}
 

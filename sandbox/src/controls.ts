@@ -14,8 +14,24 @@ import { applyControl } from './interviews';
 import { newId, newUuid } from './store';
 import type { DeliveryRecord, JobDescription, WebhookEndpoint } from './types';
 import { isoDateTime, Validator } from './validation';
-import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret, resetWorkspace } from './workspaces';
-import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, replayDelivery, resumeEndpoint, sendCatchUp, sendTest } from './webhooks';
+import {
+	createJob,
+	createWorkspace,
+	deleteReport,
+	jobRevision,
+	newWebhookSecret,
+	resetWorkspace,
+} from './workspaces';
+import {
+	cancelPending,
+	CATCH_UP_LIMIT,
+	type CatchUpPreview,
+	previewCatchUp,
+	replayDelivery,
+	resumeEndpoint,
+	sendCatchUp,
+	sendTest,
+} from './webhooks';
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
@@ -24,7 +40,11 @@ import { receiptControlRoutes } from './receiptControls';
 import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
-	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
+	!!addr &&
+	(addr === '127.0.0.1' ||
+		addr === '::1' ||
+		addr === '::ffff:127.0.0.1' ||
+		addr.startsWith('127.'));
 
 function endpointOf(ctx: Ctx, req: FastifyRequest): WebhookEndpoint {
 	const ep = ctx.store.endpoints[(req.params as { id: string }).id];
@@ -49,23 +69,63 @@ function deliveryView(d: DeliveryRecord) {
 const WEBHOOK_MODES = ['success', 'retry', 'timeout'];
 
 /** A seeded event's payload, shaped as its type's payload is (so the feed stays on the contract). */
-function syntheticEvent(type: string): { data: Record<string, unknown>; reportId: string | null; interviewId: string | null } {
+function syntheticEvent(type: string): {
+	data: Record<string, unknown>;
+	reportId: string | null;
+	interviewId: string | null;
+} {
 	const reportId = newId('rpt_');
 	const attemptId = newId('att_');
-	if (type === 'batch.completed') return { data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 }, reportId: null, interviewId: null };
+	if (type === 'batch.completed')
+		return {
+			data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 },
+			reportId: null,
+			interviewId: null,
+		};
 	if (type === 'webhook.test') return { data: { test: true }, reportId: null, interviewId: null };
-	if (type === 'report.result_ready') return { data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) }, reportId, interviewId: null };
+	if (type === 'report.result_ready')
+		return {
+			data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) },
+			reportId,
+			interviewId: null,
+		};
 	if (type.startsWith('interview.')) {
 		const interviewId = newId('int_');
-		return { data: { interviewId, reportId, lifecycle: 'invited', preparation: 'ready', evaluation: 'not_started', emailDelivery: 'sent' }, reportId, interviewId };
+		return {
+			data: {
+				interviewId,
+				reportId,
+				lifecycle: 'invited',
+				preparation: 'ready',
+				evaluation: 'not_started',
+				emailDelivery: 'sent',
+			},
+			reportId,
+			interviewId,
+		};
 	}
-	return { data: { reportId, attemptId, status: type === 'report.failed' ? 'failed' : type === 'report.requires_action' ? 'requires_action' : 'completed', code: null }, reportId, interviewId: null };
+	return {
+		data: {
+			reportId,
+			attemptId,
+			status:
+				type === 'report.failed'
+					? 'failed'
+					: type === 'report.requires_action'
+						? 'requires_action'
+						: 'completed',
+			code: null,
+		},
+		reportId,
+		interviewId: null,
+	};
 }
 
 export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): void {
 	app.register(async (c) => {
 		c.addHook('onRequest', async (req) => {
-			if (!isLoopback(req.socket.remoteAddress)) throw new ApiError(403, 'Sandbox controls answer loopback callers only.', 'LOOPBACK_ONLY');
+			if (!isLoopback(req.socket.remoteAddress))
+				throw new ApiError(403, 'Sandbox controls answer loopback callers only.', 'LOOPBACK_ONLY');
 		});
 
 		c.get('/_sandbox/health', async () => ({ ok: true }));
@@ -76,20 +136,53 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 		c.post('/_sandbox/workspaces', async (req) => {
 			const b = body(req);
 			const v = new Validator();
-			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES]);
-			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, { required: false, min: 1, max: 365 });
-			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, { required: false, min: 0 });
-			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, { required: false, min: 0 });
-			const limits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]));
+			v.object('', b, [
+				'scopes',
+				'keyExpiresInDays',
+				'analysisAllowance',
+				'interviewAllowance',
+				...LIMIT_NAMES,
+			]);
+			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, {
+				required: false,
+				min: 1,
+				max: 365,
+			});
+			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, {
+				required: false,
+				min: 0,
+			});
+			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, {
+				required: false,
+				min: 0,
+			});
+			const limits = Object.fromEntries(
+				LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]),
+			);
 			v.throwIfAny();
-			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance, ...limits });
+			return createWorkspace(ctx, {
+				scopes: parseScopes(b.scopes),
+				keyExpiresInDays,
+				analysisAllowance,
+				interviewAllowance,
+				...limits,
+			});
 		});
 
 		c.post('/_sandbox/workspaces/:wid/keys', async (req) => {
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
-			const key = createKey(ctx, ws.id, parseScopes(b.scopes), (b.expiresInDays as number | undefined) ?? 90);
-			return { apiKey: key.secret, keyId: key.id, expiresAt: new Date(key.expiresAt).toISOString() };
+			const key = createKey(
+				ctx,
+				ws.id,
+				parseScopes(b.scopes),
+				(b.expiresInDays as number | undefined) ?? 90,
+			);
+			return {
+				apiKey: key.secret,
+				keyId: key.id,
+				expiresAt: new Date(key.expiresAt).toISOString(),
+			};
 		});
 
 		c.post('/_sandbox/keys/revoke', async (req) => {
@@ -104,7 +197,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const v = new Validator();
-			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion', 'analysisDurationMs'] as const;
+			const ints = [
+				'analysisAllowance',
+				'interviewAllowance',
+				...LIMIT_NAMES,
+				'priceVersion',
+				'analysisDurationMs',
+			] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;
 			v.object('', b, [...ints, ...bools]);
 			const patch: Record<string, unknown> = {};
@@ -123,19 +222,34 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			return settings;
 		});
 
-		c.post('/_sandbox/workspaces/:wid/reset', async (req) => resetWorkspace(ctx, workspaceOf(ctx, req).id));
+		c.post('/_sandbox/workspaces/:wid/reset', async (req) =>
+			resetWorkspace(ctx, workspaceOf(ctx, req).id),
+		);
 
-		c.get('/_sandbox/workspaces/:wid/counters', async (req) => ctx.store.countersOf(workspaceOf(ctx, req).id));
+		c.get('/_sandbox/workspaces/:wid/counters', async (req) =>
+			ctx.store.countersOf(workspaceOf(ctx, req).id),
+		);
 
 		receiptControlRoutes(c, ctx);
 
-		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({ items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [] }));
+		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({
+			items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [],
+		}));
 
 		c.post('/_sandbox/workspaces/:wid/job-descriptions', async (req) => {
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const fields: Partial<JobDescription> = {};
-			for (const k of ['title', 'company', 'team', 'location', 'level', 'employmentType', 'status', 'description'] as const) {
+			for (const k of [
+				'title',
+				'company',
+				'team',
+				'location',
+				'level',
+				'employmentType',
+				'status',
+				'description',
+			] as const) {
 				if (typeof b[k] === 'string') fields[k] = b[k] as string;
 			}
 			return jobView(createJob(ctx, ws.id, fields));
@@ -145,7 +259,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const job = ctx.store.jobs[(req.params as { id: string }).id];
 			if (!job) throw notFound('Job description');
 			const b = body(req);
-			job.description = typeof b.description === 'string' ? b.description : `${job.description} (revised)`;
+			job.description =
+				typeof b.description === 'string' ? b.description : `${job.description} (revised)`;
 			job.updatedAt = ctx.clock.now();
 			job.revision = jobRevision(job, `${job.id}:${job.updatedAt}:${newUuid()}`);
 			ctx.markDirty();
@@ -172,7 +287,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const type = body(req).type;
 			if (typeof type !== 'string') throw badRequest([{ field: 'type', rule: 'required' }]);
 			const updated = applyControl(ctx, i, type);
-			return { id: updated.id, lifecycle: updated.lifecycle, preparation: updated.preparation, evaluation: updated.evaluation, emailDelivery: updated.emailDelivery };
+			return {
+				id: updated.id,
+				lifecycle: updated.lifecycle,
+				preparation: updated.preparation,
+				evaluation: updated.evaluation,
+				emailDelivery: updated.emailDelivery,
+			};
 		});
 
 		// The candidate side of an invitation link: a superseded or expired invitation cannot start a session.
@@ -181,7 +302,15 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const i = Object.values(ctx.store.interviews).find((x) => x.invitationToken === token);
 			if (!i) throw notFound('Invitation');
 			if (i.lifecycle !== 'invited' && i.lifecycle !== 'in_progress') {
-				return reply.code(410).send({ error: { code: 'GONE', message: `This invitation is ${i.lifecycle}.`, requestId: req.id } });
+				return reply
+					.code(410)
+					.send({
+						error: {
+							code: 'GONE',
+							message: `This invitation is ${i.lifecycle}.`,
+							requestId: req.id,
+						},
+					});
 			}
 			return { interviewId: i.id, lifecycle: i.lifecycle, usable: true };
 		});
@@ -190,11 +319,19 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const count = Number(b.count ?? 1);
-			if (!Number.isInteger(count) || count < 1 || count > 100_000) throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
+			if (!Number.isInteger(count) || count < 1 || count > 100_000)
+				throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
 			const type = typeof b.type === 'string' ? b.type : 'report.completed';
 			for (let n = 0; n < count; n += 1) {
 				const { data, reportId, interviewId } = syntheticEvent(type);
-				publish(ctx, ws.id, type, data, { reportId, interviewId }, { deliver: false, tombstone: type === 'report.deleted' });
+				publish(
+					ctx,
+					ws.id,
+					type,
+					data,
+					{ reportId, interviewId },
+					{ deliver: false, tombstone: type === 'report.deleted' },
+				);
 			}
 			return { appended: count, lastSeq: ws.eventSeq };
 		});
@@ -202,7 +339,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 		c.post('/_sandbox/workspaces/:wid/webhook-endpoints', async (req) => {
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
-			if (typeof b.url !== 'string' || !/^https?:\/\//.test(b.url)) throw badRequest([{ field: 'url', rule: 'url' }]);
+			if (typeof b.url !== 'string' || !/^https?:\/\//.test(b.url))
+				throw badRequest([{ field: 'url', rule: 'url' }]);
 			const eventTypes = Array.isArray(b.eventTypes) ? (b.eventTypes as string[]) : null;
 			const ep: WebhookEndpoint = {
 				id: newId('whe_'),
@@ -223,7 +361,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ep = endpointOf(ctx, req);
 			const b = body(req);
 			if (b.mode !== undefined) {
-				if (!WEBHOOK_MODES.includes(b.mode as string)) throw badRequest([{ field: 'mode', rule: 'enum' }]);
+				if (!WEBHOOK_MODES.includes(b.mode as string))
+					throw badRequest([{ field: 'mode', rule: 'enum' }]);
 				ep.mode = b.mode as WebhookEndpoint['mode'];
 			}
 			if (typeof b.url === 'string' && b.url !== ep.url) {
@@ -231,14 +370,22 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 				ep.url = b.url;
 				ep.revision += 1;
 			}
-			if (Array.isArray(b.eventTypes) || b.eventTypes === null) ep.eventTypes = b.eventTypes as string[] | null;
+			if (Array.isArray(b.eventTypes) || b.eventTypes === null)
+				ep.eventTypes = b.eventTypes as string[] | null;
 			if (typeof b.paused === 'boolean') {
 				const wasPaused = ep.paused;
 				ep.paused = b.paused;
 				if (wasPaused && !ep.paused) resumeEndpoint(ctx, ep);
 			}
 			ctx.markDirty();
-			return { id: ep.id, url: ep.url, mode: ep.mode, paused: ep.paused, eventTypes: ep.eventTypes, revision: ep.revision };
+			return {
+				id: ep.id,
+				url: ep.url,
+				mode: ep.mode,
+				paused: ep.paused,
+				eventTypes: ep.eventTypes,
+				revision: ep.revision,
+			};
 		});
 
 		c.delete('/_sandbox/webhook-endpoints/:id', async (req) => {
@@ -278,7 +425,11 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const d = ctx.store.deliveries[(req.params as { id: string }).id];
 			if (!d) throw notFound('Delivery');
 			if (d.state !== 'succeeded' && d.state !== 'failed') {
-				throw new ApiError(409, 'Only a retained succeeded or failed delivery can be replayed.', 'DELIVERY_NOT_FINISHED');
+				throw new ApiError(
+					409,
+					'Only a retained succeeded or failed delivery can be replayed.',
+					'DELIVERY_NOT_FINISHED',
+				);
 			}
 			const replay = replayDelivery(ctx, d);
 			if (!replay) throw notFound('Webhook endpoint');
@@ -298,26 +449,45 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			v.throwIfAny();
 			const p = previewCatchUp(ctx, ep, from!, to!);
 			previews.set(p.id, p);
-			return { previewId: p.id, eventCount: p.eventIds.length, limit: CATCH_UP_LIMIT, expiresAt: new Date(p.expiresAt).toISOString(), endpointRevision: p.revision };
+			return {
+				previewId: p.id,
+				eventCount: p.eventIds.length,
+				limit: CATCH_UP_LIMIT,
+				expiresAt: new Date(p.expiresAt).toISOString(),
+				endpointRevision: p.revision,
+			};
 		});
 		c.post('/_sandbox/catch-ups/:id/send', async (req) => {
 			const p = previews.get((req.params as { id: string }).id);
 			if (!p) throw notFound('Catch-up preview');
 			const ep = ctx.store.endpoints[p.endpointId];
-			if (p.expiresAt <= ctx.clock.now()) throw new ApiError(409, 'The catch-up preview expired (ten minutes); preview again.', 'PREVIEW_EXPIRED');
-			if (!ep || ep.revision !== p.revision) throw new ApiError(409, 'The endpoint changed since the preview; preview again.', 'ENDPOINT_CHANGED');
+			if (p.expiresAt <= ctx.clock.now())
+				throw new ApiError(
+					409,
+					'The catch-up preview expired (ten minutes); preview again.',
+					'PREVIEW_EXPIRED',
+				);
+			if (!ep || ep.revision !== p.revision)
+				throw new ApiError(
+					409,
+					'The endpoint changed since the preview; preview again.',
+					'ENDPOINT_CHANGED',
+				);
 			previews.delete(p.id);
 			const sent = sendCatchUp(ctx, p);
 			return { deliveries: sent.length };
 		});
 
-		c.get('/_sandbox/workspaces/:wid/inbox', async (req) => ({ items: ctx.store.inbox[workspaceOf(ctx, req).id] ?? [] }));
+		c.get('/_sandbox/workspaces/:wid/inbox', async (req) => ({
+			items: ctx.store.inbox[workspaceOf(ctx, req).id] ?? [],
+		}));
 
 		c.get('/_sandbox/clock', async () => ({ now: ctx.clock.iso() }));
 
 		c.post('/_sandbox/clock/advance', async (req) => {
 			const ms = body(req).ms;
-			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw badRequest([{ field: 'ms', rule: 'non_negative_number' }]);
+			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+				throw badRequest([{ field: 'ms', rule: 'non_negative_number' }]);
 			ctx.clock.advance(ms);
 			ctx.store.clockOffset = ctx.clock.offset;
 			sweepAll(ctx); // expiries take effect now, not only at the next request
@@ -345,8 +515,10 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const raw = typeof req.body === 'string' ? req.body : '';
 			const headers: Record<string, string> = {};
-			for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-			if (req.headers.authorization !== undefined) ctx.store.countersOf(ws.id).webhookAuthorizationHeaders += 1;
+			for (const [k, v] of Object.entries(req.headers))
+				headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+			if (req.headers.authorization !== undefined)
+				ctx.store.countersOf(ws.id).webhookAuthorizationHeaders += 1;
 			const path = req.url.split('?')[0];
 			const endpoints = Object.values(ctx.store.endpoints).filter((e) => e.workspaceId === ws.id);
 			const endpoint = endpoints.find((e) => {
@@ -356,7 +528,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 					return false;
 				}
 			});
-			const secrets = [...new Set([...(endpoint?.secrets ?? []), ...endpoints.flatMap((e) => e.secrets), ws.webhookSecret])];
+			const secrets = [
+				...new Set([
+					...(endpoint?.secrets ?? []),
+					...endpoints.flatMap((e) => e.secrets),
+					ws.webhookSecret,
+				]),
+			];
 			let verified = false;
 			let reason: string | null = 'no secret matched';
 			for (const s of secrets) {
@@ -369,7 +547,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 					reason = (err as Error).message;
 				}
 			}
-			(ctx.store.inbox[ws.id] ??= []).push({ receivedAt: ctx.clock.iso(), headers, body: raw, verified, reason });
+			(ctx.store.inbox[ws.id] ??= []).push({
+				receivedAt: ctx.clock.iso(),
+				headers,
+				body: raw,
+				verified,
+				reason,
+			});
 			ctx.markDirty();
 			const mode = endpoint?.mode ?? 'success';
 			if (mode === 'retry') return reply.code(503).header('Retry-After', '1').send({ retry: true });

@@ -13,7 +13,13 @@ import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
-import { delay, nodeError, nodeOutput, type ExecutionDetail, type ExecutionSummary } from '../../scripts/n8n-host';
+import {
+	delay,
+	nodeError,
+	nodeOutput,
+	type ExecutionDetail,
+	type ExecutionSummary,
+} from '../../scripts/n8n-host';
 import {
 	APPROVE,
 	DECLINE,
@@ -31,7 +37,10 @@ import { makePdf } from '../fixtures/resumes';
 import { bootRealN8n, n8nLineUnderTest, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
-const wf: Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h', { id: string; path?: string; endpointId?: string }> = {} as never;
+const wf: Record<
+	'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h',
+	{ id: string; path?: string; endpointId?: string }
+> = {} as never;
 let feedActivatedAt = 0;
 let reportId = '';
 let interviewId = '';
@@ -48,7 +57,9 @@ beforeAll(async () => {
 	const c = await env.importExample('feed-route-by-event-type.json');
 	// As `npm start` does: the sample resumes and applicants.csv in n8n's files folder, the Folder node pointed there.
 	placeSampleFiles(filesFolder(env.userFolder));
-	const g = await env.importExample(FOLDER_EXAMPLE, (w) => pointFolderExample(w, filesFolder(env.userFolder)));
+	const g = await env.importExample(FOLDER_EXAMPLE, (w) =>
+		pointFolderExample(w, filesFolder(env.userFolder)),
+	);
 	const h = await env.importExample('ats-application-to-interview.json');
 	wf.g = { id: g.id };
 	await n8n.activateWorkflow(h.id);
@@ -57,13 +68,21 @@ beforeAll(async () => {
 	wf.a = { id: a.id };
 	wf.d = { id: d.id };
 	wf.f = { id: f.id };
-	for (const [key, imported] of [['b', b], ['e', e]] as const) {
+	for (const [key, imported] of [
+		['b', b],
+		['e', e],
+	] as const) {
 		await n8n.activateWorkflow(imported.id);
 		const path = triggerPath(imported.wf);
 		// A production webhook exists once n8n stops answering 404 on it.
 		await n8n.waitForWebhook(path, 30_000, 'POST');
-		const events = imported.wf.nodes.find((node) => node.parameters.events)!.parameters.events as string[];
-		const endpoint = await sandbox.control.registerWebhook(sandbox.seed.workspaceId, `${n8n.baseUrl}/webhook/${path}`, events);
+		const events = imported.wf.nodes.find((node) => node.parameters.events)!.parameters
+			.events as string[];
+		const endpoint = await sandbox.control.registerWebhook(
+			sandbox.seed.workspaceId,
+			`${n8n.baseUrl}/webhook/${path}`,
+			events,
+		);
 		wf[key] = { id: imported.id, path, endpointId: endpoint.id };
 	}
 	await n8n.activateWorkflow(c.id);
@@ -76,7 +95,11 @@ afterAll(async () => {
 });
 
 /** Reads until `ok` holds (or 120 s have passed, then returns the last value read). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
+async function eventually<T>(
+	read: () => Promise<T>,
+	ok: (value: T) => boolean,
+	timeoutMs = 120_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await read();
@@ -87,18 +110,28 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, 
 
 /** The sink's mails, all of them. */
 const mails = async () =>
-	(await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>('GET', `/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`))
-		.items;
+	(
+		await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
+			'GET',
+			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
+		)
+	).items;
 
 /** Answers the recruiter's form an execution waits on, then follows the execution to its end. */
 async function answerApproval(waiting: ExecutionDetail, answer: string): Promise<ExecutionDetail> {
 	const form = waitingForm(waiting, env.n8n.baseUrl);
-	expect({ status: waiting.status, node: form?.node }).toEqual({ status: 'waiting', node: 'Recruiter Approves' });
+	expect({ status: waiting.status, node: form?.node }).toEqual({
+		status: 'waiting',
+		node: 'Recruiter Approves',
+	});
 	await answerForm(form!, [answer]);
 	return await settled(env.n8n, waiting.id);
 }
 
-const succeeded = (run: ExecutionDetail) => ({ status: run.status, error: run.data.resultData.error?.message });
+const succeeded = (run: ExecutionDetail) => ({
+	status: run.status,
+	error: run.data.resultData.error?.message,
+});
 
 test('(a) analyze one resume: Analyze Resume waits for the score, the recruiter approves, then the candidate is invited', async () => {
 	const waiting = await runAsEditor(env.n8n, wf.a.id, 'Run Example');
@@ -106,14 +139,18 @@ test('(a) analyze one resume: Analyze Resume waits for the score, the recruiter 
 	const analyzed = nodeOutput(waiting.data, 'Analyze Resume');
 	expect(analyzed).toHaveLength(1);
 	// Node version 2: the simplified item. The example's resume carries RA-SANDBOX-SCORE=8, above the threshold of 7.
-	expect(analyzed[0]).toMatchObject({ status: 'completed', score: 8, candidateName: 'Ada Example' });
+	expect(analyzed[0]).toMatchObject({
+		status: 'completed',
+		score: 8,
+		candidateName: 'Ada Example',
+	});
 	reportId = String(analyzed[0].reportId);
 	expect(reportId).toMatch(/^rpt_/);
 	// Nothing is sent before the recruiter has answered.
 	expect(nodeOutput(waiting.data, 'Invite to Interview')).toHaveLength(0);
 	expect((await mails()).filter((m) => m.to === 'ada.example@example.com')).toEqual([]);
 
-	const run = (await answerApproval(waiting, APPROVE));
+	const run = await answerApproval(waiting, APPROVE);
 	expect(succeeded(run)).toEqual({ status: 'success', error: undefined });
 	expect(nodeOutput(run.data, 'Not Invited')).toHaveLength(0);
 	const invited = nodeOutput(run.data, 'Invite to Interview');
@@ -124,7 +161,9 @@ test('(a) analyze one resume: Analyze Resume waits for the score, the recruiter 
 	// Email delivery: the token is a bearer secret and must not be in the output.
 	expect(invited[0].invitationToken ?? null).toBeNull();
 	const mail = await mails();
-	expect(mail.some((m) => m.to === 'ada.example@example.com' && m.interviewId === interviewId)).toBe(true);
+	expect(
+		mail.some((m) => m.to === 'ada.example@example.com' && m.interviewId === interviewId),
+	).toBe(true);
 });
 
 test('(b) the webhook trigger takes the signed report.result_ready at the production URL and appends the ATS row', async () => {
@@ -168,7 +207,11 @@ test('a forged or unsigned delivery is answered 401 and starts no execution', as
 		body,
 	});
 	expect(forged.status).toBe(401);
-	const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+	const unsigned = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body,
+	});
 	expect(unsigned.status).toBe(401);
 	// Signed with the real secret but a body changed afterwards: still rejected.
 	const genuine = new Webhook(env.sandbox.seed.webhookSecret);
@@ -197,13 +240,20 @@ test('(e) interview.result_ready starts the interview workflow, which reads the 
 	const run = (await env.n8n.getExecution(execution.id)).data;
 	const event = nodeOutput(run, 'Interview Result Ready')[0];
 	expect(event.type).toBe('interview.result_ready');
-	const result = nodeOutput(run, 'Get Interview Result')[0] as { id: string; result: { scores: { readiness: number } } | null };
+	const result = nodeOutput(run, 'Get Interview Result')[0] as {
+		id: string;
+		result: { scores: { readiness: number } } | null;
+	};
 	expect(result.id).toBe(interviewId);
 	expect(result.result).not.toBeNull();
 	const advanced = nodeOutput(run, 'Advance Candidate');
 	const review = nodeOutput(run, 'Human Review');
 	expect(advanced.length + review.length).toBe(1);
-	const decision = (advanced[0] ?? review[0]) as { interviewId: string; decision: string; readiness: number };
+	const decision = (advanced[0] ?? review[0]) as {
+		interviewId: string;
+		decision: string;
+		readiness: number;
+	};
 	expect(decision.interviewId).toBe(interviewId);
 	expect(decision.decision).toBe(result.result!.scores.readiness >= 70 ? 'advance' : 'review');
 });
@@ -238,7 +288,12 @@ test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined 
 	expect(succeeded(result)).toEqual({ status: 'success', error: undefined });
 	const run = result.data;
 	// Node version 2: one simplified item per resume (name, score, status first), not the raw batch item.
-	const analyzed = nodeOutput(run, 'Analyze Many') as Array<{ analysisState: string; status: string; score: number; candidateName: string }>;
+	const analyzed = nodeOutput(run, 'Analyze Many') as Array<{
+		analysisState: string;
+		status: string;
+		score: number;
+		candidateName: string;
+	}>;
 	expect(analyzed).toHaveLength(25);
 	for (const item of analyzed) {
 		expect(item.analysisState).toBe('succeeded');
@@ -250,7 +305,9 @@ test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined 
 	expect(scores).toEqual(Array.from({ length: 25 }, (_, i) => 3 + (i % 7)));
 	const shortlist = nodeOutput(run, 'Shortlist') as Array<{ candidate: string; score: number }>;
 	expect(shortlist).toHaveLength(9);
-	expect(shortlist.map((s) => s.score)).toEqual([...shortlist.map((s) => s.score)].sort((a, b) => b - a));
+	expect(shortlist.map((s) => s.score)).toEqual(
+		[...shortlist.map((s) => s.score)].sort((a, b) => b - a),
+	);
 	expect(shortlist[0]).toEqual(expect.objectContaining({ candidate: 'Candidate 07', score: 9 }));
 	const countersAfter = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	// Two upload batches and two analysis batches (20 + 5).
@@ -260,10 +317,17 @@ test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined 
 test('(c) the feed trigger picks up events published after activation and routes them by type', async () => {
 	// Polls run every minute; the events of (a), (d) and (e) all came after activation.
 	const executions: ExecutionSummary[] = await env.n8n.waitForExecutions(wf.c.id, 1, 150_000);
-	const runs = await Promise.all(executions.map(async (e) => (await env.n8n.getExecution(e.id)).data));
-	const events = runs.flatMap((run) => nodeOutput(run, 'Event Feed')) as Array<{ id: string; type: string; occurredAt: string }>;
+	const runs = await Promise.all(
+		executions.map(async (e) => (await env.n8n.getExecution(e.id)).data),
+	);
+	const events = runs.flatMap((run) => nodeOutput(run, 'Event Feed')) as Array<{
+		id: string;
+		type: string;
+		occurredAt: string;
+	}>;
 	expect(events.length).toBeGreaterThan(0);
-	for (const event of events) expect(Date.parse(event.occurredAt)).toBeGreaterThanOrEqual(feedActivatedAt - 1000);
+	for (const event of events)
+		expect(Date.parse(event.occurredAt)).toBeGreaterThanOrEqual(feedActivatedAt - 1000);
 	expect(events.map((e) => e.type)).toContain('report.result_ready');
 	const reportRoute = runs.flatMap((run) => nodeOutput(run, 'Report Events'));
 	expect(reportRoute.length).toBeGreaterThan(0);
@@ -277,10 +341,9 @@ test('(c) the feed trigger picks up events published after activation and routes
 const mailTo = async (addresses: string[], expected: number) => {
 	const deadline = Date.now() + 15_000;
 	for (;;) {
-		const mail = await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
-			'GET',
-			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
-		);
+		const mail = await env.sandbox.control.call<{
+			items: Array<{ to: string; interviewId: string }>;
+		}>('GET', `/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`);
 		const found = mail.items.filter((m) => addresses.includes(m.to));
 		if (found.length >= expected || Date.now() > deadline) return found;
 		await delay(250);
@@ -303,7 +366,12 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	const run = waiting.data;
 	const output = nodeOutput(run, 'Analyze Many');
 	const analyzed = output.filter((item) => item.error === undefined);
-	expect(analyzed.map((item) => item.fileName).sort()).toEqual(people.map((p) => p.fileName).filter((file) => file !== 'mia-docx.pdf').sort());
+	expect(analyzed.map((item) => item.fileName).sort()).toEqual(
+		people
+			.map((p) => p.fileName)
+			.filter((file) => file !== 'mia-docx.pdf')
+			.sort(),
+	);
 	for (const item of analyzed) {
 		expect(Object.keys(item).slice(0, 3)).toEqual(['candidateName', 'currentRole', 'score']);
 	}
@@ -314,12 +382,16 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	]);
 	const csv = readFileSync(join(filesFolder(env.userFolder), 'shortlist.csv'), 'utf8');
 	// Convert to File writes a byte order mark first, for spreadsheet programs.
-	expect(csv.replace(/^\uFEFF/, '').split('\n')[0]).toMatch(/^"?candidateName"?,"?currentRole"?,"?score"?,/);
+	expect(csv.replace(/^\uFEFF/, '').split('\n')[0]).toMatch(
+		/^"?candidateName"?,"?currentRole"?,"?score"?,/,
+	);
 	expect(csv).toContain('Ada Lovelace');
 	expect(csv).not.toContain('Alan Turing');
 	// The shortlist waits for the recruiter: no invitation, no email yet.
 	expect(nodeOutput(run, 'Invite to Interview')).toHaveLength(0);
-	expect((await mails()).filter((m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to))).toEqual([]);
+	expect(
+		(await mails()).filter((m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to)),
+	).toEqual([]);
 
 	const approved = await answerApproval(waiting, APPROVE);
 	expect(succeeded(approved)).toEqual({ status: 'success', error: undefined });
@@ -332,11 +404,16 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	expect((notAnalyzed[0].details as { fileName: string }).fileName).toBe('mia-docx.pdf');
 	if (errorOutputMovesErrorItems) expect(output).toHaveLength(analyzed.length);
 	else expect(nodeOutput(approved.data, 'Not Analyzed')).toHaveLength(0);
-	expect(nodeOutput(approved.data, 'Needs Review').map((item) => item.candidateName)).toEqual(['Barbara Liskov']);
+	expect(nodeOutput(approved.data, 'Needs Review').map((item) => item.candidateName)).toEqual([
+		'Barbara Liskov',
+	]);
 	const invited = nodeOutput(approved.data, 'Invite to Interview');
 	expect(invited).toHaveLength(2);
 	for (const item of invited) expect(String(item.interviewId)).toMatch(/^int_/);
-	const mail = await mailTo([email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')], 2);
+	const mail = await mailTo(
+		[email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')],
+		2,
+	);
 	expect(mail.map((m) => m.to).sort()).toEqual([email('Ada Lovelace'), email('Grace Hopper')]);
 
 	// The same workflow run again on the same folder: the files, reports and addresses are recognised. Nothing is
@@ -361,9 +438,15 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 		analyzed.map((item) => [item.fileName, item.score, item.reportId]).sort(),
 	);
 	expect(reanalyzed.every((item) => item.recovered === true)).toBe(true);
-	expect(nodeOutput(rerun, 'Score 7 or More').map((item) => item.candidateName).sort()).toEqual(['Ada Lovelace', 'Grace Hopper']);
+	expect(
+		nodeOutput(rerun, 'Score 7 or More')
+			.map((item) => item.candidateName)
+			.sort(),
+	).toEqual(['Ada Lovelace', 'Grace Hopper']);
 	const reinvited = nodeOutput(rerun, 'Invite to Interview');
-	expect(reinvited.map((item) => item.interviewId).sort()).toEqual(invited.map((item) => item.interviewId).sort());
+	expect(reinvited.map((item) => item.interviewId).sort()).toEqual(
+		invited.map((item) => item.interviewId).sort(),
+	);
 	expect(reinvited.every((item) => item.recovered === true)).toBe(true);
 	expect(await mailTo([email('Ada Lovelace'), email('Grace Hopper')], 3)).toHaveLength(2);
 });
@@ -377,7 +460,9 @@ test('(g) a Folder outside n8n\'s files folder is refused: "Access to the file i
 	expect(result.status).toBe('error');
 	expect(existsSync(join(outside, 'resumes', 'applicants.csv'))).toBe(true);
 	// n8n 1.x adds the allowed paths to the same sentence.
-	expect(nodeError(result.data, 'Read Applicants')?.message).toMatch(/^Access to the file is not allowed\./);
+	expect(nodeError(result.data, 'Read Applicants')?.message).toMatch(
+		/^Access to the file is not allowed\./,
+	);
 });
 
 test('(h) an applicant tracking system posts name, email and resume: Analyze Resume, the recruiter approves or declines, then Invite to the address it sent', async () => {
@@ -386,8 +471,15 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 		form.append('applicationId', applicationId);
 		form.append('name', name);
 		form.append('email', address);
-		form.append('resume', new Blob([makePdf({ candidate: name, score })], { type: 'application/pdf' }), `${applicationId}.pdf`);
-		const response = await fetch(`${env.n8n.baseUrl}/webhook/${wf.h.path}`, { method: 'POST', body: form });
+		form.append(
+			'resume',
+			new Blob([makePdf({ candidate: name, score })], { type: 'application/pdf' }),
+			`${applicationId}.pdf`,
+		);
+		const response = await fetch(`${env.n8n.baseUrl}/webhook/${wf.h.path}`, {
+			method: 'POST',
+			body: form,
+		});
 		expect(response.status).toBe(200);
 	};
 	await post('APP-1001', 'Katherine Johnson', 'katherine.johnson@example.com', 8);
@@ -397,22 +489,42 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 	// (it fails on Analyze Resume's check of the missing application ID, before anything is sent). The two that
 	// score 7 or more wait for the recruiter's answer; nothing has been sent to them yet.
 	const applicationOf = (run: ExecutionDetail['data']) =>
-		(nodeOutput(run, 'New Application')[0]?.body as { applicationId?: string } | undefined)?.applicationId;
-	const waiting = await eventually(async () => {
-		const list = await env.n8n.listExecutions(wf.h.id);
-		const details = await Promise.all(list.filter((e) => e.status === 'waiting').map(async (e) => await env.n8n.getExecution(e.id)));
-		return details.filter((d) => waitingForm(d, env.n8n.baseUrl));
-	}, (found) => found.length === 2);
+		(nodeOutput(run, 'New Application')[0]?.body as { applicationId?: string } | undefined)
+			?.applicationId;
+	const waiting = await eventually(
+		async () => {
+			const list = await env.n8n.listExecutions(wf.h.id);
+			const details = await Promise.all(
+				list
+					.filter((e) => e.status === 'waiting')
+					.map(async (e) => await env.n8n.getExecution(e.id)),
+			);
+			return details.filter((d) => waitingForm(d, env.n8n.baseUrl));
+		},
+		(found) => found.length === 2,
+	);
 	expect(waiting.map((d) => applicationOf(d.data)).sort()).toEqual(['APP-1001', 'APP-1003']);
-	expect((await mails()).filter((m) => m.to.endsWith('@example.com') && /katherine|mary/.test(m.to))).toEqual([]);
-	for (const d of waiting) await answerApproval(d, applicationOf(d.data) === 'APP-1001' ? APPROVE : DECLINE);
+	expect(
+		(await mails()).filter((m) => m.to.endsWith('@example.com') && /katherine|mary/.test(m.to)),
+	).toEqual([]);
+	for (const d of waiting)
+		await answerApproval(d, applicationOf(d.data) === 'APP-1001' ? APPROVE : DECLINE);
 
 	const executions = await env.n8n.waitForExecutions(wf.h.id, 4, 120_000);
-	const all = await Promise.all(executions.map(async (e) => ({ summary: e, run: (await env.n8n.getExecution(e.id)).data })));
+	const all = await Promise.all(
+		executions.map(async (e) => ({ summary: e, run: (await env.n8n.getExecution(e.id)).data })),
+	);
 	const probe = all.filter(({ run }) => applicationOf(run) === undefined);
-	expect(probe.map(({ run }) => nodeError(run, 'Analyze Resume')?.message)).toEqual([expect.stringContaining('External Reference ID')]);
+	expect(probe.map(({ run }) => nodeError(run, 'Analyze Resume')?.message)).toEqual([
+		expect.stringContaining('External Reference ID'),
+	]);
 	const applications = all.filter(({ run }) => applicationOf(run) !== undefined);
-	expect(applications.map(({ summary, run }) => ({ status: summary.status, error: run.resultData.error?.message }))).toEqual([
+	expect(
+		applications.map(({ summary, run }) => ({
+			status: summary.status,
+			error: run.resultData.error?.message,
+		})),
+	).toEqual([
 		{ status: 'success', error: undefined },
 		{ status: 'success', error: undefined },
 		{ status: 'success', error: undefined },
@@ -427,17 +539,35 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 	const rows = runs.flatMap((run) => nodeOutput(run, 'ATS Update'));
 	expect(rows).toHaveLength(1);
 	expect(rows[0]).toEqual(
-		expect.objectContaining({ applicationId: 'APP-1001', name: 'Katherine Johnson', email: 'katherine.johnson@example.com', score: 8, emailDelivery: 'queued' }),
+		expect.objectContaining({
+			applicationId: 'APP-1001',
+			name: 'Katherine Johnson',
+			email: 'katherine.johnson@example.com',
+			score: 8,
+			emailDelivery: 'queued',
+		}),
 	);
 	expect(String(rows[0].interviewId)).toMatch(/^int_/);
-	expect(runs.flatMap((run) => nodeOutput(run, 'Not Invited')).map((item) => item.candidateName)).toEqual(['Dorothy Vaughan']);
+	expect(
+		runs.flatMap((run) => nodeOutput(run, 'Not Invited')).map((item) => item.candidateName),
+	).toEqual(['Dorothy Vaughan']);
 	// Mary Jackson scored 9, but the recruiter answered No: no invitation, no email.
-	const mail = await mailTo(['katherine.johnson@example.com', 'dorothy.vaughan@example.com', 'mary.jackson@example.com'], 1);
-	expect(mail.map((m) => [m.to, m.interviewId])).toEqual([['katherine.johnson@example.com', rows[0].interviewId]]);
+	const mail = await mailTo(
+		['katherine.johnson@example.com', 'dorothy.vaughan@example.com', 'mary.jackson@example.com'],
+		1,
+	);
+	expect(mail.map((m) => [m.to, m.interviewId])).toEqual([
+		['katherine.johnson@example.com', rows[0].interviewId],
+	]);
 	// The application id went with the upload as its external reference.
 	const reportId = String(rows[0].reportId);
-	const report = await fetch(`${env.sandbox.baseUrl}/api/v1/reports/${reportId}?include=reference`, {
-		headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
-	});
-	expect(((await report.json()) as { data: { externalReference: unknown } }).data.externalReference).toEqual({ source: 'my-ats', id: 'APP-1001' });
+	const report = await fetch(
+		`${env.sandbox.baseUrl}/api/v1/reports/${reportId}?include=reference`,
+		{
+			headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
+		},
+	);
+	expect(
+		((await report.json()) as { data: { externalReference: unknown } }).data.externalReference,
+	).toEqual({ source: 'my-ats', id: 'APP-1001' });
 });

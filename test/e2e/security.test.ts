@@ -23,7 +23,11 @@ let echo: Server;
 let echoOrigin = '';
 const previousLogLevel = process.env.N8N_LOG_LEVEL;
 /** Every `n8n execute` run: the run it printed and its log lines (execute). */
-const cliRuns: Array<{ label: string; workflowId: string; result: CliExecution & { logLines: string[] } }> = [];
+const cliRuns: Array<{
+	label: string;
+	workflowId: string;
+	result: CliExecution & { logLines: string[] };
+}> = [];
 const workflows: Array<{ label: string; id: string }> = [];
 const secrets: Record<string, string> = {};
 let token = '';
@@ -39,11 +43,20 @@ beforeAll(async () => {
 	echo = createServer((req, res) => {
 		const auth = String(req.headers.authorization ?? '');
 		if (req.url?.startsWith('/api/v1/job-descriptions/')) {
-			res.writeHead(302, { location: `http://127.0.0.2:9/collect?auth=${encodeURIComponent(auth)}` });
+			res.writeHead(302, {
+				location: `http://127.0.0.2:9/collect?auth=${encodeURIComponent(auth)}`,
+			});
 			res.end();
 			return;
 		}
-		const body = JSON.stringify({ error: { code: 'GATEWAY_ECHO', message: `rejected ${auth}`, details: [{ field: auth, rule: auth }], headers: req.headers } });
+		const body = JSON.stringify({
+			error: {
+				code: 'GATEWAY_ECHO',
+				message: `rejected ${auth}`,
+				details: [{ field: auth, rule: auth }],
+				headers: req.headers,
+			},
+		});
 		res.writeHead(400, { 'content-type': 'application/json' });
 		res.end(body);
 	});
@@ -67,7 +80,10 @@ afterAll(async () => {
  * prefix and metadata that make the printed run unreadable. `n8n execute --rawOutput` prints the run as one info
  * line of its log; that line is the run (the execution's data), every other line is log.
  */
-async function execute(label: string, workflowId: string): Promise<CliExecution & { logLines: string[] }> {
+async function execute(
+	label: string,
+	workflowId: string,
+): Promise<CliExecution & { logLines: string[] }> {
 	const raw = await executeWorkflow(env.n8n.host, workflowId, {
 		userFolder: env.userFolder,
 		env: { ...env.n8n.env, N8N_LOG_FORMAT: 'json' },
@@ -105,12 +121,23 @@ async function execute(label: string, workflowId: string): Promise<CliExecution 
 
 /** The run succeeded; otherwise what n8n said (exit code, the run's error, the end of its output). */
 function expectOk(result: CliExecution): void {
-	const failure = { code: result.code, error: result.run?.data.resultData.error?.message, tail: `${result.stdout}\n${result.stderr}`.slice(-3000) };
+	const failure = {
+		code: result.code,
+		error: result.run?.data.resultData.error?.message,
+		tail: `${result.stdout}\n${result.stderr}`.slice(-3000),
+	};
 	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
 }
 
-async function importAction(label: string, parameters: Record<string, unknown>, credential: { id: string; name: string }, onError?: string) {
-	const created = await env.n8n.createWorkflow(actionWorkflow(`security: ${label}`, parameters, credential, onError ? { onError } : {}));
+async function importAction(
+	label: string,
+	parameters: Record<string, unknown>,
+	credential: { id: string; name: string },
+	onError?: string,
+) {
+	const created = await env.n8n.createWorkflow(
+		actionWorkflow(`security: ${label}`, parameters, credential, onError ? { onError } : {}),
+	);
 	workflows.push({ label, id: created.id });
 	return created.id;
 }
@@ -148,7 +175,11 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 	await n8n.activateWorkflow(ats.id);
 	const path = triggerPath(ats.wf);
 	await n8n.waitForWebhook(path, 30_000, 'POST');
-	await sandbox.control.registerWebhook(sandbox.seed.workspaceId, `${n8n.baseUrl}/webhook/${path}`, ['report.result_ready']);
+	await sandbox.control.registerWebhook(
+		sandbox.seed.workspaceId,
+		`${n8n.baseUrl}/webhook/${path}`,
+		['report.result_ready'],
+	);
 
 	const one = await env.importExample('analyze-one-resume.json');
 	workflows.push({ label: 'analyze-one-resume', id: one.id });
@@ -157,14 +188,23 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 	workflows.push({ label: 'analyze-many-resumes', id: many.id });
 	const manyRun = await execute('analyze many resumes', many.id);
 	expectOk(manyRun);
-	const analyzed = nodeOutput(manyRun.run!.data, 'Analyze Many') as Array<{ reportId: string; report?: { status: string } }>;
+	const analyzed = nodeOutput(manyRun.run!.data, 'Analyze Many') as Array<{
+		reportId: string;
+		report?: { status: string };
+	}>;
 	const completed = analyzed.find((item) => item.report?.status === 'completed');
 	expect(completed).toBeDefined();
 
 	// A Private Link invitation: the only output that may hold an invitation token.
 	privateLinkWorkflowId = await importAction(
 		'private link invitation',
-		{ resource: 'interview', operation: 'invite', reportId: completed!.reportId, candidateEmail: 'private.link@example.com', delivery: 'privateLink' },
+		{
+			resource: 'interview',
+			operation: 'invite',
+			reportId: completed!.reportId,
+			candidateEmail: 'private.link@example.com',
+			delivery: 'privateLink',
+		},
 		env.credentials.recruitingAnalysisApi,
 	);
 	const invited = await execute('private link invitation', privateLinkWorkflowId);
@@ -179,17 +219,34 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		type: 'recruitingAnalysisApi',
 		data: { environment: 'custom', baseUrl: echoOrigin, apiKey: secrets.echoKey },
 	});
-	const echoStop = await importAction('echoed key, stop', { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 }, echoCredential);
+	const echoStop = await importAction(
+		'echoed key, stop',
+		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		echoCredential,
+	);
 	expect((await execute('echoed key, stop', echoStop)).ok).toBe(false);
-	const echoContinue = await importAction('echoed key, continue', { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 }, echoCredential, 'continueRegularOutput');
+	const echoContinue = await importAction(
+		'echoed key, continue',
+		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		echoCredential,
+		'continueRegularOutput',
+	);
 	await execute('echoed key, continue', echoContinue);
-	const redirected = await importAction('redirect to another host', { resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_1' }, echoCredential);
+	const redirected = await importAction(
+		'redirect to another host',
+		{ resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_1' },
+		echoCredential,
+	);
 	const redirectRun = await execute('redirect to another host', redirected);
 	expect(redirectRun.ok).toBe(false);
 	redirectError = JSON.stringify(redirectRun.run?.data.resultData.error ?? null);
 
 	// A revoked key (401).
-	const extra = await sandbox.control.call<{ apiKey: string }>('POST', `/_sandbox/workspaces/${sandbox.seed.workspaceId}/keys`, {});
+	const extra = await sandbox.control.call<{ apiKey: string }>(
+		'POST',
+		`/_sandbox/workspaces/${sandbox.seed.workspaceId}/keys`,
+		{},
+	);
 	await sandbox.control.call('POST', '/_sandbox/keys/revoke', { apiKey: extra.apiKey });
 	secrets.revokedKey = extra.apiKey;
 	const revokedCredential = await n8n.createCredential({
@@ -197,17 +254,32 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		type: 'recruitingAnalysisApi',
 		data: { environment: 'sandbox', baseUrl: sandbox.baseUrl, apiKey: extra.apiKey },
 	});
-	const revoked = await importAction('revoked key', { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 }, revokedCredential);
+	const revoked = await importAction(
+		'revoked key',
+		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		revokedCredential,
+	);
 	expect((await execute('revoked key', revoked)).ok).toBe(false);
 
 	// A forged delivery (n8n logs the refusal at warn) next to the real ones.
 	const forger = new Webhook(`whsec_${randomBytes(24).toString('base64')}`);
 	const id = `msg_${randomBytes(8).toString('hex')}`;
 	const now = new Date();
-	const body = JSON.stringify({ id: '5f0c8c36-9a4e-4d0c-b0f5-00000000000f', type: 'report.result_ready', schemaVersion: 1, occurredAt: now.toISOString(), data: {} });
+	const body = JSON.stringify({
+		id: '5f0c8c36-9a4e-4d0c-b0f5-00000000000f',
+		type: 'report.result_ready',
+		schemaVersion: 1,
+		occurredAt: now.toISOString(),
+		data: {},
+	});
 	const forged = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
 		method: 'POST',
-		headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': forger.sign(id, now, body) },
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+			'webhook-signature': forger.sign(id, now, body),
+		},
 		body,
 	});
 	expect(forged.status).toBe(401);
@@ -218,28 +290,44 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 test('no API key and no signing secret in any log line, database row or execution; the token only in its own execution', async () => {
 	expect(token).not.toBe('');
 	const forbidden = Object.entries(secrets);
-	expect(forbidden.map(([name]) => name).sort()).toEqual(['apiKey', 'echoKey', 'revokedKey', 'webhookSecret', 'webhookSecretBody']);
+	expect(forbidden.map(([name]) => name).sort()).toEqual([
+		'apiKey',
+		'echoKey',
+		'revokedKey',
+		'webhookSecret',
+		'webhookSecretBody',
+	]);
 
 	// n8n's log at debug level: the server's log file and every line `n8n execute` logged.
 	const serverLog = readFileSync(env.n8n.logFile, 'utf8').split('\n');
 	expect(serverLog.some((line) => /debug/i.test(line))).toBe(true);
-	const cliLog = cliRuns.flatMap((run) => run.result.logLines.map((line) => `${run.label}: ${line}`));
+	const cliLog = cliRuns.flatMap((run) =>
+		run.result.logLines.map((line) => `${run.label}: ${line}`),
+	);
 	expect(cliLog.some((line) => line.includes('"level":"debug"'))).toBe(true);
 	const logLines = [...serverLog, ...cliLog];
-	const leakingLines = logLines.filter((line) => forbidden.some(([, value]) => line.includes(value)) || line.includes(token));
+	const leakingLines = logLines.filter(
+		(line) => forbidden.some(([, value]) => line.includes(value)) || line.includes(token),
+	);
 	expect(leakingLines).toEqual([]);
 
 	// n8n's database: every row of every table.
 	const rows = databaseRows();
 	expect(rows.some((r) => r.table === 'execution_data')).toBe(true);
-	const leakingRows = rows.filter((r) => forbidden.some(([, value]) => r.row.includes(value))).map((r) => r.table);
+	const leakingRows = rows
+		.filter((r) => forbidden.some(([, value]) => r.row.includes(value)))
+		.map((r) => r.table);
 	expect(leakingRows).toEqual([]);
-	const privateLinkExecutions = (await env.n8n.listExecutions(privateLinkWorkflowId)).map((e) => String(e.id));
+	const privateLinkExecutions = (await env.n8n.listExecutions(privateLinkWorkflowId)).map((e) =>
+		String(e.id),
+	);
 	const tokenRows = rows.filter((r) => r.row.includes(token));
 	expect(tokenRows.length).toBeGreaterThan(0);
 	for (const r of tokenRows) {
 		expect(r.table).toBe('execution_data');
-		expect(privateLinkExecutions).toContain(String((JSON.parse(r.row) as { executionId: unknown }).executionId));
+		expect(privateLinkExecutions).toContain(
+			String((JSON.parse(r.row) as { executionId: unknown }).executionId),
+		);
 	}
 
 	// n8n's REST API: every execution of every workflow, with its data.
@@ -248,15 +336,24 @@ test('no API key and no signing secret in any log line, database row or executio
 		for (const summary of await env.n8n.listExecutions(workflow.id)) {
 			const text = JSON.stringify(await env.n8n.getExecution(summary.id));
 			inspected++;
-			for (const [name, value] of forbidden) expect(`${workflow.label} ${name}: ${text.includes(value)}`).toBe(`${workflow.label} ${name}: false`);
-			expect(`${workflow.label} token: ${text.includes(token)}`).toBe(`${workflow.label} token: ${workflow.id === privateLinkWorkflowId}`);
+			for (const [name, value] of forbidden)
+				expect(`${workflow.label} ${name}: ${text.includes(value)}`).toBe(
+					`${workflow.label} ${name}: false`,
+				);
+			expect(`${workflow.label} token: ${text.includes(token)}`).toBe(
+				`${workflow.label} token: ${workflow.id === privateLinkWorkflowId}`,
+			);
 		}
 	}
 	expect(inspected).toBeGreaterThanOrEqual(workflows.length);
 	// `n8n execute` prints the run it made: the token only in the Private Link run's.
 	for (const run of cliRuns) {
-		expect(`${run.label}: ${JSON.stringify(run.result.run ?? null).includes(token)}`).toBe(`${run.label}: ${run.workflowId === privateLinkWorkflowId}`);
+		expect(`${run.label}: ${JSON.stringify(run.result.run ?? null).includes(token)}`).toBe(
+			`${run.label}: ${run.workflowId === privateLinkWorkflowId}`,
+		);
 	}
 	// The redirect was refused, naming the host it pointed to (not followed there with the key).
-	expect(redirectError).toMatch(/Refused a redirect of GET \/api\/v1\/job-descriptions\/jd_1 to another host: 127\.0\.0\.2:9/);
+	expect(redirectError).toMatch(
+		/Refused a redirect of GET \/api\/v1\/job-descriptions\/jd_1 to another host: 127\.0\.0\.2:9/,
+	);
 });

@@ -7,7 +7,11 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import { DEFAULT_RETRY_POLICY, REQUEST_TIMEOUT_MS, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
+import {
+	DEFAULT_RETRY_POLICY,
+	REQUEST_TIMEOUT_MS,
+	transportSettings,
+} from '../../nodes/RecruitingAnalysis/transport';
 import { MAX_API_RESPONSE_BYTES } from '../../nodes/RecruitingAnalysis/transport/guard';
 import { liveKey, runProbe, startHostile, type HostileServer } from './helpers';
 
@@ -17,7 +21,12 @@ let written = 0;
 
 beforeAll(async () => {
 	api = await startHostile();
-	transportSettings.retry = { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 };
+	transportSettings.retry = {
+		...DEFAULT_RETRY_POLICY,
+		maxAttempts: 2,
+		baseDelayMs: 5,
+		maxDelayMs: 20,
+	};
 });
 afterAll(async () => {
 	transportSettings.retry = { ...DEFAULT_RETRY_POLICY };
@@ -30,7 +39,11 @@ beforeEach(() => {
 	transportSettings.requestTimeoutMs = REQUEST_TIMEOUT_MS;
 });
 
-const credentials = () => ({ environment: 'custom', baseUrl: api.origin, apiKey: liveKey('bounded') });
+const credentials = () => ({
+	environment: 'custom',
+	baseUrl: api.origin,
+	apiKey: liveKey('bounded'),
+});
 const read = { call: 'api' as const, options: { method: 'GET' as const, path: '/api/v1/reports' } };
 
 /** Writes `chunk` as fast as the client reads, until `maxBytes` (then ends) or until the client goes away. */
@@ -82,7 +95,9 @@ describe('oversized and endless answers', () => {
 		const result = await runProbe(credentials(), [read]);
 		const elapsed = Date.now() - started;
 		expect(result.error).toBeDefined();
-		expect(String((result.thrownError as Error & { description?: string }).description)).toMatch(/ETIMEDOUT after 2 attempts/);
+		expect(String((result.thrownError as Error & { description?: string }).description)).toMatch(
+			/ETIMEDOUT after 2 attempts/,
+		);
 		// Two attempts of 0.7 s each (and a short backoff): bounded, although the server never stops sending.
 		expect(elapsed).toBeLessThan(6_000);
 		expect(api.requests).toHaveLength(2);
@@ -97,7 +112,9 @@ describe('oversized and endless answers', () => {
 		const started = Date.now();
 		const result = await runProbe(credentials(), [read]);
 		expect(result.error).toBeDefined();
-		expect(String((result.thrownError as Error & { description?: string }).description)).toMatch(/Network error E[A-Z]+ after 2 attempts/);
+		expect(String((result.thrownError as Error & { description?: string }).description)).toMatch(
+			/Network error E[A-Z]+ after 2 attempts/,
+		);
 		expect(Date.now() - started).toBeLessThan(6_000);
 		expect(api.requests).toHaveLength(2);
 	}, 20_000);

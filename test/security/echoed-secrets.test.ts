@@ -11,7 +11,19 @@ import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.c
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DEFAULT_RETRY_POLICY, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
 import { executeNode } from '../helpers/n8n-engine';
-import { captureLog, everything, json, keptText, liveKey, loggerLevel, runProbe, startHostile, useDebugLog, type HostileServer, type Recorded } from './helpers';
+import {
+	captureLog,
+	everything,
+	json,
+	keptText,
+	liveKey,
+	loggerLevel,
+	runProbe,
+	startHostile,
+	useDebugLog,
+	type HostileServer,
+	type Recorded,
+} from './helpers';
 
 let api: HostileServer;
 let other: HostileServer;
@@ -20,7 +32,12 @@ useDebugLog();
 beforeAll(async () => {
 	api = await startHostile();
 	other = await startHostile();
-	transportSettings.retry = { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 };
+	transportSettings.retry = {
+		...DEFAULT_RETRY_POLICY,
+		maxAttempts: 2,
+		baseDelayMs: 5,
+		maxDelayMs: 20,
+	};
 });
 afterAll(async () => {
 	transportSettings.retry = { ...DEFAULT_RETRY_POLICY };
@@ -56,27 +73,41 @@ describe('answers that echo the request headers', () => {
 		['403 with required scopes', 403],
 		['422 with a reason', 422],
 		['502 from a gateway (retried, then reported)', 502],
-	])('a JSON %s echoing the key: the key is in nothing n8n keeps of the thrown error', async (_label, status) => {
-		const key = liveKey(`echo${status}`);
-		api.handle = echoJson(status);
-		const { value: result, lines } = await captureLog(
-			async () => await runProbe(credentialsFor(key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }]),
-		);
-		expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
-		expect(result.thrownError).toBeDefined();
-		const error = result.thrownError as Record<string, unknown>;
-		for (const field of ['message', 'description', 'errorResponse', 'context', 'messages', 'cause', 'stack']) {
-			expect(everything(error[field])).not.toContain(key);
-		}
-		expect(JSON.stringify(error)).not.toContain(key); // toJSON(): what n8n serialises
-		expect(everything({ ...error })).not.toContain(key); // the engine's `{...error}` in the task data
-		expect(keptText(result)).not.toContain(key);
-		expect(loggerLevel()).toBe('debug');
-		expect(lines.length).toBeGreaterThan(0);
-		expect(lines.filter((line) => line.includes(key))).toEqual([]);
-		// The answer is still described: status and code survive the masking.
-		expect(String(error.message)).toContain(String(status));
-	});
+	])(
+		'a JSON %s echoing the key: the key is in nothing n8n keeps of the thrown error',
+		async (_label, status) => {
+			const key = liveKey(`echo${status}`);
+			api.handle = echoJson(status);
+			const { value: result, lines } = await captureLog(
+				async () =>
+					await runProbe(credentialsFor(key), [
+						{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
+					]),
+			);
+			expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+			expect(result.thrownError).toBeDefined();
+			const error = result.thrownError as Record<string, unknown>;
+			for (const field of [
+				'message',
+				'description',
+				'errorResponse',
+				'context',
+				'messages',
+				'cause',
+				'stack',
+			]) {
+				expect(everything(error[field])).not.toContain(key);
+			}
+			expect(JSON.stringify(error)).not.toContain(key); // toJSON(): what n8n serialises
+			expect(everything({ ...error })).not.toContain(key); // the engine's `{...error}` in the task data
+			expect(keptText(result)).not.toContain(key);
+			expect(loggerLevel()).toBe('debug');
+			expect(lines.length).toBeGreaterThan(0);
+			expect(lines.filter((line) => line.includes(key))).toEqual([]);
+			// The answer is still described: status and code survive the masking.
+			expect(String(error.message)).toContain(String(status));
+		},
+	);
 
 	test('a plain-text 500 echoing the headers: the key is masked in the kept error', async () => {
 		const key = liveKey('text500');
@@ -87,7 +118,9 @@ describe('answers that echo the request headers', () => {
 			res.writeHead(500, { 'content-type': 'text/plain' });
 			res.end(text);
 		};
-		const result = await runProbe(credentialsFor(key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await runProbe(credentialsFor(key), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		expect(result.thrownError).toBeDefined();
 		expect(keptText(result)).not.toContain(key);
 	});
@@ -95,10 +128,14 @@ describe('answers that echo the request headers', () => {
 	test('a redirect whose Location carries the key: the refusal names the host, never the key', async () => {
 		const key = liveKey('location');
 		api.handle = (_req, res, recorded) => {
-			res.writeHead(302, { location: `${other.origin}/collect?stolen=${encodeURIComponent(String(recorded.headers.authorization))}` });
+			res.writeHead(302, {
+				location: `${other.origin}/collect?stolen=${encodeURIComponent(String(recorded.headers.authorization))}`,
+			});
 			res.end();
 		};
-		const result = await runProbe(credentialsFor(key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await runProbe(credentialsFor(key), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		expect(String((result.thrownError as Error).message)).toContain(other.host);
 		expect(keptText(result)).not.toContain(key);
 		expect(other.requests).toHaveLength(0);

@@ -5,7 +5,12 @@
  * n8n keeps of a run (the task data and saved execution hold `{...error}`: every own field of the error).
  */
 import { execFileSync } from 'node:child_process';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	createServer as createHttpServer,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import { Agent as HttpsAgent, createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,12 +19,29 @@ import { join } from 'node:path';
 
 import { Container } from '@n8n/di';
 import { Logger } from '@n8n/backend-common';
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
-import { apiRequest, putResumeToStorage, type ApiRequestOptions, type UploadTarget } from '../../nodes/RecruitingAnalysis/transport';
-import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../helpers/n8n-engine';
+import {
+	apiRequest,
+	putResumeToStorage,
+	type ApiRequestOptions,
+	type UploadTarget,
+} from '../../nodes/RecruitingAnalysis/transport';
+import {
+	executeNode,
+	type ExecuteNodeOptions,
+	type ExecuteNodeResult,
+	type InputItem,
+} from '../helpers/n8n-engine';
 
 export interface Recorded {
 	method: string;
@@ -28,7 +50,11 @@ export interface Recorded {
 	body: string;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, recorded: Recorded) => void | Promise<void>;
+export type Handler = (
+	req: IncomingMessage,
+	res: ServerResponse,
+	recorded: Recorded,
+) => void | Promise<void>;
 
 export interface HostileServer {
 	/** `http://127.0.0.1:port` (or https). */
@@ -53,9 +79,23 @@ export function selfSignedCertificate(): { key: string; cert: string } {
 		execFileSync(
 			'openssl',
 			[
-				'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-				'-keyout', keyFile, '-out', certFile, '-subj', '/CN=127.0.0.1', '-days', '1',
-				'-addext', 'subjectAltName=IP:127.0.0.1',
+				'req',
+				'-x509',
+				'-newkey',
+				'ec',
+				'-pkeyopt',
+				'ec_paramgen_curve:prime256v1',
+				'-nodes',
+				'-keyout',
+				keyFile,
+				'-out',
+				certFile,
+				'-subj',
+				'/CN=127.0.0.1',
+				'-days',
+				'1',
+				'-addext',
+				'subjectAltName=IP:127.0.0.1',
 			],
 			{ stdio: 'ignore' },
 		);
@@ -72,7 +112,9 @@ export function selfSignedCertificate(): { key: string; cert: string } {
  */
 export function trustTestCertificate(): () => void {
 	const { cert } = selfSignedCertificate();
-	const proto = HttpsAgent.prototype as unknown as { createConnection: (options: IDataObject, cb?: unknown) => unknown };
+	const proto = HttpsAgent.prototype as unknown as {
+		createConnection: (options: IDataObject, cb?: unknown) => unknown;
+	};
 	const original = proto.createConnection;
 	proto.createConnection = function (this: unknown, options: IDataObject, cb?: unknown) {
 		return original.call(this, { ...options, ca: [cert] }, cb);
@@ -92,19 +134,28 @@ export async function startHostile(
 		host: '',
 		port: 0,
 		requests,
-		handle: options.handle ?? ((_req, res) => json(res, 404, { error: { code: 'NOT_FOUND', message: 'nothing here' } })),
+		handle:
+			options.handle ??
+			((_req, res) => json(res, 404, { error: { code: 'NOT_FOUND', message: 'nothing here' } })),
 		close: async () => undefined,
 	};
 	const listener = (req: IncomingMessage, res: ServerResponse) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			const recorded: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+			const recorded: Recorded = {
+				method: req.method ?? '',
+				url: req.url ?? '',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString(),
+			};
 			requests.push(recorded);
 			void Promise.resolve(state.handle(req, res, recorded)).catch(() => res.destroy());
 		});
 	};
-	const server: Server = options.tls ? createHttpsServer(selfSignedCertificate(), listener) : createHttpServer(listener);
+	const server: Server = options.tls
+		? createHttpsServer(selfSignedCertificate(), listener)
+		: createHttpServer(listener);
 	const sockets = new Set<import('node:net').Socket>();
 	server.on('connection', (socket) => {
 		sockets.add(socket);
@@ -124,18 +175,30 @@ export async function startHostile(
 	return state;
 }
 
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	const text = JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(text),
+		...headers,
+	});
 	res.end(text);
 }
 
 /** This machine's first non-loopback IPv4 address (a host that is not loopback, reachable without DNS). */
 export function nonLoopbackAddress(): string {
 	for (const entries of Object.values(networkInterfaces())) {
-		for (const entry of entries ?? []) if (entry.family === 'IPv4' && !entry.internal) return entry.address;
+		for (const entry of entries ?? [])
+			if (entry.family === 'IPv4' && !entry.internal) return entry.address;
 	}
-	throw new Error('this machine has no non-loopback IPv4 address: the plain-http opt-in test needs one');
+	throw new Error(
+		'this machine has no non-loopback IPv4 address: the plain-http opt-in test needs one',
+	);
 }
 
 /** A key that looks like a production key (svc_live_...) and is unique to the test. */
@@ -174,7 +237,12 @@ export class SecurityProbe implements INodeType {
 				const result =
 					spec.call === 'api'
 						? { data: (await apiRequest.call(this, { ...spec.options, itemIndex })) as IDataObject }
-						: await putResumeToStorage.call(this, { reportId: spec.reportId, upload: spec.upload, itemIndex, binaryPropertyName: 'data' });
+						: await putResumeToStorage.call(this, {
+								reportId: spec.reportId,
+								upload: spec.upload,
+								itemIndex,
+								binaryPropertyName: 'data',
+							});
 				out.push({ json: result as unknown as IDataObject, pairedItem: { item: itemIndex } });
 			} catch (error) {
 				thrown.push(error);
@@ -191,7 +259,9 @@ export async function runProbe(
 	extra: Partial<ExecuteNodeOptions> = {},
 ): Promise<ExecuteNodeResult & { thrownError?: unknown }> {
 	const before = thrown.length;
-	const items: InputItem[] = calls.map((c) => ('call' in c ? { json: c as unknown as IDataObject } : c));
+	const items: InputItem[] = calls.map((c) =>
+		'call' in c ? { json: c as unknown as IDataObject } : c,
+	);
 	const result = await executeNode({
 		nodeType: new SecurityProbe(),
 		credentialTypes: [new RecruitingAnalysisApi()],
@@ -213,9 +283,19 @@ export function everything(value: unknown): string {
 		}
 		if (v instanceof Error) {
 			const own: Record<string, unknown> = {};
-			for (const name of Object.getOwnPropertyNames(v)) own[name] = (v as unknown as Record<string, unknown>)[name];
-			const asJson = typeof (v as { toJSON?: () => unknown }).toJSON === 'function' ? (v as unknown as { toJSON: () => unknown }).toJSON() : undefined;
-			return { ...own, message: v.message, stack: v.stack, cause: (v as { cause?: unknown }).cause, toJSON: asJson };
+			for (const name of Object.getOwnPropertyNames(v))
+				own[name] = (v as unknown as Record<string, unknown>)[name];
+			const asJson =
+				typeof (v as { toJSON?: () => unknown }).toJSON === 'function'
+					? (v as unknown as { toJSON: () => unknown }).toJSON()
+					: undefined;
+			return {
+				...own,
+				message: v.message,
+				stack: v.stack,
+				cause: (v as { cause?: unknown }).cause,
+				toJSON: asJson,
+			};
 		}
 		if (v instanceof Uint8Array) return Buffer.from(v).toString();
 		return v;
@@ -225,15 +305,24 @@ export function everything(value: unknown): string {
 
 /** What n8n keeps of a run (task data, run data, the run's error) and the error the node threw, as text. */
 export function keptText(result: ExecuteNodeResult & { thrownError?: unknown }): string {
-	return [everything(result.run), everything(result.taskData), everything(result.error), everything(result.thrownError)].join('\n');
+	return [
+		everything(result.run),
+		everything(result.taskData),
+		everything(result.error),
+		everything(result.thrownError),
+	].join('\n');
 }
 
 /**
  * Records every line n8n's root logger is given while `body` runs, at every level the logger was built with (run
  * the file with N8N_LOG_LEVEL=debug, set before the engine starts: `useDebugLog()`), without printing them.
  */
-export async function captureLog<T>(body: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-	const logger = Container.get(Logger) as unknown as { log: (level: string, message: string, metadata: unknown) => void };
+export async function captureLog<T>(
+	body: () => Promise<T>,
+): Promise<{ value: T; lines: string[] }> {
+	const logger = Container.get(Logger) as unknown as {
+		log: (level: string, message: string, metadata: unknown) => void;
+	};
 	const lines: string[] = [];
 	const hadOwn = Object.prototype.hasOwnProperty.call(logger, 'log');
 	const original = logger.log;

@@ -9,7 +9,15 @@ import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.c
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DEFAULT_RETRY_POLICY, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
 import { executeNode } from '../helpers/n8n-engine';
-import { json, keptText, liveKey, runProbe, startHostile, trustTestCertificate, type HostileServer } from './helpers';
+import {
+	json,
+	keptText,
+	liveKey,
+	runProbe,
+	startHostile,
+	trustTestCertificate,
+	type HostileServer,
+} from './helpers';
 
 let api: HostileServer;
 let other: HostileServer;
@@ -34,7 +42,11 @@ beforeEach(() => {
 	other.handle = (_req, res) => json(res, 200, { data: { stolen: true } });
 });
 
-const credentialsFor = (server: HostileServer, apiKey: string) => ({ environment: 'custom', baseUrl: server.origin, apiKey });
+const credentialsFor = (server: HostileServer, apiKey: string) => ({
+	environment: 'custom',
+	baseUrl: server.origin,
+	apiKey,
+});
 
 function errorText(result: { thrownError?: unknown }): { message: string; description: string } {
 	const e = result.thrownError as { message?: string; description?: string } | undefined;
@@ -48,7 +60,9 @@ describe('redirects of API requests', () => {
 			res.writeHead(307, { location: `${other.origin}/api/v1/job-descriptions/jd_1` });
 			res.end();
 		};
-		const result = await runProbe(credentialsFor(api, key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/job-descriptions/jd_1' } }]);
+		const result = await runProbe(credentialsFor(api, key), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/job-descriptions/jd_1' } },
+		]);
 		expect(result.error).toBeDefined();
 		const { message, description } = errorText(result);
 		expect(message).toContain(other.host);
@@ -67,7 +81,15 @@ describe('redirects of API requests', () => {
 			res.end();
 		};
 		const result = await runProbe(credentialsFor(api, key), [
-			{ call: 'api', options: { method: 'POST', path: '/api/v1/analyses', body: { reportId: 'rpt_1', quoteFingerprint: 'f'.repeat(64) }, idempotencyKey: 'idem-write-307' } },
+			{
+				call: 'api',
+				options: {
+					method: 'POST',
+					path: '/api/v1/analyses',
+					body: { reportId: 'rpt_1', quoteFingerprint: 'f'.repeat(64) },
+					idempotencyKey: 'idem-write-307',
+				},
+			},
 		]);
 		expect(errorText(result).message).toContain(other.host);
 		expect(other.requests).toHaveLength(0);
@@ -85,10 +107,15 @@ describe('redirects of API requests', () => {
 			}
 			json(res, 200, { data: { id: 'jd_new', title: 'Moved' } });
 		};
-		const result = await runProbe(credentialsFor(api, key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/job-descriptions/old' } }]);
+		const result = await runProbe(credentialsFor(api, key), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/job-descriptions/old' } },
+		]);
 		expect(result.error).toBeUndefined();
 		expect((result.output[0][0].json.data as IDataObject).id).toBe('jd_new');
-		expect(api.requests.map((r) => r.url)).toEqual(['/api/v1/job-descriptions/old', '/api/v1/job-descriptions/new?x=1']);
+		expect(api.requests.map((r) => r.url)).toEqual([
+			'/api/v1/job-descriptions/old',
+			'/api/v1/job-descriptions/new?x=1',
+		]);
 		expect(api.requests.every((r) => r.headers.authorization === `Bearer ${key}`)).toBe(true);
 	});
 
@@ -104,7 +131,10 @@ describe('redirects of API requests', () => {
 		};
 		const body = { fileName: 'a.pdf', fileSize: 10, mimeType: 'application/pdf' };
 		const result = await runProbe(credentialsFor(api, key), [
-			{ call: 'api', options: { method: 'POST', path: '/api/v1/uploads', body, idempotencyKey: 'idem-308' } },
+			{
+				call: 'api',
+				options: { method: 'POST', path: '/api/v1/uploads', body, idempotencyKey: 'idem-308' },
+			},
 		]);
 		expect(result.error).toBeUndefined();
 		expect(api.requests).toHaveLength(2);
@@ -125,7 +155,15 @@ describe('redirects of API requests', () => {
 			json(res, 200, { data: { got: 'a GET' } });
 		};
 		const result = await runProbe(credentialsFor(api, liveKey('see303')), [
-			{ call: 'api', options: { method: 'POST', path: '/api/v1/interviews', body: { reportId: 'rpt_1' }, idempotencyKey: 'idem-303' } },
+			{
+				call: 'api',
+				options: {
+					method: 'POST',
+					path: '/api/v1/interviews',
+					body: { reportId: 'rpt_1' },
+					idempotencyKey: 'idem-303',
+				},
+			},
 		]);
 		expect(result.error).toBeDefined();
 		expect(errorText(result).message).toMatch(/303.*would turn the write into a GET/);
@@ -138,7 +176,9 @@ describe('redirects of API requests', () => {
 			res.writeHead(301, { location: `${other.origin}/api/v1/reports` });
 			res.end();
 		};
-		const result = await runProbe(credentialsFor(tlsApi, key), [{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await runProbe(credentialsFor(tlsApi, key), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		expect(result.error).toBeDefined();
 		expect(errorText(result).message).toMatch(/from https to http/);
 		expect(errorText(result).message).toContain(other.host);
@@ -152,8 +192,12 @@ describe('redirects of API requests', () => {
 			res.writeHead(307, { location: `/api/v1/reports?n=${n + 1}` });
 			res.end();
 		};
-		const result = await runProbe(credentialsFor(api, liveKey('loop')), [{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }]);
-		expect(errorText(result).message).toMatch(/redirected GET \/api\/v1\/reports more than 5 times/);
+		const result = await runProbe(credentialsFor(api, liveKey('loop')), [
+			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
+		expect(errorText(result).message).toMatch(
+			/redirected GET \/api\/v1\/reports more than 5 times/,
+		);
 		expect(api.requests).toHaveLength(6);
 	});
 

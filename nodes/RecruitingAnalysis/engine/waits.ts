@@ -24,13 +24,18 @@ export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promi
 	const waiter = waiters.peek(ctx);
 	if (!waiter) return;
 	if (error === undefined) waiters.clear(ctx);
-	await waiter.close(error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'));
+	await waiter.close(
+		error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'),
+	);
 }
 
 /**
  * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
  * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
  */
-export async function startWithinCapacity(ctx: IExecuteFunctions, submit: () => Promise<IDataObject>): Promise<IDataObject> {
+export async function startWithinCapacity(
+	ctx: IExecuteFunctions,
+	submit: () => Promise<IDataObject>,
+): Promise<IDataObject> {
 	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }

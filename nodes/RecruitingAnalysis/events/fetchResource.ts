@@ -24,7 +24,10 @@ export const fetchResourceField: INodeProperties = {
  * events then carry `delayedEvent: false`, as nothing shows them to be delayed).
  * Nothing for an event that names no resource (report.deleted, webhook.test, unknown types).
  */
-export async function fetchEventResource(ctx: ApiContext, event: EventEnvelope): Promise<IDataObject> {
+export async function fetchEventResource(
+	ctx: ApiContext,
+	event: EventEnvelope,
+): Promise<IDataObject> {
 	const request = resourceRequestFor(event);
 	if (!request) return {};
 	try {
@@ -44,7 +47,11 @@ export async function fetchEventResource(ctx: ApiContext, event: EventEnvelope):
 		const output: IDataObject = {
 			resourceKind: request.kind,
 			resource: null,
-			resourceError: { message: e.message ?? String(error), httpCode: e.httpCode ?? null, description: e.description ?? null },
+			resourceError: {
+				message: e.message ?? String(error),
+				httpCode: e.httpCode ?? null,
+				description: e.description ?? null,
+			},
 		};
 		// Whether the event is delayed is unknown without the resource: the flag is there, false, for every report
 		// event that carries an attemptId, so a workflow branching on it never meets a missing field.

@@ -120,7 +120,9 @@ async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<nu
 			Object.assign(event, await enrich(event));
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(RESOURCE_READ_CONCURRENCY, events.length) }, worker));
+	await Promise.all(
+		Array.from({ length: Math.min(RESOURCE_READ_CONCURRENCY, events.length) }, worker),
+	);
 	return next;
 }
 
@@ -162,13 +164,20 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 
 	for (;;) {
 		const seeking = state.phase === 'seekingEnd';
-		if (events.length >= maxEvents || args.now() > args.deadline || (seeking && seekPagesRead >= seekPages)) {
+		if (
+			events.length >= maxEvents ||
+			args.now() > args.deadline ||
+			(seeking && seekPagesRead >= seekPages)
+		) {
 			truncated = true;
 			break;
 		}
 		const outcome = await args
 			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type })
-			.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+			.then(
+				(answer) => ({ answer }),
+				(error: unknown) => ({ error }),
+			);
 		if ('error' in outcome) {
 			// What was read before a failing page is handed over; the next poll repeats the failing read. A transient
 			// failure while seeking the end keeps the walk's progress instead of failing (the activation, too).
@@ -181,7 +190,8 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		const page = outcome.answer;
 		if (seeking) seekPagesRead++;
 		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID) {
-			if (state.cursor === null) throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
+			if (state.cursor === null)
+				throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
 			if (page === CURSOR_EXPIRED) {
 				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
 				state = freshState(key, args.baseUrl, 'oldest', args.now());
@@ -195,7 +205,8 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 
 		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// A page re-read from the same start skips what was already handled on it.
-		const skipAt = state.skipThrough === null ? -1 : pageItems.findIndex((e) => idOf(e) === state.skipThrough);
+		const skipAt =
+			state.skipThrough === null ? -1 : pageItems.findIndex((e) => idOf(e) === state.skipThrough);
 		const from = skipAt + 1;
 		const candidates: Array<{ index: number; event: FeedEvent }> = [];
 		for (let i = from; i < pageItems.length; i++) {
@@ -239,8 +250,17 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		if (typeof page.nextCursor !== 'string' || page.nextCursor.length === 0) break; // no way forward
 	}
 
-	const notices = items.filter((i): i is FeedNotice => typeof (i as FeedNotice).notice === 'string');
-	return { items, events, notices, nextState: sameState(storedBefore, state) ? undefined : state, truncated, failure };
+	const notices = items.filter(
+		(i): i is FeedNotice => typeof (i as FeedNotice).notice === 'string',
+	);
+	return {
+		items,
+		events,
+		notices,
+		nextState: sameState(storedBefore, state) ? undefined : state,
+		truncated,
+		failure,
+	};
 }
 
 /**
@@ -263,13 +283,15 @@ export async function readLatestEvents(args: {
 		if (args.now() > args.deadline) return { events: latest, complete: false };
 		const page = await args.fetchPage({ cursor, limit: MAX_PAGE_SIZE, type });
 		// Retention moved past this read while it ran: what was read so far is still the latest.
-		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID) return { events: latest, complete: false };
+		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID)
+			return { events: latest, complete: false };
 		for (const item of Array.isArray(page.items) ? page.items : []) {
 			const itemType = typeof item.type === 'string' ? item.type : '';
 			if (eventTypeMatches(itemType, args.filters.types)) latest.push(item);
 		}
 		if (latest.length > count) latest = latest.slice(latest.length - count);
-		if (!page.hasMore || typeof page.nextCursor !== 'string') return { events: latest, complete: true };
+		if (!page.hasMore || typeof page.nextCursor !== 'string')
+			return { events: latest, complete: true };
 		cursor = page.nextCursor;
 	}
 	return { events: latest, complete: false };

@@ -74,7 +74,9 @@ export function serverType(filters: FeedFilters): string | undefined {
 function migrateKey(v1Key: string): string | undefined {
 	try {
 		const k = JSON.parse(v1Key) as { types?: unknown; reportId?: unknown; interviewId?: unknown };
-		const types = Array.isArray(k.types) ? k.types.filter((t): t is string => typeof t === 'string') : [];
+		const types = Array.isArray(k.types)
+			? k.types.filter((t): t is string => typeof t === 'string')
+			: [];
 		return filterKey({
 			types,
 			reportId: typeof k.reportId === 'string' ? k.reportId : undefined,
@@ -101,13 +103,19 @@ export function readFeedState(stored: unknown): FeedState | undefined {
 		cursor: s.cursor,
 		skipThrough: typeof s.skipThrough === 'string' ? s.skipThrough : null,
 		phase: s.phase,
-		positionSince: typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
+		positionSince:
+			typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
 		lastEventAt: typeof s.lastEventAt === 'string' ? s.lastEventAt : null,
 		lastEventId: typeof s.lastEventId === 'string' ? s.lastEventId : null,
 	};
 }
 
-export function freshState(key: string, baseUrl: string, startAt: StartPosition, nowMs: number): FeedState {
+export function freshState(
+	key: string,
+	baseUrl: string,
+	startAt: StartPosition,
+	nowMs: number,
+): FeedState {
 	return {
 		version: 2,
 		filterKey: key,
@@ -124,9 +132,10 @@ export function freshState(key: string, baseUrl: string, startAt: StartPosition,
 const RESTART_MESSAGES: Record<RestartReason, string> = {
 	FILTERS_CHANGED:
 		'The server-side filters changed (a single selected event type, the report or the interview filter), and a feed position is bound to its filters.',
-	BASE_URL_CHANGED: 'The credential now points at another API base URL, where the saved feed position does not exist.',
+	BASE_URL_CHANGED:
+		'The credential now points at another API base URL, where the saved feed position does not exist.',
 	CURSOR_INVALID:
-		'The API refused the saved feed position as invalid (400 INVALID_CURSOR): the credential\'s key probably belongs to another workspace now.',
+		"The API refused the saved feed position as invalid (400 INVALID_CURSOR): the credential's key probably belongs to another workspace now.",
 };
 
 /** The notice for a position that restarts, saying what may have been skipped and from when. */

@@ -29,7 +29,8 @@ import {
 	ResponseTooLargeError,
 } from './guard';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+export type ApiContext =
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
 
 export interface FullResponse {
 	body: unknown;
@@ -40,7 +41,12 @@ export interface FullResponse {
 /** Errors the transport raised on purpose (a refused redirect, an answer over its limit): thrown as they are. */
 export const refusals = new WeakSet<object>();
 
-export function refusal(context: ApiContext, message: string, description: string, itemIndex?: number): NodeOperationError {
+export function refusal(
+	context: ApiContext,
+	message: string,
+	description: string,
+	itemIndex?: number,
+): NodeOperationError {
 	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
 	refusals.add(error);
 	return error;
@@ -78,9 +84,19 @@ export async function sendAttempt(
 			timeout: Math.max(1, deadline - Date.now()),
 		};
 		if (args.body !== undefined) request.body = args.body;
-		const response = (await context.helpers.httpRequestWithAuthentication.call(context, args.credentialType, request, {
-			credentialsDecrypted: { id: '', name: args.credentialType, type: args.credentialType, data: { ...args.credentials } },
-		})) as FullResponse;
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			args.credentialType,
+			request,
+			{
+				credentialsDecrypted: {
+					id: '',
+					name: args.credentialType,
+					type: args.credentialType,
+					data: { ...args.credentials },
+				},
+			},
+		)) as FullResponse;
 		if (isRedirectStatus(response.statusCode)) {
 			discardBody(response.body);
 			// The first hop's query is part of `url` from here on (a Location carries its own).
@@ -93,13 +109,19 @@ export async function sendAttempt(
 				credentialOrigin: args.origin,
 				hops,
 			});
-			if ('refuse' in decision) throw refusal(context, decision.refuse, decision.description, args.itemIndex);
+			if ('refuse' in decision)
+				throw refusal(context, decision.refuse, decision.description, args.itemIndex);
 			url = decision.follow;
 			qs = undefined;
 			continue;
 		}
 		try {
-			const raw = await readBounded(response.body, MAX_API_RESPONSE_BYTES, deadline, args.timeoutMs);
+			const raw = await readBounded(
+				response.body,
+				MAX_API_RESPONSE_BYTES,
+				deadline,
+				args.timeoutMs,
+			);
 			return { ...response, body: parseAnswer(raw) };
 		} catch (error) {
 			if (error instanceof ResponseTooLargeError) {
@@ -111,7 +133,11 @@ export async function sendAttempt(
 				);
 			}
 			// A dropped connection or the deadline (code ETIMEDOUT): its code stays readable as the cause for retry.ts.
-			throw new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error), { itemIndex: args.itemIndex });
+			throw new NodeOperationError(
+				context.getNode(),
+				error instanceof Error ? error : String(error),
+				{ itemIndex: args.itemIndex },
+			);
 		}
 	}
 }

@@ -56,7 +56,9 @@ export function storageUrlProblem(credentials: ApiCredentialData, raw: string): 
  * sends already starts with it. Returns an error text for a custom URL that is not http(s), and for plain http
  * where it is not accepted (plainHttpAllowed).
  */
-export function resolveBaseUrl(credentials: ApiCredentialData): { baseUrl: string } | { problem: string } {
+export function resolveBaseUrl(
+	credentials: ApiCredentialData,
+): { baseUrl: string } | { problem: string } {
 	const environment = environmentOf(credentials);
 	if (environment === 'production') return { baseUrl: PRODUCTION_BASE_URL };
 	const raw = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
@@ -68,10 +70,14 @@ export function resolveBaseUrl(credentials: ApiCredentialData): { baseUrl: strin
 	try {
 		url = new URL(chosen);
 	} catch {
-		return { problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).` };
+		return {
+			problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).`,
+		};
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		return { problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).` };
+		return {
+			problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).`,
+		};
 	}
 	if (url.protocol === 'http:' && !plainHttpAllowed(credentials, url)) {
 		return {

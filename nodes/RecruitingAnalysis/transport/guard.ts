@@ -56,7 +56,8 @@ export function decideRedirect(args: {
 	if (!args.location) {
 		return {
 			refuse: `The Recruiting Analysis API answered ${what} with a redirect (${status}) without a target`,
-			description: 'The node does not follow redirects without a Location. Check the proxy in front of the API. Nothing was followed.',
+			description:
+				'The node does not follow redirects without a Location. Check the proxy in front of the API. Nothing was followed.',
 		};
 	}
 	let target: URL;
@@ -90,13 +91,14 @@ export function decideRedirect(args: {
 		return {
 			refuse: `Refused a ${status} redirect of ${what}: it would turn the write into a GET`,
 			description:
-				'Only 307 and 308 redirects keep a write\'s method and body. Check the proxy in front of the API. The write was not repeated at the new address.',
+				"Only 307 and 308 redirects keep a write's method and body. Check the proxy in front of the API. The write was not repeated at the new address.",
 		};
 	}
 	if (args.hops >= MAX_SAME_ORIGIN_REDIRECTS) {
 		return {
 			refuse: `The Recruiting Analysis API redirected ${what} more than ${MAX_SAME_ORIGIN_REDIRECTS} times`,
-			description: 'The node stops after a few redirects within the same host. Check the proxy in front of the API.',
+			description:
+				'The node stops after a few redirects within the same host. Check the proxy in front of the API.',
 		};
 	}
 	return { follow: target };
@@ -124,7 +126,11 @@ interface ReadableLike {
 }
 
 function isReadable(value: unknown): value is ReadableLike {
-	return !!value && typeof value === 'object' && typeof (value as ReadableLike)[Symbol.asyncIterator] === 'function';
+	return (
+		!!value &&
+		typeof value === 'object' &&
+		typeof (value as ReadableLike)[Symbol.asyncIterator] === 'function'
+	);
 }
 
 /** Drops a body that will not be read (the connection is freed instead of drained). */
@@ -138,7 +144,12 @@ export function discardBody(body: unknown): void {
  * its HTTP client as an idle timeout of the request, which does not end a streamed body. A body that is not a
  * stream (an already-read answer) is returned as it is.
  */
-export async function readBounded(body: unknown, limitBytes: number, deadline: number, timeoutMs: number): Promise<unknown> {
+export async function readBounded(
+	body: unknown,
+	limitBytes: number,
+	deadline: number,
+	timeoutMs: number,
+): Promise<unknown> {
 	if (!isReadable(body)) return body;
 	const chunks: Uint8Array[] = [];
 	let total = 0;
@@ -158,7 +169,8 @@ export async function readBounded(body: unknown, limitBytes: number, deadline: n
 			const step = await Promise.race([iterator.next(), expired]);
 			if (step.done) break;
 			const chunk = step.value;
-			const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+			const bytes =
+				typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
 			total += bytes.length;
 			if (total > limitBytes) throw new ResponseTooLargeError(limitBytes);
 			if (Date.now() > deadline) throw new ResponseDeadlineError(timeoutMs);
@@ -201,7 +213,11 @@ export function redactSecrets(text: string, secrets: Array<string | undefined>):
 }
 
 /** A copy of a JSON-like value with every secret masked in every string (keys included); cycles cut. */
-export function redactDeep(value: unknown, secrets: string[], seen = new WeakSet<object>()): unknown {
+export function redactDeep(
+	value: unknown,
+	secrets: string[],
+	seen = new WeakSet<object>(),
+): unknown {
 	if (typeof value === 'string') return redactSecrets(value, secrets);
 	if (!value || typeof value !== 'object') return value;
 	if (seen.has(value)) return '[circular]';
@@ -209,7 +225,8 @@ export function redactDeep(value: unknown, secrets: string[], seen = new WeakSet
 	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, secrets, seen));
 	if (value instanceof Uint8Array) return redactSecrets(new TextDecoder().decode(value), secrets);
 	const out: Record<string, unknown> = {};
-	for (const [key, entry] of Object.entries(value)) out[redactSecrets(key, secrets)] = redactDeep(entry, secrets, seen);
+	for (const [key, entry] of Object.entries(value))
+		out[redactSecrets(key, secrets)] = redactDeep(entry, secrets, seen);
 	return out;
 }
 

@@ -58,7 +58,11 @@ export interface ApiErrorInfo {
 }
 
 /** Settings tests may tighten (timings only); the node itself always uses the defaults. */
-export const transportSettings: { retry: RetryPolicy; random: () => number; requestTimeoutMs: number } = {
+export const transportSettings: {
+	retry: RetryPolicy;
+	random: () => number;
+	requestTimeoutMs: number;
+} = {
 	retry: { ...DEFAULT_RETRY_POLICY },
 	random: Math.random,
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
@@ -69,10 +73,12 @@ export function apiPath(template: string, ...ids: string[]): string {
 	let index = 0;
 	const path = template.replace(/\{\}/g, () => {
 		const id = ids[index++];
-		if (id === undefined) throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
+		if (id === undefined)
+			throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
 		return encodeURIComponent(String(id));
 	});
-	if (index !== ids.length) throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
+	if (index !== ids.length)
+		throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
 	return path;
 }
 
@@ -98,9 +104,15 @@ interface ResolvedConfig {
  * expires after CONFIG_TTL_MS, and at once on a 401: a key replaced in the credential takes effect on the next poll.
  */
 const CONFIG_TTL_MS = 5_000;
-const configCache = new WeakMap<object, Map<number, { at: number; config: Promise<ResolvedConfig> }>>();
+const configCache = new WeakMap<
+	object,
+	Map<number, { at: number; config: Promise<ResolvedConfig> }>
+>();
 
-async function resolveConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
+async function resolveConfig(
+	this: ApiContext,
+	itemIndex: number | undefined,
+): Promise<ResolvedConfig> {
 	let byItem = configCache.get(this);
 	if (!byItem) {
 		byItem = new Map();
@@ -117,7 +129,10 @@ async function resolveConfig(this: ApiContext, itemIndex: number | undefined): P
 }
 
 /** The credential's data, for the storage URL policy (environment.ts, storageUrlProblem). */
-export async function credentialData(this: ApiContext, itemIndex: number | undefined): Promise<ApiCredentialData> {
+export async function credentialData(
+	this: ApiContext,
+	itemIndex: number | undefined,
+): Promise<ApiCredentialData> {
 	return (await resolveConfig.call(this, itemIndex)).credentials as ApiCredentialData;
 }
 
@@ -125,7 +140,10 @@ function forgetConfig(context: ApiContext, itemIndex: number | undefined): void 
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }
 
-async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
+async function readConfig(
+	this: ApiContext,
+	itemIndex: number | undefined,
+): Promise<ResolvedConfig> {
 	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
 	const keyProblem = apiKeyProblem(credentials);
 	if (keyProblem) {
@@ -159,7 +177,10 @@ async function readConfig(this: ApiContext, itemIndex: number | undefined): Prom
 
 function cancelled(context: ApiContext): boolean {
 	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return typeof withSignal.getExecutionCancelSignal === 'function' && withSignal.getExecutionCancelSignal()?.aborted === true;
+	return (
+		typeof withSignal.getExecutionCancelSignal === 'function' &&
+		withSignal.getExecutionCancelSignal()?.aborted === true
+	);
 }
 
 function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
@@ -178,7 +199,9 @@ function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
 type FailureCause =
 	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
 	| { cause: 'credential-invalid' };
-type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & { failure?: FailureCause };
+type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
+	failure?: FailureCause;
+};
 
 /** Builds the NodeApiError for an API error answer. */
 export function buildApiError(
@@ -190,7 +213,8 @@ export function buildApiError(
 	const description = redactSecrets(parts.description, options.secrets ?? []);
 	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
+	else if (parts.status === 503)
+		failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
 	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
 	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = {
@@ -201,7 +225,10 @@ export function buildApiError(
 		failure,
 	};
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
-	const body = redactDeep(parts.body, (options.secrets ?? []).filter((s) => s.length > 3)) as JsonObject;
+	const body = redactDeep(
+		parts.body,
+		(options.secrets ?? []).filter((s) => s.length > 3),
+	) as JsonObject;
 	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
@@ -241,7 +268,8 @@ function networkFailure(
 	} else if (safe) {
 		advice = 'This request has no side effects; run again when the API is reachable.';
 	} else {
-		advice = 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+		advice =
+			'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
 	}
 	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
 	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
@@ -251,10 +279,18 @@ function networkFailure(
 		itemIndex: args.itemIndex,
 		failure: { cause: 'temporarily-unavailable' },
 	};
-	const error = new NodeApiError(context.getNode(), { error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject, errorOptions);
+	const error = new NodeApiError(
+		context.getNode(),
+		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
+		errorOptions,
+	);
 	error.message = message;
 	error.description = description;
-	error.context.apiError = { status: 0, code: 'NETWORK_ERROR', reason: code } as unknown as IDataObject;
+	error.context.apiError = {
+		status: 0,
+		code: 'NETWORK_ERROR',
+		reason: code,
+	} as unknown as IDataObject;
 	return error;
 }
 
@@ -263,27 +299,43 @@ function networkFailure(
  * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat. The key goes only
  * to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts, scrubError).
  */
-export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
+export async function apiRequest<T = IDataObject>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+): Promise<T> {
 	let secrets: string[] = [];
 	try {
 		const config = await resolveConfig.call(this, options.itemIndex);
 		secrets = [config.apiKey, config.apiKey.trim()];
-		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(this, options, config);
+		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(
+			this,
+			options,
+			config,
+		);
 	} catch (error) {
 		throw scrubError(error, secrets);
 	}
 }
 
-async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, config: ResolvedConfig): Promise<T> {
+async function sendApiRequest<T>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+	config: ResolvedConfig,
+): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
 	const policy = transportSettings.retry;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const secrets = [config.apiKey, config.apiKey.trim()];
 	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
-		throw new NodeOperationError(this.getNode(), 'Refused before sending: the Idempotency Key contains a line break or another control character', {
-			itemIndex,
-			description: 'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'Refused before sending: the Idempotency Key contains a line break or another control character',
+			{
+				itemIndex,
+				description:
+					'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
+			},
+		);
 	}
 	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
 	const dotSegment = path
@@ -291,10 +343,15 @@ async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, c
 		.split('/')
 		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 	if (hasControlCharacter(path) || dotSegment) {
-		throw new NodeOperationError(this.getNode(), `Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`, {
-			itemIndex,
-			description: 'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
+			{
+				itemIndex,
+				description:
+					'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
+			},
+		);
 	}
 
 	const outcome = await withRetries<FullResponse>({
@@ -302,7 +359,8 @@ async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, c
 		policy,
 		random: transportSettings.random,
 		beforeAttempt: () => {
-			if (cancelled(this)) throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+			if (cancelled(this))
+				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		},
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
@@ -332,10 +390,14 @@ async function sendApiRequest<T>(this: ApiContext, options: ApiRequestOptions, c
 		const code = outcome.networkCode;
 		if (!code) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
-			throw new NodeOperationError(this.getNode(), `Request to the Recruiting Analysis API failed: ${text}`, {
-				itemIndex,
-				description: `${method} ${path.split('?')[0]} could not be sent.`,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Request to the Recruiting Analysis API failed: ${text}`,
+				{
+					itemIndex,
+					description: `${method} ${path.split('?')[0]} could not be sent.`,
+				},
+			);
 		}
 		throw networkFailure(this, {
 			code,

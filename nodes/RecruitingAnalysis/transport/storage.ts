@@ -11,13 +11,25 @@
  * for the message only (a JSON error body is read too), never to decide whether to refresh.
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import { contentMatchesMimeType } from '../validation';
 import { binaryHead } from './binary';
 import { storageUrlProblem } from './environment';
 import { headerValue, type ApiErrorParts } from './errors';
-import { discardBody, hasControlCharacter, isRedirectStatus, MAX_STORAGE_RESPONSE_BYTES, readBounded, ResponseTooLargeError } from './guard';
+import {
+	discardBody,
+	hasControlCharacter,
+	isRedirectStatus,
+	MAX_STORAGE_RESPONSE_BYTES,
+	readBounded,
+	ResponseTooLargeError,
+} from './guard';
 import { apiPath, apiRequest, buildApiError, credentialData, transportSettings } from './request';
 import { isCancellation, networkErrorCode, withRetries } from './retry';
 
@@ -51,7 +63,11 @@ interface BinarySource {
 	streamed: boolean;
 }
 
-async function binarySource(this: IExecuteFunctions, itemIndex: number, binaryPropertyName: string): Promise<BinarySource> {
+async function binarySource(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	binaryPropertyName: string,
+): Promise<BinarySource> {
 	const binary: IBinaryData = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const id = binary.id;
 	if (typeof id === 'string' && id !== '') {
@@ -88,15 +104,37 @@ const STORAGE_HINTS: Record<string, string> = {
 };
 
 /** Code, message and request id of a storage error body: S3-style XML, or a JSON error object. */
-export function readStorageError(body: unknown, headers: IDataObject): { code?: string; message?: string; requestId?: string } {
-	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : undefined;
-	const requestId = headerValue(headers, 'x-amz-request-id') ?? headerValue(headers, 'x-guploader-uploadid') ?? headerValue(headers, 'x-request-id');
+export function readStorageError(
+	body: unknown,
+	headers: IDataObject,
+): { code?: string; message?: string; requestId?: string } {
+	const text =
+		typeof body === 'string'
+			? body
+			: body instanceof Uint8Array
+				? new TextDecoder().decode(body)
+				: undefined;
+	const requestId =
+		headerValue(headers, 'x-amz-request-id') ??
+		headerValue(headers, 'x-guploader-uploadid') ??
+		headerValue(headers, 'x-request-id');
 	const element = (name: string) => {
 		const match = text === undefined ? null : new RegExp(`<${name}>([^<]*)</${name}>`).exec(text);
-		return match ? match[1].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') : undefined;
+		return match
+			? match[1]
+					.replace(/&apos;/g, "'")
+					.replace(/&quot;/g, '"')
+					.replace(/&lt;/g, '<')
+					.replace(/&gt;/g, '>')
+					.replace(/&amp;/g, '&')
+			: undefined;
 	};
 	if (text !== undefined && text.includes('<Error>')) {
-		return { code: element('Code'), message: element('Message'), requestId: element('RequestId') ?? requestId };
+		return {
+			code: element('Code'),
+			message: element('Message'),
+			requestId: element('RequestId') ?? requestId,
+		};
 	}
 	let parsed: unknown = body;
 	if (text !== undefined) {
@@ -106,22 +144,44 @@ export function readStorageError(body: unknown, headers: IDataObject): { code?: 
 			return { message: text.slice(0, 200) || undefined, requestId };
 		}
 	}
-	const error = (parsed as { error?: { reason?: unknown; code?: unknown; message?: unknown } } | undefined)?.error;
-	const code = typeof error?.reason === 'string' ? error.reason : typeof error?.code === 'string' ? error.code : undefined;
-	return { code, message: typeof error?.message === 'string' ? error.message : undefined, requestId };
+	const error = (
+		parsed as { error?: { reason?: unknown; code?: unknown; message?: unknown } } | undefined
+	)?.error;
+	const code =
+		typeof error?.reason === 'string'
+			? error.reason
+			: typeof error?.code === 'string'
+				? error.code
+				: undefined;
+	return {
+		code,
+		message: typeof error?.message === 'string' ? error.message : undefined,
+		requestId,
+	};
 }
 
 /** The user-facing parts of a storage error answer (the signed URL never appears in them). */
-function storageErrorParts(response: FullResponse, reportId: string, refreshed: boolean): ApiErrorParts {
+function storageErrorParts(
+	response: FullResponse,
+	reportId: string,
+	refreshed: boolean,
+): ApiErrorParts {
 	const status = response.statusCode;
-	const { code = `HTTP_${status}`, message = `HTTP ${status}`, requestId } = readStorageError(response.body, response.headers);
+	const {
+		code = `HTTP_${status}`,
+		message = `HTTP ${status}`,
+		requestId,
+	} = readStorageError(response.body, response.headers);
 	const hints: string[] = [];
 	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
 	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');
 	if (status === 408 || status === 429 || status >= 500) {
-		hints.push('Storage failed or is busy; the node already retried. Uploading again is safe (the same bytes to the same report).');
+		hints.push(
+			'Storage failed or is busy; the node already retried. Uploading again is safe (the same bytes to the same report).',
+		);
 	}
-	if (refreshed && status === 403) hints.push('The URL had already been refreshed once for this upload.');
+	if (refreshed && status === 403)
+		hints.push('The URL had already been refreshed once for this upload.');
 	if (requestId) hints.push(`Storage request ID: ${requestId}.`);
 	return {
 		httpCode: String(status),
@@ -150,7 +210,8 @@ function uploadFromRefresh(data: IDataObject | undefined): UploadTarget | undefi
 			method: typeof candidate.method === 'string' ? candidate.method : 'PUT',
 			mimeType: typeof candidate.mimeType === 'string' ? candidate.mimeType : '',
 			sizeBytes: typeof candidate.sizeBytes === 'number' ? candidate.sizeBytes : 0,
-			expiresInSeconds: typeof candidate.expiresInSeconds === 'number' ? candidate.expiresInSeconds : 600,
+			expiresInSeconds:
+				typeof candidate.expiresInSeconds === 'number' ? candidate.expiresInSeconds : 600,
 		};
 	}
 	return undefined;
@@ -190,13 +251,19 @@ async function putOnce(
 				return response;
 			}
 			// Only an error answer is read, and only its first 64 KiB matter; an endless answer ends at the deadline.
-			const body = await readBounded(response.body, MAX_STORAGE_RESPONSE_BYTES, started + STORAGE_TIMEOUT_MS, STORAGE_TIMEOUT_MS).catch(
-				(error: unknown) => {
-					if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
-					throw error;
-				},
-			);
-			return { ...response, body: body instanceof Uint8Array ? new TextDecoder().decode(body) : body };
+			const body = await readBounded(
+				response.body,
+				MAX_STORAGE_RESPONSE_BYTES,
+				started + STORAGE_TIMEOUT_MS,
+				STORAGE_TIMEOUT_MS,
+			).catch((error: unknown) => {
+				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				throw error;
+			});
+			return {
+				...response,
+				body: body instanceof Uint8Array ? new TextDecoder().decode(body) : body,
+			};
 		},
 	});
 	if (outcome.response) return outcome.response;
@@ -208,11 +275,15 @@ async function putOnce(
 	// Never include the signed URL: it is a bearer capability for this upload.
 	const message = `Could not upload the resume of report ${reportId} to storage`;
 	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-	const wrapped = new NodeApiError(this.getNode(), { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } }, {
-		message,
-		description,
-		itemIndex,
-	});
+	const wrapped = new NodeApiError(
+		this.getNode(),
+		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
+		{
+			message,
+			description,
+			itemIndex,
+		},
+	);
 	wrapped.message = message;
 	wrapped.description = description;
 	throw wrapped;
@@ -259,17 +330,26 @@ export async function putResumeToStorage(
 	const checkTarget = (target: UploadTarget) => {
 		const problem = storageUrlProblem(credentials, target.url);
 		if (problem) {
-			throw new NodeOperationError(this.getNode(), `Refused to upload the resume of report ${reportId}: ${problem}`, {
-				itemIndex,
-				description:
-					'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refused to upload the resume of report ${reportId}: ${problem}`,
+				{
+					itemIndex,
+					description:
+						'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
+				},
+			);
 		}
 		if (hasControlCharacter(target.mimeType) || hasControlCharacter(target.method ?? '')) {
-			throw new NodeOperationError(this.getNode(), `Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`, {
-				itemIndex,
-				description: 'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`,
+				{
+					itemIndex,
+					description:
+						'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
+				},
+			);
 		}
 	};
 
@@ -277,18 +357,30 @@ export async function putResumeToStorage(
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
 	const refresh = async () => {
-		const data = await apiRequest.call<IExecuteFunctions, [Parameters<typeof apiRequest>[0]], Promise<IDataObject>>(this, {
+		const data = await apiRequest.call<
+			IExecuteFunctions,
+			[Parameters<typeof apiRequest>[0]],
+			Promise<IDataObject>
+		>(this, {
 			method: 'POST',
 			path: apiPath('/api/v1/uploads/{}/url', reportId),
 			itemIndex,
 		});
 		const fresh = uploadFromRefresh(data);
 		if (!fresh) {
-			throw new NodeOperationError(this.getNode(), `Refreshing the upload URL of report ${reportId} returned no URL`, {
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refreshing the upload URL of report ${reportId} returned no URL`,
+				{
+					itemIndex,
+				},
+			);
 		}
-		upload = { ...fresh, mimeType: fresh.mimeType || upload.mimeType, sizeBytes: fresh.sizeBytes || upload.sizeBytes };
+		upload = {
+			...fresh,
+			mimeType: fresh.mimeType || upload.mimeType,
+			sizeBytes: fresh.sizeBytes || upload.sizeBytes,
+		};
 		issuedAt = Date.now();
 		refreshed = true;
 	};
@@ -306,11 +398,15 @@ export async function putResumeToStorage(
 			} catch {
 				// host stays as set
 			}
-			throw new NodeOperationError(this.getNode(), `Storage redirected the resume upload of report ${reportId} (${response.statusCode}) to ${host}; the node does not follow storage redirects`, {
-				itemIndex,
-				description:
-					'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Storage redirected the resume upload of report ${reportId} (${response.statusCode}) to ${host}; the node does not follow storage redirects`,
+				{
+					itemIndex,
+					description:
+						'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
+				},
+			);
 		}
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			return { refreshed, streamed: source.streamed, bytes: source.size };

@@ -30,7 +30,11 @@ export function clampCapacity(capacity: number | undefined): number {
  * Records `eventId` and says whether it was already there. Never mutates `ids`.
  * The result holds at most `capacity` ids; the least recently seen are dropped first.
  */
-export function rememberEventId(ids: readonly string[], eventId: string, capacity?: number): RememberResult {
+export function rememberEventId(
+	ids: readonly string[],
+	eventId: string,
+	capacity?: number,
+): RememberResult {
 	const cap = clampCapacity(capacity);
 	const at = ids.indexOf(eventId);
 	const next = at >= 0 ? [...ids.slice(0, at), ...ids.slice(at + 1), eventId] : [...ids, eventId];

@@ -75,7 +75,11 @@ export const MIN_SECRET_BYTES = 16;
  * signing differently, and they should be answered so that the service retries (api-spec "Webhook receiver
  * contract" 5: 5xx is retried, other failures end the delivery).
  */
-export const RECEIVER_SIDE_FAILURES: ReadonlySet<VerifyFailureReason> = new Set(['NO_SECRET', 'INVALID_SECRET', 'BODY_NOT_RAW']);
+export const RECEIVER_SIDE_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
+	'NO_SECRET',
+	'INVALID_SECRET',
+	'BODY_NOT_RAW',
+]);
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const SHA256_BYTES = 32;
@@ -85,10 +89,7 @@ function fail(reason: VerifyFailureReason, message: string): VerifyFailure {
 }
 
 /** Case-insensitive single-valued header lookup; an array (a repeated header) is refused. */
-function header(
-	headers: HeaderBag,
-	name: string,
-): { value?: string; repeated?: boolean } {
+function header(headers: HeaderBag, name: string): { value?: string; repeated?: boolean } {
 	let found: HeaderValue;
 	for (const key of Object.keys(headers)) {
 		if (key.toLowerCase() === name) {
@@ -160,7 +161,10 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	});
 	const unusable = secrets.length - keys.length;
 	if (keys.length === 0) {
-		return fail('INVALID_SECRET', 'No configured signing secret is whsec_ followed by base64 of at least 16 bytes');
+		return fail(
+			'INVALID_SECRET',
+			'No configured signing secret is whsec_ followed by base64 of at least 16 bytes',
+		);
 	}
 
 	if (!(input.rawBody instanceof Uint8Array)) {
@@ -223,7 +227,10 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 		if (matched) return { ok: true, webhookId: id.value, timestamp, secretIndex: index };
 	}
 	if (unusable > 0) {
-		return fail('INVALID_SECRET', 'No v1 signature matches a usable secret, and a configured signing secret is unusable');
+		return fail(
+			'INVALID_SECRET',
+			'No v1 signature matches a usable secret, and a configured signing secret is unusable',
+		);
 	}
 	return fail(
 		'SIGNATURE_MISMATCH',

@@ -24,7 +24,11 @@ export interface Ledger {
 const LEDGER_KEEP_MS = 24 * 60 * 60 * 1000;
 const byExecution = new Map<string, Ledger>();
 /** A run without an execution id (a test harness) gets a ledger of its own node run. */
-const byRun = new RunSlot<Ledger>('spending ledger', () => ({ spent: 0, inFlight: 0, touchedAt: 0 }));
+const byRun = new RunSlot<Ledger>('spending ledger', () => ({
+	spent: 0,
+	inFlight: 0,
+	touchedAt: 0,
+}));
 
 const EPSILON = 1e-9;
 
@@ -38,7 +42,8 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 		executionId = undefined;
 	}
 	if (executionId === undefined) return byRun.of(ctx);
-	for (const [id, ledger] of byExecution) if (now - ledger.touchedAt > LEDGER_KEEP_MS) byExecution.delete(id);
+	for (const [id, ledger] of byExecution)
+		if (now - ledger.touchedAt > LEDGER_KEEP_MS) byExecution.delete(id);
 	let ledger = byExecution.get(executionId);
 	if (!ledger) {
 		ledger = { spent: 0, inFlight: 0, touchedAt: now };
@@ -63,10 +68,14 @@ export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): numb
 	if (value === undefined || value === null || value === '' || value === 0) return undefined;
 	const limit = Number(value);
 	if (!Number.isFinite(limit) || limit < 0) {
-		throw new NodeOperationError(ctx.getNode(), '"Spending Limit (Credits)" must be a number of credits, 0 or more', {
-			itemIndex,
-			description: `Change "Spending Limit" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'"Spending Limit (Credits)" must be a number of credits, 0 or more',
+			{
+				itemIndex,
+				description: `Change "Spending Limit" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
+			},
+		);
 	}
 	return limit;
 }
@@ -86,26 +95,39 @@ export interface Reservation {
  * Reserves `quote`'s credits for one charged write of `itemIndex`, or throws when the write would pass the item's
  * Spending Limit (nothing is sent then). Without a limit the reservation only records what is spent.
  */
-export function reserveCredits(ctx: IExecuteFunctions, itemIndex: number, quote: IDataObject | undefined | null, what: string): Reservation {
+export function reserveCredits(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	quote: IDataObject | undefined | null,
+	what: string,
+): Reservation {
 	const limit = spendingLimitOf(ctx, itemIndex);
 	const credits = creditsOf(quote);
 	const ledger = ledgerOf(ctx);
 	if (limit !== undefined) {
 		if (credits === undefined) {
-			throw new NodeOperationError(ctx.getNode(), `The quote of this ${what} gives no price, so the Spending Limit cannot be kept`, {
-				itemIndex,
-				description:
-					'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
+				{
+					itemIndex,
+					description:
+						'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+				},
+			);
 		}
 		if (ledger.spent + ledger.inFlight + credits > limit + EPSILON) {
-			throw new NodeOperationError(ctx.getNode(), `Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`, {
-				itemIndex,
-				description:
-					`This execution has spent ${round(ledger.spent)} credits${ledger.inFlight > 0 ? ` (and ${round(ledger.inFlight)} more are being submitted)` : ''}; ` +
-					`this ${what} is quoted at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
-					'Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again).',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
+				{
+					itemIndex,
+					description:
+						`This execution has spent ${round(ledger.spent)} credits${ledger.inFlight > 0 ? ` (and ${round(ledger.inFlight)} more are being submitted)` : ''}; ` +
+						`this ${what} is quoted at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
+						'Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again).',
+				},
+			);
 		}
 	}
 	const amount = credits ?? 0;
@@ -145,11 +167,15 @@ export async function chargedWrite(
 		return result;
 	}
 	reservation.charged();
-	return creditsOf(quote) === undefined ? result : { ...result, creditsUsed: round(reservation.credits) };
+	return creditsOf(quote) === undefined
+		? result
+		: { ...result, creditsUsed: round(reservation.credits) };
 }
 
 /** An error that is the API's refusal of the write (nothing created), not a lost or failed answer. */
 export function wasRefused(error: unknown): boolean {
 	const status = apiErrorInfo(error)?.status;
-	return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+	return (
+		typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429
+	);
 }

@@ -10,7 +10,17 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startTestSandbox, useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import type { InputItem } from '../../helpers/n8n-engine';
-import { analyzeParams, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, waitForReportStatus, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	counters,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	waitForReportStatus,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let run = 0;
@@ -21,12 +31,18 @@ useTestSandbox((started) => (sandbox = started));
 
 /** Resumes `<tag>-<i>.pdf` for i in [from, from + n): the same i is the same file (bytes and name) on every call. */
 const files = (tag: string, n: number, from = 0): InputItem[] =>
-	Array.from({ length: n }, (_, k) => pdfItem({ candidate: `${tag} ${from + k}` }, `${tag}-${from + k}.pdf`, { applicationId: `${tag}-app-${from + k}` }));
+	Array.from({ length: n }, (_, k) =>
+		pdfItem({ candidate: `${tag} ${from + k}` }, `${tag}-${from + k}.pdf`, {
+			applicationId: `${tag}-app-${from + k}`,
+		}),
+	);
 
 /** A file that is not a PDF although it says so: refused before anything is sent. */
 const badFile = (fileName: string): InputItem => ({
 	json: {},
-	binary: { data: { data: Buffer.from('not a pdf at all'), mimeType: 'application/pdf', fileName } },
+	binary: {
+		data: { data: Buffer.from('not a pdf at all'), mimeType: 'application/pdf', fileName },
+	},
 });
 
 const fileParams = (ws: Workspace, options: IDataObject = {}) => ({
@@ -41,7 +57,11 @@ const analyzeMany = (ws: Workspace, options: IDataObject = {}): INodeParameters 
 	simplify: false,
 	...fileParams(ws, options),
 });
-const uploadMany = (ws: Workspace): INodeParameters => ({ resource: 'upload', operation: 'uploadMany', ...fileParams(ws) });
+const uploadMany = (ws: Workspace): INodeParameters => ({
+	resource: 'upload',
+	operation: 'uploadMany',
+	...fileParams(ws),
+});
 
 /** Reports and analyses (attempts) charged in the workspace so far. */
 async function charged(ws: Workspace): Promise<{ reports: number; attempts: number }> {
@@ -92,12 +112,19 @@ describe('a batch keys each file, not the chunk: a changed list charges only wha
 	it('Analyze Many with one bad file (Continue On Fail), the file fixed and run again: only the fixed file is analysed anew', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const input = files('fixed', 3);
-		const first = jsonOf(await runNode(ws, analyzeMany(ws), [input[0], badFile('fixed-1.pdf'), input[2]], { ...execution(), continueOnFail: true }));
+		const first = jsonOf(
+			await runNode(ws, analyzeMany(ws), [input[0], badFile('fixed-1.pdf'), input[2]], {
+				...execution(),
+				continueOnFail: true,
+			}),
+		);
 		expect(first[1].error).toEqual(expect.any(String));
 		expectAnalyzed(first[0]);
 		expectAnalyzed(first[2]);
 		expect(await charged(ws)).toEqual({ reports: 2, attempts: 2 });
-		const second = jsonOf(await runNode(ws, analyzeMany(ws), input, { ...execution(), continueOnFail: true }));
+		const second = jsonOf(
+			await runNode(ws, analyzeMany(ws), input, { ...execution(), continueOnFail: true }),
+		);
 		second.forEach(expectAnalyzed);
 		expect(await charged(ws)).toEqual({ reports: 3, attempts: 3 });
 		expect([second[0], second[2]].map(resourceOf)).toEqual([first[0], first[2]].map(resourceOf));
@@ -127,7 +154,11 @@ describe('a batch keys each file, not the chunk: a changed list charges only wha
 		expect(resourceOf(many[0])).toEqual(resourceOf(single));
 		expect(many[0].recovered).toBe(true);
 		const uploaded = jsonOf(await runNode(ws, uploadMany(ws), input, execution()));
-		expect(uploaded.map((o) => o.reportId)).toEqual([single.reportId, many[1].reportId, expect.stringMatching(/^rpt_/)]);
+		expect(uploaded.map((o) => o.reportId)).toEqual([
+			single.reportId,
+			many[1].reportId,
+			expect.stringMatching(/^rpt_/),
+		]);
 		expect([single.reportId, many[1].reportId]).not.toContain(uploaded[2].reportId);
 		// Upload Many analyses nothing: the third file is uploaded, not analysed.
 		expect(await charged(ws)).toEqual({ reports: 3, attempts: 2 });
@@ -160,7 +191,10 @@ describe('merges are visible', () => {
 	});
 
 	const revisedCases: Array<[string, (ws: Workspace) => INodeParameters]> = [
-		['Analyze Resume with Wait for Completion', (ws) => analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 })],
+		[
+			'Analyze Resume with Wait for Completion',
+			(ws) => analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
+		],
 		['Analyze Resume without waiting', (ws) => analyzeParams(ws)],
 		['Analyze Many (Simplify)', (ws) => ({ ...analyzeMany(ws), simplify: true })],
 	];
@@ -172,7 +206,9 @@ describe('merges are visible', () => {
 			expectAnalyzed(first);
 			expect(first.jobRevisedSinceReport).not.toBe(true);
 			expect(await waitForReportStatus(ws, String(first.reportId ?? first.id))).toBe('completed');
-			await sandbox.control.reviseJob(ws.jobDescriptionId, { description: 'The role now asks for on-call duty.' });
+			await sandbox.control.reviseJob(ws.jobDescriptionId, {
+				description: 'The role now asks for on-call duty.',
+			});
 			const [again] = jsonOf(await runNode(ws, params(ws), input, execution()));
 			expect(resourceOf(again)).toEqual(resourceOf(first));
 			expect(again.jobRevisedSinceReport).toBe(true);
@@ -182,19 +218,24 @@ describe('merges are visible', () => {
 });
 
 describe('New Attempt Label on Analyze Resume', () => {
-	const waited = (ws: Workspace, options: IDataObject = {}) => analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, ...options });
+	const waited = (ws: Workspace, options: IDataObject = {}) =>
+		analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, ...options });
 
 	it('after a failed report: a new attempt on the same report (not a new report), and the same label again gives that attempt back', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const file = [pdfItem({ candidate: 'Label Failed', outcome: 'failed' }, 'label-failed.pdf')];
 		const [failed] = jsonOf(await runNode(ws, waited(ws), file, execution()));
 		expect(failed.status).toBe('failed');
-		const [labelled] = jsonOf(await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, execution()));
+		const [labelled] = jsonOf(
+			await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, execution()),
+		);
 		expect(labelled.reportId ?? labelled.id).toBe(failed.reportId ?? failed.id);
 		expect(String(labelled.attemptId)).toMatch(/^att_/);
 		expect(labelled.attemptId).not.toBe(failed.attemptId);
 		expect(await charged(ws)).toEqual({ reports: 1, attempts: 2 });
-		const [repeat] = jsonOf(await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, execution()));
+		const [repeat] = jsonOf(
+			await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, execution()),
+		);
 		expect(resourceOf(repeat)).toEqual(resourceOf(labelled));
 		expect(await charged(ws)).toEqual({ reports: 1, attempts: 2 });
 	});
@@ -205,7 +246,12 @@ describe('New Attempt Label on Analyze Resume', () => {
 		const [done] = jsonOf(await runNode(ws, waited(ws), file, execution()));
 		expect(done.status).toBe('completed');
 		const reportId = String(done.reportId ?? done.id);
-		const [item] = jsonOf(await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, { ...execution(), continueOnFail: true }));
+		const [item] = jsonOf(
+			await runNode(ws, waited(ws, { attemptLabel: 'second-try' }), file, {
+				...execution(),
+				continueOnFail: true,
+			}),
+		);
 		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
 		// Either the completed report back, or an error that names it (as Start with a label refuses a completed report).
 		expect(JSON.stringify(item)).toContain(reportId);
@@ -216,17 +262,24 @@ describe('New Attempt Label on Analyze Resume', () => {
 describe('New Attempt Label on Analyze Many', () => {
 	it('after a failed report: a new attempt on the same report, once, and nothing new for the other files', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const input = [pdfItem({ candidate: 'Many Label Failed', outcome: 'failed' }, 'many-label-failed.pdf'), ...files('many-label', 1)];
+		const input = [
+			pdfItem({ candidate: 'Many Label Failed', outcome: 'failed' }, 'many-label-failed.pdf'),
+			...files('many-label', 1),
+		];
 		const first = jsonOf(await runNode(ws, analyzeMany(ws), input, execution()));
 		first.forEach(expectAnalyzed);
-		const labelled = jsonOf(await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()));
+		const labelled = jsonOf(
+			await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()),
+		);
 		expect(labelled.map((o) => o.reportId)).toEqual(first.map((o) => o.reportId));
 		expect(String(labelled[0].attemptId)).toMatch(/^att_/);
 		expect(labelled[0].attemptId).not.toBe(first[0].attemptId);
 		// The completed report of the other file is not analysed again for a label.
 		expect(labelled[1].attemptId).toBe(first[1].attemptId);
 		expect(await charged(ws)).toEqual({ reports: 2, attempts: 3 });
-		const repeat = jsonOf(await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()));
+		const repeat = jsonOf(
+			await runNode(ws, analyzeMany(ws, { attemptLabel: 'second-try' }), input, execution()),
+		);
 		expect(repeat.map(resourceOf)).toEqual(labelled.map(resourceOf));
 		expect(await charged(ws)).toEqual({ reports: 2, attempts: 3 });
 	});
@@ -243,10 +296,15 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 
 	it('Analyze Many, with and without external references, and Start, run again: no second report or analysis', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const referenced = analyzeMany(ws, { externalReferenceSource: 'my-ats', externalReferenceId: '={{ $json.applicationId }}' });
+		const referenced = analyzeMany(ws, {
+			externalReferenceSource: 'my-ats',
+			externalReferenceId: '={{ $json.applicationId }}',
+		});
 		const withReference = files('forgot-ref', 2);
 		const withoutReference = files('forgot-plain', 2);
-		const [uploadedId] = jsonOf(await runNode(ws, uploadMany(ws), files('forgot-start', 1), execution())).map((o) => String(o.reportId));
+		const [uploadedId] = jsonOf(
+			await runNode(ws, uploadMany(ws), files('forgot-start', 1), execution()),
+		).map((o) => String(o.reportId));
 		const start = { resource: 'analysis', operation: 'start', reportId: uploadedId };
 		const first = {
 			referenced: jsonOf(await runNode(ws, referenced, withReference, execution())),
@@ -256,9 +314,15 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 		[...first.referenced, ...first.plain, ...first.started].forEach(expectAnalyzed);
 		expect(await charged(ws)).toEqual({ reports: 5, attempts: 5 });
 		await receiptsForgotten(ws);
-		expect(jsonOf(await runNode(ws, referenced, withReference, execution())).map(resourceOf)).toEqual(first.referenced.map(resourceOf));
-		expect(jsonOf(await runNode(ws, analyzeMany(ws), withoutReference, execution())).map(resourceOf)).toEqual(first.plain.map(resourceOf));
-		expect(jsonOf(await runNode(ws, start, [{ json: {} }], execution())).map(resourceOf)).toEqual(first.started.map(resourceOf));
+		expect(
+			jsonOf(await runNode(ws, referenced, withReference, execution())).map(resourceOf),
+		).toEqual(first.referenced.map(resourceOf));
+		expect(
+			jsonOf(await runNode(ws, analyzeMany(ws), withoutReference, execution())).map(resourceOf),
+		).toEqual(first.plain.map(resourceOf));
+		expect(jsonOf(await runNode(ws, start, [{ json: {} }], execution())).map(resourceOf)).toEqual(
+			first.started.map(resourceOf),
+		);
 		expect(await charged(ws)).toEqual({ reports: 5, attempts: 5 });
 	});
 
@@ -267,26 +331,53 @@ describe('after the service forgot its receipts (the receipt lifetime has passed
 	// and nothing is charged or emailed; each item names the interview that exists.
 	it('Invite, Reinterview and Invite Many, run again: no second interview or email, and each item names the interview that exists', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const analyzed = jsonOf(await runNode(ws, analyzeMany(ws), files('forgot-invite', 3), execution()));
-		for (const o of analyzed) expect(await waitForReportStatus(ws, String(o.reportId))).toBe('completed');
+		const analyzed = jsonOf(
+			await runNode(ws, analyzeMany(ws), files('forgot-invite', 3), execution()),
+		);
+		for (const o of analyzed)
+			expect(await waitForReportStatus(ws, String(o.reportId))).toBe('completed');
 		const [a, b, c] = analyzed.map((o) => String(o.reportId));
-		const invite = { resource: 'interview', operation: 'invite', reportId: a, candidateEmail: 'forgot.a@example.com' };
-		const inviteMany = { resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' };
-		const many = [b, c].map((reportId, i) => ({ json: { reportId, email: `forgot.many.${i}@example.com` } }));
+		const invite = {
+			resource: 'interview',
+			operation: 'invite',
+			reportId: a,
+			candidateEmail: 'forgot.a@example.com',
+		};
+		const inviteMany = {
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+		};
+		const many = [b, c].map((reportId, i) => ({
+			json: { reportId, email: `forgot.many.${i}@example.com` },
+		}));
 		const [invited] = jsonOf(await runNode(ws, invite, [{ json: {} }], execution()));
-		const reinterview = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId: a, candidateEmail: 'forgot.a@example.com' };
+		const reinterview = {
+			resource: 'interview',
+			operation: 'reinterview',
+			interviewId: String(invited.interviewId),
+			reportId: a,
+			candidateEmail: 'forgot.a@example.com',
+		};
 		const [again] = jsonOf(await runNode(ws, reinterview, [{ json: {} }], execution()));
 		const invitedMany = jsonOf(await runNode(ws, inviteMany, many, execution()));
 		const ids = [invited.interviewId, again.interviewId, ...invitedMany.map((o) => o.interviewId)];
 		expect(ids.every((id) => typeof id === 'string' && id.startsWith('int_'))).toBe(true);
 		await receiptsForgotten(ws);
 		const rerun = [
-			jsonOf(await runNode(ws, invite, [{ json: {} }], { ...execution(), continueOnFail: true }))[0],
-			jsonOf(await runNode(ws, reinterview, [{ json: {} }], { ...execution(), continueOnFail: true }))[0],
+			jsonOf(
+				await runNode(ws, invite, [{ json: {} }], { ...execution(), continueOnFail: true }),
+			)[0],
+			jsonOf(
+				await runNode(ws, reinterview, [{ json: {} }], { ...execution(), continueOnFail: true }),
+			)[0],
 			...jsonOf(await runNode(ws, inviteMany, many, { ...execution(), continueOnFail: true })),
 		];
 		expect(String(rerun[0].error)).toContain(`Report ${a} already has interview ${ids[0]}`);
-		expect(String(rerun[1].error)).toContain(`Interview ${ids[0]} was already replaced by reinterview ${ids[1]}`);
+		expect(String(rerun[1].error)).toContain(
+			`Interview ${ids[0]} was already replaced by reinterview ${ids[1]}`,
+		);
 		expect(rerun.slice(2).map((o) => [o.errorCode, o.existingInterviewId])).toEqual([
 			['INTERVIEW_NOT_ELIGIBLE', ids[2]],
 			['INTERVIEW_NOT_ELIGIBLE', ids[3]],
@@ -314,10 +405,12 @@ describe('files prepared but never admitted, analysed a day later', () => {
 			const again = jsonOf(await runNode(ws, analyzeMany(ws), input, execution()));
 			expect(again.map(resourceOf)).toEqual(out.map(resourceOf));
 			const c = await counters(ws);
-			expect({ reports: c.reportsCreated, attempts: c.attemptsCreated }).toEqual({ reports: 6, attempts: 3 });
+			expect({ reports: c.reportsCreated, attempts: c.attemptsCreated }).toEqual({
+				reports: 6,
+				attempts: 3,
+			});
 		} finally {
 			await own.close();
 		}
 	});
 });
-

@@ -9,7 +9,17 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import type { InputItem } from '../../helpers/n8n-engine';
-import { apiCall, completedReport, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, type Workspace } from './helpers';
+import {
+	apiCall,
+	completedReport,
+	counters,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let run = 0;
@@ -19,7 +29,9 @@ const execution = () => ({ executionId: `recovery-verifies-${Date.now()}-${++run
 useTestSandbox((started) => (sandbox = started));
 
 /** Charged writes of the workspace: reports, analyses, interviews (counters) and emails (mail sink, once sent). */
-async function writes(ws: Workspace): Promise<{ reports: number; attempts: number; interviews: number; emails: number }> {
+async function writes(
+	ws: Workspace,
+): Promise<{ reports: number; attempts: number; interviews: number; emails: number }> {
 	const until = Date.now() + 15_000;
 	for (;;) {
 		const { body } = await apiCall(ws, 'GET', '/api/v1/interviews?limit=100');
@@ -30,7 +42,12 @@ async function writes(ws: Workspace): Promise<{ reports: number; attempts: numbe
 	}
 	const c = await counters(ws);
 	const emails = (await sandbox.control.mail(ws.workspaceId)).items.length;
-	return { reports: c.reportsCreated, attempts: c.attemptsCreated, interviews: c.interviewsCreated, emails };
+	return {
+		reports: c.reportsCreated,
+		attempts: c.attemptsCreated,
+		interviews: c.interviewsCreated,
+		emails,
+	};
 }
 
 /** What an item says, error and description together (Continue On Fail puts both in its json). */
@@ -39,7 +56,13 @@ const said = (o: IDataObject) => `${String(o.error ?? '')} ${String(o.descriptio
 async function uploadedReports(ws: Workspace, n: number, tag: string): Promise<string[]> {
 	const result = await runNode(
 		ws,
-		{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+		{
+			resource: 'upload',
+			operation: 'uploadMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+		},
 		Array.from({ length: n }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`)),
 		execution(),
 	);
@@ -50,10 +73,17 @@ describe('recovery verifies that it is the same write', () => {
 	it('Analysis > Start with the same user Idempotency Key on a different report: the item fails, never recovered for an analysis that never started', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const [first, second] = await uploadedReports(ws, 2, 'same-key');
-		const start = (reportId: string) => ({ resource: 'analysis', operation: 'start', reportId, options: { idempotencyKey: 'application-77' } });
+		const start = (reportId: string) => ({
+			resource: 'analysis',
+			operation: 'start',
+			reportId,
+			options: { idempotencyKey: 'application-77' },
+		});
 		const [started] = jsonOf(await runNode(ws, start(first), [{ json: {} }], execution()));
 		expect(started).toMatchObject({ reportId: first, attemptId: expect.stringMatching(/^att_/) });
-		const [item] = jsonOf(await runNode(ws, start(second), [{ json: {} }], { ...execution(), continueOnFail: true }));
+		const [item] = jsonOf(
+			await runNode(ws, start(second), [{ json: {} }], { ...execution(), continueOnFail: true }),
+		);
 		expect(item.recovered).not.toBe(true);
 		expect(item.error).toEqual(expect.any(String));
 		expect(said(item)).toMatch(/Idempotency Key/);
@@ -65,11 +95,24 @@ describe('recovery verifies that it is the same write', () => {
 	it('Invite with a user key, then the address corrected and run again: no success for the old invitation; the error says what exists and that Reinterview reaches the corrected address', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Corrected Address' });
-		const invite = (candidateEmail: string) => ({ resource: 'interview', operation: 'invite', reportId, candidateEmail, options: { idempotencyKey: 'application-88' } });
-		const [first] = jsonOf(await runNode(ws, invite('old.address@example.com'), [{ json: {} }], execution()));
+		const invite = (candidateEmail: string) => ({
+			resource: 'interview',
+			operation: 'invite',
+			reportId,
+			candidateEmail,
+			options: { idempotencyKey: 'application-88' },
+		});
+		const [first] = jsonOf(
+			await runNode(ws, invite('old.address@example.com'), [{ json: {} }], execution()),
+		);
 		const interviewId = String(first.interviewId);
 		expect(interviewId).toMatch(/^int_/);
-		const [item] = jsonOf(await runNode(ws, invite('corrected.address@example.com'), [{ json: {} }], { ...execution(), continueOnFail: true }));
+		const [item] = jsonOf(
+			await runNode(ws, invite('corrected.address@example.com'), [{ json: {} }], {
+				...execution(),
+				continueOnFail: true,
+			}),
+		);
 		expect(item.recovered).not.toBe(true);
 		expect(item.error).toEqual(expect.any(String));
 		expect(said(item)).toMatch(new RegExp(`${interviewId}|old\\.address@example\\.com`));
@@ -83,8 +126,26 @@ describe('recovery verifies that it is the same write', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Invite Then Reinterview' });
 		const workflow = async () => {
-			const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'twice@example.com' }, [{ json: {} }], execution()));
-			const reinterview = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId, candidateEmail: 'twice@example.com' };
+			const [invited] = jsonOf(
+				await runNode(
+					ws,
+					{
+						resource: 'interview',
+						operation: 'invite',
+						reportId,
+						candidateEmail: 'twice@example.com',
+					},
+					[{ json: {} }],
+					execution(),
+				),
+			);
+			const reinterview = {
+				resource: 'interview',
+				operation: 'reinterview',
+				interviewId: String(invited.interviewId),
+				reportId,
+				candidateEmail: 'twice@example.com',
+			};
 			const [again] = jsonOf(await runNode(ws, reinterview, [{ json: {} }], execution()));
 			return { invited, again };
 		};
@@ -102,17 +163,59 @@ describe('one key per write in the workspace, whatever the endpoint (spec "Endpo
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const options = { idempotencyKey: '={{ $json.applicationId }}' };
 		const input = [pdfItem({ candidate: 'One Key' }, 'one-key.pdf', { applicationId: 'app-4711' })];
-		const upload = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, options };
-		const start = { resource: 'analysis', operation: 'start', reportId: '={{ $json.reportId }}', options: { ...options, waitForCompletion: true, waitTimeout: 30 } };
-		const invite = { resource: 'interview', operation: 'invite', reportId: '={{ $json.reportId }}', candidateEmail: 'one.key@example.com', options };
+		const upload = {
+			resource: 'upload',
+			operation: 'uploadResume',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+			options,
+		};
+		const start = {
+			resource: 'analysis',
+			operation: 'start',
+			reportId: '={{ $json.reportId }}',
+			options: { ...options, waitForCompletion: true, waitTimeout: 30 },
+		};
+		const invite = {
+			resource: 'interview',
+			operation: 'invite',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: 'one.key@example.com',
+			options,
+		};
 		const workflow = async () => {
 			const [uploaded] = jsonOf(await runNode(ws, upload, input, execution()));
-			const [started] = jsonOf(await runNode(ws, start, [{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }], execution()));
-			const [invited] = jsonOf(await runNode(ws, invite, [{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }], execution()));
-			return { reportId: uploaded.reportId, attemptId: started.attemptId, status: started.status, interviewId: invited.interviewId };
+			const [started] = jsonOf(
+				await runNode(
+					ws,
+					start,
+					[{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }],
+					execution(),
+				),
+			);
+			const [invited] = jsonOf(
+				await runNode(
+					ws,
+					invite,
+					[{ json: { reportId: uploaded.reportId, applicationId: 'app-4711' } }],
+					execution(),
+				),
+			);
+			return {
+				reportId: uploaded.reportId,
+				attemptId: started.attemptId,
+				status: started.status,
+				interviewId: invited.interviewId,
+			};
 		};
 		const first = await workflow();
-		expect(first).toMatchObject({ reportId: expect.stringMatching(/^rpt_/), attemptId: expect.stringMatching(/^att_/), status: 'completed', interviewId: expect.stringMatching(/^int_/) });
+		expect(first).toMatchObject({
+			reportId: expect.stringMatching(/^rpt_/),
+			attemptId: expect.stringMatching(/^att_/),
+			status: 'completed',
+			interviewId: expect.stringMatching(/^int_/),
+		});
 		expect(await workflow()).toEqual(first);
 		expect(await writes(ws)).toEqual({ reports: 1, attempts: 1, interviews: 1, emails: 1 });
 	});
@@ -127,18 +230,33 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 		await sleep(2000);
 		await sandbox.control.patchWorkspace(ws.workspaceId, allowance);
 	};
-	const startMany: INodeParameters = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false };
+	const startMany: INodeParameters = {
+		resource: 'analysis',
+		operation: 'startMany',
+		reportId: '={{ $json.reportId }}',
+		simplify: false,
+	};
 
 	it('Start Many after INSUFFICIENT_ALLOWANCE, allowance topped up, run again: the refused items are submitted again (submittedAgainAfterBatch), the analysed one not charged again', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 3, 'allowance');
 		const items = reportIds.map((reportId) => ({ json: { reportId } }));
 		// The first report is analysed already; the allowance is then used up, so the batch of the other two is refused whole.
-		const [analysed] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId: reportIds[0] }, [{ json: {} }], execution()));
+		const [analysed] = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'start', reportId: reportIds[0] },
+				[{ json: {} }],
+				execution(),
+			),
+		);
 		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisAllowance: 0 });
 		const first = jsonOf(await runNode(ws, startMany, items, execution()));
 		expect(first[0]).toMatchObject({ attemptId: analysed.attemptId, recovered: true });
-		expect(first.slice(1).map((o) => [o.state, o.errorCode])).toEqual([['failed', 'INSUFFICIENT_ALLOWANCE'], ['failed', 'INSUFFICIENT_ALLOWANCE']]);
+		expect(first.slice(1).map((o) => [o.state, o.errorCode])).toEqual([
+			['failed', 'INSUFFICIENT_ALLOWANCE'],
+			['failed', 'INSUFFICIENT_ALLOWANCE'],
+		]);
 		const batchId = String(first[1].batchId);
 		expect(batchId).toMatch(/^bat_/);
 		await toppedUp(ws, { analysisAllowance: 10 });
@@ -147,7 +265,11 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 		expect(second[0]).toMatchObject({ attemptId: analysed.attemptId, recovered: true });
 		expect(second[0].submittedAgainAfterBatch).toBeUndefined();
 		for (const o of second.slice(1)) {
-			expect(o).toMatchObject({ state: 'succeeded', errorCode: null, submittedAgainAfterBatch: batchId });
+			expect(o).toMatchObject({
+				state: 'succeeded',
+				errorCode: null,
+				submittedAgainAfterBatch: batchId,
+			});
 			expect(String(o.attemptId)).toMatch(/^att_/);
 		}
 		expect(await writes(ws)).toEqual({ reports: 3, attempts: 3, interviews: 0, emails: 0 });
@@ -159,17 +281,34 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 	it('Analyze Many of 25 files whose items 21 to 25 were refused (allowance), topped up and run again: those 5 analysed, the first 20 not charged again', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisAllowance: 20 });
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
-		const files: InputItem[] = Array.from({ length: 25 }, (_, i) => pdfItem({ candidate: `Twenty Five ${i}` }, `twenty-five-${i}.pdf`));
+		const params = {
+			resource: 'analysis',
+			operation: 'analyzeMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+			simplify: false,
+		};
+		const files: InputItem[] = Array.from({ length: 25 }, (_, i) =>
+			pdfItem({ candidate: `Twenty Five ${i}` }, `twenty-five-${i}.pdf`),
+		);
 		const first = jsonOf(await runNode(ws, params, files, execution()));
 		expect(first.slice(0, 20).every((o) => o.state === 'succeeded')).toBe(true);
-		expect(first.slice(20).map((o) => o.errorCode)).toEqual(Array(5).fill('INSUFFICIENT_ALLOWANCE'));
+		expect(first.slice(20).map((o) => o.errorCode)).toEqual(
+			Array(5).fill('INSUFFICIENT_ALLOWANCE'),
+		);
 		const refusedIn = String(first[20].batchId);
 		await toppedUp(ws, { analysisAllowance: 100 });
 		const second = jsonOf(await runNode(ws, params, files, execution()));
-		expect(second.slice(0, 20).map((o) => o.attemptId)).toEqual(first.slice(0, 20).map((o) => o.attemptId));
+		expect(second.slice(0, 20).map((o) => o.attemptId)).toEqual(
+			first.slice(0, 20).map((o) => o.attemptId),
+		);
 		for (const o of second.slice(20)) {
-			expect(o).toMatchObject({ state: 'succeeded', errorCode: null, submittedAgainAfterBatch: refusedIn });
+			expect(o).toMatchObject({
+				state: 'succeeded',
+				errorCode: null,
+				submittedAgainAfterBatch: refusedIn,
+			});
 			expect(String(o.attemptId)).toMatch(/^att_/);
 		}
 		expect(second.slice(20).map((o) => o.reportId)).toEqual(first.slice(20).map((o) => o.reportId));
@@ -178,21 +317,40 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 
 	it("Invite Many's candidate refused for the interview allowance, invited on a re-run once the allowance is topped up; the other not invited again", async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const reportIds = [await completedReport(ws, { candidate: 'Many Refused A' }), await completedReport(ws, { candidate: 'Many Refused B' })];
+		const reportIds = [
+			await completedReport(ws, { candidate: 'Many Refused A' }),
+			await completedReport(ws, { candidate: 'Many Refused B' }),
+		];
 		await sandbox.control.patchWorkspace(ws.workspaceId, { interviewAllowance: 1 });
-		const params = { resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' };
-		const items = reportIds.map((reportId, i) => ({ json: { reportId, email: `refused.${i}@example.com` } }));
+		const params = {
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+		};
+		const items = reportIds.map((reportId, i) => ({
+			json: { reportId, email: `refused.${i}@example.com` },
+		}));
 		const first = jsonOf(await runNode(ws, params, items, execution()));
 		expect(first.map((o) => o.errorCode)).toEqual([null, 'INSUFFICIENT_ALLOWANCE']);
 		await toppedUp(ws, { interviewAllowance: 10 });
-		const second = jsonOf(await runNode(ws, params, items, { ...execution(), continueOnFail: true }));
+		const second = jsonOf(
+			await runNode(ws, params, items, { ...execution(), continueOnFail: true }),
+		);
 		expect(second[0]).toMatchObject({ interviewId: first[0].interviewId, recovered: true });
 		// The re-quoted batch answers IDEMPOTENCY_KEY_REUSED (the earlier batch's id is not given): the refused item goes again.
-		expect(second[1]).toMatchObject({ state: 'succeeded', errorCode: null, submittedAgainAfterRefusal: true });
+		expect(second[1]).toMatchObject({
+			state: 'succeeded',
+			errorCode: null,
+			submittedAgainAfterRefusal: true,
+		});
 		expect(String(second[1].interviewId)).toMatch(/^int_/);
 		expect(await writes(ws)).toEqual({ reports: 2, attempts: 2, interviews: 2, emails: 2 });
 		const mail = (await sandbox.control.mail(ws.workspaceId)).items;
-		expect(mail.map((m) => m.to).sort()).toEqual(['refused.0@example.com', 'refused.1@example.com']);
+		expect(mail.map((m) => m.to).sort()).toEqual([
+			'refused.0@example.com',
+			'refused.1@example.com',
+		]);
 	});
 	it('Start Many with a file the service cannot read (INVALID_UPLOAD): the item says a re-run does not change it, and a re-run does not submit it again', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
@@ -202,18 +360,43 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 			ws,
 			'POST',
 			'/api/v1/uploads',
-			{ fileName: 'unreadable.pdf', fileSize: garbage.length, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: ws.jobDescriptionId } },
+			{
+				fileName: 'unreadable.pdf',
+				fileSize: garbage.length,
+				mimeType: 'application/pdf',
+				jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
+			},
 			{ 'idempotency-key': `final-refusal-${Date.now()}` },
 		);
-		const { reportId, upload } = prepared.body.data as { reportId: string; upload: { url: string } };
-		expect((await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: garbage })).status).toBe(200);
+		const { reportId, upload } = prepared.body.data as {
+			reportId: string;
+			upload: { url: string };
+		};
+		expect(
+			(
+				await fetch(upload.url, {
+					method: 'PUT',
+					headers: { 'content-type': 'application/pdf' },
+					body: garbage,
+				})
+			).status,
+		).toBe(200);
 		const [first] = jsonOf(await runNode(ws, startMany, [{ json: { reportId } }], execution()));
-		expect(first).toMatchObject({ state: 'failed', errorCode: 'INVALID_UPLOAD', batchId: expect.stringMatching(/^bat_/) });
+		expect(first).toMatchObject({
+			state: 'failed',
+			errorCode: 'INVALID_UPLOAD',
+			batchId: expect.stringMatching(/^bat_/),
+		});
 		expect(String(first.hint)).toMatch(/Running again does not change this item/);
 		await sleep(2000);
 		const [second] = jsonOf(await runNode(ws, startMany, [{ json: { reportId } }], execution()));
 		// The earlier run's batch is answered again; the item is not submitted in a new batch.
-		expect(second).toMatchObject({ state: 'failed', errorCode: 'INVALID_UPLOAD', batchId: first.batchId, hint: first.hint });
+		expect(second).toMatchObject({
+			state: 'failed',
+			errorCode: 'INVALID_UPLOAD',
+			batchId: first.batchId,
+			hint: first.hint,
+		});
 		expect(second.submittedAgainAfterBatch).toBeUndefined();
 		expect(await writes(ws)).toEqual({ reports: 1, attempts: 0, interviews: 0, emails: 0 });
 	});

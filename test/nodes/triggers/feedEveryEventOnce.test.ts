@@ -15,7 +15,15 @@ import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis
 import { transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow, saveStaticData } from '../../helpers/engine/single-node';
-import { allEvents, apiCredential, control, credentialTypes, newWorkspace, seedEvents, withSandbox } from './helpers';
+import {
+	allEvents,
+	apiCredential,
+	control,
+	credentialTypes,
+	newWorkspace,
+	seedEvents,
+	withSandbox,
+} from './helpers';
 
 let sb: SandboxHandle;
 const servers: Server[] = [];
@@ -79,7 +87,12 @@ async function activate(
 		undefined,
 		budgetMs === undefined ? undefined : () => budgetMs,
 	);
-	const execute = Container.get(PollTriggerExecutor).create(loaded.workflow, loaded.node, context, () => true);
+	const execute = Container.get(PollTriggerExecutor).create(
+		loaded.workflow,
+		loaded.node,
+		context,
+		() => true,
+	);
 	let ticks = 0;
 	return {
 		emitted,
@@ -90,7 +103,8 @@ async function activate(
 	};
 }
 
-const idsOf = (items: IDataObject[]) => items.filter((i) => i.notice === undefined).map((i) => i.id);
+const idsOf = (items: IDataObject[]) =>
+	items.filter((i) => i.notice === undefined).map((i) => i.id);
 const noticesOf = (items: IDataObject[]) => items.filter((i) => i.notice !== undefined);
 
 async function faults(body: IDataObject) {
@@ -103,7 +117,9 @@ describe('feed trigger: one poll at a time, within its budget', () => {
 		const run = await activate(apiCredential(ws), {}, { events: ['*'], startAt: 'oldest' });
 		await run.tick();
 		await seedEvents(ws, 300);
-		await faults({ rules: [{ method: 'GET', path: '/api/v1/events', mode: 'latency', latencyMs: 300 }] });
+		await faults({
+			rules: [{ method: 'GET', path: '/api/v1/events', mode: 'latency', latencyMs: 300 }],
+		});
 
 		const first = run.tick();
 		await sleep(200);
@@ -118,10 +134,17 @@ describe('feed trigger: one poll at a time, within its budget', () => {
 
 	it('Fetch Resource reads count in the poll budget: what does not fit waits for the next poll, each event once', async () => {
 		const ws = await newWorkspace(sb);
-		const run = await activate(apiCredential(ws), {}, { events: ['*'], startAt: 'oldest', fetchResource: true }, 1000);
+		const run = await activate(
+			apiCredential(ws),
+			{},
+			{ events: ['*'], startAt: 'oldest', fetchResource: true },
+			1000,
+		);
 		await run.tick();
 		await seedEvents(ws, 20);
-		await faults({ rules: [{ method: 'GET', path: '/api/v1/reports/', mode: 'latency', latencyMs: 250 }] });
+		await faults({
+			rules: [{ method: 'GET', path: '/api/v1/reports/', mode: 'latency', latencyMs: 250 }],
+		});
 
 		await run.tick();
 		const firstPoll = run.emitted.length;
@@ -151,7 +174,11 @@ describe('feed trigger: a position that follows the account and the filters', ()
 		await switched.tick();
 		expect(switched.errors).toEqual([]);
 		const afterSwitch = switched.emitted;
-		expect(afterSwitch[0]).toMatchObject({ notice: 'FEED_POSITION_RESTARTED', reason: 'CURSOR_INVALID', resumedFrom: 'oldestRetained' });
+		expect(afterSwitch[0]).toMatchObject({
+			notice: 'FEED_POSITION_RESTARTED',
+			reason: 'CURSOR_INVALID',
+			resumedFrom: 'oldestRetained',
+		});
 		expect(idsOf(afterSwitch)).toEqual((await allEvents(b)).map((e) => e.id));
 	});
 
@@ -166,9 +193,15 @@ describe('feed trigger: a position that follows the account and the filters', ()
 			await run.tick();
 			expect(run.emitted).toHaveLength(1);
 			await seedEvents(b, 2);
-			const switched = await activate(apiCredential(b), stored, { events: ['*'], startAt: 'oldest' });
+			const switched = await activate(apiCredential(b), stored, {
+				events: ['*'],
+				startAt: 'oldest',
+			});
 			await switched.tick();
-			expect(switched.emitted[0]).toMatchObject({ notice: 'FEED_POSITION_RESTARTED', reason: 'BASE_URL_CHANGED' });
+			expect(switched.emitted[0]).toMatchObject({
+				notice: 'FEED_POSITION_RESTARTED',
+				reason: 'BASE_URL_CHANGED',
+			});
 			expect(idsOf(switched.emitted)).toEqual((await allEvents(b)).map((e) => e.id));
 		} finally {
 			await other.close();
@@ -178,7 +211,10 @@ describe('feed trigger: a position that follows the account and the filters', ()
 	it('adding an event type filtered locally keeps the position: pending events of the types that stay are delivered', async () => {
 		const ws = await newWorkspace(sb);
 		const stored: IDataObject = {};
-		const before = await activate(apiCredential(ws), stored, { events: ['report.completed', 'report.failed'], startAt: 'now' });
+		const before = await activate(apiCredential(ws), stored, {
+			events: ['report.completed', 'report.failed'],
+			startAt: 'now',
+		});
 		await before.tick();
 		await seedEvents(ws, 1, 'report.failed');
 		await before.tick();
@@ -197,13 +233,19 @@ describe('feed trigger: a position that follows the account and the filters', ()
 	it('a change of the type sent to the API says in a notice what was skipped and from when', async () => {
 		const ws = await newWorkspace(sb);
 		const stored: IDataObject = {};
-		const before = await activate(apiCredential(ws), stored, { events: ['report.failed'], startAt: 'now' });
+		const before = await activate(apiCredential(ws), stored, {
+			events: ['report.failed'],
+			startAt: 'now',
+		});
 		await before.tick();
 		await seedEvents(ws, 1, 'report.failed');
 		await before.tick();
 		const delivered = before.emitted[0];
 
-		const after = await activate(apiCredential(ws), stored, { events: ['report.failed', 'report.completed'], startAt: 'now' });
+		const after = await activate(apiCredential(ws), stored, {
+			events: ['report.failed', 'report.completed'],
+			startAt: 'now',
+		});
 		await after.tick();
 		expect(after.emitted).toEqual([
 			expect.objectContaining({
@@ -224,10 +266,23 @@ describe('feed trigger: Start From Now over a long history', () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 10_000);
 		const requests = async () =>
-			((await control(ws, 'GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`)).requests as IDataObject)['GET /api/v1/events'] as number ?? 0;
+			((
+				(await control(ws, 'GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`))
+					.requests as IDataObject
+			)['GET /api/v1/events'] as number) ?? 0;
 
 		// Four answers 429: every attempt the transport makes for the first page.
-		await faults({ rules: [{ method: 'GET', path: '/api/v1/events', status: 429, retryAfterSeconds: 1, count: transportSettings.retry.maxAttempts }] });
+		await faults({
+			rules: [
+				{
+					method: 'GET',
+					path: '/api/v1/events',
+					status: 429,
+					retryAfterSeconds: 1,
+					count: transportSettings.retry.maxAttempts,
+				},
+			],
+		});
 		const run = await activate(apiCredential(ws), {}, { events: ['*'], startAt: 'now' });
 		await run.tick(); // the activation poll: throws (fails the activation) if the 429 is not survived
 		expect(run.emitted).toEqual([]);
@@ -263,7 +318,13 @@ class ScriptedFeed {
 		for (let i = 0; i < n; i++) {
 			const seq = this.seq++;
 			const occurredAt = new Date().toISOString();
-			this.events.push({ id: `evt-${seq}`, type: 'report.completed', schemaVersion: 1, occurredAt, data: { reportId: `rpt_${seq}` } });
+			this.events.push({
+				id: `evt-${seq}`,
+				type: 'report.completed',
+				schemaVersion: 1,
+				occurredAt,
+				data: { reportId: `rpt_${seq}` },
+			});
 		}
 	}
 
@@ -275,10 +336,14 @@ class ScriptedFeed {
 		const server = createServer((req, res) => {
 			const url = new URL(req.url ?? '/', 'http://localhost');
 			const send = (status: number, body: unknown) => {
-				res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': '00000000-0000-4000-8000-000000000000' });
+				res.writeHead(status, {
+					'content-type': 'application/json',
+					'x-request-id': '00000000-0000-4000-8000-000000000000',
+				});
 				res.end(JSON.stringify(body));
 			};
-			if (url.pathname !== '/api/v1/events') return send(404, { error: { code: 'NOT_FOUND', message: 'not here' } });
+			if (url.pathname !== '/api/v1/events')
+				return send(404, { error: { code: 'NOT_FOUND', message: 'not here' } });
 			const cursor = url.searchParams.get('cursor');
 			const limit = Number(url.searchParams.get('limit') ?? 25);
 			const from = cursor === null ? this.retainedFrom : Number(cursor.slice(2));
@@ -286,8 +351,10 @@ class ScriptedFeed {
 				this.retainedFrom = this.expire.purgeTo;
 				this.expire = undefined;
 			}
-			if (from < this.retainedFrom) return send(410, { error: { code: 'EVENT_CURSOR_EXPIRED', message: 'expired' } });
-			if (this.failFrom !== undefined && from === this.failFrom) return send(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } });
+			if (from < this.retainedFrom)
+				return send(410, { error: { code: 'EVENT_CURSOR_EXPIRED', message: 'expired' } });
+			if (this.failFrom !== undefined && from === this.failFrom)
+				return send(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } });
 			const items = this.events.slice(from, from + limit);
 			const hasMore = from + limit < this.events.length;
 			send(200, { data: { items, nextCursor: hasMore ? `c:${from + limit}` : null, hasMore } });
@@ -338,7 +405,11 @@ describe('feed trigger: smaller points of every event once', () => {
 		const feed = await scripted();
 		feed.add(30);
 		feed.failFrom = 20;
-		const run = await activate(feed.credential(), {}, { events: ['*'], startAt: 'oldest', options: { pageSize: 10 } });
+		const run = await activate(
+			feed.credential(),
+			{},
+			{ events: ['*'], startAt: 'oldest', options: { pageSize: 10 } },
+		);
 		await run.tick();
 		expect(idsOf(run.emitted)).toHaveLength(20);
 		feed.failFrom = undefined;
@@ -349,22 +420,38 @@ describe('feed trigger: smaller points of every event once', () => {
 	it('a 410 in the middle of a drain: the notice comes after the events read before it, in its place', async () => {
 		const feed = await scripted();
 		feed.add(2);
-		const run = await activate(feed.credential(), {}, { events: ['*'], startAt: 'oldest', options: { pageSize: 2 } });
+		const run = await activate(
+			feed.credential(),
+			{},
+			{ events: ['*'], startAt: 'oldest', options: { pageSize: 2 } },
+		);
 		await run.tick();
 		feed.add(6);
 		feed.expire = { at: 4, purgeTo: 6 }; // the read from index 4 finds the position out of retention
 		await run.tick();
 		const [e2, e3, notice, ...rest] = run.emitted.slice(2);
 		expect([e2.id, e3.id]).toEqual(['evt-2', 'evt-3']);
-		expect(notice).toMatchObject({ notice: 'EVENT_CURSOR_EXPIRED', eventsMayBeMissedSince: e3.occurredAt, lastEventId: 'evt-3' });
+		expect(notice).toMatchObject({
+			notice: 'EVENT_CURSOR_EXPIRED',
+			eventsMayBeMissedSince: e3.occurredAt,
+			lastEventId: 'evt-3',
+		});
 		expect(rest.map((e) => e.id)).toEqual(['evt-6', 'evt-7']);
 	});
 
 	it('Fetch Resource: a report event whose read failed says delayedEvent false (unknown), beside the error', async () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 1, 'report.completed'); // a synthetic report the API does not know: the read answers 404
-		const run = await activate(apiCredential(ws), {}, { events: ['*'], startAt: 'oldest', fetchResource: true });
+		const run = await activate(
+			apiCredential(ws),
+			{},
+			{ events: ['*'], startAt: 'oldest', fetchResource: true },
+		);
 		await run.tick();
-		expect(run.emitted[0]).toMatchObject({ resource: null, resourceError: { httpCode: '404' }, delayedEvent: false });
+		expect(run.emitted[0]).toMatchObject({
+			resource: null,
+			resourceError: { httpCode: '404' },
+			delayedEvent: false,
+		});
 	});
 });

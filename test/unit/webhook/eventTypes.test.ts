@@ -21,7 +21,9 @@ describe('event types', () => {
 	it('both triggers offer "all" first, then every listed type sorted by name (n8n lint order)', () => {
 		const expected = ['*', ...[...EVENT_TYPES].sort()];
 		expect(eventOptions(new RecruitingAnalysisTrigger().description.properties)).toEqual(expected);
-		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(expected);
+		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(
+			expected,
+		);
 	});
 
 	it('match the sandbox publisher', () => {
@@ -29,7 +31,9 @@ describe('event types', () => {
 	});
 
 	it('match the OpenAPI description', () => {
-		const doc = parse(readFileSync(path.resolve(__dirname, '../../../openapi/openapi.yaml'), 'utf8')) as {
+		const doc = parse(
+			readFileSync(path.resolve(__dirname, '../../../openapi/openapi.yaml'), 'utf8'),
+		) as {
 			components: { schemas: { EventType: { examples: string[] } } };
 		};
 		expect([...EVENT_TYPES].sort()).toEqual([...doc.components.schemas.EventType.examples].sort());

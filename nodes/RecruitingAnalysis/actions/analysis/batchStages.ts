@@ -63,14 +63,32 @@ function outcomeOf(chunk: ChunkState, entry: AnalysisEntry): IDataObject {
 }
 
 /** A batch item whose answer means the analysis exists: read back and output as recovered (recover.ts). */
-async function recoverEntry(ctx: IExecuteFunctions, chunk: AnalysisChunk, entry: AnalysisEntry, from: string): Promise<void> {
-	const found = await recoverWrite(ctx, entry.itemIndex, { kind: 'analysis', reportId: entry.reportId }, from);
-	chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), itemKey: itemKeyFor(entry.itemIndex), state: 'succeeded', errorCode: null, ...found };
+async function recoverEntry(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	entry: AnalysisEntry,
+	from: string,
+): Promise<void> {
+	const found = await recoverWrite(
+		ctx,
+		entry.itemIndex,
+		{ kind: 'analysis', reportId: entry.reportId },
+		from,
+	);
+	chunk.outcomes[entry.position] = {
+		...outcomeOf(chunk, entry),
+		itemKey: itemKeyFor(entry.itemIndex),
+		state: 'succeeded',
+		errorCode: null,
+		...found,
+	};
 }
 
 /** An item of a batch its key named for other reports: nothing of it exists and it was not submitted again. */
 function noAnalysisRecovered(reportId: string): Error {
-	return new Error(`Report ${reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`);
+	return new Error(
+		`Report ${reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
+	);
 }
 
 /** Batch item error codes after which the item is quoted again and submitted once more in a later batch. */
@@ -84,32 +102,55 @@ const MAX_LATER_BATCHES = 2;
  * a New Attempt Label). An entry the quote answers with ANALYSIS_ALREADY_STARTED is recovered; one that cannot be
  * quoted otherwise gets state "not_quoted" with the API's errorCode, and is left out of the batch.
  */
-export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, laterReportIds: () => string[] = () => []): Promise<AnalysisChunk> {
+export async function quoteAnalyses(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	laterReportIds: () => string[] = () => [],
+): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const recovered = new Set<AnalysisEntry>();
 	const toCheck = pending.filter((entry) => entry.checkExisting);
 	// One walk of report list pages answers for this chunk and the later ones; what it did not show is read alone.
 	const ids = toCheck.map((entry) => entry.reportId);
-	const known = toCheck.length > 0 ? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()]) : new Map();
-	await mapWithConcurrency(
-		toCheck,
-		EXISTING_CHECK_CONCURRENCY,
-		async (entry) => {
-			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice, known.get(entry.reportId))) {
-				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
-				recovered.add(entry);
-			}
-		},
-	);
+	const known =
+		toCheck.length > 0
+			? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()])
+			: new Map();
+	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
+		if (
+			await existingAttempt(
+				ctx,
+				entry.itemIndex,
+				entry.reportId,
+				entry.choice,
+				known.get(entry.reportId),
+			)
+		) {
+			await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
+			recovered.add(entry);
+		}
+	});
 	pending = pending.filter((entry) => !recovered.has(entry));
 	const toQuote = pending.filter((entry) => entry.fingerprint === undefined);
 	if (toQuote.length === 0) return { ...chunk, pending };
 	const first = toQuote[0].itemIndex;
-	const quoteBody = { items: toQuote.map((entry) => ({ itemKey: itemKeyFor(entry.itemIndex), input: { reportId: entry.reportId } })) };
+	const quoteBody = {
+		items: toQuote.map((entry) => ({
+			itemKey: itemKeyFor(entry.itemIndex),
+			input: { reportId: entry.reportId },
+		})),
+	};
 	validateBatch.call(ctx, analysisBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: quoteBody, itemIndex: first });
+	const quotes = await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analysis-batch-quotes',
+		body: quoteBody,
+		itemIndex: first,
+	});
 	for (const entry of toQuote) {
-		const quoted = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(entry.itemIndex));
+		const quoted = ((quotes.items ?? []) as IDataObject[]).find(
+			(q) => q.itemKey === itemKeyFor(entry.itemIndex),
+		);
 		const quote = quoted?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			entry.fingerprint = quote.fingerprint;
@@ -131,7 +172,10 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 			errorCode,
 		};
 	}
-	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)) };
+	return {
+		...chunk,
+		pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)),
+	};
 }
 
 /**
@@ -144,7 +188,11 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
  * (`submittedAgainAfterBatch`), once the cause may be fixed; an item refused for a cause a re-run cannot fix
  * (INVALID_UPLOAD, a report that needs review...) is not, and its `hint` says what to do.
  */
-export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey = 'analyses.batch'): Promise<AnalysisChunk> {
+export async function submitAnalyses(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	operationKey = 'analyses.batch',
+): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const started: AnalysisEntry[] = [];
 	let afterBatchId: string | undefined;
@@ -162,7 +210,10 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 			}
 		});
 		if (pending.length === 0) break;
-		const settleAll = (charged: boolean) => reservations.forEach((reservation) => (charged ? reservation.charged() : reservation.release()));
+		const settleAll = (charged: boolean) =>
+			reservations.forEach((reservation) =>
+				charged ? reservation.charged() : reservation.release(),
+			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(ctx, first);
 		const body = {
@@ -174,7 +225,10 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		validateBatch.call(ctx, analysisBatchSchema, body, first);
 		const key = chunkIdempotencyKey(
 			operationKey,
-			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
+			pending.map((entry) => ({
+				identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice),
+				choice: entry.choice,
+			})),
 			afterBatchId,
 		);
 		const sentAt = Date.now();
@@ -190,19 +244,30 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 			// it had refused (no analysis exists) go again in a new batch.
 			const refused: AnalysisEntry[] = [];
 			for (const entry of pending) {
-				const read = await settle(async () => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'));
+				const read = await settle(
+					async () => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'),
+				);
 				if (read.ok) continue;
 				if (isNothingToRecover(read.error)) refused.push({ ...entry, fingerprint: undefined });
 				else chunk.outcomes[entry.position] = read.error as Error;
 			}
-			if (refused.length === 0 || refused.length === pending.length || replays >= MAX_REPLAYED_BATCHES) {
-				for (const entry of refused) chunk.outcomes[entry.position] = noAnalysisRecovered(entry.reportId);
+			if (
+				refused.length === 0 ||
+				refused.length === pending.length ||
+				replays >= MAX_REPLAYED_BATCHES
+			) {
+				for (const entry of refused)
+					chunk.outcomes[entry.position] = noAnalysisRecovered(entry.reportId);
 				break;
 			}
 			replays++;
 			afterBatchId = `reused-${key.slice(-16)}`;
 			pending = (await quoteAnalyses(ctx, { ...chunk, pending: refused })).pending ?? [];
-			for (const entry of pending) (chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), submittedAgainAfterRefusal: true });
+			for (const entry of pending)
+				chunk.outcomes[entry.position] = {
+					...outcomeOf(chunk, entry),
+					submittedAgainAfterRefusal: true,
+				};
 			continue;
 		}
 		const { batchId } = created.value;
@@ -210,7 +275,12 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		const replayed = isReplayedBatch(batch, sentAt);
 		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
 		// which operation is faster (README: which operation for how many resumes).
-		if (!replayed && Date.now() - sentAt >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
+		if (
+			!replayed &&
+			Date.now() - sentAt >= SLOW_BATCH_MS &&
+			ctx.getInputData().length > BATCH_CHUNK_SIZE
+		)
+			addNotice(ctx, 'slowBatches');
 		const again: AnalysisEntry[] = [];
 		const refusedBefore: AnalysisEntry[] = [];
 		for (const entry of pending) {
@@ -223,7 +293,10 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
 				continue;
 			}
-			const used = item?.state === 'succeeded' && !replayed && creditsOf(entry.quote) !== undefined ? { creditsUsed: creditsOf(entry.quote) } : {};
+			const used =
+				item?.state === 'succeeded' && !replayed && creditsOf(entry.quote) !== undefined
+					? { creditsUsed: creditsOf(entry.quote) }
+					: {};
 			chunk.outcomes[entry.position] = {
 				...outcomeOf(chunk, entry),
 				batchId,
@@ -236,7 +309,12 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				...used,
 			};
 			if (item?.state === 'succeeded') started.push(entry);
-			else if (replayed && errorCode && !FINAL_ITEM_CODES.includes(errorCode) && replays < MAX_REPLAYED_BATCHES) {
+			else if (
+				replayed &&
+				errorCode &&
+				!FINAL_ITEM_CODES.includes(errorCode) &&
+				replays < MAX_REPLAYED_BATCHES
+			) {
 				refusedBefore.push({ ...entry, fingerprint: undefined });
 			} else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
 				again.push({ ...entry, fingerprint: undefined });
@@ -247,9 +325,13 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		if (refusedBefore.length > 0) {
 			replays++;
 			afterBatchId = batchId;
-			ctx.logger?.info?.(`Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`);
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`,
+			);
 		} else {
-			ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`,
+			);
 		}
 		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: next });
 		pending = requoted.pending ?? [];

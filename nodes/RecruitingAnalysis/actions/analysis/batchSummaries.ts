@@ -26,13 +26,21 @@ const REPORT_READ_CONCURRENCY = 10;
  * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
  * completes only once every admitted analysis is terminal, so what is read is final.
  */
-export async function readReportSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+export async function readReportSummaries(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+): Promise<AnalysisChunk> {
 	const firstItem = chunk.itemIndexes[0];
 	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
 	const started = chunk.started ?? [];
-	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true) return chunk;
+	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true)
+		return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
-		const report = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', entry.reportId), itemIndex: entry.itemIndex });
+		const report = await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}', entry.reportId),
+			itemIndex: entry.itemIndex,
+		});
 		noticesForReport(ctx, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
 	});
@@ -47,7 +55,15 @@ function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: num
 /** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
 	const { state, attemptId, status, code } = outcome;
-	const batchFacts = withoutKeys(outcome, ['state', 'report', 'reportId', 'fileName', 'attemptId', 'status', 'code']);
+	const batchFacts = withoutKeys(outcome, [
+		'state',
+		'report',
+		'reportId',
+		'fileName',
+		'attemptId',
+		'status',
+		'code',
+	]);
 	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
 	const reportStatus = simplified.status ?? status ?? null;
 	return {
@@ -78,7 +94,14 @@ async function readUnlessForbidden(
 		const summary = summaries.get(reportId);
 		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
 	});
-	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName, undefined, known).then(
+	const outcome = await readSimplifiedReport(
+		ctx,
+		itemIndex,
+		reportId,
+		fileName,
+		undefined,
+		known,
+	).then(
 		(value) => ({ ok: true as const, value }),
 		(error: unknown) => ({ ok: false as const, error }),
 	);
@@ -90,7 +113,9 @@ async function readUnlessForbidden(
 
 /** Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read. */
 const analyzedReportId = (outcome: IDataObject | Error): string | null =>
-	!(outcome instanceof Error) && (outcome.state === 'succeeded' || outcome.recovered === true) && typeof outcome.reportId === 'string'
+	!(outcome instanceof Error) &&
+	(outcome.state === 'succeeded' || outcome.recovered === true) &&
+	typeof outcome.reportId === 'string'
 		? outcome.reportId
 		: null;
 
@@ -99,10 +124,15 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
  * just analyzed is), read at the same time as their results, gives their summaries, so each report needs only its
  * result read. A report the page does not show, or every report when the list read fails, is read alone as before.
  */
-async function listedSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
+async function listedSummaries(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+): Promise<Map<string, IDataObject>> {
 	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
 	if (ids.length === 0) return new Map();
-	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(() => new Map<string, IDataObject>());
+	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(
+		() => new Map<string, IDataObject>(),
+	);
 }
 
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {

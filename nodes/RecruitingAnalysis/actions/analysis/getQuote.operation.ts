@@ -11,7 +11,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuote'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['getQuote'] } },
+	properties,
+);
 
 /** Price of analyzing the report, with the fingerprint the Start operation needs. Reserves nothing. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

@@ -31,7 +31,14 @@ export async function existingAttempt(
 ): Promise<IDataObject | undefined> {
 	let status = known;
 	if (!status) {
-		const read = await outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }));
+		const read = await outcomeOf(
+			async () =>
+				await api(ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/status', reportId),
+					itemIndex,
+				}),
+		);
 		if (!read.ok) {
 			if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
 			throw read.error;
@@ -48,7 +55,11 @@ export async function existingAttempt(
  * (the quote changes with every attempt), so running the same labelled attempt again, even after it failed too,
  * repeats that one attempt and never makes a third.
  */
-export function startIdentity(reportId: string, fingerprint: string | undefined, write: WriteChoice): unknown[] {
+export function startIdentity(
+	reportId: string,
+	fingerprint: string | undefined,
+	write: WriteChoice,
+): unknown[] {
 	return write.attemptLabel ? [reportId] : [reportId, fingerprint];
 }
 
@@ -74,24 +85,44 @@ export async function startAnalysis(
 		if (existing) return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED');
 	}
 	const start = async (fingerprint: string, step?: string) =>
-		await withRecovery(ctx, itemIndex, target, async () =>
-			await waitOutCapacity(ctx, itemIndex, async () =>
-				// With shared waiting, a start waits here while this run's own analyses fill the capacity (waiter.ts).
-				await startWithinCapacity(ctx, async () =>
-					await api(ctx, {
-						method: 'POST',
-						path: '/api/v1/analyses',
-						body: { reportId, quoteFingerprint: fingerprint },
-						idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
-						itemIndex,
-					}),
+		await withRecovery(
+			ctx,
+			itemIndex,
+			target,
+			async () =>
+				await waitOutCapacity(
+					ctx,
+					itemIndex,
+					async () =>
+						// With shared waiting, a start waits here while this run's own analyses fill the capacity (waiter.ts).
+						await startWithinCapacity(
+							ctx,
+							async () =>
+								await api(ctx, {
+									method: 'POST',
+									path: '/api/v1/analyses',
+									body: { reportId, quoteFingerprint: fingerprint },
+									idempotencyKey: keyFor(
+										write,
+										'analysis.start',
+										startIdentity(reportId, fingerprint, write),
+										step,
+									),
+									itemIndex,
+								}),
+						),
 				),
-			),
 		);
 
 	if (!choice.quoteAutomatically) {
 		// A fingerprint chosen beforehand carries no price: with a Spending Limit this is refused (spending.ts).
-		return await chargedWrite(ctx, itemIndex, undefined, 'analysis', async () => await start(choice.quoteFingerprint as string, steps.first));
+		return await chargedWrite(
+			ctx,
+			itemIndex,
+			undefined,
+			'analysis',
+			async () => await start(choice.quoteFingerprint as string, steps.first),
+		);
 	}
 	const quoted = await outcomeOf(async () => await quoteForStart(ctx, itemIndex, reportId));
 	if (!quoted.ok) {
@@ -99,18 +130,30 @@ export async function startAnalysis(
 		return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED', quoted.error);
 	}
 	let quote = quoted.value;
-	const started = await chargedWrite(ctx, itemIndex, quote, 'analysis', async () =>
-		await onApiCondition(
-			'QUOTE_STALE',
-			async () => await start(String(quote.fingerprint), steps.first),
-			async () => {
-				quote = await quoteAnalysis(ctx, itemIndex, reportId);
-				return await start(String(quote.fingerprint), steps.requote);
-			},
-		),
+	const started = await chargedWrite(
+		ctx,
+		itemIndex,
+		quote,
+		'analysis',
+		async () =>
+			await onApiCondition(
+				'QUOTE_STALE',
+				async () => await start(String(quote.fingerprint), steps.first),
+				async () => {
+					quote = await quoteAnalysis(ctx, itemIndex, reportId);
+					return await start(String(quote.fingerprint), steps.requote);
+				},
+			),
 	);
 	if (started.recovered === true) return started;
-	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };
+	return {
+		...started,
+		quote: {
+			creditUnits: quote.creditUnits,
+			creditScale: quote.creditScale,
+			reportSystemVersion: quote.reportSystemVersion,
+		},
+	};
 }
 
 export interface WaitSettings {
@@ -132,8 +175,13 @@ export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean
 export function readWaitSettings(options: IDataObject, simplify = false): WaitSettings {
 	return {
 		waitForCompletion: options.waitForCompletion === true,
-		waitTimeout: typeof options.waitTimeout === 'number' && options.waitTimeout > 0 ? options.waitTimeout : 300,
-		waitOutput: simplify ? 'simplified' : ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
+		waitTimeout:
+			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
+				? options.waitTimeout
+				: 300,
+		waitOutput: simplify
+			? 'simplified'
+			: ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
 	};
 }
 
@@ -151,15 +199,24 @@ export async function readSimplifiedReport(
 	knownStatus?: string,
 	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
 ): Promise<IDataObject> {
-	const readSummary = async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+	const readSummary = async () =>
+		await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
 	const [summary, result] = await Promise.all([
 		// A summary being read with others (a list page) is awaited; a report it did not show is read alone.
 		Promise.resolve(knownSummary).then(async (known) => known ?? (await readSummary())),
 		knownStatus === undefined || knownStatus === 'completed'
-			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
+			? api(ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/result', reportId),
+					qs: { schemaVersion: '1' },
+					itemIndex,
+				})
 			: Promise.resolve(null),
 	]);
-	const simplified = { ...simplifyReport({ reportId, fileName, summary, result }), ...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)) };
+	const simplified = {
+		...simplifyReport({ reportId, fileName, summary, result }),
+		...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)),
+	};
 	noticesForReport(ctx, simplified, { limitations: true });
 	return simplified;
 }
@@ -177,21 +234,43 @@ export async function waitForReport(
 	fileName?: unknown,
 ): Promise<IDataObject> {
 	const waiter = waiterFor(ctx);
-	const { status, summary: listed, timedOut } = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
+	const {
+		status,
+		summary: listed,
+		timedOut,
+	} = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
 	if (timedOut) {
-		if (settings.waitOutput === 'simplified') return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
+		if (settings.waitOutput === 'simplified')
+			return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
 		return { reportId, ...status, timedOut: true };
 	}
 	if (settings.waitOutput === 'simplified') {
 		const simplified = await waiter.read(
-			async () => await readSimplifiedReport(ctx, itemIndex, reportId, fileName, String(status.status), listed ?? undefined),
+			async () =>
+				await readSimplifiedReport(
+					ctx,
+					itemIndex,
+					reportId,
+					fileName,
+					String(status.status),
+					listed ?? undefined,
+				),
 		);
 		return { ...simplified, timedOut: false };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
 		// A list page that showed the report in its final state already carried its summary.
-		const summary = listed ?? (await waiter.read(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex })));
+		const summary =
+			listed ??
+			(await waiter.read(
+				async () =>
+					await api(ctx, {
+						method: 'GET',
+						path: apiPath('/api/v1/reports/{}', reportId),
+						itemIndex,
+					}),
+			));
 		noticesForReport(ctx, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };

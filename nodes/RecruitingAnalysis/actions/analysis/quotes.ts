@@ -10,7 +10,11 @@ import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
 import { validateFingerprint } from '../../validation';
 
-export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
+export async function quoteAnalysis(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
 	return await api(ctx, {
 		method: 'POST',
 		path: '/api/v1/analysis-quotes',
@@ -53,7 +57,7 @@ class QuoteGatherer {
 		while (this.queue.length > 0) {
 			// A report named twice waits for the next request (a batch names each report once).
 			const group: QuoteWish[] = [];
-			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE; ) {
+			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
 				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
 				else group.push(...this.queue.splice(i, 1));
 			}
@@ -74,13 +78,21 @@ class QuoteGatherer {
 				await api(this.ctx, {
 					method: 'POST',
 					path: '/api/v1/analysis-batch-quotes',
-					body: { items: group.map((wish, position) => ({ itemKey: keyOf(position), input: { reportId: wish.reportId } })) },
+					body: {
+						items: group.map((wish, position) => ({
+							itemKey: keyOf(position),
+							input: { reportId: wish.reportId },
+						})),
+					},
 					itemIndex: group[0].itemIndex,
 				}),
 		);
-		const items = (answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []) as IDataObject[];
+		const items = (
+			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
+		) as IDataObject[];
 		group.forEach((wish, position) => {
-			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as IDataObject | null | undefined;
+			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
+				IDataObject | null | undefined;
 			// Not awaited: the next gathered quotes need not wait for this report's own request.
 			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
 			else void this.alone(wish);
@@ -92,7 +104,11 @@ class QuoteGatherer {
 const gatherers = new RunSlot('quote gatherer', (ctx) => new QuoteGatherer(ctx));
 
 /** A quote for a start of this node run, gathered with the run's other starts' quotes (QuoteGatherer). */
-export async function quoteForStart(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
+export async function quoteForStart(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
 	return await gatherers.of(ctx).quote(itemIndex, reportId);
 }
 

@@ -9,7 +9,14 @@ import {
 	type AnalysisEntry,
 } from './batchStages';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
-import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions, spendingLimitOption } from '../common/descriptions';
+import {
+	optionsCollection,
+	quoteFields,
+	reportIdField,
+	simplifyReportsField,
+	writeOptions,
+	spendingLimitOption,
+} from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
@@ -26,10 +33,18 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption, spendingLimitOption]),
+	optionsCollection([
+		batchTimeoutOption,
+		...writeOptions,
+		includeReportOption,
+		spendingLimitOption,
+	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['startMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['startMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 

@@ -7,7 +7,9 @@ import { savedJobLocator } from './locators';
  * updateDisplayOptions, so the same name can appear under several operations.
  */
 
-export function reportIdField(description = 'ID of the report (starts with rpt_)'): INodeProperties {
+export function reportIdField(
+	description = 'ID of the report (starts with rpt_)',
+): INodeProperties {
 	return {
 		displayName: 'Report ID',
 		name: 'reportId',
@@ -65,7 +67,8 @@ export const jobDescriptionFields: INodeProperties[] = [
 	...savedJobLocator(
 		{
 			displayName: 'Saved Job',
-			description: 'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
+			description:
+				'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
 			v1DisplayName: 'Saved Job ID',
 			v1Description: 'ID of a saved, active job description (starts with jd_)',
 		},
@@ -107,7 +110,8 @@ export const externalReferenceOptions: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'my-ats',
-		description: 'Slug of your recruiting system, for example "greenhouse". Set together with External Reference ID.',
+		description:
+			'Slug of your recruiting system, for example "greenhouse". Set together with External Reference ID.',
 	},
 ];
 
@@ -153,12 +157,23 @@ export const spendingLimitOption: INodeProperties = {
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
 
 /** The options of every operation that sends a resume file, after its first option (alphabetical order). */
-export const resumeFileOptions: INodeProperties[] = [...externalReferenceOptions, fileNameOverrideOption, ...writeOptions];
+export const resumeFileOptions: INodeProperties[] = [
+	...externalReferenceOptions,
+	fileNameOverrideOption,
+	...writeOptions,
+];
 
 /** An operation's Options collection (its options in alphabetical order, as the description test checks). */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: sorted };
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: sorted,
+	};
 }
 
 export const concurrencyOption: INodeProperties = {
@@ -230,7 +245,8 @@ export const waitForCompletionOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 3600 },
 		default: 300,
-		description: 'How long to wait at most. On timeout the last status is output with "timedOut": true.',
+		description:
+			'How long to wait at most. On timeout the last status is output with "timedOut": true.',
 	},
 ];
 
@@ -241,7 +257,8 @@ export const candidateEmailField: INodeProperties = {
 	placeholder: 'name@email.com',
 	required: true,
 	default: '',
-	description: 'Email address of the candidate. The quote and the invitation must use the same address.',
+	description:
+		'Email address of the candidate. The quote and the invitation must use the same address.',
 };
 
 export const deliveryField: INodeProperties = {
@@ -280,7 +297,8 @@ export function quoteFields(what: string): INodeProperties[] {
 			type: 'string',
 			required: true,
 			default: '',
-			description: 'The fingerprint of the current quote, copied unchanged (64 lowercase hexadecimal characters)',
+			description:
+				'The fingerprint of the current quote, copied unchanged (64 lowercase hexadecimal characters)',
 			displayOptions: { show: { quoteAutomatically: [false] } },
 		},
 	];

@@ -27,8 +27,18 @@ import {
 	validateBatch,
 	validateInput,
 } from '../../validation';
-import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
-import { existingInvitation, existsCondition, isNothingToRecover, recoverWrite } from '../../writes/recover';
+import {
+	chunkIdempotencyKey,
+	invitationIdentity,
+	readWriteChoice,
+	type WriteChoice,
+} from '../../writes/identity';
+import {
+	existingInvitation,
+	existsCondition,
+	isNothingToRecover,
+	recoverWrite,
+} from '../../writes/recover';
 import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../common/notices';
@@ -65,7 +75,10 @@ interface Pending {
  * runs this for the next chunk while the previous chunk's batch is processing; a quote sends no email and
  * reserves nothing. The batch completes when every invitation was admitted or refused.
  */
-export async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
+export async function readAndQuote(
+	this: IExecuteFunctions,
+	chunk: InviteChunk,
+): Promise<InviteChunk> {
 	const { outcomes } = chunk;
 	const pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
 		input: readBatchInvitation(this, itemIndex),
@@ -77,15 +90,28 @@ export async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk):
 }
 
 /** Quotes the entries without a fingerprint with one batch quote; one that cannot be quoted is reported and left out. */
-async function quoteInvitations(ctx: IExecuteFunctions, chunk: InviteChunk, pending: Pending[]): Promise<Pending[]> {
+async function quoteInvitations(
+	ctx: IExecuteFunctions,
+	chunk: InviteChunk,
+	pending: Pending[],
+): Promise<Pending[]> {
 	const toQuote = pending.filter((p) => p.fingerprint === undefined);
 	if (toQuote.length === 0) return pending;
 	const first = toQuote[0].itemIndex;
-	const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
+	const quoteBody = {
+		items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })),
+	};
 	validateBatch.call(ctx, interviewBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/interview-batch-quotes', body: quoteBody, itemIndex: first });
+	const quotes = await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/interview-batch-quotes',
+		body: quoteBody,
+		itemIndex: first,
+	});
 	for (const p of toQuote) {
-		const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
+		const entry = ((quotes.items ?? []) as IDataObject[]).find(
+			(q) => q.itemKey === itemKeyFor(p.itemIndex),
+		);
 		const quote = entry?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			p.fingerprint = quote.fingerprint;
@@ -131,11 +157,17 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			}
 		});
 		if (pending.length === 0) return chunk;
-		const settleAll = (charged: boolean) => reservations.forEach((reservation) => (charged ? reservation.charged() : reservation.release()));
+		const settleAll = (charged: boolean) =>
+			reservations.forEach((reservation) =>
+				charged ? reservation.charged() : reservation.release(),
+			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(this, first);
 		const body = {
-			items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
+			items: pending.map((p) => ({
+				itemKey: itemKeyFor(p.itemIndex),
+				input: { ...p.input, quoteFingerprint: p.fingerprint },
+			})),
 		};
 		validateBatch.call(this, interviewBatchSchema, body, first);
 		// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
@@ -143,14 +175,28 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		// invitation is then read back (writes/recover.ts) instead of failing the node.
 		const key = chunkIdempotencyKey(
 			'interviews.batch',
-			pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
+			pending.map((p) => ({
+				identity: invitationIdentity(p.input as InvitationInput),
+				choice: p.choice,
+			})),
 			afterBatchId,
 		);
 		/** Reads the item's invitation back; false when it does not exist (the item was refused: nothing to recover). */
 		const recover = async (p: Pending, from: string): Promise<boolean> => {
 			try {
-				const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
-				outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
+				const found = await recoverWrite(
+					this,
+					p.itemIndex,
+					{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
+					from,
+				);
+				outcomes[p.position] = {
+					reportId: p.input.reportId,
+					itemKey: itemKeyFor(p.itemIndex),
+					state: 'succeeded',
+					errorCode: null,
+					...found,
+				};
 				return true;
 			} catch (error) {
 				outcomes[p.position] = error as Error;
@@ -158,7 +204,9 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			}
 		};
 		const sentAt = Date.now();
-		const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
+		const created = await outcomeOf(
+			async () => await createBatch(this, 'interviews', body, key, first),
+		);
 		if (!created.ok) {
 			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
 				settleAll(!wasRefused(created.error));
@@ -168,8 +216,15 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			// The same batch was submitted by an earlier run with other quotes: its invitations are read back, and the
 			// items it had refused (no invitation exists) go again in a new batch.
 			const refused: Pending[] = [];
-			for (const p of pending) if (!(await recover(p, 'IDEMPOTENCY_KEY_REUSED'))) refused.push({ ...p, fingerprint: undefined });
-			if (refused.length === 0 || refused.length === pending.length || replays >= MAX_REPLAYED_BATCHES) return chunk;
+			for (const p of pending)
+				if (!(await recover(p, 'IDEMPOTENCY_KEY_REUSED')))
+					refused.push({ ...p, fingerprint: undefined });
+			if (
+				refused.length === 0 ||
+				refused.length === pending.length ||
+				replays >= MAX_REPLAYED_BATCHES
+			)
+				return chunk;
 			afterBatchId = `reused-${key.slice(-16)}`;
 			resubmittedAfterRefusal = true;
 			pending = await quoteInvitations(this, chunk, refused);
@@ -198,20 +253,33 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				interviewId: item?.resourceId ?? null,
 				errorCode,
 				...refusalHint(errorCode),
-				...(afterBatchId === undefined ? {} : resubmittedAfterRefusal ? { submittedAgainAfterRefusal: true } : { submittedAgainAfterBatch: afterBatchId }),
+				...(afterBatchId === undefined
+					? {}
+					: resubmittedAfterRefusal
+						? { submittedAgainAfterRefusal: true }
+						: { submittedAgainAfterBatch: afterBatchId }),
 				...(charged && creditsOf(p.quote) !== undefined ? { creditsUsed: creditsOf(p.quote) } : {}),
 			};
 			if (errorCode === 'INTERVIEW_NOT_ELIGIBLE') {
 				// The report already has an interview: say which (its address is never shown, so it is not this item's).
-				const existing = await existingInvitation(this, p.itemIndex, { reportId: String(p.input.reportId) });
+				const existing = await existingInvitation(this, p.itemIndex, {
+					reportId: String(p.input.reportId),
+				});
 				if (existing) (outcomes[p.position] as IDataObject).existingInterviewId = existing.id;
 			}
-			if (replayed && item?.state !== 'succeeded' && errorCode && !FINAL_ITEM_CODES.includes(errorCode)) {
+			if (
+				replayed &&
+				item?.state !== 'succeeded' &&
+				errorCode &&
+				!FINAL_ITEM_CODES.includes(errorCode)
+			) {
 				refusedBefore.push({ ...p, fingerprint: undefined });
 			}
 		}
 		if (refusedBefore.length === 0 || replays >= MAX_REPLAYED_BATCHES) return chunk;
-		this.logger?.info?.(`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`);
+		this.logger?.info?.(
+			`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`,
+		);
 		afterBatchId = batchId;
 		pending = await quoteInvitations(this, chunk, refusedBefore);
 	}

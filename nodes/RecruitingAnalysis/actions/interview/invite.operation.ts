@@ -22,7 +22,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['invite'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

@@ -28,13 +28,20 @@ const properties: INodeProperties[] = [
 	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['inviteMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
 /** Each item's invitation, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { input: readBatchInvitation(this, itemIndex), choice: readQuoteChoice(this, itemIndex), write: readWriteChoice(this, itemIndex) };
+	return {
+		input: readBatchInvitation(this, itemIndex),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex),
+	};
 }
 
 /** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */

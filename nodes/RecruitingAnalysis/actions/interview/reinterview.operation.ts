@@ -16,7 +16,9 @@ import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity'
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
-	...interviewLocator('ID of the previous interview attempt (starts with int_); it must not be in progress'),
+	...interviewLocator(
+		'ID of the previous interview attempt (starts with int_); it must not be in progress',
+	),
 	...reportLocator('ID of the report of the previous interview (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
@@ -24,7 +26,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['reinterview'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
 import {
@@ -46,7 +51,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...externalReferenceOptions, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['prepare'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['prepare'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
@@ -70,6 +78,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input } = await check.call(this, itemIndex);
-	const prepared = await prepareUpload(this, itemIndex, input, keyFor(write, 'upload', uploadIdentity(input, null)));
+	const prepared = await prepareUpload(
+		this,
+		itemIndex,
+		input,
+		keyFor(write, 'upload', uploadIdentity(input, null)),
+	);
 	return prepared as IDataObject;
 }

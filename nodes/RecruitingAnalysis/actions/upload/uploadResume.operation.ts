@@ -17,7 +17,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...resumeFileOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['uploadResume'] } },
+	properties,
+);
 
 /** A label asks Upload Resume for a separate report of the same file. */
 const UPLOAD_OPTIONS = { labelMakesNewReport: true };
@@ -26,7 +29,11 @@ const UPLOAD_OPTIONS = { labelMakesNewReport: true };
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
 	const input = await readUploadInput(this, itemIndex);
-	sameWriteAs(this, (await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key, itemIndex);
+	sameWriteAs(
+		this,
+		(await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key,
+		itemIndex,
+	);
 	return { write, input };
 }
 
