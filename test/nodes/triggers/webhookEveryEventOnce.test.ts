@@ -7,7 +7,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 import { WebhookContext } from 'n8n-core';
-import type { ICredentialDataDecryptedObject, IDataObject, IWebhookData, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IWebhookData,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 import { request } from 'undici';
 
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
@@ -16,7 +21,15 @@ import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
 import { startWebhookHost, testCredential, type WebhookHost } from '../../helpers/n8n-engine';
-import { apiCredential, control, credentialTypes, eventually, newWorkspace, withSandbox, type Workspace } from './helpers';
+import {
+	apiCredential,
+	control,
+	credentialTypes,
+	eventually,
+	newWorkspace,
+	withSandbox,
+	type Workspace,
+} from './helpers';
 
 let sb: SandboxHandle;
 const hosts: WebhookHost[] = [];
@@ -42,7 +55,9 @@ async function startHost(
 		nodeType: new Trigger(),
 		credentialTypes,
 		credentials: {
-			...(signing ? { recruitingAnalysisSigningSecretApi: signing as ICredentialDataDecryptedObject } : {}),
+			...(signing
+				? { recruitingAnalysisSigningSecretApi: signing as ICredentialDataDecryptedObject }
+				: {}),
 			recruitingAnalysisApi: apiCredential(ws),
 		} as Record<string, ICredentialDataDecryptedObject>,
 		parameters: { events: ['*'] },
@@ -54,7 +69,9 @@ async function startHost(
 }
 
 async function registerEndpoint(ws: Workspace, url: string): Promise<string> {
-	return (await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/webhook-endpoints`, { url })).id as string;
+	return (
+		await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/webhook-endpoints`, { url })
+	).id as string;
 }
 
 interface Delivery {
@@ -65,11 +82,19 @@ interface Delivery {
 }
 
 async function deliveries(ws: Workspace, endpointId: string): Promise<Delivery[]> {
-	return (await control(ws, 'GET', `/_sandbox/webhook-endpoints/${endpointId}/deliveries`)).items as unknown as Delivery[];
+	return (await control(ws, 'GET', `/_sandbox/webhook-endpoints/${endpointId}/deliveries`))
+		.items as unknown as Delivery[];
 }
 
-async function sendTest(ws: Workspace, endpointId: string): Promise<{ deliveryId: string; eventId: string }> {
-	return (await control(ws, 'POST', `/_sandbox/webhook-endpoints/${endpointId}/test`)) as unknown as { deliveryId: string; eventId: string };
+async function sendTest(
+	ws: Workspace,
+	endpointId: string,
+): Promise<{ deliveryId: string; eventId: string }> {
+	return (await control(
+		ws,
+		'POST',
+		`/_sandbox/webhook-endpoints/${endpointId}/test`,
+	)) as unknown as { deliveryId: string; eventId: string };
 }
 
 function signedHeaders(secret: string, raw: Buffer): Record<string, string> {
@@ -84,30 +109,51 @@ function signedHeaders(secret: string, raw: Buffer): Record<string, string> {
 }
 
 const envelope = () =>
-	Buffer.from(JSON.stringify({ id: randomUUID(), type: 'webhook.test', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { test: true } }));
+	Buffer.from(
+		JSON.stringify({
+			id: randomUUID(),
+			type: 'webhook.test',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { test: true },
+		}),
+	);
 
 describe('answers that keep events coming back', () => {
 	it('a delivery signed with the current secret is accepted while the previous secret is garbled', async () => {
 		const ws = await newWorkspace(sb);
-		const host = await startHost(ws, { secret: ws.webhookSecret, previousSecret: 'whsec_garbled***' });
+		const host = await startHost(ws, {
+			secret: ws.webhookSecret,
+			previousSecret: 'whsec_garbled***',
+		});
 		const raw = envelope();
-		const res = await request(host.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
+		const res = await request(host.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
 		expect(res.statusCode).toBe(200);
 		expect(host.executions).toHaveLength(1);
 	});
 
-	it('a secret made unusable while deliveries arrive: 503, and the service\'s retries deliver the event once the secret is fixed', async () => {
+	it("a secret made unusable while deliveries arrive: 503, and the service's retries deliver the event once the secret is fixed", async () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws, { secret: 'whsec_***', previousSecret: '' });
 		const endpointId = await registerEndpoint(ws, host.url);
 		const { eventId } = await sendTest(ws, endpointId);
-		await eventually(async () => ((await deliveries(ws, endpointId))[0]?.attempts.length >= 2 ? true : undefined));
+		await eventually(async () =>
+			(await deliveries(ws, endpointId))[0]?.attempts.length >= 2 ? true : undefined,
+		);
 
 		const { node, credentialsHelper } = host.loaded;
-		await credentialsHelper.updateCredentials(node.credentials!.recruitingAnalysisSigningSecretApi, 'recruitingAnalysisSigningSecretApi', {
-			secret: ws.webhookSecret,
-			previousSecret: '',
-		});
+		await credentialsHelper.updateCredentials(
+			node.credentials!.recruitingAnalysisSigningSecretApi,
+			'recruitingAnalysisSigningSecretApi',
+			{
+				secret: ws.webhookSecret,
+				previousSecret: '',
+			},
+		);
 		const [delivery] = await eventually(async () => {
 			const list = await deliveries(ws, endpointId);
 			return list[0]?.state === 'succeeded' ? list : undefined;
@@ -122,12 +168,16 @@ describe('answers that keep events coming back', () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws, undefined);
 		const raw = envelope();
-		const res = await request(host.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
+		const res = await request(host.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
 		expect(res.statusCode).toBe(503);
 		expect(host.executions).toHaveLength(0);
 	});
 
-	it('a wrong signature is still 401 (the request\'s own fault, final for the service)', async () => {
+	it("a wrong signature is still 401 (the request's own fault, final for the service)", async () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws, { secret: ws.webhookSecret, previousSecret: '' });
 		const raw = envelope();
@@ -141,16 +191,24 @@ describe('answers that keep events coming back', () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws, { secret: ws.webhookSecret, previousSecret: '' });
 		const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), envelope()]);
-		const res = await request(host.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
+		const res = await request(host.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
 		expect(res.statusCode).toBe(200);
 		expect(host.executions).toHaveLength(1);
 	});
 
 	it('the credential test refuses a secret shorter than 16 bytes', async () => {
 		const short = `whsec_${randomBytes(1).toString('base64')}`;
-		const result = await testCredential(new RecruitingAnalysisSigningSecretApi(), { secret: short, previousSecret: '' }, {
-			nodeTypes: [new RecruitingAnalysisTrigger()],
-		});
+		const result = await testCredential(
+			new RecruitingAnalysisSigningSecretApi(),
+			{ secret: short, previousSecret: '' },
+			{
+				nodeTypes: [new RecruitingAnalysisTrigger()],
+			},
+		);
 		expect(result).toMatchObject({ status: 'Error', message: expect.stringContaining('16 bytes') });
 	});
 });
@@ -163,7 +221,9 @@ describe('acknowledged means remembered', () => {
 		const endpointId = await registerEndpoint(ws, first.url);
 		await sendTest(ws, endpointId);
 		const second = await sendTest(ws, endpointId);
-		await eventually(async () => ((await deliveries(ws, endpointId)).every((d) => d.state === 'succeeded') ? true : undefined));
+		await eventually(async () =>
+			(await deliveries(ws, endpointId)).every((d) => d.state === 'succeeded') ? true : undefined,
+		);
 		expect(first.executions).toHaveLength(2);
 		// What n8n's database holds once both answers went out; nothing is written after them.
 		const row = JSON.parse(JSON.stringify(stored)) as IDataObject;
@@ -171,17 +231,26 @@ describe('acknowledged means remembered', () => {
 
 		// Another n8n process (or the same after a restart): a fresh copy of the node's module, the stored row.
 		let Restarted: TriggerClass = RecruitingAnalysisTrigger;
-		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			Restarted = (require('../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node') as { RecruitingAnalysisTrigger: TriggerClass })
-				.RecruitingAnalysisTrigger;
+		await jest.isolateModulesAsync(async () => {
+			const fresh =
+				await import('../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node');
+			Restarted = fresh.RecruitingAnalysisTrigger as TriggerClass;
 		});
-		const restarted = await startHost(ws, { secret: ws.webhookSecret, previousSecret: '' }, row, Restarted);
+		const restarted = await startHost(
+			ws,
+			{ secret: ws.webhookSecret, previousSecret: '' },
+			row,
+			Restarted,
+		);
 		await control(ws, 'PATCH', `/_sandbox/webhook-endpoints/${endpointId}`, { url: restarted.url });
 		await control(ws, 'POST', `/_sandbox/deliveries/${second.deliveryId}/replay`);
-		await eventually(async () => (restarted.responses.length === 1 && restarted.responses[0].status !== 0 ? true : undefined));
+		await eventually(async () =>
+			restarted.responses.length === 1 && restarted.responses[0].status !== 0 ? true : undefined,
+		);
 		expect(restarted.responses[0].status).toBe(200);
-		expect(JSON.parse(restarted.responses[0].responseBody.toString('utf8'))).toMatchObject({ reason: 'duplicate event id' });
+		expect(JSON.parse(restarted.responses[0].responseBody.toString('utf8'))).toMatchObject({
+			reason: 'duplicate event id',
+		});
 		expect(restarted.executions).toHaveLength(0);
 	});
 
@@ -195,7 +264,9 @@ describe('acknowledged means remembered', () => {
 			const loaded = await buildSingleNodeWorkflow({
 				nodeType,
 				credentialTypes,
-				credentials: { recruitingAnalysisSigningSecretApi: { secret: ws.webhookSecret, previousSecret: '' } },
+				credentials: {
+					recruitingAnalysisSigningSecretApi: { secret: ws.webhookSecret, previousSecret: '' },
+				},
 				parameters: { events: ['*'] },
 			});
 			const answered: unknown[] = [];
@@ -204,7 +275,12 @@ describe('acknowledged means remembered', () => {
 				set: () => res,
 				json: (body: unknown) => answered.push(body),
 			};
-			const req = { headers: signedHeaders(ws.webhookSecret, raw), rawBody: raw, body: JSON.parse(raw.toString('utf8')), readRawBody: async () => {} };
+			const req = {
+				headers: signedHeaders(ws.webhookSecret, raw),
+				rawBody: raw,
+				body: JSON.parse(raw.toString('utf8')),
+				readRawBody: async () => {},
+			};
 			const additionalData: IWorkflowExecuteAdditionalData = {
 				...loaded.additionalData,
 				httpRequest: req as unknown as IWorkflowExecuteAdditionalData['httpRequest'],
@@ -219,7 +295,15 @@ describe('acknowledged means remembered', () => {
 				workflowExecuteAdditionalData: additionalData,
 				webhookId: loaded.node.webhookId,
 			};
-			const context = new WebhookContext(loaded.workflow, loaded.node, additionalData, 'manual', webhookData, [], null);
+			const context = new WebhookContext(
+				loaded.workflow,
+				loaded.node,
+				additionalData,
+				'manual',
+				webhookData,
+				[],
+				null,
+			);
 			const result = await nodeType.webhook.call(context);
 			started.push(result.workflowData !== undefined && answered.length === 0);
 		}
