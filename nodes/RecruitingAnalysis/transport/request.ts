@@ -4,17 +4,17 @@
  * spec's recovery hint, and safe requests retried with jittered backoff that honours Retry-After.
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IHttpRequestMethods,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
 import { describeApiError, headerValue, redactSecrets } from './errors';
 import type { ApiErrorParts } from './errors';
-import { apiKeyProblem, keyEnvironmentProblem, resolveBaseUrl } from './environment';
-import type { ApiCredentialData } from './environment';
+import {
+	credentialData,
+	CREDENTIAL_TYPE,
+	forgetConfig,
+	resolveConfig,
+	type ResolvedConfig,
+} from './config';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
 import { hasControlCharacter, redactDeep, scrubError } from './guard';
 import {
@@ -28,8 +28,7 @@ import {
 import type { RetryPolicy } from './retry';
 
 export type { ApiContext } from './attempt';
-
-export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
+export { credentialData, CREDENTIAL_TYPE };
 
 /** Per-attempt timeout of an API request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -86,93 +85,6 @@ export function apiPath(template: string, ...ids: string[]): string {
 export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
 	return context?.apiError;
-}
-
-interface ResolvedConfig {
-	baseUrl: string;
-	/** The only origin the key is sent to (scheme, host and port of the base URL). */
-	origin: string;
-	apiKey: string;
-	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
-	credentials: ICredentialDataDecryptedObject;
-}
-
-/**
- * Resolved credentials per node-execution context and item, kept for a few seconds. Resolving a credential is not
- * free (n8n decrypts it and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or
- * an item making several calls, resolves it once. n8n keeps one poll context for the whole activation, so an entry
- * expires after CONFIG_TTL_MS, and at once on a 401: a key replaced in the credential takes effect on the next poll.
- */
-const CONFIG_TTL_MS = 5_000;
-const configCache = new WeakMap<
-	object,
-	Map<number, { at: number; config: Promise<ResolvedConfig> }>
->();
-
-async function resolveConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
-	let byItem = configCache.get(this);
-	if (!byItem) {
-		byItem = new Map();
-		configCache.set(this, byItem);
-	}
-	const key = itemIndex ?? -1;
-	const now = Date.now();
-	let entry = byItem.get(key);
-	if (!entry || now - entry.at >= CONFIG_TTL_MS || now < entry.at) {
-		entry = { at: now, config: readConfig.call(this, itemIndex) };
-		byItem.set(key, entry);
-	}
-	return await entry.config;
-}
-
-/** The credential's data, for the storage URL policy (environment.ts, storageUrlProblem). */
-export async function credentialData(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ApiCredentialData> {
-	return (await resolveConfig.call(this, itemIndex)).credentials as ApiCredentialData;
-}
-
-function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
-	configCache.get(context)?.delete(itemIndex ?? -1);
-}
-
-async function readConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
-	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
-	const keyProblem = apiKeyProblem(credentials);
-	if (keyProblem) {
-		throw new NodeOperationError(this.getNode(), keyProblem, {
-			itemIndex,
-			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
-	const problem = keyEnvironmentProblem(credentials);
-	if (problem) {
-		throw new NodeOperationError(this.getNode(), problem, {
-			itemIndex,
-			description:
-				'Sandbox keys (svc_test_...) work only on the sandbox and production keys only on production. Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
-	const resolved = resolveBaseUrl(credentials);
-	if ('problem' in resolved) {
-		throw new NodeOperationError(this.getNode(), resolved.problem, {
-			itemIndex,
-			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
-	return {
-		baseUrl: resolved.baseUrl,
-		origin: new URL(resolved.baseUrl).origin,
-		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
-		credentials: credentials as ICredentialDataDecryptedObject,
-	};
 }
 
 function cancelled(context: ApiContext): boolean {
