@@ -9,7 +9,10 @@ const { projectsFor, realN8nProject } = require('./test/n8n-lines');
  */
 module.exports = {
 	projects: projectsFor(
-		{ ...realN8nProject(['<rootDir>/test/e2e/**/*.test.ts']), globalSetup: '<rootDir>/test/e2e/global-setup.ts' },
+		{
+			...realN8nProject(['<rootDir>/test/e2e/**/*.test.ts']),
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+		},
 		// On 1.x: no `npm start` and no queue mode (both run 2.x). examples.test.ts leaves one case out on 1.x (the
 		// folder example's error output: see the test); everything else runs on both lines.
 		(line) =>

@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chartSvg } from './chart';
-import { b5ProfileSection, b5TargetRows, b7Section, b7TargetRows, beforeAfterSection } from './sections';
+import {
+	b5ProfileSection,
+	b5TargetRows,
+	b7Section,
+	b7TargetRows,
+	beforeAfterSection,
+} from './sections';
 import { ms, ratio } from './lib/stats';
 import type { BenchResults } from './results';
 import type { B1Variant } from './suites/b1';
@@ -13,7 +19,8 @@ import type { B5Result } from './suites/b5';
 const LABEL: Record<B1Variant, string> = {
 	many: 'our node, batch mode, one node (Analyze Many), default options (Simplify on)',
 	manyApi: 'our node, batch mode, one node (Analyze Many), Simplify off',
-	batch: 'our node, batch mode, two nodes (Upload Many → Start Many), default options (Simplify on)',
+	batch:
+		'our node, batch mode, two nodes (Upload Many → Start Many), default options (Simplify on)',
 	batchApi: 'our node, batch mode, two nodes (Upload Many → Start Many), Simplify off',
 	perItem: 'our node, per item (Analyze Resume, wait, default options)',
 	http: 'n8n HTTP Request workflow, all items at once',
@@ -21,7 +28,8 @@ const LABEL: Record<B1Variant, string> = {
 	baseline: 'n8n only (Webhook → Read Files)',
 };
 
-const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
+const met = (ok: boolean | undefined): string =>
+	ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**';
 
 export interface B1Targets {
 	n: number;
@@ -40,7 +48,9 @@ export interface B1Targets {
 }
 
 export function b1Targets(results: BenchResults): B1Targets {
-	const n = results.b1?.floors.some((f) => f.n === 100) ? 100 : (results.b1?.floors.at(-1)?.n ?? 100);
+	const n = results.b1?.floors.some((f) => f.n === 100)
+		? 100
+		: (results.b1?.floors.at(-1)?.n ?? 100);
 	const run = (v: B1Variant) => results.b1?.runs.find((r) => r.variant === v && r.n === n);
 	const [many, batch, http, loop] = [run('many'), run('batch'), run('http'), run('httpLoop')];
 	const floor = results.b1?.floors.find((f) => f.n === n);
@@ -48,7 +58,8 @@ export function b1Targets(results: BenchResults): B1Targets {
 		n,
 		manyFloorRatio: many && floor ? many.medianMs / floor.timeMs : undefined,
 		batchFloorRatio: batch && floor ? batch.medianMs / floor.timeMs : undefined,
-		manyOverlappedRatio: many && floor?.overlappedMs ? many.medianMs / floor.overlappedMs : undefined,
+		manyOverlappedRatio:
+			many && floor?.overlappedMs ? many.medianMs / floor.overlappedMs : undefined,
 		speedup: many && http ? http.medianMs / many.medianMs : undefined,
 		loopSpeedup: many && loop ? loop.medianMs / many.medianMs : undefined,
 		manyOk: !!many?.ok,
@@ -71,7 +82,9 @@ function markdown(r: BenchResults, findings?: string): string {
 	out.push(
 		`One run of \`${r.command}\`, started ${m.startedAt}, ${r.totalSeconds ?? '?'} s in all, package built from commit ${m.gitCommit ?? '?'}${m.gitDirtyShipped ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}.` +
 			(r.quick ? ' **Quick sizes** (`--quick`), not the full run.' : '') +
-			(r.partial ? ` **The run did not finish**: rendered from the results saved as each suite ended (${r.phases.map((p) => p.name).join(', ') || 'none'}).` : ''),
+			(r.partial
+				? ` **The run did not finish**: rendered from the results saved as each suite ended (${r.phases.map((p) => p.name).join(', ') || 'none'}).`
+				: ''),
 		'',
 	);
 	out.push('![B1 wall time per variant, and B2 memory growth](chart.svg)', '');
@@ -79,24 +92,43 @@ function markdown(r: BenchResults, findings?: string): string {
 	out.push('## Targets', '');
 	out.push('| Target | Result | Status |', '|---|---|---|');
 	const t = b1Targets(r);
-	const within = (value: number | undefined, limit: number, ok: boolean) => met(value === undefined ? undefined : ok && value <= limit);
-	const atLeast = (value: number | undefined, limit: number, ok: boolean) => met(value === undefined ? undefined : ok && value >= limit);
-	out.push(`| B1 batch mode, one node (Analyze Many), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.manyFloorRatio ?? NaN)} | ${within(t.manyFloorRatio, 1.5, t.manyOk)} |`);
-	out.push(`| B1 batch mode, two nodes (Upload Many → Start Many), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.batchFloorRatio ?? NaN)} | ${within(t.batchFloorRatio, 1.5, t.batchOk)} |`);
+	const within = (value: number | undefined, limit: number, ok: boolean) =>
+		met(value === undefined ? undefined : ok && value <= limit);
+	const atLeast = (value: number | undefined, limit: number, ok: boolean) =>
+		met(value === undefined ? undefined : ok && value >= limit);
+	out.push(
+		`| B1 batch mode, one node (Analyze Many), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.manyFloorRatio ?? NaN)} | ${within(t.manyFloorRatio, 1.5, t.manyOk)} |`,
+	);
+	out.push(
+		`| B1 batch mode, two nodes (Upload Many → Start Many), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(t.batchFloorRatio ?? NaN)} | ${within(t.batchFloorRatio, 1.5, t.batchOk)} |`,
+	);
 	// The floor counts no report read: the same targets for the variants that output the API's batch items.
 	const apiRun = (v: B1Variant) => r.b1?.runs.find((x) => x.variant === v && x.n === t.n);
 	const apiFloor = r.b1?.floors.find((f) => f.n === t.n);
-	for (const [v, name] of [['manyApi', 'one node (Analyze Many)'], ['batchApi', 'two nodes (Upload Many → Start Many)']] as Array<[B1Variant, string]>) {
+	for (const [v, name] of [
+		['manyApi', 'one node (Analyze Many)'],
+		['batchApi', 'two nodes (Upload Many → Start Many)'],
+	] as Array<[B1Variant, string]>) {
 		const run = apiRun(v);
 		if (!run || !apiFloor) continue;
 		const value = run.medianMs / apiFloor.timeMs;
-		out.push(`| B1 batch mode, ${name}, Simplify off (no report read, as the floor counts), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(value)} | ${within(value, 1.5, run.ok)} |`);
+		out.push(
+			`| B1 batch mode, ${name}, Simplify off (no report read, as the floor counts), within 1.5× of the floor (time, N = ${t.n}) | ${ratio(value)} | ${within(value, 1.5, run.ok)} |`,
+		);
 	}
-	out.push(`| B1 (stricter, ours) Analyze Many within 1.5× of the floor with the phases overlapped (N = ${t.n}) | ${ratio(t.manyOverlappedRatio ?? NaN)} | ${within(t.manyOverlappedRatio, 1.5, t.manyOk)} |`);
-	out.push(`| B1 batch mode (Analyze Many) ≥ 5× faster than the HTTP Request workflow, all items at once (N = ${t.n}) | ${ratio(t.speedup ?? NaN)} | ${atLeast(t.speedup, 5, t.manyOk && t.httpOk)} |`);
-	out.push(`| B1 batch mode (Analyze Many) ≥ 5× faster than the HTTP Request workflow, one at a time (N = ${t.n}) | ${ratio(t.loopSpeedup ?? NaN)} | ${atLeast(t.loopSpeedup, 5, t.manyOk && t.loopOk)} |`);
+	out.push(
+		`| B1 (stricter, ours) Analyze Many within 1.5× of the floor with the phases overlapped (N = ${t.n}) | ${ratio(t.manyOverlappedRatio ?? NaN)} | ${within(t.manyOverlappedRatio, 1.5, t.manyOk)} |`,
+	);
+	out.push(
+		`| B1 batch mode (Analyze Many) ≥ 5× faster than the HTTP Request workflow, all items at once (N = ${t.n}) | ${ratio(t.speedup ?? NaN)} | ${atLeast(t.speedup, 5, t.manyOk && t.httpOk)} |`,
+	);
+	out.push(
+		`| B1 batch mode (Analyze Many) ≥ 5× faster than the HTTP Request workflow, one at a time (N = ${t.n}) | ${ratio(t.loopSpeedup ?? NaN)} | ${atLeast(t.loopSpeedup, 5, t.manyOk && t.loopOk)} |`,
+	);
 	const fsMode = r.b2?.find((b) => b.mode === 'filesystem');
-	out.push(`| B2 peak RSS growth under 64 MB in filesystem mode | ${fsMode ? `${fsMode.growthMb} MB` : 'n/a'} | ${met(fsMode ? fsMode.ok && fsMode.growthMb < 64 : undefined)} |`);
+	out.push(
+		`| B2 peak RSS growth under 64 MB in filesystem mode | ${fsMode ? `${fsMode.growthMb} MB` : 'n/a'} | ${met(fsMode ? fsMode.ok && fsMode.growthMb < 64 : undefined)} |`,
+	);
 	const b3 = r.b3;
 	out.push(
 		`| B3 at most 101 requests for 10,000 events | Get Many ${b3?.getMany.requests ?? 'n/a'}, feed trigger ${b3?.trigger.requests ?? 'n/a'} | ${met(b3 ? b3.getMany.ok && b3.trigger.ok && b3.getMany.requests <= 101 && b3.trigger.requests <= 101 : undefined)} |`,
@@ -116,21 +148,34 @@ function markdown(r: BenchResults, findings?: string): string {
 		out.push(
 			`| B1 Analyze Resume with Wait (default options) no slower than the HTTP Request workflow, all items at once, and at most 5 calls per resume (N = ${n}) | ${perItem && http ? `${ms(perItem.medianMs)} vs ${ms(http.medianMs)}: ${ratio(timeRatio ?? NaN)}; ${perResume?.toFixed(2)} calls per resume` : 'n/a'} | ${met(perItem && http ? perItem.ok && http.ok && (timeRatio ?? Infinity) <= 1 && (perResume ?? Infinity) <= 5 : undefined)} |`,
 		);
-		const overlappedRatio = many && floor?.overlappedMs ? many.medianMs / floor.overlappedMs : undefined;
-		out.push(`| B1 Analyze Many (default options: Simplify on) within 1.2× of the overlapped floor (N = ${n}) | ${ratio(overlappedRatio ?? NaN)} | ${within(overlappedRatio, 1.2, !!many?.ok)} |`);
+		const overlappedRatio =
+			many && floor?.overlappedMs ? many.medianMs / floor.overlappedMs : undefined;
+		out.push(
+			`| B1 Analyze Many (default options: Simplify on) within 1.2× of the overlapped floor (N = ${n}) | ${ratio(overlappedRatio ?? NaN)} | ${within(overlappedRatio, 1.2, !!many?.ok)} |`,
+		);
 		const manyApi = run('manyApi');
-		const apiRatio = manyApi && floor?.overlappedMs ? manyApi.medianMs / floor.overlappedMs : undefined;
-		if (manyApi) out.push(`| B1 Analyze Many, Simplify off, within 1.2× of the overlapped floor (N = ${n}) | ${ratio(apiRatio ?? NaN)} | ${within(apiRatio, 1.2, manyApi.ok)} |`);
+		const apiRatio =
+			manyApi && floor?.overlappedMs ? manyApi.medianMs / floor.overlappedMs : undefined;
+		if (manyApi)
+			out.push(
+				`| B1 Analyze Many, Simplify off, within 1.2× of the overlapped floor (N = ${n}) | ${ratio(apiRatio ?? NaN)} | ${within(apiRatio, 1.2, manyApi.ok)} |`,
+			);
 		if (many && floor?.boundedMs) {
 			const bounded = many.medianMs / floor.boundedMs;
-			const boundedApi = manyApi ? ` (Simplify off ${ratio(manyApi.medianMs / floor.boundedMs)})` : '';
-			out.push(`| B1 (ours) Analyze Many within 1.2× of the overlapped floor under the bounded pipeline, one chunk ahead (${ms(floor.boundedMs)}, N = ${n}) | ${ratio(bounded)}${boundedApi} | ${within(bounded, 1.2, many.ok)} |`);
+			const boundedApi = manyApi
+				? ` (Simplify off ${ratio(manyApi.medianMs / floor.boundedMs)})`
+				: '';
+			out.push(
+				`| B1 (ours) Analyze Many within 1.2× of the overlapped floor under the bounded pipeline, one chunk ahead (${ms(floor.boundedMs)}, N = ${n}) | ${ratio(bounded)}${boundedApi} | ${within(bounded, 1.2, many.ok)} |`,
+			);
 		}
 	}
 	if (r.b6) {
 		const b = r.b6;
 		// The node's default Concurrency (20), what a user gets without touching the option.
-		const recommended = b.runs.find((x) => x.variant === 'perItem' && x.concurrency === 20) ?? b.runs.find((x) => x.variant === 'perItem');
+		const recommended =
+			b.runs.find((x) => x.variant === 'perItem' && x.concurrency === 20) ??
+			b.runs.find((x) => x.variant === 'perItem');
 		const many = b.runs.find((x) => x.variant === 'many');
 		const value = recommended ? recommended.wallMs / b.floorMs : undefined;
 		out.push(
@@ -140,7 +185,14 @@ function markdown(r: BenchResults, findings?: string): string {
 	out.push(...b5TargetRows(r), ...b7TargetRows(r));
 	out.push('');
 	if (findings?.trim()) {
-		out.push('## Findings', '', '_Written after the run from its numbers and logs (bench/findings.md); the tables below are generated._', '', findings.trim(), '');
+		out.push(
+			'## Findings',
+			'',
+			'_Written after the run from its numbers and logs (bench/findings.md); the tables below are generated._',
+			'',
+			findings.trim(),
+			'',
+		);
 	}
 
 	out.push(...beforeAfterSection(r));
@@ -151,7 +203,7 @@ function markdown(r: BenchResults, findings?: string): string {
 		out.push('## B1: analyze N resumes (100 KB PDFs)', '');
 		out.push(
 			`Sandbox latency **${s.latencyMs} ms on every API and storage call**, analysis worker step ${s.workerDelayMs} ms; the floors count ${s.concurrency} PUTs at a time ` +
-				'(Upload Many and Analyze Many PUT 5 files at a time); Analyze Resume runs with the node\'s default options (concurrency 10, waits shared across items). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). ' +
+				"(Upload Many and Analyze Many PUT 5 files at a time); Analyze Resume runs with the node's default options (concurrency 10, waits shared across items). The HTTP Request node has no concurrency bound: it sends all items of a node at once (its Batching option only adds pauses). " +
 				'Wall time is the round trip of the production webhook that starts the workflow and answers when its last node finishes; every run gets a fresh workspace, ' +
 				'and afterwards all N reports must be `completed` (checked by listing them). Medians of the repeated runs (order rotated each repetition); the runs are listed. ' +
 				'The one-at-a-time HTTP Request workflow (about 0.7 s per resume) runs once per N, and only up to N = 100.',
@@ -163,10 +215,26 @@ function markdown(r: BenchResults, findings?: string): string {
 		);
 		for (const f of r.b1.floors) {
 			const overlapped = f.overlappedMs ?? NaN;
-			out.push(`| ${f.n} | **floor** (phases one after another) | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | ${ratio(f.timeMs / overlapped)} | |`);
-			out.push(`| ${f.n} | **floor, phases overlapped** (stricter) | ${ms(overlapped)} |  | ${f.calls} | 1.00× | ${ratio(overlapped / f.timeMs)} | 1.00× | |`);
-			if (f.boundedMs) out.push(`| ${f.n} | **floor, phases overlapped, one chunk ahead** (the node's bound) | ${ms(f.boundedMs)} |  | ${f.calls} | 1.00× | ${ratio(f.boundedMs / f.timeMs)} | ${ratio(f.boundedMs / overlapped)} | |`);
-			for (const v of ['many', 'manyApi', 'batch', 'batchApi', 'perItem', 'http', 'httpLoop', 'baseline'] as B1Variant[]) {
+			out.push(
+				`| ${f.n} | **floor** (phases one after another) | ${ms(f.timeMs)} |  | ${f.calls} | 1.00× | 1.00× | ${ratio(f.timeMs / overlapped)} | |`,
+			);
+			out.push(
+				`| ${f.n} | **floor, phases overlapped** (stricter) | ${ms(overlapped)} |  | ${f.calls} | 1.00× | ${ratio(overlapped / f.timeMs)} | 1.00× | |`,
+			);
+			if (f.boundedMs)
+				out.push(
+					`| ${f.n} | **floor, phases overlapped, one chunk ahead** (the node's bound) | ${ms(f.boundedMs)} |  | ${f.calls} | 1.00× | ${ratio(f.boundedMs / f.timeMs)} | ${ratio(f.boundedMs / overlapped)} | |`,
+				);
+			for (const v of [
+				'many',
+				'manyApi',
+				'batch',
+				'batchApi',
+				'perItem',
+				'http',
+				'httpLoop',
+				'baseline',
+			] as B1Variant[]) {
 				const run = r.b1.runs.find((x) => x.n === f.n && x.variant === v);
 				if (!run) continue;
 				const calls = v === 'baseline' ? '0' : String(run.totalCalls);
@@ -175,27 +243,42 @@ function markdown(r: BenchResults, findings?: string): string {
 				);
 			}
 		}
-		out.push('', 'Floor time per N (upload batches, PUT rounds, quote rounds, analysis batches, one phase after another): ' + r.b1.floors.map((f) => `N=${f.n}: ${f.formula} = ${f.timeMs} ms`).join('; ') + '.', '');
 		out.push(
-			'The overlapped floor counts the same calls at exactly L each, but lets chunk k be quoted and analyzed as soon as its own files are up, while later files upload (only the API\'s dependencies: one active batch per kind, an analysis batch lasts L + 2W, C PUTs at a time); `b1OverlappedFloor` in bench/suites/b1.ts.',
+			'',
+			'Floor time per N (upload batches, PUT rounds, quote rounds, analysis batches, one phase after another): ' +
+				r.b1.floors.map((f) => `N=${f.n}: ${f.formula} = ${f.timeMs} ms`).join('; ') +
+				'.',
 			'',
 		);
-		out.push('### Where the time goes (last run of each, n8n\'s own per-node execution times)', '');
-		out.push('| N | Variant | Wall time | Execution (n8n start → stop) | Time in nodes |', '|---|---|---|---|---|');
+		out.push(
+			"The overlapped floor counts the same calls at exactly L each, but lets chunk k be quoted and analyzed as soon as its own files are up, while later files upload (only the API's dependencies: one active batch per kind, an analysis batch lasts L + 2W, C PUTs at a time); `b1OverlappedFloor` in bench/suites/b1.ts.",
+			'',
+		);
+		out.push("### Where the time goes (last run of each, n8n's own per-node execution times)", '');
+		out.push(
+			'| N | Variant | Wall time | Execution (n8n start → stop) | Time in nodes |',
+			'|---|---|---|---|---|',
+		);
 		for (const run of r.b1.runs) {
 			const nodes = Object.entries(run.nodeMs ?? {})
 				.filter(([, v]) => v > 0)
 				.map(([k, v]) => `${k} ${Math.round(v).toLocaleString('en-US')}`)
 				.join(' · ');
-			out.push(`| ${run.n} | ${run.variant} | ${ms(run.wallMs.at(-1) ?? NaN)} | ${ms(run.executionMs ?? NaN)} | ${nodes} |`);
+			out.push(
+				`| ${run.n} | ${run.variant} | ${ms(run.wallMs.at(-1) ?? NaN)} | ${ms(run.executionMs ?? NaN)} | ${nodes} |`,
+			);
 		}
 		out.push('');
 		out.push('### Calls by endpoint (last run of each)', '');
 		const endpoints = new Set<string>();
 		for (const run of r.b1.runs) for (const e of Object.keys(run.calls)) endpoints.add(e);
 		const cols = r.b1.runs.filter((x) => x.variant !== 'baseline');
-		out.push(`| Endpoint | ${cols.map((c) => `N=${c.n} ${c.variant}`).join(' | ')} |`, `|---|${cols.map(() => '---').join('|')}|`);
-		for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
+		out.push(
+			`| Endpoint | ${cols.map((c) => `N=${c.n} ${c.variant}`).join(' | ')} |`,
+			`|---|${cols.map(() => '---').join('|')}|`,
+		);
+		for (const e of [...endpoints].sort())
+			out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
 		out.push('');
 	}
 
@@ -210,9 +293,15 @@ function markdown(r: BenchResults, findings?: string): string {
 				`At full scale multiply the times by ${Math.round(1 / b.scale)}.`,
 			'',
 		);
-		out.push('| Operation | Wall time | × floor (⌈N/A⌉·D) | At full scale (≈) | Calls | Calls per resume | OK |', '|---|---|---|---|---|---|---|');
+		out.push(
+			'| Operation | Wall time | × floor (⌈N/A⌉·D) | At full scale (≈) | Calls | Calls per resume | OK |',
+			'|---|---|---|---|---|---|---|',
+		);
 		for (const run of b.runs) {
-			const name = run.variant === 'many' ? 'Analyze Many (default options)' : `Analyze Resume, Wait for Completion, concurrency ${run.concurrency}`;
+			const name =
+				run.variant === 'many'
+					? 'Analyze Many (default options)'
+					: `Analyze Resume, Wait for Completion, concurrency ${run.concurrency}`;
 			out.push(
 				`| ${name} | ${ms(run.wallMs)} | ${ratio(run.wallMs / b.floorMs)} | ${Math.round(run.wallMs / b.scale / 1000)} s | ${run.totalCalls} | ${(run.totalCalls / b.n).toFixed(2)} | ${run.ok ? 'yes' : `no: ${run.problem}`} |`,
 			);
@@ -220,8 +309,12 @@ function markdown(r: BenchResults, findings?: string): string {
 		out.push('');
 		const endpoints = new Set<string>();
 		for (const run of b.runs) for (const e of Object.keys(run.calls)) endpoints.add(e);
-		out.push(`| Endpoint | ${b.runs.map((x) => (x.variant === 'many' ? 'Analyze Many' : `C=${x.concurrency}`)).join(' | ')} |`, `|---|${b.runs.map(() => '---').join('|')}|`);
-		for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${b.runs.map((x) => x.calls[e] ?? 0).join(' | ')} |`);
+		out.push(
+			`| Endpoint | ${b.runs.map((x) => (x.variant === 'many' ? 'Analyze Many' : `C=${x.concurrency}`)).join(' | ')} |`,
+			`|---|${b.runs.map(() => '---').join('|')}|`,
+		);
+		for (const e of [...endpoints].sort())
+			out.push(`| \`${e}\` | ${b.runs.map((x) => x.calls[e] ?? 0).join(' | ')} |`);
 		out.push('');
 	}
 
@@ -269,11 +362,18 @@ function markdown(r: BenchResults, findings?: string): string {
 	if (r.b4) {
 		out.push('## B4: webhook verification cost per event', '');
 		out.push(
-			'In the benchmark process (Node ' + m.benchNode + '), same signed payloads for both; median of ' + (r.b4[0]?.samples ?? '?') + ' alternating samples of ≤ 250 ms. `standardwebhooks` called with `jsonParse: false` (same work: headers, timestamp, signature).',
+			'In the benchmark process (Node ' +
+				m.benchNode +
+				'), same signed payloads for both; median of ' +
+				(r.b4[0]?.samples ?? '?') +
+				' alternating samples of ≤ 250 ms. `standardwebhooks` called with `jsonParse: false` (same work: headers, timestamp, signature).',
 			'',
 		);
 		out.push('| Payload | Ours | `standardwebhooks` | Package ÷ ours |', '|---|---|---|---|');
-		for (const b of r.b4) out.push(`| ${b.payloadBytes / 1024} KB | ${(b.oursNsPerEvent / 1000).toFixed(1)} µs | ${(b.packageNsPerEvent / 1000).toFixed(1)} µs | ${ratio(b.speedup)} |`);
+		for (const b of r.b4)
+			out.push(
+				`| ${b.payloadBytes / 1024} KB | ${(b.oursNsPerEvent / 1000).toFixed(1)} µs | ${(b.packageNsPerEvent / 1000).toFixed(1)} µs | ${ratio(b.speedup)} |`,
+			);
 		out.push('');
 	}
 
@@ -287,21 +387,39 @@ function markdown(r: BenchResults, findings?: string): string {
 				'and our trigger again one delivery at a time.',
 			'',
 		);
-		out.push('| Receiver | Deliveries (distinct) | Concurrency | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |', '|---|---|---|---|---|---|---|---|---|---|');
+		out.push(
+			'| Receiver | Deliveries (distinct) | Concurrency | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |',
+			'|---|---|---|---|---|---|---|---|---|---|',
+		);
 		const row = (name: string, x: B5Result, wanted: string) =>
 			out.push(
-				`| ${name} | ${x.deliveries} (${x.distinctEvents}) | ${x.concurrency} | ${x.executions} (wanted ${wanted}) | ${Object.entries(x.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.maxMs} ms | ${x.deliveriesPerSecond}/s | ${x.ok ? 'yes' : `no: ${x.problem}`} |`,
+				`| ${name} | ${x.deliveries} (${x.distinctEvents}) | ${x.concurrency} | ${x.executions} (wanted ${wanted}) | ${Object.entries(
+					x.statuses,
+				)
+					.map(([k, v]) => `${k}: ${v}`)
+					.join(
+						', ',
+					)} | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.maxMs} ms | ${x.deliveriesPerSecond}/s | ${x.ok ? 'yes' : `no: ${x.problem}`} |`,
 			);
 		row('Recruiting Analysis Trigger', b, String(b.distinctEvents));
 		row("n8n's Webhook node (baseline)", r.b5.n8nWebhook, String(r.b5.n8nWebhook.deliveries));
-		row('Recruiting Analysis Trigger, one at a time', r.b5.triggerSequential, String(r.b5.triggerSequential.distinctEvents));
+		row(
+			'Recruiting Analysis Trigger, one at a time',
+			r.b5.triggerSequential,
+			String(r.b5.triggerSequential.distinctEvents),
+		);
 		out.push(
 			'',
 			`Event ids held by the trigger's dedupe memory (workflow static data, read from n8n after the deliveries): ${r.b5.trigger.storedSeenIds ?? 'n/a'} after the concurrent run, ${r.b5.triggerSequential.storedSeenIds ?? 'n/a'} after the one-at-a-time run.`,
 			'',
 		);
 		const slowest = (x: B5Result) =>
-			(x.slowest ?? []).map((d) => `#${d.position} at ${(d.sentAtMs / 1000).toFixed(1)} s: ${d.ms} ms${d.redelivery ? ' (redelivery)' : ''}`).join('; ');
+			(x.slowest ?? [])
+				.map(
+					(d) =>
+						`#${d.position} at ${(d.sentAtMs / 1000).toFixed(1)} s: ${d.ms} ms${d.redelivery ? ' (redelivery)' : ''}`,
+				)
+				.join('; ');
 		out.push(
 			`Slowest acknowledgements (position in the send order, when sent, round trip): our trigger ${slowest(b) || 'n/a'}; n8n's Webhook node ${slowest(r.b5.n8nWebhook) || 'n/a'}.`,
 			'',
@@ -316,7 +434,10 @@ function markdown(r: BenchResults, findings?: string): string {
 		'',
 	);
 	out.push('Phases of this run (seconds, load average after):', '');
-	out.push(r.phases.map((p) => `${p.name} ${p.seconds} s (load ${p.loadAfter[0]})`).join(' · '), '');
+	out.push(
+		r.phases.map((p) => `${p.name} ${p.seconds} s (load ${p.loadAfter[0]})`).join(' · '),
+		'',
+	);
 
 	out.push('## Reproduce', '');
 	out.push(

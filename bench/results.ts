@@ -17,7 +17,14 @@ export interface BenchResults {
 	command: string;
 	quick: boolean;
 	machine: MachineInfo;
-	settings: { latencyMs: number; concurrency: number; workerDelayMs: number; sizes: number[]; b2Files: number; b5Deliveries: number };
+	settings: {
+		latencyMs: number;
+		concurrency: number;
+		workerDelayMs: number;
+		sizes: number[];
+		b2Files: number;
+		b5Deliveries: number;
+	};
 	phases: Array<{ name: string; seconds: number; loadAfter: number[] }>;
 	b1?: { runs: B1Run[]; floors: B1Floor[] };
 	b2?: B2Result[];

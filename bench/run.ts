@@ -22,7 +22,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { ensureN8n, packPackage, removePackedPackage, REPO_ROOT, type N8nInstance } from '../scripts/n8n-host';
+import {
+	ensureN8n,
+	packPackage,
+	removePackedPackage,
+	REPO_ROOT,
+	type N8nInstance,
+} from '../scripts/n8n-host';
 import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
@@ -44,7 +50,8 @@ function arg(name: string): string | undefined {
 	return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const log = (line: string) =>
+	process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<void> {
 	const quick = process.argv.includes('--quick');
@@ -64,9 +71,15 @@ async function main(): Promise<void> {
 		const saved = JSON.parse(readFileSync(join(reportDir, 'results.json'), 'utf8')) as BenchResults;
 		const addFrom = arg('add-from');
 		if (addFrom) {
-			addSections(saved, JSON.parse(readFileSync(join(resolve(addFrom), 'results.json'), 'utf8')) as BenchResults, arg('add-only')?.split(','));
+			addSections(
+				saved,
+				JSON.parse(readFileSync(join(resolve(addFrom), 'results.json'), 'utf8')) as BenchResults,
+				arg('add-only')?.split(','),
+			);
 			saveResults(saved, [reportDir]);
-			log(`added the measured sections of ${join(resolve(addFrom), 'results.json')} to ${join(reportDir, 'results.json')}`);
+			log(
+				`added the measured sections of ${join(resolve(addFrom), 'results.json')} to ${join(reportDir, 'results.json')}`,
+			);
 		}
 		writeReport(saved, reportDir, findings(reportDir));
 		log(`rendered ${join(reportDir, 'REPORT.md')} from ${join(reportDir, 'results.json')}`);
@@ -74,10 +87,16 @@ async function main(): Promise<void> {
 	}
 
 	const machine = machineInfo();
-	log(`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`);
+	log(
+		`machine: ${machine.nproc} cores, ${machine.memTotalMb} MB, load ${machine.loadAverageAtStart.join(' ')}`,
+	);
 	const started = Date.now();
 	const results: BenchResults = {
-		command: `npm run bench --${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(/ --$/, ''),
+		command:
+			`npm run bench --${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`.replace(
+				/ --$/,
+				'',
+			),
 		quick,
 		machine,
 		settings: { latencyMs, concurrency, workerDelayMs, sizes, b2Files, b5Deliveries },
@@ -86,7 +105,11 @@ async function main(): Promise<void> {
 	};
 	// Each suite's figures are saved as it ends: a later failure keeps them (`--render` makes a report of them).
 	const phase = (name: string, t0: number) => {
-		results.phases.push({ name, seconds: Math.round((Date.now() - t0) / 100) / 10, loadAfter: currentLoad() });
+		results.phases.push({
+			name,
+			seconds: Math.round((Date.now() - t0) / 100) / 10,
+			loadAfter: currentLoad(),
+		});
 		saveResults(results, [outDir, reportDir]);
 		log(`${name} done; results so far in ${join(reportDir, 'results.json')}`);
 	};
@@ -99,10 +122,14 @@ async function main(): Promise<void> {
 
 	const baselineRef = arg('baseline-ref');
 	const baselineTarball = arg('baseline-tarball');
-	const beforeAfter = (baselineRef !== undefined || baselineTarball !== undefined) && ['B1', 'B6'].some((b) => only.includes(b));
+	const beforeAfter =
+		(baselineRef !== undefined || baselineTarball !== undefined) &&
+		['B1', 'B6'].some((b) => only.includes(b));
 	// With a baseline, B1 and B6 are measured for both builds (the "Before and after" section) instead of alone.
 	const suites = beforeAfter ? only.filter((b) => b !== 'B1' && b !== 'B6') : only;
-	const needsN8n = ['B2', 'B3', 'B5', 'B5P', 'B7'].some((b) => suites.includes(b)) || ['B1', 'B6'].some((b) => only.includes(b));
+	const needsN8n =
+		['B2', 'B3', 'B5', 'B5P', 'B7'].some((b) => suites.includes(b)) ||
+		['B1', 'B6'].some((b) => only.includes(b));
 	if (!needsN8n) {
 		await finish(results, reportDir, outDir, started);
 		return;
@@ -117,22 +144,40 @@ async function main(): Promise<void> {
 		phase('build + pack', t0);
 	}
 	let baseline: PackedRef | undefined;
-	const sb: BenchSandbox = await startBenchSandbox({ logFile: join(outDir, 'sandbox.log'), workerDelayMs });
+	const sb: BenchSandbox = await startBenchSandbox({
+		logFile: join(outDir, 'sandbox.log'),
+		workerDelayMs,
+	});
 	let n8n: N8nInstance | undefined;
 	try {
 		let t0 = Date.now();
 		if (beforeAfter) {
-			let before = { role: 'before' as const, label: `tarball ${baselineTarball}`, commit: '?', tarball: baselineTarball ?? '' };
+			let before = {
+				role: 'before' as const,
+				label: `tarball ${baselineTarball}`,
+				commit: '?',
+				tarball: baselineTarball ?? '',
+			};
 			if (baselineRef !== undefined) {
 				baseline = await packRef(baselineRef, log);
-				before = { role: 'before', label: baselineRef, commit: baseline.commit.slice(0, 7), tarball: baseline.tarball };
+				before = {
+					role: 'before',
+					label: baselineRef,
+					commit: baseline.commit.slice(0, 7),
+					tarball: baseline.tarball,
+				};
 				phase(`baseline ${baselineRef}: checkout, npm ci, build, pack`, t0);
 			}
 			t0 = Date.now();
 			await setLatency(sb, latencyMs);
 			results.beforeAfter = await runBeforeAfter({
 				before,
-				after: { role: 'after', label: 'this checkout', commit: results.machine.gitCommit ?? '?', tarball },
+				after: {
+					role: 'after',
+					label: 'this checkout',
+					commit: results.machine.gitCommit ?? '?',
+					tarball,
+				},
 				rounds: Number(arg('baseline-rounds') ?? 4),
 				b1N: Number(arg('baseline-n') ?? 100),
 				repeats: Number(arg('repeats') ?? 2),
@@ -154,7 +199,15 @@ async function main(): Promise<void> {
 		}
 		if (suites.includes('B5P')) {
 			results.b5Profile = await runB5Profile({
-				boot: async (env) => bootN8n({ label: 'bench-b5-profile', tarball, binaryMode: 'filesystem', filesDir: outDir, log, env }),
+				boot: async (env) =>
+					bootN8n({
+						label: 'bench-b5-profile',
+						tarball,
+						binaryMode: 'filesystem',
+						filesDir: outDir,
+						log,
+						env,
+					}),
 				sb,
 				deliveries: b5Deliveries,
 				concurrency: 10,
@@ -169,7 +222,13 @@ async function main(): Promise<void> {
 			await setLatency(sb, latencyMs);
 			results.b7 = await runB7({
 				boot: async (label) => {
-					const instance = await bootN8n({ label, tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+					const instance = await bootN8n({
+						label,
+						tarball,
+						binaryMode: 'filesystem',
+						filesDir: outDir,
+						log,
+					});
 					results.machine.n8nVersion = n8nPackageVersion(instance);
 					return instance;
 				},
@@ -191,9 +250,17 @@ async function main(): Promise<void> {
 			phase('B7 (own n8n starts)', t0);
 			t0 = Date.now();
 		}
-		results.machine.n8nNode = (await import('node:child_process')).execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
+		results.machine.n8nNode = (await import('node:child_process'))
+			.execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' })
+			.trim();
 		if (['B1', 'B2', 'B3', 'B5', 'B6'].some((b) => suites.includes(b))) {
-			n8n = await bootN8n({ label: 'bench', tarball, binaryMode: 'filesystem', filesDir: outDir, log });
+			n8n = await bootN8n({
+				label: 'bench',
+				tarball,
+				binaryMode: 'filesystem',
+				filesDir: outDir,
+				log,
+			});
 			results.machine.n8nVersion = n8nPackageVersion(n8n);
 			phase('n8n start (filesystem mode)', t0);
 		}
@@ -248,14 +315,34 @@ async function main(): Promise<void> {
 		}
 		if (n8n && suites.includes('B2')) {
 			t0 = Date.now();
-			const fsResult = await runB2({ n8n, sb, files: b2Files, filesRoot: outDir, mode: 'filesystem', log });
+			const fsResult = await runB2({
+				n8n,
+				sb,
+				files: b2Files,
+				filesRoot: outDir,
+				mode: 'filesystem',
+				log,
+			});
 			phase('B2 filesystem', t0);
 			await n8n.stop();
 			n8n = undefined;
 			t0 = Date.now();
-			const n8nDefault = await bootN8n({ label: 'bench-default', tarball, binaryMode: 'default', filesDir: outDir, log });
+			const n8nDefault = await bootN8n({
+				label: 'bench-default',
+				tarball,
+				binaryMode: 'default',
+				filesDir: outDir,
+				log,
+			});
 			try {
-				const defaultResult = await runB2({ n8n: n8nDefault, sb, files: b2Files, filesRoot: outDir, mode: 'default', log });
+				const defaultResult = await runB2({
+					n8n: n8nDefault,
+					sb,
+					files: b2Files,
+					filesRoot: outDir,
+					mode: 'default',
+					log,
+				});
 				results.b2 = [fsResult, defaultResult];
 			} finally {
 				await n8nDefault.stop();
@@ -291,7 +378,12 @@ async function main(): Promise<void> {
 	await finish(results, reportDir, outDir, started);
 }
 
-async function finish(results: BenchResults, reportDir: string, outDir: string, started: number): Promise<void> {
+async function finish(
+	results: BenchResults,
+	reportDir: string,
+	outDir: string,
+	started: number,
+): Promise<void> {
 	results.totalSeconds = Math.round((Date.now() - started) / 1000);
 	results.loadAverageAtEnd = currentLoad();
 	delete results.partial;
@@ -305,7 +397,13 @@ async function finish(results: BenchResults, reportDir: string, outDir: string, 
  * results of the report's run, each with the command, start and load of the run that measured it.
  */
 function addSections(into: BenchResults, from: BenchResults, only?: string[]): void {
-	const source = { command: from.command, startedAt: from.machine.startedAt, gitCommit: from.machine.gitCommit, load: from.machine.loadAverageAtStart, loadAtEnd: from.loadAverageAtEnd };
+	const source = {
+		command: from.command,
+		startedAt: from.machine.startedAt,
+		gitCommit: from.machine.gitCommit,
+		load: from.machine.loadAverageAtStart,
+		loadAtEnd: from.loadAverageAtEnd,
+	};
 	const wanted = (name: string) => !only || only.includes(name);
 	if (from.beforeAfter && wanted('beforeAfter')) into.beforeAfter = { ...from.beforeAfter, source };
 	if (from.b7 && wanted('b7')) into.b7 = { ...from.b7, source };
@@ -319,6 +417,8 @@ function findings(reportDir: string): string | undefined {
 }
 
 main().catch((error: unknown) => {
-	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.stderr.write(
+		`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+	);
 	process.exit(1);
 });

@@ -11,7 +11,9 @@ const NAMES: Record<string, string> = {
 };
 
 const from = (s: BeforeAfterResults['source']): string =>
-	s ? `Measured by its own run, \`${s.command}\`, started ${s.startedAt} on commit ${s.gitCommit ?? '?'} (load average ${s.load.join(', ')} at start${s.loadAtEnd ? `, ${s.loadAtEnd.join(', ')} at the end` : ''}). ` : '';
+	s
+		? `Measured by its own run, \`${s.command}\`, started ${s.startedAt} on commit ${s.gitCommit ?? '?'} (load average ${s.load.join(', ')} at start${s.loadAtEnd ? `, ${s.loadAtEnd.join(', ')} at the end` : ''}). `
+		: '';
 
 const pairs = (before: number[], after: number[]): string => {
 	const each = before.slice(0, after.length).map((v, i) => after[i] / v);
@@ -46,18 +48,28 @@ export function beforeAfterSection(r: BenchResults): string[] {
 	const bootMedians = (c?: BeforeAfterCase): number[] => {
 		if (!c) return [];
 		const out: number[] = [];
-		for (let i = 0; i < c.wallMs.length; i += perBoot(c)) out.push(median(c.wallMs.slice(i, i + perBoot(c))));
+		for (let i = 0; i < c.wallMs.length; i += perBoot(c))
+			out.push(median(c.wallMs.slice(i, i + perBoot(c))));
 		return out;
 	};
-	const pick = (suite: string, variant: string, role: string) => b.cases.find((c) => c.suite === suite && c.variant === variant && c.role === role);
+	const pick = (suite: string, variant: string, role: string) =>
+		b.cases.find((c) => c.suite === suite && c.variant === variant && c.role === role);
 	const runs = (c?: BeforeAfterCase) => (c ? `${ms(c.medianMs)} (${c.wallMs.join(', ')})` : 'n/a');
 	for (const key of Object.keys(NAMES)) {
 		const [suite, variant] = key.split(':');
 		const x = pick(suite, variant, 'before');
 		const y = pick(suite, variant, 'after');
 		if (!x && !y) continue;
-		const ok = [x, y].every((c) => c?.ok) ? 'yes' : [x, y].map((c) => (c && !c.ok ? `${c.role}: ${c.problem}` : '')).filter(Boolean).join('; ') || 'incomplete';
-		const floor = suite === 'B6' ? ` (× floor ${ratio((x?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))} → ${ratio((y?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))})` : '';
+		const ok = [x, y].every((c) => c?.ok)
+			? 'yes'
+			: [x, y]
+					.map((c) => (c && !c.ok ? `${c.role}: ${c.problem}` : ''))
+					.filter(Boolean)
+					.join('; ') || 'incomplete';
+		const floor =
+			suite === 'B6'
+				? ` (× floor ${ratio((x?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))} → ${ratio((y?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))})`
+				: '';
 		out.push(
 			`| ${NAMES[key]} | ${x?.n ?? y?.n} | ${runs(x)} | ${runs(y)} | **${ratio((y?.medianMs ?? NaN) / (x?.medianMs ?? NaN))}**${floor} | ${pairs(bootMedians(x), bootMedians(y))} | ${x?.callsPerResume.toFixed(2) ?? 'n/a'} → ${y?.callsPerResume.toFixed(2) ?? 'n/a'} | ${ok} |`,
 		);
@@ -65,15 +77,24 @@ export function beforeAfterSection(r: BenchResults): string[] {
 	out.push('');
 	const endpoints = new Set<string>();
 	for (const c of b.cases) for (const e of Object.keys(c.calls)) endpoints.add(e);
-	const cols = Object.keys(NAMES).flatMap((key) => ['before', 'after'].map((role) => pick(key.split(':')[0], key.split(':')[1], role))).filter((c): c is BeforeAfterCase => !!c);
+	const cols = Object.keys(NAMES)
+		.flatMap((key) =>
+			['before', 'after'].map((role) => pick(key.split(':')[0], key.split(':')[1], role)),
+		)
+		.filter((c): c is BeforeAfterCase => !!c);
 	out.push('Calls by endpoint (last run of each):', '');
-	out.push(`| Endpoint | ${cols.map((c) => `${c.suite} ${c.variant} ${c.role}`).join(' | ')} |`, `|---|${cols.map(() => '---').join('|')}|`);
-	for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
+	out.push(
+		`| Endpoint | ${cols.map((c) => `${c.suite} ${c.variant} ${c.role}`).join(' | ')} |`,
+		`|---|${cols.map(() => '---').join('|')}|`,
+	);
+	for (const e of [...endpoints].sort())
+		out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
 	out.push('');
 	return out;
 }
 
-const met = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**');
+const met = (ok: boolean | undefined): string =>
+	ok === undefined ? 'not measured' : ok ? '**met**' : '**missed**';
 
 /** B5's latency and throughput rows of the Targets table (against n8n's Webhook node in the same run). */
 export function b5TargetRows(r: BenchResults): string[] {
@@ -120,9 +141,11 @@ export function b7Section(r: BenchResults): string[] {
 		from(b.source) +
 			`Analyze Resume with Wait for Completion at its default options; every analysis lasts D = ${ms(b.analysisMs)} (B6's scaling of ${b.realAnalysisMs / 1000} s), A = ${b.activeAnalysisLimit} analyses at once, ${b.latencyMs} ms per call. ` +
 			`Floor ⌈N/A⌉·D = ${ms(b.floorMs)}. Counters from the sandbox (reports created, analyses started, allowance charged) and every report listed afterwards. ` +
-			"Memory: VmRSS of the n8n main process sampled every second and its high-water mark (VmHWM, reset right before the run); each workflow in an n8n of its own after one warm-up run. " +
+			'Memory: VmRSS of the n8n main process sampled every second and its high-water mark (VmHWM, reset right before the run); each workflow in an n8n of its own after one warm-up run. ' +
 			`The HTTP Request workflow (B1's, all items at once) cannot wait for the active-analysis limit, so its workspace allows all N at once: its time is not comparable, its memory is.` +
-			(b.reference ? ` Reference in the same n8n, same settings, N = 100: ${ms(b.reference.wallMs)}, ${b.reference.totalCalls} calls (${b.reference.callsPerResume.toFixed(2)} per resume)${b.reference.ok ? '' : `, PROBLEM: ${b.reference.problem}`}.` : ''),
+			(b.reference
+				? ` Reference in the same n8n, same settings, N = 100: ${ms(b.reference.wallMs)}, ${b.reference.totalCalls} calls (${b.reference.callsPerResume.toFixed(2)} per resume)${b.reference.ok ? '' : `, PROBLEM: ${b.reference.problem}`}.`
+				: ''),
 		'',
 	);
 	out.push(
@@ -130,7 +153,10 @@ export function b7Section(r: BenchResults): string[] {
 		'|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 	);
 	for (const x of b.runs) {
-		const name = x.variant === 'perItem' ? 'Analyze Resume, Wait for Completion (default options)' : 'n8n HTTP Request workflow, all items at once';
+		const name =
+			x.variant === 'perItem'
+				? 'Analyze Resume, Wait for Completion (default options)'
+				: 'n8n HTTP Request workflow, all items at once';
 		out.push(
 			`| ${name} | ${x.n} | ${ms(x.wallMs)} | ${x.variant === 'perItem' ? ratio(x.wallMs / b.floorMs) : '(not comparable)'} | ${x.variant === 'perItem' ? `${Math.round((x.wallMs * b.realAnalysisMs) / b.analysisMs / 60_000)} min` : ''} | ${(x.totalCalls / x.n).toFixed(2)} | ${x.reportsCreated} / ${x.analysesStarted} / ${x.allowanceCharged} / ${x.reportsCompleted} | ${x.memory.rssBeforeMb} MB | ${x.memory.peakMb} MB | **${x.memory.growthMb} MB** | ${x.memory.growthPer1000Mb} MB | ${x.memory.rssAfterMb} MB | ${x.ok ? 'yes' : `no: ${x.problem}`} |`,
 		);
@@ -138,13 +164,23 @@ export function b7Section(r: BenchResults): string[] {
 	out.push('');
 	for (const x of b.runs) {
 		const step = Math.max(1, Math.ceil(x.memory.samples.length / 20));
-		const pts = x.memory.samples.filter((_, i) => i % step === 0).map(([s, m]) => `${s} s ${m}`).join(' · ');
-		out.push(`RSS over the run, ${x.variant === 'perItem' ? 'Analyze Resume' : 'HTTP Request workflow'} (MB): ${pts || 'n/a'}.`, '');
+		const pts = x.memory.samples
+			.filter((_, i) => i % step === 0)
+			.map(([s, m]) => `${s} s ${m}`)
+			.join(' · ');
+		out.push(
+			`RSS over the run, ${x.variant === 'perItem' ? 'Analyze Resume' : 'HTTP Request workflow'} (MB): ${pts || 'n/a'}.`,
+			'',
+		);
 	}
 	const endpoints = new Set<string>();
 	for (const x of b.runs) for (const e of Object.keys(x.calls)) endpoints.add(e);
-	out.push(`| Endpoint | ${b.runs.map((x) => x.variant).join(' | ')} |`, `|---|${b.runs.map(() => '---').join('|')}|`);
-	for (const e of [...endpoints].sort()) out.push(`| \`${e}\` | ${b.runs.map((x) => x.calls[e] ?? 0).join(' | ')} |`);
+	out.push(
+		`| Endpoint | ${b.runs.map((x) => x.variant).join(' | ')} |`,
+		`|---|${b.runs.map(() => '---').join('|')}|`,
+	);
+	for (const e of [...endpoints].sort())
+		out.push(`| \`${e}\` | ${b.runs.map((x) => x.calls[e] ?? 0).join(' | ')} |`);
 	out.push('');
 	return out;
 }
@@ -158,33 +194,46 @@ const RECEIVERS: Record<string, string> = {
 export function b5ProfileSection(r: BenchResults): string[] {
 	const b = r.b5Profile;
 	if (!b) return [];
-	const out: string[] = ['## B5 profile: where an acknowledgement\'s time goes', ''];
+	const out: string[] = ["## B5 profile: where an acknowledgement's time goes", ''];
 	out.push(
 		from(b.source) +
 			`One n8n started with \`--cpu-prof\` (sampling every ${b.sampleIntervalUs} µs, NODE_OPTIONS of the n8n process only) received B5's load (${b.deliveries} signed deliveries, 10 % redeliveries, ${b.concurrency} at a time) ` +
-			'on each receiver in turn, after a warm-up of 50 deliveries; the profile of the n8n main process is cut into each receiver\'s delivery window. ' +
-			'CPU is the main process\'s sampled time without idle (the Code node\'s JavaScript runs in n8n\'s task runner, another process, not counted here). ' +
-			'Profiling slows n8n, so the latencies are not B5\'s; compare the CPU per delivery and its shares.' +
+			"on each receiver in turn, after a warm-up of 50 deliveries; the profile of the n8n main process is cut into each receiver's delivery window. " +
+			"CPU is the main process's sampled time without idle (the Code node's JavaScript runs in n8n's task runner, another process, not counted here). " +
+			"Profiling slows n8n, so the latencies are not B5's; compare the CPU per delivery and its shares." +
 			(b.problem ? ` **Problem: ${b.problem}.**` : ''),
 		'',
 	);
-	out.push('| Receiver | p50 ack | p99 ack | Throughput | Executions (wanted) | CPU per delivery | CPU busy ÷ window |', '|---|---|---|---|---|---|---|');
+	out.push(
+		'| Receiver | p50 ack | p99 ack | Throughput | Executions (wanted) | CPU per delivery | CPU busy ÷ window |',
+		'|---|---|---|---|---|---|---|',
+	);
 	for (const x of b.runs) {
 		out.push(
 			`| ${RECEIVERS[x.receiver]} | ${x.result.p50Ms} ms | ${x.result.p99Ms} ms | ${x.result.deliveriesPerSecond}/s | ${x.result.executions}${x.result.ok ? '' : ` (${x.result.problem})`} | ${x.cpuMsPerDelivery ?? 'n/a'} ms | ${x.profile ? `${Math.round(x.profile.busyMs).toLocaleString('en-US')} of ${Math.round(x.profile.windowMs).toLocaleString('en-US')} ms` : 'n/a'} |`,
 		);
 	}
 	out.push('');
-	const names = [...new Set(b.runs.flatMap((x) => x.profile?.byCategory.map((c) => c.name) ?? []))].filter((n) => n !== 'idle');
+	const names = [
+		...new Set(b.runs.flatMap((x) => x.profile?.byCategory.map((c) => c.name) ?? [])),
+	].filter((n) => n !== 'idle');
 	if (names.length) {
-		out.push('CPU milliseconds per delivery by where the sample\'s stack was (first matching category, bench/lib/cpuprofile.ts):', '');
-		out.push(`| Category | ${b.runs.map((x) => x.receiver).join(' | ')} |`, `|---|${b.runs.map(() => '---').join('|')}|`);
+		out.push(
+			"CPU milliseconds per delivery by where the sample's stack was (first matching category, bench/lib/cpuprofile.ts):",
+			'',
+		);
+		out.push(
+			`| Category | ${b.runs.map((x) => x.receiver).join(' | ')} |`,
+			`|---|${b.runs.map(() => '---').join('|')}|`,
+		);
 		for (const n of names) {
 			out.push(
 				`| ${n} | ${b.runs
 					.map((x) => {
 						const c = x.profile?.byCategory.find((y) => y.name === n);
-						return c && x.profile ? `${(c.ms / x.result.deliveries).toFixed(2)} (${Math.round((100 * c.ms) / x.profile.busyMs)} %)` : '0';
+						return c && x.profile
+							? `${(c.ms / x.result.deliveries).toFixed(2)} (${Math.round((100 * c.ms) / x.profile.busyMs)} %)`
+							: '0';
 					})
 					.join(' | ')} |`,
 			);
@@ -193,7 +242,10 @@ export function b5ProfileSection(r: BenchResults): string[] {
 	}
 	for (const x of b.runs) {
 		if (!x.profile?.topSelf.length) continue;
-		out.push(`Most self time, ${x.receiver}: ${x.profile.topSelf.map((f) => `${f.fn} ${f.ms} ms`).join(' · ')}.`, '');
+		out.push(
+			`Most self time, ${x.receiver}: ${x.profile.topSelf.map((f) => `${f.fn} ${f.ms} ms`).join(' · ')}.`,
+			'',
+		);
 	}
 	for (const x of b.runs) {
 		if (!x.profile?.isolateCallers?.length) continue;

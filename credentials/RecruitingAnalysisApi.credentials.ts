@@ -30,7 +30,8 @@ export class RecruitingAnalysisApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' };
 
-	documentationUrl = 'https://github.com/recruiting-analysis/n8n-nodes-recruiting-analysis#credentials';
+	documentationUrl =
+		'https://github.com/recruiting-analysis/n8n-nodes-recruiting-analysis#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -46,12 +47,14 @@ export class RecruitingAnalysisApi implements ICredentialType {
 				{
 					name: 'Sandbox',
 					value: 'sandbox',
-					description: 'Synthetic data, mail sink, deterministic results. Keys starting with svc_test_ only.',
+					description:
+						'Synthetic data, mail sink, deterministic results. Keys starting with svc_test_ only.',
 				},
 				{
 					name: 'Custom Base URL',
 					value: 'custom',
-					description: 'Another deployment of the same API (for example a proxy or a regional endpoint)',
+					description:
+						'Another deployment of the same API (for example a proxy or a regional endpoint)',
 				},
 			],
 			default: 'production',
@@ -62,7 +65,9 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			type: 'string',
 			default: SANDBOX_BASE_URL,
 			placeholder: SANDBOX_BASE_URL,
-			description: 'Address of the sandbox deployment; the local sandbox listens on http://127.0.0.1:4010',
+			description:
+				'Address of the sandbox deployment; the local sandbox listens on http://127.0.0.1:4010',
+			hint: 'n8n in a container cannot reach 127.0.0.1 of the host: start the sandbox with --host 0.0.0.0 --public-url http://host.docker.internal:4010 and enter that URL here (on Linux, run the container with --add-host=host.docker.internal:host-gateway)',
 			displayOptions: { show: { environment: ['sandbox'] } },
 		},
 		{
@@ -72,7 +77,17 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
-			description: 'Address of the API, without the /api/v1 path',
+			description:
+				'Address of the API, without the /api/v1 path. Must be https:// (http:// only for localhost or with Allow Plain HTTP). The API key is sent only to this address: redirects to another host are refused.',
+			displayOptions: { show: { environment: ['custom'] } },
+		},
+		{
+			displayName: 'Allow Plain HTTP',
+			name: 'allowInsecureHttp',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to accept an http:// Base URL on a host that is not loopback (localhost, 127.0.0.1). The API key and candidate data then travel unencrypted: only for a trusted internal network.',
 			displayOptions: { show: { environment: ['custom'] } },
 		},
 		{
@@ -92,10 +107,16 @@ export class RecruitingAnalysisApi implements ICredentialType {
 	 * header as an expression (in its expression sandbox) on every request, about 0.85 ms of n8n's main thread per
 	 * call in the benchmarks (bench/REPORT.md); this is the same header without that cost.
 	 */
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		return {
 			...requestOptions,
-			headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.apiKey).trim()}` },
+			headers: {
+				...(requestOptions.headers ?? {}),
+				Authorization: `Bearer ${String(credentials.apiKey).trim()}`,
+			},
 		};
 	}
 

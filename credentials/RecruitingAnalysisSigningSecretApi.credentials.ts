@@ -16,10 +16,12 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 
 	displayName = 'Recruiting Analysis Webhook Signing Secret API';
 
-	icon = { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' } as const;
+	icon = {
+		light: 'file:recruitingAnalysis.svg',
+		dark: 'file:recruitingAnalysis.dark.svg',
+	} as const;
 
-	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
 
 	properties: INodeProperties[] = [
 		{
@@ -31,7 +33,7 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 			required: true,
 			placeholder: 'whsec_...',
 			description:
-				'The signing secret shown once when the webhook endpoint was created in the Recruiting Analysis application (Settings > Developer > Webhooks)',
+				'The signing secret shown once when the webhook endpoint was created in the Recruiting Analysis application (Settings > Developer > Webhooks): whsec_ followed by base64 of at least 16 bytes',
 		},
 		{
 			displayName: 'Previous Signing Secret',

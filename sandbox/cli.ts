@@ -1,10 +1,12 @@
 /**
- * `npm run sandbox -- [--port 4010] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--docs-origin https://docs.example] [--quiet]`
+ * `npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--public-url URL] [--data state.json] [--worker-delay-ms 50] [--webhook-time-scale 0.001] [--docs-origin https://docs.example] [--quiet]`
  *   limits of new workspaces: `[--profile default|strict] [--active-analysis-limit N] [--pending-upload-limit N]
  *   [--batch-capacity N] [--admission-deadline-ms N] [--quote-max-age-ms N] [--receipt-lifetime-ms N]` (each over the
  *   profile's value)
  * First stdout line: one JSON object {baseUrl, apiKey, webhookSecret, jobDescriptionId, workspaceId};
- * then one log line per request. Loopback only.
+ * then one log line per request. Loopback only unless `--host` says otherwise: `--host 0.0.0.0` listens on every
+ * interface (so that n8n in a container can reach it), and `--public-url` is the address that n8n uses then (for
+ * example http://host.docker.internal:4010): it is printed as `baseUrl` and used in signed upload URLs.
  */
 import { startSandbox, type ProfileName, type WorkspaceLimits } from './src';
 
@@ -36,13 +38,17 @@ function num(name: string): number | undefined {
 async function main(): Promise<void> {
 	const sb = await startSandbox({
 		port: num('port') ?? 4010,
+		host: arg('host'),
+		publicUrl: arg('public-url'),
 		dataFile: arg('data'),
 		workerDelayMs: num('worker-delay-ms'),
 		webhookTimeScale: num('webhook-time-scale'),
 		log: !process.argv.includes('--quiet'),
 		docsOrigin: arg('docs-origin'),
 		profile: arg('profile') as ProfileName | undefined,
-		limits: Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([limit, flag]) => [limit, num(flag)])),
+		limits: Object.fromEntries(
+			Object.entries(LIMIT_FLAGS).map(([limit, flag]) => [limit, num(flag)]),
+		),
 	});
 	process.stdout.write(`${JSON.stringify({ baseUrl: sb.baseUrl, ...sb.seed })}\n`);
 	const stop = () => {

@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 /** Why a publish in environment `env` for package version `version` is refused, or undefined when it may go. */
 export function refusal(env, version) {
 	if (env.GITHUB_ACTIONS !== 'true') {
-		return 'npm publish runs only in GitHub Actions (.github/workflows/publish.yml on a version tag), not on this machine: push the tag v' + version;
+		return (
+			'npm publish runs only in GitHub Actions (.github/workflows/publish.yml on a version tag), not on this machine: push the tag v' +
+			version
+		);
 	}
 	const workflowRef = env.GITHUB_WORKFLOW_REF ?? '';
 	if (!/^[^/]+\/[^/]+\/\.github\/workflows\/publish\.yml@refs\/tags\//.test(workflowRef)) {
@@ -27,7 +30,9 @@ export function refusal(env, version) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8'));
+	const pkg = JSON.parse(
+		readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8'),
+	);
 	const reason = refusal(process.env, pkg.version);
 	if (reason) {
 		process.stderr.write(`prepublishOnly: publish refused: ${reason}\n`);

@@ -27,10 +27,21 @@ export interface SandboxProcess {
 
 /** Starts `npm run sandbox`'s program on loopback; resolves with the seed JSON it prints first. */
 export async function startSandboxProcess(
-	opts: { port?: number; logFile?: string; log?: Logger; timeoutMs?: number; extraArgs?: string[] } = {},
+	opts: {
+		port?: number;
+		logFile?: string;
+		log?: Logger;
+		timeoutMs?: number;
+		extraArgs?: string[];
+	} = {},
 ): Promise<SandboxProcess> {
 	const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const args = [join(REPO_ROOT, 'sandbox', 'cli.ts'), '--port', String(opts.port ?? 0), ...(opts.extraArgs ?? [])];
+	const args = [
+		join(REPO_ROOT, 'sandbox', 'cli.ts'),
+		'--port',
+		String(opts.port ?? 0),
+		...(opts.extraArgs ?? []),
+	];
 	const child = spawn(tsx, args, {
 		cwd: REPO_ROOT,
 		env: { ...process.env, NODE_OPTIONS: '' },
@@ -46,7 +57,10 @@ export async function startSandboxProcess(
 	});
 	const lines = createInterface({ input: child.stdout! });
 	const seed = await new Promise<SandboxSeed>((resolveSeed, reject) => {
-		const timer = setTimeout(() => reject(new Error(`sandbox printed no seed line in time\n${stderr}`)), opts.timeoutMs ?? 60_000);
+		const timer = setTimeout(
+			() => reject(new Error(`sandbox printed no seed line in time\n${stderr}`)),
+			opts.timeoutMs ?? 60_000,
+		);
 		let first = true;
 		lines.on('line', (line) => {
 			out?.write(line + '\n');
@@ -105,29 +119,41 @@ export class SandboxControl {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await res.text();
-		if (res.status >= 400) throw new Error(`sandbox ${method} ${path} -> ${res.status}: ${text.slice(0, 500)}`);
+		if (res.status >= 400)
+			throw new Error(`sandbox ${method} ${path} -> ${res.status}: ${text.slice(0, 500)}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
 	/** A fresh workspace (its own key, secret and sample job), so tests never see each other's events. */
 	createWorkspace(body: Record<string, unknown> = {}) {
-		return this.call<{ workspaceId: string; apiKey: string; webhookSecret: string; jobDescriptionId: string }>(
-			'POST',
-			'/_sandbox/workspaces',
-			body,
-		);
+		return this.call<{
+			workspaceId: string;
+			apiKey: string;
+			webhookSecret: string;
+			jobDescriptionId: string;
+		}>('POST', '/_sandbox/workspaces', body);
 	}
 
 	registerWebhook(workspaceId: string, url: string, eventTypes?: string[]) {
-		return this.call<{ id: string; secret: string }>('POST', `/_sandbox/workspaces/${workspaceId}/webhook-endpoints`, {
-			url,
-			...(eventTypes ? { eventTypes } : {}),
-		});
+		return this.call<{ id: string; secret: string }>(
+			'POST',
+			`/_sandbox/workspaces/${workspaceId}/webhook-endpoints`,
+			{
+				url,
+				...(eventTypes ? { eventTypes } : {}),
+			},
+		);
 	}
 
 	deliveries(endpointId: string) {
 		return this.call<{
-			items: Array<{ deliveryId: string; eventId: string; eventType: string; state: string; attempts: Array<{ status: number | null }> }>;
+			items: Array<{
+				deliveryId: string;
+				eventId: string;
+				eventType: string;
+				state: string;
+				attempts: Array<{ status: number | null }>;
+			}>;
 		}>('GET', `/_sandbox/webhook-endpoints/${endpointId}/deliveries`);
 	}
 
@@ -136,6 +162,9 @@ export class SandboxControl {
 	}
 
 	counters(workspaceId: string) {
-		return this.call<Record<string, unknown>>('GET', `/_sandbox/workspaces/${workspaceId}/counters`);
+		return this.call<Record<string, unknown>>(
+			'GET',
+			`/_sandbox/workspaces/${workspaceId}/counters`,
+		);
 	}
 }

@@ -55,9 +55,19 @@ function scanConfig() {
 
 /** Lints `patterns` under `dir` as the scanner does; returns the number of files with errors. */
 async function lintDir(label, dir, patterns) {
-	const eslint = new ESLint({ cwd: dir, allowInlineConfig: false, overrideConfigFile: true, overrideConfig: scanConfig() });
-	const files = glob.sync(patterns, { cwd: dir, absolute: true, ignore: ['node_modules/**', '**/package-lock.json'] });
-	if (files.length === 0) throw new Error(`${label}: no files matched ${patterns.join(', ')} in ${dir}`);
+	const eslint = new ESLint({
+		cwd: dir,
+		allowInlineConfig: false,
+		overrideConfigFile: true,
+		overrideConfig: scanConfig(),
+	});
+	const files = glob.sync(patterns, {
+		cwd: dir,
+		absolute: true,
+		ignore: ['node_modules/**', '**/package-lock.json'],
+	});
+	if (files.length === 0)
+		throw new Error(`${label}: no files matched ${patterns.join(', ')} in ${dir}`);
 	const results = await eslint.lintFiles(files);
 	const failed = results.filter((r) => r.errorCount > 0);
 	if (failed.length > 0) {
@@ -72,7 +82,10 @@ const work = mkdtempSync(join(tmpdir(), 'ra-scan-'));
 try {
 	let tarball = process.argv[2] ? resolve(process.argv[2]) : undefined;
 	if (!tarball) {
-		execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+		execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+			cwd: REPO_ROOT,
+			stdio: ['ignore', 'ignore', 'inherit'],
+		});
 		const packed = readdirSync(work).find((f) => f.endsWith('.tgz'));
 		if (!packed) throw new Error('npm pack wrote no tarball');
 		tarball = join(work, packed);
@@ -80,8 +93,14 @@ try {
 	const unpacked = join(work, 'package');
 	execFileSync('tar', ['-xzf', tarball, '-C', work]);
 	const failures =
-		(await lintDir('tarball (compiled .js and package.json)', unpacked, ['**/*.js', 'package.json'])) +
-		(await lintDir('sources (package.json, nodes/, credentials/)', REPO_ROOT, ['package.json', '{nodes,credentials}/**/*.{js,ts,json}']));
+		(await lintDir('tarball (compiled .js and package.json)', unpacked, [
+			'**/*.js',
+			'package.json',
+		])) +
+		(await lintDir('sources (package.json, nodes/, credentials/)', REPO_ROOT, [
+			'package.json',
+			'{nodes,credentials}/**/*.{js,ts,json}',
+		]));
 	process.exitCode = failures > 0 ? 1 : 0;
 } finally {
 	rmSync(work, { recursive: true, force: true });

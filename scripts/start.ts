@@ -1,7 +1,9 @@
 /**
  * `npm start`, the main job: a real n8n with this package installed from its tarball, wired to the local
  * sandbox (or to RECRUITING_ANALYSIS_BASE_URL with RECRUITING_ANALYSIS_API_KEY), the example workflows imported,
- * the trigger workflows active, and the "analyze one resume" example run once. Ctrl-C stops what it started.
+ * the trigger workflows active, sample resumes and an applicants list in the folder n8n reads files from (the folder
+ * example points there), and the "analyze one resume" example run once as the editor runs it, up to the recruiter's
+ * approval form (scripts/start-kit.ts). Ctrl-C stops what it started.
  *
  * `npm run start:queue` (`--queue`): the same in n8n's queue mode (scripts/n8n-host/queue.ts): Redis, PostgreSQL,
  * the main, two `n8n worker` and one `n8n webhook` process; the demo runs on a worker and the trigger workflows'
@@ -28,12 +30,20 @@ import {
 	removePackedPackage,
 	startN8n,
 	NODE_TYPES,
-	type CliExecution,
 	type N8nInstance,
 	type WorkflowJson,
 } from './n8n-host';
 import { QueueStack } from './n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
+import {
+	FOLDER_EXAMPLE,
+	filesEnv,
+	filesFolder,
+	placeSampleFiles,
+	pointFolderExample,
+	runAsEditor,
+	waitingForm,
+} from './start-kit';
 
 const DEMO_EXAMPLE = 'analyze-one-resume.json';
 const QUEUE = process.argv.includes('--queue');
@@ -59,7 +69,9 @@ async function main(): Promise<void> {
 	const stopAll = async (code: number) => {
 		if (stopping) return;
 		stopping = true;
-		log(`stopping ${stack ? 'the n8n processes, PostgreSQL and Redis' : 'n8n'}${sandbox ? ' and the sandbox' : ''} …`);
+		log(
+			`stopping ${stack ? 'the n8n processes, PostgreSQL and Redis' : 'n8n'}${sandbox ? ' and the sandbox' : ''} …`,
+		);
 		await (stack ? stack.stop() : n8n?.stop())?.catch(() => undefined);
 		await sandbox?.stop().catch(() => undefined);
 		log('stopped');
@@ -77,17 +89,28 @@ async function main(): Promise<void> {
 		const packed = await packPackage({ log });
 
 		const userFolder = createUserFolder(QUEUE ? 'start-queue' : 'start');
-		log(`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`);
+		log(
+			`3/8 installing ${packed.name}@${packed.version} as a community package into ${join(userFolder, '.n8n', 'nodes')}`,
+		);
 		await installCommunityPackage(packed.tarball, userFolder, { log });
 		removePackedPackage(packed.tarball); // installed; its temporary ra-pack-* folder is no longer needed
+		// The folder n8n may read files from (what ~/.n8n-files is to an installed n8n), with the folder example's files.
+		const filesDir = filesFolder(userFolder);
+		const resumesDir = placeSampleFiles(filesDir);
 
 		const externalUrl = process.env.RECRUITING_ANALYSIS_BASE_URL;
 		const externalKey = process.env.RECRUITING_ANALYSIS_API_KEY;
 		const external = Boolean(externalUrl && externalKey);
 		let api: { baseUrl: string; apiKey: string; webhookSecret?: string; workspaceId?: string };
 		if (external) {
-			log(`4/8 using the deployment at ${externalUrl} (RECRUITING_ANALYSIS_BASE_URL); the sandbox is not started`);
-			api = { baseUrl: externalUrl!, apiKey: externalKey!, webhookSecret: process.env.RECRUITING_ANALYSIS_WEBHOOK_SECRET };
+			log(
+				`4/8 using the deployment at ${externalUrl} (RECRUITING_ANALYSIS_BASE_URL); the sandbox is not started`,
+			);
+			api = {
+				baseUrl: externalUrl!,
+				apiKey: externalKey!,
+				webhookSecret: process.env.RECRUITING_ANALYSIS_WEBHOOK_SECRET,
+			};
 		} else {
 			log('4/8 starting the local sandbox …');
 			sandbox = await startSandboxProcess({
@@ -104,10 +127,10 @@ async function main(): Promise<void> {
 		const port = (await portFree(wanted)) ? wanted : await freePort();
 		if (port !== wanted) log(`port ${wanted} is taken; using ${port}`);
 		if (QUEUE) {
-			stack = await QueueStack.start({ userFolder, mainPort: port, log });
+			stack = await QueueStack.start({ userFolder, mainPort: port, log, env: filesEnv(filesDir) });
 			n8n = stack.main.instance;
 		} else {
-			n8n = await startN8n({ userFolder, port, log });
+			n8n = await startN8n({ userFolder, port, log, env: filesEnv(filesDir) });
 		}
 		const owner = await n8n.setupOwner(DEFAULT_OWNER);
 		// The record lives in n8n's SQLite database; in queue mode (PostgreSQL) loading from nodes/ is enough.
@@ -123,7 +146,9 @@ async function main(): Promise<void> {
 				? { environment: 'custom', baseUrl: api.baseUrl, apiKey: api.apiKey }
 				: { environment: 'sandbox', baseUrl: api.baseUrl, apiKey: api.apiKey },
 		});
-		const credentials: Record<string, { id: string; name: string }> = { recruitingAnalysisApi: apiCredential };
+		const credentials: Record<string, { id: string; name: string }> = {
+			recruitingAnalysisApi: apiCredential,
+		};
 		if (api.webhookSecret) {
 			credentials.recruitingAnalysisSigningSecretApi = await n8n.createCredential({
 				name: 'Recruiting Analysis signing secret',
@@ -134,6 +159,7 @@ async function main(): Promise<void> {
 		const imported: Array<{ file: string; id: string; wf: WorkflowJson }> = [];
 		for (const file of listExamples()) {
 			const wf = bindWorkflow(loadExample(file), credentials);
+			if (file === FOLDER_EXAMPLE) pointFolderExample(wf, filesDir);
 			const created = await n8n.createWorkflow(wf);
 			imported.push({ file, id: created.id, wf });
 			log(`   imported ${file} -> ${n8n.baseUrl}/workflow/${created.id}`);
@@ -145,7 +171,9 @@ async function main(): Promise<void> {
 			if (triggers.length === 0) continue;
 			const needsSecret = triggers.some((t) => t.type.endsWith('.recruitingAnalysisTrigger'));
 			if (needsSecret && !credentials.recruitingAnalysisSigningSecretApi) {
-				log(`   ${file}: not activated (set RECRUITING_ANALYSIS_WEBHOOK_SECRET to verify this deployment's webhooks)`);
+				log(
+					`   ${file}: not activated (set RECRUITING_ANALYSIS_WEBHOOK_SECRET to verify this deployment's webhooks)`,
+				);
 				continue;
 			}
 			try {
@@ -163,10 +191,18 @@ async function main(): Promise<void> {
 				await webhookHost.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
 				const events = (t.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
 				if (sandbox) {
-					await sandbox.control.registerWebhook(sandbox.seed.workspaceId, url, events?.length ? events : undefined);
-					log(`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`);
+					await sandbox.control.registerWebhook(
+						sandbox.seed.workspaceId,
+						url,
+						events?.length ? events : undefined,
+					);
+					log(
+						`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`,
+					);
 				} else {
-					log(`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`);
+					log(
+						`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`,
+					);
 				}
 			}
 		}
@@ -174,41 +210,65 @@ async function main(): Promise<void> {
 		log('');
 		log(`n8n editor: ${n8n.baseUrl}/`);
 		log(`login:      ${owner.email} / ${owner.password}`);
+		log(
+			`files:      ${filesDir} (n8n reads and writes files only here; ${FOLDER_EXAMPLE} reads ${resumesDir})`,
+		);
 		if (stack) {
 			log('processes:');
-			log(`   redis      127.0.0.1:${stack.redis.port}  pid ${stack.redis.pid}  log ${stack.redis.logFile}`);
-			log(`   postgres   127.0.0.1:${stack.postgres.port}  pid ${stack.postgres.pid}  log ${stack.postgres.logFile}`);
+			log(
+				`   redis      127.0.0.1:${stack.redis.port}  pid ${stack.redis.pid}  log ${stack.redis.logFile}`,
+			);
+			log(
+				`   postgres   127.0.0.1:${stack.postgres.port}  pid ${stack.postgres.pid}  log ${stack.postgres.logFile}`,
+			);
 			for (const p of stack.processes) {
 				const what = p.role === 'worker' ? 'health' : p.role === 'main' ? 'editor' : 'webhooks';
-				log(`   ${p.name.padEnd(10)} 127.0.0.1:${p.instance.port} (${what}), task broker ${p.instance.brokerPort}  pid ${p.instance.child.pid}  log ${p.instance.logFile}`);
+				log(
+					`   ${p.name.padEnd(10)} 127.0.0.1:${p.instance.port} (${what}), task broker ${p.instance.brokerPort}  pid ${p.instance.child.pid}  log ${p.instance.logFile}`,
+				);
 			}
 		}
 		log('');
 
 		const demo = imported.find((i) => i.file === DEMO_EXAMPLE);
 		if (demo) {
-			log(`8/8 running "${demo.wf.name}" once (${stack ? 'on a worker, as the editor runs it' : 'n8n execute'}) …`);
-			const result: CliExecution & { worker?: string; executionId?: string } = stack
-				? await queueDemo(stack, demo.id)
-				: await n8n.executeWorkflow(demo.id, { timeoutMs: 360_000 });
-			const run = result.run?.data;
-			const analyzed = run ? nodeOutput(run, 'Analyze Resume') : [];
-			const item = analyzed[0] as { id?: string; reportId?: string; status?: string; result?: { score?: number | null } | null } | undefined;
-			if (!result.ok || !item) {
-				const err = run ? (nodeError(run, 'Analyze Resume') ?? run.resultData.error) : undefined;
-				log(`the demo run failed: ${err?.message ?? 'no output'}${err?.description ? ` (${err.description})` : ''}`);
-				if (!run) log(result.stdout.slice(-2000) + result.stderr.slice(-2000));
+			log(
+				`8/8 running "${demo.wf.name}" once, as the editor runs it${stack ? ' (on a worker)' : ''} …`,
+			);
+			const execution = await runAsEditor(n8n, demo.id, 'Run Example', 360_000);
+			const analyzed = nodeOutput(execution.data, 'Analyze Resume');
+			const item = analyzed[0] as
+				{ reportId?: string; status?: string; score?: number | null } | undefined;
+			const form = waitingForm(execution, n8n.baseUrl);
+			if (!item || !(execution.status === 'success' || form)) {
+				const err = nodeError(execution.data, 'Analyze Resume') ?? execution.data.resultData.error;
+				log(
+					`the demo run failed: ${err?.message ?? `no output (${execution.status})`}${err?.description ? ` (${err.description})` : ''}`,
+				);
 			} else {
-				const invited = run ? nodeOutput(run, 'Invite to Interview') : [];
-				log(`report ${item.reportId ?? item.id}: status ${item.status}, score ${item.result?.score ?? 'null (not scored)'} of 10`);
-				log(invited.length > 0 ? `the score clears the threshold: interview ${String(invited[0].interviewId)} invited` : 'below the threshold: not invited');
-				if (result.executionId) log(`${result.worker ?? 'a worker'} ran it (execution ${result.executionId})`);
-				log(`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions`);
+				log(
+					`report ${item.reportId}: status ${item.status}, score ${item.score ?? 'null (not scored)'} of 10`,
+				);
+				if (form) {
+					log('the score clears the threshold: the invitation email waits for your approval');
+					log(`approve (or not) in this form: ${form.url}`);
+				} else {
+					log('below the threshold: not invited');
+				}
+				const worker = stack?.whoRan(execution.id);
+				if (worker) log(`${worker} ran it (execution ${execution.id})`);
+				log(
+					`see the execution in the editor: ${n8n.baseUrl}/workflow/${demo.id}/executions/${execution.id}`,
+				);
 			}
 		}
 		log('');
 		const what = stack ? 'n8n (main, workers, webhook process), PostgreSQL, Redis' : 'n8n';
-		log(sandbox ? `${what} and the sandbox keep running; press Ctrl-C to stop them.` : `${what} keep${stack ? '' : 's'} running; press Ctrl-C to stop.`);
+		log(
+			sandbox
+				? `${what} and the sandbox keep running; press Ctrl-C to stop them.`
+				: `${what} keep${stack ? '' : 's'} running; press Ctrl-C to stop.`,
+		);
 		await n8n.exited;
 		if (!stopping) {
 			log(`n8n exited on its own; its log: ${n8n.logFile}`);
@@ -218,20 +278,6 @@ async function main(): Promise<void> {
 		log(`failed: ${(error as Error).stack ?? String(error)}`);
 		await stopAll(1);
 	}
-}
-
-/** The demo in queue mode: started as the editor does, run by a worker; shaped like `n8n execute`'s answer. */
-async function queueDemo(stack: QueueStack, workflowId: string): Promise<CliExecution & { worker?: string; executionId: string }> {
-	const execution = await stack.runManually(workflowId, 'Run Example', 360_000);
-	return {
-		ok: execution.status === 'success',
-		code: 0,
-		run: { data: execution.data },
-		worker: execution.worker,
-		executionId: execution.id,
-		stdout: '',
-		stderr: '',
-	};
 }
 
 void main();

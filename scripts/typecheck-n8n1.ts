@@ -11,7 +11,9 @@ import { join } from 'node:path';
 
 import { N8N_LINES, REPO_ROOT } from './n8n-host';
 
-const lock = JSON.parse(readFileSync(join(N8N_LINES['1'].specDir, 'package-lock.json'), 'utf8')) as {
+const lock = JSON.parse(
+	readFileSync(join(N8N_LINES['1'].specDir, 'package-lock.json'), 'utf8'),
+) as {
 	packages: Record<string, { version?: string }>;
 };
 const version = lock.packages['node_modules/n8n-workflow']?.version;
@@ -24,10 +26,21 @@ const step = (cmd: string, args: string[], cwd: string) => {
 	return res.status === 0;
 };
 try {
-	writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'n8n-workflow-1x', private: true }));
+	writeFileSync(
+		join(dir, 'package.json'),
+		JSON.stringify({ name: 'n8n-workflow-1x', private: true }),
+	);
 	const installed = step(
 		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', `n8n-workflow@${version}`],
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--prefer-offline',
+			'--loglevel=error',
+			`n8n-workflow@${version}`,
+		],
 		dir,
 	);
 	if (installed) {
@@ -42,10 +55,15 @@ try {
 					typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
 					paths: { 'n8n-workflow': [join(dir, 'node_modules', 'n8n-workflow')] },
 				},
-				include: [join(REPO_ROOT, 'credentials', '**', '*.ts'), join(REPO_ROOT, 'nodes', '**', '*.ts')],
+				include: [
+					join(REPO_ROOT, 'credentials', '**', '*.ts'),
+					join(REPO_ROOT, 'nodes', '**', '*.ts'),
+				],
 			}),
 		);
-		process.stdout.write(`type-checking nodes/ and credentials/ against n8n-workflow ${version} (n8n ${N8N_LINES['1'].version})\n`);
+		process.stdout.write(
+			`type-checking nodes/ and credentials/ against n8n-workflow ${version} (n8n ${N8N_LINES['1'].version})\n`,
+		);
 		if (step(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', tsconfig], REPO_ROOT)) {
 			process.stdout.write(`0 type errors against n8n-workflow ${version}\n`);
 		}

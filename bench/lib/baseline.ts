@@ -22,7 +22,9 @@ export interface PackedRef {
 /** The short commit a ref names in this repository (throws a clear error for an unknown ref). */
 export async function resolveRef(ref: string): Promise<string> {
 	try {
-		return (await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: REPO_ROOT })).stdout.trim();
+		return (
+			await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: REPO_ROOT })
+		).stdout.trim();
 	} catch {
 		throw new Error(`--baseline-ref: "${ref}" names no commit of this repository`);
 	}
@@ -38,11 +40,20 @@ export async function packRef(ref: string, log: Log): Promise<PackedRef> {
 	await run('git', ['worktree', 'add', '--detach', tree, commit], { cwd: REPO_ROOT, log });
 	try {
 		log('baseline: npm ci (its own lockfile; --prefer-offline, scripts off)');
-		await run('npm', ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: tree, env, log, progress: 'baseline npm ci' });
+		await run('npm', ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
+			cwd: tree,
+			env,
+			log,
+			progress: 'baseline npm ci',
+		});
 		log('baseline: npm run build');
 		await run('npm', ['run', 'build'], { cwd: tree, env, log, progress: 'baseline npm run build' });
 		await run('mkdir', ['-p', dest]);
-		const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], { cwd: tree, env, log });
+		const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], {
+			cwd: tree,
+			env,
+			log,
+		});
 		const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string }>;
 		const tarball = join(dest, info[0].filename);
 		if (!existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}`);
@@ -53,7 +64,9 @@ export async function packRef(ref: string, log: Log): Promise<PackedRef> {
 		throw error;
 	} finally {
 		// The checkout (and its node_modules) goes away whatever happened; the tarball stays until remove().
-		await run('git', ['worktree', 'remove', '--force', tree], { cwd: REPO_ROOT, log }).catch(() => undefined);
+		await run('git', ['worktree', 'remove', '--force', tree], { cwd: REPO_ROOT, log }).catch(
+			() => undefined,
+		);
 		rmSync(tree, { recursive: true, force: true });
 		await run('git', ['worktree', 'prune'], { cwd: REPO_ROOT, log }).catch(() => undefined);
 	}

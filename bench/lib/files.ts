@@ -15,7 +15,10 @@ export function ensureResumes(dir: string, count: number, sizeBytes: number): st
 		mkdirSync(dir, { recursive: true });
 		for (let i = 0; i < count; i++) {
 			const name = `candidate-${String(i).padStart(4, '0')}`;
-			writeFileSync(join(dir, `${name}.pdf`), makePdf({ candidate: name, outcome: 'completed', sizeBytes }));
+			writeFileSync(
+				join(dir, `${name}.pdf`),
+				makePdf({ candidate: name, outcome: 'completed', sizeBytes }),
+			);
 		}
 	}
 	return join(dir, '*.pdf');

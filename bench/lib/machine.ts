@@ -42,8 +42,12 @@ export function machineInfo(): MachineInfo {
 
 function gitState(): { gitCommit?: string; gitDirtyShipped?: boolean } {
 	try {
-		const gitCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-		const dirty = execFileSync('git', ['status', '--porcelain', '--', 'nodes', 'credentials'], { encoding: 'utf8' }).trim();
+		const gitCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+			encoding: 'utf8',
+		}).trim();
+		const dirty = execFileSync('git', ['status', '--porcelain', '--', 'nodes', 'credentials'], {
+			encoding: 'utf8',
+		}).trim();
 		return { gitCommit, gitDirtyShipped: dirty.length > 0 };
 	} catch {
 		return {};
@@ -52,7 +56,10 @@ function gitState(): { gitCommit?: string; gitDirtyShipped?: boolean } {
 
 export function n8nVersions(host: N8nHost): { n8nNode: string; n8nVersion: string } {
 	const n8nNode = execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
-	const n8nVersion = execFileSync(host.nodeBin, [host.n8nBin, '--version'], { encoding: 'utf8', cwd: host.hostDir }).trim();
+	const n8nVersion = execFileSync(host.nodeBin, [host.n8nBin, '--version'], {
+		encoding: 'utf8',
+		cwd: host.hostDir,
+	}).trim();
 	return { n8nNode, n8nVersion };
 }
 

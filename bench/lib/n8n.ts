@@ -58,7 +58,12 @@ export async function bootN8n(opts: {
 }
 
 /** n8n in queue mode for B2: one worker (measured) and one webhook process, binary data in PostgreSQL. */
-export async function bootQueueN8n(opts: { label: string; tarball: string; filesDir: string; log: Log }): Promise<QueueStack> {
+export async function bootQueueN8n(opts: {
+	label: string;
+	tarball: string;
+	filesDir: string;
+	log: Log;
+}): Promise<QueueStack> {
 	const userFolder = createUserFolder(opts.label);
 	await installCommunityPackage(opts.tarball, userFolder, { log: opts.log });
 	const stack = await QueueStack.start({
@@ -66,7 +71,11 @@ export async function bootQueueN8n(opts: { label: string; tarball: string; files
 		workers: 1,
 		webhooks: 1,
 		log: opts.log,
-		env: { N8N_RESTRICT_FILE_ACCESS_TO: opts.filesDir, N8N_LOG_LEVEL: 'warn', EXECUTIONS_DATA_PRUNE: 'false' },
+		env: {
+			N8N_RESTRICT_FILE_ACCESS_TO: opts.filesDir,
+			N8N_LOG_LEVEL: 'warn',
+			EXECUTIONS_DATA_PRUNE: 'false',
+		},
 	});
 	try {
 		await stack.main.instance.setupOwner();
@@ -84,7 +93,11 @@ export interface BoundCredentials {
 	httpHeaderAuth: { id: string; name: string };
 }
 
-export async function credentialsFor(n8n: N8nInstance, baseUrl: string, ws: Workspace): Promise<BoundCredentials> {
+export async function credentialsFor(
+	n8n: N8nInstance,
+	baseUrl: string,
+	ws: Workspace,
+): Promise<BoundCredentials> {
 	const tag = ws.workspaceId.slice(-6);
 	return {
 		recruitingAnalysisApi: await n8n.createCredential({
@@ -117,12 +130,19 @@ export async function publish(n8n: N8nInstance, wf: WorkflowJson): Promise<strin
  * A 404 (registration not visible yet) started nothing, so it is retried (bounded). The answer may take longer than
  * fetch's own 300 s wait for headers (B7), so the request goes through an undici agent given `timeoutMs` instead.
  */
-export async function runWebhook(n8n: N8nInstance, path: string, timeoutMs: number): Promise<{ ms: number; status: number; body: string }> {
+export async function runWebhook(
+	n8n: N8nInstance,
+	path: string,
+	timeoutMs: number,
+): Promise<{ ms: number; status: number; body: string }> {
 	const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 	try {
 		for (let attempt = 0; attempt < 50; attempt++) {
 			const started = performance.now();
-			const res = await request(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', dispatcher: agent });
+			const res = await request(`${n8n.baseUrl}/webhook/${path}`, {
+				method: 'POST',
+				dispatcher: agent,
+			});
 			const body = await res.body.text();
 			const elapsed = performance.now() - started;
 			if (res.statusCode !== 404) return { ms: elapsed, status: res.statusCode, body };
@@ -139,7 +159,8 @@ export const webhookPath = (label: string): string => `bench-${label}-${uniqueSu
 /** Resident memory of a process in bytes (VmRSS) and its high-water mark (VmHWM), from /proc. */
 export function procMemory(pid: number): { rss: number; hwm: number } {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-	const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+	const kb = (name: string) =>
+		Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
 	return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
@@ -160,12 +181,19 @@ export function n8nPid(n8n: N8nInstance): number {
 
 /** Version of the installed n8n, read from its package.json. */
 export function n8nPackageVersion(n8n: N8nInstance): string {
-	return (JSON.parse(readFileSync(join(n8n.host.hostDir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version: string }).version;
+	return (
+		JSON.parse(
+			readFileSync(join(n8n.host.hostDir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+		) as { version: string }
+	).version;
 }
 
 /** Finished executions of a workflow (count from n8n's REST list). */
 export async function executionCount(n8n: N8nInstance, workflowId: string): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const data = await n8n.rest<{ count: number; results: unknown[] }>('GET', `/executions?filter=${filter}&limit=1`);
+	const data = await n8n.rest<{ count: number; results: unknown[] }>(
+		'GET',
+		`/executions?filter=${filter}&limit=1`,
+	);
 	return data.count;
 }

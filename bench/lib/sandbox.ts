@@ -18,15 +18,25 @@ export interface Workspace {
 	jobDescriptionId: string;
 }
 
-export async function startBenchSandbox(opts: { logFile: string; workerDelayMs: number }): Promise<BenchSandbox> {
-	const sandbox = await startSandboxProcess({ logFile: opts.logFile, extraArgs: ['--worker-delay-ms', String(opts.workerDelayMs)] });
+export async function startBenchSandbox(opts: {
+	logFile: string;
+	workerDelayMs: number;
+}): Promise<BenchSandbox> {
+	const sandbox = await startSandboxProcess({
+		logFile: opts.logFile,
+		extraArgs: ['--worker-delay-ms', String(opts.workerDelayMs)],
+	});
 	return { ...sandbox, logFile: opts.logFile };
 }
 
 /** A fresh workspace per measured run, so its counters hold exactly that run's requests. */
-export async function freshWorkspace(sb: BenchSandbox, limits: Record<string, unknown> = {}): Promise<Workspace> {
+export async function freshWorkspace(
+	sb: BenchSandbox,
+	limits: Record<string, unknown> = {},
+): Promise<Workspace> {
 	const ws = await sb.control.createWorkspace({ analysisAllowance: 100_000 });
-	if (Object.keys(limits).length > 0) await sb.control.call('PATCH', `/_sandbox/workspaces/${ws.workspaceId}`, limits);
+	if (Object.keys(limits).length > 0)
+		await sb.control.call('PATCH', `/_sandbox/workspaces/${ws.workspaceId}`, limits);
 	return ws;
 }
 
@@ -81,4 +91,5 @@ export function callsByEndpoint(after: Counters, before?: Counters): Record<stri
 	return result;
 }
 
-export const totalCalls = (byEndpoint: Record<string, number>): number => Object.values(byEndpoint).reduce((a, b) => a + b, 0);
+export const totalCalls = (byEndpoint: Record<string, number>): number =>
+	Object.values(byEndpoint).reduce((a, b) => a + b, 0);

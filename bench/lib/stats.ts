@@ -20,5 +20,6 @@ export const round = (n: number, digits = 0): number => {
 	return Math.round(n * f) / f;
 };
 
-export const ms = (n: number): string => (Number.isFinite(n) ? `${Math.round(n).toLocaleString('en-US')} ms` : 'n/a');
+export const ms = (n: number): string =>
+	Number.isFinite(n) ? `${Math.round(n).toLocaleString('en-US')} ms` : 'n/a';
 export const ratio = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');

@@ -64,10 +64,20 @@ function ours(name: string, parameters: Record<string, unknown>, creds: BoundCre
 	};
 }
 
-const settings = { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveManualExecutions: true };
+const settings = {
+	executionOrder: 'v1',
+	saveDataSuccessExecution: 'all',
+	saveManualExecutions: true,
+};
 
 /** B1, our node per item: Analyze Resume (prepare, PUT, quote, start, wait; Wait for Completion on, every other option at its default) at the given concurrency (or the node's default). */
-export function analyzePerItem(o: { path: string; glob: string; jobId: string; concurrency?: number; creds: BoundCredentials }): WorkflowJson {
+export function analyzePerItem(o: {
+	path: string;
+	glob: string;
+	jobId: string;
+	concurrency?: number;
+	creds: BoundCredentials;
+}): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -79,16 +89,30 @@ export function analyzePerItem(o: { path: string; glob: string; jobId: string; c
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: savedJob(o.jobId),
-				options: { ...(o.concurrency ? { concurrency: o.concurrency } : {}), waitForCompletion: true },
+				options: {
+					...(o.concurrency ? { concurrency: o.concurrency } : {}),
+					waitForCompletion: true,
+				},
 			},
 			o.creds,
 		),
 	];
-	return { name: `bench B1 per item ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Analyze Resume'), settings };
+	return {
+		name: `bench B1 per item ${o.path}`,
+		nodes,
+		connections: link('Webhook', 'Read Resumes', 'Analyze Resume'),
+		settings,
+	};
 }
 
 /** B1, our node in batch mode: Upload Many then Start Many (automatic batch quotes), chunks of 20. */
-export function analyzeBatch(o: { path: string; glob: string; jobId: string; creds: BoundCredentials; simplify?: boolean }): WorkflowJson {
+export function analyzeBatch(o: {
+	path: string;
+	glob: string;
+	jobId: string;
+	creds: BoundCredentials;
+	simplify?: boolean;
+}): WorkflowJson {
 	// Simplify is left at its default unless the variant turns it off (then both nodes output the API's batch items).
 	const simplify = o.simplify === false ? { simplify: false } : {};
 	const nodes = [
@@ -106,13 +130,35 @@ export function analyzeBatch(o: { path: string; glob: string; jobId: string; cre
 			},
 			o.creds,
 		),
-		ours('Start Many', { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', quoteAutomatically: true, ...simplify, options: {} }, o.creds),
+		ours(
+			'Start Many',
+			{
+				resource: 'analysis',
+				operation: 'startMany',
+				reportId: '={{ $json.reportId }}',
+				quoteAutomatically: true,
+				...simplify,
+				options: {},
+			},
+			o.creds,
+		),
 	];
-	return { name: `bench B1 batch ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Upload Many', 'Start Many'), settings };
+	return {
+		name: `bench B1 batch ${o.path}`,
+		nodes,
+		connections: link('Webhook', 'Read Resumes', 'Upload Many', 'Start Many'),
+		settings,
+	};
 }
 
 /** B1, our node in batch mode as one node: Analyze Many (upload batches, PUTs, batch quotes, analysis batches, pipelined). */
-export function analyzeMany(o: { path: string; glob: string; jobId: string; creds: BoundCredentials; simplify?: boolean }): WorkflowJson {
+export function analyzeMany(o: {
+	path: string;
+	glob: string;
+	jobId: string;
+	creds: BoundCredentials;
+	simplify?: boolean;
+}): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -130,7 +176,12 @@ export function analyzeMany(o: { path: string; glob: string; jobId: string; cred
 			o.creds,
 		),
 	];
-	return { name: `bench B1 analyze many ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Analyze Many'), settings };
+	return {
+		name: `bench B1 analyze many ${o.path}`,
+		nodes,
+		connections: link('Webhook', 'Read Resumes', 'Analyze Many'),
+		settings,
+	};
 }
 
 function http(name: string, parameters: Record<string, unknown>, creds?: BoundCredentials): Node {
@@ -141,7 +192,9 @@ function http(name: string, parameters: Record<string, unknown>, creds?: BoundCr
 		typeVersion: 4.2,
 		position: at(),
 		parameters: {
-			...(creds ? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' } : {}),
+			...(creds
+				? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }
+				: {}),
 			options: {},
 			...parameters,
 		},
@@ -173,7 +226,14 @@ export function analyzeHttpRequest(o: {
 				method: 'POST',
 				url: `${api}/uploads`,
 				sendHeaders: true,
-				headerParameters: { parameters: [{ name: 'Idempotency-Key', value: "={{ 'prep-' + $execution.id + '-' + $binary.data.fileName }}" }] },
+				headerParameters: {
+					parameters: [
+						{
+							name: 'Idempotency-Key',
+							value: "={{ 'prep-' + $execution.id + '-' + $binary.data.fileName }}",
+						},
+					],
+				},
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody: `={{ JSON.stringify({ fileName: $binary.data.fileName, fileSize: $binary.data.bytes, mimeType: $binary.data.mimeType, jobDescription: { kind: 'existing', id: '${o.jobId}' } }) }}`,
@@ -192,7 +252,9 @@ export function analyzeHttpRequest(o: {
 			method: 'PUT',
 			url: '={{ $json.data.upload.url }}',
 			sendHeaders: true,
-			headerParameters: { parameters: [{ name: 'Content-Type', value: '={{ $json.data.upload.mimeType }}' }] },
+			headerParameters: {
+				parameters: [{ name: 'Content-Type', value: '={{ $json.data.upload.mimeType }}' }],
+			},
 			sendBody: true,
 			contentType: 'binaryData',
 			inputDataFieldName: 'data',
@@ -214,10 +276,19 @@ export function analyzeHttpRequest(o: {
 				method: 'POST',
 				url: `${api}/analyses`,
 				sendHeaders: true,
-				headerParameters: { parameters: [{ name: 'Idempotency-Key', value: "={{ 'start-' + $json.data.reportId + '-' + $json.data.fingerprint.slice(0, 16) }}" }] },
+				headerParameters: {
+					parameters: [
+						{
+							name: 'Idempotency-Key',
+							value:
+								"={{ 'start-' + $json.data.reportId + '-' + $json.data.fingerprint.slice(0, 16) }}",
+						},
+					],
+				},
 				sendBody: true,
 				specifyBody: 'json',
-				jsonBody: '={{ JSON.stringify({ reportId: $json.data.reportId, quoteFingerprint: $json.data.fingerprint }) }}',
+				jsonBody:
+					'={{ JSON.stringify({ reportId: $json.data.reportId, quoteFingerprint: $json.data.fingerprint }) }}',
 			},
 			o.creds,
 		),
@@ -230,7 +301,14 @@ export function analyzeHttpRequest(o: {
 			webhookId: randomUUID(),
 			parameters: { resume: 'timeInterval', amount: 0.5, unit: 'seconds' },
 		},
-		http('Get Status', { method: 'GET', url: `={{ '${api}/reports/' + ($json.data.reportId ?? $json.data.id) + '/status' }}` }, o.creds),
+		http(
+			'Get Status',
+			{
+				method: 'GET',
+				url: `={{ '${api}/reports/' + ($json.data.reportId ?? $json.data.id) + '/status' }}`,
+			},
+			o.creds,
+		),
 		{
 			id: randomUUID(),
 			name: 'Still Running?',
@@ -241,15 +319,32 @@ export function analyzeHttpRequest(o: {
 				conditions: {
 					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
 					conditions: [
-						{ id: randomUUID(), leftValue: '={{ $json.data.status }}', rightValue: 'queued', operator: { type: 'string', operation: 'equals' } },
-						{ id: randomUUID(), leftValue: '={{ $json.data.status }}', rightValue: 'processing', operator: { type: 'string', operation: 'equals' } },
+						{
+							id: randomUUID(),
+							leftValue: '={{ $json.data.status }}',
+							rightValue: 'queued',
+							operator: { type: 'string', operation: 'equals' },
+						},
+						{
+							id: randomUUID(),
+							leftValue: '={{ $json.data.status }}',
+							rightValue: 'processing',
+							operator: { type: 'string', operation: 'equals' },
+						},
 					],
 					combinator: 'or',
 				},
 				options: {},
 			},
 		},
-		{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} },
+		{
+			id: randomUUID(),
+			name: 'Done',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: at(),
+			parameters: {},
+		},
 	];
 	if (o.loop) {
 		nodes.splice(2, 0, {
@@ -288,13 +383,26 @@ const to = (node: string, index = 0) => ({ node, type: 'main', index });
 function perItemChain(finished: string): Record<string, unknown> {
 	return {
 		'Prepare Upload': { main: [[to('Merge', 1)]] },
-		...link('Merge', 'PUT File', 'Get Quote', 'Start Analysis', 'Wait', 'Get Status', 'Still Running?'),
+		...link(
+			'Merge',
+			'PUT File',
+			'Get Quote',
+			'Start Analysis',
+			'Wait',
+			'Get Status',
+			'Still Running?',
+		),
 		'Still Running?': { main: [[to('Wait')], [to(finished)]] },
 	};
 }
 
 /** B2: Read Files → Upload Resume (prepare + streamed PUT) for every file. */
-export function uploadResumes(o: { path: string; glob: string; jobId: string; creds: BoundCredentials }): WorkflowJson {
+export function uploadResumes(o: {
+	path: string;
+	glob: string;
+	jobId: string;
+	creds: BoundCredentials;
+}): WorkflowJson {
 	const nodes = [
 		webhook(o.path),
 		readFiles(o.glob),
@@ -311,28 +419,49 @@ export function uploadResumes(o: { path: string; glob: string; jobId: string; cr
 			o.creds,
 		),
 	];
-	return { name: `bench B2 ${o.path}`, nodes, connections: link('Webhook', 'Read Resumes', 'Upload Resume'), settings };
+	return {
+		name: `bench B2 ${o.path}`,
+		nodes,
+		connections: link('Webhook', 'Read Resumes', 'Upload Resume'),
+		settings,
+	};
 }
 
 /** B3, action node: Event → Get Many with Return All (pages of 100 while hasMore). */
 export function eventGetMany(o: { path: string; creds: BoundCredentials }): WorkflowJson {
 	const nodes = [
 		webhook(o.path, 'firstEntryJson'),
-		ours('Get Events', { resource: 'event', operation: 'getMany', returnAll: true, filters: {} }, o.creds),
+		ours(
+			'Get Events',
+			{ resource: 'event', operation: 'getMany', returnAll: true, filters: {} },
+			o.creds,
+		),
 		{
 			id: randomUUID(),
 			name: 'Count',
 			type: 'n8n-nodes-base.code',
 			typeVersion: 2,
 			position: at(),
-			parameters: { jsCode: 'return [{ json: { events: $input.all().length, distinct: new Set($input.all().map((i) => i.json.id)).size } }];' },
+			parameters: {
+				jsCode:
+					'return [{ json: { events: $input.all().length, distinct: new Set($input.all().map((i) => i.json.id)).size } }];',
+			},
 		},
 	];
-	return { name: `bench B3 getMany ${o.path}`, nodes, connections: link('Webhook', 'Get Events', 'Count'), settings };
+	return {
+		name: `bench B3 getMany ${o.path}`,
+		nodes,
+		connections: link('Webhook', 'Get Events', 'Count'),
+		settings,
+	};
 }
 
 /** B3, feed trigger: from the oldest retained event, the largest per-poll cap the node allows, pages of 100. */
-export function feedTrigger(o: { name: string; creds: BoundCredentials; maxEventsPerPoll: number }): WorkflowJson {
+export function feedTrigger(o: {
+	name: string;
+	creds: BoundCredentials;
+	maxEventsPerPoll: number;
+}): WorkflowJson {
 	x = 0;
 	const nodes: Node[] = [
 		{
@@ -350,13 +479,24 @@ export function feedTrigger(o: { name: string; creds: BoundCredentials; maxEvent
 			},
 			credentials: { recruitingAnalysisApi: o.creds.recruitingAnalysisApi },
 		},
-		{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} },
+		{
+			id: randomUUID(),
+			name: 'Done',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: at(),
+			parameters: {},
+		},
 	];
 	return { name: o.name, nodes, connections: link('Event Feed', 'Done'), settings };
 }
 
 /** B5: the webhook trigger (Standard Webhooks verification, dedupe by event id, all event types). */
-export function webhookTrigger(o: { name: string; webhookId: string; creds: BoundCredentials }): WorkflowJson {
+export function webhookTrigger(o: {
+	name: string;
+	webhookId: string;
+	creds: BoundCredentials;
+}): WorkflowJson {
 	x = 0;
 	const nodes: Node[] = [
 		{
@@ -367,17 +507,41 @@ export function webhookTrigger(o: { name: string; webhookId: string; creds: Boun
 			position: [0, 0],
 			webhookId: o.webhookId,
 			parameters: { events: ['*'], fetchResource: false, options: {} },
-			credentials: { recruitingAnalysisSigningSecretApi: o.creds.recruitingAnalysisSigningSecretApi },
+			credentials: {
+				recruitingAnalysisSigningSecretApi: o.creds.recruitingAnalysisSigningSecretApi,
+			},
 		},
-		{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} },
+		{
+			id: randomUUID(),
+			name: 'Done',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: at(),
+			parameters: {},
+		},
 	];
-	return { name: o.name, nodes, connections: link('Recruiting Analysis Trigger', 'Done'), settings };
+	return {
+		name: o.name,
+		nodes,
+		connections: link('Recruiting Analysis Trigger', 'Done'),
+		settings,
+	};
 }
 
 /** B5 baseline: n8n's own Webhook node answering at once (no verification, no dedupe). */
 export function plainWebhook(o: { name: string; path: string }): WorkflowJson {
 	const hook = webhook(o.path);
 	hook.parameters = { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} };
-	const nodes: Node[] = [hook, { id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: at(), parameters: {} }];
+	const nodes: Node[] = [
+		hook,
+		{
+			id: randomUUID(),
+			name: 'Done',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: at(),
+			parameters: {},
+		},
+	];
 	return { name: o.name, nodes, connections: link('Webhook', 'Done'), settings };
 }

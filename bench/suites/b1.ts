@@ -14,12 +14,20 @@
 import type { N8nInstance } from '../../scripts/n8n-host';
 import { ensureResumes } from '../lib/files';
 import { credentialsFor, publish, runWebhook, webhookPath, type Log } from '../lib/n8n';
-import { callsByEndpoint, counters, freshWorkspace, totalCalls, type BenchSandbox, type Workspace } from '../lib/sandbox';
+import {
+	callsByEndpoint,
+	counters,
+	freshWorkspace,
+	totalCalls,
+	type BenchSandbox,
+	type Workspace,
+} from '../lib/sandbox';
 import { median } from '../lib/stats';
 import { analyzeBatch, analyzeHttpRequest, analyzeMany, analyzePerItem } from '../lib/workflows';
 import type { WorkflowJson } from '../../scripts/n8n-host';
 
-export type B1Variant = 'many' | 'manyApi' | 'batch' | 'batchApi' | 'perItem' | 'http' | 'httpLoop' | 'baseline';
+export type B1Variant =
+	'many' | 'manyApi' | 'batch' | 'batchApi' | 'perItem' | 'http' | 'httpLoop' | 'baseline';
 
 export interface B1Run {
 	variant: B1Variant;
@@ -58,10 +66,18 @@ export interface B1Floor {
  *   analysis batches one after another, each L plus the sandbox's shortest analysis (queued → processing →
  *   outcome = 2 worker steps W): B·(L + 2W)
  */
-export function b1Floor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): B1Floor {
+export function b1Floor(
+	n: number,
+	latencyMs: number,
+	concurrency: number,
+	workerDelayMs: number,
+): B1Floor {
 	const b = Math.ceil(n / 20);
 	const timeMs =
-		b * latencyMs + Math.ceil(n / concurrency) * latencyMs + Math.ceil(b / concurrency) * latencyMs + b * (latencyMs + 2 * workerDelayMs);
+		b * latencyMs +
+		Math.ceil(n / concurrency) * latencyMs +
+		Math.ceil(b / concurrency) * latencyMs +
+		b * (latencyMs + 2 * workerDelayMs);
 	return {
 		n,
 		calls: n + 3 * b,
@@ -81,7 +97,12 @@ export function b1Floor(n: number, latencyMs: number, concurrency: number, worke
  *   analysis batch k after its quote and after analysis batch k − 1 has finished (L + 2W).
  * The result is the moment the last analysis batch finishes.
  */
-export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): number {
+export function b1OverlappedFloor(
+	n: number,
+	latencyMs: number,
+	concurrency: number,
+	workerDelayMs: number,
+): number {
 	return overlappedFloor(n, latencyMs, concurrency, workerDelayMs, false);
 }
 
@@ -90,12 +111,23 @@ export function b1OverlappedFloor(n: number, latencyMs: number, concurrency: num
  * stage that submits): chunk k's upload batch is created only once analysis batch k − 2 has finished. Same calls,
  * same dependencies otherwise as b1OverlappedFloor; this is the floor any client keeping that bound can reach.
  */
-export function b1BoundedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number): number {
+export function b1BoundedFloor(
+	n: number,
+	latencyMs: number,
+	concurrency: number,
+	workerDelayMs: number,
+): number {
 	return overlappedFloor(n, latencyMs, concurrency, workerDelayMs, true);
 }
 
 /** The critical path of both overlapped floors; `bounded` adds the node's gate on each chunk's upload batch. */
-function overlappedFloor(n: number, latencyMs: number, concurrency: number, workerDelayMs: number, bounded: boolean): number {
+function overlappedFloor(
+	n: number,
+	latencyMs: number,
+	concurrency: number,
+	workerDelayMs: number,
+	bounded: boolean,
+): number {
 	const b = Math.ceil(n / 20);
 	const lanes = Array.from({ length: concurrency }, () => 0);
 	const done: number[] = [];
@@ -123,8 +155,12 @@ async function listReportStatuses(sb: BenchSandbox, ws: Workspace): Promise<stri
 	let cursor: string | null = null;
 	for (let page = 0; page < 100; page++) {
 		const qs = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-		const res = await fetch(`${sb.baseUrl}/api/v1/reports?${qs}`, { headers: { authorization: `Bearer ${ws.apiKey}` } });
-		const body = (await res.json()) as { data: { items: Array<{ status: string }>; nextCursor: string | null } };
+		const res = await fetch(`${sb.baseUrl}/api/v1/reports?${qs}`, {
+			headers: { authorization: `Bearer ${ws.apiKey}` },
+		});
+		const body = (await res.json()) as {
+			data: { items: Array<{ status: string }>; nextCursor: string | null };
+		};
 		statuses.push(...body.data.items.map((r) => r.status));
 		cursor = body.data.nextCursor;
 		if (!cursor) break;
@@ -160,20 +196,27 @@ export async function runB1Once(o: {
 	const { n8n, sb, variant, n } = o;
 	const glob = ensureResumes(`${o.filesRoot}/b1-n${n}`, n, 100 * 1024);
 	// Limits the spec leaves unstated, raised for every variant alike so that none is throttled by them.
-	const ws = await freshWorkspace(sb, o.workspace ?? { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 });
+	const ws = await freshWorkspace(
+		sb,
+		o.workspace ?? { pendingUploadLimit: 10_000, activeAnalysisLimit: 10_000 },
+	);
 	o.onWorkspace?.(ws.workspaceId);
 	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
 	const label = o.label ?? 'B1';
-	const path = webhookPath(`${label.toLowerCase()}-${variant}-${n}${o.perItemConcurrency ? `-c${o.perItemConcurrency}` : ''}`);
+	const path = webhookPath(
+		`${label.toLowerCase()}-${variant}-${n}${o.perItemConcurrency ? `-c${o.perItemConcurrency}` : ''}`,
+	);
 	const common = { path, glob, jobId: ws.jobDescriptionId, creds };
 	let wf: WorkflowJson;
 	if (variant === 'many') wf = analyzeMany(common);
 	else if (variant === 'manyApi') wf = analyzeMany({ ...common, simplify: false });
 	else if (variant === 'batch') wf = analyzeBatch(common);
 	else if (variant === 'batchApi') wf = analyzeBatch({ ...common, simplify: false });
-	else if (variant === 'perItem') wf = analyzePerItem({ ...common, concurrency: o.perItemConcurrency });
+	else if (variant === 'perItem')
+		wf = analyzePerItem({ ...common, concurrency: o.perItemConcurrency });
 	else if (variant === 'http') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl });
-	else if (variant === 'httpLoop') wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl, loop: true });
+	else if (variant === 'httpLoop')
+		wf = analyzeHttpRequest({ ...common, baseUrl: sb.baseUrl, loop: true });
 	else wf = { ...analyzeBatch(common), name: `bench B1 baseline ${path}` };
 	if (variant === 'baseline') {
 		wf.nodes = wf.nodes.filter((node) => node.name === 'Webhook' || node.name === 'Read Resumes');
@@ -188,27 +231,39 @@ export async function runB1Once(o: {
 	let problem: string | undefined;
 	if (run.status !== 200) problem = `webhook answered ${run.status}: ${run.body.slice(0, 300)}`;
 	const statuses = variant === 'baseline' ? [] : await listReportStatuses(sb, ws);
-	const terminal = statuses.filter((s) => ['completed', 'requires_action', 'failed'].includes(s)).length;
+	const terminal = statuses.filter((s) =>
+		['completed', 'requires_action', 'failed'].includes(s),
+	).length;
 	const completed = statuses.filter((s) => s === 'completed').length;
 	if (!problem && variant !== 'baseline' && (statuses.length !== n || completed !== n)) {
 		problem = `${statuses.length} reports, ${completed} completed (wanted ${n})`;
 	}
 	const { nodeMs, executionMs } = await nodeTimings(n8n, id);
-	o.log(`${label} ${variant}${o.perItemConcurrency ? ` C=${o.perItemConcurrency}` : ''} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`);
+	o.log(
+		`${label} ${variant}${o.perItemConcurrency ? ` C=${o.perItemConcurrency}` : ''} N=${n}: ${Math.round(run.ms)} ms, ${totalCalls(calls)} calls${problem ? `, PROBLEM: ${problem}` : ''}`,
+	);
 	return { wallMs: run.ms, calls, terminal, completed, problem, nodeMs, executionMs };
 }
 
 /** Per-node time of the workflow's latest execution, from n8n's own run data (startTime, executionTime). */
-async function nodeTimings(n8n: N8nInstance, workflowId: string): Promise<{ nodeMs: Record<string, number>; executionMs?: number }> {
+async function nodeTimings(
+	n8n: N8nInstance,
+	workflowId: string,
+): Promise<{ nodeMs: Record<string, number>; executionMs?: number }> {
 	const nodeMs: Record<string, number> = {};
 	try {
 		const [latest] = await n8n.listExecutions(workflowId);
 		if (!latest) return { nodeMs };
 		const detail = await n8n.getExecution(latest.id);
 		for (const [node, runs] of Object.entries(detail.data.resultData.runData)) {
-			nodeMs[node] = (runs as Array<{ executionTime?: number }>).reduce((a, r) => a + (r.executionTime ?? 0), 0);
+			nodeMs[node] = (runs as Array<{ executionTime?: number }>).reduce(
+				(a, r) => a + (r.executionTime ?? 0),
+				0,
+			);
 		}
-		const executionMs = latest.stoppedAt ? Date.parse(latest.stoppedAt) - Date.parse(latest.startedAt) : undefined;
+		const executionMs = latest.stoppedAt
+			? Date.parse(latest.stoppedAt) - Date.parse(latest.startedAt)
+			: undefined;
 		return { nodeMs, executionMs };
 	} catch {
 		return { nodeMs };
@@ -233,11 +288,23 @@ export async function runB1(o: {
 	await runB1Once({ ...o, variant: 'baseline', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'batch', n: o.sizes[0] });
 	await runB1Once({ ...o, variant: 'many', n: o.sizes[0] });
-	const variants = (['baseline', 'many', 'manyApi', 'batch', 'batchApi', 'perItem', 'http'] as B1Variant[]).filter((v) => !o.variants || o.variants.includes(v));
+	const variants = (
+		['baseline', 'many', 'manyApi', 'batch', 'batchApi', 'perItem', 'http'] as B1Variant[]
+	).filter((v) => !o.variants || o.variants.includes(v));
 	for (const n of o.sizes) {
 		const acc = new Map<B1Variant, B1Run>();
 		for (const v of [...variants, 'httpLoop' as const]) {
-			acc.set(v, { variant: v, n, wallMs: [], medianMs: NaN, calls: {}, totalCalls: 0, reportsTerminal: 0, reportsCompleted: 0, ok: true });
+			acc.set(v, {
+				variant: v,
+				n,
+				wallMs: [],
+				medianMs: NaN,
+				calls: {},
+				totalCalls: 0,
+				reportsTerminal: 0,
+				reportsCompleted: 0,
+				ok: true,
+			});
 		}
 		const reps = o.repeats(n);
 		for (let r = 0; r < reps; r++) {

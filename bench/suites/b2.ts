@@ -9,7 +9,16 @@
  */
 import type { N8nInstance } from '../../scripts/n8n-host';
 import { ensureResumes } from '../lib/files';
-import { credentialsFor, n8nPid, procMemory, publish, resetPeak, runWebhook, webhookPath, type Log } from '../lib/n8n';
+import {
+	credentialsFor,
+	n8nPid,
+	procMemory,
+	publish,
+	resetPeak,
+	runWebhook,
+	webhookPath,
+	type Log,
+} from '../lib/n8n';
 import { callsByEndpoint, counters, freshWorkspace, type BenchSandbox } from '../lib/sandbox';
 import { uploadResumes } from '../lib/workflows';
 import { delay } from '../../scripts/n8n-host';
@@ -38,7 +47,11 @@ export interface B2Result {
 const MB = 2 ** 20;
 
 /** When a node of the workflow's latest execution started (n8n's run data), if recorded. */
-async function nodeStartTime(n8n: N8nInstance, workflowId: string, node: string): Promise<number | undefined> {
+async function nodeStartTime(
+	n8n: N8nInstance,
+	workflowId: string,
+	node: string,
+): Promise<number | undefined> {
 	const [latest] = await n8n.listExecutions(workflowId);
 	if (!latest) return undefined;
 	const run = await n8n.getExecution(latest.id);
@@ -110,8 +123,12 @@ export async function runB2(o: {
 		peakMb: Math.round(peak / MB),
 		growthMb: Math.round((peak - before.rss) / MB),
 		sampledPeakGrowthMb: Math.round((sampledPeak - before.rss) / MB),
-		readFilesGrowthMb: uploadStart ? Math.round((phasePeak(0, uploadStart) - before.rss) / MB) : undefined,
-		uploadGrowthMb: uploadStart ? Math.round((phasePeak(uploadStart, Infinity) - before.rss) / MB) : undefined,
+		readFilesGrowthMb: uploadStart
+			? Math.round((phasePeak(0, uploadStart) - before.rss) / MB)
+			: undefined,
+		uploadGrowthMb: uploadStart
+			? Math.round((phasePeak(uploadStart, Infinity) - before.rss) / MB)
+			: undefined,
 		hwmReset,
 		wallMs: Math.round(run.ms),
 		storagePuts,
@@ -119,6 +136,8 @@ export async function runB2(o: {
 		ok: !problem,
 		problem,
 	};
-	o.log(`B2 ${o.mode}: RSS ${result.rssBeforeMb} MB → peak ${result.peakMb} MB (growth ${result.growthMb} MB), ${storagePuts} files stored${problem ? `, PROBLEM: ${problem}` : ''}`);
+	o.log(
+		`B2 ${o.mode}: RSS ${result.rssBeforeMb} MB → peak ${result.peakMb} MB (growth ${result.growthMb} MB), ${storagePuts} files stored${problem ? `, PROBLEM: ${problem}` : ''}`,
+	);
 	return result;
 }

@@ -8,7 +8,14 @@
  * sandbox's request log), plus the wall time including n8n's one-minute schedule. Every event must arrive once.
  */
 import { delay, type N8nInstance } from '../../scripts/n8n-host';
-import { credentialsFor, executionCount, publish, runWebhook, webhookPath, type Log } from '../lib/n8n';
+import {
+	credentialsFor,
+	executionCount,
+	publish,
+	runWebhook,
+	webhookPath,
+	type Log,
+} from '../lib/n8n';
 import { counters, freshWorkspace, logSize, readLog, type BenchSandbox } from '../lib/sandbox';
 import { median } from '../lib/stats';
 import { eventGetMany, feedTrigger } from '../lib/workflows';
@@ -19,7 +26,16 @@ const medianGap = (times: number[]): number => median(times.slice(1).map((t, i) 
 export interface B3Result {
 	events: number;
 	floorRequests: number;
-	getMany: { requests: number; wallMs: number; serverSpanMs: number; medianPageGapMs: number; eventsOut: number; distinct: number; ok: boolean; problem?: string };
+	getMany: {
+		requests: number;
+		wallMs: number;
+		serverSpanMs: number;
+		medianPageGapMs: number;
+		eventsOut: number;
+		distinct: number;
+		ok: boolean;
+		problem?: string;
+	};
 	trigger: {
 		requests: number;
 		polls: number;
@@ -50,10 +66,17 @@ function pollSpans(times: number[], pagesPerPoll: number): number[] {
 	return spans;
 }
 
-export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: number; log: Log }): Promise<B3Result> {
+export async function runB3(o: {
+	n8n: N8nInstance;
+	sb: BenchSandbox;
+	events: number;
+	log: Log;
+}): Promise<B3Result> {
 	const { n8n, sb } = o;
 	const ws = await freshWorkspace(sb);
-	await sb.control.call('POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, { count: o.events });
+	await sb.control.call('POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, {
+		count: o.events,
+	});
 	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
 
 	// Action node, Get Many (Return All).
@@ -64,7 +87,9 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	const run = await runWebhook(n8n, path, 10 * 60_000);
 	let c1 = await counters(sb, ws.workspaceId);
 	await n8n.deactivateWorkflow(wfId);
-	let times = readLog(sb, offset).lines.filter((l) => l.method === 'GET' && l.path === '/api/v1/events').map((l) => l.at);
+	let times = readLog(sb, offset)
+		.lines.filter((l) => l.method === 'GET' && l.path === '/api/v1/events')
+		.map((l) => l.at);
 	let out: { events?: number; distinct?: number } = {};
 	try {
 		out = JSON.parse(run.body) as typeof out;
@@ -73,7 +98,11 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	}
 	const getManyRequests = (c1.requests[EVENTS_ROUTE] ?? 0) - (c0.requests[EVENTS_ROUTE] ?? 0);
 	const getManyProblem =
-		run.status !== 200 ? `webhook answered ${run.status}: ${run.body.slice(0, 300)}` : out.events !== o.events || out.distinct !== o.events ? `${out.events} events (${out.distinct} distinct), wanted ${o.events}` : undefined;
+		run.status !== 200
+			? `webhook answered ${run.status}: ${run.body.slice(0, 300)}`
+			: out.events !== o.events || out.distinct !== o.events
+				? `${out.events} events (${out.distinct} distinct), wanted ${o.events}`
+				: undefined;
 	const getMany = {
 		requests: getManyRequests,
 		wallMs: Math.round(run.ms),
@@ -84,7 +113,9 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 		ok: !getManyProblem,
 		problem: getManyProblem,
 	};
-	o.log(`B3 Get Many: ${getMany.requests} requests, ${getMany.wallMs} ms, ${getMany.eventsOut} events${getManyProblem ? `, PROBLEM: ${getManyProblem}` : ''}`);
+	o.log(
+		`B3 Get Many: ${getMany.requests} requests, ${getMany.wallMs} ms, ${getMany.eventsOut} events${getManyProblem ? `, PROBLEM: ${getManyProblem}` : ''}`,
+	);
 
 	// Feed trigger: activation poll + next scheduled poll.
 	const maxEventsPerPoll = 5000;
@@ -92,7 +123,10 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	c0 = await counters(sb, ws.workspaceId);
 	offset = logSize(sb);
 	const t0 = Date.now();
-	const feedId = await publish(n8n, feedTrigger({ name: `bench B3 feed ${path}`, creds, maxEventsPerPoll }));
+	const feedId = await publish(
+		n8n,
+		feedTrigger({ name: `bench B3 feed ${path}`, creds, maxEventsPerPoll }),
+	);
 	let executions = 0;
 	const deadline = Date.now() + (polls * 60 + 60) * 1000;
 	while (Date.now() < deadline) {
@@ -103,7 +137,9 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	const wallMs = Date.now() - t0;
 	await n8n.deactivateWorkflow(feedId);
 	c1 = await counters(sb, ws.workspaceId);
-	times = readLog(sb, offset).lines.filter((l) => l.method === 'GET' && l.path === '/api/v1/events').map((l) => l.at);
+	times = readLog(sb, offset)
+		.lines.filter((l) => l.method === 'GET' && l.path === '/api/v1/events')
+		.map((l) => l.at);
 	const spans = pollSpans(times, maxEventsPerPoll / 100);
 	// Every emitted event, from the executions' data.
 	const ids: string[] = [];
@@ -111,17 +147,27 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 	for (const e of list) {
 		const detail = await n8n.getExecution(e.id);
 		const runs = detail.data.resultData.runData['Event Feed'] ?? [];
-		for (const r of runs) for (const item of r.data?.main?.[0] ?? []) if (typeof item.json.id === 'string') ids.push(item.json.id);
+		for (const r of runs)
+			for (const item of r.data?.main?.[0] ?? [])
+				if (typeof item.json.id === 'string') ids.push(item.json.id);
 	}
 	const distinct = new Set(ids).size;
 	const triggerRequests = (c1.requests[EVENTS_ROUTE] ?? 0) - (c0.requests[EVENTS_ROUTE] ?? 0);
 	const triggerProblem =
-		executions < polls ? `${executions} executions after the time limit, wanted ${polls}` : ids.length !== o.events || distinct !== o.events ? `${ids.length} events (${distinct} distinct), wanted ${o.events}` : undefined;
+		executions < polls
+			? `${executions} executions after the time limit, wanted ${polls}`
+			: ids.length !== o.events || distinct !== o.events
+				? `${ids.length} events (${distinct} distinct), wanted ${o.events}`
+				: undefined;
 	const trigger = {
 		requests: triggerRequests,
 		polls: spans.length,
 		pollSpansMs: spans,
-		medianPageGapMs: median(spans.length ? times.flatMap((t, i) => (i % (maxEventsPerPoll / 100) === 0 ? [] : [t - times[i - 1]])) : []),
+		medianPageGapMs: median(
+			spans.length
+				? times.flatMap((t, i) => (i % (maxEventsPerPoll / 100) === 0 ? [] : [t - times[i - 1]]))
+				: [],
+		),
 		activeMs: spans.reduce((a, b) => a + b, 0),
 		wallMs,
 		eventsOut: ids.length,
@@ -129,6 +175,8 @@ export async function runB3(o: { n8n: N8nInstance; sb: BenchSandbox; events: num
 		ok: !triggerProblem,
 		problem: triggerProblem,
 	};
-	o.log(`B3 feed trigger: ${trigger.requests} requests in ${trigger.polls} polls, active ${trigger.activeMs} ms, ${trigger.eventsOut} events${triggerProblem ? `, PROBLEM: ${triggerProblem}` : ''}`);
+	o.log(
+		`B3 feed trigger: ${trigger.requests} requests in ${trigger.polls} polls, active ${trigger.activeMs} ms, ${trigger.eventsOut} events${triggerProblem ? `, PROBLEM: ${triggerProblem}` : ''}`,
+	);
 	return { events: o.events, floorRequests: Math.ceil(o.events / 100), getMany, trigger };
 }

@@ -23,7 +23,13 @@ export interface B4Result {
 }
 
 function payloadOf(bytes: number): Buffer {
-	const base = { id: randomUUID(), type: 'report.completed', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { reportId: 'rpt_0123', attemptId: 'att_0123', status: 'completed', code: null, pad: '' } };
+	const base = {
+		id: randomUUID(),
+		type: 'report.completed',
+		schemaVersion: 1,
+		occurredAt: new Date().toISOString(),
+		data: { reportId: 'rpt_0123', attemptId: 'att_0123', status: 'completed', code: null, pad: '' },
+	};
 	const empty = Buffer.byteLength(JSON.stringify(base));
 	base.data.pad = 'x'.repeat(Math.max(0, bytes - empty));
 	const buf = Buffer.from(JSON.stringify(base));
@@ -70,7 +76,8 @@ export function runB4(o: { log: Log; samples?: number; budgetMs?: number }): B4R
 		pkg();
 		const tampered = Buffer.from(body);
 		tampered[tampered.length - 3] ^= 1;
-		if (verifyWebhook({ rawBody: tampered, headers, secrets: [secret], now: Date.now() }).ok) throw new Error('tampered body accepted');
+		if (verifyWebhook({ rawBody: tampered, headers, secrets: [secret], now: Date.now() }).ok)
+			throw new Error('tampered body accepted');
 		for (let i = 0; i < 200; i++) {
 			ours();
 			pkg();
@@ -93,7 +100,9 @@ export function runB4(o: { log: Log; samples?: number; budgetMs?: number }): B4R
 			samples,
 			speedup: median(pkgNs) / median(oursNs),
 		};
-		o.log(`B4 ${bytes} B: ours ${result.oursNsPerEvent} ns, standardwebhooks ${result.packageNsPerEvent} ns (${result.speedup.toFixed(2)}×)`);
+		o.log(
+			`B4 ${bytes} B: ours ${result.oursNsPerEvent} ns, standardwebhooks ${result.packageNsPerEvent} ns (${result.speedup.toFixed(2)}×)`,
+		);
 		results.push(result);
 	}
 	return results;

@@ -55,7 +55,13 @@ export interface Delivered {
 }
 
 /** Sends `deliveries` signed deliveries (10 % redeliveries of acknowledged events) to `url`, `concurrency` at a time. */
-export async function deliver(url: string, secret: string, deliveries: number, concurrency: number, seed: number): Promise<Delivered> {
+export async function deliver(
+	url: string,
+	secret: string,
+	deliveries: number,
+	concurrency: number,
+	seed: number,
+): Promise<Delivered> {
 	const redeliveries = Math.round(deliveries / 10);
 	const distinct = deliveries - redeliveries;
 	const events = Array.from({ length: distinct }, () => {
@@ -68,7 +74,12 @@ export async function deliver(url: string, secret: string, deliveries: number, c
 				type: 'report.completed',
 				schemaVersion: 1,
 				occurredAt: new Date().toISOString(),
-				data: { reportId: `rpt_${hex.slice(0, 24)}`, attemptId: `att_${hex.slice(8, 32)}`, status: 'completed', code: null },
+				data: {
+					reportId: `rpt_${hex.slice(0, 24)}`,
+					attemptId: `att_${hex.slice(8, 32)}`,
+					status: 'completed',
+					code: null,
+				},
 			}),
 		};
 	});
@@ -105,7 +116,14 @@ export async function deliver(url: string, secret: string, deliveries: number, c
 				const started = performance.now();
 				let status = 'ERROR';
 				try {
-					const res = await request(url, { method: 'POST', headers, body: event.body, dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
+					const res = await request(url, {
+						method: 'POST',
+						headers,
+						body: event.body,
+						dispatcher: agent,
+						headersTimeout: 30_000,
+						bodyTimeout: 30_000,
+					});
 					await res.body.text();
 					status = String(res.statusCode);
 				} catch (error) {
@@ -114,7 +132,13 @@ export async function deliver(url: string, secret: string, deliveries: number, c
 				statuses[status] = (statuses[status] ?? 0) + 1;
 				const ms = performance.now() - started;
 				latencies.push(ms);
-				slow.push({ position, sentAtMs: Math.round(started - t0), ms: Math.round(ms), status, redelivery });
+				slow.push({
+					position,
+					sentAtMs: Math.round(started - t0),
+					ms: Math.round(ms),
+					status,
+					redelivery,
+				});
 				slow.sort((a, b) => b.ms - a.ms);
 				slow.splice(5);
 			}
@@ -126,7 +150,11 @@ export async function deliver(url: string, secret: string, deliveries: number, c
 }
 
 /** Executions run after the acknowledgement: waits until the count stops moving (bounded). */
-export async function settledExecutions(n8n: N8nInstance, workflowId: string, expected: number): Promise<number> {
+export async function settledExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	expected: number,
+): Promise<number> {
 	let executions = -1;
 	let stableSince = Date.now();
 	const deadline = Date.now() + 180_000;
@@ -145,7 +173,11 @@ export async function settledExecutions(n8n: N8nInstance, workflowId: string, ex
 export async function waitRegistered(url: string): Promise<void> {
 	// Registered once an unsigned probe gets anything but 404 (our trigger refuses it with 401, starting nothing).
 	for (let i = 0; i < 100; i++) {
-		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		const res = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
 		await res.arrayBuffer();
 		if (res.status !== 404) return;
 		await delay(200);
@@ -153,7 +185,12 @@ export async function waitRegistered(url: string): Promise<void> {
 	throw new Error(`${url} still 404`);
 }
 
-export function summarize(d: Delivered, executions: number, concurrency: number, expectedExecutions: number): B5Result {
+export function summarize(
+	d: Delivered,
+	executions: number,
+	concurrency: number,
+	expectedExecutions: number,
+): B5Result {
 	const deliveries = d.latencies.length;
 	const acked = Object.entries(d.statuses)
 		.filter(([code]) => /^2\d\d$/.test(code))
@@ -191,27 +228,47 @@ export interface B5Results {
 	n8nWebhook: B5Result;
 }
 
-export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries: number; concurrency: number; log: Log }): Promise<B5Results> {
+export async function runB5(o: {
+	n8n: N8nInstance;
+	sb: BenchSandbox;
+	deliveries: number;
+	concurrency: number;
+	log: Log;
+}): Promise<B5Results> {
 	const { n8n, sb } = o;
 	const ws = await freshWorkspace(sb);
 	const creds = await credentialsFor(n8n, sb.baseUrl, ws);
 
-	const runTrigger = async (deliveries: number, concurrency: number, seed: number): Promise<B5Result> => {
+	const runTrigger = async (
+		deliveries: number,
+		concurrency: number,
+		seed: number,
+	): Promise<B5Result> => {
 		const webhookId = randomUUID();
-		const wfId = await publish(n8n, webhookTrigger({ name: `bench B5 ${webhookId}`, webhookId, creds }));
+		const wfId = await publish(
+			n8n,
+			webhookTrigger({ name: `bench B5 ${webhookId}`, webhookId, creds }),
+		);
 		const url = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;
 		await waitRegistered(url);
 		const d = await deliver(url, ws.webhookSecret, deliveries, concurrency, seed);
 		const executions = await settledExecutions(n8n, wfId, d.distinct);
 		// What the dedupe memory looks like in n8n's database now (before deactivation touches the static data).
-		const saved = (await n8n.getWorkflow(wfId)) as unknown as { staticData?: Record<string, { seenEventIds?: unknown[] }> | null };
+		const saved = (await n8n.getWorkflow(wfId)) as unknown as {
+			staticData?: Record<string, { seenEventIds?: unknown[] }> | null;
+		};
 		const seen = saved.staticData?.['node:Recruiting Analysis Trigger']?.seenEventIds;
 		await n8n.deactivateWorkflow(wfId);
-		return { ...summarize(d, executions, concurrency, d.distinct), storedSeenIds: Array.isArray(seen) ? seen.length : 0 };
+		return {
+			...summarize(d, executions, concurrency, d.distinct),
+			storedSeenIds: Array.isArray(seen) ? seen.length : 0,
+		};
 	};
 
 	const trigger = await runTrigger(o.deliveries, o.concurrency, 6);
-	o.log(`B5 trigger: ${trigger.deliveries} deliveries (${trigger.distinctEvents} distinct), ${trigger.executions} executions, p50 ${trigger.p50Ms} ms, p99 ${trigger.p99Ms} ms${trigger.problem ? `, PROBLEM: ${trigger.problem}` : ''}`);
+	o.log(
+		`B5 trigger: ${trigger.deliveries} deliveries (${trigger.distinctEvents} distinct), ${trigger.executions} executions, p50 ${trigger.p50Ms} ms, p99 ${trigger.p99Ms} ms${trigger.problem ? `, PROBLEM: ${trigger.problem}` : ''}`,
+	);
 
 	const path = `bench-b5-plain-${randomUUID()}`;
 	const plainId = await publish(n8n, plainWebhook({ name: `bench B5 n8n webhook ${path}`, path }));
@@ -222,9 +279,13 @@ export async function runB5(o: { n8n: N8nInstance; sb: BenchSandbox; deliveries:
 	const plainExecutions = (await settledExecutions(n8n, plainId, d.latencies.length + 1)) - 1;
 	await n8n.deactivateWorkflow(plainId);
 	const n8nWebhook = summarize(d, plainExecutions, o.concurrency, d.latencies.length);
-	o.log(`B5 n8n Webhook node: p50 ${n8nWebhook.p50Ms} ms, p99 ${n8nWebhook.p99Ms} ms, ${n8nWebhook.executions} executions`);
+	o.log(
+		`B5 n8n Webhook node: p50 ${n8nWebhook.p50Ms} ms, p99 ${n8nWebhook.p99Ms} ms, ${n8nWebhook.executions} executions`,
+	);
 
 	const triggerSequential = await runTrigger(Math.min(100, o.deliveries), 1, 8);
-	o.log(`B5 trigger one at a time: ${triggerSequential.deliveries} deliveries (${triggerSequential.distinctEvents} distinct), ${triggerSequential.executions} executions${triggerSequential.problem ? `, PROBLEM: ${triggerSequential.problem}` : ''}`);
+	o.log(
+		`B5 trigger one at a time: ${triggerSequential.deliveries} deliveries (${triggerSequential.distinctEvents} distinct), ${triggerSequential.executions} executions${triggerSequential.problem ? `, PROBLEM: ${triggerSequential.problem}` : ''}`,
+	);
 	return { trigger, triggerSequential, n8nWebhook };
 }

@@ -39,7 +39,13 @@ export interface B5ProfileResults {
 	sampleIntervalUs: number;
 	runs: B5ProfileRun[];
 	problem?: string;
-	source?: { command: string; startedAt: string; gitCommit?: string; load: number[]; loadAtEnd?: number[] };
+	source?: {
+		command: string;
+		startedAt: string;
+		gitCommit?: string;
+		load: number[];
+		loadAtEnd?: number[];
+	};
 }
 
 /** Webhook (answers at once) → Code node deduplicating by event id in the workflow's static data. */
@@ -62,7 +68,11 @@ function staticDataReceiver(o: { name: string; path: string }): WorkflowJson {
 		position: [220, 0] as [number, number],
 		parameters: { mode: 'runOnceForAllItems', jsCode },
 	};
-	return { ...hook, nodes: [hook.nodes[0], code], connections: { Webhook: { main: [[{ node: 'Dedupe', type: 'main', index: 0 }]] } } };
+	return {
+		...hook,
+		nodes: [hook.nodes[0], code],
+		connections: { Webhook: { main: [[{ node: 'Dedupe', type: 'main', index: 0 }]] } },
+	};
 }
 
 export async function runB5Profile(o: {
@@ -75,33 +85,53 @@ export async function runB5Profile(o: {
 }): Promise<B5ProfileResults> {
 	const sampleIntervalUs = 1000;
 	mkdirSync(o.profileDir, { recursive: true });
-	const n8n = await o.boot({ NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${o.profileDir} --cpu-prof-interval=${sampleIntervalUs}` });
+	const n8n = await o.boot({
+		NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${o.profileDir} --cpu-prof-interval=${sampleIntervalUs}`,
+	});
 	const pid = n8nPid(n8n);
-	const windows: Array<{ receiver: ProfiledReceiver; from: number; to: number; result: B5Result }> = [];
-	const results: B5ProfileResults = { deliveries: o.deliveries, concurrency: o.concurrency, sampleIntervalUs, runs: [] };
+	const windows: Array<{ receiver: ProfiledReceiver; from: number; to: number; result: B5Result }> =
+		[];
+	const results: B5ProfileResults = {
+		deliveries: o.deliveries,
+		concurrency: o.concurrency,
+		sampleIntervalUs,
+		runs: [],
+	};
 	try {
 		const ws = await freshWorkspace(o.sb);
 		const creds = await credentialsFor(n8n, o.sb.baseUrl, ws);
-		const receivers: Array<{ receiver: ProfiledReceiver; wf: () => { wf: WorkflowJson; url: string } }> = [
+		const receivers: Array<{
+			receiver: ProfiledReceiver;
+			wf: () => { wf: WorkflowJson; url: string };
+		}> = [
 			{
 				receiver: 'trigger',
 				wf: () => {
 					const webhookId = randomUUID();
-					return { wf: webhookTrigger({ name: `bench B5P ${webhookId}`, webhookId, creds }), url: `${n8n.baseUrl}/webhook/${webhookId}/webhook` };
+					return {
+						wf: webhookTrigger({ name: `bench B5P ${webhookId}`, webhookId, creds }),
+						url: `${n8n.baseUrl}/webhook/${webhookId}/webhook`,
+					};
 				},
 			},
 			{
 				receiver: 'webhook',
 				wf: () => {
 					const path = `bench-b5p-plain-${randomUUID()}`;
-					return { wf: plainWebhook({ name: `bench B5P n8n webhook ${path}`, path }), url: `${n8n.baseUrl}/webhook/${path}` };
+					return {
+						wf: plainWebhook({ name: `bench B5P n8n webhook ${path}`, path }),
+						url: `${n8n.baseUrl}/webhook/${path}`,
+					};
 				},
 			},
 			{
 				receiver: 'state',
 				wf: () => {
 					const path = `bench-b5p-state-${randomUUID()}`;
-					return { wf: staticDataReceiver({ name: `bench B5P static data ${path}`, path }), url: `${n8n.baseUrl}/webhook/${path}` };
+					return {
+						wf: staticDataReceiver({ name: `bench B5P static data ${path}`, path }),
+						url: `${n8n.baseUrl}/webhook/${path}`,
+					};
 				},
 			},
 		];
@@ -120,22 +150,36 @@ export async function runB5Profile(o: {
 			await n8n.deactivateWorkflow(id);
 			const result = summarize(d, executions, o.concurrency, expected);
 			windows.push({ receiver: r.receiver, from, to, result });
-			o.log(`B5 profile ${r.receiver}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.deliveriesPerSecond}/s, ${executions} executions (wanted ${expected})${result.problem ? `, PROBLEM: ${result.problem}` : ''}`);
+			o.log(
+				`B5 profile ${r.receiver}: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.deliveriesPerSecond}/s, ${executions} executions (wanted ${expected})${result.problem ? `, PROBLEM: ${result.problem}` : ''}`,
+			);
 		}
 	} finally {
 		await n8n.stop();
 	}
-	const file = readdirSync(o.profileDir).find((f) => f.endsWith('.cpuprofile') && f.split('.').includes(String(pid)));
+	const file = readdirSync(o.profileDir).find(
+		(f) => f.endsWith('.cpuprofile') && f.split('.').includes(String(pid)),
+	);
 	if (!file) {
 		results.problem = `no CPU profile of pid ${pid} in ${o.profileDir} (n8n did not exit normally?)`;
-		results.runs = windows.map((w) => ({ receiver: w.receiver, result: w.result, windowUs: [w.from, w.to] }));
+		results.runs = windows.map((w) => ({
+			receiver: w.receiver,
+			result: w.result,
+			windowUs: [w.from, w.to],
+		}));
 		return results;
 	}
 	results.profileFile = join(o.profileDir, file);
 	const profile = readProfile(results.profileFile);
 	results.runs = windows.map((w) => {
 		const p = analyzeWindow(profile, w.from, w.to);
-		return { receiver: w.receiver, result: w.result, windowUs: [w.from, w.to], profile: p, cpuMsPerDelivery: Math.round((p.busyMs / w.result.deliveries) * 100) / 100 };
+		return {
+			receiver: w.receiver,
+			result: w.result,
+			windowUs: [w.from, w.to],
+			profile: p,
+			cpuMsPerDelivery: Math.round((p.busyMs / w.result.deliveries) * 100) / 100,
+		};
 	});
 	return results;
 }

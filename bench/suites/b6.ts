@@ -43,8 +43,15 @@ export interface B6Results {
 	runs: B6Run[];
 }
 
-export function b6Floors(n: number, analysisMs: number, activeAnalysisLimit: number): { floorMs: number; batchFloorMs: number } {
-	return { floorMs: Math.ceil(n / activeAnalysisLimit) * analysisMs, batchFloorMs: Math.ceil(n / 20) * analysisMs };
+export function b6Floors(
+	n: number,
+	analysisMs: number,
+	activeAnalysisLimit: number,
+): { floorMs: number; batchFloorMs: number } {
+	return {
+		floorMs: Math.ceil(n / activeAnalysisLimit) * analysisMs,
+		batchFloorMs: Math.ceil(n / 20) * analysisMs,
+	};
 }
 
 export async function runB6(o: {
@@ -60,7 +67,11 @@ export async function runB6(o: {
 	log: Log;
 }): Promise<B6Results> {
 	const analysisMs = Math.round(o.realAnalysisMs * o.scale);
-	const workspace = { pendingUploadLimit: 10_000, activeAnalysisLimit: o.activeAnalysisLimit, analysisDurationMs: analysisMs };
+	const workspace = {
+		pendingUploadLimit: 10_000,
+		activeAnalysisLimit: o.activeAnalysisLimit,
+		analysisDurationMs: analysisMs,
+	};
 	const runs: B6Run[] = [];
 	const record = async (variant: B6Run['variant'], concurrency?: number) => {
 		const once = await runB1Once({
@@ -88,5 +99,14 @@ export async function runB6(o: {
 	};
 	for (const c of o.concurrencies) await record('perItem', c);
 	await record('many');
-	return { n: o.n, realAnalysisMs: o.realAnalysisMs, scale: o.scale, analysisMs, activeAnalysisLimit: o.activeAnalysisLimit, latencyMs: o.latencyMs, ...b6Floors(o.n, analysisMs, o.activeAnalysisLimit), runs };
+	return {
+		n: o.n,
+		realAnalysisMs: o.realAnalysisMs,
+		scale: o.scale,
+		analysisMs,
+		activeAnalysisLimit: o.activeAnalysisLimit,
+		latencyMs: o.latencyMs,
+		...b6Floors(o.n, analysisMs, o.activeAnalysisLimit),
+		runs,
+	};
 }

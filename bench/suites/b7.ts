@@ -55,17 +55,34 @@ export interface B7Results {
 	/** ⌈N/A⌉·D. */
 	floorMs: number;
 	/** Analyze Resume with Wait at N = 100, same workspace settings, same n8n: calls per resume to compare with. */
-	reference?: { n: number; wallMs: number; totalCalls: number; callsPerResume: number; ok: boolean; problem?: string };
+	reference?: {
+		n: number;
+		wallMs: number;
+		totalCalls: number;
+		callsPerResume: number;
+		ok: boolean;
+		problem?: string;
+	};
 	runs: B7Run[];
 	/** The run that measured this section, when it was added to another run's results (`--render --add-from`). */
-	source?: { command: string; startedAt: string; gitCommit?: string; load: number[]; loadAtEnd?: number[] };
+	source?: {
+		command: string;
+		startedAt: string;
+		gitCommit?: string;
+		load: number[];
+		loadAtEnd?: number[];
+	};
 }
 
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 const ALLOWANCE = 100_000;
 
 async function allowanceLeft(sb: BenchSandbox, workspaceId: string): Promise<number> {
-	const settings = await sb.control.call<{ analysisAllowance: number }>('PATCH', `/_sandbox/workspaces/${workspaceId}`, {});
+	const settings = await sb.control.call<{ analysisAllowance: number }>(
+		'PATCH',
+		`/_sandbox/workspaces/${workspaceId}`,
+		{},
+	);
 	return settings.analysisAllowance;
 }
 
@@ -97,16 +114,27 @@ async function measured(o: {
 	let workspaceId = '';
 	let once: Awaited<ReturnType<typeof runB1Once>>;
 	try {
-		once = await runB1Once({ ...o, concurrency: 5, label: 'B7', onWorkspace: (id) => (workspaceId = id) });
+		once = await runB1Once({
+			...o,
+			concurrency: 5,
+			label: 'B7',
+			onWorkspace: (id) => (workspaceId = id),
+		});
 	} finally {
 		clearInterval(timer);
 	}
 	const end = procMemory(pid);
 	peak = Math.max(peak, end.hwm);
-	const counters = (await o.sb.control.counters(workspaceId)) as { reportsCreated: number; attemptsCreated: number };
+	const counters = (await o.sb.control.counters(workspaceId)) as {
+		reportsCreated: number;
+		attemptsCreated: number;
+	};
 	const charged = ALLOWANCE - (await allowanceLeft(o.sb, workspaceId));
 	let problem = once.problem;
-	if (!problem && (counters.reportsCreated !== o.n || counters.attemptsCreated !== o.n || charged !== o.n)) {
+	if (
+		!problem &&
+		(counters.reportsCreated !== o.n || counters.attemptsCreated !== o.n || charged !== o.n)
+	) {
 		problem = `${counters.reportsCreated} reports, ${counters.attemptsCreated} analyses started, ${charged} charged (wanted ${o.n} each)`;
 	}
 	const growth = peak - before;
@@ -121,7 +149,14 @@ async function measured(o: {
 		analysesStarted: counters.attemptsCreated,
 		allowanceCharged: charged,
 		reportsCompleted: once.completed,
-		memory: { rssBeforeMb: mb(before), peakMb: mb(peak), rssAfterMb: mb(end.rss), growthMb: mb(growth), growthPer1000Mb: Math.round((mb(growth) / o.n) * 1000 * 10) / 10, samples },
+		memory: {
+			rssBeforeMb: mb(before),
+			peakMb: mb(peak),
+			rssAfterMb: mb(end.rss),
+			growthMb: mb(growth),
+			growthPer1000Mb: Math.round((mb(growth) / o.n) * 1000 * 10) / 10,
+			samples,
+		},
 		ok: !problem,
 		problem,
 		nodeMs: once.nodeMs,
@@ -153,18 +188,38 @@ export async function runB7(o: {
 		floorMs: Math.ceil(o.n / o.activeAnalysisLimit) * analysisMs,
 		runs: [],
 	};
-	const workspace = { analysisDurationMs: analysisMs, activeAnalysisLimit: o.activeAnalysisLimit, pendingUploadLimit: 10_000 };
+	const workspace = {
+		analysisDurationMs: analysisMs,
+		activeAnalysisLimit: o.activeAnalysisLimit,
+		pendingUploadLimit: 10_000,
+	};
 	const common = { sb: o.sb, filesRoot: o.filesRoot, concurrency: 5, log: o.log };
 
 	let n8n = await o.boot('bench-b7-ours');
 	try {
 		await runB1Once({ ...common, n8n, variant: 'perItem', n: 20, label: 'B7-warm', workspace });
-		const ref = await runB1Once({ ...common, n8n, variant: 'perItem', n: 100, label: 'B7-ref', workspace });
-		results.reference = { n: 100, wallMs: Math.round(ref.wallMs), totalCalls: totalCalls(ref.calls), callsPerResume: totalCalls(ref.calls) / 100, ok: !ref.problem, problem: ref.problem };
+		const ref = await runB1Once({
+			...common,
+			n8n,
+			variant: 'perItem',
+			n: 100,
+			label: 'B7-ref',
+			workspace,
+		});
+		results.reference = {
+			n: 100,
+			wallMs: Math.round(ref.wallMs),
+			totalCalls: totalCalls(ref.calls),
+			callsPerResume: totalCalls(ref.calls) / 100,
+			ok: !ref.problem,
+			problem: ref.problem,
+		};
 		o.onRun?.(results);
 		const run = await measured({ ...common, n8n, variant: 'perItem', n: o.n, workspace });
 		results.runs.push(run);
-		o.log(`B7 Analyze Resume N=${o.n}: ${run.wallMs} ms (floor ${results.floorMs} ms), ${(run.totalCalls / o.n).toFixed(2)} calls per resume, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`);
+		o.log(
+			`B7 Analyze Resume N=${o.n}: ${run.wallMs} ms (floor ${results.floorMs} ms), ${(run.totalCalls / o.n).toFixed(2)} calls per resume, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`,
+		);
 		o.onRun?.(results);
 	} finally {
 		await n8n.stop();
@@ -172,11 +227,30 @@ export async function runB7(o: {
 	if (o.httpN <= 0) return results;
 	n8n = await o.boot('bench-b7-http');
 	try {
-		const httpWorkspace = { analysisDurationMs: analysisMs, activeAnalysisLimit: Math.max(10_000, o.httpN), pendingUploadLimit: Math.max(10_000, o.httpN) };
-		await runB1Once({ ...common, n8n, variant: 'http', n: 20, label: 'B7-warm', workspace: httpWorkspace });
-		const run = await measured({ ...common, n8n, variant: 'http', n: o.httpN, workspace: httpWorkspace });
+		const httpWorkspace = {
+			analysisDurationMs: analysisMs,
+			activeAnalysisLimit: Math.max(10_000, o.httpN),
+			pendingUploadLimit: Math.max(10_000, o.httpN),
+		};
+		await runB1Once({
+			...common,
+			n8n,
+			variant: 'http',
+			n: 20,
+			label: 'B7-warm',
+			workspace: httpWorkspace,
+		});
+		const run = await measured({
+			...common,
+			n8n,
+			variant: 'http',
+			n: o.httpN,
+			workspace: httpWorkspace,
+		});
 		results.runs.push(run);
-		o.log(`B7 HTTP Request workflow N=${o.httpN}: ${run.wallMs} ms, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`);
+		o.log(
+			`B7 HTTP Request workflow N=${o.httpN}: ${run.wallMs} ms, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`,
+		);
 		o.onRun?.(results);
 	} finally {
 		await n8n.stop();

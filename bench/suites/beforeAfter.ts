@@ -42,13 +42,25 @@ export interface BeforeAfterResults {
 	order: Array<Build['role']>;
 	b1N: number;
 	repeats: number;
-	b6: { n: number; analysisMs: number; activeAnalysisLimit: number; floorMs: number; batchFloorMs: number };
+	b6: {
+		n: number;
+		analysisMs: number;
+		activeAnalysisLimit: number;
+		floorMs: number;
+		batchFloorMs: number;
+	};
 	cases: BeforeAfterCase[];
 	/** Seconds from the start of n8n to ready, per round. */
 	bootSeconds: number[];
 	n8nVersion?: string;
 	/** The run that measured this section, when it was added to another run's results (`--render --add-from`). */
-	source?: { command: string; startedAt: string; gitCommit?: string; load: number[]; loadAtEnd?: number[] };
+	source?: {
+		command: string;
+		startedAt: string;
+		gitCommit?: string;
+		load: number[];
+		loadAtEnd?: number[];
+	};
 }
 
 export async function runBeforeAfter(o: {
@@ -73,15 +85,37 @@ export async function runBeforeAfter(o: {
 		order: [],
 		b1N: o.b1N,
 		repeats: o.repeats,
-		b6: { n: o.b6N, analysisMs: o.b6AnalysisMs, activeAnalysisLimit: o.b6ActiveLimit, ...b6Floors(o.b6N, o.b6AnalysisMs, o.b6ActiveLimit) },
+		b6: {
+			n: o.b6N,
+			analysisMs: o.b6AnalysisMs,
+			activeAnalysisLimit: o.b6ActiveLimit,
+			...b6Floors(o.b6N, o.b6AnalysisMs, o.b6ActiveLimit),
+		},
 		cases: [],
 		bootSeconds: [],
 	};
-	const record = (suite: BeforeAfterCase['suite'], variant: BeforeAfterCase['variant'], n: number, role: Build['role'], once: Awaited<ReturnType<typeof runB1Once>>) => {
+	const record = (
+		suite: BeforeAfterCase['suite'],
+		variant: BeforeAfterCase['variant'],
+		n: number,
+		role: Build['role'],
+		once: Awaited<ReturnType<typeof runB1Once>>,
+	) => {
 		const key = `${suite}:${variant}:${role}`;
 		let c = cases.get(key);
 		if (!c) {
-			c = { suite, variant, n, role, wallMs: [], medianMs: NaN, totalCalls: [], callsPerResume: NaN, calls: {}, ok: true };
+			c = {
+				suite,
+				variant,
+				n,
+				role,
+				wallMs: [],
+				medianMs: NaN,
+				totalCalls: [],
+				callsPerResume: NaN,
+				calls: {},
+				ok: true,
+			};
 			cases.set(key, c);
 			results.cases.push(c);
 		}
@@ -95,12 +129,22 @@ export async function runBeforeAfter(o: {
 			c.problem = once.problem;
 		}
 	};
-	const b6Workspace = { analysisDurationMs: o.b6AnalysisMs, activeAnalysisLimit: o.b6ActiveLimit, pendingUploadLimit: 10_000 };
+	const b6Workspace = {
+		analysisDurationMs: o.b6AnalysisMs,
+		activeAnalysisLimit: o.b6ActiveLimit,
+		pendingUploadLimit: 10_000,
+	};
 	for (let round = 0; round < o.rounds; round++) {
 		const build = round % 2 === 0 ? o.before : o.after;
 		results.order.push(build.role);
 		const t0 = Date.now();
-		const n8n = await bootN8n({ label: `bench-${build.role}`, tarball: build.tarball, binaryMode: 'filesystem', filesDir: o.filesRoot, log: o.log });
+		const n8n = await bootN8n({
+			label: `bench-${build.role}`,
+			tarball: build.tarball,
+			binaryMode: 'filesystem',
+			filesDir: o.filesRoot,
+			log: o.log,
+		});
 		results.bootSeconds.push(Math.round((Date.now() - t0) / 1000));
 		results.n8nVersion = n8nPackageVersion(n8n);
 		try {
@@ -111,11 +155,29 @@ export async function runBeforeAfter(o: {
 			const variants: Array<BeforeAfterCase['variant']> = ['perItem', 'many'];
 			for (let r = 0; r < o.repeats; r++) {
 				for (const v of r % 2 === 0 ? variants : [...variants].reverse()) {
-					record('B1', v, o.b1N, build.role, await runB1Once({ ...common, variant: v, n: o.b1N, label: `B1-${build.role}` }));
+					record(
+						'B1',
+						v,
+						o.b1N,
+						build.role,
+						await runB1Once({ ...common, variant: v, n: o.b1N, label: `B1-${build.role}` }),
+					);
 				}
 			}
 			for (const v of o.b6N > 0 ? variants : []) {
-				record('B6', v, o.b6N, build.role, await runB1Once({ ...common, variant: v, n: o.b6N, workspace: b6Workspace, label: `B6-${build.role}` }));
+				record(
+					'B6',
+					v,
+					o.b6N,
+					build.role,
+					await runB1Once({
+						...common,
+						variant: v,
+						n: o.b6N,
+						workspace: b6Workspace,
+						label: `B6-${build.role}`,
+					}),
+				);
 			}
 		} finally {
 			await n8n.stop();

@@ -18,7 +18,9 @@ import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 
-const resourceDescriptions = [analysis, upload, report, interview, jobDescription, event].map((r) => r.description);
+const resourceDescriptions = [analysis, upload, report, interview, jobDescription, event].map(
+	(r) => r.description,
+);
 
 /**
  * The canvas subtitle in words: each operation's `action` ("Analyze a resume"), chosen by resource and operation

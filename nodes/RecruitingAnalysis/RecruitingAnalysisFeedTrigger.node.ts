@@ -11,6 +11,7 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workf
 
 import {
 	CURSOR_EXPIRED,
+	CURSOR_INVALID,
 	readLatestEvents,
 	runFeedPoll,
 	type FeedFilters,
@@ -18,11 +19,10 @@ import {
 	type StartPosition,
 } from './feed/cursor';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
-import { apiRequest } from './transport';
-import { mapWithConcurrency } from './engine/concurrency';
-import { EVENT_TYPE_OPTIONS } from './webhook/eventTypes';
-import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
-import type { EventEnvelope } from './webhook/resource';
+import { apiErrorInfo, apiRequest, resolveBaseUrl } from './transport';
+import { EVENT_TYPE_OPTIONS } from './events/eventTypes';
+import { fetchEventResource, fetchResourceField } from './events/fetchResource';
+import type { EventEnvelope } from './events/resource';
 
 /** Static-data key (node scope) of the feed position. */
 const FEED_STATE = 'feed';
@@ -31,13 +31,34 @@ const DEFAULT_MAX_EVENTS = 500;
 const BUDGET_SHARE = 0.7;
 const FALLBACK_BUDGET_MS = 60_000;
 const MANUAL_MAX_PAGES = 50;
-const RESOURCE_READ_CONCURRENCY = 5;
+
+/**
+ * Polls in progress, by workflow and node. n8n fires a poll on every tick of its schedule without waiting for
+ * the previous one (n8n-core `ActiveWorkflowTriggers.activatePollTrigger`), and two polls started from the same
+ * saved position would hand over the same events: a tick that finds a poll still running is skipped.
+ */
+const pollsInProgress = new Map<string, number>();
 
 function isCursorExpired(error: unknown): boolean {
 	if (error === null || typeof error !== 'object') return false;
 	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
 	if (String(e.httpCode) === '410') return true;
-	return [e.message, e.description].some((t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'));
+	return [e.message, e.description].some(
+		(t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'),
+	);
+}
+
+function isCursorInvalid(error: unknown): boolean {
+	const info = apiErrorInfo(error);
+	return (
+		info?.status === 400 && (info.code === 'INVALID_CURSOR' || info.reason === 'INVALID_CURSOR')
+	);
+}
+
+/** A failure the next poll may not meet again: rate limiting or a server-side failure. */
+function isTransient(error: unknown): boolean {
+	const status = apiErrorInfo(error)?.status ?? Number((error as { httpCode?: unknown })?.httpCode);
+	return status === 429 || (status >= 500 && status <= 599);
 }
 
 /** The transport already throws n8n errors; anything else is wrapped so the UI gets a node error. */
@@ -46,13 +67,12 @@ function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationE
 	return new NodeApiError(node, error as JsonObject);
 }
 
-/** Fetch Resource: each event with the resource it names (as the webhook trigger does), a few reads at a time. */
+/** Fetch Resource in manual runs: each event with the resource it names, one read at a time. */
 async function withResources(ctx: IPollFunctions, events: IDataObject[]): Promise<IDataObject[]> {
 	if (!(ctx.getNodeParameter('fetchResource', false) as boolean)) return events;
-	const out = events.map((event) => ({ ...event }));
-	await mapWithConcurrency(out, RESOURCE_READ_CONCURRENCY, async (event) => {
-		Object.assign(event, await fetchEventResource(ctx, event as EventEnvelope));
-	});
+	const out: IDataObject[] = [];
+	for (const event of events)
+		out.push({ ...event, ...(await fetchEventResource(ctx, event as EventEnvelope)) });
 	return out;
 }
 
@@ -74,7 +94,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }],
+		credentials: [
+			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
+		],
 		properties: [
 			{
 				displayName: 'Events',
@@ -83,7 +105,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				required: true,
 				default: ['*'],
 				description:
-					'Event types that start the workflow. "All Events" also passes event types added to the API later. Changing the selection starts a fresh feed position.',
+					'Event types that start the workflow. "All Events" also passes event types added to the API later. A change keeps the feed position unless it changes the type sent to the API (exactly one type selected, before or after); then a notice item says what was skipped.',
 				options: [
 					{
 						name: 'All Events (Including Future Types)',
@@ -98,7 +120,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				name: 'startAt',
 				type: 'options',
 				default: 'now',
-				description: 'Where the first activation (or a changed filter) starts reading the feed',
+				description:
+					'Where the first activation starts reading the feed, and where a position restarts after a change of filters or account (announced by a notice item)',
 				options: [
 					{
 						name: 'Now',
@@ -119,7 +142,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Filter',
 				default: {},
-				description: 'Changing a filter starts a fresh feed position',
+				description:
+					'Changing a filter restarts the feed position (see Start From), announced by a notice item',
 				options: [
 					{
 						displayName: 'Interview ID',
@@ -150,7 +174,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 100 },
 						default: 10,
-						description: 'How many of the latest events a manual test run shows; it never moves the saved position',
+						description:
+							'How many of the latest events a manual test run shows; it never moves the saved position',
 					},
 					{
 						displayName: 'Max Events per Poll',
@@ -205,6 +230,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				return page as unknown as FeedPage;
 			} catch (error) {
 				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
+				if (q.cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;
 				throw asNodeError(this.getNode(), error);
 			}
 		};
@@ -229,27 +255,71 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			return shown.length > 0 ? [shown.map((json) => ({ json }))] : null;
 		}
 
-		const staticData = this.getWorkflowStaticData('node');
-		const result = await runFeedPoll({
-			stored: staticData[FEED_STATE],
-			filters,
-			startAt,
-			maxEvents: typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
-			pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
-			now,
-			deadline,
-			fetchPage,
-		});
-
-		// The position is stored together with the items it covers: n8n persists node static data when
-		// this poll's items are handed to an execution (or, with durable poll cursors, commits both in one
-		// transaction). See docs/triggers.md.
-		if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
-
-		const items: INodeExecutionData[] = [
-			...result.notices.map((notice) => ({ json: notice as unknown as IDataObject })),
-			...(await withResources(this, result.events as IDataObject[])).map((json) => ({ json })),
-		];
-		return items.length > 0 ? [items] : null;
+		const node = this.getNode();
+		const pollKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+		const runningSince = pollsInProgress.get(pollKey);
+		if (runningSince !== undefined) {
+			this.logger.warn(
+				`Recruiting Analysis Feed Trigger skipped a poll: the previous poll (started ${Math.round((startedAt - runningSince) / 1000)} s ago) is still running; the next poll continues from its position`,
+			);
+			return null;
+		}
+		pollsInProgress.set(pollKey, startedAt);
+		try {
+			return await pollOnce(this, { filters, options, startAt, fetchPage, now, deadline });
+		} finally {
+			pollsInProgress.delete(pollKey);
+		}
 	}
+}
+
+async function pollOnce(
+	ctx: IPollFunctions,
+	args: {
+		filters: FeedFilters;
+		options: IDataObject;
+		startAt: StartPosition;
+		fetchPage: Parameters<typeof runFeedPoll>[0]['fetchPage'];
+		now: () => number;
+		deadline: number;
+	},
+): Promise<INodeExecutionData[][] | null> {
+	const credentials = await ctx.getCredentials('recruitingAnalysisApi');
+	const resolved = resolveBaseUrl(credentials as Parameters<typeof resolveBaseUrl>[0]);
+	if ('problem' in resolved) throw new NodeOperationError(ctx.getNode(), resolved.problem);
+	const fetchResource = ctx.getNodeParameter('fetchResource', false) as boolean;
+	const { options } = args;
+
+	const staticData = ctx.getWorkflowStaticData('node');
+	const result = await runFeedPoll({
+		stored: staticData[FEED_STATE],
+		filters: args.filters,
+		baseUrl: resolved.baseUrl,
+		startAt: args.startAt,
+		maxEvents:
+			typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
+		pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
+		now: args.now,
+		deadline: args.deadline,
+		fetchPage: args.fetchPage,
+		enrich: fetchResource
+			? async (event) => await fetchEventResource(ctx, event as EventEnvelope)
+			: undefined,
+		isTransient,
+	});
+	if (result.failure !== undefined) {
+		ctx.logger.warn(
+			`Recruiting Analysis Feed Trigger stopped reading the feed after ${result.events.length} event(s): ${(result.failure as Error).message ?? String(result.failure)}; the next poll repeats the failed read`,
+		);
+	}
+
+	// The position is stored together with the items it covers: n8n persists node static data when
+	// this poll's items are handed to an execution (or, with durable poll cursors, commits both in one
+	// transaction). See docs/triggers.md.
+	if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
+
+	const items: INodeExecutionData[] = result.items.map((item) => ({
+		json: item as unknown as IDataObject,
+	}));
+	return items.length > 0 ? [items] : null;
 }

@@ -12,12 +12,13 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
-import { readSeenIds, rememberAcrossRequests, shouldPersist, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
-import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './webhook/eventTypes';
-import { fetchEventResource, fetchResourceField } from './webhook/fetchResource';
-import type { EventEnvelope } from './webhook/resource';
+import { readSeenIds, rememberAcrossRequests, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
+import { fetchEventResource, fetchResourceField } from './events/fetchResource';
+import type { EventEnvelope } from './events/resource';
 import {
 	isWellFormedSigningSecret,
+	RECEIVER_SIDE_FAILURES,
 	verifyWebhook,
 	type HeaderBag,
 	type VerifyFailure,
@@ -41,9 +42,11 @@ function secretProblem(data: IDataObject | undefined): string | undefined {
 	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
 	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
 	if (current === '') return 'No signing secret is configured';
-	if (!isWellFormedSigningSecret(current)) return 'The signing secret is not whsec_ followed by base64';
+	if (!isWellFormedSigningSecret(current)) {
+		return 'The signing secret is not whsec_ followed by base64 of at least 16 bytes';
+	}
 	if (previous !== '' && !isWellFormedSigningSecret(previous)) {
-		return 'The previous signing secret is not whsec_ followed by base64';
+		return 'The previous signing secret is not whsec_ followed by base64 of at least 16 bytes';
 	}
 	return undefined;
 }
@@ -57,9 +60,13 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 	try {
 		data = (await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject;
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), 'A webhook signing secret credential is required', {
-			description: (error as Error).message,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'A webhook signing secret credential is required',
+			{
+				description: (error as Error).message,
+			},
+		);
 	}
 	const problem = secretProblem(data);
 	if (problem) {
@@ -72,12 +79,60 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 
 type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
-/** Writes a JSON error answer directly; the workflow does not run. */
 /** Answers through `res` (no execution starts) and tells n8n that the node has answered. */
 function answer(res: WebhookResponse, status: number, body: IDataObject): IWebhookResponseData {
 	res.set('cache-control', 'no-store');
 	res.status(status).json(body);
 	return { noWebhookResponse: true };
+}
+
+/**
+ * A failure on this side (the secret cannot be read or used, the raw body is missing): 503, which the service
+ * retries for about a day and a half (api-spec "Webhook receiver contract" 5 and 6), so the event arrives once
+ * the problem is fixed. A 401 would end the delivery for good.
+ */
+function unavailable(res: WebhookResponse, reason: string, message: string): IWebhookResponseData {
+	return answer(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', reason, message } });
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/** The signed body as JSON; a leading UTF-8 byte order mark is tolerated (the signature covers it as received). */
+function parseBody(raw: Uint8Array): unknown {
+	const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+	const start = UTF8_BOM.every((b, i) => bytes[i] === b) ? UTF8_BOM.length : 0;
+	try {
+		return JSON.parse(bytes.subarray(start).toString('utf8'));
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Starts the workflow and lets n8n answer 200 only after it has written the remembered event id to its database,
+ * so that a replay after a restart, or on another webhook process, is recognised (acknowledged means remembered).
+ *
+ * n8n writes a webhook workflow's changed static data inside its response callback, just before it answers
+ * (packages/cli `LiveWebhooks.executeWebhook`). On n8n 1.x the callback runs before the execution is created; on
+ * 2.x after it, and creating the execution wraps the same static data in a new `Workflow`, which clears its
+ * "changed" mark. n8n reads the node's `webhookResponse` right before calling that callback (it is the answer's
+ * body when the description's `responseData` is empty), so reading it marks the ids changed again: on both lines
+ * the ids are written, then the answer goes out.
+ */
+function acknowledgeWhenStored(
+	staticData: IDataObject,
+	rememberedIds: string[] | undefined,
+	workflowData: IWebhookResponseData['workflowData'],
+): IWebhookResponseData {
+	const result: IWebhookResponseData = { workflowData };
+	Object.defineProperty(result, 'webhookResponse', {
+		enumerable: true,
+		get: () => {
+			if (rememberedIds) staticData[SEEN_IDS] = rememberedIds;
+			return { received: true, started: true };
+		},
+	});
+	return result;
 }
 
 function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {
@@ -115,13 +170,16 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty, so that n8n answers with the node's `webhookResponse` and reads it just before it saves the
+				// static data and answers (see `acknowledgeWhenStored`).
+				responseData: '',
 				path: 'webhook',
 			},
 		],
 		properties: [
 			{
 				displayName:
-					'Register this node\'s Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint\'s whsec_ signing secret into the credential. Deliveries that fail signature verification are answered with 401 and never start the workflow.',
+					"Register this node's Production URL as a webhook endpoint in the Recruiting Analysis application (Settings > Developer > Webhooks), choose its event subscriptions there, and put the endpoint's whsec_ signing secret into the credential. Deliveries that fail signature verification are answered 401 and never start the workflow; while the secret here cannot be used, deliveries are answered 503 so that the service retries them.",
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -181,7 +239,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				return {
 					status: 'OK',
 					message:
-						'The secret has the whsec_ format. Send a test event from the application to confirm that it is the endpoint\'s secret.',
+						"The secret has the whsec_ format. Send a test event from the application to confirm that it is the endpoint's secret.",
 				};
 			},
 		},
@@ -197,7 +255,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await assertSigningSecret.call(this);
-				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as IDataObject | undefined;
+				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as
+					IDataObject | undefined;
 				return registration?.url === this.getNodeWebhookUrl('default');
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -228,15 +287,22 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const res = this.getResponseObject();
 
 		let secrets: string[] = [];
+		let rawBody: unknown;
 		try {
 			secrets = secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
+			// Verify over the exact bytes received; never over a re-serialised body.
+			if (req.rawBody === undefined) await req.readRawBody();
+			rawBody = req.rawBody;
 		} catch (error) {
-			this.logger.warn(`Recruiting Analysis Trigger has no signing secret: ${(error as Error).message}`);
+			this.logger.warn(
+				`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
+			);
+			return unavailable(
+				res,
+				'RECEIVER_NOT_READY',
+				'The receiver cannot verify deliveries right now; retry later',
+			);
 		}
-
-		// Verify over the exact bytes received; never over a re-serialised body.
-		if (req.rawBody === undefined) await req.readRawBody();
-		const rawBody: unknown = req.rawBody;
 
 		const verdict = verifyWebhook({
 			rawBody: rawBody as Uint8Array,
@@ -247,18 +313,21 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		if (!verdict.ok) {
 			const failure: VerifyFailure = verdict;
 			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${failure.reason}`);
-			return answer(res, 401, { error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message } });
+			if (RECEIVER_SIDE_FAILURES.has(failure.reason))
+				return unavailable(res, failure.reason, failure.message);
+			return answer(res, 401, {
+				error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message },
+			});
 		}
 
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(Buffer.from(rawBody as Uint8Array).toString('utf8'));
-		} catch {
-			parsed = undefined;
-		}
+		const parsed = parseBody(rawBody as Uint8Array);
 		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 			return answer(res, 400, {
-				error: { code: 'BAD_REQUEST', reason: 'BODY_NOT_JSON', message: 'The signed body is not a JSON object' },
+				error: {
+					code: 'BAD_REQUEST',
+					reason: 'BODY_NOT_JSON',
+					message: 'The signed body is not a JSON object',
+				},
 			});
 		}
 		const event = parsed as EventEnvelope;
@@ -266,32 +335,37 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const eventType = typeof event.type === 'string' ? event.type : '';
 		const selected = this.getNodeParameter('events', ['*']) as string[];
 		if (!eventTypeMatches(eventType, selected)) {
-			return { webhookResponse: { received: true, started: false, reason: 'event type not selected' } };
+			return {
+				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
+			};
 		}
 
-		// Dedupe by the verified event id (retries and replays keep it); the delivery id is the fallback
-		// for a body without one.
+		// Dedupe by the verified event id (retries and replays keep it); the delivery id is the fallback for a body
+		// without one. A test URL serves one request per listening session, on a workflow n8n builds with empty
+		// static data: nothing to deduplicate there, and nothing kept from one session to the next.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const capacity = typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 		const staticData = this.getWorkflowStaticData('node');
-		const node = this.getNode();
-		const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${this.getMode()}`;
-		const remembered = rememberAcrossRequests(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
-		if (shouldPersist(scope, Date.now())) staticData[SEEN_IDS] = remembered.ids;
-		if (remembered.duplicate) {
-			// Answered here rather than through `webhookResponse`: n8n writes changed static data to its
-			// database before it sends an answer of its own, and under load that write held duplicates'
-			// acknowledgements for seconds (bench B5). The write still happens, after the answer.
-			return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
+		let rememberedIds: string[] | undefined;
+		if (this.getMode() !== 'manual') {
+			const options = this.getNodeParameter('options', {}) as IDataObject;
+			const capacity =
+				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
+			const node = this.getNode();
+			const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+			const remembered = rememberAcrossRequests(
+				scope,
+				readSeenIds(staticData[SEEN_IDS]),
+				eventId,
+				capacity,
+			);
+			if (remembered.duplicate) {
+				// Nothing new to store: answered at once through `res`.
+				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
+			}
+			rememberedIds = remembered.ids;
+			staticData[SEEN_IDS] = rememberedIds;
 		}
-
-		// Acknowledge now, before the optional resource read, and answer through `res` ourselves: n8n
-		// then saves the static data (the remembered id) before it builds the run. When n8n answers an
-		// `onReceived` webhook itself, it first builds the run's workflow over the same static data,
-		// which clears the "changed" mark, and the remembered id would never be saved (n8n 2.41).
 		res.set('cache-control', 'no-store');
-		res.status(200).json({ received: true, started: true });
 
 		const output: IDataObject = {
 			...(event as IDataObject),
@@ -304,10 +378,10 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		};
 
 		if (this.getNodeParameter('fetchResource', false) as boolean) {
-			// The event is verified and already remembered: a failed read is delivered with the event.
+			// A failed read is delivered with the event, never instead of it.
 			Object.assign(output, await fetchEventResource(this, event));
 		}
 
-		return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
+		return acknowledgeWhenStored(staticData, rememberedIds, [[{ json: output }]]);
 	}
 }

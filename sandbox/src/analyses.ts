@@ -46,7 +46,8 @@ export function analysisFingerprint(ws: Workspace, r: ReportRecord): string {
 
 export function quoteAnalysis(ctx: Ctx, ws: Workspace, reportId: string): AnalysisQuote {
 	const r = ownReport(ctx, ws, reportId);
-	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report.');
+	if (alreadyStarted(r))
+		throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report.');
 	const fingerprint = analysisFingerprint(ws, r);
 	noteQuoteIssued(ctx, ws, fingerprint);
 	return {
@@ -59,36 +60,66 @@ export function quoteAnalysis(ctx: Ctx, ws: Workspace, reportId: string): Analys
 }
 
 export function activeAnalyses(ctx: Ctx, workspaceId: string): number {
-	return Object.values(ctx.store.reports).filter((r) => r.workspaceId === workspaceId && r.run && !isTerminal(r)).length;
+	return Object.values(ctx.store.reports).filter(
+		(r) => r.workspaceId === workspaceId && r.run && !isTerminal(r),
+	).length;
 }
 
 /** Checks every admission condition in the spec's order, then admits (202 semantics). */
-export function startAnalysis(ctx: Ctx, ws: Workspace, reportId: string, quoteFingerprint: string): { reportId: string; attemptId: string } {
+export function startAnalysis(
+	ctx: Ctx,
+	ws: Workspace,
+	reportId: string,
+	quoteFingerprint: string,
+): { reportId: string; attemptId: string } {
 	const r = ownReport(ctx, ws, reportId);
-	if (alreadyStarted(r)) throw conflict('ANALYSIS_ALREADY_STARTED', 'An analysis was already admitted for this report; completed analyses cannot be restarted.');
-	if (!r.admitted && !preparationLive(ctx, r)) throw notFound('Upload preparation', 'PREPARATION_EXPIRED');
+	if (alreadyStarted(r))
+		throw conflict(
+			'ANALYSIS_ALREADY_STARTED',
+			'An analysis was already admitted for this report; completed analyses cannot be restarted.',
+		);
+	if (!r.admitted && !preparationLive(ctx, r))
+		throw notFound('Upload preparation', 'PREPARATION_EXPIRED');
 	const bytes = r.fileSha256 ? ctx.store.files.get(r.id) : undefined;
 	if (!bytes) {
-		throw unprocessable('INVALID_UPLOAD', 'No valid file was uploaded for this report; PUT the file to the upload URL first.');
+		throw unprocessable(
+			'INVALID_UPLOAD',
+			'No valid file was uploaded for this report; PUT the file to the upload URL first.',
+		);
 	}
 	if (!contentMatchesType(bytes, r.mimeType)) {
 		// Storage keeps any bytes; the service reads them at admission.
-		throw unprocessable('INVALID_UPLOAD', 'The uploaded file is not the declared type (a PDF starts %PDF-; a DOCX is a ZIP holding word/document.xml); PUT a corrected file.');
+		throw unprocessable(
+			'INVALID_UPLOAD',
+			'The uploaded file is not the declared type (a PDF starts %PDF-; a DOCX is a ZIP holding word/document.xml); PUT a corrected file.',
+		);
 	}
 	if (quoteFingerprint !== analysisFingerprint(ws, r)) {
-		throw unprocessable('QUOTE_STALE', 'The quote is not current; request a new quote and use a new Idempotency-Key.');
+		throw unprocessable(
+			'QUOTE_STALE',
+			'The quote is not current; request a new quote and use a new Idempotency-Key.',
+		);
 	}
 	if (quoteTooOld(ctx, ws, quoteFingerprint)) {
-		throw unprocessable('QUOTE_STALE', 'The quote is older than the workspace accepts; request a new quote and use a new Idempotency-Key.');
+		throw unprocessable(
+			'QUOTE_STALE',
+			'The quote is older than the workspace accepts; request a new quote and use a new Idempotency-Key.',
+		);
 	}
 	if (r.jobDescription.id && r.jobDescription.revision) {
 		const job = ctx.store.jobs[r.jobDescription.id];
 		if (job && job.revision !== r.jobDescription.revision) {
-			throw conflict('JD_REVISION_CHANGED', 'The job description was revised after preparation; review before retrying.');
+			throw conflict(
+				'JD_REVISION_CHANGED',
+				'The job description was revised after preparation; review before retrying.',
+			);
 		}
 	}
 	if (activeAnalyses(ctx, ws.id) >= ws.activeAnalysisLimit) {
-		throw unprocessable('ACTIVE_ANALYSIS_LIMIT', 'The workspace has reached its active analysis limit; wait for capacity.');
+		throw unprocessable(
+			'ACTIVE_ANALYSIS_LIMIT',
+			'The workspace has reached its active analysis limit; wait for capacity.',
+		);
 	}
 	if (ws.analysisAllowance < 1) {
 		throw unprocessable('INSUFFICIENT_ALLOWANCE', 'The workspace has no analysis allowance left.');
@@ -153,12 +184,24 @@ function step(ctx: Ctx, reportId: string, attemptId: string | null): void {
 	if (outcome === 'failed' || !reading) {
 		r.status = 'failed';
 		r.code = reading ? 'DOCUMENT_UNREADABLE' : 'UPLOAD_MISSING';
-		publish(ctx, ws.id, 'report.failed', { reportId: r.id, attemptId, status: r.status, code: r.code }, assoc);
+		publish(
+			ctx,
+			ws.id,
+			'report.failed',
+			{ reportId: r.id, attemptId, status: r.status, code: r.code },
+			assoc,
+		);
 	} else if (outcome === 'requires_action') {
 		r.status = 'requires_action';
 		r.code = 'HUMAN_REVIEW_REQUIRED';
 		r.candidate = { name: reading.candidateName, currentRole: reading.currentRole };
-		publish(ctx, ws.id, 'report.requires_action', { reportId: r.id, attemptId, status: r.status, code: r.code }, assoc);
+		publish(
+			ctx,
+			ws.id,
+			'report.requires_action',
+			{ reportId: r.id, attemptId, status: r.status, code: r.code },
+			assoc,
+		);
 	} else {
 		r.status = 'completed';
 		r.code = null;
@@ -166,8 +209,20 @@ function step(ctx: Ctx, reportId: string, attemptId: string | null): void {
 		r.result = analysisResult(reading, r.jobDescription.title);
 		r.publishedAt = ctx.clock.now();
 		r.resultRevision = sha256Hex(`${r.id}:${attemptId}:${reading.contentHash}:${r.publishedAt}`);
-		publish(ctx, ws.id, 'report.completed', { reportId: r.id, attemptId, status: r.status, code: null }, assoc);
-		publish(ctx, ws.id, 'report.result_ready', { reportId: r.id, attemptId, resultRevision: r.resultRevision }, assoc);
+		publish(
+			ctx,
+			ws.id,
+			'report.completed',
+			{ reportId: r.id, attemptId, status: r.status, code: null },
+			assoc,
+		);
+		publish(
+			ctx,
+			ws.id,
+			'report.result_ready',
+			{ reportId: r.id, attemptId, resultRevision: r.resultRevision },
+			assoc,
+		);
 	}
 	ctx.markDirty();
 	onAnalysisTerminal(ctx, r);

@@ -16,7 +16,12 @@ import { interviewRoutes } from './routes/interviews';
 import { jobRoutes } from './routes/jobs';
 import { reportRoutes } from './routes/reports';
 import { storageRoutes } from './routes/storage';
-import { isStoragePath, sendStorageError, signatureDoesNotMatch, StorageError } from './storageErrors';
+import {
+	isStoragePath,
+	sendStorageError,
+	signatureDoesNotMatch,
+	StorageError,
+} from './storageErrors';
 import { uploadRoutes } from './routes/uploads';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -33,7 +38,11 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
 	if (err.code === 'ECONNRESET' || socket.destroyed) return;
 	const error =
 		err.code === 'HPE_HEADER_OVERFLOW'
-			? new ApiError(431, 'The request headers are larger than the server accepts (16 KiB).', 'HEADERS_TOO_LARGE')
+			? new ApiError(
+					431,
+					'The request headers are larger than the server accepts (16 KiB).',
+					'HEADERS_TOO_LARGE',
+				)
 			: err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
 				? new ApiError(408, 'The request was not received in time.')
 				: new ApiError(400, 'The request could not be parsed as HTTP.', 'MALFORMED_REQUEST');
@@ -61,10 +70,19 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		// Errors the router raises before any route or hook runs (a malformed percent-encoding, an overlong
 		// parameter) get the conventions too; storage answers them in its own XML.
 		frameworkErrors: (err, req, reply) => {
-			if (isStoragePath(pathOf(req.url))) return sendStorageError(reply, new StorageError(400, 'InvalidURI', "Couldn't parse the specified URI."));
+			if (isStoragePath(pathOf(req.url)))
+				return sendStorageError(
+					reply,
+					new StorageError(400, 'InvalidURI', "Couldn't parse the specified URI."),
+				);
 			const field = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'id' : 'path';
 			const rule = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'max_length' : 'url_encoding';
-			return sendError(reply, err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? badRequest([{ field, rule }]) : new ApiError(500, 'Unexpected failure.'));
+			return sendError(
+				reply,
+				err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+					? badRequest([{ field, rule }])
+					: new ApiError(500, 'Unexpected failure.'),
+			);
 		},
 	});
 	const faults = new Faults();
@@ -91,7 +109,14 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		if (origin === undefined || !isApiPath(path)) return undefined;
 		if (!ctx.opts.docsOrigin || origin !== ctx.opts.docsOrigin) {
 			req.routeTemplate = api.match(path)?.template ?? path;
-			return sendError(reply, new ApiError(403, 'Browser calls are allowed from the documentation origin only.', 'ORIGIN_NOT_ALLOWED'));
+			return sendError(
+				reply,
+				new ApiError(
+					403,
+					'Browser calls are allowed from the documentation origin only.',
+					'ORIGIN_NOT_ALLOWED',
+				),
+			);
 		}
 		reply.header('Access-Control-Allow-Origin', origin);
 		reply.header('Vary', 'Origin');
@@ -110,14 +135,28 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		if (isStoragePath(path)) {
 			if (req.method === 'PUT' && /^\/_storage\/uploads\/[^/]+$/.test(path)) return undefined;
 			// The method is part of what a storage URL signs; anything else there is refused as storage refuses it.
-			return sendStorageError(reply, req.method === 'PUT' || /^\/_storage\/uploads\/[^/]+$/.test(path) ? signatureDoesNotMatch() : new StorageError(403, 'AccessDenied', 'Access Denied'));
+			return sendStorageError(
+				reply,
+				req.method === 'PUT' || /^\/_storage\/uploads\/[^/]+$/.test(path)
+					? signatureDoesNotMatch()
+					: new StorageError(403, 'AccessDenied', 'Access Denied'),
+			);
 		}
 		if (!isApiPath(path)) return undefined;
 		const known = api.match(path);
 		if (!known) return sendError(reply, notFound('Route'));
 		if (!known.methods.has(req.method)) {
 			req.routeTemplate = known.template;
-			return sendError(reply, new ApiError(405, `Method ${req.method} is not supported here.`, undefined, {}, { Allow: [...known.methods].sort().join(', ') }));
+			return sendError(
+				reply,
+				new ApiError(
+					405,
+					`Method ${req.method} is not supported here.`,
+					undefined,
+					{},
+					{ Allow: [...known.methods].sort().join(', ') },
+				),
+			);
 		}
 		return undefined;
 	});
@@ -133,8 +172,14 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		}
 		if (ctx.opts.recordResponses && recorded(path)) {
 			const headers: Record<string, string> = {};
-			for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k.toLowerCase()] = String(v);
-			const text = payload === null || payload === undefined ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
+			for (const [k, v] of Object.entries(reply.getHeaders()))
+				if (v !== undefined) headers[k.toLowerCase()] = String(v);
+			const text =
+				payload === null || payload === undefined
+					? ''
+					: Buffer.isBuffer(payload)
+						? payload.toString('utf8')
+						: String(payload);
 			let body: unknown = null;
 			if (text !== '') {
 				try {
@@ -143,7 +188,14 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 					body = text;
 				}
 			}
-			ctx.responses.push({ method: req.method, route: req.routeTemplate ?? path, url: req.url, status: reply.statusCode, headers, body });
+			ctx.responses.push({
+				method: req.method,
+				route: req.routeTemplate ?? path,
+				url: req.url,
+				status: reply.statusCode,
+				headers,
+				body,
+			});
 		}
 		if (req.dropAfterCommit) {
 			// commit-then-drop: everything above is committed; the client never sees the answer.
@@ -154,16 +206,21 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 
 	if (ctx.opts.log) {
 		app.addHook('onResponse', async (req, reply) => {
-			process.stdout.write(`${new Date().toISOString()} ${req.method} ${req.url.split('?')[0]} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`);
+			process.stdout.write(
+				`${new Date().toISOString()} ${req.method} ${req.url.split('?')[0]} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`,
+			);
 		});
 	}
 
 	app.setErrorHandler((err, req, reply) => {
 		if (err instanceof ApiError) return sendError(reply, err);
 		const e = err as { code?: string; statusCode?: number; message?: string };
-		if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, badRequest([{ field: 'body', rule: 'max_bytes' }]));
-		if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, badRequest([{ field: 'Content-Type', rule: 'application_json' }]));
-		if (e.code?.startsWith('FST_ERR_CTP') || e.statusCode === 400) return sendError(reply, badRequest([{ field: 'body', rule: 'json' }]));
+		if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+			return sendError(reply, badRequest([{ field: 'body', rule: 'max_bytes' }]));
+		if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+			return sendError(reply, badRequest([{ field: 'Content-Type', rule: 'application_json' }]));
+		if (e.code?.startsWith('FST_ERR_CTP') || e.statusCode === 400)
+			return sendError(reply, badRequest([{ field: 'body', rule: 'json' }]));
 		console.error('[sandbox] unexpected error', err);
 		return sendError(reply, new ApiError(500, 'Unexpected failure.'));
 	});
@@ -175,7 +232,13 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 			req.routeTemplate = known.template;
 			return sendError(
 				reply,
-				new ApiError(405, `Method ${req.method} is not supported here.`, undefined, {}, { Allow: [...known.methods].sort().join(', ') }),
+				new ApiError(
+					405,
+					`Method ${req.method} is not supported here.`,
+					undefined,
+					{},
+					{ Allow: [...known.methods].sort().join(', ') },
+				),
 			);
 		}
 		return sendError(reply, notFound('Route'));

@@ -15,7 +15,10 @@ export const MAX_ACTIVE_KEYS = 10;
 
 export function authenticate(ctx: Ctx, header: string | undefined): { ws: Workspace; key: ApiKey } {
 	const m = /^Bearer ([^\s]+)$/i.exec(header ?? '');
-	if (!m) throw unauthorized('Missing or malformed Authorization header; send `Authorization: Bearer <API_KEY>`.');
+	if (!m)
+		throw unauthorized(
+			'Missing or malformed Authorization header; send `Authorization: Bearer <API_KEY>`.',
+		);
 	const secret = m[1];
 	if (!secret.startsWith(KEY_PREFIX)) {
 		throw unauthorized('Only sandbox keys (svc_test_...) work against the sandbox.');
@@ -24,13 +27,16 @@ export function authenticate(ctx: Ctx, header: string | undefined): { ws: Worksp
 	if (!key || key.revoked || key.expiresAt <= ctx.clock.now()) throw unauthorized();
 	const ws = ctx.store.workspaces[key.workspaceId];
 	if (!ws) throw unauthorized();
-	if (ws.disabled) throw forbidden('WORKSPACE_DISABLED', 'API access is disabled for this workspace.');
+	if (ws.disabled)
+		throw forbidden('WORKSPACE_DISABLED', 'API access is disabled for this workspace.');
 	return { ws, key };
 }
 
 export function requireScope(key: ApiKey, scope: Scope): void {
 	if (!key.scopes.includes(scope)) {
-		throw forbidden('MISSING_SCOPE', `This operation needs the ${scope} scope.`, { requiredScopes: [scope] });
+		throw forbidden('MISSING_SCOPE', `This operation needs the ${scope} scope.`, {
+			requiredScopes: [scope],
+		});
 	}
 }
 
@@ -42,7 +48,12 @@ export function parseScopes(value: unknown): Scope[] {
 	return [...new Set(value as Scope[])];
 }
 
-export function createKey(ctx: Ctx, workspaceId: string, scopes: Scope[], expiresInDays = 90): ApiKey {
+export function createKey(
+	ctx: Ctx,
+	workspaceId: string,
+	scopes: Scope[],
+	expiresInDays = 90,
+): ApiKey {
 	if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 365) {
 		throw badRequest([{ field: 'expiresInDays', rule: 'range_1_365' }]);
 	}
@@ -51,7 +62,10 @@ export function createKey(ctx: Ctx, workspaceId: string, scopes: Scope[], expire
 		(k) => k.workspaceId === workspaceId && !k.revoked && k.expiresAt > now,
 	);
 	if (active.length >= MAX_ACTIVE_KEYS) {
-		throw conflict('KEY_LIMIT', `A workspace can have ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
+		throw conflict(
+			'KEY_LIMIT',
+			`A workspace can have ${MAX_ACTIVE_KEYS} active keys; revoke one first.`,
+		);
 	}
 	const key: ApiKey = {
 		id: newId('key_'),

@@ -32,7 +32,12 @@ export function maybeComplete(ctx: Ctx, batch: BatchRecord): void {
 
 export function onAnalysisTerminal(ctx: Ctx, r: ReportRecord): void {
 	for (const b of Object.values(ctx.store.batches)) {
-		if (b.workspaceId === r.workspaceId && b.kind === 'analyses' && b.status === 'processing' && b.items.some((it) => it.resourceId === r.id)) {
+		if (
+			b.workspaceId === r.workspaceId &&
+			b.kind === 'analyses' &&
+			b.status === 'processing' &&
+			b.items.some((it) => it.resourceId === r.id)
+		) {
 			maybeComplete(ctx, b);
 		}
 	}

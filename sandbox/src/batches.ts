@@ -22,8 +22,14 @@ const CAPACITY_REASONS: Record<BatchRecord['kind'], string> = {
 	interviews: 'ACTIVE_INTERVIEW_LIMIT',
 };
 
-export function activeBatch(ctx: Ctx, workspaceId: string, kind: BatchRecord['kind']): BatchRecord | undefined {
-	return Object.values(ctx.store.batches).find((b) => b.workspaceId === workspaceId && b.kind === kind && b.status === 'processing');
+export function activeBatch(
+	ctx: Ctx,
+	workspaceId: string,
+	kind: BatchRecord['kind'],
+): BatchRecord | undefined {
+	return Object.values(ctx.store.batches).find(
+		(b) => b.workspaceId === workspaceId && b.kind === kind && b.status === 'processing',
+	);
 }
 
 export function createBatch(
@@ -42,7 +48,14 @@ export function createBatch(
 		createdAt: now,
 		expiresAt: now + BATCH_EXPIRY_MS,
 		admissionDeadline: now + ws.admissionDeadlineMs,
-		items: items.map((it) => ({ itemKey: it.itemKey, state: 'queued', resourceId: null, attemptId: null, errorCode: null, input: it.input })),
+		items: items.map((it) => ({
+			itemKey: it.itemKey,
+			state: 'queued',
+			resourceId: null,
+			attemptId: null,
+			errorCode: null,
+			input: it.input,
+		})),
 		batchJobDescription,
 	};
 	ctx.store.batches[batch.id] = batch;
@@ -68,7 +81,11 @@ function admitItem(ctx: Ctx, ws: Workspace, batch: BatchRecord, item: BatchItem)
 		const res = invite(
 			ctx,
 			ws,
-			{ reportId: input.reportId as string, candidateEmail: input.candidateEmail as string, sendEmail: true },
+			{
+				reportId: input.reportId as string,
+				candidateEmail: input.candidateEmail as string,
+				sendEmail: true,
+			},
 			input.quoteFingerprint as string,
 		);
 		item.resourceId = res.interviewId;
@@ -95,7 +112,7 @@ export function tick(ctx: Ctx, batchId: string): void {
 			admittedThisTick += 1;
 		} catch (err) {
 			if (!(err instanceof ApiError)) throw err;
-			const reason = err.reason ?? err.body('').error.code as string;
+			const reason = err.reason ?? (err.body('').error.code as string);
 			if (reason === CAPACITY_REASONS[batch.kind]) waitOrFail(item, batch, now, reason);
 			else {
 				item.state = 'failed';
@@ -105,7 +122,8 @@ export function tick(ctx: Ctx, batchId: string): void {
 	}
 	ctx.markDirty();
 	maybeComplete(ctx, batch);
-	if (batch.status === 'processing') ctx.timers.schedule(ws.id, ctx.opts.workerDelayMs, () => tick(ctx, batch.id));
+	if (batch.status === 'processing')
+		ctx.timers.schedule(ws.id, ctx.opts.workerDelayMs, () => tick(ctx, batch.id));
 }
 
 /** A capacity-limited item waits until the admission deadline, then fails with the capacity condition as its errorCode. */

@@ -26,7 +26,14 @@ export const PROFILES = {
 	 * Generous limits: nothing in an ordinary test waits, and nothing is forgotten that the test did not ask to be
 	 * (receipts are kept for ever; sandbox/README.md, "Profiles and limits", says why).
 	 */
-	default: { activeAnalysisLimit: 50, pendingUploadLimit: 100, batchCapacity: 20, admissionDeadlineMs: 15 * 60_000, quoteMaxAgeMs: 0, receiptLifetimeMs: 0 },
+	default: {
+		activeAnalysisLimit: 50,
+		pendingUploadLimit: 100,
+		batchCapacity: 20,
+		admissionDeadlineMs: 15 * 60_000,
+		quoteMaxAgeMs: 0,
+		receiptLifetimeMs: 0,
+	},
 	/**
 	 * Small limits, a short admission deadline, quotes that age and receipts kept 24 hours (the least a client may
 	 * count on, docs/idempotency.md): what a client must cope with in production.
@@ -46,9 +53,13 @@ export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 export const LIMIT_NAMES = Object.keys(PROFILES.default) as (keyof WorkspaceLimits)[];
 
 /** The limits of a profile, with explicit settings on top. */
-export function resolveLimits(profile: ProfileName = 'default', overrides: Partial<WorkspaceLimits> = {}): WorkspaceLimits {
+export function resolveLimits(
+	profile: ProfileName = 'default',
+	overrides: Partial<WorkspaceLimits> = {},
+): WorkspaceLimits {
 	const base = PROFILES[profile];
-	if (!base) throw new Error(`unknown sandbox profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`);
+	if (!base)
+		throw new Error(`unknown sandbox profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`);
 	const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
 	return { ...base, ...defined };
 }

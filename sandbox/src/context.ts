@@ -6,7 +6,13 @@ import type { ProfileName, WorkspaceLimits } from './capacity';
 
 export interface SandboxOptions {
 	port?: number;
+	/** The address to listen on (default 127.0.0.1; 0.0.0.0 for every interface, so a container can reach it). */
 	host?: string;
+	/**
+	 * The address clients use, when it is not `http://<host>:<port>` (listening on 0.0.0.0, or behind a container's
+	 * host name): the base URL printed and the one in signed upload URLs and invitation links.
+	 */
+	publicUrl?: string;
 	/** Each analysis worker step and each automatic interview step, in real milliseconds (default 50). */
 	workerDelayMs?: number;
 	/** Multiplies the webhook retry schedule: 1 = real minutes and hours (default 0.001). */
@@ -57,12 +63,15 @@ export class Timers {
 
 	schedule(workspaceId: string, ms: number, fn: () => void | Promise<void>): void {
 		if (this.closed) return;
-		const handle = setTimeout(() => {
-			this.handles.delete(handle);
-			Promise.resolve()
-				.then(fn)
-				.catch((err: unknown) => console.error('[sandbox] background task failed:', err));
-		}, Math.max(0, ms));
+		const handle = setTimeout(
+			() => {
+				this.handles.delete(handle);
+				Promise.resolve()
+					.then(fn)
+					.catch((err: unknown) => console.error('[sandbox] background task failed:', err));
+			},
+			Math.max(0, ms),
+		);
 		this.handles.set(handle, workspaceId);
 	}
 

@@ -11,4 +11,3 @@ export function workspaceOf(ctx: Ctx, req: FastifyRequest) {
 	if (!ws) throw notFound('Workspace');
 	return ws;
 }
-

@@ -3,7 +3,7 @@
  * reset, counters, idempotency receipts, mail sink, jobs, report deletion, interview controls, event seeding, webhook
  * endpoints and deliveries, the private inbox, the clock and fault injection. See sandbox/README.md.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { Ctx } from './context';
 import { createKey, parseScopes } from './auth';
@@ -12,60 +12,88 @@ import { publish } from './events';
 import type { Faults } from './faults';
 import { applyControl } from './interviews';
 import { newId, newUuid } from './store';
-import type { DeliveryRecord, JobDescription, WebhookEndpoint } from './types';
-import { isoDateTime, Validator } from './validation';
-import { createJob, createWorkspace, deleteReport, jobRevision, newWebhookSecret, resetWorkspace } from './workspaces';
-import { cancelPending, CATCH_UP_LIMIT, type CatchUpPreview, previewCatchUp, replayDelivery, resumeEndpoint, sendCatchUp, sendTest } from './webhooks';
+import type { JobDescription } from './types';
+import { Validator } from './validation';
+import {
+	createJob,
+	createWorkspace,
+	deleteReport,
+	jobRevision,
+	resetWorkspace,
+} from './workspaces';
 import { jobView } from './views';
 import { sweepAll } from './resume';
 import { LIMIT_NAMES } from './capacity';
 import { body, workspaceOf } from './controlRequests';
 import { receiptControlRoutes } from './receiptControls';
+import { webhookControlRoutes } from './webhookControls';
 import { sha256Hex } from './canonical';
 
 const isLoopback = (addr: string | undefined) =>
-	!!addr && (addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1' || addr.startsWith('127.'));
-
-function endpointOf(ctx: Ctx, req: FastifyRequest): WebhookEndpoint {
-	const ep = ctx.store.endpoints[(req.params as { id: string }).id];
-	if (!ep) throw notFound('Webhook endpoint');
-	return ep;
-}
-
-function deliveryView(d: DeliveryRecord) {
-	return {
-		deliveryId: d.deliveryId,
-		eventId: d.eventId,
-		eventType: d.eventType,
-		state: d.state,
-		outcome: d.outcome,
-		attemptCount: d.attemptCount,
-		reportId: d.reportId,
-		interviewId: d.interviewId,
-		attempts: d.attempts,
-	};
-}
-
-const WEBHOOK_MODES = ['success', 'retry', 'timeout'];
+	!!addr &&
+	(addr === '127.0.0.1' ||
+		addr === '::1' ||
+		addr === '::ffff:127.0.0.1' ||
+		addr.startsWith('127.'));
 
 /** A seeded event's payload, shaped as its type's payload is (so the feed stays on the contract). */
-function syntheticEvent(type: string): { data: Record<string, unknown>; reportId: string | null; interviewId: string | null } {
+function syntheticEvent(type: string): {
+	data: Record<string, unknown>;
+	reportId: string | null;
+	interviewId: string | null;
+} {
 	const reportId = newId('rpt_');
 	const attemptId = newId('att_');
-	if (type === 'batch.completed') return { data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 }, reportId: null, interviewId: null };
+	if (type === 'batch.completed')
+		return {
+			data: { batchId: newId('bat_'), kind: 'analyses', succeededCount: 1, failedCount: 0 },
+			reportId: null,
+			interviewId: null,
+		};
 	if (type === 'webhook.test') return { data: { test: true }, reportId: null, interviewId: null };
-	if (type === 'report.result_ready') return { data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) }, reportId, interviewId: null };
+	if (type === 'report.result_ready')
+		return {
+			data: { reportId, attemptId, resultRevision: sha256Hex(`${reportId}:${attemptId}`) },
+			reportId,
+			interviewId: null,
+		};
 	if (type.startsWith('interview.')) {
 		const interviewId = newId('int_');
-		return { data: { interviewId, reportId, lifecycle: 'invited', preparation: 'ready', evaluation: 'not_started', emailDelivery: 'sent' }, reportId, interviewId };
+		return {
+			data: {
+				interviewId,
+				reportId,
+				lifecycle: 'invited',
+				preparation: 'ready',
+				evaluation: 'not_started',
+				emailDelivery: 'sent',
+			},
+			reportId,
+			interviewId,
+		};
 	}
-	return { data: { reportId, attemptId, status: type === 'report.failed' ? 'failed' : type === 'report.requires_action' ? 'requires_action' : 'completed', code: null }, reportId, interviewId: null };
+	return {
+		data: {
+			reportId,
+			attemptId,
+			status:
+				type === 'report.failed'
+					? 'failed'
+					: type === 'report.requires_action'
+						? 'requires_action'
+						: 'completed',
+			code: null,
+		},
+		reportId,
+		interviewId: null,
+	};
 }
 
 export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): void {
 	app.register(async (c) => {
 		c.addHook('onRequest', async (req) => {
-			if (!isLoopback(req.socket.remoteAddress)) throw new ApiError(403, 'Sandbox controls answer loopback callers only.', 'LOOPBACK_ONLY');
+			if (!isLoopback(req.socket.remoteAddress))
+				throw new ApiError(403, 'Sandbox controls answer loopback callers only.', 'LOOPBACK_ONLY');
 		});
 
 		c.get('/_sandbox/health', async () => ({ ok: true }));
@@ -76,20 +104,53 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 		c.post('/_sandbox/workspaces', async (req) => {
 			const b = body(req);
 			const v = new Validator();
-			v.object('', b, ['scopes', 'keyExpiresInDays', 'analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES]);
-			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, { required: false, min: 1, max: 365 });
-			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, { required: false, min: 0 });
-			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, { required: false, min: 0 });
-			const limits = Object.fromEntries(LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]));
+			v.object('', b, [
+				'scopes',
+				'keyExpiresInDays',
+				'analysisAllowance',
+				'interviewAllowance',
+				...LIMIT_NAMES,
+			]);
+			const keyExpiresInDays = v.integer('keyExpiresInDays', b.keyExpiresInDays, {
+				required: false,
+				min: 1,
+				max: 365,
+			});
+			const analysisAllowance = v.integer('analysisAllowance', b.analysisAllowance, {
+				required: false,
+				min: 0,
+			});
+			const interviewAllowance = v.integer('interviewAllowance', b.interviewAllowance, {
+				required: false,
+				min: 0,
+			});
+			const limits = Object.fromEntries(
+				LIMIT_NAMES.map((k) => [k, v.integer(k, b[k], { required: false, min: 0 })]),
+			);
 			v.throwIfAny();
-			return createWorkspace(ctx, { scopes: parseScopes(b.scopes), keyExpiresInDays, analysisAllowance, interviewAllowance, ...limits });
+			return createWorkspace(ctx, {
+				scopes: parseScopes(b.scopes),
+				keyExpiresInDays,
+				analysisAllowance,
+				interviewAllowance,
+				...limits,
+			});
 		});
 
 		c.post('/_sandbox/workspaces/:wid/keys', async (req) => {
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
-			const key = createKey(ctx, ws.id, parseScopes(b.scopes), (b.expiresInDays as number | undefined) ?? 90);
-			return { apiKey: key.secret, keyId: key.id, expiresAt: new Date(key.expiresAt).toISOString() };
+			const key = createKey(
+				ctx,
+				ws.id,
+				parseScopes(b.scopes),
+				(b.expiresInDays as number | undefined) ?? 90,
+			);
+			return {
+				apiKey: key.secret,
+				keyId: key.id,
+				expiresAt: new Date(key.expiresAt).toISOString(),
+			};
 		});
 
 		c.post('/_sandbox/keys/revoke', async (req) => {
@@ -104,7 +165,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const v = new Validator();
-			const ints = ['analysisAllowance', 'interviewAllowance', ...LIMIT_NAMES, 'priceVersion', 'analysisDurationMs'] as const;
+			const ints = [
+				'analysisAllowance',
+				'interviewAllowance',
+				...LIMIT_NAMES,
+				'priceVersion',
+				'analysisDurationMs',
+			] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;
 			v.object('', b, [...ints, ...bools]);
 			const patch: Record<string, unknown> = {};
@@ -123,19 +190,34 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			return settings;
 		});
 
-		c.post('/_sandbox/workspaces/:wid/reset', async (req) => resetWorkspace(ctx, workspaceOf(ctx, req).id));
+		c.post('/_sandbox/workspaces/:wid/reset', async (req) =>
+			resetWorkspace(ctx, workspaceOf(ctx, req).id),
+		);
 
-		c.get('/_sandbox/workspaces/:wid/counters', async (req) => ctx.store.countersOf(workspaceOf(ctx, req).id));
+		c.get('/_sandbox/workspaces/:wid/counters', async (req) =>
+			ctx.store.countersOf(workspaceOf(ctx, req).id),
+		);
 
 		receiptControlRoutes(c, ctx);
 
-		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({ items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [] }));
+		c.get('/_sandbox/workspaces/:wid/mail', async (req) => ({
+			items: ctx.store.mail[workspaceOf(ctx, req).id] ?? [],
+		}));
 
 		c.post('/_sandbox/workspaces/:wid/job-descriptions', async (req) => {
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const fields: Partial<JobDescription> = {};
-			for (const k of ['title', 'company', 'team', 'location', 'level', 'employmentType', 'status', 'description'] as const) {
+			for (const k of [
+				'title',
+				'company',
+				'team',
+				'location',
+				'level',
+				'employmentType',
+				'status',
+				'description',
+			] as const) {
 				if (typeof b[k] === 'string') fields[k] = b[k] as string;
 			}
 			return jobView(createJob(ctx, ws.id, fields));
@@ -145,7 +227,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const job = ctx.store.jobs[(req.params as { id: string }).id];
 			if (!job) throw notFound('Job description');
 			const b = body(req);
-			job.description = typeof b.description === 'string' ? b.description : `${job.description} (revised)`;
+			job.description =
+				typeof b.description === 'string' ? b.description : `${job.description} (revised)`;
 			job.updatedAt = ctx.clock.now();
 			job.revision = jobRevision(job, `${job.id}:${job.updatedAt}:${newUuid()}`);
 			ctx.markDirty();
@@ -172,7 +255,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const type = body(req).type;
 			if (typeof type !== 'string') throw badRequest([{ field: 'type', rule: 'required' }]);
 			const updated = applyControl(ctx, i, type);
-			return { id: updated.id, lifecycle: updated.lifecycle, preparation: updated.preparation, evaluation: updated.evaluation, emailDelivery: updated.emailDelivery };
+			return {
+				id: updated.id,
+				lifecycle: updated.lifecycle,
+				preparation: updated.preparation,
+				evaluation: updated.evaluation,
+				emailDelivery: updated.emailDelivery,
+			};
 		});
 
 		// The candidate side of an invitation link: a superseded or expired invitation cannot start a session.
@@ -181,7 +270,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const i = Object.values(ctx.store.interviews).find((x) => x.invitationToken === token);
 			if (!i) throw notFound('Invitation');
 			if (i.lifecycle !== 'invited' && i.lifecycle !== 'in_progress') {
-				return reply.code(410).send({ error: { code: 'GONE', message: `This invitation is ${i.lifecycle}.`, requestId: req.id } });
+				return reply.code(410).send({
+					error: {
+						code: 'GONE',
+						message: `This invitation is ${i.lifecycle}.`,
+						requestId: req.id,
+					},
+				});
 			}
 			return { interviewId: i.id, lifecycle: i.lifecycle, usable: true };
 		});
@@ -190,134 +285,31 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const b = body(req);
 			const count = Number(b.count ?? 1);
-			if (!Number.isInteger(count) || count < 1 || count > 100_000) throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
+			if (!Number.isInteger(count) || count < 1 || count > 100_000)
+				throw badRequest([{ field: 'count', rule: 'range_1_100000' }]);
 			const type = typeof b.type === 'string' ? b.type : 'report.completed';
 			for (let n = 0; n < count; n += 1) {
 				const { data, reportId, interviewId } = syntheticEvent(type);
-				publish(ctx, ws.id, type, data, { reportId, interviewId }, { deliver: false, tombstone: type === 'report.deleted' });
+				publish(
+					ctx,
+					ws.id,
+					type,
+					data,
+					{ reportId, interviewId },
+					{ deliver: false, tombstone: type === 'report.deleted' },
+				);
 			}
 			return { appended: count, lastSeq: ws.eventSeq };
 		});
 
-		c.post('/_sandbox/workspaces/:wid/webhook-endpoints', async (req) => {
-			const ws = workspaceOf(ctx, req);
-			const b = body(req);
-			if (typeof b.url !== 'string' || !/^https?:\/\//.test(b.url)) throw badRequest([{ field: 'url', rule: 'url' }]);
-			const eventTypes = Array.isArray(b.eventTypes) ? (b.eventTypes as string[]) : null;
-			const ep: WebhookEndpoint = {
-				id: newId('whe_'),
-				workspaceId: ws.id,
-				url: b.url,
-				eventTypes,
-				secrets: [typeof b.secret === 'string' ? b.secret : ws.webhookSecret],
-				mode: 'success',
-				paused: false,
-				revision: 1,
-			};
-			ctx.store.endpoints[ep.id] = ep;
-			ctx.markDirty();
-			return { id: ep.id, secret: ep.secrets[0], url: ep.url, eventTypes: ep.eventTypes };
-		});
-
-		c.patch('/_sandbox/webhook-endpoints/:id', async (req) => {
-			const ep = endpointOf(ctx, req);
-			const b = body(req);
-			if (b.mode !== undefined) {
-				if (!WEBHOOK_MODES.includes(b.mode as string)) throw badRequest([{ field: 'mode', rule: 'enum' }]);
-				ep.mode = b.mode as WebhookEndpoint['mode'];
-			}
-			if (typeof b.url === 'string' && b.url !== ep.url) {
-				cancelPending(ctx, ep.id);
-				ep.url = b.url;
-				ep.revision += 1;
-			}
-			if (Array.isArray(b.eventTypes) || b.eventTypes === null) ep.eventTypes = b.eventTypes as string[] | null;
-			if (typeof b.paused === 'boolean') {
-				const wasPaused = ep.paused;
-				ep.paused = b.paused;
-				if (wasPaused && !ep.paused) resumeEndpoint(ctx, ep);
-			}
-			ctx.markDirty();
-			return { id: ep.id, url: ep.url, mode: ep.mode, paused: ep.paused, eventTypes: ep.eventTypes, revision: ep.revision };
-		});
-
-		c.delete('/_sandbox/webhook-endpoints/:id', async (req) => {
-			const ep = endpointOf(ctx, req);
-			cancelPending(ctx, ep.id);
-			delete ctx.store.endpoints[ep.id];
-			ctx.markDirty();
-			return { deleted: true };
-		});
-
-		c.post('/_sandbox/webhook-endpoints/:id/rotate-secret', async (req) => {
-			const ep = endpointOf(ctx, req);
-			const secret = newWebhookSecret();
-			const previousSecret = ep.secrets[0];
-			ep.secrets = [secret, previousSecret];
-			ctx.markDirty();
-			return { secret, previousSecret };
-		});
-
-		c.post('/_sandbox/webhook-endpoints/:id/test', async (req) => {
-			const d = sendTest(ctx, endpointOf(ctx, req));
-			return { deliveryId: d.deliveryId, eventId: d.eventId };
-		});
-
-		c.get('/_sandbox/webhook-endpoints/:id/deliveries', async (req) => {
-			const ep = endpointOf(ctx, req);
-			const q = req.query as Record<string, string | undefined>;
-			const items = Object.values(ctx.store.deliveries)
-				.filter((d) => d.endpointId === ep.id)
-				.filter((d) => !q.reportId || d.reportId === q.reportId)
-				.filter((d) => !q.interviewId || d.interviewId === q.interviewId)
-				.filter((d) => !q.eventId || d.eventId === q.eventId);
-			return { items: items.map(deliveryView) };
-		});
-
-		c.post('/_sandbox/deliveries/:id/replay', async (req) => {
-			const d = ctx.store.deliveries[(req.params as { id: string }).id];
-			if (!d) throw notFound('Delivery');
-			if (d.state !== 'succeeded' && d.state !== 'failed') {
-				throw new ApiError(409, 'Only a retained succeeded or failed delivery can be replayed.', 'DELIVERY_NOT_FINISHED');
-			}
-			const replay = replayDelivery(ctx, d);
-			if (!replay) throw notFound('Webhook endpoint');
-			return { deliveryId: replay.deliveryId, eventId: replay.eventId };
-		});
-
-		const previews = new Map<string, CatchUpPreview>();
-		c.post('/_sandbox/webhook-endpoints/:id/catch-up', async (req) => {
-			const ep = endpointOf(ctx, req);
-			const b = body(req);
-			const v = new Validator();
-			const from = isoDateTime(v, 'from', b.from);
-			const to = isoDateTime(v, 'to', b.to);
-			if (b.from === undefined) v.add('from', 'required');
-			if (b.to === undefined) v.add('to', 'required');
-			if (from !== undefined && to !== undefined && to <= from) v.add('to', 'after_from');
-			v.throwIfAny();
-			const p = previewCatchUp(ctx, ep, from!, to!);
-			previews.set(p.id, p);
-			return { previewId: p.id, eventCount: p.eventIds.length, limit: CATCH_UP_LIMIT, expiresAt: new Date(p.expiresAt).toISOString(), endpointRevision: p.revision };
-		});
-		c.post('/_sandbox/catch-ups/:id/send', async (req) => {
-			const p = previews.get((req.params as { id: string }).id);
-			if (!p) throw notFound('Catch-up preview');
-			const ep = ctx.store.endpoints[p.endpointId];
-			if (p.expiresAt <= ctx.clock.now()) throw new ApiError(409, 'The catch-up preview expired (ten minutes); preview again.', 'PREVIEW_EXPIRED');
-			if (!ep || ep.revision !== p.revision) throw new ApiError(409, 'The endpoint changed since the preview; preview again.', 'ENDPOINT_CHANGED');
-			previews.delete(p.id);
-			const sent = sendCatchUp(ctx, p);
-			return { deliveries: sent.length };
-		});
-
-		c.get('/_sandbox/workspaces/:wid/inbox', async (req) => ({ items: ctx.store.inbox[workspaceOf(ctx, req).id] ?? [] }));
+		webhookControlRoutes(c, ctx);
 
 		c.get('/_sandbox/clock', async () => ({ now: ctx.clock.iso() }));
 
 		c.post('/_sandbox/clock/advance', async (req) => {
 			const ms = body(req).ms;
-			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw badRequest([{ field: 'ms', rule: 'non_negative_number' }]);
+			if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+				throw badRequest([{ field: 'ms', rule: 'non_negative_number' }]);
 			ctx.clock.advance(ms);
 			ctx.store.clockOffset = ctx.clock.offset;
 			sweepAll(ctx); // expiries take effect now, not only at the next request
@@ -345,8 +337,10 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			const ws = workspaceOf(ctx, req);
 			const raw = typeof req.body === 'string' ? req.body : '';
 			const headers: Record<string, string> = {};
-			for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-			if (req.headers.authorization !== undefined) ctx.store.countersOf(ws.id).webhookAuthorizationHeaders += 1;
+			for (const [k, v] of Object.entries(req.headers))
+				headers[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+			if (req.headers.authorization !== undefined)
+				ctx.store.countersOf(ws.id).webhookAuthorizationHeaders += 1;
 			const path = req.url.split('?')[0];
 			const endpoints = Object.values(ctx.store.endpoints).filter((e) => e.workspaceId === ws.id);
 			const endpoint = endpoints.find((e) => {
@@ -356,7 +350,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 					return false;
 				}
 			});
-			const secrets = [...new Set([...(endpoint?.secrets ?? []), ...endpoints.flatMap((e) => e.secrets), ws.webhookSecret])];
+			const secrets = [
+				...new Set([
+					...(endpoint?.secrets ?? []),
+					...endpoints.flatMap((e) => e.secrets),
+					ws.webhookSecret,
+				]),
+			];
 			let verified = false;
 			let reason: string | null = 'no secret matched';
 			for (const s of secrets) {
@@ -369,7 +369,13 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 					reason = (err as Error).message;
 				}
 			}
-			(ctx.store.inbox[ws.id] ??= []).push({ receivedAt: ctx.clock.iso(), headers, body: raw, verified, reason });
+			(ctx.store.inbox[ws.id] ??= []).push({
+				receivedAt: ctx.clock.iso(),
+				headers,
+				body: raw,
+				verified,
+				reason,
+			});
 			ctx.markDirty();
 			const mode = endpoint?.mode ?? 'success';
 			if (mode === 'retry') return reply.code(503).header('Retry-After', '1').send({ retry: true });

@@ -22,8 +22,20 @@ export class Cursors {
 		return createHmac('sha256', this.key()).update(payload).digest('base64url');
 	}
 
-	encode<P>(workspaceId: string, list: string, filters: unknown, position: P, issuedAt: number): string {
-		const payload: CursorPayload<P> = { w: workspaceId, l: list, f: canonicalHash(filters), p: position, t: issuedAt };
+	encode<P>(
+		workspaceId: string,
+		list: string,
+		filters: unknown,
+		position: P,
+		issuedAt: number,
+	): string {
+		const payload: CursorPayload<P> = {
+			w: workspaceId,
+			l: list,
+			f: canonicalHash(filters),
+			p: position,
+			t: issuedAt,
+		};
 		const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
 		return `v2.${body}.${this.mac(body)}`;
 	}
@@ -33,7 +45,8 @@ export class Cursors {
 		if (parts.length !== 3 || parts[0] !== 'v2') throw invalidCursor();
 		const expected = Buffer.from(this.mac(parts[1]));
 		const given = Buffer.from(parts[2]);
-		if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
+		if (expected.length !== given.length || !timingSafeEqual(expected, given))
+			throw invalidCursor();
 		let payload: CursorPayload<P>;
 		try {
 			payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as CursorPayload<P>;
@@ -42,7 +55,9 @@ export class Cursors {
 		}
 		if (payload.w !== workspaceId || payload.l !== list) throw invalidCursor();
 		if (payload.f !== canonicalHash(filters)) {
-			throw invalidCursor('The cursor was issued for other filters; repeat the filters unchanged or restart from the first page.');
+			throw invalidCursor(
+				'The cursor was issued for other filters; repeat the filters unchanged or restart from the first page.',
+			);
 		}
 		return payload;
 	}

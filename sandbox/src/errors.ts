@@ -54,8 +54,9 @@ export const badRequest = (details: FieldIssue[], message?: string) =>
 		{ details },
 	);
 
-export const invalidCursor = (message = 'The cursor is invalid for this request; restart from the first page.') =>
-	new ApiError(400, message, 'INVALID_CURSOR');
+export const invalidCursor = (
+	message = 'The cursor is invalid for this request; restart from the first page.',
+) => new ApiError(400, message, 'INVALID_CURSOR');
 
 export const notFound = (what = 'Resource', reason?: string) =>
 	new ApiError(404, `${what} not found in this workspace.`, reason);
@@ -63,13 +64,22 @@ export const notFound = (what = 'Resource', reason?: string) =>
 export const conflict = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
 	new ApiError(409, message, reason, extra);
 
-export const unprocessable = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
-	new ApiError(422, message, reason, extra);
+export const unprocessable = (
+	reason: string,
+	message: string,
+	extra: Record<string, unknown> = {},
+) => new ApiError(422, message, reason, extra);
 
 export const unauthorized = (message = 'The API key is invalid, expired or revoked.') =>
-	new ApiError(401, message, undefined, {}, {
-		'WWW-Authenticate': 'Bearer realm="recruiting-analysis", error="invalid_token"',
-	});
+	new ApiError(
+		401,
+		message,
+		undefined,
+		{},
+		{
+			'WWW-Authenticate': 'Bearer realm="recruiting-analysis", error="invalid_token"',
+		},
+	);
 
 export const forbidden = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
 	new ApiError(403, message, reason, extra);

@@ -70,7 +70,12 @@ export function sweepEvents(ctx: Ctx, workspaceId: string): void {
 }
 
 /** Erasure of a report: its events (and its interviews' events) keep only id, type and occurrence time. */
-export function tombstoneEvents(ctx: Ctx, workspaceId: string, reportId: string, interviewIds: string[]): void {
+export function tombstoneEvents(
+	ctx: Ctx,
+	workspaceId: string,
+	reportId: string,
+	interviewIds: string[],
+): void {
 	const erased = new Map<string, EventRecord>();
 	for (const e of ctx.store.eventsOf(workspaceId)) {
 		if (e.reportId === reportId || (e.interviewId && interviewIds.includes(e.interviewId))) {

@@ -48,13 +48,23 @@ export class Faults {
 	configure(body: unknown): { latencyMs: number; rules: FaultRule[] } {
 		const v = new Validator();
 		const o = v.object('', body ?? {}, ['latencyMs', 'rules', 'seed']) ?? {};
-		const latencyMs = v.integer('latencyMs', o.latencyMs, { required: false, min: 0, max: 600_000 }) ?? 0;
+		const latencyMs =
+			v.integer('latencyMs', o.latencyMs, { required: false, min: 0, max: 600_000 }) ?? 0;
 		const seed = v.integer('seed', o.seed, { required: false });
 		const rules: FaultRule[] = [];
 		if (o.rules !== undefined && !Array.isArray(o.rules)) v.add('rules', 'type_array');
 		for (const [i, r] of ((Array.isArray(o.rules) ? o.rules : []) as unknown[]).entries()) {
 			const f = `rules[${i}]`;
-			const ro = v.object(f, r, ['method', 'path', 'status', 'rate', 'retryAfterSeconds', 'mode', 'count', 'latencyMs']);
+			const ro = v.object(f, r, [
+				'method',
+				'path',
+				'status',
+				'rate',
+				'retryAfterSeconds',
+				'mode',
+				'count',
+				'latencyMs',
+			]);
 			if (!ro) continue;
 			const mode = (ro.mode ?? 'before') as FaultRule['mode'];
 			if (!['before', 'commit-then-drop', 'latency'].includes(mode)) v.add(`${f}.mode`, 'enum');
@@ -65,7 +75,10 @@ export class Faults {
 				path: v.string(`${f}.path`, ro.path, { required: false }),
 				status: v.integer(`${f}.status`, ro.status, { required: false, min: 400, max: 599 }),
 				rate: rate as number,
-				retryAfterSeconds: v.integer(`${f}.retryAfterSeconds`, ro.retryAfterSeconds, { required: false, min: 1 }),
+				retryAfterSeconds: v.integer(`${f}.retryAfterSeconds`, ro.retryAfterSeconds, {
+					required: false,
+					min: 1,
+				}),
 				mode,
 				count: v.integer(`${f}.count`, ro.count, { required: false, min: 1 }),
 				latencyMs: v.integer(`${f}.latencyMs`, ro.latencyMs, { required: false, min: 0 }),
@@ -95,7 +108,8 @@ export class Faults {
 			rule.fired += 1;
 			if (rule.mode === 'latency') d.delayMs += rule.latencyMs ?? (this.latencyMs || 1000);
 			else if (rule.mode === 'commit-then-drop') d.drop = true;
-			else if (!d.before) d.before = { status: rule.status ?? 503, retryAfterSeconds: rule.retryAfterSeconds };
+			else if (!d.before)
+				d.before = { status: rule.status ?? 503, retryAfterSeconds: rule.retryAfterSeconds };
 		}
 		return d;
 	}

@@ -176,10 +176,14 @@ export function installFaultHooks(app: FastifyInstance, faults: Faults, router: 
 			const status = d.before.status;
 			const headers: Record<string, string> = {};
 			if (status === 429) headers['Retry-After'] = String(d.before.retryAfterSeconds ?? 1);
-			else if (d.before.retryAfterSeconds) headers['Retry-After'] = String(d.before.retryAfterSeconds);
+			else if (d.before.retryAfterSeconds)
+				headers['Retry-After'] = String(d.before.retryAfterSeconds);
 			req.routeTemplate = template;
 			if (isStoragePath(path)) return sendStorageError(reply, storageFault(status), headers);
-			return sendError(reply, new ApiError(status, `Injected fault (${status}).`, undefined, {}, headers));
+			return sendError(
+				reply,
+				new ApiError(status, `Injected fault (${status}).`, undefined, {}, headers),
+			);
 		}
 		if (d.drop) req.dropAfterCommit = true;
 		return undefined;

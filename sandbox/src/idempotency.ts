@@ -18,7 +18,8 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
 	if (Array.isArray(header)) throw badRequest([{ field: 'Idempotency-Key', rule: 'single_value' }]);
 	if (header.length < 1) throw badRequest([{ field: 'Idempotency-Key', rule: 'min_length' }]);
 	if (header.length > 128) throw badRequest([{ field: 'Idempotency-Key', rule: 'max_length' }]);
-	if (!IDEMPOTENCY_KEY_PATTERN.test(header)) throw badRequest([{ field: 'Idempotency-Key', rule: 'pattern' }]);
+	if (!IDEMPOTENCY_KEY_PATTERN.test(header))
+		throw badRequest([{ field: 'Idempotency-Key', rule: 'pattern' }]);
 	return header;
 }
 
@@ -77,7 +78,12 @@ export function receiptsOf(ctx: Ctx, workspaceId: string): { key: string; receip
  * Makes every receipt of the workspace `ms` older, then forgets those past the workspace's lifetime (all of them
  * with `forgetAll`): what a client meets when it repeats a request after the service has dropped its receipt.
  */
-export function ageReceipts(ctx: Ctx, ws: Workspace, ms: number, forgetAll = false): { aged: number; forgotten: number; kept: number } {
+export function ageReceipts(
+	ctx: Ctx,
+	ws: Workspace,
+	ms: number,
+	forgetAll = false,
+): { aged: number; forgotten: number; kept: number } {
 	let aged = 0;
 	let forgotten = 0;
 	for (const { key, receipt } of receiptsOf(ctx, ws.id)) {

@@ -65,13 +65,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const address = app.server.address();
 	const port = typeof address === 'object' && address ? address.port : opts.port;
 	const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-	ctx.baseUrl = `http://${host}:${port}`;
+	ctx.baseUrl = options.publicUrl
+		? options.publicUrl.replace(/\/+$/, '')
+		: `http://${host}:${port}`;
 
 	const seedKey = store.seed ? store.keys[store.seed.apiKey] : undefined;
 	if (!store.seed || !store.workspaces[store.seed.workspaceId]) {
 		store.seed = createWorkspace(ctx);
 	} else if (!seedKey || seedKey.revoked || seedKey.expiresAt <= clock.now()) {
-		store.seed = { ...store.seed, apiKey: createKey(ctx, store.seed.workspaceId, [...ALL_SCOPES], 90).secret };
+		store.seed = {
+			...store.seed,
+			apiKey: createKey(ctx, store.seed.workspaceId, [...ALL_SCOPES], 90).secret,
+		};
 	}
 
 	const save = () => {

@@ -57,7 +57,11 @@ function fingerprint(ws: Workspace, input: InterviewInput, attempts: number): st
 }
 
 /** The quote answered by the quote endpoints (its issue time is remembered for the workspace's quote age). */
-export function issueInterviewQuote(ctx: Ctx, ws: Workspace, input: InterviewInput): InterviewQuote {
+export function issueInterviewQuote(
+	ctx: Ctx,
+	ws: Workspace,
+	input: InterviewInput,
+): InterviewQuote {
 	const quote = quoteInterview(ctx, ws, input);
 	noteQuoteIssued(ctx, ws, quote.fingerprint);
 	return quote;
@@ -66,7 +70,10 @@ export function issueInterviewQuote(ctx: Ctx, ws: Workspace, input: InterviewInp
 export function quoteInterview(ctx: Ctx, ws: Workspace, input: InterviewInput): InterviewQuote {
 	const r = ownReport(ctx, ws, input.reportId);
 	if (r.status !== 'completed' || !r.result) {
-		throw unprocessable('ANALYSIS_NOT_USABLE', 'An interview needs a report with a completed, usable analysis.');
+		throw unprocessable(
+			'ANALYSIS_NOT_USABLE',
+			'An interview needs a report with a completed, usable analysis.',
+		);
 	}
 	return {
 		reportId: r.id,
@@ -86,31 +93,55 @@ export interface InviteResponse {
 }
 
 /** Invite (previous undefined) or reinterview (previous = the interview being replaced). */
-export function invite(ctx: Ctx, ws: Workspace, input: InterviewInput, quoteFingerprint: string, previousId?: string): InviteResponse {
+export function invite(
+	ctx: Ctx,
+	ws: Workspace,
+	input: InterviewInput,
+	quoteFingerprint: string,
+	previousId?: string,
+): InviteResponse {
 	let previous: InterviewRecord | undefined;
 	if (previousId !== undefined) {
 		previous = ctx.store.interviews[previousId];
 		if (!previous || previous.workspaceId !== ws.id) throw notFound('Interview');
 		if (previous.reportId !== input.reportId) {
-			throw conflict('INTERVIEW_NOT_ELIGIBLE', 'A reinterview must be for the same report as the previous interview.');
+			throw conflict(
+				'INTERVIEW_NOT_ELIGIBLE',
+				'A reinterview must be for the same report as the previous interview.',
+			);
 		}
-		if (previous.lifecycle === 'superseded') throw conflict('INTERVIEW_NOT_ELIGIBLE', 'This interview was already replaced by a reinterview.');
-		if (previous.lifecycle === 'in_progress') throw conflict('INTERVIEW_NOT_ELIGIBLE', 'The previous interview is in progress.');
+		if (previous.lifecycle === 'superseded')
+			throw conflict(
+				'INTERVIEW_NOT_ELIGIBLE',
+				'This interview was already replaced by a reinterview.',
+			);
+		if (previous.lifecycle === 'in_progress')
+			throw conflict('INTERVIEW_NOT_ELIGIBLE', 'The previous interview is in progress.');
 	}
 	const quote = quoteInterview(ctx, ws, input);
 	if (quote.fingerprint !== quoteFingerprint) {
-		throw unprocessable('QUOTE_STALE', 'The quote is not current for this report, address and delivery choice; request a new quote.');
+		throw unprocessable(
+			'QUOTE_STALE',
+			'The quote is not current for this report, address and delivery choice; request a new quote.',
+		);
 	}
 	if (quoteTooOld(ctx, ws, quoteFingerprint)) {
-		throw unprocessable('QUOTE_STALE', 'The quote is older than the workspace accepts; request a new quote.');
+		throw unprocessable(
+			'QUOTE_STALE',
+			'The quote is older than the workspace accepts; request a new quote.',
+		);
 	}
 	if (!previous) {
 		const current = currentInterview(ctx, input.reportId);
 		if (current) {
-			throw conflict('INTERVIEW_NOT_ELIGIBLE', `Report already has interview ${current.id}; use resend or reinterview.`);
+			throw conflict(
+				'INTERVIEW_NOT_ELIGIBLE',
+				`Report already has interview ${current.id}; use resend or reinterview.`,
+			);
 		}
 	}
-	if (ws.interviewAllowance < 1) throw unprocessable('INSUFFICIENT_ALLOWANCE', 'The workspace has no interview allowance left.');
+	if (ws.interviewAllowance < 1)
+		throw unprocessable('INSUFFICIENT_ALLOWANCE', 'The workspace has no interview allowance left.');
 	ws.interviewAllowance -= 1;
 	const now = ctx.clock.now();
 	const interview: InterviewRecord = {
@@ -190,7 +221,8 @@ export function queueEmail(ctx: Ctx, ws: Workspace, interview: InterviewRecord):
 	interview.emailDelivery = 'queued';
 	interview.pendingDeliveries.push(deliveryId);
 	ctx.markDirty();
-	if (!ws.holdEmails) ctx.timers.schedule(ws.id, ctx.opts.workerDelayMs, () => sendEmail(ctx, ws.id, deliveryId));
+	if (!ws.holdEmails)
+		ctx.timers.schedule(ws.id, ctx.opts.workerDelayMs, () => sendEmail(ctx, ws.id, deliveryId));
 	return deliveryId;
 }
 
@@ -214,12 +246,23 @@ export function ownInterview(ctx: Ctx, ws: Workspace, id: string): InterviewReco
 	return i;
 }
 
-export function resend(ctx: Ctx, ws: Workspace, id: string): { interviewId: string; deliveryId: string } {
+export function resend(
+	ctx: Ctx,
+	ws: Workspace,
+	id: string,
+): { interviewId: string; deliveryId: string } {
 	const i = ownInterview(ctx, ws, id);
 	if (i.lifecycle !== 'invited') {
-		throw conflict('INTERVIEW_NOT_ELIGIBLE', `Only a pending invitation can be resent; this interview is ${i.lifecycle}.`);
+		throw conflict(
+			'INTERVIEW_NOT_ELIGIBLE',
+			`Only a pending invitation can be resent; this interview is ${i.lifecycle}.`,
+		);
 	}
-	if (!i.sendEmail) throw conflict('INTERVIEW_NOT_ELIGIBLE', 'This invitation is delivered by private link, not email.');
+	if (!i.sendEmail)
+		throw conflict(
+			'INTERVIEW_NOT_ELIGIBLE',
+			'This invitation is delivered by private link, not email.',
+		);
 	const deliveryId = queueEmail(ctx, ws, i);
 	return { interviewId: i.id, deliveryId };
 }
@@ -236,7 +279,11 @@ export function sweepInterviews(ctx: Ctx, workspaceId: string): void {
 }
 
 const outOfOrder = (i: InterviewRecord, type: string) =>
-	new ApiError(409, `${type} cannot be applied now (lifecycle ${i.lifecycle}, preparation ${i.preparation}, evaluation ${i.evaluation}, emailDelivery ${i.emailDelivery}).`, 'CONTROL_OUT_OF_ORDER');
+	new ApiError(
+		409,
+		`${type} cannot be applied now (lifecycle ${i.lifecycle}, preparation ${i.preparation}, evaluation ${i.evaluation}, emailDelivery ${i.emailDelivery}).`,
+		'CONTROL_OUT_OF_ORDER',
+	);
 
 /** Sandbox interview controls: started -> completed -> result_ready in order, plus the failure axes. */
 export function applyControl(ctx: Ctx, i: InterviewRecord, type: string): InterviewRecord {
@@ -264,7 +311,8 @@ export function applyControl(ctx: Ctx, i: InterviewRecord, type: string): Interv
 			i.evaluation = 'failed';
 			break;
 		case 'interview.preparation_failed':
-			if (i.preparation === 'failed' || i.lifecycle === 'completed' || i.lifecycle === 'superseded') throw outOfOrder(i, type);
+			if (i.preparation === 'failed' || i.lifecycle === 'completed' || i.lifecycle === 'superseded')
+				throw outOfOrder(i, type);
 			i.preparation = 'failed';
 			break;
 		case 'interview.expired':
@@ -272,7 +320,8 @@ export function applyControl(ctx: Ctx, i: InterviewRecord, type: string): Interv
 			i.lifecycle = 'expired';
 			break;
 		case 'interview.invitation_failed': {
-			if (i.emailDelivery !== 'queued' || i.pendingDeliveries.length === 0) throw outOfOrder(i, type);
+			if (i.emailDelivery !== 'queued' || i.pendingDeliveries.length === 0)
+				throw outOfOrder(i, type);
 			for (const d of i.pendingDeliveries) {
 				const m = ctx.store.mail[i.workspaceId]?.find((x) => x.deliveryId === d);
 				if (m) m.state = 'failed';
@@ -282,7 +331,9 @@ export function applyControl(ctx: Ctx, i: InterviewRecord, type: string): Interv
 			break;
 		}
 		default:
-			throw new ApiError(400, `Unknown interview control ${type}.`, 'VALIDATION_FAILED', { details: [{ field: 'type', rule: 'enum' }] });
+			throw new ApiError(400, `Unknown interview control ${type}.`, 'VALIDATION_FAILED', {
+				details: [{ field: 'type', rule: 'enum' }],
+			});
 	}
 	ctx.markDirty();
 	emit(ctx, i, type);

@@ -33,7 +33,10 @@ export function receiptControlRoutes(c: FastifyInstance, ctx: Ctx): void {
 		v.object('', b, ['seconds']);
 		const seconds = v.integer('seconds', b.seconds, { required: true, min: 0 });
 		v.throwIfAny();
-		return { receiptLifetimeMs: ws.receiptLifetimeMs ?? 0, ...ageReceipts(ctx, ws, seconds! * 1000) };
+		return {
+			receiptLifetimeMs: ws.receiptLifetimeMs ?? 0,
+			...ageReceipts(ctx, ws, seconds! * 1000),
+		};
 	});
 
 	c.post('/_sandbox/workspaces/:wid/receipts/forget', async (req) => {

@@ -8,7 +8,8 @@ import type { FastifyReply } from 'fastify';
 
 export const STORAGE_PREFIX = '/_storage';
 
-export const isStoragePath = (path: string) => path === STORAGE_PREFIX || path.startsWith(`${STORAGE_PREFIX}/`);
+export const isStoragePath = (path: string) =>
+	path === STORAGE_PREFIX || path.startsWith(`${STORAGE_PREFIX}/`);
 
 /** An S3-style storage error: the status, the `<Code>` and `<Message>`, and extra elements (e.g. Expires). */
 export class StorageError extends Error {
@@ -22,21 +23,43 @@ export class StorageError extends Error {
 	}
 }
 
-const xmlEscape = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
+const xmlEscape = (s: string) =>
+	s.replace(
+		/[<>&'"]/g,
+		(c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c,
+	);
 
 /** Sends a storage error as S3 does: XML body, `x-amz-request-id`, no API conventions. */
-export function sendStorageError(reply: FastifyReply, err: StorageError, headers: Record<string, string> = {}): FastifyReply {
+export function sendStorageError(
+	reply: FastifyReply,
+	err: StorageError,
+	headers: Record<string, string> = {},
+): FastifyReply {
 	const requestId = randomBytes(8).toString('hex').toUpperCase();
-	const elements = { Code: err.code, Message: err.message, ...err.extra, RequestId: requestId, HostId: randomBytes(24).toString('base64') };
+	const elements = {
+		Code: err.code,
+		Message: err.message,
+		...err.extra,
+		RequestId: requestId,
+		HostId: randomBytes(24).toString('base64'),
+	};
 	const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${Object.entries(elements)
 		.map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
 		.join('')}</Error>`;
 	for (const [h, v] of Object.entries(headers)) reply.header(h, v);
-	return reply.code(err.status).header('x-amz-request-id', requestId).type('application/xml').send(body);
+	return reply
+		.code(err.status)
+		.header('x-amz-request-id', requestId)
+		.type('application/xml')
+		.send(body);
 }
 
 export const signatureDoesNotMatch = () =>
-	new StorageError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+	new StorageError(
+		403,
+		'SignatureDoesNotMatch',
+		'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+	);
 
 /** A fault injected on storage keeps its status and answers in storage's own words (S3 codes). */
 export function storageFault(status: number): StorageError {
@@ -46,6 +69,10 @@ export function storageFault(status: number): StorageError {
 		500: ['InternalError', 'We encountered an internal error. Please try again.'],
 		503: ['SlowDown', 'Please reduce your request rate.'],
 	};
-	const [code, message] = codes[status] ?? (status >= 500 ? ['ServiceUnavailable', 'Service is unable to handle request.'] : ['InvalidRequest', `Injected fault (${status}).`]);
+	const [code, message] =
+		codes[status] ??
+		(status >= 500
+			? ['ServiceUnavailable', 'Service is unable to handle request.']
+			: ['InvalidRequest', `Injected fault (${status}).`]);
 	return new StorageError(status, code, message);
 }

@@ -122,7 +122,9 @@ export class Store implements Persisted {
 	static load(file: string): Store {
 		const store = new Store();
 		if (!existsSync(file)) return store;
-		const data = JSON.parse(readFileSync(file, 'utf8')) as Persisted & { files?: Record<string, string> };
+		const data = JSON.parse(readFileSync(file, 'utf8')) as Persisted & {
+			files?: Record<string, string>;
+		};
 		const { files, ...rest } = data;
 		Object.assign(store, rest);
 		// Data files of older sandboxes keyed receipts by `${workspace}|${operation}|${key}`: the same receipts, keyed by workspace and key.
@@ -131,9 +133,11 @@ export class Store implements Persisted {
 			if (parts.length !== 3) continue;
 			delete store.receipts[id];
 			const current = store.receipts[`${parts[0]}|${parts[2]}`];
-			if (!current || current.createdAt > receipt.createdAt) store.receipts[`${parts[0]}|${parts[2]}`] = { ...receipt, operation: parts[1] };
+			if (!current || current.createdAt > receipt.createdAt)
+				store.receipts[`${parts[0]}|${parts[2]}`] = { ...receipt, operation: parts[1] };
 		}
-		for (const [id, b64] of Object.entries(files ?? {})) store.files.set(id, Buffer.from(b64, 'base64'));
+		for (const [id, b64] of Object.entries(files ?? {}))
+			store.files.set(id, Buffer.from(b64, 'base64'));
 		return store;
 	}
 }

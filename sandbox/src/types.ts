@@ -113,7 +113,12 @@ export interface ReportRecord {
 	admitted: boolean;
 	admissions: number;
 	preparation: Preparation | null;
-	jobDescription: { id: string | null; title: string | null; company: string | null; revision: string | null };
+	jobDescription: {
+		id: string | null;
+		title: string | null;
+		company: string | null;
+		revision: string | null;
+	};
 	jobText: string;
 	externalReference: ExternalReference | null;
 	candidate: { name: string | null; currentRole: string | null };

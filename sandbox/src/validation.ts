@@ -38,7 +38,12 @@ export class Validator {
 		if (this.issues.length) throw badRequest(this.issues);
 	}
 
-	object(field: string, value: unknown, allowed: string[], required = true): Record<string, unknown> | undefined {
+	object(
+		field: string,
+		value: unknown,
+		allowed: string[],
+		required = true,
+	): Record<string, unknown> | undefined {
 		if (value === undefined) {
 			if (required) this.add(field, 'required');
 			return undefined;
@@ -47,14 +52,21 @@ export class Validator {
 			this.add(field, 'type_object');
 			return undefined;
 		}
-		for (const k of Object.keys(value)) if (!allowed.includes(k)) this.add(join(field, k), 'unknown_field');
+		for (const k of Object.keys(value))
+			if (!allowed.includes(k)) this.add(join(field, k), 'unknown_field');
 		return value;
 	}
 
 	string(
 		field: string,
 		value: unknown,
-		o: { required?: boolean; min?: number; max?: number; pattern?: RegExp; patternRule?: string } = {},
+		o: {
+			required?: boolean;
+			min?: number;
+			max?: number;
+			pattern?: RegExp;
+			patternRule?: string;
+		} = {},
 	): string | undefined {
 		if (value === undefined || value === null) {
 			if (o.required !== false) this.add(field, 'required');
@@ -68,11 +80,16 @@ export class Validator {
 		const length = characterCount(value);
 		if (o.min !== undefined && length < o.min) this.add(field, 'min_length');
 		if (o.max !== undefined && length > o.max) this.add(field, 'max_length');
-		if (o.pattern && value.length && !o.pattern.test(value)) this.add(field, o.patternRule ?? 'pattern');
+		if (o.pattern && value.length && !o.pattern.test(value))
+			this.add(field, o.patternRule ?? 'pattern');
 		return this.issues.length === before ? value : undefined;
 	}
 
-	integer(field: string, value: unknown, o: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
+	integer(
+		field: string,
+		value: unknown,
+		o: { required?: boolean; min?: number; max?: number } = {},
+	): number | undefined {
 		if (value === undefined || value === null) {
 			if (o.required !== false) this.add(field, 'required');
 			return undefined;
@@ -81,8 +98,8 @@ export class Validator {
 			this.add(field, 'type_integer');
 			return undefined;
 		}
-		if (o.min !== undefined && value < o.min) return this.add(field, 'minimum'), undefined;
-		if (o.max !== undefined && value > o.max) return this.add(field, 'maximum'), undefined;
+		if (o.min !== undefined && value < o.min) return (this.add(field, 'minimum'), undefined);
+		if (o.max !== undefined && value > o.max) return (this.add(field, 'maximum'), undefined);
 		return value;
 	}
 
@@ -139,7 +156,12 @@ export interface ParsedUploadInput {
 	jobDescription: ParsedJobRef | null;
 }
 
-export function jobReference(v: Validator, field: string, value: unknown, required: boolean): ParsedJobRef | null {
+export function jobReference(
+	v: Validator,
+	field: string,
+	value: unknown,
+	required: boolean,
+): ParsedJobRef | null {
 	if (value === undefined) {
 		if (required) v.add(field, 'required');
 		return null;
@@ -167,8 +189,19 @@ export function jobReference(v: Validator, field: string, value: unknown, requir
 }
 
 /** UploadInput (spec "UploadInput"); in a batch the job may come from the batch level. */
-export function uploadInput(v: Validator, base: string, value: unknown, jobRequired: boolean): ParsedUploadInput | null {
-	const o = v.object(base, value, ['fileName', 'fileSize', 'mimeType', 'externalReference', 'jobDescription']);
+export function uploadInput(
+	v: Validator,
+	base: string,
+	value: unknown,
+	jobRequired: boolean,
+): ParsedUploadInput | null {
+	const o = v.object(base, value, [
+		'fileName',
+		'fileSize',
+		'mimeType',
+		'externalReference',
+		'jobDescription',
+	]);
 	if (!o) return null;
 	const before = v.issues.length;
 	const f = (k: string) => join(base, k);
@@ -180,7 +213,8 @@ export function uploadInput(v: Validator, base: string, value: unknown, jobRequi
 	}
 	const fileSize = v.integer(f('fileSize'), o.fileSize, { min: 1, max: MAX_FILE_BYTES });
 	const mimeType = v.string(f('mimeType'), o.mimeType);
-	if (mimeType !== undefined && mimeType !== PDF_MIME && mimeType !== DOCX_MIME) v.add(f('mimeType'), 'enum');
+	if (mimeType !== undefined && mimeType !== PDF_MIME && mimeType !== DOCX_MIME)
+		v.add(f('mimeType'), 'enum');
 	else if (mimeType && fileName && /\.(pdf|docx)$/i.test(fileName)) {
 		const ext = fileName.toLowerCase().endsWith('.pdf') ? PDF_MIME : DOCX_MIME;
 		if (ext !== mimeType) v.add(f('mimeType'), 'matches_extension');
@@ -200,7 +234,13 @@ export function uploadInput(v: Validator, base: string, value: unknown, jobRequi
 	}
 	const jobDescription = jobReference(v, f('jobDescription'), o.jobDescription, jobRequired);
 	if (v.issues.length !== before) return null;
-	return { fileName: fileName!, fileSize: fileSize!, mimeType: mimeType!, externalReference, jobDescription };
+	return {
+		fileName: fileName!,
+		fileSize: fileSize!,
+		mimeType: mimeType!,
+		externalReference,
+		jobDescription,
+	};
 }
 
 /** Path `id`: string of length 1 to 100 (spec "Endpoints / Conventions"). */
@@ -211,7 +251,10 @@ export function pathId(value: unknown, field = 'id'): string {
 	return id!;
 }
 
-export function pageParams(v: Validator, query: Record<string, unknown>): { limit: number; cursor: string | undefined } {
+export function pageParams(
+	v: Validator,
+	query: Record<string, unknown>,
+): { limit: number; cursor: string | undefined } {
 	let limit = 25;
 	if (query.limit !== undefined) {
 		const raw = query.limit;
@@ -227,7 +270,12 @@ export function pageParams(v: Validator, query: Record<string, unknown>): { limi
 	return { limit, cursor };
 }
 
-export function queryString(v: Validator, query: Record<string, unknown>, name: string, o: Parameters<Validator['string']>[2] = {}) {
+export function queryString(
+	v: Validator,
+	query: Record<string, unknown>,
+	name: string,
+	o: Parameters<Validator['string']>[2] = {},
+) {
 	return v.string(name, query[name], { required: false, ...o });
 }
 
@@ -235,7 +283,10 @@ export function queryString(v: Validator, query: Record<string, unknown>, name: 
 export function isoDateTime(v: Validator, field: string, value: unknown): number | undefined {
 	const s = v.string(field, value, { required: false });
 	if (s === undefined) return undefined;
-	if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(s) || Number.isNaN(Date.parse(s))) {
+	if (
+		!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(s) ||
+		Number.isNaN(Date.parse(s))
+	) {
 		v.add(field, 'date_time');
 		return undefined;
 	}

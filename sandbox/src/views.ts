@@ -11,10 +11,18 @@ export function reportSummary(r: ReportRecord, includeReference: boolean): Recor
 		status: r.status,
 		attemptId: r.attemptId,
 		code: r.code,
-		jobDescription: { id: r.jobDescription.id, title: r.jobDescription.title, company: r.jobDescription.company },
+		jobDescription: {
+			id: r.jobDescription.id,
+			title: r.jobDescription.title,
+			company: r.jobDescription.company,
+		},
 		candidate: { name: r.candidate.name, currentRole: r.candidate.currentRole },
 		result: r.result
-			? { score: r.result.score, summary: r.result.summary, scoreReasoning: r.result.scoreReasoning }
+			? {
+					score: r.result.score,
+					summary: r.result.summary,
+					scoreReasoning: r.result.scoreReasoning,
+				}
 			: null,
 	};
 	if (includeReference) view.externalReference = r.externalReference;
@@ -22,7 +30,13 @@ export function reportSummary(r: ReportRecord, includeReference: boolean): Recor
 }
 
 export function reportStatus(r: ReportRecord): Record<string, unknown> {
-	return { id: r.id, status: r.status, attemptId: r.attemptId, code: r.code, reportSystemVersion: r.reportSystemVersion };
+	return {
+		id: r.id,
+		status: r.status,
+		attemptId: r.attemptId,
+		code: r.code,
+		reportSystemVersion: r.reportSystemVersion,
+	};
 }
 
 export function reportResult(r: ReportRecord): Record<string, unknown> {
@@ -58,7 +72,11 @@ export function interviewView(i: InterviewRecord): Record<string, unknown> {
 }
 
 export function interviewResultView(i: InterviewRecord): Record<string, unknown> {
-	return { ...interviewView(i), schemaVersion: 1, result: i.evaluation === 'ready' ? i.result : null };
+	return {
+		...interviewView(i),
+		schemaVersion: 1,
+		result: i.evaluation === 'ready' ? i.result : null,
+	};
 }
 
 export function jobView(j: JobDescription): Record<string, unknown> {
@@ -80,6 +98,11 @@ export function jobView(j: JobDescription): Record<string, unknown> {
 
 /** The event envelope (spec "Events / Envelope"), as the feed and the webhook body carry it; a tombstone has no data. */
 export function eventBody(e: EventRecord): Record<string, unknown> {
-	const base = { id: e.id, type: e.type, schemaVersion: 1, occurredAt: new Date(e.occurredAt).toISOString() };
+	const base = {
+		id: e.id,
+		type: e.type,
+		schemaVersion: 1,
+		occurredAt: new Date(e.occurredAt).toISOString(),
+	};
 	return e.tombstone ? base : { ...base, data: e.data ?? {} };
 }

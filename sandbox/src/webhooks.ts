@@ -13,12 +13,25 @@ import { newId, newUuid } from './store';
 import type { DeliveryRecord, EventRecord, WebhookEndpoint } from './types';
 import { eventBody } from './views';
 
-export const RETRY_SCHEDULE_MS = [0, MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 8 * HOUR, 24 * HOUR];
+export const RETRY_SCHEDULE_MS = [
+	0,
+	MINUTE,
+	5 * MINUTE,
+	30 * MINUTE,
+	2 * HOUR,
+	8 * HOUR,
+	24 * HOUR,
+];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length;
 const RETENTION_MS = 30 * DAY;
 const SHOWN_ATTEMPTS = 7;
 
-export function signatureHeader(secrets: string[], msgId: string, timestamp: Date, body: string): string {
+export function signatureHeader(
+	secrets: string[],
+	msgId: string,
+	timestamp: Date,
+	body: string,
+): string {
 	return secrets.map((s) => new Webhook(s).sign(msgId, timestamp, body)).join(' ');
 }
 
@@ -44,7 +57,13 @@ export function dispatchEvent(ctx: Ctx, workspaceId: string, event: EventRecord)
 export function sendTest(ctx: Ctx, endpoint: WebhookEndpoint): DeliveryRecord {
 	const occurredAt = ctx.clock.now();
 	const id = newUuid();
-	const body = { id, type: 'webhook.test', schemaVersion: 1, occurredAt: new Date(occurredAt).toISOString(), data: { test: true } };
+	const body = {
+		id,
+		type: 'webhook.test',
+		schemaVersion: 1,
+		occurredAt: new Date(occurredAt).toISOString(),
+		data: { test: true },
+	};
 	return createDelivery(ctx, endpoint, {
 		eventId: id,
 		eventType: 'webhook.test',
@@ -55,9 +74,16 @@ export function sendTest(ctx: Ctx, endpoint: WebhookEndpoint): DeliveryRecord {
 	});
 }
 
-type DeliveryInput = Pick<DeliveryRecord, 'eventId' | 'eventType' | 'body' | 'eventOccurredAt' | 'reportId' | 'interviewId'>;
+type DeliveryInput = Pick<
+	DeliveryRecord,
+	'eventId' | 'eventType' | 'body' | 'eventOccurredAt' | 'reportId' | 'interviewId'
+>;
 
-export function createDelivery(ctx: Ctx, endpoint: WebhookEndpoint, input: DeliveryInput): DeliveryRecord {
+export function createDelivery(
+	ctx: Ctx,
+	endpoint: WebhookEndpoint,
+	input: DeliveryInput,
+): DeliveryRecord {
 	const delivery: DeliveryRecord = {
 		deliveryId: newId('dlv_'),
 		workspaceId: endpoint.workspaceId,
@@ -70,7 +96,8 @@ export function createDelivery(ctx: Ctx, endpoint: WebhookEndpoint, input: Deliv
 	};
 	ctx.store.deliveries[delivery.deliveryId] = delivery;
 	ctx.markDirty();
-	if (!endpoint.paused) ctx.timers.schedule(endpoint.workspaceId, 0, () => attempt(ctx, delivery.deliveryId));
+	if (!endpoint.paused)
+		ctx.timers.schedule(endpoint.workspaceId, 0, () => attempt(ctx, delivery.deliveryId));
 	return delivery;
 }
 
@@ -160,9 +187,12 @@ async function attempt(ctx: Ctx, deliveryId: string): Promise<void> {
 		await res.body.dump().catch(() => undefined); // response bodies are ignored
 	} catch (err) {
 		const name = (err as Error).name;
-		error = name === 'TimeoutError' || name === 'AbortError' || /timeout/i.test(String((err as Error).message))
-			? 'TIMEOUT'
-			: 'NETWORK_ERROR';
+		error =
+			name === 'TimeoutError' ||
+			name === 'AbortError' ||
+			/timeout/i.test(String((err as Error).message))
+				? 'TIMEOUT'
+				: 'NETWORK_ERROR';
 	}
 	if (ctx.timers.closed) return;
 	d.attempts.push({ at: timestamp.toISOString(), status, durationMs: Date.now() - started, error });
@@ -176,7 +206,8 @@ async function attempt(ctx: Ctx, deliveryId: string): Promise<void> {
 	const retryable = status === null || status === 408 || status === 429 || status >= 500;
 	if (!retryable) {
 		d.state = 'failed';
-		d.outcome = status !== null && status >= 300 && status < 400 ? 'REDIRECT_NOT_FOLLOWED' : `HTTP_${status}`;
+		d.outcome =
+			status !== null && status >= 300 && status < 400 ? 'REDIRECT_NOT_FOLLOWED' : `HTTP_${status}`;
 		return;
 	}
 	if (d.attemptCount >= MAX_ATTEMPTS) {
@@ -186,7 +217,9 @@ async function attempt(ctx: Ctx, deliveryId: string): Promise<void> {
 	}
 	let waitMs = RETRY_SCHEDULE_MS[d.attemptCount] * (0.9 + Math.random() * 0.2);
 	if (retryAfter !== null) waitMs = Math.min(Math.max(waitMs, retryAfter), 24 * HOUR);
-	ctx.timers.schedule(d.workspaceId, waitMs * ctx.opts.webhookTimeScale, () => attempt(ctx, deliveryId));
+	ctx.timers.schedule(d.workspaceId, waitMs * ctx.opts.webhookTimeScale, () =>
+		attempt(ctx, deliveryId),
+	);
 }
 
 /**
@@ -205,25 +238,59 @@ export interface CatchUpPreview {
 export const CATCH_UP_LIMIT = 500;
 export const CATCH_UP_TTL_MS = 10 * MINUTE;
 
-export function previewCatchUp(ctx: Ctx, endpoint: WebhookEndpoint, from: number, to: number): CatchUpPreview {
-	const delivered = new Set(Object.values(ctx.store.deliveries).filter((d) => d.endpointId === endpoint.id).map((d) => d.eventId));
+export function previewCatchUp(
+	ctx: Ctx,
+	endpoint: WebhookEndpoint,
+	from: number,
+	to: number,
+): CatchUpPreview {
+	const delivered = new Set(
+		Object.values(ctx.store.deliveries)
+			.filter((d) => d.endpointId === endpoint.id)
+			.map((d) => d.eventId),
+	);
 	const eventIds = ctx.store
 		.eventsOf(endpoint.workspaceId)
-		.filter((e) => e.occurredAt >= from && e.occurredAt < to && subscribed(endpoint, e.type) && !delivered.has(e.id))
+		.filter(
+			(e) =>
+				e.occurredAt >= from &&
+				e.occurredAt < to &&
+				subscribed(endpoint, e.type) &&
+				!delivered.has(e.id),
+		)
 		.slice(0, CATCH_UP_LIMIT)
 		.map((e) => e.id);
-	return { id: newId('cup_'), endpointId: endpoint.id, revision: endpoint.revision, expiresAt: ctx.clock.now() + CATCH_UP_TTL_MS, eventIds };
+	return {
+		id: newId('cup_'),
+		endpointId: endpoint.id,
+		revision: endpoint.revision,
+		expiresAt: ctx.clock.now() + CATCH_UP_TTL_MS,
+		eventIds,
+	};
 }
 
 export function sendCatchUp(ctx: Ctx, preview: CatchUpPreview): DeliveryRecord[] {
 	const endpoint = ctx.store.endpoints[preview.endpointId];
-	const delivered = new Set(Object.values(ctx.store.deliveries).filter((d) => d.endpointId === preview.endpointId).map((d) => d.eventId));
+	const delivered = new Set(
+		Object.values(ctx.store.deliveries)
+			.filter((d) => d.endpointId === preview.endpointId)
+			.map((d) => d.eventId),
+	);
 	const events = new Map(ctx.store.eventsOf(endpoint.workspaceId).map((e) => [e.id, e]));
 	const out: DeliveryRecord[] = [];
 	for (const id of preview.eventIds) {
 		const e = events.get(id);
 		if (!e || delivered.has(id)) continue;
-		out.push(createDelivery(ctx, endpoint, { eventId: e.id, eventType: e.type, body: JSON.stringify(eventBody(e)), eventOccurredAt: e.occurredAt, reportId: e.reportId, interviewId: e.interviewId }));
+		out.push(
+			createDelivery(ctx, endpoint, {
+				eventId: e.id,
+				eventType: e.type,
+				body: JSON.stringify(eventBody(e)),
+				eventOccurredAt: e.occurredAt,
+				reportId: e.reportId,
+				interviewId: e.interviewId,
+			}),
+		);
 	}
 	return out;
 }

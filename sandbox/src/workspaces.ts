@@ -23,7 +23,10 @@ export interface WorkspaceSettings extends Partial<WorkspaceLimits> {
 	interviewAllowance?: number;
 }
 
-export function createWorkspace(ctx: Ctx, o: { scopes?: Scope[]; keyExpiresInDays?: number } & WorkspaceSettings = {}) {
+export function createWorkspace(
+	ctx: Ctx,
+	o: { scopes?: Scope[]; keyExpiresInDays?: number } & WorkspaceSettings = {},
+) {
 	const ws: Workspace = {
 		id: newId('ws_'),
 		createdAt: ctx.clock.now(),
@@ -43,14 +46,40 @@ export function createWorkspace(ctx: Ctx, o: { scopes?: Scope[]; keyExpiresInDay
 	const job = createJob(ctx, ws.id, {});
 	const key = createKey(ctx, ws.id, o.scopes ?? [...ALL_SCOPES], o.keyExpiresInDays ?? 90);
 	ctx.markDirty();
-	return { workspaceId: ws.id, apiKey: key.secret, webhookSecret: ws.webhookSecret, jobDescriptionId: job.id };
+	return {
+		workspaceId: ws.id,
+		apiKey: key.secret,
+		webhookSecret: ws.webhookSecret,
+		jobDescriptionId: job.id,
+	};
 }
 
-export function jobRevision(j: Pick<JobDescription, 'title' | 'company' | 'description' | 'team' | 'location' | 'level' | 'employmentType'>, salt: string): string {
-	return sha256Hex(JSON.stringify([j.title, j.company, j.team, j.location, j.level, j.employmentType, j.description, salt]));
+export function jobRevision(
+	j: Pick<
+		JobDescription,
+		'title' | 'company' | 'description' | 'team' | 'location' | 'level' | 'employmentType'
+	>,
+	salt: string,
+): string {
+	return sha256Hex(
+		JSON.stringify([
+			j.title,
+			j.company,
+			j.team,
+			j.location,
+			j.level,
+			j.employmentType,
+			j.description,
+			salt,
+		]),
+	);
 }
 
-export function createJob(ctx: Ctx, workspaceId: string, fields: Partial<JobDescription>): JobDescription {
+export function createJob(
+	ctx: Ctx,
+	workspaceId: string,
+	fields: Partial<JobDescription>,
+): JobDescription {
 	const now = ctx.clock.now();
 	const job: JobDescription = {
 		id: newId('jd_'),
@@ -79,7 +108,9 @@ export function createJob(ctx: Ctx, workspaceId: string, fields: Partial<JobDesc
 export function deleteReport(ctx: Ctx, reportId: string): boolean {
 	const r = ctx.store.reports[reportId];
 	if (!r) return false;
-	const interviewIds = Object.values(ctx.store.interviews).filter((i) => i.reportId === reportId).map((i) => i.id);
+	const interviewIds = Object.values(ctx.store.interviews)
+		.filter((i) => i.reportId === reportId)
+		.map((i) => i.id);
 	for (const id of interviewIds) delete ctx.store.interviews[id];
 	delete ctx.store.reports[reportId];
 	ctx.store.files.delete(reportId);
@@ -93,7 +124,8 @@ export function sweepWorkspace(ctx: Ctx, workspaceId: string): void {
 	const cutoff = ctx.clock.now() - SANDBOX_DATA_MS;
 	for (const r of Object.values(ctx.store.reports)) {
 		if (r.workspaceId === workspaceId && r.createdAt < cutoff) {
-			for (const i of Object.values(ctx.store.interviews)) if (i.reportId === r.id) delete ctx.store.interviews[i.id];
+			for (const i of Object.values(ctx.store.interviews))
+				if (i.reportId === r.id) delete ctx.store.interviews[i.id];
 			delete ctx.store.reports[r.id];
 			ctx.store.files.delete(r.id);
 			ctx.markDirty();
@@ -117,9 +149,12 @@ export function resetWorkspace(ctx: Ctx, workspaceId: string): { apiKey: string 
 			store.files.delete(r.id);
 		}
 	}
-	for (const i of Object.values(store.interviews)) if (i.workspaceId === workspaceId) delete store.interviews[i.id];
-	for (const b of Object.values(store.batches)) if (b.workspaceId === workspaceId) delete store.batches[b.id];
-	for (const d of Object.values(store.deliveries)) if (d.workspaceId === workspaceId) delete store.deliveries[d.deliveryId];
+	for (const i of Object.values(store.interviews))
+		if (i.workspaceId === workspaceId) delete store.interviews[i.id];
+	for (const b of Object.values(store.batches))
+		if (b.workspaceId === workspaceId) delete store.batches[b.id];
+	for (const d of Object.values(store.deliveries))
+		if (d.workspaceId === workspaceId) delete store.deliveries[d.deliveryId];
 	store.events[workspaceId] = [];
 	store.mail[workspaceId] = [];
 	store.inbox[workspaceId] = [];

@@ -12,13 +12,15 @@ if (require.main === module) {
 		if (cmd === 'ensure') {
 			// The lines install side by side (each in its own folder, under its own lock): one downloads while the
 			// other builds sqlite3, which on a fresh machine takes minutes off doing them one after the other.
-			const hosts = await Promise.all(selectedN8nLines().map(async (line) => await ensureN8n(undefined, line)));
+			const hosts = await Promise.all(
+				selectedN8nLines().map(async (line) => await ensureN8n(undefined, line)),
+			);
 			for (const host of hosts) process.stdout.write(`${JSON.stringify(host)}\n`);
 		} else {
 			throw new Error(`unknown command ${cmd} (use: ensure)`);
 		}
 	})().catch((err: unknown) => {
-		process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+		process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
 		process.exit(1);
 	});
 }

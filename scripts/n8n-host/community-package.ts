@@ -17,7 +17,9 @@ export interface PackedPackage {
 }
 
 /** `npm run build` then `npm pack` into a fresh temporary folder. */
-export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = {}): Promise<PackedPackage> {
+export async function packPackage(
+	opts: { log?: Logger; skipBuild?: boolean } = {},
+): Promise<PackedPackage> {
 	const log = opts.log ?? defaultLog;
 	const env = cleanNpmEnv();
 	if (!opts.skipBuild) {
@@ -25,8 +27,16 @@ export async function packPackage(opts: { log?: Logger; skipBuild?: boolean } = 
 		await run('npm', ['run', 'build'], { cwd: REPO_ROOT, env, log, progress: 'npm run build' });
 	}
 	const dest = mkdtempSync(join(tmpdir(), 'ra-pack-'));
-	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], { cwd: REPO_ROOT, env, log });
-	const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string }>;
+	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dest], {
+		cwd: REPO_ROOT,
+		env,
+		log,
+	});
+	const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+		filename: string;
+		name: string;
+		version: string;
+	}>;
 	const tarball = join(dest, info[0].filename);
 	if (!existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}`);
 	log(`packed ${info[0].name}@${info[0].version} -> ${tarball}`);
@@ -50,7 +60,10 @@ export async function installCommunityPackage(
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const staging = mkdtempSync(join(tmpdir(), 'ra-unpack-'));
 	await run('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1']);
-	const manifest = JSON.parse(readFileSync(join(staging, 'package.json'), 'utf8')) as Record<string, unknown> & {
+	const manifest = JSON.parse(readFileSync(join(staging, 'package.json'), 'utf8')) as Record<
+		string,
+		unknown
+	> & {
 		name: string;
 		version: string;
 	};
@@ -96,5 +109,6 @@ export async function installCommunityPackage(
 /** Removes the temporary `ra-pack-*` folder packPackage() made for `tarball` (nothing else). */
 export function removePackedPackage(tarball: string): void {
 	const folder = dirname(tarball);
-	if (basename(folder).startsWith('ra-pack-') && dirname(folder) === tmpdir()) rmSync(folder, { recursive: true, force: true });
+	if (basename(folder).startsWith('ra-pack-') && dirname(folder) === tmpdir())
+		rmSync(folder, { recursive: true, force: true });
 }

@@ -8,7 +8,13 @@ import { executeWorkflow, n8nCli } from './n8n-commands';
 import { nodeEnv } from './node-runtime';
 import type { N8nHost } from './paths';
 import { delay, run, settlesWithin, type Logger, type RunResult } from './process';
-import type { CliExecution, ExecutionDetail, ExecutionSummary, IRunDataLike, WorkflowJson } from './run-data';
+import type {
+	CliExecution,
+	ExecutionDetail,
+	ExecutionSummary,
+	IRunDataLike,
+	WorkflowJson,
+} from './run-data';
 
 export interface OwnerLogin {
 	email: string;
@@ -82,7 +88,11 @@ export class N8nInstance {
 		method: string,
 		path: string,
 		body?: unknown,
-		opts: { expectStatus?: number | number[]; raw?: boolean; headers?: Record<string, string> } = {},
+		opts: {
+			expectStatus?: number | number[];
+			raw?: boolean;
+			headers?: Record<string, string>;
+		} = {},
 	): Promise<{ status: number; body: T; headers: Headers }> {
 		const res = await fetch(this.baseUrl + path, {
 			method,
@@ -102,7 +112,8 @@ export class N8nInstance {
 				parsed = text;
 			}
 		}
-		const expected = opts.expectStatus === undefined ? undefined : ([] as number[]).concat(opts.expectStatus);
+		const expected =
+			opts.expectStatus === undefined ? undefined : ([] as number[]).concat(opts.expectStatus);
 		if (expected ? !expected.includes(res.status) : res.status >= 400) {
 			throw new Error(`n8n ${method} ${path} -> ${res.status}: ${text.slice(0, 800)}`);
 		}
@@ -117,7 +128,10 @@ export class N8nInstance {
 
 	/** Creates the owner account (fresh instances only) and logs in; keeps the auth cookie. */
 	async setupOwner(owner: OwnerLogin = DEFAULT_OWNER): Promise<OwnerLogin> {
-		const settings = await this.rest<{ userManagement?: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
+		const settings = await this.rest<{ userManagement?: { showSetupOnFirstLoad?: boolean } }>(
+			'GET',
+			'/settings',
+		);
 		if (settings.userManagement?.showSetupOnFirstLoad !== false) {
 			const res = await this.request('POST', '/rest/owner/setup', owner);
 			this.takeCookie(res.headers);
@@ -142,11 +156,12 @@ export class N8nInstance {
 	}
 
 	/** Node types n8n knows (`/types/nodes.json`, as the editor loads them). */
-	async nodeTypes(): Promise<Array<{ name: string; displayName: string; version: number | number[] }>> {
-		const { body } = await this.request<Array<{ name: string; displayName: string; version: number | number[] }>>(
-			'GET',
-			'/types/nodes.json',
-		);
+	async nodeTypes(): Promise<
+		Array<{ name: string; displayName: string; version: number | number[] }>
+	> {
+		const { body } = await this.request<
+			Array<{ name: string; displayName: string; version: number | number[] }>
+		>('GET', '/types/nodes.json');
 		return body;
 	}
 
@@ -156,13 +171,26 @@ export class N8nInstance {
 	 * this: n8n loads whatever is in `nodes/node_modules`.
 	 */
 	async recordCommunityPackage(packageName: string): Promise<void> {
-		const manifestPath = join(this.userFolder, '.n8n', 'nodes', 'node_modules', packageName, 'package.json');
-		const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name: string; version: string; author?: { name?: string; email?: string } };
+		const manifestPath = join(
+			this.userFolder,
+			'.n8n',
+			'nodes',
+			'node_modules',
+			packageName,
+			'package.json',
+		);
+		const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+			name: string;
+			version: string;
+			author?: { name?: string; email?: string };
+		};
 		const pkg = { name: manifest.name, version: manifest.version, author: manifest.author };
 		const types = await this.nodeTypes();
 		const ours = types.filter((t) => t.name.startsWith(`${pkg.name}.`));
 		// n8n derives "<node>Tool" variants of usableAsTool nodes; the installer records only declared nodes.
-		const declared = ours.filter((t) => !(t.name.endsWith('Tool') && ours.some((b) => `${b.name}Tool` === t.name)));
+		const declared = ours.filter(
+			(t) => !(t.name.endsWith('Tool') && ours.some((b) => `${b.name}Tool` === t.name)),
+		);
 		const nodes = [...new Map(declared.map((t) => [t.name, t])).values()].map((t) => ({
 			name: t.displayName,
 			type: t.name,
@@ -190,37 +218,60 @@ export class N8nInstance {
 		await run(this.host.nodeBin, ['-e', script], {
 			cwd: this.host.hostDir,
 			env: nodeEnv(this.host, {
-				RA_RECORD: JSON.stringify({ db: join(this.userFolder, '.n8n', 'database.sqlite'), pkg, nodes }),
+				RA_RECORD: JSON.stringify({
+					db: join(this.userFolder, '.n8n', 'database.sqlite'),
+					pkg,
+					nodes,
+				}),
 			}),
 		});
 	}
 
 	async credentialTypes(): Promise<Array<{ name: string; displayName: string }>> {
-		const { body } = await this.request<Array<{ name: string; displayName: string }>>('GET', '/types/credentials.json');
+		const { body } = await this.request<Array<{ name: string; displayName: string }>>(
+			'GET',
+			'/types/credentials.json',
+		);
 		return body;
 	}
 
-	async createCredential(c: { name: string; type: string; data: Record<string, unknown> }): Promise<{ id: string; name: string }> {
+	async createCredential(c: {
+		name: string;
+		type: string;
+		data: Record<string, unknown>;
+	}): Promise<{ id: string; name: string }> {
 		return this.rest<{ id: string; name: string }>('POST', '/credentials', c);
 	}
 
 	async createWorkflow(wf: WorkflowJson): Promise<{ id: string; versionId: string; name: string }> {
-		const { id: _ignored, active: _active, ...body } = wf as WorkflowJson & { id?: string; active?: boolean };
+		const {
+			id: _ignored,
+			active: _active,
+			...body
+		} = wf as WorkflowJson & { id?: string; active?: boolean };
 		void _ignored;
 		void _active;
 		// n8n 1.x requires `active` on a new workflow (2.x activates by publishing, never on create).
 		const created = this.host.line === '1' ? { ...body, active: false } : body;
-		return this.rest<{ id: string; versionId: string; name: string }>('POST', '/workflows', created);
+		return this.rest<{ id: string; versionId: string; name: string }>(
+			'POST',
+			'/workflows',
+			created,
+		);
 	}
 
-	async getWorkflow(id: string): Promise<WorkflowJson & { id: string; versionId: string; active: boolean }> {
+	async getWorkflow(
+		id: string,
+	): Promise<WorkflowJson & { id: string; versionId: string; active: boolean }> {
 		return this.rest('GET', `/workflows/${encodeURIComponent(id)}`);
 	}
 
 	/** Publishes (activates) the current version of a workflow on the running instance. */
 	async activateWorkflow(id: string): Promise<void> {
 		const wf = await this.getWorkflow(id);
-		await this.rest('POST', `/workflows/${encodeURIComponent(id)}/activate`, { versionId: wf.versionId });
+		await this.rest('POST', `/workflows/${encodeURIComponent(id)}/activate`, {
+			versionId: wf.versionId,
+		});
 	}
 
 	async deactivateWorkflow(id: string): Promise<void> {
@@ -230,7 +281,10 @@ export class N8nInstance {
 	/** Executions of a workflow, newest first (summaries). */
 	async listExecutions(workflowId: string): Promise<ExecutionSummary[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const data = await this.rest<{ results: ExecutionSummary[] }>('GET', `/executions?filter=${filter}&limit=100`);
+		const data = await this.rest<{ results: ExecutionSummary[] }>(
+			'GET',
+			`/executions?filter=${filter}&limit=100`,
+		);
 		return data.results;
 	}
 
@@ -240,15 +294,24 @@ export class N8nInstance {
 			'GET',
 			`/executions/${encodeURIComponent(id)}`,
 		);
-		const runData = typeof data.data === 'string' ? (flatted(this.host).parse(data.data) as IRunDataLike) : data.data;
+		const runData =
+			typeof data.data === 'string'
+				? (flatted(this.host).parse(data.data) as IRunDataLike)
+				: data.data;
 		return { ...data, data: runData };
 	}
 
 	/** Waits until a workflow has at least `count` finished executions (then returns them, newest first). */
-	async waitForExecutions(workflowId: string, count: number, timeoutMs = 60_000): Promise<ExecutionSummary[]> {
+	async waitForExecutions(
+		workflowId: string,
+		count: number,
+		timeoutMs = 60_000,
+	): Promise<ExecutionSummary[]> {
 		const started = Date.now();
 		for (;;) {
-			const list = (await this.listExecutions(workflowId)).filter((e) => e.finished || e.stoppedAt || isFinalStatus(e.status));
+			const list = (await this.listExecutions(workflowId)).filter(
+				(e) => e.finished || e.stoppedAt || isFinalStatus(e.status),
+			);
 			if (list.length >= count) return list;
 			if (Date.now() - started > timeoutMs) {
 				throw new Error(
@@ -266,19 +329,28 @@ export class N8nInstance {
 			const res = await fetch(`${this.baseUrl}/webhook/${path}`, { method });
 			await res.arrayBuffer();
 			if (res.status !== 404) return res.status;
-			if (Date.now() - started > timeoutMs) throw new Error(`webhook /webhook/${path} still 404 after ${timeoutMs} ms`);
+			if (Date.now() - started > timeoutMs)
+				throw new Error(`webhook /webhook/${path} still 404 after ${timeoutMs} ms`);
 			await delay(300);
 		}
 	}
 
 	/** Runs an n8n CLI command against this instance's user folder (on a broker port of its own). */
 	async cli(args: string[], opts: { timeoutMs?: number } = {}): Promise<RunResult> {
-		return n8nCli(this.host, args, { userFolder: this.userFolder, env: this.env, timeoutMs: opts.timeoutMs });
+		return n8nCli(this.host, args, {
+			userFolder: this.userFolder,
+			env: this.env,
+			timeoutMs: opts.timeoutMs,
+		});
 	}
 
 	/** `n8n execute --id <id> --rawOutput`: the run result, or the error n8n reported. */
 	async executeWorkflow(id: string, opts: { timeoutMs?: number } = {}): Promise<CliExecution> {
-		return executeWorkflow(this.host, id, { userFolder: this.userFolder, env: this.env, timeoutMs: opts.timeoutMs });
+		return executeWorkflow(this.host, id, {
+			userFolder: this.userFolder,
+			env: this.env,
+			timeoutMs: opts.timeoutMs,
+		});
 	}
 }
 
@@ -291,7 +363,9 @@ function flatted(host: N8nHost): { parse: (s: string) => unknown } {
 	if (!module) {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { createRequire } = require('node:module') as typeof import('node:module');
-		module = createRequire(join(host.hostDir, 'node_modules', 'n8n', 'package.json'))('flatted') as { parse: (s: string) => unknown };
+		module = createRequire(join(host.hostDir, 'node_modules', 'n8n', 'package.json'))(
+			'flatted',
+		) as { parse: (s: string) => unknown };
 		flattedModules.set(host.hostDir, module);
 	}
 	return module;

@@ -13,9 +13,19 @@ export async function n8nCli(
 	o: { userFolder: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<RunResult> {
 	const brokerPort = await freePort();
-	const base = o.env ?? n8nEnv(host, { userFolder: o.userFolder, port: await freePort(), brokerPort });
-	const env = { ...base, N8N_USER_FOLDER: o.userFolder, N8N_RUNNERS_BROKER_PORT: String(brokerPort), N8N_PORT: String(await freePort()) };
-	return runRaw(host.nodeBin, [host.n8nBin, ...args], { cwd: o.userFolder, env, timeoutMs: o.timeoutMs ?? 180_000 });
+	const base =
+		o.env ?? n8nEnv(host, { userFolder: o.userFolder, port: await freePort(), brokerPort });
+	const env = {
+		...base,
+		N8N_USER_FOLDER: o.userFolder,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_PORT: String(await freePort()),
+	};
+	return runRaw(host.nodeBin, [host.n8nBin, ...args], {
+		cwd: o.userFolder,
+		env,
+		timeoutMs: o.timeoutMs ?? 180_000,
+	});
 }
 
 /** Parses n8n's JSON output, which starts at the first line that is `{` (log lines may precede and follow it). */
@@ -46,5 +56,13 @@ export async function executeWorkflow(
 	// community package loaded. The printed run is then the result; the crash is recorded, not hidden.
 	const crashedOnExit = host.line === '1' && res.signal === 'SIGSEGV' && !!run;
 	const ok = (res.code === 0 || crashedOnExit) && !!run && !run.data?.resultData?.error;
-	return { ok, code: res.code, signal: res.signal, crashedOnExit, run, stdout: res.stdout, stderr: res.stderr };
+	return {
+		ok,
+		code: res.code,
+		signal: res.signal,
+		crashedOnExit,
+		run,
+		stdout: res.stdout,
+		stderr: res.stderr,
+	};
 }

@@ -26,7 +26,13 @@ function sqliteBinding(hostDir: string): string {
 
 function hostOf(spec: N8nLineSpec, node: NodePaths): N8nHost {
 	const hostDir = join(cacheDir(), spec.cacheName);
-	return { ...node, line: spec.line, version: spec.version, hostDir, n8nBin: join(hostDir, 'node_modules', 'n8n', 'bin', 'n8n') };
+	return {
+		...node,
+		line: spec.line,
+		version: spec.version,
+		hostDir,
+		n8nBin: join(hostDir, 'node_modules', 'n8n', 'bin', 'n8n'),
+	};
 }
 
 /**
@@ -53,15 +59,23 @@ export async function ensureN8n(log: Logger = defaultLog, line: N8nLine = '2'): 
 		copyFileSync(join(spec.specDir, 'package-lock.json'), join(host.hostDir, 'package-lock.json'));
 		const env = nodeEnv(host);
 		const t0 = Date.now();
-		log(`installing n8n ${spec.version} into ${host.hostDir} on Node ${nodeVersion} (${spec.installNote})`);
-		await run(host.nodeBin, [host.npmCli, 'install', '--ignore-scripts', '--no-audit', '--no-fund'], {
-			cwd: host.hostDir,
-			env,
-			log,
-			progress: `npm install n8n ${spec.version}`,
-			timeoutMs: 30 * 60_000,
-		});
-		log(`npm install done in ${Math.round((Date.now() - t0) / 1000)} s; building sqlite3 from source (about a minute)`);
+		log(
+			`installing n8n ${spec.version} into ${host.hostDir} on Node ${nodeVersion} (${spec.installNote})`,
+		);
+		await run(
+			host.nodeBin,
+			[host.npmCli, 'install', '--ignore-scripts', '--no-audit', '--no-fund'],
+			{
+				cwd: host.hostDir,
+				env,
+				log,
+				progress: `npm install n8n ${spec.version}`,
+				timeoutMs: 30 * 60_000,
+			},
+		);
+		log(
+			`npm install done in ${Math.round((Date.now() - t0) / 1000)} s; building sqlite3 from source (about a minute)`,
+		);
 		await run(host.nodeBin, [host.npmCli, 'rebuild', 'sqlite3'], {
 			cwd: host.hostDir,
 			env,
@@ -72,8 +86,11 @@ export async function ensureN8n(log: Logger = defaultLog, line: N8nLine = '2'): 
 		if (!existsSync(sqliteBinding(host.hostDir))) {
 			throw new Error(`sqlite3 did not build: ${sqliteBinding(host.hostDir)} is missing`);
 		}
-		const version = (await run(host.nodeBin, [host.n8nBin, '--version'], { env, cwd: host.hostDir })).stdout.trim();
-		if (!version.includes(spec.version)) throw new Error(`expected n8n ${spec.version}, got "${version}"`);
+		const version = (
+			await run(host.nodeBin, [host.n8nBin, '--version'], { env, cwd: host.hostDir })
+		).stdout.trim();
+		if (!version.includes(spec.version))
+			throw new Error(`expected n8n ${spec.version}, got "${version}"`);
 		writeFileSync(marker, want);
 		log(`n8n ${version} ready on Node ${nodeVersion} (${Math.round((Date.now() - t0) / 1000)} s)`);
 		return host;

@@ -45,7 +45,10 @@ function downloadedNode(runtime: NodeRuntime): NodePaths {
 }
 
 /** The Node a runtime stands for, downloaded into the cache once. */
-export async function ensureNodeRuntime(runtime: NodeRuntime, log: Logger = defaultLog): Promise<NodePaths> {
+export async function ensureNodeRuntime(
+	runtime: NodeRuntime,
+	log: Logger = defaultLog,
+): Promise<NodePaths> {
 	const node = downloadedNode(runtime);
 	const prefix = join(cacheDir(), runtime.name);
 	const marker = join(prefix, '.installed');
@@ -58,19 +61,36 @@ export async function ensureNodeRuntime(runtime: NodeRuntime, log: Logger = defa
 	if (ok()) return node;
 	return withLock(prefix, log, async () => {
 		if (ok()) return node;
-		log(`installing Node ${runtime.major} (${runtime.nodePackage}) and ${runtime.npmPackage} into ${prefix}`);
+		log(
+			`installing Node ${runtime.major} (${runtime.nodePackage}) and ${runtime.npmPackage} into ${prefix}`,
+		);
 		rmSync(prefix, { recursive: true, force: true });
 		mkdirSync(prefix, { recursive: true });
-		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ name: runtime.name, private: true }, null, 2));
+		writeFileSync(
+			join(prefix, 'package.json'),
+			JSON.stringify({ name: runtime.name, private: true }, null, 2),
+		);
 		// The npm that runs this script installs the two packages; from then on that Node's own npm is used.
-		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', runtime.nodePackage, runtime.npmPackage], {
-			cwd: prefix,
-			log,
-			progress: `downloading Node ${runtime.major}`,
-			env: cleanNpmEnv(),
-		});
+		await run(
+			'npm',
+			[
+				'install',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				runtime.nodePackage,
+				runtime.npmPackage,
+			],
+			{
+				cwd: prefix,
+				log,
+				progress: `downloading Node ${runtime.major}`,
+				env: cleanNpmEnv(),
+			},
+		);
 		const version = (await run(node.nodeBin, ['--version'])).stdout.trim();
-		if (!version.startsWith(`v${runtime.major}.`)) throw new Error(`expected Node ${runtime.major}, got ${version}`);
+		if (!version.startsWith(`v${runtime.major}.`))
+			throw new Error(`expected Node ${runtime.major}, got ${version}`);
 		writeFileSync(marker, want);
 		log(`Node ${version} ready`);
 		return node;

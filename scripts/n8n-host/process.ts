@@ -53,7 +53,10 @@ export function runRaw(cmd: string, args: string[], opts: RunOptions = {}): Prom
 		let stderr = '';
 		const started = Date.now();
 		const beat = opts.progress
-			? setInterval(() => log(`${opts.progress} … ${Math.round((Date.now() - started) / 1000)} s`), 15000)
+			? setInterval(
+					() => log(`${opts.progress} … ${Math.round((Date.now() - started) / 1000)} s`),
+					15000,
+				)
 			: undefined;
 		const timer = opts.timeoutMs
 			? setTimeout(() => {
@@ -120,7 +123,8 @@ export async function withLock<T>(dir: string, log: Logger, fn: () => Promise<T>
 				log(`waiting for another process (pid ${owner || '?'}) to finish installing into ${dir}`);
 				told = true;
 			}
-			if (Date.now() - started > 20 * 60_000) throw new Error(`lock ${lock} held for over 20 minutes`);
+			if (Date.now() - started > 20 * 60_000)
+				throw new Error(`lock ${lock} held for over 20 minutes`);
 			await delay(2000);
 		}
 	}
@@ -158,7 +162,8 @@ export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<bo
 /** The environment of this process without the npm variables of a calling `npm run`. */
 export function cleanNpmEnv(): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = { ...process.env };
-	for (const key of Object.keys(env)) if (/^npm_(config|package|lifecycle)_/i.test(key)) delete env[key];
+	for (const key of Object.keys(env))
+		if (/^npm_(config|package|lifecycle)_/i.test(key)) delete env[key];
 	return env;
 }
 

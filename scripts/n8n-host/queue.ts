@@ -129,8 +129,14 @@ export class QueueStack {
 	}
 
 	/** Environment of one process: the shared queue settings plus its own ports. */
-	private processEnv(port: number, brokerPort: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-		const webhookUrl = this.firstWebhookPort ? `http://127.0.0.1:${this.firstWebhookPort}/` : undefined;
+	private processEnv(
+		port: number,
+		brokerPort: number,
+		extra: NodeJS.ProcessEnv = {},
+	): NodeJS.ProcessEnv {
+		const webhookUrl = this.firstWebhookPort
+			? `http://127.0.0.1:${this.firstWebhookPort}/`
+			: undefined;
 		return n8nEnv(this.host, {
 			userFolder: this.userFolder,
 			port,
@@ -141,7 +147,9 @@ export class QueueStack {
 
 	private async startMain(port?: number): Promise<QueueProcess> {
 		if (port) this.ports.add(port);
-		const [mainPort, brokerPort] = port ? [port, ...(await freePorts(1, this.ports))] : await freePorts(2, this.ports);
+		const [mainPort, brokerPort] = port
+			? [port, ...(await freePorts(1, this.ports))]
+			: await freePorts(2, this.ports);
 		const instance = await startN8n({
 			userFolder: this.userFolder,
 			port: mainPort,
@@ -173,11 +181,17 @@ export class QueueStack {
 
 	private async spawnProcess(role: 'worker' | 'webhook', name: string): Promise<QueueProcess> {
 		const first = role === 'webhook' && name === 'webhook-1' && this.firstWebhookPort;
-		const [port, brokerPort] = first ? [this.firstWebhookPort!, ...(await freePorts(1, this.ports))] : await freePorts(2, this.ports);
+		const [port, brokerPort] = first
+			? [this.firstWebhookPort!, ...(await freePorts(1, this.ports))]
+			: await freePorts(2, this.ports);
 		// A worker answers /healthz/readiness on its health server; a webhook process on its HTTP port.
 		const extra: NodeJS.ProcessEnv =
 			role === 'worker'
-				? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
+				? {
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					}
 				: {};
 		const instance = await startN8n({
 			userFolder: this.userFolder,
@@ -239,25 +253,41 @@ export class QueueStack {
 	 * Starts a workflow as the editor's "Execute workflow" button does (POST /rest/workflows/:id/run from its
 	 * trigger); in queue mode the main enqueues it and a worker runs it. Resolves with the finished execution.
 	 */
-	async runManually(workflowId: string, triggerName: string, timeoutMs = 300_000): Promise<ExecutionDetail & { worker?: string }> {
+	async runManually(
+		workflowId: string,
+		triggerName: string,
+		timeoutMs = 300_000,
+	): Promise<ExecutionDetail & { worker?: string }> {
 		const main = this.main.instance;
-		const started = await main.rest<{ executionId?: string; waitingForWebhook?: boolean }>('POST', `/workflows/${encodeURIComponent(workflowId)}/run`, {
-			triggerToStartFrom: { name: triggerName },
-		});
-		if (!started.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+		const started = await main.rest<{ executionId?: string; waitingForWebhook?: boolean }>(
+			'POST',
+			`/workflows/${encodeURIComponent(workflowId)}/run`,
+			{
+				triggerToStartFrom: { name: triggerName },
+			},
+		);
+		if (!started.executionId)
+			throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
 		return this.waitForExecution(started.executionId, timeoutMs);
 	}
 
 	/** Waits until an execution has a final status; returns it with the worker that ran it. */
-	async waitForExecution(executionId: string, timeoutMs = 300_000): Promise<ExecutionDetail & { worker?: string }> {
+	async waitForExecution(
+		executionId: string,
+		timeoutMs = 300_000,
+	): Promise<ExecutionDetail & { worker?: string }> {
 		const main = this.main.instance;
 		const started = Date.now();
 		for (;;) {
-			const summary = await main.rest<{ status: string; finished: boolean; stoppedAt?: string | null }>(
-				'GET',
-				`/executions/${encodeURIComponent(executionId)}`,
-			);
-			if (['success', 'error', 'crashed', 'canceled'].includes(summary.status) && summary.stoppedAt) {
+			const summary = await main.rest<{
+				status: string;
+				finished: boolean;
+				stoppedAt?: string | null;
+			}>('GET', `/executions/${encodeURIComponent(executionId)}`);
+			if (
+				['success', 'error', 'crashed', 'canceled'].includes(summary.status) &&
+				summary.stoppedAt
+			) {
 				const detail = await main.getExecution(executionId);
 				return { ...detail, worker: this.whoRan(executionId) };
 			}
@@ -272,7 +302,8 @@ export class QueueStack {
 	async stop(): Promise<void> {
 		if (this.stopping) return;
 		this.stopping = true;
-		const quiet = (p: Promise<unknown>) => p.catch((e: unknown) => this.log(`stop: ${(e as Error).message}`));
+		const quiet = (p: Promise<unknown>) =>
+			p.catch((e: unknown) => this.log(`stop: ${(e as Error).message}`));
 		await Promise.all(this.webhooks.map((p) => quiet(p.instance.stop())));
 		await Promise.all(this.workers.map((p) => quiet(p.instance.stop())));
 		if (this.main) await quiet(this.main.instance.stop());

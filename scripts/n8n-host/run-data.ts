@@ -37,7 +37,12 @@ export interface IRunDataLike {
 			string,
 			Array<{
 				error?: { message: string; description?: string; [k: string]: unknown };
-				data?: { main: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, unknown> }> | null> };
+				data?: {
+					main: Array<Array<{
+						json: Record<string, unknown>;
+						binary?: Record<string, unknown>;
+					}> | null>;
+				};
 				executionStatus?: string;
 			}>
 		>;
@@ -62,7 +67,12 @@ export interface CliExecution {
 }
 
 /** Output items of a node in a run: `items(run, 'Node')[outputIndex]`. */
-export function nodeOutput(run: IRunDataLike, nodeName: string, outputIndex = 0, runIndex = -1): Array<Record<string, unknown>> {
+export function nodeOutput(
+	run: IRunDataLike,
+	nodeName: string,
+	outputIndex = 0,
+	runIndex = -1,
+): Array<Record<string, unknown>> {
 	const runs = run.resultData.runData[nodeName];
 	if (!runs || runs.length === 0) return [];
 	const r = runs.at(runIndex)!;
@@ -70,6 +80,9 @@ export function nodeOutput(run: IRunDataLike, nodeName: string, outputIndex = 0,
 	return (out ?? []).map((i) => i.json);
 }
 
-export function nodeError(run: IRunDataLike, nodeName: string): { message: string; description?: string } | undefined {
+export function nodeError(
+	run: IRunDataLike,
+	nodeName: string,
+): { message: string; description?: string } | undefined {
 	return run.resultData.runData[nodeName]?.at(-1)?.error;
 }

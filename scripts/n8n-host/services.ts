@@ -5,7 +5,16 @@
  * Debian system users (`postgres`, `redis`), their folders owned by them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+	chownSync,
+	closeSync,
+	existsSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+} from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +39,8 @@ interface Account {
 /** The system account a server runs as when we are root (undefined: run as ourselves). */
 function serviceAccount(user: string): Account | undefined {
 	if (process.getuid?.() !== 0) return undefined;
-	const id = (flag: string) => Number(execFileSync('id', [flag, user], { encoding: 'utf8' }).trim());
+	const id = (flag: string) =>
+		Number(execFileSync('id', [flag, user], { encoding: 'utf8' }).trim());
 	return { uid: id('-u'), gid: id('-g') };
 }
 
@@ -60,7 +70,13 @@ function spawnServer(
 	return { child, exited };
 }
 
-async function stopGroup(child: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals, log: Logger, name: string) {
+async function stopGroup(
+	child: ChildProcess,
+	exited: Promise<void>,
+	signal: NodeJS.Signals,
+	log: Logger,
+	name: string,
+) {
 	if (child.exitCode !== null || child.signalCode !== null) return;
 	const send = (sig: NodeJS.Signals) => {
 		try {
@@ -111,13 +127,28 @@ export async function startRedis(o: { log: Logger; logDir?: string }): Promise<S
 	// No persistence: the queue lives as long as the stack.
 	const { child, exited } = spawnServer(
 		REDIS_SERVER,
-		['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--dir',
+			dir,
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+		],
 		{ account, logFile, cwd: dir },
 	);
 	const started = Date.now();
 	while (!(await canConnect(port))) {
-		if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})\n${logTail(logFile)}`);
-		if (Date.now() - started > 30_000) throw new Error(`redis-server not listening on ${port} after 30 s\n${logTail(logFile)}`);
+		if (child.exitCode !== null)
+			throw new Error(`redis-server exited (${child.exitCode})\n${logTail(logFile)}`);
+		if (Date.now() - started > 30_000)
+			throw new Error(`redis-server not listening on ${port} after 30 s\n${logTail(logFile)}`);
 		await delay(100);
 	}
 	o.log(`Redis on 127.0.0.1:${port} (pid ${child.pid}); log: ${logFile}`);
@@ -142,7 +173,10 @@ function postgresBinDir(): string | undefined {
 	const base = '/usr/lib/postgresql';
 	if (!existsSync(base)) return undefined;
 	const majors = readdirSync(base)
-		.filter((v) => existsSync(join(base, v, 'bin', 'postgres')) && existsSync(join(base, v, 'bin', 'initdb')))
+		.filter(
+			(v) =>
+				existsSync(join(base, v, 'bin', 'postgres')) && existsSync(join(base, v, 'bin', 'initdb')),
+		)
 		.sort((a, b) => Number(b) - Number(a));
 	return majors.length ? join(base, majors[0], 'bin') : undefined;
 }
@@ -153,7 +187,11 @@ export interface PostgresProcess extends ServiceProcess {
 	binDir: string;
 }
 
-export async function startPostgres(o: { log: Logger; logDir?: string; database?: string }): Promise<PostgresProcess> {
+export async function startPostgres(o: {
+	log: Logger;
+	logDir?: string;
+	database?: string;
+}): Promise<PostgresProcess> {
 	ensureDebianPackage('postgresql', () => postgresBinDir() !== undefined, o.log);
 	const binDir = postgresBinDir()!;
 	const account = serviceAccount('postgres');
@@ -165,26 +203,64 @@ export async function startPostgres(o: { log: Logger; logDir?: string; database?
 	const logFile = join(o.logDir ?? dir, `postgres-${port}.log`);
 	const asAccount = account ? { uid: account.uid, gid: account.gid } : {};
 	// Trust on loopback only: the server listens on 127.0.0.1 and a socket in its private folder.
-	await runAs(join(binDir, 'initdb'), ['-D', data, '-U', user, '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C.UTF-8'], asAccount, dir);
+	await runAs(
+		join(binDir, 'initdb'),
+		['-D', data, '-U', user, '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C.UTF-8'],
+		asAccount,
+		dir,
+	);
 	// Durability settings off: this database lives as long as the stack.
 	const { child, exited } = spawnServer(
 		join(binDir, 'postgres'),
-		['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+		[
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-k',
+			dir,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+			'-c',
+			'max_connections=200',
+		],
 		{ account, logFile, cwd: dir },
 	);
 	const started = Date.now();
 	for (;;) {
-		if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode})\n${logTail(logFile)}`);
-		const ready = await run(join(binDir, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-q'], {}).then(
+		if (child.exitCode !== null)
+			throw new Error(`postgres exited (${child.exitCode})\n${logTail(logFile)}`);
+		const ready = await run(
+			join(binDir, 'pg_isready'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', user, '-q'],
+			{},
+		).then(
 			() => true,
 			() => false,
 		);
 		if (ready) break;
-		if (Date.now() - started > 60_000) throw new Error(`postgres not ready on ${port} after 60 s\n${logTail(logFile)}`);
+		if (Date.now() - started > 60_000)
+			throw new Error(`postgres not ready on ${port} after 60 s\n${logTail(logFile)}`);
 		await delay(200);
 	}
-	await run(join(binDir, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, database]);
-	o.log(`PostgreSQL ${binDir.split('/').at(-2)} on 127.0.0.1:${port} (pid ${child.pid}, database ${database}); log: ${logFile}`);
+	await run(join(binDir, 'createdb'), [
+		'-h',
+		'127.0.0.1',
+		'-p',
+		String(port),
+		'-U',
+		user,
+		database,
+	]);
+	o.log(
+		`PostgreSQL ${binDir.split('/').at(-2)} on 127.0.0.1:${port} (pid ${child.pid}, database ${database}); log: ${logFile}`,
+	);
 	return {
 		name: 'postgres',
 		port,
@@ -201,13 +277,27 @@ export async function startPostgres(o: { log: Logger; logDir?: string; database?
 	};
 }
 
-function runAs(cmd: string, args: string[], account: { uid?: number; gid?: number }, cwd: string): Promise<void> {
+function runAs(
+	cmd: string,
+	args: string[],
+	account: { uid?: number; gid?: number },
+	cwd: string,
+): Promise<void> {
 	return new Promise((resolveRun, reject) => {
-		const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...account, env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' } });
+		const child = spawn(cmd, args, {
+			cwd,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			...account,
+			env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' },
+		});
 		let out = '';
 		child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
 		child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
 		child.once('error', reject);
-		child.once('close', (code) => (code === 0 ? resolveRun() : reject(new Error(`${cmd} exited with ${code}\n${out.slice(-2000)}`))));
+		child.once('close', (code) =>
+			code === 0
+				? resolveRun()
+				: reject(new Error(`${cmd} exited with ${code}\n${out.slice(-2000)}`)),
+		);
 	});
 }

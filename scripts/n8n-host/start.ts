@@ -37,9 +37,14 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const env = n8nEnv(host, { userFolder: opts.userFolder, port, brokerPort, env: opts.env });
 	const command = opts.command ?? 'start';
 	const label = opts.label ?? 'n8n';
-	const logFile = join(opts.userFolder, label === 'n8n' ? `n8n-${port}.log` : `n8n-${label}-${port}.log`);
+	const logFile = join(
+		opts.userFolder,
+		label === 'n8n' ? `n8n-${port}.log` : `n8n-${label}-${port}.log`,
+	);
 	const out = openSync(logFile, 'a');
-	log(`starting ${label} ${host.version}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`);
+	log(
+		`starting ${label} ${host.version}${command === 'start' ? '' : ` (n8n ${command})`} on http://127.0.0.1:${port} (task broker ${brokerPort}); log: ${logFile}`,
+	);
 	const child = spawn(host.nodeBin, [host.n8nBin, command], {
 		cwd: opts.userFolder,
 		env,
@@ -48,13 +53,24 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	});
 	closeSync(out);
 	killGroupOnExit(child);
-	const instance = new N8nInstance(host, child, opts.userFolder, port, brokerPort, logFile, env, log);
+	const instance = new N8nInstance(
+		host,
+		child,
+		opts.userFolder,
+		port,
+		brokerPort,
+		logFile,
+		env,
+		log,
+	);
 	const timeout = opts.readyTimeoutMs ?? 180_000;
 	const started = Date.now();
 	let lastBeat = started;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
-			throw new Error(`${label} exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`);
+			throw new Error(
+				`${label} exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`,
+			);
 		}
 		try {
 			const res = await fetch(`${instance.baseUrl}/healthz/readiness`);

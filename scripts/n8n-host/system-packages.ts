@@ -15,7 +15,9 @@ export function ensureDebianPackage(pkg: string, probe: () => boolean, log: Logg
 	const root = process.getuid?.() === 0;
 	const sudo = root ? [] : ['sudo', '-n'];
 	if (!root && !existsSync('/usr/bin/sudo')) {
-		throw new Error(`${pkg} is missing: install it (apt-get install -y ${pkg}) or run this as root`);
+		throw new Error(
+			`${pkg} is missing: install it (apt-get install -y ${pkg}) or run this as root`,
+		);
 	}
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	const apt = (args: string[]) => {

@@ -1,7 +1,16 @@
 /**
  * N8N_USER_FOLDERs: one fresh folder per run, kept in the cache, old ones pruned.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cacheDir } from './paths';
 import { pidAlive } from './process';
@@ -11,7 +20,9 @@ import { pidAlive } from './process';
  * map never sees the package copies n8n keeps under `.n8n/nodes` (they would collide with this package's name).
  */
 export function runsDir(): string {
-	return process.env.RA_N8N_RUNS_DIR ? resolve(process.env.RA_N8N_RUNS_DIR) : join(cacheDir(), 'runs');
+	return process.env.RA_N8N_RUNS_DIR
+		? resolve(process.env.RA_N8N_RUNS_DIR)
+		: join(cacheDir(), 'runs');
 }
 
 /** How many finished run folders runsDir() keeps (each holds a SQLite database of tens of MB). */
@@ -25,7 +36,9 @@ export function createUserFolder(label = 'run'): string {
 	const base = runsDir();
 	mkdirSync(base, { recursive: true });
 	pruneRunFolders(base);
-	const folder = mkdtempSync(join(base, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}-`));
+	const folder = mkdtempSync(
+		join(base, `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}-`),
+	);
 	mkdirSync(join(folder, '.n8n'), { recursive: true });
 	writeFileSync(join(folder, '.owner-pid'), String(process.pid));
 	return folder;

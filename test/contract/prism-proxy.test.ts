@@ -22,7 +22,10 @@ afterAll(async () => {
 const call = (base: string, method: string, path: string, body?: unknown) =>
 	fetch(`${base}${path}`, {
 		method,
-		headers: { authorization: `Bearer ${sb.seed.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		headers: {
+			authorization: `Bearer ${sb.seed.apiKey}`,
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 
@@ -38,10 +41,15 @@ test('the sandbox answers pass through Prism unchanged and with no violation', a
 
 test('a request off the contract is refused by Prism (422) and reported', async () => {
 	const before = proxy.violations.length;
-	const res = await call(proxy.url, 'POST', '/api/v1/analysis-quotes', { reportId: 'rpt_x', surprise: 1 });
+	const res = await call(proxy.url, 'POST', '/api/v1/analysis-quotes', {
+		reportId: 'rpt_x',
+		surprise: 1,
+	});
 	expect(res.status).toBe(422);
 	expect(res.headers.get('content-type')).toBe('application/problem+json');
-	expect(proxy.violations.slice(before).join('\n')).toMatch(/POST \/api\/v1\/analysis-quotes: .*UNPROCESSABLE_ENTITY/);
+	expect(proxy.violations.slice(before).join('\n')).toMatch(
+		/POST \/api\/v1\/analysis-quotes: .*UNPROCESSABLE_ENTITY/,
+	);
 });
 
 test('an answer off the contract becomes 500 VIOLATIONS and is reported', async () => {

@@ -50,7 +50,11 @@ interface SentRequest {
 }
 const sent: SentRequest[] = [];
 
-async function call(method: string, path: string, o: { body?: unknown; key?: string | null; idem?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function call(
+	method: string,
+	path: string,
+	o: { body?: unknown; key?: string | null; idem?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
 	const headers: Record<string, string> = { ...(o.headers ?? {}) };
 	const key = o.key === undefined ? apiKey : o.key;
 	if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -69,7 +73,15 @@ async function call(method: string, path: string, o: { body?: unknown; key?: str
 		// keep the text: the contract check reports a non-JSON body
 	}
 	const error = res.status >= 400 ? body?.error : undefined;
-	sent.push({ method, path, body: o.body, idem: o.idem, status: res.status, reason: error?.reason, details: error?.details });
+	sent.push({
+		method,
+		path,
+		body: o.body,
+		idem: o.idem,
+		status: res.status,
+		reason: error?.reason,
+		details: error?.details,
+	});
 	return { status: res.status, headers: res.headers, body };
 }
 
@@ -87,12 +99,24 @@ async function control(method: string, path: string, body?: unknown): Promise<Js
 const idem = (label: string) => `contract-${label}-${++keySeq}`;
 
 function expectError(r: Reply, status: number, reason?: string): void {
-	expect({ status: r.status, reason: r.body?.error?.reason }).toEqual({ status, reason: reason ?? r.body?.error?.reason });
+	expect({ status: r.status, reason: r.body?.error?.reason }).toEqual({
+		status,
+		reason: reason ?? r.body?.error?.reason,
+	});
 }
 
 /** The storage PUT; `code` is the <Code> of storage's S3-style XML error body. */
-async function putFile(url: string, bytes: Buffer, contentType: string, extra: Record<string, string> = {}): Promise<Reply & { code?: string }> {
-	const res = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType, ...extra }, body: bytes });
+async function putFile(
+	url: string,
+	bytes: Buffer,
+	contentType: string,
+	extra: Record<string, string> = {},
+): Promise<Reply & { code?: string }> {
+	const res = await fetch(url, {
+		method: 'PUT',
+		headers: { 'content-type': contentType, ...extra },
+		body: bytes,
+	});
 	const text = await res.text();
 	return { status: res.status, headers: res.headers, body: text, code: storageErrorOf(text)?.Code };
 }
@@ -103,8 +127,12 @@ function expectStorage(r: { status: number; code?: string }, status: number, cod
 
 let candidateSeq = 0;
 /** Prepares, uploads and returns a report; `outcome` picks the worker's result through the fixture. */
-async function uploadedReport(o: ResumeOptions & { docx?: boolean; externalReference?: { source: string; id: string } } = {}) {
-	const bytes = o.docx ? makeDocx({ candidate: `Candidate ${++candidateSeq}`, ...o }) : makePdf({ candidate: `Candidate ${++candidateSeq}`, ...o });
+async function uploadedReport(
+	o: ResumeOptions & { docx?: boolean; externalReference?: { source: string; id: string } } = {},
+) {
+	const bytes = o.docx
+		? makeDocx({ candidate: `Candidate ${++candidateSeq}`, ...o })
+		: makePdf({ candidate: `Candidate ${++candidateSeq}`, ...o });
 	const input: Record<string, unknown> = {
 		fileName: o.docx ? 'resume.docx' : 'resume.pdf',
 		fileSize: bytes.length,
@@ -122,10 +150,17 @@ async function uploadedReport(o: ResumeOptions & { docx?: boolean; externalRefer
 async function startAnalysis(reportId: string): Promise<Reply> {
 	const quote = await call('POST', '/api/v1/analysis-quotes', { body: { reportId } });
 	expect(quote.status).toBe(200);
-	return call('POST', '/api/v1/analyses', { body: { reportId, quoteFingerprint: quote.body.data.fingerprint }, idem: idem('start') });
+	return call('POST', '/api/v1/analyses', {
+		body: { reportId, quoteFingerprint: quote.body.data.fingerprint },
+		idem: idem('start'),
+	});
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15000): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined>,
+	timeoutMs = 15000,
+): Promise<T> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {
 		const v = await probe();
@@ -135,7 +170,10 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 	}
 }
 
-async function waitForReport(reportId: string, statuses = ['completed', 'requires_action', 'failed']): Promise<Json> {
+async function waitForReport(
+	reportId: string,
+	statuses = ['completed', 'requires_action', 'failed'],
+): Promise<Json> {
 	return waitFor(`report ${reportId}`, async () => {
 		const r = await call('GET', `/api/v1/reports/${reportId}/status`);
 		return statuses.includes(r.body?.data?.status) ? r.body.data : undefined;
@@ -172,12 +210,19 @@ afterAll(async () => {
 // ------------------------------------------------------------------------------------------ job descriptions
 describe('job descriptions', () => {
 	test('list, page and read', async () => {
-		await control('POST', `/_sandbox/workspaces/${workspaceId}/job-descriptions`, { title: 'Data Engineer', company: 'Example Co', description: 'Pipelines.' });
+		await control('POST', `/_sandbox/workspaces/${workspaceId}/job-descriptions`, {
+			title: 'Data Engineer',
+			company: 'Example Co',
+			description: 'Pipelines.',
+		});
 		const page = await call('GET', '/api/v1/job-descriptions?limit=1');
 		expect(page.status).toBe(200);
 		expect(page.body.data.items).toHaveLength(1);
 		expect(typeof page.body.data.nextCursor).toBe('string');
-		const next = await call('GET', `/api/v1/job-descriptions?limit=1&cursor=${encodeURIComponent(page.body.data.nextCursor)}`);
+		const next = await call(
+			'GET',
+			`/api/v1/job-descriptions?limit=1&cursor=${encodeURIComponent(page.body.data.nextCursor)}`,
+		);
 		expect(next.status).toBe(200);
 		const one = await call('GET', `/api/v1/job-descriptions/${jobId}`);
 		expect(one.status).toBe(200);
@@ -190,9 +235,15 @@ describe('job descriptions', () => {
 // ------------------------------------------------------------------------------------------ uploads
 describe('uploads', () => {
 	test('prepare (PDF and DOCX, inline job), PUT, refresh, cancel', async () => {
-		const pdf = await uploadedReport({ externalReference: { source: 'contract-ats', id: 'APP-1' } });
+		const pdf = await uploadedReport({
+			externalReference: { source: 'contract-ats', id: 'APP-1' },
+		});
 		const fresh = await call('GET', `/api/v1/reports/${pdf.reportId}?include=reference`);
-		expect(fresh.body.data).toMatchObject({ status: 'queued', attemptId: null, externalReference: { source: 'contract-ats', id: 'APP-1' } });
+		expect(fresh.body.data).toMatchObject({
+			status: 'queued',
+			attemptId: null,
+			externalReference: { source: 'contract-ats', id: 'APP-1' },
+		});
 		const refreshed = await call('POST', `/api/v1/uploads/${pdf.reportId}/url`);
 		expect(refreshed.status).toBe(200);
 		expect(refreshed.body.data.upload.url).not.toBe(pdf.upload.url);
@@ -200,78 +251,178 @@ describe('uploads', () => {
 
 		const bytes = makePdf({ candidate: 'Inline Job' });
 		const inline = await call('POST', '/api/v1/uploads', {
-			body: { fileName: 'inline.pdf', fileSize: bytes.length, mimeType: PDF_MIME, jobDescription: { kind: 'text', text: 'Senior backend engineer, TypeScript.' } },
+			body: {
+				fileName: 'inline.pdf',
+				fileSize: bytes.length,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'text', text: 'Senior backend engineer, TypeScript.' },
+			},
 			idem: idem('inline'),
 		});
 		expect(inline.status).toBe(201);
 		const cancel = await call('DELETE', `/api/v1/uploads/${inline.body.data.reportId}`);
 		expect(cancel.status).toBe(204);
 		expect((await call('DELETE', `/api/v1/uploads/${inline.body.data.reportId}`)).status).toBe(204);
-		expectError(await call('POST', `/api/v1/uploads/${inline.body.data.reportId}/url`), 404, 'PREPARATION_EXPIRED');
+		expectError(
+			await call('POST', `/api/v1/uploads/${inline.body.data.reportId}/url`),
+			404,
+			'PREPARATION_EXPIRED',
+		);
 	});
 
 	test('idempotent replay and changed body under a used key', async () => {
 		const bytes = makePdf({ candidate: 'Replay' });
-		const body = { fileName: 'replay.pdf', fileSize: bytes.length, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } };
+		const body = {
+			fileName: 'replay.pdf',
+			fileSize: bytes.length,
+			mimeType: PDF_MIME,
+			jobDescription: { kind: 'existing', id: jobId },
+		};
 		const key = idem('replay');
 		const first = await call('POST', '/api/v1/uploads', { body, idem: key });
 		const again = await call('POST', '/api/v1/uploads', { body, idem: key });
 		expect(first.status).toBe(201);
 		expect(again.status).toBe(201);
 		expect(again.body.data.reportId).toBe(first.body.data.reportId);
-		expectError(await call('POST', '/api/v1/uploads', { body: { ...body, fileSize: bytes.length + 1 }, idem: key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+		expectError(
+			await call('POST', '/api/v1/uploads', {
+				body: { ...body, fileSize: bytes.length + 1 },
+				idem: key,
+			}),
+			409,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 	});
 
 	test('preparation errors: validation, missing key, unknown job, conflicts', async () => {
-		const good = { fileName: 'a.pdf', fileSize: 1000, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } };
-		const invalid = await call('POST', '/api/v1/uploads', { body: { ...good, fileSize: 10485761, fileName: 'a/b.pdf' }, idem: idem('bad') });
+		const good = {
+			fileName: 'a.pdf',
+			fileSize: 1000,
+			mimeType: PDF_MIME,
+			jobDescription: { kind: 'existing', id: jobId },
+		};
+		const invalid = await call('POST', '/api/v1/uploads', {
+			body: { ...good, fileSize: 10485761, fileName: 'a/b.pdf' },
+			idem: idem('bad'),
+		});
 		expectError(invalid, 400, 'VALIDATION_FAILED');
-		expect(invalid.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['fileName', 'fileSize']);
+		expect(invalid.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+			'fileName',
+			'fileSize',
+		]);
 		expectError(await call('POST', '/api/v1/uploads', { body: good }), 400, 'VALIDATION_FAILED');
-		expectError(await call('POST', '/api/v1/uploads', { body: good, idem: 'has space' }), 400, 'VALIDATION_FAILED');
-		expectError(await call('POST', '/api/v1/uploads', { body: { ...good, jobDescription: { kind: 'existing', id: 'jd_nope' } }, idem: idem('nojob') }), 404);
 		expectError(
-			await call('POST', '/api/v1/uploads', { body: { ...good, jobDescription: { kind: 'existing', id: jobId, expectedRevision: '0'.repeat(64) } }, idem: idem('rev') }),
+			await call('POST', '/api/v1/uploads', { body: good, idem: 'has space' }),
+			400,
+			'VALIDATION_FAILED',
+		);
+		expectError(
+			await call('POST', '/api/v1/uploads', {
+				body: { ...good, jobDescription: { kind: 'existing', id: 'jd_nope' } },
+				idem: idem('nojob'),
+			}),
+			404,
+		);
+		expectError(
+			await call('POST', '/api/v1/uploads', {
+				body: {
+					...good,
+					jobDescription: { kind: 'existing', id: jobId, expectedRevision: '0'.repeat(64) },
+				},
+				idem: idem('rev'),
+			}),
 			409,
 			'JD_REVISION_CHANGED',
 		);
 		expectError(
-			await call('POST', '/api/v1/uploads', { body: { ...good, externalReference: { source: 'contract-ats', id: 'APP-1' } }, idem: idem('extref') }),
+			await call('POST', '/api/v1/uploads', {
+				body: { ...good, externalReference: { source: 'contract-ats', id: 'APP-1' } },
+				idem: idem('extref'),
+			}),
 			409,
 			'EXTERNAL_REFERENCE_CONFLICT',
 		);
 	});
 
 	test('saved job must be ACTIVE; pending preparation limit', async () => {
-		const job = await control('POST', `/_sandbox/workspaces/${workspaceId}/job-descriptions`, { title: 'Retired role', company: 'Example Co', description: 'Old.' });
+		const job = await control('POST', `/_sandbox/workspaces/${workspaceId}/job-descriptions`, {
+			title: 'Retired role',
+			company: 'Example Co',
+			description: 'Old.',
+		});
 		await control('POST', `/_sandbox/job-descriptions/${job.id}/deactivate`);
-		const input = { fileName: 'x.pdf', fileSize: 1000, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: job.id } };
-		expectError(await call('POST', '/api/v1/uploads', { body: input, idem: idem('inactive') }), 422, 'JOB_DESCRIPTION_INACTIVE');
+		const input = {
+			fileName: 'x.pdf',
+			fileSize: 1000,
+			mimeType: PDF_MIME,
+			jobDescription: { kind: 'existing', id: job.id },
+		};
+		expectError(
+			await call('POST', '/api/v1/uploads', { body: input, idem: idem('inactive') }),
+			422,
+			'JOB_DESCRIPTION_INACTIVE',
+		);
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { pendingUploadLimit: 0 });
-		expectError(await call('POST', '/api/v1/uploads', { body: { ...input, jobDescription: { kind: 'existing', id: jobId } }, idem: idem('limit') }), 409, 'PENDING_UPLOAD_LIMIT');
+		expectError(
+			await call('POST', '/api/v1/uploads', {
+				body: { ...input, jobDescription: { kind: 'existing', id: jobId } },
+				idem: idem('limit'),
+			}),
+			409,
+			'PENDING_UPLOAD_LIMIT',
+		);
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { pendingUploadLimit: 1000 });
 	});
 
 	test('malformed JSON and a body where none is taken', async () => {
-		const res = await fetch(`${baseUrl}/api/v1/analysis-quotes`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{"reportId":' });
+		const res = await fetch(`${baseUrl}/api/v1/analysis-quotes`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+			body: '{"reportId":',
+		});
 		expect(res.status).toBe(400);
 		await res.text();
-		expectError(await call('POST', `/api/v1/uploads/${completedIdOrUnknown()}/url`, { body: { x: 1 } }), 400, 'VALIDATION_FAILED');
+		expectError(
+			await call('POST', `/api/v1/uploads/${completedIdOrUnknown()}/url`, { body: { x: 1 } }),
+			400,
+			'VALIDATION_FAILED',
+		);
 	});
 
 	test('storage PUT errors', async () => {
 		const bytes = makePdf({ candidate: 'Storage' });
 		const prep = await call('POST', '/api/v1/uploads', {
-			body: { fileName: 'storage.pdf', fileSize: bytes.length, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } },
+			body: {
+				fileName: 'storage.pdf',
+				fileSize: bytes.length,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'existing', id: jobId },
+			},
 			idem: idem('storage'),
 		});
 		const url: string = prep.body.data.upload.url;
-		expectStorage(await putFile(url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`), bytes, PDF_MIME), 403, 'SignatureDoesNotMatch');
+		expectStorage(
+			await putFile(
+				url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`),
+				bytes,
+				PDF_MIME,
+			),
+			403,
+			'SignatureDoesNotMatch',
+		);
 		expectStorage(await putFile(url, bytes, DOCX_MIME), 403, 'SignatureDoesNotMatch');
 		expectStorage(await putFile(url.split('?')[0], bytes, PDF_MIME), 403, 'AccessDenied');
-		expectStorage(await putFile(url, Buffer.concat([bytes, Buffer.from('x')]), PDF_MIME), 400, 'EntityTooLarge');
+		expectStorage(
+			await putFile(url, Buffer.concat([bytes, Buffer.from('x')]), PDF_MIME),
+			400,
+			'EntityTooLarge',
+		);
 		expectStorage(await putFile(url, bytes.subarray(1), PDF_MIME), 400, 'EntityTooSmall');
-		expectStorage(await putFile(url, bytes, PDF_MIME, { authorization: `Bearer ${apiKey}` }), 400, 'InvalidArgument');
+		expectStorage(
+			await putFile(url, bytes, PDF_MIME, { authorization: `Bearer ${apiKey}` }),
+			400,
+			'InvalidArgument',
+		);
 		const stored = await putFile(url, bytes, PDF_MIME);
 		expect(stored.status).toBe(200);
 		expect(stored.headers.get('etag')).toMatch(/^"[a-f0-9]{32}"$/);
@@ -282,7 +433,10 @@ describe('uploads', () => {
 		const created = await call('POST', '/api/v1/upload-batches', {
 			body: {
 				jobDescription: { kind: 'existing', id: jobId },
-				items: files.map((f, i) => ({ itemKey: `u${i}`, input: { fileName: `b${i}.pdf`, fileSize: f.length, mimeType: PDF_MIME } })),
+				items: files.map((f, i) => ({
+					itemKey: `u${i}`,
+					input: { fileName: `b${i}.pdf`, fileSize: f.length, mimeType: PDF_MIME },
+				})),
 			},
 			idem: idem('ubatch'),
 		});
@@ -292,11 +446,28 @@ describe('uploads', () => {
 			return r.body?.data?.status === 'completed' ? r.body.data : undefined;
 		});
 		expect(batch.items.map((i: { state: string }) => i.state)).toEqual(['succeeded', 'succeeded']);
-		for (const [i, item] of batch.items.entries()) expect((await putFile(item.upload.url, files[i], PDF_MIME)).status).toBe(200);
-		expectError(await call('POST', '/api/v1/upload-batches', { body: { items: [] }, idem: idem('empty') }), 400, 'VALIDATION_FAILED');
+		for (const [i, item] of batch.items.entries())
+			expect((await putFile(item.upload.url, files[i], PDF_MIME)).status).toBe(200);
+		expectError(
+			await call('POST', '/api/v1/upload-batches', { body: { items: [] }, idem: idem('empty') }),
+			400,
+			'VALIDATION_FAILED',
+		);
 		expectError(
 			await call('POST', '/api/v1/upload-batches', {
-				body: { items: [{ itemKey: 'x', input: { fileName: 'x.pdf', fileSize: 10, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: 'jd_foreign' } } }] },
+				body: {
+					items: [
+						{
+							itemKey: 'x',
+							input: {
+								fileName: 'x.pdf',
+								fileSize: 10,
+								mimeType: PDF_MIME,
+								jobDescription: { kind: 'existing', id: 'jd_foreign' },
+							},
+						},
+					],
+				},
 				idem: idem('foreign'),
 			}),
 			404,
@@ -312,7 +483,15 @@ describe('analyses and reports', () => {
 		const started = await startAnalysis(reportId);
 		// The accepted file is frozen for the attempt; storage refuses another PUT (403, as a revoked URL).
 		expectStorage(await putFile(upload.url, bytes, PDF_MIME), 403, 'AccessDenied');
-		expectStorage(await putFile(upload.url.replace(`/uploads/${reportId}?`, '/uploads/rpt_unknown?'), bytes, PDF_MIME), 403, 'SignatureDoesNotMatch');
+		expectStorage(
+			await putFile(
+				upload.url.replace(`/uploads/${reportId}?`, '/uploads/rpt_unknown?'),
+				bytes,
+				PDF_MIME,
+			),
+			403,
+			'SignatureDoesNotMatch',
+		);
 		expect(started.status).toBe(202);
 		expect(started.body.data.statusUrl).toBe(`/api/v1/reports/${reportId}/status`);
 		expect((await waitForReport(reportId)).status).toBe('completed');
@@ -320,7 +499,9 @@ describe('analyses and reports', () => {
 		const result = await call('GET', `/api/v1/reports/${reportId}/result`);
 		expect(result.status).toBe(200);
 		expect(result.body.data.result.score).toBe(8);
-		expect((await call('GET', `/api/v1/reports/${reportId}/result?schemaVersion=1`)).status).toBe(200);
+		expect((await call('GET', `/api/v1/reports/${reportId}/result?schemaVersion=1`)).status).toBe(
+			200,
+		);
 		expect((await call('GET', `/api/v1/reports/${reportId}?include=reference`)).status).toBe(200);
 
 		for (const outcome of ['requires_action', 'failed', 'retry_then_completed'] as const) {
@@ -334,28 +515,65 @@ describe('analyses and reports', () => {
 
 	test('start analysis errors', async () => {
 		const notUploaded = await call('POST', '/api/v1/uploads', {
-			body: { fileName: 'late.pdf', fileSize: 500, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } },
+			body: {
+				fileName: 'late.pdf',
+				fileSize: 500,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'existing', id: jobId },
+			},
 			idem: idem('late'),
 		});
 		const lateId = notUploaded.body.data.reportId;
 		const quote = await call('POST', '/api/v1/analysis-quotes', { body: { reportId: lateId } });
 		expect(quote.status).toBe(200);
-		expectError(await call('POST', '/api/v1/analyses', { body: { reportId: lateId, quoteFingerprint: quote.body.data.fingerprint }, idem: idem('noup') }), 422, 'INVALID_UPLOAD');
+		expectError(
+			await call('POST', '/api/v1/analyses', {
+				body: { reportId: lateId, quoteFingerprint: quote.body.data.fingerprint },
+				idem: idem('noup'),
+			}),
+			422,
+			'INVALID_UPLOAD',
+		);
 		const { reportId } = await uploadedReport();
-		expectError(await call('POST', '/api/v1/analyses', { body: { reportId, quoteFingerprint: 'f'.repeat(64) }, idem: idem('stale') }), 422, 'QUOTE_STALE');
-		expectError(await call('POST', '/api/v1/analyses', { body: { reportId }, idem: idem('nofp') }), 400, 'VALIDATION_FAILED');
-		expectError(await call('POST', '/api/v1/analysis-quotes', { body: { reportId: 'rpt_unknown' } }), 404);
-		expectError(await call('POST', '/api/v1/analysis-quotes', { body: { reportId: completedId } }), 409, 'ANALYSIS_ALREADY_STARTED');
+		expectError(
+			await call('POST', '/api/v1/analyses', {
+				body: { reportId, quoteFingerprint: 'f'.repeat(64) },
+				idem: idem('stale'),
+			}),
+			422,
+			'QUOTE_STALE',
+		);
+		expectError(
+			await call('POST', '/api/v1/analyses', { body: { reportId }, idem: idem('nofp') }),
+			400,
+			'VALIDATION_FAILED',
+		);
+		expectError(
+			await call('POST', '/api/v1/analysis-quotes', { body: { reportId: 'rpt_unknown' } }),
+			404,
+		);
+		expectError(
+			await call('POST', '/api/v1/analysis-quotes', { body: { reportId: completedId } }),
+			409,
+			'ANALYSIS_ALREADY_STARTED',
+		);
 		expectError(await call('POST', `/api/v1/uploads/${completedId}/url`), 409, 'ALREADY_ADMITTED');
 		expectError(await call('DELETE', `/api/v1/uploads/${completedId}`), 409, 'ALREADY_ADMITTED');
-		expectError(await call('GET', `/api/v1/reports/${completedId}/result?schemaVersion=2`), 422, 'RESULT_VERSION_UNSUPPORTED');
+		expectError(
+			await call('GET', `/api/v1/reports/${completedId}/result?schemaVersion=2`),
+			422,
+			'RESULT_VERSION_UNSUPPORTED',
+		);
 	});
 
 	test('allowance and capacity at admission', async () => {
 		const { reportId } = await uploadedReport();
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { activeAnalysisLimit: 0 });
 		expectError(await startAnalysis(reportId), 422, 'ACTIVE_ANALYSIS_LIMIT');
-		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { activeAnalysisLimit: 10, analysisAllowance: 0 });
+		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, {
+			activeAnalysisLimit: 10,
+			analysisAllowance: 0,
+		});
 		expectError(await startAnalysis(reportId), 422, 'INSUFFICIENT_ALLOWANCE');
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { analysisAllowance: 1000 });
 	});
@@ -377,7 +595,14 @@ describe('analyses and reports', () => {
 		const quote = await call('POST', '/api/v1/analysis-quotes', { body: { reportId: a.reportId } });
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { batchCapacity: 0 });
 		const created = await call('POST', '/api/v1/analysis-batches', {
-			body: { items: [{ itemKey: 'w', input: { reportId: a.reportId, quoteFingerprint: quote.body.data.fingerprint } }] },
+			body: {
+				items: [
+					{
+						itemKey: 'w',
+						input: { reportId: a.reportId, quoteFingerprint: quote.body.data.fingerprint },
+					},
+				],
+			},
 			idem: idem('waiting'),
 		});
 		expect(created.status).toBe(202);
@@ -388,7 +613,14 @@ describe('analyses and reports', () => {
 		expect(waiting.status).toBe('processing');
 		expectError(
 			await call('POST', '/api/v1/analysis-batches', {
-				body: { items: [{ itemKey: 'x', input: { reportId: a.reportId, quoteFingerprint: quote.body.data.fingerprint } }] },
+				body: {
+					items: [
+						{
+							itemKey: 'x',
+							input: { reportId: a.reportId, quoteFingerprint: quote.body.data.fingerprint },
+						},
+					],
+				},
 				idem: idem('second'),
 			}),
 			409,
@@ -409,17 +641,37 @@ describe('analyses and reports', () => {
 		expect([...created].sort().reverse()).toEqual(created);
 		const page1 = await call('GET', '/api/v1/reports?limit=2');
 		expect(page1.body.data.nextCursor).toEqual(expect.any(String));
-		const page2 = await call('GET', `/api/v1/reports?limit=2&cursor=${encodeURIComponent(page1.body.data.nextCursor)}`);
+		const page2 = await call(
+			'GET',
+			`/api/v1/reports?limit=2&cursor=${encodeURIComponent(page1.body.data.nextCursor)}`,
+		);
 		expect(page2.status).toBe(200);
-		const filtered = await call('GET', '/api/v1/reports?externalReferenceSource=contract-ats&externalReferenceId=APP-1&include=reference');
+		const filtered = await call(
+			'GET',
+			'/api/v1/reports?externalReferenceSource=contract-ats&externalReferenceId=APP-1&include=reference',
+		);
 		expect(filtered.body.data.items).toHaveLength(1);
-		const window = await call('GET', `/api/v1/reports?createdAfter=${encodeURIComponent('2000-01-01T00:00:00Z')}&createdBefore=${encodeURIComponent('2999-01-01T00:00:00+01:00')}`);
+		const window = await call(
+			'GET',
+			`/api/v1/reports?createdAfter=${encodeURIComponent('2000-01-01T00:00:00Z')}&createdBefore=${encodeURIComponent('2999-01-01T00:00:00+01:00')}`,
+		);
 		expect(window.status).toBe(200);
 		// Filters are bound to the cursor: following it with a changed filter restarts nothing, it is refused.
 		const changed = `createdAfter=${encodeURIComponent('2000-01-01T00:00:00Z')}`;
-		expectError(await call('GET', `/api/v1/reports?limit=2&${changed}&cursor=${encodeURIComponent(page1.body.data.nextCursor)}`), 400, 'INVALID_CURSOR');
+		expectError(
+			await call(
+				'GET',
+				`/api/v1/reports?limit=2&${changed}&cursor=${encodeURIComponent(page1.body.data.nextCursor)}`,
+			),
+			400,
+			'INVALID_CURSOR',
+		);
 		expectError(await call('GET', '/api/v1/reports?cursor=forged'), 400, 'INVALID_CURSOR');
-		expectError(await call('GET', '/api/v1/reports?externalReferenceSource=contract-ats'), 400, 'VALIDATION_FAILED');
+		expectError(
+			await call('GET', '/api/v1/reports?externalReferenceSource=contract-ats'),
+			400,
+			'VALIDATION_FAILED',
+		);
 		expectError(await call('GET', '/api/v1/reports?limit=101'), 400, 'VALIDATION_FAILED');
 		expectError(await call('GET', `/api/v1/reports/${'r'.repeat(101)}`), 400, 'VALIDATION_FAILED');
 		expectError(await call('GET', '/api/v1/reports/rpt_unknown'), 404);
@@ -431,29 +683,59 @@ describe('analyses and reports', () => {
 		const a = await uploadedReport({ outcome: 'completed' });
 		const b = await uploadedReport({ outcome: 'failed' });
 		const quotes = await call('POST', '/api/v1/analysis-batch-quotes', {
-			body: { items: [{ itemKey: 'a', input: { reportId: a.reportId } }, { itemKey: 'b', input: { reportId: b.reportId } }, { itemKey: 'c', input: { reportId: completedId } }] },
+			body: {
+				items: [
+					{ itemKey: 'a', input: { reportId: a.reportId } },
+					{ itemKey: 'b', input: { reportId: b.reportId } },
+					{ itemKey: 'c', input: { reportId: completedId } },
+				],
+			},
 		});
 		expect(quotes.status).toBe(200);
 		expect(quotes.body.data.total.quotedItems).toBe(2);
 		expect(quotes.body.data.items[2].quote).toBeNull();
 		const [qa, qb] = quotes.body.data.items;
 		const created = await call('POST', '/api/v1/analysis-batches', {
-			body: { items: [{ itemKey: 'a', input: { reportId: a.reportId, quoteFingerprint: qa.quote.fingerprint } }, { itemKey: 'b', input: { reportId: b.reportId, quoteFingerprint: qb.quote.fingerprint } }] },
+			body: {
+				items: [
+					{ itemKey: 'a', input: { reportId: a.reportId, quoteFingerprint: qa.quote.fingerprint } },
+					{ itemKey: 'b', input: { reportId: b.reportId, quoteFingerprint: qb.quote.fingerprint } },
+				],
+			},
 			idem: idem('abatch'),
 		});
 		expect(created.status).toBe(202);
-		expect(created.body.data.statusUrl).toBe(`/api/v1/analysis-batches/${created.body.data.batchId}`);
+		expect(created.body.data.statusUrl).toBe(
+			`/api/v1/analysis-batches/${created.body.data.batchId}`,
+		);
 		const batch = await waitFor('analysis batch', async () => {
 			const r = await call('GET', `/api/v1/analysis-batches/${created.body.data.batchId}`);
 			return r.body?.data?.status === 'completed' ? r.body.data : undefined;
 		});
 		expect(batch.items).toHaveLength(2);
 		expectError(
-			await call('POST', '/api/v1/analysis-batch-quotes', { body: { items: Array.from({ length: 21 }, (_, i) => ({ itemKey: `k${i}`, input: { reportId: a.reportId } })) } }),
+			await call('POST', '/api/v1/analysis-batch-quotes', {
+				body: {
+					items: Array.from({ length: 21 }, (_, i) => ({
+						itemKey: `k${i}`,
+						input: { reportId: a.reportId },
+					})),
+				},
+			}),
 			400,
 			'VALIDATION_FAILED',
 		);
-		expectError(await call('POST', '/api/v1/analysis-batches', { body: { items: [{ itemKey: 'x', input: { reportId: 'rpt_foreign', quoteFingerprint: 'a'.repeat(64) } }] }, idem: idem('fa') }), 404);
+		expectError(
+			await call('POST', '/api/v1/analysis-batches', {
+				body: {
+					items: [
+						{ itemKey: 'x', input: { reportId: 'rpt_foreign', quoteFingerprint: 'a'.repeat(64) } },
+					],
+				},
+				idem: idem('fa'),
+			}),
+			404,
+		);
 		expectError(await call('GET', '/api/v1/analysis-batches/bat_unknown'), 404);
 	});
 });
@@ -466,10 +748,16 @@ describe('interviews', () => {
 	test('quote, invite by email, resend, controls to result_ready, reinterview', async () => {
 		reportForInterview = await completedReport();
 		const email = 'ada.lovelace@example.com';
-		const quote = await call('POST', '/api/v1/interview-quotes', { body: { reportId: reportForInterview, candidateEmail: email } });
+		const quote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId: reportForInterview, candidateEmail: email },
+		});
 		expect(quote.status).toBe(200);
 		const invite = await call('POST', '/api/v1/interviews', {
-			body: { reportId: reportForInterview, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint },
+			body: {
+				reportId: reportForInterview,
+				candidateEmail: email,
+				quoteFingerprint: quote.body.data.fingerprint,
+			},
 			idem: idem('invite'),
 		});
 		expect(invite.status).toBe(202);
@@ -479,7 +767,9 @@ describe('interviews', () => {
 		expect((await call('GET', `/api/v1/interviews/${interviewId}/status`)).status).toBe(200);
 		const pending = await call('GET', `/api/v1/interviews/${interviewId}/result`);
 		expect(pending.body.data.result).toBeNull();
-		const resent = await call('POST', `/api/v1/interviews/${interviewId}/resend`, { idem: idem('resend') });
+		const resent = await call('POST', `/api/v1/interviews/${interviewId}/resend`, {
+			idem: idem('resend'),
+		});
 		expect(resent.status).toBe(202);
 		await waitForPreparation(interviewId);
 		for (const type of ['interview.started', 'interview.completed', 'interview.result_ready']) {
@@ -488,52 +778,97 @@ describe('interviews', () => {
 		const done = await call('GET', `/api/v1/interviews/${interviewId}/result?schemaVersion=1`);
 		expect(done.body.data.evaluation).toBe('ready');
 		expect(done.body.data.result).not.toBeNull();
-		expectError(await call('GET', `/api/v1/interviews/${interviewId}/result?schemaVersion=3`), 422, 'RESULT_VERSION_UNSUPPORTED');
-		expectError(await call('POST', `/api/v1/interviews/${interviewId}/resend`, { idem: idem('resend-late') }), 409, 'INTERVIEW_NOT_ELIGIBLE');
+		expectError(
+			await call('GET', `/api/v1/interviews/${interviewId}/result?schemaVersion=3`),
+			422,
+			'RESULT_VERSION_UNSUPPORTED',
+		);
+		expectError(
+			await call('POST', `/api/v1/interviews/${interviewId}/resend`, { idem: idem('resend-late') }),
+			409,
+			'INTERVIEW_NOT_ELIGIBLE',
+		);
 
-		const requote = await call('POST', '/api/v1/interview-quotes', { body: { reportId: reportForInterview, candidateEmail: email, sendEmail: false } });
+		const requote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId: reportForInterview, candidateEmail: email, sendEmail: false },
+		});
 		const again = await call('POST', `/api/v1/interviews/${interviewId}/reinterview`, {
-			body: { reportId: reportForInterview, candidateEmail: email, sendEmail: false, quoteFingerprint: requote.body.data.fingerprint },
+			body: {
+				reportId: reportForInterview,
+				candidateEmail: email,
+				sendEmail: false,
+				quoteFingerprint: requote.body.data.fingerprint,
+			},
 			idem: idem('reinterview'),
 		});
 		expect(again.status).toBe(202);
 		expect(again.body.data.interviewId).not.toBe(interviewId);
 		expect(again.body.data.invitationToken).toEqual(expect.any(String));
-		expect((await call('GET', `/api/v1/interviews/${interviewId}`)).body.data.lifecycle).toBe('superseded');
+		expect((await call('GET', `/api/v1/interviews/${interviewId}`)).body.data.lifecycle).toBe(
+			'superseded',
+		);
 	});
 
 	test('private-link invitation and independent failure axes', async () => {
 		const reportId = await completedReport();
-		const quote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: 'grace@example.com', sendEmail: false } });
+		const quote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId, candidateEmail: 'grace@example.com', sendEmail: false },
+		});
 		const invite = await call('POST', '/api/v1/interviews', {
-			body: { reportId, candidateEmail: 'grace@example.com', sendEmail: false, quoteFingerprint: quote.body.data.fingerprint },
+			body: {
+				reportId,
+				candidateEmail: 'grace@example.com',
+				sendEmail: false,
+				quoteFingerprint: quote.body.data.fingerprint,
+			},
 			idem: idem('private'),
 		});
 		expect(invite.status).toBe(202);
 		expect(invite.body.data.emailDelivery).toBe('not_requested');
-		await control('POST', `/_sandbox/interviews/${invite.body.data.interviewId}/events`, { type: 'interview.preparation_failed' });
+		await control('POST', `/_sandbox/interviews/${invite.body.data.interviewId}/events`, {
+			type: 'interview.preparation_failed',
+		});
 		const status = await call('GET', `/api/v1/interviews/${invite.body.data.interviewId}/status`);
 		expect(status.body.data).toMatchObject({ lifecycle: 'invited', preparation: 'failed' });
-		await control('POST', `/_sandbox/interviews/${invite.body.data.interviewId}/events`, { type: 'interview.expired' });
-		expect((await call('GET', `/api/v1/interviews/${invite.body.data.interviewId}`)).body.data.lifecycle).toBe('expired');
+		await control('POST', `/_sandbox/interviews/${invite.body.data.interviewId}/events`, {
+			type: 'interview.expired',
+		});
+		expect(
+			(await call('GET', `/api/v1/interviews/${invite.body.data.interviewId}`)).body.data.lifecycle,
+		).toBe('expired');
 	});
 
 	test('reinterview refused while in progress; invitation_failed needs a queued email', async () => {
 		const reportId = await completedReport();
 		const email = 'linus@example.com';
-		const quote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
+		const quote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId, candidateEmail: email },
+		});
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { holdEmails: true });
-		const invite = await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint }, idem: idem('held') });
+		const invite = await call('POST', '/api/v1/interviews', {
+			body: { reportId, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint },
+			idem: idem('held'),
+		});
 		expect(invite.status).toBe(202);
 		const id = invite.body.data.interviewId;
-		await control('POST', `/_sandbox/interviews/${id}/events`, { type: 'interview.invitation_failed' });
+		await control('POST', `/_sandbox/interviews/${id}/events`, {
+			type: 'interview.invitation_failed',
+		});
 		await control('PATCH', `/_sandbox/workspaces/${workspaceId}`, { holdEmails: false });
-		expect((await call('GET', `/api/v1/interviews/${id}`)).body.data).toMatchObject({ lifecycle: 'invited', emailDelivery: 'failed' });
+		expect((await call('GET', `/api/v1/interviews/${id}`)).body.data).toMatchObject({
+			lifecycle: 'invited',
+			emailDelivery: 'failed',
+		});
 		await waitForPreparation(id);
 		await control('POST', `/_sandbox/interviews/${id}/events`, { type: 'interview.started' });
-		const requote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
+		const requote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId, candidateEmail: email },
+		});
 		expectError(
-			await call('POST', `/api/v1/interviews/${id}/reinterview`, { body: { reportId, candidateEmail: email, quoteFingerprint: requote.body.data.fingerprint }, idem: idem('busy') }),
+			await call('POST', `/api/v1/interviews/${id}/reinterview`, {
+				body: { reportId, candidateEmail: email, quoteFingerprint: requote.body.data.fingerprint },
+				idem: idem('busy'),
+			}),
 			409,
 			'INTERVIEW_NOT_ELIGIBLE',
 		);
@@ -541,18 +876,45 @@ describe('interviews', () => {
 
 	test('interview errors', async () => {
 		const { reportId } = await uploadedReport();
-		expectError(await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: 'x@example.com' } }), 422, 'ANALYSIS_NOT_USABLE');
-		expectError(await call('POST', '/api/v1/interview-quotes', { body: { reportId: completedId, candidateEmail: '.x@example.com' } }), 400, 'VALIDATION_FAILED');
-		expectError(await call('POST', '/api/v1/interview-quotes', { body: { reportId: 'rpt_unknown', candidateEmail: 'x@example.com' } }), 404);
 		expectError(
-			await call('POST', '/api/v1/interviews', { body: { reportId: completedId, candidateEmail: 'x@example.com', quoteFingerprint: 'b'.repeat(64) }, idem: idem('stale-inv') }),
+			await call('POST', '/api/v1/interview-quotes', {
+				body: { reportId, candidateEmail: 'x@example.com' },
+			}),
+			422,
+			'ANALYSIS_NOT_USABLE',
+		);
+		expectError(
+			await call('POST', '/api/v1/interview-quotes', {
+				body: { reportId: completedId, candidateEmail: '.x@example.com' },
+			}),
+			400,
+			'VALIDATION_FAILED',
+		);
+		expectError(
+			await call('POST', '/api/v1/interview-quotes', {
+				body: { reportId: 'rpt_unknown', candidateEmail: 'x@example.com' },
+			}),
+			404,
+		);
+		expectError(
+			await call('POST', '/api/v1/interviews', {
+				body: {
+					reportId: completedId,
+					candidateEmail: 'x@example.com',
+					quoteFingerprint: 'b'.repeat(64),
+				},
+				idem: idem('stale-inv'),
+			}),
 			422,
 			'QUOTE_STALE',
 		);
 		expectError(await call('GET', '/api/v1/interviews/int_unknown'), 404);
 		expectError(await call('GET', '/api/v1/interviews/int_unknown/status'), 404);
 		expectError(await call('GET', '/api/v1/interviews/int_unknown/result'), 404);
-		expectError(await call('POST', '/api/v1/interviews/int_unknown/resend', { idem: idem('r404') }), 404);
+		expectError(
+			await call('POST', '/api/v1/interviews/int_unknown/resend', { idem: idem('r404') }),
+			404,
+		);
 		expectError(await call('GET', '/api/v1/interviews?lifecycle=paused'), 400, 'VALIDATION_FAILED');
 	});
 
@@ -560,19 +922,37 @@ describe('interviews', () => {
 		const list = await call('GET', '/api/v1/interviews?limit=1');
 		expect(list.status).toBe(200);
 		expect(list.body.data.items).toHaveLength(1);
-		expect((await call('GET', `/api/v1/interviews?limit=1&cursor=${encodeURIComponent(list.body.data.nextCursor)}`)).status).toBe(200);
-		const byReport = await call('GET', `/api/v1/interviews?reportId=${reportForInterview}&lifecycle=superseded`);
+		expect(
+			(
+				await call(
+					'GET',
+					`/api/v1/interviews?limit=1&cursor=${encodeURIComponent(list.body.data.nextCursor)}`,
+				)
+			).status,
+		).toBe(200);
+		const byReport = await call(
+			'GET',
+			`/api/v1/interviews?reportId=${reportForInterview}&lifecycle=superseded`,
+		);
 		expect(byReport.body.data.items.map((i: { id: string }) => i.id)).toEqual([interviewId]);
 	});
 
 	test('interview batch quotes and interview batch', async () => {
 		const ids = [await completedReport(), await completedReport()];
-		const items = ids.map((reportId, i) => ({ itemKey: `i${i}`, input: { reportId, candidateEmail: `cand${i}@example.com`, sendEmail: true } }));
+		const items = ids.map((reportId, i) => ({
+			itemKey: `i${i}`,
+			input: { reportId, candidateEmail: `cand${i}@example.com`, sendEmail: true },
+		}));
 		const quotes = await call('POST', '/api/v1/interview-batch-quotes', { body: { items } });
 		expect(quotes.status).toBe(200);
 		expect(quotes.body.data.total.admissionGuaranteed).toBe(false);
 		const created = await call('POST', '/api/v1/interview-batches', {
-			body: { items: items.map((it, i) => ({ ...it, input: { ...it.input, quoteFingerprint: quotes.body.data.items[i].quote.fingerprint } })) },
+			body: {
+				items: items.map((it, i) => ({
+					...it,
+					input: { ...it.input, quoteFingerprint: quotes.body.data.items[i].quote.fingerprint },
+				})),
+			},
 			idem: idem('ibatch'),
 		});
 		expect(created.status).toBe(202);
@@ -582,11 +962,33 @@ describe('interviews', () => {
 		});
 		expect(batch.items.every((i: { state: string }) => i.state === 'succeeded')).toBe(true);
 		expectError(
-			await call('POST', '/api/v1/interview-batches', { body: { items: [{ itemKey: 'x', input: { ...items[0].input, sendEmail: false, quoteFingerprint: 'a'.repeat(64) } }] }, idem: idem('ib-false') }),
+			await call('POST', '/api/v1/interview-batches', {
+				body: {
+					items: [
+						{
+							itemKey: 'x',
+							input: { ...items[0].input, sendEmail: false, quoteFingerprint: 'a'.repeat(64) },
+						},
+					],
+				},
+				idem: idem('ib-false'),
+			}),
 			400,
 			'VALIDATION_FAILED',
 		);
-		expectError(await call('POST', '/api/v1/interview-batch-quotes', { body: { items: [{ itemKey: 'x', input: { reportId: 'rpt_foreign', candidateEmail: 'a@example.com', sendEmail: true } }] } }), 404);
+		expectError(
+			await call('POST', '/api/v1/interview-batch-quotes', {
+				body: {
+					items: [
+						{
+							itemKey: 'x',
+							input: { reportId: 'rpt_foreign', candidateEmail: 'a@example.com', sendEmail: true },
+						},
+					],
+				},
+			}),
+			404,
+		);
 		expectError(await call('GET', '/api/v1/interview-batches/bat_unknown'), 404);
 	});
 });
@@ -596,41 +998,127 @@ describe('error paths of the write operations', () => {
 	test('start, invite, reinterview, batches: conflicts, unknown ids, stale quotes, missing scope', async () => {
 		const fp = 'd'.repeat(64);
 		const done = completedIdOrUnknown();
-		expectError(await call('POST', '/api/v1/analyses', { body: { reportId: done, quoteFingerprint: fp }, idem: idem('restart') }), 409, 'ANALYSIS_ALREADY_STARTED');
-		expectError(await call('POST', '/api/v1/analyses', { body: { reportId: 'rpt_unknown', quoteFingerprint: fp }, idem: idem('start404') }), 404);
+		expectError(
+			await call('POST', '/api/v1/analyses', {
+				body: { reportId: done, quoteFingerprint: fp },
+				idem: idem('restart'),
+			}),
+			409,
+			'ANALYSIS_ALREADY_STARTED',
+		);
+		expectError(
+			await call('POST', '/api/v1/analyses', {
+				body: { reportId: 'rpt_unknown', quoteFingerprint: fp },
+				idem: idem('start404'),
+			}),
+			404,
+		);
 
 		const reportId = await completedReport();
 		const email = 'margaret@example.com';
-		const quote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
-		const invite = await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint }, idem: idem('inv') });
+		const quote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId, candidateEmail: email },
+		});
+		const invite = await call('POST', '/api/v1/interviews', {
+			body: { reportId, candidateEmail: email, quoteFingerprint: quote.body.data.fingerprint },
+			idem: idem('inv'),
+		});
 		expect(invite.status).toBe(202);
-		const requote = await call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail: email } });
+		const requote = await call('POST', '/api/v1/interview-quotes', {
+			body: { reportId, candidateEmail: email },
+		});
 		expectError(
-			await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email, quoteFingerprint: requote.body.data.fingerprint }, idem: idem('inv2') }),
+			await call('POST', '/api/v1/interviews', {
+				body: { reportId, candidateEmail: email, quoteFingerprint: requote.body.data.fingerprint },
+				idem: idem('inv2'),
+			}),
 			409,
 			'INTERVIEW_NOT_ELIGIBLE',
 		);
-		expectError(await call('POST', '/api/v1/interviews', { body: { reportId: 'rpt_unknown', candidateEmail: email, quoteFingerprint: fp }, idem: idem('inv404') }), 404);
-		expectError(await call('POST', '/api/v1/interviews', { body: { reportId, candidateEmail: email }, idem: idem('inv400') }), 400, 'VALIDATION_FAILED');
+		expectError(
+			await call('POST', '/api/v1/interviews', {
+				body: { reportId: 'rpt_unknown', candidateEmail: email, quoteFingerprint: fp },
+				idem: idem('inv404'),
+			}),
+			404,
+		);
+		expectError(
+			await call('POST', '/api/v1/interviews', {
+				body: { reportId, candidateEmail: email },
+				idem: idem('inv400'),
+			}),
+			400,
+			'VALIDATION_FAILED',
+		);
 		const id = invite.body.data.interviewId;
-		const reinterview = (body: unknown, key: string, target = id) => call('POST', `/api/v1/interviews/${target}/reinterview`, { body, idem: key });
-		expectError(await reinterview({ reportId, candidateEmail: email, quoteFingerprint: fp }, idem('re422')), 422, 'QUOTE_STALE');
-		expectError(await reinterview({ reportId, candidateEmail: email, quoteFingerprint: fp }, idem('re404'), 'int_unknown'), 404);
+		const reinterview = (body: unknown, key: string, target = id) =>
+			call('POST', `/api/v1/interviews/${target}/reinterview`, { body, idem: key });
+		expectError(
+			await reinterview({ reportId, candidateEmail: email, quoteFingerprint: fp }, idem('re422')),
+			422,
+			'QUOTE_STALE',
+		);
+		expectError(
+			await reinterview(
+				{ reportId, candidateEmail: email, quoteFingerprint: fp },
+				idem('re404'),
+				'int_unknown',
+			),
+			404,
+		);
 		expectError(await reinterview({ reportId }, idem('re400')), 400, 'VALIDATION_FAILED');
 		expectError(await call('POST', `/api/v1/interviews/${id}/resend`), 400, 'VALIDATION_FAILED');
 
-		const item = { itemKey: 'a', input: { reportId, candidateEmail: 'b@example.com', sendEmail: true, quoteFingerprint: fp } };
-		expectError(await call('POST', '/api/v1/interview-batches', { body: { items: [item, item] }, idem: idem('dupkey') }), 400, 'VALIDATION_FAILED');
-		expectError(await call('POST', '/api/v1/interview-batches', { body: { items: [{ ...item, input: { ...item.input, reportId: 'rpt_foreign' } }] }, idem: idem('ib404') }), 404);
-		expectError(await call('POST', '/api/v1/interview-batch-quotes', { body: { items: [{ itemKey: 'a', input: { reportId, candidateEmail: 'bad' } }] } }), 400, 'VALIDATION_FAILED');
+		const item = {
+			itemKey: 'a',
+			input: { reportId, candidateEmail: 'b@example.com', sendEmail: true, quoteFingerprint: fp },
+		};
+		expectError(
+			await call('POST', '/api/v1/interview-batches', {
+				body: { items: [item, item] },
+				idem: idem('dupkey'),
+			}),
+			400,
+			'VALIDATION_FAILED',
+		);
+		expectError(
+			await call('POST', '/api/v1/interview-batches', {
+				body: { items: [{ ...item, input: { ...item.input, reportId: 'rpt_foreign' } }] },
+				idem: idem('ib404'),
+			}),
+			404,
+		);
+		expectError(
+			await call('POST', '/api/v1/interview-batch-quotes', {
+				body: { items: [{ itemKey: 'a', input: { reportId, candidateEmail: 'bad' } }] },
+			}),
+			400,
+			'VALIDATION_FAILED',
+		);
 
 		const bytes = makePdf({ candidate: 'Batch Reuse' });
-		const batchBody = { jobDescription: { kind: 'existing', id: jobId }, items: [{ itemKey: 'r', input: { fileName: 'r.pdf', fileSize: bytes.length, mimeType: PDF_MIME } }] };
+		const batchBody = {
+			jobDescription: { kind: 'existing', id: jobId },
+			items: [
+				{ itemKey: 'r', input: { fileName: 'r.pdf', fileSize: bytes.length, mimeType: PDF_MIME } },
+			],
+		};
 		const key = idem('ub-reuse');
-		expect((await call('POST', '/api/v1/upload-batches', { body: batchBody, idem: key })).status).toBe(202);
-		expectError(await call('POST', '/api/v1/upload-batches', { body: { ...batchBody, items: [{ ...batchBody.items[0], itemKey: 's' }] }, idem: key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+		expect(
+			(await call('POST', '/api/v1/upload-batches', { body: batchBody, idem: key })).status,
+		).toBe(202);
+		expectError(
+			await call('POST', '/api/v1/upload-batches', {
+				body: { ...batchBody, items: [{ ...batchBody.items[0], itemKey: 's' }] },
+				idem: key,
+			}),
+			409,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 
-		const readOnly = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { scopes: ['reports:read'] });
+		const readOnly = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, {
+			scopes: ['reports:read'],
+		});
 		for (const [method, path] of [
 			['POST', '/api/v1/uploads'],
 			['POST', '/api/v1/analysis-quotes'],
@@ -638,7 +1126,11 @@ describe('error paths of the write operations', () => {
 			['GET', '/api/v1/interviews'],
 			['GET', '/api/v1/job-descriptions'],
 		]) {
-			const denied = await call(method, path, { key: readOnly.apiKey, body: method === 'POST' ? {} : undefined, idem: method === 'POST' ? idem('scope') : undefined });
+			const denied = await call(method, path, {
+				key: readOnly.apiKey,
+				body: method === 'POST' ? {} : undefined,
+				idem: method === 'POST' ? idem('scope') : undefined,
+			});
 			expectError(denied, 403, 'MISSING_SCOPE');
 		}
 	});
@@ -657,17 +1149,27 @@ describe('authentication, scopes and conventions', () => {
 	});
 
 	test('403 for a missing scope and a disabled workspace; 404 across workspaces', async () => {
-		const narrow = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { scopes: ['analyses:write'] });
+		const narrow = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, {
+			scopes: ['analyses:write'],
+		});
 		const denied = await call('GET', '/api/v1/reports', { key: narrow.apiKey });
 		expectError(denied, 403, 'MISSING_SCOPE');
 		expect(denied.body.error.requiredScopes).toEqual(['reports:read']);
 		expectError(await call('GET', '/api/v1/events', { key: narrow.apiKey }), 403, 'MISSING_SCOPE');
-		expectError(await call('GET', `/api/v1/interview-batches/bat_x`, { key: narrow.apiKey }), 403, 'MISSING_SCOPE');
+		expectError(
+			await call('GET', `/api/v1/interview-batches/bat_x`, { key: narrow.apiKey }),
+			403,
+			'MISSING_SCOPE',
+		);
 
 		const other = await control('POST', '/_sandbox/workspaces', {});
 		expectError(await call('GET', `/api/v1/reports/${completedId}`, { key: other.apiKey }), 404);
 		await control('PATCH', `/_sandbox/workspaces/${other.workspaceId}`, { disabled: true });
-		expectError(await call('GET', '/api/v1/reports', { key: other.apiKey }), 403, 'WORKSPACE_DISABLED');
+		expectError(
+			await call('GET', '/api/v1/reports', { key: other.apiKey }),
+			403,
+			'WORKSPACE_DISABLED',
+		);
 	});
 
 	test('405 with Allow for unsupported methods', async () => {
@@ -681,7 +1183,14 @@ describe('authentication, scopes and conventions', () => {
 	test('injected 429, 500 and 503 keep the error contract', async () => {
 		await control('PUT', '/_sandbox/faults', {
 			rules: [
-				{ method: 'GET', path: '/api/v1/job-descriptions', status: 429, retryAfterSeconds: 2, rate: 1, count: 1 },
+				{
+					method: 'GET',
+					path: '/api/v1/job-descriptions',
+					status: 429,
+					retryAfterSeconds: 2,
+					rate: 1,
+					count: 1,
+				},
 				{ method: 'GET', path: '/api/v1/reports', status: 500, rate: 1, count: 1 },
 				{ method: 'GET', path: '/api/v1/events', status: 503, rate: 1, count: 1 },
 			],
@@ -702,14 +1211,26 @@ describe('events and webhooks', () => {
 		const first = await call('GET', '/api/v1/events?limit=2');
 		expect(first.status).toBe(200);
 		expect(first.body.data.hasMore).toBe(true);
-		const second = await call('GET', `/api/v1/events?limit=2&cursor=${encodeURIComponent(first.body.data.nextCursor)}`);
+		const second = await call(
+			'GET',
+			`/api/v1/events?limit=2&cursor=${encodeURIComponent(first.body.data.nextCursor)}`,
+		);
 		expect(second.status).toBe(200);
 		const completedEvents = await call('GET', '/api/v1/events?type=report.completed&limit=100');
 		expect(completedEvents.body.data.items.length).toBeGreaterThan(0);
-		expect(completedEvents.body.data.items.every((e: { type: string }) => e.type === 'report.completed')).toBe(true);
+		expect(
+			completedEvents.body.data.items.every((e: { type: string }) => e.type === 'report.completed'),
+		).toBe(true);
 		expect((await call('GET', `/api/v1/events?reportId=${completedId}`)).status).toBe(200);
 		expect((await call('GET', '/api/v1/events?interviewId=int_unknown')).status).toBe(200);
-		expectError(await call('GET', `/api/v1/events?type=report.failed&cursor=${encodeURIComponent(first.body.data.nextCursor)}`), 400, 'INVALID_CURSOR');
+		expectError(
+			await call(
+				'GET',
+				`/api/v1/events?type=report.failed&cursor=${encodeURIComponent(first.body.data.nextCursor)}`,
+			),
+			400,
+			'INVALID_CURSOR',
+		);
 		expectError(await call('GET', '/api/v1/events?limit=abc'), 400, 'VALIDATION_FAILED');
 	});
 
@@ -718,19 +1239,29 @@ describe('events and webhooks', () => {
 		await control('POST', `/_sandbox/reports/${reportId}/delete`);
 		expectError(await call('GET', `/api/v1/reports/${reportId}`), 404);
 		const events = await call('GET', `/api/v1/events?reportId=${reportId}&limit=100`);
-		const deleted = events.body.data.items.find((e: { type: string }) => e.type === 'report.deleted');
+		const deleted = events.body.data.items.find(
+			(e: { type: string }) => e.type === 'report.deleted',
+		);
 		expect(deleted).toBeDefined();
 		expect(deleted.data).toBeUndefined();
 	});
 
 	test('webhook deliveries to the private inbox follow the webhooks contract', async () => {
-		const endpoint = await control('POST', `/_sandbox/workspaces/${workspaceId}/webhook-endpoints`, { url: `${baseUrl}/_sandbox/inbox/${workspaceId}` });
+		const endpoint = await control(
+			'POST',
+			`/_sandbox/workspaces/${workspaceId}/webhook-endpoints`,
+			{ url: `${baseUrl}/_sandbox/inbox/${workspaceId}` },
+		);
 		await control('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`);
 		await completedReport();
 		const inbox = await waitFor('inbox deliveries', async () => {
 			const box = await control('GET', `/_sandbox/workspaces/${workspaceId}/inbox`);
 			const types = box.items.map((i: { body: string }) => JSON.parse(i.body).type);
-			return types.includes('webhook.test') && types.includes('report.result_ready') && types.includes('report.completed') ? box.items : undefined;
+			return types.includes('webhook.test') &&
+				types.includes('report.result_ready') &&
+				types.includes('report.completed')
+				? box.items
+				: undefined;
 		});
 		// During secret rotation every delivery carries two v1 signatures, still in the contract's header format.
 		await control('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/rotate-secret`);
@@ -742,7 +1273,11 @@ describe('events and webhooks', () => {
 		expect(rotated.headers['webhook-signature'].split(' ')).toHaveLength(2);
 		expect(validateWebhookDelivery(rotated.headers, rotated.body)).toEqual([]);
 		const problems: string[] = [];
-		for (const item of inbox as Array<{ headers: Record<string, string>; body: string; verified: boolean }>) {
+		for (const item of inbox as Array<{
+			headers: Record<string, string>;
+			body: string;
+			verified: boolean;
+		}>) {
 			expect(item.verified).toBe(true);
 			// x-assumption of the contract: the Standard Webhooks message id is the event id.
 			expect(item.headers['webhook-id']).toBe(JSON.parse(item.body).id);
@@ -758,70 +1293,332 @@ describe('events and webhooks', () => {
  * VALIDATION_FAILED naming the field, the contract rejects the same request, and nothing is created.
  */
 describe('limits: the sandbox and the contract refuse the same requests', () => {
-	const pdf = () => ({ fileName: 'cv.pdf', fileSize: 1000, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } });
+	const pdf = () => ({
+		fileName: 'cv.pdf',
+		fileSize: 1000,
+		mimeType: PDF_MIME,
+		jobDescription: { kind: 'existing', id: jobId },
+	});
 	const fp = 'c'.repeat(64);
-	const items = (n: number) => Array.from({ length: n }, (_, i) => ({ itemKey: `k${i}`, input: { reportId: completedIdOrUnknown(), quoteFingerprint: fp } }));
+	const items = (n: number) =>
+		Array.from({ length: n }, (_, i) => ({
+			itemKey: `k${i}`,
+			input: { reportId: completedIdOrUnknown(), quoteFingerprint: fp },
+		}));
 	type Case = { method: string; path: string; body?: () => unknown; idem?: string; field: string };
 	const cases: Array<[string, Case]> = [
-		['fileName longer than 200', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: `${'a'.repeat(197)}.pdf` }), field: 'fileName' }],
-		['fileName with a backslash', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'a\\b.pdf' }), field: 'fileName' }],
-		['fileName with a control character', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'a\u0001.pdf' }), field: 'fileName' }],
-		['fileName not .pdf/.docx', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileName: 'cv.txt' }), field: 'fileName' }],
-		['fileSize 0', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: 0 }), field: 'fileSize' }],
-		['fileSize 10485761', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: 10485761 }), field: 'fileSize' }],
-		['fileSize as a string', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), fileSize: '1000' }), field: 'fileSize' }],
-		['mimeType not PDF/DOCX', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), mimeType: 'text/plain' }), field: 'mimeType' }],
-		['extension disagreeing with mimeType', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), mimeType: DOCX_MIME }), field: 'mimeType' }],
-		['jobDescription missing', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: undefined }), field: 'jobDescription' }],
-		['jobDescription of unknown kind', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: { kind: 'url' } }), field: 'jobDescription.kind' }],
-		['expectedRevision not 64 hex', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), jobDescription: { kind: 'existing', id: jobId, expectedRevision: 'abc' } }), field: 'jobDescription.expectedRevision' }],
-		['externalReference source not a slug', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), externalReference: { source: 'Bad_Slug', id: 'A1' } }), field: 'externalReference.source' }],
-		['externalReference id longer than 128', { method: 'POST', path: '/api/v1/uploads', body: () => ({ ...pdf(), externalReference: { source: 'ats', id: 'x'.repeat(129) } }), field: 'externalReference.id' }],
-		['Idempotency-Key longer than 128', { method: 'POST', path: '/api/v1/uploads', body: pdf, idem: 'k'.repeat(129), field: 'Idempotency-Key' }],
-		['quoteFingerprint in upper case', { method: 'POST', path: '/api/v1/analyses', body: () => ({ reportId: completedIdOrUnknown(), quoteFingerprint: 'C'.repeat(64) }), field: 'quoteFingerprint' }],
-		['reportId longer than 100', { method: 'POST', path: '/api/v1/analysis-quotes', body: () => ({ reportId: 'r'.repeat(101) }), field: 'reportId' }],
-		['candidateEmail with consecutive dots', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'a..b@example.com' }), field: 'candidateEmail' }],
-		['candidateEmail without @', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'example.com' }), field: 'candidateEmail' }],
-		['sendEmail not a boolean', { method: 'POST', path: '/api/v1/interview-quotes', body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'a@example.com', sendEmail: 'yes' }), field: 'sendEmail' }],
-		['21 batch items', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: items(21) }), field: 'items' }],
-		['0 batch items', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: [] }), field: 'items' }],
-		['itemKey longer than 100', { method: 'POST', path: '/api/v1/analysis-batches', body: () => ({ items: [{ ...items(1)[0], itemKey: 'k'.repeat(101) }] }), field: 'items[0].itemKey' }],
-		['batch item without input', { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: () => ({ items: [{ itemKey: 'a' }] }), field: 'items[0].input' }],
+		[
+			'fileName longer than 200',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileName: `${'a'.repeat(197)}.pdf` }),
+				field: 'fileName',
+			},
+		],
+		[
+			'fileName with a backslash',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileName: 'a\\b.pdf' }),
+				field: 'fileName',
+			},
+		],
+		[
+			'fileName with a control character',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileName: 'a\u0001.pdf' }),
+				field: 'fileName',
+			},
+		],
+		[
+			'fileName not .pdf/.docx',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileName: 'cv.txt' }),
+				field: 'fileName',
+			},
+		],
+		[
+			'fileSize 0',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileSize: 0 }),
+				field: 'fileSize',
+			},
+		],
+		[
+			'fileSize 10485761',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileSize: 10485761 }),
+				field: 'fileSize',
+			},
+		],
+		[
+			'fileSize as a string',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), fileSize: '1000' }),
+				field: 'fileSize',
+			},
+		],
+		[
+			'mimeType not PDF/DOCX',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), mimeType: 'text/plain' }),
+				field: 'mimeType',
+			},
+		],
+		[
+			'extension disagreeing with mimeType',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), mimeType: DOCX_MIME }),
+				field: 'mimeType',
+			},
+		],
+		[
+			'jobDescription missing',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), jobDescription: undefined }),
+				field: 'jobDescription',
+			},
+		],
+		[
+			'jobDescription of unknown kind',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), jobDescription: { kind: 'url' } }),
+				field: 'jobDescription.kind',
+			},
+		],
+		[
+			'expectedRevision not 64 hex',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({
+					...pdf(),
+					jobDescription: { kind: 'existing', id: jobId, expectedRevision: 'abc' },
+				}),
+				field: 'jobDescription.expectedRevision',
+			},
+		],
+		[
+			'externalReference source not a slug',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), externalReference: { source: 'Bad_Slug', id: 'A1' } }),
+				field: 'externalReference.source',
+			},
+		],
+		[
+			'externalReference id longer than 128',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: () => ({ ...pdf(), externalReference: { source: 'ats', id: 'x'.repeat(129) } }),
+				field: 'externalReference.id',
+			},
+		],
+		[
+			'Idempotency-Key longer than 128',
+			{
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: pdf,
+				idem: 'k'.repeat(129),
+				field: 'Idempotency-Key',
+			},
+		],
+		[
+			'quoteFingerprint in upper case',
+			{
+				method: 'POST',
+				path: '/api/v1/analyses',
+				body: () => ({ reportId: completedIdOrUnknown(), quoteFingerprint: 'C'.repeat(64) }),
+				field: 'quoteFingerprint',
+			},
+		],
+		[
+			'reportId longer than 100',
+			{
+				method: 'POST',
+				path: '/api/v1/analysis-quotes',
+				body: () => ({ reportId: 'r'.repeat(101) }),
+				field: 'reportId',
+			},
+		],
+		[
+			'candidateEmail with consecutive dots',
+			{
+				method: 'POST',
+				path: '/api/v1/interview-quotes',
+				body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'a..b@example.com' }),
+				field: 'candidateEmail',
+			},
+		],
+		[
+			'candidateEmail without @',
+			{
+				method: 'POST',
+				path: '/api/v1/interview-quotes',
+				body: () => ({ reportId: completedIdOrUnknown(), candidateEmail: 'example.com' }),
+				field: 'candidateEmail',
+			},
+		],
+		[
+			'sendEmail not a boolean',
+			{
+				method: 'POST',
+				path: '/api/v1/interview-quotes',
+				body: () => ({
+					reportId: completedIdOrUnknown(),
+					candidateEmail: 'a@example.com',
+					sendEmail: 'yes',
+				}),
+				field: 'sendEmail',
+			},
+		],
+		[
+			'21 batch items',
+			{
+				method: 'POST',
+				path: '/api/v1/analysis-batches',
+				body: () => ({ items: items(21) }),
+				field: 'items',
+			},
+		],
+		[
+			'0 batch items',
+			{
+				method: 'POST',
+				path: '/api/v1/analysis-batches',
+				body: () => ({ items: [] }),
+				field: 'items',
+			},
+		],
+		[
+			'itemKey longer than 100',
+			{
+				method: 'POST',
+				path: '/api/v1/analysis-batches',
+				body: () => ({ items: [{ ...items(1)[0], itemKey: 'k'.repeat(101) }] }),
+				field: 'items[0].itemKey',
+			},
+		],
+		[
+			'batch item without input',
+			{
+				method: 'POST',
+				path: '/api/v1/analysis-batch-quotes',
+				body: () => ({ items: [{ itemKey: 'a' }] }),
+				field: 'items[0].input',
+			},
+		],
 		['limit 0', { method: 'GET', path: '/api/v1/interviews?limit=0', field: 'limit' }],
 		['limit 101', { method: 'GET', path: '/api/v1/events?limit=101', field: 'limit' }],
-		['cursor longer than 2048', { method: 'GET', path: `/api/v1/job-descriptions?cursor=${'c'.repeat(2049)}`, field: 'cursor' }],
-		['externalReferenceSource longer than 64', { method: 'GET', path: `/api/v1/reports?externalReferenceSource=${'s'.repeat(65)}&externalReferenceId=a`, field: 'externalReferenceSource' }],
-		['lifecycle outside its set', { method: 'GET', path: '/api/v1/interviews?lifecycle=paused', field: 'lifecycle' }],
-		['event type outside the listed types', { method: 'GET', path: '/api/v1/events?type=report.archived', field: 'type' }],
-		['createdAfter not a date-time', { method: 'GET', path: '/api/v1/reports?createdAfter=yesterday', field: 'createdAfter' }],
-		['path id longer than 100', { method: 'GET', path: `/api/v1/interviews/${'i'.repeat(101)}`, field: 'id' }],
+		[
+			'cursor longer than 2048',
+			{
+				method: 'GET',
+				path: `/api/v1/job-descriptions?cursor=${'c'.repeat(2049)}`,
+				field: 'cursor',
+			},
+		],
+		[
+			'externalReferenceSource longer than 64',
+			{
+				method: 'GET',
+				path: `/api/v1/reports?externalReferenceSource=${'s'.repeat(65)}&externalReferenceId=a`,
+				field: 'externalReferenceSource',
+			},
+		],
+		[
+			'lifecycle outside its set',
+			{ method: 'GET', path: '/api/v1/interviews?lifecycle=paused', field: 'lifecycle' },
+		],
+		[
+			'event type outside the listed types',
+			{ method: 'GET', path: '/api/v1/events?type=report.archived', field: 'type' },
+		],
+		[
+			'createdAfter not a date-time',
+			{ method: 'GET', path: '/api/v1/reports?createdAfter=yesterday', field: 'createdAfter' },
+		],
+		[
+			'path id longer than 100',
+			{ method: 'GET', path: `/api/v1/interviews/${'i'.repeat(101)}`, field: 'id' },
+		],
 	];
 
 	test.each(cases)('%s', async (_name, c) => {
 		const before = await control('GET', `/_sandbox/workspaces/${workspaceId}/counters`);
 		const body = c.body?.();
-		const r = await call(c.method, c.path, { body, idem: c.method === 'POST' && !c.path.includes('quote') ? c.idem ?? idem('limit') : undefined });
+		const r = await call(c.method, c.path, {
+			body,
+			idem:
+				c.method === 'POST' && !c.path.includes('quote') ? (c.idem ?? idem('limit')) : undefined,
+		});
 		expectError(r, 400, 'VALIDATION_FAILED');
 		expect(r.body.error.details.map((d: { field: string }) => d.field)).toContain(c.field);
 		const after = await control('GET', `/_sandbox/workspaces/${workspaceId}/counters`);
-		for (const k of ['reportsCreated', 'preparationsCreated', 'attemptsCreated', 'interviewsCreated', 'batchesCreated']) expect([k, after[k]]).toEqual([k, before[k]]);
+		for (const k of [
+			'reportsCreated',
+			'preparationsCreated',
+			'attemptsCreated',
+			'interviewsCreated',
+			'batchesCreated',
+		])
+			expect([k, after[k]]).toEqual([k, before[k]]);
 		// The contract refuses the same request.
 		const url = new URL(c.path, baseUrl);
 		const route = resolveRoute(url.pathname)!;
 		const contract = [
 			...(body === undefined ? [] : validateRequestBody(c.method, route, body)),
-			...[...url.searchParams.entries()].flatMap(([n, v]) => validateParameter(c.method, route, n, v)),
+			...[...url.searchParams.entries()].flatMap(([n, v]) =>
+				validateParameter(c.method, route, n, v),
+			),
 			...(c.idem ? validateParameter(c.method, route, 'Idempotency-Key', c.idem) : []),
-			...(c.field === 'id' ? validateParameter(c.method, route, 'id', url.pathname.split('/')[4]) : []),
+			...(c.field === 'id'
+				? validateParameter(c.method, route, 'id', url.pathname.split('/')[4])
+				: []),
 		];
 		expect(contract.length).toBeGreaterThan(0);
 	});
 
 	test('boundary values pass both: 200-character file name, 10485760 bytes, 20 items, limit 100', async () => {
-		const body = { fileName: `${'b'.repeat(196)}.pdf`, fileSize: 10485760, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } };
+		const body = {
+			fileName: `${'b'.repeat(196)}.pdf`,
+			fileSize: 10485760,
+			mimeType: PDF_MIME,
+			jobDescription: { kind: 'existing', id: jobId },
+		};
 		expect(validateRequestBody('POST', '/api/v1/uploads', body)).toEqual([]);
-		expect((await call('POST', '/api/v1/uploads', { body, idem: idem('boundary') })).status).toBe(201);
-		const many = { items: Array.from({ length: 20 }, (_, i) => ({ itemKey: `q${i}`, input: { reportId: completedIdOrUnknown() } })) };
+		expect((await call('POST', '/api/v1/uploads', { body, idem: idem('boundary') })).status).toBe(
+			201,
+		);
+		const many = {
+			items: Array.from({ length: 20 }, (_, i) => ({
+				itemKey: `q${i}`,
+				input: { reportId: completedIdOrUnknown() },
+			})),
+		};
 		expect(validateRequestBody('POST', '/api/v1/analysis-batch-quotes', many)).toEqual([]);
 		expect((await call('POST', '/api/v1/analysis-batch-quotes', { body: many })).status).toBe(200);
 		expect((await call('GET', '/api/v1/reports?limit=100')).status).toBe(200);
@@ -833,11 +1630,18 @@ describe('expiry on the sandbox clock', () => {
 	test('expired storage URL, expired preparation, expired feed cursor', async () => {
 		const bytes = makePdf({ candidate: 'Slow Uploader' });
 		const prep = await call('POST', '/api/v1/uploads', {
-			body: { fileName: 'slow.pdf', fileSize: bytes.length, mimeType: PDF_MIME, jobDescription: { kind: 'existing', id: jobId } },
+			body: {
+				fileName: 'slow.pdf',
+				fileSize: bytes.length,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'existing', id: jobId },
+			},
 			idem: idem('slow'),
 		});
 		const oldCursor = (await call('GET', '/api/v1/events?limit=1')).body.data.nextCursor;
-		const shortKey = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, { expiresInDays: 1 });
+		const shortKey = await control('POST', `/_sandbox/workspaces/${workspaceId}/keys`, {
+			expiresInDays: 1,
+		});
 		await control('POST', '/_sandbox/clock/advance', { ms: 601_000 });
 		expectStorage(await putFile(prep.body.data.upload.url, bytes, PDF_MIME), 403, 'AccessDenied');
 		const refreshed = await call('POST', `/api/v1/uploads/${prep.body.data.reportId}/url`);
@@ -849,7 +1653,10 @@ describe('expiry on the sandbox clock', () => {
 		await control('POST', '/_sandbox/clock/advance', { ms: 31 * 24 * 3600_000 });
 		// Sandbox data expires after seven days.
 		expectError(await call('GET', `/api/v1/reports/${completedIdOrUnknown()}`), 404);
-		const gone = await call('GET', `/api/v1/events?limit=1&cursor=${encodeURIComponent(oldCursor)}`);
+		const gone = await call(
+			'GET',
+			`/api/v1/events?limit=1&cursor=${encodeURIComponent(oldCursor)}`,
+		);
 		expect(gone.status).toBe(410);
 		expect(gone.body.error.code).toBe('EVENT_CURSOR_EXPIRED');
 	});
@@ -863,7 +1670,9 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 		const problems = recorded.flatMap((r) => validateResponse(r));
 		const byStatus: Record<number, number> = {};
 		for (const r of recorded) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-		console.log(`validated ${recorded.length} recorded responses; by status: ${JSON.stringify(byStatus)}`);
+		console.log(
+			`validated ${recorded.length} recorded responses; by status: ${JSON.stringify(byStatus)}`,
+		);
 		expect(formatProblems(problems)).toBe('no problems');
 	});
 
@@ -871,31 +1680,50 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 		const problems: string[] = [];
 		let refusedChecked = 0;
 		let acceptedChecked = 0;
-		const cross = new Set(['both_or_neither', 'after_createdAfter', 'unique', 'max_bytes_262144', 'unknown_field', 'no_body', 'json']);
+		const cross = new Set([
+			'both_or_neither',
+			'after_createdAfter',
+			'unique',
+			'max_bytes_262144',
+			'unknown_field',
+			'no_body',
+			'json',
+		]);
 		for (const r of sent) {
 			const url = new URL(r.path, 'http://x');
 			const route = resolveRoute(url.pathname);
 			if (!route) continue; // 405 probes and unknown routes are checked on the response side
 			const params = [...url.searchParams.entries()];
-			const idemProblems = r.idem === undefined ? [] : validateParameter(r.method, route, 'Idempotency-Key', r.idem);
+			const idemProblems =
+				r.idem === undefined ? [] : validateParameter(r.method, route, 'Idempotency-Key', r.idem);
 			if (r.status >= 200 && r.status < 300) {
 				acceptedChecked += 1;
 				problems.push(...validateRequestBody(r.method, route, r.body));
-				for (const [name, value] of params) problems.push(...validateParameter(r.method, route, name, value));
+				for (const [name, value] of params)
+					problems.push(...validateParameter(r.method, route, name, value));
 				problems.push(...idemProblems);
 			} else if (r.reason === 'VALIDATION_FAILED' && r.details?.every((d) => !cross.has(d.rule))) {
 				const found = [
 					...validateRequestBody(r.method, route, r.body),
 					...params.flatMap(([name, value]) => validateParameter(r.method, route, name, value)),
 					...idemProblems,
-					...(r.idem === undefined && r.details.some((d) => d.field === 'Idempotency-Key') ? ['Idempotency-Key missing'] : []),
-					...(r.details.some((d) => d.field === 'id') ? validateParameter(r.method, route, 'id', url.pathname.split('/')[4] ?? '') : []),
+					...(r.idem === undefined && r.details.some((d) => d.field === 'Idempotency-Key')
+						? ['Idempotency-Key missing']
+						: []),
+					...(r.details.some((d) => d.field === 'id')
+						? validateParameter(r.method, route, 'id', url.pathname.split('/')[4] ?? '')
+						: []),
 				];
 				refusedChecked += 1;
-				if (found.length === 0) problems.push(`${r.method} ${r.path}: the sandbox refused ${JSON.stringify(r.details)} but the contract accepts the request`);
+				if (found.length === 0)
+					problems.push(
+						`${r.method} ${r.path}: the sandbox refused ${JSON.stringify(r.details)} but the contract accepts the request`,
+					);
 			}
 		}
-		console.log(`request check: ${acceptedChecked} accepted and ${refusedChecked} refused requests compared with the contract`);
+		console.log(
+			`request check: ${acceptedChecked} accepted and ${refusedChecked} refused requests compared with the contract`,
+		);
 		expect(acceptedChecked).toBeGreaterThan(100);
 		expect(refusedChecked).toBeGreaterThanOrEqual(10);
 		expect(formatProblems(problems)).toBe('no problems');
@@ -903,14 +1731,26 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 
 	test('the check has teeth: altered copies of real responses are reported', () => {
 		const pick = (method: string, template: string, status: number) => {
-			const found = sb.responses.find((r) => r.method === method && resolveRoute(r.route ?? r.url) === template && r.status === status);
+			const found = sb.responses.find(
+				(r) =>
+					r.method === method && resolveRoute(r.route ?? r.url) === template && r.status === status,
+			);
 			if (!found) throw new Error(`no recorded ${method} ${template} ${status}`);
-			return structuredClone(found) as { method: string; route: string; url: string; status: number; headers: Record<string, string>; body: Json };
+			return structuredClone(found) as {
+				method: string;
+				route: string;
+				url: string;
+				status: number;
+				headers: Record<string, string>;
+				body: Json;
+			};
 		};
 		const summary = pick('GET', '/api/v1/reports/{id}', 200);
 		delete summary.body.data.attemptId;
 		summary.body.data.status = 'archived';
-		expect(validateResponse(summary).join('\n')).toMatch(/attemptId[\s\S]*status|status[\s\S]*attemptId/);
+		expect(validateResponse(summary).join('\n')).toMatch(
+			/attemptId[\s\S]*status|status[\s\S]*attemptId/,
+		);
 		const accepted = pick('POST', '/api/v1/analyses', 202);
 		accepted.status = 200;
 		expect(validateResponse(accepted)).toEqual([expect.stringContaining('not documented')]);
@@ -919,13 +1759,23 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 		error.body.error.requestId = 'not-a-uuid';
 		expect(validateResponse(error)).toHaveLength(2);
 		const feed = pick('GET', '/api/v1/events', 200);
-		feed.body.data.items.push({ id: feed.body.data.items[0]?.id, type: 'report.completed', schemaVersion: 1, occurredAt: 'yesterday', data: {} });
+		feed.body.data.items.push({
+			id: feed.body.data.items[0]?.id,
+			type: 'report.completed',
+			schemaVersion: 1,
+			occurredAt: 'yesterday',
+			data: {},
+		});
 		expect(validateResponse(feed).length).toBeGreaterThan(0);
 	});
 
 	test('every operation of the contract was exercised, and every error status', () => {
-		const seen = new Set(sb.responses.map((r) => `${r.method.toUpperCase()} ${resolveRoute(r.route ?? r.url)}`));
-		const missing = listOperations().map((o) => `${o.method} ${o.path}`).filter((k) => !seen.has(k));
+		const seen = new Set(
+			sb.responses.map((r) => `${r.method.toUpperCase()} ${resolveRoute(r.route ?? r.url)}`),
+		);
+		const missing = listOperations()
+			.map((o) => `${o.method} ${o.path}`)
+			.filter((k) => !seen.has(k));
 		expect(missing).toEqual([]);
 		const byOperation = new Map<string, Set<number>>();
 		for (const r of sb.responses) {
@@ -933,8 +1783,14 @@ describe('every recorded response follows openapi/openapi.yaml', () => {
 			if (!byOperation.has(k)) byOperation.set(k, new Set());
 			byOperation.get(k)!.add(r.status);
 		}
-		console.log([...byOperation].map(([k, v]) => `${k}: ${[...v].sort().join(' ')}`).sort().join('\n'));
+		console.log(
+			[...byOperation]
+				.map(([k, v]) => `${k}: ${[...v].sort().join(' ')}`)
+				.sort()
+				.join('\n'),
+		);
 		const statuses = new Set(sb.responses.map((r) => r.status));
-		for (const s of [200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 410, 422, 429, 500, 503]) expect([s, statuses.has(s)]).toEqual([s, true]);
+		for (const s of [200, 201, 202, 204, 400, 401, 403, 404, 405, 409, 410, 422, 429, 500, 503])
+			expect([s, statuses.has(s)]).toEqual([s, true]);
 	});
 });

@@ -12,7 +12,13 @@
  * none was found"): an agent can start and read analyses, not send files.
  */
 import { loadExample, nodeError, type WorkflowJson } from '../../scripts/n8n-host';
-import { messageText, startOpenAiStub, type ChatReply, type ChatRequest, type OpenAiStub } from '../helpers/openai-stub';
+import {
+	messageText,
+	startOpenAiStub,
+	type ChatReply,
+	type ChatRequest,
+	type OpenAiStub,
+} from '../helpers/openai-stub';
 import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
 
 const TOOLS = { list: 'List Saved Jobs', analyze: 'Start Analysis', read: 'Read Result' } as const;
@@ -26,25 +32,37 @@ let savedJobId: string;
 /** The model's turn: which tool to call next, from the tool answers so far (or the final text). */
 function modelTurn(request: ChatRequest): ChatReply {
 	const offered = (request.tools ?? []).map((t) => t.function.name);
-	const missing = Object.values(TOOLS).map(toolName).filter((name) => !offered.includes(name));
-	if (missing.length > 0) return { text: `MISSING TOOLS ${missing.join(', ')}; offered: ${offered.join(', ')}` };
+	const missing = Object.values(TOOLS)
+		.map(toolName)
+		.filter((name) => !offered.includes(name));
+	if (missing.length > 0)
+		return { text: `MISSING TOOLS ${missing.join(', ')}; offered: ${offered.join(', ')}` };
 	const answers = request.messages.filter((m) => m.role === 'tool').map(messageText);
-	const uploaded = /rpt_[A-Za-z0-9]+/.exec(messageText(request.messages.find((m) => m.role === 'user') ?? { role: 'user' }))?.[0];
+	const uploaded = /rpt_[A-Za-z0-9]+/.exec(
+		messageText(request.messages.find((m) => m.role === 'user') ?? { role: 'user' }),
+	)?.[0];
 	if (!uploaded) return { text: 'NO REPORT ID in the prompt' };
 	if (answers.length === 0) return { toolCall: { name: toolName(TOOLS.list), arguments: {} } };
 	if (answers.length === 1) {
-		if (!answers[0].includes(savedJobId)) return { text: `NO SAVED JOB in the list: ${answers[0].slice(0, 300)}` };
+		if (!answers[0].includes(savedJobId))
+			return { text: `NO SAVED JOB in the list: ${answers[0].slice(0, 300)}` };
 		return { toolCall: { name: toolName(TOOLS.analyze), arguments: { reportId: uploaded } } };
 	}
 	if (answers.length === 2) {
-		if (!answers[1].includes(uploaded)) return { text: `NOT THE UPLOADED REPORT in the analysis answer: ${answers[1].slice(0, 300)}` };
+		if (!answers[1].includes(uploaded))
+			return {
+				text: `NOT THE UPLOADED REPORT in the analysis answer: ${answers[1].slice(0, 300)}`,
+			};
 		return { toolCall: { name: toolName(TOOLS.read), arguments: { reportId: uploaded } } };
 	}
 	const score = /"score":\s*(\d+(?:\.\d+)?)/.exec(answers[2])?.[1];
 	return { text: `The candidate scored ${score ?? 'NO SCORE'}.` };
 }
 
-function agentWorkflow(credentials: RealN8n['credentials'], openAi: { id: string; name: string }): WorkflowJson {
+function agentWorkflow(
+	credentials: RealN8n['credentials'],
+	openAi: { id: string; name: string },
+): WorkflowJson {
 	const example = loadExample('analyze-one-resume.json');
 	const keep = example.nodes.filter((n) => n.name === 'Candidate' || n.name === 'Resume File');
 	const api = { recruitingAnalysisApi: credentials.recruitingAnalysisApi };
@@ -57,11 +75,22 @@ function agentWorkflow(credentials: RealN8n['credentials'], openAi: { id: string
 		parameters,
 		credentials: api,
 	});
-	const fromAi = (key: string, description: string) => ({ __rl: true, mode: 'id', value: `={{ $fromAI('${key}', '${description}', 'string') }}` });
+	const fromAi = (key: string, description: string) => ({
+		__rl: true,
+		mode: 'id',
+		value: `={{ $fromAI('${key}', '${description}', 'string') }}`,
+	});
 	return {
 		name: `AI Agent with Recruiting Analysis tools ${Date.now()}`,
 		nodes: [
-			{ id: 'trigger', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'trigger',
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			...keep,
 			{
 				id: 'upload',
@@ -99,22 +128,38 @@ function agentWorkflow(credentials: RealN8n['credentials'], openAi: { id: string
 				parameters: { model: { __rl: true, mode: 'id', value: 'stub-model' }, options: {} },
 				credentials: { openAiApi: openAi },
 			},
-			tool(TOOLS.list, [700, 220], { resource: 'jobDescription', operation: 'getMany', returnAll: false, limit: 10 }),
+			tool(TOOLS.list, [700, 220], {
+				resource: 'jobDescription',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 10,
+			}),
 			tool(TOOLS.analyze, [840, 220], {
 				resource: 'analysis',
 				operation: 'start',
 				reportId: fromAi('reportId', 'ID of the uploaded report to analyze'),
 				options: { waitForCompletion: true, waitTimeout: 300 },
 			}),
-			tool(TOOLS.read, [980, 220], { resource: 'report', operation: 'getResult', reportId: fromAi('reportId', 'ID of the report to read') }),
+			tool(TOOLS.read, [980, 220], {
+				resource: 'report',
+				operation: 'getResult',
+				reportId: fromAi('reportId', 'ID of the report to read'),
+			}),
 		],
 		connections: {
 			Run: { main: [[{ node: 'Candidate', type: 'main', index: 0 }]] },
 			Candidate: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
 			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
 			'Upload Resume': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
-			...Object.fromEntries(Object.values(TOOLS).map((name) => [name, { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] }])),
+			'Chat Model': {
+				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+			},
+			...Object.fromEntries(
+				Object.values(TOOLS).map((name) => [
+					name,
+					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
 		},
 		settings: { executionOrder: 'v1' },
 	} as unknown as WorkflowJson;
@@ -138,13 +183,20 @@ afterAll(async () => {
 });
 
 test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded resume and reads its result through the Recruiting Analysis tool`, async () => {
-	const openAi = await env.n8n.createCredential({ name: 'OpenAI stub', type: 'openAiApi', data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl } });
+	const openAi = await env.n8n.createCredential({
+		name: 'OpenAI stub',
+		type: 'openAiApi',
+		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
+	});
 	const before = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	const { id } = await env.n8n.createWorkflow(agentWorkflow(env.credentials, openAi));
 	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
 	expect(result.run).toBeDefined();
 	const run = result.run!.data;
-	expect({ ok: result.ok, agentError: nodeError(run, 'AI Agent')?.message }).toEqual({ ok: true, agentError: undefined });
+	expect({ ok: result.ok, agentError: nodeError(run, 'AI Agent')?.message }).toEqual({
+		ok: true,
+		agentError: undefined,
+	});
 
 	// n8n offered the model the three tools, described by their operations; the model was asked four times.
 	expect(stub.requests).toHaveLength(4);
@@ -156,12 +208,22 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 
 	// Each tool node ran once, with the arguments the model chose, as n8n passed them to the node.
 	const runData = run.resultData.runData as unknown as Record<string, ToolRun[]>;
-	const inputOf = (name: string) => runData[name]?.map((r) => r.inputOverride?.ai_tool?.[0]?.[0]?.json);
-	const outputOf = (name: string) => runData[name]?.[0]?.data?.ai_tool?.[0]?.map((i) => i.json) ?? [];
-	const reportId = String((runData['Upload Resume'] as unknown as Array<{ data: { main: Array<Array<{ json: { reportId?: string } }>> } }>)[0].data.main[0][0].json.reportId);
+	const inputOf = (name: string) =>
+		runData[name]?.map((r) => r.inputOverride?.ai_tool?.[0]?.[0]?.json);
+	const outputOf = (name: string) =>
+		runData[name]?.[0]?.data?.ai_tool?.[0]?.map((i) => i.json) ?? [];
+	const reportId = String(
+		(
+			runData['Upload Resume'] as unknown as Array<{
+				data: { main: Array<Array<{ json: { reportId?: string } }>> };
+			}>
+		)[0].data.main[0][0].json.reportId,
+	);
 	expect(reportId).toMatch(/^rpt_/);
 	expect(inputOf(TOOLS.analyze)).toEqual([expect.objectContaining({ reportId })]);
-	expect(outputOf(TOOLS.analyze)).toEqual([expect.objectContaining({ reportId, status: 'completed' })]);
+	expect(outputOf(TOOLS.analyze)).toEqual([
+		expect.objectContaining({ reportId, status: 'completed' }),
+	]);
 	expect(inputOf(TOOLS.read)).toEqual([expect.objectContaining({ reportId })]);
 	expect(runData[TOOLS.list]).toHaveLength(1);
 	expect(outputOf(TOOLS.list).map((j) => j.id)).toContain(savedJobId);
@@ -170,13 +232,23 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 	// answer is the model's last turn, made from that result.
 	const read = outputOf(TOOLS.read)[0] as { result?: { score?: number } };
 	expect(read.result?.score).toEqual(expect.any(Number));
-	const agentOut = (runData['AI Agent'] as unknown as Array<{ data: { main: Array<Array<{ json: { output?: string } }>> } }>)[0].data.main[0][0].json;
+	const agentOut = (
+		runData['AI Agent'] as unknown as Array<{
+			data: { main: Array<Array<{ json: { output?: string } }>> };
+		}>
+	)[0].data.main[0][0].json;
 	expect(agentOut.output).toBe(`The candidate scored ${read.result!.score}.`);
 
 	// One upload and one analysis in the sandbox, nothing else written.
 	const after = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	const delta = (key: string) => Number(after[key]) - Number(before[key]);
-	expect({ reports: delta('reportsCreated'), attempts: delta('attemptsCreated'), puts: delta('storagePuts'), batches: delta('batchesCreated'), interviews: delta('interviewsCreated') }).toEqual({
+	expect({
+		reports: delta('reportsCreated'),
+		attempts: delta('attemptsCreated'),
+		puts: delta('storagePuts'),
+		batches: delta('batchesCreated'),
+		interviews: delta('interviewsCreated'),
+	}).toEqual({
 		reports: 1,
 		attempts: 1,
 		puts: 1,

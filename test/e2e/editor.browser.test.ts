@@ -24,7 +24,8 @@ let page: Page;
 let profile: string;
 const pageErrors: string[] = [];
 /** n8n 1.123's own page error right after signing in from a fresh page load (see the sign-in test). */
-const N8N1_VERSIONS_STORE_ERROR = "TypeError: Cannot read properties of undefined (reading 'enabled')";
+const N8N1_VERSIONS_STORE_ERROR =
+	"TypeError: Cannot read properties of undefined (reading 'enabled')";
 const blocked: string[] = [];
 
 interface NodeDescription {
@@ -60,7 +61,10 @@ beforeAll(async () => {
 	// Loopback only: anything else the editor tries to reach is refused and recorded.
 	await ctx.route('**/*', async (route) => {
 		const url = new URL(route.request().url());
-		if (['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || ['data:', 'blob:'].includes(url.protocol)) {
+		if (
+			['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ||
+			['data:', 'blob:'].includes(url.protocol)
+		) {
 			await route.continue();
 		} else {
 			blocked.push(url.href);
@@ -81,7 +85,11 @@ afterAll(async () => {
 });
 
 /** Reads a value until it satisfies `ok` or 15 s pass; returns the last value read (the caller asserts on it). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function eventually<T>(
+	read: () => Promise<T>,
+	ok: (value: T) => boolean,
+	timeoutMs = 15_000,
+): Promise<T> {
 	const started = Date.now();
 	for (;;) {
 		const value = await read();
@@ -103,7 +111,9 @@ async function expectNoEditorError(where: string): Promise<void> {
 	const errorToasts = toasts.filter((t) => /error|problem|could not|failed|not installed/i.test(t));
 	expect({ where, errorToasts }).toEqual({ where, errorToasts: [] });
 	const ndvText = (await page.locator('[data-test-id="ndv"]').allInnerTexts()).join('\n');
-	expect(ndvText).not.toMatch(/not currently installed|Install this node|node type is unknown|Could not load|There was a problem/i);
+	expect(ndvText).not.toMatch(
+		/not currently installed|Install this node|node type is unknown|Could not load|There was a problem/i,
+	);
 }
 
 /**
@@ -120,13 +130,20 @@ async function openNodePanel(workflowId: string, nodeId: string, fullLoad: boole
 			`window.history.pushState({}, '', ${JSON.stringify(path)}); window.dispatchEvent(new PopStateEvent('popstate', { state: {} }));`,
 		);
 	}
-	await page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]').waitFor({ state: 'visible', timeout: 30_000 });
+	await page
+		.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
+		.waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 async function closePanel(): Promise<void> {
 	// n8n 2.x closes the panel with a button at its top; n8n 1.x with "Back to canvas".
-	await page.locator('[data-test-id="ndv-close-button"], [data-test-id="back-to-canvas"]').first().click();
-	await page.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]').waitFor({ state: 'hidden', timeout: 10_000 });
+	await page
+		.locator('[data-test-id="ndv-close-button"], [data-test-id="back-to-canvas"]')
+		.first()
+		.click();
+	await page
+		.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
+		.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
 test('logs in through the sign-in page', async () => {
@@ -146,23 +163,37 @@ test('logs in through the sign-in page', async () => {
 		expect(beforeReload.filter((e) => e !== N8N1_VERSIONS_STORE_ERROR)).toEqual([]);
 		await page.reload();
 	}
-	await page.locator('[data-test-id="main-sidebar-settings"], [data-test-id="project-home-menu-item"]').first().waitFor();
+	await page
+		.locator('[data-test-id="main-sidebar-settings"], [data-test-id="project-home-menu-item"]')
+		.first()
+		.waitFor();
 	await shot('01-after-login');
 	await expectNoEditorError('after login');
 });
 
-async function openCreatorAndSearch(button: 'canvas-add-button' | 'node-creator-plus-button'): Promise<void> {
+async function openCreatorAndSearch(
+	button: 'canvas-add-button' | 'node-creator-plus-button',
+): Promise<void> {
 	await page.locator(`[data-test-id="${button}"]`).click();
-	const search = page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').first();
+	const search = page
+		.locator(
+			'[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]',
+		)
+		.first();
 	await search.waitFor();
 	await search.click();
 	await page.keyboard.type('Recruiting Analysis');
-	await page.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Recruiting Analysis' }).first().waitFor();
+	await page
+		.locator('[data-test-id="node-creator-item-name"]', { hasText: 'Recruiting Analysis' })
+		.first()
+		.waitFor();
 }
 
 async function pickCreatorItem(name: string, description?: RegExp): Promise<void> {
 	const items = page.locator('[data-test-id="item-iterator-item"]').filter({
-		has: page.locator('[data-test-id="node-creator-item-name"]', { hasText: new RegExp(`^\\s*${name}\\s*$`) }),
+		has: page.locator('[data-test-id="node-creator-item-name"]', {
+			hasText: new RegExp(`^\\s*${name}\\s*$`),
+		}),
 	});
 	const item = (description ? items.filter({ hasText: description }) : items).first();
 	try {
@@ -172,7 +203,10 @@ async function pickCreatorItem(name: string, description?: RegExp): Promise<void
 		const offered = await page.$$eval('[data-test-id="item-iterator-item"]', (els) =>
 			els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()),
 		);
-		expect({ wanted: `${name} ${description ?? ''}`.trim(), offered }).toEqual({ wanted: 'an item the node creator offers', offered });
+		expect({ wanted: `${name} ${description ?? ''}`.trim(), offered }).toEqual({
+			wanted: 'an item the node creator offers',
+			offered,
+		});
 	}
 	await item.click();
 }
@@ -196,20 +230,29 @@ test('adds each of our nodes from the node creator', async () => {
 	// n8n lists the webhook trigger under the app's name; its event types appear as the trigger's choices. n8n 1.x's
 	// creator shows no description under the name (among triggers only, the name alone is the webhook trigger).
 	await pickCreatorItem('Recruiting Analysis', env.line === '1' ? undefined : /webhook events/i);
-	await page.locator('[data-test-id="item-iterator-item"]', { hasText: 'On report result ready' }).first().click();
-	await page.locator('[data-test-id="ndv"] [data-test-id="parameter-input-events"]').waitFor({ timeout: 30_000 });
+	await page
+		.locator('[data-test-id="item-iterator-item"]', { hasText: 'On report result ready' })
+		.first()
+		.click();
+	await page
+		.locator('[data-test-id="ndv"] [data-test-id="parameter-input-events"]')
+		.waitFor({ timeout: 30_000 });
 	await shot('03-webhook-trigger-panel');
 	await expectNoEditorError('webhook trigger added');
 	await closePanel();
 
 	await openCreatorAndSearch('node-creator-plus-button');
 	await pickCreatorItem('Recruiting Analysis');
-	const action = page.locator('[data-test-id="item-iterator-item"]', { hasText: /^\s*Analyze a resume\s*$/ }).first();
+	const action = page
+		.locator('[data-test-id="item-iterator-item"]', { hasText: /^\s*Analyze a resume\s*$/ })
+		.first();
 	await action.waitFor({ timeout: 30_000 });
 	await shot('04-node-creator-actions');
 	await action.click();
 	await page.locator('[data-test-id="parameter-input-operation"]').waitFor({ timeout: 30_000 });
-	expect(await page.locator('[data-test-id="parameter-input-operation"] input').first().inputValue()).toBe('Analyze Resume');
+	expect(
+		await page.locator('[data-test-id="parameter-input-operation"] input').first().inputValue(),
+	).toBe('Analyze Resume');
 	await shot('05-analyze-resume-panel');
 	await expectNoEditorError('action node added');
 	await closePanel();
@@ -220,7 +263,9 @@ test('adds each of our nodes from the node creator', async () => {
 	await pickCreatorItem('Recruiting Analysis Feed');
 	// Like the webhook trigger, the feed trigger may offer its event types as choices first.
 	const feedPanel = page.locator('[data-test-id="ndv"] [data-test-id="parameter-input-startAt"]');
-	const firstChoice = page.locator('[data-test-id="item-iterator-item"]', { hasText: /^\s*On / }).first();
+	const firstChoice = page
+		.locator('[data-test-id="item-iterator-item"]', { hasText: /^\s*On / })
+		.first();
 	await feedPanel.or(firstChoice).first().waitFor({ timeout: 30_000 });
 	if (!(await feedPanel.isVisible())) {
 		await shot('06-node-creator-feed-choices');
@@ -231,7 +276,9 @@ test('adds each of our nodes from the node creator', async () => {
 	await expectNoEditorError('feed trigger added');
 	await closePanel();
 
-	const types = await page.$$eval('[data-test-id="canvas-node"]', (els) => els.map((e) => e.getAttribute('data-node-type')));
+	const types = await page.$$eval('[data-test-id="canvas-node"]', (els) =>
+		els.map((e) => e.getAttribute('data-node-type')),
+	);
 	expect(types).toEqual([NODE_TYPES.feed]);
 });
 
@@ -240,14 +287,23 @@ test('opens the parameter panel of every resource and operation, and of both tri
 	const action = descriptions.find((d) => d.name === NODE_TYPES.action);
 	expect(action).toBeDefined();
 	// n8n appends its own "Custom API Call" resource (__CUSTOM_API_CALL__) to nodes with a generic credential.
-	const resources = action!.properties.find((p) => p.name === 'resource')!.options!.filter((o) => !o.value.startsWith('__'));
+	const resources = action!.properties
+		.find((p) => p.name === 'resource')!
+		.options!.filter((o) => !o.value.startsWith('__'));
 	expect(resources.length).toBeGreaterThanOrEqual(6);
-	const combos: Array<{ resource: { name: string; value: string }; operation: { name: string; value: string } }> = [];
+	const combos: Array<{
+		resource: { name: string; value: string };
+		operation: { name: string; value: string };
+	}> = [];
 	for (const resource of resources) {
 		const operationProperty = action!.properties.find(
-			(p) => p.name === 'operation' && (p.displayOptions?.show?.resource ?? []).includes(resource.value),
+			(p) =>
+				p.name === 'operation' && (p.displayOptions?.show?.resource ?? []).includes(resource.value),
 		);
-		expect({ resource: resource.value, hasOperations: Boolean(operationProperty?.options?.length) }).toEqual({
+		expect({
+			resource: resource.value,
+			hasOperations: Boolean(operationProperty?.options?.length),
+		}).toEqual({
 			resource: resource.value,
 			hasOperations: true,
 		});
@@ -271,7 +327,9 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			position: [0, -300],
 			parameters: {},
 			webhookId: 'a1d6a2c2-7c43-4d8e-9b7e-browser-test',
-			credentials: { recruitingAnalysisSigningSecretApi: env.credentials.recruitingAnalysisSigningSecretApi },
+			credentials: {
+				recruitingAnalysisSigningSecretApi: env.credentials.recruitingAnalysisSigningSecretApi,
+			},
 		},
 		{
 			id: 'trigger-feed',
@@ -283,12 +341,24 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
 		},
 	);
-	const { id } = await env.n8n.createWorkflow({ name: 'Every operation', nodes, connections: {}, settings: { executionOrder: 'v1' } });
+	const { id } = await env.n8n.createWorkflow({
+		name: 'Every operation',
+		nodes,
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
 
 	const shownValue = async (parameter: string, expected: string) => {
 		// The panel of the previous node may still be on screen for a moment after the route changed.
-		const input = page.locator(`[data-test-id="ndv"] [data-test-id="parameter-input-${parameter}"] input`).first();
-		expect(await eventually(async () => await input.inputValue(), (v) => v === expected)).toBe(expected);
+		const input = page
+			.locator(`[data-test-id="ndv"] [data-test-id="parameter-input-${parameter}"] input`)
+			.first();
+		expect(
+			await eventually(
+				async () => await input.inputValue(),
+				(v) => v === expected,
+			),
+		).toBe(expected);
 	};
 	for (const [i, { resource, operation }] of combos.entries()) {
 		const where = `${resource.value}/${operation.value}`;
@@ -297,7 +367,12 @@ test('opens the parameter panel of every resource and operation, and of both tri
 		await shownValue('operation', operation.name);
 		const title = `${resource.name}: ${operation.name}`;
 		const shownTitle = await eventually(
-			async () => (await page.locator('[data-test-id="ndv"] [data-test-id="node-title-container"]').allInnerTexts()).join(' '),
+			async () =>
+				(
+					await page
+						.locator('[data-test-id="ndv"] [data-test-id="node-title-container"]')
+						.allInnerTexts()
+				).join(' '),
 			(text) => text.includes(title),
 		);
 		expect(shownTitle).toContain(title);
@@ -309,7 +384,9 @@ test('opens the parameter panel of every resource and operation, and of both tri
 		['trigger-feed', 'startAt'],
 	] as const) {
 		await openNodePanel(id, nodeId, false);
-		await page.locator(`[data-test-id="ndv"] [data-test-id="parameter-input-${parameter}"]`).waitFor();
+		await page
+			.locator(`[data-test-id="ndv"] [data-test-id="parameter-input-${parameter}"]`)
+			.waitFor();
 		await shot(`ndv-${nodeId}`);
 		await expectNoEditorError(nodeId);
 	}
@@ -327,11 +404,14 @@ async function docsShot(name: string): Promise<void> {
 test('picks a saved job From List (open, search, choose) and runs Analyze Resume with it', async () => {
 	// Two more saved jobs in the sandbox's seeded workspace, so that the search has something to tell apart.
 	const createJob = async (fields: Record<string, string>) => {
-		const res = await fetch(`${env.sandbox.baseUrl}/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/job-descriptions`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(fields),
-		});
+		const res = await fetch(
+			`${env.sandbox.baseUrl}/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/job-descriptions`,
+			{
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(fields),
+			},
+		);
 		expect(res.status).toBeLessThan(300);
 		return (await res.json()) as { id: string };
 	};
@@ -345,20 +425,41 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 		node.typeVersion = 2;
 		const { jobDescriptionText: _text, ...rest } = node.parameters as Record<string, unknown>;
 		void _text;
-		node.parameters = { ...rest, jobDescriptionSource: 'existing', jobDescriptionId: { __rl: true, mode: 'list', value: '' } };
+		node.parameters = {
+			...rest,
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: { __rl: true, mode: 'list', value: '' },
+		};
 	});
 	await openNodePanel(id, 'analyze-v2', true);
-	const locator = page.locator('[data-test-id="ndv"] [data-test-id="resource-locator-jobDescriptionId"]');
+	const locator = page.locator(
+		'[data-test-id="ndv"] [data-test-id="resource-locator-jobDescriptionId"]',
+	);
 	await locator.locator('[data-test-id="rlc-input"]').first().click();
 	const items = page.locator('[data-test-id="rlc-item"]');
-	expect(await eventually(async () => await items.count(), (n) => n >= 3)).toBeGreaterThanOrEqual(3);
-	await page.locator('[data-test-id="rlc-search"] input, input[data-test-id="rlc-search"]').first().fill('globex');
-	const shown = await eventually(async () => await items.allInnerTexts(), (texts) => texts.length === 1);
+	expect(
+		await eventually(
+			async () => await items.count(),
+			(n) => n >= 3,
+		),
+	).toBeGreaterThanOrEqual(3);
+	await page
+		.locator('[data-test-id="rlc-search"] input, input[data-test-id="rlc-search"]')
+		.first()
+		.fill('globex');
+	const shown = await eventually(
+		async () => await items.allInnerTexts(),
+		(texts) => texts.length === 1,
+	);
 	expect(shown.map((t) => t.trim())).toEqual(['Data Engineer — Globex, Lisbon']);
 	await docsShot('saved-job-pick-list');
 	await items.first().click();
 	const picked = await eventually(
-		async () => await locator.locator('[data-test-id="rlc-input"] input, input[data-test-id="rlc-input"]').first().inputValue(),
+		async () =>
+			await locator
+				.locator('[data-test-id="rlc-input"] input, input[data-test-id="rlc-input"]')
+				.first()
+				.inputValue(),
 		(value) => value.includes('Data Engineer'),
 	);
 	expect(picked).toContain('Data Engineer — Globex, Lisbon');
@@ -366,12 +467,20 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 
 	// Run the node (n8n runs the Code node before it): the report is made against the chosen job.
 	await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
-	await page.locator('[data-test-id="ndv"]').getByText(/rpt_/).first().waitFor({ timeout: 120_000 });
+	await page
+		.locator('[data-test-id="ndv"]')
+		.getByText(/rpt_/)
+		.first()
+		.waitFor({ timeout: 120_000 });
 	await shot('saved-job-run-output');
 	const res = await fetch(`${env.sandbox.baseUrl}/api/v1/reports?limit=1`, {
 		headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
 	});
-	const latest = ((await res.json()) as { data: { items: Array<{ jobDescription: { id: string; title: string } }> } }).data.items[0];
+	const latest = (
+		(await res.json()) as {
+			data: { items: Array<{ jobDescription: { id: string; title: string } }> };
+		}
+	).data.items[0];
 	expect(latest.jobDescription).toMatchObject({ id: chosen.id, title: 'Data Engineer' });
 	await expectNoEditorError('Analyze Resume run with the picked job');
 	await closePanel();
@@ -381,11 +490,18 @@ test('shows the "analyze one resume" example on the canvas', async () => {
 	const { id } = await env.importExample('analyze-one-resume.json');
 	await page.goto(`${env.n8n.baseUrl}/workflow/${id}`);
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
-	const names = await page.$$eval('[data-test-id="canvas-node"]', (els) => els.map((e) => e.getAttribute('data-node-name')));
-	expect(names).toEqual(expect.arrayContaining(['Analyze Resume', 'Invite to Interview', 'Score Clears Threshold?']));
+	const names = await page.$$eval('[data-test-id="canvas-node"]', (els) =>
+		els.map((e) => e.getAttribute('data-node-name')),
+	);
+	expect(names).toEqual(
+		expect.arrayContaining(['Analyze Resume', 'Invite to Interview', 'Score Clears Threshold?']),
+	);
 	await page.locator('[data-test-id="zoom-to-fit"]').click();
 	await page.waitForTimeout(500);
 	await shot('08-example-analyze-one-resume');
 	await expectNoEditorError('example canvas');
-	if (blocked.length > 0) process.stderr.write(`[e2e] the editor tried to reach (refused): ${[...new Set(blocked)].join(', ')}\n`);
+	if (blocked.length > 0)
+		process.stderr.write(
+			`[e2e] the editor tried to reach (refused): ${[...new Set(blocked)].join(', ')}\n`,
+		);
 });

@@ -1,7 +1,10 @@
 /**
  * Every example workflow of examples/ in a real n8n (the package installed from its tarball) against the
- * sandbox: the manual examples through `n8n execute`, the trigger examples activated and fed by the sandbox's
- * own signed webhook deliveries at n8n's production webhook URL, and by the event feed.
+ * sandbox, prepared as `npm start` prepares its n8n (scripts/start-kit.ts: the sample resumes and applicants list
+ * in n8n's files folder, the folder example pointed there): the manual examples run as the editor runs them
+ * (`POST /rest/workflows/{id}/run`), a recruiter's approval form answered before any invitation, the trigger
+ * examples activated and fed by the sandbox's own signed webhook deliveries at n8n's production webhook URL, and
+ * by the event feed.
  * The tests share one n8n and run in order: (a) creates the report and interview the triggers react to.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,12 +13,34 @@ import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
-import { delay, nodeError, nodeOutput, type ExecutionSummary, type WorkflowJson } from '../../scripts/n8n-host';
-import { makeDocx, makePdf } from '../fixtures/resumes';
+import {
+	delay,
+	nodeError,
+	nodeOutput,
+	type ExecutionDetail,
+	type ExecutionSummary,
+} from '../../scripts/n8n-host';
+import {
+	APPROVE,
+	DECLINE,
+	FOLDER_EXAMPLE,
+	SAMPLE_APPLICANTS,
+	answerForm,
+	filesFolder,
+	placeSampleFiles,
+	pointFolderExample,
+	runAsEditor,
+	settled,
+	waitingForm,
+} from '../../scripts/start-kit';
+import { makePdf } from '../fixtures/resumes';
 import { bootRealN8n, n8nLineUnderTest, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
-const wf: Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h', { id: string; path?: string; endpointId?: string }> = {} as never;
+const wf: Record<
+	'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h',
+	{ id: string; path?: string; endpointId?: string }
+> = {} as never;
 let feedActivatedAt = 0;
 let reportId = '';
 let interviewId = '';
@@ -30,8 +55,11 @@ beforeAll(async () => {
 	const b = await env.importExample('report-result-to-ats.json');
 	const e = await env.importExample('interview-result-decision.json');
 	const c = await env.importExample('feed-route-by-event-type.json');
-	// The examples read /home/node/.n8n-files (n8n's Docker image); here the home is the run's folder.
-	const g = await env.importExample('shortlist-folder-of-resumes.json', (w) => rehome(w, env.userFolder));
+	// As `npm start` does: the sample resumes and applicants.csv in n8n's files folder, the Folder node pointed there.
+	placeSampleFiles(filesFolder(env.userFolder));
+	const g = await env.importExample(FOLDER_EXAMPLE, (w) =>
+		pointFolderExample(w, filesFolder(env.userFolder)),
+	);
 	const h = await env.importExample('ats-application-to-interview.json');
 	wf.g = { id: g.id };
 	await n8n.activateWorkflow(h.id);
@@ -40,13 +68,21 @@ beforeAll(async () => {
 	wf.a = { id: a.id };
 	wf.d = { id: d.id };
 	wf.f = { id: f.id };
-	for (const [key, imported] of [['b', b], ['e', e]] as const) {
+	for (const [key, imported] of [
+		['b', b],
+		['e', e],
+	] as const) {
 		await n8n.activateWorkflow(imported.id);
 		const path = triggerPath(imported.wf);
 		// A production webhook exists once n8n stops answering 404 on it.
 		await n8n.waitForWebhook(path, 30_000, 'POST');
-		const events = imported.wf.nodes.find((node) => node.parameters.events)!.parameters.events as string[];
-		const endpoint = await sandbox.control.registerWebhook(sandbox.seed.workspaceId, `${n8n.baseUrl}/webhook/${path}`, events);
+		const events = imported.wf.nodes.find((node) => node.parameters.events)!.parameters
+			.events as string[];
+		const endpoint = await sandbox.control.registerWebhook(
+			sandbox.seed.workspaceId,
+			`${n8n.baseUrl}/webhook/${path}`,
+			events,
+		);
 		wf[key] = { id: imported.id, path, endpointId: endpoint.id };
 	}
 	await n8n.activateWorkflow(c.id);
@@ -58,32 +94,76 @@ afterAll(async () => {
 	await env?.close();
 });
 
-test('(a) analyze one resume: Analyze Resume waits for the score, the IF invites the candidate', async () => {
-	const result = await env.n8n.executeWorkflow(wf.a.id, { timeoutMs: 300_000 });
-	expect(result.run).toBeDefined();
-	const failure = { code: result.code, signal: result.signal, error: result.run!.data.resultData.error?.message };
-	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
-	const run = result.run!.data;
-	const analyzed = nodeOutput(run, 'Analyze Resume');
+/** Reads until `ok` holds (or 120 s have passed, then returns the last value read). */
+async function eventually<T>(
+	read: () => Promise<T>,
+	ok: (value: T) => boolean,
+	timeoutMs = 120_000,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await read();
+		if (ok(value) || Date.now() > deadline) return value;
+		await delay(500);
+	}
+}
+
+/** The sink's mails, all of them. */
+const mails = async () =>
+	(
+		await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
+			'GET',
+			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
+		)
+	).items;
+
+/** Answers the recruiter's form an execution waits on, then follows the execution to its end. */
+async function answerApproval(waiting: ExecutionDetail, answer: string): Promise<ExecutionDetail> {
+	const form = waitingForm(waiting, env.n8n.baseUrl);
+	expect({ status: waiting.status, node: form?.node }).toEqual({
+		status: 'waiting',
+		node: 'Recruiter Approves',
+	});
+	await answerForm(form!, [answer]);
+	return await settled(env.n8n, waiting.id);
+}
+
+const succeeded = (run: ExecutionDetail) => ({
+	status: run.status,
+	error: run.data.resultData.error?.message,
+});
+
+test('(a) analyze one resume: Analyze Resume waits for the score, the recruiter approves, then the candidate is invited', async () => {
+	const waiting = await runAsEditor(env.n8n, wf.a.id, 'Run Example');
+	expect(succeeded(waiting)).toEqual({ status: 'waiting', error: undefined });
+	const analyzed = nodeOutput(waiting.data, 'Analyze Resume');
 	expect(analyzed).toHaveLength(1);
-	expect(analyzed[0].status).toBe('completed');
-	// The example's resume carries RA-SANDBOX-SCORE=8, above the threshold of 7.
-	expect((analyzed[0].result as { score: number }).score).toBe(8);
-	reportId = String(analyzed[0].reportId ?? analyzed[0].id);
+	// Node version 2: the simplified item. The example's resume carries RA-SANDBOX-SCORE=8, above the threshold of 7.
+	expect(analyzed[0]).toMatchObject({
+		status: 'completed',
+		score: 8,
+		candidateName: 'Ada Example',
+	});
+	reportId = String(analyzed[0].reportId);
 	expect(reportId).toMatch(/^rpt_/);
-	expect(nodeOutput(run, 'Not Invited')).toHaveLength(0);
-	const invited = nodeOutput(run, 'Invite to Interview');
+	// Nothing is sent before the recruiter has answered.
+	expect(nodeOutput(waiting.data, 'Invite to Interview')).toHaveLength(0);
+	expect((await mails()).filter((m) => m.to === 'ada.example@example.com')).toEqual([]);
+
+	const run = await answerApproval(waiting, APPROVE);
+	expect(succeeded(run)).toEqual({ status: 'success', error: undefined });
+	expect(nodeOutput(run.data, 'Not Invited')).toHaveLength(0);
+	const invited = nodeOutput(run.data, 'Invite to Interview');
 	expect(invited).toHaveLength(1);
 	interviewId = String(invited[0].interviewId);
-	expect(interviewId).not.toBe('undefined');
+	expect(interviewId).toMatch(/^int_/);
 	expect(invited[0].reportId).toBe(reportId);
 	// Email delivery: the token is a bearer secret and must not be in the output.
 	expect(invited[0].invitationToken ?? null).toBeNull();
-	const mail = await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
-		'GET',
-		`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
-	);
-	expect(mail.items.some((m) => m.to === 'ada.example@example.com' && m.interviewId === interviewId)).toBe(true);
+	const mail = await mails();
+	expect(
+		mail.some((m) => m.to === 'ada.example@example.com' && m.interviewId === interviewId),
+	).toBe(true);
 });
 
 test('(b) the webhook trigger takes the signed report.result_ready at the production URL and appends the ATS row', async () => {
@@ -127,7 +207,11 @@ test('a forged or unsigned delivery is answered 401 and starts no execution', as
 		body,
 	});
 	expect(forged.status).toBe(401);
-	const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+	const unsigned = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body,
+	});
 	expect(unsigned.status).toBe(401);
 	// Signed with the real secret but a body changed afterwards: still rejected.
 	const genuine = new Webhook(env.sandbox.seed.webhookSecret);
@@ -156,23 +240,29 @@ test('(e) interview.result_ready starts the interview workflow, which reads the 
 	const run = (await env.n8n.getExecution(execution.id)).data;
 	const event = nodeOutput(run, 'Interview Result Ready')[0];
 	expect(event.type).toBe('interview.result_ready');
-	const result = nodeOutput(run, 'Get Interview Result')[0] as { id: string; result: { scores: { readiness: number } } | null };
+	const result = nodeOutput(run, 'Get Interview Result')[0] as {
+		id: string;
+		result: { scores: { readiness: number } } | null;
+	};
 	expect(result.id).toBe(interviewId);
 	expect(result.result).not.toBeNull();
 	const advanced = nodeOutput(run, 'Advance Candidate');
 	const review = nodeOutput(run, 'Human Review');
 	expect(advanced.length + review.length).toBe(1);
-	const decision = (advanced[0] ?? review[0]) as { interviewId: string; decision: string; readiness: number };
+	const decision = (advanced[0] ?? review[0]) as {
+		interviewId: string;
+		decision: string;
+		readiness: number;
+	};
 	expect(decision.interviewId).toBe(interviewId);
 	expect(decision.decision).toBe(result.result!.scores.readiness >= 70 ? 'advance' : 'review');
 });
 
 test('(d) many resumes: Upload Many then Start Many through the batch endpoints', async () => {
 	const countersBefore = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-	const result = await env.n8n.executeWorkflow(wf.d.id, { timeoutMs: 300_000 });
-	expect(result.run).toBeDefined();
-	expect(result.ok).toBe(true);
-	const run = result.run!.data;
+	const result = await runAsEditor(env.n8n, wf.d.id, 'Run Example');
+	expect(succeeded(result)).toEqual({ status: 'success', error: undefined });
+	const run = result.data;
 	const uploaded = nodeOutput(run, 'Upload Many');
 	expect(uploaded).toHaveLength(3);
 	const uploadedIds = uploaded.map((u) => String(u.reportId));
@@ -181,6 +271,12 @@ test('(d) many resumes: Upload Many then Start Many through the batch endpoints'
 	expect(started).toHaveLength(3);
 	expect(started.map((s) => String(s.reportId)).sort()).toEqual([...uploadedIds].sort());
 	for (const item of started) expect(item.error).toBeUndefined();
+	// Node version 2: Start Many's simplified items carry the scores the Code node's resumes ask for.
+	expect(started.map((s) => [s.candidateName, s.score]).sort()).toEqual([
+		['Ada Example', 8],
+		['Grace Sample', 6],
+		['Linus Placeholder', 4],
+	]);
 	const countersAfter = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	// One upload batch and one analysis batch for the three resumes.
 	expect(Number(countersAfter.batchesCreated) - Number(countersBefore.batchesCreated)).toBe(2);
@@ -188,21 +284,30 @@ test('(d) many resumes: Upload Many then Start Many through the batch endpoints'
 
 test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined batches, the shortlist keeps scores of 7 and more', async () => {
 	const countersBefore = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-	const result = await env.n8n.executeWorkflow(wf.f.id, { timeoutMs: 300_000 });
-	expect(result.ok).toBe(true);
-	const run = result.run!.data;
-	const analyzed = nodeOutput(run, 'Analyze Many') as Array<{ state: string; reportId: string; report?: { status: string; result: { score: number } } }>;
+	const result = await runAsEditor(env.n8n, wf.f.id, 'Run Example');
+	expect(succeeded(result)).toEqual({ status: 'success', error: undefined });
+	const run = result.data;
+	// Node version 2: one simplified item per resume (name, score, status first), not the raw batch item.
+	const analyzed = nodeOutput(run, 'Analyze Many') as Array<{
+		analysisState: string;
+		status: string;
+		score: number;
+		candidateName: string;
+	}>;
 	expect(analyzed).toHaveLength(25);
 	for (const item of analyzed) {
-		expect(item.state).toBe('succeeded');
-		expect(item.report?.status).toBe('completed');
+		expect(item.analysisState).toBe('succeeded');
+		expect(item.status).toBe('completed');
+		expect(Object.keys(item).slice(0, 3)).toEqual(['candidateName', 'currentRole', 'score']);
 	}
 	// The Code node gives candidate i the score 3 + (i mod 7): 9 of the 25 score 7, 8 or 9.
-	const scores = analyzed.map((item) => item.report!.result.score);
+	const scores = analyzed.map((item) => item.score);
 	expect(scores).toEqual(Array.from({ length: 25 }, (_, i) => 3 + (i % 7)));
 	const shortlist = nodeOutput(run, 'Shortlist') as Array<{ candidate: string; score: number }>;
 	expect(shortlist).toHaveLength(9);
-	expect(shortlist.map((s) => s.score)).toEqual([...shortlist.map((s) => s.score)].sort((a, b) => b - a));
+	expect(shortlist.map((s) => s.score)).toEqual(
+		[...shortlist.map((s) => s.score)].sort((a, b) => b - a),
+	);
 	expect(shortlist[0]).toEqual(expect.objectContaining({ candidate: 'Candidate 07', score: 9 }));
 	const countersAfter = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
 	// Two upload batches and two analysis batches (20 + 5).
@@ -212,10 +317,17 @@ test('(f) many resumes: Analyze Many uploads and analyzes 25 files in pipelined 
 test('(c) the feed trigger picks up events published after activation and routes them by type', async () => {
 	// Polls run every minute; the events of (a), (d) and (e) all came after activation.
 	const executions: ExecutionSummary[] = await env.n8n.waitForExecutions(wf.c.id, 1, 150_000);
-	const runs = await Promise.all(executions.map(async (e) => (await env.n8n.getExecution(e.id)).data));
-	const events = runs.flatMap((run) => nodeOutput(run, 'Event Feed')) as Array<{ id: string; type: string; occurredAt: string }>;
+	const runs = await Promise.all(
+		executions.map(async (e) => (await env.n8n.getExecution(e.id)).data),
+	);
+	const events = runs.flatMap((run) => nodeOutput(run, 'Event Feed')) as Array<{
+		id: string;
+		type: string;
+		occurredAt: string;
+	}>;
 	expect(events.length).toBeGreaterThan(0);
-	for (const event of events) expect(Date.parse(event.occurredAt)).toBeGreaterThanOrEqual(feedActivatedAt - 1000);
+	for (const event of events)
+		expect(Date.parse(event.occurredAt)).toBeGreaterThanOrEqual(feedActivatedAt - 1000);
 	expect(events.map((e) => e.type)).toContain('report.result_ready');
 	const reportRoute = runs.flatMap((run) => nodeOutput(run, 'Report Events'));
 	expect(reportRoute.length).toBeGreaterThan(0);
@@ -225,21 +337,13 @@ test('(c) the feed trigger picks up events published after activation and routes
 	}
 });
 
-/** Points the example's /home/node paths at `home` (what a user does when their home is elsewhere). */
-function rehome(w: WorkflowJson, home: string): void {
-	for (const node of w.nodes) {
-		node.parameters = JSON.parse(JSON.stringify(node.parameters).split('/home/node/').join(`${home}/`)) as typeof node.parameters;
-	}
-}
-
 /** The sink's mails to these addresses, once at least `expected` of them are there (or after 15 s). */
 const mailTo = async (addresses: string[], expected: number) => {
 	const deadline = Date.now() + 15_000;
 	for (;;) {
-		const mail = await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
-			'GET',
-			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
-		);
+		const mail = await env.sandbox.control.call<{
+			items: Array<{ to: string; interviewId: string }>;
+		}>('GET', `/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`);
 		const found = mail.items.filter((m) => addresses.includes(m.to));
 		if (found.length >= expected || Date.now() > deadline) return found;
 		await delay(250);
@@ -249,66 +353,76 @@ const mailTo = async (addresses: string[], expected: number) => {
 // n8n 1.x's "Continue (using error output)" moves an item to the error output only when its json is {error} or
 // {error, message} (or the item carries `error`, whose message then replaces the json); the node's error item is
 // {error, details}, which 2.x moves. On 1.x the bad file therefore stays in Analyze Many's main output as an error
-// item (the Filters after it drop it: it has no score). Both lines are asserted as they behave; README, "Install in n8n".
+// item (the Filters after it drop it: it has no score). Both lines are asserted as they behave; docs/compatibility.md.
 const errorOutputMovesErrorItems = n8nLineUnderTest() === '2';
 
-test(`(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, CSV shortlist, invitations; a bad file ${errorOutputMovesErrorItems ? 'goes to the error output' : 'stays an error item in the main output (n8n 1.x)'}`, async () => {
-	const folder = join(env.userFolder, '.n8n-files', 'resumes');
-	mkdirSync(folder, { recursive: true });
-	const people: Array<[string, string, Buffer]> = [
-		['Ada Lovelace', 'ada-lovelace.pdf', makePdf({ candidate: 'Ada Lovelace', score: 9 })],
-		['Grace Hopper', 'grace-hopper.docx', makeDocx({ candidate: 'Grace Hopper', score: 7 })],
-		['Alan Turing', 'alan-turing.pdf', makePdf({ candidate: 'Alan Turing', score: 5 })],
-		['Edsger Dijkstra', 'edsger-dijkstra.pdf', makePdf({ candidate: 'Edsger Dijkstra', score: 3 })],
-		['Barbara Liskov', 'barbara-liskov.pdf', makePdf({ candidate: 'Barbara Liskov', outcome: 'requires_action' })],
-		// A Word document saved as .pdf: recognised, routed to the error output, the others go through.
-		['Mia Docx', 'mia-docx.pdf', makeDocx({ candidate: 'Mia Docx', score: 8 })],
-	];
-	const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
-	for (const [, file, bytes] of people) writeFileSync(join(folder, file), bytes);
-	writeFileSync(join(folder, 'applicants.csv'), ['fileName,email', ...people.map(([name, file]) => `${file},${email(name)}`)].join('\n') + '\n');
+test(`(g) right after npm start, the folder example: Analyze Many, Filter score >= 7, CSV shortlist, the recruiter approves, invitations; a bad file ${errorOutputMovesErrorItems ? 'goes to the error output' : 'stays an error item in the main output (n8n 1.x)'}`, async () => {
+	// The files npm start puts in n8n's files folder (beforeAll, placeSampleFiles): nothing is added here.
+	const people = SAMPLE_APPLICANTS;
+	const email = (name: string) => people.find((p) => p.name === name)!.email;
 
-	const result = await env.n8n.executeWorkflow(wf.g.id, { timeoutMs: 300_000 });
-	expect(result.ok).toBe(true);
-	const run = result.run!.data;
+	const waiting = await runAsEditor(env.n8n, wf.g.id, 'Run Example');
+	expect(succeeded(waiting)).toEqual({ status: 'waiting', error: undefined });
+	const run = waiting.data;
 	const output = nodeOutput(run, 'Analyze Many');
 	const analyzed = output.filter((item) => item.error === undefined);
-	expect(analyzed.map((item) => item.fileName).sort()).toEqual(people.map(([, file]) => file).filter((file) => file !== 'mia-docx.pdf').sort());
+	expect(analyzed.map((item) => item.fileName).sort()).toEqual(
+		people
+			.map((p) => p.fileName)
+			.filter((file) => file !== 'mia-docx.pdf')
+			.sort(),
+	);
 	for (const item of analyzed) {
 		expect(Object.keys(item).slice(0, 3)).toEqual(['candidateName', 'currentRole', 'score']);
 	}
-	const notAnalyzed = errorOutputMovesErrorItems ? nodeOutput(run, 'Not Analyzed') : output.filter((item) => item.error !== undefined);
-	expect(notAnalyzed).toHaveLength(1);
-	expect(String(notAnalyzed[0].error)).toContain('rename it mia-docx.docx');
-	expect((notAnalyzed[0].details as { fileName: string }).fileName).toBe('mia-docx.pdf');
-	if (errorOutputMovesErrorItems) expect(output).toHaveLength(analyzed.length);
-	else expect(nodeOutput(run, 'Not Analyzed')).toHaveLength(0);
-	expect(nodeOutput(run, 'Needs Review').map((item) => item.candidateName)).toEqual(['Barbara Liskov']);
-
 	const shortlisted = nodeOutput(run, 'Score 7 or More');
 	expect(shortlisted.map((item) => [item.candidateName, item.score]).sort()).toEqual([
 		['Ada Lovelace', 9],
 		['Grace Hopper', 7],
 	]);
-	const csv = readFileSync(join(env.userFolder, '.n8n-files', 'shortlist.csv'), 'utf8');
+	const csv = readFileSync(join(filesFolder(env.userFolder), 'shortlist.csv'), 'utf8');
 	// Convert to File writes a byte order mark first, for spreadsheet programs.
-	expect(csv.replace(/^\uFEFF/, '').split('\n')[0]).toMatch(/^"?candidateName"?,"?currentRole"?,"?score"?,/);
+	expect(csv.replace(/^\uFEFF/, '').split('\n')[0]).toMatch(
+		/^"?candidateName"?,"?currentRole"?,"?score"?,/,
+	);
 	expect(csv).toContain('Ada Lovelace');
 	expect(csv).not.toContain('Alan Turing');
+	// The shortlist waits for the recruiter: no invitation, no email yet.
+	expect(nodeOutput(run, 'Invite to Interview')).toHaveLength(0);
+	expect(
+		(await mails()).filter((m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to)),
+	).toEqual([]);
 
-	const invited = nodeOutput(run, 'Invite to Interview');
+	const approved = await answerApproval(waiting, APPROVE);
+	expect(succeeded(approved)).toEqual({ status: 'success', error: undefined });
+	// The branches after the form's (the error output, the reports needing review) run once it is answered.
+	const notAnalyzed = errorOutputMovesErrorItems
+		? nodeOutput(approved.data, 'Not Analyzed')
+		: output.filter((item) => item.error !== undefined);
+	expect(notAnalyzed).toHaveLength(1);
+	expect(String(notAnalyzed[0].error)).toContain('rename it mia-docx.docx');
+	expect((notAnalyzed[0].details as { fileName: string }).fileName).toBe('mia-docx.pdf');
+	if (errorOutputMovesErrorItems) expect(output).toHaveLength(analyzed.length);
+	else expect(nodeOutput(approved.data, 'Not Analyzed')).toHaveLength(0);
+	expect(nodeOutput(approved.data, 'Needs Review').map((item) => item.candidateName)).toEqual([
+		'Barbara Liskov',
+	]);
+	const invited = nodeOutput(approved.data, 'Invite to Interview');
 	expect(invited).toHaveLength(2);
 	for (const item of invited) expect(String(item.interviewId)).toMatch(/^int_/);
-	const mail = await mailTo([email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')], 2);
+	const mail = await mailTo(
+		[email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')],
+		2,
+	);
 	expect(mail.map((m) => m.to).sort()).toEqual([email('Ada Lovelace'), email('Grace Hopper')]);
 
 	// The same workflow run again on the same folder: the files, reports and addresses are recognised. Nothing is
 	// analyzed, charged or emailed again; the items come back with their scores and recovered: true.
 	const workspace = env.sandbox.seed.workspaceId;
 	const before = await env.sandbox.control.counters(workspace);
-	const again = await env.n8n.executeWorkflow(wf.g.id, { timeoutMs: 300_000 });
-	expect(again.ok).toBe(true);
-	const rerun = again.run!.data;
+	const again = await answerApproval(await runAsEditor(env.n8n, wf.g.id, 'Run Example'), APPROVE);
+	expect(succeeded(again)).toEqual({ status: 'success', error: undefined });
+	const rerun = again.data;
 	const after = await env.sandbox.control.counters(workspace);
 	expect({
 		reports: Number(after.reportsCreated) - Number(before.reportsCreated),
@@ -324,51 +438,94 @@ test(`(g) a folder of resumes in ~/.n8n-files: Analyze Many, Filter score >= 7, 
 		analyzed.map((item) => [item.fileName, item.score, item.reportId]).sort(),
 	);
 	expect(reanalyzed.every((item) => item.recovered === true)).toBe(true);
-	expect(nodeOutput(rerun, 'Score 7 or More').map((item) => item.candidateName).sort()).toEqual(['Ada Lovelace', 'Grace Hopper']);
+	expect(
+		nodeOutput(rerun, 'Score 7 or More')
+			.map((item) => item.candidateName)
+			.sort(),
+	).toEqual(['Ada Lovelace', 'Grace Hopper']);
 	const reinvited = nodeOutput(rerun, 'Invite to Interview');
-	expect(reinvited.map((item) => item.interviewId).sort()).toEqual(invited.map((item) => item.interviewId).sort());
+	expect(reinvited.map((item) => item.interviewId).sort()).toEqual(
+		invited.map((item) => item.interviewId).sort(),
+	);
 	expect(reinvited.every((item) => item.recovered === true)).toBe(true);
 	expect(await mailTo([email('Ada Lovelace'), email('Grace Hopper')], 3)).toHaveLength(2);
 });
 
-test('(g) outside ~/.n8n-files n8n refuses the folder: "Access to the file is not allowed."', async () => {
+test('(g) a Folder outside n8n\'s files folder is refused: "Access to the file is not allowed."', async () => {
 	const outside = join(env.userFolder, 'resumes-outside');
-	mkdirSync(outside, { recursive: true });
-	writeFileSync(join(outside, 'applicants.csv'), 'fileName,email\n');
-	const moved = await env.importExample('shortlist-folder-of-resumes.json', (w) => {
-		for (const node of w.nodes) {
-			node.parameters = JSON.parse(JSON.stringify(node.parameters).split('/home/node/.n8n-files/resumes').join(outside)) as typeof node.parameters;
-		}
-	});
-	const result = await env.n8n.executeWorkflow(moved.id, { timeoutMs: 120_000 });
-	expect(result.ok).toBe(false);
-	expect(existsSync(join(outside, 'applicants.csv'))).toBe(true);
+	mkdirSync(join(outside, 'resumes'), { recursive: true });
+	writeFileSync(join(outside, 'resumes', 'applicants.csv'), 'fileName,email\n');
+	const moved = await env.importExample(FOLDER_EXAMPLE, (w) => pointFolderExample(w, outside));
+	const result = await runAsEditor(env.n8n, moved.id, 'Run Example', 120_000);
+	expect(result.status).toBe('error');
+	expect(existsSync(join(outside, 'resumes', 'applicants.csv'))).toBe(true);
 	// n8n 1.x adds the allowed paths to the same sentence.
-	expect(nodeError(result.run!.data, 'Read Applicants')?.message).toMatch(/^Access to the file is not allowed\./);
+	expect(nodeError(result.data, 'Read Applicants')?.message).toMatch(
+		/^Access to the file is not allowed\./,
+	);
 });
 
-test('(h) an applicant tracking system posts name, email and resume: Analyze Resume, then Invite to the address it sent', async () => {
+test('(h) an applicant tracking system posts name, email and resume: Analyze Resume, the recruiter approves or declines, then Invite to the address it sent', async () => {
 	const post = async (applicationId: string, name: string, address: string, score: number) => {
 		const form = new FormData();
 		form.append('applicationId', applicationId);
 		form.append('name', name);
 		form.append('email', address);
-		form.append('resume', new Blob([makePdf({ candidate: name, score })], { type: 'application/pdf' }), `${applicationId}.pdf`);
-		const response = await fetch(`${env.n8n.baseUrl}/webhook/${wf.h.path}`, { method: 'POST', body: form });
+		form.append(
+			'resume',
+			new Blob([makePdf({ candidate: name, score })], { type: 'application/pdf' }),
+			`${applicationId}.pdf`,
+		);
+		const response = await fetch(`${env.n8n.baseUrl}/webhook/${wf.h.path}`, {
+			method: 'POST',
+			body: form,
+		});
 		expect(response.status).toBe(200);
 	};
 	await post('APP-1001', 'Katherine Johnson', 'katherine.johnson@example.com', 8);
 	await post('APP-1002', 'Dorothy Vaughan', 'dorothy.vaughan@example.com', 4);
-	// Three executions: the two applications, and the empty POST with which waitForWebhook found the webhook live
-	// (it fails on Analyze Resume's check of the missing application ID, before anything is sent).
-	const executions = await env.n8n.waitForExecutions(wf.h.id, 3, 120_000);
-	const all = await Promise.all(executions.map(async (e) => ({ summary: e, run: (await env.n8n.getExecution(e.id)).data })));
-	const applicationOf = (run: (typeof all)[number]['run']) =>
-		(nodeOutput(run, 'New Application')[0]?.body as { applicationId?: string } | undefined)?.applicationId;
+	await post('APP-1003', 'Mary Jackson', 'mary.jackson@example.com', 9);
+	// Four executions: the three applications, and the empty POST with which waitForWebhook found the webhook live
+	// (it fails on Analyze Resume's check of the missing application ID, before anything is sent). The two that
+	// score 7 or more wait for the recruiter's answer; nothing has been sent to them yet.
+	const applicationOf = (run: ExecutionDetail['data']) =>
+		(nodeOutput(run, 'New Application')[0]?.body as { applicationId?: string } | undefined)
+			?.applicationId;
+	const waiting = await eventually(
+		async () => {
+			const list = await env.n8n.listExecutions(wf.h.id);
+			const details = await Promise.all(
+				list
+					.filter((e) => e.status === 'waiting')
+					.map(async (e) => await env.n8n.getExecution(e.id)),
+			);
+			return details.filter((d) => waitingForm(d, env.n8n.baseUrl));
+		},
+		(found) => found.length === 2,
+	);
+	expect(waiting.map((d) => applicationOf(d.data)).sort()).toEqual(['APP-1001', 'APP-1003']);
+	expect(
+		(await mails()).filter((m) => m.to.endsWith('@example.com') && /katherine|mary/.test(m.to)),
+	).toEqual([]);
+	for (const d of waiting)
+		await answerApproval(d, applicationOf(d.data) === 'APP-1001' ? APPROVE : DECLINE);
+
+	const executions = await env.n8n.waitForExecutions(wf.h.id, 4, 120_000);
+	const all = await Promise.all(
+		executions.map(async (e) => ({ summary: e, run: (await env.n8n.getExecution(e.id)).data })),
+	);
 	const probe = all.filter(({ run }) => applicationOf(run) === undefined);
-	expect(probe.map(({ run }) => nodeError(run, 'Analyze Resume')?.message)).toEqual([expect.stringContaining('External Reference ID')]);
+	expect(probe.map(({ run }) => nodeError(run, 'Analyze Resume')?.message)).toEqual([
+		expect.stringContaining('External Reference ID'),
+	]);
 	const applications = all.filter(({ run }) => applicationOf(run) !== undefined);
-	expect(applications.map(({ summary, run }) => ({ status: summary.status, error: run.resultData.error?.message }))).toEqual([
+	expect(
+		applications.map(({ summary, run }) => ({
+			status: summary.status,
+			error: run.resultData.error?.message,
+		})),
+	).toEqual([
+		{ status: 'success', error: undefined },
 		{ status: 'success', error: undefined },
 		{ status: 'success', error: undefined },
 	]);
@@ -377,20 +534,40 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 	expect(analyzed.map((item) => [item.candidateName, item.score, item.fileName]).sort()).toEqual([
 		['Dorothy Vaughan', 4, 'APP-1002.pdf'],
 		['Katherine Johnson', 8, 'APP-1001.pdf'],
+		['Mary Jackson', 9, 'APP-1003.pdf'],
 	]);
 	const rows = runs.flatMap((run) => nodeOutput(run, 'ATS Update'));
 	expect(rows).toHaveLength(1);
 	expect(rows[0]).toEqual(
-		expect.objectContaining({ applicationId: 'APP-1001', name: 'Katherine Johnson', email: 'katherine.johnson@example.com', score: 8, emailDelivery: 'queued' }),
+		expect.objectContaining({
+			applicationId: 'APP-1001',
+			name: 'Katherine Johnson',
+			email: 'katherine.johnson@example.com',
+			score: 8,
+			emailDelivery: 'queued',
+		}),
 	);
 	expect(String(rows[0].interviewId)).toMatch(/^int_/);
-	expect(runs.flatMap((run) => nodeOutput(run, 'Not Invited')).map((item) => item.candidateName)).toEqual(['Dorothy Vaughan']);
-	const mail = await mailTo(['katherine.johnson@example.com', 'dorothy.vaughan@example.com'], 1);
-	expect(mail.map((m) => [m.to, m.interviewId])).toEqual([['katherine.johnson@example.com', rows[0].interviewId]]);
+	expect(
+		runs.flatMap((run) => nodeOutput(run, 'Not Invited')).map((item) => item.candidateName),
+	).toEqual(['Dorothy Vaughan']);
+	// Mary Jackson scored 9, but the recruiter answered No: no invitation, no email.
+	const mail = await mailTo(
+		['katherine.johnson@example.com', 'dorothy.vaughan@example.com', 'mary.jackson@example.com'],
+		1,
+	);
+	expect(mail.map((m) => [m.to, m.interviewId])).toEqual([
+		['katherine.johnson@example.com', rows[0].interviewId],
+	]);
 	// The application id went with the upload as its external reference.
 	const reportId = String(rows[0].reportId);
-	const report = await fetch(`${env.sandbox.baseUrl}/api/v1/reports/${reportId}?include=reference`, {
-		headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
-	});
-	expect(((await report.json()) as { data: { externalReference: unknown } }).data.externalReference).toEqual({ source: 'my-ats', id: 'APP-1001' });
+	const report = await fetch(
+		`${env.sandbox.baseUrl}/api/v1/reports/${reportId}?include=reference`,
+		{
+			headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` },
+		},
+	);
+	expect(
+		((await report.json()) as { data: { externalReference: unknown } }).data.externalReference,
+	).toEqual({ source: 'my-ats', id: 'APP-1001' });
 });

@@ -6,14 +6,22 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-import { ensureN8n, packPackage, removeFinishedRunFolders, removePackedPackage, selectedN8nLines } from '../../scripts/n8n-host';
+import {
+	ensureN8n,
+	packPackage,
+	removeFinishedRunFolders,
+	removePackedPackage,
+	selectedN8nLines,
+} from '../../scripts/n8n-host';
 
 /** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
 function ensureChromium(log: (line: string) => void): void {
 	const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 	if (existsSync(path)) return;
 	if (process.getuid?.() !== 0) {
-		throw new Error(`${path} is missing: install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH`);
+		throw new Error(
+			`${path} is missing: install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH`,
+		);
 	}
 	log("installing Debian's chromium for the editor browser test (apt-get, about a minute)");
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -36,6 +44,8 @@ export default async function globalSetup(): Promise<void> {
 	process.once('exit', () => {
 		removePackedPackage(packed.tarball);
 		const removed = removeFinishedRunFolders();
-		log(`removed ${packed.tarball} and ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
+		log(
+			`removed ${packed.tarball} and ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`,
+		);
 	});
 }

@@ -50,7 +50,10 @@ export interface RealN8n {
 	packageDir: string;
 	credentials: Record<string, { id: string; name: string }>;
 	/** Imports an example (credentials bound, webhook ids made unique) and returns its id and bound JSON. */
-	importExample(file: string, edit?: (wf: WorkflowJson) => void): Promise<{ id: string; wf: WorkflowJson }>;
+	importExample(
+		file: string,
+		edit?: (wf: WorkflowJson) => void,
+	): Promise<{ id: string; wf: WorkflowJson }>;
 	close(): Promise<void>;
 }
 
@@ -65,7 +68,8 @@ export async function bootRealN8n(
 	opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'>; homeInUserFolder?: boolean } = {},
 ): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
-	if (!tarball) throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
+	if (!tarball)
+		throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
 	const line = n8nLineUnderTest();
 	const userFolder = createUserFolder(`${label}-n8n${line}`);
 	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
@@ -77,7 +81,12 @@ export async function bootRealN8n(
 			stack = await QueueStack.start({ ...opts.queue, userFolder, log });
 			n8n = stack.main.instance;
 		} else {
-			n8n = await startN8n({ userFolder, log, line, env: opts.homeInUserFolder ? homeEnv(userFolder, line) : undefined });
+			n8n = await startN8n({
+				userFolder,
+				log,
+				line,
+				env: opts.homeInUserFolder ? homeEnv(userFolder, line) : undefined,
+			});
 		}
 	} catch (error) {
 		await sandbox.stop();
@@ -132,16 +141,20 @@ export async function bootRealN8n(
 /**
  * HOME in the run's folder. n8n 2.x reads and writes files only in `~/.n8n-files` by default; n8n 1.x restricts
  * nothing unless N8N_RESTRICT_FILE_ACCESS_TO is set (then only there, with the same refusal): on 1.x it is set to
- * that folder, which is what a 1.x user sets to get 2.x's default (README, "Install in n8n").
+ * that folder, which is what a 1.x user sets to get 2.x's default (docs/compatibility.md).
  */
 function homeEnv(userFolder: string, line: N8nLine): NodeJS.ProcessEnv {
-	return { HOME: userFolder, ...(line === '1' ? { N8N_RESTRICT_FILE_ACCESS_TO: join(userFolder, '.n8n-files') } : {}) };
+	return {
+		HOME: userFolder,
+		...(line === '1' ? { N8N_RESTRICT_FILE_ACCESS_TO: join(userFolder, '.n8n-files') } : {}),
+	};
 }
 
 /** The production webhook path of a workflow's Recruiting Analysis Trigger. */
 export function triggerPath(wf: WorkflowJson): string {
 	const node = wf.nodes.find((n) => n.type === NODE_TYPES.trigger);
-	if (!node || typeof node.webhookId !== 'string') throw new Error(`${wf.name} has no Recruiting Analysis Trigger`);
+	if (!node || typeof node.webhookId !== 'string')
+		throw new Error(`${wf.name} has no Recruiting Analysis Trigger`);
 	return `${node.webhookId}/webhook`;
 }
 
@@ -153,7 +166,13 @@ export function actionWorkflow(
 	extra: { onError?: string; items?: Array<Record<string, unknown>> } = {},
 ): WorkflowJson {
 	const nodes: WorkflowJson['nodes'] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 	];
 	if (extra.items) {
 		nodes.push({
@@ -174,8 +193,11 @@ export function actionWorkflow(
 		...(extra.onError ? { onError: extra.onError } : {}),
 	});
 	const connections: Record<string, unknown> = {
-		Start: { main: [[{ node: extra.items ? 'Items' : 'Recruiting Analysis', type: 'main', index: 0 }]] },
+		Start: {
+			main: [[{ node: extra.items ? 'Items' : 'Recruiting Analysis', type: 'main', index: 0 }]],
+		},
 	};
-	if (extra.items) connections.Items = { main: [[{ node: 'Recruiting Analysis', type: 'main', index: 0 }]] };
+	if (extra.items)
+		connections.Items = { main: [[{ node: 'Recruiting Analysis', type: 'main', index: 0 }]] };
 	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
 }

@@ -22,12 +22,27 @@ afterAll(async () => {
 
 describe('the package installed from its tarball', () => {
 	test('ships only dist and its manifest, with no runtime dependencies to install', () => {
-		const manifest = JSON.parse(readFileSync(join(env.packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+		const manifest = JSON.parse(
+			readFileSync(join(env.packageDir, 'package.json'), 'utf8'),
+		) as Record<string, unknown>;
 		expect(manifest.name).toBe('n8n-nodes-recruiting-analysis');
 		expect(manifest.dependencies ?? {}).toEqual({});
 		const top = readdirSync(env.packageDir).sort();
 		expect(top).toContain('dist');
-		expect(top.filter((f) => !['dist', 'index.js', 'package.json', 'README.md', 'LICENSE', 'LICENSE.md', 'node_modules'].includes(f))).toEqual([]);
+		expect(
+			top.filter(
+				(f) =>
+					![
+						'dist',
+						'index.js',
+						'package.json',
+						'README.md',
+						'LICENSE',
+						'LICENSE.md',
+						'node_modules',
+					].includes(f),
+			),
+		).toEqual([]);
 		// Nothing was installed next to it: zod and n8n-workflow must come from n8n itself.
 		expect(existsSync(join(env.packageDir, 'node_modules', 'zod'))).toBe(false);
 		const n8nManifest = manifest.n8n as { nodes: string[]; credentials: string[] };
@@ -38,27 +53,40 @@ describe('the package installed from its tarball', () => {
 
 	test('n8n knows all three nodes and both credentials under the community package name', async () => {
 		const nodes = await env.n8n.nodeTypes();
-		const ours = nodes.filter((n) => n.name.startsWith('n8n-nodes-recruiting-analysis.')).map((n) => n.name);
+		const ours = nodes
+			.filter((n) => n.name.startsWith('n8n-nodes-recruiting-analysis.'))
+			.map((n) => n.name);
 		// n8n adds a Tool variant of the action node because it is usableAsTool.
 		expect([...new Set(ours)].sort()).toEqual(
 			[NODE_TYPES.action, `${NODE_TYPES.action}Tool`, NODE_TYPES.feed, NODE_TYPES.trigger].sort(),
 		);
 		const credentials = (await env.n8n.credentialTypes()).map((c) => c.name);
-		expect(credentials).toEqual(expect.arrayContaining(['recruitingAnalysisApi', 'recruitingAnalysisSigningSecretApi']));
+		expect(credentials).toEqual(
+			expect.arrayContaining(['recruitingAnalysisApi', 'recruitingAnalysisSigningSecretApi']),
+		);
 		const log = readFileSync(env.n8n.logFile, 'utf8');
 		expect(log).not.toMatch(/Failed to load package "?n8n-nodes-recruiting-analysis/i);
-		expect(log).not.toMatch(/n8n-nodes-recruiting-analysis[^\n]*(Cannot find module|MODULE_NOT_FOUND)/);
+		expect(log).not.toMatch(
+			/n8n-nodes-recruiting-analysis[^\n]*(Cannot find module|MODULE_NOT_FOUND)/,
+		);
 	});
 
 	test('n8n lists it as an installed community package whose nodes all loaded', async () => {
 		const packages = await env.n8n.rest<
-			Array<{ packageName: string; installedVersion: string; failedLoading?: boolean; installedNodes: Array<{ type: string }> }>
+			Array<{
+				packageName: string;
+				installedVersion: string;
+				failedLoading?: boolean;
+				installedNodes: Array<{ type: string }>;
+			}>
 		>('GET', '/community-packages');
 		const ours = packages.find((p) => p.packageName === 'n8n-nodes-recruiting-analysis');
 		expect(ours).toBeDefined();
 		// n8n 2.x says false for a package whose nodes all loaded; n8n 1.x sets the flag only when one failed.
 		expect(ours!.failedLoading).toBe(env.line === '1' ? undefined : false);
-		expect(ours!.installedNodes.map((n) => n.type).sort()).toEqual([NODE_TYPES.action, NODE_TYPES.feed, NODE_TYPES.trigger].sort());
+		expect(ours!.installedNodes.map((n) => n.type).sort()).toEqual(
+			[NODE_TYPES.action, NODE_TYPES.feed, NODE_TYPES.trigger].sort(),
+		);
 	});
 
 	test('every import resolves in the community install: a read runs through validation and transport', async () => {
@@ -73,7 +101,11 @@ describe('the package installed from its tarball', () => {
 		const error = nodeError(result.run!.data, 'Recruiting Analysis');
 		expect(error).toBeUndefined();
 		const outcome = { ok: result.ok, error: result.run!.data.resultData.error?.message };
-		expect({ ...outcome, stderr: outcome.ok ? '' : result.stderr.slice(-400) }).toEqual({ ok: true, error: undefined, stderr: '' });
+		expect({ ...outcome, stderr: outcome.ok ? '' : result.stderr.slice(-400) }).toEqual({
+			ok: true,
+			error: undefined,
+			stderr: '',
+		});
 		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
 		expect(items.map((i) => i.id)).toContain(env.sandbox.seed.jobDescriptionId);
 	});
@@ -81,28 +113,46 @@ describe('the package installed from its tarball', () => {
 
 describe(`n8n's own credential test (Test button, ${n8nUnderTest()})`, () => {
 	/** POST /rest/credentials/test on a saved credential of the API credential type, as the editor does. */
-	async function credentialTest(data: Record<string, unknown>): Promise<{ status: string; message: string }> {
+	async function credentialTest(
+		data: Record<string, unknown>,
+	): Promise<{ status: string; message: string }> {
 		const name = `credential test ${Math.random().toString(16).slice(2, 8)}`;
 		const saved = await env.n8n.createCredential({ name, type: 'recruitingAnalysisApi', data });
-		return env.n8n.rest('POST', '/credentials/test', { credentials: { id: saved.id, name, type: 'recruitingAnalysisApi', data } });
+		return env.n8n.rest('POST', '/credentials/test', {
+			credentials: { id: saved.id, name, type: 'recruitingAnalysisApi', data },
+		});
 	}
 	const apiKey = () => env.sandbox.seed.apiKey;
 
 	test('a good key at the sandbox passes', async () => {
-		const result = await credentialTest({ environment: 'custom', baseUrl: env.sandbox.baseUrl, apiKey: apiKey() });
+		const result = await credentialTest({
+			environment: 'custom',
+			baseUrl: env.sandbox.baseUrl,
+			apiKey: apiKey(),
+		});
 		expect(result).toEqual({ status: 'OK', message: expect.any(String) });
 	});
 
 	// The test is the nodes' own function (transport/credentialTest.ts), the same on both lines: a list read that
 	// answers 404 means the base URL is wrong (an earlier version took every 404 for a passed scope check).
 	test('a base URL where the API answers 404 NOT_FOUND fails, naming the 404', async () => {
-		const result = await credentialTest({ environment: 'custom', baseUrl: `${env.sandbox.baseUrl}/not-the-api`, apiKey: apiKey() });
+		const result = await credentialTest({
+			environment: 'custom',
+			baseUrl: `${env.sandbox.baseUrl}/not-the-api`,
+			apiKey: apiKey(),
+		});
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/answered 404, but not like the Recruiting Analysis API\. Check the environment and the base URL/);
+		expect(result.message).toMatch(
+			/answered 404, but not like the Recruiting Analysis API\. Check the environment and the base URL/,
+		);
 	});
 
 	test('an address that answers, but not like the API (here n8n itself), fails instead of passing', async () => {
-		const result = await credentialTest({ environment: 'custom', baseUrl: env.n8n.baseUrl, apiKey: apiKey() });
+		const result = await credentialTest({
+			environment: 'custom',
+			baseUrl: env.n8n.baseUrl,
+			apiKey: apiKey(),
+		});
 		expect(result.status).toBe('Error');
 	});
 });
@@ -116,7 +166,15 @@ describe('errors in a real execution', () => {
 			data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: badKey },
 		});
 		const { id } = await env.n8n.createWorkflow(
-			actionWorkflow('bad key', { resource: 'jobDescription', operation: 'get', jobDescriptionId: env.sandbox.seed.jobDescriptionId }, credential),
+			actionWorkflow(
+				'bad key',
+				{
+					resource: 'jobDescription',
+					operation: 'get',
+					jobDescriptionId: env.sandbox.seed.jobDescriptionId,
+				},
+				credential,
+			),
 		);
 		const result = await env.n8n.executeWorkflow(id);
 		expect(result.ok).toBe(false);
@@ -134,11 +192,18 @@ describe('errors in a real execution', () => {
 		const { id } = await env.n8n.createWorkflow(
 			actionWorkflow(
 				'continue on fail',
-				{ resource: 'jobDescription', operation: 'get', jobDescriptionId: '={{ $json.jobDescriptionId }}' },
+				{
+					resource: 'jobDescription',
+					operation: 'get',
+					jobDescriptionId: '={{ $json.jobDescriptionId }}',
+				},
 				env.credentials.recruitingAnalysisApi,
 				{
 					onError: 'continueRegularOutput',
-					items: [{ jobDescriptionId: env.sandbox.seed.jobDescriptionId }, { jobDescriptionId: 'jd_does_not_exist' }],
+					items: [
+						{ jobDescriptionId: env.sandbox.seed.jobDescriptionId },
+						{ jobDescriptionId: 'jd_does_not_exist' },
+					],
 				},
 			),
 		);
@@ -164,5 +229,63 @@ describe('errors in a real execution', () => {
 		expect(result.ok).toBe(false);
 		const error = nodeError(result.run!.data, 'Recruiting Analysis');
 		expect(`${error?.message} ${error?.description ?? ''}`).toMatch(/404|NOT_FOUND|not found/i);
+	});
+
+	test('a run that would pass its Spending Limit charges exactly up to it, and the items past it say what was spent', async () => {
+		const { makePdf } = await import('../fixtures/resumes');
+		const files = ['Limit One', 'Limit Two', 'Limit Three'].map((candidate, i) => ({
+			json: { candidate },
+			binary: {
+				data: {
+					data: makePdf({ candidate }).toString('base64'),
+					mimeType: 'application/pdf',
+					fileName: `limit-${i}.pdf`,
+				},
+			},
+		}));
+		const wf = actionWorkflow(
+			'spending limit',
+			{
+				resource: 'analysis',
+				operation: 'analyzeResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: env.sandbox.seed.jobDescriptionId,
+				// The sandbox prices an analysis at 1 credit: two of the three fit.
+				options: { spendingLimit: 2, concurrency: 1 },
+			},
+			env.credentials.recruitingAnalysisApi,
+			{ onError: 'continueRegularOutput' },
+		);
+		// A Code node hands the three resumes over as binary data, as a Read Files node would.
+		wf.nodes.splice(1, 0, {
+			name: 'Items',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { jsCode: `return ${JSON.stringify(files)};` },
+		});
+		wf.connections = {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Recruiting Analysis', type: 'main', index: 0 }]] },
+		};
+		const counters = async () =>
+			(await (
+				await fetch(
+					`${env.sandbox.baseUrl}/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/counters`,
+				)
+			).json()) as { attemptsCreated: number };
+		const before = await counters();
+		const { id } = await env.n8n.createWorkflow(wf);
+		const result = await env.n8n.executeWorkflow(id);
+		expect(result.ok).toBe(true);
+		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
+		expect(items).toHaveLength(3);
+		expect((await counters()).attemptsCreated - before.attemptsCreated).toBe(2);
+		expect(items.filter((item) => item.creditsUsed === 1)).toHaveLength(2);
+		const refused = items.filter((item) => item.error !== undefined);
+		expect(refused).toHaveLength(1);
+		expect(JSON.stringify(refused[0])).toContain('Spending Limit of 2 credits reached');
+		expect(JSON.stringify(refused[0])).toContain('spent 2 credits');
 	});
 });

@@ -7,13 +7,21 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	createWriteStream,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
 import { delay, nodeOutput, type ExecutionDetail, type WorkflowJson } from '../../scripts/n8n-host';
+import { APPROVE, answerForm, runAsEditor, settled, waitingForm } from '../../scripts/start-kit';
 import { makePdf } from '../fixtures/resumes';
 import { bootRealN8n, NODE_TYPES, triggerPath, type RealN8n } from './helpers';
 
@@ -32,7 +40,11 @@ const counters = async () => {
 };
 
 /** `count` distinct small PDFs (or of `sizeBytes`) in a folder of filesDir; returns the glob. */
-function writeResumes(name: string, count: number, o: { sizeBytes?: number; score?: (i: number) => number } = {}): string {
+function writeResumes(
+	name: string,
+	count: number,
+	o: { sizeBytes?: number; score?: (i: number) => number } = {},
+): string {
 	const dir = join(filesDir, name);
 	mkdirSync(dir, { recursive: true });
 	for (let i = 0; i < count; i++) {
@@ -46,18 +58,34 @@ function writeResumes(name: string, count: number, o: { sizeBytes?: number; scor
 }
 
 /** Manual trigger → Read/Write Files (binaries into n8n's store: the database here) → our node. */
-function filesWorkflow(name: string, glob: string, parameters: Record<string, unknown>, settings: Record<string, unknown> = {}): WorkflowJson {
+function filesWorkflow(
+	name: string,
+	glob: string,
+	parameters: Record<string, unknown>,
+	settings: Record<string, unknown> = {},
+): WorkflowJson {
 	return {
 		name,
 		nodes: [
-			{ id: randomUUID(), name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: randomUUID(),
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: randomUUID(),
 				name: 'Read Resumes',
 				type: 'n8n-nodes-base.readWriteFile',
 				typeVersion: 1,
 				position: [200, 0],
-				parameters: { operation: 'read', fileSelector: glob, options: { dataPropertyName: 'data' } },
+				parameters: {
+					operation: 'read',
+					fileSelector: glob,
+					options: { dataPropertyName: 'data' },
+				},
 			},
 			{
 				id: randomUUID(),
@@ -98,7 +126,10 @@ function binaryIds(run: ExecutionDetail): string[] {
 	return items.map((i) => String((i.binary?.data as { id?: string } | undefined)?.id));
 }
 
-function signedDelivery(event: Record<string, unknown>): { headers: Record<string, string>; body: string } {
+function signedDelivery(event: Record<string, unknown>): {
+	headers: Record<string, string>;
+	body: string;
+} {
 	const body = JSON.stringify(event);
 	const now = new Date();
 	const id = String(event.id);
@@ -113,7 +144,11 @@ function signedDelivery(event: Record<string, unknown>): { headers: Record<strin
 	};
 }
 
-async function deliver(baseUrl: string, path: string, event: Record<string, unknown>): Promise<number> {
+async function deliver(
+	baseUrl: string,
+	path: string,
+	event: Record<string, unknown>,
+): Promise<number> {
 	const { headers, body } = signedDelivery(event);
 	const res = await fetch(`${baseUrl}/webhook/${path}`, { method: 'POST', headers, body });
 	await res.arrayBuffer();
@@ -141,7 +176,9 @@ beforeAll(async () => {
 	});
 	// Every command Redis receives from here on, for the secret check at the end.
 	monitorLog = join(env.userFolder, 'redis-monitor.log');
-	monitor = spawn('redis-cli', ['-h', '127.0.0.1', '-p', String(stack().redis.port), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+	monitor = spawn('redis-cli', ['-h', '127.0.0.1', '-p', String(stack().redis.port), 'monitor'], {
+		stdio: ['ignore', 'pipe', 'ignore'],
+	});
 	monitor.stdout!.pipe(createWriteStream(monitorLog));
 	const { n8n, sandbox } = env;
 	for (const [key, file] of [
@@ -159,8 +196,13 @@ beforeAll(async () => {
 		const path = triggerPath(wf[key].wf);
 		// The webhook processes read registrations from PostgreSQL: each must stop answering 404.
 		for (const p of stack().webhooks) await p.instance.waitForWebhook(path, 30_000, 'POST');
-		const events = wf[key].wf.nodes.find((node) => node.parameters.events)!.parameters.events as string[];
-		const endpoint = await sandbox.control.registerWebhook(sandbox.seed.workspaceId, `${stack().webhooks[0].instance.baseUrl}/webhook/${path}`, events);
+		const events = wf[key].wf.nodes.find((node) => node.parameters.events)!.parameters
+			.events as string[];
+		const endpoint = await sandbox.control.registerWebhook(
+			sandbox.seed.workspaceId,
+			`${stack().webhooks[0].instance.baseUrl}/webhook/${path}`,
+			events,
+		);
 		wf[key].path = path;
 		wf[key].endpointId = endpoint.id;
 	}
@@ -173,18 +215,33 @@ afterAll(async () => {
 	if (filesDir) rmSync(filesDir, { recursive: true, force: true });
 });
 
+/**
+ * Runs a manual example as the editor does; when it stops at the recruiter's approval form (examples that invite
+ * candidates), answers it with yes and follows the execution to its end.
+ */
+async function runApproved(workflowId: string): Promise<ExecutionDetail & { worker?: string }> {
+	const main = stack().main.instance;
+	const first = await runAsEditor(main, workflowId, 'Run Example');
+	const form = waitingForm(first, main.baseUrl);
+	if (form) await answerForm(form, [APPROVE]);
+	const done = form ? await settled(main, first.id) : first;
+	return { ...done, worker: stack().whoRan(done.id) };
+}
+
 test('every example runs to success on a worker: analyze one resume, Upload Many + Start Many', async () => {
-	const a = await stack().runManually(wf.a.id, 'Run Example');
+	const a = await runApproved(wf.a.id);
 	expect(a.status).toBe('success');
 	expect(a.worker).toMatch(/^worker-\d$/);
 	const analyzed = nodeOutput(a.data, 'Analyze Resume');
-	expect((analyzed[0].result as { score: number }).score).toBe(8);
+	expect(analyzed[0].score).toBe(8);
 	expect(nodeOutput(a.data, 'Invite to Interview')).toHaveLength(1);
 	const d = await stack().runManually(wf.d.id, 'Run Example');
 	expect(d.status).toBe('success');
 	expect(d.worker).toMatch(/^worker-\d$/);
 	expect(nodeOutput(d.data, 'Start Many')).toHaveLength(3);
-	process.stderr.write(`[queue] analyze-one-resume ran on ${a.worker} (execution ${a.id}), upload-many-start-many on ${d.worker} (execution ${d.id})\n`);
+	process.stderr.write(
+		`[queue] analyze-one-resume ran on ${a.worker} (execution ${a.id}), upload-many-start-many on ${d.worker} (execution ${d.id})\n`,
+	);
 });
 
 test('signed webhooks through the webhook process start the trigger examples, which run on a worker; a forged one gets 401', async () => {
@@ -193,7 +250,10 @@ test('signed webhooks through the webhook process start the trigger examples, wh
 	expect(b.status).toBe('success');
 	expect(stack().whoRan(b.id)).toMatch(/^worker-\d$/);
 	// The main serves no production webhook (N8N_DISABLE_PRODUCTION_MAIN_PROCESS): the webhook process took it.
-	const mainAnswer = await fetch(`${env.n8n.baseUrl}/webhook/${wf.b.path}`, { method: 'POST', body: '{}' });
+	const mainAnswer = await fetch(`${env.n8n.baseUrl}/webhook/${wf.b.path}`, {
+		method: 'POST',
+		body: '{}',
+	});
 	expect(mainAnswer.status).toBe(404);
 	// The first result_ready delivered may be of any report the examples above made: its row carries that report's
 	// own score, as the API gives it.
@@ -206,7 +266,10 @@ test('signed webhooks through the webhook process start the trigger examples, wh
 	expect(rows[0]).toMatchObject({ status: 'completed', score: data.result!.score });
 	const forged = signedDelivery({ id: randomUUID(), type: 'report.result_ready', data: {} });
 	forged.headers['webhook-signature'] = `v1,${Buffer.alloc(32).toString('base64')}`;
-	const res = await fetch(`${stack().webhooks[1].instance.baseUrl}/webhook/${wf.b.path}`, { method: 'POST', ...forged });
+	const res = await fetch(`${stack().webhooks[1].instance.baseUrl}/webhook/${wf.b.path}`, {
+		method: 'POST',
+		...forged,
+	});
 	expect(res.status).toBe(401);
 	// interview.result_ready for the interview the first example invited.
 	const interviews = await env.sandbox.control.call<{ items: Array<{ interviewId: string }> }>(
@@ -221,7 +284,8 @@ test('signed webhooks through the webhook process start the trigger examples, wh
 	expect(e.status).toBe('success');
 	expect(stack().whoRan(e.id)).toMatch(/^worker-\d$/);
 	// The later tests analyse 160 files: their events need not run these two workflows on a 2-core machine.
-	for (const key of ['b', 'e']) await env.sandbox.control.call('DELETE', `/_sandbox/webhook-endpoints/${wf[key].endpointId}`);
+	for (const key of ['b', 'e'])
+		await env.sandbox.control.call('DELETE', `/_sandbox/webhook-endpoints/${wf[key].endpointId}`);
 });
 
 test('Analyze Many with 100 files from database-mode binaries, on a worker', async () => {
@@ -234,14 +298,19 @@ test('Analyze Many with 100 files from database-mode binaries, on a worker', asy
 	const ids = binaryIds(run);
 	expect(ids).toHaveLength(100);
 	for (const id of ids) expect(id).toMatch(/^database:/);
-	const out = nodeOutput(run.data, 'Recruiting Analysis') as Array<{ state: string; reportId: string }>;
+	const out = nodeOutput(run.data, 'Recruiting Analysis') as Array<{
+		state: string;
+		reportId: string;
+	}>;
 	expect(out).toHaveLength(100);
 	expect(out.filter((o) => o.state === 'succeeded')).toHaveLength(100);
 	reportIds.push(...out.map((o) => o.reportId));
 	const after = await counters();
 	expect(after.attemptsCreated - before.attemptsCreated).toBe(100);
 	expect(after.storagePuts - before.storagePuts).toBe(100);
-	process.stderr.write(`[queue] Analyze Many 100 files on ${run.worker}: ${Date.parse(run.stoppedAt!) - Date.parse(run.startedAt)} ms\n`);
+	process.stderr.write(
+		`[queue] Analyze Many 100 files on ${run.worker}: ${Date.parse(run.stoppedAt!) - Date.parse(run.startedAt)} ms\n`,
+	);
 });
 
 test('Upload Resume streams 10 MB files out of database-mode binaries on a worker', async () => {
@@ -286,7 +355,9 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 				position: [0, 0],
 				webhookId,
 				parameters: { events: ['report.result_ready'], options: {} },
-				credentials: { recruitingAnalysisSigningSecretApi: env.credentials.recruitingAnalysisSigningSecretApi },
+				credentials: {
+					recruitingAnalysisSigningSecretApi: env.credentials.recruitingAnalysisSigningSecretApi,
+				},
 			},
 			{
 				id: randomUUID(),
@@ -325,11 +396,15 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 	// (1) Ten events, each delivered to both processes at the same moment.
 	const simultaneous = reportIds.slice(0, 10).map(event);
 	const statuses: number[] = [];
-	await Promise.all(simultaneous.map(async (e) => statuses.push(...(await Promise.all([deliver(w1, path, e), deliver(w2, path, e)])))));
+	await Promise.all(
+		simultaneous.map(async (e) =>
+			statuses.push(...(await Promise.all([deliver(w1, path, e), deliver(w2, path, e)]))),
+		),
+	);
 	// (2) A burst: 20 events at random processes, each redelivered once or twice within 2 s, all interleaved.
 	const burst = reportIds.slice(10, 30).map(event);
 	let seed = 7;
-	const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+	const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 	const sends: Array<Promise<void>> = [];
 	let deliveries = 0;
 	for (const e of burst) {
@@ -354,30 +429,42 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 		const run = await env.n8n.getExecution(ex.id);
 		const trigger = nodeOutput(run.data, 'Report Ready')[0] as { id: string } | undefined;
 		if (trigger) perEvent.set(trigger.id, (perEvent.get(trigger.id) ?? 0) + 1);
-		if (ex.status !== 'success') failedRuns.push(`${ex.id}: ${run.data.resultData.error?.message ?? ex.status}`);
+		if (ex.status !== 'success')
+			failedRuns.push(`${ex.id}: ${run.data.resultData.error?.message ?? ex.status}`);
 	}
 	const after = await counters();
 	const simultaneousRuns = simultaneous.map((e) => perEvent.get(e.id) ?? 0);
 	const burstRuns = burst.map((e) => perEvent.get(e.id) ?? 0);
-	const mail = await env.sandbox.control.call<{ items: Array<{ to: string; interviewId: string }> }>(
-		'GET',
-		`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`,
-	);
+	const mail = await env.sandbox.control.call<{
+		items: Array<{ to: string; interviewId: string }>;
+	}>('GET', `/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/mail`);
 	const emailsPerAddress = new Map<string, number>();
-	for (const m of mail.items) if (m.to.startsWith('cand-')) emailsPerAddress.set(m.to, (emailsPerAddress.get(m.to) ?? 0) + 1);
+	for (const m of mail.items)
+		if (m.to.startsWith('cand-')) emailsPerAddress.set(m.to, (emailsPerAddress.get(m.to) ?? 0) + 1);
 	const figures = {
 		distinctEvents: all.length,
 		deliveries: simultaneous.length * 2 + deliveries,
 		executions: executions.length,
-		simultaneous: { events: simultaneous.length, executions: simultaneousRuns.reduce((x, y) => x + y, 0), max: Math.max(...simultaneousRuns) },
-		burst: { events: burst.length, deliveries, executions: burstRuns.reduce((x, y) => x + y, 0), max: Math.max(...burstRuns) },
+		simultaneous: {
+			events: simultaneous.length,
+			executions: simultaneousRuns.reduce((x, y) => x + y, 0),
+			max: Math.max(...simultaneousRuns),
+		},
+		burst: {
+			events: burst.length,
+			deliveries,
+			executions: burstRuns.reduce((x, y) => x + y, 0),
+			max: Math.max(...burstRuns),
+		},
 		failedExecutions: failedRuns.length,
 		interviewsCreated: after.interviewsCreated - before.interviewsCreated,
 		emailsSent: after.emailsSent - before.emailsSent,
 		maxEmailsPerAddress: Math.max(...emailsPerAddress.values()),
 		idempotentReplays: after.idempotentReplays - before.idempotentReplays,
 	};
-	process.stderr.write(`[queue] dedupe across two webhook processes: ${JSON.stringify(figures)}\n${failedRuns.slice(0, 5).join('\n')}\n`);
+	process.stderr.write(
+		`[queue] dedupe across two webhook processes: ${JSON.stringify(figures)}\n${failedRuns.slice(0, 5).join('\n')}\n`,
+	);
 	writeFigures('dedupe', figures);
 	// Every event ran; the effect is exactly once: one interview and one email per event, and a duplicate execution
 	// gets the same interview back through its key (a replay), so it succeeds instead of failing on a 409.
@@ -396,7 +483,11 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 	const glob = writeResumes('kill', 60, { score: (i) => i % 11 });
 	const created = await env.n8n.createWorkflow(analyzeMany(glob));
 	const before = await counters();
-	const started = await env.n8n.rest<{ executionId: string }>('POST', `/workflows/${created.id}/run`, { triggerToStartFrom: { name: 'Run' } });
+	const started = await env.n8n.rest<{ executionId: string }>(
+		'POST',
+		`/workflows/${created.id}/run`,
+		{ triggerToStartFrom: { name: 'Run' } },
+	);
 	const executionId = started.executionId;
 	// Wait until the worker has charged the first analyses, then kill that worker (and its task runner).
 	const deadline = Date.now() + 180_000;
@@ -414,14 +505,22 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 	// n8n runs jobs with maxStalledCount 0: once the dead worker's lock expires, the job fails and the main records
 	// the execution as an error, keeping no node's data (FailedRunFactory writes a run with the error only).
 	const crashed = await stack().waitForExecution(executionId, 180_000);
-	const recorded = { status: crashed.status, error: crashed.data.resultData.error?.message, lastNodeExecuted: crashed.data.resultData.lastNodeExecuted ?? null };
+	const recorded = {
+		status: crashed.status,
+		error: crashed.data.resultData.error?.message,
+		lastNodeExecuted: crashed.data.resultData.lastNodeExecuted ?? null,
+	};
 	expect(recorded.status).toBe('error');
 	expect(recorded.error).toMatch(/failed to be processed too many times/);
 	// A replacement worker, as an orchestrator would start one.
 	await stack().startWorker();
 	// The user's first move, Retry in the executions list: with no node recorded there is nothing to resume, so
 	// n8n's Retry ends at once with the same error (ExecutionService.retry keeps the error without lastNodeExecuted).
-	const retried = await env.n8n.rest<{ id: string; status: string; retryOf: string }>('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+	const retried = await env.n8n.rest<{ id: string; status: string; retryOf: string }>(
+		'POST',
+		`/executions/${executionId}/retry`,
+		{ loadWorkflow: false },
+	);
 	expect(retried.retryOf).toBe(executionId);
 	const retry = await stack().waitForExecution(retried.id, 120_000);
 	expect(retry.status).toBe('error');
@@ -430,15 +529,26 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 	// What works: run the workflow again on the same files. The writes already made are recovered by their keys.
 	const rerun = await stack().runManually(created.id, 'Run', 420_000);
 	expect(rerun.status).toBe('success');
-	const out = nodeOutput(rerun.data, 'Recruiting Analysis') as Array<{ state: string; reportId: string }>;
+	const out = nodeOutput(rerun.data, 'Recruiting Analysis') as Array<{
+		state: string;
+		reportId: string;
+	}>;
 	expect(out).toHaveLength(60);
 	const after = await counters();
 	const figures = {
 		killedWorker: worker,
 		analysesChargedBeforeKill: atKill.attemptsCreated - before.attemptsCreated,
 		recorded,
-		retry: { execution: retried.id, status: retry.status, error: retry.data.resultData.error?.message },
-		rerun: { execution: rerun.id, worker: rerun.worker, succeeded: out.filter((o) => o.state === 'succeeded').length },
+		retry: {
+			execution: retried.id,
+			status: retry.status,
+			error: retry.data.resultData.error?.message,
+		},
+		rerun: {
+			execution: rerun.id,
+			worker: rerun.worker,
+			succeeded: out.filter((o) => o.state === 'succeeded').length,
+		},
 		analysesCharged: after.attemptsCreated - before.attemptsCreated,
 		reportsCreated: after.reportsCreated - before.reportsCreated,
 		idempotentReplays: after.idempotentReplays - before.idempotentReplays,
@@ -464,7 +574,18 @@ test('the feed trigger polls from the main and keeps its position across a resta
 	const readState = () => {
 		const out = execFileSync(
 			join(stack().postgres.binDir, 'psql'),
-			['-h', '127.0.0.1', '-p', String(stack().postgres.port), '-U', stack().postgres.user, '-d', stack().postgres.database, '-tAc', `SELECT "staticData" FROM workflow_entity WHERE id = '${wf.c.id}'`],
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(stack().postgres.port),
+				'-U',
+				stack().postgres.user,
+				'-d',
+				stack().postgres.database,
+				'-tAc',
+				`SELECT "staticData" FROM workflow_entity WHERE id = '${wf.c.id}'`,
+			],
 			{ encoding: 'utf8' },
 		);
 		return out.trim();
@@ -477,13 +598,22 @@ test('the feed trigger polls from the main and keeps its position across a resta
 	await stack().restartMain();
 	// Kept, not reset: the same position (started at the same time, same filters), at the same event or, when a poll
 	// of the old main ended between the read above and the kill, further on (never back).
-	const feedOf = (state: string) => (JSON.parse(state) as Record<string, { feed: { filterKey: string; positionSince: string; lastEventAt: string } }>)['node:Event Feed'].feed;
+	const feedOf = (state: string) =>
+		(
+			JSON.parse(state) as Record<
+				string,
+				{ feed: { filterKey: string; positionSince: string; lastEventAt: string } }
+			>
+		)['node:Event Feed'].feed;
 	const before = feedOf(stateBefore);
 	const kept = feedOf(readState());
-	expect({ filterKey: kept.filterKey, positionSince: kept.positionSince }).toEqual({ filterKey: before.filterKey, positionSince: before.positionSince });
+	expect({ filterKey: kept.filterKey, positionSince: kept.positionSince }).toEqual({
+		filterKey: before.filterKey,
+		positionSince: before.positionSince,
+	});
 	expect(Date.parse(kept.lastEventAt)).toBeGreaterThanOrEqual(Date.parse(before.lastEventAt));
 	// New events after the restart: an interview for a report analysed earlier.
-	const a = await stack().runManually(wf.a.id, 'Run Example');
+	const a = await runApproved(wf.a.id);
 	expect(a.status).toBe('success');
 	const executions = await finished(wf.c.id, first.length + 1, 150_000);
 	const fresh = executions.filter((e) => Date.parse(e.startedAt) > restartAt);
@@ -492,21 +622,38 @@ test('the feed trigger polls from the main and keeps its position across a resta
 	for (const e of executions) {
 		expect(stack().whoRan(e.id)).toMatch(/^worker-\d$/);
 		const run = await env.n8n.getExecution(e.id);
-		for (const ev of nodeOutput(run.data, 'Event Feed')) seen.set(String(ev.id), (seen.get(String(ev.id)) ?? 0) + 1);
+		for (const ev of nodeOutput(run.data, 'Event Feed'))
+			seen.set(String(ev.id), (seen.get(String(ev.id)) ?? 0) + 1);
 	}
 	// No event twice across the restart: the position was kept, not restarted.
 	expect([...seen.values()].every((n) => n === 1)).toBe(true);
-	const afterRestart = (await Promise.all(fresh.map(async (e) => nodeOutput((await env.n8n.getExecution(e.id)).data, 'Event Feed')))).flat();
-	for (const ev of afterRestart) expect(Date.parse(String(ev.occurredAt))).toBeGreaterThanOrEqual(restartAt - 60_000);
+	const afterRestart = (
+		await Promise.all(
+			fresh.map(async (e) => nodeOutput((await env.n8n.getExecution(e.id)).data, 'Event Feed')),
+		)
+	).flat();
+	for (const ev of afterRestart)
+		expect(Date.parse(String(ev.occurredAt))).toBeGreaterThanOrEqual(restartAt - 60_000);
 	expect(readState()).not.toBe(stateBefore);
-	process.stderr.write(`[queue] feed: ${first.length} poll(s) before the restart, ${fresh.length} after; ${seen.size} distinct events, none twice\n`);
+	process.stderr.write(
+		`[queue] feed: ${first.length} poll(s) before the restart, ${fresh.length} after; ${seen.size} distinct events, none twice\n`,
+	);
 });
 
 test('the API key is nowhere in PostgreSQL (the whole database, execution data included) nor in Redis', async () => {
 	const { postgres, redis } = stack();
 	const dump = execFileSync(
 		join(postgres.binDir, 'pg_dump'),
-		['-h', '127.0.0.1', '-p', String(postgres.port), '-U', postgres.user, '--data-only', postgres.database],
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(postgres.port),
+			'-U',
+			postgres.user,
+			'--data-only',
+			postgres.database,
+		],
 		{ encoding: 'utf8', maxBuffer: 1024 * MB },
 	);
 	// The dump does hold the execution data (a report id of the runs above), in plain text.
@@ -517,14 +664,29 @@ test('the API key is nowhere in PostgreSQL (the whole database, execution data i
 	const traffic = readFileSync(monitorLog, 'utf8');
 	expect(traffic).toMatch(/bull/);
 	expect(traffic).not.toContain(env.sandbox.seed.apiKey);
-	const keys = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redis.port), '--scan'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+	const keys = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redis.port), '--scan'], {
+		encoding: 'utf8',
+	})
+		.split('\n')
+		.filter(Boolean);
 	expect(keys.length).toBeGreaterThan(0);
 	for (const key of keys) {
-		const type = execFileSync('redis-cli', ['-p', String(redis.port), 'TYPE', key], { encoding: 'utf8' }).trim();
-		const read = { string: ['GET'], hash: ['HGETALL'], list: ['LRANGE', '0', '-1'], set: ['SMEMBERS'], zset: ['ZRANGE', '0', '-1'] }[type];
+		const type = execFileSync('redis-cli', ['-p', String(redis.port), 'TYPE', key], {
+			encoding: 'utf8',
+		}).trim();
+		const read = {
+			string: ['GET'],
+			hash: ['HGETALL'],
+			list: ['LRANGE', '0', '-1'],
+			set: ['SMEMBERS'],
+			zset: ['ZRANGE', '0', '-1'],
+		}[type];
 		if (!read) continue;
 		const [cmd, ...args] = read;
-		const value = execFileSync('redis-cli', ['-p', String(redis.port), cmd, key, ...args], { encoding: 'utf8', maxBuffer: 256 * MB });
+		const value = execFileSync('redis-cli', ['-p', String(redis.port), cmd, key, ...args], {
+			encoding: 'utf8',
+			maxBuffer: 256 * MB,
+		});
 		expect(value).not.toContain(env.sandbox.seed.apiKey);
 	}
 });

@@ -13,7 +13,17 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { FigureBook } from './figures';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { analyzeParams, apiCall, counters, newWorkspace, pdfItem, runNode, sleep, type Counters, type Workspace } from '../nodes/action/helpers';
+import {
+	analyzeParams,
+	apiCall,
+	counters,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	type Counters,
+	type Workspace,
+} from '../nodes/action/helpers';
 
 const RESUMES = 200;
 const INVITES = 50;
@@ -28,7 +38,11 @@ const FAULTS = {
 	],
 };
 
-const book = new FigureBook('F1-F2', 'Charged writes under 503, commit-then-drop and 429 (F1, F2)', 'n8n-core engine + sandbox');
+const book = new FigureBook(
+	'F1-F2',
+	'Charged writes under 503, commit-then-drop and 429 (F1, F2)',
+	'n8n-core engine + sandbox',
+);
 let sandbox: TestSandbox;
 let ws: Workspace;
 /** reportId of each application, filled by F1 and used by F2. */
@@ -39,10 +53,17 @@ beforeAll(async () => {
 	ws = await newWorkspace(sandbox.baseUrl);
 	// Low capacity limits: the node must wait out ACTIVE_ANALYSIS_LIMIT and PENDING_UPLOAD_LIMIT itself,
 	// so these runs pass through the bounded waiting, not through a lifted cap.
-	await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 30 });
+	await sandbox.control.patchWorkspace(ws.workspaceId, {
+		activeAnalysisLimit: 10,
+		pendingUploadLimit: 30,
+	});
 	book.set('faults', FAULTS as unknown as IDataObject as never);
-	book.note('F1 and F2 run with the workspace limits set low: 10 active analyses, 30 pending preparations; the node waits out capacity refusals.');
-	book.note('Faults apply to every /api/v1 request (path prefix), not to the storage PUT. Items still failing after the node\'s own four attempts come out as error items (On Error: Continue) and are run again with the same per-application Idempotency Key (a workflow\'s retry branch); "passes" counts those runs.');
+	book.note(
+		'F1 and F2 run with the workspace limits set low: 10 active analyses, 30 pending preparations; the node waits out capacity refusals.',
+	);
+	book.note(
+		'Faults apply to every /api/v1 request (path prefix), not to the storage PUT. Items still failing after the node\'s own four attempts come out as error items (On Error: Continue) and are run again with the same per-application Idempotency Key (a workflow\'s retry branch); "passes" counts those runs.',
+	);
 });
 afterEach(async () => {
 	await sandbox.control.clearFaults();
@@ -59,9 +80,17 @@ const route = (c: Counters, r: string) => c.requests?.[r] ?? 0;
 function injected(from: number, status: number): number {
 	return sandbox.responses
 		.slice(from)
-		.filter((r) => r.status === status && String((r.body as IDataObject | null)?.error && ((r.body as { error: IDataObject }).error.message ?? '')).startsWith('Injected fault')).length;
+		.filter(
+			(r) =>
+				r.status === status &&
+				String(
+					(r.body as IDataObject | null)?.error &&
+						((r.body as { error: IDataObject }).error.message ?? ''),
+				).startsWith('Injected fault'),
+		).length;
 }
-const apiResponses = (from: number) => sandbox.responses.slice(from).filter((r) => r.url.startsWith('/api/v1')).length;
+const apiResponses = (from: number) =>
+	sandbox.responses.slice(from).filter((r) => r.url.startsWith('/api/v1')).length;
 
 function errorsOf(items: INodeExecutionData[]): INodeExecutionData[] {
 	return items.filter((i) => i.json.error !== undefined);
@@ -74,7 +103,10 @@ async function statusOf(reportId: string): Promise<string | undefined> {
 
 describe('F1: 200 resumes analyzed under injected faults', () => {
 	it('every application ends with exactly one report and one attempt; retries used, none lost or duplicated', async () => {
-		const applications = Array.from({ length: RESUMES }, (_, i) => `app-${String(i).padStart(3, '0')}`);
+		const applications = Array.from(
+			{ length: RESUMES },
+			(_, i) => `app-${String(i).padStart(3, '0')}`,
+		);
 		const before = await counters(ws);
 		const responsesBefore = sandbox.responses.length;
 		await sandbox.control.setFaults(FAULTS);
@@ -88,8 +120,15 @@ describe('F1: 200 resumes analyzed under injected faults', () => {
 			const passStart = Date.now();
 			const result = await runNode(
 				ws,
-				analyzeParams(ws, { idempotencyKey: '={{ "f1-" + $json.applicationId }}', concurrency: 10 }),
-				pending.map((applicationId) => pdfItem({ candidate: `Candidate ${applicationId}` }, `${applicationId}.pdf`, { applicationId })),
+				analyzeParams(ws, {
+					idempotencyKey: '={{ "f1-" + $json.applicationId }}',
+					concurrency: 10,
+				}),
+				pending.map((applicationId) =>
+					pdfItem({ candidate: `Candidate ${applicationId}` }, `${applicationId}.pdf`, {
+						applicationId,
+					}),
+				),
 				{ continueOnFail: true },
 			);
 			const out = result.output[0] ?? [];
@@ -101,10 +140,19 @@ describe('F1: 200 resumes analyzed under injected faults', () => {
 				const applicationId = pending[position];
 				if (item.json.error !== undefined) {
 					failedApplications.push(applicationId);
-					if (errorSamples.length < 8) errorSamples.push(`${String(item.json.error)} ${String(item.json.description ?? '')}`.slice(0, 240));
+					if (errorSamples.length < 8)
+						errorSamples.push(
+							`${String(item.json.error)} ${String(item.json.description ?? '')}`.slice(0, 240),
+						);
 				} else outputs.set(applicationId, item.json);
 			});
-			passes.push({ pass, items: pending.length, succeeded: pending.length - failedApplications.length, errorItems: errorsOf(out).length, ms: Date.now() - passStart });
+			passes.push({
+				pass,
+				items: pending.length,
+				succeeded: pending.length - failedApplications.length,
+				errorItems: errorsOf(out).length,
+				ms: Date.now() - passStart,
+			});
 			pending = failedApplications;
 		}
 		const elapsedMs = Date.now() - started;
@@ -113,7 +161,8 @@ describe('F1: 200 resumes analyzed under injected faults', () => {
 		// All 200 reached the service: one reportId and one attemptId per application, all distinct.
 		const reportIds = [...outputs.values()].map((o) => String(o.reportId));
 		const attemptIds = [...outputs.values()].map((o) => String(o.attemptId));
-		for (const [applicationId, o] of outputs) reportByApplication.set(applicationId, String(o.reportId));
+		for (const [applicationId, o] of outputs)
+			reportByApplication.set(applicationId, String(o.reportId));
 
 		// The analyses finish (read back without faults): none lost.
 		const deadline = Date.now() + 120_000;
@@ -162,20 +211,40 @@ describe('F1: 200 resumes analyzed under injected faults', () => {
 			injected503: injected(responsesBefore, 503),
 			injected429: injected(responsesBefore, 429),
 			idempotentReplays: delta(before, after, 'idempotentReplays'),
-			processedPrepares: route(after, 'POST /api/v1/uploads') - route(before, 'POST /api/v1/uploads'),
-			processedQuotes: route(after, 'POST /api/v1/analysis-quotes') - route(before, 'POST /api/v1/analysis-quotes'),
-			processedStarts: route(after, 'POST /api/v1/analyses') - route(before, 'POST /api/v1/analyses'),
+			processedPrepares:
+				route(after, 'POST /api/v1/uploads') - route(before, 'POST /api/v1/uploads'),
+			processedQuotes:
+				route(after, 'POST /api/v1/analysis-quotes') -
+				route(before, 'POST /api/v1/analysis-quotes'),
+			processedStarts:
+				route(after, 'POST /api/v1/analyses') - route(before, 'POST /api/v1/analyses'),
 			errorSamples,
 		};
 		for (const [k, v] of Object.entries(figures)) book.set(k, v as never);
 
 		book.check('every application analyzed (completed)', completed, completed === RESUMES);
-		book.check('reports created = 200 (0 duplicates)', figures.reportsCreated, figures.reportsCreated === RESUMES);
-		book.check('attempts created = 200 (0 duplicates)', figures.attemptsCreated, figures.attemptsCreated === RESUMES);
+		book.check(
+			'reports created = 200 (0 duplicates)',
+			figures.reportsCreated,
+			figures.reportsCreated === RESUMES,
+		);
+		book.check(
+			'attempts created = 200 (0 duplicates)',
+			figures.attemptsCreated,
+			figures.attemptsCreated === RESUMES,
+		);
 		book.check('reports listed by the API = 200 (0 orphans)', listed, listed === RESUMES);
-		book.check('0 lost: every application has an output with its report', outputs.size, outputs.size === RESUMES);
+		book.check(
+			'0 lost: every application has an output with its report',
+			outputs.size,
+			outputs.size === RESUMES,
+		);
 		book.check('retries used: more requests sent than the 600 needed', sent, sent > RESUMES * 3);
-		book.check('storage PUTs carried no Authorization header', after.storageAuthorizationHeaders, after.storageAuthorizationHeaders === 0);
+		book.check(
+			'storage PUTs carried no Authorization header',
+			after.storageAuthorizationHeaders,
+			after.storageAuthorizationHeaders === 0,
+		);
 
 		expect(pending).toEqual([]);
 		expect(outputs.size).toBe(RESUMES);
@@ -221,7 +290,9 @@ describe('F2: 50 invitations under the same faults', () => {
 					candidateEmail: '={{ $json.email }}',
 					options: { idempotencyKey: '={{ "f2-" + $json.applicationId }}', concurrency: 10 },
 				},
-				pending.map(([applicationId, reportId]) => ({ json: { applicationId, reportId, email: emailOf(applicationId) } })),
+				pending.map(([applicationId, reportId]) => ({
+					json: { applicationId, reportId, email: emailOf(applicationId) },
+				})),
 				{ continueOnFail: true },
 			);
 			const out = result.output[0] ?? [];
@@ -230,7 +301,12 @@ describe('F2: 50 invitations under the same faults', () => {
 			out.forEach((item, position) => {
 				if (item.json.error !== undefined) {
 					failed.push(pending[position]);
-					errorSamples.push(`pass ${pass} ${pending[position][0]}: ${String(item.json.error)} ${String(item.json.description ?? '')}`.slice(0, 400));
+					errorSamples.push(
+						`pass ${pass} ${pending[position][0]}: ${String(item.json.error)} ${String(item.json.description ?? '')}`.slice(
+							0,
+							400,
+						),
+					);
 				} else invited.set(pending[position][0], item.json);
 			});
 			passes.push({ pass, items: pending.length, succeeded: pending.length - failed.length });
@@ -269,26 +345,43 @@ describe('F2: 50 invitations under the same faults', () => {
 			injected429: injected(responsesBefore, 429),
 			idempotentReplays: delta(before, after, 'idempotentReplays'),
 			errorSamples,
-			tokensInOutput: [...invited.values()].filter((o) => typeof o.invitationToken === 'string' && o.invitationToken !== '').length,
+			tokensInOutput: [...invited.values()].filter(
+				(o) => typeof o.invitationToken === 'string' && o.invitationToken !== '',
+			).length,
 		};
 		for (const [k, v] of Object.entries(figures)) book.set(`F2.${k}`, v as never);
-		book.check('F2: interviews created = 50', figures.interviewsCreated, figures.interviewsCreated === INVITES);
-		book.check('F2: one email per candidate (0 duplicates in the mail sink)', duplicates, duplicates === 0 && mail.length === INVITES);
+		book.check(
+			'F2: interviews created = 50',
+			figures.interviewsCreated,
+			figures.interviewsCreated === INVITES,
+		);
+		book.check(
+			'F2: one email per candidate (0 duplicates in the mail sink)',
+			duplicates,
+			duplicates === 0 && mail.length === INVITES,
+		);
 		book.check('F2: retries used', sent, sent > INVITES * 2);
 
 		// Every chosen report has exactly one interview (none lost, none doubled), read back from the API.
 		let reportsWithOneInterview = 0;
 		for (const [, reportId] of chosen) {
 			const { body } = await apiCall(ws, 'GET', `/api/v1/interviews?reportId=${reportId}`);
-			if (((body.data as { items: IDataObject[] }).items ?? []).length === 1) reportsWithOneInterview++;
+			if (((body.data as { items: IDataObject[] }).items ?? []).length === 1)
+				reportsWithOneInterview++;
 		}
 		book.set('F2.reportsWithExactlyOneInterview', reportsWithOneInterview);
-		book.check('F2: every report has exactly one interview (0 lost, 0 duplicated)', reportsWithOneInterview, reportsWithOneInterview === INVITES);
+		book.check(
+			'F2: every report has exactly one interview (0 lost, 0 duplicated)',
+			reportsWithOneInterview,
+			reportsWithOneInterview === INVITES,
+		);
 		// Items whose invitation was committed but whose every answer was lost cannot be re-run with the same key
 		// (finding F2-a below); they are counted, never hidden: each must be that exact refusal.
 		const unrecoverable = errorSamples.filter((e) => e.startsWith(`pass ${passes.length} `));
 		book.set('F2.itemsRefusedOnRerun', pending.length);
-		expect(pending.length === 0 || unrecoverable.every((e) => e.includes('IDEMPOTENCY_KEY_REUSED'))).toBe(true);
+		expect(
+			pending.length === 0 || unrecoverable.every((e) => e.includes('IDEMPOTENCY_KEY_REUSED')),
+		).toBe(true);
 		expect(invited.size + pending.length).toBe(INVITES);
 		expect(figures.interviewsCreated).toBe(INVITES);
 		expect(reportsWithOneInterview).toBe(INVITES);
@@ -313,14 +406,22 @@ describe('F2: 50 invitations under the same faults', () => {
 			options: { idempotencyKey: 'f2a-lost-answers' },
 		};
 		// Every answer of POST /interviews is dropped after the service committed it (the node tries four times).
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/interviews', mode: 'commit-then-drop', count: 4 }] });
-		const first = (await runNode(ws, params, [{ json: {} }], { continueOnFail: true })).output[0][0].json;
+		await sandbox.control.setFaults({
+			rules: [{ method: 'POST', path: '/api/v1/interviews', mode: 'commit-then-drop', count: 4 }],
+		});
+		const first = (await runNode(ws, params, [{ json: {} }], { continueOnFail: true })).output[0][0]
+			.json;
 		await sandbox.control.clearFaults();
-		const rerun = (await runNode(ws, params, [{ json: {} }], { continueOnFail: true })).output[0][0].json;
+		const rerun = (await runNode(ws, params, [{ json: {} }], { continueOnFail: true })).output[0][0]
+			.json;
 		await sleep(500);
 		const after = await counters(ws);
 		const mail = (await sandbox.control.mail(ws.workspaceId)).items.slice(mailBefore);
-		book.set('F2a.firstRun', { code: (first.code as string) ?? null, reason: (first.reason as string) ?? null, error: String(first.error ?? '').slice(0, 200) });
+		book.set('F2a.firstRun', {
+			code: (first.code as string) ?? null,
+			reason: (first.reason as string) ?? null,
+			error: String(first.error ?? '').slice(0, 200),
+		});
 		book.set('F2a.rerun', {
 			interviewId: (rerun.interviewId as string) ?? null,
 			code: (rerun.code as string) ?? null,
@@ -329,7 +430,11 @@ describe('F2: 50 invitations under the same faults', () => {
 		});
 		book.set('F2a.interviewsCreated', delta(before, after, 'interviewsCreated'));
 		book.set('F2a.emails', mail.length);
-		book.check('F2-a: one interview and one email despite four lost answers and a re-run', [delta(before, after, 'interviewsCreated'), mail.length], delta(before, after, 'interviewsCreated') === 1 && mail.length === 1);
+		book.check(
+			'F2-a: one interview and one email despite four lost answers and a re-run',
+			[delta(before, after, 'interviewsCreated'), mail.length],
+			delta(before, after, 'interviewsCreated') === 1 && mail.length === 1,
+		);
 		book.check(
 			'F2-a: the re-run with the same key recovers the invitation (expected by the first error text)',
 			rerun.interviewId ? 'recovered' : `${String(rerun.code)} ${String(rerun.reason)}`,
@@ -341,7 +446,9 @@ describe('F2: 50 invitations under the same faults', () => {
 					'NETWORK_ERROR, and its description says to run again with the same Idempotency Key; that re-run quotes again, the new fingerprint ' +
 					'differs (the quote counts interviews so far), and the same key with a changed body is refused (409 IDEMPOTENCY_KEY_REUSED). ' +
 					'No duplicate email or interview results, but the invitation cannot be recovered by the advised re-run. ' +
-					'In F2 this happened to ' + String(book.section.figures['F2.itemsRefusedOnRerun'] ?? 0) + ' of 50 items under the random faults.',
+					'In F2 this happened to ' +
+					String(book.section.figures['F2.itemsRefusedOnRerun'] ?? 0) +
+					' of 50 items under the random faults.',
 			);
 		}
 		// The first run reports the lost answer honestly (not a success, not a generic crash).

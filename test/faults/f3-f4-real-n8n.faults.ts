@@ -16,8 +16,19 @@ import { Webhook } from 'standardwebhooks';
 
 import { FigureBook } from './figures';
 import { makePdf } from '../fixtures/resumes';
-import { delay, nodeOutput, type ExecutionSummary, type WorkflowJson } from '../../scripts/n8n-host';
-import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, NODE_TYPES, type RealN8n } from '../e2e/helpers';
+import {
+	delay,
+	nodeOutput,
+	type ExecutionSummary,
+	type WorkflowJson,
+} from '../../scripts/n8n-host';
+import {
+	bootRealN8n,
+	n8nLineUnderTest,
+	n8nUnderTest,
+	NODE_TYPES,
+	type RealN8n,
+} from '../e2e/helpers';
 
 // Runs once per n8n line (a jest project each); each line has its own section of the report.
 const book = new FigureBook(
@@ -33,7 +44,12 @@ const DAY = 24 * 60 * 60 * 1000;
 
 type Json = ReturnType<typeof JSON.parse>;
 
-async function sbApi(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: Json }> {
+async function sbApi(
+	method: string,
+	path: string,
+	body?: unknown,
+	idempotencyKey?: string,
+): Promise<{ status: number; body: Json }> {
 	const res = await fetch(`${env.sandbox.baseUrl}${path}`, {
 		method,
 		headers: {
@@ -48,31 +64,53 @@ async function sbApi(method: string, path: string, body?: unknown, idempotencyKe
 }
 
 /** Arranges a report through the API (not the subject here): prepare, PUT, quote, start. Returns ids. */
-async function analyze(outcome: 'completed' | 'failed', candidate: string): Promise<{ reportId: string; attemptId: string }> {
+async function analyze(
+	outcome: 'completed' | 'failed',
+	candidate: string,
+): Promise<{ reportId: string; attemptId: string }> {
 	const pdf = makePdf({ candidate, outcome });
 	const prep = await sbApi(
 		'POST',
 		'/api/v1/uploads',
-		{ fileName: 'cv.pdf', fileSize: pdf.length, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: env.sandbox.seed.jobDescriptionId } },
+		{
+			fileName: 'cv.pdf',
+			fileSize: pdf.length,
+			mimeType: 'application/pdf',
+			jobDescription: { kind: 'existing', id: env.sandbox.seed.jobDescriptionId },
+		},
 		`f3-prep-${randomUUID()}`,
 	);
 	if (prep.status !== 201) throw new Error(`prepare: ${prep.status} ${JSON.stringify(prep.body)}`);
-	const put = await fetch(prep.body.data.upload.url, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: pdf });
+	const put = await fetch(prep.body.data.upload.url, {
+		method: 'PUT',
+		headers: { 'content-type': 'application/pdf' },
+		body: pdf,
+	});
 	if (put.status !== 200) throw new Error(`put: ${put.status}`);
 	return { reportId: prep.body.data.reportId, attemptId: await start(prep.body.data.reportId) };
 }
 
 async function start(reportId: string): Promise<string> {
 	const quote = await sbApi('POST', '/api/v1/analysis-quotes', { reportId });
-	const started = await sbApi('POST', '/api/v1/analyses', { reportId, quoteFingerprint: quote.body.data.fingerprint }, `f3-start-${randomUUID()}`);
-	if (started.status !== 202) throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`);
+	const started = await sbApi(
+		'POST',
+		'/api/v1/analyses',
+		{ reportId, quoteFingerprint: quote.body.data.fingerprint },
+		`f3-start-${randomUUID()}`,
+	);
+	if (started.status !== 202)
+		throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`);
 	return started.body.data.attemptId;
 }
 
 async function waitStatus(reportId: string, attemptId: string): Promise<string> {
 	for (let i = 0; i < 400; i++) {
 		const s = await sbApi('GET', `/api/v1/reports/${reportId}/status`);
-		if (s.body?.data?.attemptId === attemptId && ['completed', 'failed', 'requires_action'].includes(s.body.data.status)) return s.body.data.status;
+		if (
+			s.body?.data?.attemptId === attemptId &&
+			['completed', 'failed', 'requires_action'].includes(s.body.data.status)
+		)
+			return s.body.data.status;
 		await delay(50);
 	}
 	throw new Error(`report ${reportId} attempt ${attemptId} not terminal`);
@@ -85,7 +123,12 @@ async function eventsOf(reportId: string): Promise<Array<Record<string, Json>>> 
 }
 
 /** Signs like the service (Standard Webhooks) and posts to n8n's production URL. */
-function signedHeaders(secret: string, msgId: string, at: Date, body: string): Record<string, string> {
+function signedHeaders(
+	secret: string,
+	msgId: string,
+	at: Date,
+	body: string,
+): Record<string, string> {
 	return {
 		'content-type': 'application/json',
 		'webhook-id': msgId,
@@ -93,13 +136,21 @@ function signedHeaders(secret: string, msgId: string, at: Date, body: string): R
 		'webhook-signature': new Webhook(secret).sign(msgId, at, body),
 	};
 }
-async function post(headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+async function post(
+	headers: Record<string, string>,
+	body: string,
+): Promise<{ status: number; text: string }> {
 	const res = await fetch(webhook.url, { method: 'POST', headers, body });
 	return { status: res.status, text: await res.text() };
 }
 async function deliver(event: Record<string, Json>): Promise<number> {
 	const body = JSON.stringify(event);
-	return (await post(signedHeaders(env.sandbox.seed.webhookSecret, `msg_${randomUUID()}`, new Date(), body), body)).status;
+	return (
+		await post(
+			signedHeaders(env.sandbox.seed.webhookSecret, `msg_${randomUUID()}`, new Date(), body),
+			body,
+		)
+	).status;
 }
 
 interface Started {
@@ -114,7 +165,11 @@ async function webhookExecutions(): Promise<Started[]> {
 	for (const e of list) {
 		if (seenExecutions.has(e.id) || !(e.finished || e.stoppedAt)) continue;
 		const detail = await env.n8n.getExecution(e.id);
-		seenExecutions.set(e.id, { executionId: e.id, status: e.status, event: nodeOutput(detail.data, 'Trigger')[0] ?? {} });
+		seenExecutions.set(e.id, {
+			executionId: e.id,
+			status: e.status,
+			event: nodeOutput(detail.data, 'Trigger')[0] ?? {},
+		});
 	}
 	return [...seenExecutions.values()];
 }
@@ -127,7 +182,8 @@ async function waitExecutionFor(eventId: string, timeoutMs = 30_000): Promise<St
 	for (;;) {
 		const found = (await webhookExecutions()).find((s) => s.event.id === eventId);
 		if (found) return found;
-		if (Date.now() > until) throw new Error(`no execution for event ${eventId}\n${env.n8n.logTail(20)}`);
+		if (Date.now() > until)
+			throw new Error(`no execution for event ${eventId}\n${env.n8n.logTail(20)}`);
 		await delay(500);
 	}
 }
@@ -165,7 +221,13 @@ function feedWorkflow(): WorkflowJson {
 				type: NODE_TYPES.feed,
 				typeVersion: 1,
 				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['*'], startAt: 'now', filters: {}, options: {} },
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					events: ['*'],
+					startAt: 'now',
+					filters: {},
+					options: {},
+				},
 				credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
 			},
 		],
@@ -189,7 +251,10 @@ beforeAll(async () => {
 	webhook.path = `${String(wf.nodes[0].webhookId)}/webhook`;
 	webhook.url = `${env.n8n.baseUrl}/webhook/${webhook.path}`;
 	await env.n8n.waitForWebhook(webhook.path, 30_000, 'POST');
-	const endpoint = await env.sandbox.control.registerWebhook(env.sandbox.seed.workspaceId, webhook.url);
+	const endpoint = await env.sandbox.control.registerWebhook(
+		env.sandbox.seed.workspaceId,
+		webhook.url,
+	);
 	webhook.endpointId = endpoint.id;
 }, 300_000);
 
@@ -203,29 +268,98 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		const before = (await webhookExecutions()).length;
 		const secret = env.sandbox.seed.webhookSecret;
 		const foreign = `whsec_${randomBytes(32).toString('base64')}`;
-		const event = { id: randomUUID(), type: 'report.completed', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { reportId: 'rpt_forged', attemptId: 'att_forged', status: 'completed', code: null } };
+		const event = {
+			id: randomUUID(),
+			type: 'report.completed',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { reportId: 'rpt_forged', attemptId: 'att_forged', status: 'completed', code: null },
+		};
 		const body = JSON.stringify(event);
 		const now = new Date();
 		const genuine = (id = 'msg_forged_1', at = now, b = body) => signedHeaders(secret, id, at, b);
-		const without = (h: Record<string, string>, name: string) => Object.fromEntries(Object.entries(h).filter(([k]) => k !== name));
+		const without = (h: Record<string, string>, name: string) =>
+			Object.fromEntries(Object.entries(h).filter(([k]) => k !== name));
 		const table: Array<{ forgery: string; headers: Record<string, string>; body: string }> = [
 			{ forgery: 'no signature headers', headers: { 'content-type': 'application/json' }, body },
-			{ forgery: 'signed with a foreign secret', headers: signedHeaders(foreign, 'msg_forged_2', now, body), body },
-			{ forgery: 'body changed after signing', headers: genuine('msg_forged_3'), body: body.replace('rpt_forged', 'rpt_changed') },
-			{ forgery: 're-serialised body (whitespace)', headers: genuine('msg_forged_4'), body: JSON.stringify(event, null, 1) },
-			{ forgery: 'timestamp 6 minutes old', headers: genuine('msg_forged_5', new Date(now.getTime() - 6 * 60_000)), body },
-			{ forgery: 'timestamp 6 minutes ahead', headers: genuine('msg_forged_6', new Date(now.getTime() + 6 * 60_000)), body },
-			{ forgery: 'webhook-id swapped after signing', headers: { ...genuine('msg_forged_7'), 'webhook-id': 'msg_other' }, body },
-			{ forgery: 'webhook-timestamp changed after signing', headers: { ...genuine('msg_forged_8'), 'webhook-timestamp': String(Math.floor(now.getTime() / 1000) + 1) }, body },
-			{ forgery: 'signature under version v2', headers: { ...genuine('msg_forged_9'), 'webhook-signature': genuine('msg_forged_9')['webhook-signature'].replace('v1,', 'v2,') }, body },
-			{ forgery: 'garbage signature', headers: { ...genuine('msg_forged_10'), 'webhook-signature': 'v1,AAAA' }, body },
-			{ forgery: 'missing webhook-timestamp', headers: without(genuine('msg_forged_11'), 'webhook-timestamp'), body },
-			{ forgery: 'missing webhook-id', headers: without(genuine('msg_forged_12'), 'webhook-id'), body },
-			{ forgery: 'non-numeric timestamp', headers: { ...genuine('msg_forged_13'), 'webhook-timestamp': 'yesterday' }, body },
-			{ forgery: 'signed with the signature secret without whsec_ decoding', headers: (() => {
-				const raw = new Webhook(Buffer.from(secret).toString('base64')).sign('msg_forged_14', now, body);
-				return { ...genuine('msg_forged_14'), 'webhook-signature': raw };
-			})(), body },
+			{
+				forgery: 'signed with a foreign secret',
+				headers: signedHeaders(foreign, 'msg_forged_2', now, body),
+				body,
+			},
+			{
+				forgery: 'body changed after signing',
+				headers: genuine('msg_forged_3'),
+				body: body.replace('rpt_forged', 'rpt_changed'),
+			},
+			{
+				forgery: 're-serialised body (whitespace)',
+				headers: genuine('msg_forged_4'),
+				body: JSON.stringify(event, null, 1),
+			},
+			{
+				forgery: 'timestamp 6 minutes old',
+				headers: genuine('msg_forged_5', new Date(now.getTime() - 6 * 60_000)),
+				body,
+			},
+			{
+				forgery: 'timestamp 6 minutes ahead',
+				headers: genuine('msg_forged_6', new Date(now.getTime() + 6 * 60_000)),
+				body,
+			},
+			{
+				forgery: 'webhook-id swapped after signing',
+				headers: { ...genuine('msg_forged_7'), 'webhook-id': 'msg_other' },
+				body,
+			},
+			{
+				forgery: 'webhook-timestamp changed after signing',
+				headers: {
+					...genuine('msg_forged_8'),
+					'webhook-timestamp': String(Math.floor(now.getTime() / 1000) + 1),
+				},
+				body,
+			},
+			{
+				forgery: 'signature under version v2',
+				headers: {
+					...genuine('msg_forged_9'),
+					'webhook-signature': genuine('msg_forged_9')['webhook-signature'].replace('v1,', 'v2,'),
+				},
+				body,
+			},
+			{
+				forgery: 'garbage signature',
+				headers: { ...genuine('msg_forged_10'), 'webhook-signature': 'v1,AAAA' },
+				body,
+			},
+			{
+				forgery: 'missing webhook-timestamp',
+				headers: without(genuine('msg_forged_11'), 'webhook-timestamp'),
+				body,
+			},
+			{
+				forgery: 'missing webhook-id',
+				headers: without(genuine('msg_forged_12'), 'webhook-id'),
+				body,
+			},
+			{
+				forgery: 'non-numeric timestamp',
+				headers: { ...genuine('msg_forged_13'), 'webhook-timestamp': 'yesterday' },
+				body,
+			},
+			{
+				forgery: 'signed with the signature secret without whsec_ decoding',
+				headers: (() => {
+					const raw = new Webhook(Buffer.from(secret).toString('base64')).sign(
+						'msg_forged_14',
+						now,
+						body,
+					);
+					return { ...genuine('msg_forged_14'), 'webhook-signature': raw };
+				})(),
+				body,
+			},
 		];
 		const results: Array<{ forgery: string; status: number; reason: string | null }> = [];
 		for (const row of table) {
@@ -242,29 +376,67 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		const after = (await webhookExecutions()).length;
 		book.set('forgedDeliveries', results);
 		book.set('forgedExecutionsStarted', after - before);
-		book.check(`forged deliveries answered 401 (${table.length} kinds)`, `${results.filter((r) => r.status === 401).length}/${table.length}`, results.every((r) => r.status === 401));
-		book.check('executions started by forged deliveries', after - before, after - before === 0 && started === 0);
-		for (const r of results) expect({ forgery: r.forgery, status: r.status }).toEqual({ forgery: r.forgery, status: 401 });
+		book.check(
+			`forged deliveries answered 401 (${table.length} kinds)`,
+			`${results.filter((r) => r.status === 401).length}/${table.length}`,
+			results.every((r) => r.status === 401),
+		);
+		book.check(
+			'executions started by forged deliveries',
+			after - before,
+			after - before === 0 && started === 0,
+		);
+		for (const r of results)
+			expect({ forgery: r.forgery, status: r.status }).toEqual({ forgery: r.forgery, status: 401 });
 		expect(after - before).toBe(0);
 	});
 
 	it('duplicates: sandbox replays, a captured request sent again and concurrent copies give one execution per event id', async () => {
 		// A genuine delivery from the service (sandbox), then two manual replays of it (same event id).
-		const test = await env.sandbox.control.call<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/webhook-endpoints/${webhook.endpointId}/test`);
+		const test = await env.sandbox.control.call<{ deliveryId: string; eventId: string }>(
+			'POST',
+			`/_sandbox/webhook-endpoints/${webhook.endpointId}/test`,
+		);
 		await waitExecutionFor(test.eventId);
-		for (let i = 0; i < 2; i++) await env.sandbox.control.call('POST', `/_sandbox/deliveries/${test.deliveryId}/replay`);
+		for (let i = 0; i < 2; i++)
+			await env.sandbox.control.call('POST', `/_sandbox/deliveries/${test.deliveryId}/replay`);
 		// A captured genuine request posted again byte for byte (an attacker's or a proxy's replay within tolerance).
-		const captured = { id: randomUUID(), type: 'webhook.test', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { test: true } };
+		const captured = {
+			id: randomUUID(),
+			type: 'webhook.test',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { test: true },
+		};
 		const capturedBody = JSON.stringify(captured);
-		const capturedHeaders = signedHeaders(env.sandbox.seed.webhookSecret, `msg_${randomUUID()}`, new Date(), capturedBody);
+		const capturedHeaders = signedHeaders(
+			env.sandbox.seed.webhookSecret,
+			`msg_${randomUUID()}`,
+			new Date(),
+			capturedBody,
+		);
 		const first = await post(capturedHeaders, capturedBody);
 		await waitExecutionFor(captured.id);
 		const again = await post(capturedHeaders, capturedBody);
 		// Retries of one event arriving at once: five copies, each freshly signed with its own webhook-id.
-		const burst = { id: randomUUID(), type: 'webhook.test', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { test: true } };
-		const burstStatuses = await Promise.all(Array.from({ length: 5 }, async () => await deliver(burst)));
+		const burst = {
+			id: randomUUID(),
+			type: 'webhook.test',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { test: true },
+		};
+		const burstStatuses = await Promise.all(
+			Array.from({ length: 5 }, async () => await deliver(burst)),
+		);
 		// Sequential retries of another event: three copies one after another.
-		const sequential = { id: randomUUID(), type: 'webhook.test', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { test: true } };
+		const sequential = {
+			id: randomUUID(),
+			type: 'webhook.test',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { test: true },
+		};
 		const sequentialStatuses: number[] = [];
 		for (let i = 0; i < 3; i++) {
 			sequentialStatuses.push(await deliver(sequential));
@@ -280,12 +452,27 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 			threeSequentialCopies: (await executionsFor(sequential.id, 0)).length,
 		};
 		book.set('duplicates.executionsPerEventId', counts);
-		book.set('duplicates.sandboxDeliveriesOfTestEvent', replayed.map((d) => `${d.state}:${d.attempts.at(-1)?.status ?? 'none'}`));
-		book.set('duplicates.statuses', { capturedFirst: first.status, capturedAgain: again.status, burst: burstStatuses, sequential: sequentialStatuses });
-		for (const [k, v] of Object.entries(counts)) book.check(`one execution per event id: ${k}`, v, v === 1);
+		book.set(
+			'duplicates.sandboxDeliveriesOfTestEvent',
+			replayed.map((d) => `${d.state}:${d.attempts.at(-1)?.status ?? 'none'}`),
+		);
+		book.set('duplicates.statuses', {
+			capturedFirst: first.status,
+			capturedAgain: again.status,
+			burst: burstStatuses,
+			sequential: sequentialStatuses,
+		});
+		for (const [k, v] of Object.entries(counts))
+			book.check(`one execution per event id: ${k}`, v, v === 1);
 		if (Object.values(counts).some((v) => v > 1)) {
 			const stored = await env.n8n.getWorkflow(webhook.workflowId);
-			book.set('duplicates.triggerStaticDataAfterDuplicates', JSON.stringify((stored as unknown as { staticData?: unknown }).staticData ?? null).slice(0, 400));
+			book.set(
+				'duplicates.triggerStaticDataAfterDuplicates',
+				JSON.stringify((stored as unknown as { staticData?: unknown }).staticData ?? null).slice(
+					0,
+					400,
+				),
+			);
 			book.note(
 				'Finding F3-a: in n8n 2.41.1 production webhooks, every copy of an event id started an execution. The event ids the trigger ' +
 					'remembers in node static data (webhook/dedupe.ts via getWorkflowStaticData in RecruitingAnalysisTrigger.node.ts webhook()) ' +
@@ -305,7 +492,9 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 
 	it('out-of-order deliveries and a late event for an older attempt (flagged as delayed)', async () => {
 		// Hold the service's deliveries (paused endpoint) while the events are produced.
-		await env.sandbox.control.call('PATCH', `/_sandbox/webhook-endpoints/${webhook.endpointId}`, { paused: true });
+		await env.sandbox.control.call('PATCH', `/_sandbox/webhook-endpoints/${webhook.endpointId}`, {
+			paused: true,
+		});
 		const done = await analyze('completed', 'Out Of Order');
 		await waitStatus(done.reportId, done.attemptId);
 		const failed = await analyze('failed', 'Late Attempt');
@@ -316,7 +505,9 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		const doneEvents = await eventsOf(done.reportId);
 		const completedEvent = doneEvents.find((e) => e.type === 'report.completed')!;
 		const readyEvent = doneEvents.find((e) => e.type === 'report.result_ready')!;
-		const failedEvents = (await eventsOf(failed.reportId)).filter((e) => e.type === 'report.failed');
+		const failedEvents = (await eventsOf(failed.reportId)).filter(
+			(e) => e.type === 'report.failed',
+		);
 		const lateEvent = failedEvents.find((e) => e.data.attemptId === failed.attemptId)!;
 		const currentEvent = failedEvents.find((e) => e.data.attemptId === secondAttempt)!;
 		expect(completedEvent && readyEvent && lateEvent && currentEvent).toBeTruthy();
@@ -324,7 +515,9 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		// Out of order: result_ready arrives before completed.
 		const orderStatuses = [await deliver(readyEvent), await deliver(completedEvent)];
 		// Then the service's held deliveries go out (same event ids: each is a duplicate now), then the late event.
-		await env.sandbox.control.call('PATCH', `/_sandbox/webhook-endpoints/${webhook.endpointId}`, { paused: false });
+		await env.sandbox.control.call('PATCH', `/_sandbox/webhook-endpoints/${webhook.endpointId}`, {
+			paused: false,
+		});
 		await delay(2000);
 		const late = await waitExecutionFor(lateEvent.id);
 		const current = await waitExecutionFor(currentEvent.id);
@@ -343,10 +536,25 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 			delayedEvent: (late.event.delayedEvent as boolean | undefined) ?? null,
 			attemptCheck: (late.event.attemptCheck as Json) ?? null,
 		});
-		book.set('currentEvent.delayedEvent', (current.event.delayedEvent as boolean | undefined) ?? null);
-		book.check('out-of-order: both events start exactly one execution each', counts, Object.values(counts).every((n) => n === 1));
-		book.check('late report.failed for the older attempt flagged delayedEvent: true', (late.event.delayedEvent as boolean | undefined) ?? null, late.event.delayedEvent === true);
-		book.check('event for the current attempt not flagged', (current.event.delayedEvent as boolean | undefined) ?? null, current.event.delayedEvent === false);
+		book.set(
+			'currentEvent.delayedEvent',
+			(current.event.delayedEvent as boolean | undefined) ?? null,
+		);
+		book.check(
+			'out-of-order: both events start exactly one execution each',
+			counts,
+			Object.values(counts).every((n) => n === 1),
+		);
+		book.check(
+			'late report.failed for the older attempt flagged delayedEvent: true',
+			(late.event.delayedEvent as boolean | undefined) ?? null,
+			late.event.delayedEvent === true,
+		);
+		book.check(
+			'event for the current attempt not flagged',
+			(current.event.delayedEvent as boolean | undefined) ?? null,
+			current.event.delayedEvent === false,
+		);
 		expect(orderStatuses).toEqual([200, 200]);
 		for (const n of Object.values(counts)) expect(n).toBe(1);
 		expect(late.event.delayedEvent).toBe(true);
@@ -363,7 +571,11 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		book.set('webhookExecutionsTotal', all.length);
 		book.set('webhookDistinctEventIds', perId.size);
 		book.set('webhookExecutionStatuses', statuses);
-		book.check('executions = distinct event ids (exactly one per event id)', `${all.length} executions / ${perId.size} ids`, doubled.length === 0);
+		book.check(
+			'executions = distinct event ids (exactly one per event id)',
+			`${all.length} executions / ${perId.size} ids`,
+			doubled.length === 0,
+		);
 		expect(doubled).toEqual([]);
 		expect(all.every((s) => s.status === 'success')).toBe(true);
 	});
@@ -382,16 +594,26 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 			if (feedSeen.has(e.id) || !(e.finished || e.stoppedAt)) continue;
 			const detail = await env.n8n.getExecution(e.id);
 			// A poll that failed has no startedAt (n8n records only when it stopped).
-			feedSeen.set(e.id, { id: e.id, status: e.status, startedAt: e.startedAt ?? e.stoppedAt ?? '', items: nodeOutput(detail.data, 'Feed') });
+			feedSeen.set(e.id, {
+				id: e.id,
+				status: e.status,
+				startedAt: e.startedAt ?? e.stoppedAt ?? '',
+				items: nodeOutput(detail.data, 'Feed'),
+			});
 		}
 		return [...feedSeen.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 	}
-	async function waitFeed(predicate: (r: FeedRun) => boolean, what: string, timeoutMs = 150_000): Promise<FeedRun> {
+	async function waitFeed(
+		predicate: (r: FeedRun) => boolean,
+		what: string,
+		timeoutMs = 150_000,
+	): Promise<FeedRun> {
 		const until = Date.now() + timeoutMs;
 		for (;;) {
 			const hit = (await feedRuns()).find(predicate);
 			if (hit) return hit;
-			if (Date.now() > until) throw new Error(`feed: ${what} not seen within ${timeoutMs} ms\n${env.n8n.logTail(30)}`);
+			if (Date.now() > until)
+				throw new Error(`feed: ${what} not seen within ${timeoutMs} ms\n${env.n8n.logTail(30)}`);
 			await delay(2000);
 		}
 	}
@@ -399,7 +621,13 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 	it('the feed delivers the events published after activation', async () => {
 		const marker = await analyze('completed', 'Feed Marker');
 		await waitStatus(marker.reportId, marker.attemptId);
-		const run = await waitFeed((r) => r.items.some((i) => (i.data as { reportId?: string } | undefined)?.reportId === marker.reportId), 'the marker report events');
+		const run = await waitFeed(
+			(r) =>
+				r.items.some(
+					(i) => (i.data as { reportId?: string } | undefined)?.reportId === marker.reportId,
+				),
+			'the marker report events',
+		);
 		book.set('feed.firstRunWithMarker', { items: run.items.length, status: run.status });
 		expect(run.status).toBe('success');
 	}, 200_000);
@@ -410,17 +638,42 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		const missed = await analyze('completed', 'Missed While Down');
 		await waitStatus(missed.reportId, missed.attemptId);
 		await env.sandbox.control.call('POST', '/_sandbox/clock/advance', { ms: 31 * DAY });
-		const gapRun = await waitFeed((r) => r.items.some((i) => i.notice === 'EVENT_CURSOR_EXPIRED'), 'the EVENT_CURSOR_EXPIRED notice');
+		const gapRun = await waitFeed(
+			(r) => r.items.some((i) => i.notice === 'EVENT_CURSOR_EXPIRED'),
+			'the EVENT_CURSOR_EXPIRED notice',
+		);
 		const notice = gapRun.items.find((i) => i.notice === 'EVENT_CURSOR_EXPIRED')!;
 		// After the notice, new events still arrive.
 		const after = await analyze('completed', 'After Gap');
 		await waitStatus(after.reportId, after.attemptId);
-		const next = await waitFeed((r) => r.items.some((i) => (i.data as { reportId?: string } | undefined)?.reportId === after.reportId), 'events after the gap');
+		const next = await waitFeed(
+			(r) =>
+				r.items.some(
+					(i) => (i.data as { reportId?: string } | undefined)?.reportId === after.reportId,
+				),
+			'events after the gap',
+		);
 		const runs = await feedRuns();
-		book.set('gap.notice', { notice: String(notice.notice), eventsMayBeMissedSince: String(notice.eventsMayBeMissedSince), resumedFrom: String(notice.resumedFrom), message: String(notice.message) });
-		book.set('gap.missedReportEventsDelivered', runs.some((r) => r.items.some((i) => (i.data as { reportId?: string } | undefined)?.reportId === missed.reportId)));
+		book.set('gap.notice', {
+			notice: String(notice.notice),
+			eventsMayBeMissedSince: String(notice.eventsMayBeMissedSince),
+			resumedFrom: String(notice.resumedFrom),
+			message: String(notice.message),
+		});
+		book.set(
+			'gap.missedReportEventsDelivered',
+			runs.some((r) =>
+				r.items.some(
+					(i) => (i.data as { reportId?: string } | undefined)?.reportId === missed.reportId,
+				),
+			),
+		);
 		book.set('gap.runsBetween', runs.length - runsBefore);
-		book.check('cursor expiry reported as a gap notice (EVENT_CURSOR_EXPIRED) in a successful execution', gapRun.status, gapRun.status === 'success');
+		book.check(
+			'cursor expiry reported as a gap notice (EVENT_CURSOR_EXPIRED) in a successful execution',
+			gapRun.status,
+			gapRun.status === 'success',
+		);
 		book.check('feed continues after the gap', next.status, next.status === 'success');
 		expect(gapRun.status).toBe('success');
 		expect(String(notice.message)).toMatch(/missed/);
@@ -428,13 +681,18 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 	}, 400_000);
 
 	it('sandbox reset: a poll meets the revoked key, the key is replaced in the credential, the feed recovers; no crash loop', async () => {
-		const reset = await env.sandbox.control.call<{ apiKey: string }>('POST', `/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/reset`);
+		const reset = await env.sandbox.control.call<{ apiKey: string }>(
+			'POST',
+			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/reset`,
+		);
 		const revokedAt = Date.now();
 		// The reset revoked the key n8n holds: let one poll run with it (as after a real reset), then rotate.
 		await delay(70_000);
 		const duringRevoked = (await feedRuns()).filter((r) => Date.parse(r.startedAt) >= revokedAt);
 		const logLines = env.n8n.logTail(2000).split('\n');
-		const revokedLogLines = logLines.filter((l) => /invalid, expired or revoked|401 UNAUTHORIZED/.test(l));
+		const revokedLogLines = logLines.filter((l) =>
+			/invalid, expired or revoked|401 UNAUTHORIZED/.test(l),
+		);
 		const wfAfterRevoked = await env.n8n.getWorkflow(feed.workflowId);
 		apiKey = reset.apiKey;
 		const rotatedAt = Date.now();
@@ -446,13 +704,24 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		});
 		const fresh = await analyze('completed', 'After Reset');
 		await waitStatus(fresh.reportId, fresh.attemptId);
-		const recovered = await waitFeed((r) => r.items.some((i) => (i.data as { reportId?: string } | undefined)?.reportId === fresh.reportId), 'events after the reset');
+		const recovered = await waitFeed(
+			(r) =>
+				r.items.some(
+					(i) => (i.data as { reportId?: string } | undefined)?.reportId === fresh.reportId,
+				),
+			'events after the reset',
+		);
 		const runs = await feedRuns();
 		const minutes = (Date.now() - feed.activatedAt) / 60_000;
 		const errors = runs.filter((r) => r.status !== 'success');
-		const errorsOutsideRevokedWindow = errors.filter((r) => Date.parse(r.startedAt) < revokedAt || Date.parse(r.startedAt) > rotatedAt);
+		const errorsOutsideRevokedWindow = errors.filter(
+			(r) => Date.parse(r.startedAt) < revokedAt || Date.parse(r.startedAt) > rotatedAt,
+		);
 		const wfState = await env.n8n.getWorkflow(feed.workflowId);
-		book.set('reset.executionsWhileKeyRevoked', duringRevoked.map((r) => ({ status: r.status, items: r.items.length })));
+		book.set(
+			'reset.executionsWhileKeyRevoked',
+			duringRevoked.map((r) => ({ status: r.status, items: r.items.length })),
+		);
 		book.set('reset.n8nLogLinesAboutTheRevokedKey', revokedLogLines.length);
 		book.set('reset.sampleLogLine', (revokedLogLines[0] ?? '').slice(0, 300));
 		book.set('reset.workflowActiveWhileKeyRevoked', wfAfterRevoked.active);
@@ -461,13 +730,31 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		book.set('feed.errorExecutions', errors.length);
 		book.set('feed.minutesActive', Math.round(minutes * 10) / 10);
 		book.set('feed.workflowStillActive', wfState.active);
-		book.set('feed.runs', runs.map((r) => ({ startedAt: r.startedAt, status: r.status, items: r.items.length, notices: r.items.filter((i) => i.notice).length })));
-		book.check('the workflow stays active while the key is revoked (no deactivation, no tight retry loop)', `active=${String(wfAfterRevoked.active)}, runs in 70 s: ${duringRevoked.length}`, wfAfterRevoked.active === true && duringRevoked.length <= 2);
-		book.check('feed recovers after the sandbox reset (new key) and delivers new events', recovered.status, recovered.status === 'success');
+		book.set(
+			'feed.runs',
+			runs.map((r) => ({
+				startedAt: r.startedAt,
+				status: r.status,
+				items: r.items.length,
+				notices: r.items.filter((i) => i.notice).length,
+			})),
+		);
+		book.check(
+			'the workflow stays active while the key is revoked (no deactivation, no tight retry loop)',
+			`active=${String(wfAfterRevoked.active)}, runs in 70 s: ${duringRevoked.length}`,
+			wfAfterRevoked.active === true && duringRevoked.length <= 2,
+		);
+		book.check(
+			'feed recovers after the sandbox reset (new key) and delivers new events',
+			recovered.status,
+			recovered.status === 'success',
+		);
 		book.check(
 			'no crash loop: executions ≤ minutes active + 1, errors only while the key was revoked',
 			`${runs.length} runs in ${minutes.toFixed(1)} min, ${errors.length} error(s), ${errorsOutsideRevokedWindow.length} outside the revoked window`,
-			runs.length <= Math.ceil(minutes) + 1 && errorsOutsideRevokedWindow.length === 0 && errors.length <= 2,
+			runs.length <= Math.ceil(minutes) + 1 &&
+				errorsOutsideRevokedWindow.length === 0 &&
+				errors.length <= 2,
 		);
 		expect(wfAfterRevoked.active).toBe(true);
 		expect(duringRevoked.length).toBeLessThanOrEqual(2);

@@ -6,9 +6,22 @@
 
 import { FigureBook } from './figures';
 import { startTestSandbox, storageErrorOf, waitFor, type TestSandbox } from '../helpers/sandbox';
-import { analyzeParams, counters, newWorkspace, pdfItem, runNode, waitForReportStatus, type Counters, type Workspace } from '../nodes/action/helpers';
+import {
+	analyzeParams,
+	counters,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	waitForReportStatus,
+	type Counters,
+	type Workspace,
+} from '../nodes/action/helpers';
 
-const book = new FigureBook('F5', 'Upload URL and preparation expiry mid-flow (F5)', 'n8n-core engine + sandbox (clock, latency fault)');
+const book = new FigureBook(
+	'F5',
+	'Upload URL and preparation expiry mid-flow (F5)',
+	'n8n-core engine + sandbox (clock, latency fault)',
+);
 let sandbox: TestSandbox;
 let ws: Workspace;
 
@@ -34,7 +47,10 @@ const storageAnswers = (from: number) =>
 		.slice(from)
 		.filter((r) => r.url.startsWith('/_storage'))
 		// Storage answers as S3 does: an XML <Error> whose <Code> (AccessDenied for an expired URL) is shown here.
-		.map((r) => `${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code ?? '?'}`}`);
+		.map(
+			(r) =>
+				`${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code ?? '?'}`}`,
+		);
 
 /**
  * Runs `run` while the first storage PUT is held for `holdMs`; as soon as the preparation exists, the sandbox clock
@@ -42,9 +58,17 @@ const storageAnswers = (from: number) =>
  */
 async function withExpiryDuringPut<T>(advanceMs: number, run: () => Promise<T>): Promise<T> {
 	const before = await counters(ws);
-	await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads', mode: 'latency', latencyMs: 1500, count: 1 }] });
+	await sandbox.control.setFaults({
+		rules: [
+			{ method: 'PUT', path: '/_storage/uploads', mode: 'latency', latencyMs: 1500, count: 1 },
+		],
+	});
 	const running = run();
-	await waitFor(async () => (await counters(ws)).preparationsCreated > before.preparationsCreated, 10_000, 10);
+	await waitFor(
+		async () => (await counters(ws)).preparationsCreated > before.preparationsCreated,
+		10_000,
+		10,
+	);
 	await sandbox.control.advanceClock(advanceMs);
 	return await running;
 }
@@ -53,12 +77,17 @@ describe('F5: upload URL expired mid-flow', () => {
 	it('Analyze Resume: the PUT meets an expired URL (403 AccessDenied, XML), the node refreshes the URL once, uploads and starts the analysis', async () => {
 		const before = await counters(ws);
 		const from = sandbox.responses.length;
-		const result = await withExpiryDuringPut(11 * MINUTE, async () => await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Expired URL' })]));
+		const result = await withExpiryDuringPut(
+			11 * MINUTE,
+			async () => await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Expired URL' })]),
+		);
 		expect(result.error).toBeUndefined();
 		const item = result.output[0][0].json;
 		const after = await counters(ws);
 		const answers = storageAnswers(from);
-		const refreshes = route(after, 'POST /api/v1/uploads/{id}/url') - route(before, 'POST /api/v1/uploads/{id}/url');
+		const refreshes =
+			route(after, 'POST /api/v1/uploads/{id}/url') -
+			route(before, 'POST /api/v1/uploads/{id}/url');
 		const status = await waitForReportStatus(ws, String(item.reportId));
 		book.set('urlExpired.storageAnswers', answers);
 		book.set('urlExpired.urlRefreshes', refreshes);
@@ -66,7 +95,11 @@ describe('F5: upload URL expired mid-flow', () => {
 		book.set('urlExpired.reportsCreated', delta(before, after, 'reportsCreated'));
 		book.set('urlExpired.attemptsCreated', delta(before, after, 'attemptsCreated'));
 		book.set('urlExpired.finalStatus', status);
-		book.check('URL expired mid-flow: refreshed once, uploaded, analysis completed', [answers.join(' → '), refreshes, status], refreshes === 1 && status === 'completed');
+		book.check(
+			'URL expired mid-flow: refreshed once, uploaded, analysis completed',
+			[answers.join(' → '), refreshes, status],
+			refreshes === 1 && status === 'completed',
+		);
 
 		expect(answers).toEqual(['403 AccessDenied', '200']);
 		expect(refreshes).toBe(1);
@@ -89,7 +122,13 @@ describe('F5: upload URL expired mid-flow', () => {
 			async () =>
 				await runNode(
 					ws,
-					{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+					{
+						resource: 'upload',
+						operation: 'uploadResume',
+						binaryPropertyName: 'data',
+						jobDescriptionSource: 'existing',
+						jobDescriptionId: ws.jobDescriptionId,
+					},
 					[pdfItem({ candidate: 'Expired Preparation' })],
 				),
 		);
@@ -105,7 +144,9 @@ describe('F5: upload URL expired mid-flow', () => {
 		book.check(
 			'preparation expired mid-flow: one new preparation (replacesExpiredReportId), the file uploaded to it, no analysis started',
 			[String(item.replacesExpiredReportId ?? ''), delta(before, after, 'preparationsCreated')],
-			result.error === undefined && typeof item.replacesExpiredReportId === 'string' && delta(before, after, 'preparationsCreated') === 2,
+			result.error === undefined &&
+				typeof item.replacesExpiredReportId === 'string' &&
+				delta(before, after, 'preparationsCreated') === 2,
 		);
 
 		expect(result.error).toBeUndefined();
@@ -119,7 +160,13 @@ describe('F5: upload URL expired mid-flow', () => {
 	it('Start on an uploaded report whose preparation is older than 24 hours: a clear error, no attempt', async () => {
 		const uploaded = await runNode(
 			ws,
-			{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+			{
+				resource: 'upload',
+				operation: 'uploadResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: ws.jobDescriptionId,
+			},
 			[pdfItem({ candidate: 'Late Start' })],
 		);
 		expect(uploaded.error).toBeUndefined();
@@ -129,8 +176,16 @@ describe('F5: upload URL expired mid-flow', () => {
 		const result = await runNode(ws, { resource: 'analysis', operation: 'start', reportId });
 		const after = await counters(ws);
 		const text = `${result.error?.message ?? ''} ${result.error?.description ?? ''}`;
-		book.set('startAfter24h.error', { name: result.error?.name ?? null, message: result.error?.message ?? null, description: (result.error?.description as string) ?? null });
-		book.check('start after 24 h: clear error naming the expiry and the next step', result.error?.message ?? null, /PREPARATION_EXPIRED/.test(text) && /Prepare a new upload/.test(text));
+		book.set('startAfter24h.error', {
+			name: result.error?.name ?? null,
+			message: result.error?.message ?? null,
+			description: (result.error?.description as string) ?? null,
+		});
+		book.check(
+			'start after 24 h: clear error naming the expiry and the next step',
+			result.error?.message ?? null,
+			/PREPARATION_EXPIRED/.test(text) && /Prepare a new upload/.test(text),
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(text).toMatch(/PREPARATION_EXPIRED/);
 		expect(text).toMatch(/Prepare a new upload/);
@@ -152,8 +207,15 @@ describe('F5: upload URL expired mid-flow', () => {
 		await sandbox.control.advanceClock(25 * HOUR);
 		const result = await runNode(ws, { resource: 'upload', operation: 'refreshUrl', reportId });
 		const text = `${result.error?.message ?? ''} ${result.error?.description ?? ''}`;
-		book.set('refreshAfter24h.error', { name: result.error?.name ?? null, message: result.error?.message ?? null });
-		book.check('refresh after 24 h: clear error', result.error?.message ?? null, /PREPARATION_EXPIRED/.test(text) && /Prepare a new upload/.test(text));
+		book.set('refreshAfter24h.error', {
+			name: result.error?.name ?? null,
+			message: result.error?.message ?? null,
+		});
+		book.check(
+			'refresh after 24 h: clear error',
+			result.error?.message ?? null,
+			/PREPARATION_EXPIRED/.test(text) && /Prepare a new upload/.test(text),
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(text).toMatch(/PREPARATION_EXPIRED/);
 		expect(text).toMatch(/Prepare a new upload/);

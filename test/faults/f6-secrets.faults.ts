@@ -11,9 +11,23 @@ import type { IDataObject } from 'n8n-workflow';
 import { FigureBook } from './figures';
 import type { ExecuteNodeResult } from '../helpers/n8n-engine';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { analyzeParams, apiCall, counters, newWorkspace, pdfItem, runNode, sleep, waitForReportStatus, type Workspace } from '../nodes/action/helpers';
+import {
+	analyzeParams,
+	apiCall,
+	counters,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	waitForReportStatus,
+	type Workspace,
+} from '../nodes/action/helpers';
 
-const book = new FigureBook('F6', 'Secrets: API key and invitation token (F6)', 'n8n-core engine + sandbox records (inbox, counters)');
+const book = new FigureBook(
+	'F6',
+	'Secrets: API key and invitation token (F6)',
+	'n8n-core engine + sandbox records (inbox, counters)',
+);
 let sandbox: TestSandbox;
 let ws: Workspace;
 
@@ -34,7 +48,9 @@ function captureLogger(): void {
 	for (const level of ['error', 'warn', 'info', 'debug']) {
 		const original = logger[level];
 		logger[level] = function (this: unknown, ...a: unknown[]) {
-			logLines.push(`${level} ${a.map((x) => (typeof x === 'string' ? x : safeJson(x))).join(' ')}`);
+			logLines.push(
+				`${level} ${a.map((x) => (typeof x === 'string' ? x : safeJson(x))).join(' ')}`,
+			);
 			return original.apply(this, a);
 		};
 		restoreLogger.push(() => (logger[level] = original));
@@ -48,21 +64,30 @@ function safeJson(value: unknown): string {
 			if (seen.has(v)) return '[circular]';
 			seen.add(v);
 		}
-		if (v instanceof Error) return { name: v.name, message: v.message, stack: v.stack, ...(v as unknown as IDataObject) };
+		if (v instanceof Error)
+			return { name: v.name, message: v.message, stack: v.stack, ...(v as unknown as IDataObject) };
 		return v;
 	});
 }
 
 /** Run data and the run's error as n8n stores them, plus the error's message, description and stack. */
 function visibleText(result: ExecuteNodeResult): string {
-	const e = result.error as (Error & { description?: string; context?: unknown; cause?: unknown }) | undefined;
-	return [safeJson(result.run), e ? `${e.message} ${e.description ?? ''} ${e.stack ?? ''} ${safeJson(e.context)} ${safeJson(e.cause)}` : ''].join('\n');
+	const e = result.error as
+		(Error & { description?: string; context?: unknown; cause?: unknown }) | undefined;
+	return [
+		safeJson(result.run),
+		e
+			? `${e.message} ${e.description ?? ''} ${e.stack ?? ''} ${safeJson(e.context)} ${safeJson(e.cause)}`
+			: '',
+	].join('\n');
 }
 
 beforeAll(async () => {
 	sandbox = await startTestSandbox();
 	ws = await newWorkspace(sandbox.baseUrl);
-	await sandbox.control.addWebhookEndpoint(ws.workspaceId, { url: sandbox.control.inboxUrl(ws.workspaceId) });
+	await sandbox.control.addWebhookEndpoint(ws.workspaceId, {
+		url: sandbox.control.inboxUrl(ws.workspaceId),
+	});
 });
 afterAll(async () => {
 	for (const restore of restoreLogger) restore();
@@ -74,18 +99,32 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 	const tokens: string[] = [];
 
 	it('a full flow with events: storage and webhook receiver never see the key', async () => {
-		const warmup = await run('get job description', ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId });
+		const warmup = await run('get job description', ws, {
+			resource: 'jobDescription',
+			operation: 'get',
+			jobDescriptionId: ws.jobDescriptionId,
+		});
 		expect(warmup.error).toBeUndefined();
 		captureLogger();
-		const analyzed = await run('analyze resume (wait)', ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
-			pdfItem({ candidate: 'Secret One' }, 'one.pdf'),
-			pdfItem({ candidate: 'Secret Two' }, 'two.pdf'),
-		]);
+		const analyzed = await run(
+			'analyze resume (wait)',
+			ws,
+			analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
+			[
+				pdfItem({ candidate: 'Secret One' }, 'one.pdf'),
+				pdfItem({ candidate: 'Secret Two' }, 'two.pdf'),
+			],
+		);
 		expect(analyzed.error).toBeUndefined();
 		const reportIds = analyzed.output[0].map((i) => String(i.json.id ?? i.json.reportId));
 		for (const id of reportIds) expect(await waitForReportStatus(ws, id)).toBe('completed');
 
-		const byEmail = await run('invite by email', ws, { resource: 'interview', operation: 'invite', reportId: reportIds[0], candidateEmail: 'email.delivery@example.com' });
+		const byEmail = await run('invite by email', ws, {
+			resource: 'interview',
+			operation: 'invite',
+			reportId: reportIds[0],
+			candidateEmail: 'email.delivery@example.com',
+		});
 		expect(byEmail.error).toBeUndefined();
 		const byLink = await run('invite by private link', ws, {
 			resource: 'interview',
@@ -101,7 +140,9 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		expect(typeof token).toBe('string');
 		tokens.push(String(token));
 		// Interview events reach the receiver too.
-		await sandbox.control.interviewEvent(String(linkItem.interviewId), 'interview.expired').catch(() => undefined);
+		await sandbox.control
+			.interviewEvent(String(linkItem.interviewId), 'interview.expired')
+			.catch(() => undefined);
 		await sleep(1500);
 
 		const c = await counters(ws);
@@ -114,15 +155,57 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		book.set('storageAuthorizationHeaders', c.storageAuthorizationHeaders);
 		book.set('webhookDeliveriesReceived', inbox.length);
 		book.set('webhookAuthorizationHeaders', Number(c.webhookAuthorizationHeaders));
-		book.set('inboxEntriesWithApiKey', inbox.filter((e) => JSON.stringify(e).includes(ws.apiKey)).length);
-		book.set('inboxEntriesWithAuthorizationHeader', inbox.filter((e) => Object.keys(e.headers).some((h) => h.toLowerCase() === 'authorization')).length);
-		book.set('inboxEntriesWithInvitationToken', inbox.filter((e) => JSON.stringify(e).includes(String(token))).length);
-		book.set('emailDelivery.invitationTokenInOutput', emailItem.invitationToken === undefined ? 'absent' : (emailItem.invitationToken as string | null));
-		book.set('privateLink.invitationTokenInOutput', typeof token === 'string' ? 'present' : 'absent');
-		book.check('storage PUTs with an Authorization header', c.storageAuthorizationHeaders, c.storageAuthorizationHeaders === 0 && c.storagePuts >= 2);
-		book.check('webhook deliveries with an Authorization header or the key', [Number(c.webhookAuthorizationHeaders), inbox.filter((entry) => JSON.stringify(entry).includes(ws.apiKey)).length], c.webhookAuthorizationHeaders === 0 && !inboxText.includes(ws.apiKey) && inbox.length > 0);
-		book.check('invitation token only with private-link delivery (email delivery output has none)', [String(emailItem.invitationToken ?? 'none'), 'present'], !emailOutputKeys.some((k) => /token/i.test(k) && typeof emailItem[k] === 'string' && emailItem[k] !== ''));
-		book.check('invitation token never in webhook bodies or the event feed', [inbox.filter((e) => JSON.stringify(e).includes(String(token))).length, feedText.includes(String(token))], !inboxText.includes(String(token)) && !feedText.includes(String(token)));
+		book.set(
+			'inboxEntriesWithApiKey',
+			inbox.filter((e) => JSON.stringify(e).includes(ws.apiKey)).length,
+		);
+		book.set(
+			'inboxEntriesWithAuthorizationHeader',
+			inbox.filter((e) => Object.keys(e.headers).some((h) => h.toLowerCase() === 'authorization'))
+				.length,
+		);
+		book.set(
+			'inboxEntriesWithInvitationToken',
+			inbox.filter((e) => JSON.stringify(e).includes(String(token))).length,
+		);
+		book.set(
+			'emailDelivery.invitationTokenInOutput',
+			emailItem.invitationToken === undefined
+				? 'absent'
+				: (emailItem.invitationToken as string | null),
+		);
+		book.set(
+			'privateLink.invitationTokenInOutput',
+			typeof token === 'string' ? 'present' : 'absent',
+		);
+		book.check(
+			'storage PUTs with an Authorization header',
+			c.storageAuthorizationHeaders,
+			c.storageAuthorizationHeaders === 0 && c.storagePuts >= 2,
+		);
+		book.check(
+			'webhook deliveries with an Authorization header or the key',
+			[
+				Number(c.webhookAuthorizationHeaders),
+				inbox.filter((entry) => JSON.stringify(entry).includes(ws.apiKey)).length,
+			],
+			c.webhookAuthorizationHeaders === 0 && !inboxText.includes(ws.apiKey) && inbox.length > 0,
+		);
+		book.check(
+			'invitation token only with private-link delivery (email delivery output has none)',
+			[String(emailItem.invitationToken ?? 'none'), 'present'],
+			!emailOutputKeys.some(
+				(k) => /token/i.test(k) && typeof emailItem[k] === 'string' && emailItem[k] !== '',
+			),
+		);
+		book.check(
+			'invitation token never in webhook bodies or the event feed',
+			[
+				inbox.filter((e) => JSON.stringify(e).includes(String(token))).length,
+				feedText.includes(String(token)),
+			],
+			!inboxText.includes(String(token)) && !feedText.includes(String(token)),
+		);
 
 		expect(c.storagePuts).toBeGreaterThanOrEqual(2);
 		expect(c.storageAuthorizationHeaders).toBe(0);
@@ -130,10 +213,14 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		expect(inbox.every((e) => e.verified)).toBe(true);
 		expect(c.webhookAuthorizationHeaders).toBe(0);
 		expect(inboxText).not.toContain(ws.apiKey);
-		expect(inbox.filter((e) => Object.keys(e.headers).some((h) => h.toLowerCase() === 'authorization'))).toHaveLength(0);
+		expect(
+			inbox.filter((e) => Object.keys(e.headers).some((h) => h.toLowerCase() === 'authorization')),
+		).toHaveLength(0);
 		// Token: absent for email delivery, present for private link, and never in events.
 		expect(emailItem.interviewId).toMatch(/^int_/);
-		expect(typeof emailItem.invitationToken === 'string' && emailItem.invitationToken !== '').toBe(false);
+		expect(typeof emailItem.invitationToken === 'string' && emailItem.invitationToken !== '').toBe(
+			false,
+		);
 		expect(JSON.stringify(emailItem)).not.toMatch(/\/interview\/[A-Za-z0-9_-]{8,}/);
 		expect(String(token).length).toBeGreaterThan(10);
 		expect(inboxText).not.toContain(String(token));
@@ -146,22 +233,50 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		const extra = await sandbox.control.createKey(ws.workspaceId, {});
 		await sandbox.control.revokeKey(extra.apiKey);
 		const revoked = { ...ws, apiKey: extra.apiKey };
-		const r401 = await run('revoked key', revoked, { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 });
+		const r401 = await run('revoked key', revoked, {
+			resource: 'report',
+			operation: 'getMany',
+			returnAll: false,
+			limit: 5,
+		});
 		// A key with surrounding spaces (pasted), a production-looking key against the sandbox, an unreachable base URL.
-		const spaced = await run('key with spaces', { ...ws, apiKey: `  ${extra.apiKey}  ` }, { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 });
+		const spaced = await run(
+			'key with spaces',
+			{ ...ws, apiKey: `  ${extra.apiKey}  ` },
+			{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		);
 		const prodKey = `svc_live_${'9'.repeat(40)}`;
-		const wrongEnv = await run('production key on sandbox', { ...ws, apiKey: prodKey }, { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 });
-		const closedPort = await run('unreachable API', { ...ws, baseUrl: 'http://127.0.0.1:9' }, { resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId });
+		const wrongEnv = await run(
+			'production key on sandbox',
+			{ ...ws, apiKey: prodKey },
+			{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		);
+		const closedPort = await run(
+			'unreachable API',
+			{ ...ws, baseUrl: 'http://127.0.0.1:9' },
+			{ resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId },
+		);
 		await sandbox.control.setFaults({ rules: [{ path: '/api/v1', status: 500, rate: 1 }] });
-		const r500 = await run('500 on every request', ws, analyzeParams(ws), [pdfItem({ candidate: 'Five Hundred' })]);
+		const r500 = await run('500 on every request', ws, analyzeParams(ws), [
+			pdfItem({ candidate: 'Five Hundred' }),
+		]);
 		await sandbox.control.clearFaults();
 
 		const texts = [r401, spaced, wrongEnv, closedPort, r500].map(visibleText);
 		const secrets = [ws.apiKey, extra.apiKey, prodKey];
 		const leaks = texts.filter((t) => secrets.some((s) => t.includes(s))).length;
 		book.set('errorRuns', texts.length);
-		book.set('errorMessages', [r401, spaced, wrongEnv, closedPort, r500].map((r) => `${r.error?.name ?? 'none'}: ${String(r.error?.message ?? '').slice(0, 160)}`));
-		book.check('error runs whose data, message, description or stack contain a key', leaks, leaks === 0);
+		book.set(
+			'errorMessages',
+			[r401, spaced, wrongEnv, closedPort, r500].map(
+				(r) => `${r.error?.name ?? 'none'}: ${String(r.error?.message ?? '').slice(0, 160)}`,
+			),
+		);
+		book.check(
+			'error runs whose data, message, description or stack contain a key',
+			leaks,
+			leaks === 0,
+		);
 		for (const r of [r401, spaced, wrongEnv, closedPort, r500]) expect(r.error).toBeDefined();
 		for (const t of texts) for (const s of secrets) expect(t).not.toContain(s);
 	});
@@ -169,18 +284,61 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 	it('401 and 403: clear errors; 403 names the missing scope', async () => {
 		const extra = await sandbox.control.createKey(ws.workspaceId, {});
 		await sandbox.control.revokeKey(extra.apiKey);
-		const r401 = await run('401', { ...ws, apiKey: extra.apiKey }, { resource: 'report', operation: 'getStatus', reportId: 'rpt_any' });
-		const writeOnly = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
-		const r403 = await run('403 reports:read', { ...ws, apiKey: writeOnly.apiKey }, { resource: 'report', operation: 'getMany', returnAll: false, limit: 5 });
+		const r401 = await run(
+			'401',
+			{ ...ws, apiKey: extra.apiKey },
+			{ resource: 'report', operation: 'getStatus', reportId: 'rpt_any' },
+		);
+		const writeOnly = await sandbox.control.createKey(ws.workspaceId, {
+			scopes: ['analyses:write'],
+		});
+		const r403 = await run(
+			'403 reports:read',
+			{ ...ws, apiKey: writeOnly.apiKey },
+			{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
+		);
 		const readOnly = await sandbox.control.createKey(ws.workspaceId, { scopes: ['reports:read'] });
-		const r403b = await run('403 interviews:write', { ...ws, apiKey: readOnly.apiKey }, { resource: 'interview', operation: 'invite', reportId: 'rpt_any', candidateEmail: 'x@example.com' });
-		const text = (r: ExecuteNodeResult) => `${r.error?.message ?? ''} ${r.error?.description ?? ''}`;
-		book.set('401.message', `${r401.error?.message ?? ''} | ${String(r401.error?.description ?? '').slice(0, 200)}`);
-		book.set('403.reports:read.message', `${r403.error?.message ?? ''} | ${String(r403.error?.description ?? '').slice(0, 200)}`);
-		book.set('403.interviews:write.message', `${r403b.error?.message ?? ''} | ${String(r403b.error?.description ?? '').slice(0, 200)}`);
-		book.check('401: NodeApiError 401 saying the key is invalid, expired or revoked', r401.error?.message ?? null, r401.error?.name === 'NodeApiError' && /401/.test(text(r401)) && /revoked|expired|invalid/i.test(text(r401)));
-		book.check('403: names reports:read', r403.error?.message ?? null, /reports:read/.test(text(r403)));
-		book.check('403: names interviews:write', r403b.error?.message ?? null, /interviews:write/.test(text(r403b)));
+		const r403b = await run(
+			'403 interviews:write',
+			{ ...ws, apiKey: readOnly.apiKey },
+			{
+				resource: 'interview',
+				operation: 'invite',
+				reportId: 'rpt_any',
+				candidateEmail: 'x@example.com',
+			},
+		);
+		const text = (r: ExecuteNodeResult) =>
+			`${r.error?.message ?? ''} ${r.error?.description ?? ''}`;
+		book.set(
+			'401.message',
+			`${r401.error?.message ?? ''} | ${String(r401.error?.description ?? '').slice(0, 200)}`,
+		);
+		book.set(
+			'403.reports:read.message',
+			`${r403.error?.message ?? ''} | ${String(r403.error?.description ?? '').slice(0, 200)}`,
+		);
+		book.set(
+			'403.interviews:write.message',
+			`${r403b.error?.message ?? ''} | ${String(r403b.error?.description ?? '').slice(0, 200)}`,
+		);
+		book.check(
+			'401: NodeApiError 401 saying the key is invalid, expired or revoked',
+			r401.error?.message ?? null,
+			r401.error?.name === 'NodeApiError' &&
+				/401/.test(text(r401)) &&
+				/revoked|expired|invalid/i.test(text(r401)),
+		);
+		book.check(
+			'403: names reports:read',
+			r403.error?.message ?? null,
+			/reports:read/.test(text(r403)),
+		);
+		book.check(
+			'403: names interviews:write',
+			r403b.error?.message ?? null,
+			/interviews:write/.test(text(r403b)),
+		);
 		expect(r401.error?.name).toBe('NodeApiError');
 		expect(text(r401)).toMatch(/401/);
 		expect(text(r401)).toMatch(/revoked|expired|invalid/i);
@@ -189,14 +347,20 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		expect(text(r403)).toContain('reports:read');
 		expect(r403b.error?.name).toBe('NodeApiError');
 		expect(text(r403b)).toContain('interviews:write');
-		for (const r of [r401, r403, r403b]) for (const s of [ws.apiKey, extra.apiKey, writeOnly.apiKey, readOnly.apiKey]) expect(visibleText(r)).not.toContain(s);
+		for (const r of [r401, r403, r403b])
+			for (const s of [ws.apiKey, extra.apiKey, writeOnly.apiKey, readOnly.apiKey])
+				expect(visibleText(r)).not.toContain(s);
 	});
 
 	it('no run data and no n8n log line contains the API key; the token only in the private-link run', () => {
 		const secrets = [ws.apiKey];
-		const leakingRuns = runs.filter((r) => secrets.some((s) => visibleText(r.result).includes(s))).map((r) => r.label);
+		const leakingRuns = runs
+			.filter((r) => secrets.some((s) => visibleText(r.result).includes(s)))
+			.map((r) => r.label);
 		const leakingLogLines = logLines.filter((l) => secrets.some((s) => l.includes(s))).length;
-		const runsWithToken = runs.filter((r) => tokens.some((t) => visibleText(r.result).includes(t))).map((r) => r.label);
+		const runsWithToken = runs
+			.filter((r) => tokens.some((t) => visibleText(r.result).includes(t)))
+			.map((r) => r.label);
 		const logLinesWithToken = logLines.filter((l) => tokens.some((t) => l.includes(t))).length;
 		book.set('runsInspected', runs.length);
 		book.set('logLinesInspected', logLines.length);
@@ -204,9 +368,21 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		book.set('logLinesContainingApiKey', leakingLogLines);
 		book.set('runsContainingInvitationToken', runsWithToken);
 		book.set('logLinesContainingInvitationToken', logLinesWithToken);
-		book.check('run data (all runs, success and error) containing the API key', leakingRuns.length, leakingRuns.length === 0);
-		book.check('n8n log lines containing the API key or the invitation token', leakingLogLines + logLinesWithToken, leakingLogLines + logLinesWithToken === 0);
-		book.check('runs whose data contain the invitation token: only the private-link one', runsWithToken, runsWithToken.length === 1 && runsWithToken[0] === 'invite by private link');
+		book.check(
+			'run data (all runs, success and error) containing the API key',
+			leakingRuns.length,
+			leakingRuns.length === 0,
+		);
+		book.check(
+			'n8n log lines containing the API key or the invitation token',
+			leakingLogLines + logLinesWithToken,
+			leakingLogLines + logLinesWithToken === 0,
+		);
+		book.check(
+			'runs whose data contain the invitation token: only the private-link one',
+			runsWithToken,
+			runsWithToken.length === 1 && runsWithToken[0] === 'invite by private link',
+		);
 		expect(runs.length).toBeGreaterThanOrEqual(10);
 		expect(leakingRuns).toEqual([]);
 		expect(leakingLogLines).toBe(0);

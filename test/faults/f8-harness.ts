@@ -8,7 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-import { delay, nodeOutput, type ExecutionDetail, type N8nInstance, type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	delay,
+	nodeOutput,
+	type ExecutionDetail,
+	type N8nInstance,
+	type WorkflowJson,
+} from '../../scripts/n8n-host';
 import { NODE_TYPES } from '../e2e/helpers';
 import { makePdf } from '../fixtures/resumes';
 import { controlClient, type ControlClient, type MailEntry } from '../helpers/sandbox';
@@ -73,13 +79,23 @@ export function formatWrites(w: Writes, none = 'none'): string {
 }
 
 export function minus(a: Writes, b: Writes): Writes {
-	return { reports: a.reports - b.reports, attempts: a.attempts - b.attempts, interviews: a.interviews - b.interviews, emails: a.emails - b.emails };
+	return {
+		reports: a.reports - b.reports,
+		attempts: a.attempts - b.attempts,
+		interviews: a.interviews - b.interviews,
+		emails: a.emails - b.emails,
+	};
 }
 
 /** Writes beyond the expected ones (one per intent): the duplicates, by kind. */
 export function excess(measured: Writes, expected: Writes): Writes {
 	const over = (k: keyof Writes) => Math.max(0, measured[k] - expected[k]);
-	return { reports: over('reports'), attempts: over('attempts'), interviews: over('interviews'), emails: over('emails') };
+	return {
+		reports: over('reports'),
+		attempts: over('attempts'),
+		interviews: over('interviews'),
+		emails: over('emails'),
+	};
 }
 
 export const total = (w: Writes) => w.reports + w.attempts + w.interviews + w.emails;
@@ -108,7 +124,12 @@ export async function caseWorkspace(baseUrl: string): Promise<CaseWorkspace> {
 		async writes() {
 			await emailsSettled(ws);
 			const c = await control.counters(ws.workspaceId);
-			return { reports: c.reportsCreated, attempts: c.attemptsCreated, interviews: c.interviewsCreated, emails: (await mail()).length };
+			return {
+				reports: c.reportsCreated,
+				attempts: c.attemptsCreated,
+				interviews: c.interviewsCreated,
+				emails: (await mail()).length,
+			};
 		},
 	};
 }
@@ -147,7 +168,10 @@ export interface OperationSpec {
 	/** Prerequisites through the API (not the subject): the reports or interviews the operation works on. */
 	arrange(w: CaseWorkspace, caseId: string, count: number): Promise<InputItem[]>;
 	/** The charged node(s), in workflow order; the last one's output is checked. */
-	nodes(jobDescriptionId: string, o: { waitForCompletion: boolean }): Array<{ name: string; parameters: Record<string, unknown> }>;
+	nodes(
+		jobDescriptionId: string,
+		o: { waitForCompletion: boolean },
+	): Array<{ name: string; parameters: Record<string, unknown> }>;
 	/** The write whose answers are lost in the lostAnswers cases. */
 	write: Route;
 	/** Requests to `write` one failed run of the node makes before it gives up (its transport makes 4 attempts). */
@@ -167,7 +191,10 @@ const quoteAutomatically = true;
 function resumeItems(caseId: string, count: number): InputItem[] {
 	return Array.from({ length: count }, (_, i) => {
 		const candidate = `F8 ${caseId} Candidate ${i + 1}`;
-		return { json: { candidate, fileName: `${caseId}-${i + 1}.pdf` }, pdf: makePdf({ candidate, outcome: 'completed', score: 7 }) };
+		return {
+			json: { candidate, fileName: `${caseId}-${i + 1}.pdf` },
+			pdf: makePdf({ candidate, outcome: 'completed', score: 7 }),
+		};
 	});
 }
 
@@ -176,17 +203,23 @@ const email = (caseId: string, i: number) => `f8-${caseId}-${i + 1}@example.com`
 /** Reports with their current attempt, as `rpt_…:att_…` (a report never analyzed shows `rpt_…:null`). */
 async function reportAttempts(w: CaseWorkspace): Promise<string[]> {
 	const list = await w.ws.call('GET', '/api/v1/reports?limit=100');
-	return ((list.body?.data?.items ?? []) as Array<{ id: string; attemptId: string | null }>).map((r) => `${r.id}:${r.attemptId}`);
+	return ((list.body?.data?.items ?? []) as Array<{ id: string; attemptId: string | null }>).map(
+		(r) => `${r.id}:${r.attemptId}`,
+	);
 }
 
 /** Interviews that are not superseded (the current attempt of each report). */
 async function currentInterviews(w: CaseWorkspace): Promise<string[]> {
 	const list = await w.ws.call('GET', '/api/v1/interviews?limit=100');
-	return ((list.body?.data?.items ?? []) as Array<{ id: string; lifecycle: string }>).filter((i) => i.lifecycle !== 'superseded').map((i) => i.id);
+	return ((list.body?.data?.items ?? []) as Array<{ id: string; lifecycle: string }>)
+		.filter((i) => i.lifecycle !== 'superseded')
+		.map((i) => i.id);
 }
 
 const analysisResource = (json: Record<string, unknown>) =>
-	typeof json.reportId === 'string' && typeof json.attemptId === 'string' ? `${json.reportId}:${json.attemptId}` : '';
+	typeof json.reportId === 'string' && typeof json.attemptId === 'string'
+		? `${json.reportId}:${json.attemptId}`
+		: '';
 
 /** What the analysis operations share: their writes per intent and their resources. */
 const analyses = {
@@ -198,7 +231,8 @@ const analyses = {
 /** What the invitation operations share. */
 const interviews = {
 	perItem: { reports: 0, attempts: 0, interviews: 1, emails: 1 },
-	resourceOf: (json: Record<string, unknown>) => (typeof json.interviewId === 'string' ? json.interviewId : ''),
+	resourceOf: (json: Record<string, unknown>) =>
+		typeof json.interviewId === 'string' ? json.interviewId : '',
 	resourcesIn: currentInterviews,
 };
 
@@ -211,7 +245,11 @@ const batchOf = (path: string) => ({
 });
 
 /** The item operations send one request per item (two items per case), at the node's default concurrency. */
-const perItemWrite = (path: string) => ({ items: 2, write: { method: 'POST', path }, writesPerFailedRun: (items: number) => 4 * items });
+const perItemWrite = (path: string) => ({
+	items: 2,
+	write: { method: 'POST', path },
+	writesPerFailedRun: (items: number) => 4 * items,
+});
 
 const analyzeResume: OperationSpec = {
 	...analyses,
@@ -242,21 +280,48 @@ const start: OperationSpec = {
 	...perItemWrite('/api/v1/analyses'),
 	perItem: { reports: 0, attempts: 1, interviews: 0, emails: 0 },
 	async arrange(w, caseId, count) {
-		const ids = await Promise.all(Array.from({ length: count }, (_, i) => uploaded(w.ws, { candidate: `F8 ${caseId} ${i + 1}`, outcome: 'completed' })));
+		const ids = await Promise.all(
+			Array.from({ length: count }, (_, i) =>
+				uploaded(w.ws, { candidate: `F8 ${caseId} ${i + 1}`, outcome: 'completed' }),
+			),
+		);
 		return ids.map((reportId) => ({ json: { reportId } }));
 	},
 	nodes: () => [
-		{ name: 'Start Analysis', parameters: { resource: 'analysis', operation: 'start', reportId: '={{ $json.reportId }}', quoteAutomatically, options: {} } },
+		{
+			name: 'Start Analysis',
+			parameters: {
+				resource: 'analysis',
+				operation: 'start',
+				reportId: '={{ $json.reportId }}',
+				quoteAutomatically,
+				options: {},
+			},
+		},
 	],
 };
 
-const fileParams = (jobDescriptionId: string) => ({ binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId, options: {} });
+const fileParams = (jobDescriptionId: string) => ({
+	binaryPropertyName: 'data',
+	jobDescriptionSource: 'existing',
+	jobDescriptionId,
+	options: {},
+});
 
 const analyzeMany: OperationSpec = {
 	...analyses,
 	...batchOf('/api/v1/analysis-batches'),
 	arrange: async (_w, caseId, count) => resumeItems(caseId, count),
-	nodes: (jobDescriptionId) => [{ name: 'Analyze Many', parameters: { resource: 'analysis', operation: 'analyzeMany', ...fileParams(jobDescriptionId) } }],
+	nodes: (jobDescriptionId) => [
+		{
+			name: 'Analyze Many',
+			parameters: {
+				resource: 'analysis',
+				operation: 'analyzeMany',
+				...fileParams(jobDescriptionId),
+			},
+		},
+	],
 };
 
 const uploadManyStartMany: OperationSpec = {
@@ -264,17 +329,41 @@ const uploadManyStartMany: OperationSpec = {
 	...batchOf('/api/v1/analysis-batches'),
 	arrange: async (_w, caseId, count) => resumeItems(caseId, count),
 	nodes: (jobDescriptionId) => [
-		{ name: 'Upload Many', parameters: { resource: 'upload', operation: 'uploadMany', ...fileParams(jobDescriptionId) } },
-		{ name: 'Start Many', parameters: { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', quoteAutomatically, options: {} } },
+		{
+			name: 'Upload Many',
+			parameters: { resource: 'upload', operation: 'uploadMany', ...fileParams(jobDescriptionId) },
+		},
+		{
+			name: 'Start Many',
+			parameters: {
+				resource: 'analysis',
+				operation: 'startMany',
+				reportId: '={{ $json.reportId }}',
+				quoteAutomatically,
+				options: {},
+			},
+		},
 	],
 };
 
-async function completedReports(w: CaseWorkspace, caseId: string, count: number): Promise<InputItem[]> {
-	const ids = await Promise.all(Array.from({ length: count }, (_, i) => completedReport(w.ws, { candidate: `F8 ${caseId} ${i + 1}`, outcome: 'completed', score: 8 })));
+async function completedReports(
+	w: CaseWorkspace,
+	caseId: string,
+	count: number,
+): Promise<InputItem[]> {
+	const ids = await Promise.all(
+		Array.from({ length: count }, (_, i) =>
+			completedReport(w.ws, { candidate: `F8 ${caseId} ${i + 1}`, outcome: 'completed', score: 8 }),
+		),
+	);
 	return ids.map((reportId, i) => ({ json: { reportId, email: email(caseId, i) } }));
 }
 
-async function invitedInterviews(w: CaseWorkspace, caseId: string, count: number): Promise<InputItem[]> {
+async function invitedInterviews(
+	w: CaseWorkspace,
+	caseId: string,
+	count: number,
+): Promise<InputItem[]> {
 	const reports = await completedReports(w, caseId, count);
 	return await Promise.all(
 		reports.map(async ({ json }) => {
@@ -284,20 +373,40 @@ async function invitedInterviews(w: CaseWorkspace, caseId: string, count: number
 	);
 }
 
-const inviteParams = { reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}', quoteAutomatically, options: {} };
+const inviteParams = {
+	reportId: '={{ $json.reportId }}',
+	candidateEmail: '={{ $json.email }}',
+	quoteAutomatically,
+	options: {},
+};
 
 const invite: OperationSpec = {
 	...interviews,
 	...perItemWrite('/api/v1/interviews'),
 	arrange: completedReports,
-	nodes: () => [{ name: 'Invite', parameters: { resource: 'interview', operation: 'invite', delivery: 'email', ...inviteParams } }],
+	nodes: () => [
+		{
+			name: 'Invite',
+			parameters: {
+				resource: 'interview',
+				operation: 'invite',
+				delivery: 'email',
+				...inviteParams,
+			},
+		},
+	],
 };
 
 const inviteMany: OperationSpec = {
 	...interviews,
 	...batchOf('/api/v1/interview-batches'),
 	arrange: completedReports,
-	nodes: () => [{ name: 'Invite Many', parameters: { resource: 'interview', operation: 'inviteMany', ...inviteParams } }],
+	nodes: () => [
+		{
+			name: 'Invite Many',
+			parameters: { resource: 'interview', operation: 'inviteMany', ...inviteParams },
+		},
+	],
 };
 
 const reinterview: OperationSpec = {
@@ -307,7 +416,13 @@ const reinterview: OperationSpec = {
 	nodes: () => [
 		{
 			name: 'Reinterview',
-			parameters: { resource: 'interview', operation: 'reinterview', interviewId: '={{ $json.interviewId }}', delivery: 'email', ...inviteParams },
+			parameters: {
+				resource: 'interview',
+				operation: 'reinterview',
+				interviewId: '={{ $json.interviewId }}',
+				delivery: 'email',
+				...inviteParams,
+			},
 		},
 	],
 };
@@ -315,11 +430,22 @@ const reinterview: OperationSpec = {
 const resend: OperationSpec = {
 	...perItemWrite('/api/v1/interviews/{id}/resend'),
 	arrange: invitedInterviews,
-	nodes: () => [{ name: 'Resend', parameters: { resource: 'interview', operation: 'resend', interviewId: '={{ $json.interviewId }}', options: {} } }],
+	nodes: () => [
+		{
+			name: 'Resend',
+			parameters: {
+				resource: 'interview',
+				operation: 'resend',
+				interviewId: '={{ $json.interviewId }}',
+				options: {},
+			},
+		},
+	],
 	perItem: { reports: 0, attempts: 0, interviews: 0, emails: 1 },
 	// A resend's resource is the email delivery it queued.
 	resourceOf: (json) => (typeof json.deliveryId === 'string' ? json.deliveryId : ''),
-	resourcesIn: async (w, arranged) => (await w.mail()).map((m) => m.deliveryId).filter((id) => !arranged.has(id)),
+	resourcesIn: async (w, arranged) =>
+		(await w.mail()).map((m) => m.deliveryId).filter((id) => !arranged.has(id)),
 };
 
 export const OPERATIONS: Record<Operation, OperationSpec> = {
@@ -400,14 +526,37 @@ export function caseWorkflow(o: WorkflowOptions): WorkflowJson {
 	const items = o.input.map((i) => ({
 		json: i.json,
 		...(i.pdf
-			? { binary: { data: { data: i.pdf.toString('base64'), mimeType: 'application/pdf', fileName: i.json.fileName, fileExtension: 'pdf' } } }
+			? {
+					binary: {
+						data: {
+							data: i.pdf.toString('base64'),
+							mimeType: 'application/pdf',
+							fileName: i.json.fileName,
+							fileExtension: 'pdf',
+						},
+					},
+				}
 			: {}),
 	}));
 	const charged = o.spec.nodes(o.jobDescriptionId, { waitForCompletion: o.waitForCompletion });
 	const names = ['Start', 'Input', ...charged.map((n) => n.name), 'ATS'];
 	const nodes: WorkflowJson['nodes'] = [
-		{ id: randomId(), name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{ id: randomId(), name: 'Input', type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0], parameters: { jsCode: `return ${JSON.stringify(items)};` } },
+		{
+			id: randomId(),
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: randomId(),
+			name: 'Input',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [220, 0],
+			parameters: { jsCode: `return ${JSON.stringify(items)};` },
+		},
 		...charged.map((n, i) => ({
 			id: randomId(),
 			name: n.name,
@@ -424,20 +573,34 @@ export function caseWorkflow(o: WorkflowOptions): WorkflowJson {
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
 			position: [440 + 220 * charged.length, 0],
-			parameters: { method: 'POST', url: o.atsUrl, sendBody: true, specifyBody: 'json', jsonBody: '={{ JSON.stringify($json) }}', options: {} },
+			parameters: {
+				method: 'POST',
+				url: o.atsUrl,
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify($json) }}',
+				options: {},
+			},
 		},
 	];
 	const connections: Record<string, unknown> = {};
-	for (let i = 0; i < names.length - 1; i++) connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	for (let i = 0; i < names.length - 1; i++)
+		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
 	return {
 		name: `F8 ${o.caseId} ${randomBytes(3).toString('hex')}`,
 		nodes,
 		connections,
-		settings: { executionOrder: 'v1', ...(o.saveExecutionProgress ? { saveExecutionProgress: true } : {}) },
+		settings: {
+			executionOrder: 'v1',
+			...(o.saveExecutionProgress ? { saveExecutionProgress: true } : {}),
+		},
 	};
 }
 
-const randomId = () => randomBytes(16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+const randomId = () =>
+	randomBytes(16)
+		.toString('hex')
+		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 /** The name of the node whose output is checked (the last charged node). */
 export function outputNode(spec: OperationSpec): string {
@@ -452,20 +615,32 @@ const FINAL = ['success', 'error', 'crashed', 'canceled'];
 
 /** "Execute workflow" in the editor: POST /rest/workflows/:id/run from the manual trigger. */
 export async function runManually(n8n: N8nInstance, workflowId: string): Promise<string> {
-	const started = await n8n.rest<{ executionId?: string; waitingForWebhook?: boolean }>('POST', `/workflows/${workflowId}/run`, {
-		triggerToStartFrom: { name: 'Start' },
-	});
-	if (!started.executionId) throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	const started = await n8n.rest<{ executionId?: string; waitingForWebhook?: boolean }>(
+		'POST',
+		`/workflows/${workflowId}/run`,
+		{
+			triggerToStartFrom: { name: 'Start' },
+		},
+	);
+	if (!started.executionId)
+		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
 	return started.executionId;
 }
 
 /** Waits until an execution has a final status (success, error, crashed, canceled) and returns it. */
-export async function finishedExecution(n8n: N8nInstance, executionId: string, timeoutMs = 180_000): Promise<ExecutionDetail> {
+export async function finishedExecution(
+	n8n: N8nInstance,
+	executionId: string,
+	timeoutMs = 180_000,
+): Promise<ExecutionDetail> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {
 		const e = await n8n.getExecution(executionId);
 		if (FINAL.includes(e.status)) return e;
-		if (Date.now() > until) throw new Error(`execution ${executionId} still ${e.status} after ${timeoutMs} ms\n${n8n.logTail(30)}`);
+		if (Date.now() > until)
+			throw new Error(
+				`execution ${executionId} still ${e.status} after ${timeoutMs} ms\n${n8n.logTail(30)}`,
+			);
 		await delay(250);
 	}
 }
@@ -475,29 +650,48 @@ export async function finishedExecution(n8n: N8nInstance, executionId: string, t
  * body {loadWorkflow}): "Retry with original workflow" (false) or "Retry with current workflow" (true). n8n answers
  * once the new execution has finished. Returns its id, or the error n8n gave when it refused to retry.
  */
-export async function retryExecution(n8n: N8nInstance, executionId: string, loadWorkflow: boolean): Promise<{ id?: string; refused?: string }> {
+export async function retryExecution(
+	n8n: N8nInstance,
+	executionId: string,
+	loadWorkflow: boolean,
+): Promise<{ id?: string; refused?: string }> {
 	const res = await n8n.request<{ data?: { id: string }; message?: string }>(
 		'POST',
 		`/rest/executions/${executionId}/retry`,
 		{ loadWorkflow },
 		{ expectStatus: [200, 400, 404, 409, 500] },
 	);
-	if (res.status !== 200 || !res.body.data) return { refused: `${res.status} ${res.body.message ?? JSON.stringify(res.body)}` };
+	if (res.status !== 200 || !res.body.data)
+		return { refused: `${res.status} ${res.body.message ?? JSON.stringify(res.body)}` };
 	return { id: res.body.data.id };
 }
 
 /** Saves a changed workflow, as the editor's Save does (PATCH /rest/workflows/:id with the version it edited). */
-export async function updateWorkflow(n8n: N8nInstance, workflowId: string, edit: (wf: WorkflowJson) => void): Promise<void> {
+export async function updateWorkflow(
+	n8n: N8nInstance,
+	workflowId: string,
+	edit: (wf: WorkflowJson) => void,
+): Promise<void> {
 	const current = await n8n.getWorkflow(workflowId);
-	const wf: WorkflowJson = { name: current.name, nodes: current.nodes, connections: current.connections, settings: current.settings };
+	const wf: WorkflowJson = {
+		name: current.name,
+		nodes: current.nodes,
+		connections: current.connections,
+		settings: current.settings,
+	};
 	edit(wf);
-	await n8n.request('PATCH', `/rest/workflows/${workflowId}`, { ...wf, versionId: current.versionId });
+	await n8n.request('PATCH', `/rest/workflows/${workflowId}`, {
+		...wf,
+		versionId: current.versionId,
+	});
 }
 
 /** The execution's error message (of the workflow or of the node that failed), for the report. */
 export function executionError(e: ExecutionDetail): string {
 	const data = e.data.resultData;
-	const node = data.lastNodeExecuted ? data.runData[data.lastNodeExecuted]?.at(-1)?.error : undefined;
+	const node = data.lastNodeExecuted
+		? data.runData[data.lastNodeExecuted]?.at(-1)?.error
+		: undefined;
 	const error = node ?? data.error;
 	return error ? `${data.lastNodeExecuted ?? ''}: ${error.message}`.slice(0, 200) : '';
 }

@@ -74,7 +74,12 @@ const SHARED: Case[] = [
 	{ id: 'c04', operation: 'start', failure: 'lostAnswers', recovery: 'retryOriginal' },
 	{ id: 'c05', operation: 'analyzeMany', failure: 'laterNode', recovery: 'manualRun' },
 	{ id: 'c06', operation: 'analyzeMany', failure: 'lostAnswers', recovery: 'retryCurrent' },
-	{ id: 'c07', operation: 'uploadManyStartMany', failure: 'lostAnswers', recovery: 'retryOriginal' },
+	{
+		id: 'c07',
+		operation: 'uploadManyStartMany',
+		failure: 'lostAnswers',
+		recovery: 'retryOriginal',
+	},
 	{ id: 'c08', operation: 'uploadManyStartMany', failure: 'laterNode', recovery: 'manualRun' },
 	{ id: 'c09', operation: 'invite', failure: 'lostAnswers', recovery: 'retryCurrent' },
 	{ id: 'c10', operation: 'invite', failure: 'laterNode', recovery: 'manualRun' },
@@ -93,7 +98,11 @@ const KILLED: Case[] = [
 	{ id: 'k4', operation: 'inviteMany', failure: 'sigkill', recovery: 'retryOriginal' },
 ];
 
-const book = new FigureBook('F8', 'Recover as a user would, in a real n8n (F8)', 'real n8n 2.41.1 (community package from the tarball) + sandbox process');
+const book = new FigureBook(
+	'F8',
+	'Recover as a user would, in a real n8n (F8)',
+	'real n8n 2.41.1 (community package from the tarball) + sandbox process',
+);
 const rows: Array<Record<string, FigureValue>> = [];
 const ats = new AtsStub();
 
@@ -154,16 +163,22 @@ async function prepare(sandboxUrl: string, n8n: N8nInstance, c: Case): Promise<P
 }
 
 /** The user's recovery after a failed execution; returns the execution that should have succeeded. */
-async function recover(n8n: N8nInstance, p: Prepared, failedId: string): Promise<{ execution?: ExecutionDetail; refused?: string }> {
+async function recover(
+	n8n: N8nInstance,
+	p: Prepared,
+	failedId: string,
+): Promise<{ execution?: ExecutionDetail; refused?: string }> {
 	const { c } = p;
 	ats.fail(c.id, false);
-	if (c.recovery === 'manualRun') return { execution: await finishedExecution(n8n, await runManually(n8n, p.workflowId)) };
+	if (c.recovery === 'manualRun')
+		return { execution: await finishedExecution(n8n, await runManually(n8n, p.workflowId)) };
 	if (c.recovery === 'retryCurrent') {
 		await updateWorkflow(n8n, p.workflowId, (wf) => {
 			for (const node of wf.nodes) {
 				// laterNode: the user fixes the ATS URL; otherwise the user turns Retry On Fail on for our node(s).
 				if (node.name === 'ATS') node.parameters.url = ats.url(c.id);
-				else if (String(node.type).endsWith('.recruitingAnalysis') && c.failure !== 'laterNode') Object.assign(node, RETRY_ON_FAIL);
+				else if (String(node.type).endsWith('.recruitingAnalysis') && c.failure !== 'laterNode')
+					Object.assign(node, RETRY_ON_FAIL);
 			}
 		});
 	}
@@ -182,7 +197,12 @@ interface Measured {
 }
 
 /** Checks and records one case after its recovery. */
-async function conclude(p: Prepared, m: Measured, recovered: { execution?: ExecutionDetail; refused?: string }, seconds: number): Promise<void> {
+async function conclude(
+	p: Prepared,
+	m: Measured,
+	recovered: { execution?: ExecutionDetail; refused?: string },
+	seconds: number,
+): Promise<void> {
 	const { c, spec, w } = p;
 	const after = minus(await w.writes(), p.baseline);
 	const expected: Writes = {
@@ -195,11 +215,25 @@ async function conclude(p: Prepared, m: Measured, recovered: { execution?: Execu
 	const output = recovered.execution ? outputOf(recovered.execution, spec) : [];
 	const named = output.map((json) => spec.resourceOf(json)).filter((r) => r !== '');
 	const held = new Set(await spec.resourcesIn(w, p.arranged));
-	const resourcesOk = output.length === spec.items && named.length === spec.items && new Set(named).size === named.length && named.every((r) => held.has(r)) && held.size === named.length;
+	const resourcesOk =
+		output.length === spec.items &&
+		named.length === spec.items &&
+		new Set(named).size === named.length &&
+		named.every((r) => held.has(r)) &&
+		held.size === named.length;
 	const recoveredStatus = recovered.execution?.status ?? `refused: ${recovered.refused}`;
-	const recoveryError = recovered.execution && recovered.execution.status !== 'success' ? executionError(recovered.execution) : '';
-	const firstError = output.map((json) => json.error ?? json.errorCode).find((e) => e !== undefined && e !== null);
-	const ok = m.failureRealized && total(duplicates) === 0 && recovered.execution?.status === 'success' && resourcesOk;
+	const recoveryError =
+		recovered.execution && recovered.execution.status !== 'success'
+			? executionError(recovered.execution)
+			: '';
+	const firstError = output
+		.map((json) => json.error ?? json.errorCode)
+		.find((e) => e !== undefined && e !== null);
+	const ok =
+		m.failureRealized &&
+		total(duplicates) === 0 &&
+		recovered.execution?.status === 'success' &&
+		resourcesOk;
 	rows.push({
 		case: c.id,
 		operation: LABELS[c.operation],
@@ -220,11 +254,30 @@ async function conclude(p: Prepared, m: Measured, recovered: { execution?: Execu
 		`duplicates ${formatWrites(duplicates)}; recovery ${recoveredStatus}; ${named.length}/${spec.items} items name a resource, sandbox holds ${held.size}${firstError ? `; item error ${String(firstError)}` : ''}${m.failureRealized ? '' : `; failure not realized: ${m.failureNote}`}`,
 		ok,
 	);
-	process.stderr.write(`[F8] ${c.id} ${c.operation}/${c.failure}/${c.recovery}: ${ok ? 'held' : 'DID NOT HOLD'} in ${seconds.toFixed(1)} s; after ${formatWrites(after)}; ${recoveredStatus} ${recoveryError}\n`);
-	expect({ failureRealized: m.failureRealized, note: m.failureNote }).toEqual({ failureRealized: true, note: m.failureNote });
-	expect({ case: c.id, duplicates }).toEqual({ case: c.id, duplicates: { reports: 0, attempts: 0, interviews: 0, emails: 0 } });
-	expect({ case: c.id, recovery: recoveredStatus, error: recoveryError }).toEqual({ case: c.id, recovery: 'success', error: '' });
-	expect({ case: c.id, output: output.length, named: named.length, distinct: new Set(named).size, inSandbox: named.filter((r) => held.has(r)).length, sandbox: held.size }).toEqual({
+	process.stderr.write(
+		`[F8] ${c.id} ${c.operation}/${c.failure}/${c.recovery}: ${ok ? 'held' : 'DID NOT HOLD'} in ${seconds.toFixed(1)} s; after ${formatWrites(after)}; ${recoveredStatus} ${recoveryError}\n`,
+	);
+	expect({ failureRealized: m.failureRealized, note: m.failureNote }).toEqual({
+		failureRealized: true,
+		note: m.failureNote,
+	});
+	expect({ case: c.id, duplicates }).toEqual({
+		case: c.id,
+		duplicates: { reports: 0, attempts: 0, interviews: 0, emails: 0 },
+	});
+	expect({ case: c.id, recovery: recoveredStatus, error: recoveryError }).toEqual({
+		case: c.id,
+		recovery: 'success',
+		error: '',
+	});
+	expect({
+		case: c.id,
+		output: output.length,
+		named: named.length,
+		distinct: new Set(named).size,
+		inSandbox: named.filter((r) => held.has(r)).length,
+		sandbox: held.size,
+	}).toEqual({
 		case: c.id,
 		output: spec.items,
 		named: spec.items,
@@ -234,7 +287,8 @@ async function conclude(p: Prepared, m: Measured, recovered: { execution?: Execu
 	});
 }
 
-const title = (c: Case) => `${c.id} ${LABELS[c.operation]} · ${LABELS[c.failure]} · ${LABELS[c.recovery]}`;
+const title = (c: Case) =>
+	`${c.id} ${LABELS[c.operation]} · ${LABELS[c.failure]} · ${LABELS[c.recovery]}`;
 
 describe('F8: a failed run and the recovery, in one real n8n', () => {
 	let env: RealN8n;
@@ -253,59 +307,76 @@ describe('F8: a failed run and the recovery, in one real n8n', () => {
 	});
 
 	for (const c of SHARED) {
-		it(title(c), async () => {
-			const started = Date.now();
-			const { n8n, sandbox } = env;
-			const p = await prepare(sandbox.baseUrl, n8n, c);
-			const route = p.spec.write;
-			let before: Writes | undefined;
-			let poller: Promise<void> | undefined;
-			let running = true;
-			if (c.failure === 'laterNode') ats.fail(c.id, true);
-			if (c.failure === 'lostAnswers') {
-				// Retry On Fail: exactly the answers of the node's first try are lost; otherwise every answer is.
-				const count = c.recovery === 'retryOnFail' ? p.spec.writesPerFailedRun(p.spec.items) : undefined;
-				await sandbox.control.call('PUT', '/_sandbox/faults', { rules: [{ method: route.method, path: route.path, mode: 'commit-then-drop', ...(count ? { count } : {}) }] });
-				if (count) {
-					// The writes of the first try, read when its last answer has been lost (before Retry On Fail runs it again).
-					const name = `${route.method} ${route.path}`;
-					poller = (async () => {
-						while (running && !before) {
-							const counters = await p.w.control.counters(p.w.ws.workspaceId);
-							if ((counters.requests[name] ?? 0) >= count) before = minus(await p.w.writes(), p.baseline);
-							else await delay(50);
-						}
-					})();
+		it(
+			title(c),
+			async () => {
+				const started = Date.now();
+				const { n8n, sandbox } = env;
+				const p = await prepare(sandbox.baseUrl, n8n, c);
+				const route = p.spec.write;
+				let before: Writes | undefined;
+				let poller: Promise<void> | undefined;
+				let running = true;
+				if (c.failure === 'laterNode') ats.fail(c.id, true);
+				if (c.failure === 'lostAnswers') {
+					// Retry On Fail: exactly the answers of the node's first try are lost; otherwise every answer is.
+					const count =
+						c.recovery === 'retryOnFail' ? p.spec.writesPerFailedRun(p.spec.items) : undefined;
+					await sandbox.control.call('PUT', '/_sandbox/faults', {
+						rules: [
+							{
+								method: route.method,
+								path: route.path,
+								mode: 'commit-then-drop',
+								...(count ? { count } : {}),
+							},
+						],
+					});
+					if (count) {
+						// The writes of the first try, read when its last answer has been lost (before Retry On Fail runs it again).
+						const name = `${route.method} ${route.path}`;
+						poller = (async () => {
+							while (running && !before) {
+								const counters = await p.w.control.counters(p.w.ws.workspaceId);
+								if ((counters.requests[name] ?? 0) >= count)
+									before = minus(await p.w.writes(), p.baseline);
+								else await delay(50);
+							}
+						})();
+					}
 				}
-			}
-			const first = await finishedExecution(n8n, await runManually(n8n, p.workflowId));
-			running = false;
-			await poller;
-			await sandbox.control.call('DELETE', '/_sandbox/faults');
-			let recovered: { execution?: ExecutionDetail; refused?: string };
-			let measured: Measured;
-			if (c.recovery === 'retryOnFail') {
-				measured = {
-					failedStatus: 'first try failed inside the run',
-					failedError: '',
-					before: before ?? { reports: 0, attempts: 0, interviews: 0, emails: 0 },
-					failureRealized: before !== undefined && total(before) > 0,
-					failureNote: before ? 'no write committed before the answers were lost' : `the node's first try did not send ${p.spec.writesPerFailedRun(p.spec.items)} requests to ${route.path}`,
-				};
-				recovered = { execution: first };
-			} else {
-				const writesBefore = minus(await p.w.writes(), p.baseline);
-				measured = {
-					failedStatus: first.status,
-					failedError: executionError(first),
-					before: writesBefore,
-					failureRealized: first.status === 'error' && total(writesBefore) > 0,
-					failureNote: `run ended ${first.status} with ${formatWrites(writesBefore)}`,
-				};
-				recovered = await recover(n8n, p, first.id);
-			}
-			await conclude(p, measured, recovered, (Date.now() - started) / 1000);
-		}, 240_000);
+				const first = await finishedExecution(n8n, await runManually(n8n, p.workflowId));
+				running = false;
+				await poller;
+				await sandbox.control.call('DELETE', '/_sandbox/faults');
+				let recovered: { execution?: ExecutionDetail; refused?: string };
+				let measured: Measured;
+				if (c.recovery === 'retryOnFail') {
+					measured = {
+						failedStatus: 'first try failed inside the run',
+						failedError: '',
+						before: before ?? { reports: 0, attempts: 0, interviews: 0, emails: 0 },
+						failureRealized: before !== undefined && total(before) > 0,
+						failureNote: before
+							? 'no write committed before the answers were lost'
+							: `the node's first try did not send ${p.spec.writesPerFailedRun(p.spec.items)} requests to ${route.path}`,
+					};
+					recovered = { execution: first };
+				} else {
+					const writesBefore = minus(await p.w.writes(), p.baseline);
+					measured = {
+						failedStatus: first.status,
+						failedError: executionError(first),
+						before: writesBefore,
+						failureRealized: first.status === 'error' && total(writesBefore) > 0,
+						failureNote: `run ended ${first.status} with ${formatWrites(writesBefore)}`,
+					};
+					recovered = await recover(n8n, p, first.id);
+				}
+				await conclude(p, measured, recovered, (Date.now() - started) / 1000);
+			},
+			240_000,
+		);
 	}
 });
 
@@ -322,24 +393,38 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 		env = await bootRealN8n('faults-f8-kill');
 		try {
 			const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
-			sandboxes.push(...(await Promise.all(KILLED.map((c) => startSandboxProcess({ logFile: join(env.userFolder, `sandbox-${c.id}.log`), log })))));
+			sandboxes.push(
+				...(await Promise.all(
+					KILLED.map((c) =>
+						startSandboxProcess({ logFile: join(env.userFolder, `sandbox-${c.id}.log`), log }),
+					),
+				)),
+			);
 			for (const [i, c] of KILLED.entries()) {
 				const p = await prepare(sandboxes[i].baseUrl, env.n8n, c);
 				prepared.set(c.id, p);
 				// Hold the read the node makes after its writes (the batch's or the report's status): the kill lands there.
 				const hold = p.spec.hold!;
-				await p.w.control.setFaults({ rules: [{ method: hold.method, path: hold.path, mode: 'latency', latencyMs: 120_000 }] });
+				await p.w.control.setFaults({
+					rules: [{ method: hold.method, path: hold.path, mode: 'latency', latencyMs: 120_000 }],
+				});
 			}
 			const executions = new Map<string, string>();
-			for (const p of prepared.values()) executions.set(p.c.id, await runManually(env.n8n, p.workflowId));
+			for (const p of prepared.values())
+				executions.set(p.c.id, await runManually(env.n8n, p.workflowId));
 			// Every run has made all its writes (one per intent) before it reaches the held read.
 			const until = Date.now() + 60_000;
 			for (const p of prepared.values()) {
 				for (;;) {
 					const now = minus(await p.w.writes(), p.baseline);
-					const done = (['reports', 'attempts', 'interviews'] as const).every((k) => now[k] >= p.spec.perItem[k] * p.spec.items);
+					const done = (['reports', 'attempts', 'interviews'] as const).every(
+						(k) => now[k] >= p.spec.perItem[k] * p.spec.items,
+					);
 					if (done) break;
-					if (Date.now() > until) throw new Error(`${p.c.id}: writes not made before the kill (${formatWrites(now)})\n${env.n8n.logTail(20)}`);
+					if (Date.now() > until)
+						throw new Error(
+							`${p.c.id}: writes not made before the kill (${formatWrites(now)})\n${env.n8n.logTail(20)}`,
+						);
 					await delay(100);
 				}
 			}
@@ -379,18 +464,25 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 	}, 120_000);
 
 	for (const c of KILLED) {
-		it(title(c), async () => {
-			if (setupError) throw setupError;
-			const started = Date.now();
-			const p = prepared.get(c.id)!;
-			const m = measured.get(c.id)!;
-			if (c.recovery === 'manualRun') {
-				// With n8n's default settings the user's first click, Retry, is refused; then the user runs the workflow again.
-				const retry = await retryExecution(n8n!, m.executionId, false);
-				book.set(`${c.id}: Retry of the crashed execution (default workflow settings)`, retry.refused ?? `accepted (execution ${retry.id})`);
-			}
-			const recovered = await recover(n8n!, p, m.executionId);
-			await conclude(p, m, recovered, (Date.now() - started) / 1000);
-		}, 240_000);
+		it(
+			title(c),
+			async () => {
+				if (setupError) throw setupError;
+				const started = Date.now();
+				const p = prepared.get(c.id)!;
+				const m = measured.get(c.id)!;
+				if (c.recovery === 'manualRun') {
+					// With n8n's default settings the user's first click, Retry, is refused; then the user runs the workflow again.
+					const retry = await retryExecution(n8n!, m.executionId, false);
+					book.set(
+						`${c.id}: Retry of the crashed execution (default workflow settings)`,
+						retry.refused ?? `accepted (execution ${retry.id})`,
+					);
+				}
+				const recovered = await recover(n8n!, p, m.executionId);
+				await conclude(p, m, recovered, (Date.now() - started) / 1000);
+			},
+			240_000,
+		);
 	}
 });

@@ -12,11 +12,15 @@ export const FIGURES_DIR_VAR = 'RA_FAULT_FIGURES_DIR';
 
 export function figuresDir(): string {
 	const dir = process.env[FIGURES_DIR_VAR];
-	if (!dir) throw new Error(`${FIGURES_DIR_VAR} is not set: run the fault suite with npm run test:faults (or npm run report:faults)`);
+	if (!dir)
+		throw new Error(
+			`${FIGURES_DIR_VAR} is not set: run the fault suite with npm run test:faults (or npm run report:faults)`,
+		);
 	return dir;
 }
 
-export type FigureValue = string | number | boolean | null | FigureValue[] | { [k: string]: FigureValue };
+export type FigureValue =
+	string | number | boolean | null | FigureValue[] | { [k: string]: FigureValue };
 
 export interface Check {
 	/** What was asserted, in words. */
@@ -71,6 +75,9 @@ export class FigureBook {
 		this.section.durationMs = Date.now() - this.started;
 		const dir = figuresDir();
 		mkdirSync(dir, { recursive: true });
-		writeFileSync(join(dir, `${this.section.id}.json`), `${JSON.stringify(this.section, null, 2)}\n`);
+		writeFileSync(
+			join(dir, `${this.section.id}.json`),
+			`${JSON.stringify(this.section, null, 2)}\n`,
+		);
 	}
 }

@@ -21,8 +21,13 @@ export default async function globalSetup(): Promise<void> {
 	}
 	const dir = process.env[FIGURES_DIR_VAR]!;
 	mkdirSync(dir, { recursive: true });
-	writeFileSync(join(dir, 'run.json'), `${JSON.stringify({ startedAt: new Date().toISOString() }, null, 2)}\n`);
+	writeFileSync(
+		join(dir, 'run.json'),
+		`${JSON.stringify({ startedAt: new Date().toISOString() }, null, 2)}\n`,
+	);
 	const started = Date.now();
 	await e2eGlobalSetup();
-	process.stderr.write(`[faults setup] real n8n ready and package packed in ${Math.round((Date.now() - started) / 1000)} s\n`);
+	process.stderr.write(
+		`[faults setup] real n8n ready and package packed in ${Math.round((Date.now() - started) / 1000)} s\n`,
+	);
 }

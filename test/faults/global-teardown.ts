@@ -18,5 +18,8 @@ export default async function globalTeardown(): Promise<void> {
 	const meta = JSON.parse(readFileSync(file, 'utf8')) as { startedAt: string };
 	const finishedAt = new Date();
 	const totalSeconds = Math.round((finishedAt.getTime() - Date.parse(meta.startedAt)) / 1000);
-	writeFileSync(file, `${JSON.stringify({ ...meta, generatedAt: finishedAt.toISOString(), totalSeconds }, null, 2)}\n`);
+	writeFileSync(
+		file,
+		`${JSON.stringify({ ...meta, generatedAt: finishedAt.toISOString(), totalSeconds }, null, 2)}\n`,
+	);
 }

@@ -14,11 +14,15 @@ import { REPORT_FILE, writeReport } from './render-report';
 
 const root = resolve(__dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'ra-fault-report-'));
-const jest = spawn(join(root, 'node_modules', '.bin', 'jest'), ['-c', 'jest.faults.config.js', ...process.argv.slice(2)], {
-	cwd: root,
-	stdio: 'inherit',
-	env: { ...process.env, [FIGURES_DIR_VAR]: dir },
-});
+const jest = spawn(
+	join(root, 'node_modules', '.bin', 'jest'),
+	['-c', 'jest.faults.config.js', ...process.argv.slice(2)],
+	{
+		cwd: root,
+		stdio: 'inherit',
+		env: { ...process.env, [FIGURES_DIR_VAR]: dir },
+	},
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	process.on(signal, () => {
 		jest.kill(signal);
@@ -30,7 +34,9 @@ jest.on('close', (status) => {
 	const code = status ?? 1;
 	try {
 		const sections = writeReport(dir);
-		process.stdout.write(`${relative(root, REPORT_FILE)} written from ${sections} section(s); the suite exited with ${code}\n`);
+		process.stdout.write(
+			`${relative(root, REPORT_FILE)} written from ${sections} section(s); the suite exited with ${code}\n`,
+		);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}

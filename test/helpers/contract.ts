@@ -65,7 +65,8 @@ const compiled = new Map<string, ValidateFunction>();
 
 /** The parsed document (read once). */
 export function loadDocument(): OpenApiDocument {
-	if (!documentCache) documentCache = parseYaml(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
+	if (!documentCache)
+		documentCache = parseYaml(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
 	return documentCache;
 }
 
@@ -82,7 +83,8 @@ export function validateDocument(file: string = OPENAPI_FILE): DocumentValidatio
 	} catch (error) {
 		// The CLI exits 1 when the document is invalid; its verdict is still on stdout.
 		const failed = error as { stdout?: string; stderr?: string; message: string };
-		if (!failed.stdout) throw new Error(`openapi validator did not run: ${failed.stderr ?? failed.message}`);
+		if (!failed.stdout)
+			throw new Error(`openapi validator did not run: ${failed.stderr ?? failed.message}`);
 		stdout = failed.stdout;
 	}
 	const verdict = JSON.parse(stdout) as DocumentValidation;
@@ -93,14 +95,20 @@ export function validateDocument(file: string = OPENAPI_FILE): DocumentValidatio
 function assertDocumentValid(): void {
 	const verdict = validateDocument();
 	if (!verdict.valid) {
-		throw new Error(`openapi/openapi.yaml is not a valid OpenAPI document: ${JSON.stringify(verdict.errors, null, 2)}`);
+		throw new Error(
+			`openapi/openapi.yaml is not a valid OpenAPI document: ${JSON.stringify(verdict.errors, null, 2)}`,
+		);
 	}
 }
 
 /** Follows an OpenAPI-level `$ref` (`#/components/...`) until a plain object is reached. */
 function deref(node: Json): Json {
 	let current = node;
-	for (let hops = 0; current && typeof current === 'object' && typeof current.$ref === 'string'; hops++) {
+	for (
+		let hops = 0;
+		current && typeof current === 'object' && typeof current.$ref === 'string';
+		hops++
+	) {
 		if (hops > 20) throw new Error(`reference loop at ${node.$ref}`);
 		current = pointer(loadDocument(), current.$ref);
 	}
@@ -125,7 +133,8 @@ function rebase(schema: Json): Json {
 	const out: Json = {};
 	for (const [key, value] of Object.entries(schema)) {
 		if (key === '$ref' && typeof value === 'string') {
-			if (!value.startsWith('#/components/schemas/')) throw new Error(`schema reference outside components/schemas: ${value}`);
+			if (!value.startsWith('#/components/schemas/'))
+				throw new Error(`schema reference outside components/schemas: ${value}`);
 			out.$ref = `${SCHEMA_BASE}#/$defs/${value.slice('#/components/schemas/'.length)}`;
 		} else {
 			out[key] = rebase(value);
@@ -149,7 +158,13 @@ function getAjv(): Ajv2020 {
 	assertDocumentValid();
 	const doc = loadDocument();
 	// Strict mode catches misspelt keywords in the document; OpenAPI's own annotations are declared.
-	const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false, allowUnionTypes: true });
+	const ajv = new Ajv2020({
+		allErrors: true,
+		strict: true,
+		strictRequired: false,
+		strictTypes: false,
+		allowUnionTypes: true,
+	});
 	addFormats(ajv);
 	const extensions = new Set<string>();
 	collectExtensionKeywords(doc.components.schemas, extensions);
@@ -170,8 +185,12 @@ function compile(cacheKey: string, schema: Json): ValidateFunction {
 
 function describeErrors(where: string, errors: ErrorObject[] | null | undefined): string[] {
 	return (errors ?? []).map((e) => {
-		const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
-			: e.keyword === 'const' || e.keyword === 'enum' ? ` (${JSON.stringify(e.params)})` : '';
+		const extra =
+			e.keyword === 'additionalProperties'
+				? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
+				: e.keyword === 'const' || e.keyword === 'enum'
+					? ` (${JSON.stringify(e.params)})`
+					: '';
 		return `${where}${e.instancePath || '/'} ${e.message}${extra}`;
 	});
 }
@@ -191,14 +210,24 @@ export function listOperations(): OperationInfo[] {
 	for (const [p, item] of Object.entries(doc.paths)) {
 		for (const m of HTTP_METHODS) {
 			const op = item[m];
-			if (op) out.push({ method: m.toUpperCase(), path: p, operationId: op.operationId, requiredScopes: op['x-required-scopes'] ?? [], operation: op });
+			if (op)
+				out.push({
+					method: m.toUpperCase(),
+					path: p,
+					operationId: op.operationId,
+					requiredScopes: op['x-required-scopes'] ?? [],
+					operation: op,
+				});
 		}
 	}
 	return out;
 }
 
 function segments(p: string): string[] {
-	return p.split('?')[0].split('/').filter((s, i) => i > 0 || s !== '');
+	return p
+		.split('?')[0]
+		.split('/')
+		.filter((s, i) => i > 0 || s !== '');
 }
 const isParam = (s: string) => /^\{[^}]+\}$/.test(s) || s.startsWith(':');
 
@@ -230,13 +259,19 @@ export function resolveRoute(routeOrUrl: string): string | undefined {
 function headerValue(headers: ResponseToCheck['headers'], name: string): string | undefined {
 	const lower = name.toLowerCase();
 	for (const [k, v] of Object.entries(headers ?? {})) {
-		if (k.toLowerCase() === lower && v !== undefined) return Array.isArray(v) ? v.join(', ') : String(v);
+		if (k.toLowerCase() === lower && v !== undefined)
+			return Array.isArray(v) ? v.join(', ') : String(v);
 	}
 	return undefined;
 }
 
 function isEmptyBody(body: unknown): boolean {
-	return body === undefined || body === null || body === '' || (Buffer.isBuffer(body) && body.length === 0);
+	return (
+		body === undefined ||
+		body === null ||
+		body === '' ||
+		(Buffer.isBuffer(body) && body.length === 0)
+	);
 }
 
 function parseJsonBody(body: unknown): { value?: unknown; problem?: string } {
@@ -255,12 +290,20 @@ function checkHeaderSchema(where: string, name: string, header: Json, raw: strin
 	const schema = header.schema ?? {};
 	let value: unknown = raw;
 	const types = ([] as string[]).concat(schema.type ?? []);
-	if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw.trim())) value = Number(raw.trim());
+	if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw.trim()))
+		value = Number(raw.trim());
 	const fn = compile(`header:${name}:${JSON.stringify(schema)}`, schema);
-	return fn(value) ? [] : describeErrors(`${where} header ${name}=${JSON.stringify(raw)}`, fn.errors);
+	return fn(value)
+		? []
+		: describeErrors(`${where} header ${name}=${JSON.stringify(raw)}`, fn.errors);
 }
 
-function checkResponseObject(where: string, responseDef: Json, cacheKey: string, r: ResponseToCheck): string[] {
+function checkResponseObject(
+	where: string,
+	responseDef: Json,
+	cacheKey: string,
+	r: ResponseToCheck,
+): string[] {
 	const problems: string[] = [];
 	const response = deref(responseDef);
 	for (const [name, headerRef] of Object.entries<Json>(response.headers ?? {})) {
@@ -274,17 +317,25 @@ function checkResponseObject(where: string, responseDef: Json, cacheKey: string,
 	}
 	const content: Record<string, Json> | undefined = response.content;
 	if (!content) {
-		if (!isEmptyBody(r.body)) problems.push(`${where} must have an empty body, got ${JSON.stringify(r.body).slice(0, 200)}`);
+		if (!isEmptyBody(r.body))
+			problems.push(
+				`${where} must have an empty body, got ${JSON.stringify(r.body).slice(0, 200)}`,
+			);
 		return problems;
 	}
 	if (isEmptyBody(r.body)) {
 		problems.push(`${where} has an empty body; expected ${Object.keys(content).join(' or ')}`);
 		return problems;
 	}
-	const contentType = (headerValue(r.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+	const contentType = (headerValue(r.headers, 'content-type') ?? '')
+		.split(';')[0]
+		.trim()
+		.toLowerCase();
 	const mediaType = Object.keys(content).find((m) => m.toLowerCase() === contentType);
 	if (!mediaType) {
-		problems.push(`${where} Content-Type ${JSON.stringify(contentType)} is not one of ${Object.keys(content).join(', ')}`);
+		problems.push(
+			`${where} Content-Type ${JSON.stringify(contentType)} is not one of ${Object.keys(content).join(', ')}`,
+		);
 		return problems;
 	}
 	const schema = content[mediaType].schema;
@@ -308,41 +359,80 @@ export function validateResponse(r: ResponseToCheck): string[] {
 	const pathItem = loadDocument().paths[template];
 	const operation = pathItem[method];
 	if (!operation) {
-		if (r.status !== 405) return [`${where} method ${r.method.toUpperCase()} is not defined for ${template}`];
+		if (r.status !== 405)
+			return [`${where} method ${r.method.toUpperCase()} is not defined for ${template}`];
 		// 405 applies to every undeclared method of a path; Allow must name the declared ones.
-		const problems = [...checkResponseObject(where, { $ref: '#/components/responses/MethodNotAllowed' }, 'response:405', r), ...checkRequestIdEcho(where, r)];
+		const problems = [
+			...checkResponseObject(
+				where,
+				{ $ref: '#/components/responses/MethodNotAllowed' },
+				'response:405',
+				r,
+			),
+			...checkRequestIdEcho(where, r),
+		];
 		const allow = headerValue(r.headers, 'allow');
 		if (allow !== undefined) {
 			const declared = HTTP_METHODS.filter((m) => pathItem[m]).map((m) => m.toUpperCase());
-			const listed = allow.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
-			for (const m of declared) if (!listed.includes(m)) problems.push(`${where} Allow ${JSON.stringify(allow)} omits ${m}`);
+			const listed = allow
+				.split(',')
+				.map((s) => s.trim().toUpperCase())
+				.filter(Boolean);
+			for (const m of declared)
+				if (!listed.includes(m))
+					problems.push(`${where} Allow ${JSON.stringify(allow)} omits ${m}`);
 			for (const m of listed) {
-				if (!declared.includes(m) && !(m === 'HEAD' && declared.includes('GET')) && m !== 'OPTIONS') {
-					problems.push(`${where} Allow ${JSON.stringify(allow)} lists ${m}, which ${template} does not support`);
+				if (
+					!declared.includes(m) &&
+					!(m === 'HEAD' && declared.includes('GET')) &&
+					m !== 'OPTIONS'
+				) {
+					problems.push(
+						`${where} Allow ${JSON.stringify(allow)} lists ${m}, which ${template} does not support`,
+					);
 				}
 			}
-			if (listed.includes(r.method.toUpperCase())) problems.push(`${where} Allow lists the refused method itself`);
+			if (listed.includes(r.method.toUpperCase()))
+				problems.push(`${where} Allow lists the refused method itself`);
 		}
 		return problems;
 	}
 	const responses = operation.responses ?? {};
 	const status = String(r.status);
-	const key = responses[status] ? status : responses[`${status[0]}XX`] ? `${status[0]}XX` : undefined;
-	if (!key) return [`${where} status ${status} is not documented for ${r.method.toUpperCase()} ${template} (documented: ${Object.keys(responses).join(', ')})`];
-	return [...checkResponseObject(where, responses[key], `response:${method}:${template}:${key}`, r), ...checkRequestIdEcho(where, r)];
+	const key = responses[status]
+		? status
+		: responses[`${status[0]}XX`]
+			? `${status[0]}XX`
+			: undefined;
+	if (!key)
+		return [
+			`${where} status ${status} is not documented for ${r.method.toUpperCase()} ${template} (documented: ${Object.keys(responses).join(', ')})`,
+		];
+	return [
+		...checkResponseObject(where, responses[key], `response:${method}:${template}:${key}`, r),
+		...checkRequestIdEcho(where, r),
+	];
 }
 
 /** Spec "Errors": the error body's requestId is the request's id, so it must equal X-Request-Id. */
 function checkRequestIdEcho(where: string, r: ResponseToCheck): string[] {
 	const parsed = r.status >= 400 && !isEmptyBody(r.body) ? parseJsonBody(r.body) : {};
-	const requestId = (parsed.value as { error?: { requestId?: unknown } } | undefined)?.error?.requestId;
+	const requestId = (parsed.value as { error?: { requestId?: unknown } } | undefined)?.error
+		?.requestId;
 	const header = headerValue(r.headers, 'x-request-id');
 	if (requestId === undefined || header === undefined || requestId === header) return [];
-	return [`${where} error.requestId ${JSON.stringify(requestId)} differs from X-Request-Id ${JSON.stringify(header)}`];
+	return [
+		`${where} error.requestId ${JSON.stringify(requestId)} differs from X-Request-Id ${JSON.stringify(header)}`,
+	];
 }
 
 /** Validates a request body against the operation's requestBody; returns the problems found. */
-export function validateRequestBody(method: string, route: string, body: unknown, contentType = 'application/json'): string[] {
+export function validateRequestBody(
+	method: string,
+	route: string,
+	body: unknown,
+	contentType = 'application/json',
+): string[] {
 	const where = `${method.toUpperCase()} ${route} request:`;
 	const template = resolveRoute(route);
 	if (!template) return [`${where} route is not in the contract`];
@@ -352,7 +442,10 @@ export function validateRequestBody(method: string, route: string, body: unknown
 	if (!requestBody) return isEmptyBody(body) ? [] : [`${where} takes no body`];
 	if (isEmptyBody(body)) return requestBody.required ? [`${where} body is required`] : [];
 	const media = requestBody.content?.[contentType];
-	if (!media) return [`${where} content type ${contentType} not accepted (${Object.keys(requestBody.content ?? {}).join(', ')})`];
+	if (!media)
+		return [
+			`${where} content type ${contentType} not accepted (${Object.keys(requestBody.content ?? {}).join(', ')})`,
+		];
 	const fn = compile(`request:${method}:${template}:${contentType}`, media.schema ?? {});
 	return fn(body) ? [] : describeErrors(`${where} body`, fn.errors);
 }
@@ -361,21 +454,32 @@ export function validateRequestBody(method: string, route: string, body: unknown
  * Validates one parameter value (path, query or header; as sent, so strings are coerced to numbers or
  * booleans when the schema wants them) against the operation's parameter of that name.
  */
-export function validateParameter(method: string, route: string, name: string, value: string): string[] {
+export function validateParameter(
+	method: string,
+	route: string,
+	name: string,
+	value: string,
+): string[] {
 	const where = `${method.toUpperCase()} ${route} parameter ${name}=${JSON.stringify(value)}:`;
 	const template = resolveRoute(route);
 	if (!template) return [`${where} route is not in the contract`];
 	const pathItem = loadDocument().paths[template];
 	const operation = pathItem[method.toLowerCase()];
 	if (!operation) return [`${where} method is not defined for ${template}`];
-	const params: Json[] = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(deref);
-	const param = params.find((p) => (p.in === 'header' ? p.name.toLowerCase() === name.toLowerCase() : p.name === name));
+	const params: Json[] = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(
+		deref,
+	);
+	const param = params.find((p) =>
+		p.in === 'header' ? p.name.toLowerCase() === name.toLowerCase() : p.name === name,
+	);
 	if (!param) return [`${where} not a parameter of ${method.toUpperCase()} ${template}`];
-	const schema = param.schema?.$ref ? deref(param.schema) : param.schema ?? {};
+	const schema = param.schema?.$ref ? deref(param.schema) : (param.schema ?? {});
 	const types = ([] as string[]).concat(schema.type ?? []);
 	let coerced: unknown = value;
-	if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(value)) coerced = Number(value);
-	if (types.includes('boolean') && (value === 'true' || value === 'false')) coerced = value === 'true';
+	if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(value))
+		coerced = Number(value);
+	if (types.includes('boolean') && (value === 'true' || value === 'false'))
+		coerced = value === 'true';
 	const fn = compile(`param:${method}:${template}:${param.in}:${param.name}`, param.schema ?? {});
 	return fn(coerced) ? [] : describeErrors(where, fn.errors);
 }
@@ -384,14 +488,18 @@ export function validateParameter(method: string, route: string, name: string, v
  * Validates a webhook delivery: Standard Webhooks headers and the body schema of `webhooks[type]`
  * (unknown types are checked against the generic Event schema). `body` is the raw text or parsed JSON.
  */
-export function validateWebhookDelivery(headers: ResponseToCheck['headers'], body: unknown): string[] {
+export function validateWebhookDelivery(
+	headers: ResponseToCheck['headers'],
+	body: unknown,
+): string[] {
 	const parsed = parseJsonBody(body);
 	if (parsed.problem) return [`webhook: ${parsed.problem}`];
 	const event = parsed.value as { type?: unknown };
 	const type = typeof event?.type === 'string' ? event.type : undefined;
 	const hook = type ? loadDocument().webhooks?.[type]?.post : undefined;
 	const problems: string[] = [];
-	const parameters: Json[] = (hook ?? loadDocument().webhooks?.['webhook.test']?.post)?.parameters ?? [];
+	const parameters: Json[] =
+		(hook ?? loadDocument().webhooks?.['webhook.test']?.post)?.parameters ?? [];
 	for (const paramRef of parameters) {
 		const param = deref(paramRef);
 		if (param.in !== 'header') continue;
@@ -411,5 +519,7 @@ export function validateWebhookDelivery(headers: ResponseToCheck['headers'], bod
 
 /** Formats problems for a failing assertion. */
 export function formatProblems(problems: string[]): string {
-	return problems.length === 0 ? 'no problems' : `${problems.length} contract problem(s):\n  - ${problems.join('\n  - ')}`;
+	return problems.length === 0
+		? 'no problems'
+		: `${problems.length} contract problem(s):\n  - ${problems.join('\n  - ')}`;
 }

@@ -37,7 +37,14 @@ export const ok = (data: unknown, statusCode = 200): FakeAnswer => ({ statusCode
 /** An API error answer (spec, "Errors"): `{error: {code, message, requestId, reason?}}`. */
 export const apiError = (statusCode: number, code: string, reason?: string): FakeAnswer => ({
 	statusCode,
-	body: { error: { code, message: `${code}${reason ? ` (${reason})` : ''}`, requestId: '00000000-0000-4000-8000-000000000000', ...(reason ? { reason } : {}) } },
+	body: {
+		error: {
+			code,
+			message: `${code}${reason ? ` (${reason})` : ''}`,
+			requestId: '00000000-0000-4000-8000-000000000000',
+			...(reason ? { reason } : {}),
+		},
+	},
 	headers: { 'x-request-id': '00000000-0000-4000-8000-000000000000' },
 });
 
@@ -49,7 +56,11 @@ export interface FakeContext {
 }
 
 /** An execute context with a sandbox credential whose requests go to `handler`. */
-export function fakeContext(handler: FakeHandler, parameters: IDataObject = {}, continueOnFail = false): FakeContext {
+export function fakeContext(
+	handler: FakeHandler,
+	parameters: IDataObject = {},
+	continueOnFail = false,
+): FakeContext {
 	const requests: SentRequest[] = [];
 	const hints: string[] = [];
 	const logs: string[] = [];
@@ -69,16 +80,28 @@ export function fakeContext(handler: FakeHandler, parameters: IDataObject = {}, 
 	};
 	const ctx = {
 		getNode: () => node,
-		getCredentials: async () => ({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:9', apiKey: 'svc_test_fake' }),
+		getCredentials: async () => ({
+			environment: 'sandbox',
+			baseUrl: 'http://127.0.0.1:9',
+			apiKey: 'svc_test_fake',
+		}),
 		getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) => {
-			const value = name.split('.').reduce<unknown>((at, part) => (at as IDataObject | undefined)?.[part], parameters);
+			const value = name
+				.split('.')
+				.reduce<unknown>((at, part) => (at as IDataObject | undefined)?.[part], parameters);
 			return value === undefined ? fallback : value;
 		},
 		getInputData: () => [{ json: {} }],
 		continueOnFail: () => continueOnFail,
 		getExecutionCancelSignal: () => undefined,
-		addExecutionHints: (...found: Array<{ message: string }>) => hints.push(...found.map((hint) => hint.message)),
-		logger: { info: (message: string) => logs.push(message), debug: () => undefined, warn: () => undefined, error: () => undefined },
+		addExecutionHints: (...found: Array<{ message: string }>) =>
+			hints.push(...found.map((hint) => hint.message)),
+		logger: {
+			info: (message: string) => logs.push(message),
+			debug: () => undefined,
+			warn: () => undefined,
+			error: () => undefined,
+		},
 		helpers: { httpRequestWithAuthentication },
 	} as unknown as IExecuteFunctions;
 	return { ctx, requests, hints, logs };

@@ -11,7 +11,11 @@ import type { AddressInfo } from 'node:net';
 export interface ChatMessage {
 	role: string;
 	content?: string | null | Array<{ type: string; text?: string }>;
-	tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+	tool_calls?: Array<{
+		id: string;
+		type: 'function';
+		function: { name: string; arguments: string };
+	}>;
 	tool_call_id?: string;
 	name?: string;
 }
@@ -19,11 +23,19 @@ export interface ChatMessage {
 export interface ChatRequest {
 	model: string;
 	messages: ChatMessage[];
-	tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: { properties?: Record<string, unknown> } } }>;
+	tools?: Array<{
+		type: 'function';
+		function: {
+			name: string;
+			description?: string;
+			parameters?: { properties?: Record<string, unknown> };
+		};
+	}>;
 	stream?: boolean;
 }
 
-export type ChatReply = { toolCall: { name: string; arguments: Record<string, unknown> } } | { text: string };
+export type ChatReply =
+	{ toolCall: { name: string; arguments: Record<string, unknown> } } | { text: string };
 
 export interface OpenAiStub {
 	/** The base URL for n8n's OpenAI credential (`…/v1`). */
@@ -53,7 +65,16 @@ function answer(res: ServerResponse, request: ChatRequest, reply: ChatReply, n: 
 	const id = `chatcmpl-stub-${n}`;
 	const toolCalls =
 		'toolCall' in reply
-			? [{ id: `call_stub_${n}`, type: 'function' as const, function: { name: reply.toolCall.name, arguments: JSON.stringify(reply.toolCall.arguments) } }]
+			? [
+					{
+						id: `call_stub_${n}`,
+						type: 'function' as const,
+						function: {
+							name: reply.toolCall.name,
+							arguments: JSON.stringify(reply.toolCall.arguments),
+						},
+					},
+				]
 			: undefined;
 	const finish = toolCalls ? 'tool_calls' : 'stop';
 	const content = 'text' in reply ? reply.text : null;
@@ -66,7 +87,17 @@ function answer(res: ServerResponse, request: ChatRequest, reply: ChatReply, n: 
 				object: 'chat.completion',
 				created,
 				model: request.model,
-				choices: [{ index: 0, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }],
+				choices: [
+					{
+						index: 0,
+						message: {
+							role: 'assistant',
+							content,
+							...(toolCalls ? { tool_calls: toolCalls } : {}),
+						},
+						finish_reason: finish,
+					},
+				],
 				usage,
 			}),
 		);
@@ -74,31 +105,55 @@ function answer(res: ServerResponse, request: ChatRequest, reply: ChatReply, n: 
 	}
 	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 	const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-		res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+		res.write(
+			`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+		);
 	if (toolCalls) {
-		chunk({ role: 'assistant', content: null, tool_calls: toolCalls.map((c, index) => ({ index, ...c })) }, null);
+		chunk(
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: toolCalls.map((c, index) => ({ index, ...c })),
+			},
+			null,
+		);
 	} else {
 		chunk({ role: 'assistant', content }, null);
 	}
 	chunk({}, finish);
-	res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`);
+	res.write(
+		`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`,
+	);
 	res.end('data: [DONE]\n\n');
 }
 
 /** Starts the stub on 127.0.0.1 (a free port). */
-export async function startOpenAiStub(reply: (request: ChatRequest) => ChatReply): Promise<OpenAiStub> {
+export async function startOpenAiStub(
+	reply: (request: ChatRequest) => ChatReply,
+): Promise<OpenAiStub> {
 	const requests: ChatRequest[] = [];
 	const server: Server = createServer((req, res) => {
 		void (async () => {
 			const body = await readBody(req);
 			if (req.method === 'GET' && req.url?.endsWith('/models')) {
 				res.writeHead(200, { 'content-type': 'application/json' });
-				res.end(JSON.stringify({ object: 'list', data: [{ id: 'stub-model', object: 'model', created: 0, owned_by: 'stub' }] }));
+				res.end(
+					JSON.stringify({
+						object: 'list',
+						data: [{ id: 'stub-model', object: 'model', created: 0, owned_by: 'stub' }],
+					}),
+				);
 				return;
 			}
 			if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
 				res.writeHead(404, { 'content-type': 'application/json' });
-				res.end(JSON.stringify({ error: { message: `the stub answers POST /v1/chat/completions only, not ${req.method} ${req.url}` } }));
+				res.end(
+					JSON.stringify({
+						error: {
+							message: `the stub answers POST /v1/chat/completions only, not ${req.method} ${req.url}`,
+						},
+					}),
+				);
 				return;
 			}
 			const request = JSON.parse(body) as ChatRequest;

@@ -16,6 +16,8 @@ afterEach(() => {
 		found.push(...proxy.violations.slice(seen.get(proxy) ?? 0));
 		seen.set(proxy, proxy.violations.length);
 	}
-	if (found.length > 0) throw new Error(`Prism found ${found.length} contract violation(s):\n  - ${found.join('\n  - ')}`);
+	if (found.length > 0)
+		throw new Error(
+			`Prism found ${found.length} contract violation(s):\n  - ${found.join('\n  - ')}`,
+		);
 });
-

@@ -57,11 +57,17 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 					continue;
 				}
 				const msg = entry.msg ?? '';
-				if (entry.input?.method) lastRequest = `${entry.input.method.toUpperCase()} ${entry.input.url?.path ?? '?'}`;
+				if (entry.input?.method)
+					lastRequest = `${entry.input.method.toUpperCase()} ${entry.input.url?.path ?? '?'}`;
 				if (msg === 'Request received') prismTraffic.requests += 1;
 				// Violation: a request or response off the contract. VIOLATIONS / UNPROCESSABLE_ENTITY: Prism refused it
 				// (--errors). An upstream network failure is not the contract's business and is not counted.
-				if (msg.startsWith('Violation:') || /errors#(VIOLATIONS|UNPROCESSABLE_ENTITY|NO_PATH_MATCHED_ERROR|NO_METHOD_MATCHED_ERROR)/.test(msg)) {
+				if (
+					msg.startsWith('Violation:') ||
+					/errors#(VIOLATIONS|UNPROCESSABLE_ENTITY|NO_PATH_MATCHED_ERROR|NO_METHOD_MATCHED_ERROR)/.test(
+						msg,
+					)
+				) {
 					violations.push(`${lastRequest}: ${msg}`);
 				}
 			}
@@ -71,10 +77,19 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 	const logger = createLogger('TEST', { level: 'info' }, sink);
 	// Prism's own validators, unchanged; each error they find is also written down with its detail (with --errors
 	// Prism answers a response violation as 500 VIOLATIONS without logging what it was).
-	type Diagnostics = { left?: { message?: string; path?: (string | number)[]; severity?: number | string }[] };
-	const note = (side: string, resource: { method?: string; path?: string }, result: Diagnostics) => {
+	type Diagnostics = {
+		left?: { message?: string; path?: (string | number)[]; severity?: number | string }[];
+	};
+	const note = (
+		side: string,
+		resource: { method?: string; path?: string },
+		result: Diagnostics,
+	) => {
 		for (const d of result.left ?? []) {
-			if (d.severity === 0 || d.severity === 'Error') violations.push(`${(resource.method ?? '?').toUpperCase()} ${resource.path ?? '?'}: ${side} ${(d.path ?? []).join('.')} ${d.message ?? ''}`);
+			if (d.severity === 0 || d.severity === 'Error')
+				violations.push(
+					`${(resource.method ?? '?').toUpperCase()} ${resource.path ?? '?'}: ${side} ${(d.path ?? []).join('.')} ${d.message ?? ''}`,
+				);
 		}
 	};
 	const checkedOutput: typeof validateOutput = (args) => {
@@ -99,7 +114,11 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 			errors: true,
 			mock: { dynamic: false },
 		},
-		components: { logger: logger.child({ name: 'HTTP SERVER' }), validateOutput: checkedOutput, validateInput: checkedInput },
+		components: {
+			logger: logger.child({ name: 'HTTP SERVER' }),
+			validateOutput: checkedOutput,
+			validateInput: checkedInput,
+		},
 	});
 	const address = await server.listen(0, '127.0.0.1');
 	const proxy: PrismProxy = {

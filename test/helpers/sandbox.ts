@@ -7,7 +7,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSandbox, type Counters, type SandboxHandle, type SandboxOptions, type SeedInfo, type WorkspaceLimits } from '../../sandbox/src';
+import {
+	startSandbox,
+	type Counters,
+	type SandboxHandle,
+	type SandboxOptions,
+	type SeedInfo,
+	type WorkspaceLimits,
+} from '../../sandbox/src';
 import type { MailItem, Workspace } from '../../sandbox/src/types';
 
 /** A parsed JSON value, typed as JSON.parse types it (tests read nested fields freely). */
@@ -103,45 +110,106 @@ async function json<T>(baseUrl: string, method: string, path: string, body?: unk
 
 /** Typed client of the /_sandbox control endpoints (see sandbox/README.md). */
 export function controlClient(baseUrl: string) {
-	const c = <T>(method: string, path: string, body?: unknown) => json<T>(baseUrl, method, path, body);
+	const c = <T>(method: string, path: string, body?: unknown) =>
+		json<T>(baseUrl, method, path, body);
 	return {
 		health: () => c<{ ok: boolean }>('GET', '/_sandbox/health'),
-		createWorkspace: (body: { scopes?: string[]; keyExpiresInDays?: number; analysisAllowance?: number; interviewAllowance?: number } & Partial<WorkspaceLimits> = {}) =>
-			c<WorkspaceInfo>('POST', '/_sandbox/workspaces', body),
+		createWorkspace: (
+			body: {
+				scopes?: string[];
+				keyExpiresInDays?: number;
+				analysisAllowance?: number;
+				interviewAllowance?: number;
+			} & Partial<WorkspaceLimits> = {},
+		) => c<WorkspaceInfo>('POST', '/_sandbox/workspaces', body),
 		createKey: (wid: string, body: { scopes?: string[]; expiresInDays?: number } = {}) =>
 			c<{ apiKey: string; keyId: string }>('POST', `/_sandbox/workspaces/${wid}/keys`, body),
-		revokeKey: (apiKey: string) => c<{ revoked: boolean }>('POST', '/_sandbox/keys/revoke', { apiKey }),
+		revokeKey: (apiKey: string) =>
+			c<{ revoked: boolean }>('POST', '/_sandbox/keys/revoke', { apiKey }),
 		patchWorkspace: (
 			wid: string,
-			body: Partial<Omit<Workspace, 'id' | 'createdAt' | 'webhookSecret' | 'eventSeq' | 'purgedThroughSeq'>>,
+			body: Partial<
+				Omit<Workspace, 'id' | 'createdAt' | 'webhookSecret' | 'eventSeq' | 'purgedThroughSeq'>
+			>,
 		) => c<Record<string, unknown>>('PATCH', `/_sandbox/workspaces/${wid}`, body),
 		reset: (wid: string) => c<{ apiKey: string }>('POST', `/_sandbox/workspaces/${wid}/reset`),
 		counters: (wid: string) => c<Counters>('GET', `/_sandbox/workspaces/${wid}/counters`),
 		mail: (wid: string) => c<{ items: MailEntry[] }>('GET', `/_sandbox/workspaces/${wid}/mail`),
-		receipts: (wid: string) => c<{ receiptLifetimeMs: number; items: ReceiptView[] }>('GET', `/_sandbox/workspaces/${wid}/receipts`),
-		ageReceipts: (wid: string, seconds: number) => c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/age`, { seconds }),
-		forgetReceipts: (wid: string) => c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/forget`),
-		createJob: (wid: string, body: Record<string, string> = {}) => c<Record<string, Json>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
-		reviseJob: (id: string, body: { description?: string } = {}) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
-		deactivateJob: (id: string) => c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),
+		receipts: (wid: string) =>
+			c<{ receiptLifetimeMs: number; items: ReceiptView[] }>(
+				'GET',
+				`/_sandbox/workspaces/${wid}/receipts`,
+			),
+		ageReceipts: (wid: string, seconds: number) =>
+			c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/age`, { seconds }),
+		forgetReceipts: (wid: string) =>
+			c<ReceiptsAged>('POST', `/_sandbox/workspaces/${wid}/receipts/forget`),
+		createJob: (wid: string, body: Record<string, string> = {}) =>
+			c<Record<string, Json>>('POST', `/_sandbox/workspaces/${wid}/job-descriptions`, body),
+		reviseJob: (id: string, body: { description?: string } = {}) =>
+			c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/revise`, body),
+		deactivateJob: (id: string) =>
+			c<Record<string, Json>>('POST', `/_sandbox/job-descriptions/${id}/deactivate`),
 		deleteReport: (id: string) => c<{ deleted: boolean }>('POST', `/_sandbox/reports/${id}/delete`),
-		interviewEvent: (id: string, type: string) => c<Record<string, string>>('POST', `/_sandbox/interviews/${id}/events`, { type }),
+		interviewEvent: (id: string, type: string) =>
+			c<Record<string, string>>('POST', `/_sandbox/interviews/${id}/events`, { type }),
 		seedEvents: (wid: string, count: number, type?: string) =>
-			c<{ appended: number }>('POST', `/_sandbox/workspaces/${wid}/events/seed`, { count, ...(type ? { type } : {}) }),
-		addWebhookEndpoint: (wid: string, body: { url: string; eventTypes?: string[]; secret?: string }) =>
-			c<{ id: string; secret: string }>('POST', `/_sandbox/workspaces/${wid}/webhook-endpoints`, body),
-		patchWebhookEndpoint: (id: string, body: { mode?: 'success' | 'retry' | 'timeout'; url?: string; paused?: boolean; eventTypes?: string[] | null }) =>
-			c<Record<string, unknown>>('PATCH', `/_sandbox/webhook-endpoints/${id}`, body),
-		rotateSecret: (id: string) => c<{ secret: string; previousSecret: string }>('POST', `/_sandbox/webhook-endpoints/${id}/rotate-secret`),
-		sendTest: (id: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/webhook-endpoints/${id}/test`),
-		deliveries: (id: string, filter: { reportId?: string; interviewId?: string; eventId?: string } = {}) => {
-			const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined) as [string, string][]).toString();
-			return c<{ items: DeliveryView[] }>('GET', `/_sandbox/webhook-endpoints/${id}/deliveries${q ? `?${q}` : ''}`);
+			c<{ appended: number }>('POST', `/_sandbox/workspaces/${wid}/events/seed`, {
+				count,
+				...(type ? { type } : {}),
+			}),
+		addWebhookEndpoint: (
+			wid: string,
+			body: { url: string; eventTypes?: string[]; secret?: string },
+		) =>
+			c<{ id: string; secret: string }>(
+				'POST',
+				`/_sandbox/workspaces/${wid}/webhook-endpoints`,
+				body,
+			),
+		patchWebhookEndpoint: (
+			id: string,
+			body: {
+				mode?: 'success' | 'retry' | 'timeout';
+				url?: string;
+				paused?: boolean;
+				eventTypes?: string[] | null;
+			},
+		) => c<Record<string, unknown>>('PATCH', `/_sandbox/webhook-endpoints/${id}`, body),
+		rotateSecret: (id: string) =>
+			c<{ secret: string; previousSecret: string }>(
+				'POST',
+				`/_sandbox/webhook-endpoints/${id}/rotate-secret`,
+			),
+		sendTest: (id: string) =>
+			c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/webhook-endpoints/${id}/test`),
+		deliveries: (
+			id: string,
+			filter: { reportId?: string; interviewId?: string; eventId?: string } = {},
+		) => {
+			const q = new URLSearchParams(
+				Object.entries(filter).filter(([, v]) => v !== undefined) as [string, string][],
+			).toString();
+			return c<{ items: DeliveryView[] }>(
+				'GET',
+				`/_sandbox/webhook-endpoints/${id}/deliveries${q ? `?${q}` : ''}`,
+			);
 		},
-		replay: (deliveryId: string) => c<{ deliveryId: string; eventId: string }>('POST', `/_sandbox/deliveries/${deliveryId}/replay`),
+		replay: (deliveryId: string) =>
+			c<{ deliveryId: string; eventId: string }>(
+				'POST',
+				`/_sandbox/deliveries/${deliveryId}/replay`,
+			),
 		catchUpPreview: (endpointId: string, from: string, to: string) =>
-			c<{ previewId: string; eventCount: number; limit: number; expiresAt: string; endpointRevision: number }>('POST', `/_sandbox/webhook-endpoints/${endpointId}/catch-up`, { from, to }),
-		catchUpSend: (previewId: string) => c<{ deliveries: number }>('POST', `/_sandbox/catch-ups/${previewId}/send`),
+			c<{
+				previewId: string;
+				eventCount: number;
+				limit: number;
+				expiresAt: string;
+				endpointRevision: number;
+			}>('POST', `/_sandbox/webhook-endpoints/${endpointId}/catch-up`, { from, to }),
+		catchUpSend: (previewId: string) =>
+			c<{ deliveries: number }>('POST', `/_sandbox/catch-ups/${previewId}/send`),
 		inbox: (wid: string) => c<{ items: InboxEntry[] }>('GET', `/_sandbox/workspaces/${wid}/inbox`),
 		inboxUrl: (wid: string) => `${baseUrl}/_sandbox/inbox/${wid}`,
 		clock: () => c<{ now: string }>('GET', '/_sandbox/clock'),
@@ -149,7 +217,16 @@ export function controlClient(baseUrl: string) {
 		setFaults: (body: {
 			latencyMs?: number;
 			seed?: number;
-			rules?: { method?: string; path?: string; status?: number; rate?: number; retryAfterSeconds?: number; mode?: 'before' | 'commit-then-drop' | 'latency'; count?: number; latencyMs?: number }[];
+			rules?: {
+				method?: string;
+				path?: string;
+				status?: number;
+				rate?: number;
+				retryAfterSeconds?: number;
+				mode?: 'before' | 'commit-then-drop' | 'latency';
+				count?: number;
+				latencyMs?: number;
+			}[];
 		}) => c<{ rules: number }>('PUT', '/_sandbox/faults', body),
 		clearFaults: () => c<{ cleared: boolean }>('DELETE', '/_sandbox/faults'),
 	};
@@ -178,7 +255,13 @@ export function apiBaseUrl(sandboxBaseUrl: string): string {
  * `jest.prism.config.js` project) Stoplight Prism's validating proxy is started in front of it (test/helpers/prism.ts).
  */
 export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
-	const handle = await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.0001, webhookDeadlineMs: 1000, ...opts });
+	const handle = await startSandbox({
+		port: 0,
+		workerDelayMs: 10,
+		webhookTimeScale: 0.0001,
+		webhookDeadlineMs: 1000,
+		...opts,
+	});
 	let close = handle.close;
 	if (process.env.RA_PRISM === '1') {
 		const { startPrismProxy } = await import('./prism');
@@ -211,7 +294,10 @@ export interface UseTestSandboxOptions {
  * beforeAll (to keep it in the file's own variable, or to arrange state), so a beforeAll the file registers after
  * this call already finds it.
  */
-export function useTestSandbox(onStart: (sandbox: TestSandbox) => unknown, options: UseTestSandboxOptions = {}): void {
+export function useTestSandbox(
+	onStart: (sandbox: TestSandbox) => unknown,
+	options: UseTestSandboxOptions = {},
+): void {
 	let sandbox: TestSandbox | undefined;
 	beforeAll(async () => {
 		sandbox = await startTestSandbox(options.sandbox);
@@ -268,7 +354,13 @@ export async function uploadFile(
 	mime: string,
 	extraHeaders: Record<string, string> = {},
 ): Promise<ApiResponse> {
-	return await toApiResponse(await fetch(url, { method: 'PUT', headers: { 'content-type': mime, ...extraHeaders }, body: buffer }));
+	return await toApiResponse(
+		await fetch(url, {
+			method: 'PUT',
+			headers: { 'content-type': mime, ...extraHeaders },
+			body: buffer,
+		}),
+	);
 }
 
 /** The elements of an S3-style storage error body (`<Error><Code>…</Code><Message>…</Message>…</Error>`). */
@@ -276,7 +368,13 @@ export function storageErrorOf(text: string): Record<string, string> | undefined
 	const error = /<Error>([\s\S]*)<\/Error>/.exec(text)?.[1];
 	if (error === undefined) return undefined;
 	const out: Record<string, string> = {};
-	for (const m of error.matchAll(/<([A-Za-z]+)>([^<]*)<\/\1>/g)) out[m[1]] = m[2].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+	for (const m of error.matchAll(/<([A-Za-z]+)>([^<]*)<\/\1>/g))
+		out[m[1]] = m[2]
+			.replace(/&apos;/g, "'")
+			.replace(/&quot;/g, '"')
+			.replace(/&lt;/g, '<')
+			.replace(/&gt;/g, '>')
+			.replace(/&amp;/g, '&');
 	return out;
 }
 
@@ -284,7 +382,12 @@ export function storageErrorOf(text: string): Record<string, string> | undefined
  * Asserts a storage answer is a real signed storage's error: the status, an XML `<Error>` with this `<Code>`,
  * and none of the API's conventions (no JSON body, no X-Request-Id, no Cache-Control: no-store).
  */
-export function expectStorageError(res: ApiResponse, status: number, code: string, message?: RegExp): Record<string, string> {
+export function expectStorageError(
+	res: ApiResponse,
+	status: number,
+	code: string,
+	message?: RegExp,
+): Record<string, string> {
 	const error = storageErrorOf(res.text);
 	expect({ status: res.status, code: error?.Code }).toEqual({ status, code });
 	expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
@@ -296,7 +399,11 @@ export function expectStorageError(res: ApiResponse, status: number, code: strin
 }
 
 /** Polls `fn` until it returns a truthy value (real time), or throws after `timeoutMs`. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 10): Promise<T> {
+export async function waitFor<T>(
+	fn: () => Promise<T | undefined | null | false>,
+	timeoutMs = 5000,
+	everyMs = 10,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const v = await fn();

@@ -5,7 +5,15 @@
  * node_modules linked in), so the repository's own dist/ is left alone; the copy is removed afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+	cpSync,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	rmSync,
+	symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -18,13 +26,19 @@ let copy: string;
 function filesUnder(root: string, dir = root): string[] {
 	if (!existsSync(dir)) return [];
 	return readdirSync(dir, { withFileTypes: true })
-		.flatMap((e) => (e.isDirectory() ? filesUnder(root, join(dir, e.name)) : [relative(root, join(dir, e.name))]))
+		.flatMap((e) =>
+			e.isDirectory() ? filesUnder(root, join(dir, e.name)) : [relative(root, join(dir, e.name))],
+		)
 		.sort();
 }
 
 /** The repository's files as git sees them (tracked and new, without ignored ones), copied into `dest`. */
 function copyRepository(dest: string) {
-	const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT })
+	const listed = execFileSync(
+		'git',
+		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+		{ cwd: REPO_ROOT },
+	)
 		.toString()
 		.split('\0')
 		.filter((f) => f && existsSync(join(REPO_ROOT, f)));
@@ -43,7 +57,13 @@ function expectedShipped(): string[] {
 	return ['nodes', 'credentials']
 		.flatMap((dir) => filesUnder(copy, join(copy, dir)))
 		.filter((f) => !f.endsWith('.test.ts'))
-		.flatMap((f) => (f.endsWith('.ts') ? [f.replace(/\.ts$/, '.js')] : /\.(node\.json|svg|png)$/.test(f) ? [f] : []))
+		.flatMap((f) =>
+			f.endsWith('.ts')
+				? [f.replace(/\.ts$/, '.js')]
+				: /\.(node\.json|svg|png)$/.test(f)
+					? [f]
+					: [],
+		)
 		.sort();
 }
 
@@ -67,7 +87,7 @@ describe('the build', () => {
 		expect(cliBuild).toEqual(npmBuild);
 	});
 
-	test("dist/nodes and dist/credentials hold exactly the compiled sources, codex files and icons", () => {
+	test('dist/nodes and dist/credentials hold exactly the compiled sources, codex files and icons', () => {
 		const shipped = cliBuild.filter((f) => f.startsWith('nodes/') || f.startsWith('credentials/'));
 		expect(shipped).toEqual(expectedShipped());
 		// Nothing from the tests, sandbox, scripts or benchmarks is compiled into dist/.
@@ -75,7 +95,9 @@ describe('the build', () => {
 	});
 
 	test('every node and credential package.json names is built, each node next to its codex file', () => {
-		const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+		const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as {
+			n8n: { nodes: string[]; credentials: string[] };
+		};
 		for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
 			expect(cliBuild).toContain(file.replace(/^dist\//, ''));
 		}
@@ -85,12 +107,18 @@ describe('the build', () => {
 	});
 
 	test('npm pack takes the compiled nodes and credentials and nothing else from dist/', () => {
-		const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--silent'], { cwd: copy }).toString()) as Array<{
+		const [packed] = JSON.parse(
+			execFileSync('npm', ['pack', '--dry-run', '--json', '--silent'], { cwd: copy }).toString(),
+		) as Array<{
 			files: Array<{ path: string }>;
 		}>;
 		const paths = packed.files.map((f) => f.path).sort();
 		const fromDist = paths.filter((p) => p.startsWith('dist/')).map((p) => p.slice('dist/'.length));
 		expect(fromDist).toEqual(expectedShipped());
-		expect(paths.filter((p) => !p.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+		expect(paths.filter((p) => !p.startsWith('dist/'))).toEqual([
+			'LICENSE',
+			'README.md',
+			'package.json',
+		]);
 	});
 });

@@ -14,7 +14,8 @@ const DOCS = readFileSync(join(REPO_ROOT, 'docs', 'install.md'), 'utf8');
 let work: string;
 
 beforeAll(() => {
-	if (!existsSync(join(REPO_ROOT, 'dist', 'nodes'))) throw new Error('dist/ is missing: run npm run build before this test');
+	if (!existsSync(join(REPO_ROOT, 'dist', 'nodes')))
+		throw new Error('dist/ is missing: run npm run build before this test');
 	work = mkdtempSync(join(tmpdir(), 'ra-manual-install-'));
 });
 
@@ -24,21 +25,34 @@ afterAll(() => {
 
 test("docs/install.md's npm command installs the package alone into nodes/", () => {
 	// The command as the documentation gives it, with the registry name and version replaced by the tarball.
-	const documented = /npm install (--omit=peer --ignore-scripts --no-audit --no-fund) n8n-nodes-recruiting-analysis@\S+/.exec(DOCS);
+	const documented =
+		/npm install (--omit=peer --ignore-scripts --no-audit --no-fund) n8n-nodes-recruiting-analysis@\S+/.exec(
+			DOCS,
+		);
 	expect(documented).not.toBeNull();
 	const flags = documented![1].split(' ');
 
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: REPO_ROOT, stdio: 'pipe' });
+	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+		cwd: REPO_ROOT,
+		stdio: 'pipe',
+	});
 	const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
 	expect(tarball).toBeDefined();
 
 	const nodesDir = join(work, 'home', '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
-	execFileSync('npm', ['install', ...flags, join(work, tarball!)], { cwd: nodesDir, stdio: 'pipe' });
+	execFileSync('npm', ['install', ...flags, join(work, tarball!)], {
+		cwd: nodesDir,
+		stdio: 'pipe',
+	});
 
-	expect(readdirSync(join(nodesDir, 'node_modules')).filter((f) => !f.startsWith('.'))).toEqual(['n8n-nodes-recruiting-analysis']);
+	expect(readdirSync(join(nodesDir, 'node_modules')).filter((f) => !f.startsWith('.'))).toEqual([
+		'n8n-nodes-recruiting-analysis',
+	]);
 	const installed = join(nodesDir, 'node_modules', 'n8n-nodes-recruiting-analysis');
-	const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+	const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+		n8n: { nodes: string[]; credentials: string[] };
+	};
 	for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
 		expect(existsSync(join(installed, file))).toBe(true);
 	}

@@ -9,11 +9,15 @@ import { join } from 'node:path';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const GUARD = join(REPO_ROOT, 'scripts', 'prepublish-guard.mjs');
-const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+	JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** The environment without any GitHub Actions variable, plus `vars`. */
 function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-	const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GITHUB_')));
+	const env = Object.fromEntries(
+		Object.entries(process.env).filter(([k]) => !k.startsWith('GITHUB_')),
+	);
 	return { ...env, ...vars };
 }
 
@@ -39,7 +43,8 @@ describe('prepublishOnly', () => {
 	test('refuses a publish from another workflow (CI on a branch)', () => {
 		const { status, stderr } = guard({
 			...inPublishWorkflow,
-			GITHUB_WORKFLOW_REF: 'recruiting-analysis/n8n-nodes-recruiting-analysis/.github/workflows/ci.yml@refs/heads/main',
+			GITHUB_WORKFLOW_REF:
+				'recruiting-analysis/n8n-nodes-recruiting-analysis/.github/workflows/ci.yml@refs/heads/main',
 		});
 		expect(status).toBe(1);
 		expect(stderr).toContain('only in the publish workflow for a tag');
@@ -57,8 +62,14 @@ describe('prepublishOnly', () => {
 
 	// npm publish runs the prepublishOnly script before packing (npm publish --dry-run skips it, so it is run by name).
 	test("is package.json's prepublishOnly script: run as npm runs it on this machine, it refuses", () => {
-		const res = spawnSync('npm', ['run', 'prepublishOnly'], { cwd: REPO_ROOT, env: envWith({}), encoding: 'utf8' });
+		const res = spawnSync('npm', ['run', 'prepublishOnly'], {
+			cwd: REPO_ROOT,
+			env: envWith({}),
+			encoding: 'utf8',
+		});
 		expect(res.status).not.toBe(0);
-		expect(res.stderr).toContain('prepublishOnly: publish refused: npm publish runs only in GitHub Actions');
+		expect(res.stderr).toContain(
+			'prepublishOnly: publish refused: npm publish runs only in GitHub Actions',
+		);
 	});
 });

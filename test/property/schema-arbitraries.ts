@@ -14,9 +14,13 @@ type Json = ReturnType<typeof JSON.parse>;
 
 const CHARACTER = fc.oneof(
 	{ weight: 6, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
-	{ weight: 1, arbitrary: fc.constantFrom('é', 'ß', 'Ω', '中', '文', '\u{1F600}', '\u{1F680}', '\u{10348}') },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom('é', 'ß', 'Ω', '中', '文', '\u{1F600}', '\u{1F680}', '\u{10348}'),
+	},
 );
-const text = (minLength: number, maxLength: number) => fc.string({ unit: CHARACTER, minLength, maxLength });
+const text = (minLength: number, maxLength: number) =>
+	fc.string({ unit: CHARACTER, minLength, maxLength });
 const length = (s: string) => [...s].length;
 
 /** Follows `$ref` (`#/components/schemas/X`, `#/components/parameters/Y`, ...). */
@@ -33,13 +37,19 @@ export function deref(schema: Json): Json {
 function flatten(schema: Json): Json {
 	const s = deref(schema);
 	if (!s.allOf) return s;
-	const out: Json = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
+	const out: Json = {
+		...s,
+		allOf: undefined,
+		properties: { ...(s.properties ?? {}) },
+		required: [...(s.required ?? [])],
+	};
 	for (const part of s.allOf.map(flatten)) {
 		if (part.if) continue;
 		Object.assign(out.properties, part.properties ?? {});
 		out.required.push(...(part.required ?? []));
 		if (part.type) out.type = part.type;
-		if (part.additionalProperties !== undefined) out.additionalProperties = part.additionalProperties;
+		if (part.additionalProperties !== undefined)
+			out.additionalProperties = part.additionalProperties;
 	}
 	return out;
 }
@@ -54,14 +64,33 @@ const email = fc
 
 /** fileName, fileSize and mimeType that agree (the document's if/then: the extension follows the type). */
 function uploadFields(schema: Json): fc.Arbitrary<Record<string, unknown>> {
-	const base = valueOf({ ...schema, properties: { ...schema.properties, fileName: undefined, mimeType: undefined } }, ['fileName', 'mimeType']);
+	const base = valueOf(
+		{ ...schema, properties: { ...schema.properties, fileName: undefined, mimeType: undefined } },
+		['fileName', 'mimeType'],
+	);
 	return fc
 		.tuple(
 			base,
-			fc.constantFrom('application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'),
-			text(1, 150).filter((s) => ![...s].some((c) => c === '/' || c === '\\' || c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f))),
+			fc.constantFrom(
+				'application/pdf',
+				'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			),
+			text(1, 150).filter(
+				(s) =>
+					![...s].some(
+						(c) =>
+							c === '/' ||
+							c === '\\' ||
+							c.charCodeAt(0) < 0x20 ||
+							(c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f),
+					),
+			),
 		)
-		.map(([rest, mimeType, stem]) => ({ ...rest, mimeType, fileName: `${stem}.${mimeType === 'application/pdf' ? 'pdf' : 'docx'}` }));
+		.map(([rest, mimeType, stem]) => ({
+			...rest,
+			mimeType,
+			fileName: `${stem}.${mimeType === 'application/pdf' ? 'pdf' : 'docx'}`,
+		}));
 }
 
 /** A valid value of `schema` (`skip` leaves those properties out, for the caller to add). */
@@ -73,12 +102,19 @@ export function valueOf(schemaIn: Json, skip: string[] = []): fc.Arbitrary<Json>
 	if (raw.enum) return fc.constantFrom(...raw.enum);
 	if (raw.oneOf) return fc.oneof(...raw.oneOf.map((s: Json) => valueOf(s)));
 	const s = flatten(raw);
-	if (schemaIn?.$ref?.endsWith('/UploadInputFields') || (s.properties?.fileName && s.properties?.mimeType && !skip.length)) return uploadFields(s);
-	const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
+	if (
+		schemaIn?.$ref?.endsWith('/UploadInputFields') ||
+		(s.properties?.fileName && s.properties?.mimeType && !skip.length)
+	)
+		return uploadFields(s);
+	const type = Array.isArray(s.type)
+		? s.type[0]
+		: (s.type ?? (s.properties ? 'object' : undefined));
 	switch (type) {
 		case 'object': {
 			const model: Record<string, fc.Arbitrary<Json>> = {};
-			for (const [k, v] of Object.entries<Json>(s.properties ?? {})) if (v !== undefined && !skip.includes(k)) model[k] = valueOf(v);
+			for (const [k, v] of Object.entries<Json>(s.properties ?? {}))
+				if (v !== undefined && !skip.includes(k)) model[k] = valueOf(v);
 			// `if: {not: {required: [k]}}, then: ...` (a field the rest depends on): always give k, which is valid.
 			const dependedOn: string[] = raw.if?.not?.required ?? [];
 			const required = [...(s.required ?? []), ...dependedOn].filter((k: string) => model[k]);
@@ -88,7 +124,12 @@ export function valueOf(schemaIn: Json, skip: string[] = []): fc.Arbitrary<Json>
 			const item = deref(s.items);
 			const min = s.minItems ?? 0;
 			const max = Math.min(s.maxItems ?? 5, 5);
-			if (item.properties?.itemKey) return fc.uniqueArray(valueOf(item), { minLength: min, maxLength: max, selector: (v: Json) => v.itemKey });
+			if (item.properties?.itemKey)
+				return fc.uniqueArray(valueOf(item), {
+					minLength: min,
+					maxLength: max,
+					selector: (v: Json) => v.itemKey,
+				});
 			return fc.array(valueOf(item), { minLength: min, maxLength: max });
 		}
 		case 'integer':
@@ -96,10 +137,20 @@ export function valueOf(schemaIn: Json, skip: string[] = []): fc.Arbitrary<Json>
 		case 'boolean':
 			return fc.boolean();
 		case 'string': {
-			if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+			if (s.format === 'date-time')
+				return fc
+					.date({
+						min: new Date('2000-01-01T00:00:00Z'),
+						max: new Date('2100-01-01T00:00:00Z'),
+						noInvalidDate: true,
+					})
+					.map((d) => d.toISOString());
 			const min = s.minLength ?? 0;
 			const max = Math.min(s.maxLength ?? 40, 120);
-			if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => length(v) >= min && length(v) <= (s.maxLength ?? Infinity));
+			if (s.pattern)
+				return fc
+					.stringMatching(new RegExp(s.pattern))
+					.filter((v) => length(v) >= min && length(v) <= (s.maxLength ?? Infinity));
 			return text(min, Math.max(min, max));
 		}
 		default:
@@ -116,38 +167,56 @@ export interface Violation {
 /** A string that breaks `pattern` (and nothing else if it can). */
 function breaksPattern(pattern: string, min: number): string | undefined {
 	const re = new RegExp(pattern);
-	return ['!!', '/x', ' x ', 'x\u0000', 'ZZ', '9'.repeat(Math.max(min, 1))].find((c) => !re.test(c) && length(c) >= min);
+	return ['!!', '/x', ' x ', 'x\u0000', 'ZZ', '9'.repeat(Math.max(min, 1))].find(
+		(c) => !re.test(c) && length(c) >= min,
+	);
 }
 
 /** Every single-constraint violation of the valid `value` of `schema`, each as a whole new body. */
 export function violationsOf(schemaIn: Json, value: Json, path: string[] = []): Violation[] {
 	const raw = deref(schemaIn);
-	const at = (rule: string, v: Json): Violation => ({ rule: `${path.join('.') || 'body'}: ${rule}`, value: v });
+	const at = (rule: string, v: Json): Violation => ({
+		rule: `${path.join('.') || 'body'}: ${rule}`,
+		value: v,
+	});
 	const out: Violation[] = [];
 	if (raw === undefined) return out;
 	if (raw.oneOf) {
 		// The branch the value is in: break it from inside (its kind, its fields), or give a kind of no branch.
-		const branch = raw.oneOf.map(deref).find((b: Json) => b.properties?.kind?.const === value?.kind);
-		if (branch) out.push(...violationsOf(branch, value, path).filter((x) => !x.rule.endsWith('kind: const')));
+		const branch = raw.oneOf
+			.map(deref)
+			.find((b: Json) => b.properties?.kind?.const === value?.kind);
+		if (branch)
+			out.push(...violationsOf(branch, value, path).filter((x) => !x.rule.endsWith('kind: const')));
 		out.push(at('oneOf', { ...value, kind: 'neither' }));
 		return out;
 	}
-	if (raw.const !== undefined) return [at('const', typeof raw.const === 'string' ? `${raw.const}-not` : 'not-the-constant')];
+	if (raw.const !== undefined)
+		return [at('const', typeof raw.const === 'string' ? `${raw.const}-not` : 'not-the-constant')];
 	if (raw.enum) return [at('enum', 'not-in-the-enum'), at('type', 7)];
 	const s = flatten(raw);
-	const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
-	if (schemaIn?.$ref?.endsWith('/Email')) out.push(at('pattern', 'a@com'), at('pattern', 'a@[127.0.0.1]'), at('pattern', '.a@example.com'));
+	const type = Array.isArray(s.type)
+		? s.type[0]
+		: (s.type ?? (s.properties ? 'object' : undefined));
+	if (schemaIn?.$ref?.endsWith('/Email'))
+		out.push(
+			at('pattern', 'a@com'),
+			at('pattern', 'a@[127.0.0.1]'),
+			at('pattern', '.a@example.com'),
+		);
 	switch (type) {
 		case 'object': {
 			out.push(at('type', []));
-			if (s.additionalProperties === false) out.push(at('additionalProperties', { ...value, unexpectedField: 1 }));
+			if (s.additionalProperties === false)
+				out.push(at('additionalProperties', { ...value, unexpectedField: 1 }));
 			for (const k of s.required ?? []) {
 				const { [k]: _gone, ...rest } = value;
 				out.push(at(`required ${k}`, rest));
 			}
 			for (const [k, sub] of Object.entries<Json>(s.properties ?? {})) {
 				if (value[k] === undefined) continue;
-				for (const inner of violationsOf(sub, value[k], [...path, k])) out.push({ rule: inner.rule, value: { ...value, [k]: inner.value } });
+				for (const inner of violationsOf(sub, value[k], [...path, k]))
+					out.push({ rule: inner.rule, value: { ...value, [k]: inner.value } });
 			}
 			return out;
 		}
@@ -155,11 +224,14 @@ export function violationsOf(schemaIn: Json, value: Json, path: string[] = []): 
 			out.push(at('type', {}));
 			if (s.minItems) out.push(at('minItems', []));
 			if (s.maxItems !== undefined && value.length) {
-				const many = Array.from({ length: s.maxItems + 1 }, (_, i) => (value[0]?.itemKey !== undefined ? { ...value[0], itemKey: `k${i}` } : value[0]));
+				const many = Array.from({ length: s.maxItems + 1 }, (_, i) =>
+					value[0]?.itemKey !== undefined ? { ...value[0], itemKey: `k${i}` } : value[0],
+				);
 				out.push(at('maxItems', many));
 			}
 			if (value.length) {
-				for (const inner of violationsOf(s.items, value[0], [...path, '0'])) out.push({ rule: inner.rule, value: [inner.value, ...value.slice(1)] });
+				for (const inner of violationsOf(s.items, value[0], [...path, '0']))
+					out.push({ rule: inner.rule, value: [inner.value, ...value.slice(1)] });
 			}
 			return out;
 		}
@@ -178,7 +250,10 @@ export function violationsOf(schemaIn: Json, value: Json, path: string[] = []): 
 				// Emoji (two UTF-16 units each) where the value travels in a body; ASCII in a URL, where 2049 emoji
 				// would pass the server's 16 KiB header limit before any length rule is read.
 				const inUrl = /^(query|path):/.test(path[0] ?? '');
-				const long = s.pattern || inUrl ? value + 'a'.repeat(s.maxLength + 1 - length(value)) : '\u{1F600}'.repeat(s.maxLength + 1);
+				const long =
+					s.pattern || inUrl
+						? value + 'a'.repeat(s.maxLength + 1 - length(value))
+						: '\u{1F600}'.repeat(s.maxLength + 1);
 				out.push(at('maxLength', long));
 			}
 			if (s.pattern) {

@@ -19,7 +19,9 @@ test('an analysis lasts the workspace analysisDurationMs; a workspace without it
 	await start(slow, slowId);
 	await start(fast, fastId);
 	// The other workspace's analysis finishes in its two 10 ms steps, while this one is still running.
-	expect(await waitStatus(fast, fastId, ['completed'])).toEqual(expect.objectContaining({ status: 'completed' }));
+	expect(await waitStatus(fast, fastId, ['completed'])).toEqual(
+		expect.objectContaining({ status: 'completed' }),
+	);
 	const meanwhile = await slow.call('GET', `/api/v1/reports/${slowId}/status`);
 	expect(['queued', 'processing']).toContain(meanwhile.body.data.status);
 	await waitStatus(slow, slowId, ['completed'], 10_000);

@@ -25,7 +25,9 @@ describe('authentication', () => {
 		expect(res.headers.get('www-authenticate')).toBe(WWW);
 	});
 	test('keys that do not start with svc_test_ are refused', async () => {
-		const res = await api(sb, 'GET', '/api/v1/reports', { key: ws.apiKey.replace('svc_test_', 'svc_live_') });
+		const res = await api(sb, 'GET', '/api/v1/reports', {
+			key: ws.apiKey.replace('svc_test_', 'svc_live_'),
+		});
 		expectError(res, 401);
 		expect(res.headers.get('www-authenticate')).toBe(WWW);
 	});
@@ -44,7 +46,9 @@ describe('authentication', () => {
 		await sb.control.advanceClock(24 * 3600_000 + 1000);
 		expectError(await w.call('GET', '/api/v1/reports'), 401);
 		expect((await api(sb, 'GET', '/api/v1/reports', { key: longKey })).status).toBe(200);
-		await expect(sb.control.createKey(w.workspaceId, { expiresInDays: 366 })).rejects.toThrow(/400/);
+		await expect(sb.control.createKey(w.workspaceId, { expiresInDays: 366 })).rejects.toThrow(
+			/400/,
+		);
 	});
 	test('a workspace has at most ten active keys', async () => {
 		const w = await newWs(sb);
@@ -57,8 +61,22 @@ describe('authentication', () => {
 		const res = await w.call('GET', '/api/v1/reports');
 		expectError(res, 403, 'MISSING_SCOPE');
 		expect(res.body.error.requiredScopes).toEqual(['reports:read']);
-		expect((await w.call('POST', '/api/v1/uploads', { idempotencyKey: 'scoped-ok', body: { fileName: 'a.pdf', fileSize: 10, mimeType: 'application/pdf', jobDescription: { kind: 'text', text: 'x' } } })).status).toBe(201);
-		const denied = await w.call('POST', '/api/v1/interview-quotes', { body: { reportId: 'rpt_x', candidateEmail: 'a@example.com' } });
+		expect(
+			(
+				await w.call('POST', '/api/v1/uploads', {
+					idempotencyKey: 'scoped-ok',
+					body: {
+						fileName: 'a.pdf',
+						fileSize: 10,
+						mimeType: 'application/pdf',
+						jobDescription: { kind: 'text', text: 'x' },
+					},
+				})
+			).status,
+		).toBe(201);
+		const denied = await w.call('POST', '/api/v1/interview-quotes', {
+			body: { reportId: 'rpt_x', candidateEmail: 'a@example.com' },
+		});
 		expectError(denied, 403, 'MISSING_SCOPE');
 		expect(denied.body.error.requiredScopes).toEqual(['interviews:write']);
 		expect((await w.counters()).reportsCreated).toBe(before.reportsCreated + 1);
@@ -107,7 +125,11 @@ describe('conventions', () => {
 		expectError(await ws.call('GET', `/api/v1/reports/${'r'.repeat(100)}`), 404);
 	});
 	test('a body that is not JSON is 400', async () => {
-		expectInvalid(await ws.call('POST', '/api/v1/analysis-quotes', { rawBody: '{"reportId":' }), 'body', 'json');
+		expectInvalid(
+			await ws.call('POST', '/api/v1/analysis-quotes', { rawBody: '{"reportId":' }),
+			'body',
+			'json',
+		);
 	});
 });
 
@@ -115,7 +137,11 @@ describe('paging', () => {
 	test('limit is 1 to 100', async () => {
 		expectInvalid(await ws.call('GET', '/api/v1/reports?limit=0'), 'limit', 'minimum');
 		expectInvalid(await ws.call('GET', '/api/v1/reports?limit=101'), 'limit', 'maximum');
-		expectInvalid(await ws.call('GET', '/api/v1/job-descriptions?limit=ten'), 'limit', 'type_integer');
+		expectInvalid(
+			await ws.call('GET', '/api/v1/job-descriptions?limit=ten'),
+			'limit',
+			'type_integer',
+		);
 		expect((await ws.call('GET', '/api/v1/reports?limit=100')).status).toBe(200);
 	});
 	test('limit defaults to 25', async () => {
@@ -126,7 +152,11 @@ describe('paging', () => {
 		expect(page.body.data.nextCursor).toEqual(expect.any(String));
 	});
 	test('cursor length is 1 to 2048', async () => {
-		expectInvalid(await ws.call('GET', `/api/v1/reports?cursor=${'c'.repeat(2049)}`), 'cursor', 'max_length');
+		expectInvalid(
+			await ws.call('GET', `/api/v1/reports?cursor=${'c'.repeat(2049)}`),
+			'cursor',
+			'max_length',
+		);
 	});
 
 	async function firstCursor(w: Ws, path: string): Promise<string> {
@@ -143,18 +173,35 @@ describe('paging', () => {
 		const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString());
 		payload.p[0] += 1;
 		const forged = `${parts[0]}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${parts[2]}`;
-		expectError(await w.call('GET', `/api/v1/reports?limit=1&cursor=${encodeURIComponent(forged)}`), 400, 'INVALID_CURSOR');
+		expectError(
+			await w.call('GET', `/api/v1/reports?limit=1&cursor=${encodeURIComponent(forged)}`),
+			400,
+			'INVALID_CURSOR',
+		);
 	});
 	test('a cursor used with changed filters is INVALID_CURSOR', async () => {
 		const w = await newWs(sb);
 		const c = await firstCursor(w, '/api/v1/reports?limit=1');
-		expectError(await w.call('GET', `/api/v1/reports?limit=1&include=reference&cursor=${encodeURIComponent(c)}`), 400, 'INVALID_CURSOR');
-		expect((await w.call('GET', `/api/v1/reports?limit=2&cursor=${encodeURIComponent(c)}`)).status).toBe(200);
+		expectError(
+			await w.call(
+				'GET',
+				`/api/v1/reports?limit=1&include=reference&cursor=${encodeURIComponent(c)}`,
+			),
+			400,
+			'INVALID_CURSOR',
+		);
+		expect(
+			(await w.call('GET', `/api/v1/reports?limit=2&cursor=${encodeURIComponent(c)}`)).status,
+		).toBe(200);
 	});
 	test('a cursor of another workspace is INVALID_CURSOR', async () => {
 		const w = await newWs(sb);
 		const c = await firstCursor(w, '/api/v1/reports?limit=1');
-		expectError(await ws.call('GET', `/api/v1/reports?limit=1&cursor=${encodeURIComponent(c)}`), 400, 'INVALID_CURSOR');
+		expectError(
+			await ws.call('GET', `/api/v1/reports?limit=1&cursor=${encodeURIComponent(c)}`),
+			400,
+			'INVALID_CURSOR',
+		);
 	});
 	test('cursors of an older unsigned scheme are rejected', async () => {
 		const unsigned = Buffer.from(JSON.stringify({ offset: 25 })).toString('base64url');
@@ -168,17 +215,34 @@ describe('job descriptions', () => {
 		expect(list.status).toBe(200);
 		expect(list.body.data.nextCursor).toBeNull();
 		const job = list.body.data.items.find((j: { id: string }) => j.id === ws.jobDescriptionId);
-		expect(Object.keys(job).sort()).toEqual(['company', 'createdAt', 'description', 'employmentType', 'id', 'level', 'location', 'revision', 'status', 'team', 'title', 'updatedAt']);
+		expect(Object.keys(job).sort()).toEqual([
+			'company',
+			'createdAt',
+			'description',
+			'employmentType',
+			'id',
+			'level',
+			'location',
+			'revision',
+			'status',
+			'team',
+			'title',
+			'updatedAt',
+		]);
 		expect(job.revision).toMatch(/^[a-f0-9]{64}$/);
 		expect(job.status).toBe('ACTIVE');
-		expect((await ws.call('GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body.data).toEqual(job);
+		expect(
+			(await ws.call('GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body.data,
+		).toEqual(job);
 	});
 	test('revise gives a new revision; deactivate makes the job INACTIVE', async () => {
 		const job = await sb.control.createJob(ws.workspaceId, { title: 'Revisable' });
 		const revised = await sb.control.reviseJob(job.id, { description: 'changed' });
 		expect(revised.revision).not.toBe(job.revision);
 		await sb.control.deactivateJob(job.id);
-		expect((await ws.call('GET', `/api/v1/job-descriptions/${job.id}`)).body.data.status).toBe('INACTIVE');
+		expect((await ws.call('GET', `/api/v1/job-descriptions/${job.id}`)).body.data.status).toBe(
+			'INACTIVE',
+		);
 	});
 	test('job-descriptions:read is required', async () => {
 		const w = await newWs(sb, { scopes: ['reports:read'] });
@@ -190,13 +254,20 @@ describe('browser callers (sandbox rule 5)', () => {
 	test('only the configured documentation origin may call from a browser, without credentials', async () => {
 		const docs = await startTestSandbox({ docsOrigin: 'https://docs.example.test' });
 		try {
-			const other = await api(docs, 'GET', '/api/v1/job-descriptions', { headers: { origin: 'https://evil.example' } });
+			const other = await api(docs, 'GET', '/api/v1/job-descriptions', {
+				headers: { origin: 'https://evil.example' },
+			});
 			expectError(other, 403, 'ORIGIN_NOT_ALLOWED');
-			const ok = await api(docs, 'GET', '/api/v1/job-descriptions', { headers: { origin: 'https://docs.example.test' } });
+			const ok = await api(docs, 'GET', '/api/v1/job-descriptions', {
+				headers: { origin: 'https://docs.example.test' },
+			});
 			expect(ok.status).toBe(200);
 			expect(ok.headers.get('access-control-allow-origin')).toBe('https://docs.example.test');
 			expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
-			const preflight = await fetch(`${docs.baseUrl}/api/v1/uploads`, { method: 'OPTIONS', headers: { origin: 'https://docs.example.test', 'access-control-request-method': 'POST' } });
+			const preflight = await fetch(`${docs.baseUrl}/api/v1/uploads`, {
+				method: 'OPTIONS',
+				headers: { origin: 'https://docs.example.test', 'access-control-request-method': 'POST' },
+			});
 			expect(preflight.status).toBe(204);
 			expect(preflight.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
 		} finally {

@@ -4,7 +4,16 @@
  */
 import { makePdf } from '../fixtures/resumes';
 import { api, startTestSandbox, useTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { completedReport, created, expectError, invited, key, newWs, PDF_MIME, uploadBody } from './setup';
+import {
+	completedReport,
+	created,
+	expectError,
+	invited,
+	key,
+	newWs,
+	PDF_MIME,
+	uploadBody,
+} from './setup';
 
 let sb: TestSandbox;
 useTestSandbox((started) => (sb = started), { clearFaultsAfterEach: true });
@@ -13,7 +22,9 @@ const pdf = makePdf({ candidate: 'Fault Person' });
 
 test('commit-then-drop: the write is committed, the client sees no response, the same key replays it once', async () => {
 	const w = await newWs(sb);
-	await sb.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'commit-then-drop', count: 1 }] });
+	await sb.control.setFaults({
+		rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'commit-then-drop', count: 1 }],
+	});
 	const k = key();
 	const body = uploadBody(w, pdf);
 	await expect(w.call('POST', '/api/v1/uploads', { idempotencyKey: k, body })).rejects.toThrow();
@@ -32,21 +43,33 @@ test('commit-then-drop: the write is committed, the client sees no response, the
 
 test('a 429 fault answers TOO_MANY_REQUESTS with an integer Retry-After of at least 1, before any processing', async () => {
 	const w = await newWs(sb);
-	await sb.control.setFaults({ rules: [{ path: '/api/v1/uploads', status: 429, retryAfterSeconds: 2, count: 1 }] });
+	await sb.control.setFaults({
+		rules: [{ path: '/api/v1/uploads', status: 429, retryAfterSeconds: 2, count: 1 }],
+	});
 	const before = created(await w.counters());
-	const res = await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) });
+	const res = await w.call('POST', '/api/v1/uploads', {
+		idempotencyKey: key(),
+		body: uploadBody(w, pdf),
+	});
 	expectError(res, 429);
 	expect(res.headers.get('retry-after')).toBe('2');
 	expect(created(await w.counters())).toEqual(before);
-	expect((await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })).status).toBe(201);
+	expect(
+		(await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) }))
+			.status,
+	).toBe(201);
 });
 
 test('a 5xx rate fault is reproducible with a seed', async () => {
 	const w = await newWs(sb);
 	const run = async () => {
-		await sb.control.setFaults({ seed: 42, rules: [{ method: 'GET', path: '/api/v1/job-descriptions', status: 503, rate: 0.5 }] });
+		await sb.control.setFaults({
+			seed: 42,
+			rules: [{ method: 'GET', path: '/api/v1/job-descriptions', status: 503, rate: 0.5 }],
+		});
 		const statuses: number[] = [];
-		for (let i = 0; i < 12; i += 1) statuses.push((await w.call('GET', '/api/v1/job-descriptions')).status);
+		for (let i = 0; i < 12; i += 1)
+			statuses.push((await w.call('GET', '/api/v1/job-descriptions')).status);
 		return statuses;
 	};
 	const a = await run();
@@ -71,11 +94,23 @@ test('latency delays responses', async () => {
 
 test('faults apply to storage too', async () => {
 	const w = await newWs(sb);
-	const prep = (await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })).body.data;
-	await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 503, count: 1 }] });
-	const first = await fetch(prep.upload.url, { method: 'PUT', headers: { 'content-type': PDF_MIME }, body: pdf });
+	const prep = (
+		await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })
+	).body.data;
+	await sb.control.setFaults({
+		rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 503, count: 1 }],
+	});
+	const first = await fetch(prep.upload.url, {
+		method: 'PUT',
+		headers: { 'content-type': PDF_MIME },
+		body: pdf,
+	});
 	expect(first.status).toBe(503);
-	const second = await fetch(prep.upload.url, { method: 'PUT', headers: { 'content-type': PDF_MIME }, body: pdf });
+	const second = await fetch(prep.upload.url, {
+		method: 'PUT',
+		headers: { 'content-type': PDF_MIME },
+		body: pdf,
+	});
 	expect(second.status).toBe(200);
 	expect((await w.counters()).storagePuts).toBe(1);
 });
@@ -85,7 +120,9 @@ describe('sandbox reset', () => {
 		const w = await newWs(sb);
 		const reportId = await completedReport(w);
 		await invited(w, reportId, 'reset@example.com', false);
-		const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: sb.control.inboxUrl(w.workspaceId) });
+		const ep = await sb.control.addWebhookEndpoint(w.workspaceId, {
+			url: sb.control.inboxUrl(w.workspaceId),
+		});
 		await sb.control.sendTest(ep.id);
 		// Receiver history to erase: wait until the delivery has landed (one still in flight at the reset would
 		// arrive after it and be recorded as new history).
@@ -119,13 +156,32 @@ describe('sandbox reset', () => {
 		const slow = await startTestSandbox({ workerDelayMs: 200 });
 		try {
 			const w = await newWs(slow);
-			const prep = (await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })).body.data;
-			await fetch(prep.upload.url, { method: 'PUT', headers: { 'content-type': PDF_MIME }, body: pdf });
-			const fp = (await w.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } })).body.data.fingerprint;
-			expect((await w.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId: prep.reportId, quoteFingerprint: fp } })).status).toBe(202);
+			const prep = (
+				await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })
+			).body.data;
+			await fetch(prep.upload.url, {
+				method: 'PUT',
+				headers: { 'content-type': PDF_MIME },
+				body: pdf,
+			});
+			const fp = (
+				await w.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } })
+			).body.data.fingerprint;
+			expect(
+				(
+					await w.call('POST', '/api/v1/analyses', {
+						idempotencyKey: key(),
+						body: { reportId: prep.reportId, quoteFingerprint: fp },
+					})
+				).status,
+			).toBe(202);
 			const { apiKey } = await slow.control.reset(w.workspaceId);
 			await new Promise((r) => setTimeout(r, 600));
-			const events = await api({ baseUrl: slow.baseUrl, seed: { apiKey } }, 'GET', '/api/v1/events');
+			const events = await api(
+				{ baseUrl: slow.baseUrl, seed: { apiKey } },
+				'GET',
+				'/api/v1/events',
+			);
 			expect(events.body.data.items).toEqual([]);
 		} finally {
 			await slow.close();
@@ -149,5 +205,15 @@ test('counters are exact per operation', async () => {
 	await w.call('GET', `/api/v1/job-descriptions/${w.jobDescriptionId}`);
 	const c = await w.counters();
 	expect(c.requests).toEqual({ 'GET /api/v1/reports': 2, 'GET /api/v1/job-descriptions/{id}': 1 });
-	expect(created(c)).toEqual({ reportsCreated: 0, preparationsCreated: 0, attemptsCreated: 0, interviewsCreated: 0, emailsSent: 0, batchesCreated: 0, storagePuts: 0, storageAuthorizationHeaders: 0, webhookAuthorizationHeaders: 0 });
+	expect(created(c)).toEqual({
+		reportsCreated: 0,
+		preparationsCreated: 0,
+		attemptsCreated: 0,
+		interviewsCreated: 0,
+		emailsSent: 0,
+		batchesCreated: 0,
+		storagePuts: 0,
+		storageAuthorizationHeaders: 0,
+		webhookAuthorizationHeaders: 0,
+	});
 });

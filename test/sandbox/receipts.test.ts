@@ -7,7 +7,16 @@
  */
 import { makePdf } from '../fixtures/resumes';
 import { api, http, useTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { created, expectError, key, newWs, PDF_MIME, uploadBody, useSandboxWs, type Ws } from './setup';
+import {
+	created,
+	expectError,
+	key,
+	newWs,
+	PDF_MIME,
+	uploadBody,
+	useSandboxWs,
+	type Ws,
+} from './setup';
 
 const DAY_SECONDS = 24 * 3600;
 const pdf = makePdf({ candidate: 'Receipt Person' });
@@ -32,7 +41,10 @@ describe('a key names one write in its workspace, whatever the endpoint', () => 
 		const k = key();
 		await prepared(ws, k);
 		const before = created(await ws.counters());
-		const res = await ws.call('POST', '/api/v1/upload-batches', { idempotencyKey: k, body: batchBody('other.pdf') });
+		const res = await ws.call('POST', '/api/v1/upload-batches', {
+			idempotencyKey: k,
+			body: batchBody('other.pdf'),
+		});
 		expectError(res, 409, 'IDEMPOTENCY_KEY_REUSED');
 		expect(res.body.error.message).toMatch(/POST \/api\/v1\/uploads/);
 		expect(created(await ws.counters())).toEqual(before);
@@ -42,7 +54,14 @@ describe('a key names one write in its workspace, whatever the endpoint', () => 
 		const k = key();
 		const body = uploadBody(ws, pdf);
 		const first = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body });
-		expectError(await ws.call('POST', '/api/v1/upload-batches', { idempotencyKey: k, body: batchBody('resume.pdf') }), 409, 'IDEMPOTENCY_KEY_REUSED');
+		expectError(
+			await ws.call('POST', '/api/v1/upload-batches', {
+				idempotencyKey: k,
+				body: batchBody('resume.pdf'),
+			}),
+			409,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 		const before = await ws.counters();
 		const again = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body });
 		expect(again.status).toBe(201);
@@ -55,10 +74,17 @@ describe('a key names one write in its workspace, whatever the endpoint', () => 
 	test('a batch key then used for a single upload conflicts too', async () => {
 		const k = key();
 		const w = await newWs(sb);
-		const batch = await w.call('POST', '/api/v1/upload-batches', { idempotencyKey: k, body: { ...batchBody('a.pdf'), jobDescription: { kind: 'existing', id: w.jobDescriptionId } } });
+		const batch = await w.call('POST', '/api/v1/upload-batches', {
+			idempotencyKey: k,
+			body: { ...batchBody('a.pdf'), jobDescription: { kind: 'existing', id: w.jobDescriptionId } },
+		});
 		expect(batch.status).toBe(202);
 		const before = created(await w.counters());
-		expectError(await w.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(w, pdf) }), 409, 'IDEMPOTENCY_KEY_REUSED');
+		expectError(
+			await w.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(w, pdf) }),
+			409,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 		expect(created(await w.counters())).toEqual(before);
 	});
 
@@ -77,9 +103,20 @@ describe('receipt lifetime: the default profile keeps receipts for ever', () => 
 		const w = await newWs(sb);
 		const k = key();
 		const reportId = await prepared(w, k);
-		expect(await sb.control.ageReceipts(w.workspaceId, 365 * DAY_SECONDS)).toEqual({ receiptLifetimeMs: 0, aged: 1, forgotten: 0, kept: 1 });
+		expect(await sb.control.ageReceipts(w.workspaceId, 365 * DAY_SECONDS)).toEqual({
+			receiptLifetimeMs: 0,
+			aged: 1,
+			forgotten: 0,
+			kept: 1,
+		});
 		expect((await sb.control.receipts(w.workspaceId)).items).toEqual([
-			{ key: k, operation: 'POST /api/v1/uploads', status: 201, createdAt: expect.any(String), expiresAt: null },
+			{
+				key: k,
+				operation: 'POST /api/v1/uploads',
+				status: 201,
+				createdAt: expect.any(String),
+				expiresAt: null,
+			},
 		]);
 		const before = created(await w.counters());
 		expect(await prepared(w, k)).toBe(reportId);
@@ -93,8 +130,18 @@ describe('receipt lifetime: the default profile keeps receipts for ever', () => 
 		const k = key();
 		const first = await prepared(w, k);
 		const kept = await prepared(keeps, k);
-		expect(await sb.control.ageReceipts(w.workspaceId, 3600)).toEqual({ receiptLifetimeMs: 3_600_000, aged: 1, forgotten: 1, kept: 0 });
-		expect(await sb.control.ageReceipts(keeps.workspaceId, 3600)).toEqual({ receiptLifetimeMs: 0, aged: 1, forgotten: 0, kept: 1 });
+		expect(await sb.control.ageReceipts(w.workspaceId, 3600)).toEqual({
+			receiptLifetimeMs: 3_600_000,
+			aged: 1,
+			forgotten: 1,
+			kept: 0,
+		});
+		expect(await sb.control.ageReceipts(keeps.workspaceId, 3600)).toEqual({
+			receiptLifetimeMs: 0,
+			aged: 1,
+			forgotten: 0,
+			kept: 1,
+		});
 		const second = await prepared(w, k);
 		expect(second).not.toBe(first);
 		expect((await w.counters()).reportsCreated).toBe(2);
@@ -106,7 +153,12 @@ describe('receipt lifetime: the default profile keeps receipts for ever', () => 
 		const w = await newWs(sb);
 		const k = key();
 		const first = await prepared(w, k);
-		expect(await sb.control.forgetReceipts(w.workspaceId)).toEqual({ receiptLifetimeMs: 0, aged: 1, forgotten: 1, kept: 0 });
+		expect(await sb.control.forgetReceipts(w.workspaceId)).toEqual({
+			receiptLifetimeMs: 0,
+			aged: 1,
+			forgotten: 1,
+			kept: 0,
+		});
 		expect((await sb.control.receipts(w.workspaceId)).items).toEqual([]);
 		const second = await prepared(w, k, uploadBody(w, pdf, { fileName: 'changed.pdf' }));
 		expect(second).not.toBe(first);
@@ -115,15 +167,22 @@ describe('receipt lifetime: the default profile keeps receipts for ever', () => 
 
 	test('the receipt controls name the field and rule of a bad body, and 404 an unknown workspace', async () => {
 		const w = await newWs(sb);
-		const age = (body: unknown, wid = w.workspaceId) => http(sb.baseUrl, 'POST', `/_sandbox/workspaces/${wid}/receipts/age`, body);
-		const details = async (body: unknown) => ((await age(body)).body.error as { details: unknown }).details;
+		const age = (body: unknown, wid = w.workspaceId) =>
+			http(sb.baseUrl, 'POST', `/_sandbox/workspaces/${wid}/receipts/age`, body);
+		const details = async (body: unknown) =>
+			((await age(body)).body.error as { details: unknown }).details;
 		expect((await age({})).status).toBe(400);
 		expect(await details({})).toEqual([{ field: 'seconds', rule: 'required' }]);
 		expect(await details({ seconds: -1 })).toEqual([{ field: 'seconds', rule: 'minimum' }]);
 		expect(await details({ seconds: 1.5 })).toEqual([{ field: 'seconds', rule: 'type_integer' }]);
-		expect(await details({ seconds: 1, days: 1 })).toContainEqual({ field: 'days', rule: 'unknown_field' });
+		expect(await details({ seconds: 1, days: 1 })).toContainEqual({
+			field: 'days',
+			rule: 'unknown_field',
+		});
 		expect((await age({ seconds: 1 }, 'ws_unknown')).status).toBe(404);
-		expect((await http(sb.baseUrl, 'POST', '/_sandbox/workspaces/ws_unknown/receipts/forget')).status).toBe(404);
+		expect(
+			(await http(sb.baseUrl, 'POST', '/_sandbox/workspaces/ws_unknown/receipts/forget')).status,
+		).toBe(404);
 	});
 });
 
@@ -137,9 +196,19 @@ describe('receipt lifetime: the strict profile keeps receipts 24 hours', () => {
 		const first = await prepared(w, k);
 		const [listed] = (await strict.control.receipts(w.workspaceId)).items;
 		expect(Date.parse(listed.expiresAt!) - Date.parse(listed.createdAt)).toBe(DAY_SECONDS * 1000);
-		expect(await strict.control.ageReceipts(w.workspaceId, DAY_SECONDS - 1)).toEqual({ receiptLifetimeMs: DAY_SECONDS * 1000, aged: 1, forgotten: 0, kept: 1 });
+		expect(await strict.control.ageReceipts(w.workspaceId, DAY_SECONDS - 1)).toEqual({
+			receiptLifetimeMs: DAY_SECONDS * 1000,
+			aged: 1,
+			forgotten: 0,
+			kept: 1,
+		});
 		expect(await prepared(w, k)).toBe(first);
-		expect(await strict.control.ageReceipts(w.workspaceId, 1)).toEqual({ receiptLifetimeMs: DAY_SECONDS * 1000, aged: 1, forgotten: 1, kept: 0 });
+		expect(await strict.control.ageReceipts(w.workspaceId, 1)).toEqual({
+			receiptLifetimeMs: DAY_SECONDS * 1000,
+			aged: 1,
+			forgotten: 1,
+			kept: 0,
+		});
 		const second = await prepared(w, k);
 		expect(second).not.toBe(first);
 		expect(await prepared(w, k)).toBe(second);

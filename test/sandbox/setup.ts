@@ -26,12 +26,16 @@ export interface Ws extends WorkspaceInfo {
 	counters(): Promise<Counters>;
 }
 
-export async function newWs(sb: SandboxAccess, body: Parameters<TestSandbox['control']['createWorkspace']>[0] = {}): Promise<Ws> {
+export async function newWs(
+	sb: SandboxAccess,
+	body: Parameters<TestSandbox['control']['createWorkspace']>[0] = {},
+): Promise<Ws> {
 	const info = await sb.control.createWorkspace(body);
 	return {
 		...info,
 		sb,
-		call: (method, path, o = {}) => api({ baseUrl: sb.baseUrl, seed: { apiKey: info.apiKey } }, method, path, o),
+		call: (method, path, o = {}) =>
+			api({ baseUrl: sb.baseUrl, seed: { apiKey: info.apiKey } }, method, path, o),
 		counters: () => sb.control.counters(info.workspaceId),
 	};
 }
@@ -40,7 +44,10 @@ export async function newWs(sb: SandboxAccess, body: Parameters<TestSandbox['con
  * The usual set-up of a sandbox test file: one sandbox (see `useTestSandbox`) and one fresh workspace on it, made in
  * the same beforeAll and handed to `onStart` (assign them to the file's own variables there).
  */
-export function useSandboxWs(onStart: (started: { sb: TestSandbox; ws: Ws }) => unknown, options: UseTestSandboxOptions = {}): void {
+export function useSandboxWs(
+	onStart: (started: { sb: TestSandbox; ws: Ws }) => unknown,
+	options: UseTestSandboxOptions = {},
+): void {
 	useTestSandbox(async (sb) => {
 		await onStart({ sb, ws: await newWs(sb) });
 	}, options);
@@ -65,13 +72,23 @@ export function uploadBody(ws: Ws, file: Buffer, extra: Record<string, unknown> 
 }
 
 export async function prepare(ws: Ws, file: Buffer, extra: Record<string, unknown> = {}) {
-	const res = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(ws, file, extra) });
+	const res = await ws.call('POST', '/api/v1/uploads', {
+		idempotencyKey: key(),
+		body: uploadBody(ws, file, extra),
+	});
 	if (res.status !== 201) throw new Error(`prepare -> ${res.status} ${res.text}`);
-	return res.body.data as { reportId: string; upload: { url: string; mimeType: string; sizeBytes: number } };
+	return res.body.data as {
+		reportId: string;
+		upload: { url: string; mimeType: string; sizeBytes: number };
+	};
 }
 
 /** Prepare + PUT; returns the report id. */
-export async function uploaded(ws: Ws, o: ResumeOptions = {}, extra: Record<string, unknown> = {}): Promise<string> {
+export async function uploaded(
+	ws: Ws,
+	o: ResumeOptions = {},
+	extra: Record<string, unknown> = {},
+): Promise<string> {
 	const file = makePdf({ candidate: `Cand ${randomUUID().slice(0, 8)}`, ...o });
 	const prep = await prepare(ws, file, extra);
 	const put = await uploadFile(ws.sb, prep.upload.url, file, PDF_MIME);
@@ -87,7 +104,10 @@ export async function quote(ws: Ws, reportId: string): Promise<string> {
 
 export async function start(ws: Ws, reportId: string) {
 	const fp = await quote(ws, reportId);
-	const s = await ws.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId, quoteFingerprint: fp } });
+	const s = await ws.call('POST', '/api/v1/analyses', {
+		idempotencyKey: key(),
+		body: { reportId, quoteFingerprint: fp },
+	});
 	if (s.status !== 202) throw new Error(`start -> ${s.status} ${s.text}`);
 	return s.body.data as { reportId: string; attemptId: string; statusUrl: string };
 }
@@ -107,8 +127,15 @@ export async function completedReport(ws: Ws, o: ResumeOptions = {}): Promise<st
 	return reportId;
 }
 
-export async function interviewQuote(ws: Ws, reportId: string, candidateEmail = 'ada@example.com', sendEmail = true): Promise<string> {
-	const q = await ws.call('POST', '/api/v1/interview-quotes', { body: { reportId, candidateEmail, sendEmail } });
+export async function interviewQuote(
+	ws: Ws,
+	reportId: string,
+	candidateEmail = 'ada@example.com',
+	sendEmail = true,
+): Promise<string> {
+	const q = await ws.call('POST', '/api/v1/interview-quotes', {
+		body: { reportId, candidateEmail, sendEmail },
+	});
 	if (q.status !== 200) throw new Error(`interview quote -> ${q.status} ${q.text}`);
 	return q.body.data.fingerprint as string;
 }
@@ -117,7 +144,13 @@ export async function interviewQuote(ws: Ws, reportId: string, candidateEmail = 
  * Quote + invite. With `settle` (default) it waits until the automatic steps are done (preparation ready,
  * email sent), so later counter snapshots are not disturbed by them; pass false when a hold is set.
  */
-export async function invited(ws: Ws, reportId: string, candidateEmail = 'ada@example.com', sendEmail = true, settle = true) {
+export async function invited(
+	ws: Ws,
+	reportId: string,
+	candidateEmail = 'ada@example.com',
+	sendEmail = true,
+	settle = true,
+) {
 	const fp = await interviewQuote(ws, reportId, candidateEmail, sendEmail);
 	const r = await ws.call('POST', '/api/v1/interviews', {
 		idempotencyKey: key(),
@@ -130,7 +163,13 @@ export async function invited(ws: Ws, reportId: string, candidateEmail = 'ada@ex
 			return i.preparation !== 'queued' && i.emailDelivery !== 'queued';
 		});
 	}
-	return r.body.data as { interviewId: string; reportId: string; invitationToken: string | null; statusUrl: string; emailDelivery: string };
+	return r.body.data as {
+		interviewId: string;
+		reportId: string;
+		invitationToken: string | null;
+		statusUrl: string;
+		emailDelivery: string;
+	};
 }
 
 export async function interviewState(ws: Ws, id: string) {
@@ -140,16 +179,30 @@ export async function interviewState(ws: Ws, id: string) {
 /** Asserts an API error: status, generic code, reason and a UUID requestId. */
 export function expectError(res: ApiResponse, status: number, reason?: string): void {
 	const codes: Record<number, string> = {
-		400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED',
-		409: 'CONFLICT', 410: 'EVENT_CURSOR_EXPIRED', 422: 'UNPROCESSABLE_CONTENT', 429: 'TOO_MANY_REQUESTS',
-		500: 'INTERNAL_SERVER_ERROR', 503: 'SERVICE_UNAVAILABLE',
+		400: 'BAD_REQUEST',
+		401: 'UNAUTHORIZED',
+		403: 'FORBIDDEN',
+		404: 'NOT_FOUND',
+		405: 'METHOD_NOT_ALLOWED',
+		409: 'CONFLICT',
+		410: 'EVENT_CURSOR_EXPIRED',
+		422: 'UNPROCESSABLE_CONTENT',
+		429: 'TOO_MANY_REQUESTS',
+		500: 'INTERNAL_SERVER_ERROR',
+		503: 'SERVICE_UNAVAILABLE',
 	};
-	expect({ status: res.status, code: res.body?.error?.code, reason: res.body?.error?.reason }).toEqual({
+	expect({
+		status: res.status,
+		code: res.body?.error?.code,
+		reason: res.body?.error?.reason,
+	}).toEqual({
 		status,
 		code: codes[status],
 		reason,
 	});
-	expect(res.body.error.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+	expect(res.body.error.requestId).toMatch(
+		/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+	);
 	expect(res.headers.get('x-request-id')).toBe(res.body.error.requestId);
 	expect(res.headers.get('cache-control')).toBe('no-store');
 }

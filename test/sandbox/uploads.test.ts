@@ -5,7 +5,20 @@
 import { makeDocx, makePdf } from '../fixtures/resumes';
 import { createHash } from 'node:crypto';
 import { api, expectStorageError, uploadFile, type TestSandbox } from '../helpers/sandbox';
-import { created, DOCX_MIME, expectError, expectInvalid, key, newWs, PDF_MIME, prepare, start, uploadBody, useSandboxWs, type Ws } from './setup';
+import {
+	created,
+	DOCX_MIME,
+	expectError,
+	expectInvalid,
+	key,
+	newWs,
+	PDF_MIME,
+	prepare,
+	start,
+	uploadBody,
+	useSandboxWs,
+	type Ws,
+} from './setup';
 import { zipSync, strToU8 } from 'fflate';
 
 let sb: TestSandbox;
@@ -14,7 +27,14 @@ useSandboxWs((started) => ({ sb, ws } = started));
 
 const pdf = makePdf({ candidate: 'Upload Rules' });
 
-async function rejectsPreparation(body: unknown, status: number, reason: string, field?: string, rule?: string, w: Ws = ws) {
+async function rejectsPreparation(
+	body: unknown,
+	status: number,
+	reason: string,
+	field?: string,
+	rule?: string,
+	w: Ws = ws,
+) {
 	const before = created(await w.counters());
 	const res = await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body });
 	if (field) expectInvalid(res, field, rule);
@@ -27,24 +47,79 @@ describe('UploadInput field rules', () => {
 	const cases: [string, Record<string, unknown>, string, string][] = [
 		['fileName is required', { fileName: undefined }, 'fileName', 'required'],
 		['fileName length is 1 to 200 (empty)', { fileName: '' }, 'fileName', 'min_length'],
-		['fileName length is 1 to 200 (201 characters)', { fileName: `${'a'.repeat(197)}.pdf` }, 'fileName', 'max_length'],
+		[
+			'fileName length is 1 to 200 (201 characters)',
+			{ fileName: `${'a'.repeat(197)}.pdf` },
+			'fileName',
+			'max_length',
+		],
 		['fileName must end in .pdf or .docx', { fileName: 'resume.txt' }, 'fileName', 'extension'],
 		['fileName must not contain /', { fileName: 'cv/resume.pdf' }, 'fileName', 'no_path'],
 		['fileName must not contain \\', { fileName: 'cv\\resume.pdf' }, 'fileName', 'no_path'],
-		['fileName must not contain control characters', { fileName: 'res\u0007ume.pdf' }, 'fileName', 'no_control_characters'],
+		[
+			'fileName must not contain control characters',
+			{ fileName: 'res\u0007ume.pdf' },
+			'fileName',
+			'no_control_characters',
+		],
 		['fileSize is required', { fileSize: undefined }, 'fileSize', 'required'],
 		['fileSize is at least 1 byte', { fileSize: 0 }, 'fileSize', 'minimum'],
 		['fileSize is at most 10485760 bytes', { fileSize: 10_485_761 }, 'fileSize', 'maximum'],
-		['fileSize is an integer byte count (not megabytes)', { fileSize: 1.5 }, 'fileSize', 'type_integer'],
-		['mimeType is application/pdf or the DOCX type', { mimeType: 'text/plain' }, 'mimeType', 'enum'],
-		['extension and declared type must agree', { fileName: 'resume.docx', mimeType: PDF_MIME }, 'mimeType', 'matches_extension'],
-		['externalReference.source matches ^[a-z0-9]+(?:-[a-z0-9]+)*$', { externalReference: { source: 'Bad_Source', id: 'a1' } }, 'externalReference.source', 'pattern'],
-		['externalReference.source length is 1 to 64', { externalReference: { source: 'a'.repeat(65), id: 'a1' } }, 'externalReference.source', 'max_length'],
-		['externalReference.id length is 1 to 128', { externalReference: { source: 'ats', id: 'x'.repeat(129) } }, 'externalReference.id', 'max_length'],
+		[
+			'fileSize is an integer byte count (not megabytes)',
+			{ fileSize: 1.5 },
+			'fileSize',
+			'type_integer',
+		],
+		[
+			'mimeType is application/pdf or the DOCX type',
+			{ mimeType: 'text/plain' },
+			'mimeType',
+			'enum',
+		],
+		[
+			'extension and declared type must agree',
+			{ fileName: 'resume.docx', mimeType: PDF_MIME },
+			'mimeType',
+			'matches_extension',
+		],
+		[
+			'externalReference.source matches ^[a-z0-9]+(?:-[a-z0-9]+)*$',
+			{ externalReference: { source: 'Bad_Source', id: 'a1' } },
+			'externalReference.source',
+			'pattern',
+		],
+		[
+			'externalReference.source length is 1 to 64',
+			{ externalReference: { source: 'a'.repeat(65), id: 'a1' } },
+			'externalReference.source',
+			'max_length',
+		],
+		[
+			'externalReference.id length is 1 to 128',
+			{ externalReference: { source: 'ats', id: 'x'.repeat(129) } },
+			'externalReference.id',
+			'max_length',
+		],
 		['jobDescription is required', { jobDescription: undefined }, 'jobDescription', 'required'],
-		['jobDescription.kind is existing or text', { jobDescription: { kind: 'url', url: 'x' } }, 'jobDescription.kind', 'enum'],
-		['existing job needs its id', { jobDescription: { kind: 'existing' } }, 'jobDescription.id', 'required'],
-		['inline job needs its text', { jobDescription: { kind: 'text', text: '' } }, 'jobDescription.text', 'min_length'],
+		[
+			'jobDescription.kind is existing or text',
+			{ jobDescription: { kind: 'url', url: 'x' } },
+			'jobDescription.kind',
+			'enum',
+		],
+		[
+			'existing job needs its id',
+			{ jobDescription: { kind: 'existing' } },
+			'jobDescription.id',
+			'required',
+		],
+		[
+			'inline job needs its text',
+			{ jobDescription: { kind: 'text', text: '' } },
+			'jobDescription.text',
+			'min_length',
+		],
 		['unknown fields are rejected', { surprise: true }, 'surprise', 'unknown_field'],
 	];
 	test.each(cases)('%s', async (_name, patch, field, rule) => {
@@ -56,12 +131,20 @@ describe('preparation conditions', () => {
 	test('a saved job must be ACTIVE (JOB_DESCRIPTION_INACTIVE)', async () => {
 		const job = await sb.control.createJob(ws.workspaceId, { title: 'Old role' });
 		await sb.control.deactivateJob(job.id);
-		await rejectsPreparation(uploadBody(ws, pdf, { jobDescription: { kind: 'existing', id: job.id } }), 422, 'JOB_DESCRIPTION_INACTIVE');
+		await rejectsPreparation(
+			uploadBody(ws, pdf, { jobDescription: { kind: 'existing', id: job.id } }),
+			422,
+			'JOB_DESCRIPTION_INACTIVE',
+		);
 	});
 
 	test('an unknown or foreign saved job is 404', async () => {
 		const other = await newWs(sb);
-		await rejectsPreparation(uploadBody(ws, pdf, { jobDescription: { kind: 'existing', id: other.jobDescriptionId } }), 404, undefined as unknown as string);
+		await rejectsPreparation(
+			uploadBody(ws, pdf, { jobDescription: { kind: 'existing', id: other.jobDescriptionId } }),
+			404,
+			undefined as unknown as string,
+		);
 	});
 
 	test('expectedRevision of a revised job fails (JD_REVISION_CHANGED)', async () => {
@@ -69,7 +152,9 @@ describe('preparation conditions', () => {
 		const oldRevision = job.revision as string;
 		await sb.control.reviseJob(job.id, { description: 'New scope' });
 		await rejectsPreparation(
-			uploadBody(ws, pdf, { jobDescription: { kind: 'existing', id: job.id, expectedRevision: oldRevision } }),
+			uploadBody(ws, pdf, {
+				jobDescription: { kind: 'existing', id: job.id, expectedRevision: oldRevision },
+			}),
 			409,
 			'JD_REVISION_CHANGED',
 		);
@@ -78,7 +163,11 @@ describe('preparation conditions', () => {
 	test('the external reference pair is unique in the workspace (EXTERNAL_REFERENCE_CONFLICT)', async () => {
 		const ref = { source: 'greenhouse', id: 'app-42' };
 		await prepare(ws, pdf, { externalReference: ref });
-		await rejectsPreparation(uploadBody(ws, pdf, { externalReference: ref }), 409, 'EXTERNAL_REFERENCE_CONFLICT');
+		await rejectsPreparation(
+			uploadBody(ws, pdf, { externalReference: ref }),
+			409,
+			'EXTERNAL_REFERENCE_CONFLICT',
+		);
 	});
 
 	test('pending preparations are limited (PENDING_UPLOAD_LIMIT); cancelling frees capacity', async () => {
@@ -86,18 +175,39 @@ describe('preparation conditions', () => {
 		await sb.control.patchWorkspace(w.workspaceId, { pendingUploadLimit: 2 });
 		const a = await prepare(w, pdf);
 		await prepare(w, pdf);
-		await rejectsPreparation(uploadBody(w, pdf), 409, 'PENDING_UPLOAD_LIMIT', undefined, undefined, w);
+		await rejectsPreparation(
+			uploadBody(w, pdf),
+			409,
+			'PENDING_UPLOAD_LIMIT',
+			undefined,
+			undefined,
+			w,
+		);
 		expect((await w.call('DELETE', `/api/v1/uploads/${a.reportId}`)).status).toBe(204);
-		expect((await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) })).status).toBe(201);
+		expect(
+			(await w.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(w, pdf) }))
+				.status,
+		).toBe(201);
 	});
 
 	test('a valid preparation answers 201 with a 600-second signed PUT URL and a queued report without attemptId', async () => {
 		const before = await ws.counters();
-		const res = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: key(), body: uploadBody(ws, pdf, { jobDescription: { kind: 'text', text: 'Data engineer, Python' } }) });
+		const res = await ws.call('POST', '/api/v1/uploads', {
+			idempotencyKey: key(),
+			body: uploadBody(ws, pdf, {
+				jobDescription: { kind: 'text', text: 'Data engineer, Python' },
+			}),
+		});
 		expect(res.status).toBe(201);
 		const { reportId, upload } = res.body.data;
 		expect(reportId).toMatch(/^rpt_/);
-		expect(upload).toEqual({ url: expect.stringContaining(`${sb.baseUrl}/_storage/uploads/${reportId}?`), method: 'PUT', mimeType: PDF_MIME, sizeBytes: pdf.length, expiresInSeconds: 600 });
+		expect(upload).toEqual({
+			url: expect.stringContaining(`${sb.baseUrl}/_storage/uploads/${reportId}?`),
+			method: 'PUT',
+			mimeType: PDF_MIME,
+			sizeBytes: pdf.length,
+			expiresInSeconds: 600,
+		});
 		const status = await ws.call('GET', `/api/v1/reports/${reportId}/status`);
 		expect(status.body.data).toMatchObject({ id: reportId, status: 'queued', attemptId: null });
 		const after = await ws.counters();
@@ -109,24 +219,48 @@ describe('preparation conditions', () => {
 describe('Idempotency-Key on writes', () => {
 	test('Idempotency-Key is required', async () => {
 		const before = created(await ws.counters());
-		expectInvalid(await ws.call('POST', '/api/v1/uploads', { body: uploadBody(ws, pdf) }), 'Idempotency-Key', 'required');
+		expectInvalid(
+			await ws.call('POST', '/api/v1/uploads', { body: uploadBody(ws, pdf) }),
+			'Idempotency-Key',
+			'required',
+		);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 	test('Idempotency-Key length is 1 to 128', async () => {
 		const before = created(await ws.counters());
-		expectInvalid(await ws.call('POST', '/api/v1/uploads', { idempotencyKey: 'k'.repeat(129), body: uploadBody(ws, pdf) }), 'Idempotency-Key', 'max_length');
+		expectInvalid(
+			await ws.call('POST', '/api/v1/uploads', {
+				idempotencyKey: 'k'.repeat(129),
+				body: uploadBody(ws, pdf),
+			}),
+			'Idempotency-Key',
+			'max_length',
+		);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 	test('Idempotency-Key matches ^[A-Za-z0-9._:-]+$', async () => {
 		const before = created(await ws.counters());
-		expectInvalid(await ws.call('POST', '/api/v1/uploads', { idempotencyKey: 'has space', body: uploadBody(ws, pdf) }), 'Idempotency-Key', 'pattern');
+		expectInvalid(
+			await ws.call('POST', '/api/v1/uploads', {
+				idempotencyKey: 'has space',
+				body: uploadBody(ws, pdf),
+			}),
+			'Idempotency-Key',
+			'pattern',
+		);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 	test('the same body under the same key replays the same outcome and creates nothing', async () => {
 		const k = key();
-		const first = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(ws, pdf) });
+		const first = await ws.call('POST', '/api/v1/uploads', {
+			idempotencyKey: k,
+			body: uploadBody(ws, pdf),
+		});
 		const before = await ws.counters();
-		const again = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: { ...uploadBody(ws, pdf) } });
+		const again = await ws.call('POST', '/api/v1/uploads', {
+			idempotencyKey: k,
+			body: { ...uploadBody(ws, pdf) },
+		});
 		expect(again.status).toBe(201);
 		expect(again.body).toEqual(first.body);
 		const after = await ws.counters();
@@ -137,26 +271,58 @@ describe('Idempotency-Key on writes', () => {
 		const k = key();
 		await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(ws, pdf) });
 		const before = created(await ws.counters());
-		expectError(await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(ws, pdf, { fileName: 'other.pdf' }) }), 409, 'IDEMPOTENCY_KEY_REUSED');
+		expectError(
+			await ws.call('POST', '/api/v1/uploads', {
+				idempotencyKey: k,
+				body: uploadBody(ws, pdf, { fileName: 'other.pdf' }),
+			}),
+			409,
+			'IDEMPOTENCY_KEY_REUSED',
+		);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 	test('receipts survive API key rotation', async () => {
 		const k = key();
-		const first = await ws.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(ws, pdf) });
+		const first = await ws.call('POST', '/api/v1/uploads', {
+			idempotencyKey: k,
+			body: uploadBody(ws, pdf),
+		});
 		const { apiKey } = await sb.control.createKey(ws.workspaceId);
 		const before = created(await ws.counters());
-		const again = await ws.call('POST', '/api/v1/uploads', { key: apiKey, idempotencyKey: k, body: uploadBody(ws, pdf) });
+		const again = await ws.call('POST', '/api/v1/uploads', {
+			key: apiKey,
+			idempotencyKey: k,
+			body: uploadBody(ws, pdf),
+		});
 		expect(again.body).toEqual(first.body);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 });
 
 describe('storage answers like real signed storage (S3 style): XML errors, no API conventions, ETag', () => {
-	async function rejectsPut(file: Buffer, mime: string, status: number, code: string, opts: { url?: (u: string) => string; headers?: Record<string, string>; declared?: Record<string, unknown>; advanceMs?: number; message?: RegExp } = {}) {
+	async function rejectsPut(
+		file: Buffer,
+		mime: string,
+		status: number,
+		code: string,
+		opts: {
+			url?: (u: string) => string;
+			headers?: Record<string, string>;
+			declared?: Record<string, unknown>;
+			advanceMs?: number;
+			message?: RegExp;
+		} = {},
+	) {
 		const prep = await prepare(ws, file, opts.declared ?? {});
 		if (opts.advanceMs) await sb.control.advanceClock(opts.advanceMs);
 		const before = await ws.counters();
-		const res = await uploadFile(sb, opts.url ? opts.url(prep.upload.url) : prep.upload.url, file, mime, opts.headers);
+		const res = await uploadFile(
+			sb,
+			opts.url ? opts.url(prep.upload.url) : prep.upload.url,
+			file,
+			mime,
+			opts.headers,
+		);
 		const error = expectStorageError(res, status, code, opts.message);
 		const after = await ws.counters();
 		expect(after.storagePuts).toBe(before.storagePuts);
@@ -164,7 +330,10 @@ describe('storage answers like real signed storage (S3 style): XML errors, no AP
 	}
 
 	test('an expired URL gets 403 AccessDenied "Request has expired" in XML, not the API\'s JSON URL_EXPIRED', async () => {
-		const { prep, error } = await rejectsPut(pdf, PDF_MIME, 403, 'AccessDenied', { advanceMs: 601_000, message: /^Request has expired$/ });
+		const { prep, error } = await rejectsPut(pdf, PDF_MIME, 403, 'AccessDenied', {
+			advanceMs: 601_000,
+			message: /^Request has expired$/,
+		});
 		expect(error.Expires).toMatch(/Z$/);
 		expect(error.ServerTime).toMatch(/Z$/);
 		const refreshed = await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`);
@@ -173,16 +342,23 @@ describe('storage answers like real signed storage (S3 style): XML errors, no AP
 		expect((await uploadFile(sb, refreshed.body.data.upload.url, pdf, PDF_MIME)).status).toBe(200);
 	});
 	test('the API key must not be sent to storage: 400 InvalidArgument, counted in storageAuthorizationHeaders', async () => {
-		const { before, after, error } = await rejectsPut(pdf, PDF_MIME, 400, 'InvalidArgument', { headers: { authorization: `Bearer ${ws.apiKey}` } });
+		const { before, after, error } = await rejectsPut(pdf, PDF_MIME, 400, 'InvalidArgument', {
+			headers: { authorization: `Bearer ${ws.apiKey}` },
+		});
 		expect(after.storageAuthorizationHeaders).toBe(before.storageAuthorizationHeaders + 1);
 		expect(error.ArgumentName).toBe('Authorization');
 		expect(JSON.stringify(error)).not.toContain(ws.apiKey);
 	});
 	test('a tampered signature is refused: 403 SignatureDoesNotMatch', async () => {
-		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', { url: (u) => u.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`) });
+		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', {
+			url: (u) =>
+				u.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`),
+		});
 	});
 	test('a changed expiry invalidates the signature: 403 SignatureDoesNotMatch', async () => {
-		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', { url: (u) => u.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1000}`) });
+		await rejectsPut(pdf, PDF_MIME, 403, 'SignatureDoesNotMatch', {
+			url: (u) => u.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1000}`),
+		});
 	});
 	test('a URL without its signature is refused: 403 AccessDenied', async () => {
 		await rejectsPut(pdf, PDF_MIME, 403, 'AccessDenied', { url: (u) => u.split('?')[0] });
@@ -191,30 +367,65 @@ describe('storage answers like real signed storage (S3 style): XML errors, no AP
 		await rejectsPut(pdf, 'application/octet-stream', 403, 'SignatureDoesNotMatch');
 	});
 	test('the body must have exactly the declared byte size: 400 EntityTooSmall / EntityTooLarge', async () => {
-		const small = await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooSmall', { declared: { fileSize: pdf.length + 1 } });
-		expect(small.error).toMatchObject({ ProposedSize: String(pdf.length), MinSizeAllowed: String(pdf.length + 1) });
-		await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooLarge', { declared: { fileSize: pdf.length - 1 } });
+		const small = await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooSmall', {
+			declared: { fileSize: pdf.length + 1 },
+		});
+		expect(small.error).toMatchObject({
+			ProposedSize: String(pdf.length),
+			MinSizeAllowed: String(pdf.length + 1),
+		});
+		await rejectsPut(pdf, PDF_MIME, 400, 'EntityTooLarge', {
+			declared: { fileSize: pdf.length - 1 },
+		});
 	});
 	test('another method on a storage URL is refused as storage refuses it (403 SignatureDoesNotMatch, XML)', async () => {
 		const prep = await prepare(ws, pdf);
-		expectStorageError(await api(sb, 'GET', new URL(prep.upload.url).pathname + new URL(prep.upload.url).search, { key: null }), 403, 'SignatureDoesNotMatch');
-		expectStorageError(await api(sb, 'POST', '/_storage/elsewhere', { key: null }), 403, 'AccessDenied');
+		expectStorageError(
+			await api(sb, 'GET', new URL(prep.upload.url).pathname + new URL(prep.upload.url).search, {
+				key: null,
+			}),
+			403,
+			'SignatureDoesNotMatch',
+		);
+		expectStorageError(
+			await api(sb, 'POST', '/_storage/elsewhere', { key: null }),
+			403,
+			'AccessDenied',
+		);
 	});
 	test('storage does not read the content: a file that is not a PDF is stored, and admission refuses it (422 INVALID_UPLOAD)', async () => {
 		const fake = Buffer.from('NOT A PDF '.repeat(20));
 		const prep = await prepare(ws, fake);
 		expect((await uploadFile(sb, prep.upload.url, fake, PDF_MIME)).status).toBe(200);
-		const q = await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } });
+		const q = await ws.call('POST', '/api/v1/analysis-quotes', {
+			body: { reportId: prep.reportId },
+		});
 		const before = created(await ws.counters());
-		expectError(await ws.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint } }), 422, 'INVALID_UPLOAD');
+		expectError(
+			await ws.call('POST', '/api/v1/analyses', {
+				idempotencyKey: key(),
+				body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint },
+			}),
+			422,
+			'INVALID_UPLOAD',
+		);
 		expect(created(await ws.counters())).toEqual(before);
 	});
 	test('a DOCX that is not a ZIP holding word/document.xml is refused at admission (422 INVALID_UPLOAD)', async () => {
 		const zip = Buffer.from(zipSync({ 'readme.txt': strToU8('no word document here') }));
 		const prep = await prepare(ws, zip, { fileName: 'resume.docx', mimeType: DOCX_MIME });
 		expect((await uploadFile(sb, prep.upload.url, zip, DOCX_MIME)).status).toBe(200);
-		const q = await ws.call('POST', '/api/v1/analysis-quotes', { body: { reportId: prep.reportId } });
-		expectError(await ws.call('POST', '/api/v1/analyses', { idempotencyKey: key(), body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint } }), 422, 'INVALID_UPLOAD');
+		const q = await ws.call('POST', '/api/v1/analysis-quotes', {
+			body: { reportId: prep.reportId },
+		});
+		expectError(
+			await ws.call('POST', '/api/v1/analyses', {
+				idempotencyKey: key(),
+				body: { reportId: prep.reportId, quoteFingerprint: q.body.data.fingerprint },
+			}),
+			422,
+			'INVALID_UPLOAD',
+		);
 	});
 	test('a valid DOCX is stored: 200, empty body, an ETag (the MD5 of the bytes), no API headers', async () => {
 		const docx = makeDocx({ candidate: 'Docx Person' });
@@ -228,9 +439,11 @@ describe('storage answers like real signed storage (S3 style): XML errors, no AP
 		expect(res.headers.get('cache-control')).toBeNull();
 		expect((await ws.counters()).storagePuts).toBe(before.storagePuts + 1);
 	});
-	test('a fault injected on storage answers in storage\'s words (503 SlowDown, XML)', async () => {
+	test("a fault injected on storage answers in storage's words (503 SlowDown, XML)", async () => {
 		const prep = await prepare(ws, pdf);
-		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 503, count: 1 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 503, count: 1 }],
+		});
 		try {
 			expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 503, 'SlowDown');
 		} finally {
@@ -245,8 +458,16 @@ describe('refresh and cancel', () => {
 		const prep = await prepare(ws, pdf);
 		await uploadFile(sb, prep.upload.url, pdf, PDF_MIME);
 		await start(ws, prep.reportId);
-		expectError(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`), 409, 'ALREADY_ADMITTED');
-		expectError(await ws.call('DELETE', `/api/v1/uploads/${prep.reportId}`), 409, 'ALREADY_ADMITTED');
+		expectError(
+			await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`),
+			409,
+			'ALREADY_ADMITTED',
+		);
+		expectError(
+			await ws.call('DELETE', `/api/v1/uploads/${prep.reportId}`),
+			409,
+			'ALREADY_ADMITTED',
+		);
 		// Storage knows nothing of admissions: the destination is simply closed (the API's refresh says why).
 		expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 403, 'AccessDenied');
 	});
@@ -255,7 +476,11 @@ describe('refresh and cancel', () => {
 		await sb.control.advanceClock(23 * 3600_000);
 		expect((await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`)).status).toBe(200);
 		await sb.control.advanceClock(3600_000 + 1000);
-		expectError(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`), 404, 'PREPARATION_EXPIRED');
+		expectError(
+			await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`),
+			404,
+			'PREPARATION_EXPIRED',
+		);
 	});
 	test('cancel answers 204 and repeating it for an absent preparation is safe', async () => {
 		const prep = await prepare(ws, pdf);
@@ -263,11 +488,19 @@ describe('refresh and cancel', () => {
 		expect(first.status).toBe(204);
 		expect(first.text).toBe('');
 		expect((await ws.call('DELETE', `/api/v1/uploads/${prep.reportId}`)).status).toBe(204);
-		expectError(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`), 404, 'PREPARATION_EXPIRED');
+		expectError(
+			await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`),
+			404,
+			'PREPARATION_EXPIRED',
+		);
 		expectStorageError(await uploadFile(sb, prep.upload.url, pdf, PDF_MIME), 403, 'AccessDenied');
 	});
 	test('refresh takes no body', async () => {
 		const prep = await prepare(ws, pdf);
-		expectInvalid(await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`, { body: { extend: true } }), 'body', 'no_body');
+		expectInvalid(
+			await ws.call('POST', `/api/v1/uploads/${prep.reportId}/url`, { body: { extend: true } }),
+			'body',
+			'no_body',
+		);
 	});
 });

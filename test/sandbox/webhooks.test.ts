@@ -6,7 +6,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { startTestSandbox, useTestSandbox, waitFor, type DeliveryView, type TestSandbox } from '../helpers/sandbox';
+import {
+	startTestSandbox,
+	useTestSandbox,
+	waitFor,
+	type DeliveryView,
+	type TestSandbox,
+} from '../helpers/sandbox';
 import { completedReport, newWs, type Ws } from './setup';
 
 interface Received {
@@ -14,7 +20,10 @@ interface Received {
 	body: string;
 	at: number;
 }
-type Behaviour = (n: number, req: IncomingMessage) => { status: number; headers?: Record<string, string>; delayMs?: number };
+type Behaviour = (
+	n: number,
+	req: IncomingMessage,
+) => { status: number; headers?: Record<string, string>; delayMs?: number };
 
 class Receiver {
 	server!: Server;
@@ -26,7 +35,11 @@ class Receiver {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));
 			req.on('end', () => {
-				this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+				this.received.push({
+					headers: req.headers,
+					body: Buffer.concat(chunks).toString('utf8'),
+					at: Date.now(),
+				});
 				const b = this.behaviour(this.received.length, req);
 				setTimeout(() => {
 					if (res.destroyed) return;
@@ -51,7 +64,9 @@ const receivers: Receiver[] = [];
 afterAll(async () => {
 	for (const r of receivers) await r.stop();
 });
-useTestSandbox((started) => (sb = started), { sandbox: { webhookTimeScale: 0.000001, webhookDeadlineMs: 300 } });
+useTestSandbox((started) => (sb = started), {
+	sandbox: { webhookTimeScale: 0.000001, webhookDeadlineMs: 300 },
+});
 
 async function receiver(): Promise<Receiver> {
 	const r = await new Receiver().start();
@@ -60,7 +75,11 @@ async function receiver(): Promise<Receiver> {
 }
 
 function headersOf(r: Received): Record<string, string> {
-	return { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+	return {
+		'webhook-id': String(r.headers['webhook-id']),
+		'webhook-timestamp': String(r.headers['webhook-timestamp']),
+		'webhook-signature': String(r.headers['webhook-signature']),
+	};
 }
 
 async function deliveriesSettled(endpointId: string, count: number): Promise<DeliveryView[]> {
@@ -70,10 +89,15 @@ async function deliveriesSettled(endpointId: string, count: number): Promise<Del
 	}, 8000);
 }
 
-async function setup(eventTypes?: string[]): Promise<{ w: Ws; rx: Receiver; endpointId: string; secret: string }> {
+async function setup(
+	eventTypes?: string[],
+): Promise<{ w: Ws; rx: Receiver; endpointId: string; secret: string }> {
 	const w = await newWs(sb);
 	const rx = await receiver();
-	const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: rx.url, ...(eventTypes ? { eventTypes } : {}) });
+	const ep = await sb.control.addWebhookEndpoint(w.workspaceId, {
+		url: rx.url,
+		...(eventTypes ? { eventTypes } : {}),
+	});
 	return { w, rx, endpointId: ep.id, secret: ep.secret };
 }
 
@@ -82,7 +106,9 @@ test('events are delivered to the receiver, signed in the Standard Webhooks form
 	expect(secret).toBe(w.webhookSecret);
 	expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
 	const reportId = await completedReport(w);
-	const [first, second] = await waitFor(async () => (rx.received.length >= 2 ? rx.received : undefined));
+	const [first, second] = await waitFor(async () =>
+		rx.received.length >= 2 ? rx.received : undefined,
+	);
 	const feed = (await w.call('GET', '/api/v1/events')).body.data.items;
 	for (const [i, r] of [first, second].entries()) {
 		const verified = new Webhook(secret).verify(r.body, headersOf(r)) as { id: string };
@@ -99,10 +125,19 @@ test('events are delivered to the receiver, signed in the Standard Webhooks form
 		['report.result_ready', 'succeeded', 1],
 	]);
 	expect(deliveries[0].attempts[0]).toMatchObject({ status: 200, error: null });
-	const filtered = await fetch(`${sb.baseUrl}/_sandbox/webhook-endpoints/${endpointId}/deliveries?reportId=${reportId}&eventId=${feed[1].id}`);
-	expect(((await filtered.json()) as { items: DeliveryView[] }).items.map((d) => d.eventType)).toEqual(['report.result_ready']);
+	const filtered = await fetch(
+		`${sb.baseUrl}/_sandbox/webhook-endpoints/${endpointId}/deliveries?reportId=${reportId}&eventId=${feed[1].id}`,
+	);
+	expect(
+		((await filtered.json()) as { items: DeliveryView[] }).items.map((d) => d.eventType),
+	).toEqual(['report.result_ready']);
 	// a wrong secret does not verify
-	expect(() => new Webhook(`whsec_${Buffer.from('wrong-secret-wrong-secret').toString('base64')}`).verify(first.body, headersOf(first))).toThrow();
+	expect(() =>
+		new Webhook(`whsec_${Buffer.from('wrong-secret-wrong-secret').toString('base64')}`).verify(
+			first.body,
+			headersOf(first),
+		),
+	).toThrow();
 });
 
 test('only subscribed event types are delivered', async () => {
@@ -122,7 +157,11 @@ test('5xx, 408 and 429 are retried with a fresh signature each time; any 2xx ack
 	expect(d.attempts.map((a) => a.status)).toEqual([503, 408, 429, 204]);
 	const ids = new Set(rx.received.map((r) => r.headers['webhook-id']));
 	expect(ids.size).toBe(1);
-	for (const r of rx.received) expect(new Webhook(secret).verify(r.body, headersOf(r))).toMatchObject({ type: 'webhook.test', data: { test: true } });
+	for (const r of rx.received)
+		expect(new Webhook(secret).verify(r.body, headersOf(r))).toMatchObject({
+			type: 'webhook.test',
+			data: { test: true },
+		});
 });
 
 test('at most seven attempts, then the delivery fails', async () => {
@@ -187,11 +226,16 @@ test('replay sends the same event id and body with a fresh retry budget', async 
 	expect(replay.deliveryId).not.toBe(failed.deliveryId);
 	expect(replay.eventId).toBe(failed.eventId);
 	const all = await deliveriesSettled(endpointId, 2);
-	expect(all.find((d) => d.deliveryId === replay.deliveryId)).toMatchObject({ state: 'succeeded', attemptCount: 1 });
+	expect(all.find((d) => d.deliveryId === replay.deliveryId)).toMatchObject({
+		state: 'succeeded',
+		attemptCount: 1,
+	});
 	const last = rx.received[rx.received.length - 1];
 	expect(last.headers['webhook-id']).toBe(failed.eventId);
 	expect(last.body).toBe(rx.received[0].body);
-	expect(new Webhook(secret).verify(last.body, headersOf(last))).toMatchObject({ id: failed.eventId });
+	expect(new Webhook(secret).verify(last.body, headersOf(last))).toMatchObject({
+		id: failed.eventId,
+	});
 });
 
 test('during rotation two v1 signatures are sent; each secret verifies', async () => {
@@ -205,7 +249,9 @@ test('during rotation two v1 signatures are sent; each secret verifies', async (
 	expect(sigs).toHaveLength(2);
 	for (const s of sigs) expect(s).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
 	expect(new Webhook(secret).verify(r.body, headersOf(r))).toMatchObject({ type: 'webhook.test' });
-	expect(new Webhook(previousSecret).verify(r.body, headersOf(r))).toMatchObject({ type: 'webhook.test' });
+	expect(new Webhook(previousSecret).verify(r.body, headersOf(r))).toMatchObject({
+		type: 'webhook.test',
+	});
 });
 
 test('a paused endpoint holds deliveries until resumed', async () => {
@@ -222,7 +268,9 @@ test('a paused endpoint holds deliveries until resumed', async () => {
 describe('the private inbox and its receiver modes', () => {
 	async function inboxEndpoint() {
 		const w = await newWs(sb);
-		const ep = await sb.control.addWebhookEndpoint(w.workspaceId, { url: sb.control.inboxUrl(w.workspaceId) });
+		const ep = await sb.control.addWebhookEndpoint(w.workspaceId, {
+			url: sb.control.inboxUrl(w.workspaceId),
+		});
 		return { w, ep };
 	}
 	test('success mode: exact body, signature headers and the verification result are recorded', async () => {
@@ -233,7 +281,10 @@ describe('the private inbox and its receiver modes', () => {
 		const [entry] = (await sb.control.inbox(w.workspaceId)).items;
 		expect(entry.verified).toBe(true);
 		expect(entry.reason).toBeNull();
-		expect(new Webhook(ep.secret).verify(entry.body, entry.headers)).toMatchObject({ type: 'webhook.test', data: { test: true } });
+		expect(new Webhook(ep.secret).verify(entry.body, entry.headers)).toMatchObject({
+			type: 'webhook.test',
+			data: { test: true },
+		});
 		expect(entry.headers.authorization).toBeUndefined();
 		expect((await w.counters()).webhookAuthorizationHeaders).toBe(0);
 	});
@@ -250,7 +301,9 @@ describe('the private inbox and its receiver modes', () => {
 		const { ep } = await inboxEndpoint();
 		await sb.control.patchWebhookEndpoint(ep.id, { mode: 'timeout' });
 		await sb.control.sendTest(ep.id);
-		const d = await waitFor(async () => (await sb.control.deliveries(ep.id)).items.find((x) => x.attempts.length >= 1));
+		const d = await waitFor(async () =>
+			(await sb.control.deliveries(ep.id)).items.find((x) => x.attempts.length >= 1),
+		);
 		expect(d.attempts[0]).toMatchObject({ status: null, error: 'TIMEOUT' });
 		await sb.control.patchWebhookEndpoint(ep.id, { mode: 'success' });
 		const [done] = await deliveriesSettled(ep.id, 1);
@@ -263,7 +316,12 @@ describe('the private inbox and its receiver modes', () => {
 		const sig = new Webhook(w.webhookSecret).sign('msg_2', ts, body);
 		await fetch(sb.control.inboxUrl(w.workspaceId), {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': sig },
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': 'msg_2',
+				'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+				'webhook-signature': sig,
+			},
 			body,
 		});
 		const [entry] = (await sb.control.inbox(w.workspaceId)).items;
@@ -273,10 +331,17 @@ describe('the private inbox and its receiver modes', () => {
 		const w = await newWs(sb);
 		const body = JSON.stringify({ id: 'x', type: 'webhook.test' });
 		const ts = new Date();
-		const sig = new Webhook(`whsec_${Buffer.from('some-other-secret-32-bytes-long!').toString('base64')}`).sign('msg_1', ts, body);
+		const sig = new Webhook(
+			`whsec_${Buffer.from('some-other-secret-32-bytes-long!').toString('base64')}`,
+		).sign('msg_1', ts, body);
 		const res = await fetch(sb.control.inboxUrl(w.workspaceId), {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': sig },
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': 'msg_1',
+				'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+				'webhook-signature': sig,
+			},
 			body,
 		});
 		expect(res.status).toBe(200);
@@ -290,7 +355,8 @@ test('Retry-After on a retryable response extends the wait', async () => {
 	try {
 		const w = await newWs(slow);
 		const rx = await receiver();
-		rx.behaviour = (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '7200' } } : { status: 200 });
+		rx.behaviour = (n) =>
+			n === 1 ? { status: 429, headers: { 'retry-after': '7200' } } : { status: 200 };
 		const ep = await slow.control.addWebhookEndpoint(w.workspaceId, { url: rx.url });
 		await slow.control.sendTest(ep.id);
 		await waitFor(async () => (rx.received.length >= 2 ? true : undefined), 5000);
@@ -335,7 +401,12 @@ test('after a report is deleted, a replay of its delivery sends the tombstone', 
 	await sb.control.replay(d.deliveryId);
 	await deliveriesSettled(endpointId, 2);
 	const replayed = JSON.parse(rx.received[rx.received.length - 1].body);
-	expect(replayed).toEqual({ id: d.eventId, type: 'report.completed', schemaVersion: 1, occurredAt: expect.any(String) });
+	expect(replayed).toEqual({
+		id: d.eventId,
+		type: 'report.completed',
+		schemaVersion: 1,
+		occurredAt: expect.any(String),
+	});
 });
 
 test('catch-up preview: retained events of a window, no duplicates of existing deliveries, expires after ten minutes', async () => {
@@ -354,7 +425,12 @@ test('catch-up preview: retained events of a window, no duplicates of existing d
 	const sent = await sb.control.catchUpSend(preview.previewId);
 	expect(sent.deliveries).toBe(2);
 	const all = await deliveriesSettled(ep.id, 4);
-	expect(all.filter((d) => d.reportId === r1).map((d) => d.eventType).sort()).toEqual(['report.completed', 'report.result_ready']);
+	expect(
+		all
+			.filter((d) => d.reportId === r1)
+			.map((d) => d.eventType)
+			.sort(),
+	).toEqual(['report.completed', 'report.result_ready']);
 	expect(new Set(rx.received.map((r) => r.headers['webhook-id'])).size).toBe(4);
 	expect((await sb.control.catchUpSend(stale.previewId)).deliveries).toBe(0); // nothing duplicated
 	const late = await sb.control.catchUpPreview(ep.id, from, to);

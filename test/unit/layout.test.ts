@@ -25,7 +25,10 @@ describe('the layout', () => {
 		const files = SOURCE_ROOTS.flatMap((dir) => sourceFiles(join(root, dir)));
 		expect(files.length).toBeGreaterThan(50);
 		const long = files
-			.map((file) => ({ file: relative(root, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+			.map((file) => ({
+				file: relative(root, file),
+				lines: readFileSync(file, 'utf8').split('\n').length - 1,
+			}))
 			.filter(({ lines }) => lines > MAX_LINES);
 		expect(long).toEqual([]);
 	});
@@ -33,12 +36,17 @@ describe('the layout', () => {
 	it('names every folder of the action node in docs/architecture.md', () => {
 		const doc = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8');
 		const nodeDir = join(root, 'nodes', 'RecruitingAnalysis');
-		const folders = readdirSync(nodeDir).filter((name) => statSync(join(nodeDir, name)).isDirectory());
-		const actionFolders = readdirSync(join(nodeDir, 'actions')).filter((name) => statSync(join(nodeDir, 'actions', name)).isDirectory());
-		expect(folders).toContain('engine');
-		const missing = [...folders.map((name) => `${name}/`), ...actionFolders.map((name) => (name === 'common' ? 'actions/common/' : name))].filter(
-			(name) => !doc.includes(name),
+		const folders = readdirSync(nodeDir).filter((name) =>
+			statSync(join(nodeDir, name)).isDirectory(),
 		);
+		const actionFolders = readdirSync(join(nodeDir, 'actions')).filter((name) =>
+			statSync(join(nodeDir, 'actions', name)).isDirectory(),
+		);
+		expect(folders).toContain('engine');
+		const missing = [
+			...folders.map((name) => `${name}/`),
+			...actionFolders.map((name) => (name === 'common' ? 'actions/common/' : name)),
+		].filter((name) => !doc.includes(name));
 		expect(missing).toEqual([]);
 		expect(actionFolders).not.toContain('shared');
 	});

@@ -37,7 +37,12 @@ export function itemKeyFor(itemIndex: number): string {
 	return `item-${itemIndex}`;
 }
 
-export async function getBatch(ctx: IExecuteFunctions, kind: BatchKind, batchId: string, itemIndex: number): Promise<Batch> {
+export async function getBatch(
+	ctx: IExecuteFunctions,
+	kind: BatchKind,
+	batchId: string,
+	itemIndex: number,
+): Promise<Batch> {
 	return (await api(ctx, {
 		method: 'GET',
 		path: apiPath(`${BATCH_PATHS[kind]}/{}`, batchId),
@@ -57,7 +62,8 @@ export async function createBatch(
 	return (await waitOutCapacity(
 		ctx,
 		itemIndex,
-		async () => await api(ctx, { method: 'POST', path: BATCH_PATHS[kind], body, idempotencyKey, itemIndex }),
+		async () =>
+			await api(ctx, { method: 'POST', path: BATCH_PATHS[kind], body, idempotencyKey, itemIndex }),
 		['BATCH_ALREADY_ACTIVE'],
 	)) as unknown as { batchId: string; statusUrl?: string };
 }
@@ -93,11 +99,15 @@ export async function waitForBatch(
 	});
 	if (!timedOut) timing?.observe(offsets);
 	if (timedOut) {
-		throw new NodeOperationError(ctx.getNode(), `Batch ${batchId} did not complete within ${timeoutSeconds} seconds`, {
-			itemIndex,
-			description:
-				'The batch is still processing and keeps running on the service. Read it later with the Get Batch operation of this resource; only one batch of a kind can be active at a time.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Batch ${batchId} did not complete within ${timeoutSeconds} seconds`,
+			{
+				itemIndex,
+				description:
+					'The batch is still processing and keeps running on the service. Read it later with the Get Batch operation of this resource; only one batch of a kind can be active at a time.',
+			},
+		);
 	}
 	addNotice(ctx, 'batchCompleted');
 	return value;
@@ -120,14 +130,19 @@ export const batchTimeoutOption = {
 };
 
 export function batchTimeout(options: IDataObject): number {
-	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0 ? options.batchTimeout : 600;
+	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0
+		? options.batchTimeout
+		: 600;
 }
 
 /**
  * Without Continue On Fail, an item refused before anything was sent (validation) stops the node: then nothing of
  * its chunk is sent either.
  */
-export function refusesChunk(ctx: IExecuteFunctions, outcomes: Array<IDataObject | Error>): boolean {
+export function refusesChunk(
+	ctx: IExecuteFunctions,
+	outcomes: Array<IDataObject | Error>,
+): boolean {
 	return !ctx.continueOnFail() && outcomes.some((outcome) => outcome instanceof Error);
 }
 
@@ -190,6 +205,9 @@ export const MAX_REPLAYED_BATCHES = 5;
 export function refusalHint(errorCode: string | null): IDataObject {
 	if (!errorCode) return {};
 	const guidance = REASON_HINTS[errorCode] ? `${REASON_HINTS[errorCode]} ` : '';
-	if (FINAL_ITEM_CODES.includes(errorCode)) return { hint: `${guidance}Running again does not change this item: it must change first.` };
-	return { hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).` };
+	if (FINAL_ITEM_CODES.includes(errorCode))
+		return { hint: `${guidance}Running again does not change this item: it must change first.` };
+	return {
+		hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).`,
+	};
 }

@@ -47,4 +47,3 @@ export function batchTimingFor(ctx: IExecuteFunctions, initialMs: number): Batch
 	}
 	return timing;
 }
-

@@ -28,12 +28,21 @@ export async function waitOutCapacity(
 		const outcome = await outcomeOf(write);
 		if (outcome.ok) {
 			if (refusal === 0) return outcome.value;
-			return { ...outcome.value, capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10 };
+			return {
+				...outcome.value,
+				capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10,
+			};
 		}
 		const refused = conditions.some((condition) => hasApiCondition(outcome.error, condition));
-		if (!refused || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted) throw outcome.error;
-		const pause = Math.min(growingDelayMs(refusal, FIRST_PAUSE_MS, MAX_PAUSE_MS), Math.max(0, deadline - Date.now()));
-		ctx.logger?.info?.(`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${refusal + 1})`);
+		if (!refused || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted)
+			throw outcome.error;
+		const pause = Math.min(
+			growingDelayMs(refusal, FIRST_PAUSE_MS, MAX_PAUSE_MS),
+			Math.max(0, deadline - Date.now()),
+		);
+		ctx.logger?.info?.(
+			`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${refusal + 1})`,
+		);
 		await sleep(pause);
 	}
 }

@@ -4,7 +4,11 @@ import { sleep } from 'n8n-workflow';
  * Runs `worker` over `values`, at most `limit` at a time. The first thrown error stops new work from
  * starting; work already in flight is awaited before the error is rethrown (no dangling requests).
  */
-export async function mapWithConcurrency<T>(values: T[], limit: number, worker: (value: T) => Promise<void>): Promise<void> {
+export async function mapWithConcurrency<T>(
+	values: T[],
+	limit: number,
+	worker: (value: T) => Promise<void>,
+): Promise<void> {
 	let next = 0;
 	let firstError: unknown;
 	let failed = false;

@@ -14,7 +14,12 @@ import { apiErrorInfo } from '../transport';
 import type { ItemResult } from './types';
 
 function isExecutionData(value: unknown): value is INodeExecutionData {
-	return typeof value === 'object' && value !== null && 'json' in value && typeof (value as INodeExecutionData).json === 'object';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		'json' in value &&
+		typeof (value as INodeExecutionData).json === 'object'
+	);
 }
 
 export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
@@ -25,7 +30,11 @@ export function toItems(result: ItemResult, itemIndex: number): INodeExecutionDa
 	});
 }
 
-export function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+export function toNodeError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
@@ -50,7 +59,11 @@ export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLoc
 		const item = ctx.getInputData()[itemIndex];
 		const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 		const property = ctx.getNodeParameter('binaryPropertyName', itemIndex, '') as string;
-		const candidates = [options?.fileName, property ? item?.binary?.[property]?.fileName : undefined, item?.json?.fileName];
+		const candidates = [
+			options?.fileName,
+			property ? item?.binary?.[property]?.fileName : undefined,
+			item?.json?.fileName,
+		];
 		const fileName = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
 		if (typeof fileName === 'string') where.fileName = fileName.trim();
 	} catch {
@@ -72,7 +85,11 @@ function locate(message: string, where: ItemLocation): string {
  * The message of an error that stops the node: where it happened and, when other items were in the same run, how
  * to let them through (a key or workspace problem, 401 or 403, concerns every item alike and gets no such advice).
  */
-export function stoppingMessage(error: NodeApiError | NodeOperationError, where: ItemLocation, itemCount: number): string {
+export function stoppingMessage(
+	error: NodeApiError | NodeOperationError,
+	where: ItemLocation,
+	itemCount: number,
+): string {
 	const located = locate(error.message, where);
 	const status = apiErrorInfo(error)?.status;
 	if (itemCount < 2 || status === 401 || status === 403) return located;
@@ -80,7 +97,12 @@ export function stoppingMessage(error: NodeApiError | NodeOperationError, where:
 	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
 }
 
-export function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, where: ItemLocation, errorOutput: boolean): INodeExecutionData {
+export function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+	where: ItemLocation,
+	errorOutput: boolean,
+): INodeExecutionData {
 	const facts: IDataObject = {};
 	if (where.fileName) facts.fileName = where.fileName;
 	if (error.description) facts.description = error.description;
@@ -94,6 +116,8 @@ export function errorItem(error: NodeApiError | NodeOperationError, itemIndex: n
 	const message = locate(error.message, where);
 	// n8n's "Continue (using error output)" moves an item to the error output only when its json has no keys but
 	// error, message and details (n8n then adds the input item's fields): the facts go under details there.
-	const json: IDataObject = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
+	const json: IDataObject = errorOutput
+		? { error: message, details: facts }
+		: { error: message, ...facts };
 	return { json, pairedItem: { item: itemIndex } };
 }

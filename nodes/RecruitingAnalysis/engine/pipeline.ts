@@ -47,7 +47,11 @@ export async function runPipeline(
 				await turn;
 				if (!state.ok || stopped) return state;
 				const next = await settle(run.call(ctx, state.value));
-				if (!continueOnFail && (!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))) stopped = true;
+				if (
+					!continueOnFail &&
+					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
+				)
+					stopped = true;
 				return next;
 			})();
 			tails[index] = current;
@@ -57,4 +61,3 @@ export async function runPipeline(
 	});
 	return await Promise.all(finished);
 }
-

@@ -31,7 +31,10 @@ function windowOf(ctx: IExecuteFunctions, ids: string[]): IDataObject | undefine
 	const known = ids.map((id) => times?.get(id));
 	if (known.length === 0 || known.some((at) => at === undefined)) return undefined;
 	const values = known as number[];
-	return { createdAfter: new Date(Math.min(...values) - 1).toISOString(), createdBefore: new Date(Math.max(...values) + 1).toISOString() };
+	return {
+		createdAfter: new Date(Math.min(...values) - 1).toISOString(),
+		createdBefore: new Date(Math.max(...values) + 1).toISOString(),
+	};
 }
 
 /**
@@ -49,7 +52,13 @@ export async function walkReportPages(
 ): Promise<number> {
 	let pages = 0;
 	if (maxPages < 1 || done()) return pages;
-	for await (const page of listPages.call(ctx, { method: 'GET', path: '/api/v1/reports', qs, pageSize: REPORT_PAGE_LIMIT, itemIndex })) {
+	for await (const page of listPages.call(ctx, {
+		method: 'GET',
+		path: '/api/v1/reports',
+		qs,
+		pageSize: REPORT_PAGE_LIMIT,
+		itemIndex,
+	})) {
 		pages++;
 		for (const report of page.items) {
 			rememberCreated(ctx, report);

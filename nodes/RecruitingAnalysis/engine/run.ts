@@ -10,8 +10,14 @@ import { duplicateKeyError, userKeyOf } from '../writes/userKeys';
 import { mapWithConcurrency } from './concurrency';
 import { errorItem, itemLocation, stoppingMessage, toItems, toNodeError } from './errorItems';
 import { runPipeline, type Settled } from './pipeline';
-import { BATCH_CHUNK_SIZE, Later, type ChunkState, type ItemOperation, type OperationModule } from './types';
-import { endWaiting } from './waiter';
+import {
+	BATCH_CHUNK_SIZE,
+	Later,
+	type ChunkState,
+	type ItemOperation,
+	type OperationModule,
+} from './types';
+import { endWaiting } from './waits';
 
 const DEFAULT_CONCURRENCY = 20;
 
@@ -29,7 +35,10 @@ export async function runNode(
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
-	const groups = new Map<string, { module?: OperationModule; resource: string; operation: string; indexes: number[] }>();
+	const groups = new Map<
+		string,
+		{ module?: OperationModule; resource: string; operation: string; indexes: number[] }
+	>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const resource = this.getNodeParameter('resource', itemIndex) as string;
 		const operation = this.getNodeParameter('operation', itemIndex) as string;
@@ -64,7 +73,8 @@ export async function runNode(
 				await module.check.call(this, itemIndex);
 				const userKey = userKeyOf(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
-				if (earlier !== undefined) throw duplicateKeyError(this, userKey as string, earlier, itemIndex);
+				if (earlier !== undefined)
+					throw duplicateKeyError(this, userKey as string, earlier, itemIndex);
 				if (userKey !== undefined) keys.set(userKey, itemIndex);
 			} catch (error) {
 				fail(itemIndex, error);
@@ -81,9 +91,13 @@ export async function runNode(
 			for (const itemIndex of group.indexes) {
 				fail(
 					itemIndex,
-					new NodeOperationError(this.getNode(), `The operation "${group.operation}" is not known for resource "${group.resource}"`, {
-						itemIndex,
-					}),
+					new NodeOperationError(
+						this.getNode(),
+						`The operation "${group.operation}" is not known for resource "${group.resource}"`,
+						{
+							itemIndex,
+						},
+					),
 				);
 			}
 			continue;
@@ -106,12 +120,25 @@ export async function runNode(
 					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
 				});
 			};
-			const settled = await runPipeline(this, module.stages, chunks, continueOnFail, module.submitStage);
+			const settled = await runPipeline(
+				this,
+				module.stages,
+				chunks,
+				continueOnFail,
+				module.submitStage,
+			);
 			settled.forEach((chunk, k) => record(chunks[k], chunk));
 			continue;
 		}
 
-		await runItems(this, module, group.indexes, readConcurrency(this, group.indexes[0]), outputs, fail);
+		await runItems(
+			this,
+			module,
+			group.indexes,
+			readConcurrency(this, group.indexes[0]),
+			outputs,
+			fail,
+		);
 	}
 
 	const output = outputs.flat();
@@ -186,4 +213,3 @@ function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
 	if (!Number.isFinite(value) || value < 1) return DEFAULT_CONCURRENCY;
 	return Math.min(Math.floor(value), 20);
 }
-

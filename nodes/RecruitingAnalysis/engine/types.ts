@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 /** What an operation gives back for one input item: plain JSON objects, or ready n8n items. */
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
@@ -30,7 +35,9 @@ export interface ChunkState {
 export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;
 
 /** A stage written for an operation's own chunk type (which extends ChunkState). */
-export function stage<S extends ChunkState>(run: (this: IExecuteFunctions, chunk: S) => Promise<S>): PipelineStage {
+export function stage<S extends ChunkState>(
+	run: (this: IExecuteFunctions, chunk: S) => Promise<S>,
+): PipelineStage {
 	return run as unknown as PipelineStage;
 }
 
@@ -66,8 +73,7 @@ export class Later {
 export function later(promise: Promise<ItemResult>): Later {
 	return new Later(promise);
 }
-export type OperationModule
- = ItemOperation | BatchOperation;
+export type OperationModule = ItemOperation | BatchOperation;
 
 /** The spec's batch size limit (1 to 20 items per batch request). */
 export const BATCH_CHUNK_SIZE = 20;

@@ -23,9 +23,7 @@ import { api } from '../transport/api';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
 import { hasApiCondition } from '../transport/conditions';
 import { growingDelayMs } from '../transport/retry';
-import { CAPACITY_WAIT_SECONDS } from './capacity';
 import { pageBudget, walkReportPages } from './reportPages';
-import { RunSlot } from './runState';
 
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 
@@ -67,7 +65,8 @@ interface Entry {
 const statusOf = (report: IDataObject): IDataObject =>
 	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
-const isTerminal = (report: IDataObject | undefined): boolean => TERMINAL_REPORT_STATES.includes(String(report?.status));
+const isTerminal = (report: IDataObject | undefined): boolean =>
+	TERMINAL_REPORT_STATES.includes(String(report?.status));
 
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -104,7 +103,10 @@ export class ReportWaiter {
 	/** How long after its start a report is read first: 500 ms, then just under the analysis time observed so far. */
 	firstReadDelayMs(): number {
 		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
-		return Math.min(MAX_READ_DELAY_MS, Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())));
+		return Math.min(
+			MAX_READ_DELAY_MS,
+			Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())),
+		);
 	}
 
 	/**
@@ -115,8 +117,11 @@ export class ReportWaiter {
 	 */
 	private nextReadDelayMs(entry: Entry, now: number): number {
 		const observed = this.finished.length > 0;
-		const step = observed ? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10) : DEFAULT_FIRST_READ_MS;
-		const flatUntil = entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
+		const step = observed
+			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10)
+			: DEFAULT_FIRST_READ_MS;
+		const flatUntil =
+			entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
 		if (now < flatUntil) return step;
 		entry.slowReads++;
 		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
@@ -127,7 +132,12 @@ export class ReportWaiter {
 	}
 
 	/** Waits for the report to reach a terminal status, or for `timeoutSeconds` (then the last status, timedOut). */
-	async wait(reportId: string, itemIndex: number, timeoutSeconds: number, justStarted = true): Promise<WaitOutcome> {
+	async wait(
+		reportId: string,
+		itemIndex: number,
+		timeoutSeconds: number,
+		justStarted = true,
+	): Promise<WaitOutcome> {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
 		return await new Promise<WaitOutcome>((resolve, reject) => {
@@ -153,7 +163,8 @@ export class ReportWaiter {
 
 	/** Runs a follow-up read (summary, result) with at most WAIT_READ_CONCURRENCY at a time across the run. */
 	async read<T>(request: () => Promise<T>): Promise<T> {
-		if (this.followUps >= WAIT_READ_CONCURRENCY) await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
+		if (this.followUps >= WAIT_READ_CONCURRENCY)
+			await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
 		this.followUps++;
 		try {
 			return await request();
@@ -182,21 +193,34 @@ export class ReportWaiter {
 			this.starting--;
 			if (outcome.ok) {
 				if (!refused) return outcome.value;
-				return { ...outcome.value, capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10 };
+				return {
+					...outcome.value,
+					capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10,
+				};
 			}
 			if (!hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) throw outcome.error;
 			this.capacity = Math.max(1, this.pending.size);
-			if (this.pending.size === 0 || this.closedWith !== undefined || Date.now() >= deadline) throw outcome.error;
-			this.ctx.logger?.info?.('Recruiting Analysis: a start waits for one of this run\'s analyses to finish (workspace capacity)');
+			if (this.pending.size === 0 || this.closedWith !== undefined || Date.now() >= deadline)
+				throw outcome.error;
+			this.ctx.logger?.info?.(
+				"Recruiting Analysis: a start waits for one of this run's analyses to finish (workspace capacity)",
+			);
 		}
 	}
 
 	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
 	private async slot(deadline: number): Promise<void> {
-		while (this.closedWith === undefined && this.pending.size > 0 && this.pending.size + this.starting >= this.capacity) {
+		while (
+			this.closedWith === undefined &&
+			this.pending.size > 0 &&
+			this.pending.size + this.starting >= this.capacity
+		) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await sleepOrWake(Math.min(MAX_READ_DELAY_MS, remaining), new Promise<void>((resolve) => this.slotWaiters.push(resolve)));
+			await sleepOrWake(
+				Math.min(MAX_READ_DELAY_MS, remaining),
+				new Promise<void>((resolve) => this.slotWaiters.push(resolve)),
+			);
 		}
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
@@ -246,7 +270,10 @@ export class ReportWaiter {
 				continue;
 			}
 			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
-				const error = new NodeOperationError(this.ctx.getNode(), 'The execution was cancelled while waiting');
+				const error = new NodeOperationError(
+					this.ctx.getNode(),
+					'The execution was cancelled while waiting',
+				);
 				for (const entry of [...this.pending.values()]) this.fail(entry, error);
 				continue;
 			}
@@ -287,7 +314,11 @@ export class ReportWaiter {
 				this.finished.push(now - entry.registeredAt);
 				if (this.finished.length > 20) this.finished.shift();
 				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
-				this.settle(entry, { status: statusOf(report), summary: fromPage ? report : undefined, timedOut: false });
+				this.settle(entry, {
+					status: statusOf(report),
+					summary: fromPage ? report : undefined,
+					timedOut: false,
+				});
 				continue;
 			}
 			if (!due.includes(entry)) continue;
@@ -315,44 +346,26 @@ export class ReportWaiter {
 			seen.add(entry);
 		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
-			this.stats.listPages += await walkReportPages(this.ctx, due[0].itemIndex, qs, pageBudget(wanted), visit, () => missing().length === 0);
+			this.stats.listPages += await walkReportPages(
+				this.ctx,
+				due[0].itemIndex,
+				qs,
+				pageBudget(wanted),
+				visit,
+				() => missing().length === 0,
+			);
 		};
 		if (due.length === 0) return;
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);
 		if (known.length === 0) return;
-		const times = known.map((entry) => Date.parse(entry.createdAt as string)).filter(Number.isFinite);
+		const times = known
+			.map((entry) => Date.parse(entry.createdAt as string))
+			.filter(Number.isFinite);
 		if (times.length !== known.length) return;
 		const createdAfter = new Date(Math.min(...times) - 1).toISOString();
 		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
 		await walk({ createdAfter, createdBefore }, known.length);
 	}
-}
-
-const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));
-
-/** The waiter shared by every item of this node run. */
-export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
-	return waiters.of(ctx);
-}
-
-/**
- * Ends this run's waiting (the engine, once the items are settled). With an error (the node stops), every wait
- * still pending rejects with it, and the waiter stays closed for the rest of the run, so no item starts waiting or
- * submits after it; resolves once no read of the waiter is in flight.
- */
-export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
-	const waiter = waiters.peek(ctx);
-	if (!waiter) return;
-	if (error === undefined) waiters.clear(ctx);
-	await waiter.close(error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'));
-}
-
-/**
- * Runs a start (POST /analyses) of an item, after waiting for a place when this run has learned the workspace's
- * active-analysis limit (see ReportWaiter.withinCapacity), at most CAPACITY_WAIT_SECONDS.
- */
-export async function startWithinCapacity(ctx: IExecuteFunctions, submit: () => Promise<IDataObject>): Promise<IDataObject> {
-	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }

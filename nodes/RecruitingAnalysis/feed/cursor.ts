@@ -1,23 +1,28 @@
 /**
- * Cursor bookkeeping for the event-feed trigger (GET /api/v1/events), free of n8n types.
+ * One poll of the event-feed trigger (GET /api/v1/events), free of n8n types.
  *
- * api-spec "Events feed": start without a cursor and keep the returned position; filters are bound
- * to the cursor; process items before saving `nextCursor`; drain `hasMore`; durable publication order.
- * api-spec "Pull feed retention": a cursor older than the retained history answers 410
- * EVENT_CURSOR_EXPIRED; reconcile, then start a fresh position.
+ * api-spec "Events feed": start without a cursor and keep the returned position; process items before saving
+ * `nextCursor`; drain `hasMore`; durable publication order; a `nextCursor` of null ends the list (api-spec
+ * "Endpoints" > "Conventions", paging). api-spec "Pull feed retention": a cursor older than the retained history
+ * answers 410 EVENT_CURSOR_EXPIRED; reconcile, then start a fresh position.
  *
- * The node keeps one `FeedState` in its workflow static data. `runFeedPoll` never mutates the state it
- * is given; it returns the state to store (or `undefined` when nothing changed), so the caller decides
- * whether to write (never in manual mode).
+ * `runFeedPoll` never mutates the state it is given; it returns the state to store (or `undefined` when nothing
+ * changed) together with the items it covers, so the caller stores both at once (never in manual mode).
  */
-import { eventTypeMatches } from '../webhook/eventTypes';
+import { eventTypeMatches } from '../events/eventTypes';
+import {
+	filterKey,
+	freshState,
+	readFeedState,
+	restartNotice,
+	serverType,
+	type FeedFilters,
+	type FeedNotice,
+	type FeedState,
+	type StartPosition,
+} from './state';
 
-export interface FeedFilters {
-	/** Selected event types; empty = all (including unknown future types). */
-	types: string[];
-	reportId?: string;
-	interviewId?: string;
-}
+export * from './state';
 
 export interface FeedEvent {
 	id?: unknown;
@@ -32,170 +37,212 @@ export interface FeedPage {
 	hasMore: boolean;
 }
 
-export type StartPosition = 'now' | 'oldest';
+/** What `fetchPage` answers when the API says 410 EVENT_CURSOR_EXPIRED. */
+export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
+/** What `fetchPage` answers when the API refuses the cursor with 400 INVALID_CURSOR. */
+export const CURSOR_INVALID = 'CURSOR_INVALID' as const;
 
-export interface FeedState {
-	version: 1;
-	/** The filters this cursor is bound to (see `filterKey`). */
-	filterKey: string;
-	/** Where the next read continues; null = the oldest retained event. */
-	cursor: string | null;
-	/** 'seekingEnd' while the first activation walks to the current end without emitting. */
-	phase: 'seekingEnd' | 'following';
-	/** When this position was started (ISO), for the "missed since" notice. */
-	positionSince: string;
-	/** occurredAt and id of the last event handed to the workflow from this position. */
-	lastEventAt: string | null;
-	lastEventId: string | null;
-}
+export const MAX_PAGE_SIZE = 100;
+/** Pages Start From Now walks per poll towards the current end; the rest of the walk continues on the next polls. */
+export const SEEK_PAGES_PER_POLL = 20;
+/** Fetch Resource reads running at once. */
+export const RESOURCE_READ_CONCURRENCY = 5;
 
-export interface CursorExpiredNotice {
-	notice: 'EVENT_CURSOR_EXPIRED';
-	message: string;
-	/** The last moment up to which events are known to have been delivered. */
-	eventsMayBeMissedSince: string;
-	lastEventId: string | null;
-	detectedAt: string;
-	/** The fresh position continues from the oldest retained event. */
-	resumedFrom: 'oldestRetained';
-}
+export type FeedItem = FeedEvent | FeedNotice;
 
 export interface FeedPollResult {
+	/** Events and notices, in the order they happened. */
+	items: FeedItem[];
 	events: FeedEvent[];
-	notices: CursorExpiredNotice[];
+	notices: FeedNotice[];
 	/** The state to store, or undefined when it did not change. */
 	nextState: FeedState | undefined;
-	/** True when the per-poll cap or the time budget stopped the drain before the end. */
+	/** True when the per-poll cap, the time budget or the seek bound stopped the poll before the end. */
 	truncated: boolean;
+	/** A page read that failed after what came before it was handed over (or a transient failure while seeking). */
+	failure?: unknown;
 }
 
 export interface FeedPollArgs {
 	stored: unknown;
 	filters: FeedFilters;
+	/** The API base URL the credential points at. */
+	baseUrl: string;
 	startAt: StartPosition;
 	/** At most this many events per poll (the rest is left for the next poll). */
 	maxEvents: number;
 	/** Page size asked of the API, 1 to 100. */
 	pageSize: number;
-	/** Milliseconds since the epoch; reads stop being started after `deadline`. */
+	/** Milliseconds since the epoch; no read (page or resource) is started after `deadline`. */
 	now: () => number;
 	deadline: number;
 	/**
-	 * One GET /api/v1/events (`type` only when a server-side type filter applies). Answers
-	 * `CURSOR_EXPIRED` for 410 EVENT_CURSOR_EXPIRED on a request that carried a cursor; other failures reject.
+	 * One GET /api/v1/events (`type` only when a server-side type filter applies). Answers `CURSOR_EXPIRED` for
+	 * 410 EVENT_CURSOR_EXPIRED and `CURSOR_INVALID` for 400 INVALID_CURSOR on a request that carried a cursor;
+	 * other failures reject.
 	 */
-	fetchPage: (q: { cursor: string | null; limit: number; type?: string }) => Promise<FeedPage | typeof CURSOR_EXPIRED>;
-}
-
-/** What `fetchPage` answers when the API says 410 EVENT_CURSOR_EXPIRED. */
-export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
-
-export const MAX_PAGE_SIZE = 100;
-
-/** A stable key for the filters a cursor is bound to. */
-export function filterKey(filters: FeedFilters): string {
-	const types = filters.types.includes('*') ? [] : [...new Set(filters.types)].sort();
-	return JSON.stringify({ types, reportId: filters.reportId ?? null, interviewId: filters.interviewId ?? null });
-}
-
-/** Reads the stored state; anything unrecognisable counts as absent. */
-export function readFeedState(stored: unknown): FeedState | undefined {
-	if (stored === null || typeof stored !== 'object') return undefined;
-	const s = stored as Record<string, unknown>;
-	if (s.version !== 1 || typeof s.filterKey !== 'string') return undefined;
-	if (s.cursor !== null && typeof s.cursor !== 'string') return undefined;
-	if (s.phase !== 'seekingEnd' && s.phase !== 'following') return undefined;
-	return {
-		version: 1,
-		filterKey: s.filterKey,
-		cursor: s.cursor,
-		phase: s.phase,
-		positionSince: typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
-		lastEventAt: typeof s.lastEventAt === 'string' ? s.lastEventAt : null,
-		lastEventId: typeof s.lastEventId === 'string' ? s.lastEventId : null,
-	};
-}
-
-export function freshState(key: string, startAt: StartPosition, nowMs: number): FeedState {
-	return {
-		version: 1,
-		filterKey: key,
-		cursor: null,
-		phase: startAt === 'now' ? 'seekingEnd' : 'following',
-		positionSince: new Date(nowMs).toISOString(),
-		lastEventAt: null,
-		lastEventId: null,
-	};
+	fetchPage: (q: {
+		cursor: string | null;
+		limit: number;
+		type?: string;
+	}) => Promise<FeedPage | typeof CURSOR_EXPIRED | typeof CURSOR_INVALID>;
+	/** Fetch Resource: the fields to add to one event (a failed read is reported inside them, never thrown). */
+	enrich?: (event: FeedEvent) => Promise<Record<string, unknown>>;
+	/** Whether a failed page read is worth retrying on the next poll (429, 5xx, network) rather than failing now. */
+	isTransient?: (error: unknown) => boolean;
+	seekPagesPerPoll?: number;
 }
 
 function sameState(a: FeedState | undefined, b: FeedState): boolean {
 	return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The server-side `type` filter: only when exactly one concrete type is selected. */
-function serverType(filters: FeedFilters): string | undefined {
-	const types = filters.types.includes('*') ? [] : [...new Set(filters.types)];
-	return types.length === 1 ? types[0] : undefined;
+/** occurredAt in milliseconds; NaN (never "after" anything) when absent or unreadable. */
+function occurredMs(event: FeedEvent): number {
+	return typeof event.occurredAt === 'string' ? Date.parse(event.occurredAt) : Number.NaN;
+}
+
+function idOf(event: FeedEvent | undefined): string | null {
+	return event !== undefined && typeof event.id === 'string' ? event.id : null;
 }
 
 /**
- * One poll of an active trigger: continue from the stored position (or start one), drain pages in
- * order up to `maxEvents`, recover from 410 by starting again at the oldest retained event with a
- * notice saying since when events may have been missed.
+ * Enriches `events` in order, a few at a time, starting no read after `deadline`. Answers how many events,
+ * from the first, are complete (each read started was awaited), so the rest can wait for the next poll.
+ */
+async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<number> {
+	const enrich = args.enrich;
+	if (!enrich) return events.length;
+	let next = 0;
+	const worker = async () => {
+		while (next < events.length && args.now() <= args.deadline) {
+			const event = events[next++];
+			Object.assign(event, await enrich(event));
+		}
+	};
+	await Promise.all(
+		Array.from({ length: Math.min(RESOURCE_READ_CONCURRENCY, events.length) }, worker),
+	);
+	return next;
+}
+
+/** The stored position, or a fresh one with the notice saying why the old one could not be kept. */
+function startingState(args: FeedPollArgs, key: string): { state: FeedState; notice?: FeedNotice } {
+	const stored = readFeedState(args.stored);
+	const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
+	if (!stored) return { state: freshState(key, args.baseUrl, args.startAt, args.now()) };
+	if (stored.baseUrl !== null && stored.baseUrl !== args.baseUrl) {
+		const notice = restartNotice('BASE_URL_CHANGED', stored, resumedFrom, args.now());
+		return { state: freshState(key, args.baseUrl, args.startAt, args.now()), notice };
+	}
+	if (stored.filterKey !== key) {
+		const notice = restartNotice('FILTERS_CHANGED', stored, resumedFrom, args.now());
+		return { state: freshState(key, args.baseUrl, args.startAt, args.now()), notice };
+	}
+	return { state: { ...stored, baseUrl: args.baseUrl } };
+}
+
+/**
+ * One poll of an active trigger: continue from the stored position (or start one), read pages in order, hand
+ * over at most `maxEvents` events within the time budget (Fetch Resource reads included), and recover from a
+ * position the API no longer accepts with a notice in its place among the events.
  */
 export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 	const key = filterKey(args.filters);
-	const stored = readFeedState(args.stored);
-	let state: FeedState =
-		stored && stored.filterKey === key ? { ...stored } : freshState(key, args.startAt, args.now());
 	const type = serverType(args.filters);
 	const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(args.pageSize)));
 	const maxEvents = Math.max(1, Math.floor(args.maxEvents));
+	const seekPages = Math.max(1, args.seekPagesPerPoll ?? SEEK_PAGES_PER_POLL);
+	const storedBefore = readFeedState(args.stored);
+	const start = startingState(args, key);
+	let state = start.state;
+	const items: FeedItem[] = start.notice ? [start.notice] : [];
 	const events: FeedEvent[] = [];
-	const notices: CursorExpiredNotice[] = [];
 	let truncated = false;
+	let failure: unknown;
+	let seekPagesRead = 0;
 
 	for (;;) {
 		const seeking = state.phase === 'seekingEnd';
-		if (!seeking && events.length >= maxEvents) {
+		if (
+			events.length >= maxEvents ||
+			args.now() > args.deadline ||
+			(seeking && seekPagesRead >= seekPages)
+		) {
 			truncated = true;
 			break;
 		}
-		if (args.now() > args.deadline) {
-			truncated = true;
-			break;
+		const outcome = await args
+			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type })
+			.then(
+				(answer) => ({ answer }),
+				(error: unknown) => ({ error }),
+			);
+		if ('error' in outcome) {
+			// What was read before a failing page is handed over; the next poll repeats the failing read. A transient
+			// failure while seeking the end keeps the walk's progress instead of failing (the activation, too).
+			if (events.length > 0 || (seeking && args.isTransient?.(outcome.error) === true)) {
+				failure = outcome.error;
+				break;
+			}
+			return await Promise.reject(outcome.error);
 		}
-		const limit = seeking ? MAX_PAGE_SIZE : Math.min(pageSize, maxEvents - events.length);
-		const page = await args.fetchPage({ cursor: state.cursor, limit, type });
-		if (page === CURSOR_EXPIRED) {
-			if (state.cursor === null) throw new RangeError('fetchPage answered CURSOR_EXPIRED for a request without a cursor');
-			const detectedAt = new Date(args.now()).toISOString();
-			notices.push({
-				notice: 'EVENT_CURSOR_EXPIRED',
-				message:
-					'The saved feed position is older than the retained history, so events may have been missed. ' +
-					'Reconcile current reports and interviews; the trigger continues from the oldest retained event.',
-				eventsMayBeMissedSince: state.lastEventAt ?? state.positionSince,
-				lastEventId: state.lastEventId,
-				detectedAt,
-				resumedFrom: 'oldestRetained',
-			});
-			state = { ...freshState(key, 'oldest', args.now()), positionSince: detectedAt };
+		const page = outcome.answer;
+		if (seeking) seekPagesRead++;
+		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID) {
+			if (state.cursor === null)
+				throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
+			if (page === CURSOR_EXPIRED) {
+				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
+				state = freshState(key, args.baseUrl, 'oldest', args.now());
+			} else {
+				const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
+				items.push(restartNotice('CURSOR_INVALID', state, resumedFrom, args.now()));
+				state = freshState(key, args.baseUrl, args.startAt, args.now());
+			}
 			continue;
 		}
 
-		const items = Array.isArray(page.items) ? page.items : [];
-		if (!seeking) {
-			for (const item of items) {
-				const itemType = typeof item.type === 'string' ? item.type : '';
-				if (!eventTypeMatches(itemType, args.filters.types)) continue;
-				events.push(item);
-				if (typeof item.occurredAt === 'string') state.lastEventAt = item.occurredAt;
-				if (typeof item.id === 'string') state.lastEventId = item.id;
-			}
+		const pageItems = Array.isArray(page.items) ? page.items : [];
+		// A page re-read from the same start skips what was already handled on it.
+		const skipAt =
+			state.skipThrough === null ? -1 : pageItems.findIndex((e) => idOf(e) === state.skipThrough);
+		const from = skipAt + 1;
+		const candidates: Array<{ index: number; event: FeedEvent }> = [];
+		for (let i = from; i < pageItems.length; i++) {
+			const event = pageItems[i];
+			const itemType = typeof event.type === 'string' ? event.type : '';
+			if (!eventTypeMatches(itemType, args.filters.types)) continue;
+			// While seeking the end, only what occurred after the position started is new.
+			if (seeking && !(occurredMs(event) > Date.parse(state.positionSince))) continue;
+			candidates.push({ index: i, event: { ...event } });
 		}
-		// Keep the returned position; a page without one leaves the position where it was.
-		if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) state.cursor = page.nextCursor;
+		const room = candidates.slice(0, maxEvents - events.length);
+		const done = await enrichPrefix(
+			room.map((c) => c.event),
+			args,
+		);
+		for (const { event } of room.slice(0, done)) {
+			events.push(event);
+			items.push(event);
+			if (typeof event.occurredAt === 'string') state.lastEventAt = event.occurredAt;
+			if (typeof event.id === 'string') state.lastEventId = event.id;
+		}
+
+		if (done < candidates.length) {
+			// Stopped inside this page: the next poll re-reads it from the same start and skips what was handled.
+			const handledThrough = candidates[done].index - 1;
+			if (handledThrough >= from) state.skipThrough = idOf(pageItems[handledThrough]);
+			truncated = true;
+			break;
+		}
+		if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) {
+			state.cursor = page.nextCursor;
+			state.skipThrough = null;
+		} else if (pageItems.length > 0) {
+			// `nextCursor: null` ends the list: keep the page's start and remember its last event.
+			state.skipThrough = idOf(pageItems[pageItems.length - 1]) ?? state.skipThrough;
+		}
 		if (!page.hasMore) {
 			if (seeking) state.phase = 'following';
 			break;
@@ -203,7 +250,17 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		if (typeof page.nextCursor !== 'string' || page.nextCursor.length === 0) break; // no way forward
 	}
 
-	return { events, notices, nextState: sameState(stored, state) ? undefined : state, truncated };
+	const notices = items.filter(
+		(i): i is FeedNotice => typeof (i as FeedNotice).notice === 'string',
+	);
+	return {
+		items,
+		events,
+		notices,
+		nextState: sameState(storedBefore, state) ? undefined : state,
+		truncated,
+		failure,
+	};
 }
 
 /**
@@ -226,13 +283,15 @@ export async function readLatestEvents(args: {
 		if (args.now() > args.deadline) return { events: latest, complete: false };
 		const page = await args.fetchPage({ cursor, limit: MAX_PAGE_SIZE, type });
 		// Retention moved past this read while it ran: what was read so far is still the latest.
-		if (page === CURSOR_EXPIRED) return { events: latest, complete: false };
+		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID)
+			return { events: latest, complete: false };
 		for (const item of Array.isArray(page.items) ? page.items : []) {
 			const itemType = typeof item.type === 'string' ? item.type : '';
 			if (eventTypeMatches(itemType, args.filters.types)) latest.push(item);
 		}
 		if (latest.length > count) latest = latest.slice(latest.length - count);
-		if (!page.hasMore || typeof page.nextCursor !== 'string') return { events: latest, complete: true };
+		if (!page.hasMore || typeof page.nextCursor !== 'string')
+			return { events: latest, complete: true };
 		cursor = page.nextCursor;
 	}
 	return { events: latest, complete: false };

@@ -21,7 +21,8 @@ import type {
 import { keyEnvironmentProblem, resolveBaseUrl } from '../transport/environment';
 
 export const SCOPE_USES: Record<string, string> = {
-	'analyses:write': 'uploads, analysis quotes and starting analyses (Analysis and Upload operations)',
+	'analyses:write':
+		'uploads, analysis quotes and starting analyses (Analysis and Upload operations)',
 	'events:read': 'the Feed Trigger and Event > Get Many',
 	'interviews:read': 'Interview Get, Get Status, Get Result and Get Many',
 	'interviews:write': 'interview quotes, invitations, resend and reinterview',
@@ -56,7 +57,12 @@ type ProbeOutcome =
 	| { kind: 'notTheApi'; status: number }
 	| { kind: 'unconfirmed'; why: string };
 
-async function probe(baseUrl: string, apiKey: string, path: string, expectNotFound: boolean): Promise<ProbeOutcome> {
+async function probe(
+	baseUrl: string,
+	apiKey: string,
+	path: string,
+	expectNotFound: boolean,
+): Promise<ProbeOutcome> {
 	let response: Response;
 	try {
 		response = await fetch(`${baseUrl}${path}`, {
@@ -67,7 +73,10 @@ async function probe(baseUrl: string, apiKey: string, path: string, expectNotFou
 		});
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-		return { kind: 'unconfirmed', why: cause?.code ?? cause?.message ?? (error as Error).message ?? 'network error' };
+		return {
+			kind: 'unconfirmed',
+			why: cause?.code ?? cause?.message ?? (error as Error).message ?? 'network error',
+		};
 	}
 	let body: { error?: { code?: unknown; reason?: unknown } } = {};
 	try {
@@ -77,14 +86,18 @@ async function probe(baseUrl: string, apiKey: string, path: string, expectNotFou
 	}
 	const reason = body?.error?.reason;
 	if (response.status === 401) return { kind: 'invalidKey' };
-	if (response.status === 403) return reason === 'WORKSPACE_DISABLED' ? { kind: 'workspaceDisabled' } : { kind: 'missing' };
+	if (response.status === 403)
+		return reason === 'WORKSPACE_DISABLED' ? { kind: 'workspaceDisabled' } : { kind: 'missing' };
 	// A list read answers 2xx with the API's `data` envelope; anything else there is not the API.
 	if (response.status >= 200 && response.status < 300) {
-		return body !== null && typeof body === 'object' && 'data' in body ? { kind: 'granted' } : { kind: 'notTheApi', status: response.status };
+		return body !== null && typeof body === 'object' && 'data' in body
+			? { kind: 'granted' }
+			: { kind: 'notTheApi', status: response.status };
 	}
 	// The batch probes read an ID that does not exist: their 404 comes after the key and scope checks. A list read
 	// never answers 404 on the API, so there it means the base URL is wrong.
-	if (response.status === 404) return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
+	if (response.status === 404)
+		return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
 	return { kind: 'unconfirmed', why: `HTTP ${response.status}` };
 }
 
@@ -93,7 +106,9 @@ function listScopes(scopes: string[]): string {
 }
 
 /** Runs the probes and turns them into n8n's credential test result. */
-export async function testApiCredential(data: ICredentialDataDecryptedObject | undefined): Promise<INodeCredentialTestResult> {
+export async function testApiCredential(
+	data: ICredentialDataDecryptedObject | undefined,
+): Promise<INodeCredentialTestResult> {
 	const credentials = data ?? {};
 	const refusal = keyEnvironmentProblem(credentials);
 	if (refusal) return { status: 'Error', message: refusal };
@@ -104,9 +119,18 @@ export async function testApiCredential(data: ICredentialDataDecryptedObject | u
 
 	const scopes = Object.keys(SCOPE_PROBES);
 	const outcomes = await Promise.all(
-		scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope], SCOPE_PROBES[scope].includes(PROBE_BATCH_ID))),
+		scopes.map(
+			async (scope) =>
+				await probe(
+					resolved.baseUrl,
+					apiKey,
+					SCOPE_PROBES[scope],
+					SCOPE_PROBES[scope].includes(PROBE_BATCH_ID),
+				),
+		),
 	);
-	if (outcomes.some((o) => o.kind === 'invalidKey')) return { status: 'Error', message: INVALID_KEY_MESSAGE };
+	if (outcomes.some((o) => o.kind === 'invalidKey'))
+		return { status: 'Error', message: INVALID_KEY_MESSAGE };
 	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
 	if (notTheApi && notTheApi.kind === 'notTheApi') {
 		return {
@@ -116,27 +140,34 @@ export async function testApiCredential(data: ICredentialDataDecryptedObject | u
 				'Check the environment and the base URL (the address without /api/v1).',
 		};
 	}
-	if (outcomes.some((o) => o.kind === 'workspaceDisabled')) return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
+	if (outcomes.some((o) => o.kind === 'workspaceDisabled'))
+		return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
 
 	const granted = scopes.filter((_, i) => outcomes[i].kind === 'granted');
 	const missing = scopes.filter((_, i) => outcomes[i].kind === 'missing');
 	const unconfirmed = scopes.filter((_, i) => outcomes[i].kind === 'unconfirmed');
 	if (granted.length === 0 && missing.length === 0) {
-		const why = outcomes.map((o) => (o.kind === 'unconfirmed' ? o.why : '')).find((w) => w !== '') ?? 'no answer';
+		const why =
+			outcomes.map((o) => (o.kind === 'unconfirmed' ? o.why : '')).find((w) => w !== '') ??
+			'no answer';
 		return { status: 'Error', message: `Could not reach the API at ${resolved.baseUrl} (${why}).` };
 	}
 
 	const parts = ['Connection successful: the API key is valid.'];
 	if (granted.length > 0) parts.push(`Scopes confirmed: ${granted.join(', ')}.`);
 	if (missing.length > 0) {
-		parts.push(`Not granted to this key (403): ${listScopes(missing)}. Operations that need them will fail with a 403.`);
+		parts.push(
+			`Not granted to this key (403): ${listScopes(missing)}. Operations that need them will fail with a 403.`,
+		);
 	}
 	if (unconfirmed.length > 0) {
 		const reasons = unconfirmed.map((scope) => {
 			const outcome = outcomes[scopes.indexOf(scope)];
 			return outcome.kind === 'unconfirmed' ? outcome.why : '';
 		});
-		parts.push(`Could not confirm (${[...new Set(reasons)].join(', ')}): ${listScopes(unconfirmed)}.`);
+		parts.push(
+			`Could not confirm (${[...new Set(reasons)].join(', ')}): ${listScopes(unconfirmed)}.`,
+		);
 	}
 	return { status: 'OK', message: parts.join(' ') };
 }
@@ -148,4 +179,3 @@ export async function recruitingAnalysisApiTest(
 ): Promise<INodeCredentialTestResult> {
 	return await testApiCredential(credential.data);
 }
-

@@ -4,7 +4,12 @@
  * n8n's "load more" with the cursor as pagination token. The API has no text search, so the filter is applied
  * here, page by page.
  */
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { listPages } from '../transport';
 
@@ -35,7 +40,12 @@ async function searchList(
 	const results: INodeListSearchItems[] = [];
 	let cursor: string | undefined = paginationToken || undefined;
 	let pages = 0;
-	for await (const page of listPages.call(ctx, { method: 'GET', path, pageSize: PAGE_SIZE, cursor })) {
+	for await (const page of listPages.call(ctx, {
+		method: 'GET',
+		path,
+		pageSize: PAGE_SIZE,
+		cursor,
+	})) {
 		for (const item of page.items) {
 			const { entry, searchable } = toEntry(item);
 			if (matches(filter, searchable)) results.push(entry);
@@ -59,7 +69,11 @@ export async function searchJobDescriptions(
 	return await searchList(this, '/api/v1/job-descriptions', filter, paginationToken, (job) => {
 		const where = [text(job.company), text(job.location)].filter((part) => part !== '').join(', ');
 		const status = text(job.status);
-		const name = [text(job.title) || text(job.id), where ? `— ${where}` : '', status === 'ACTIVE' ? '' : inactiveMark(status)]
+		const name = [
+			text(job.title) || text(job.id),
+			where ? `— ${where}` : '',
+			status === 'ACTIVE' ? '' : inactiveMark(status),
+		]
 			.filter((part) => part !== '')
 			.join(' ');
 		return {
@@ -84,7 +98,10 @@ export async function searchReports(
 		const who = text(candidate.name) || 'Unnamed candidate';
 		const forJob = text(job.title) ? ` — ${text(job.title)}` : '';
 		return {
-			entry: { name: `${who}${forJob} (${text(report.status)}, ${day(report.createdAt)}) ${text(report.id)}`, value: text(report.id) },
+			entry: {
+				name: `${who}${forJob} (${text(report.status)}, ${day(report.createdAt)}) ${text(report.id)}`,
+				value: text(report.id),
+			},
 			searchable: [candidate.name, job.title, job.company, report.id, report.status],
 		};
 	});
@@ -96,7 +113,9 @@ export async function searchInterviews(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	return await searchList(this, '/api/v1/interviews', filter, paginationToken, (interview) => {
-		const state = [text(interview.lifecycle), `evaluation ${text(interview.evaluation)}`].join(', ');
+		const state = [text(interview.lifecycle), `evaluation ${text(interview.evaluation)}`].join(
+			', ',
+		);
 		return {
 			entry: {
 				name: `${text(interview.id)} (${state}, ${day(interview.createdAt)}) for report ${text(interview.reportId)}`,

@@ -4,7 +4,10 @@ import { apiRequestAllItems } from './pages';
 import { apiRequest, type ApiRequestOptions } from './request';
 
 /** apiRequest typed for the action node: the unwrapped `data` object of the response. */
-export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions): Promise<IDataObject> {
+export async function api(
+	ctx: IExecuteFunctions,
+	options: ApiRequestOptions,
+): Promise<IDataObject> {
 	return (await apiRequest.call(ctx, options)) as IDataObject;
 }
 

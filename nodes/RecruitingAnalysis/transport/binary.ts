@@ -48,7 +48,9 @@ async function readStored(ctx: IExecuteFunctions, id: string): Promise<BinaryFac
 
 /** The first bytes of base64 text, decoding only them. */
 function inlineHead(data: string): Uint8Array {
-	return Uint8Array.from(Buffer.from(data.slice(0, 4 * Math.ceil(HEAD_BYTES / 3)), 'base64').subarray(0, HEAD_BYTES));
+	return Uint8Array.from(
+		Buffer.from(data.slice(0, 4 * Math.ceil(HEAD_BYTES / 3)), 'base64').subarray(0, HEAD_BYTES),
+	);
 }
 
 /** Hashes a binary held in memory as base64 slice by slice, so that it is never decoded whole. */
@@ -68,7 +70,10 @@ function readInline(data: string): BinaryFacts {
  * (it has an id; remembered for the binary object), hashed slice by slice when it is held in memory as base64 (no
  * store to open: read again each time, never decoded whole).
  */
-export async function readBinaryFacts(ctx: IExecuteFunctions, binary: IBinaryData): Promise<BinaryFacts> {
+export async function readBinaryFacts(
+	ctx: IExecuteFunctions,
+	binary: IBinaryData,
+): Promise<BinaryFacts> {
 	const id = binary.id;
 	if (typeof id !== 'string' || id === '') return readInline(binary.data ?? '');
 	const cached = known.get(binary);

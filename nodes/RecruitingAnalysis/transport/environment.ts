@@ -6,11 +6,14 @@ import {
 	SANDBOX_KEY_PREFIX,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { hasControlCharacter, isLoopbackHost } from './guard';
 
 export interface ApiCredentialData {
 	environment?: unknown;
 	baseUrl?: unknown;
 	apiKey?: unknown;
+	/** Custom Base URL only: plain http accepted for a host that is not loopback (default false). */
+	allowInsecureHttp?: unknown;
 }
 
 export type Environment = 'production' | 'sandbox' | 'custom';
@@ -20,11 +23,42 @@ export function environmentOf(credentials: ApiCredentialData): Environment {
 	return value === 'sandbox' || value === 'custom' ? value : 'production';
 }
 
+/** Whether plain http may be used towards `url`: loopback always, the Sandbox environment, or the Custom opt-in. */
+export function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
+	if (isLoopbackHost(url.hostname)) return true;
+	const environment = environmentOf(credentials);
+	if (environment === 'sandbox') return true;
+	return environment === 'custom' && credentials.allowInsecureHttp === true;
+}
+
+export const INSECURE_HTTP_HINT =
+	'Use the https:// address. Plain http is accepted only for a loopback host (localhost, 127.0.0.1, ::1), the Sandbox ' +
+	'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).';
+
+/**
+ * Why a storage URL the API returned must not be used (undefined when it may): it must be https, except where the
+ * credential accepts plain http (plainHttpAllowed). The URL itself is never repeated: it is a bearer capability.
+ */
+export function storageUrlProblem(credentials: ApiCredentialData, raw: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		return 'The upload URL the API returned is not a valid URL.';
+	}
+	if (url.protocol === 'https:') return undefined;
+	if (url.protocol === 'http:' && plainHttpAllowed(credentials, url)) return undefined;
+	return `The upload URL the API returned (host ${url.host}) uses ${url.protocol.replace(':', '')}, not https: the resume would travel unencrypted, so it was not sent.`;
+}
+
 /**
  * Base URL without a trailing slash. A trailing `/api/v1` typed by the user is dropped, since every path the node
- * sends already starts with it. Returns an error text for a custom URL that is not http(s).
+ * sends already starts with it. Returns an error text for a custom URL that is not http(s), and for plain http
+ * where it is not accepted (plainHttpAllowed).
  */
-export function resolveBaseUrl(credentials: ApiCredentialData): { baseUrl: string } | { problem: string } {
+export function resolveBaseUrl(
+	credentials: ApiCredentialData,
+): { baseUrl: string } | { problem: string } {
 	const environment = environmentOf(credentials);
 	if (environment === 'production') return { baseUrl: PRODUCTION_BASE_URL };
 	const raw = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
@@ -36,13 +70,31 @@ export function resolveBaseUrl(credentials: ApiCredentialData): { baseUrl: strin
 	try {
 		url = new URL(chosen);
 	} catch {
-		return { problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).` };
+		return {
+			problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).`,
+		};
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		return { problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).` };
+		return {
+			problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).`,
+		};
+	}
+	if (url.protocol === 'http:' && !plainHttpAllowed(credentials, url)) {
+		return {
+			problem: `The credential's base URL ${url.origin} uses plain http: the API key would travel unencrypted. ${INSECURE_HTTP_HINT}`,
+		};
 	}
 	const cleaned = chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
 	return { baseUrl: cleaned };
+}
+
+/** A refusal text when the key holds a line break or another control character (it would break the header). */
+export function apiKeyProblem(credentials: ApiCredentialData): string | undefined {
+	const key = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
+	if (hasControlCharacter(key)) {
+		return 'Refused before sending: the API Key of the Recruiting Analysis API credential contains a line break or another control character. Paste the key again as one line.';
+	}
+	return undefined;
 }
 
 /** A refusal text when the key cannot work on the chosen environment; undefined when it can (or may). */

@@ -21,7 +21,7 @@ export interface ApiErrorParts {
 /** Recovery guidance per `error.reason` (or per sub-condition found in `error.code`, which the client also reads). */
 export const REASON_HINTS: Record<string, string> = {
 	QUOTE_STALE:
-		'The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with it (the node\'s key includes the quote, so a new quote makes a new key); with Quote Automatically on, the node does this once by itself.',
+		"The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with it (the node's key includes the quote, so a new quote makes a new key); with Quote Automatically on, the node does this once by itself.",
 	INVALID_UPLOAD:
 		'The uploaded file was not accepted for analysis. Upload a corrected PDF or DOCX (a new preparation) before starting the analysis.',
 	ACTIVE_ANALYSIS_LIMIT:
@@ -51,7 +51,8 @@ export const REASON_HINTS: Record<string, string> = {
 		'An analysis was already started for this report. Completed analyses cannot be restarted here; read the report status or result.',
 	INVALID_CURSOR:
 		'The cursor is invalid, from an older scheme, or bound to other filters. Restart from the first page without a cursor and keep the filters unchanged while paging.',
-	WORKSPACE_DISABLED: 'API access is disabled for this workspace. A workspace Admin can enable it in the application.',
+	WORKSPACE_DISABLED:
+		'API access is disabled for this workspace. A workspace Admin can enable it in the application.',
 	PREPARATION_EXPIRED:
 		'The upload preparation no longer exists or is older than 24 hours. Prepare a new upload (a new report); Upload Resume and Analyze Resume do this once by themselves when they meet it.',
 	EVENT_CURSOR_EXPIRED:
@@ -60,7 +61,8 @@ export const REASON_HINTS: Record<string, string> = {
 
 /** Guidance per HTTP status when no reason applies. */
 export function statusHint(status: number, retries: number, safeToRetry: boolean): string {
-	const retried = retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
+	const retried =
+		retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
 	switch (status) {
 		case 400:
 			return 'The API rejected the request as invalid. Check the fields listed above.';
@@ -96,7 +98,9 @@ export function statusHint(status: number, retries: number, safeToRetry: boolean
 }
 
 function asObject(value: unknown): IDataObject | undefined {
-	return value && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : undefined;
+	return value && typeof value === 'object' && !Array.isArray(value)
+		? (value as IDataObject)
+		: undefined;
 }
 
 function asString(value: unknown): string | undefined {
@@ -201,7 +205,10 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 				? `The API rejected these fields: ${details}. Correct them and run again.`
 				: 'The API rejected the input as invalid. Correct it and run again.',
 		);
-	} else if (reason === 'MISSING_SCOPE' || (status === 403 && Array.isArray(error.requiredScopes))) {
+	} else if (
+		reason === 'MISSING_SCOPE' ||
+		(status === 403 && Array.isArray(error.requiredScopes))
+	) {
 		const scopes = Array.isArray(error.requiredScopes)
 			? error.requiredScopes.filter((s): s is string => typeof s === 'string')
 			: [];
@@ -236,11 +243,4 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	};
 }
 
-/** Replaces every occurrence of each secret (longer than 3 characters) with a mask. */
-export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
-	let out = text;
-	for (const secret of secrets) {
-		if (secret && secret.length > 3) out = out.split(secret).join('[redacted]');
-	}
-	return out;
-}
+export { redactSecrets } from './guard';

@@ -28,16 +28,22 @@ const cursorOf = (data: IDataObject): string | undefined =>
 	typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
 
 /** The pages of a list, one request each, lazily: a caller that stops iterating sends no further request. */
-export async function* listPages(this: ApiContext, options: PagesOptions): AsyncGenerator<ListPage> {
+export async function* listPages(
+	this: ApiContext,
+	options: PagesOptions,
+): AsyncGenerator<ListPage> {
 	const { pageSize, cursor: start, ...request } = options;
 	const seen = new Set<string>();
 	let cursor = start;
 	for (;;) {
 		const limit = typeof pageSize === 'function' ? pageSize() : pageSize;
-		const data = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(this, {
-			...request,
-			qs: { ...(request.qs ?? {}), limit, ...(cursor ? { cursor } : {}) },
-		});
+		const data = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(
+			this,
+			{
+				...request,
+				qs: { ...(request.qs ?? {}), limit, ...(cursor ? { cursor } : {}) },
+			},
+		);
 		const page: ListPage = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
 			nextCursor: cursorOf(data ?? {}),
@@ -49,7 +55,8 @@ export async function* listPages(this: ApiContext, options: PagesOptions): Async
 		if (seen.has(page.nextCursor)) {
 			throw new NodeOperationError(this.getNode(), 'The API returned the same page cursor twice', {
 				itemIndex: request.itemIndex,
-				description: 'Paging stopped to avoid an endless loop. Run again; if it repeats, report it.',
+				description:
+					'Paging stopped to avoid an endless loop. Run again; if it repeats, report it.',
 			});
 		}
 		seen.add(page.nextCursor);

@@ -26,7 +26,10 @@ export interface PollArgs<T> {
 	firstReadDelayMs?: number;
 }
 
-export async function pollUntil<T>(this: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
+export async function pollUntil<T>(
+	this: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
 	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
 	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
@@ -48,7 +51,10 @@ export async function pollUntil<T>(this: IExecuteFunctions, args: PollArgs<T>): 
 }
 
 /** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
-export async function poll<T>(ctx: IExecuteFunctions, args: PollArgs<T>): Promise<{ value: T; timedOut: boolean }> {
+export async function poll<T>(
+	ctx: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
 	const typed = pollUntil<T>;
 	return await typed.call(ctx, args);
 }

@@ -4,23 +4,19 @@
  * spec's recovery hint, and safe requests retried with jittered backoff that honours Retry-After.
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
 import { describeApiError, headerValue, redactSecrets } from './errors';
 import type { ApiErrorParts } from './errors';
-import { keyEnvironmentProblem, resolveBaseUrl } from './environment';
-import type { ApiCredentialData } from './environment';
+import {
+	credentialData,
+	CREDENTIAL_TYPE,
+	forgetConfig,
+	resolveConfig,
+	type ResolvedConfig,
+} from './config';
+import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { hasControlCharacter, redactDeep, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
 	isCancellation,
@@ -31,9 +27,8 @@ import {
 } from './retry';
 import type { RetryPolicy } from './retry';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
-
-export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
+export type { ApiContext } from './attempt';
+export { credentialData, CREDENTIAL_TYPE };
 
 /** Per-attempt timeout of an API request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -62,7 +57,11 @@ export interface ApiErrorInfo {
 }
 
 /** Settings tests may tighten (timings only); the node itself always uses the defaults. */
-export const transportSettings: { retry: RetryPolicy; random: () => number; requestTimeoutMs: number } = {
+export const transportSettings: {
+	retry: RetryPolicy;
+	random: () => number;
+	requestTimeoutMs: number;
+} = {
 	retry: { ...DEFAULT_RETRY_POLICY },
 	random: Math.random,
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
@@ -73,10 +72,12 @@ export function apiPath(template: string, ...ids: string[]): string {
 	let index = 0;
 	const path = template.replace(/\{\}/g, () => {
 		const id = ids[index++];
-		if (id === undefined) throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
+		if (id === undefined)
+			throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
 		return encodeURIComponent(String(id));
 	});
-	if (index !== ids.length) throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
+	if (index !== ids.length)
+		throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
 	return path;
 }
 
@@ -86,69 +87,12 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 	return context?.apiError;
 }
 
-interface ResolvedConfig {
-	baseUrl: string;
-	apiKey: string;
-	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
-	credentials: ICredentialDataDecryptedObject;
-}
-
-/**
- * Resolved credentials per node-execution context and item, kept for a few seconds. Resolving a credential is not
- * free (n8n decrypts it and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or
- * an item making several calls, resolves it once. n8n keeps one poll context for the whole activation, so an entry
- * expires after CONFIG_TTL_MS, and at once on a 401: a key replaced in the credential takes effect on the next poll.
- */
-const CONFIG_TTL_MS = 5_000;
-const configCache = new WeakMap<object, Map<number, { at: number; config: Promise<ResolvedConfig> }>>();
-
-async function resolveConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
-	let byItem = configCache.get(this);
-	if (!byItem) {
-		byItem = new Map();
-		configCache.set(this, byItem);
-	}
-	const key = itemIndex ?? -1;
-	const now = Date.now();
-	let entry = byItem.get(key);
-	if (!entry || now - entry.at >= CONFIG_TTL_MS || now < entry.at) {
-		entry = { at: now, config: readConfig.call(this, itemIndex) };
-		byItem.set(key, entry);
-	}
-	return await entry.config;
-}
-
-function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
-	configCache.get(context)?.delete(itemIndex ?? -1);
-}
-
-async function readConfig(this: ApiContext, itemIndex: number | undefined): Promise<ResolvedConfig> {
-	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
-	const problem = keyEnvironmentProblem(credentials);
-	if (problem) {
-		throw new NodeOperationError(this.getNode(), problem, {
-			itemIndex,
-			description:
-				'Sandbox keys (svc_test_...) work only on the sandbox and production keys only on production. Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
-	const resolved = resolveBaseUrl(credentials);
-	if ('problem' in resolved) {
-		throw new NodeOperationError(this.getNode(), resolved.problem, {
-			itemIndex,
-			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
-	return {
-		baseUrl: resolved.baseUrl,
-		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
-		credentials: credentials as ICredentialDataDecryptedObject,
-	};
-}
-
 function cancelled(context: ApiContext): boolean {
 	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return typeof withSignal.getExecutionCancelSignal === 'function' && withSignal.getExecutionCancelSignal()?.aborted === true;
+	return (
+		typeof withSignal.getExecutionCancelSignal === 'function' &&
+		withSignal.getExecutionCancelSignal()?.aborted === true
+	);
 }
 
 function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
@@ -167,26 +111,24 @@ function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
 type FailureCause =
 	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
 	| { cause: 'credential-invalid' };
-type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & { failure?: FailureCause };
-
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
+type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
+	failure?: FailureCause;
+};
 
 /** Builds the NodeApiError for an API error answer. */
 export function buildApiError(
 	context: ApiContext,
 	parts: ApiErrorParts,
-	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number },
+	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number; storage?: boolean },
 ): NodeApiError {
 	const message = redactSecrets(parts.message, options.secrets ?? []);
 	const description = redactSecrets(parts.description, options.secrets ?? []);
 	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 503) failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 401) failure = { cause: 'credential-invalid' };
+	else if (parts.status === 503)
+		failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
+	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
+	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = {
 		message,
 		description,
@@ -194,7 +136,12 @@ export function buildApiError(
 		itemIndex: options.itemIndex,
 		failure,
 	};
-	const error = new NodeApiError(context.getNode(), parts.body, errorOptions);
+	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
+	const body = redactDeep(
+		parts.body,
+		(options.secrets ?? []).filter((s) => s.length > 3),
+	) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -233,7 +180,8 @@ function networkFailure(
 	} else if (safe) {
 		advice = 'This request has no side effects; run again when the API is reachable.';
 	} else {
-		advice = 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+		advice =
+			'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
 	}
 	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
 	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
@@ -243,64 +191,125 @@ function networkFailure(
 		itemIndex: args.itemIndex,
 		failure: { cause: 'temporarily-unavailable' },
 	};
-	const error = new NodeApiError(context.getNode(), { error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject, errorOptions);
+	const error = new NodeApiError(
+		context.getNode(),
+		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
+		errorOptions,
+	);
 	error.message = message;
 	error.description = description;
-	error.context.apiError = { status: 0, code: 'NETWORK_ERROR', reason: code } as unknown as IDataObject;
+	error.context.apiError = {
+		status: 0,
+		code: 'NETWORK_ERROR',
+		reason: code,
+	} as unknown as IDataObject;
 	return error;
 }
 
 /**
  * Sends one API request and returns `body.data` (or the whole body when it has no `data` envelope; undefined for
- * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat.
+ * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat. The key goes only
+ * to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts, scrubError).
  */
-export async function apiRequest<T = IDataObject>(this: ApiContext, options: ApiRequestOptions): Promise<T> {
+export async function apiRequest<T = IDataObject>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+): Promise<T> {
+	let secrets: string[] = [];
+	try {
+		const config = await resolveConfig.call(this, options.itemIndex);
+		secrets = [config.apiKey, config.apiKey.trim()];
+		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(
+			this,
+			options,
+			config,
+		);
+	} catch (error) {
+		throw scrubError(error, secrets);
+	}
+}
+
+async function sendApiRequest<T>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+	config: ResolvedConfig,
+): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
-	const config = await resolveConfig.call(this, itemIndex);
 	const policy = transportSettings.retry;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const secrets = [config.apiKey, config.apiKey.trim()];
+	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			'Refused before sending: the Idempotency Key contains a line break or another control character',
+			{
+				itemIndex,
+				description:
+					'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
+			},
+		);
+	}
+	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+	const dotSegment = path
+		.split('?')[0]
+		.split('/')
+		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+	if (hasControlCharacter(path) || dotSegment) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
+			{
+				itemIndex,
+				description:
+					'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
+			},
+		);
+	}
 
 	const outcome = await withRetries<FullResponse>({
 		safe,
 		policy,
 		random: transportSettings.random,
 		beforeAttempt: () => {
-			if (cancelled(this)) throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+			if (cancelled(this))
+				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		},
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
 			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			const request: IHttpRequestOptions = {
+			return await sendAttempt(this, {
+				credentialType: CREDENTIAL_TYPE,
+				credentials: config.credentials,
+				origin: config.origin,
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
 				qs: cleanQuery(options.qs),
-				json: true,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: transportSettings.requestTimeoutMs,
-			};
-			if (options.body !== undefined) request.body = options.body;
-			return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, request, {
-				credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: { ...config.credentials } },
-			})) as FullResponse;
+				body: options.body,
+				timeoutMs: transportSettings.requestTimeoutMs,
+				itemIndex,
+			});
 		},
 	});
 	const attempt = outcome.attempts - 1;
 	const response = outcome.response;
 	if (!response) {
 		const error = outcome.error;
+		if (error && typeof error === 'object' && refusals.has(error)) throw error;
 		if (isCancellation(error) || cancelled(this)) {
 			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		}
 		const code = outcome.networkCode;
 		if (!code) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
-			throw new NodeOperationError(this.getNode(), `Request to the Recruiting Analysis API failed: ${text}`, {
-				itemIndex,
-				description: `${method} ${path.split('?')[0]} could not be sent.`,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Request to the Recruiting Analysis API failed: ${text}`,
+				{
+					itemIndex,
+					description: `${method} ${path.split('?')[0]} could not be sent.`,
+				},
+			);
 		}
 		throw networkFailure(this, {
 			code,

@@ -51,7 +51,8 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Messages that mark a dropped connection when no code survives the wrapping. */
-const NETWORK_MESSAGE_PATTERN = /socket hang up|timeout of \d+ms exceeded|network error|terminated|aborted/i;
+const NETWORK_MESSAGE_PATTERN =
+	/socket hang up|timeout of \d+ms exceeded|network error|terminated|aborted/i;
 
 /** Walks an error and its causes for a network error code. */
 export function networkErrorCode(error: unknown): string | undefined {
@@ -59,12 +60,26 @@ export function networkErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		const candidate = current as { code?: unknown; cause?: unknown; message?: unknown; name?: unknown };
-		if (typeof candidate.code === 'string' && RETRYABLE_NETWORK_CODES.has(candidate.code)) return candidate.code;
-		if (candidate.name === 'CanceledError' || candidate.name === 'AbortError' || candidate.code === 'ERR_CANCELED') {
+		const candidate = current as {
+			code?: unknown;
+			cause?: unknown;
+			message?: unknown;
+			name?: unknown;
+		};
+		if (typeof candidate.code === 'string' && RETRYABLE_NETWORK_CODES.has(candidate.code))
+			return candidate.code;
+		if (
+			candidate.name === 'CanceledError' ||
+			candidate.name === 'AbortError' ||
+			candidate.code === 'ERR_CANCELED'
+		) {
 			return undefined;
 		}
-		if (typeof candidate.message === 'string' && NETWORK_MESSAGE_PATTERN.test(candidate.message) && !candidate.cause) {
+		if (
+			typeof candidate.message === 'string' &&
+			NETWORK_MESSAGE_PATTERN.test(candidate.message) &&
+			!candidate.cause
+		) {
 			return 'ECONNRESET';
 		}
 		current = candidate.cause;
@@ -79,7 +94,11 @@ export function isCancellation(error: unknown): boolean {
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
 		const candidate = current as { code?: unknown; cause?: unknown; name?: unknown };
-		if (candidate.name === 'CanceledError' || candidate.code === 'ERR_CANCELED' || candidate.name === 'AbortError') {
+		if (
+			candidate.name === 'CanceledError' ||
+			candidate.code === 'ERR_CANCELED' ||
+			candidate.name === 'AbortError'
+		) {
 			return true;
 		}
 		current = candidate.cause;
@@ -101,7 +120,11 @@ const SIDE_EFFECT_FREE_POSTS: RegExp[] = [
  * upload, is documented as safe to repeat), POSTs that only compute an answer, and any write carrying an
  * Idempotency-Key (the API returns the same logical outcome for the same key and body).
  */
-export function isSafeToRetry(method: IHttpRequestMethods, path: string, idempotencyKey?: string): boolean {
+export function isSafeToRetry(
+	method: IHttpRequestMethods,
+	path: string,
+	idempotencyKey?: string,
+): boolean {
 	if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'PUT') return true;
 	if (idempotencyKey) return true;
 	const pathOnly = path.split('?')[0];
@@ -199,7 +222,10 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 			return { error, networkCode, attempts: attempt + 1 };
 		}
 		if (isRetryableStatus(response.statusCode) && !last) {
-			const retryAfterMs = parseRetryAfter(headerValue(response.headers as IDataObject | undefined, 'retry-after'), Date.now());
+			const retryAfterMs = parseRetryAfter(
+				headerValue(response.headers as IDataObject | undefined, 'retry-after'),
+				Date.now(),
+			);
 			const delay = nextDelayMs(attempt, retryAfterMs, policy, random);
 			if (delay !== undefined) {
 				await sleep(delay);

@@ -11,12 +11,28 @@
  * for the message only (a JSON error body is read too), never to decide whether to refresh.
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { IBinaryData, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import { contentMatchesMimeType } from '../validation';
 import { binaryHead } from './binary';
-import { headerValue, type ApiErrorParts } from './errors';
-import { apiPath, apiRequest, buildApiError, transportSettings } from './request';
+import { storageUrlProblem } from './environment';
+import { headerValue } from './errors';
+import {
+	discardBody,
+	hasControlCharacter,
+	isRedirectStatus,
+	MAX_STORAGE_RESPONSE_BYTES,
+	readBounded,
+	ResponseTooLargeError,
+} from './guard';
+import { apiPath, apiRequest, buildApiError, credentialData, transportSettings } from './request';
+import { storageErrorParts } from './storageErrors';
+export { readStorageError } from './storageErrors';
 import { isCancellation, networkErrorCode, withRetries } from './retry';
 
 /** Per-attempt timeout of the storage PUT (10 MB over a slow uplink). */
@@ -49,7 +65,11 @@ interface BinarySource {
 	streamed: boolean;
 }
 
-async function binarySource(this: IExecuteFunctions, itemIndex: number, binaryPropertyName: string): Promise<BinarySource> {
+async function binarySource(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	binaryPropertyName: string,
+): Promise<BinarySource> {
 	const binary: IBinaryData = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const id = binary.id;
 	if (typeof id === 'string' && id !== '') {
@@ -71,68 +91,6 @@ async function binarySource(this: IExecuteFunctions, itemIndex: number, binaryPr
 	};
 }
 
-/** Recovery guidance per storage error code (S3 names; GCS uses the same ones for signed URLs). */
-const STORAGE_HINTS: Record<string, string> = {
-	AccessDenied:
-		'Storage refused the upload even with a freshly refreshed URL. Check that nothing between n8n and storage (a proxy) changes the request, then prepare a new upload.',
-	SignatureDoesNotMatch:
-		'The request differs from what the signed URL allows (the URL must be used unchanged, with method PUT and the Content-Type prepared for it). Prepare the upload again with the right MIME type.',
-	InvalidArgument:
-		'Storage refused the upload because it carried an Authorization header. The API key must never be sent to storage; this is a bug, please report it.',
-	EntityTooSmall:
-		'The file is smaller than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
-	EntityTooLarge:
-		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
-};
-
-/** Code, message and request id of a storage error body: S3-style XML, or a JSON error object. */
-export function readStorageError(body: unknown, headers: IDataObject): { code?: string; message?: string; requestId?: string } {
-	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : undefined;
-	const requestId = headerValue(headers, 'x-amz-request-id') ?? headerValue(headers, 'x-guploader-uploadid') ?? headerValue(headers, 'x-request-id');
-	const element = (name: string) => {
-		const match = text === undefined ? null : new RegExp(`<${name}>([^<]*)</${name}>`).exec(text);
-		return match ? match[1].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') : undefined;
-	};
-	if (text !== undefined && text.includes('<Error>')) {
-		return { code: element('Code'), message: element('Message'), requestId: element('RequestId') ?? requestId };
-	}
-	let parsed: unknown = body;
-	if (text !== undefined) {
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			return { message: text.slice(0, 200) || undefined, requestId };
-		}
-	}
-	const error = (parsed as { error?: { reason?: unknown; code?: unknown; message?: unknown } } | undefined)?.error;
-	const code = typeof error?.reason === 'string' ? error.reason : typeof error?.code === 'string' ? error.code : undefined;
-	return { code, message: typeof error?.message === 'string' ? error.message : undefined, requestId };
-}
-
-/** The user-facing parts of a storage error answer (the signed URL never appears in them). */
-function storageErrorParts(response: FullResponse, reportId: string, refreshed: boolean): ApiErrorParts {
-	const status = response.statusCode;
-	const { code = `HTTP_${status}`, message = `HTTP ${status}`, requestId } = readStorageError(response.body, response.headers);
-	const hints: string[] = [];
-	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
-	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');
-	if (status === 408 || status === 429 || status >= 500) {
-		hints.push('Storage failed or is busy; the node already retried. Uploading again is safe (the same bytes to the same report).');
-	}
-	if (refreshed && status === 403) hints.push('The URL had already been refreshed once for this upload.');
-	if (requestId) hints.push(`Storage request ID: ${requestId}.`);
-	return {
-		httpCode: String(status),
-		status,
-		code,
-		requestId,
-		apiMessage: message,
-		body: { error: { code, message, ...(requestId ? { requestId } : {}) } },
-		message: `Storage upload of report ${reportId}: ${status} ${code}: ${message}`,
-		description: hints.join(' ') || `Unexpected storage answer ${status}.`,
-	};
-}
-
 /** Whether less than the margin remains of the URL's lifetime (counted from when it was issued). */
 function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
 	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
@@ -148,7 +106,8 @@ function uploadFromRefresh(data: IDataObject | undefined): UploadTarget | undefi
 			method: typeof candidate.method === 'string' ? candidate.method : 'PUT',
 			mimeType: typeof candidate.mimeType === 'string' ? candidate.mimeType : '',
 			sizeBytes: typeof candidate.sizeBytes === 'number' ? candidate.sizeBytes : 0,
-			expiresInSeconds: typeof candidate.expiresInSeconds === 'number' ? candidate.expiresInSeconds : 600,
+			expiresInSeconds:
+				typeof candidate.expiresInSeconds === 'number' ? candidate.expiresInSeconds : 600,
 		};
 	}
 	return undefined;
@@ -165,6 +124,7 @@ async function putOnce(
 		policy: transportSettings.retry,
 		random: transportSettings.random,
 		send: async () => {
+			const started = Date.now();
 			const request: IHttpRequestOptions = {
 				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
 				url: upload.url,
@@ -176,9 +136,30 @@ async function putOnce(
 				},
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
+				// Storage gets the URL unchanged or nothing: a redirect is reported, never followed (docs/security.md).
+				disableFollowRedirect: true,
+				encoding: 'stream',
 				timeout: STORAGE_TIMEOUT_MS,
 			};
-			return (await this.helpers.httpRequest(request)) as FullResponse;
+			const response = (await this.helpers.httpRequest(request)) as FullResponse;
+			if (isRedirectStatus(response.statusCode)) {
+				discardBody(response.body);
+				return response;
+			}
+			// Only an error answer is read, and only its first 64 KiB matter; an endless answer ends at the deadline.
+			const body = await readBounded(
+				response.body,
+				MAX_STORAGE_RESPONSE_BYTES,
+				started + STORAGE_TIMEOUT_MS,
+				STORAGE_TIMEOUT_MS,
+			).catch((error: unknown) => {
+				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				throw error;
+			});
+			return {
+				...response,
+				body: body instanceof Uint8Array ? new TextDecoder().decode(body) : body,
+			};
 		},
 	});
 	if (outcome.response) return outcome.response;
@@ -190,11 +171,15 @@ async function putOnce(
 	// Never include the signed URL: it is a bearer capability for this upload.
 	const message = `Could not upload the resume of report ${reportId} to storage`;
 	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-	const wrapped = new NodeApiError(this.getNode(), { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } }, {
-		message,
-		description,
-		itemIndex,
-	});
+	const wrapped = new NodeApiError(
+		this.getNode(),
+		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
+		{
+			message,
+			description,
+			itemIndex,
+		},
+	);
 	wrapped.message = message;
 	wrapped.description = description;
 	throw wrapped;
@@ -237,22 +222,61 @@ export async function putResumeToStorage(
 		);
 	}
 
+	const credentials = await credentialData.call(this, itemIndex);
+	const checkTarget = (target: UploadTarget) => {
+		const problem = storageUrlProblem(credentials, target.url);
+		if (problem) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refused to upload the resume of report ${reportId}: ${problem}`,
+				{
+					itemIndex,
+					description:
+						'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
+				},
+			);
+		}
+		if (hasControlCharacter(target.mimeType) || hasControlCharacter(target.method ?? '')) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`,
+				{
+					itemIndex,
+					description:
+						'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
+				},
+			);
+		}
+	};
+
 	let upload = args.upload;
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
 	const refresh = async () => {
-		const data = await apiRequest.call<IExecuteFunctions, [Parameters<typeof apiRequest>[0]], Promise<IDataObject>>(this, {
+		const data = await apiRequest.call<
+			IExecuteFunctions,
+			[Parameters<typeof apiRequest>[0]],
+			Promise<IDataObject>
+		>(this, {
 			method: 'POST',
 			path: apiPath('/api/v1/uploads/{}/url', reportId),
 			itemIndex,
 		});
 		const fresh = uploadFromRefresh(data);
 		if (!fresh) {
-			throw new NodeOperationError(this.getNode(), `Refreshing the upload URL of report ${reportId} returned no URL`, {
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refreshing the upload URL of report ${reportId} returned no URL`,
+				{
+					itemIndex,
+				},
+			);
 		}
-		upload = { ...fresh, mimeType: fresh.mimeType || upload.mimeType, sizeBytes: fresh.sizeBytes || upload.sizeBytes };
+		upload = {
+			...fresh,
+			mimeType: fresh.mimeType || upload.mimeType,
+			sizeBytes: fresh.sizeBytes || upload.sizeBytes,
+		};
 		issuedAt = Date.now();
 		refreshed = true;
 	};
@@ -260,7 +284,26 @@ export async function putResumeToStorage(
 	// A URL past (or about to pass) its lifetime is refreshed before the file is sent on it.
 	if (nearlyExpired(upload, issuedAt)) await refresh();
 	for (;;) {
+		checkTarget(upload);
 		const response = await putOnce.call(this, { upload, source, itemIndex, reportId });
+		if (isRedirectStatus(response.statusCode)) {
+			const location = headerValue(response.headers, 'location');
+			let host = 'an address that is not a URL';
+			try {
+				host = location ? new URL(location, upload.url).host : 'no address';
+			} catch {
+				// host stays as set
+			}
+			throw new NodeOperationError(
+				this.getNode(),
+				`Storage redirected the resume upload of report ${reportId} (${response.statusCode}) to ${host}; the node does not follow storage redirects`,
+				{
+					itemIndex,
+					description:
+						'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
+				},
+			);
+		}
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			return { refreshed, streamed: source.streamed, bytes: source.size };
 		}
@@ -272,6 +315,7 @@ export async function putResumeToStorage(
 		}
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
+			storage: true,
 			// Never echo the signed URL's credentials (`signature`, `X-Amz-Signature`, `X-Goog-Signature`, ...).
 			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});

@@ -64,7 +64,9 @@ export const interviewInputSchema = z.object({
 	sendEmail: sendEmailSchema.optional(),
 });
 
-export const interviewInviteSchema = interviewInputSchema.extend({ quoteFingerprint: fingerprintSchema });
+export const interviewInviteSchema = interviewInputSchema.extend({
+	quoteFingerprint: fingerprintSchema,
+});
 
 export const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
 
@@ -93,7 +95,10 @@ export function jsonByteLength(value: unknown): number {
  * Batch envelope rules shared by the three kinds (spec "Batch rules"): 1 to 20 items, unique itemKey, request
  * JSON at most 256 KiB.
  */
-export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(input: I, extra: z.ZodRawShape = {}) {
+export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
+	input: I,
+	extra: z.ZodRawShape = {},
+) {
 	return z
 		.object({
 			...extra,
@@ -152,20 +157,25 @@ export const uploadBatchSchema = batchSchema(
 });
 
 export const analysisBatchQuoteSchema = batchSchema(z.object({ reportId: idSchema }));
-export const analysisBatchSchema = batchSchema(z.object({ reportId: idSchema, quoteFingerprint: fingerprintSchema }));
+export const analysisBatchSchema = batchSchema(
+	z.object({ reportId: idSchema, quoteFingerprint: fingerprintSchema }),
+);
 export const interviewBatchQuoteSchema = batchSchema(
 	z.object({
 		reportId: idSchema,
 		candidateEmail: emailSchema,
-		sendEmail: z.literal(true, { errorMap: () => ({ message: 'must be true (batches only send email)' }) }),
+		sendEmail: z.literal(true, {
+			errorMap: () => ({ message: 'must be true (batches only send email)' }),
+		}),
 	}),
 );
 export const interviewBatchSchema = batchSchema(
 	z.object({
 		reportId: idSchema,
 		candidateEmail: emailSchema,
-		sendEmail: z.literal(true, { errorMap: () => ({ message: 'must be true (batches only send email)' }) }),
+		sendEmail: z.literal(true, {
+			errorMap: () => ({ message: 'must be true (batches only send email)' }),
+		}),
 		quoteFingerprint: fingerprintSchema,
 	}),
 );
-

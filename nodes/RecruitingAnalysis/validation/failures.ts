@@ -15,12 +15,7 @@ import type { ZodType, ZodTypeDef } from 'zod';
 import { FIELD_LABELS } from './rules';
 
 export type ValidationContext =
-	| IExecuteFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions
-	| IHookFunctions
-	| IWebhookFunctions;
-
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Turning a failed rule into a NodeOperationError
@@ -40,7 +35,7 @@ export function formatPath(path: Array<string | number>): string {
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
 	const last = named[named.length - 1];
-	let label = last !== undefined ? FIELD_LABELS[last] ?? last : fieldLabel ?? 'Value';
+	let label = last !== undefined ? (FIELD_LABELS[last] ?? last) : (fieldLabel ?? 'Value');
 	if (last === undefined && fieldLabel) label = fieldLabel;
 	const firstIndex = path.find((s): s is number => typeof s === 'number');
 	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
@@ -103,11 +98,13 @@ export function check<T>(
 		`Change "${label}" so that it ${describeRule(first.message)}, then run the node again. ` +
 		'Nothing was sent to the Recruiting Analysis API.' +
 		(others ? ` Other problems on this item: ${others}.` : '');
-	throw new NodeOperationError(context.getNode(), `"${label}" ${first.message}`, { itemIndex, description });
+	throw new NodeOperationError(context.getNode(), `"${label}" ${first.message}`, {
+		itemIndex,
+		description,
+	});
 }
 
 function describeRule(rule: string): string {
 	// 'must end in .pdf or .docx' -> 'ends in .pdf or .docx' reads awkwardly; keep the rule verbatim instead.
 	return `meets the rule: ${rule}`;
 }
-

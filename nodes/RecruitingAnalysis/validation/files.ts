@@ -53,7 +53,8 @@ export function validateResumeFile(
 	itemIndex: number,
 ): ResumeFile {
 	const fileName = file.fileName;
-	const mimeType = typeof fileName === 'string' ? inferResumeMimeType(fileName, file.mimeType) : file.mimeType;
+	const mimeType =
+		typeof fileName === 'string' ? inferResumeMimeType(fileName, file.mimeType) : file.mimeType;
 	return check(this, resumeFileSchema, { fileName, fileSize: file.fileSize, mimeType }, itemIndex);
 }
 
@@ -63,7 +64,13 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 		return head.length >= 5 && String.fromCharCode(...head.subarray(0, 5)) === '%PDF-';
 	}
 	if (mimeType === DOCX_MIME_TYPE) {
-		return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+		return (
+			head.length >= 4 &&
+			head[0] === 0x50 &&
+			head[1] === 0x4b &&
+			head[2] === 0x03 &&
+			head[3] === 0x04
+		);
 	}
 	return false;
 }
@@ -72,7 +79,14 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	const text = String.fromCharCode(...head.subarray(0, 8));
 	if (text.startsWith('%PDF-')) return 'pdf';
-	if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'zip';
+	if (
+		head.length >= 4 &&
+		head[0] === 0x50 &&
+		head[1] === 0x4b &&
+		head[2] === 0x03 &&
+		head[3] === 0x04
+	)
+		return 'zip';
 	if (/^\s*</.test(text)) return 'html';
 	return 'unknown';
 }
@@ -101,8 +115,11 @@ export function validateResumeContent(
 		advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
 	} else if (found === 'html') {
 		message = `"Input Binary Field" content must agree with its type: ${file.fileName} holds HTML (a web page), not ${expected}`;
-		advice = 'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
+		advice =
+			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
-	throw new NodeOperationError(this.getNode(), message, { itemIndex, description: `${advice} Nothing was uploaded.` });
+	throw new NodeOperationError(this.getNode(), message, {
+		itemIndex,
+		description: `${advice} Nothing was uploaded.`,
+	});
 }
-

@@ -22,18 +22,33 @@ import {
 	schemaVersionSchema,
 	type ExternalReference,
 } from './rules';
-import { jobDescriptionInputSchema, uploadInputSchema, type JobDescriptionInput, type UploadInput } from './bodies';
+import {
+	jobDescriptionInputSchema,
+	uploadInputSchema,
+	type JobDescriptionInput,
+	type UploadInput,
+} from './bodies';
 
 export * from './rules';
 export * from './bodies';
 export * from './files';
 export * from './failures';
 
-export function validateEmail(this: ValidationContext, value: unknown, itemIndex: number, label = 'Candidate Email'): string {
+export function validateEmail(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+	label = 'Candidate Email',
+): string {
 	return check(this, emailSchema, value, itemIndex, label);
 }
 
-export function validateId(this: ValidationContext, value: unknown, itemIndex: number, label = 'ID'): string {
+export function validateId(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+	label = 'ID',
+): string {
 	return check(this, idSchema, typeof value === 'string' ? value.trim() : value, itemIndex, label);
 }
 
@@ -52,14 +67,30 @@ export function validateFingerprint(
 	itemIndex: number,
 	label = 'Quote Fingerprint',
 ): string {
-	return check(this, fingerprintSchema, typeof value === 'string' ? value.trim() : value, itemIndex, label);
+	return check(
+		this,
+		fingerprintSchema,
+		typeof value === 'string' ? value.trim() : value,
+		itemIndex,
+		label,
+	);
 }
 
-export function validateLimit(this: ValidationContext, value: unknown, itemIndex: number, label = 'Limit'): number {
+export function validateLimit(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+	label = 'Limit',
+): number {
 	return check(this, limitSchema, value, itemIndex, label);
 }
 
-export function validateCursor(this: ValidationContext, value: unknown, itemIndex: number, label = 'Cursor'): string {
+export function validateCursor(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+	label = 'Cursor',
+): string {
 	return check(this, cursorSchema, value, itemIndex, label);
 }
 
@@ -69,7 +100,13 @@ export function validateSchemaVersion(
 	itemIndex: number,
 	label = 'Schema Version',
 ): '1' {
-	return check(this, schemaVersionSchema, value === undefined || value === '' ? '1' : String(value), itemIndex, label);
+	return check(
+		this,
+		schemaVersionSchema,
+		value === undefined || value === '' ? '1' : String(value),
+		itemIndex,
+		label,
+	);
 }
 
 export function validateExternalReference(
@@ -99,7 +136,10 @@ export function validateCreatedRange(
 	value: { createdAfter?: string; createdBefore?: string },
 	itemIndex: number,
 ): { createdAfter?: string; createdBefore?: string } {
-	const cleaned = { createdAfter: value.createdAfter || undefined, createdBefore: value.createdBefore || undefined };
+	const cleaned = {
+		createdAfter: value.createdAfter || undefined,
+		createdBefore: value.createdBefore || undefined,
+	};
 	return check(this, createdRangeSchema, cleaned, itemIndex);
 }
 
@@ -111,11 +151,19 @@ export function validateJobDescriptionInput(
 	return check(this, jobDescriptionInputSchema, value, itemIndex);
 }
 
-export function validateUploadInput(this: ValidationContext, value: unknown, itemIndex: number): UploadInput {
+export function validateUploadInput(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+): UploadInput {
 	return check(this, uploadInputSchema, value, itemIndex);
 }
 
-export function validateEventType(this: ValidationContext, value: unknown, itemIndex: number): string {
+export function validateEventType(
+	this: ValidationContext,
+	value: unknown,
+	itemIndex: number,
+): string {
 	return check(this, eventTypeSchema, value, itemIndex, 'Event Type');
 }
 

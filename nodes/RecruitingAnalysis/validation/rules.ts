@@ -5,14 +5,15 @@
  */
 import { z } from 'zod';
 
-import { EVENT_TYPES } from '../webhook/eventTypes';
+import { EVENT_TYPES } from '../events/eventTypes';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Constants from the spec
 // ---------------------------------------------------------------------------------------------------------------
 
 export const PDF_MIME_TYPE = 'application/pdf';
-export const DOCX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const DOCX_MIME_TYPE =
+	'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const RESUME_MIME_TYPES = [PDF_MIME_TYPE, DOCX_MIME_TYPE] as const;
 export type ResumeMimeType = (typeof RESUME_MIME_TYPES)[number];
 
@@ -36,7 +37,13 @@ export const SUPPORTED_SCHEMA_VERSION = '1';
 // The one list of event types (api-spec "Events"), shared with both triggers.
 export { EVENT_TYPES };
 
-export const INTERVIEW_LIFECYCLES = ['invited', 'in_progress', 'completed', 'expired', 'superseded'] as const;
+export const INTERVIEW_LIFECYCLES = [
+	'invited',
+	'in_progress',
+	'completed',
+	'expired',
+	'superseded',
+] as const;
 
 /** Labels of the fields as the node shows them, keyed by the API's field name (the last path segment). */
 export const FIELD_LABELS: Record<string, string> = {
@@ -102,11 +109,21 @@ export const characterCount = (value: string): number => [...value].length;
 /** A string of `min` to `max` characters (code points); zod's own `.min/.max` would count UTF-16 units. */
 export const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
 	schema
-		.refine((v) => characterCount(v) >= min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+		.refine(
+			(v) => characterCount(v) >= min,
+			min === 1 ? 'must not be empty' : `must be at least ${min} characters`,
+		)
 		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
 
-export const fileNameSchema = charactersBetween(requiredString('1 to 200 characters'), 1, MAX_FILE_NAME_LENGTH)
-	.refine((v) => !v.includes('/') && !v.includes('\\'), 'must not contain / or \\ (a path is not a file name)')
+export const fileNameSchema = charactersBetween(
+	requiredString('1 to 200 characters'),
+	1,
+	MAX_FILE_NAME_LENGTH,
+)
+	.refine(
+		(v) => !v.includes('/') && !v.includes('\\'),
+		'must not contain / or \\ (a path is not a file name)',
+	)
 	.refine((v) => !hasControlCharacter(v), 'must not contain control characters')
 	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
 
@@ -127,7 +144,10 @@ export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
 
 /** File name, exact byte size and MIME type, with the extension and the declared type agreeing. */
 /** The spec: extension and declared type must agree (used by the resume file and the upload input). */
-export function mimeAgreesWithExtension(file: { fileName: string; mimeType: string }, ctx: z.RefinementCtx): void {
+export function mimeAgreesWithExtension(
+	file: { fileName: string; mimeType: string },
+	ctx: z.RefinementCtx,
+): void {
 	const ext = extensionOf(file.fileName);
 	if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
 		ctx.addIssue({
@@ -156,14 +176,29 @@ export const emailSchema = charactersBetween(requiredString('an email address').
 	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
 
-export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH);
+// An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH)
+	.refine(
+		(v) => !hasControlCharacter(v),
+		'must not contain line breaks or other control characters',
+	)
+	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
+	.refine(
+		(v) => !v.includes('/') && !v.includes('\\'),
+		'must not contain / or \\ (an ID is one path segment)',
+	);
 
-export const idempotencyKeySchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_IDEMPOTENCY_KEY_LENGTH).refine(
-	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
-	'may only contain letters, digits and . _ : -',
+export const idempotencyKeySchema = charactersBetween(
+	requiredString('1 to 128 characters'),
+	1,
+	MAX_IDEMPOTENCY_KEY_LENGTH,
+).refine((v) => IDEMPOTENCY_KEY_PATTERN.test(v), 'may only contain letters, digits and . _ : -');
+
+export const cursorSchema = charactersBetween(
+	requiredString('1 to 2048 characters'),
+	1,
+	MAX_CURSOR_LENGTH,
 );
-
-export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, MAX_CURSOR_LENGTH);
 
 export const limitSchema = z
 	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
@@ -190,7 +225,14 @@ export const externalReferenceSourceSchema = charactersBetween(
 	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
 );
 
-export const externalReferenceIdSchema = charactersBetween(requiredString('1 to 128 characters'), 1, MAX_EXTERNAL_REFERENCE_ID_LENGTH);
+export const externalReferenceIdSchema = charactersBetween(
+	requiredString('1 to 128 characters'),
+	1,
+	MAX_EXTERNAL_REFERENCE_ID_LENGTH,
+).refine(
+	(v) => !hasControlCharacter(v),
+	'must not contain line breaks or other control characters',
+);
 
 export const externalReferenceSchema = z.object({
 	source: externalReferenceSourceSchema,
@@ -221,14 +263,21 @@ export const ISO_DATE_TIME_PATTERN =
 	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 export const dateTimeSchema = requiredString('an ISO 8601 date-time')
-	.regex(ISO_DATE_TIME_PATTERN, 'must be an ISO 8601 date-time with a timezone, e.g. 2026-01-31T09:00:00Z')
+	.regex(
+		ISO_DATE_TIME_PATTERN,
+		'must be an ISO 8601 date-time with a timezone, e.g. 2026-01-31T09:00:00Z',
+	)
 	.refine((v) => !Number.isNaN(Date.parse(v)), 'must be a real calendar date-time');
 
 /** createdAfter and createdBefore are exclusive bounds; createdBefore must be later than createdAfter. */
 export const createdRangeSchema = z
 	.object({ createdAfter: dateTimeSchema.optional(), createdBefore: dateTimeSchema.optional() })
 	.superRefine((v, ctx) => {
-		if (v.createdAfter && v.createdBefore && Date.parse(v.createdBefore) <= Date.parse(v.createdAfter)) {
+		if (
+			v.createdAfter &&
+			v.createdBefore &&
+			Date.parse(v.createdBefore) <= Date.parse(v.createdAfter)
+		) {
 			ctx.addIssue({
 				code: z.ZodIssueCode.custom,
 				path: ['createdBefore'],
@@ -250,4 +299,3 @@ export const interviewLifecycleSchema = z.enum(INTERVIEW_LIFECYCLES, {
 });
 
 export const sendEmailSchema = z.boolean({ invalid_type_error: 'must be true or false' });
-

@@ -30,7 +30,11 @@ export function clampCapacity(capacity: number | undefined): number {
  * Records `eventId` and says whether it was already there. Never mutates `ids`.
  * The result holds at most `capacity` ids; the least recently seen are dropped first.
  */
-export function rememberEventId(ids: readonly string[], eventId: string, capacity?: number): RememberResult {
+export function rememberEventId(
+	ids: readonly string[],
+	eventId: string,
+	capacity?: number,
+): RememberResult {
 	const cap = clampCapacity(capacity);
 	const at = ids.indexOf(eventId);
 	const next = at >= 0 ? [...ids.slice(0, at), ...ids.slice(at + 1), eventId] : [...ids, eventId];
@@ -63,21 +67,4 @@ export function rememberAcrossRequests(
 	const remembered = rememberEventId(union, eventId, capacity);
 	recentByScope.set(scope, remembered.ids);
 	return remembered;
-}
-
-/**
- * Writing the list into static data makes n8n write the workflow row after the delivery. One write per delivery
- * made the slowest acknowledgements of a burst wait for SQLite (benchmark B5: p99 5.6 s against 0.7 s without
- * the write), so a scope writes at most once per interval; the ids in between stay in the process copy and go out
- * with the next write. A restart within that interval can forget those ids, which matters only for a redelivery
- * of an event that was already acknowledged.
- */
-export const PERSIST_INTERVAL_MS = 1000;
-const lastPersistByScope = new Map<string, number>();
-
-export function shouldPersist(scope: string, now: number, intervalMs = PERSIST_INTERVAL_MS): boolean {
-	const last = lastPersistByScope.get(scope);
-	if (last !== undefined && now - last < intervalMs && now >= last) return false;
-	lastPersistByScope.set(scope, now);
-	return true;
 }

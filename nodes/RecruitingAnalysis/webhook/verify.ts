@@ -64,6 +64,23 @@ export interface VerifyFailure {
 
 export type VerifyResult = VerifySuccess | VerifyFailure;
 
+/**
+ * The shortest HMAC key accepted: 16 bytes (128 bits). Standard Webhooks asks for 24 to 64; 16 refuses a
+ * truncated or placeholder secret without refusing a short but sound one.
+ */
+export const MIN_SECRET_BYTES = 16;
+
+/**
+ * Failures on the receiving side (no usable secret, a body n8n did not keep raw): the sender cannot fix them by
+ * signing differently, and they should be answered so that the service retries (api-spec "Webhook receiver
+ * contract" 5: 5xx is retried, other failures end the delivery).
+ */
+export const RECEIVER_SIDE_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
+	'NO_SECRET',
+	'INVALID_SECRET',
+	'BODY_NOT_RAW',
+]);
+
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const SHA256_BYTES = 32;
 
@@ -72,10 +89,7 @@ function fail(reason: VerifyFailureReason, message: string): VerifyFailure {
 }
 
 /** Case-insensitive single-valued header lookup; an array (a repeated header) is refused. */
-function header(
-	headers: HeaderBag,
-	name: string,
-): { value?: string; repeated?: boolean } {
+function header(headers: HeaderBag, name: string): { value?: string; repeated?: boolean } {
 	let found: HeaderValue;
 	for (const key of Object.keys(headers)) {
 		if (key.toLowerCase() === name) {
@@ -98,9 +112,17 @@ export function decodeSigningSecret(secret: string): Buffer | undefined {
 	return key.length > 0 ? key : undefined;
 }
 
-/** Whether a secret has the documented shape: `whsec_` followed by non-empty base64. */
+/** Whether a secret has the documented shape: `whsec_` followed by base64 of at least MIN_SECRET_BYTES bytes. */
 export function isWellFormedSigningSecret(secret: string): boolean {
-	return secret.startsWith(SECRET_PREFIX) && decodeSigningSecret(secret) !== undefined;
+	if (!secret.startsWith(SECRET_PREFIX)) return false;
+	const key = decodeSigningSecret(secret);
+	return key !== undefined && key.length >= MIN_SECRET_BYTES;
+}
+
+/** The HMAC key of a usable secret (bare base64 is accepted too), or undefined. */
+function usableKey(secret: string): Buffer | undefined {
+	const key = decodeSigningSecret(secret.trim());
+	return key !== undefined && key.length >= MIN_SECRET_BYTES ? key : undefined;
 }
 
 function hmac(key: Buffer, webhookId: string, timestamp: string, rawBody: Uint8Array): Buffer {
@@ -130,11 +152,19 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	if (secrets.length === 0) {
 		return fail('NO_SECRET', 'No signing secret is configured; refusing to accept any delivery');
 	}
-	const keys: Buffer[] = [];
-	for (const s of secrets) {
-		const key = decodeSigningSecret(s.trim());
-		if (!key) return fail('INVALID_SECRET', 'A configured signing secret is not whsec_ followed by base64');
-		keys.push(key);
+	// A secret that cannot be used (garbled, too short) does not stop the others: a delivery signed with a usable
+	// secret is accepted; one that matches none is then a failure on this side, not proof of a forgery.
+	const keys: Array<{ index: number; key: Buffer }> = [];
+	secrets.forEach((s, index) => {
+		const key = usableKey(s);
+		if (key) keys.push({ index, key });
+	});
+	const unusable = secrets.length - keys.length;
+	if (keys.length === 0) {
+		return fail(
+			'INVALID_SECRET',
+			'No configured signing secret is whsec_ followed by base64 of at least 16 bytes',
+		);
 	}
 
 	if (!(input.rawBody instanceof Uint8Array)) {
@@ -187,14 +217,20 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 			: fail('NO_V1_SIGNATURE', 'webhook-signature carries no v1 signature');
 	}
 
-	for (let i = 0; i < keys.length; i++) {
-		const expected = hmac(keys[i], id.value, ts.value, input.rawBody);
+	for (const { index, key } of keys) {
+		const expected = hmac(key, id.value, ts.value, input.rawBody);
 		let matched = false;
 		// Compare against every candidate (no early exit inside the list) to keep timing flat.
 		for (const candidate of candidates) {
 			if (timingSafeEqual(candidate, expected)) matched = true;
 		}
-		if (matched) return { ok: true, webhookId: id.value, timestamp, secretIndex: i };
+		if (matched) return { ok: true, webhookId: id.value, timestamp, secretIndex: index };
+	}
+	if (unusable > 0) {
+		return fail(
+			'INVALID_SECRET',
+			'No v1 signature matches a usable secret, and a configured signing secret is unusable',
+		);
 	}
 	return fail(
 		'SIGNATURE_MISMATCH',

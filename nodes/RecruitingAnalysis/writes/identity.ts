@@ -21,14 +21,22 @@ export interface WriteChoice {
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
 /** Options > New Attempt Label: 1 to 40 letters, digits, '.', '_' or '-' (it becomes part of a key). */
-export function readAttemptLabel(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): string | undefined {
+export function readAttemptLabel(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+): string | undefined {
 	const label = optionString(options, 'attemptLabel');
 	if (label === undefined) return undefined;
 	if (!LABEL_PATTERN.test(label)) {
-		throw new NodeOperationError(ctx.getNode(), '"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"', {
-			itemIndex,
-			description: `Change "New Attempt Label" (now "${label.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
+			{
+				itemIndex,
+				description: `Change "New Attempt Label" (now "${label.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+			},
+		);
 	}
 	return label;
 }
@@ -37,25 +45,56 @@ export function readAttemptLabel(ctx: IExecuteFunctions, options: IDataObject, i
  * The item's Idempotency Key and New Attempt Label, checked. `steps` are the suffixes the operation may append to a
  * user key (e.g. 'prepare', 'start', 'start.requote'): a key that leaves no room for them is refused, naming the field.
  */
-export function readWriteChoice(ctx: IExecuteFunctions, itemIndex: number, steps: readonly string[] = []): WriteChoice {
+export function readWriteChoice(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	steps: readonly string[] = [],
+): WriteChoice {
 	const options = optionsParam(ctx, itemIndex);
 	const userKey = checkUserKey(ctx, options, itemIndex);
 	const attemptLabel = readAttemptLabel(ctx, options, itemIndex);
 	if (userKey !== undefined) {
 		const problem = userKeyProblem(userKey, attemptLabel, steps);
 		if (problem) {
-			throw new NodeOperationError(ctx.getNode(), `"Idempotency Key" ${problem.split(': the node')[0]}`, {
-				itemIndex,
-				description: `"Idempotency Key" ${problem}. Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`"Idempotency Key" ${problem.split(': the node')[0]}`,
+				{
+					itemIndex,
+					description: `"Idempotency Key" ${problem}. Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+				},
+			);
 		}
 	}
 	return { userKey, attemptLabel };
 }
 
+/**
+ * The step a user's own key gets on a write that has no step of its own: the receipts of a workspace are shared by
+ * all its endpoints, so one application ID used as the key on Upload Resume, Start and Resend must name three writes.
+ * The same as Analyze Resume's own steps, so Upload Resume + Start and Analyze Resume of one file are the same writes.
+ */
+export const USER_KEY_STEPS: Record<string, string> = {
+	upload: 'prepare',
+	'analysis.start': 'start',
+	'interview.resend': 'resend',
+};
+
 /** The key of one write of an item. */
-export function keyFor(choice: WriteChoice, write: string, identity: readonly unknown[], step?: string): string {
-	return writeKey({ write, identity, step, attemptLabel: choice.attemptLabel, userKey: choice.userKey });
+export function keyFor(
+	choice: WriteChoice,
+	write: string,
+	identity: readonly unknown[],
+	step?: string,
+): string {
+	const named = step ?? (choice.userKey ? USER_KEY_STEPS[write] : undefined);
+	return writeKey({
+		write,
+		identity,
+		step: named,
+		attemptLabel: choice.attemptLabel,
+		userKey: choice.userKey,
+	});
 }
 
 /** A saved job by id and expected revision; inline text by its digest. */
@@ -63,14 +102,21 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 	const value = job as IDataObject | undefined;
 	if (!value) return ['none'];
 	if (value.kind === 'text') return ['text', textDigest(String(value.text ?? ''))];
-	return ['existing', String(value.id ?? ''), value.expectedRevision === undefined ? null : String(value.expectedRevision)];
+	return [
+		'existing',
+		String(value.id ?? ''),
+		value.expectedRevision === undefined ? null : String(value.expectedRevision),
+	];
 }
 
 /**
  * An upload is: the job, the file's bytes (sha-256, streamed), its name and type, and the external reference.
  * Upload > Prepare has no bytes: its identity is the declared size instead (`fileDigest` null).
  */
-export function uploadIdentity(input: UploadInput | IDataObject, fileDigest: string | null): unknown[] {
+export function uploadIdentity(
+	input: UploadInput | IDataObject,
+	fileDigest: string | null,
+): unknown[] {
 	const reference = input.externalReference as { source?: string; id?: string } | undefined;
 	return [
 		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
@@ -91,13 +137,23 @@ export const FILE_REFERENCE_SOURCE = 'n8n-file';
  * Analyze Many, Upload Many, alone or in any chunk, in any order), even after the service forgot a receipt: a second
  * upload is refused with EXTERNAL_REFERENCE_CONFLICT and the existing report is read back (writes/recover.ts).
  */
-export function fileReference(identity: readonly unknown[], attemptLabel?: string): { source: string; id: string } {
-	return { source: FILE_REFERENCE_SOURCE, id: textDigest(JSON.stringify(['recruiting-analysis/file/v1', identity, attemptLabel ?? ''])) };
+export function fileReference(
+	identity: readonly unknown[],
+	attemptLabel?: string,
+): { source: string; id: string } {
+	return {
+		source: FILE_REFERENCE_SOURCE,
+		id: textDigest(JSON.stringify(['recruiting-analysis/file/v1', identity, attemptLabel ?? ''])),
+	};
 }
 
 /** A file reference the node derived (not one the user gave). */
 export function isFileReference(reference: unknown): boolean {
-	return typeof reference === 'object' && reference !== null && (reference as IDataObject).source === FILE_REFERENCE_SOURCE;
+	return (
+		typeof reference === 'object' &&
+		reference !== null &&
+		(reference as IDataObject).source === FILE_REFERENCE_SOURCE
+	);
 }
 
 /** sha-256 of the item's resume (the binary property the operation reads). */
@@ -113,7 +169,10 @@ export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): P
  * write (the API then says the report already has an interview, and the error says to use Reinterview), and an
  * answer that this key's write exists always means the same invitation.
  */
-export function invitationStep(input: { candidateEmail: unknown; sendEmail: unknown }, previousInterviewId?: string): string {
+export function invitationStep(
+	input: { candidateEmail: unknown; sendEmail: unknown },
+	previousInterviewId?: string,
+): string {
 	return `to-${textDigest(JSON.stringify([String(input.candidateEmail).toLowerCase(), input.sendEmail === true, previousInterviewId ?? null])).slice(0, 8)}`;
 }
 
@@ -121,8 +180,16 @@ export function invitationStep(input: { candidateEmail: unknown; sendEmail: unkn
 export const INVITATION_STEP_EXAMPLE = 'to-00000000';
 
 /** An invitation is: the report, the address (case-insensitive) and the delivery choice (and, for a reinterview, the previous interview). */
-export function invitationIdentity(input: { reportId: unknown; candidateEmail: unknown; sendEmail: unknown }, previousInterviewId?: string): unknown[] {
-	return [previousInterviewId ?? null, String(input.reportId), String(input.candidateEmail).toLowerCase(), input.sendEmail === true];
+export function invitationIdentity(
+	input: { reportId: unknown; candidateEmail: unknown; sendEmail: unknown },
+	previousInterviewId?: string,
+): unknown[] {
+	return [
+		previousInterviewId ?? null,
+		String(input.reportId),
+		String(input.candidateEmail).toLowerCase(),
+		input.sendEmail === true,
+	];
 }
 
 export type { WriteIdentity };
@@ -138,10 +205,18 @@ export interface ChunkMember {
  * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
  * positions: a repeat of the same chunk, by any path, carries the same key.
  */
-export function chunkIdempotencyKey(write: string, members: readonly ChunkMember[], afterBatchId?: string): string {
+export function chunkIdempotencyKey(
+	write: string,
+	members: readonly ChunkMember[],
+	afterBatchId?: string,
+): string {
 	// A member's own key stands beside its identity, never for it: the same user key on another file or address is
 	// another batch, so a replayed batch is always the same writes.
-	const identity = members.map(({ identity: own, choice }) => [choice.userKey ? ['userKey', choice.userKey] : null, own, choice.attemptLabel ?? '']);
+	const identity = members.map(({ identity: own, choice }) => [
+		choice.userKey ? ['userKey', choice.userKey] : null,
+		own,
+		choice.attemptLabel ?? '',
+	]);
 	// Items a replayed batch refused (nothing charged) go again in a new batch, named after the batch that refused them.
 	return writeKey({ write: afterBatchId ? `${write}.after:${afterBatchId}` : write, identity });
 }

@@ -11,7 +11,10 @@ import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { outcomeOf } from '../transport/conditions';
 
-const jobsRead = new RunSlot('saved jobs read', () => new Map<string, Promise<IDataObject | undefined>>());
+const jobsRead = new RunSlot(
+	'saved jobs read',
+	() => new Map<string, Promise<IDataObject | undefined>>(),
+);
 
 /** The saved job an item analyses against, when the user chose one without an Expected Revision. */
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
@@ -25,7 +28,11 @@ function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | u
 }
 
 /** `{ jobRevisedSinceReport: true, jobUpdatedAt }` when the item's saved job changed after `reportCreatedAt`. */
-export async function jobRevisionSince(ctx: IExecuteFunctions, itemIndex: number, reportCreatedAt: unknown): Promise<IDataObject> {
+export async function jobRevisionSince(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportCreatedAt: unknown,
+): Promise<IDataObject> {
 	const jobId = unpinnedSavedJob(ctx, itemIndex);
 	const created = Date.parse(String(reportCreatedAt ?? ''));
 	if (jobId === undefined || !Number.isFinite(created)) return {};
@@ -33,9 +40,14 @@ export async function jobRevisionSince(ctx: IExecuteFunctions, itemIndex: number
 	let job = cache.get(jobId);
 	if (!job) {
 		// A job that cannot be read (a key without job-descriptions:read) leaves the output as it was.
-		job = outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/job-descriptions/{}', jobId), itemIndex })).then(
-			(read) => (read.ok ? read.value : undefined),
-		);
+		job = outcomeOf(
+			async () =>
+				await api(ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/job-descriptions/{}', jobId),
+					itemIndex,
+				}),
+		).then((read) => (read.ok ? read.value : undefined));
 		cache.set(jobId, job);
 	}
 	const updated = Date.parse(String((await job)?.updatedAt ?? ''));

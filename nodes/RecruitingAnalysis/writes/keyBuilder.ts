@@ -15,7 +15,10 @@
  */
 import { createHash } from 'node:crypto';
 
-import { IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH } from '../validation/rules';
+import {
+	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
+	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
+} from '../validation/rules';
 
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
 export { MAX_KEY_LENGTH };
@@ -35,22 +38,36 @@ export interface WriteIdentity {
 
 /** The derived key of a write: 'n8n-ra-' + 64 lowercase hex characters. Pure. */
 export function deriveWriteKey(parts: WriteIdentity): string {
-	const material = JSON.stringify([DERIVATION_VERSION, parts.write, parts.step ?? '', parts.identity, parts.attemptLabel ?? '']);
+	const material = JSON.stringify([
+		DERIVATION_VERSION,
+		parts.write,
+		parts.step ?? '',
+		parts.identity,
+		parts.attemptLabel ?? '',
+	]);
 	return DERIVED_KEY_PREFIX + createHash('sha256').update(material).digest('hex');
 }
 
 /** The user key's form for a write: the key, then the attempt label and the step, separated by ':'. Pure. */
 export function userWriteKey(userKey: string, attemptLabel?: string, step?: string): string {
-	return [userKey, attemptLabel, step].filter((part) => part !== undefined && part !== '').join(':');
+	return [userKey, attemptLabel, step]
+		.filter((part) => part !== undefined && part !== '')
+		.join(':');
 }
 
 /**
  * Why a user key cannot serve the given steps (undefined when it can): too long once its longest suffix is
  * appended, or characters outside the spec's pattern. Pure; the validation layer turns it into a field error.
  */
-export function userKeyProblem(userKey: string, attemptLabel: string | undefined, steps: readonly string[]): string | undefined {
+export function userKeyProblem(
+	userKey: string,
+	attemptLabel: string | undefined,
+	steps: readonly string[],
+): string | undefined {
 	if (!KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
-	const longest = [undefined, ...steps].map((step) => userWriteKey(userKey, attemptLabel, step)).sort((a, b) => b.length - a.length)[0];
+	const longest = [undefined, ...steps]
+		.map((step) => userWriteKey(userKey, attemptLabel, step))
+		.sort((a, b) => b.length - a.length)[0];
 	if (longest.length <= MAX_KEY_LENGTH) return undefined;
 	const room = MAX_KEY_LENGTH - (longest.length - userKey.length);
 	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_KEY_LENGTH} characters and is never cut)`;
@@ -61,7 +78,10 @@ export function writeKey(parts: WriteIdentity & { userKey?: string }): string {
 	if (parts.userKey !== undefined && parts.userKey !== '') {
 		const key = userWriteKey(parts.userKey, parts.attemptLabel, parts.step);
 		// Validation ran before anything was sent; this guards the rule, it never truncates.
-		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) throw new Error(`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`);
+		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key))
+			throw new Error(
+				`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`,
+			);
 		return key;
 	}
 	return deriveWriteKey(parts);

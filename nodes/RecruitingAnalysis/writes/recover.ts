@@ -15,7 +15,12 @@ import { apiErrorConditions, outcomeOf } from '../transport/conditions';
 import { addNotice } from '../actions/common/notices';
 
 /** The answers that mean "this write exists". */
-export const EXISTS_CONDITIONS = ['ALREADY_ADMITTED', 'ANALYSIS_ALREADY_STARTED', 'IDEMPOTENCY_KEY_REUSED', 'EXTERNAL_REFERENCE_CONFLICT'] as const;
+export const EXISTS_CONDITIONS = [
+	'ALREADY_ADMITTED',
+	'ANALYSIS_ALREADY_STARTED',
+	'IDEMPOTENCY_KEY_REUSED',
+	'EXTERNAL_REFERENCE_CONFLICT',
+] as const;
 export type ExistsCondition = (typeof EXISTS_CONDITIONS)[number];
 
 /** The condition of an error (or a batch item's errorCode) that means the write exists, if any. */
@@ -28,7 +33,11 @@ export function existsCondition(errorOrCode: unknown): ExistsCondition | undefin
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
-	| { kind: 'upload'; externalReference: { source: string; id: string }; jobDescription: IDataObject };
+	| {
+			kind: 'upload';
+			externalReference: { source: string; id: string };
+			jobDescription: IDataObject;
+	  };
 
 /** Why a recovered private-link invitation has no link, and how to get one. */
 export function tokenUnavailable(interviewId: unknown): string {
@@ -50,20 +59,42 @@ export async function recoverWrite(
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {
-	const marked = (found: IDataObject): IDataObject => ({ ...found, recovered: true, recoveredFrom: from });
+	const marked = (found: IDataObject): IDataObject => ({
+		...found,
+		recovered: true,
+		recoveredFrom: from,
+	});
 	if (write.kind === 'analysis') {
-		const status = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', write.reportId), itemIndex });
+		const status = await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}/status', write.reportId),
+			itemIndex,
+		});
 		// Recovered means the asked-for write exists: an analysis of this report. A key used before for another
 		// request (another report or quote) leaves this report without one, and nothing was started for it.
-		if (status.attemptId === null || status.attemptId === undefined) throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
+		if (status.attemptId === null || status.attemptId === undefined)
+			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
 		if (status.status === 'failed') addNotice(ctx, 'failedReport');
-		return marked({ reportId: write.reportId, attemptId: status.attemptId ?? null, status: status.status, code: status.code ?? null });
+		return marked({
+			reportId: write.reportId,
+			attemptId: status.attemptId ?? null,
+			status: status.status,
+			code: status.code ?? null,
+		});
 	}
 	if (write.kind === 'invitation') {
-		const page = await api(ctx, { method: 'GET', path: '/api/v1/interviews', qs: { reportId: write.reportId, limit: 100 }, itemIndex });
+		const page = await api(ctx, {
+			method: 'GET',
+			path: '/api/v1/interviews',
+			qs: { reportId: write.reportId, limit: 100 },
+			itemIndex,
+		});
 		const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
 		const current = invitationOf(items, write.previousInterviewId);
-		if (!current) throw error ?? new Error(`No interview of report ${write.reportId} to recover`);
+		if (!current)
+			throw (
+				error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
+			);
 		checkSameInvitation(ctx, itemIndex, write, current);
 		const output: IDataObject = {
 			interviewId: current.id,
@@ -95,9 +126,16 @@ export async function recoverWrite(
 	const job = (report?.jobDescription ?? {}) as IDataObject;
 	const wanted = write.jobDescription;
 	// The same application for the same job: a saved job by its id; inline text has no id to compare (null).
-	const sameJob = wanted.kind === 'existing' ? job.id === wanted.id : job.id === null || job.id === undefined;
-	if (!report || !sameJob) throw error ?? new Error('No report of this external reference to recover');
-	return marked({ reportId: report.id, attemptId: report.attemptId ?? null, status: report.status, code: report.code ?? null });
+	const sameJob =
+		wanted.kind === 'existing' ? job.id === wanted.id : job.id === null || job.id === undefined;
+	if (!report || !sameJob)
+		throw error ?? new Error('No report of this external reference to recover');
+	return marked({
+		reportId: report.id,
+		attemptId: report.attemptId ?? null,
+		status: report.status,
+		code: report.code ?? null,
+	});
 }
 
 /**
@@ -123,14 +161,21 @@ export async function withRecovery(
  * interview made right after a superseded one is that one's reinterview). So an Invite run again after an Invite →
  * Reinterview workflow gets its own invitation back, not the reinterview.
  */
-export function invitationOf(interviews: IDataObject[], previousInterviewId?: string): IDataObject | undefined {
-	const sorted = [...interviews].sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+export function invitationOf(
+	interviews: IDataObject[],
+	previousInterviewId?: string,
+): IDataObject | undefined {
+	const sorted = [...interviews].sort((a, b) =>
+		String(a.createdAt).localeCompare(String(b.createdAt)),
+	);
 	if (previousInterviewId !== undefined) {
 		const at = sorted.findIndex((interview) => interview.id === previousInterviewId);
 		if (at < 0 || sorted[at].lifecycle !== 'superseded') return undefined;
 		return sorted[at + 1];
 	}
-	const invites = sorted.filter((_interview, k) => k === 0 || sorted[k - 1].lifecycle !== 'superseded');
+	const invites = sorted.filter(
+		(_interview, k) => k === 0 || sorted[k - 1].lifecycle !== 'superseded',
+	);
 	return invites[invites.length - 1];
 }
 
@@ -151,24 +196,108 @@ function checkSameInvitation(
 	const delivery = deliveryOf(found);
 	const sameReport = found.reportId === undefined || found.reportId === write.reportId;
 	if (sameReport && (delivery === undefined || delivery === wanted)) return;
-	const what = sameReport ? `delivered by ${delivery === 'email' ? 'email' : 'private link'}` : `of report ${String(found.reportId)}`;
-	throw new NodeOperationError(ctx.getNode(), `An invitation exists under this write's key, but it is not the one asked for`, {
-		itemIndex,
-		description:
-			`Interview ${String(found.id)} exists, ${what}; this item asks for report ${write.reportId} by ${wanted === 'email' ? 'email' : 'private link'}. ` +
-			'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
-	});
+	const what = sameReport
+		? `delivered by ${delivery === 'email' ? 'email' : 'private link'}`
+		: `of report ${String(found.reportId)}`;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`An invitation exists under this write's key, but it is not the one asked for`,
+		{
+			itemIndex,
+			description:
+				`Interview ${String(found.id)} exists, ${what}; this item asks for report ${write.reportId} by ${wanted === 'email' ? 'email' : 'private link'}. ` +
+				'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
+		},
+	);
 }
 
-function noAnalysisToRecover(ctx: IExecuteFunctions, itemIndex: number, reportId: string, from: string): NodeOperationError {
+/** Marks an error that says the asked-for write does not exist (nothing was created: a batch may submit it again). */
+function nothingToRecover<E extends Error>(error: E): E {
+	(error as E & { nothingToRecover?: boolean }).nothingToRecover = true;
+	return error;
+}
+
+/** Whether recovery found that the asked-for write does not exist (as opposed to one that differs). */
+export function isNothingToRecover(error: unknown): boolean {
+	return (
+		typeof error === 'object' &&
+		error !== null &&
+		(error as { nothingToRecover?: boolean }).nothingToRecover === true
+	);
+}
+
+function noAnalysisToRecover(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	from: string,
+): NodeOperationError {
 	const cause =
 		from === 'IDEMPOTENCY_KEY_REUSED'
 			? 'The API refused the start because its Idempotency-Key was already used for a different request (another report or another quote). '
 			: `The API answered ${from}. `;
-	return new NodeOperationError(ctx.getNode(), `Report ${reportId} has no analysis to recover`, {
-		itemIndex,
-		description:
-			`${cause}Report ${reportId} has no analysis attempt, so nothing was started or charged for it. ` +
-			'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
-	});
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Report ${reportId} has no analysis to recover`,
+		{
+			itemIndex,
+			description:
+				`${cause}Report ${reportId} has no analysis attempt, so nothing was started or charged for it. ` +
+				'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
+		},
+	);
+	return nothingToRecover(error);
+}
+
+/** The interview an invitation of `write` would have made, read from its report's interviews (undefined if none). */
+export async function existingInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: { reportId: string; previousInterviewId?: string },
+): Promise<IDataObject | undefined> {
+	const page = await outcomeOf(
+		async () =>
+			await api(ctx, {
+				method: 'GET',
+				path: '/api/v1/interviews',
+				qs: { reportId: write.reportId, limit: 100 },
+				itemIndex,
+			}),
+	);
+	if (!page.ok) return undefined;
+	const items = (Array.isArray(page.value.items) ? page.value.items : []) as IDataObject[];
+	return invitationOf(items, write.previousInterviewId);
+}
+
+/**
+ * The interview a report already has, when the API refuses an invitation as not eligible ("Report already has
+ * interview ..." or "already replaced by a reinterview"): the error says which interview exists. The API never shows
+ * an invitation's address, so the node cannot tell a repeat of this invitation (for example after the service
+ * forgot its receipt) from one to another address: it never outputs that interview as this item's, and nothing was
+ * sent or charged.
+ */
+export async function explainExistingInvitation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: { reportId: string; previousInterviewId?: string },
+	error: unknown,
+): Promise<unknown> {
+	if (!apiErrorConditions(error).includes('INTERVIEW_NOT_ELIGIBLE')) return error;
+	const existing = await existingInvitation(ctx, itemIndex, write);
+	if (!existing) return error;
+	const delivery = deliveryOf(existing) === 'privateLink' ? 'by private link' : 'by email';
+	const what = write.previousInterviewId
+		? `Interview ${write.previousInterviewId} was already replaced by reinterview ${String(existing.id)}`
+		: `Report ${write.reportId} already has interview ${String(existing.id)}`;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${what} (${delivery}, ${String(existing.lifecycle)}); nothing was sent`,
+		{
+			itemIndex,
+			description:
+				`The API never shows an invitation's address, so the node cannot tell whether interview ${String(existing.id)} is this item's invitation ` +
+				'(a re-run after the service forgot its receipt) or one to another address. Nothing was sent or charged. ' +
+				`If it is the same candidate and address, nothing more is needed. To reach another address, run Interview > Reinterview on ${String(existing.id)} with it.`,
+		},
+	);
 }

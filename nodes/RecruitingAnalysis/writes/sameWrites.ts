@@ -14,7 +14,11 @@ const firstItemOfWrite = new RunSlot('first item of each write', () => new Map<s
  * the same write first, or undefined when this item is that one. The engine checks every item in order before the
  * first write (engine/run.ts), and the operations call this from their check, so the first is the lowest item.
  */
-export function sameWriteAs(ctx: IExecuteFunctions, key: string, itemIndex: number): number | undefined {
+export function sameWriteAs(
+	ctx: IExecuteFunctions,
+	key: string,
+	itemIndex: number,
+): number | undefined {
 	const writes = firstItemOfWrite.of(ctx);
 	const first = writes.get(key);
 	if (first === undefined || first === itemIndex) {

@@ -26,10 +26,14 @@ export function analysisRoutes(api: ApiRouter, ctx: Ctx): void {
 			const v = new Validator();
 			const o = v.object('', body, ['reportId', 'quoteFingerprint']);
 			const reportId = o && v.string('reportId', o.reportId, { min: 1, max: 100 });
-			const fp = o && v.string('quoteFingerprint', o.quoteFingerprint, { pattern: /^[a-f0-9]{64}$/ });
+			const fp =
+				o && v.string('quoteFingerprint', o.quoteFingerprint, { pattern: /^[a-f0-9]{64}$/ });
 			v.throwIfAny();
 			const res = startAnalysis(ctx, ws, reportId!, fp!);
-			return { status: 202, body: { data: { ...res, statusUrl: `/api/v1/reports/${res.reportId}/status` } } };
+			return {
+				status: 202,
+				body: { data: { ...res, statusUrl: `/api/v1/reports/${res.reportId}/status` } },
+			};
 		},
 	});
 }

@@ -10,7 +10,13 @@ import { quoteAnalysis } from '../analyses';
 import { activeBatch, batchView, createBatch } from '../batches';
 import { issueInterviewQuote } from '../interviews';
 import type { BatchRecord, Workspace } from '../types';
-import { jobReference, MAX_BATCH_BYTES, uploadInput, Validator, type ParsedJobRef } from '../validation';
+import {
+	jobReference,
+	MAX_BATCH_BYTES,
+	uploadInput,
+	Validator,
+	type ParsedJobRef,
+} from '../validation';
 import { fingerprintField, interviewInput } from './interviews';
 
 interface Envelope {
@@ -46,19 +52,34 @@ function envelope(v: Validator, body: unknown, rawLength: number, allowed: strin
 
 function ensureNoActive(ctx: Ctx, ws: Workspace, kind: BatchRecord['kind']): void {
 	const active = activeBatch(ctx, ws.id, kind);
-	if (active) throw conflict('BATCH_ALREADY_ACTIVE', `Batch ${active.id} of kind ${kind} is still active; only one per kind per workspace.`);
+	if (active)
+		throw conflict(
+			'BATCH_ALREADY_ACTIVE',
+			`Batch ${active.id} of kind ${kind} is still active; only one per kind per workspace.`,
+		);
 }
 
 function ownReportIds(ctx: Ctx, ws: Workspace, ids: { field: string; id: string }[]): void {
 	const foreign = ids.filter(({ id }) => ctx.store.reports[id]?.workspaceId !== ws.id);
 	if (foreign.length) {
-		throw new ApiError(404, 'The envelope names unknown or foreign resources; nothing was created.', undefined, {
-			details: foreign.map(({ field }) => ({ field, rule: 'unknown_resource' })),
-		});
+		throw new ApiError(
+			404,
+			'The envelope names unknown or foreign resources; nothing was created.',
+			undefined,
+			{
+				details: foreign.map(({ field }) => ({ field, rule: 'unknown_resource' })),
+			},
+		);
 	}
 }
 
-function quoteTotals(items: { itemKey: string; quote: { creditUnits: number; creditScale: number } | null; errorCode: string | null }[]) {
+function quoteTotals(
+	items: {
+		itemKey: string;
+		quote: { creditUnits: number; creditScale: number } | null;
+		errorCode: string | null;
+	}[],
+) {
 	const quoted = items.filter((i) => i.quote);
 	return {
 		total: {
@@ -72,7 +93,10 @@ function quoteTotals(items: { itemKey: string; quote: { creditUnits: number; cre
 	};
 }
 
-function quoteItem<T extends { creditUnits: number; creditScale: number }>(itemKey: string, fn: () => T) {
+function quoteItem<T extends { creditUnits: number; creditScale: number }>(
+	itemKey: string,
+	fn: () => T,
+) {
 	try {
 		return { itemKey, quote: fn() as T | null, errorCode: null as string | null };
 	} catch (err) {
@@ -91,20 +115,45 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const v = new Validator();
 			const env = envelope(v, body, rawLength, ['items', 'jobDescription']);
 			const batchJob = jobReference(v, 'jobDescription', env.jobDescription, false);
-			const inputs = env.items.map((it, i) => uploadInput(v, `items[${i}].input`, it.raw, !batchJob));
+			const inputs = env.items.map((it, i) =>
+				uploadInput(v, `items[${i}].input`, it.raw, !batchJob),
+			);
 			v.throwIfAny();
 			const jobIds = inputs
-				.map((inp, i) => ({ field: `items[${i}].input.jobDescription.id`, job: (inp?.jobDescription ?? batchJob) as ParsedJobRef }))
+				.map((inp, i) => ({
+					field: `items[${i}].input.jobDescription.id`,
+					job: (inp?.jobDescription ?? batchJob) as ParsedJobRef,
+				}))
 				.concat(batchJob ? [{ field: 'jobDescription.id', job: batchJob }] : [])
-				.filter(({ job }) => job.kind === 'existing' && ctx.store.jobs[job.id ?? '']?.workspaceId !== ws.id);
+				.filter(
+					({ job }) =>
+						job.kind === 'existing' && ctx.store.jobs[job.id ?? '']?.workspaceId !== ws.id,
+				);
 			if (jobIds.length) {
-				throw new ApiError(404, 'The envelope names unknown or foreign job descriptions; nothing was created.', undefined, {
-					details: jobIds.map(({ field }) => ({ field, rule: 'unknown_resource' })),
-				});
+				throw new ApiError(
+					404,
+					'The envelope names unknown or foreign job descriptions; nothing was created.',
+					undefined,
+					{
+						details: jobIds.map(({ field }) => ({ field, rule: 'unknown_resource' })),
+					},
+				);
 			}
 			ensureNoActive(ctx, ws, 'uploads');
-			const b = createBatch(ctx, ws, 'uploads', env.items.map((it, i) => ({ itemKey: it.itemKey, input: inputs[i] as unknown as Record<string, unknown> })), batchJob);
-			return { status: 202, body: { data: { batchId: b.id, statusUrl: `/api/v1/upload-batches/${b.id}` } } };
+			const b = createBatch(
+				ctx,
+				ws,
+				'uploads',
+				env.items.map((it, i) => ({
+					itemKey: it.itemKey,
+					input: inputs[i] as unknown as Record<string, unknown>,
+				})),
+				batchJob,
+			);
+			return {
+				status: 202,
+				body: { data: { batchId: b.id, statusUrl: `/api/v1/upload-batches/${b.id}` } },
+			};
 		},
 	});
 
@@ -117,11 +166,16 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const env = envelope(v, body, rawLength, ['items']);
 			const ids = env.items.map((it, i) => {
 				const o = v.object(`items[${i}].input`, it.raw, ['reportId']);
-				return { field: `items[${i}].input.reportId`, id: (o && v.string(`items[${i}].input.reportId`, o.reportId, { min: 1, max: 100 })) ?? '' };
+				return {
+					field: `items[${i}].input.reportId`,
+					id: (o && v.string(`items[${i}].input.reportId`, o.reportId, { min: 1, max: 100 })) ?? '',
+				};
 			});
 			v.throwIfAny();
 			ownReportIds(ctx, ws, ids);
-			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => quoteAnalysis(ctx, ws, ids[i].id)));
+			const items = env.items.map((it, i) =>
+				quoteItem(it.itemKey, () => quoteAnalysis(ctx, ws, ids[i].id)),
+			);
 			return { status: 200, body: { data: quoteTotals(items) } };
 		},
 	});
@@ -139,14 +193,28 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 				if (!o) return { reportId: '', quoteFingerprint: '' };
 				return {
 					reportId: v.string(`items[${i}].input.reportId`, o.reportId, { min: 1, max: 100 }) ?? '',
-					quoteFingerprint: fingerprintField(v, `items[${i}].input.quoteFingerprint`, o.quoteFingerprint) ?? '',
+					quoteFingerprint:
+						fingerprintField(v, `items[${i}].input.quoteFingerprint`, o.quoteFingerprint) ?? '',
 				};
 			});
 			v.throwIfAny();
-			ownReportIds(ctx, ws, inputs.map((inp, i) => ({ field: `items[${i}].input.reportId`, id: inp.reportId })));
+			ownReportIds(
+				ctx,
+				ws,
+				inputs.map((inp, i) => ({ field: `items[${i}].input.reportId`, id: inp.reportId })),
+			);
 			ensureNoActive(ctx, ws, 'analyses');
-			const b = createBatch(ctx, ws, 'analyses', env.items.map((it, i) => ({ itemKey: it.itemKey, input: inputs[i] })), null);
-			return { status: 202, body: { data: { batchId: b.id, statusUrl: `/api/v1/analysis-batches/${b.id}` } } };
+			const b = createBatch(
+				ctx,
+				ws,
+				'analyses',
+				env.items.map((it, i) => ({ itemKey: it.itemKey, input: inputs[i] })),
+				null,
+			);
+			return {
+				status: 202,
+				body: { data: { batchId: b.id, statusUrl: `/api/v1/analysis-batches/${b.id}` } },
+			};
 		},
 	});
 
@@ -157,7 +225,9 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const input = interviewInput(v, base, it.raw, extra, true);
 			const raw = (it.raw ?? {}) as Record<string, unknown>;
 			if (raw.sendEmail === false) v.add(`${base}.sendEmail`, 'batches_require_true');
-			const fp = extra.includes('quoteFingerprint') ? fingerprintField(v, `${base}.quoteFingerprint`, raw.quoteFingerprint) : undefined;
+			const fp = extra.includes('quoteFingerprint')
+				? fingerprintField(v, `${base}.quoteFingerprint`, raw.quoteFingerprint)
+				: undefined;
 			return { input, fp, field: `${base}.reportId` };
 		});
 
@@ -170,8 +240,14 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const env = envelope(v, body, rawLength, ['items']);
 			const parsed = interviewItems(v, env, []);
 			v.throwIfAny();
-			ownReportIds(ctx, ws, parsed.map((p) => ({ field: p.field, id: p.input!.reportId })));
-			const items = env.items.map((it, i) => quoteItem(it.itemKey, () => issueInterviewQuote(ctx, ws, parsed[i].input!)));
+			ownReportIds(
+				ctx,
+				ws,
+				parsed.map((p) => ({ field: p.field, id: p.input!.reportId })),
+			);
+			const items = env.items.map((it, i) =>
+				quoteItem(it.itemKey, () => issueInterviewQuote(ctx, ws, parsed[i].input!)),
+			);
 			return { status: 200, body: { data: quoteTotals(items) } };
 		},
 	});
@@ -186,16 +262,26 @@ export function batchRoutes(api: ApiRouter, ctx: Ctx): void {
 			const env = envelope(v, body, rawLength, ['items']);
 			const parsed = interviewItems(v, env, ['quoteFingerprint']);
 			v.throwIfAny();
-			ownReportIds(ctx, ws, parsed.map((p) => ({ field: p.field, id: p.input!.reportId })));
+			ownReportIds(
+				ctx,
+				ws,
+				parsed.map((p) => ({ field: p.field, id: p.input!.reportId })),
+			);
 			ensureNoActive(ctx, ws, 'interviews');
 			const b = createBatch(
 				ctx,
 				ws,
 				'interviews',
-				env.items.map((it, i) => ({ itemKey: it.itemKey, input: { ...parsed[i].input!, quoteFingerprint: parsed[i].fp } })),
+				env.items.map((it, i) => ({
+					itemKey: it.itemKey,
+					input: { ...parsed[i].input!, quoteFingerprint: parsed[i].fp },
+				})),
 				null,
 			);
-			return { status: 202, body: { data: { batchId: b.id, statusUrl: `/api/v1/interview-batches/${b.id}` } } };
+			return {
+				status: 202,
+				body: { data: { batchId: b.id, statusUrl: `/api/v1/interview-batches/${b.id}` } },
+			};
 		},
 	});
 

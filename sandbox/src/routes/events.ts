@@ -24,12 +24,19 @@ export function eventRoutes(api: ApiRouter, ctx: Ctx, cursors: Cursors): void {
 			const reportId = queryString(v, query, 'reportId', { min: 1, max: 100 });
 			const interviewId = queryString(v, query, 'interviewId', { min: 1, max: 100 });
 			v.throwIfAny();
-			const filters = { type: type ?? null, reportId: reportId ?? null, interviewId: interviewId ?? null };
+			const filters = {
+				type: type ?? null,
+				reportId: reportId ?? null,
+				interviewId: interviewId ?? null,
+			};
 			let after = 0;
 			if (cursor !== undefined) {
 				after = cursors.decode<number>(cursor, ws.id, 'events', filters).p;
 				if (after < ws.purgedThroughSeq) {
-					throw new ApiError(410, 'The cursor is older than the retained history (30 days); reconcile reports and interviews, then start a fresh position.');
+					throw new ApiError(
+						410,
+						'The cursor is older than the retained history (30 days); reconcile reports and interviews, then start a fresh position.',
+					);
 				}
 			}
 			// Events are stored in sequence order: binary-search the position, then scan only what a page needs.
@@ -45,14 +52,21 @@ export function eventRoutes(api: ApiRouter, ctx: Ctx, cursors: Cursors): void {
 			let hasMore = false;
 			for (let i = lo; i < list.length; i += 1) {
 				const e = list[i];
-				if ((type && e.type !== type) || (reportId && e.reportId !== reportId) || (interviewId && e.interviewId !== interviewId)) continue;
+				if (
+					(type && e.type !== type) ||
+					(reportId && e.reportId !== reportId) ||
+					(interviewId && e.interviewId !== interviewId)
+				)
+					continue;
 				if (page.length === limit) {
 					hasMore = true;
 					break;
 				}
 				page.push(e);
 			}
-			const position = page.length ? page[page.length - 1].seq : Math.max(after, hasMore ? after : ws.eventSeq);
+			const position = page.length
+				? page[page.length - 1].seq
+				: Math.max(after, hasMore ? after : ws.eventSeq);
 			const nextCursor = cursors.encode(ws.id, 'events', filters, position, ctx.clock.now());
 			return { status: 200, body: { data: { items: page.map(eventBody), nextCursor, hasMore } } };
 		},

@@ -16,14 +16,30 @@ export function jobRoutes(api: ApiRouter, ctx: Ctx, cursors: Cursors): void {
 			allowOnly(v, query, ['limit', 'cursor']);
 			const { limit, cursor } = pageParams(v, query);
 			v.throwIfAny();
-			const position = cursor ? cursors.decode<[number, string]>(cursor, ws.id, 'job-descriptions', {}).p : null;
+			const position = cursor
+				? cursors.decode<[number, string]>(cursor, ws.id, 'job-descriptions', {}).p
+				: null;
 			const all = Object.values(ctx.store.jobs)
 				.filter((j) => j.workspaceId === ws.id)
 				.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-				.filter((j) => !position || j.createdAt < position[0] || (j.createdAt === position[0] && j.id < position[1]));
+				.filter(
+					(j) =>
+						!position ||
+						j.createdAt < position[0] ||
+						(j.createdAt === position[0] && j.id < position[1]),
+				);
 			const page = all.slice(0, limit);
 			const last = page[page.length - 1];
-			const nextCursor = all.length > limit ? cursors.encode(ws.id, 'job-descriptions', {}, [last.createdAt, last.id], ctx.clock.now()) : null;
+			const nextCursor =
+				all.length > limit
+					? cursors.encode(
+							ws.id,
+							'job-descriptions',
+							{},
+							[last.createdAt, last.id],
+							ctx.clock.now(),
+						)
+					: null;
 			return { status: 200, body: { data: { items: page.map(jobView), nextCursor } } };
 		},
 	});

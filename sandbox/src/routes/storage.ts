@@ -25,14 +25,27 @@ export const STORAGE_ROUTE = '/_storage/uploads/{reportId}';
 const STORAGE_BODY_LIMIT = MAX_FILE_BYTES + 1024;
 
 /** The query-string signature: present, matching the report, expiry and Content-Type, and not expired. */
-function checkSignature(ctx: Ctx, reportId: string, contentType: string, expires: unknown, signature: unknown): void {
+function checkSignature(
+	ctx: Ctx,
+	reportId: string,
+	contentType: string,
+	expires: unknown,
+	signature: unknown,
+): void {
 	if (typeof expires !== 'string' || typeof signature !== 'string') {
-		throw new StorageError(403, 'AccessDenied', 'Query-string authentication requires the Signature and Expires parameters');
+		throw new StorageError(
+			403,
+			'AccessDenied',
+			'Query-string authentication requires the Signature and Expires parameters',
+		);
 	}
 	if (!/^\d{1,16}$/.test(expires)) throw signatureDoesNotMatch();
-	const expected = Buffer.from(storageSignature(ctx, { id: reportId, mimeType: contentType }, Number(expires)));
+	const expected = Buffer.from(
+		storageSignature(ctx, { id: reportId, mimeType: contentType }, Number(expires)),
+	);
 	const given = Buffer.from(signature);
-	if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw signatureDoesNotMatch();
+	if (expected.length !== given.length || !timingSafeEqual(expected, given))
+		throw signatureDoesNotMatch();
 	const now = ctx.clock.now();
 	if (Number(expires) <= now) {
 		throw new StorageError(403, 'AccessDenied', 'Request has expired', {
@@ -46,16 +59,35 @@ export function storageRoutes(app: FastifyInstance, api: ApiRouter, ctx: Ctx): v
 	api.remember('PUT', STORAGE_ROUTE);
 	app.register(async (scope) => {
 		scope.removeAllContentTypeParsers();
-		scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STORAGE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+		scope.addContentTypeParser(
+			'*',
+			{ parseAs: 'buffer', bodyLimit: STORAGE_BODY_LIMIT },
+			(_req, body, done) => done(null, body),
+		);
 		scope.setErrorHandler((err, _req, reply) => {
 			if (err instanceof StorageError) return sendStorageError(reply, err);
 			const code = (err as { code?: string }).code;
 			if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-				return sendStorageError(reply, new StorageError(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.'));
+				return sendStorageError(
+					reply,
+					new StorageError(
+						400,
+						'EntityTooLarge',
+						'Your proposed upload exceeds the maximum allowed size.',
+					),
+				);
 			}
-			if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStorageError(reply, signatureDoesNotMatch());
+			if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+				return sendStorageError(reply, signatureDoesNotMatch());
 			console.error('[sandbox] unexpected storage error', err);
-			return sendStorageError(reply, new StorageError(500, 'InternalError', 'We encountered an internal error. Please try again.'));
+			return sendStorageError(
+				reply,
+				new StorageError(
+					500,
+					'InternalError',
+					'We encountered an internal error. Please try again.',
+				),
+			);
 		});
 		scope.route({
 			method: 'PUT',
@@ -88,8 +120,13 @@ export function storageRoutes(app: FastifyInstance, api: ApiRouter, ctx: Ctx): v
 					throw new StorageError(
 						400,
 						larger ? 'EntityTooLarge' : 'EntityTooSmall',
-						larger ? 'Your proposed upload exceeds the maximum allowed size.' : 'Your proposed upload is smaller than the minimum allowed size.',
-						{ ProposedSize: String(bytes.length), [larger ? 'MaxSizeAllowed' : 'MinSizeAllowed']: String(report.fileSize) },
+						larger
+							? 'Your proposed upload exceeds the maximum allowed size.'
+							: 'Your proposed upload is smaller than the minimum allowed size.',
+						{
+							ProposedSize: String(bytes.length),
+							[larger ? 'MaxSizeAllowed' : 'MinSizeAllowed']: String(report.fileSize),
+						},
 					);
 				}
 				ctx.store.files.set(report.id, bytes);
@@ -97,7 +134,11 @@ export function storageRoutes(app: FastifyInstance, api: ApiRouter, ctx: Ctx): v
 				ctx.store.countersOf(report.workspaceId).storagePuts += 1;
 				ctx.markDirty();
 				const etag = `"${createHash('md5').update(bytes).digest('hex')}"`;
-				return reply.code(200).header('ETag', etag).header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase()).send();
+				return reply
+					.code(200)
+					.header('ETag', etag)
+					.header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase())
+					.send();
 			},
 		});
 	});

@@ -15,7 +15,10 @@ export function uploadRoutes(api: ApiRouter, ctx: Ctx): void {
 			const v = new Validator();
 			const input = uploadInput(v, '', body, true);
 			v.throwIfAny();
-			return { status: 201, body: { data: prepareUpload(ctx, ws, input!, input!.jobDescription as ParsedJobRef) } };
+			return {
+				status: 201,
+				body: { data: prepareUpload(ctx, ws, input!, input!.jobDescription as ParsedJobRef) },
+			};
 		},
 	});
 	api.add({

@@ -33,7 +33,9 @@ export interface AdditionalDataOptions {
 	currentNodeParameters?: IWorkflowExecuteAdditionalData['currentNodeParameters'];
 }
 
-export function buildAdditionalData(options: AdditionalDataOptions): IWorkflowExecuteAdditionalData {
+export function buildAdditionalData(
+	options: AdditionalDataOptions,
+): IWorkflowExecuteAdditionalData {
 	const base = options.webhookBaseUrl ?? HARNESS_INSTANCE_BASE_URL;
 	return {
 		credentialsHelper: options.credentialsHelper,
@@ -67,10 +69,15 @@ export function buildHooks(
 	mode: WorkflowExecuteMode,
 	executionId: string,
 	workflowData: IWorkflowBase,
-): { hooks: ExecutionLifecycleHooks; finished: Promise<{ run: IRun; newStaticData?: IDataObject }> } {
+): {
+	hooks: ExecutionLifecycleHooks;
+	finished: Promise<{ run: IRun; newStaticData?: IDataObject }>;
+} {
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	const finished = new Promise<{ run: IRun; newStaticData?: IDataObject }>((resolve) => {
-		hooks.addHandler('workflowExecuteAfter', (run, newStaticData) => resolve({ run, newStaticData }));
+		hooks.addHandler('workflowExecuteAfter', (run, newStaticData) =>
+			resolve({ run, newStaticData }),
+		);
 	});
 	return { hooks, finished };
 }

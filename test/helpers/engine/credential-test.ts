@@ -40,9 +40,13 @@ export interface TestCredentialOptions {
 	nodeTypes?: Array<INodeType | IVersionedNodeType>;
 }
 
-type FoundTest = { fn: ICredentialTestFunction } | { request: ICredentialTestRequest; nodeType?: INodeType };
+type FoundTest =
+	{ fn: ICredentialTestFunction } | { request: ICredentialTestRequest; nodeType?: INodeType };
 
-function findTest(credentialType: ICredentialType, nodeTypes: Array<INodeType | IVersionedNodeType>): FoundTest | undefined {
+function findTest(
+	credentialType: ICredentialType,
+	nodeTypes: Array<INodeType | IVersionedNodeType>,
+): FoundTest | undefined {
 	if (credentialType.test) return { request: credentialType.test };
 	for (const candidate of nodeTypes) {
 		const versions: INodeType[] =
@@ -77,7 +81,10 @@ export async function testCredential(
 	const test = findTest(credentialType, options.nodeTypes ?? []);
 	if (!test) return { status: 'Error', message: 'No testing function found for this credential.' };
 
-	const credentialTypes = new HarnessCredentialTypes([credentialType, ...(options.credentialTypes ?? [])]);
+	const credentialTypes = new HarnessCredentialTypes([
+		credentialType,
+		...(options.credentialTypes ?? []),
+	]);
 	const credentialsHelper = new HarnessCredentialsHelper(credentialTypes);
 	const reference = await credentialsHelper.add(credentialType.name, data);
 	const additionalData = buildAdditionalData({ credentialsHelper });
@@ -139,7 +146,15 @@ export async function testCredential(
 			],
 		},
 	} as INodeType;
-	node.parameters = NodeHelpers.getNodeParameters(nodeTypeCopy.description.properties, {}, true, false, node, nodeTypeCopy.description) ?? {};
+	node.parameters =
+		NodeHelpers.getNodeParameters(
+			nodeTypeCopy.description.properties,
+			{},
+			true,
+			false,
+			node,
+			nodeTypeCopy.description,
+		) ?? {};
 
 	const workflow = new Workflow({
 		nodes: [node],
@@ -162,9 +177,15 @@ export async function testCredential(
 
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
-		response = await new RoutingNode(executeFunctions, nodeTypeCopy, credentialsDecrypted).runNode();
+		response = await new RoutingNode(
+			executeFunctions,
+			nodeTypeCopy,
+			credentialsDecrypted,
+		).runNode();
 	} catch (thrown) {
-		const error = thrown as Error & { cause?: { response?: { status: number; statusText?: string }; code?: string } };
+		const error = thrown as Error & {
+			cause?: { response?: { status: number; statusText?: string }; code?: string };
+		};
 		if (error.cause?.response) {
 			const statusCode = error.cause.response.status;
 			for (const rule of test.request.rules ?? []) {
@@ -187,9 +208,11 @@ export async function testCredential(
 	for (const rule of test.request.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
 		const body = response?.[0]?.[0]?.json as Record<string, unknown> | undefined;
-		const value = rule.properties.key.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], body);
-		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+		const value = rule.properties.key
+			.split('.')
+			.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], body);
+		if (value === rule.properties.value)
+			return { status: 'Error', message: rule.properties.message };
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }
-

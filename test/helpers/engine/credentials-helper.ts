@@ -33,7 +33,13 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, UnexpectedError, Workflow, isExpression } from 'n8n-workflow';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	UnexpectedError,
+	Workflow,
+	isExpression,
+} from 'n8n-workflow';
 
 import { HarnessNodeTypes, type HarnessCredentialTypes } from './types-registry';
 
@@ -87,7 +93,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	/** The stored (decrypted, raw) data of a credential: what n8n has in its database right now. */
 	async readStored(id: string): Promise<ICredentialDataDecryptedObject> {
 		const credentials = this.stored.get(id);
-		if (!credentials) throw new UnexpectedError(`n8n-engine harness: no credential with id "${id}"`);
+		if (!credentials)
+			throw new UnexpectedError(`n8n-engine harness: no credential with id "${id}"`);
 		return await credentials.getData();
 	}
 
@@ -116,7 +123,9 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
 
 		if (!workflow || !node) {
-			throw new UnexpectedError('Workflow and node are required for declarative credential authentication');
+			throw new UnexpectedError(
+				'Workflow and node are required for declarative credential authentication',
+			);
 		}
 		if (authenticate.type !== 'generic') return requestOptions;
 
@@ -125,7 +134,12 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		for (const [outerKey, entries] of Object.entries(authenticate.properties)) {
 			for (const [key, value] of Object.entries(entries as Record<string, string>)) {
 				const keyResolved = this.resolveValue(key, { $credentials: credentials }, workflow, node);
-				const valueResolved = this.resolveValue(value, { $credentials: credentials }, workflow, node);
+				const valueResolved = this.resolveValue(
+					value,
+					{ $credentials: credentials },
+					workflow,
+					node,
+				);
 				target[outerKey] ??= {};
 				target[outerKey]![keyResolved] = valueResolved;
 			}
@@ -147,8 +161,10 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		if (expirable?.name === undefined) return undefined;
 		if (typeof credentialType.preAuthentication !== 'function') return undefined;
 
-		const isTestingCredentials = node?.parameters?.temp === '' && node?.type === CREDENTIAL_TEST_NODE_TYPE;
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials) return undefined;
+		const isTestingCredentials =
+			node?.parameters?.temp === '' && node?.type === CREDENTIAL_TEST_NODE_TYPE;
+		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials)
+			return undefined;
 
 		const output = (await credentialType.preAuthentication.call(
 			{ helpers: { httpRequest: helpers.helpers.httpRequest } },
@@ -181,7 +197,10 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		)) as ICredentialDataDecryptedObject;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<Credentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<Credentials> {
 		const credentials = nodeCredentials.id ? this.stored.get(nodeCredentials.id) : undefined;
 		if (!credentials || credentials.type !== type) {
 			throw new UnexpectedError(
@@ -203,7 +222,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		const credentials = await this.getCredentials(nodeCredentials, type);
 		const stored = await credentials.getData();
 		if (raw === true) return stored;
-		return await this.applyDefaultsAndResolve(additionalData, stored, type, mode, executeData, expressionResolveValues);
+		return await this.applyDefaultsAndResolve(
+			additionalData,
+			stored,
+			type,
+			mode,
+			executeData,
+			expressionResolveValues,
+		);
 	}
 
 	/** Credential defaults + expression resolution, as the CLI's `applyDefaultsAndOverwrites` (no overwrites). */
@@ -228,7 +254,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 
 		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
 		if (expressionResolveValues) {
-			const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } = expressionResolveValues;
+			const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } =
+				expressionResolveValues;
 			try {
 				data = workflow.expression.getParameterValue(
 					data as INodeParameters,
@@ -310,7 +337,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		node: INode,
 	): string {
 		if (!isExpression(value)) return value;
-		const resolved = workflow.expression.getSimpleParameterValue(node, value, 'internal', additionalKeys, undefined, '');
+		const resolved = workflow.expression.getSimpleParameterValue(
+			node,
+			value,
+			'internal',
+			additionalKeys,
+			undefined,
+			'',
+		);
 		return resolved ? String(resolved) : '';
 	}
 }

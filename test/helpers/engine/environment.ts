@@ -53,7 +53,9 @@ export function ensureEngineEnvironment(): EngineEnvironment {
 	// N8N_ENCRYPTION_KEY and N8N_LOG_LEVEL would set), before anything reads them. Nothing is
 	// written to process.env, so child processes a test starts (a real n8n) are not affected.
 	// (`n8nFolder`/`userHome` are declared readonly: they are fixed before InstanceSettings reads them.)
-	const instanceConfig = Container.get(InstanceSettingsConfig) as { -readonly [K in keyof InstanceSettingsConfig]: InstanceSettingsConfig[K] };
+	const instanceConfig = Container.get(InstanceSettingsConfig) as {
+		-readonly [K in keyof InstanceSettingsConfig]: InstanceSettingsConfig[K];
+	};
 	instanceConfig.n8nFolder = path.join(rootDir, '.n8n');
 	instanceConfig.userHome = rootDir;
 	instanceConfig.encryptionKey = randomBytes(24).toString('base64');
@@ -62,7 +64,9 @@ export function ensureEngineEnvironment(): EngineEnvironment {
 	const instanceSettings = Container.get(InstanceSettings);
 	const logger = Container.get(Logger);
 	LoggerProxy.init(logger);
-	Container.get(EncryptionKeyProxy).setProvider(createKeyProvider(Container.get(Cipher), instanceSettings));
+	Container.get(EncryptionKeyProxy).setProvider(
+		createKeyProvider(Container.get(Cipher), instanceSettings),
+	);
 
 	environment = { rootDir, instanceSettings, logger };
 	return environment;
@@ -74,7 +78,10 @@ export function ensureEngineEnvironment(): EngineEnvironment {
  * the legacy descriptor (the instance key itself, AES-256-CBC) for data without a key prefix.
  * n8n-core's `Cipher` does all the cryptography; this only says which keys exist.
  */
-function createKeyProvider(cipher: Cipher, instanceSettings: InstanceSettings): IEncryptionKeyProvider {
+function createKeyProvider(
+	cipher: Cipher,
+	instanceSettings: InstanceSettings,
+): IEncryptionKeyProvider {
 	const active: KeyInfo = {
 		id: 'harness-dek-1',
 		value: cipher.encryptDEKWithInstanceKey(randomBytes(32).toString('hex')),

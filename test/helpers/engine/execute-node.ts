@@ -35,7 +35,13 @@ import type {
 	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { BINARY_ENCODING, NodeConnectionTypes, NodeHelpers, Workflow, createRunExecutionData } from 'n8n-workflow';
+import {
+	BINARY_ENCODING,
+	NodeConnectionTypes,
+	NodeHelpers,
+	Workflow,
+	createRunExecutionData,
+} from 'n8n-workflow';
 
 import { buildAdditionalData, buildHooks } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials-helper';
@@ -155,7 +161,10 @@ export async function placeNode(
 	const versioned = NodeHelpers.getVersionedNodeType(nodeType, typeVersion);
 	const description = versioned.description;
 	const name =
-		options.nodeName ?? (typeof description.defaults?.name === 'string' ? description.defaults.name : description.displayName);
+		options.nodeName ??
+		(typeof description.defaults?.name === 'string'
+			? description.defaults.name
+			: description.displayName);
 
 	const credentials: INodeCredentials = {};
 	for (const [type, data] of Object.entries(options.credentials ?? {})) {
@@ -174,8 +183,14 @@ export async function placeNode(
 	// n8n's editor saves a node with its parameters resolved against the description (defaults of
 	// every displayed parameter filled in); the engine's getNodeParameter relies on that.
 	node.parameters =
-		NodeHelpers.getNodeParameters(description.properties, options.parameters, true, false, node, description) ??
-		options.parameters;
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			options.parameters,
+			true,
+			false,
+			node,
+			description,
+		) ?? options.parameters;
 	if (description.webhooks?.length) node.webhookId = options.webhookId ?? randomUUID();
 	return node;
 }
@@ -183,7 +198,8 @@ export async function placeNode(
 /** Run a node through n8n's `WorkflowExecute`. Never throws for node errors: see `error`. */
 export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteNodeResult> {
 	ensureEngineEnvironment();
-	const executionId = options.executionId ?? String(Date.now()) + String(Math.floor(Math.random() * 1000));
+	const executionId =
+		options.executionId ?? String(Date.now()) + String(Math.floor(Math.random() * 1000));
 	const workflowId = options.workflowId ?? 'harness-workflow';
 	const mode = options.mode ?? 'manual';
 
@@ -191,7 +207,11 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	try {
 		const credentialTypes = new HarnessCredentialTypes(options.credentialTypes ?? []);
 		const credentialsHelper = new HarnessCredentialsHelper(credentialTypes);
-		const nodeTypes = new HarnessNodeTypes([new HarnessStartNode(), options.nodeType, ...(options.tools ?? []).map((t) => t.nodeType)]);
+		const nodeTypes = new HarnessNodeTypes([
+			new HarnessStartNode(),
+			options.nodeType,
+			...(options.tools ?? []).map((t) => t.nodeType),
+		]);
 
 		const startNode: INode = {
 			id: randomUUID(),
@@ -203,7 +223,8 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		};
 		const node = await placeNode(options, credentialsHelper);
 		if (node.name === startNode.name) node.name = `${node.name} (under test)`;
-		const onError = options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
+		const onError =
+			options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
 		if (onError) node.onError = onError;
 		if (options.retryOnFail !== undefined) node.retryOnFail = options.retryOnFail;
 		if (options.maxTries !== undefined) node.maxTries = options.maxTries;
@@ -216,7 +237,11 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		for (const [i, tool] of (options.tools ?? []).entries()) {
 			const placed = await placeNode(tool, credentialsHelper, [200 + 200 * i, 200]);
 			tools.push(placed);
-			connections[placed.name] = { [NodeConnectionTypes.AiTool]: [[{ node: node.name, type: NodeConnectionTypes.AiTool, index: 0 }]] };
+			connections[placed.name] = {
+				[NodeConnectionTypes.AiTool]: [
+					[{ node: node.name, type: NodeConnectionTypes.AiTool, index: 0 }],
+				],
+			};
 		}
 		const workflowData: IWorkflowBase = {
 			id: workflowId,
@@ -244,12 +269,21 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 
 		const items = await Promise.all(
 			(options.items ?? [{ json: {} }]).map(async (item, index) => {
-				const prepared: INodeExecutionData = { json: item.json ?? {}, pairedItem: item.pairedItem ?? { item: index } };
+				const prepared: INodeExecutionData = {
+					json: item.json ?? {},
+					pairedItem: item.pairedItem ?? { item: index },
+				};
 				if (item.binary) {
 					prepared.binary = {};
 					for (const [key, value] of Object.entries(item.binary)) {
 						prepared.binary[key] = isBinaryInput(value)
-							? await prepareBinaryData(value.data, executionId, workflowId, value.fileName, value.mimeType)
+							? await prepareBinaryData(
+									value.data,
+									executionId,
+									workflowId,
+									value.fileName,
+									value.mimeType,
+								)
 							: value;
 					}
 				}
@@ -258,12 +292,19 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		);
 
 		const { hooks, finished } = buildHooks(mode, executionId, workflowData);
-		const additionalData = buildAdditionalData({ credentialsHelper, executionId, workflowId, hooks });
+		const additionalData = buildAdditionalData({
+			credentialsHelper,
+			executionId,
+			workflowId,
+			hooks,
+		});
 
 		// The start node goes on the execution stack with the input items, as n8n does for the trigger
 		// node of a run; the engine then runs it and the node under test in order.
 		const runExecutionData = createRunExecutionData({
-			executionData: { nodeExecutionStack: [{ node: startNode, data: { main: [items] }, source: null }] },
+			executionData: {
+				nodeExecutionStack: [{ node: startNode, data: { main: [items] }, source: null }],
+			},
 		});
 
 		const workflowExecute = new WorkflowExecute(additionalData, mode, runExecutionData);
@@ -300,7 +341,8 @@ export async function readOutputBinary(
 	property = 'data',
 ): Promise<Buffer> {
 	const binaryData = item.binary?.[property];
-	if (!binaryData) throw new Error(`readOutputBinary: the item has no binary property "${property}"`);
+	if (!binaryData)
+		throw new Error(`readOutputBinary: the item has no binary property "${property}"`);
 	if (binaryData.id) {
 		const stream: Readable = await result.binary.service.getAsStream(binaryData.id);
 		const chunks: Buffer[] = [];

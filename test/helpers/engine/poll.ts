@@ -89,8 +89,13 @@ export async function createPollSession(options: PollOptions): Promise<PollSessi
 
 	// n8n creates the poll context once per activation (`ActiveWorkflowTriggers.activatePollTrigger`) and every
 	// cron tick calls poll() on that same object, so state a node keys on its context lives for the activation.
-	let current: { output: INodeExecutionData[][] | null; error?: Error; saved: boolean } = { output: null, saved: false };
-	let activationContext: { loaded: SingleNodeWorkflow; execute: (testingTrigger: boolean) => Promise<unknown> } | undefined;
+	let current: { output: INodeExecutionData[][] | null; error?: Error; saved: boolean } = {
+		output: null,
+		saved: false,
+	};
+	let activationContext:
+		| { loaded: SingleNodeWorkflow; execute: (testingTrigger: boolean) => Promise<unknown> }
+		| undefined;
 	const activate = () => {
 		const { workflow, node, additionalData } = loaded;
 		const activation: WorkflowActivateMode = 'activate';
@@ -129,7 +134,8 @@ export async function createPollSession(options: PollOptions): Promise<PollSessi
 	const tickManual = async (): Promise<PollTickResult> => {
 		ticks++;
 		// Manual runs always start from the stored data and never write it back.
-		const { workflow, workflowData, node, credentialsHelper } = await buildSingleNodeWorkflow(options);
+		const { workflow, workflowData, node, credentialsHelper } =
+			await buildSingleNodeWorkflow(options);
 		const executionId = `manual-poll-${Date.now()}-${ticks}`;
 		const { hooks, finished } = buildHooks('manual', executionId, workflowData);
 		const additionalData: IWorkflowExecuteAdditionalData = {
@@ -139,13 +145,22 @@ export async function createPollSession(options: PollOptions): Promise<PollSessi
 			hooks,
 		};
 		const runExecutionData = createRunExecutionData({
-			executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
+			executionData: {
+				nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }],
+			},
 		});
-		const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+		const run = await new WorkflowExecute(
+			additionalData,
+			'manual',
+			runExecutionData,
+		).processRunExecutionData(workflow);
 		await finished;
 		const taskData = run.data.resultData.runData[node.name]?.[0];
 		const main = taskData?.data?.main;
-		const output = main && main.some((items) => items && items.length > 0) ? main.map((items) => items ?? []) : null;
+		const output =
+			main && main.some((items) => items && items.length > 0)
+				? main.map((items) => items ?? [])
+				: null;
 		const error = run.data.resultData.error;
 		return { output, error, saved: false, run };
 	};

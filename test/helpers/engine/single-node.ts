@@ -2,7 +2,12 @@
  * A workflow holding only the node under test, as n8n builds one for an active trigger, a poll, a
  * webhook, load-options requests and credential tests. Shared by the non-`executeNode` entry points.
  */
-import type { IDataObject, INode, IWorkflowExecuteAdditionalData, IWorkflowBase } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	IWorkflowExecuteAdditionalData,
+	IWorkflowBase,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { buildAdditionalData } from './additional-data';
@@ -32,10 +37,14 @@ export function loadStaticData(stored: IDataObject | undefined): IDataObject {
 	return stored ? (JSON.parse(JSON.stringify(stored)) as IDataObject) : {};
 }
 
-export async function buildSingleNodeWorkflow(options: SingleNodeOptions): Promise<SingleNodeWorkflow> {
+export async function buildSingleNodeWorkflow(
+	options: SingleNodeOptions,
+): Promise<SingleNodeWorkflow> {
 	ensureEngineEnvironment();
 	const workflowId = options.workflowId ?? 'harness-workflow';
-	const credentialsHelper = new HarnessCredentialsHelper(new HarnessCredentialTypes(options.credentialTypes ?? []));
+	const credentialsHelper = new HarnessCredentialsHelper(
+		new HarnessCredentialTypes(options.credentialTypes ?? []),
+	);
 	const nodeTypes = new HarnessNodeTypes([options.nodeType]);
 	const node = await placeNode(options, credentialsHelper, [0, 0]);
 	const staticData = loadStaticData(options.staticData);

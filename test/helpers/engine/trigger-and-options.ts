@@ -47,7 +47,8 @@ export async function runTrigger(options: RunTriggerOptions): Promise<ActiveTrig
 	const mode = options.mode ?? 'trigger';
 	const activation = options.activation ?? (mode === 'manual' ? 'manual' : 'activate');
 	// A manual trigger run belongs to an execution: n8n-core wires its response through the hooks.
-	if (mode === 'manual') loaded.additionalData.hooks = buildHooks('manual', 'manual-trigger', loaded.workflowData).hooks;
+	if (mode === 'manual')
+		loaded.additionalData.hooks = buildHooks('manual', 'manual-trigger', loaded.workflowData).hooks;
 	const response = await Container.get(TriggersAndPollers).runTriggerFunction(
 		loaded.workflow,
 		loaded.node,
@@ -91,15 +92,24 @@ export interface LoadOptionsOptions extends EngineNodeOptions {
 async function loadOptionsContext(options: LoadOptionsOptions) {
 	const loaded = await buildSingleNodeWorkflow(options);
 	loaded.additionalData.currentNodeParameters = loaded.node.parameters;
-	const context = new LoadOptionsContext(loaded.workflow, loaded.node, loaded.additionalData, options.path ?? '');
-	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(loaded.node.type, loaded.node.typeVersion);
+	const context = new LoadOptionsContext(
+		loaded.workflow,
+		loaded.node,
+		loaded.additionalData,
+		options.path ?? '',
+	);
+	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(
+		loaded.node.type,
+		loaded.node.typeVersion,
+	);
 	return { context, nodeType };
 }
 
 export async function runLoadOptions(options: LoadOptionsOptions): Promise<INodePropertyOptions[]> {
 	const { context, nodeType } = await loadOptionsContext(options);
 	const method = nodeType.methods?.loadOptions?.[options.method];
-	if (!method) throw new Error(`n8n-engine harness: the node has no methods.loadOptions.${options.method}`);
+	if (!method)
+		throw new Error(`n8n-engine harness: the node has no methods.loadOptions.${options.method}`);
 	return await method.call(context);
 }
 
@@ -108,6 +118,7 @@ export async function runListSearch(
 ): Promise<INodeListSearchResult> {
 	const { context, nodeType } = await loadOptionsContext(options);
 	const method = nodeType.methods?.listSearch?.[options.method];
-	if (!method) throw new Error(`n8n-engine harness: the node has no methods.listSearch.${options.method}`);
+	if (!method)
+		throw new Error(`n8n-engine harness: the node has no methods.listSearch.${options.method}`);
 	return await method.call(context, options.filter, options.paginationToken);
 }

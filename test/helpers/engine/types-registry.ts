@@ -76,7 +76,9 @@ export class HarnessNodeTypes implements INodeTypes {
 	}
 
 	getKnownTypes(): IDataObject {
-		return Object.fromEntries([...this.types.keys()].map((name) => [name, { className: name, sourcePath: '' }]));
+		return Object.fromEntries(
+			[...this.types.keys()].map((name) => [name, { className: name, sourcePath: '' }]),
+		);
 	}
 }
 
@@ -84,7 +86,8 @@ export class HarnessCredentialTypes {
 	private readonly types = new Map<string, ICredentialType>();
 
 	constructor(credentialTypes: ICredentialType[] = []) {
-		for (const credentialType of credentialTypes) this.types.set(credentialType.name, credentialType);
+		for (const credentialType of credentialTypes)
+			this.types.set(credentialType.name, credentialType);
 	}
 
 	recognizes(name: string): boolean {
@@ -113,7 +116,8 @@ export class HarnessCredentialTypes {
 export function asAiTool(nodeType: INodeType): INodeType {
 	const source = nodeType.description;
 	if (!source.usableAsTool) throw new Error(`${source.name} is not usableAsTool`);
-	const replacements = typeof source.usableAsTool === 'object' ? (source.usableAsTool.replacements ?? {}) : {};
+	const replacements =
+		typeof source.usableAsTool === 'object' ? (source.usableAsTool.replacements ?? {}) : {};
 	const { usableAsTool: _usable, ...rest } = { ...source, ...replacements };
 	void _usable;
 	const description: INodeTypeDescription = {
@@ -123,5 +127,9 @@ export function asAiTool(nodeType: INodeType): INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiTool],
 	};
-	return Object.assign(Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType, nodeType, { description });
+	return Object.assign(
+		Object.create(Object.getPrototypeOf(nodeType) as object) as INodeType,
+		nodeType,
+		{ description },
+	);
 }

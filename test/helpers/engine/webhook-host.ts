@@ -125,7 +125,9 @@ function parseBody(rawBody: Buffer, contentType: string | undefined): unknown {
 	if (rawBody.length === 0) return {};
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const text = rawBody.toString('utf8');
-	if (type === 'application/json' || type.endsWith('+json')) return JSON.parse(text) as unknown;
+	// n8n strips a leading byte order mark before parsing (`parseBody` in packages/cli middlewares/body-parser).
+	if (type === 'application/json' || type.endsWith('+json'))
+		return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
 	if (type === 'application/x-www-form-urlencoded') return { ...parseQueryString(text) };
 	if (type.startsWith('text/')) return text;
 	return {};
@@ -146,11 +148,13 @@ function toExpressResponse(
 	const originalWrite = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
 	const originalEnd = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
 	response.write = ((chunk: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') written.push(Buffer.from(chunk as Buffer));
+		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+			written.push(Buffer.from(chunk as Buffer));
 		return originalWrite(chunk, ...rest);
 	}) as ServerResponse['write'];
 	response.end = ((chunk?: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') written.push(Buffer.from(chunk as Buffer));
+		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+			written.push(Buffer.from(chunk as Buffer));
 		if (hold === undefined) {
 			onEnd();
 			return originalEnd(chunk, ...rest);
@@ -171,7 +175,8 @@ function toExpressResponse(
 	};
 	response.header = response.set;
 	response.json = (body) => {
-		if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
+		if (!res.hasHeader('content-type'))
+			res.setHeader('content-type', 'application/json; charset=utf-8');
 		res.end(JSON.stringify(body));
 		return response;
 	};
@@ -198,7 +203,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function describeWebhook(loaded: SingleNodeWorkflow, name: WebhookType): IWebhookDescription {
-	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(loaded.node.type, loaded.node.typeVersion);
+	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(
+		loaded.node.type,
+		loaded.node.typeVersion,
+	);
 	const description = nodeType.description.webhooks?.find((webhook) => webhook.name === name);
 	if (!description) throw new Error(`n8n-engine harness: node type has no webhook named "${name}"`);
 	return description;
@@ -244,7 +252,12 @@ export async function runWebhookMethods(
 	activation: WorkflowActivateMode = 'activate',
 ): Promise<boolean> {
 	const loaded = await buildSingleNodeWorkflow(options);
-	const result = await runWebhookMethodOn(loaded, options.webhookName ?? 'default', method, activation);
+	const result = await runWebhookMethodOn(
+		loaded,
+		options.webhookName ?? 'default',
+		method,
+		activation,
+	);
 	if (options.staticData) saveStaticData(loaded.workflow, options.staticData);
 	return result;
 }
@@ -255,12 +268,23 @@ async function runWebhookMethodOn(
 	method: 'checkExists' | 'create' | 'delete',
 	activation: WorkflowActivateMode,
 ): Promise<boolean> {
-	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(loaded.node.type, loaded.node.typeVersion);
+	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(
+		loaded.node.type,
+		loaded.node.typeVersion,
+	);
 	const hook = nodeType.webhookMethods?.[webhookName]?.[method];
-	if (!hook) throw new Error(`n8n-engine harness: the node has no webhookMethods.${webhookName}.${method}`);
+	if (!hook)
+		throw new Error(`n8n-engine harness: the node has no webhookMethods.${webhookName}.${method}`);
 	const description = describeWebhook(loaded, webhookName);
 	const webhookData = buildWebhookData(loaded, description, loaded.additionalData);
-	const context = new HookContext(loaded.workflow, loaded.node, loaded.additionalData, 'trigger', activation, webhookData);
+	const context = new HookContext(
+		loaded.workflow,
+		loaded.node,
+		loaded.additionalData,
+		'trigger',
+		activation,
+		webhookData,
+	);
 	return await hook.call(context);
 }
 
@@ -279,11 +303,19 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 	const loaded = await buildSingleNodeWorkflow({ ...options, webhookBaseUrl: baseUrl });
 	const description = describeWebhook(loaded, webhookName);
 	const webhookData = buildWebhookData(loaded, description, loaded.additionalData);
-	const url = new HookContext(loaded.workflow, loaded.node, loaded.additionalData, 'webhook', 'activate', webhookData).getNodeWebhookUrl(
-		webhookName,
-	)!;
+	const url = new HookContext(
+		loaded.workflow,
+		loaded.node,
+		loaded.additionalData,
+		'webhook',
+		'activate',
+		webhookData,
+	).getNodeWebhookUrl(webhookName)!;
 
-	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(loaded.node.type, loaded.node.typeVersion);
+	const nodeType = loaded.workflow.nodeTypes.getByNameAndVersion(
+		loaded.node.type,
+		loaded.node.typeVersion,
+	);
 	const activate = options.activate ?? nodeType.webhookMethods?.[webhookName] !== undefined;
 	if (activate) {
 		const exists = await runWebhookMethodOn(loaded, webhookName, 'checkExists', 'activate');
@@ -326,8 +358,16 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 
 			responses.push(exchange);
 
-			if (req.method !== webhookData.httpMethod && !(description.httpMethod === 'HEAD' && req.method === 'GET')) {
-				response.status(404).json({ code: 404, message: `This webhook is not registered for ${req.method} requests` });
+			if (
+				req.method !== webhookData.httpMethod &&
+				!(description.httpMethod === 'HEAD' && req.method === 'GET')
+			) {
+				response
+					.status(404)
+					.json({
+						code: 404,
+						message: `This webhook is not registered for ${req.method} requests`,
+					});
 				return;
 			}
 
@@ -375,7 +415,9 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 				// static-data save: nothing is saved.
 				exchange.error = error as Error;
 				if (!res.headersSent) {
-					response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+					response
+						.status(500)
+						.json({ code: 0, message: 'There was a problem executing the workflow' });
 				}
 				return;
 			}
@@ -385,7 +427,11 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			// itself (`noWebhookResponse`) or starts no workflow; otherwise, for `onReceived`, only after
 			// `WorkflowRunner.run` has built the run's `Workflow` over the same static-data object, and
 			// that re-wrap (`ObservableObject.create`) resets `__dataChanged`, so the save finds nothing.
-			const answersBeforeRun = result.noWebhookResponse === true || result.workflowData === undefined;
+			// In both cases n8n takes the answer's body (`extractWebhookOnReceivedResponse`: the description's
+			// `responseData`, else the node's `webhookResponse`) just before that callback.
+			const answersBeforeRun =
+				result.noWebhookResponse === true || result.workflowData === undefined;
+			let onReceivedBody: unknown;
 			if (answersBeforeRun) {
 				saveStaticData(loaded.workflow, stored);
 			} else {
@@ -399,6 +445,21 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 					staticData: loaded.workflow.staticData,
 					settings: loaded.workflow.settings,
 				});
+				// A description without `responseData` makes n8n answer the text "firstEntryJson" (its default); the
+				// harness answers `webhookResponse` there instead, read after the save as n8n never reads it.
+				if (description.responseData !== undefined) {
+					const responseData = evaluate<unknown>(
+						loaded,
+						description.responseData,
+						'firstEntryJson',
+					);
+					onReceivedBody =
+						responseData === 'noData'
+							? undefined
+							: responseData
+								? responseData
+								: (result.webhookResponse ?? { message: 'Workflow was started' });
+				}
 				saveStaticData(loaded.workflow, stored);
 			}
 
@@ -408,7 +469,11 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			} else if (result.workflowData === undefined) {
 				response
 					.status(responseCode)
-					.send(result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' });
+					.send(
+						result.webhookResponse !== undefined
+							? result.webhookResponse
+							: { message: 'Webhook call received' },
+					);
 			}
 			if (result.workflowData === undefined) return;
 
@@ -418,12 +483,16 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			const { hooks, finished } = buildHooks('webhook', executionId, loaded.workflowData);
 			const runExecutionData = createRunExecutionData({
 				executionData: {
-					nodeExecutionStack: [{ node: loaded.node, data: { main: result.workflowData }, source: null }],
+					nodeExecutionStack: [
+						{ node: loaded.node, data: { main: result.workflowData }, source: null },
+					],
 				},
 			});
-			const run = await new WorkflowExecute({ ...additionalData, hooks }, 'webhook', runExecutionData).processRunExecutionData(
-				loaded.workflow,
-			);
+			const run = await new WorkflowExecute(
+				{ ...additionalData, hooks },
+				'webhook',
+				runExecutionData,
+			).processRunExecutionData(loaded.workflow);
 			await finished;
 			executions.push({ workflowData: result.workflowData, run, exchange });
 
@@ -431,10 +500,18 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			if (result.noWebhookResponse !== true && !res.headersSent) {
 				if (responseMode !== 'onReceived') {
 					// lastNode / responseNode modes are not used by this package's triggers.
-					response.status(500).json({ message: `n8n-engine harness: response mode "${responseMode}" is not supported` });
+					response
+						.status(500)
+						.json({
+							message: `n8n-engine harness: response mode "${responseMode}" is not supported`,
+						});
 					return;
 				}
-				response.status(responseCode).send(result.webhookResponse ?? { message: 'Workflow was started' });
+				const body =
+					description.responseData !== undefined
+						? onReceivedBody
+						: (result.webhookResponse ?? { message: 'Workflow was started' });
+				response.status(responseCode).send(body);
 			}
 		})()
 			.catch((error: unknown) => {

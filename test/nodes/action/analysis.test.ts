@@ -25,7 +25,10 @@ let ws: Workspace;
 useSandboxWorkspace((started) => ({ ws } = started));
 
 /** Upload only (no analysis), through the node; returns the report id. */
-async function uploadedReport(candidate: string, outcome?: 'completed' | 'requires_action' | 'failed'): Promise<string> {
+async function uploadedReport(
+	candidate: string,
+	outcome?: 'completed' | 'requires_action' | 'failed',
+): Promise<string> {
 	const result = await runNode(
 		ws,
 		{
@@ -51,7 +54,9 @@ describe('Analysis > Analyze Resume', () => {
 		expect(item.attemptId).toMatch(/^att_/);
 		expect(item.uploaded).toBe(true);
 		expect(item.statusUrl).toBe(`/api/v1/reports/${item.reportId}/status`);
-		expect(item.quote).toEqual(expect.objectContaining({ creditUnits: expect.any(Number), creditScale: expect.any(Number) }));
+		expect(item.quote).toEqual(
+			expect.objectContaining({ creditUnits: expect.any(Number), creditScale: expect.any(Number) }),
+		);
 		// The signed storage URL is private: it is used, never output.
 		expect(JSON.stringify(item)).not.toContain('/_storage/');
 		const after = await counters(ws);
@@ -63,9 +68,11 @@ describe('Analysis > Analyze Resume', () => {
 	});
 
 	it('Wait for Completion outputs the report summary once completed', async () => {
-		const result = await runNode(ws, { ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), simplify: false }, [
-			pdfItem({ candidate: 'Summary Wait', score: 8 }),
-		]);
+		const result = await runNode(
+			ws,
+			{ ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), simplify: false },
+			[pdfItem({ candidate: 'Summary Wait', score: 8 })],
+		);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('completed');
 		expect(item.timedOut).toBe(false);
@@ -76,9 +83,14 @@ describe('Analysis > Analyze Resume', () => {
 	});
 
 	it('Wait for Completion can output the detailed result', async () => {
-		const result = await runNode(ws, { ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'result' }), simplify: false }, [
-			pdfItem({ candidate: 'Result Wait', score: 6 }),
-		]);
+		const result = await runNode(
+			ws,
+			{
+				...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'result' }),
+				simplify: false,
+			},
+			[pdfItem({ candidate: 'Result Wait', score: 6 })],
+		);
 		const [item] = jsonOf(result);
 		expect(item.schemaVersion).toBe(1);
 		expect(item.status).toBe('completed');
@@ -91,7 +103,14 @@ describe('Analysis > Analyze Resume', () => {
 	it('Wait for Completion can output the simplified result (score, scale, summary, recommendation, limitations)', async () => {
 		const result = await runNode(
 			ws,
-			{ ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30, waitOutput: 'simplifiedResult' }), simplify: false },
+			{
+				...analyzeParams(ws, {
+					waitForCompletion: true,
+					waitTimeout: 30,
+					waitOutput: 'simplifiedResult',
+				}),
+				simplify: false,
+			},
 			[pdfItem({ candidate: 'Simple Wait', score: 7 })],
 		);
 		const [item] = jsonOf(result);
@@ -116,18 +135,22 @@ describe('Analysis > Analyze Resume', () => {
 	});
 
 	it('requires_action is output with the human review notice (do not resubmit)', async () => {
-		const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
-			pdfItem({ candidate: 'Review Me', outcome: 'requires_action' }),
-		]);
+		const result = await runNode(
+			ws,
+			analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
+			[pdfItem({ candidate: 'Review Me', outcome: 'requires_action' })],
+		);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('requires_action');
 		expect(hintsOf(result).join('\n')).toContain('human review');
 	});
 
 	it('a failed analysis is output with its code and the deliberate-new-attempt notice', async () => {
-		const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
-			pdfItem({ candidate: 'Fail Me', outcome: 'failed' }),
-		]);
+		const result = await runNode(
+			ws,
+			analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
+			[pdfItem({ candidate: 'Fail Me', outcome: 'failed' })],
+		);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('failed');
 		expect(item.code).toEqual(expect.any(String));
@@ -159,17 +182,26 @@ describe('Analysis > Analyze Resume', () => {
 			],
 		);
 		const [item] = jsonOf(result);
-		expect(item.mimeType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+		expect(item.mimeType).toBe(
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		);
 		expect(await waitForReportStatus(ws, String(item.reportId))).toBe('completed');
 		const report = await apiCall(ws, 'GET', `/api/v1/reports/${item.reportId}?include=reference`);
-		expect((report.body.data as IDataObject).externalReference).toEqual({ source: 'test-ats', id: 'app-docx-1' });
+		expect((report.body.data as IDataObject).externalReference).toEqual({
+			source: 'test-ats',
+			id: 'app-docx-1',
+		});
 	});
 
 	it('the same Idempotency Key replays instead of creating: one report and one attempt for two runs', async () => {
 		const idempotencyKey = `analyze-${Date.now()}`;
 		const before = await counters(ws);
-		const first = jsonOf(await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]));
-		const second = jsonOf(await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]));
+		const first = jsonOf(
+			await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]),
+		);
+		const second = jsonOf(
+			await runNode(ws, analyzeParams(ws, { idempotencyKey }), [pdfItem({ candidate: 'Twice' })]),
+		);
 		expect(second[0].reportId).toBe(first[0].reportId);
 		expect(second[0].attemptId).toBe(first[0].attemptId);
 		const after = await counters(ws);
@@ -185,9 +217,11 @@ describe('Analysis > Analyze Resume', () => {
 		try {
 			const slowWs = await newWorkspace(slow.baseUrl);
 			const started = Date.now();
-			const result = await runNode(slowWs, analyzeParams(slowWs, { waitForCompletion: true, waitTimeout: 1 }), [
-				pdfItem({ candidate: 'Slow One' }),
-			]);
+			const result = await runNode(
+				slowWs,
+				analyzeParams(slowWs, { waitForCompletion: true, waitTimeout: 1 }),
+				[pdfItem({ candidate: 'Slow One' })],
+			);
 			const [item] = jsonOf(result);
 			expect(item.timedOut).toBe(true);
 			expect(item.reportId).toMatch(/^rpt_/);
@@ -202,7 +236,9 @@ describe('Analysis > Analyze Resume', () => {
 describe('Analysis > Get Quote and Start', () => {
 	it('Get Quote returns the fingerprint; Start with Quote Automatically off uses it', async () => {
 		const reportId = await uploadedReport('Manual Quote');
-		const quote = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'getQuote', reportId }))[0];
+		const quote = jsonOf(
+			await runNode(ws, { resource: 'analysis', operation: 'getQuote', reportId }),
+		)[0];
 		expect(quote.reportId).toBe(reportId);
 		expect(quote.fingerprint).toMatch(/^[a-f0-9]{64}$/);
 		const before = await counters(ws);
@@ -217,7 +253,9 @@ describe('Analysis > Get Quote and Start', () => {
 		)[0];
 		expect(started.attemptId).toMatch(/^att_/);
 		const after = await counters(ws);
-		expect(after.requests['POST /api/v1/analysis-quotes'] ?? 0).toBe(before.requests['POST /api/v1/analysis-quotes'] ?? 0);
+		expect(after.requests['POST /api/v1/analysis-quotes'] ?? 0).toBe(
+			before.requests['POST /api/v1/analysis-quotes'] ?? 0,
+		);
 	});
 
 	it('Start with Quote Automatically quotes first, and can wait for the result', async () => {
@@ -234,7 +272,10 @@ describe('Analysis > Get Quote and Start', () => {
 		expect(item.status).toBe('completed');
 		expect(typeof item.score).toBe('number');
 		const after = await counters(ws);
-		expect((after.requests['POST /api/v1/analysis-quotes'] ?? 0) - (before.requests['POST /api/v1/analysis-quotes'] ?? 0)).toBe(1);
+		expect(
+			(after.requests['POST /api/v1/analysis-quotes'] ?? 0) -
+				(before.requests['POST /api/v1/analysis-quotes'] ?? 0),
+		).toBe(1);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
 	});
 
@@ -242,21 +283,35 @@ describe('Analysis > Get Quote and Start', () => {
 	// conflict, it now reads the attempt back and outputs it as recovered, without a second quote or attempt.
 	it('Start on an already admitted report recovers the existing attempt (recovered: true), no second attempt', async () => {
 		const reportId = await uploadedReport('Admitted');
-		const [firstItem] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }));
+		const [firstItem] = jsonOf(
+			await runNode(ws, { resource: 'analysis', operation: 'start', reportId }),
+		);
 		const before = await counters(ws);
 		const result = await runNode(ws, { resource: 'analysis', operation: 'start', reportId });
 		const [item] = jsonOf(result);
 		const after = await counters(ws);
-		expect(item).toMatchObject({ reportId, attemptId: firstItem.attemptId, recovered: true, recoveredFrom: 'ANALYSIS_ALREADY_STARTED' });
+		expect(item).toMatchObject({
+			reportId,
+			attemptId: firstItem.attemptId,
+			recovered: true,
+			recoveredFrom: 'ANALYSIS_ALREADY_STARTED',
+		});
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(0);
-		expect((after.requests['POST /api/v1/analyses'] ?? 0) - (before.requests['POST /api/v1/analyses'] ?? 0)).toBe(0);
+		expect(
+			(after.requests['POST /api/v1/analyses'] ?? 0) -
+				(before.requests['POST /api/v1/analyses'] ?? 0),
+		).toBe(0);
 		expect(result.output[0][0].pairedItem).toEqual({ item: 0 });
 	});
 });
 
 describe('Analysis > batch operations', () => {
 	it('Get Quotes quotes every input item with one batch request per 20 items', async () => {
-		const reports = [await uploadedReport('Q1'), await uploadedReport('Q2'), await uploadedReport('Q3')];
+		const reports = [
+			await uploadedReport('Q1'),
+			await uploadedReport('Q2'),
+			await uploadedReport('Q3'),
+		];
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
@@ -269,9 +324,16 @@ describe('Analysis > batch operations', () => {
 			expect((o.quote as IDataObject).fingerprint).toMatch(/^[a-f0-9]{64}$/);
 			expect(o.errorCode).toBeNull();
 		}
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		const after = await counters(ws);
-		expect((after.requests['POST /api/v1/analysis-batch-quotes'] ?? 0) - (before.requests['POST /api/v1/analysis-batch-quotes'] ?? 0)).toBe(1);
+		expect(
+			(after.requests['POST /api/v1/analysis-batch-quotes'] ?? 0) -
+				(before.requests['POST /api/v1/analysis-batch-quotes'] ?? 0),
+		).toBe(1);
 	});
 
 	it('Start Many runs 45 items as three analysis batches (20 + 20 + 5) and outputs one paired item each', async () => {
@@ -286,7 +348,9 @@ describe('Analysis > batch operations', () => {
 					jobDescriptionSource: 'existing',
 					jobDescriptionId: ws.jobDescriptionId,
 				},
-				Array.from({ length: 45 }, (_, i) => pdfItem({ candidate: `Batch Person ${i}` }, `batch-${i}.pdf`)),
+				Array.from({ length: 45 }, (_, i) =>
+					pdfItem({ candidate: `Batch Person ${i}` }, `batch-${i}.pdf`),
+				),
 			),
 		);
 		expect(uploads.every((u) => u.uploaded === true)).toBe(true);
@@ -294,12 +358,19 @@ describe('Analysis > batch operations', () => {
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
-			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
+			{
+				resource: 'analysis',
+				operation: 'startMany',
+				reportId: '={{ $json.reportId }}',
+				simplify: false,
+			},
 			uploads.map((u) => ({ json: { reportId: u.reportId } })),
 		);
 		const out = jsonOf(result);
 		expect(out).toHaveLength(45);
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(
+			Array.from({ length: 45 }, (_, item) => ({ item })),
+		);
 		out.forEach((o, i) => {
 			expect(o.reportId).toBe(uploads[i].reportId);
 			expect(o.state).toBe('succeeded');
@@ -317,15 +388,27 @@ describe('Analysis > batch operations', () => {
 		const withReports = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', options: { includeReport: true }, simplify: false },
-				[(await uploadedReport('Summary In Batch'))].map((reportId) => ({ json: { reportId } })),
+				{
+					resource: 'analysis',
+					operation: 'startMany',
+					reportId: '={{ $json.reportId }}',
+					options: { includeReport: true },
+					simplify: false,
+				},
+				[await uploadedReport('Summary In Batch')].map((reportId) => ({ json: { reportId } })),
 			),
 		);
 		expect(withReports[0].state).toBe('succeeded');
 		expect((withReports[0].report as IDataObject).status).toBe('completed');
 		expect((withReports[0].report as IDataObject).id).toBe(withReports[0].reportId);
 
-		const batch = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'getBatch', batchId: String(out[0].batchId) }))[0];
+		const batch = jsonOf(
+			await runNode(ws, {
+				resource: 'analysis',
+				operation: 'getBatch',
+				batchId: String(out[0].batchId),
+			}),
+		)[0];
 		expect(batch.id).toBe(out[0].batchId);
 		expect(batch.kind).toBe('analyses');
 		expect(batch.status).toBe('completed');

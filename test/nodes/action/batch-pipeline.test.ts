@@ -8,14 +8,27 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { apiCall, counters, jsonOf, totalRequests, newWorkspace, pdfItem, runNode, type Counters, type Workspace } from './helpers';
+import {
+	apiCall,
+	counters,
+	jsonOf,
+	totalRequests,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	type Counters,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 
 useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
 
 /** Reads the workspace's counters every few milliseconds until `work` settles; returns every sample. */
-async function sampleWhile<T>(ws: Workspace, work: Promise<T>): Promise<{ result: T; samples: Counters[] }> {
+async function sampleWhile<T>(
+	ws: Workspace,
+	work: Promise<T>,
+): Promise<{ result: T; samples: Counters[] }> {
 	const samples: Counters[] = [];
 	let done = false;
 	const sampler = (async () => {
@@ -45,7 +58,9 @@ function uploadManyParams(ws: Workspace) {
 }
 
 async function uploadedReports(ws: Workspace, count: number, prefix: string): Promise<string[]> {
-	const items = Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
+	const items = Array.from({ length: count }, (_, i) =>
+		pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`),
+	);
 	const out = jsonOf(await runNode(ws, uploadManyParams(ws), items));
 	expect(out.every((o) => o.uploaded === true)).toBe(true);
 	return out.map((o) => String(o.reportId));
@@ -54,8 +69,12 @@ async function uploadedReports(ws: Workspace, count: number, prefix: string): Pr
 describe('Batch operations overlap their chunks', () => {
 	it('Upload Many creates the next upload batch while the files of the current one are still being PUT', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 150 }] });
-		const items = Array.from({ length: 40 }, (_, i) => pdfItem({ candidate: `Overlap ${i}` }, `overlap-${i}.pdf`));
+		await sandbox.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 150 }],
+		});
+		const items = Array.from({ length: 40 }, (_, i) =>
+			pdfItem({ candidate: `Overlap ${i}` }, `overlap-${i}.pdf`),
+		);
 		const { result, samples } = await sampleWhile(ws, runNode(ws, uploadManyParams(ws), items));
 
 		const out = jsonOf(result);
@@ -75,12 +94,27 @@ describe('Batch operations overlap their chunks', () => {
 		const before = await counters(ws);
 		// 1000 ms: each chunk's reports are first checked for an existing attempt (20 status reads), which takes
 		// a few hundred ms on a loaded machine.
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 1000 }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/analysis-batches',
+					mode: 'latency',
+					rate: 1,
+					latencyMs: 1000,
+				},
+			],
+		});
 		const { result, samples } = await sampleWhile(
 			ws,
 			runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
+				{
+					resource: 'analysis',
+					operation: 'startMany',
+					reportId: '={{ $json.reportId }}',
+					simplify: false,
+				},
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
 		);
@@ -89,13 +123,17 @@ describe('Batch operations overlap their chunks', () => {
 		expect(out.map((o) => o.state)).toEqual(reportIds.map(() => 'succeeded'));
 		expect(new Set(out.map((o) => o.batchId)).size).toBe(2);
 		const after = await counters(ws);
-		expect(route(after, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes')).toBe(2);
+		expect(
+			route(after, 'POST /api/v1/analysis-batch-quotes') -
+				route(before, 'POST /api/v1/analysis-batch-quotes'),
+		).toBe(2);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(40);
 		// Both chunks were quoted before the first analysis batch was created.
 		const quotedAhead = samples.filter(
 			(s) =>
-				route(s, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes') === 2 &&
-				s.batchesCreated === before.batchesCreated,
+				route(s, 'POST /api/v1/analysis-batch-quotes') -
+					route(before, 'POST /api/v1/analysis-batch-quotes') ===
+					2 && s.batchesCreated === before.batchesCreated,
 		);
 		expect(quotedAhead.length).toBeGreaterThan(0);
 	});
@@ -107,7 +145,12 @@ describe('Batch operations overlap their chunks', () => {
 		const out = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
+				{
+					resource: 'analysis',
+					operation: 'startMany',
+					reportId: '={{ $json.reportId }}',
+					simplify: false,
+				},
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
 		);
@@ -115,14 +158,18 @@ describe('Batch operations overlap their chunks', () => {
 		const after = await counters(ws);
 		// The test sandbox's worker finishes an analysis in two 10 ms steps, well inside the first 100 ms interval;
 		// a read right after creation would find each batch still processing and need a second read.
-		expect(route(after, 'GET /api/v1/analysis-batches/{id}') - route(before, 'GET /api/v1/analysis-batches/{id}')).toBe(2);
+		expect(
+			route(after, 'GET /api/v1/analysis-batches/{id}') -
+				route(before, 'GET /api/v1/analysis-batches/{id}'),
+		).toBe(2);
 	});
 });
 
 describe('A refused item in a batch chunk', () => {
 	const items = (): Array<ReturnType<typeof pdfItem> | { json: IDataObject }> => {
-		const list: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = Array.from({ length: 25 }, (_, i) =>
-			pdfItem({ candidate: `Refused ${i}` }, `refused-${i}.pdf`),
+		const list: Array<ReturnType<typeof pdfItem> | { json: IDataObject }> = Array.from(
+			{ length: 25 },
+			(_, i) => pdfItem({ candidate: `Refused ${i}` }, `refused-${i}.pdf`),
 		);
 		list[3] = { json: { note: 'no file attached' } };
 		return list;
@@ -162,7 +209,9 @@ const analyzeManyParams = (ws: Workspace, options: IDataObject = {}): INodeParam
 	options: options as INodeParameters,
 });
 const resumes = (count: number, prefix: string) =>
-	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`));
+	Array.from({ length: count }, (_, i) =>
+		pdfItem({ candidate: `${prefix} ${i}` }, `${prefix}-${i}.pdf`),
+	);
 
 describe('Analysis > Analyze Many', () => {
 	it('45 files: 3 upload batches, 45 PUTs, 3 batch quotes, 3 analysis batches; every report analyzed, one paired item per input', async () => {
@@ -170,7 +219,9 @@ describe('Analysis > Analyze Many', () => {
 		const result = await runNode(ws, analyzeManyParams(ws), resumes(45, 'many'));
 		const out = jsonOf(result);
 		expect(out).toHaveLength(45);
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(
+			Array.from({ length: 45 }, (_, item) => ({ item })),
+		);
 		out.forEach((o, i) => {
 			expect(o).toEqual(
 				expect.objectContaining({
@@ -199,14 +250,24 @@ describe('Analysis > Analyze Many', () => {
 		expect(after.storageAuthorizationHeaders).toBe(0);
 		// The analysis batches completed, so every report is terminal when the node returns.
 		const statuses = await Promise.all(
-			out.slice(0, 45).map(async (o) => ((await apiCall(ws, 'GET', `/api/v1/reports/${String(o.reportId)}/status`)).body.data as IDataObject).status),
+			out
+				.slice(0, 45)
+				.map(
+					async (o) =>
+						(
+							(await apiCall(ws, 'GET', `/api/v1/reports/${String(o.reportId)}/status`)).body
+								.data as IDataObject
+						).status,
+				),
 		);
 		expect(new Set(statuses)).toEqual(new Set(['completed']));
 	});
 
 	it('Include Report Summary adds each final summary', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const out = jsonOf(await runNode(ws, analyzeManyParams(ws, { includeReport: true }), resumes(3, 'summary')));
+		const out = jsonOf(
+			await runNode(ws, analyzeManyParams(ws, { includeReport: true }), resumes(3, 'summary')),
+		);
 		for (const o of out) {
 			expect(o.state).toBe('succeeded');
 			expect((o.report as IDataObject).id).toBe(o.reportId);
@@ -216,17 +277,30 @@ describe('Analysis > Analyze Many', () => {
 
 	it('starts the first analysis batch while later files are still being uploaded', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 100 }] });
-		const { result, samples } = await sampleWhile(ws, runNode(ws, analyzeManyParams(ws), resumes(60, 'overlap')));
+		await sandbox.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 100 }],
+		});
+		const { result, samples } = await sampleWhile(
+			ws,
+			runNode(ws, analyzeManyParams(ws), resumes(60, 'overlap')),
+		);
 		expect(jsonOf(result).every((o) => o.state === 'succeeded')).toBe(true);
-		const overlapping = samples.filter((s) => route(s, 'POST /api/v1/analysis-batches') >= 1 && s.storagePuts < 60);
+		const overlapping = samples.filter(
+			(s) => route(s, 'POST /api/v1/analysis-batches') >= 1 && s.storagePuts < 60,
+		);
 		expect(overlapping.length).toBeGreaterThan(0);
 	});
 
 	it('with Continue On Fail a file the storage refuses fails alone; every other file is analyzed', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
-		const out = jsonOf(await runNode(ws, analyzeManyParams(ws), resumes(40, 'refused-put'), { continueOnFail: true }));
+		await sandbox.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }],
+		});
+		const out = jsonOf(
+			await runNode(ws, analyzeManyParams(ws), resumes(40, 'refused-put'), {
+				continueOnFail: true,
+			}),
+		);
 		expect(out).toHaveLength(40);
 		const failed = out.filter((o) => o.error !== undefined);
 		expect(failed).toHaveLength(1);
@@ -239,7 +313,9 @@ describe('Analysis > Analyze Many', () => {
 
 	it('without Continue On Fail a refused file stops the node before any analysis is quoted or submitted', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		await sandbox.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }] });
+		await sandbox.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage', mode: 'before', status: 400, rate: 1, count: 1 }],
+		});
 		const result = await runNode(ws, analyzeManyParams(ws), resumes(40, 'stop'));
 		expect(result.run.status).toBe('error');
 		expect(result.error?.message).toBeTruthy();
@@ -267,10 +343,36 @@ describe('Analyze Many when answers are lost or refused for a moment', () => {
 		await sandbox.control.setFaults({
 			rules: [
 				// The batch is created, then the connection drops before the answer: the retry must replay it.
-				{ method: 'POST', path: '/api/v1/upload-batches', rate: 1, count: 2, mode: 'commit-then-drop' },
-				{ method: 'POST', path: '/api/v1/analysis-batches', rate: 1, count: 2, mode: 'commit-then-drop' },
-				{ method: 'POST', path: '/api/v1/analysis-batch-quotes', status: 503, rate: 1, count: 1, mode: 'before' },
-				{ method: 'GET', path: '/api/v1/analysis-batches/', status: 503, rate: 1, count: 1, mode: 'before' },
+				{
+					method: 'POST',
+					path: '/api/v1/upload-batches',
+					rate: 1,
+					count: 2,
+					mode: 'commit-then-drop',
+				},
+				{
+					method: 'POST',
+					path: '/api/v1/analysis-batches',
+					rate: 1,
+					count: 2,
+					mode: 'commit-then-drop',
+				},
+				{
+					method: 'POST',
+					path: '/api/v1/analysis-batch-quotes',
+					status: 503,
+					rate: 1,
+					count: 1,
+					mode: 'before',
+				},
+				{
+					method: 'GET',
+					path: '/api/v1/analysis-batches/',
+					status: 503,
+					rate: 1,
+					count: 1,
+					mode: 'before',
+				},
 				{ method: 'PUT', path: '/_storage', status: 503, rate: 1, count: 2, mode: 'before' },
 			],
 		});

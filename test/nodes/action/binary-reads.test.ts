@@ -20,18 +20,24 @@ let sandbox: TestSandbox;
 useTestSandbox((started) => (sandbox = started));
 
 /** Opens of each stored binary (by its id) while `run` runs: streams and whole-buffer reads. */
-async function countOpens<T>(run: () => Promise<T>): Promise<{ value: T; opens: Map<string, number> }> {
+async function countOpens<T>(
+	run: () => Promise<T>,
+): Promise<{ value: T; opens: Map<string, number> }> {
 	const opens = new Map<string, number>();
 	const note = (id: string) => opens.set(id, (opens.get(id) ?? 0) + 1);
 	const { getAsStream, getAsBuffer } = BinaryDataService.prototype;
-	const stream = jest.spyOn(BinaryDataService.prototype, 'getAsStream').mockImplementation(async function (this: BinaryDataService, id, chunkSize) {
-		note(id);
-		return await getAsStream.call(this, id, chunkSize);
-	});
-	const buffer = jest.spyOn(BinaryDataService.prototype, 'getAsBuffer').mockImplementation(async function (this: BinaryDataService, binary) {
-		if (binary.id) note(binary.id);
-		return await getAsBuffer.call(this, binary);
-	});
+	const stream = jest
+		.spyOn(BinaryDataService.prototype, 'getAsStream')
+		.mockImplementation(async function (this: BinaryDataService, id, chunkSize) {
+			note(id);
+			return await getAsStream.call(this, id, chunkSize);
+		});
+	const buffer = jest
+		.spyOn(BinaryDataService.prototype, 'getAsBuffer')
+		.mockImplementation(async function (this: BinaryDataService, binary) {
+			if (binary.id) note(binary.id);
+			return await getAsBuffer.call(this, binary);
+		});
 	try {
 		return { value: await run(), opens };
 	} finally {
@@ -43,12 +49,19 @@ async function countOpens<T>(run: () => Promise<T>): Promise<{ value: T; opens: 
 const resumes = (count: number, tag: string): InputItem[] =>
 	Array.from({ length: count }, (_, i) => ({
 		json: {},
-		binary: { data: { data: makePdf({ candidate: `${tag} ${i}`, sizeBytes: 256 * 1024 + i }), mimeType: PDF_MIME, fileName: `${tag}-${i}.pdf` } },
+		binary: {
+			data: {
+				data: makePdf({ candidate: `${tag} ${i}`, sizeBytes: 256 * 1024 + i }),
+				mimeType: PDF_MIME,
+				fileName: `${tag}-${i}.pdf`,
+			},
+		},
 	}));
 
-const jobText = (operation: string) => `Opens per file (${operation}): data engineer, Python and SQL.`;
+const jobText = (operation: string) =>
+	`Opens per file (${operation}): data engineer, Python and SQL.`;
 
-describe('each resume is opened twice in n8n\'s binary store: one streamed read (type check + sha-256), one PUT', () => {
+describe("each resume is opened twice in n8n's binary store: one streamed read (type check + sha-256), one PUT", () => {
 	it.each([
 		['upload', 'uploadResume'],
 		['analysis', 'analyzeResume'],
@@ -57,8 +70,16 @@ describe('each resume is opened twice in n8n\'s binary store: one streamed read 
 	])('%s > %s, filesystem mode', async (resource, operation) => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const items = resumes(3, operation);
-		const parameters = { resource, operation, binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: jobText(operation) } as INodeParameters;
-		const { value: result, opens } = await countOpens(async () => await runNode(ws, parameters, items, { binaryMode: 'filesystem' }));
+		const parameters = {
+			resource,
+			operation,
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'text',
+			jobDescriptionText: jobText(operation),
+		} as INodeParameters;
+		const { value: result, opens } = await countOpens(
+			async () => await runNode(ws, parameters, items, { binaryMode: 'filesystem' }),
+		);
 		const out = jsonOf(result);
 		expect(out).toHaveLength(3);
 		expect(out.every((item) => item.uploaded === true)).toBe(true);
@@ -78,7 +99,12 @@ describe('each resume is opened twice in n8n\'s binary store: one streamed read 
 describe('reading each file once more economically leaves its idempotency key unchanged', () => {
 	const pdf = makePdf({ candidate: 'Key Golden', sizeBytes: 3 * 1024 * 1024 + 17 });
 	const text = 'Golden key job: data engineer, Python and SQL.';
-	const body = { fileName: 'golden.pdf', fileSize: pdf.length, mimeType: PDF_MIME, jobDescription: { kind: 'text', text } };
+	const body = {
+		fileName: 'golden.pdf',
+		fileSize: pdf.length,
+		mimeType: PDF_MIME,
+		jobDescription: { kind: 'text', text },
+	};
 	// sha-256 of the bytes, and the derived key of the upload under DERIVATION_VERSION recruiting-analysis/write/v2.
 	const DIGEST = 'ff4ca38903a04a83647c96e96c3da194cc677b4ae425ac52535986b8ce996351';
 	const KEY = 'n8n-ra-1d01171de39c868c737047092b85e66e517c186c9523a53b67a41cf3974eb208';
@@ -88,21 +114,30 @@ describe('reading each file once more economically leaves its idempotency key un
 		expect(createHash('sha256').update(pdf).digest('hex')).toBe(DIGEST);
 	});
 
-	it.each(['default', 'filesystem'] as const)('Upload Resume, %s binary mode: the same key as before', async (binaryMode) => {
-		const ws: Workspace = await newWorkspace(sandbox.baseUrl);
-		const result = await runNode(
-			ws,
-			{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: text },
-			[{ json: {}, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'golden.pdf' } } }],
-			{ binaryMode },
-		);
-		const [item] = jsonOf(result);
-		expect(item.uploaded).toBe(true);
-		// The body now also carries the file reference the node derives from the same facts (writes/identity.ts).
-		const sent = { ...body, externalReference: fileReference(uploadIdentity(body, DIGEST)) };
-		const replay = await apiCall(ws, 'POST', '/api/v1/uploads', sent, { 'idempotency-key': KEY });
-		expect(replay.status).toBeLessThan(300);
-		expect((replay.body.data as IDataObject).reportId).toBe(item.reportId);
-		expect((await counters(ws)).preparationsCreated).toBe(1);
-	});
+	it.each(['default', 'filesystem'] as const)(
+		'Upload Resume, %s binary mode: the same key as before',
+		async (binaryMode) => {
+			const ws: Workspace = await newWorkspace(sandbox.baseUrl);
+			const result = await runNode(
+				ws,
+				{
+					resource: 'upload',
+					operation: 'uploadResume',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'text',
+					jobDescriptionText: text,
+				},
+				[{ json: {}, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'golden.pdf' } } }],
+				{ binaryMode },
+			);
+			const [item] = jsonOf(result);
+			expect(item.uploaded).toBe(true);
+			// The body now also carries the file reference the node derives from the same facts (writes/identity.ts).
+			const sent = { ...body, externalReference: fileReference(uploadIdentity(body, DIGEST)) };
+			const replay = await apiCall(ws, 'POST', '/api/v1/uploads', sent, { 'idempotency-key': KEY });
+			expect(replay.status).toBeLessThan(300);
+			expect((replay.body.data as IDataObject).reportId).toBe(item.reportId);
+			expect((await counters(ws)).preparationsCreated).toBe(1);
+		},
+	);
 });

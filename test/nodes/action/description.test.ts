@@ -2,7 +2,12 @@
  * The action node's description: the operation selectors and the operation modules agree, every parameter
  * is scoped to its resource and operation, and the n8n conventions of a community node hold.
  */
-import { Workflow, type INodeProperties, type INodePropertyOptions, type INodeTypes } from 'n8n-workflow';
+import {
+	Workflow,
+	type INodeProperties,
+	type INodePropertyOptions,
+	type INodeTypes,
+} from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { resources } from '../../../nodes/RecruitingAnalysis/actions/router';
@@ -21,7 +26,15 @@ function operationSelector(resource: string): INodeProperties {
 const EXPECTED: Record<string, string[]> = {
 	jobDescription: ['get', 'getMany'],
 	upload: ['uploadResume', 'prepare', 'refreshUrl', 'cancel', 'uploadMany', 'getBatch'],
-	analysis: ['analyzeResume', 'analyzeMany', 'getQuote', 'start', 'getQuotes', 'startMany', 'getBatch'],
+	analysis: [
+		'analyzeResume',
+		'analyzeMany',
+		'getQuote',
+		'start',
+		'getQuotes',
+		'startMany',
+		'getBatch',
+	],
 	report: ['get', 'getMany', 'getStatus', 'getResult'],
 	interview: [
 		'getQuote',
@@ -43,50 +56,85 @@ describe('RecruitingAnalysis node description', () => {
 	it('has the agreed identity: name, credential, icons, tool use, subtitle', () => {
 		expect(description.name).toBe('recruitingAnalysis');
 		expect(description.usableAsTool).toBe(true);
-		expect(description.credentials).toEqual([{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' }]);
-		expect(description.icon).toEqual({ light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' });
+		expect(description.credentials).toEqual([
+			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
+		]);
+		expect(description.icon).toEqual({
+			light: 'file:recruitingAnalysis.svg',
+			dark: 'file:recruitingAnalysis.dark.svg',
+		});
 	});
 
-	it('the canvas subtitle is the operation in words (its action), evaluated by n8n\'s expression engine', () => {
+	it("the canvas subtitle is the operation in words (its action), evaluated by n8n's expression engine", () => {
 		const subtitle = (resource: string, operation: string): unknown => {
 			const nodeTypes: INodeTypes = {
 				getByName: () => new RecruitingAnalysis(),
 				getByNameAndVersion: () => new RecruitingAnalysis(),
 				getKnownTypes: () => ({}),
 			};
-			const node = { id: 'n', name: 'n', type: 'recruitingAnalysis', typeVersion: 2, position: [0, 0] as [number, number], parameters: { resource, operation } };
+			const node = {
+				id: 'n',
+				name: 'n',
+				type: 'recruitingAnalysis',
+				typeVersion: 2,
+				position: [0, 0] as [number, number],
+				parameters: { resource, operation },
+			};
 			const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-			return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
+			return workflow.expression.getSimpleParameterValue(
+				node,
+				description.subtitle as string,
+				'internal',
+				{},
+			);
 		};
 		expect(subtitle('analysis', 'analyzeResume')).toBe('Analyze a resume');
 		expect(subtitle('interview', 'invite')).toBe('Invite a candidate');
 		const actions = Object.keys(EXPECTED).flatMap((resource) =>
-			(operationSelector(resource).options as INodePropertyOptions[]).map((o) => [resource, String(o.value), o.action]),
+			(operationSelector(resource).options as INodePropertyOptions[]).map((o) => [
+				resource,
+				String(o.value),
+				o.action,
+			]),
 		);
-		for (const [resource, operation, action] of actions) expect(subtitle(resource!, operation!)).toBe(action);
+		for (const [resource, operation, action] of actions)
+			expect(subtitle(resource!, operation!)).toBe(action);
 	});
 
 	it('offers the six resources', () => {
 		const resource = properties.find((p) => p.name === 'resource');
 		const values = (resource?.options as INodePropertyOptions[]).map((o) => o.value).sort();
-		expect(values).toEqual(['analysis', 'event', 'interview', 'jobDescription', 'report', 'upload']);
+		expect(values).toEqual([
+			'analysis',
+			'event',
+			'interview',
+			'jobDescription',
+			'report',
+			'upload',
+		]);
 		expect(resource?.default).toBe('analysis');
 	});
 
-	it.each(Object.keys(EXPECTED))('resource %s: the selector offers exactly its operation modules, and they are the expected operations', (resource) => {
-		const selector = operationSelector(resource);
-		const offered = (selector.options as INodePropertyOptions[]).map((o) => String(o.value));
-		expect([...offered].sort()).toEqual([...EXPECTED[resource]].sort());
-		expect(Object.keys(resources[resource]).sort()).toEqual([...EXPECTED[resource]].sort());
-		for (const option of selector.options as INodePropertyOptions[]) {
-			expect(option.action).toEqual(expect.any(String));
-			expect(option.description).toEqual(expect.any(String));
-		}
-	});
+	it.each(Object.keys(EXPECTED))(
+		'resource %s: the selector offers exactly its operation modules, and they are the expected operations',
+		(resource) => {
+			const selector = operationSelector(resource);
+			const offered = (selector.options as INodePropertyOptions[]).map((o) => String(o.value));
+			expect([...offered].sort()).toEqual([...EXPECTED[resource]].sort());
+			expect(Object.keys(resources[resource]).sort()).toEqual([...EXPECTED[resource]].sort());
+			for (const option of selector.options as INodePropertyOptions[]) {
+				expect(option.action).toEqual(expect.any(String));
+				expect(option.description).toEqual(expect.any(String));
+			}
+		},
+	);
 
 	it('puts Analyze Many and Analyze Resume first (options are alphabetical) and makes Analyze Resume the default', () => {
 		const selector = operationSelector('analysis');
-		expect((selector.options as INodePropertyOptions[]).slice(0, 2).map((o) => o.value)).toEqual(['analyzeMany', 'analyzeResume']);
+		expect((selector.options as INodePropertyOptions[]).slice(0, 2).map((o) => o.value)).toEqual([
+			'analyzeMany',
+			'analyzeResume',
+		]);
 		expect(selector.default).toBe('analyzeResume');
 	});
 
@@ -108,12 +156,14 @@ describe('RecruitingAnalysis node description', () => {
 			if (parameter.name === 'operation' || parameter.name === 'resource') return;
 			if (parameter.type === 'options' && Array.isArray(parameter.options)) {
 				const names = (parameter.options as INodePropertyOptions[]).map((o) => o.name);
-				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|')) unsorted.push(`${where}.${parameter.name}`);
+				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|'))
+					unsorted.push(`${where}.${parameter.name}`);
 			}
 			if (parameter.type === 'collection' && Array.isArray(parameter.options)) {
 				const inner = parameter.options as INodeProperties[];
 				const names = inner.map((o) => o.displayName);
-				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|')) unsorted.push(`${where}.${parameter.name}`);
+				if (names.join('|') !== [...names].sort((a, b) => a.localeCompare(b)).join('|'))
+					unsorted.push(`${where}.${parameter.name}`);
 				inner.forEach((o) => check(o, `${where}.${parameter.name}`));
 			}
 		};
@@ -132,7 +182,14 @@ describe('RecruitingAnalysis node description', () => {
 				.map(([operation]) => `${resource}.${operation}`),
 		);
 		expect(batch.sort()).toEqual(
-			['analysis.analyzeMany', 'analysis.getQuotes', 'analysis.startMany', 'interview.getQuotes', 'interview.inviteMany', 'upload.uploadMany'].sort(),
+			[
+				'analysis.analyzeMany',
+				'analysis.getQuotes',
+				'analysis.startMany',
+				'interview.getQuotes',
+				'interview.inviteMany',
+				'upload.uploadMany',
+			].sort(),
 		);
 	});
 });

@@ -31,12 +31,20 @@ useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true })
 const route = (c: { requests: Record<string, number> }, r: string) => c.requests[r] ?? 0;
 /** Every answer of the route is dropped after the service committed it, for all four attempts of the node. */
 const loseAllAnswers = async (method: string, path: string) =>
-	await sandbox.control.setFaults({ rules: [{ method, path, mode: 'commit-then-drop', count: 4 }] });
+	await sandbox.control.setFaults({
+		rules: [{ method, path, mode: 'commit-then-drop', count: 4 }],
+	});
 
 async function uploadedReports(ws: Workspace, n: number, tag: string): Promise<string[]> {
 	const result = await runNode(
 		ws,
-		{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+		{
+			resource: 'upload',
+			operation: 'uploadResume',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+		},
 		Array.from({ length: n }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`)),
 	);
 	return jsonOf(result).map((o) => String(o.reportId));
@@ -47,12 +55,28 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const [reportId] = await uploadedReports(ws, 1, 'lost-start');
 		await loseAllAnswers('POST', '/api/v1/analyses');
-		const first = await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution());
+		const first = await runNode(
+			ws,
+			{ resource: 'analysis', operation: 'start', reportId },
+			[{ json: {} }],
+			execution(),
+		);
 		expect(first.error?.message).toContain('Could not get an answer');
 		await sandbox.control.clearFaults();
-		const [item] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution()));
+		const [item] = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'start', reportId },
+				[{ json: {} }],
+				execution(),
+			),
+		);
 		const after = await counters(ws);
-		expect(item).toMatchObject({ reportId, recovered: true, recoveredFrom: 'ANALYSIS_ALREADY_STARTED' });
+		expect(item).toMatchObject({
+			reportId,
+			recovered: true,
+			recoveredFrom: 'ANALYSIS_ALREADY_STARTED',
+		});
 		expect(item.attemptId).toMatch(/^att_/);
 		expect(after.attemptsCreated).toBe(1);
 	});
@@ -60,7 +84,12 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 	it('Start Many after lost answers outputs every started analysis with its attempt, none as not_quoted', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 3, 'lost-batch');
-		const params = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false };
+		const params = {
+			resource: 'analysis',
+			operation: 'startMany',
+			reportId: '={{ $json.reportId }}',
+			simplify: false,
+		};
 		const items = reportIds.map((reportId) => ({ json: { reportId } }));
 		await loseAllAnswers('POST', '/api/v1/analysis-batches');
 		const first = await runNode(ws, params, items, execution());
@@ -79,8 +108,17 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 
 	it('Analyze Many run again on the same files: every item recovered (no ALREADY_ADMITTED failure), no second report or attempt', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
-		const files = Array.from({ length: 5 }, (_, i) => pdfItem({ candidate: `Again ${i}` }, `again-${i}.pdf`));
+		const params = {
+			resource: 'analysis',
+			operation: 'analyzeMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+			simplify: false,
+		};
+		const files = Array.from({ length: 5 }, (_, i) =>
+			pdfItem({ candidate: `Again ${i}` }, `again-${i}.pdf`),
+		);
 		const first = jsonOf(await runNode(ws, params, files, execution()));
 		const before = await counters(ws);
 		const second = jsonOf(await runNode(ws, params, files, execution()));
@@ -90,21 +128,35 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 		for (const o of second) expect(o).toMatchObject({ state: 'succeeded', recovered: true });
 		expect(after.reportsCreated - before.reportsCreated).toBe(0);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(0);
-		expect(route(after, 'POST /api/v1/analysis-batches') - route(before, 'POST /api/v1/analysis-batches')).toBe(0);
+		expect(
+			route(after, 'POST /api/v1/analysis-batches') -
+				route(before, 'POST /api/v1/analysis-batches'),
+		).toBe(0);
 	});
 
 	it('Invite Many run again: the re-quote changes the fingerprint, yet the invitations are recovered, one email each', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const reportIds = [await completedReport(ws, { candidate: 'Many A' }), await completedReport(ws, { candidate: 'Many B' })];
-		const params = { resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' };
-		const items = reportIds.map((reportId, i) => ({ json: { reportId, email: `many.${i}@example.com` } }));
+		const reportIds = [
+			await completedReport(ws, { candidate: 'Many A' }),
+			await completedReport(ws, { candidate: 'Many B' }),
+		];
+		const params = {
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+		};
+		const items = reportIds.map((reportId, i) => ({
+			json: { reportId, email: `many.${i}@example.com` },
+		}));
 		const first = jsonOf(await runNode(ws, params, items, execution()));
 		const second = jsonOf(await runNode(ws, params, items, execution()));
 		await sleep(300);
 		const after = await counters(ws);
 		const mail = (await sandbox.control.mail(ws.workspaceId)).items;
 		expect(second.map((o) => o.interviewId)).toEqual(first.map((o) => o.interviewId));
-		for (const o of second) expect(o).toMatchObject({ recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED' });
+		for (const o of second)
+			expect(o).toMatchObject({ recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED' });
 		expect(after.interviewsCreated).toBe(2);
 		expect(mail).toHaveLength(2);
 	});
@@ -112,24 +164,60 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 	it('Reinterview run again: the attempt it created is recovered, no third attempt or email', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Reinterview' });
-		const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'again@example.com' }));
-		const params = { resource: 'interview', operation: 'reinterview', interviewId: String(invited.interviewId), reportId, candidateEmail: 'again@example.com' };
+		const [invited] = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'invite',
+				reportId,
+				candidateEmail: 'again@example.com',
+			}),
+		);
+		const params = {
+			resource: 'interview',
+			operation: 'reinterview',
+			interviewId: String(invited.interviewId),
+			reportId,
+			candidateEmail: 'again@example.com',
+		};
 		const [first] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
 		const [second] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
 		await sleep(300);
-		expect(second).toMatchObject({ interviewId: first.interviewId, previousInterviewId: invited.interviewId, recovered: true });
+		expect(second).toMatchObject({
+			interviewId: first.interviewId,
+			previousInterviewId: invited.interviewId,
+			recovered: true,
+		});
 		expect((await counters(ws)).interviewsCreated).toBe(2);
 		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
 	});
 
 	it('Upload Many then Start Many, run again on the same files: the same reports and attempts, nothing new', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const upload = { resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
-		const files = Array.from({ length: 4 }, (_, i) => pdfItem({ candidate: `Two Step ${i}` }, `two-step-${i}.pdf`));
-		const startMany = { resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}' };
+		const upload = {
+			resource: 'upload',
+			operation: 'uploadMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+		};
+		const files = Array.from({ length: 4 }, (_, i) =>
+			pdfItem({ candidate: `Two Step ${i}` }, `two-step-${i}.pdf`),
+		);
+		const startMany = {
+			resource: 'analysis',
+			operation: 'startMany',
+			reportId: '={{ $json.reportId }}',
+		};
 		const runBoth = async () => {
 			const uploaded = jsonOf(await runNode(ws, upload, files, execution()));
-			return jsonOf(await runNode(ws, startMany, uploaded.map((o) => ({ json: { reportId: o.reportId } })), execution()));
+			return jsonOf(
+				await runNode(
+					ws,
+					startMany,
+					uploaded.map((o) => ({ json: { reportId: o.reportId } })),
+					execution(),
+				),
+			);
 		};
 		const first = await runBoth();
 		const second = await runBoth();
@@ -177,22 +265,37 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 			pdfItem({ candidate: 'One' }, 'one.pdf'),
 			pdfItem({ candidate: 'Two' }, 'two.pdf'),
 		]);
-		expect(result.error?.message).toMatch(/^"Idempotency Key" must be different for each item \[item 2, /);
+		expect(result.error?.message).toMatch(
+			/^"Idempotency Key" must be different for each item \[item 2, /,
+		);
 		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
 	});
 
 	it('a user key of 121 characters on Analyze Resume leaves no room for its suffix: a validation error, never truncated', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const before = await counters(ws);
-		const result = await runNode(ws, analyzeParams(ws, { idempotencyKey: 'k'.repeat(121) }), [pdfItem({ candidate: 'Long Key' })]);
+		const result = await runNode(ws, analyzeParams(ws, { idempotencyKey: 'k'.repeat(121) }), [
+			pdfItem({ candidate: 'Long Key' }),
+		]);
 		expect(result.error?.message).toMatch(/^"Idempotency Key" must be at most 114 characters/);
 		expect(totalRequests(await counters(ws)) - totalRequests(before)).toBe(0);
 	});
 
 	it('without Continue On Fail a bad file on item 7 stops the node before items 0 to 6 are charged', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const items = Array.from({ length: 8 }, (_, i) => pdfItem({ candidate: `Seven ${i}` }, `seven-${i}.pdf`));
-		items[7] = { json: {}, binary: { data: { data: Buffer.from('not a pdf at all'), mimeType: 'application/pdf', fileName: 'seven-7.pdf' } } };
+		const items = Array.from({ length: 8 }, (_, i) =>
+			pdfItem({ candidate: `Seven ${i}` }, `seven-${i}.pdf`),
+		);
+		items[7] = {
+			json: {},
+			binary: {
+				data: {
+					data: Buffer.from('not a pdf at all'),
+					mimeType: 'application/pdf',
+					fileName: 'seven-7.pdf',
+				},
+			},
+		};
 		const result = await runNode(ws, analyzeParams(ws), items, execution());
 		expect(result.error).toBeDefined();
 		expect(String(result.error?.message)).not.toContain('Could not get an answer');
@@ -203,7 +306,9 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 
 	it("n8n's Retry of an execution that failed after its writes committed (a later node threw): same reports and attempts back", async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Retry ${i}` }, `retry-${i}.pdf`));
+		const files = Array.from({ length: 3 }, (_, i) =>
+			pdfItem({ candidate: `Retry ${i}` }, `retry-${i}.pdf`),
+		);
 		const first = jsonOf(await runNode(ws, analyzeParams(ws), files, execution()));
 		const retried = jsonOf(await runNode(ws, analyzeParams(ws), files, execution()));
 		const after = await counters(ws);
@@ -215,15 +320,30 @@ describe('a key names the write, so a repeat by any path charges nothing twice',
 
 	it("a recruiter's workflow run four times on the same files (Analyze Many, then Invite) analyzes once and invites once", async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const analyze = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
-		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Recruiter ${i}` }, `recruiter-${i}.pdf`));
+		const analyze = {
+			resource: 'analysis',
+			operation: 'analyzeMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+		};
+		const files = Array.from({ length: 3 }, (_, i) =>
+			pdfItem({ candidate: `Recruiter ${i}` }, `recruiter-${i}.pdf`),
+		);
 		for (let time = 0; time < 4; time++) {
 			const analyzed = jsonOf(await runNode(ws, analyze, files, execution()));
-			const shortlisted = analyzed.map((o, i) => ({ json: { reportId: o.reportId, email: `short.${i}@example.com` } }));
+			const shortlisted = analyzed.map((o, i) => ({
+				json: { reportId: o.reportId, email: `short.${i}@example.com` },
+			}));
 			for (const o of analyzed) await waitForReportStatus(ws, String(o.reportId));
 			const invited = await runNode(
 				ws,
-				{ resource: 'interview', operation: 'invite', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' },
+				{
+					resource: 'interview',
+					operation: 'invite',
+					reportId: '={{ $json.reportId }}',
+					candidateEmail: '={{ $json.email }}',
+				},
 				shortlisted,
 				execution(),
 			);
@@ -242,25 +362,54 @@ describe('recovery and deliberate new attempts', () => {
 	it('a private-link invitation recovered after lost answers says its token cannot be shown again and how to get a link', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Private Link' });
-		const params = { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'private@example.com', delivery: 'privateLink' };
+		const params = {
+			resource: 'interview',
+			operation: 'invite',
+			reportId,
+			candidateEmail: 'private@example.com',
+			delivery: 'privateLink',
+		};
 		await loseAllAnswers('POST', '/api/v1/interviews');
 		expect((await runNode(ws, params, [{ json: {} }], execution())).error).toBeDefined();
 		await sandbox.control.clearFaults();
 		const [item] = jsonOf(await runNode(ws, params, [{ json: {} }], execution()));
-		expect(item).toMatchObject({ reportId, recovered: true, invitationToken: null, delivery: 'privateLink' });
-		expect(String(item.invitationTokenUnavailable)).toMatch(/cannot show it again.*Reinterview.*Private Link/);
+		expect(item).toMatchObject({
+			reportId,
+			recovered: true,
+			invitationToken: null,
+			delivery: 'privateLink',
+		});
+		expect(String(item.invitationTokenUnavailable)).toMatch(
+			/cannot show it again.*Reinterview.*Private Link/,
+		);
 		expect((await counters(ws)).interviewsCreated).toBe(1);
 	});
 
 	it('a failed report: running Start again gives the failed attempt back; a New Attempt Label starts exactly one new attempt', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Fails', outcome: 'failed' })]));
+		const [item] = jsonOf(
+			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
+				pdfItem({ candidate: 'Fails', outcome: 'failed' }),
+			]),
+		);
 		const reportId = String(item.reportId ?? item.id);
 		expect(item.status).toBe('failed');
-		const again = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'start', reportId }, [{ json: {} }], execution()));
+		const again = jsonOf(
+			await runNode(
+				ws,
+				{ resource: 'analysis', operation: 'start', reportId },
+				[{ json: {} }],
+				execution(),
+			),
+		);
 		expect(again[0]).toMatchObject({ recovered: true, status: 'failed' });
 		expect((await counters(ws)).attemptsCreated).toBe(1);
-		const labelled = { resource: 'analysis', operation: 'start', reportId, options: { attemptLabel: 'second-try' } };
+		const labelled = {
+			resource: 'analysis',
+			operation: 'start',
+			reportId,
+			options: { attemptLabel: 'second-try' },
+		};
 		const second = jsonOf(await runNode(ws, labelled, [{ json: {} }], execution()));
 		expect(second[0].attemptId).not.toBe(item.attemptId);
 		expect((await counters(ws)).attemptsCreated).toBe(2);
@@ -273,13 +422,29 @@ describe('recovery and deliberate new attempts', () => {
 	it('Resend run again sends no second email; another resend is a New Attempt Label', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Resend' });
-		const [invited] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'invite', reportId, candidateEmail: 'resend@example.com' }));
-		const resend = { resource: 'interview', operation: 'resend', interviewId: String(invited.interviewId) };
+		const [invited] = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'invite',
+				reportId,
+				candidateEmail: 'resend@example.com',
+			}),
+		);
+		const resend = {
+			resource: 'interview',
+			operation: 'resend',
+			interviewId: String(invited.interviewId),
+		};
 		await runNode(ws, resend, [{ json: {} }], execution());
 		await runNode(ws, resend, [{ json: {} }], execution());
 		await sleep(300);
 		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
-		await runNode(ws, { ...resend, options: { attemptLabel: 'reminder-2' } }, [{ json: {} }], execution());
+		await runNode(
+			ws,
+			{ ...resend, options: { attemptLabel: 'reminder-2' } },
+			[{ json: {} }],
+			execution(),
+		);
 		await sleep(300);
 		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(3);
 	});
@@ -297,15 +462,25 @@ describe('recovery and deliberate new attempts', () => {
 		const file = [pdfItem({ candidate: 'Reference' }, 'reference.pdf')];
 		const [first] = jsonOf(await runNode(ws, params({}), file, execution()));
 		// Another key for the same write (as when the service no longer holds the receipt): the application is recovered.
-		const [again] = jsonOf(await runNode(ws, params({ idempotencyKey: 'receipt-forgotten' }), file, execution()));
-		expect(again).toMatchObject({ reportId: first.reportId, attemptId: first.attemptId, recovered: true });
+		const [again] = jsonOf(
+			await runNode(ws, params({ idempotencyKey: 'receipt-forgotten' }), file, execution()),
+		);
+		expect(again).toMatchObject({
+			reportId: first.reportId,
+			attemptId: first.attemptId,
+			recovered: true,
+		});
 		const after = await counters(ws);
 		expect(after.reportsCreated).toBe(1);
 		expect(after.attemptsCreated).toBe(1);
 		// The same reference with another (inline) job is not this write: the conflict stands.
 		const other = await runNode(
 			ws,
-			{ ...params({ idempotencyKey: 'other-job' }), jobDescriptionSource: 'text', jobDescriptionText: 'Another role entirely' },
+			{
+				...params({ idempotencyKey: 'other-job' }),
+				jobDescriptionSource: 'text',
+				jobDescriptionText: 'Another role entirely',
+			},
 			file,
 			{ ...execution(), continueOnFail: true },
 		);
@@ -314,7 +489,13 @@ describe('recovery and deliberate new attempts', () => {
 
 	it('the IDEMPOTENCY_KEY_REUSED advice (New Attempt Label for a separate write) makes one new write, once', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const params = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+		const params = {
+			resource: 'upload',
+			operation: 'uploadResume',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+		};
 		const file = [pdfItem({ candidate: 'Separate' }, 'separate.pdf')];
 		const [first] = jsonOf(await runNode(ws, params, file, execution()));
 		const withLabel = { ...params, options: { attemptLabel: 'copy-2' } };
@@ -332,10 +513,18 @@ describe('a replayed preparation that has expired', () => {
 		const own = await startTestSandbox();
 		try {
 			const ws = await newWorkspace(own.baseUrl);
-			const params = { resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId };
+			const params = {
+				resource: 'upload',
+				operation: 'uploadResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: ws.jobDescriptionId,
+			};
 			const file = [pdfItem({ candidate: 'Expired' }, 'expired.pdf')];
 			// The preparation commits, every PUT of the file fails: the run stops with a report and no file.
-			await own.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage', status: 500, rate: 1, mode: 'before' }] });
+			await own.control.setFaults({
+				rules: [{ method: 'PUT', path: '/_storage', status: 500, rate: 1, mode: 'before' }],
+			});
 			expect((await runNode(ws, params, file, execution())).error).toBeDefined();
 			await own.control.clearFaults();
 			await own.control.advanceClock(25 * 3600 * 1000);
@@ -356,8 +545,12 @@ describe('capacity and the bounded batch pipeline', () => {
 	it('ACTIVE_ANALYSIS_LIMIT is waited out (capacityWaitSeconds in the output) instead of failing the run', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 1 });
-		const files = Array.from({ length: 3 }, (_, i) => pdfItem({ candidate: `Capacity ${i}` }, `capacity-${i}.pdf`));
-		const out = jsonOf(await runNode(ws, analyzeParams(ws, { concurrency: 3 }), files, execution()));
+		const files = Array.from({ length: 3 }, (_, i) =>
+			pdfItem({ candidate: `Capacity ${i}` }, `capacity-${i}.pdf`),
+		);
+		const out = jsonOf(
+			await runNode(ws, analyzeParams(ws, { concurrency: 3 }), files, execution()),
+		);
 		expect(out.every((o) => typeof o.attemptId === 'string')).toBe(true);
 		expect(out.some((o) => typeof o.capacityWaitSeconds === 'number')).toBe(true);
 		expect((await counters(ws)).attemptsCreated).toBe(3);
@@ -367,17 +560,37 @@ describe('capacity and the bounded batch pipeline', () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportIds = await uploadedReports(ws, 30, 'stale-batch');
 		const before = await counters(ws);
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analysis-batches', mode: 'latency', rate: 1, latencyMs: 400 }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/analysis-batches',
+					mode: 'latency',
+					rate: 1,
+					latencyMs: 400,
+				},
+			],
+		});
 		const running = runNode(
 			ws,
-			{ resource: 'analysis', operation: 'startMany', reportId: '={{ $json.reportId }}', simplify: false },
+			{
+				resource: 'analysis',
+				operation: 'startMany',
+				reportId: '={{ $json.reportId }}',
+				simplify: false,
+			},
 			reportIds.map((reportId) => ({ json: { reportId } })),
 			execution(),
 		);
 		// Once both chunks are quoted, the price changes: every quote made so far is stale when its batch is admitted.
 		for (;;) {
 			const c = await counters(ws);
-			if (route(c, 'POST /api/v1/analysis-batch-quotes') - route(before, 'POST /api/v1/analysis-batch-quotes') >= 2) break;
+			if (
+				route(c, 'POST /api/v1/analysis-batch-quotes') -
+					route(before, 'POST /api/v1/analysis-batch-quotes') >=
+				2
+			)
+				break;
 			await sleep(5);
 		}
 		await sandbox.control.patchWorkspace(ws.workspaceId, { priceVersion: 2 });
@@ -386,16 +599,32 @@ describe('capacity and the bounded batch pipeline', () => {
 		expect(out.every((o) => o.state === 'succeeded' && typeof o.attemptId === 'string')).toBe(true);
 		expect(out.filter((o) => o.submittedAgain === 1).length).toBeGreaterThan(0);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(30);
-		expect(route(after, 'POST /api/v1/analysis-batches') - route(before, 'POST /api/v1/analysis-batches')).toBeGreaterThan(2);
+		expect(
+			route(after, 'POST /api/v1/analysis-batches') -
+				route(before, 'POST /api/v1/analysis-batches'),
+		).toBeGreaterThan(2);
 	});
 
 	it('Analyze Many of 80 files works at most one chunk ahead of the analysis batch being submitted (10 active analyses)', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		// The pending-preparation limit stays high here so that it cannot be what holds the pipeline back.
-		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 10, pendingUploadLimit: 100 });
-		const params = { resource: 'analysis', operation: 'analyzeMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId, simplify: false };
-		const files = Array.from({ length: 80 }, (_, i) => pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`));
-		const samples: Array<{ uploads: number; quotes: number; analyses: number; pending: number }> = [];
+		await sandbox.control.patchWorkspace(ws.workspaceId, {
+			activeAnalysisLimit: 10,
+			pendingUploadLimit: 100,
+		});
+		const params = {
+			resource: 'analysis',
+			operation: 'analyzeMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: ws.jobDescriptionId,
+			simplify: false,
+		};
+		const files = Array.from({ length: 80 }, (_, i) =>
+			pdfItem({ candidate: `Bounded ${i}` }, `bounded-${i}.pdf`),
+		);
+		const samples: Array<{ uploads: number; quotes: number; analyses: number; pending: number }> =
+			[];
 		let done = false;
 		const sampler = (async () => {
 			while (!done) {

@@ -7,8 +7,19 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
-import { executeNode, type ExecuteNodeOptions, type ExecuteNodeResult, type InputItem } from '../../helpers/n8n-engine';
-import { apiBaseUrl, http, useTestSandbox, type TestSandbox, type UseTestSandboxOptions } from '../../helpers/sandbox';
+import {
+	executeNode,
+	type ExecuteNodeOptions,
+	type ExecuteNodeResult,
+	type InputItem,
+} from '../../helpers/n8n-engine';
+import {
+	apiBaseUrl,
+	http,
+	useTestSandbox,
+	type TestSandbox,
+	type UseTestSandboxOptions,
+} from '../../helpers/sandbox';
 import type { Counters } from '../../../sandbox/src';
 
 export type { Counters };
@@ -22,9 +33,13 @@ export interface Workspace {
 }
 
 /** A fresh workspace (own key, own counters) on a running sandbox. */
-export async function newWorkspace(baseUrl: string, settings: IDataObject = {}): Promise<Workspace> {
+export async function newWorkspace(
+	baseUrl: string,
+	settings: IDataObject = {},
+): Promise<Workspace> {
 	const { status, body } = await http(baseUrl, 'POST', '/_sandbox/workspaces', settings);
-	if (status !== 200 && status !== 201) throw new Error(`workspace creation failed: ${status} ${JSON.stringify(body)}`);
+	if (status !== 200 && status !== 201)
+		throw new Error(`workspace creation failed: ${status} ${JSON.stringify(body)}`);
 	return { baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
 }
 
@@ -52,14 +67,27 @@ export function totalRequests(c: Counters): number {
 }
 
 /** Direct API call with the workspace key (to arrange state or read it back, not to test the node). */
-export async function apiCall(ws: Workspace, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-	return await http(ws.baseUrl, method, path, body, { authorization: `Bearer ${ws.apiKey}`, ...headers });
+export async function apiCall(
+	ws: Workspace,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+) {
+	return await http(ws.baseUrl, method, path, body, {
+		authorization: `Bearer ${ws.apiKey}`,
+		...headers,
+	});
 }
 
 /** The node's credential: the sandbox, or Prism's validating proxy in front of it when the tests run with RA_PRISM=1. */
 export function credentialsFor(ws: Workspace) {
 	return {
-		recruitingAnalysisApi: { environment: 'sandbox', baseUrl: apiBaseUrl(ws.baseUrl), apiKey: ws.apiKey },
+		recruitingAnalysisApi: {
+			environment: 'sandbox',
+			baseUrl: apiBaseUrl(ws.baseUrl),
+			apiKey: ws.apiKey,
+		},
 	};
 }
 
@@ -98,24 +126,37 @@ export function hintsOf(result: ExecuteNodeResult): string[] {
 }
 
 /** An input item holding a PDF resume in binary property `data`. */
-export function pdfItem(options: ResumeOptions = {}, fileName = 'resume.pdf', json: IDataObject = {}): InputItem {
+export function pdfItem(
+	options: ResumeOptions = {},
+	fileName = 'resume.pdf',
+	json: IDataObject = {},
+): InputItem {
 	return { json, binary: { data: { data: makePdf(options), mimeType: PDF_MIME, fileName } } };
 }
 
-export function docxItem(options: ResumeOptions = {}, fileName = 'resume.docx', json: IDataObject = {}): InputItem {
+export function docxItem(
+	options: ResumeOptions = {},
+	fileName = 'resume.docx',
+	json: IDataObject = {},
+): InputItem {
 	return { json, binary: { data: { data: makeDocx(options), mimeType: DOCX_MIME, fileName } } };
 }
 
 export const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Poll a report's status through the API until it is terminal (arranging state for interview tests). */
-export async function waitForReportStatus(ws: Workspace, reportId: string, timeoutMs = 20000): Promise<string> {
+export async function waitForReportStatus(
+	ws: Workspace,
+	reportId: string,
+	timeoutMs = 20000,
+): Promise<string> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const { body } = await apiCall(ws, 'GET', `/api/v1/reports/${reportId}/status`);
 		const status = (body.data as IDataObject | undefined)?.status as string | undefined;
 		if (status && ['completed', 'requires_action', 'failed'].includes(status)) return status;
-		if (Date.now() > deadline) throw new Error(`report ${reportId} still ${status} after ${timeoutMs} ms`);
+		if (Date.now() > deadline)
+			throw new Error(`report ${reportId} still ${status} after ${timeoutMs} ms`);
 		await sleep(50);
 	}
 }
@@ -134,9 +175,14 @@ export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodePa
 
 /** A completed report, made through the node (Analyze Resume + Wait for Completion). */
 export async function completedReport(ws: Workspace, resume: ResumeOptions = {}): Promise<string> {
-	const result = await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem(resume)]);
+	const result = await runNode(
+		ws,
+		analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
+		[pdfItem(resume)],
+	);
 	const [item] = jsonOf(result);
-	if (item.status !== 'completed') throw new Error(`expected a completed report, got ${JSON.stringify(item)}`);
+	if (item.status !== 'completed')
+		throw new Error(`expected a completed report, got ${JSON.stringify(item)}`);
 	// The waited output is the report summary, whose id field is `id`.
 	const reportId = item.reportId ?? item.id;
 	if (typeof reportId !== 'string') throw new Error(`no report id in ${JSON.stringify(item)}`);

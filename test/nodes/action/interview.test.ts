@@ -6,7 +6,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { waitFor, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, hintsOf, jsonOf, pdfItem, runNode, sleep, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	counters,
+	hintsOf,
+	jsonOf,
+	pdfItem,
+	runNode,
+	sleep,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -29,7 +39,12 @@ describe('Interview > quote and invite', () => {
 	it('Get Quote returns the fingerprint and the interview system version, and sends no email', async () => {
 		const before = await counters(ws);
 		const quote = jsonOf(
-			await runNode(ws, { resource: 'interview', operation: 'getQuote', reportId: reports[0], candidateEmail: 'ada@example.com' }),
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getQuote',
+				reportId: reports[0],
+				candidateEmail: 'ada@example.com',
+			}),
 		)[0];
 		expect(quote.reportId).toBe(reports[0]);
 		expect(quote.fingerprint).toMatch(/^[a-f0-9]{64}$/);
@@ -54,7 +69,9 @@ describe('Interview > quote and invite', () => {
 		expect(JSON.stringify(item)).not.toMatch(/invitationToken|\/interview\//);
 		// The hint matches the output's emailDelivery, "queued" right after the invitation (it said "sent" before).
 		expect(item.emailDelivery).toBe('queued');
-		expect(hintsOf(result).join('\n')).toContain('"emailDelivery": "queued" means the service will email the invitation');
+		expect(hintsOf(result).join('\n')).toContain(
+			'"emailDelivery": "queued" means the service will email the invitation',
+		);
 		expect(hintsOf(result).join('\n')).not.toContain('"emailDelivery": "sent" means');
 		const mail = await waitFor(async () => {
 			const { items } = await sandbox.control.mail(ws.workspaceId);
@@ -76,19 +93,34 @@ describe('Interview > quote and invite', () => {
 		expect(item.delivery).toBe('privateLink');
 		expect(item.invitationToken).toEqual(expect.any(String));
 		expect(String(item.invitationToken).length).toBeGreaterThan(10);
-		expect(item.invitationPath).toBe(`/interview/${encodeURIComponent(String(item.invitationToken))}`);
+		expect(item.invitationPath).toBe(
+			`/interview/${encodeURIComponent(String(item.invitationToken))}`,
+		);
 		expect(hintsOf(result).join('\n')).toContain('private bearer credential');
-		const status = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getStatus', interviewId: String(item.interviewId) }))[0];
+		const status = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getStatus',
+				interviewId: String(item.interviewId),
+			}),
+		)[0];
 		expect(status.emailDelivery).toBe('not_requested');
 		await sleep(200);
 		const { items: mails } = await sandbox.control.mail(ws.workspaceId);
-		expect(mails.filter((m) => m.to === 'grace@example.com' || m.interviewId === item.interviewId)).toEqual([]);
+		expect(
+			mails.filter((m) => m.to === 'grace@example.com' || m.interviewId === item.interviewId),
+		).toEqual([]);
 		expect((await counters(ws)).interviewsCreated - before.interviewsCreated).toBe(1);
 	});
 
 	it('Invite with a fingerprint from Get Quote (Quote Automatically off) makes no second quote', async () => {
 		const quote = jsonOf(
-			await runNode(ws, { resource: 'interview', operation: 'getQuote', reportId: reports[2], candidateEmail: 'linus@example.com' }),
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getQuote',
+				reportId: reports[2],
+				candidateEmail: 'linus@example.com',
+			}),
 		)[0];
 		const before = await counters(ws);
 		const invited = jsonOf(
@@ -103,7 +135,9 @@ describe('Interview > quote and invite', () => {
 		)[0];
 		expect(invited.interviewId).toMatch(/^int_/);
 		const after = await counters(ws);
-		expect(after.requests['POST /api/v1/interview-quotes'] ?? 0).toBe(before.requests['POST /api/v1/interview-quotes'] ?? 0);
+		expect(after.requests['POST /api/v1/interview-quotes'] ?? 0).toBe(
+			before.requests['POST /api/v1/interview-quotes'] ?? 0,
+		);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
 	});
 
@@ -142,7 +176,12 @@ describe('Interview > lifecycle operations', () => {
 
 	beforeAll(async () => {
 		const invited = jsonOf(
-			await runNode(ws, { resource: 'interview', operation: 'invite', reportId: reports[4], candidateEmail: 'barbara@example.com' }),
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'invite',
+				reportId: reports[4],
+				candidateEmail: 'barbara@example.com',
+			}),
 		)[0];
 		interviewId = String(invited.interviewId);
 	});
@@ -158,41 +197,95 @@ describe('Interview > lifecycle operations', () => {
 	});
 
 	it('Get, Get Status, Get Many show the four axes; completed is not evaluated (notice); Get Result after result_ready', async () => {
-		const got = jsonOf(await runNode(ws, { resource: 'interview', operation: 'get', interviewId }))[0];
-		expect(got).toEqual(expect.objectContaining({ id: interviewId, reportId: reports[4], lifecycle: 'invited', evaluation: 'not_started' }));
+		const got = jsonOf(
+			await runNode(ws, { resource: 'interview', operation: 'get', interviewId }),
+		)[0];
+		expect(got).toEqual(
+			expect.objectContaining({
+				id: interviewId,
+				reportId: reports[4],
+				lifecycle: 'invited',
+				evaluation: 'not_started',
+			}),
+		);
 
 		await sandbox.control.interviewEvent(interviewId, 'interview.started');
 		await sandbox.control.interviewEvent(interviewId, 'interview.completed');
-		const completed = await runNode(ws, { resource: 'interview', operation: 'getStatus', interviewId });
+		const completed = await runNode(ws, {
+			resource: 'interview',
+			operation: 'getStatus',
+			interviewId,
+		});
 		expect(jsonOf(completed)[0].lifecycle).toBe('completed');
 		expect(jsonOf(completed)[0].evaluation).not.toBe('ready');
 		expect(hintsOf(completed).join('\n')).toContain('does not mean the evaluation is ready');
 
-		const pending = await runNode(ws, { resource: 'interview', operation: 'getResult', interviewId });
+		const pending = await runNode(ws, {
+			resource: 'interview',
+			operation: 'getResult',
+			interviewId,
+		});
 		expect(jsonOf(pending)[0].result).toBeNull();
 		expect(hintsOf(pending).join('\n')).toContain('unmeasured, not zero');
 
 		await sandbox.control.interviewEvent(interviewId, 'interview.result_ready');
-		const full = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getResult', interviewId }))[0];
+		const full = jsonOf(
+			await runNode(ws, { resource: 'interview', operation: 'getResult', interviewId }),
+		)[0];
 		expect(full.schemaVersion).toBe(1);
 		expect(full.evaluation).toBe('ready');
 		expect((full.result as IDataObject).scores).toEqual(expect.any(Object));
-		const simple = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getResult', interviewId, simplify: true }))[0];
+		const simple = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getResult',
+				interviewId,
+				simplify: true,
+			}),
+		)[0];
 		expect(Object.keys(simple).sort()).toEqual(
-			['decision', 'evaluation', 'interviewId', 'lifecycle', 'limitations', 'recommendation', 'reportId', 'resultRevision', 'scores', 'summary'].sort(),
+			[
+				'decision',
+				'evaluation',
+				'interviewId',
+				'lifecycle',
+				'limitations',
+				'recommendation',
+				'reportId',
+				'resultRevision',
+				'scores',
+				'summary',
+			].sort(),
 		);
 		expect(simple.interviewId).toBe(interviewId);
 
 		const byReport = jsonOf(
-			await runNode(ws, { resource: 'interview', operation: 'getMany', returnAll: true, filters: { reportId: reports[4] } }),
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { reportId: reports[4] },
+			}),
 		);
 		expect(byReport.map((i) => i.id)).toEqual([interviewId]);
 		const completedOnes = jsonOf(
-			await runNode(ws, { resource: 'interview', operation: 'getMany', returnAll: true, filters: { lifecycle: 'completed' } }),
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { lifecycle: 'completed' },
+			}),
 		);
 		expect(completedOnes.map((i) => i.id)).toContain(interviewId);
 		expect(completedOnes.every((i) => i.lifecycle === 'completed')).toBe(true);
-		const limited = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getMany', returnAll: false, limit: 1 }));
+		const limited = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 1,
+			}),
+		);
 		expect(limited).toHaveLength(1);
 	});
 
@@ -201,7 +294,12 @@ describe('Interview > lifecycle operations', () => {
 	it('Resend of a completed interview is a conflict (INTERVIEW_NOT_ELIGIBLE)', async () => {
 		const result = await runNode(
 			ws,
-			{ resource: 'interview', operation: 'resend', interviewId, options: { attemptLabel: 'after-completion' } },
+			{
+				resource: 'interview',
+				operation: 'resend',
+				interviewId,
+				options: { attemptLabel: 'after-completion' },
+			},
 			[{ json: {} }],
 			{ continueOnFail: true },
 		);
@@ -233,11 +331,18 @@ describe('Interview > lifecycle operations', () => {
 describe('Interview > batch operations', () => {
 	it('Get Quotes and Invite Many use one batch request for up to 20 items, one paired output per input', async () => {
 		const targets = reports.slice(5, 8);
-		const items = targets.map((reportId, i) => ({ json: { reportId, email: `batch${i}@example.com` } }));
+		const items = targets.map((reportId, i) => ({
+			json: { reportId, email: `batch${i}@example.com` },
+		}));
 		const before = await counters(ws);
 		const quotes = await runNode(
 			ws,
-			{ resource: 'interview', operation: 'getQuotes', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' },
+			{
+				resource: 'interview',
+				operation: 'getQuotes',
+				reportId: '={{ $json.reportId }}',
+				candidateEmail: '={{ $json.email }}',
+			},
 			items,
 		);
 		const quoted = jsonOf(quotes);
@@ -246,12 +351,21 @@ describe('Interview > batch operations', () => {
 
 		const invited = await runNode(
 			ws,
-			{ resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ $json.email }}' },
+			{
+				resource: 'interview',
+				operation: 'inviteMany',
+				reportId: '={{ $json.reportId }}',
+				candidateEmail: '={{ $json.email }}',
+			},
 			items,
 		);
 		const out = jsonOf(invited);
 		expect(out).toHaveLength(3);
-		expect(invited.output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(invited.output[0].map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		for (const o of out) {
 			expect(o.state).toBe('succeeded');
 			expect(o.interviewId).toMatch(/^int_/);
@@ -262,7 +376,13 @@ describe('Interview > batch operations', () => {
 		expect(delta('POST /api/v1/interview-batches')).toBe(1);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(3);
 
-		const batch = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getBatch', batchId: String(out[0].batchId) }))[0];
+		const batch = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getBatch',
+				batchId: String(out[0].batchId),
+			}),
+		)[0];
 		expect(batch.kind).toBe('interviews');
 		expect(batch.status).toBe('completed');
 	});
@@ -271,8 +391,16 @@ describe('Interview > batch operations', () => {
 		const uploads = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
-				Array.from({ length: 45 }, (_, i) => pdfItem({ candidate: `Invitee ${i}` }, `inv-${i}.pdf`)),
+				{
+					resource: 'upload',
+					operation: 'uploadMany',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: ws.jobDescriptionId,
+				},
+				Array.from({ length: 45 }, (_, i) =>
+					pdfItem({ candidate: `Invitee ${i}` }, `inv-${i}.pdf`),
+				),
 			),
 		);
 		const started = jsonOf(
@@ -283,16 +411,25 @@ describe('Interview > batch operations', () => {
 			),
 		);
 		// Start Many's simplified items (the default): the report's own status, the batch item's state beside it.
-		expect(started.every((s) => s.status === 'completed' && s.analysisState === 'succeeded')).toBe(true);
+		expect(started.every((s) => s.status === 'completed' && s.analysisState === 'succeeded')).toBe(
+			true,
+		);
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
-			{ resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: '={{ "c" + $itemIndex + "@example.com" }}' },
+			{
+				resource: 'interview',
+				operation: 'inviteMany',
+				reportId: '={{ $json.reportId }}',
+				candidateEmail: '={{ "c" + $itemIndex + "@example.com" }}',
+			},
 			uploads.map((u) => ({ json: { reportId: u.reportId } })),
 		);
 		const out = jsonOf(result);
 		expect(out).toHaveLength(45);
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(
+			Array.from({ length: 45 }, (_, item) => ({ item })),
+		);
 		out.forEach((o, i) => {
 			expect(o.reportId).toBe(uploads[i].reportId);
 			expect(o.state).toBe('succeeded');
@@ -300,7 +437,10 @@ describe('Interview > batch operations', () => {
 		});
 		expect(new Set(out.map((o) => o.batchId)).size).toBe(3);
 		const after = await counters(ws);
-		expect((after.requests['POST /api/v1/interview-batches'] ?? 0) - (before.requests['POST /api/v1/interview-batches'] ?? 0)).toBe(3);
+		expect(
+			(after.requests['POST /api/v1/interview-batches'] ?? 0) -
+				(before.requests['POST /api/v1/interview-batches'] ?? 0),
+		).toBe(3);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(45);
 	});
 
@@ -309,16 +449,29 @@ describe('Interview > batch operations', () => {
 		const pending = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+				{
+					resource: 'upload',
+					operation: 'uploadResume',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: ws.jobDescriptionId,
+				},
 				[pdfItem({ candidate: 'Not analyzed' })],
 			),
 		)[0];
 		const second = jsonOf(
-			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Analyzed' })]),
+			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
+				pdfItem({ candidate: 'Analyzed' }),
+			]),
 		)[0];
 		const result = await runNode(
 			ws,
-			{ resource: 'interview', operation: 'inviteMany', reportId: '={{ $json.reportId }}', candidateEmail: 'mixed@example.com' },
+			{
+				resource: 'interview',
+				operation: 'inviteMany',
+				reportId: '={{ $json.reportId }}',
+				candidateEmail: 'mixed@example.com',
+			},
 			[{ json: { reportId: pending.reportId } }, { json: { reportId: second.reportId } }],
 		);
 		const out = jsonOf(result);

@@ -9,14 +9,29 @@ import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisAp
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { runListSearch } from '../../helpers/n8n-engine';
 import type { TestSandbox } from '../../helpers/sandbox';
-import { completedReport, counters, credentialsFor, jsonOf, newWorkspace, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	completedReport,
+	counters,
+	credentialsFor,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
 
 useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 
-async function search(method: string, filter?: string, paginationToken?: string, workspace: Workspace = ws) {
+async function search(
+	method: string,
+	filter?: string,
+	paginationToken?: string,
+	workspace: Workspace = ws,
+) {
 	return await runListSearch({
 		nodeType: new RecruitingAnalysis(),
 		credentialTypes: [new RecruitingAnalysisApi()],
@@ -62,7 +77,10 @@ describe('From List: saved jobs', () => {
 	it('lists title, company and location, newest first, and pages on with the API cursor', async () => {
 		const first = await search('searchJobDescriptions', undefined, undefined, many);
 		expect(first.results).toHaveLength(100);
-		expect(first.results[0]).toEqual({ name: 'Engineer 129 — Initech, Lisbon', value: jobIds[129] });
+		expect(first.results[0]).toEqual({
+			name: 'Engineer 129 — Initech, Lisbon',
+			value: jobIds[129],
+		});
 		expect(first.paginationToken).toEqual(expect.any(String));
 		const second = await search('searchJobDescriptions', undefined, first.paginationToken, many);
 		// 30 more jobs plus the workspace's seeded one; then the list ends.
@@ -86,11 +104,16 @@ describe('From List: saved jobs', () => {
 	it('marks a job that is not ACTIVE, and the API refuses an upload against it with the reason said', async () => {
 		const found = await search('searchJobDescriptions', 'Engineer 26', undefined, many);
 		expect(found.results).toEqual([
-			{ name: 'Engineer 26 — Globex, Berlin [INACTIVE: not usable for uploads]', value: jobIds[26] },
+			{
+				name: 'Engineer 26 — Globex, Berlin [INACTIVE: not usable for uploads]',
+				value: jobIds[26],
+			},
 		]);
 		const result = await runNode(many, uploadParams(rl(jobIds[26])), [pdfItem()]);
 		expect(result.error?.message).toMatch(/JOB_DESCRIPTION_INACTIVE|not ACTIVE/);
-		expect(`${result.error?.message} ${result.error?.description}`).toMatch(/Reactivate it in the application or choose another saved job/);
+		expect(`${result.error?.message} ${result.error?.description}`).toMatch(
+			/Reactivate it in the application or choose another saved job/,
+		);
 		expect((await counters(many)).storagePuts).toBe(0);
 	});
 });
@@ -98,11 +121,15 @@ describe('From List: saved jobs', () => {
 describe('resource locator values', () => {
 	it('a job picked From List uploads against that job', async () => {
 		const [item] = jsonOf(await runNode(ws, uploadParams(rl(ws.jobDescriptionId)), [pdfItem()]));
-		expect(item).toEqual(expect.objectContaining({ reportId: expect.stringMatching(/^rpt_/), uploaded: true }));
+		expect(item).toEqual(
+			expect.objectContaining({ reportId: expect.stringMatching(/^rpt_/), uploaded: true }),
+		);
 	});
 
 	it('By ID takes the typed ID; an ID over 100 characters is refused before any request, naming the field', async () => {
-		const [item] = jsonOf(await runNode(ws, uploadParams(rl(ws.jobDescriptionId, 'id')), [pdfItem()]));
+		const [item] = jsonOf(
+			await runNode(ws, uploadParams(rl(ws.jobDescriptionId, 'id')), [pdfItem()]),
+		);
 		expect(item.uploaded).toBe(true);
 		const before = await counters(ws);
 		// Typed: n8n's engine checks the mode's rule itself and does not start the node.
@@ -111,13 +138,21 @@ describe('resource locator values', () => {
 		);
 		// From an expression: the node's own check, naming the field and the rule.
 		const mapped = await runNode(ws, uploadParams(rl('={{ "x".repeat(101) }}', 'id')), [pdfItem()]);
-		expect(mapped.error?.message).toBe('"Saved Job ID" must be at most 100 characters [item 1, resume.pdf]');
+		expect(mapped.error?.message).toBe(
+			'"Saved Job ID" must be at most 100 characters [item 1, resume.pdf]',
+		);
 		const after = await counters(ws);
 		expect(after.preparationsCreated).toBe(before.preparationsCreated);
 	});
 
 	it('Job Description > Get reads the picked job', async () => {
-		const [job] = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: rl(ws.jobDescriptionId) }));
+		const [job] = jsonOf(
+			await runNode(ws, {
+				resource: 'jobDescription',
+				operation: 'get',
+				jobDescriptionId: rl(ws.jobDescriptionId),
+			}),
+		);
 		expect(job.id).toBe(ws.jobDescriptionId);
 	});
 });
@@ -125,7 +160,10 @@ describe('resource locator values', () => {
 describe('From List: reports and interviews, most recent first', () => {
 	let reportIds: string[];
 	beforeAll(async () => {
-		reportIds = [await completedReport(ws, { candidate: 'Grace Hopper' }), await completedReport(ws, { candidate: 'Alan Turing' })];
+		reportIds = [
+			await completedReport(ws, { candidate: 'Grace Hopper' }),
+			await completedReport(ws, { candidate: 'Alan Turing' }),
+		];
 	});
 
 	it('reports show candidate, job, status and date, the newest first; the filter finds a candidate', async () => {
@@ -138,7 +176,9 @@ describe('From List: reports and interviews, most recent first', () => {
 	});
 
 	it('a report picked From List is read by Report > Get', async () => {
-		const [report] = jsonOf(await runNode(ws, { resource: 'report', operation: 'get', reportId: rl(reportIds[0]) }));
+		const [report] = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'get', reportId: rl(reportIds[0]) }),
+		);
 		expect(report.id).toBe(reportIds[0]);
 	});
 
@@ -154,9 +194,22 @@ describe('From List: reports and interviews, most recent first', () => {
 		const interviewId = String(invited.interviewId);
 		const { results } = await search('searchInterviews', reportIds[1]);
 		expect(results).toEqual([
-			{ name: expect.stringMatching(new RegExp(`^${interviewId} \\(invited, evaluation not_started, \\d{4}-\\d{2}-\\d{2}\\) for report ${reportIds[1]}$`)), value: interviewId },
+			{
+				name: expect.stringMatching(
+					new RegExp(
+						`^${interviewId} \\(invited, evaluation not_started, \\d{4}-\\d{2}-\\d{2}\\) for report ${reportIds[1]}$`,
+					),
+				),
+				value: interviewId,
+			},
 		]);
-		const [status] = jsonOf(await runNode(ws, { resource: 'interview', operation: 'getStatus', interviewId: rl(interviewId, 'id') }));
+		const [status] = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'getStatus',
+				interviewId: rl(interviewId, 'id'),
+			}),
+		);
 		expect(status.id).toBe(interviewId);
 	});
 });
@@ -165,34 +218,51 @@ describe('workflows saved by version 1 keep working', () => {
 	const node = new RecruitingAnalysis();
 
 	it('versions 1 and 1.1 show the text fields they saved; version 2 the resource locators, under the same names', () => {
-		const byName = (name: string) => node.description.properties.filter((p: INodeProperties) => p.name === name);
+		const byName = (name: string) =>
+			node.description.properties.filter((p: INodeProperties) => p.name === name);
 		for (const name of ['jobDescriptionId', 'reportId', 'interviewId']) {
 			const versions = byName(name).map((p) => [p.type, p.displayOptions?.show?.['@version']]);
-			expect(versions).toEqual(expect.arrayContaining([['string', [{ _cnd: { lt: 2 } }]], ['resourceLocator', [{ _cnd: { gte: 2 } }]]]));
+			expect(versions).toEqual(
+				expect.arrayContaining([
+					['string', [{ _cnd: { lt: 2 } }]],
+					['resourceLocator', [{ _cnd: { gte: 2 } }]],
+				]),
+			);
 		}
 		expect(node.description.version).toEqual([1, 1.1, 2]);
 	});
 
 	it('an Upload Resume saved by version 1 (plain saved job ID) runs through the engine as it was saved', async () => {
-		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1 }));
+		const [item] = jsonOf(
+			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1 }),
+		);
 		expect(item.uploaded).toBe(true);
 	});
 
 	it('an Upload Resume saved by version 1.1 (the Simplify version, plain saved job ID) runs as it was saved', async () => {
-		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1.1 }));
+		const [item] = jsonOf(
+			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1.1 }),
+		);
 		expect(item.uploaded).toBe(true);
 	});
 
 	it('a version-1 Report > Get with an expression for the ID runs as it was saved', async () => {
 		const reportId = await completedReport(ws);
-		const result = await runNode(ws, { resource: 'report', operation: 'get', reportId: '={{ $json.id }}' }, [{ json: { id: reportId } }], {
-			typeVersion: 1,
-		});
+		const result = await runNode(
+			ws,
+			{ resource: 'report', operation: 'get', reportId: '={{ $json.id }}' },
+			[{ json: { id: reportId } }],
+			{
+				typeVersion: 1,
+			},
+		);
 		expect(jsonOf(result)[0].id).toBe(reportId);
 	});
 
 	it('a plain string saved into a version-2 locator (as n8n keeps it) is read as the ID', async () => {
-		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 2 }));
+		const [item] = jsonOf(
+			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 2 }),
+		);
 		expect(item.uploaded).toBe(true);
 	});
 });

@@ -4,7 +4,14 @@
  * mode the node's credential points at the proxy and its requests reach the sandbox through it.
  */
 import { prismTraffic } from '../../helpers/prism';
-import { counters, credentialsFor, jsonOf, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	counters,
+	credentialsFor,
+	jsonOf,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 const viaPrism = process.env.RA_PRISM === '1';
 let ws: Workspace;
@@ -15,7 +22,13 @@ test(`the node's API requests go ${viaPrism ? 'through Prism' : 'straight to the
 	const credential = credentialsFor(ws).recruitingAnalysisApi;
 	expect(credential.baseUrl === ws.baseUrl).toBe(!viaPrism);
 	const before = prismTraffic.requests;
-	const [job] = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId }));
+	const [job] = jsonOf(
+		await runNode(ws, {
+			resource: 'jobDescription',
+			operation: 'get',
+			jobDescriptionId: ws.jobDescriptionId,
+		}),
+	);
 	expect(job.id).toBe(ws.jobDescriptionId);
 	expect((await counters(ws)).requests['GET /api/v1/job-descriptions/{id}']).toBe(1);
 	expect(prismTraffic.requests > before).toBe(viaPrism);

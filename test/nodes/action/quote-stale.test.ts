@@ -8,7 +8,16 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { waitFor, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, jsonOf, pdfItem, runNode, sleep, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	counters,
+	jsonOf,
+	pdfItem,
+	runNode,
+	sleep,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -20,7 +29,13 @@ async function uploaded(candidate: string): Promise<string> {
 	const [item] = jsonOf(
 		await runNode(
 			ws,
-			{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+			{
+				resource: 'upload',
+				operation: 'uploadResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: ws.jobDescriptionId,
+			},
 			[pdfItem({ candidate })],
 		),
 	);
@@ -28,12 +43,25 @@ async function uploaded(candidate: string): Promise<string> {
 }
 
 /** Runs the node while the first `writeRoute` request is held, and makes the quote stale meanwhile. */
-async function runWithStaleQuote(parameters: INodeParameters, quoteRoute: string, writePath: string, writeRoute: string) {
+async function runWithStaleQuote(
+	parameters: INodeParameters,
+	quoteRoute: string,
+	writePath: string,
+	writeRoute: string,
+) {
 	const before = await counters(ws);
-	await sandbox.control.setFaults({ rules: [{ method: 'POST', path: writePath, mode: 'latency', latencyMs: 1500, rate: 1, count: 1 }] });
+	await sandbox.control.setFaults({
+		rules: [
+			{ method: 'POST', path: writePath, mode: 'latency', latencyMs: 1500, rate: 1, count: 1 },
+		],
+	});
 	try {
 		const running = runNode(ws, parameters, [{ json: {} }], { continueOnFail: true });
-		await waitFor(async () => ((await counters(ws)).requests[quoteRoute] ?? 0) > (before.requests[quoteRoute] ?? 0), 10000);
+		await waitFor(
+			async () =>
+				((await counters(ws)).requests[quoteRoute] ?? 0) > (before.requests[quoteRoute] ?? 0),
+			10000,
+		);
 		await sleep(300);
 		priceVersion += 1;
 		await sandbox.control.patchWorkspace(ws.workspaceId, { priceVersion });
@@ -65,12 +93,24 @@ describe('QUOTE_STALE recovery', () => {
 
 	it('Analyze Resume recovers the same way', async () => {
 		const before = await counters(ws);
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analyses', mode: 'latency', latencyMs: 1500, rate: 1, count: 1 }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/analyses',
+					mode: 'latency',
+					latencyMs: 1500,
+					rate: 1,
+					count: 1,
+				},
+			],
+		});
 		try {
 			const running = runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Stale Analyze' })]);
 			await waitFor(
 				async () =>
-					((await counters(ws)).requests['POST /api/v1/analysis-quotes'] ?? 0) > (before.requests['POST /api/v1/analysis-quotes'] ?? 0),
+					((await counters(ws)).requests['POST /api/v1/analysis-quotes'] ?? 0) >
+					(before.requests['POST /api/v1/analysis-quotes'] ?? 0),
 				10000,
 			);
 			await sleep(300);
@@ -80,7 +120,10 @@ describe('QUOTE_STALE recovery', () => {
 			expect(item.attemptId).toMatch(/^att_/);
 			const after = await counters(ws);
 			expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
-			expect((after.requests['POST /api/v1/analyses'] ?? 0) - (before.requests['POST /api/v1/analyses'] ?? 0)).toBe(2);
+			expect(
+				(after.requests['POST /api/v1/analyses'] ?? 0) -
+					(before.requests['POST /api/v1/analyses'] ?? 0),
+			).toBe(2);
 		} finally {
 			await sandbox.control.clearFaults();
 		}
@@ -88,13 +131,21 @@ describe('QUOTE_STALE recovery', () => {
 
 	it('Start with a given fingerprint does not re-quote: QUOTE_STALE reaches the user with its hint', async () => {
 		const reportId = await uploaded('Stale Manual');
-		const [quote] = jsonOf(await runNode(ws, { resource: 'analysis', operation: 'getQuote', reportId }));
+		const [quote] = jsonOf(
+			await runNode(ws, { resource: 'analysis', operation: 'getQuote', reportId }),
+		);
 		priceVersion += 1;
 		await sandbox.control.patchWorkspace(ws.workspaceId, { priceVersion });
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
-			{ resource: 'analysis', operation: 'start', reportId, quoteAutomatically: false, quoteFingerprint: String(quote.fingerprint) },
+			{
+				resource: 'analysis',
+				operation: 'start',
+				reportId,
+				quoteAutomatically: false,
+				quoteFingerprint: String(quote.fingerprint),
+			},
 			[{ json: {} }],
 			{ continueOnFail: true },
 		);
@@ -103,14 +154,26 @@ describe('QUOTE_STALE recovery', () => {
 		expect(item.reason).toBe('QUOTE_STALE');
 		expect(String(item.description)).toContain('new quote');
 		const after = await counters(ws);
-		expect((after.requests['POST /api/v1/analysis-quotes'] ?? 0) - (before.requests['POST /api/v1/analysis-quotes'] ?? 0)).toBe(0);
+		expect(
+			(after.requests['POST /api/v1/analysis-quotes'] ?? 0) -
+				(before.requests['POST /api/v1/analysis-quotes'] ?? 0),
+		).toBe(0);
 	});
 
 	it('Invite with Quote Automatically: quotes again once and invites under a new key (one interview)', async () => {
-		const [done] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem({ candidate: 'Stale Invite' })]));
+		const [done] = jsonOf(
+			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [
+				pdfItem({ candidate: 'Stale Invite' }),
+			]),
+		);
 		expect(done.status).toBe('completed');
 		const { result, before, after, quotes, writes } = await runWithStaleQuote(
-			{ resource: 'interview', operation: 'invite', reportId: String(done.reportId), candidateEmail: 'stale@example.com' },
+			{
+				resource: 'interview',
+				operation: 'invite',
+				reportId: String(done.reportId),
+				candidateEmail: 'stale@example.com',
+			},
 			'POST /api/v1/interview-quotes',
 			'/api/v1/interviews',
 			'POST /api/v1/interviews',

@@ -5,7 +5,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, hintsOf, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	counters,
+	hintsOf,
+	jsonOf,
+	pdfItem,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -16,8 +25,14 @@ useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
 	for (const [i, score] of [3, 9, 5].entries()) {
 		const options: IDataObject = { waitForCompletion: true, waitTimeout: 30 };
-		if (i === 1) Object.assign(options, { externalReferenceSource: 'report-ats', externalReferenceId: 'APP-2' });
-		const result = await runNode(ws, analyzeParams(ws, options), [pdfItem({ candidate: `Report ${i}`, score })]);
+		if (i === 1)
+			Object.assign(options, {
+				externalReferenceSource: 'report-ats',
+				externalReferenceId: 'APP-2',
+			});
+		const result = await runNode(ws, analyzeParams(ws, options), [
+			pdfItem({ candidate: `Report ${i}`, score }),
+		]);
 		const [item] = jsonOf(result);
 		expect(item.status).toBe('completed');
 		reportIds.push(String(item.reportId));
@@ -27,26 +42,42 @@ beforeAll(async () => {
 
 describe('Report', () => {
 	it('Get returns the summary; the external reference only with Include External Reference', async () => {
-		const plain = jsonOf(await runNode(ws, { resource: 'report', operation: 'get', reportId: reportIds[1] }))[0];
+		const plain = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'get', reportId: reportIds[1] }),
+		)[0];
 		expect(plain.id).toBe(reportIds[1]);
 		expect(plain.status).toBe('completed');
 		expect((plain.result as IDataObject).score).toBe(9);
 		expect(plain.externalReference ?? null).toBeNull();
 		const withRef = jsonOf(
-			await runNode(ws, { resource: 'report', operation: 'get', reportId: reportIds[1], options: { includeReference: true } }),
+			await runNode(ws, {
+				resource: 'report',
+				operation: 'get',
+				reportId: reportIds[1],
+				options: { includeReference: true },
+			}),
 		)[0];
 		expect(withRef.externalReference).toEqual({ source: 'report-ats', id: 'APP-2' });
 	});
 
 	it('Get Status returns status, attempt and code', async () => {
-		const status = jsonOf(await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: reportIds[0] }))[0];
+		const status = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: reportIds[0] }),
+		)[0];
 		expect(status).toEqual(
-			expect.objectContaining({ id: reportIds[0], status: 'completed', attemptId: expect.stringMatching(/^att_/), code: null }),
+			expect.objectContaining({
+				id: reportIds[0],
+				status: 'completed',
+				attemptId: expect.stringMatching(/^att_/),
+				code: null,
+			}),
 		);
 	});
 
 	it('Get Result returns the full result with schemaVersion 1', async () => {
-		const result = jsonOf(await runNode(ws, { resource: 'report', operation: 'getResult', reportId: reportIds[2] }))[0];
+		const result = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getResult', reportId: reportIds[2] }),
+		)[0];
 		expect(result.schemaVersion).toBe(1);
 		expect(result.reportId).toBe(reportIds[2]);
 		const detail = result.result as IDataObject;
@@ -56,10 +87,25 @@ describe('Report', () => {
 	});
 
 	it('Get Result with Simplify keeps score, scale, summary, recommendation and limitations', async () => {
-		const result = await runNode(ws, { resource: 'report', operation: 'getResult', reportId: reportIds[2], simplify: true });
+		const result = await runNode(ws, {
+			resource: 'report',
+			operation: 'getResult',
+			reportId: reportIds[2],
+			simplify: true,
+		});
 		const [item] = jsonOf(result);
 		expect(Object.keys(item).sort()).toEqual(
-			['attemptId', 'humanReviewRecommendation', 'limitations', 'reportId', 'resultRevision', 'score', 'scoreScale', 'status', 'summary'].sort(),
+			[
+				'attemptId',
+				'humanReviewRecommendation',
+				'limitations',
+				'reportId',
+				'resultRevision',
+				'score',
+				'scoreScale',
+				'status',
+				'summary',
+			].sort(),
 		);
 		expect(item.score).toBe(5);
 		expect(item.scoreScale).toEqual({ minimum: 0, maximum: 10 });
@@ -70,11 +116,22 @@ describe('Report', () => {
 		const uploaded = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'upload', operation: 'uploadResume', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+				{
+					resource: 'upload',
+					operation: 'uploadResume',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: ws.jobDescriptionId,
+				},
 				[pdfItem({ candidate: 'Pending' })],
 			),
 		)[0];
-		const result = await runNode(ws, { resource: 'report', operation: 'getResult', reportId: String(uploaded.reportId), simplify: true });
+		const result = await runNode(ws, {
+			resource: 'report',
+			operation: 'getResult',
+			reportId: String(uploaded.reportId),
+			simplify: true,
+		});
 		const [item] = jsonOf(result);
 		expect(item.score).toBeNull();
 		expect(item.summary).toBeNull();
@@ -82,9 +139,13 @@ describe('Report', () => {
 	});
 
 	it('Get Many lists newest first, honours Limit and Return All', async () => {
-		const limited = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 2 }));
+		const limited = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 2 }),
+		);
 		expect(limited).toHaveLength(2);
-		const all = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: true }));
+		const all = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: true }),
+		);
 		const ids = all.map((r) => r.id);
 		for (const id of reportIds) expect(ids).toContain(id);
 		// Newest first: the three reports appear in reverse creation order.
@@ -106,7 +167,11 @@ describe('Report', () => {
 		expect(byRef.map((r) => r.id)).toEqual([reportIds[1]]);
 
 		const created = await Promise.all(
-			reportIds.map(async (id) => jsonOf(await runNode(ws, { resource: 'report', operation: 'get', reportId: id }))[0].createdAt as string),
+			reportIds.map(
+				async (id) =>
+					jsonOf(await runNode(ws, { resource: 'report', operation: 'get', reportId: id }))[0]
+						.createdAt as string,
+			),
 		);
 		const between = jsonOf(
 			await runNode(ws, {
@@ -120,7 +185,8 @@ describe('Report', () => {
 
 		// The same bounds as wall-clock times without a zone (as n8n's date picker gives them), in the workflow's
 		// timezone (Asia/Kolkata, UTC+05:30): read in that zone, they select the same report.
-		const kolkata = (iso: string) => new Date(Date.parse(iso) + 330 * 60000).toISOString().replace('Z', '');
+		const kolkata = (iso: string) =>
+			new Date(Date.parse(iso) + 330 * 60000).toISOString().replace('Z', '');
 		const zoned = jsonOf(
 			await runNode(
 				ws,
@@ -138,9 +204,19 @@ describe('Report', () => {
 		// A date alone is the start of that day in the workflow's timezone: tomorrow's start there is after them all.
 		const tomorrow = new Date(Date.now() + 330 * 60000 + 86_400_000).toISOString().slice(0, 10);
 		const before = jsonOf(
-			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: true, filters: { createdBefore: tomorrow } }, undefined, {
-				settings: { timezone: 'Asia/Kolkata' },
-			}),
+			await runNode(
+				ws,
+				{
+					resource: 'report',
+					operation: 'getMany',
+					returnAll: true,
+					filters: { createdBefore: tomorrow },
+				},
+				undefined,
+				{
+					settings: { timezone: 'Asia/Kolkata' },
+				},
+			),
 		);
 		expect(before.map((r) => r.id)).toEqual(expect.arrayContaining(reportIds));
 	});
@@ -148,8 +224,18 @@ describe('Report', () => {
 
 describe('Simplify on the list operations', () => {
 	it('Report > Get Many: ID, date, status, candidate, job title, score and summary only', async () => {
-		const [full] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1 }));
-		const [simple] = jsonOf(await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1, simplify: true }));
+		const [full] = jsonOf(
+			await runNode(ws, { resource: 'report', operation: 'getMany', returnAll: false, limit: 1 }),
+		);
+		const [simple] = jsonOf(
+			await runNode(ws, {
+				resource: 'report',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 1,
+				simplify: true,
+			}),
+		);
 		const result = full.result as IDataObject | null;
 		expect(simple).toEqual({
 			id: full.id,
@@ -163,30 +249,67 @@ describe('Simplify on the list operations', () => {
 	});
 
 	it('Job Description > Get Many: no description text', async () => {
-		const [simple] = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: true, simplify: true }));
-		expect(Object.keys(simple).sort()).toEqual(['company', 'id', 'location', 'revision', 'status', 'title', 'updatedAt']);
+		const [simple] = jsonOf(
+			await runNode(ws, {
+				resource: 'jobDescription',
+				operation: 'getMany',
+				returnAll: true,
+				simplify: true,
+			}),
+		);
+		expect(Object.keys(simple).sort()).toEqual([
+			'company',
+			'id',
+			'location',
+			'revision',
+			'status',
+			'title',
+			'updatedAt',
+		]);
 	});
 });
 
 describe('Job Description', () => {
 	it('Get returns the saved job with its revision; Get Many lists it', async () => {
-		const job = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: ws.jobDescriptionId }))[0];
+		const job = jsonOf(
+			await runNode(ws, {
+				resource: 'jobDescription',
+				operation: 'get',
+				jobDescriptionId: ws.jobDescriptionId,
+			}),
+		)[0];
 		expect(job.id).toBe(ws.jobDescriptionId);
 		expect(job.status).toBe('ACTIVE');
 		expect(job.revision).toMatch(/^[a-fA-F0-9]{64}$/);
 		await sandbox.control.createJob(ws.workspaceId, { title: 'Second job' });
 		const before = await counters(ws);
-		const jobs = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: false, limit: 1 }));
+		const jobs = jsonOf(
+			await runNode(ws, {
+				resource: 'jobDescription',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 1,
+			}),
+		);
 		expect(jobs).toHaveLength(1);
-		const all = jsonOf(await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: true }));
+		const all = jsonOf(
+			await runNode(ws, { resource: 'jobDescription', operation: 'getMany', returnAll: true }),
+		);
 		expect(all.map((j) => j.id)).toContain(ws.jobDescriptionId);
 		expect(all.length).toBeGreaterThanOrEqual(2);
 		const after = await counters(ws);
-		expect((after.requests['GET /api/v1/job-descriptions'] ?? 0) - (before.requests['GET /api/v1/job-descriptions'] ?? 0)).toBeGreaterThanOrEqual(2);
+		expect(
+			(after.requests['GET /api/v1/job-descriptions'] ?? 0) -
+				(before.requests['GET /api/v1/job-descriptions'] ?? 0),
+		).toBeGreaterThanOrEqual(2);
 	});
 
 	it('Get of an unknown job is a 404 NodeApiError', async () => {
-		const result = await runNode(ws, { resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_missing' });
+		const result = await runNode(ws, {
+			resource: 'jobDescription',
+			operation: 'get',
+			jobDescriptionId: 'jd_missing',
+		});
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toContain('404');
 	});

@@ -6,7 +6,17 @@
 import { transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import type { TestSandbox } from '../../helpers/sandbox';
 import type { IDataObject } from 'n8n-workflow';
-import { analyzeParams, apiCall, completedReport, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	apiCall,
+	completedReport,
+	counters,
+	jsonOf,
+	pdfItem,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -17,7 +27,18 @@ const route = (c: { requests: Record<string, number> }, r: string) => c.requests
 
 describe('Analyze Resume under injected failures', () => {
 	it('the injected 503 does reach the node: with retries switched off it stops on it', async () => {
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analyses', status: 503, rate: 1, count: 1, mode: 'before' }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/analyses',
+					status: 503,
+					rate: 1,
+					count: 1,
+					mode: 'before',
+				},
+			],
+		});
 		const saved = { ...transportSettings.retry };
 		transportSettings.retry = { ...saved, maxAttempts: 1 };
 		try {
@@ -30,7 +51,18 @@ describe('Analyze Resume under injected failures', () => {
 	});
 
 	it('a 503 on the start is retried with the same key: one attempt', async () => {
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analyses', status: 503, rate: 1, count: 1, mode: 'before' }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/analyses',
+					status: 503,
+					rate: 1,
+					count: 1,
+					mode: 'before',
+				},
+			],
+		});
 		const before = await counters(ws);
 		const result = await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Retry 503' })]);
 		const [item] = jsonOf(result);
@@ -42,9 +74,15 @@ describe('Analyze Resume under injected failures', () => {
 	});
 
 	it('a committed preparation whose answer is lost is retried with the same key: exactly one report', async () => {
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/uploads', rate: 1, count: 1, mode: 'commit-then-drop' }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{ method: 'POST', path: '/api/v1/uploads', rate: 1, count: 1, mode: 'commit-then-drop' },
+			],
+		});
 		const before = await counters(ws);
-		const [item] = jsonOf(await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Dropped Prepare' })]));
+		const [item] = jsonOf(
+			await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Dropped Prepare' })]),
+		);
 		expect(item.reportId).toMatch(/^rpt_/);
 		const after = await counters(ws);
 		expect(route(after, 'POST /api/v1/uploads') - route(before, 'POST /api/v1/uploads')).toBe(2);
@@ -53,9 +91,15 @@ describe('Analyze Resume under injected failures', () => {
 	});
 
 	it('a committed start whose answer is lost is retried with the same key: exactly one attempt', async () => {
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analyses', rate: 1, count: 1, mode: 'commit-then-drop' }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{ method: 'POST', path: '/api/v1/analyses', rate: 1, count: 1, mode: 'commit-then-drop' },
+			],
+		});
 		const before = await counters(ws);
-		const [item] = jsonOf(await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Dropped Start' })]));
+		const [item] = jsonOf(
+			await runNode(ws, analyzeParams(ws), [pdfItem({ candidate: 'Dropped Start' })]),
+		);
 		expect(item.attemptId).toMatch(/^att_/);
 		const after = await counters(ws);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
@@ -63,12 +107,28 @@ describe('Analyze Resume under injected failures', () => {
 	});
 
 	it('a committed upload batch whose answer is lost is retried with the same key: exactly one batch', async () => {
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/upload-batches', rate: 1, count: 1, mode: 'commit-then-drop' }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'POST',
+					path: '/api/v1/upload-batches',
+					rate: 1,
+					count: 1,
+					mode: 'commit-then-drop',
+				},
+			],
+		});
 		const before = await counters(ws);
 		const out = jsonOf(
 			await runNode(
 				ws,
-				{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'existing', jobDescriptionId: ws.jobDescriptionId },
+				{
+					resource: 'upload',
+					operation: 'uploadMany',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: ws.jobDescriptionId,
+				},
 				[pdfItem({ candidate: 'B1' }, 'b1.pdf'), pdfItem({ candidate: 'B2' }, 'b2.pdf')],
 			),
 		);
@@ -90,7 +150,9 @@ describe('Invite under injected failures', () => {
 			options: { idempotencyKey: `lost-invite-${reportId}` },
 		};
 		// Every attempt of the first run is committed and then its connection is dropped.
-		await sandbox.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/interviews', rate: 1, mode: 'commit-then-drop' }] });
+		await sandbox.control.setFaults({
+			rules: [{ method: 'POST', path: '/api/v1/interviews', rate: 1, mode: 'commit-then-drop' }],
+		});
 		const before = await counters(ws);
 		const first = await runNode(ws, params);
 		expect(first.error?.message).toContain('Could not get an answer');
@@ -101,12 +163,21 @@ describe('Invite under injected failures', () => {
 		const [item] = jsonOf(await runNode(ws, params));
 		const after = await counters(ws);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
-		expect(item).toMatchObject({ reportId, recovered: true, recoveredFrom: 'IDEMPOTENCY_KEY_REUSED', delivery: 'email' });
-		const { items: interviews } = (await apiCall(ws, 'GET', `/api/v1/interviews?reportId=${reportId}`)).body.data as {
+		expect(item).toMatchObject({
+			reportId,
+			recovered: true,
+			recoveredFrom: 'IDEMPOTENCY_KEY_REUSED',
+			delivery: 'email',
+		});
+		const { items: interviews } = (
+			await apiCall(ws, 'GET', `/api/v1/interviews?reportId=${reportId}`)
+		).body.data as {
 			items: IDataObject[];
 		};
 		expect(interviews.map((i) => i.id)).toEqual([item.interviewId]);
-		const mail = (await sandbox.control.mail(ws.workspaceId)).items.filter((m) => m.to === 'lost.invitation@example.com');
+		const mail = (await sandbox.control.mail(ws.workspaceId)).items.filter(
+			(m) => m.to === 'lost.invitation@example.com',
+		);
 		expect(mail).toHaveLength(1);
 	});
 });

@@ -7,7 +7,15 @@ import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workfl
 import { router } from '../../../nodes/RecruitingAnalysis/actions/router';
 
 import type { TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	counters,
+	jsonOf,
+	pdfItem,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -15,7 +23,9 @@ let reportId: string;
 
 useSandboxWorkspace((started) => ({ sandbox, ws } = started));
 beforeAll(async () => {
-	const [item] = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem()]));
+	const [item] = jsonOf(
+		await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }), [pdfItem()]),
+	);
 	reportId = String(item.reportId);
 });
 
@@ -31,11 +41,20 @@ describe('router', () => {
 			{ resource: 'interview', operation: 'getStatus', interviewId: '' },
 			{ resource: 'report', operation: 'get', reportId: '' },
 		];
-		const node = { id: 'n1', name: 'Recruiting Analysis', type: 'recruitingAnalysis', typeVersion: 1, position: [0, 0], parameters: {} };
+		const node = {
+			id: 'n1',
+			name: 'Recruiting Analysis',
+			type: 'recruitingAnalysis',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
 		const context = {
 			getInputData: () => perItem.map(() => ({ json: {} })),
 			getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
-				const value = name.split('.').reduce<unknown>((v, key) => (v as IDataObject | undefined)?.[key], perItem[itemIndex]);
+				const value = name
+					.split('.')
+					.reduce<unknown>((v, key) => (v as IDataObject | undefined)?.[key], perItem[itemIndex]);
 				return value === undefined ? fallback : value;
 			},
 			continueOnFail: () => true,
@@ -48,44 +67,72 @@ describe('router', () => {
 			'"Interview ID" must not be empty [item 3]',
 			'"Report ID" must not be empty [item 4]',
 		]);
-		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(out.map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 	});
 
 	it('Continue On Fail: an API error becomes an error item with status, code, requestId; the others succeed', async () => {
 		const result = await runNode(
 			ws,
 			{ resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}' },
-			[{ json: { id: reportId } }, { json: { id: 'rpt_does_not_exist' } }, { json: { id: reportId } }],
+			[
+				{ json: { id: reportId } },
+				{ json: { id: 'rpt_does_not_exist' } },
+				{ json: { id: reportId } },
+			],
 			{ continueOnFail: true },
 		);
 		expect(result.error).toBeUndefined();
 		const out = jsonOf(result);
 		expect(out[0].status).toBe('completed');
 		expect(out[1]).toEqual(
-			expect.objectContaining({ httpCode: 404, code: 'NOT_FOUND', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), error: expect.any(String) }),
+			expect.objectContaining({
+				httpCode: 404,
+				code: 'NOT_FOUND',
+				requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+				error: expect.any(String),
+			}),
 		);
 		expect(out[2].status).toBe('completed');
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 	});
 
 	it('without Continue On Fail the node stops with a NodeApiError naming the item', async () => {
-		const result = await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}' }, [
-			{ json: { id: reportId } },
-			{ json: { id: 'rpt_missing' } },
-		]);
+		const result = await runNode(
+			ws,
+			{ resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}' },
+			[{ json: { id: reportId } }, { json: { id: 'rpt_missing' } }],
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toContain('404');
 		expect((result.error as unknown as { context?: IDataObject }).context?.itemIndex).toBe(1);
 	});
 
 	it('a key without a needed scope gets 403 naming the missing scope (Analyze Resume waiting needs reports:read)', async () => {
-		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
-		const limited = { ...ws, apiKey };
-		const uploadOnly = jsonOf(await runNode(limited, analyzeParams(limited), [pdfItem({ candidate: 'Scoped' })]));
-		expect(uploadOnly[0].attemptId).toMatch(/^att_/);
-		const waiting = await runNode(limited, analyzeParams(limited, { waitForCompletion: true, waitTimeout: 10 }), [pdfItem({ candidate: 'Scoped Wait' })], {
-			continueOnFail: true,
+		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, {
+			scopes: ['analyses:write'],
 		});
+		const limited = { ...ws, apiKey };
+		const uploadOnly = jsonOf(
+			await runNode(limited, analyzeParams(limited), [pdfItem({ candidate: 'Scoped' })]),
+		);
+		expect(uploadOnly[0].attemptId).toMatch(/^att_/);
+		const waiting = await runNode(
+			limited,
+			analyzeParams(limited, { waitForCompletion: true, waitTimeout: 10 }),
+			[pdfItem({ candidate: 'Scoped Wait' })],
+			{
+				continueOnFail: true,
+			},
+		);
 		const [item] = jsonOf(waiting);
 		expect(item.httpCode).toBe(403);
 		expect(`${item.error} ${item.description}`).toContain('reports:read');
@@ -93,11 +140,25 @@ describe('router', () => {
 
 	it('many items run with bounded concurrency (option Concurrency, default 20)', async () => {
 		const items = Array.from({ length: 20 }, () => ({ json: { id: reportId } }));
-		await sandbox.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports/{id}/status', mode: 'latency', latencyMs: 150, rate: 1 }] });
+		await sandbox.control.setFaults({
+			rules: [
+				{
+					method: 'GET',
+					path: '/api/v1/reports/{id}/status',
+					mode: 'latency',
+					latencyMs: 150,
+					rate: 1,
+				},
+			],
+		});
 		try {
 			const time = async (options: INodeParameters) => {
 				const started = Date.now();
-				const result = await runNode(ws, { resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}', options }, items);
+				const result = await runNode(
+					ws,
+					{ resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}', options },
+					items,
+				);
 				expect(jsonOf(result)).toHaveLength(20);
 				return Date.now() - started;
 			};
@@ -106,7 +167,10 @@ describe('router', () => {
 			const ten = await time({ concurrency: 10 });
 			const byDefault = await time({});
 			const after = await counters(ws);
-			expect((after.requests['GET /api/v1/reports/{id}/status'] ?? 0) - (before.requests['GET /api/v1/reports/{id}/status'] ?? 0)).toBe(60);
+			expect(
+				(after.requests['GET /api/v1/reports/{id}/status'] ?? 0) -
+					(before.requests['GET /api/v1/reports/{id}/status'] ?? 0),
+			).toBe(60);
 			// 20 requests of at least 150 ms each: one at a time takes 3 s or more; ten at a time two rounds
 			// (at least 300 ms, well under 3 s); by default (twenty at a time) one round.
 			expect(sequential).toBeGreaterThanOrEqual(3000);

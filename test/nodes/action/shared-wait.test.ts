@@ -7,14 +7,26 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
-import { analyzeParams, apiCall, counters, jsonOf, newWorkspace, pdfItem, runNode, sleep, totalRequests, type Workspace } from './helpers';
+import {
+	analyzeParams,
+	apiCall,
+	counters,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	sleep,
+	totalRequests,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 
 // Each analysis takes two steps of 400 ms: long against a call, so waits overlap the other items' submissions.
 useTestSandbox((started) => (sandbox = started), { sandbox: { workerDelayMs: 400 } });
 
-const requests = (c: IDataObject, route: string): number => ((c.requests as Record<string, number> | undefined)?.[route] ?? 0);
+const requests = (c: IDataObject, route: string): number =>
+	(c.requests as Record<string, number> | undefined)?.[route] ?? 0;
 
 async function reportsOf(ws: Workspace): Promise<IDataObject[]> {
 	const { body } = await apiCall(ws, 'GET', '/api/v1/reports?limit=100');
@@ -24,14 +36,22 @@ async function reportsOf(ws: Workspace): Promise<IDataObject[]> {
 async function completionTimes(ws: Workspace): Promise<Map<string, number>> {
 	const { body } = await apiCall(ws, 'GET', '/api/v1/events?type=report.completed&limit=100');
 	const events = ((body.data as IDataObject).items as IDataObject[]) ?? [];
-	return new Map(events.map((e) => [String((e.data as IDataObject).reportId), Date.parse(String(e.occurredAt))]));
+	return new Map(
+		events.map((e) => [String((e.data as IDataObject).reportId), Date.parse(String(e.occurredAt))]),
+	);
 }
 
 describe('Wait for Completion, shared across items', () => {
 	it('a wait does not hold its lane: with Concurrency 1, every resume is submitted before the first analysis finishes', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const items = [0, 1, 2].map((i) => pdfItem({ candidate: `Lane ${i}` }, `lane-${i}.pdf`));
-		const output = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 1 }), items));
+		const output = jsonOf(
+			await runNode(
+				ws,
+				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 1 }),
+				items,
+			),
+		);
 		expect(output.map((o) => o.status)).toEqual(['completed', 'completed', 'completed']);
 		expect(output.map((o) => o.timedOut)).toEqual([false, false, false]);
 		// The service's own clock: the last report was created (its item taken by the only lane) before the first
@@ -47,15 +67,27 @@ describe('Wait for Completion, shared across items', () => {
 
 	it('with Simplify (the default of node version 1.1 and later) the summary comes from the list page too: one result read per report, no status or summary read', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const items = Array.from({ length: 6 }, (_, i) => pdfItem({ candidate: `Simple ${i}`, score: 8 }, `simple-${i}.pdf`));
+		const items = Array.from({ length: 6 }, (_, i) =>
+			pdfItem({ candidate: `Simple ${i}`, score: 8 }, `simple-${i}.pdf`),
+		);
 		const before = await counters(ws);
-		const output = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), items));
+		const output = jsonOf(
+			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), items),
+		);
 		const after = await counters(ws);
 		expect(output).toHaveLength(6);
 		for (const [i, item] of output.entries()) {
-			expect(item).toMatchObject({ candidateName: `Simple ${i}`, score: 8, status: 'completed', fileName: `simple-${i}.pdf`, timedOut: false });
+			expect(item).toMatchObject({
+				candidateName: `Simple ${i}`,
+				score: 8,
+				status: 'completed',
+				fileName: `simple-${i}.pdf`,
+				timedOut: false,
+			});
 		}
-		const diff = (route: string) => requests(after as unknown as IDataObject, route) - requests(before as unknown as IDataObject, route);
+		const diff = (route: string) =>
+			requests(after as unknown as IDataObject, route) -
+			requests(before as unknown as IDataObject, route);
 		expect(diff('GET /api/v1/reports/{id}/status')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}/result')).toBe(6);
@@ -63,10 +95,18 @@ describe('Wait for Completion, shared across items', () => {
 
 	it('pending reports are read together from list pages, which carry the summaries: no status or summary read per report', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const items = Array.from({ length: 8 }, (_, i) => pdfItem({ candidate: `Round ${i}`, score: 7 }, `round-${i}.pdf`));
+		const items = Array.from({ length: 8 }, (_, i) =>
+			pdfItem({ candidate: `Round ${i}`, score: 7 }, `round-${i}.pdf`),
+		);
 		const before = await counters(ws);
 		// Output After Waiting = Report Summary (Simplify off): the list pages' summaries are the output.
-		const output = jsonOf(await runNode(ws, { ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), simplify: false }, items));
+		const output = jsonOf(
+			await runNode(
+				ws,
+				{ ...analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), simplify: false },
+				items,
+			),
+		);
 		const after = await counters(ws);
 		expect(output).toHaveLength(8);
 		for (const item of output) {
@@ -76,21 +116,29 @@ describe('Wait for Completion, shared across items', () => {
 			expect(item.id).toBe(item.reportId);
 			expect((item.result as IDataObject).score).toBe(7);
 		}
-		const diff = (route: string) => requests(after as unknown as IDataObject, route) - requests(before as unknown as IDataObject, route);
+		const diff = (route: string) =>
+			requests(after as unknown as IDataObject, route) -
+			requests(before as unknown as IDataObject, route);
 		expect(diff('GET /api/v1/reports/{id}/status')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}')).toBe(0);
 		// One page answers for all eight: fewer list reads than reports waited for.
 		expect(diff('GET /api/v1/reports')).toBeGreaterThanOrEqual(1);
 		expect(diff('GET /api/v1/reports')).toBeLessThan(8);
 		// Prepare, PUT, quote, start, and a share of the rounds: at most 5 calls per resume.
-		const calls = totalRequests(after) - totalRequests(before) + (after.storagePuts - before.storagePuts);
+		const calls =
+			totalRequests(after) - totalRequests(before) + (after.storagePuts - before.storagePuts);
 		expect(calls / 8).toBeLessThanOrEqual(5);
 	});
 
 	it('a report the list pages do not show is read alone, and fails its item as a single read would (404), the others complete', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const items = [0, 1, 2].map((i) => pdfItem({ candidate: `Deleted ${i}` }, `deleted-${i}.pdf`));
-		const running = runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), items, { continueOnFail: true });
+		const running = runNode(
+			ws,
+			analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }),
+			items,
+			{ continueOnFail: true },
+		);
 		// Delete the first report once all three analyses are running (they last 800 ms).
 		let victim: string | undefined;
 		for (let i = 0; i < 200 && !victim; i++) {
@@ -105,15 +153,25 @@ describe('Wait for Completion, shared across items', () => {
 		expect(failed).toHaveLength(1);
 		expect(output.filter((o) => o.status === 'completed')).toHaveLength(2);
 		const after = await counters(ws);
-		expect(requests(after as unknown as IDataObject, 'GET /api/v1/reports/{id}/status')).toBeGreaterThanOrEqual(1);
+		expect(
+			requests(after as unknown as IDataObject, 'GET /api/v1/reports/{id}/status'),
+		).toBeGreaterThanOrEqual(1);
 	});
 
 	it('a start refused for the active-analysis limit waits for capacity and is repeated: every resume analyzed once', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.patchWorkspace(ws.workspaceId, { activeAnalysisLimit: 2 });
-		const items = Array.from({ length: 5 }, (_, i) => pdfItem({ candidate: `Capacity ${i}` }, `capacity-${i}.pdf`));
+		const items = Array.from({ length: 5 }, (_, i) =>
+			pdfItem({ candidate: `Capacity ${i}` }, `capacity-${i}.pdf`),
+		);
 		const before = await counters(ws);
-		const output = jsonOf(await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 5 }), items));
+		const output = jsonOf(
+			await runNode(
+				ws,
+				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 5 }),
+				items,
+			),
+		);
 		const after = await counters(ws);
 		expect(output.map((o) => o.status)).toEqual(Array(5).fill('completed'));
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(5);
@@ -125,8 +183,14 @@ describe('Wait for Completion, shared across items', () => {
 		// 40 ms per call: submitting 12 items one at a time takes about 2 s, longer than the first read (0.5 s).
 		await sandbox.control.setFaults({ latencyMs: 40 });
 		try {
-			const items = Array.from({ length: 12 }, (_, i) => pdfItem({ candidate: `Stop ${i}` }, `stop-${i}.pdf`));
-			const running = runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 1 }), items);
+			const items = Array.from({ length: 12 }, (_, i) =>
+				pdfItem({ candidate: `Stop ${i}` }, `stop-${i}.pdf`),
+			);
+			const running = runNode(
+				ws,
+				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60, concurrency: 1 }),
+				items,
+			);
 			let victim: string | undefined;
 			for (let i = 0; i < 200 && !victim; i++) {
 				const c = await counters(ws);

@@ -37,7 +37,10 @@ class HarnessAgent implements INodeType {
 		version: 1,
 		description: 'Calls the connected tools with the arguments of its input item',
 		defaults: { name: 'Harness Agent' },
-		inputs: [NodeConnectionTypes.Main, { type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true }],
+		inputs: [
+			NodeConnectionTypes.Main,
+			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
+		],
 		outputs: [NodeConnectionTypes.Main],
 		properties: [],
 	};
@@ -48,7 +51,12 @@ class HarnessAgent implements INodeType {
 		const called: IDataObject[] = [];
 		for (const tool of tools) {
 			const response = await tool.invoke(args);
-			called.push({ name: tool.name, description: tool.description, arguments: Object.keys(tool.schema.shape), response: JSON.parse(response) });
+			called.push({
+				name: tool.name,
+				description: tool.description,
+				arguments: Object.keys(tool.schema.shape),
+				response: JSON.parse(response),
+			});
 		}
 		return [called.map((json) => ({ json }))];
 	}
@@ -62,12 +70,20 @@ const node = new RecruitingAnalysis();
 describe('operation descriptions for people and agents', () => {
 	const operations = node.description.properties
 		.filter((p) => p.name === 'operation')
-		.flatMap((p) => (p.options as INodePropertyOptions[]).map((o) => ({ resource: String(p.displayOptions?.show?.resource?.[0]), ...o })));
+		.flatMap((p) =>
+			(p.options as INodePropertyOptions[]).map((o) => ({
+				resource: String(p.displayOptions?.show?.resource?.[0]),
+				...o,
+			})),
+		);
 
 	it('every operation says when to use it and what it needs (inputs and API key scope)', () => {
 		expect(operations).toHaveLength(31);
 		for (const operation of operations) {
-			expect({ operation: `${operation.resource}:${operation.value}`, description: operation.description }).toEqual({
+			expect({
+				operation: `${operation.resource}:${operation.value}`,
+				description: operation.description,
+			}).toEqual({
 				operation: `${operation.resource}:${operation.value}`,
 				description: expect.stringMatching(/^Use (to|when) .+\. Needs .+; scopes? [a-z:-]+/),
 			});
@@ -80,7 +96,7 @@ describe('operation descriptions for people and agents', () => {
 	});
 });
 
-describe('run as a tool through n8n\'s engine', () => {
+describe("run as a tool through n8n's engine", () => {
 	it('an agent gets Report > Get as a tool described by its action, with the $fromAI argument, and calls it', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Tool Candidate' });
 		const result = await executeNode({
@@ -94,7 +110,11 @@ describe('run as a tool through n8n\'s engine', () => {
 					parameters: {
 						resource: 'report',
 						operation: 'get',
-						reportId: { __rl: true, mode: 'id', value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}" },
+						reportId: {
+							__rl: true,
+							mode: 'id',
+							value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
+						},
 					},
 				},
 			],
@@ -105,10 +125,15 @@ describe('run as a tool through n8n\'s engine', () => {
 		expect(call.description).toBe('Get a report in Recruiting Analysis');
 		expect(call.arguments).toEqual(['reportId']);
 		const response = call.response as IDataObject[];
-		expect(response).toEqual([expect.objectContaining({ id: reportId, candidate: expect.objectContaining({ name: 'Tool Candidate' }) })]);
+		expect(response).toEqual([
+			expect.objectContaining({
+				id: reportId,
+				candidate: expect.objectContaining({ name: 'Tool Candidate' }),
+			}),
+		]);
 	});
 
-	it('a refused argument comes back to the agent as the node\'s error, naming the field and the rule', async () => {
+	it("a refused argument comes back to the agent as the node's error, naming the field and the rule", async () => {
 		const result = await executeNode({
 			nodeType: new HarnessAgent(),
 			parameters: {},
@@ -117,7 +142,11 @@ describe('run as a tool through n8n\'s engine', () => {
 				{
 					nodeType: asAiTool(node),
 					credentials: credentialsFor(ws),
-					parameters: { resource: 'report', operation: 'get', reportId: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}" },
+					parameters: {
+						resource: 'report',
+						operation: 'get',
+						reportId: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
+					},
 					typeVersion: 1,
 				},
 			],

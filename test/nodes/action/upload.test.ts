@@ -7,7 +7,15 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PDF_MIME, makePdf } from '../../fixtures/resumes';
 import { uploadFile, type TestSandbox } from '../../helpers/sandbox';
-import { apiCall, counters, jsonOf, pdfItem, runNode, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	apiCall,
+	counters,
+	jsonOf,
+	pdfItem,
+	runNode,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 let sandbox: TestSandbox;
 let ws: Workspace;
@@ -26,19 +34,31 @@ function uploadParams(extra: IDataObject = {}): INodeParameters {
 }
 
 async function report(reportId: string): Promise<IDataObject> {
-	const { status, body } = await apiCall(ws, 'GET', `/api/v1/reports/${reportId}?include=reference`);
+	const { status, body } = await apiCall(
+		ws,
+		'GET',
+		`/api/v1/reports/${reportId}?include=reference`,
+	);
 	expect(status).toBe(200);
 	return body.data as IDataObject;
 }
 
 describe('Upload > Upload Resume', () => {
 	it('prepares against a saved job with its expected revision and PUTs the file (no API key to storage)', async () => {
-		const job = (await apiCall(ws, 'GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body.data as IDataObject;
+		const job = (await apiCall(ws, 'GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body
+			.data as IDataObject;
 		const before = await counters(ws);
-		const result = await runNode(ws, uploadParams({ expectedRevision: job.revision }), [pdfItem({ candidate: 'Rev Match' })]);
+		const result = await runNode(ws, uploadParams({ expectedRevision: job.revision }), [
+			pdfItem({ candidate: 'Rev Match' }),
+		]);
 		const [item] = jsonOf(result);
 		expect(item).toEqual(
-			expect.objectContaining({ reportId: expect.stringMatching(/^rpt_/), uploaded: true, fileName: 'resume.pdf', mimeType: PDF_MIME }),
+			expect.objectContaining({
+				reportId: expect.stringMatching(/^rpt_/),
+				uploaded: true,
+				fileName: 'resume.pdf',
+				mimeType: PDF_MIME,
+			}),
 		);
 		expect(JSON.stringify(item)).not.toContain('signature=');
 		const after = await counters(ws);
@@ -52,9 +72,15 @@ describe('Upload > Upload Resume', () => {
 	});
 
 	it('a changed saved job with the old expected revision is refused by the API (JD_REVISION_CHANGED)', async () => {
-		const job = (await apiCall(ws, 'GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body.data as IDataObject;
+		const job = (await apiCall(ws, 'GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body
+			.data as IDataObject;
 		await sandbox.control.reviseJob(ws.jobDescriptionId, { description: `Revised ${Date.now()}` });
-		const result = await runNode(ws, uploadParams({ expectedRevision: job.revision }), [pdfItem()], { continueOnFail: true });
+		const result = await runNode(
+			ws,
+			uploadParams({ expectedRevision: job.revision }),
+			[pdfItem()],
+			{ continueOnFail: true },
+		);
 		const [item] = jsonOf(result);
 		expect(item.httpCode).toBe(409);
 		expect(item.reason).toBe('JD_REVISION_CHANGED');
@@ -76,12 +102,24 @@ describe('Upload > Upload Resume', () => {
 		expect(created.externalReference).toEqual({ source: 'acme-ats', id: 'APP-77' });
 	});
 
-	it('streams a 10 MB resume from n8n\'s filesystem binary store', async () => {
+	it("streams a 10 MB resume from n8n's filesystem binary store", async () => {
 		const size = 10 * 1024 * 1024;
 		const before = await counters(ws);
-		const result = await runNode(ws, uploadParams(), [{ json: {}, binary: { data: { data: makePdf({ sizeBytes: size }), mimeType: PDF_MIME, fileName: 'big.pdf' } } }], {
-			binaryMode: 'filesystem',
-		});
+		const result = await runNode(
+			ws,
+			uploadParams(),
+			[
+				{
+					json: {},
+					binary: {
+						data: { data: makePdf({ sizeBytes: size }), mimeType: PDF_MIME, fileName: 'big.pdf' },
+					},
+				},
+			],
+			{
+				binaryMode: 'filesystem',
+			},
+		);
 		const [item] = jsonOf(result);
 		expect(item.fileSize).toBe(size);
 		expect(item.uploaded).toBe(true);
@@ -90,9 +128,22 @@ describe('Upload > Upload Resume', () => {
 	});
 
 	it('takes the binary property named in Input Binary Field, and the File Name option', async () => {
-		const result = await runNode(ws, uploadParams({ binaryPropertyName: 'resume', options: { fileName: 'renamed.pdf' } }), [
-			{ json: {}, binary: { resume: { data: makePdf(), mimeType: 'application/octet-stream', fileName: 'upload.bin' } } },
-		]);
+		const result = await runNode(
+			ws,
+			uploadParams({ binaryPropertyName: 'resume', options: { fileName: 'renamed.pdf' } }),
+			[
+				{
+					json: {},
+					binary: {
+						resume: {
+							data: makePdf(),
+							mimeType: 'application/octet-stream',
+							fileName: 'upload.bin',
+						},
+					},
+				},
+			],
+		);
 		const [item] = jsonOf(result);
 		expect(item.fileName).toBe('renamed.pdf');
 		expect(item.mimeType).toBe(PDF_MIME);
@@ -120,7 +171,13 @@ describe('Upload > Prepare Only, Refresh URL, Cancel', () => {
 		expect(upload.expiresInSeconds).toBe(600);
 		expect(String(upload.url)).toContain(`/_storage/uploads/${prepared.reportId}`);
 
-		const refreshed = jsonOf(await runNode(ws, { resource: 'upload', operation: 'refreshUrl', reportId: String(prepared.reportId) }))[0];
+		const refreshed = jsonOf(
+			await runNode(ws, {
+				resource: 'upload',
+				operation: 'refreshUrl',
+				reportId: String(prepared.reportId),
+			}),
+		)[0];
 		expect(refreshed.reportId).toBe(prepared.reportId);
 		const newUrl = String((refreshed.upload as IDataObject).url);
 		expect(newUrl).toContain(`/_storage/uploads/${prepared.reportId}`);
@@ -140,10 +197,19 @@ describe('Upload > Prepare Only, Refresh URL, Cancel', () => {
 			}),
 		)[0];
 		const reportId = String(prepared.reportId);
-		const cancelled = jsonOf(await runNode(ws, { resource: 'upload', operation: 'cancel', reportId }))[0];
+		const cancelled = jsonOf(
+			await runNode(ws, { resource: 'upload', operation: 'cancel', reportId }),
+		)[0];
 		expect(cancelled).toEqual({ reportId, cancelled: true });
-		expect(jsonOf(await runNode(ws, { resource: 'upload', operation: 'cancel', reportId }))[0]).toEqual({ reportId, cancelled: true });
-		const refresh = await runNode(ws, { resource: 'upload', operation: 'refreshUrl', reportId }, [{ json: {} }], { continueOnFail: true });
+		expect(
+			jsonOf(await runNode(ws, { resource: 'upload', operation: 'cancel', reportId }))[0],
+		).toEqual({ reportId, cancelled: true });
+		const refresh = await runNode(
+			ws,
+			{ resource: 'upload', operation: 'refreshUrl', reportId },
+			[{ json: {} }],
+			{ continueOnFail: true },
+		);
 		expect(jsonOf(refresh)[0].httpCode).toBe(404);
 	});
 });
@@ -151,7 +217,9 @@ describe('Upload > Prepare Only, Refresh URL, Cancel', () => {
 describe('Upload > Upload Many and Get Batch', () => {
 	it('45 items go out as three upload batches (20 + 20 + 5), every file is PUT, one paired item per input', async () => {
 		const before = await counters(ws);
-		const items = Array.from({ length: 45 }, (_, i) => pdfItem({ candidate: `Many ${i}` }, `many-${i}.pdf`));
+		const items = Array.from({ length: 45 }, (_, i) =>
+			pdfItem({ candidate: `Many ${i}` }, `many-${i}.pdf`),
+		);
 		const result = await runNode(
 			ws,
 			{
@@ -165,7 +233,9 @@ describe('Upload > Upload Many and Get Batch', () => {
 		);
 		const out = jsonOf(result);
 		expect(out).toHaveLength(45);
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual(Array.from({ length: 45 }, (_, item) => ({ item })));
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual(
+			Array.from({ length: 45 }, (_, item) => ({ item })),
+		);
 		out.forEach((o, i) => {
 			expect(o.state).toBe('succeeded');
 			expect(o.uploaded).toBe(true);
@@ -177,22 +247,39 @@ describe('Upload > Upload Many and Get Batch', () => {
 		expect(batchIds).toHaveLength(3);
 		expect(out.filter((o) => o.batchId === batchIds[2])).toHaveLength(5);
 		const after = await counters(ws);
-		expect((after.requests['POST /api/v1/upload-batches'] ?? 0) - (before.requests['POST /api/v1/upload-batches'] ?? 0)).toBe(3);
+		expect(
+			(after.requests['POST /api/v1/upload-batches'] ?? 0) -
+				(before.requests['POST /api/v1/upload-batches'] ?? 0),
+		).toBe(3);
 		expect(after.storagePuts - before.storagePuts).toBe(45);
 		expect(after.storageAuthorizationHeaders).toBe(0);
 
-		const batch = jsonOf(await runNode(ws, { resource: 'upload', operation: 'getBatch', batchId: batchIds[0] }))[0];
+		const batch = jsonOf(
+			await runNode(ws, { resource: 'upload', operation: 'getBatch', batchId: batchIds[0] }),
+		)[0];
 		expect(batch.kind).toBe('uploads');
 		expect(batch.status).toBe('completed');
 		expect(batch.items as IDataObject[]).toHaveLength(20);
 	});
 
 	it('a job text shared by all items is sent once at batch level (20 x 15,000 characters stays under 256 KiB)', async () => {
-		const text = `Platform engineer. ${'Kubernetes, observability and on-call. '.repeat(400)}`.slice(0, 15_000);
+		const text =
+			`Platform engineer. ${'Kubernetes, observability and on-call. '.repeat(400)}`.slice(
+				0,
+				15_000,
+			);
 		const result = await runNode(
 			ws,
-			{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: text },
-			Array.from({ length: 20 }, (_, i) => pdfItem({ candidate: `Shared ${i}` }, `shared-${i}.pdf`)),
+			{
+				resource: 'upload',
+				operation: 'uploadMany',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'text',
+				jobDescriptionText: text,
+			},
+			Array.from({ length: 20 }, (_, i) =>
+				pdfItem({ candidate: `Shared ${i}` }, `shared-${i}.pdf`),
+			),
 		);
 		const out = jsonOf(result);
 		expect(out).toHaveLength(20);
@@ -203,7 +290,13 @@ describe('Upload > Upload Many and Get Batch', () => {
 	it('different job descriptions per item stay on each item', async () => {
 		const result = await runNode(
 			ws,
-			{ resource: 'upload', operation: 'uploadMany', binaryPropertyName: 'data', jobDescriptionSource: 'text', jobDescriptionText: '={{ $json.job }}' },
+			{
+				resource: 'upload',
+				operation: 'uploadMany',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'text',
+				jobDescriptionText: '={{ $json.job }}',
+			},
 			[
 				{ ...pdfItem({ candidate: 'Job A' }, 'ja.pdf'), json: { job: 'Backend engineer' } },
 				{ ...pdfItem({ candidate: 'Job B' }, 'jb.pdf'), json: { job: 'Data analyst' } },
@@ -223,7 +316,11 @@ describe('Upload > Upload Many and Get Batch', () => {
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: ws.jobDescriptionId,
 			},
-			[pdfItem({ candidate: 'Good A' }, 'a.pdf'), { json: {}, binary: { data: { data: makePdf(), mimeType: PDF_MIME, fileName: 'b.txt' } } }, pdfItem({ candidate: 'Good C' }, 'c.pdf')],
+			[
+				pdfItem({ candidate: 'Good A' }, 'a.pdf'),
+				{ json: {}, binary: { data: { data: makePdf(), mimeType: PDF_MIME, fileName: 'b.txt' } } },
+				pdfItem({ candidate: 'Good C' }, 'c.pdf'),
+			],
 			{ continueOnFail: true },
 		);
 		const out = jsonOf(result);
@@ -232,6 +329,10 @@ describe('Upload > Upload Many and Get Batch', () => {
 		expect(String(out[1].error)).toContain('"File Name"');
 		expect(out[2].uploaded).toBe(true);
 		expect(out[0].batchId).toBe(out[2].batchId);
-		expect(result.output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.output[0].map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 	});
 });

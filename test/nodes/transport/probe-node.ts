@@ -3,7 +3,13 @@
  * call and with what; the node outputs the result (or, with On Error: Continue, the error). It runs inside
  * WorkflowExecute like the real action node, so the transport sees a real IExecuteFunctions.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import {
@@ -18,14 +24,24 @@ import { writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 
 export type ProbeCall =
 	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }
-	| { call: 'apiRequestAllItems'; options: ApiRequestOptions & { returnAll: boolean; limit?: number } }
+	| {
+			call: 'apiRequestAllItems';
+			options: ApiRequestOptions & { returnAll: boolean; limit?: number };
+	  }
 	| { call: 'upload'; reportId: string; upload: UploadTarget; binaryPropertyName?: string }
 	| {
 			call: 'prepareAndUpload';
 			input: IDataObject;
 			binaryPropertyName?: string;
 	  }
-	| { call: 'idempotencyKey'; write: string; identity: unknown[]; userKey?: string; attemptLabel?: string; step?: string }
+	| {
+			call: 'idempotencyKey';
+			write: string;
+			identity: unknown[];
+			userKey?: string;
+			attemptLabel?: string;
+			step?: string;
+	  }
 	| { call: 'pollStatus'; reportId: string; timeoutSeconds: number };
 
 export class TransportProbe implements INodeType {
@@ -52,8 +68,15 @@ export class TransportProbe implements INodeType {
 				switch (spec.call) {
 					case 'apiRequest': {
 						const options = { ...spec.options, itemIndex };
-						if (spec.keyFor) options.idempotencyKey = writeKey({ write: spec.keyFor, identity: [options.body ?? null] });
-						result = { data: await apiRequest.call(this, options), idempotencyKey: options.idempotencyKey ?? null };
+						if (spec.keyFor)
+							options.idempotencyKey = writeKey({
+								write: spec.keyFor,
+								identity: [options.body ?? null],
+							});
+						result = {
+							data: await apiRequest.call(this, options),
+							idempotencyKey: options.idempotencyKey ?? null,
+						};
 						break;
 					}
 					case 'apiRequestAllItems':
@@ -68,7 +91,11 @@ export class TransportProbe implements INodeType {
 						});
 						break;
 					case 'prepareAndUpload': {
-						const prepared = await apiRequest.call<IExecuteFunctions, [ApiRequestOptions], Promise<IDataObject>>(this, {
+						const prepared = await apiRequest.call<
+							IExecuteFunctions,
+							[ApiRequestOptions],
+							Promise<IDataObject>
+						>(this, {
 							method: 'POST',
 							path: '/api/v1/uploads',
 							body: spec.input,
@@ -95,13 +122,20 @@ export class TransportProbe implements INodeType {
 						const polled = await pollUntil.call(this, {
 							fetch: async () => {
 								reads++;
-								return await apiRequest.call<IExecuteFunctions, [ApiRequestOptions], Promise<IDataObject>>(this, {
+								return await apiRequest.call<
+									IExecuteFunctions,
+									[ApiRequestOptions],
+									Promise<IDataObject>
+								>(this, {
 									method: 'GET',
 									path: `/api/v1/reports/${encodeURIComponent(spec.reportId)}/status`,
 									itemIndex,
 								});
 							},
-							done: (status) => ['completed', 'failed', 'requires_action'].includes(String((status as IDataObject).status)),
+							done: (status) =>
+								['completed', 'failed', 'requires_action'].includes(
+									String((status as IDataObject).status),
+								),
 							timeoutSeconds: spec.timeoutSeconds,
 							initialDelayMs: 20,
 							maxDelayMs: 100,
@@ -113,7 +147,11 @@ export class TransportProbe implements INodeType {
 				out.push({ json: result as IDataObject, pairedItem: { item: itemIndex } });
 			} catch (error) {
 				if (this.continueOnFail()) {
-					const e = error as Error & { description?: string; httpCode?: string; context?: IDataObject };
+					const e = error as Error & {
+						description?: string;
+						httpCode?: string;
+						context?: IDataObject;
+					};
 					out.push({
 						json: {
 							error: e.message,

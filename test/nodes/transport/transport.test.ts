@@ -13,10 +13,20 @@ import {
 	RecruitingAnalysisApi,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { REASON_HINTS, REQUEST_TIMEOUT_MS, transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
+import {
+	REASON_HINTS,
+	REQUEST_TIMEOUT_MS,
+	transportSettings,
+} from '../../../nodes/RecruitingAnalysis/transport';
 import { DOCX_MIME, makeDocx, makePdf, PDF_MIME } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type InputItem } from '../../helpers/n8n-engine';
-import { api, startTestSandbox, storageErrorOf, type TestSandbox, type WorkspaceInfo } from '../../helpers/sandbox';
+import {
+	api,
+	startTestSandbox,
+	storageErrorOf,
+	type TestSandbox,
+	type WorkspaceInfo,
+} from '../../helpers/sandbox';
 import { TransportProbe, type ProbeCall } from './probe-node';
 
 let sb: TestSandbox;
@@ -31,7 +41,10 @@ afterEach(async () => {
 	await sb.control.clearFaults();
 });
 
-function credentialsFor(ws: { apiKey: string }, environment = 'sandbox'): ICredentialDataDecryptedObject {
+function credentialsFor(
+	ws: { apiKey: string },
+	environment = 'sandbox',
+): ICredentialDataDecryptedObject {
 	return { environment, baseUrl: sb.baseUrl, apiKey: ws.apiKey };
 }
 
@@ -40,7 +53,9 @@ async function run(
 	calls: Array<ProbeCall | InputItem>,
 	extra: Partial<ExecuteNodeOptions> & { credentials?: ExecuteNodeOptions['credentials'] } = {},
 ) {
-	const items: InputItem[] = calls.map((c) => ('call' in c ? { json: c as unknown as IDataObject } : c));
+	const items: InputItem[] = calls.map((c) =>
+		'call' in c ? { json: c as unknown as IDataObject } : c,
+	);
 	return await executeNode({
 		nodeType: new TransportProbe(),
 		credentialTypes: [new RecruitingAnalysisApi()],
@@ -60,31 +75,54 @@ function responsesFor(method: string, route: string, from = 0) {
 	return sb.responses.slice(from).filter((r) => r.method === method && r.route === route);
 }
 
-function uploadInput(ws: WorkspaceInfo, fileName: string, fileSize: number, mimeType: string): IDataObject {
-	return { fileName, fileSize, mimeType, jobDescription: { kind: 'existing', id: ws.jobDescriptionId } };
+function uploadInput(
+	ws: WorkspaceInfo,
+	fileName: string,
+	fileSize: number,
+	mimeType: string,
+): IDataObject {
+	return {
+		fileName,
+		fileSize,
+		mimeType,
+		jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
+	};
 }
 
 describe('retries', () => {
 	test('a 503 then success: the GET is retried once and returns the data', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/job-descriptions/{id}', status: 503, count: 1 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'GET', path: '/api/v1/job-descriptions/{id}', status: 503, count: 1 }],
+		});
 		const from = sb.responses.length;
 		const result = await run(ws, [
-			{ call: 'apiRequest', options: { method: 'GET', path: `/api/v1/job-descriptions/${ws.jobDescriptionId}` } },
+			{
+				call: 'apiRequest',
+				options: { method: 'GET', path: `/api/v1/job-descriptions/${ws.jobDescriptionId}` },
+			},
 		]);
 		expect(result.error).toBeUndefined();
 		expect((outputJson(result)[0].data as IDataObject).id).toBe(ws.jobDescriptionId);
-		expect(responsesFor('GET', '/api/v1/job-descriptions/{id}', from).map((r) => r.status)).toEqual([503, 200]);
+		expect(responsesFor('GET', '/api/v1/job-descriptions/{id}', from).map((r) => r.status)).toEqual(
+			[503, 200],
+		);
 	});
 
 	test('a committed write whose connection is dropped is retried with the same key: exactly one resource', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'commit-then-drop', count: 1 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'commit-then-drop', count: 1 }],
+		});
 		const result = await run(ws, [
 			{
 				call: 'apiRequest',
 				keyFor: 'upload.prepare',
-				options: { method: 'POST', path: '/api/v1/uploads', body: uploadInput(ws, 'ada.pdf', 1234, PDF_MIME) },
+				options: {
+					method: 'POST',
+					path: '/api/v1/uploads',
+					body: uploadInput(ws, 'ada.pdf', 1234, PDF_MIME),
+				},
 			},
 		]);
 		expect(result.error).toBeUndefined();
@@ -100,7 +138,11 @@ describe('retries', () => {
 	test('a write that times out is retried with its key and ends with exactly one resource', async () => {
 		const ws = await sb.control.createWorkspace({});
 		// The sandbox holds the first request 800 ms before processing it; the client gives up after 300 ms.
-		await sb.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/uploads', mode: 'latency', latencyMs: 800, count: 1 }] });
+		await sb.control.setFaults({
+			rules: [
+				{ method: 'POST', path: '/api/v1/uploads', mode: 'latency', latencyMs: 800, count: 1 },
+			],
+		});
 		transportSettings.requestTimeoutMs = 300;
 		const started = Date.now();
 		try {
@@ -108,7 +150,11 @@ describe('retries', () => {
 				{
 					call: 'apiRequest',
 					keyFor: 'upload.prepare',
-					options: { method: 'POST', path: '/api/v1/uploads', body: uploadInput(ws, 'slow.pdf', 999, PDF_MIME) },
+					options: {
+						method: 'POST',
+						path: '/api/v1/uploads',
+						body: uploadInput(ws, 'slow.pdf', 999, PDF_MIME),
+					},
 				},
 			]);
 			expect(result.error).toBeUndefined();
@@ -130,23 +176,41 @@ describe('retries', () => {
 		const port = (closed.address() as AddressInfo).port;
 		await new Promise((resolve) => closed.close(resolve));
 		const ws = await sb.control.createWorkspace({});
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
-			continueOnFail: true,
-			credentials: { recruitingAnalysisApi: { environment: 'custom', baseUrl: `http://127.0.0.1:${port}`, apiKey: ws.apiKey } },
-		});
+		const result = await run(
+			ws,
+			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
+			{
+				continueOnFail: true,
+				credentials: {
+					recruitingAnalysisApi: {
+						environment: 'custom',
+						baseUrl: `http://127.0.0.1:${port}`,
+						apiKey: ws.apiKey,
+					},
+				},
+			},
+		);
 		const [out] = outputJson(result);
 		expect(out.errorClass).toBe('NodeApiError');
-		expect(out.error).toBe('Could not get an answer from the Recruiting Analysis API for GET /api/v1/reports');
+		expect(out.error).toBe(
+			'Could not get an answer from the Recruiting Analysis API for GET /api/v1/reports',
+		);
 		expect(out.description).toMatch(/Network error ECONNREFUSED after 4 attempts/);
 		expect(JSON.stringify(out)).not.toContain(ws.apiKey);
 	});
 
 	test('429 with Retry-After: the retry waits at least the seconds asked for', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports', status: 429, retryAfterSeconds: 1, count: 1 }] });
+		await sb.control.setFaults({
+			rules: [
+				{ method: 'GET', path: '/api/v1/reports', status: 429, retryAfterSeconds: 1, count: 1 },
+			],
+		});
 		const from = sb.responses.length;
 		const started = Date.now();
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await run(ws, [
+			{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		const elapsed = Date.now() - started;
 		expect(result.error).toBeUndefined();
 		expect(outputJson(result)[0].data).toMatchObject({ items: [] });
@@ -156,11 +220,19 @@ describe('retries', () => {
 
 	test('a Retry-After longer than the policy allows is reported at once, as a 429 NodeApiError', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports', status: 429, retryAfterSeconds: 3600, count: 5 }] });
-		const from = sb.responses.length;
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
-			continueOnFail: true,
+		await sb.control.setFaults({
+			rules: [
+				{ method: 'GET', path: '/api/v1/reports', status: 429, retryAfterSeconds: 3600, count: 5 },
+			],
 		});
+		const from = sb.responses.length;
+		const result = await run(
+			ws,
+			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
+			{
+				continueOnFail: true,
+			},
+		);
 		const [out] = outputJson(result);
 		expect(out.httpCode).toBe('429');
 		expect(out.errorClass).toBe('NodeApiError');
@@ -171,11 +243,17 @@ describe('retries', () => {
 
 	test('persistent 5xx: the retries are capped and the error says so', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'GET', path: '/api/v1/reports', status: 500, count: 10 }] });
-		const from = sb.responses.length;
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
-			continueOnFail: true,
+		await sb.control.setFaults({
+			rules: [{ method: 'GET', path: '/api/v1/reports', status: 500, count: 10 }],
 		});
+		const from = sb.responses.length;
+		const result = await run(
+			ws,
+			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
+			{
+				continueOnFail: true,
+			},
+		);
 		const [out] = outputJson(result);
 		expect(out.httpCode).toBe('500');
 		expect(out.description).toMatch(/already retried 3 times/);
@@ -184,11 +262,22 @@ describe('retries', () => {
 
 	test('a write without an Idempotency-Key is never retried', async () => {
 		const ws = await sb.control.createWorkspace({});
-		await sb.control.setFaults({ rules: [{ method: 'POST', path: '/api/v1/analyses', status: 503, count: 5 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'POST', path: '/api/v1/analyses', status: 503, count: 5 }],
+		});
 		const from = sb.responses.length;
 		const result = await run(
 			ws,
-			[{ call: 'apiRequest', options: { method: 'POST', path: '/api/v1/analyses', body: { reportId: 'rpt_x', quoteFingerprint: 'a'.repeat(64) } } }],
+			[
+				{
+					call: 'apiRequest',
+					options: {
+						method: 'POST',
+						path: '/api/v1/analyses',
+						body: { reportId: 'rpt_x', quoteFingerprint: 'a'.repeat(64) },
+					},
+				},
+			],
 			{ continueOnFail: true },
 		);
 		expect(outputJson(result)[0].httpCode).toBe('503');
@@ -203,7 +292,11 @@ describe('errors', () => {
 		const prepare = (name: string): ProbeCall => ({
 			call: 'apiRequest',
 			keyFor: 'upload.prepare',
-			options: { method: 'POST', path: '/api/v1/uploads', body: uploadInput(ws, name, 100, PDF_MIME) },
+			options: {
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: uploadInput(ws, name, 100, PDF_MIME),
+			},
 		});
 		const from = sb.responses.length;
 		const result = await run(ws, [prepare('a.pdf'), prepare('b.pdf')], { continueOnFail: true });
@@ -217,12 +310,19 @@ describe('errors', () => {
 		const sent = responsesFor('POST', '/api/v1/uploads', from).find((r) => r.status === 409);
 		const requestId = (sent?.body as { error: { requestId: string } }).error.requestId;
 		expect(second.description).toContain(`Request ID: ${requestId}`);
-		expect(second.apiError).toMatchObject({ status: 409, code: 'CONFLICT', reason: 'PENDING_UPLOAD_LIMIT', requestId });
+		expect(second.apiError).toMatchObject({
+			status: 409,
+			code: 'CONFLICT',
+			reason: 'PENDING_UPLOAD_LIMIT',
+			requestId,
+		});
 	});
 
 	test('without Continue On Fail the run stops on the NodeApiError', async () => {
 		const ws = await sb.control.createWorkspace({});
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports/rpt_missing' } }]);
+		const result = await run(ws, [
+			{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports/rpt_missing' } },
+		]);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toMatch(/404 NOT_FOUND/);
 		expect((result.error as unknown as { httpCode: string }).httpCode).toBe('404');
@@ -231,9 +331,13 @@ describe('errors', () => {
 	test('403 MISSING_SCOPE names the missing scope and where keys are created', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const { apiKey } = await sb.control.createKey(ws.workspaceId, { scopes: ['analyses:write'] });
-		const result = await run({ apiKey }, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
-			continueOnFail: true,
-		});
+		const result = await run(
+			{ apiKey },
+			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
+			{
+				continueOnFail: true,
+			},
+		);
 		const [out] = outputJson(result);
 		expect(out.httpCode).toBe('403');
 		expect(out.error).toMatch(/403 FORBIDDEN \(MISSING_SCOPE\)/);
@@ -245,25 +349,38 @@ describe('errors', () => {
 		const ws = await sb.control.createWorkspace({});
 		const { apiKey } = await sb.control.createKey(ws.workspaceId, {});
 		await sb.control.revokeKey(apiKey);
-		const result = await run({ apiKey }, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await run({ apiKey }, [
+			{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		expect(result.error?.message).toMatch(/401 UNAUTHORIZED/);
 		expect(result.error?.description).toMatch(/invalid, expired or revoked/);
-		const serialised = JSON.stringify({ error: result.error, message: result.error?.message, description: result.error?.description, run: result.run.data.resultData });
+		const serialised = JSON.stringify({
+			error: result.error,
+			message: result.error?.message,
+			description: result.error?.description,
+			run: result.run.data.resultData,
+		});
 		expect(serialised).not.toContain(apiKey);
 	});
 
 	test('a svc_test_ key on Production is refused by the transport before any request', async () => {
 		const ws = await sb.control.createWorkspace({});
-		const result = await run(ws, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }], {
-			credentials: { recruitingAnalysisApi: credentialsFor(ws, 'production') },
-		});
+		const result = await run(
+			ws,
+			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
+			{
+				credentials: { recruitingAnalysisApi: credentialsFor(ws, 'production') },
+			},
+		);
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toBe(PRODUCTION_WITH_SANDBOX_KEY_MESSAGE);
 	});
 
 	test('a production key on Sandbox is refused by the transport before any request', async () => {
 		const from = sb.responses.length;
-		const result = await run({ apiKey: 'live_0123456789' }, [{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }]);
+		const result = await run({ apiKey: 'live_0123456789' }, [
+			{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } },
+		]);
 		expect(result.error?.message).toBe(SANDBOX_WITH_PRODUCTION_KEY_MESSAGE);
 		expect(sb.responses.length).toBe(from);
 	});
@@ -276,11 +393,17 @@ describe('storage upload', () => {
 		const docx = makeDocx({ candidate: 'Linus' });
 		const result = await run(ws, [
 			{
-				json: { call: 'prepareAndUpload', input: uploadInput(ws, 'grace.pdf', pdf.length, PDF_MIME) },
+				json: {
+					call: 'prepareAndUpload',
+					input: uploadInput(ws, 'grace.pdf', pdf.length, PDF_MIME),
+				},
 				binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'grace.pdf' } },
 			},
 			{
-				json: { call: 'prepareAndUpload', input: uploadInput(ws, 'linus.docx', docx.length, DOCX_MIME) },
+				json: {
+					call: 'prepareAndUpload',
+					input: uploadInput(ws, 'linus.docx', docx.length, DOCX_MIME),
+				},
 				binary: { data: { data: docx, mimeType: DOCX_MIME, fileName: 'linus.docx' } },
 			},
 		]);
@@ -309,7 +432,9 @@ describe('storage upload', () => {
 		expect(result.binary.mode).toBe('filesystem');
 		const [out] = outputJson(result);
 		expect(out).toMatchObject({ refreshed: false, streamed: true, bytes: size });
-		const stored = sb.responses.filter((r) => r.method === 'PUT' && r.url.startsWith(`/_storage/uploads/${String(out.reportId)}`));
+		const stored = sb.responses.filter(
+			(r) => r.method === 'PUT' && r.url.startsWith(`/_storage/uploads/${String(out.reportId)}`),
+		);
 		expect(stored.map((r) => r.status)).toEqual([200]);
 		expect((await sb.control.counters(ws.workspaceId)).storagePuts).toBe(1);
 	});
@@ -331,10 +456,21 @@ describe('storage upload', () => {
 			const ws = await sb.control.createWorkspace({});
 			const size = 10_485_760;
 			const pdf = makePdf({ candidate: 'Headers', sizeBytes: size });
-			const upload = { url: `http://127.0.0.1:${port}/upload?signature=abc`, method: 'PUT', mimeType: PDF_MIME, sizeBytes: size, expiresInSeconds: 600 };
+			const upload = {
+				url: `http://127.0.0.1:${port}/upload?signature=abc`,
+				method: 'PUT',
+				mimeType: PDF_MIME,
+				sizeBytes: size,
+				expiresInSeconds: 600,
+			};
 			const result = await run(
 				ws,
-				[{ json: { call: 'upload', reportId: 'rpt_headers', upload }, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'h.pdf' } } }],
+				[
+					{
+						json: { call: 'upload', reportId: 'rpt_headers', upload },
+						binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'h.pdf' } },
+					},
+				],
 				{ binaryMode: 'filesystem' },
 			);
 			expect(result.error).toBeUndefined();
@@ -355,7 +491,10 @@ describe('storage upload', () => {
 		const docx = makeDocx({ candidate: 'Memory' });
 		const result = await run(ws, [
 			{
-				json: { call: 'prepareAndUpload', input: uploadInput(ws, 'm.docx', docx.length, DOCX_MIME) },
+				json: {
+					call: 'prepareAndUpload',
+					input: uploadInput(ws, 'm.docx', docx.length, DOCX_MIME),
+				},
 				binary: { data: { data: docx, mimeType: DOCX_MIME, fileName: 'm.docx' } },
 			},
 		]);
@@ -366,17 +505,27 @@ describe('storage upload', () => {
 	async function preparedUpload(name: string) {
 		const ws = await sb.control.createWorkspace({});
 		const pdf = makePdf({ candidate: name });
-		const prepared = await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'POST', '/api/v1/uploads', {
-			body: uploadInput(ws, `${name}.pdf`, pdf.length, PDF_MIME),
-			idempotencyKey: `${name}-${ws.workspaceId}`,
-		});
+		const prepared = await api(
+			{ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } },
+			'POST',
+			'/api/v1/uploads',
+			{
+				body: uploadInput(ws, `${name}.pdf`, pdf.length, PDF_MIME),
+				idempotencyKey: `${name}-${ws.workspaceId}`,
+			},
+		);
 		expect(prepared.status).toBe(201);
 		const { reportId, upload } = prepared.body.data;
-		const item = (target: IDataObject) => ({ json: { call: 'upload', reportId, upload: target }, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: `${name}.pdf` } } });
+		const item = (target: IDataObject) => ({
+			json: { call: 'upload', reportId, upload: target },
+			binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: `${name}.pdf` } },
+		});
 		const storageAnswers = () =>
 			sb.responses
 				.filter((r) => r.method === 'PUT' && r.url.startsWith(`/_storage/uploads/${reportId}`))
-				.map((r) => `${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code}`}`);
+				.map(
+					(r) => `${r.status}${r.status === 200 ? '' : ` ${storageErrorOf(String(r.body))?.Code}`}`,
+				);
 		return { ws, reportId, upload: upload as IDataObject, item, storageAnswers };
 	}
 
@@ -398,13 +547,17 @@ describe('storage upload', () => {
 		const result = await run(ws, [item({ ...upload, issuedAt: Date.now() - 601_000 })]);
 		expect(result.error).toBeUndefined();
 		expect(outputJson(result)[0]).toMatchObject({ refreshed: true });
-		expect((await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url']).toBe(1);
+		expect(
+			(await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url'],
+		).toBe(1);
 		expect(storageAnswers()).toEqual(['200']);
 	});
 
 	test('any 403 from the storage host is a reason to refresh once, whatever its body', async () => {
 		const { ws, upload, item, storageAnswers } = await preparedUpload('any-403');
-		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 1 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 1 }],
+		});
 		try {
 			const result = await run(ws, [item(upload)]);
 			expect(result.error).toBeUndefined();
@@ -415,9 +568,11 @@ describe('storage upload', () => {
 		expect(storageAnswers()).toEqual(['403 AccessDenied', '200']);
 	});
 
-	test('a second 403 after the refresh fails with storage\'s Code and Message, without the URL\'s signature', async () => {
+	test("a second 403 after the refresh fails with storage's Code and Message, without the URL's signature", async () => {
 		const { ws, upload, item, storageAnswers } = await preparedUpload('twice-403');
-		await sb.control.setFaults({ rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 2 }] });
+		await sb.control.setFaults({
+			rules: [{ method: 'PUT', path: '/_storage/uploads/{reportId}', status: 403, count: 2 }],
+		});
 		let result;
 		try {
 			result = await run(ws, [item(upload)]);
@@ -425,17 +580,29 @@ describe('storage upload', () => {
 			await sb.control.clearFaults();
 		}
 		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toMatch(/^Storage upload of report \S+: 403 AccessDenied: Access Denied$/);
+		expect(result.error?.message).toMatch(
+			/^Storage upload of report \S+: 403 AccessDenied: Access Denied$/,
+		);
 		const text = `${result.error?.message} ${(result.error as { description?: string }).description}`;
 		expect(text).toMatch(/already been refreshed once/);
 		expect(text).not.toContain(new URL(String(upload.url)).searchParams.get('signature'));
-		expect((await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url']).toBe(1);
+		expect(
+			(await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url'],
+		).toBe(1);
 		expect(storageAnswers()).toEqual(['403 AccessDenied', '403 AccessDenied']);
 	});
 
 	test('a 403 on a cancelled preparation: the refresh names PREPARATION_EXPIRED', async () => {
 		const { ws, reportId, upload, item, storageAnswers } = await preparedUpload('cancelled');
-		expect((await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'DELETE', `/api/v1/uploads/${reportId}`)).status).toBe(204);
+		expect(
+			(
+				await api(
+					{ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } },
+					'DELETE',
+					`/api/v1/uploads/${reportId}`,
+				)
+			).status,
+		).toBe(204);
 		const result = await run(ws, [item(upload)]);
 		expect(result.error?.message).toMatch(/404 NOT_FOUND \(PREPARATION_EXPIRED\)/);
 		expect(storageAnswers()).toEqual(['403 AccessDenied']);
@@ -444,32 +611,52 @@ describe('storage upload', () => {
 	test('a binary whose size differs from the prepared size is refused before the PUT', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const pdf = makePdf({ candidate: 'Mismatch' });
-		const prepared = await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'POST', '/api/v1/uploads', {
-			body: uploadInput(ws, 'm.pdf', pdf.length + 1, PDF_MIME),
-			idempotencyKey: `mismatch-${ws.workspaceId}`,
-		});
+		const prepared = await api(
+			{ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } },
+			'POST',
+			'/api/v1/uploads',
+			{
+				body: uploadInput(ws, 'm.pdf', pdf.length + 1, PDF_MIME),
+				idempotencyKey: `mismatch-${ws.workspaceId}`,
+			},
+		);
 		const { reportId, upload } = prepared.body.data;
 		const result = await run(ws, [
-			{ json: { call: 'upload', reportId, upload }, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'm.pdf' } } },
+			{
+				json: { call: 'upload', reportId, upload },
+				binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'm.pdf' } },
+			},
 		]);
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toMatch(/has \d+ bytes but the upload was prepared for \d+/);
-		expect(sb.responses.filter((r) => r.url.startsWith(`/_storage/uploads/${reportId}`))).toHaveLength(0);
+		expect(
+			sb.responses.filter((r) => r.url.startsWith(`/_storage/uploads/${reportId}`)),
+		).toHaveLength(0);
 	});
 
 	test('content that is not a PDF is refused before the PUT', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const html = Buffer.from('<html><body>not a resume</body></html>');
-		const prepared = await api({ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } }, 'POST', '/api/v1/uploads', {
-			body: uploadInput(ws, 'fake.pdf', html.length, PDF_MIME),
-			idempotencyKey: `fake-${ws.workspaceId}`,
-		});
+		const prepared = await api(
+			{ baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } },
+			'POST',
+			'/api/v1/uploads',
+			{
+				body: uploadInput(ws, 'fake.pdf', html.length, PDF_MIME),
+				idempotencyKey: `fake-${ws.workspaceId}`,
+			},
+		);
 		const { reportId, upload } = prepared.body.data;
 		const result = await run(ws, [
-			{ json: { call: 'upload', reportId, upload }, binary: { data: { data: html, mimeType: PDF_MIME, fileName: 'fake.pdf' } } },
+			{
+				json: { call: 'upload', reportId, upload },
+				binary: { data: { data: html, mimeType: PDF_MIME, fileName: 'fake.pdf' } },
+			},
 		]);
 		expect(result.error?.message).toMatch(/content does not match its type application\/pdf/);
-		expect(sb.responses.filter((r) => r.url.startsWith(`/_storage/uploads/${reportId}`))).toHaveLength(0);
+		expect(
+			sb.responses.filter((r) => r.url.startsWith(`/_storage/uploads/${reportId}`)),
+		).toHaveLength(0);
 	});
 });
 
@@ -479,7 +666,15 @@ describe('pagination', () => {
 		await sb.control.seedEvents(ws.workspaceId, 230, 'report.completed');
 		const from = sb.responses.length;
 		const result = await run(ws, [
-			{ call: 'apiRequestAllItems', options: { method: 'GET', path: '/api/v1/events', qs: { type: 'report.completed' }, returnAll: true } },
+			{
+				call: 'apiRequestAllItems',
+				options: {
+					method: 'GET',
+					path: '/api/v1/events',
+					qs: { type: 'report.completed' },
+					returnAll: true,
+				},
+			},
 		]);
 		expect(result.error).toBeUndefined();
 		const items = outputJson(result)[0].items as IDataObject[];
@@ -501,10 +696,15 @@ describe('pagination', () => {
 		await sb.control.seedEvents(ws.workspaceId, 230, 'report.completed');
 		const from = sb.responses.length;
 		const result = await run(ws, [
-			{ call: 'apiRequestAllItems', options: { method: 'GET', path: '/api/v1/events', returnAll: false, limit: 130 } },
+			{
+				call: 'apiRequestAllItems',
+				options: { method: 'GET', path: '/api/v1/events', returnAll: false, limit: 130 },
+			},
 		]);
 		expect((outputJson(result)[0].items as IDataObject[]).length).toBe(130);
-		const limits = responsesFor('GET', '/api/v1/events', from).map((p) => new URL(p.url, sb.baseUrl).searchParams.get('limit'));
+		const limits = responsesFor('GET', '/api/v1/events', from).map((p) =>
+			new URL(p.url, sb.baseUrl).searchParams.get('limit'),
+		);
 		expect(limits).toEqual(['100', '30']);
 	});
 
@@ -512,9 +712,14 @@ describe('pagination', () => {
 		const ws = await sb.control.createWorkspace({});
 		const from = sb.responses.length;
 		const result = await run(ws, [
-			{ call: 'apiRequestAllItems', options: { method: 'GET', path: '/api/v1/job-descriptions', returnAll: true } },
+			{
+				call: 'apiRequestAllItems',
+				options: { method: 'GET', path: '/api/v1/job-descriptions', returnAll: true },
+			},
 		]);
-		expect((outputJson(result)[0].items as IDataObject[]).map((j) => j.id)).toEqual([ws.jobDescriptionId]);
+		expect((outputJson(result)[0].items as IDataObject[]).map((j) => j.id)).toEqual([
+			ws.jobDescriptionId,
+		]);
 		expect(responsesFor('GET', '/api/v1/job-descriptions', from)).toHaveLength(1);
 	});
 });
@@ -525,7 +730,12 @@ describe('idempotency keys and polling', () => {
 	test('one key per business write: the same in every execution and item position, new for another write, label or step', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const start = (fingerprint: string, extra: Partial<ProbeCall> = {}): ProbeCall =>
-			({ call: 'idempotencyKey', write: 'analysis.start', identity: ['rpt_1', fingerprint], ...extra }) as ProbeCall;
+			({
+				call: 'idempotencyKey',
+				write: 'analysis.start',
+				identity: ['rpt_1', fingerprint],
+				...extra,
+			}) as ProbeCall;
 		const calls: ProbeCall[] = [
 			start('a'.repeat(64)),
 			start('b'.repeat(64)),
@@ -537,15 +747,21 @@ describe('idempotency keys and polling', () => {
 		const first = firstRun.map((o) => o.key);
 		expect(firstRun.map((o) => o.again)).toEqual(first);
 		// Another execution, and the calls in reverse order (other item positions): the same keys.
-		const next = outputJson(await run(ws, [...calls].reverse(), { executionId: 'exec-2' })).map((o) => o.key).reverse();
+		const next = outputJson(await run(ws, [...calls].reverse(), { executionId: 'exec-2' }))
+			.map((o) => o.key)
+			.reverse();
 		expect(next).toEqual(first);
 		expect(new Set(first.slice(0, 3)).size).toBe(3);
 		expect(first[3]).toBe('my-key:42');
 		expect(first[4]).toBe('my-key:42:requote');
 		for (const key of first) expect(String(key)).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 
-		const bad = await run(ws, [{ call: 'idempotencyKey', write: 'x', identity: [], userKey: 'has spaces' }]);
-		expect(bad.error?.message).toMatch(/Idempotency Key may only contain letters, digits and \. _ : -/);
+		const bad = await run(ws, [
+			{ call: 'idempotencyKey', write: 'x', identity: [], userKey: 'has spaces' },
+		]);
+		expect(bad.error?.message).toMatch(
+			/Idempotency Key may only contain letters, digits and \. _ : -/,
+		);
 	});
 
 	test('pollUntil waits for a terminal status, and reports a time-out as timedOut (not as a failure)', async () => {
@@ -564,7 +780,11 @@ describe('idempotency keys and polling', () => {
 		expect((timedOut.value as IDataObject).status).toBe('queued');
 		expect(Number(timedOut.reads)).toBeGreaterThanOrEqual(2);
 
-		const put = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': PDF_MIME }, body: pdf });
+		const put = await fetch(upload.url, {
+			method: 'PUT',
+			headers: { 'content-type': PDF_MIME },
+			body: pdf,
+		});
 		expect(put.status).toBe(200);
 		const quote = await api(client, 'POST', '/api/v1/analysis-quotes', { body: { reportId } });
 		const started = await api(client, 'POST', '/api/v1/analyses', {
@@ -573,7 +793,9 @@ describe('idempotency keys and polling', () => {
 		});
 		expect(started.status).toBe(202);
 
-		const done = outputJson(await run(ws, [{ call: 'pollStatus', reportId, timeoutSeconds: 20 }]))[0];
+		const done = outputJson(
+			await run(ws, [{ call: 'pollStatus', reportId, timeoutSeconds: 20 }]),
+		)[0];
 		expect(done.timedOut).toBe(false);
 		expect((done.value as IDataObject).status).toBe('completed');
 	});

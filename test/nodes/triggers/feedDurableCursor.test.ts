@@ -19,7 +19,16 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
-import { allEvents, apiCredential, control, credentialTypes, newWorkspace, seedEvents, withSandbox, type Workspace } from './helpers';
+import {
+	allEvents,
+	apiCredential,
+	control,
+	credentialTypes,
+	newWorkspace,
+	seedEvents,
+	withSandbox,
+	type Workspace,
+} from './helpers';
 
 let sb: SandboxHandle;
 beforeAll(async () => {
@@ -86,7 +95,12 @@ async function durableScope(ws: Workspace, parameters: IDataObject, store: Durab
 			return staged.snapshot;
 		},
 	);
-	const execute = Container.get(PollTriggerExecutor).create(workflow, node, pollFunctions, () => true);
+	const execute = Container.get(PollTriggerExecutor).create(
+		workflow,
+		node,
+		pollFunctions,
+		() => true,
+	);
 	return {
 		/** The activation poll (errors fail the activation). */
 		activate: async () => await execute(true),
@@ -99,21 +113,28 @@ async function durableScope(ws: Workspace, parameters: IDataObject, store: Durab
 	};
 }
 
-const delivered = (store: DurableStore) => store.executions.flatMap((run) => run[0].map((item) => item.json));
+const delivered = (store: DurableStore) =>
+	store.executions.flatMap((run) => run[0].map((item) => item.json));
 
 describe('feed trigger with durable poll cursors', () => {
 	it('every event exactly once across failing polls and restarts (start at the oldest event)', async () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 7);
 		const store: DurableStore = { committed: null, executions: [], commits: 0 };
-		const parameters = { events: ['*'], startAt: 'oldest', options: { maxEventsPerPoll: 5, pageSize: 2 } };
+		const parameters = {
+			events: ['*'],
+			startAt: 'oldest',
+			options: { maxEventsPerPoll: 5, pageSize: 2 },
+		};
 
 		let trigger = await durableScope(ws, parameters, store);
 		await trigger.activate(); // emits the first five and commits them with their execution
 		expect(delivered(store)).toHaveLength(5);
 
 		// The API refuses the next poll: nothing is committed, nothing is delivered.
-		await control(ws, 'PUT', '/_sandbox/faults', { rules: [{ method: 'GET', path: '/api/v1/events', status: 400, count: 1 }] });
+		await control(ws, 'PUT', '/_sandbox/faults', {
+			rules: [{ method: 'GET', path: '/api/v1/events', status: 400, count: 1 }],
+		});
 		const failed = await trigger.tick();
 		await control(ws, 'DELETE', '/_sandbox/faults');
 		expect(failed).toHaveLength(1);

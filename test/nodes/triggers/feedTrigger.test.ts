@@ -28,7 +28,12 @@ afterAll(async () => {
 	await sb.close();
 });
 
-function options(ws: Workspace, staticData: IDataObject, parameters: INodeParameters, mode: 'trigger' | 'manual' = 'trigger') {
+function options(
+	ws: Workspace,
+	staticData: IDataObject,
+	parameters: INodeParameters,
+	mode: 'trigger' | 'manual' = 'trigger',
+) {
 	return {
 		nodeType: new RecruitingAnalysisFeedTrigger(),
 		credentialTypes,
@@ -39,7 +44,8 @@ function options(ws: Workspace, staticData: IDataObject, parameters: INodeParame
 	};
 }
 
-const jsonOf = (output: INodeExecutionData[][] | null) => (output ? output[0].map((i) => i.json) : []);
+const jsonOf = (output: INodeExecutionData[][] | null) =>
+	output ? output[0].map((i) => i.json) : [];
 const idsOf = (output: INodeExecutionData[][] | null) => jsonOf(output).map((j) => j.id);
 
 async function tickOk(session: PollSession) {
@@ -63,7 +69,9 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const expected = (await allEvents(ws)).slice(130).map((e) => e.id);
 		expect(idsOf(next.output)).toEqual(expected);
 		expect(next.saved).toBe(true);
-		const nodeData = Object.entries(stored).find(([k]) => k.startsWith('node:'))?.[1] as IDataObject;
+		const nodeData = Object.entries(stored).find(([k]) =>
+			k.startsWith('node:'),
+		)?.[1] as IDataObject;
 		expect(nodeData.feed).toMatchObject({ phase: 'following', lastEventId: expected.at(-1) });
 	});
 
@@ -73,7 +81,11 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const feed = (await allEvents(ws)).map((e) => e.id);
 		const stored: IDataObject = {};
 		const session = await createPollSession(
-			options(ws, stored, { events: ['*'], startAt: 'oldest', options: { maxEventsPerPoll: 100, pageSize: 40 } }),
+			options(ws, stored, {
+				events: ['*'],
+				startAt: 'oldest',
+				options: { maxEventsPerPoll: 100, pageSize: 40 },
+			}),
 		);
 		const got: unknown[] = [];
 		for (let i = 0; i < 3; i++) {
@@ -89,7 +101,9 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 4);
 		const stored: IDataObject = {};
-		let session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
+		let session = await createPollSession(
+			options(ws, stored, { events: ['*'], startAt: 'oldest' }),
+		);
 		const first = await tickOk(session);
 		expect(idsOf(first.output)).toHaveLength(4);
 		expect(first.saved).toBe(true);
@@ -109,10 +123,12 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		// A fresh load (another activation) from the stored data continues from the same place.
 		session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
 		await seedEvents(ws, 1);
-		expect(idsOf((await tickOk(session)).output)).toEqual((await allEvents(ws)).slice(6).map((e) => e.id));
+		expect(idsOf((await tickOk(session)).output)).toEqual(
+			(await allEvents(ws)).slice(6).map((e) => e.id),
+		);
 	});
 
-	it('a filter change starts a fresh position bound to the new filters', async () => {
+	it('a change of the server-side filter starts a fresh position bound to it, announced by a notice', async () => {
 		const ws = await newWorkspace(sb);
 		await seedEvents(ws, 3, 'report.completed');
 		await seedEvents(ws, 2, 'report.failed');
@@ -120,13 +136,23 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const all = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest' }));
 		expect(idsOf(all)).toHaveLength(5);
 
-		const failedOnly = await runPoll(options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }));
-		expect(jsonOf(failedOnly).map((e) => e.type)).toEqual(['report.failed', 'report.failed']);
+		const failedOnly = await runPoll(
+			options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }),
+		);
+		const [notice, ...failed] = jsonOf(failedOnly);
+		expect(notice).toMatchObject({
+			notice: 'FEED_POSITION_RESTARTED',
+			reason: 'FILTERS_CHANGED',
+			resumedFrom: 'oldestRetained',
+		});
+		expect(failed.map((e) => e.type)).toEqual(['report.failed', 'report.failed']);
 
 		// The cursor now belongs to the report.failed filter: the API accepts it unchanged.
 		await seedEvents(ws, 1, 'report.failed');
 		await seedEvents(ws, 1, 'report.completed');
-		const next = await runPoll(options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }));
+		const next = await runPoll(
+			options(ws, stored, { events: ['report.failed'], startAt: 'oldest' }),
+		);
 		expect(jsonOf(next).map((e) => e.type)).toEqual(['report.failed']);
 	});
 
@@ -136,10 +162,16 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const target = (await allEvents(ws))[3];
 		const reportId = (target.data as IDataObject).reportId as string;
 		const stored: IDataObject = {};
-		const filtered = await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }));
+		const filtered = await runPoll(
+			options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }),
+		);
 		expect(idsOf(filtered)).toEqual([target.id]);
 		await seedEvents(ws, 2);
-		expect(await runPoll(options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }))).toBeNull();
+		expect(
+			await runPoll(
+				options(ws, stored, { events: ['*'], startAt: 'oldest', filters: { reportId } }),
+			),
+		).toBeNull();
 	});
 
 	it('several selected types: only those are emitted; "all" also passes types it does not list', async () => {
@@ -148,10 +180,17 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		await seedEvents(ws, 1, 'batch.completed');
 		await seedEvents(ws, 1, 'report.failed');
 		await seedEvents(ws, 1, 'report.archived'); // a type this package does not know (a future type)
-		const two = await runPoll(options(ws, {}, { events: ['report.failed', 'batch.completed'], startAt: 'oldest' }));
+		const two = await runPoll(
+			options(ws, {}, { events: ['report.failed', 'batch.completed'], startAt: 'oldest' }),
+		);
 		expect(jsonOf(two).map((e) => e.type)).toEqual(['batch.completed', 'report.failed']);
 		const all = await runPoll(options(ws, {}, { events: ['*'], startAt: 'oldest' }));
-		expect(jsonOf(all).map((e) => e.type)).toEqual(['report.completed', 'batch.completed', 'report.failed', 'report.archived']);
+		expect(jsonOf(all).map((e) => e.type)).toEqual([
+			'report.completed',
+			'batch.completed',
+			'report.failed',
+			'report.archived',
+		]);
 	});
 
 	it('410 EVENT_CURSOR_EXPIRED: a notice saying since when, then a fresh position from the oldest retained event', async () => {
@@ -184,11 +223,23 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 	it('Fetch Resource: each event comes with the resource it names and the attempt check, as in the webhook trigger', async () => {
 		const ws = await newWorkspace(sb);
 		const { reportId, attemptId } = await analyse(ws);
-		await eventually(async () => ((await allEvents(ws)).some((e) => e.type === 'report.result_ready') ? true : undefined));
-		const session = await createPollSession(
-			options(ws, {}, { events: ['report.completed', 'report.result_ready'], startAt: 'oldest', fetchResource: true }),
+		await eventually(async () =>
+			(await allEvents(ws)).some((e) => e.type === 'report.result_ready') ? true : undefined,
 		);
-		const byType = Object.fromEntries(jsonOf((await tickOk(session)).output).map((o) => [o.type, o]));
+		const session = await createPollSession(
+			options(
+				ws,
+				{},
+				{
+					events: ['report.completed', 'report.result_ready'],
+					startAt: 'oldest',
+					fetchResource: true,
+				},
+			),
+		);
+		const byType = Object.fromEntries(
+			jsonOf((await tickOk(session)).output).map((o) => [o.type, o]),
+		);
 		expect(byType['report.completed']).toMatchObject({
 			data: { reportId, attemptId, status: 'completed' },
 			resourceKind: 'reportStatus',
@@ -196,15 +247,22 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 			attemptCheck: { eventAttemptId: attemptId, currentAttemptId: attemptId, isCurrent: true },
 			delayedEvent: false,
 		});
-		expect(byType['report.result_ready']).toMatchObject({ resourceKind: 'reportResult', resource: { reportId, attemptId, schemaVersion: 1 } });
+		expect(byType['report.result_ready']).toMatchObject({
+			resourceKind: 'reportResult',
+			resource: { reportId, attemptId, schemaVersion: 1 },
+		});
 	});
 
 	it('Fetch Resource: events of a deleted report are tombstones naming nothing, so nothing is read and the poll succeeds', async () => {
 		const ws = await newWorkspace(sb);
 		const { reportId } = await analyse(ws);
-		await eventually(async () => ((await allEvents(ws)).some((e) => e.type === 'report.completed') ? true : undefined));
+		await eventually(async () =>
+			(await allEvents(ws)).some((e) => e.type === 'report.completed') ? true : undefined,
+		);
 		await control(ws, 'POST', `/_sandbox/reports/${reportId}/delete`);
-		const session = await createPollSession(options(ws, {}, { events: ['report.completed'], startAt: 'oldest', fetchResource: true }));
+		const session = await createPollSession(
+			options(ws, {}, { events: ['report.completed'], startAt: 'oldest', fetchResource: true }),
+		);
 		const [event] = jsonOf((await tickOk(session)).output);
 		expect(event.type).toBe('report.completed');
 		expect(event.data).toBeUndefined();
@@ -221,7 +279,12 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		await seedEvents(ws, 2);
 
 		const manual = await runPoll(
-			options(ws, stored, { events: ['*'], startAt: 'oldest', options: { manualCount: 5 } }, 'manual'),
+			options(
+				ws,
+				stored,
+				{ events: ['*'], startAt: 'oldest', options: { manualCount: 5 } },
+				'manual',
+			),
 		);
 		expect(idsOf(manual)).toEqual((await allEvents(ws)).slice(-5).map((e) => e.id));
 		expect(JSON.stringify(stored)).toBe(before);
@@ -243,12 +306,21 @@ describe('one activation across a key replacement (n8n keeps one poll context pe
 		const refused = await session.tick();
 		expect(String(refused.error?.message)).toContain('401');
 
-		const { apiKey } = (await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/keys`, {})) as { apiKey: string };
+		const { apiKey } = (await control(
+			ws,
+			'POST',
+			`/_sandbox/workspaces/${ws.workspaceId}/keys`,
+			{},
+		)) as { apiKey: string };
 		const { node, credentialsHelper } = session.current;
-		await credentialsHelper.updateCredentials(node.credentials!.recruitingAnalysisApi, 'recruitingAnalysisApi', {
-			...apiCredential(ws),
-			apiKey,
-		});
+		await credentialsHelper.updateCredentials(
+			node.credentials!.recruitingAnalysisApi,
+			'recruitingAnalysisApi',
+			{
+				...apiCredential(ws),
+				apiKey,
+			},
+		);
 		await seedEvents({ ...ws, apiKey }, 2);
 		const recovered = await tickOk(session);
 		expect(jsonOf(recovered.output)).toHaveLength(2);

@@ -20,14 +20,28 @@ export interface Workspace {
 	jobDescriptionId: string;
 }
 
-export async function control(ws: { baseUrl: string }, method: string, path: string, body?: unknown): Promise<IDataObject> {
+export async function control(
+	ws: { baseUrl: string },
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<IDataObject> {
 	const r = await http(ws.baseUrl, method, path, body);
 	if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body;
 }
 
-export async function api(ws: Workspace, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-	return await http(ws.baseUrl, method, path, body, { authorization: `Bearer ${ws.apiKey}`, ...headers });
+export async function api(
+	ws: Workspace,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+) {
+	return await http(ws.baseUrl, method, path, body, {
+		authorization: `Bearer ${ws.apiKey}`,
+		...headers,
+	});
 }
 
 export async function newWorkspace(sb: SandboxHandle): Promise<Workspace> {
@@ -43,7 +57,10 @@ export function apiCredential(ws: Workspace): ICredentialDataDecryptedObject {
 	return { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey };
 }
 
-export const credentialTypes = [new RecruitingAnalysisApi(), new RecruitingAnalysisSigningSecretApi()];
+export const credentialTypes = [
+	new RecruitingAnalysisApi(),
+	new RecruitingAnalysisSigningSecretApi(),
+];
 
 /** Every retained event of the workspace, read straight from the API (for expected order). */
 export async function allEvents(ws: Workspace, query = ''): Promise<IDataObject[]> {
@@ -54,7 +71,8 @@ export async function allEvents(ws: Workspace, query = ''): Promise<IDataObject[
 		q.set('limit', '100');
 		if (cursor) q.set('cursor', cursor);
 		const r = await api(ws, 'GET', `/api/v1/events?${q.toString()}`);
-		if (r.status !== 200) throw new Error(`GET /api/v1/events → ${r.status} ${JSON.stringify(r.body)}`);
+		if (r.status !== 200)
+			throw new Error(`GET /api/v1/events → ${r.status} ${JSON.stringify(r.body)}`);
 		const data = r.body.data as { items: IDataObject[]; nextCursor: string; hasMore: boolean };
 		items.push(...data.items);
 		if (!data.hasMore) return items;
@@ -63,11 +81,17 @@ export async function allEvents(ws: Workspace, query = ''): Promise<IDataObject[
 }
 
 export async function seedEvents(ws: Workspace, count: number, type?: string): Promise<void> {
-	await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, { count, ...(type ? { type } : {}) });
+	await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, {
+		count,
+		...(type ? { type } : {}),
+	});
 }
 
 /** Waits (polling loopback state, bounded) until `check` returns a value that is not undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+	check: () => Promise<T | undefined> | T | undefined,
+	timeoutMs = 10_000,
+): Promise<T> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await check();
@@ -93,8 +117,15 @@ export async function analyse(ws: Workspace): Promise<{ reportId: string; attemp
 		{ 'idempotency-key': `test-${randomUUID()}` },
 	);
 	expect(prepared.status).toBe(201);
-	const { reportId, upload } = prepared.body.data as { reportId: string; upload: { url: string; mimeType: string } };
-	const put = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': upload.mimeType }, body: pdf });
+	const { reportId, upload } = prepared.body.data as {
+		reportId: string;
+		upload: { url: string; mimeType: string };
+	};
+	const put = await fetch(upload.url, {
+		method: 'PUT',
+		headers: { 'content-type': upload.mimeType },
+		body: pdf,
+	});
 	expect(put.status).toBe(200);
 	const quote = await api(ws, 'POST', '/api/v1/analysis-quotes', { reportId });
 	expect(quote.status).toBe(200);

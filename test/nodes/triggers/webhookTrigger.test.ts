@@ -13,8 +13,23 @@ import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/Rec
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
-import { runWebhookMethods, startWebhookHost, testCredential, type WebhookHost } from '../../helpers/n8n-engine';
-import { analyse, api, apiCredential, control, credentialTypes, eventually, newWorkspace, withSandbox, type Workspace } from './helpers';
+import {
+	runWebhookMethods,
+	startWebhookHost,
+	testCredential,
+	type WebhookHost,
+} from '../../helpers/n8n-engine';
+import {
+	analyse,
+	api,
+	apiCredential,
+	control,
+	credentialTypes,
+	eventually,
+	newWorkspace,
+	withSandbox,
+	type Workspace,
+} from './helpers';
 
 let sb: SandboxHandle;
 const hosts: WebhookHost[] = [];
@@ -64,11 +79,20 @@ async function startHost(ws: Workspace, setup: HostSetup = {}): Promise<WebhookH
 	return host;
 }
 
-async function registerEndpoint(ws: Workspace, url: string, eventTypes?: string[]): Promise<string> {
-	const body = await control(ws, 'POST', `/_sandbox/workspaces/${ws.workspaceId}/webhook-endpoints`, {
-		url,
-		...(eventTypes ? { eventTypes } : {}),
-	});
+async function registerEndpoint(
+	ws: Workspace,
+	url: string,
+	eventTypes?: string[],
+): Promise<string> {
+	const body = await control(
+		ws,
+		'POST',
+		`/_sandbox/workspaces/${ws.workspaceId}/webhook-endpoints`,
+		{
+			url,
+			...(eventTypes ? { eventTypes } : {}),
+		},
+	);
 	return body.id as string;
 }
 
@@ -89,12 +113,22 @@ async function deliveries(ws: Workspace, endpointId: string): Promise<Delivery[]
 async function settled(ws: Workspace, endpointId: string, count: number): Promise<Delivery[]> {
 	return await eventually(async () => {
 		const list = await deliveries(ws, endpointId);
-		return list.length >= count && list.every((d) => d.state === 'succeeded' || d.state === 'failed') ? list : undefined;
+		return list.length >= count &&
+			list.every((d) => d.state === 'succeeded' || d.state === 'failed')
+			? list
+			: undefined;
 	});
 }
 
-async function sendTest(ws: Workspace, endpointId: string): Promise<{ deliveryId: string; eventId: string }> {
-	return (await control(ws, 'POST', `/_sandbox/webhook-endpoints/${endpointId}/test`)) as unknown as {
+async function sendTest(
+	ws: Workspace,
+	endpointId: string,
+): Promise<{ deliveryId: string; eventId: string }> {
+	return (await control(
+		ws,
+		'POST',
+		`/_sandbox/webhook-endpoints/${endpointId}/test`,
+	)) as unknown as {
 		deliveryId: string;
 		eventId: string;
 	};
@@ -114,7 +148,12 @@ describe('deliveries from the sandbox sender', () => {
 		expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
 		expect(host.executions).toHaveLength(1);
 		const out = outputOf(host)[0];
-		expect(out).toMatchObject({ id: eventId, type: 'webhook.test', schemaVersion: 1, data: { test: true } });
+		expect(out).toMatchObject({
+			id: eventId,
+			type: 'webhook.test',
+			schemaVersion: 1,
+			data: { test: true },
+		});
 		const meta = out.delivery as IDataObject;
 		expect(meta.webhookId).toBe(eventId);
 		expect(Math.abs(Date.parse(meta.timestamp as string) - Date.now())).toBeLessThan(60_000);
@@ -125,7 +164,10 @@ describe('deliveries from the sandbox sender', () => {
 	it('real report events, with the resource fetched and the attempt checked', async () => {
 		const ws = await newWorkspace(sb);
 		const host = await startHost(ws, { parameters: { events: ['*'], fetchResource: true } });
-		const endpointId = await registerEndpoint(ws, host.url, ['report.completed', 'report.result_ready']);
+		const endpointId = await registerEndpoint(ws, host.url, [
+			'report.completed',
+			'report.result_ready',
+		]);
 		const { reportId, attemptId } = await analyse(ws);
 		await settled(ws, endpointId, 2);
 
@@ -147,7 +189,12 @@ describe('deliveries from the sandbox sender', () => {
 
 	it('interview events: the interview result is fetched on interview.result_ready', async () => {
 		const ws = await newWorkspace(sb);
-		const host = await startHost(ws, { parameters: { events: ['interview.completed', 'interview.result_ready'], fetchResource: true } });
+		const host = await startHost(ws, {
+			parameters: {
+				events: ['interview.completed', 'interview.result_ready'],
+				fetchResource: true,
+			},
+		});
 		const endpointId = await registerEndpoint(ws, host.url);
 		const { reportId } = await analyse(ws);
 		await eventually(async () => {
@@ -224,20 +271,34 @@ describe('deliveries from the sandbox sender', () => {
 		expect(delivery.attempts.map((a) => a.status)).toEqual([503, 200]);
 		// Both attempts reached n8n, verified, with the same event id; only the first started the workflow.
 		expect(host.responses.map((r) => r.status)).toEqual([200, 200]);
-		expect(host.responses.map((r) => r.headers['webhook-id'])).toEqual([delivery.eventId, delivery.eventId]);
+		expect(host.responses.map((r) => r.headers['webhook-id'])).toEqual([
+			delivery.eventId,
+			delivery.eventId,
+		]);
 		// The trigger answers a duplicate itself: n8n would first write the static data to its database before
 		// sending an answer of its own, which under load held acknowledgements for seconds (bench B5).
 		expect(host.responses[1].webhookResult).toEqual({ noWebhookResponse: true });
-		expect(JSON.parse(host.responses[1].responseBody.toString('utf8'))).toEqual({ received: true, started: false, reason: 'duplicate event id' });
+		expect(JSON.parse(host.responses[1].responseBody.toString('utf8'))).toEqual({
+			received: true,
+			started: false,
+			reason: 'duplicate event id',
+		});
 		expect(host.executions).toHaveLength(1);
 
-		const replay = (await control(ws, 'POST', `/_sandbox/deliveries/${delivery.deliveryId}/replay`)) as IDataObject;
+		const replay = (await control(
+			ws,
+			'POST',
+			`/_sandbox/deliveries/${delivery.deliveryId}/replay`,
+		)) as IDataObject;
 		expect(replay.eventId).toBe(delivery.eventId);
 		await settled(ws, endpointId, 2);
 		expect(host.responses).toHaveLength(3);
 		expect(host.responses[2].status).toBe(200);
 		expect(host.responses[2].webhookResult).toEqual({ noWebhookResponse: true });
-		expect(JSON.parse(host.responses[2].responseBody.toString('utf8'))).toMatchObject({ started: false, reason: 'duplicate event id' });
+		expect(JSON.parse(host.responses[2].responseBody.toString('utf8'))).toMatchObject({
+			started: false,
+			reason: 'duplicate event id',
+		});
 		expect(host.executions).toHaveLength(1);
 	});
 
@@ -245,15 +306,27 @@ describe('deliveries from the sandbox sender', () => {
 		const ws = await newWorkspace(sb);
 		const oldSecret = ws.webhookSecret;
 		const endpointId = await registerEndpoint(ws, 'http://127.0.0.1:9/'); // URL set per host below
-		const rotated = (await control(ws, 'POST', `/_sandbox/webhook-endpoints/${endpointId}/rotate-secret`)) as IDataObject;
+		const rotated = (await control(
+			ws,
+			'POST',
+			`/_sandbox/webhook-endpoints/${endpointId}/rotate-secret`,
+		)) as IDataObject;
 		expect(rotated.previousSecret).toBe(oldSecret);
 		const newSecret = rotated.secret as string;
 
 		const setups: Array<[string, HostSetup, string]> = [
 			['not yet updated (old secret only)', { secret: oldSecret }, 'current secret'],
 			['updated (new secret only)', { secret: newSecret }, 'current secret'],
-			['during the rotation (new + previous)', { secret: newSecret, previousSecret: oldSecret }, 'current secret'],
-			['previous slot holds the match', { secret: `whsec_${randomBytes(24).toString('base64')}`, previousSecret: oldSecret }, 'previous secret'],
+			[
+				'during the rotation (new + previous)',
+				{ secret: newSecret, previousSecret: oldSecret },
+				'current secret',
+			],
+			[
+				'previous slot holds the match',
+				{ secret: `whsec_${randomBytes(24).toString('base64')}`, previousSecret: oldSecret },
+				'previous secret',
+			],
 		];
 		for (const [, setup, signedWith] of setups) {
 			const host = await startHost(ws, setup);
@@ -330,12 +403,22 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			data: { reportId: 'rpt_forged', attemptId: 'att_forged', status: 'completed', code: null },
 		});
 
-	function signedHeaders(secret: string, raw: string, at = Math.floor(Date.now() / 1000), id = `msg_${randomUUID()}`) {
+	function signedHeaders(
+		secret: string,
+		raw: string,
+		at = Math.floor(Date.now() / 1000),
+		id = `msg_${randomUUID()}`,
+	) {
 		return {
 			'content-type': 'application/json',
 			'webhook-id': id,
 			'webhook-timestamp': String(at),
-			'webhook-signature': signWebhook({ secret, webhookId: id, timestamp: at, rawBody: Buffer.from(raw) }),
+			'webhook-signature': signWebhook({
+				secret,
+				webhookId: id,
+				timestamp: at,
+				rawBody: Buffer.from(raw),
+			}),
 		} as Record<string, string>;
 	}
 
@@ -362,7 +445,14 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 	function signedAt(offsetSeconds: number) {
 		return () => {
 			const raw = body();
-			return { raw, headers: signedHeaders(ws.webhookSecret, raw, Math.floor(Date.now() / 1000) + offsetSeconds) };
+			return {
+				raw,
+				headers: signedHeaders(
+					ws.webhookSecret,
+					raw,
+					Math.floor(Date.now() / 1000) + offsetSeconds,
+				),
+			};
 		};
 	}
 	/** Starts just after a second boundary, so that signing and checking fall in the same second. */
@@ -371,7 +461,9 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 		if (ms > 50) await new Promise((resolve) => setTimeout(resolve, 1005 - ms));
 	}
 
-	const table: Array<[string, () => { raw: string; headers: Record<string, string> | string[] }, string]> = [
+	const table: Array<
+		[string, () => { raw: string; headers: Record<string, string> | string[] }, string]
+	> = [
 		['webhook-id missing', without('webhook-id'), 'MISSING_ID'],
 		['webhook-timestamp missing', without('webhook-timestamp'), 'MISSING_TIMESTAMP'],
 		['webhook-signature missing', without('webhook-signature'), 'MISSING_SIGNATURE'],
@@ -388,7 +480,10 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			'tampered body',
 			() => {
 				const raw = body();
-				return { raw: raw.replace('"completed"', '"failed"'), headers: signedHeaders(ws.webhookSecret, raw) };
+				return {
+					raw: raw.replace('"completed"', '"failed"'),
+					headers: signedHeaders(ws.webhookSecret, raw),
+				};
 			},
 			'SIGNATURE_MISMATCH',
 		],
@@ -396,7 +491,10 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			're-serialised JSON body',
 			() => {
 				const raw = body();
-				return { raw: JSON.stringify(JSON.parse(raw), null, 2), headers: signedHeaders(ws.webhookSecret, raw) };
+				return {
+					raw: JSON.stringify(JSON.parse(raw), null, 2),
+					headers: signedHeaders(ws.webhookSecret, raw),
+				};
 			},
 			'SIGNATURE_MISMATCH',
 		],
@@ -408,7 +506,10 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			() => {
 				const raw = body();
 				const h = signedHeaders(ws.webhookSecret, raw);
-				return { raw, headers: { ...h, 'webhook-signature': h['webhook-signature'].replace('v1,', 'v2,') } };
+				return {
+					raw,
+					headers: { ...h, 'webhook-signature': h['webhook-signature'].replace('v1,', 'v2,') },
+				};
 			},
 			'NO_V1_SIGNATURE',
 		],
@@ -475,11 +576,19 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			occurredAt: new Date().toISOString(),
 			data: { reportId, attemptId: 'att_older_attempt', status: 'failed', code: 'TIMEOUT' },
 		});
-		const res = await request(live.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
+		const res = await request(live.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
 		expect(res.statusCode).toBe(200);
 		await res.body.dump();
 		expect(outputOf(live)[0]).toMatchObject({
-			attemptCheck: { eventAttemptId: 'att_older_attempt', currentAttemptId: attemptId, isCurrent: false },
+			attemptCheck: {
+				eventAttemptId: 'att_older_attempt',
+				currentAttemptId: attemptId,
+				isCurrent: false,
+			},
 			delayedEvent: true,
 		});
 	});
@@ -487,18 +596,26 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 	it('a resource that cannot be read is attached as resourceError; the event is still delivered', async () => {
 		const live = await startHost(ws, { parameters: { events: ['*'], fetchResource: true } });
 		const raw = body(); // names rpt_forged, which does not exist
-		const res = await request(live.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
+		const res = await request(live.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
 		expect(res.statusCode).toBe(200);
 		await res.body.dump();
 		expect(outputOf(live)[0]).toMatchObject({ resourceKind: 'reportStatus', resource: null });
 		expect(String((outputOf(live)[0].resourceError as IDataObject).httpCode)).toBe('404');
 	});
 
-	it('without a configured secret every delivery is refused', async () => {
+	it('without a configured secret every delivery is answered 503 (the service retries it) and never runs', async () => {
 		const open = await startHost(ws, { secret: '', activate: false });
 		const raw = body();
-		const res = await request(open.url, { method: 'POST', headers: signedHeaders(ws.webhookSecret, raw), body: raw });
-		expect(res.statusCode).toBe(401);
+		const res = await request(open.url, {
+			method: 'POST',
+			headers: signedHeaders(ws.webhookSecret, raw),
+			body: raw,
+		});
+		expect(res.statusCode).toBe(503);
 		expect(await res.body.json()).toMatchObject({ error: { reason: 'NO_SECRET' } });
 		expect(open.executions).toHaveLength(0);
 	});
@@ -508,9 +625,15 @@ describe('activation (webhookMethods) and the credential test', () => {
 	it('refuses to activate without a usable signing secret', async () => {
 		const ws = await newWorkspace(sb);
 		// n8n activates a webhook by checkExists, then create: both refuse.
-		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'checkExists')).rejects.toThrow(/No signing secret/);
-		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'create')).rejects.toThrow(/refuses to activate/);
-		await expect(runWebhookMethods(hostOptions(ws, { secret: 'not-a-secret' }), 'checkExists')).rejects.toThrow(/whsec_/);
+		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'checkExists')).rejects.toThrow(
+			/No signing secret/,
+		);
+		await expect(runWebhookMethods(hostOptions(ws, { secret: '' }), 'create')).rejects.toThrow(
+			/refuses to activate/,
+		);
+		await expect(
+			runWebhookMethods(hostOptions(ws, { secret: 'not-a-secret' }), 'checkExists'),
+		).rejects.toThrow(/whsec_/);
 		await expect(
 			runWebhookMethods(hostOptions(ws, { previousSecret: 'whsec_***' }), 'create'),
 		).rejects.toThrow(/previous signing secret/);
@@ -536,17 +659,26 @@ describe('activation (webhookMethods) and the credential test', () => {
 		expect(stored[nodeKey]).toEqual({ seenEventIds: ['kept'] });
 	});
 
-	it('the credential test (found through the trigger\'s testedBy, as n8n does) checks the whsec_ format', async () => {
+	it("the credential test (found through the trigger's testedBy, as n8n does) checks the whsec_ format", async () => {
 		const run = async (data: ICredentialDataDecryptedObject) =>
-			await testCredential(new RecruitingAnalysisSigningSecretApi(), data, { nodeTypes: [new RecruitingAnalysisTrigger()] });
-		expect(await run({ secret: `whsec_${randomBytes(24).toString('base64')}` })).toMatchObject({ status: 'OK' });
+			await testCredential(new RecruitingAnalysisSigningSecretApi(), data, {
+				nodeTypes: [new RecruitingAnalysisTrigger()],
+			});
+		expect(await run({ secret: `whsec_${randomBytes(24).toString('base64')}` })).toMatchObject({
+			status: 'OK',
+		});
 		expect(await run({ secret: '' })).toMatchObject({ status: 'Error' });
 		expect(await run({ secret: 'svc_test_abc' })).toMatchObject({ status: 'Error' });
 		expect(
-			await run({ secret: `whsec_${randomBytes(24).toString('base64')}`, previousSecret: 'whsec_x' }),
+			await run({
+				secret: `whsec_${randomBytes(24).toString('base64')}`,
+				previousSecret: 'whsec_x',
+			}),
 		).toMatchObject({ status: 'Error' });
 		// Without the trigger, n8n would find no test at all: the credential has no request to make.
-		expect(await testCredential(new RecruitingAnalysisSigningSecretApi(), { secret: 'whsec_AAAA' })).toMatchObject({
+		expect(
+			await testCredential(new RecruitingAnalysisSigningSecretApi(), { secret: 'whsec_AAAA' }),
+		).toMatchObject({
 			status: 'Error',
 			message: 'No testing function found for this credential.',
 		});

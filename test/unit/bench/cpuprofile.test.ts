@@ -20,8 +20,18 @@ function profile(samples: number[], deltasUs: number[]): CpuProfile {
 			{ id: 2, callFrame: frame('(idle)') },
 			{ id: 3, callFrame: frame('webhook', OURS), children: [4] },
 			{ id: 4, callFrame: frame('verifyWebhook', OURS) },
-			{ id: 5, callFrame: frame('executeWebhook', `${N8N}/n8n/dist/webhooks/live-webhooks.js`), children: [6] },
-			{ id: 6, callFrame: frame('IsolatedVmBridge', `${N8N}/@n8n/expression-runtime/dist/cjs/bridge/isolated-vm-bridge.js`) },
+			{
+				id: 5,
+				callFrame: frame('executeWebhook', `${N8N}/n8n/dist/webhooks/live-webhooks.js`),
+				children: [6],
+			},
+			{
+				id: 6,
+				callFrame: frame(
+					'IsolatedVmBridge',
+					`${N8N}/@n8n/expression-runtime/dist/cjs/bridge/isolated-vm-bridge.js`,
+				),
+			},
 			{ id: 7, callFrame: frame('getDecrypted', `${N8N}/n8n/dist/credentials-helper.js`) },
 		],
 		samples,
@@ -40,13 +50,17 @@ describe('the B5 profile reading', () => {
 		expect(ms["n8n's expression isolates (isolated-vm: acquire, create, run, release)"]).toBe(1);
 		expect(ms['credentials (read, decrypt)']).toBe(1);
 		expect(w.busyMs).toBe(4);
-		expect(w.isolateCallers).toEqual([{ fn: `executeWebhook (n8n/dist/webhooks/live-webhooks.js:1)`, ms: 1 }]);
+		expect(w.isolateCallers).toEqual([
+			{ fn: `executeWebhook (n8n/dist/webhooks/live-webhooks.js:1)`, ms: 1 },
+		]);
 	});
 
 	it('does not count n8n code as ours because n8n lives in a folder named after the package', () => {
 		const p = profile([5, 5], [1000, 1000]);
 		const w = analyzeWindow(p, 0, 10_000);
-		expect(w.byCategory.map((c) => c.name)).toEqual(["n8n's webhook path (lookup, workflow load, response)"]);
+		expect(w.byCategory.map((c) => c.name)).toEqual([
+			"n8n's webhook path (lookup, workflow load, response)",
+		]);
 	});
 
 	it('takes no sample outside the window', () => {

@@ -4,12 +4,21 @@
  * CAPACITY_WAIT_SECONDS; any other answer is final at once.
  */
 import { isReplayedBatch, refusalHint } from '../../../nodes/RecruitingAnalysis/engine/batch';
-import { CAPACITY_WAIT_SECONDS, waitOutCapacity } from '../../../nodes/RecruitingAnalysis/engine/capacity';
+import {
+	CAPACITY_WAIT_SECONDS,
+	waitOutCapacity,
+} from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 
 const start = (ctx: Parameters<typeof api>[0]) => async () =>
-	await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: { reportId: 'rpt_1', quoteFingerprint: 'f'.repeat(64) }, idempotencyKey: 'key-1', itemIndex: 0 });
+	await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analyses',
+		body: { reportId: 'rpt_1', quoteFingerprint: 'f'.repeat(64) },
+		idempotencyKey: 'key-1',
+		itemIndex: 0,
+	});
 
 describe('capacity waits', () => {
 	beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] }));
@@ -18,13 +27,17 @@ describe('capacity waits', () => {
 	it('sends the same write again after growing pauses until admitted, and says how long it waited', async () => {
 		let refusals = 2;
 		const { ctx, requests } = fakeContext(() =>
-			refusals-- > 0 ? apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT') : ok({ reportId: 'rpt_1', attemptId: 'att_1' }, 202),
+			refusals-- > 0
+				? apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT')
+				: ok({ reportId: 'rpt_1', attemptId: 'att_1' }, 202),
 		);
 		const done = waitOutCapacity(ctx, 0, start(ctx));
 		await jest.advanceTimersByTimeAsync(5_000);
 		const result = await done;
 		expect(requests).toHaveLength(3);
-		expect(new Set(requests.map((request) => request.headers['Idempotency-Key']))).toEqual(new Set(['key-1']));
+		expect(new Set(requests.map((request) => request.headers['Idempotency-Key']))).toEqual(
+			new Set(['key-1']),
+		);
 		expect(new Set(requests.map((request) => JSON.stringify(request.body))).size).toBe(1);
 		// Pauses of 500 ms, then 750 ms (×1.5).
 		expect(requests[1].at - requests[0].at).toBe(500);
@@ -33,9 +46,14 @@ describe('capacity waits', () => {
 	});
 
 	it('gives up with the refusal once the wait limit has passed', async () => {
-		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT'));
+		const { ctx, requests } = fakeContext(() =>
+			apiError(422, 'UNPROCESSABLE_CONTENT', 'ACTIVE_ANALYSIS_LIMIT'),
+		);
 		const done = waitOutCapacity(ctx, 0, start(ctx));
-		const outcome = done.then(() => 'admitted', (error: Error) => error.message);
+		const outcome = done.then(
+			() => 'admitted',
+			(error: Error) => error.message,
+		);
 		await jest.advanceTimersByTimeAsync((CAPACITY_WAIT_SECONDS + 20) * 1000);
 		expect(await outcome).toMatch(/ACTIVE_ANALYSIS_LIMIT|capacity|422/i);
 		const waited = requests[requests.length - 1].at - requests[0].at;
@@ -44,7 +62,9 @@ describe('capacity waits', () => {
 	});
 
 	it('does not wait on an answer that is not a capacity refusal', async () => {
-		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'));
+		const { ctx, requests } = fakeContext(() =>
+			apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'),
+		);
 		await expect(waitOutCapacity(ctx, 0, start(ctx))).rejects.toThrow();
 		expect(requests).toHaveLength(1);
 	});
@@ -53,7 +73,12 @@ describe('capacity waits', () => {
 describe('replayed batches and refused items', () => {
 	it('tells a batch answered from an earlier receipt by its creation time', () => {
 		const sentAt = Date.parse('2026-11-25T10:00:10.000Z');
-		const batch = (createdAt: string) => ({ id: 'bat_1', status: 'completed', items: [], createdAt });
+		const batch = (createdAt: string) => ({
+			id: 'bat_1',
+			status: 'completed',
+			items: [],
+			createdAt,
+		});
 		expect(isReplayedBatch(batch('2026-11-25T09:00:00.000Z'), sentAt)).toBe(true);
 		expect(isReplayedBatch(batch('2026-11-25T10:00:10.100Z'), sentAt)).toBe(false);
 		expect(isReplayedBatch(batch('2026-11-25T10:00:09.500Z'), sentAt)).toBe(false);
@@ -61,7 +86,9 @@ describe('replayed batches and refused items', () => {
 	});
 
 	it('says whether running again helps a refused item', () => {
-		expect(refusalHint('INSUFFICIENT_ALLOWANCE').hint).toContain('run again: the node submits this item again');
+		expect(refusalHint('INSUFFICIENT_ALLOWANCE').hint).toContain(
+			'run again: the node submits this item again',
+		);
 		expect(refusalHint('INVALID_UPLOAD').hint).toContain('Running again does not change this item');
 		expect(refusalHint(null)).toEqual({});
 	});

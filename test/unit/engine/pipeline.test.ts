@@ -17,16 +17,20 @@ function controlledStages(count: number) {
 	const pending = new Map<string, () => void>();
 	const active = new Array(count).fill(0);
 	const maxActive = new Array(count).fill(0);
-	const stages: PipelineStage[] = Array.from({ length: count }, (_, index) => async function (chunk: ChunkState) {
-		const name = `${index}:${chunk.itemIndexes[0]}`;
-		active[index]++;
-		maxActive[index] = Math.max(maxActive[index], active[index]);
-		log.push(`${name}:start`);
-		await new Promise<void>((resolve) => pending.set(name, resolve));
-		active[index]--;
-		log.push(`${name}:end`);
-		return chunk;
-	});
+	const stages: PipelineStage[] = Array.from(
+		{ length: count },
+		(_, index) =>
+			async function (chunk: ChunkState) {
+				const name = `${index}:${chunk.itemIndexes[0]}`;
+				active[index]++;
+				maxActive[index] = Math.max(maxActive[index], active[index]);
+				log.push(`${name}:start`);
+				await new Promise<void>((resolve) => pending.set(name, resolve));
+				active[index]--;
+				log.push(`${name}:end`);
+				return chunk;
+			},
+	);
 	const release = async (stage: number, chunk: number) => {
 		const name = `${stage}:${chunk}`;
 		for (let i = 0; i < 20 && !pending.has(name); i++) await tick();
@@ -36,7 +40,13 @@ function controlledStages(count: number) {
 		resolve();
 		await tick();
 	};
-	return { stages, log, release, maxActive, started: (name: string) => log.includes(`${name}:start`) };
+	return {
+		stages,
+		log,
+		release,
+		maxActive,
+		started: (name: string) => log.includes(`${name}:start`),
+	};
 }
 
 describe('the batch pipeline', () => {

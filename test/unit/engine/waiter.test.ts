@@ -21,7 +21,8 @@ function reportsFinishingAt(doneAt: Record<string, number>, epoch: number) {
 			reportSystemVersion: 'v1',
 			result: null,
 		});
-		if (request.path === '/api/v1/reports') return ok({ items: Object.keys(doneAt).map(summary), nextCursor: null });
+		if (request.path === '/api/v1/reports')
+			return ok({ items: Object.keys(doneAt).map(summary), nextCursor: null });
 		const id = request.path.split('/')[4];
 		const { id: _id, createdAt: _createdAt, result: _result, ...status } = summary(id);
 		return ok({ id, ...status });
@@ -37,10 +38,14 @@ describe('the report waiter', () => {
 		const finishing = { rpt_a: 1_000, rpt_b: 2_000, rpt_c: 3_000 };
 		const { ctx, requests } = fakeContext(reportsFinishingAt(finishing, epoch));
 		const waiter = new ReportWaiter(ctx);
-		const waits = Object.keys(finishing).map(async (id, itemIndex) => await waiter.wait(id, itemIndex, 60));
+		const waits = Object.keys(finishing).map(
+			async (id, itemIndex) => await waiter.wait(id, itemIndex, 60),
+		);
 		await jest.advanceTimersByTimeAsync(10_000);
 		const outcomes = await Promise.all(waits);
-		expect(outcomes.map((outcome) => [outcome.status.id, outcome.status.status, outcome.timedOut])).toEqual([
+		expect(
+			outcomes.map((outcome) => [outcome.status.id, outcome.status.status, outcome.timedOut]),
+		).toEqual([
 			['rpt_a', 'completed', false],
 			['rpt_b', 'completed', false],
 			['rpt_c', 'completed', false],
@@ -70,7 +75,9 @@ describe('the report waiter', () => {
 		const epoch = Date.now();
 		const answer = reportsFinishingAt({ rpt_listed: 60_000 }, epoch);
 		const { ctx, requests } = fakeContext((request) =>
-			request.path === '/api/v1/reports' ? answer(request) : ok({ id: 'rpt_hidden', status: 'failed', attemptId: 'att_h', code: 'UNREADABLE' }),
+			request.path === '/api/v1/reports'
+				? answer(request)
+				: ok({ id: 'rpt_hidden', status: 'failed', attemptId: 'att_h', code: 'UNREADABLE' }),
 		);
 		const waiter = new ReportWaiter(ctx);
 		const hidden = waiter.wait('rpt_hidden', 0, 60);
@@ -79,8 +86,13 @@ describe('the report waiter', () => {
 			(error: Error) => error.message,
 		);
 		await jest.advanceTimersByTimeAsync(2_000);
-		expect(await hidden).toMatchObject({ status: { id: 'rpt_hidden', status: 'failed', code: 'UNREADABLE' }, timedOut: false });
-		expect(requests.some((request) => request.path === '/api/v1/reports/rpt_hidden/status')).toBe(true);
+		expect(await hidden).toMatchObject({
+			status: { id: 'rpt_hidden', status: 'failed', code: 'UNREADABLE' },
+			timedOut: false,
+		});
+		expect(requests.some((request) => request.path === '/api/v1/reports/rpt_hidden/status')).toBe(
+			true,
+		);
 		await waiter.close(new Error('the node stopped'));
 		expect(await listed).toBe('the node stopped');
 	});

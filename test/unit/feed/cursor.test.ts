@@ -22,11 +22,21 @@ class MemoryFeed {
 	add(n: number, type = 'report.completed') {
 		for (let i = 0; i < n; i++) {
 			const seq = this.events.length;
-			this.events.push({ id: `evt-${seq}`, type, schemaVersion: 1, occurredAt: new Date(1_700_000_000_000 + seq * 1000).toISOString(), data: {} });
+			this.events.push({
+				id: `evt-${seq}`,
+				type,
+				schemaVersion: 1,
+				occurredAt: new Date(1_700_000_000_000 + seq * 1000).toISOString(),
+				data: {},
+			});
 		}
 	}
 
-	fetchPage = async (q: { cursor: string | null; limit: number; type?: string }): Promise<FeedPage | typeof CURSOR_EXPIRED> => {
+	fetchPage = async (q: {
+		cursor: string | null;
+		limit: number;
+		type?: string;
+	}): Promise<FeedPage | typeof CURSOR_EXPIRED> => {
 		this.requests.push(q);
 		let from = q.cursor === null ? this.retainedFrom : Number(q.cursor.slice(2));
 		if (from < this.retainedFrom) return CURSOR_EXPIRED;
@@ -43,6 +53,7 @@ function args(feed: MemoryFeed, stored: unknown, over: Partial<FeedPollArgs> = {
 	return {
 		stored,
 		filters: { types: ['*'] },
+		baseUrl: 'https://api.example.test',
 		startAt: 'oldest',
 		maxEvents: 500,
 		pageSize: 100,
@@ -109,7 +120,9 @@ describe('feed cursor bookkeeping', () => {
 		feed.add(2, 'interview.started');
 		const all = await runFeedPoll(args(feed, undefined));
 		expect(all.events).toHaveLength(5);
-		const narrowed = await runFeedPoll(args(feed, all.nextState, { filters: { types: ['interview.started'] } }));
+		const narrowed = await runFeedPoll(
+			args(feed, all.nextState, { filters: { types: ['interview.started'] } }),
+		);
 		expect(ids(narrowed.events)).toEqual(['evt-3', 'evt-4']);
 		expect(feed.requests.at(-1)?.type).toBe('interview.started');
 		expect(narrowed.nextState?.filterKey).toBe(filterKey({ types: ['interview.started'] }));
@@ -120,7 +133,9 @@ describe('feed cursor bookkeeping', () => {
 		feed.add(1, 'report.completed');
 		feed.add(1, 'batch.completed');
 		feed.add(1, 'report.archived');
-		const two = await runFeedPoll(args(feed, undefined, { filters: { types: ['batch.completed', 'report.completed'] } }));
+		const two = await runFeedPoll(
+			args(feed, undefined, { filters: { types: ['batch.completed', 'report.completed'] } }),
+		);
 		expect(ids(two.events)).toEqual(['evt-0', 'evt-1']);
 		expect(feed.requests.every((r) => r.type === undefined)).toBe(true);
 		const all = await runFeedPoll(args(feed, undefined, { filters: { types: ['*'] } }));
@@ -149,7 +164,9 @@ describe('feed cursor bookkeeping', () => {
 		const boom = async () => {
 			throw new Error('503');
 		};
-		await expect(runFeedPoll({ ...args(new MemoryFeed(), undefined), fetchPage: boom })).rejects.toThrow('503');
+		await expect(
+			runFeedPoll({ ...args(new MemoryFeed(), undefined), fetchPage: boom }),
+		).rejects.toThrow('503');
 	});
 
 	it('stops requesting pages once the time budget is spent', async () => {
@@ -180,5 +197,29 @@ describe('feed cursor bookkeeping', () => {
 		});
 		expect(ids(r.events)).toEqual(['evt-235', 'evt-236', 'evt-237', 'evt-238', 'evt-239']);
 		expect(r.complete).toBe(true);
+	});
+});
+
+describe('feed position bound to the server-side filters', () => {
+	it('a position saved before the base URL was recorded keeps its cursor, and its key becomes the server-side part', () => {
+		const v1 = {
+			version: 1,
+			filterKey: JSON.stringify({
+				types: ['report.completed', 'report.failed'],
+				reportId: null,
+				interviewId: null,
+			}),
+			cursor: 'c:7',
+			phase: 'following',
+		};
+		const state = readFeedState(v1);
+		expect(state).toMatchObject({ version: 2, cursor: 'c:7', baseUrl: null, skipThrough: null });
+		expect(state?.filterKey).toBe(filterKey({ types: ['*'] }));
+		expect(filterKey({ types: ['report.completed', 'interview.completed'] })).toBe(
+			filterKey({ types: ['*'] }),
+		);
+		expect(filterKey({ types: ['report.completed'] })).not.toBe(
+			filterKey({ types: ['report.completed', 'report.failed'] }),
+		);
 	});
 });

@@ -14,7 +14,9 @@ describe('engine environment', () => {
 		await executeNode({ nodeType: new PlainNode(), parameters: {} });
 		const settings = Container.get(InstanceSettings);
 		expect(settings.n8nFolder.startsWith(path.join(tmpdir(), 'n8n-engine-harness-'))).toBe(true);
-		const config = JSON.parse(readFileSync(path.join(settings.n8nFolder, 'config'), 'utf8')) as { encryptionKey: string };
+		const config = JSON.parse(readFileSync(path.join(settings.n8nFolder, 'config'), 'utf8')) as {
+			encryptionKey: string;
+		};
 		expect(config.encryptionKey).toBe(settings.encryptionKey);
 		expect(settings.encryptionKey.length).toBeGreaterThan(20);
 		expect(process.env).toEqual(envBefore);

@@ -3,12 +3,22 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { executeNode, readOutputBinary } from '../../helpers/n8n-engine';
-import { EchoApi, EchoNode, PlainNode, TokenApi, TokenNode, useEchoServer, type EchoServer } from './fixtures';
+import {
+	EchoApi,
+	EchoNode,
+	PlainNode,
+	TokenApi,
+	TokenNode,
+	useEchoServer,
+	type EchoServer,
+} from './fixtures';
 
 let server: EchoServer;
 useEchoServer((started) => (server = started));
 
-const credentials = () => ({ echoApi: { apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl } });
+const credentials = () => ({
+	echoApi: { apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl },
+});
 
 describe('executeNode', () => {
 	it('runs the node through WorkflowExecute and applies the generic bearer authenticate over real HTTP', async () => {
@@ -22,7 +32,11 @@ describe('executeNode', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(1);
 		expect(result.output[0]).toHaveLength(2);
-		expect(result.output[0][0].json).toMatchObject({ method: 'GET', path: '/hello', authorization: 'Bearer svc_test_harness_key' });
+		expect(result.output[0][0].json).toMatchObject({
+			method: 'GET',
+			path: '/hello',
+			authorization: 'Bearer svc_test_harness_key',
+		});
 		expect(result.output[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(server.requests.map((r) => r.headers.authorization)).toEqual([
 			'Bearer svc_test_harness_key',
@@ -61,7 +75,10 @@ describe('executeNode', () => {
 		expect(result.output[0]).toHaveLength(2);
 		expect(result.output[0][0].json.error).toEqual(expect.any(String));
 		expect(result.output[0][0].pairedItem).toEqual({ item: 0 });
-		expect(result.output[0][1].json).toMatchObject({ path: '/boom', authorization: 'Bearer svc_test_harness_key' });
+		expect(result.output[0][1].json).toMatchObject({
+			path: '/boom',
+			authorization: 'Bearer svc_test_harness_key',
+		});
 		expect(result.output[0][1].pairedItem).toEqual({ item: 1 });
 	});
 
@@ -85,7 +102,9 @@ describe('executeNode', () => {
 		const result = await executeNode({
 			nodeType: new EchoNode(),
 			credentialTypes: [new EchoApi()],
-			credentials: { echoApi: { apiKey: '={{ "svc_test_" + "from_expression" }}', baseUrl: server.baseUrl } },
+			credentials: {
+				echoApi: { apiKey: '={{ "svc_test_" + "from_expression" }}', baseUrl: server.baseUrl },
+			},
 			parameters: { path: '/expr' },
 		});
 		expect(result.error).toBeUndefined();
@@ -116,7 +135,9 @@ describe('executeNode', () => {
 		expect(server.requests.map((r) => r.url)).toEqual(['/token', '/secure']);
 		expect(result.credentialsHelper.updates).toHaveLength(1);
 		const id = result.node.credentials!.tokenApi.id!;
-		expect(await result.credentialsHelper.readStored(id)).toMatchObject({ sessionToken: 'fresh-token' });
+		expect(await result.credentialsHelper.readStored(id)).toMatchObject({
+			sessionToken: 'fresh-token',
+		});
 	});
 
 	it('refreshes an expired token after a 401 and retries the request once', async () => {
@@ -134,44 +155,65 @@ describe('executeNode', () => {
 		]);
 	});
 
-	it.each(['default', 'filesystem'] as const)('streams input binary to the server in %s mode', async (binaryMode) => {
-		const bytes = Buffer.alloc(300_000);
-		for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) % 251;
-		const result = await executeNode({
-			nodeType: new EchoNode(),
-			credentialTypes: [new EchoApi()],
-			credentials: credentials(),
-			parameters: { path: '/upload', sendBinary: true, returnBinary: true },
-			items: [{ json: {}, binary: { data: { data: bytes, mimeType: 'application/pdf', fileName: 'resume.pdf' } } }],
-			binaryMode,
-		});
-		expect(result.error).toBeUndefined();
-		const json = result.output[0][0].json;
-		expect(json).toMatchObject({ method: 'PUT', bodyBytes: bytes.length });
-		expect(json.bodySha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-		expect(json.streamedFromDisk).toBe(binaryMode === 'filesystem');
-		// filesystem mode: getBinaryStream hands the node a file stream, the bytes never sit in the item
-		expect(json.bodyKind).toBe(binaryMode === 'filesystem' ? 'ReadStream' : 'Buffer');
-		expect(server.requests[0].headers['content-type']).toBe('application/pdf');
+	it.each(['default', 'filesystem'] as const)(
+		'streams input binary to the server in %s mode',
+		async (binaryMode) => {
+			const bytes = Buffer.alloc(300_000);
+			for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) % 251;
+			const result = await executeNode({
+				nodeType: new EchoNode(),
+				credentialTypes: [new EchoApi()],
+				credentials: credentials(),
+				parameters: { path: '/upload', sendBinary: true, returnBinary: true },
+				items: [
+					{
+						json: {},
+						binary: { data: { data: bytes, mimeType: 'application/pdf', fileName: 'resume.pdf' } },
+					},
+				],
+				binaryMode,
+			});
+			expect(result.error).toBeUndefined();
+			const json = result.output[0][0].json;
+			expect(json).toMatchObject({ method: 'PUT', bodyBytes: bytes.length });
+			expect(json.bodySha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+			expect(json.streamedFromDisk).toBe(binaryMode === 'filesystem');
+			// filesystem mode: getBinaryStream hands the node a file stream, the bytes never sit in the item
+			expect(json.bodyKind).toBe(binaryMode === 'filesystem' ? 'ReadStream' : 'Buffer');
+			expect(server.requests[0].headers['content-type']).toBe('application/pdf');
 
-		const outputBinary = result.output[0][0].binary!.data;
-		if (binaryMode === 'filesystem') {
-			expect(outputBinary.id).toMatch(/^filesystem-v2:/);
-			expect(outputBinary.data).toBe('filesystem-v2');
-			expect(result.binary.storagePath).toBeDefined();
-			const executionDir = path.join(result.binary.storagePath!, 'workflows', result.workflowId, 'executions', result.executionId, 'binary_data');
-			expect(existsSync(executionDir)).toBe(true);
-			// the input resume and the output response body are both files of this execution
-			expect(readdirSync(executionDir).length).toBeGreaterThanOrEqual(2);
-		} else {
-			expect(outputBinary.id).toBeUndefined();
-		}
-		const echoed = JSON.parse((await readOutputBinary(result, result.output[0][0])).toString('utf8'));
-		expect(echoed).toMatchObject({ path: '/upload', bodyBytes: bytes.length });
-	});
+			const outputBinary = result.output[0][0].binary!.data;
+			if (binaryMode === 'filesystem') {
+				expect(outputBinary.id).toMatch(/^filesystem-v2:/);
+				expect(outputBinary.data).toBe('filesystem-v2');
+				expect(result.binary.storagePath).toBeDefined();
+				const executionDir = path.join(
+					result.binary.storagePath!,
+					'workflows',
+					result.workflowId,
+					'executions',
+					result.executionId,
+					'binary_data',
+				);
+				expect(existsSync(executionDir)).toBe(true);
+				// the input resume and the output response body are both files of this execution
+				expect(readdirSync(executionDir).length).toBeGreaterThanOrEqual(2);
+			} else {
+				expect(outputBinary.id).toBeUndefined();
+			}
+			const echoed = JSON.parse(
+				(await readOutputBinary(result, result.output[0][0])).toString('utf8'),
+			);
+			expect(echoed).toMatchObject({ path: '/upload', bodyBytes: bytes.length });
+		},
+	);
 
 	it('assigns pairedItem itself when the node does not (WorkflowExecute.assignPairedItems)', async () => {
-		const result = await executeNode({ nodeType: new PlainNode(), parameters: {}, items: [{ json: { a: 1 } }, { json: { a: 2 } }] });
+		const result = await executeNode({
+			nodeType: new PlainNode(),
+			parameters: {},
+			items: [{ json: { a: 1 } }, { json: { a: 2 } }],
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.output[0]).toEqual([
 			{ json: { a: 1, seen: true }, pairedItem: { item: 0 } },
@@ -186,7 +228,12 @@ describe('executeNode', () => {
 		expect(stopped.error?.message).toBe('item asked to fail');
 		expect(stopped.output).toEqual([]);
 
-		const continued = await executeNode({ nodeType: new PlainNode(), parameters: {}, items, continueOnFail: true });
+		const continued = await executeNode({
+			nodeType: new PlainNode(),
+			parameters: {},
+			items,
+			continueOnFail: true,
+		});
 		expect(continued.output[0]).toEqual([
 			{ json: { a: 1 }, pairedItem: { item: 0 } },
 			{ json: { fail: true }, pairedItem: { item: 1 } },
@@ -209,8 +256,12 @@ describe('executeNode', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(2);
-		expect(result.output[0].map((item) => [item.json.path, item.pairedItem])).toEqual([['/boom', { item: 1 }]]);
-		expect(result.output[1]).toEqual([{ json: { a: 1, error: expect.any(String) }, pairedItem: { item: 0 } }]);
+		expect(result.output[0].map((item) => [item.json.path, item.pairedItem])).toEqual([
+			['/boom', { item: 1 }],
+		]);
+		expect(result.output[1]).toEqual([
+			{ json: { a: 1, error: expect.any(String) }, pairedItem: { item: 0 } },
+		]);
 	});
 
 	it('fills in parameter defaults like the editor and uses the requested type version', async () => {
@@ -224,9 +275,20 @@ describe('executeNode', () => {
 			nodeId: 'node-under-test-1',
 			executionId: 'exec-42',
 		});
-		expect(result.node).toMatchObject({ id: 'node-under-test-1', name: 'My Echo', typeVersion: 1, type: 'echo' });
+		expect(result.node).toMatchObject({
+			id: 'node-under-test-1',
+			name: 'My Echo',
+			typeVersion: 1,
+			type: 'echo',
+		});
 		expect(result.output[0][0].json.executionId).toBe('exec-42');
-		expect(result.node.parameters).toEqual({ path: '/echo', sendBinary: false, binaryProperty: 'data', authenticate: true, returnBinary: false });
+		expect(result.node.parameters).toEqual({
+			path: '/echo',
+			sendBinary: false,
+			binaryProperty: 'data',
+			authenticate: true,
+			returnBinary: false,
+		});
 		expect(server.requests[0].url).toBe('/echo');
 	});
 
@@ -241,11 +303,18 @@ describe('executeNode', () => {
 		const stored = await result.credentialsHelper.getCredentials(reference, 'echoApi');
 		const encrypted = stored.getDataToSave().data!;
 		expect(encrypted).not.toContain('svc_test_harness_key');
-		expect(await stored.getData()).toEqual({ apiKey: 'svc_test_harness_key', baseUrl: server.baseUrl });
+		expect(await stored.getData()).toEqual({
+			apiKey: 'svc_test_harness_key',
+			baseUrl: server.baseUrl,
+		});
 	});
 
 	it('overlapping runs share a binary mode; a run in the other mode is refused while one is in flight', async () => {
-		const pdf = { data: Buffer.from('%PDF-1.4 overlap'), mimeType: 'application/pdf', fileName: 'a.pdf' };
+		const pdf = {
+			data: Buffer.from('%PDF-1.4 overlap'),
+			mimeType: 'application/pdf',
+			fileName: 'a.pdf',
+		};
 		const run = (binaryMode: 'default' | 'filesystem') =>
 			executeNode({
 				nodeType: new EchoNode(),
@@ -262,7 +331,10 @@ describe('executeNode', () => {
 		const results = await Promise.all([first, second]);
 		for (const result of results) {
 			expect(result.error).toBeUndefined();
-			expect(result.output[0][0].json).toMatchObject({ bodyBytes: pdf.data.length, bodyKind: 'ReadStream' });
+			expect(result.output[0][0].json).toMatchObject({
+				bodyBytes: pdf.data.length,
+				bodyKind: 'ReadStream',
+			});
 		}
 		// once they are done, the other mode is available again
 		expect((await run('default')).output[0][0].json).toMatchObject({ bodyKind: 'Buffer' });

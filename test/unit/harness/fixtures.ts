@@ -66,7 +66,9 @@ export async function startEchoServer(): Promise<EchoServer> {
 			if (failure && failure.count > 0) {
 				failure.count--;
 				res.writeHead(failure.status, { 'content-type': 'application/json' });
-				res.end(JSON.stringify({ error: { code: 'INJECTED', message: `injected ${failure.status}` } }));
+				res.end(
+					JSON.stringify({ error: { code: 'INJECTED', message: `injected ${failure.status}` } }),
+				);
 				return;
 			}
 			if (path === '/token') {
@@ -102,7 +104,9 @@ export async function startEchoServer(): Promise<EchoServer> {
 			failures.set(path, { status, count });
 		},
 		close: async () =>
-			await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+			await new Promise<void>((resolve, reject) =>
+				server.close((error) => (error ? reject(error) : resolve())),
+			),
 	};
 }
 
@@ -131,7 +135,13 @@ export class EchoApi implements ICredentialType {
 	displayName = 'Echo API';
 
 	properties: INodeProperties[] = [
-		{ displayName: 'API Key', name: 'apiKey', type: 'string', typeOptions: { password: true }, default: '' },
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		},
 		{ displayName: 'Base URL', name: 'baseUrl', type: 'string', default: 'http://127.0.0.1:9' },
 	];
 
@@ -153,10 +163,19 @@ export class TokenApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{ displayName: 'Base URL', name: 'baseUrl', type: 'string', default: '' },
-		{ displayName: 'Session Token', name: 'sessionToken', type: 'hidden', typeOptions: { expirable: true }, default: '' },
+		{
+			displayName: 'Session Token',
+			name: 'sessionToken',
+			type: 'hidden',
+			typeOptions: { expirable: true },
+			default: '',
+		},
 	];
 
-	async preAuthentication(this: import('n8n-workflow').IHttpRequestHelper, credentials: IDataObject) {
+	async preAuthentication(
+		this: import('n8n-workflow').IHttpRequestHelper,
+		credentials: IDataObject,
+	) {
 		const response = (await this.helpers.httpRequest({
 			method: 'POST',
 			url: `${credentials.baseUrl as string}/token`,
@@ -186,7 +205,8 @@ const echoProperties: INodeProperties[] = [
 		name: 'authenticate',
 		type: 'boolean',
 		default: true,
-		description: 'Whether to send the request with the credential (httpRequestWithAuthentication) or without (httpRequest)',
+		description:
+			'Whether to send the request with the credential (httpRequestWithAuthentication) or without (httpRequest)',
 	},
 	{
 		displayName: 'Return Binary',
@@ -279,18 +299,32 @@ export class EchoNode implements INodeType {
 					headers,
 					json: !sendBinary,
 				};
-				const response = ((this.getNodeParameter('authenticate', i) as boolean)
-					? await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', request)
-					: await this.helpers.httpRequest(request)) as IDataObject | string;
-				const json = (typeof response === 'string' ? JSON.parse(response) : response) as IDataObject;
-				const bodyKind = body === undefined ? null : Buffer.isBuffer(body) ? 'Buffer' : body.constructor.name;
+				const response = (
+					(this.getNodeParameter('authenticate', i) as boolean)
+						? await this.helpers.httpRequestWithAuthentication.call(this, 'echoApi', request)
+						: await this.helpers.httpRequest(request)
+				) as IDataObject | string;
+				const json = (
+					typeof response === 'string' ? JSON.parse(response) : response
+				) as IDataObject;
+				const bodyKind =
+					body === undefined ? null : Buffer.isBuffer(body) ? 'Buffer' : body.constructor.name;
 				const item: INodeExecutionData = {
-					json: { ...json, streamedFromDisk: fromDisk, bodyKind, executionId: this.getExecutionId() },
+					json: {
+						...json,
+						streamedFromDisk: fromDisk,
+						bodyKind,
+						executionId: this.getExecutionId(),
+					},
 					pairedItem: { item: i },
 				};
 				if (this.getNodeParameter('returnBinary', i) as boolean) {
 					item.binary = {
-						data: await this.helpers.prepareBinaryData(Buffer.from(JSON.stringify(json)), 'response.json', 'application/json'),
+						data: await this.helpers.prepareBinaryData(
+							Buffer.from(JSON.stringify(json)),
+							'response.json',
+							'application/json',
+						),
 					};
 				}
 				out.push(item);
@@ -374,7 +408,18 @@ export class FeedPollNode implements INodeType {
 			json: true,
 		})) as IDataObject;
 		if (this.getNodeParameter('emit') === 'never') return null;
-		return [[{ json: { cursor, authorization: response.authorization, mode: this.getMode(), activation: this.getActivationMode() } }]];
+		return [
+			[
+				{
+					json: {
+						cursor,
+						authorization: response.authorization,
+						mode: this.getMode(),
+						activation: this.getActivationMode(),
+					},
+				},
+			],
+		];
 	}
 }
 
@@ -385,7 +430,13 @@ export class EchoSigningApi implements ICredentialType {
 	displayName = 'Echo Signing';
 
 	properties: INodeProperties[] = [
-		{ displayName: 'Secret', name: 'secret', type: 'string', typeOptions: { password: true }, default: '' },
+		{
+			displayName: 'Secret',
+			name: 'secret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		},
 	];
 }
 
@@ -414,7 +465,9 @@ export class SignedWebhookTrigger implements INodeType {
 			{ name: 'echoApi', required: true },
 		],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'events' }],
-		properties: [{ displayName: 'Event Type', name: 'eventType', type: 'string', default: 'report.completed' }],
+		properties: [
+			{ displayName: 'Event Type', name: 'eventType', type: 'string', default: 'report.completed' },
+		],
 	};
 
 	webhookMethods = {
@@ -465,7 +518,8 @@ export class SignedWebhookTrigger implements INodeType {
 		const seen = (state.seen as string[] | undefined) ?? [];
 		if (seen.includes(body.id)) return { webhookResponse: { duplicate: true } };
 		state.seen = [...seen, body.id];
-		if (body.type !== this.getNodeParameter('eventType')) return { webhookResponse: { ignored: body.type } };
+		if (body.type !== this.getNodeParameter('eventType'))
+			return { webhookResponse: { ignored: body.type } };
 		return {
 			workflowData: [
 				[
@@ -501,7 +555,10 @@ export class OnceTrigger implements INodeType {
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		const state = this.getWorkflowStaticData('node');
 		state.activations = ((state.activations as number | undefined) ?? 0) + 1;
-		const emitNow = () => this.emit([this.helpers.returnJsonArray([{ value: this.getNodeParameter('value') as string }])]);
+		const emitNow = () =>
+			this.emit([
+				this.helpers.returnJsonArray([{ value: this.getNodeParameter('value') as string }]),
+			]);
 		if (this.getMode() !== 'manual') emitNow();
 		return {
 			closeFunction: async () => {
@@ -532,7 +589,8 @@ export class PlainNode implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const failing = items.findIndex((item) => item.json.fail === true);
-		if (failing !== -1) throw new NodeOperationError(this.getNode(), 'item asked to fail', { itemIndex: failing });
+		if (failing !== -1)
+			throw new NodeOperationError(this.getNode(), 'item asked to fail', { itemIndex: failing });
 		return [items.map((item) => ({ json: { ...item.json, seen: true } }))];
 	}
 }

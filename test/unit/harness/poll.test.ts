@@ -15,11 +15,32 @@ const base = () => ({
 describe('runPoll / createPollSession: static data persisted as n8n persists it', () => {
 	it('trigger mode: a poll that returns data saves the static data (n8n saves before starting the execution)', async () => {
 		const staticData: IDataObject = {};
-		const first = await runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'trigger' });
-		expect(first).toEqual([[{ json: { cursor: 1, authorization: 'Bearer svc_test_poll', mode: 'trigger', activation: 'activate' } }]]);
+		const first = await runPoll({
+			...base(),
+			parameters: { emit: 'always' },
+			staticData,
+			mode: 'trigger',
+		});
+		expect(first).toEqual([
+			[
+				{
+					json: {
+						cursor: 1,
+						authorization: 'Bearer svc_test_poll',
+						mode: 'trigger',
+						activation: 'activate',
+					},
+				},
+			],
+		]);
 		expect(staticData).toEqual({ 'node:Feed Poll': { cursor: 1 } });
 
-		const second = await runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'trigger' });
+		const second = await runPoll({
+			...base(),
+			parameters: { emit: 'always' },
+			staticData,
+			mode: 'trigger',
+		});
 		expect(second?.[0][0].json.cursor).toBe(2);
 		expect(staticData).toEqual({ 'node:Feed Poll': { cursor: 2 } });
 		expect(server.requests.map((r) => r.url)).toEqual(['/feed?cursor=1', '/feed?cursor=2']);
@@ -27,7 +48,12 @@ describe('runPoll / createPollSession: static data persisted as n8n persists it'
 
 	it('trigger mode: a poll that returns null writes nothing; only the in-memory workflow keeps the change', async () => {
 		const staticData: IDataObject = { 'node:Feed Poll': { cursor: 5 } };
-		const session = await createPollSession({ ...base(), parameters: { emit: 'never' }, staticData, mode: 'trigger' });
+		const session = await createPollSession({
+			...base(),
+			parameters: { emit: 'never' },
+			staticData,
+			mode: 'trigger',
+		});
 
 		const first = await session.tick();
 		expect(first).toEqual({ output: null, error: undefined, saved: false });
@@ -48,23 +74,37 @@ describe('runPoll / createPollSession: static data persisted as n8n persists it'
 
 	it('manual mode ("Fetch Test Event") runs through WorkflowExecute and never writes static data', async () => {
 		const staticData: IDataObject = { 'node:Feed Poll': { cursor: 41 } };
-		const output = await runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'manual' });
+		const output = await runPoll({
+			...base(),
+			parameters: { emit: 'always' },
+			staticData,
+			mode: 'manual',
+		});
 		expect(output?.[0][0].json).toMatchObject({ cursor: 42, mode: 'manual', activation: 'manual' });
 		expect(staticData).toEqual({ 'node:Feed Poll': { cursor: 41 } });
-		const again = await runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'manual' });
+		const again = await runPoll({
+			...base(),
+			parameters: { emit: 'always' },
+			staticData,
+			mode: 'manual',
+		});
 		expect(again?.[0][0].json.cursor).toBe(42);
 	});
 
 	it('manual mode returns null when the poll has nothing', async () => {
 		const staticData: IDataObject = {};
-		await expect(runPoll({ ...base(), parameters: { emit: 'never' }, staticData, mode: 'manual' })).resolves.toBeNull();
+		await expect(
+			runPoll({ ...base(), parameters: { emit: 'never' }, staticData, mode: 'manual' }),
+		).resolves.toBeNull();
 		expect(staticData).toEqual({});
 	});
 
 	it('a failing poll throws its NodeApiError and writes nothing', async () => {
 		server.failNext('/feed', 500);
 		const staticData: IDataObject = { 'node:Feed Poll': { cursor: 1 } };
-		await expect(runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'trigger' })).rejects.toMatchObject({
+		await expect(
+			runPoll({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'trigger' }),
+		).rejects.toMatchObject({
 			name: 'NodeApiError',
 		});
 		expect(staticData).toEqual({ 'node:Feed Poll': { cursor: 1 } });
@@ -72,7 +112,12 @@ describe('runPoll / createPollSession: static data persisted as n8n persists it'
 
 	it('after activation, a failing cron tick is reported (error execution) instead of thrown', async () => {
 		const staticData: IDataObject = {};
-		const session = await createPollSession({ ...base(), parameters: { emit: 'always' }, staticData, mode: 'trigger' });
+		const session = await createPollSession({
+			...base(),
+			parameters: { emit: 'always' },
+			staticData,
+			mode: 'trigger',
+		});
 		expect((await session.tick()).saved).toBe(true);
 		server.failNext('/feed', 503);
 		const failed = await session.tick();

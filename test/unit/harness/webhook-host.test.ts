@@ -3,7 +3,14 @@ import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { runWebhookMethods, startWebhookHost, type WebhookHost } from '../../helpers/n8n-engine';
-import { EchoApi, EchoSigningApi, SignedWebhookTrigger, signBody, useEchoServer, type EchoServer } from './fixtures';
+import {
+	EchoApi,
+	EchoSigningApi,
+	SignedWebhookTrigger,
+	signBody,
+	useEchoServer,
+	type EchoServer,
+} from './fixtures';
 
 const SECRET = 'whsec_harness_secret';
 let server: EchoServer;
@@ -20,7 +27,12 @@ const options = (staticData: IDataObject = {}) => ({
 	staticData,
 });
 
-async function post(host: WebhookHost, body: Buffer, signature: string, contentType = 'application/json') {
+async function post(
+	host: WebhookHost,
+	body: Buffer,
+	signature: string,
+	contentType = 'application/json',
+) {
 	const response = await fetch(`${host.url}?source=test`, {
 		method: 'POST',
 		headers: { 'content-type': contentType, 'x-signature': signature },
@@ -49,7 +61,10 @@ describe('startWebhookHost', () => {
 	});
 
 	it('passes the exact received bytes as rawBody (signature over bytes a re-serialisation would change)', async () => {
-		const body = Buffer.from('{"id":"evt_1",   "type":"report.completed","name":"Zoë\\u00e9"}\n', 'utf8');
+		const body = Buffer.from(
+			'{"id":"evt_1",   "type":"report.completed","name":"Zoë\\u00e9"}\n',
+			'utf8',
+		);
 		const result = await post(host, body, signBody(SECRET, body));
 		expect(result).toEqual({ status: 200, json: { message: 'Workflow was started' } });
 		expect(host.executions).toHaveLength(1);
@@ -73,8 +88,14 @@ describe('startWebhookHost', () => {
 
 	it('answers with webhookResponse and starts nothing when the node returns no workflowData; saves static data', async () => {
 		const body = Buffer.from('{"id":"evt_3","type":"interview.started"}');
-		expect(await post(host, body, signBody(SECRET, body))).toEqual({ status: 200, json: { ignored: 'interview.started' } });
-		expect(await post(host, body, signBody(SECRET, body))).toEqual({ status: 200, json: { duplicate: true } });
+		expect(await post(host, body, signBody(SECRET, body))).toEqual({
+			status: 200,
+			json: { ignored: 'interview.started' },
+		});
+		expect(await post(host, body, signBody(SECRET, body))).toEqual({
+			status: 200,
+			json: { duplicate: true },
+		});
 		expect(host.executions).toHaveLength(0);
 		expect(staticData['node:Signed Webhook Trigger']).toMatchObject({ seen: ['evt_3'] });
 	});

@@ -8,7 +8,11 @@ import { Readable } from 'node:stream';
 
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest, binaryHead, readBinaryFacts } from '../../../nodes/RecruitingAnalysis/transport';
+import {
+	binaryDigest,
+	binaryHead,
+	readBinaryFacts,
+} from '../../../nodes/RecruitingAnalysis/transport';
 
 function store(bytes: Buffer, chunkSize?: number) {
 	const opens: string[] = [];
@@ -18,7 +22,8 @@ function store(bytes: Buffer, chunkSize?: number) {
 				opens.push(id);
 				if (chunkSize === undefined) return Readable.from(bytes); // a Buffer is one chunk
 				const chunks: Buffer[] = [];
-				for (let at = 0; at < bytes.length; at += chunkSize) chunks.push(bytes.subarray(at, at + chunkSize));
+				for (let at = 0; at < bytes.length; at += chunkSize)
+					chunks.push(bytes.subarray(at, at + chunkSize));
 				return Readable.from(chunks);
 			},
 		},
@@ -47,16 +52,34 @@ describe('readBinaryFacts', () => {
 		const { ctx } = store(file, 64 * 1024);
 		const small = Buffer.from(file.subarray(0, 4000));
 		const { ctx: smallCtx } = store(small, 3);
-		const facts = await readBinaryFacts(smallCtx, { id: 'filesystem-v2:x', mimeType: 'application/pdf', data: '' } as IBinaryData);
-		expect(facts).toEqual({ head: Uint8Array.from(small.subarray(0, 16)), digest: createHash('sha256').update(small).digest('hex'), size: 4000 });
-		expect(await binaryDigest(ctx, { id: 'filesystem-v2:y', mimeType: 'application/pdf', data: '' } as IBinaryData)).toBe(sha);
+		const facts = await readBinaryFacts(smallCtx, {
+			id: 'filesystem-v2:x',
+			mimeType: 'application/pdf',
+			data: '',
+		} as IBinaryData);
+		expect(facts).toEqual({
+			head: Uint8Array.from(small.subarray(0, 16)),
+			digest: createHash('sha256').update(small).digest('hex'),
+			size: 4000,
+		});
+		expect(
+			await binaryDigest(ctx, {
+				id: 'filesystem-v2:y',
+				mimeType: 'application/pdf',
+				data: '',
+			} as IBinaryData),
+		).toBe(sha);
 	});
 
 	test('a file shorter than the head; a failed read is not remembered', async () => {
 		const tiny = Buffer.from('%PDF');
 		const { ctx, opens } = store(tiny);
 		const binary = { id: 'database:tiny', mimeType: 'application/pdf', data: '' } as IBinaryData;
-		expect(await readBinaryFacts(ctx, binary)).toEqual({ head: Uint8Array.from(tiny), digest: createHash('sha256').update(tiny).digest('hex'), size: 4 });
+		expect(await readBinaryFacts(ctx, binary)).toEqual({
+			head: Uint8Array.from(tiny),
+			digest: createHash('sha256').update(tiny).digest('hex'),
+			size: 4,
+		});
 		let fail = true;
 		const failing = {
 			helpers: {
@@ -77,7 +100,11 @@ describe('readBinaryFacts', () => {
 	test('in memory (base64, no id): the same digest as the bytes, head from the first characters, no store opened', async () => {
 		const { ctx, opens } = store(file);
 		const binary = { data: file.toString('base64'), mimeType: 'application/pdf' } as IBinaryData;
-		expect(await readBinaryFacts(ctx, binary)).toEqual({ head: Uint8Array.from(file.subarray(0, 16)), digest: sha, size: file.length });
+		expect(await readBinaryFacts(ctx, binary)).toEqual({
+			head: Uint8Array.from(file.subarray(0, 16)),
+			digest: sha,
+			size: file.length,
+		});
 		expect(await binaryHead(ctx, binary)).toEqual(Uint8Array.from(file.subarray(0, 16)));
 		expect(opens).toEqual([]);
 	});

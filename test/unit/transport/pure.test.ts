@@ -9,9 +9,21 @@ import {
 	nextDelayMs,
 	parseRetryAfter,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
-import { deriveWriteKey, DERIVED_KEY_PREFIX, userKeyProblem, writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
-import { describeApiError, REASON_HINTS, redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/errors';
-import { keyEnvironmentProblem, resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
+import {
+	deriveWriteKey,
+	DERIVED_KEY_PREFIX,
+	userKeyProblem,
+	writeKey,
+} from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
+import {
+	describeApiError,
+	REASON_HINTS,
+	redactSecrets,
+} from '../../../nodes/RecruitingAnalysis/transport/errors';
+import {
+	keyEnvironmentProblem,
+	resolveBaseUrl,
+} from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
 import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport/poll';
 import { idempotencyKeySchema } from '../../../nodes/RecruitingAnalysis/validation';
@@ -22,7 +34,12 @@ import {
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 
-const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
+const policy = {
+	...DEFAULT_RETRY_POLICY,
+	baseDelayMs: 100,
+	maxDelayMs: 1_000,
+	maxRetryAfterMs: 5_000,
+};
 
 describe('backoff', () => {
 	test('full jitter: uniform in [0, min(cap, base * 2^retry)]', () => {
@@ -70,8 +87,10 @@ describe('Retry-After parsing', () => {
 
 describe('what is retried', () => {
 	test('retryable statuses: 408, 429, 5xx', () => {
-		for (const status of [408, 429, 500, 502, 503, 504]) expect(isRetryableStatus(status)).toBe(true);
-		for (const status of [400, 401, 403, 404, 409, 410, 422]) expect(isRetryableStatus(status)).toBe(false);
+		for (const status of [408, 429, 500, 502, 503, 504])
+			expect(isRetryableStatus(status)).toBe(true);
+		for (const status of [400, 401, 403, 404, 409, 410, 422])
+			expect(isRetryableStatus(status)).toBe(false);
 	});
 	test('only requests safe to repeat: GET, DELETE, side-effect-free POSTs, writes with a key', () => {
 		expect(isSafeToRetry('GET', '/api/v1/reports')).toBe(true);
@@ -87,18 +106,28 @@ describe('what is retried', () => {
 		const axiosLike = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		const wrapped = Object.assign(new Error('Request failed'), { cause: axiosLike });
 		expect(networkErrorCode(wrapped)).toBe('ECONNRESET');
-		expect(networkErrorCode(Object.assign(new Error('timeout of 30000ms exceeded'), { code: 'ECONNABORTED' }))).toBe('ECONNABORTED');
+		expect(
+			networkErrorCode(
+				Object.assign(new Error('timeout of 30000ms exceeded'), { code: 'ECONNABORTED' }),
+			),
+		).toBe('ECONNABORTED');
 		expect(networkErrorCode(new Error('Invalid URL'))).toBeUndefined();
 	});
 	test('a cancelled execution is never a network error', () => {
-		const cancelled = Object.assign(new Error('canceled'), { name: 'CanceledError', code: 'ERR_CANCELED' });
+		const cancelled = Object.assign(new Error('canceled'), {
+			name: 'CanceledError',
+			code: 'ERR_CANCELED',
+		});
 		expect(networkErrorCode(cancelled)).toBeUndefined();
 		expect(isCancellation({ cause: cancelled })).toBe(true);
 	});
 });
 
 describe('idempotency key derivation', () => {
-	const parts = { write: 'upload', identity: [['existing', 'jd_1', null], 'f'.repeat(64), 'cv.pdf', 'application/pdf', null] };
+	const parts = {
+		write: 'upload',
+		identity: [['existing', 'jd_1', null], 'f'.repeat(64), 'cv.pdf', 'application/pdf', null],
+	};
 	test('deterministic and within the spec pattern and length', () => {
 		const key = deriveWriteKey(parts);
 		expect(key).toBe(deriveWriteKey({ ...parts, identity: [...parts.identity] }));
@@ -119,10 +148,16 @@ describe('idempotency key derivation', () => {
 	});
 	test('a user key is used as given, with the label and step appended; never truncated', () => {
 		expect(writeKey({ ...parts, userKey: 'app-7' })).toBe('app-7');
-		expect(writeKey({ ...parts, userKey: 'app-7', attemptLabel: 'two', step: 'start' })).toBe('app-7:two:start');
-		expect(userKeyProblem('k'.repeat(120), undefined, ['start.requote'])).toMatch(/must be at most 114 characters/);
+		expect(writeKey({ ...parts, userKey: 'app-7', attemptLabel: 'two', step: 'start' })).toBe(
+			'app-7:two:start',
+		);
+		expect(userKeyProblem('k'.repeat(120), undefined, ['start.requote'])).toMatch(
+			/must be at most 114 characters/,
+		);
 		expect(userKeyProblem('k'.repeat(114), undefined, ['start.requote'])).toBeUndefined();
-		expect(() => writeKey({ ...parts, userKey: 'k'.repeat(120), step: 'start.requote' })).toThrow(/at most 114 characters/);
+		expect(() => writeKey({ ...parts, userKey: 'k'.repeat(120), step: 'start.requote' })).toThrow(
+			/at most 114 characters/,
+		);
 	});
 });
 
@@ -130,15 +165,32 @@ describe('error mapping', () => {
 	test('reason in error.reason: message has status, code and reason; description has the recovery hint and request id', () => {
 		const parts = describeApiError({
 			status: 409,
-			body: { error: { code: 'CONFLICT', reason: 'PENDING_UPLOAD_LIMIT', message: 'Too many pending uploads', requestId: 'req-1' } },
+			body: {
+				error: {
+					code: 'CONFLICT',
+					reason: 'PENDING_UPLOAD_LIMIT',
+					message: 'Too many pending uploads',
+					requestId: 'req-1',
+				},
+			},
 		});
-		expect(parts.message).toBe('Recruiting Analysis API: 409 CONFLICT (PENDING_UPLOAD_LIMIT): Too many pending uploads');
+		expect(parts.message).toBe(
+			'Recruiting Analysis API: 409 CONFLICT (PENDING_UPLOAD_LIMIT): Too many pending uploads',
+		);
 		expect(parts.description).toContain(REASON_HINTS.PENDING_UPLOAD_LIMIT);
 		expect(parts.description).toContain('Request ID: req-1');
-		expect(parts).toMatchObject({ httpCode: '409', code: 'CONFLICT', reason: 'PENDING_UPLOAD_LIMIT', requestId: 'req-1' });
+		expect(parts).toMatchObject({
+			httpCode: '409',
+			code: 'CONFLICT',
+			reason: 'PENDING_UPLOAD_LIMIT',
+			requestId: 'req-1',
+		});
 	});
 	test('a sub-condition in error.code is read as the reason (tolerant reader)', () => {
-		const parts = describeApiError({ status: 422, body: { error: { code: 'QUOTE_STALE', message: 'stale' } } });
+		const parts = describeApiError({
+			status: 422,
+			body: { error: { code: 'QUOTE_STALE', message: 'stale' } },
+		});
 		expect(parts.code).toBe('UNPROCESSABLE_CONTENT');
 		expect(parts.reason).toBe('QUOTE_STALE');
 		expect(parts.description).toMatch(/Get a new quote and start again with it/);
@@ -146,7 +198,15 @@ describe('error mapping', () => {
 	test('403 MISSING_SCOPE names the scopes and where keys are created', () => {
 		const parts = describeApiError({
 			status: 403,
-			body: { error: { code: 'FORBIDDEN', reason: 'MISSING_SCOPE', requiredScopes: ['reports:read'], message: 'no', requestId: 'r' } },
+			body: {
+				error: {
+					code: 'FORBIDDEN',
+					reason: 'MISSING_SCOPE',
+					requiredScopes: ['reports:read'],
+					message: 'no',
+					requestId: 'r',
+				},
+			},
 		});
 		expect(parts.description).toMatch(/lacks the scope reports:read/);
 		expect(parts.description).toMatch(/Settings > Developer > API keys/);
@@ -166,50 +226,78 @@ describe('error mapping', () => {
 		expect(parts.description).toContain('items[3].input.fileName: pattern');
 	});
 	test('401 says invalid, expired or revoked key', () => {
-		const parts = describeApiError({ status: 401, body: { error: { code: 'UNAUTHORIZED', message: 'bad key' } } });
+		const parts = describeApiError({
+			status: 401,
+			body: { error: { code: 'UNAUTHORIZED', message: 'bad key' } },
+		});
 		expect(parts.description).toMatch(/invalid, expired or revoked/);
 	});
 	test('429 and 5xx say retries were made', () => {
-		expect(describeApiError({ status: 429, body: {}, retries: 3, safeToRetry: true }).description).toMatch(/already retried 3 times/);
-		expect(describeApiError({ status: 503, body: {}, retries: 2, safeToRetry: true }).description).toMatch(
-			/same idempotency key is safe/,
-		);
+		expect(
+			describeApiError({ status: 429, body: {}, retries: 3, safeToRetry: true }).description,
+		).toMatch(/already retried 3 times/);
+		expect(
+			describeApiError({ status: 503, body: {}, retries: 2, safeToRetry: true }).description,
+		).toMatch(/same idempotency key is safe/);
 	});
 	test('410 EVENT_CURSOR_EXPIRED code keeps its code and says to start fresh', () => {
-		const parts = describeApiError({ status: 410, body: { error: { code: 'EVENT_CURSOR_EXPIRED', message: 'old' } } });
+		const parts = describeApiError({
+			status: 410,
+			body: { error: { code: 'EVENT_CURSOR_EXPIRED', message: 'old' } },
+		});
 		expect(parts.code).toBe('EVENT_CURSOR_EXPIRED');
 		expect(parts.description).toMatch(/start a fresh position/);
 	});
 	test('non-JSON bodies and missing fields fall back to the status', () => {
-		const parts = describeApiError({ status: 502, body: '<html>Bad gateway</html>', headers: { 'X-Request-Id': 'abc' } });
+		const parts = describeApiError({
+			status: 502,
+			body: '<html>Bad gateway</html>',
+			headers: { 'X-Request-Id': 'abc' },
+		});
 		expect(parts.code).toBe('BAD_GATEWAY');
 		expect(parts.requestId).toBe('abc');
 		expect(parts.message).toContain('<html>Bad gateway</html>');
 	});
 	test('405 names the allowed methods', () => {
-		expect(describeApiError({ status: 405, body: {}, headers: { allow: 'GET' } }).description).toContain('Allowed methods: GET.');
+		expect(
+			describeApiError({ status: 405, body: {}, headers: { allow: 'GET' } }).description,
+		).toContain('Allowed methods: GET.');
 	});
 	test('secrets are redacted from text', () => {
-		expect(redactSecrets('Bearer svc_test_abc123 failed', ['svc_test_abc123'])).toBe('Bearer [redacted] failed');
+		expect(redactSecrets('Bearer svc_test_abc123 failed', ['svc_test_abc123'])).toBe(
+			'Bearer [redacted] failed',
+		);
 		expect(redactSecrets('x', [undefined, ''])).toBe('x');
 	});
 });
 
 describe('environment and key', () => {
 	test('base URL per environment', () => {
-		expect(resolveBaseUrl({ environment: 'production', baseUrl: 'http://ignored' })).toEqual({ baseUrl: PRODUCTION_BASE_URL });
+		expect(resolveBaseUrl({ environment: 'production', baseUrl: 'http://ignored' })).toEqual({
+			baseUrl: PRODUCTION_BASE_URL,
+		});
 		expect(resolveBaseUrl({ environment: 'sandbox' })).toEqual({ baseUrl: SANDBOX_BASE_URL });
-		expect(resolveBaseUrl({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:5000/' })).toEqual({ baseUrl: 'http://127.0.0.1:5000' });
-		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'https://eu.example.com/api/v1/' })).toEqual({
+		expect(resolveBaseUrl({ environment: 'sandbox', baseUrl: 'http://127.0.0.1:5000/' })).toEqual({
+			baseUrl: 'http://127.0.0.1:5000',
+		});
+		expect(
+			resolveBaseUrl({ environment: 'custom', baseUrl: 'https://eu.example.com/api/v1/' }),
+		).toEqual({
 			baseUrl: 'https://eu.example.com',
 		});
 		expect(resolveBaseUrl({ environment: 'custom', baseUrl: '' })).toHaveProperty('problem');
 		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'ftp://x' })).toHaveProperty('problem');
 	});
 	test('a svc_test_ key on Production, or a non-test key on Sandbox, is refused', () => {
-		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_test_1' })).toBe(PRODUCTION_WITH_SANDBOX_KEY_MESSAGE);
-		expect(keyEnvironmentProblem({ environment: 'sandbox', apiKey: 'svc_live_1' })).toBe(SANDBOX_WITH_PRODUCTION_KEY_MESSAGE);
-		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_live_1' })).toBeUndefined();
+		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_test_1' })).toBe(
+			PRODUCTION_WITH_SANDBOX_KEY_MESSAGE,
+		);
+		expect(keyEnvironmentProblem({ environment: 'sandbox', apiKey: 'svc_live_1' })).toBe(
+			SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
+		);
+		expect(
+			keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_live_1' }),
+		).toBeUndefined();
 		expect(keyEnvironmentProblem({ environment: 'sandbox', apiKey: 'svc_test_1' })).toBeUndefined();
 		expect(keyEnvironmentProblem({ environment: 'custom', apiKey: 'svc_test_1' })).toBeUndefined();
 	});
@@ -218,7 +306,9 @@ describe('environment and key', () => {
 describe('apiPath', () => {
 	test('every id is URI-encoded', () => {
 		expect(apiPath('/api/v1/reports/{}/status', 'rpt_1')).toBe('/api/v1/reports/rpt_1/status');
-		expect(apiPath('/api/v1/reports/{}', '../admin?x=1#')).toBe('/api/v1/reports/..%2Fadmin%3Fx%3D1%23');
+		expect(apiPath('/api/v1/reports/{}', '../admin?x=1#')).toBe(
+			'/api/v1/reports/..%2Fadmin%3Fx%3D1%23',
+		);
 	});
 	test('placeholder and id counts must match', () => {
 		expect(() => apiPath('/api/v1/reports/{}')).toThrow(RangeError);

@@ -97,18 +97,24 @@ describe('UploadInput.fileSize', () => {
 
 describe('UploadInput.mimeType', () => {
 	test('mimeType is application/pdf or the DOCX type', () => {
-		expect(rule(resumeFileSchema, { fileName: 'a.pdf', fileSize: 5, mimeType: 'application/msword' })).toMatch(
-			/must be application\/pdf or application\/vnd\.openxmlformats/,
-		);
+		expect(
+			rule(resumeFileSchema, { fileName: 'a.pdf', fileSize: 5, mimeType: 'application/msword' }),
+		).toMatch(/must be application\/pdf or application\/vnd\.openxmlformats/);
 	});
 	test('extension and declared type must agree', () => {
-		const failure = firstFailure(resumeFileSchema, { fileName: 'a.pdf', fileSize: 5, mimeType: DOCX_MIME_TYPE });
+		const failure = firstFailure(resumeFileSchema, {
+			fileName: 'a.pdf',
+			fileSize: 5,
+			mimeType: DOCX_MIME_TYPE,
+		});
 		expect(failure).toEqual({
 			label: 'MIME Type',
 			path: 'mimeType',
 			rule: `must agree with the file extension (.pdf needs ${PDF_MIME_TYPE})`,
 		});
-		expect(rule(resumeFileSchema, { fileName: 'a.docx', fileSize: 5, mimeType: DOCX_MIME_TYPE })).toBeUndefined();
+		expect(
+			rule(resumeFileSchema, { fileName: 'a.docx', fileSize: 5, mimeType: DOCX_MIME_TYPE }),
+		).toBeUndefined();
 	});
 	test('generic binary MIME types are inferred from the extension', () => {
 		expect(inferResumeMimeType('cv.docx', 'application/octet-stream')).toBe(DOCX_MIME_TYPE);
@@ -120,7 +126,9 @@ describe('UploadInput.mimeType', () => {
 	});
 	test('content must agree with the type (PDF magic, DOCX is a ZIP)', () => {
 		expect(contentMatchesMimeType(Buffer.from('%PDF-1.4\n'), PDF_MIME_TYPE)).toBe(true);
-		expect(contentMatchesMimeType(Buffer.from('PK\u0003\u0004rest', 'latin1'), DOCX_MIME_TYPE)).toBe(true);
+		expect(
+			contentMatchesMimeType(Buffer.from('PK\u0003\u0004rest', 'latin1'), DOCX_MIME_TYPE),
+		).toBe(true);
 		expect(contentMatchesMimeType(Buffer.from('<html>'), PDF_MIME_TYPE)).toBe(false);
 		expect(contentMatchesMimeType(Buffer.from('%PDF-1.4'), DOCX_MIME_TYPE)).toBe(false);
 	});
@@ -131,8 +139,12 @@ describe('candidateEmail', () => {
 		expect(rule(emailSchema, 'ada@example.com')).toBeUndefined();
 		expect(rule(emailSchema, "o'neil+jobs@mail.example.co.uk")).toBeUndefined();
 		expect(rule(emailSchema, 'ada@example')).toBe('must be an email address like name@example.com');
-		expect(rule(emailSchema, 'ada.example.com')).toBe('must be an email address like name@example.com');
-		expect(rule(emailSchema, 'ada@-example.com')).toBe('must be an email address like name@example.com');
+		expect(rule(emailSchema, 'ada.example.com')).toBe(
+			'must be an email address like name@example.com',
+		);
+		expect(rule(emailSchema, 'ada@-example.com')).toBe(
+			'must be an email address like name@example.com',
+		);
 	});
 	test('email has no leading dot', () => {
 		expect(rule(emailSchema, '.ada@example.com')).toBe('must not start with a dot');
@@ -157,8 +169,12 @@ describe('identifiers, keys, paging', () => {
 	});
 	test('Idempotency-Key pattern ^[A-Za-z0-9._:-]+$', () => {
 		expect(rule(idempotencyKeySchema, 'Ab9._:-')).toBeUndefined();
-		expect(rule(idempotencyKeySchema, 'has space')).toBe('may only contain letters, digits and . _ : -');
-		expect(rule(idempotencyKeySchema, 'slash/')).toBe('may only contain letters, digits and . _ : -');
+		expect(rule(idempotencyKeySchema, 'has space')).toBe(
+			'may only contain letters, digits and . _ : -',
+		);
+		expect(rule(idempotencyKeySchema, 'slash/')).toBe(
+			'may only contain letters, digits and . _ : -',
+		);
 	});
 	test('cursor length 1 to 2048', () => {
 		expect(rule(cursorSchema, 'c'.repeat(2048))).toBeUndefined();
@@ -180,7 +196,9 @@ describe('identifiers, keys, paging', () => {
 	});
 	test('schemaVersion is "1"', () => {
 		expect(rule(schemaVersionSchema, '1')).toBeUndefined();
-		expect(rule(schemaVersionSchema, '2')).toBe('must be "1" (the only supported result schema version)');
+		expect(rule(schemaVersionSchema, '2')).toBe(
+			'must be "1" (the only supported result schema version)',
+		);
 	});
 	test('event type filter accepts the listed event types', () => {
 		expect(rule(eventTypeSchema, 'report.completed')).toBeUndefined();
@@ -191,21 +209,34 @@ describe('identifiers, keys, paging', () => {
 describe('external reference', () => {
 	test('external reference source slug ^[a-z0-9]+(?:-[a-z0-9]+)*$, length 1 to 64', () => {
 		expect(rule(externalReferenceSchema, { source: 'green-house2', id: 'A-1' })).toBeUndefined();
-		expect(rule(externalReferenceSchema, { source: 'Greenhouse', id: 'A-1' })).toMatch(/lowercase slug/);
+		expect(rule(externalReferenceSchema, { source: 'Greenhouse', id: 'A-1' })).toMatch(
+			/lowercase slug/,
+		);
 		expect(rule(externalReferenceSchema, { source: 'a--b', id: 'A-1' })).toMatch(/lowercase slug/);
 		expect(rule(externalReferenceSchema, { source: '-a', id: 'A-1' })).toMatch(/lowercase slug/);
 		expect(rule(externalReferenceSchema, { source: 'a'.repeat(64), id: 'x' })).toBeUndefined();
-		expect(rule(externalReferenceSchema, { source: 'a'.repeat(65), id: 'x' })).toBe('must be at most 64 characters');
+		expect(rule(externalReferenceSchema, { source: 'a'.repeat(65), id: 'x' })).toBe(
+			'must be at most 64 characters',
+		);
 	});
 	test('external reference id length 1 to 128 (case-sensitive, kept as given)', () => {
 		expect(rule(externalReferenceSchema, { source: 'ats', id: 'x'.repeat(128) })).toBeUndefined();
-		expect(rule(externalReferenceSchema, { source: 'ats', id: 'x'.repeat(129) })).toBe('must be at most 128 characters');
+		expect(rule(externalReferenceSchema, { source: 'ats', id: 'x'.repeat(129) })).toBe(
+			'must be at most 128 characters',
+		);
 		expect(rule(externalReferenceSchema, { source: 'ats', id: '' })).toBe('must not be empty');
 	});
 	test('external reference filter: both or neither', () => {
 		expect(rule(externalReferenceFilterSchema, {})).toBeUndefined();
-		expect(rule(externalReferenceFilterSchema, { externalReferenceSource: 'ats', externalReferenceId: '1' })).toBeUndefined();
-		expect(firstFailure(externalReferenceFilterSchema, { externalReferenceSource: 'ats' })).toMatchObject({
+		expect(
+			rule(externalReferenceFilterSchema, {
+				externalReferenceSource: 'ats',
+				externalReferenceId: '1',
+			}),
+		).toBeUndefined();
+		expect(
+			firstFailure(externalReferenceFilterSchema, { externalReferenceSource: 'ats' }),
+		).toMatchObject({
 			label: 'External Reference ID',
 			rule: 'must be set together with the other external reference field (both or neither)',
 		});
@@ -218,8 +249,12 @@ describe('external reference', () => {
 describe('createdAfter / createdBefore', () => {
 	test('createdAfter and createdBefore are ISO 8601 date-times with timezone', () => {
 		expect(rule(createdRangeSchema, { createdAfter: '2026-01-01T00:00:00Z' })).toBeUndefined();
-		expect(rule(createdRangeSchema, { createdAfter: '2026-01-01T00:00:00.123+02:00' })).toBeUndefined();
-		expect(rule(createdRangeSchema, { createdAfter: '2026-01-01T00:00:00' })).toMatch(/with a timezone/);
+		expect(
+			rule(createdRangeSchema, { createdAfter: '2026-01-01T00:00:00.123+02:00' }),
+		).toBeUndefined();
+		expect(rule(createdRangeSchema, { createdAfter: '2026-01-01T00:00:00' })).toMatch(
+			/with a timezone/,
+		);
 		expect(rule(createdRangeSchema, { createdBefore: 'yesterday' })).toMatch(/with a timezone/);
 	});
 	test('createdBefore must be later than createdAfter', () => {
@@ -228,42 +263,64 @@ describe('createdAfter / createdBefore', () => {
 			label: 'Created Before',
 			rule: 'must be later than Created After',
 		});
-		expect(rule(createdRangeSchema, { ...same, createdBefore: '2026-01-02T00:00:00.001Z' })).toBeUndefined();
+		expect(
+			rule(createdRangeSchema, { ...same, createdBefore: '2026-01-02T00:00:00.001Z' }),
+		).toBeUndefined();
 	});
 });
 
 describe('job description input', () => {
 	test('job description is inline text or a saved job {kind: existing, id, expectedRevision?}', () => {
-		expect(rule(jobDescriptionInputSchema, { kind: 'text', text: 'Senior engineer' })).toBeUndefined();
+		expect(
+			rule(jobDescriptionInputSchema, { kind: 'text', text: 'Senior engineer' }),
+		).toBeUndefined();
 		expect(rule(jobDescriptionInputSchema, { kind: 'existing', id: 'jd_1' })).toBeUndefined();
-		expect(rule(jobDescriptionInputSchema, { kind: 'text', text: '   ' })).toMatch(/must not be empty/);
-		expect(rule(jobDescriptionInputSchema, { kind: 'other' })).toBe('must be inline text or a saved job');
+		expect(rule(jobDescriptionInputSchema, { kind: 'text', text: '   ' })).toMatch(
+			/must not be empty/,
+		);
+		expect(rule(jobDescriptionInputSchema, { kind: 'other' })).toBe(
+			'must be inline text or a saved job',
+		);
 	});
 	test('expectedRevision is 64 hexadecimal characters', () => {
-		expect(rule(jobDescriptionInputSchema, { kind: 'existing', id: 'jd_1', expectedRevision: 'f'.repeat(64) })).toBeUndefined();
-		expect(rule(jobDescriptionInputSchema, { kind: 'existing', id: 'jd_1', expectedRevision: 'rev-2' })).toMatch(
-			/64 hexadecimal/,
-		);
+		expect(
+			rule(jobDescriptionInputSchema, {
+				kind: 'existing',
+				id: 'jd_1',
+				expectedRevision: 'f'.repeat(64),
+			}),
+		).toBeUndefined();
+		expect(
+			rule(jobDescriptionInputSchema, { kind: 'existing', id: 'jd_1', expectedRevision: 'rev-2' }),
+		).toMatch(/64 hexadecimal/);
 	});
 	test('upload input requires a job description', () => {
 		expect(
-			firstFailure(uploadInputSchema, { fileName: 'a.pdf', fileSize: 10, mimeType: PDF_MIME_TYPE })?.label,
+			firstFailure(uploadInputSchema, { fileName: 'a.pdf', fileSize: 10, mimeType: PDF_MIME_TYPE })
+				?.label,
 		).toBe('Job Description');
 	});
 });
 
 describe('batch rules', () => {
-	const analysisItem = (key: string) => ({ itemKey: key, input: { reportId: `rpt_${key}`, quoteFingerprint: FINGERPRINT } });
+	const analysisItem = (key: string) => ({
+		itemKey: key,
+		input: { reportId: `rpt_${key}`, quoteFingerprint: FINGERPRINT },
+	});
 
 	test('batch holds 1 to 20 items', () => {
 		expect(rule(analysisBatchSchema, { items: [analysisItem('a')] })).toBeUndefined();
 		const twenty = Array.from({ length: 20 }, (_, i) => analysisItem(String(i)));
 		expect(rule(analysisBatchSchema, { items: twenty })).toBeUndefined();
-		expect(rule(analysisBatchSchema, { items: [...twenty, analysisItem('x')] })).toBe('must hold at most 20 entries per batch');
+		expect(rule(analysisBatchSchema, { items: [...twenty, analysisItem('x')] })).toBe(
+			'must hold at most 20 entries per batch',
+		);
 		expect(rule(analysisBatchSchema, { items: [] })).toBe('must hold at least 1 entry');
 	});
 	test('batch itemKey values are unique', () => {
-		const failure = firstFailure(analysisBatchSchema, { items: [analysisItem('a'), analysisItem('b'), analysisItem('a')] });
+		const failure = firstFailure(analysisBatchSchema, {
+			items: [analysisItem('a'), analysisItem('b'), analysisItem('a')],
+		});
 		expect(failure).toMatchObject({ label: 'Item Key (entry 3)', path: 'items[2].itemKey' });
 		expect(failure?.rule).toMatch(/must be unique within the batch/);
 	});
@@ -271,28 +328,56 @@ describe('batch rules', () => {
 		const text = 'x'.repeat(14_000);
 		const items = Array.from({ length: 20 }, (_, i) => ({
 			itemKey: `k${i}`,
-			input: { fileName: 'a.pdf', fileSize: 10, mimeType: PDF_MIME_TYPE, jobDescription: { kind: 'text', text } },
+			input: {
+				fileName: 'a.pdf',
+				fileSize: 10,
+				mimeType: PDF_MIME_TYPE,
+				jobDescription: { kind: 'text', text },
+			},
 		}));
-		expect(rule(uploadBatchSchema, { items })).toMatch(new RegExp(`at most ${MAX_BATCH_BODY_BYTES} bytes`));
-		const smaller = items.map((item) => ({ ...item, input: { ...item.input, jobDescription: { kind: 'text', text: 'short' } } }));
+		expect(rule(uploadBatchSchema, { items })).toMatch(
+			new RegExp(`at most ${MAX_BATCH_BODY_BYTES} bytes`),
+		);
+		const smaller = items.map((item) => ({
+			...item,
+			input: { ...item.input, jobDescription: { kind: 'text', text: 'short' } },
+		}));
 		expect(rule(uploadBatchSchema, { items: smaller })).toBeUndefined();
 	});
 	test('upload batch items need a job description when the batch has none', () => {
-		const items = [{ itemKey: 'a', input: { fileName: 'a.pdf', fileSize: 10, mimeType: PDF_MIME_TYPE } }];
+		const items = [
+			{ itemKey: 'a', input: { fileName: 'a.pdf', fileSize: 10, mimeType: PDF_MIME_TYPE } },
+		];
 		expect(firstFailure(uploadBatchSchema, { items })?.path).toBe('items[0].input.jobDescription');
-		expect(rule(uploadBatchSchema, { items, jobDescription: { kind: 'existing', id: 'jd_1' } })).toBeUndefined();
+		expect(
+			rule(uploadBatchSchema, { items, jobDescription: { kind: 'existing', id: 'jd_1' } }),
+		).toBeUndefined();
 	});
 	test('batch item fields follow the single-item rules (path names the entry)', () => {
-		const items = [{ itemKey: 'a', input: { fileName: 'a.exe', fileSize: 10, mimeType: PDF_MIME_TYPE } }];
-		expect(firstFailure(uploadBatchSchema, { items, jobDescription: { kind: 'existing', id: 'jd_1' } })).toEqual({
+		const items = [
+			{ itemKey: 'a', input: { fileName: 'a.exe', fileSize: 10, mimeType: PDF_MIME_TYPE } },
+		];
+		expect(
+			firstFailure(uploadBatchSchema, { items, jobDescription: { kind: 'existing', id: 'jd_1' } }),
+		).toEqual({
 			label: 'File Name (entry 1)',
 			path: 'items[0].input.fileName',
 			rule: 'must end in .pdf or .docx',
 		});
 	});
 	test('interview batches support only sendEmail true', () => {
-		const item = { itemKey: 'a', input: { reportId: 'rpt_1', candidateEmail: 'a@example.com', sendEmail: false, quoteFingerprint: FINGERPRINT } };
-		expect(rule(interviewBatchSchema, { items: [item] })).toBe('must be true (batches only send email)');
+		const item = {
+			itemKey: 'a',
+			input: {
+				reportId: 'rpt_1',
+				candidateEmail: 'a@example.com',
+				sendEmail: false,
+				quoteFingerprint: FINGERPRINT,
+			},
+		};
+		expect(rule(interviewBatchSchema, { items: [item] })).toBe(
+			'must be true (batches only send email)',
+		);
 	});
 });
 
@@ -300,7 +385,11 @@ describe('validateInput → NodeOperationError naming field and rule', () => {
 	test('the message names the field as the node shows it, and the rule; itemIndex and a description are set', () => {
 		let thrown: unknown;
 		try {
-			validateResumeFile.call(context, { fileName: 'resume.txt', fileSize: 10, mimeType: 'text/plain' }, 3);
+			validateResumeFile.call(
+				context,
+				{ fileName: 'resume.txt', fileSize: 10, mimeType: 'text/plain' },
+				3,
+			);
 		} catch (error) {
 			thrown = error;
 		}
@@ -313,23 +402,51 @@ describe('validateInput → NodeOperationError naming field and rule', () => {
 	});
 	test('validateResumeFile returns the inferred MIME type', () => {
 		expect(
-			validateResumeFile.call(context, { fileName: 'cv.docx', fileSize: 10, mimeType: 'application/octet-stream' }, 0),
+			validateResumeFile.call(
+				context,
+				{ fileName: 'cv.docx', fileSize: 10, mimeType: 'application/octet-stream' },
+				0,
+			),
 		).toEqual({ fileName: 'cv.docx', fileSize: 10, mimeType: DOCX_MIME_TYPE });
 	});
 	test('scalar helpers use their field label', () => {
-		expect(() => validateEmail.call(context, 'x..y@example.com', 0)).toThrow('"Candidate Email" must not contain consecutive dots');
-		expect(() => validateId.call(context, 'r'.repeat(101), 0, 'Report ID')).toThrow('"Report ID" must be at most 100 characters');
+		expect(() => validateEmail.call(context, 'x..y@example.com', 0)).toThrow(
+			'"Candidate Email" must not contain consecutive dots',
+		);
+		expect(() => validateId.call(context, 'r'.repeat(101), 0, 'Report ID')).toThrow(
+			'"Report ID" must be at most 100 characters',
+		);
 		expect(validateId.call(context, '  rpt_1 ', 0, 'Report ID')).toBe('rpt_1');
-		expect(() => validateSchemaVersion.call(context, '2', 0)).toThrow('"Schema Version" must be "1"');
+		expect(() => validateSchemaVersion.call(context, '2', 0)).toThrow(
+			'"Schema Version" must be "1"',
+		);
 		expect(validateSchemaVersion.call(context, '', 0)).toBe('1');
-		expect(() => validateInput.call(context, limitSchema, 0, 1, 'Limit')).toThrow('"Limit" must be at least 1');
+		expect(() => validateInput.call(context, limitSchema, 0, 1, 'Limit')).toThrow(
+			'"Limit" must be at least 1',
+		);
 	});
 	test('filter helpers treat empty strings as not set', () => {
-		expect(validateExternalReferenceFilter.call(context, { externalReferenceSource: '', externalReferenceId: '' }, 0)).toEqual({});
-		expect(() => validateExternalReferenceFilter.call(context, { externalReferenceSource: 'ats', externalReferenceId: '' }, 0)).toThrow(
-			'"External Reference ID" must be set together',
-		);
-		expect(validateCreatedRange.call(context, { createdAfter: '', createdBefore: '2026-01-01T00:00:00Z' }, 0)).toEqual({
+		expect(
+			validateExternalReferenceFilter.call(
+				context,
+				{ externalReferenceSource: '', externalReferenceId: '' },
+				0,
+			),
+		).toEqual({});
+		expect(() =>
+			validateExternalReferenceFilter.call(
+				context,
+				{ externalReferenceSource: 'ats', externalReferenceId: '' },
+				0,
+			),
+		).toThrow('"External Reference ID" must be set together');
+		expect(
+			validateCreatedRange.call(
+				context,
+				{ createdAfter: '', createdBefore: '2026-01-01T00:00:00Z' },
+				0,
+			),
+		).toEqual({
 			createdBefore: '2026-01-01T00:00:00Z',
 		});
 	});

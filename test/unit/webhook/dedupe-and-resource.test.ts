@@ -1,13 +1,19 @@
 import {
 	rememberAcrossRequests,
-	shouldPersist,
 	clampCapacity,
 	DEFAULT_DEDUPE_CAPACITY,
 	readSeenIds,
 	rememberEventId,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
-import { EVENT_TYPES, eventTypeMatches, isKnownEventType } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
-import { checkAttempt, resourceRequestFor } from '../../../nodes/RecruitingAnalysis/webhook/resource';
+import {
+	EVENT_TYPES,
+	eventTypeMatches,
+	isKnownEventType,
+} from '../../../nodes/RecruitingAnalysis/events/eventTypes';
+import {
+	checkAttempt,
+	resourceRequestFor,
+} from '../../../nodes/RecruitingAnalysis/events/resource';
 
 describe('dedupe: bounded LRU of event ids', () => {
 	it('reports the second sighting of an id as a duplicate', () => {
@@ -59,21 +65,70 @@ describe('event types', () => {
 		expect(eventTypeMatches('report.archived', [])).toBe(true);
 		expect(eventTypeMatches('report.archived', ['*'])).toBe(true);
 		expect(eventTypeMatches('report.archived', ['report.completed'])).toBe(false);
-		expect(eventTypeMatches('report.completed', ['report.completed', 'batch.completed'])).toBe(true);
+		expect(eventTypeMatches('report.completed', ['report.completed', 'batch.completed'])).toBe(
+			true,
+		);
 	});
 });
 
 describe('the resource an event names', () => {
-	const ev = (type: string, data: Record<string, unknown> = {}) => ({ id: 'e', type, schemaVersion: 1, data });
+	const ev = (type: string, data: Record<string, unknown> = {}) => ({
+		id: 'e',
+		type,
+		schemaVersion: 1,
+		data,
+	});
 
 	it.each([
-		['report.result_ready', { reportId: 'rpt_1', attemptId: 'att_1' }, 'reportResult', '/api/v1/reports/{}/result', ['rpt_1']],
-		['report.completed', { reportId: 'rpt_1' }, 'reportStatus', '/api/v1/reports/{}/status', ['rpt_1']],
-		['report.failed', { reportId: 'rpt_1' }, 'reportStatus', '/api/v1/reports/{}/status', ['rpt_1']],
-		['interview.result_ready', { interviewId: 'int_1' }, 'interviewResult', '/api/v1/interviews/{}/result', ['int_1']],
-		['interview.started', { interviewId: 'int_1' }, 'interviewStatus', '/api/v1/interviews/{}/status', ['int_1']],
-		['batch.completed', { batchId: 'bat_1', kind: 'analyses' }, 'batch', '/api/v1/analysis-batches/{}', ['bat_1']],
-		['batch.completed', { batchId: 'bat_1', kind: 'uploads' }, 'batch', '/api/v1/upload-batches/{}', ['bat_1']],
+		[
+			'report.result_ready',
+			{ reportId: 'rpt_1', attemptId: 'att_1' },
+			'reportResult',
+			'/api/v1/reports/{}/result',
+			['rpt_1'],
+		],
+		[
+			'report.completed',
+			{ reportId: 'rpt_1' },
+			'reportStatus',
+			'/api/v1/reports/{}/status',
+			['rpt_1'],
+		],
+		[
+			'report.failed',
+			{ reportId: 'rpt_1' },
+			'reportStatus',
+			'/api/v1/reports/{}/status',
+			['rpt_1'],
+		],
+		[
+			'interview.result_ready',
+			{ interviewId: 'int_1' },
+			'interviewResult',
+			'/api/v1/interviews/{}/result',
+			['int_1'],
+		],
+		[
+			'interview.started',
+			{ interviewId: 'int_1' },
+			'interviewStatus',
+			'/api/v1/interviews/{}/status',
+			['int_1'],
+		],
+		[
+			'batch.completed',
+			{ batchId: 'bat_1', kind: 'analyses' },
+			'batch',
+			'/api/v1/analysis-batches/{}',
+			['bat_1'],
+		],
+		[
+			'batch.completed',
+			{ batchId: 'bat_1', kind: 'uploads' },
+			'batch',
+			'/api/v1/upload-batches/{}',
+			['bat_1'],
+		],
 	])('%s → %s', (type, data, kind, template, ids) => {
 		expect(resourceRequestFor(ev(type, data))).toEqual({ kind, template, ids });
 	});
@@ -96,7 +151,9 @@ describe('the resource an event names', () => {
 			isCurrent: false,
 		});
 		expect(checkAttempt(event, { id: 'rpt_1', attemptId: 'att_old' })?.isCurrent).toBe(true);
-		expect(checkAttempt(ev('interview.started', { interviewId: 'int_1' }), { attemptId: 'x' })).toBeUndefined();
+		expect(
+			checkAttempt(ev('interview.started', { interviewId: 'int_1' }), { attemptId: 'x' }),
+		).toBeUndefined();
 	});
 });
 
@@ -120,7 +177,9 @@ describe('rememberAcrossRequests (stored list merged with the process copy)', ()
 	});
 
 	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {
-		expect(rememberAcrossRequests(`restart-${Math.random()}`, ['evt-y'], 'evt-y').duplicate).toBe(true);
+		expect(rememberAcrossRequests(`restart-${Math.random()}`, ['evt-y'], 'evt-y').duplicate).toBe(
+			true,
+		);
 	});
 
 	it('stays bounded by the capacity, keeping the newest ids', () => {
@@ -129,23 +188,5 @@ describe('rememberAcrossRequests (stored list merged with the process copy)', ()
 		rememberAcrossRequests(scope, stored, 'n1', 3);
 		const last = rememberAcrossRequests(scope, stored, 'n2', 3);
 		expect(last.ids).toEqual(['s3', 'n1', 'n2']);
-	});
-});
-
-describe('shouldPersist (at most one static-data write per interval and scope)', () => {
-	it('writes the first time, skips within the interval, writes again after it', () => {
-		const scope = `persist-${Math.random()}`;
-		expect(shouldPersist(scope, 10_000, 1000)).toBe(true);
-		expect(shouldPersist(scope, 10_500, 1000)).toBe(false);
-		expect(shouldPersist(scope, 10_999, 1000)).toBe(false);
-		expect(shouldPersist(scope, 11_000, 1000)).toBe(true);
-	});
-
-	it('scopes are independent, and a clock that moved backwards writes', () => {
-		const a = `persist-a-${Math.random()}`;
-		const b = `persist-b-${Math.random()}`;
-		expect(shouldPersist(a, 5_000, 1000)).toBe(true);
-		expect(shouldPersist(b, 5_100, 1000)).toBe(true);
-		expect(shouldPersist(a, 4_000, 1000)).toBe(true);
 	});
 });

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 
 import { RecruitingAnalysisFeedTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/webhook/eventTypes';
+import { EVENT_TYPES } from '../../../nodes/RecruitingAnalysis/events/eventTypes';
 import { EVENT_TYPES as SANDBOX_EVENT_TYPES } from '../../../sandbox/src/events';
 
 function eventOptions(properties: INodeProperties[]): unknown[] {
@@ -21,7 +21,9 @@ describe('event types', () => {
 	it('both triggers offer "all" first, then every listed type sorted by name (n8n lint order)', () => {
 		const expected = ['*', ...[...EVENT_TYPES].sort()];
 		expect(eventOptions(new RecruitingAnalysisTrigger().description.properties)).toEqual(expected);
-		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(expected);
+		expect(eventOptions(new RecruitingAnalysisFeedTrigger().description.properties)).toEqual(
+			expected,
+		);
 	});
 
 	it('match the sandbox publisher', () => {
@@ -29,7 +31,9 @@ describe('event types', () => {
 	});
 
 	it('match the OpenAPI description', () => {
-		const doc = parse(readFileSync(path.resolve(__dirname, '../../../openapi/openapi.yaml'), 'utf8')) as {
+		const doc = parse(
+			readFileSync(path.resolve(__dirname, '../../../openapi/openapi.yaml'), 'utf8'),
+		) as {
 			components: { schemas: { EventType: { examples: string[] } } };
 		};
 		expect([...EVENT_TYPES].sort()).toEqual([...doc.components.schemas.EventType.examples].sort());

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import {
 	decodeSigningSecret,
 	isWellFormedSigningSecret,
+	RECEIVER_SIDE_FAILURES,
 	signWebhook,
 	verifyWebhook,
 	type HeaderBag,
@@ -56,7 +57,12 @@ describe('Standard Webhooks test vector', () => {
 			secrets: [VECTOR.secret],
 			now: VECTOR.timestamp * 1000,
 		});
-		expect(result).toEqual({ ok: true, webhookId: VECTOR.id, timestamp: VECTOR.timestamp, secretIndex: 0 });
+		expect(result).toEqual({
+			ok: true,
+			webhookId: VECTOR.id,
+			timestamp: VECTOR.timestamp,
+			secretIndex: 0,
+		});
 	});
 
 	it('rejects the vector today: it is years older than five minutes', () => {
@@ -108,9 +114,16 @@ describe('cross-check with the standardwebhooks package', () => {
 		const secret = newSecret();
 		const at = Math.floor(Date.now() / 1000);
 		const { headers } = signed(secret, '{"a":1}', at);
-		expect(() => new Webhook(secret).verify('{"a":2}', headers as Record<string, string>)).toThrow();
+		expect(() =>
+			new Webhook(secret).verify('{"a":2}', headers as Record<string, string>),
+		).toThrow();
 		expect(
-			verifyWebhook({ rawBody: Buffer.from('{"a":2}'), headers, secrets: [secret], now: at * 1000 }),
+			verifyWebhook({
+				rawBody: Buffer.from('{"a":2}'),
+				headers,
+				secrets: [secret],
+				now: at * 1000,
+			}),
 		).toMatchObject({ ok: false, reason: 'SIGNATURE_MISMATCH' });
 	});
 });
@@ -119,7 +132,8 @@ describe('bad deliveries are refused with a reason', () => {
 	const secret = newSecret();
 	const now = Date.now();
 	const at = Math.floor(now / 1000);
-	const body = '{"id":"0b7e7b8e-7c57-4d0e-9d2f-2a3c4b5d6e7f","type":"report.completed","data":{"b":1,"a":2}}';
+	const body =
+		'{"id":"0b7e7b8e-7c57-4d0e-9d2f-2a3c4b5d6e7f","type":"report.completed","data":{"b":1,"a":2}}';
 
 	function base(): VerifyInput {
 		const s = signed(secret, body, at);
@@ -153,31 +167,62 @@ describe('bad deliveries are refused with a reason', () => {
 		['webhook-id missing', () => without('webhook-id'), 'MISSING_ID'],
 		['webhook-timestamp missing', () => without('webhook-timestamp'), 'MISSING_TIMESTAMP'],
 		['webhook-signature missing', () => without('webhook-signature'), 'MISSING_SIGNATURE'],
-		['signature is not base64', () => withHeader('webhook-signature', 'v1,@@not*base64@@'), 'MALFORMED_SIGNATURE'],
-		['signature base64 of the wrong length', () => withHeader('webhook-signature', 'v1,AAAA'), 'MALFORMED_SIGNATURE'],
+		[
+			'signature is not base64',
+			() => withHeader('webhook-signature', 'v1,@@not*base64@@'),
+			'MALFORMED_SIGNATURE',
+		],
+		[
+			'signature base64 of the wrong length',
+			() => withHeader('webhook-signature', 'v1,AAAA'),
+			'MALFORMED_SIGNATURE',
+		],
 		['wrong secret', () => ({ ...base(), secrets: [newSecret()] }), 'SIGNATURE_MISMATCH'],
-		['tampered body', () => ({ ...base(), rawBody: Buffer.from(body.replace('"b":1', '"b":9')) }), 'SIGNATURE_MISMATCH'],
+		[
+			'tampered body',
+			() => ({ ...base(), rawBody: Buffer.from(body.replace('"b":1', '"b":9')) }),
+			'SIGNATURE_MISMATCH',
+		],
 		[
 			're-serialised JSON body',
 			() => ({ ...base(), rawBody: Buffer.from(JSON.stringify(JSON.parse(body), null, 1)) }),
 			'SIGNATURE_MISMATCH',
 		],
-		['timestamp five minutes and one second old', () => resignedAt(String(at - 301)), 'TIMESTAMP_TOO_OLD'],
-		['timestamp five minutes and one second ahead', () => resignedAt(String(at + 301)), 'TIMESTAMP_TOO_NEW'],
+		[
+			'timestamp five minutes and one second old',
+			() => resignedAt(String(at - 301)),
+			'TIMESTAMP_TOO_OLD',
+		],
+		[
+			'timestamp five minutes and one second ahead',
+			() => resignedAt(String(at + 301)),
+			'TIMESTAMP_TOO_NEW',
+		],
 		['non-numeric timestamp', () => resignedAt('16142653a0'), 'INVALID_TIMESTAMP'],
 		['fractional timestamp', () => resignedAt(`${at}.5`), 'INVALID_TIMESTAMP'],
-		['only unknown versions (v2,)', () => withHeader('webhook-signature', 'v2,'), 'NO_V1_SIGNATURE'],
+		[
+			'only unknown versions (v2,)',
+			() => withHeader('webhook-signature', 'v2,'),
+			'NO_V1_SIGNATURE',
+		],
 		[
 			'only unknown versions (v2 with a valid-looking value)',
 			() => {
 				const input = base();
-				input.headers['webhook-signature'] = String(input.headers['webhook-signature']).replace('v1,', 'v2,');
+				input.headers['webhook-signature'] = String(input.headers['webhook-signature']).replace(
+					'v1,',
+					'v2,',
+				);
 				return input;
 			},
 			'NO_V1_SIGNATURE',
 		],
 		['empty signature list', () => withHeader('webhook-signature', ''), 'NO_V1_SIGNATURE'],
-		['array-valued webhook-id', () => withHeader('webhook-id', ['msg_a', 'msg_b']), 'REPEATED_HEADER'],
+		[
+			'array-valued webhook-id',
+			() => withHeader('webhook-id', ['msg_a', 'msg_b']),
+			'REPEATED_HEADER',
+		],
 		[
 			'array-valued webhook-signature',
 			() => {
@@ -191,7 +236,11 @@ describe('bad deliveries are refused with a reason', () => {
 		['no secret configured', () => ({ ...base(), secrets: [] }), 'NO_SECRET'],
 		['only blank secrets configured', () => ({ ...base(), secrets: ['', '  '] }), 'NO_SECRET'],
 		['malformed secret', () => ({ ...base(), secrets: ['whsec_***'] }), 'INVALID_SECRET'],
-		['body given as a string', () => ({ ...base(), rawBody: body as unknown as Uint8Array }), 'BODY_NOT_RAW'],
+		[
+			'body given as a string',
+			() => ({ ...base(), rawBody: body as unknown as Uint8Array }),
+			'BODY_NOT_RAW',
+		],
 	];
 
 	it.each(cases)('%s', (_name, make, reason) => {
@@ -235,7 +284,11 @@ describe('rotation and header forms', () => {
 	it('accepts two space-separated signatures with only the current secret configured', () => {
 		const r = verifyWebhook({
 			rawBody,
-			headers: { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': `${sigPrevious} ${sigCurrent}` },
+			headers: {
+				'webhook-id': id,
+				'webhook-timestamp': String(at),
+				'webhook-signature': `${sigPrevious} ${sigCurrent}`,
+			},
 			secrets: [current],
 			now,
 		});
@@ -243,8 +296,14 @@ describe('rotation and header forms', () => {
 	});
 
 	it('accepts a delivery signed only with the previous secret when it is configured', () => {
-		const headers = { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': sigPrevious };
-		expect(verifyWebhook({ rawBody, headers, secrets: [current], now })).toMatchObject({ ok: false });
+		const headers = {
+			'webhook-id': id,
+			'webhook-timestamp': String(at),
+			'webhook-signature': sigPrevious,
+		};
+		expect(verifyWebhook({ rawBody, headers, secrets: [current], now })).toMatchObject({
+			ok: false,
+		});
 		expect(verifyWebhook({ rawBody, headers, secrets: [current, previous], now })).toMatchObject({
 			ok: true,
 			secretIndex: 1,
@@ -268,7 +327,11 @@ describe('rotation and header forms', () => {
 	it('reads header names case-insensitively and one-element arrays as values', () => {
 		const r = verifyWebhook({
 			rawBody,
-			headers: { 'Webhook-Id': [id], 'WEBHOOK-TIMESTAMP': String(at), 'Webhook-Signature': sigCurrent },
+			headers: {
+				'Webhook-Id': [id],
+				'WEBHOOK-TIMESTAMP': String(at),
+				'Webhook-Signature': sigCurrent,
+			},
 			secrets: [current],
 			now,
 		});
@@ -278,7 +341,12 @@ describe('rotation and header forms', () => {
 	it('refuses the same header sent under two spellings', () => {
 		const r = verifyWebhook({
 			rawBody,
-			headers: { 'webhook-id': id, 'Webhook-Id': 'msg_other', 'webhook-timestamp': String(at), 'webhook-signature': sigCurrent },
+			headers: {
+				'webhook-id': id,
+				'Webhook-Id': 'msg_other',
+				'webhook-timestamp': String(at),
+				'webhook-signature': sigCurrent,
+			},
 			secrets: [current],
 			now,
 		});
@@ -291,10 +359,54 @@ describe('signing secrets', () => {
 		expect(decodeSigningSecret('whsec_AAECAw==')).toEqual(Buffer.from([0, 1, 2, 3]));
 		expect(decodeSigningSecret('AAECAw==')).toEqual(Buffer.from([0, 1, 2, 3]));
 	});
-	it.each(['', 'whsec_', 'whsec_not base64', 'whsec_abc', 'svc_test_abc'])('rejects %p as a signing secret', (s) => {
-		expect(isWellFormedSigningSecret(s)).toBe(false);
-	});
+	it.each(['', 'whsec_', 'whsec_not base64', 'whsec_abc', 'svc_test_abc'])(
+		'rejects %p as a signing secret',
+		(s) => {
+			expect(isWellFormedSigningSecret(s)).toBe(false);
+		},
+	);
 	it('accepts the documented form', () => {
 		expect(isWellFormedSigningSecret(VECTOR.secret)).toBe(true);
+	});
+});
+
+describe('secrets that cannot be used are a receiver-side failure, not a forgery', () => {
+	const now = 1_700_000_000_000;
+	const at = Math.floor(now / 1000);
+
+	it('a delivery signed with the usable secret is accepted beside a garbled one, in either slot', () => {
+		const good = newSecret();
+		const { rawBody, headers } = signed(good, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [good, 'whsec_***'], now })).toMatchObject({
+			ok: true,
+			secretIndex: 0,
+		});
+		expect(verifyWebhook({ rawBody, headers, secrets: ['whsec_***', good], now })).toMatchObject({
+			ok: true,
+			secretIndex: 1,
+		});
+	});
+
+	it('no match while a configured secret is unusable: INVALID_SECRET (answered 503), all usable: SIGNATURE_MISMATCH', () => {
+		const { rawBody, headers } = signed(newSecret(), '{"id":"evt"}', at);
+		expect(
+			verifyWebhook({ rawBody, headers, secrets: [newSecret(), 'whsec_***'], now }),
+		).toMatchObject({ reason: 'INVALID_SECRET' });
+		expect(
+			verifyWebhook({ rawBody, headers, secrets: [newSecret(), newSecret()], now }),
+		).toMatchObject({ reason: 'SIGNATURE_MISMATCH' });
+		expect(RECEIVER_SIDE_FAILURES.has('INVALID_SECRET')).toBe(true);
+		expect(RECEIVER_SIDE_FAILURES.has('SIGNATURE_MISMATCH')).toBe(false);
+	});
+
+	it('a secret shorter than 16 bytes is not well formed and does not verify', () => {
+		const short = `whsec_${randomBytes(15).toString('base64')}`;
+		expect(isWellFormedSigningSecret(short)).toBe(false);
+		expect(isWellFormedSigningSecret(`whsec_${randomBytes(16).toString('base64')}`)).toBe(true);
+		const { rawBody, headers } = signed(short, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [short], now })).toMatchObject({
+			ok: false,
+			reason: 'INVALID_SECRET',
+		});
 	});
 });

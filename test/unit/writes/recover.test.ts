@@ -5,7 +5,11 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
-import { existsCondition, invitationOf, withRecovery } from '../../../nodes/RecruitingAnalysis/writes/recover';
+import {
+	existsCondition,
+	invitationOf,
+	withRecovery,
+} from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 
 describe('recovery of a write that exists', () => {
@@ -15,8 +19,17 @@ describe('recovery of a write that exists', () => {
 				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
 				: ok({ id: 'rpt_2', status: 'queued', attemptId: null, code: null }),
 		);
-		const start = async () => await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: {}, idempotencyKey: 'app-1', itemIndex: 0 });
-		await expect(withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_2' }, start)).rejects.toThrow('Report rpt_2 has no analysis to recover');
+		const start = async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/analyses',
+				body: {},
+				idempotencyKey: 'app-1',
+				itemIndex: 0,
+			});
+		await expect(
+			withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_2' }, start),
+		).rejects.toThrow('Report rpt_2 has no analysis to recover');
 	});
 
 	it('reads an analysis that was already started back and marks it recovered', async () => {
@@ -25,25 +38,67 @@ describe('recovery of a write that exists', () => {
 				? apiError(409, 'CONFLICT', 'ANALYSIS_ALREADY_STARTED')
 				: ok({ id: 'rpt_1', status: 'processing', attemptId: 'att_1', code: null }),
 		);
-		const start = async () => await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: {}, idempotencyKey: 'k', itemIndex: 0 });
+		const start = async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/analyses',
+				body: {},
+				idempotencyKey: 'k',
+				itemIndex: 0,
+			});
 		const result = await withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, start);
-		expect(result).toEqual({ reportId: 'rpt_1', attemptId: 'att_1', status: 'processing', code: null, recovered: true, recoveredFrom: 'ANALYSIS_ALREADY_STARTED' });
-		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/v1/analyses', 'GET /api/v1/reports/rpt_1/status']);
+		expect(result).toEqual({
+			reportId: 'rpt_1',
+			attemptId: 'att_1',
+			status: 'processing',
+			code: null,
+			recovered: true,
+			recoveredFrom: 'ANALYSIS_ALREADY_STARTED',
+		});
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'POST /api/v1/analyses',
+			'GET /api/v1/reports/rpt_1/status',
+		]);
 	});
 
 	it('leaves any other refusal an error, with nothing read back', async () => {
-		const { ctx, requests } = fakeContext(() => apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'));
-		const start = async () => await api(ctx, { method: 'POST', path: '/api/v1/analyses', body: {}, idempotencyKey: 'k', itemIndex: 0 });
-		await expect(withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, start)).rejects.toBeInstanceOf(NodeApiError);
+		const { ctx, requests } = fakeContext(() =>
+			apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'),
+		);
+		const start = async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/analyses',
+				body: {},
+				idempotencyKey: 'k',
+				itemIndex: 0,
+			});
+		await expect(
+			withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, start),
+		).rejects.toBeInstanceOf(NodeApiError);
 		expect(requests).toHaveLength(1);
 	});
 
 	it('keeps the original error when no invitation exists to recover', async () => {
 		const { ctx } = fakeContext((request) =>
-			request.method === 'POST' ? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED') : ok({ items: [], nextCursor: null }),
+			request.method === 'POST'
+				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
+				: ok({ items: [], nextCursor: null }),
 		);
-		const invite = async () => await api(ctx, { method: 'POST', path: '/api/v1/interviews', body: {}, idempotencyKey: 'k', itemIndex: 0 });
-		const outcome = await withRecovery(ctx, 0, { kind: 'invitation', reportId: 'rpt_1', sendEmail: true }, invite).catch((error: unknown) => error);
+		const invite = async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/interviews',
+				body: {},
+				idempotencyKey: 'k',
+				itemIndex: 0,
+			});
+		const outcome = await withRecovery(
+			ctx,
+			0,
+			{ kind: 'invitation', reportId: 'rpt_1', sendEmail: true },
+			invite,
+		).catch((error: unknown) => error);
 		expect(existsCondition(outcome)).toBe('IDEMPOTENCY_KEY_REUSED');
 	});
 
@@ -61,12 +116,16 @@ describe('which interview an invitation wrote', () => {
 		{ id: 'int_2', createdAt: at(2), lifecycle: 'invited' },
 	];
 
-	it("gives an Invite its own interview back, not the reinterview that superseded it", () => {
+	it('gives an Invite its own interview back, not the reinterview that superseded it', () => {
 		expect(invitationOf(chain)?.id).toBe('int_1');
 	});
 
 	it('gives a Reinterview the interview made right after the previous one', () => {
-		const longer = [...chain.slice(0, 1), { ...chain[1], lifecycle: 'superseded' }, { id: 'int_3', createdAt: at(3), lifecycle: 'invited' }];
+		const longer = [
+			...chain.slice(0, 1),
+			{ ...chain[1], lifecycle: 'superseded' },
+			{ id: 'int_3', createdAt: at(3), lifecycle: 'invited' },
+		];
 		expect(invitationOf(longer, 'int_1')?.id).toBe('int_2');
 		expect(invitationOf(longer, 'int_2')?.id).toBe('int_3');
 		// A previous interview that was never superseded has no reinterview to give back.

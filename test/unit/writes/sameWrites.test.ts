@@ -1,9 +1,16 @@
 /** Merges made visible (writes/sameWrites.ts) and the file reference that names an upload (writes/identity.ts). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { fileReference, FILE_REFERENCE_SOURCE, uploadIdentity } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import {
+	fileReference,
+	FILE_REFERENCE_SOURCE,
+	uploadIdentity,
+} from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
-import { EXTERNAL_REFERENCE_SOURCE_PATTERN, MAX_EXTERNAL_REFERENCE_ID_LENGTH } from '../../../nodes/RecruitingAnalysis/validation';
+import {
+	EXTERNAL_REFERENCE_SOURCE_PATTERN,
+	MAX_EXTERNAL_REFERENCE_ID_LENGTH,
+} from '../../../nodes/RecruitingAnalysis/validation';
 
 describe('the same write twice in one run', () => {
 	it('marks every later item with the number of the first, as the editor counts', () => {
@@ -17,7 +24,12 @@ describe('the same write twice in one run', () => {
 });
 
 describe('the file reference of an upload', () => {
-	const input = { fileName: 'ada.pdf', fileSize: 10, mimeType: 'application/pdf', jobDescription: { kind: 'existing', id: 'jd_1' } };
+	const input = {
+		fileName: 'ada.pdf',
+		fileSize: 10,
+		mimeType: 'application/pdf',
+		jobDescription: { kind: 'existing', id: 'jd_1' },
+	};
 
 	it("meets the spec's external reference rules and names the same upload the same way", () => {
 		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
@@ -30,7 +42,14 @@ describe('the file reference of an upload', () => {
 	it('differs for another file, another job, or a label that asks for a separate report', () => {
 		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
 		expect(fileReference(uploadIdentity(input, 'b'.repeat(64)))).not.toEqual(reference);
-		expect(fileReference(uploadIdentity({ ...input, jobDescription: { kind: 'existing', id: 'jd_2' } }, 'a'.repeat(64)))).not.toEqual(reference);
+		expect(
+			fileReference(
+				uploadIdentity(
+					{ ...input, jobDescription: { kind: 'existing', id: 'jd_2' } },
+					'a'.repeat(64),
+				),
+			),
+		).not.toEqual(reference);
 		expect(fileReference(uploadIdentity(input, 'a'.repeat(64)), 'separate')).not.toEqual(reference);
 	});
 });

@@ -4,8 +4,18 @@ import { fakeContext } from '../../helpers/fakes';
 
 describe("the user's own key", () => {
 	it('is read trimmed, and an empty option is no key', () => {
-		expect(userKeyOf(fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '  app-1 ' } }).ctx, 0)).toBe('app-1');
-		expect(userKeyOf(fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '' } }).ctx, 0)).toBeUndefined();
+		expect(
+			userKeyOf(
+				fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '  app-1 ' } }).ctx,
+				0,
+			),
+		).toBe('app-1');
+		expect(
+			userKeyOf(
+				fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '' } }).ctx,
+				0,
+			),
+		).toBeUndefined();
 		expect(userKeyOf(fakeContext(() => ({ statusCode: 500 })).ctx, 0)).toBeUndefined();
 	});
 

@@ -32,14 +32,14 @@ export const description: INodeProperties[] = [
 				name: 'Analyze Many',
 				value: 'analyzeMany',
 				description:
-					'Use to analyze several resumes at once (one per input item, batches of 20) and get their report summaries when done. Needs each item\'s resume file (PDF or DOCX binary) and a saved job or job text; scopes analyses:write and reports:read.',
+					"Use to analyze several resumes at once (one per input item, batches of 20) and get their report summaries when done. Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scopes analyses:write and reports:read.",
 				action: 'Analyze many resumes',
 			},
 			{
 				name: 'Analyze Resume',
 				value: 'analyzeResume',
 				description:
-					'Use to analyze one candidate\'s resume against a job in one step (prepare, upload, quote, start; can wait for the result). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write (reports:read to wait).',
+					"Use to analyze one candidate's resume against a job in one step (prepare, upload, quote, start; can wait for the result). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write (reports:read to wait).",
 				action: 'Analyze a resume',
 			},
 			{

@@ -1,14 +1,18 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { batchTimeoutOption } from '../../engine/batch';
 import {
-	includeReportOption,
 	quoteAnalyses,
-	readReportSummaries,
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from './batchStages';
+import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
 import {
 	binaryPropertyField,
@@ -16,6 +20,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 	simplifyReportsField,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
@@ -32,16 +37,27 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
+	optionsCollection([
+		batchTimeoutOption,
+		...resumeFileOptions,
+		includeReportOption,
+		spendingLimitOption,
+	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['analyzeMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
 /** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
+	return {
+		choice: readWriteChoice(this, itemIndex),
+		input: await readUploadInput(this, itemIndex),
+	};
 }
 
 /** The analysis batch (stage 3) charges; at most one chunk is uploaded and quoted ahead of it. */
@@ -72,6 +88,9 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			uploaded: true,
 			uploadUrlRefreshed: upload.uploadUrlRefreshed,
 			...(upload.sameWriteAs === undefined ? {} : { sameWriteAs: upload.sameWriteAs }),
+			...(upload.replacesExpiredReportId === undefined
+				? {}
+				: { replacesExpiredReportId: upload.replacesExpiredReportId }),
 		} as IDataObject;
 		// An upload that was already admitted (a repeat of this run) has an attempt: checked before it is quoted.
 		const checkExisting = upload.alreadyAdmitted === true;
@@ -90,7 +109,12 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 			if (shared instanceof Error) chunk.outcomes[position] = shared;
 			continue;
 		}
-		chunk.outcomes[position] = { ...shared, itemKey: own.itemKey ?? `item-${itemIndex}`, fileName: input.fileName, sameWriteAs: own.sameWriteAs };
+		chunk.outcomes[position] = {
+			...shared,
+			itemKey: own.itemKey ?? `item-${itemIndex}`,
+			fileName: input.fileName,
+			sameWriteAs: own.sameWriteAs,
+		};
 	}
 	return chunk;
 }

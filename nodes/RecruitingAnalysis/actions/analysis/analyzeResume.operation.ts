@@ -9,21 +9,39 @@ import {
 	resumeFileOptions,
 	waitForCompletionOptions,
 	simplifyReportsField,
+	spendingLimitOption,
 } from '../common/descriptions';
+import { addNotice } from '../common/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from '../upload/resumeUpload';
+import {
+	readUploadInput,
+	UPLOAD_RENEW_STEP,
+	uploadResume,
+	uploadWriteOf,
+} from '../upload/resumeUpload';
 import { sameWriteAs } from '../../writes/sameWrites';
+import { jobRevisionSince } from '../../writes/jobRevision';
+import { apiPath } from '../../transport';
+import { api } from '../../transport/api';
 import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitForCompletionOptions]),
+	optionsCollection([
+		concurrencyOption,
+		...resumeFileOptions,
+		spendingLimitOption,
+		...waitForCompletionOptions,
+	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['analyzeResume'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['analyzeResume'] } },
+	properties,
+);
 
 /** The user key's suffixes of Analyze Resume's writes: the upload, its renewal, the start and its requote. */
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
@@ -35,8 +53,25 @@ const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	const input = await readUploadInput(this, itemIndex);
-	sameWriteAs(this, (await uploadWriteOf(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD)).key, itemIndex);
-	return { write, input, wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)) };
+	sameWriteAs(
+		this,
+		(
+			await uploadWriteOf(
+				this,
+				itemIndex,
+				input,
+				write,
+				write.userKey && 'prepare',
+				ANALYSIS_UPLOAD,
+			)
+		).key,
+		itemIndex,
+	);
+	return {
+		write,
+		input,
+		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
+	};
 }
 
 /**
@@ -46,7 +81,14 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
-	const uploaded = await uploadResume(this, itemIndex, input, write, write.userKey && 'prepare', ANALYSIS_UPLOAD);
+	const uploaded = await uploadResume(
+		this,
+		itemIndex,
+		input,
+		write,
+		write.userKey && 'prepare',
+		ANALYSIS_UPLOAD,
+	);
 	const reportId = String(uploaded.reportId);
 	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
 	const started = await startAnalysis(
@@ -60,13 +102,28 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		uploaded.alreadyAdmitted === true,
 	);
 	const output = { ...upload, ...started };
-	if (!wait.waitForCompletion) return output;
+	if (!wait.waitForCompletion) {
+		addNotice(this, 'noScoreWithoutWaiting');
+		// A report an earlier run made (its analysis was already admitted) may predate the saved job's revision.
+		if (uploaded.alreadyAdmitted !== true && started.recovered !== true) return output;
+		const summary = await api(this, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}', reportId),
+			itemIndex,
+		});
+		return { ...output, ...(await jobRevisionSince(this, itemIndex, summary.createdAt)) };
+	}
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
 	// wait is shared with the other items and does not hold this lane.
 	return later(
-		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then((waited) => {
-			const merged = uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
-			return started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged } : { ...waited, ...merged };
-		}),
+		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then(
+			(waited) => {
+				const merged =
+					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+				return started.recovered === true
+					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged }
+					: { ...waited, ...merged };
+			},
+		),
 	);
 }

@@ -6,9 +6,8 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiErrorInfo, apiPath } from '../../transport';
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
-import { existingAttempt, readSimplifiedReport, readSimplify, startIdentity } from './pipeline';
+import { existingAttempt, startIdentity } from './pipeline';
 import { api } from '../../transport/api';
 import {
 	batchItemFor,
@@ -23,20 +22,17 @@ import {
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
-import { addNotice, noticesForReport } from '../common/notices';
+import { addNotice } from '../common/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
-import { optionsParam, withoutKeys } from '../common/params';
-import { existsCondition, recoverWrite } from '../../writes/recover';
-import { summariesForCheck, summariesFromPages } from '../../engine/reportPages';
-import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
-import { simplifyReport } from '../common/simplify';
+import { optionsParam } from '../common/params';
+import { existsCondition, isNothingToRecover, recoverWrite } from '../../writes/recover';
+import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
+import { summariesForCheck } from '../../engine/reportPages';
 import { BATCH_CHUNK_SIZE, type ChunkState } from '../../engine/types';
 
 /** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
 const SLOW_BATCH_MS = 2000;
 
-/** How many reports are read at the same time (summaries, results). */
-const REPORT_READ_CONCURRENCY = 10;
 /** How many reports are checked at the same time for an existing attempt (a status read each, when no list page showed them). */
 const EXISTING_CHECK_CONCURRENCY = 10;
 
@@ -46,6 +42,8 @@ export interface AnalysisEntry {
 	reportId: string;
 	/** Set by the user (quote chosen beforehand) or by quoteAnalyses. */
 	fingerprint?: string;
+	/** The quote quoteAnalyses got (its price counts against the Spending Limit). */
+	quote?: IDataObject;
 	/** The item's Idempotency Key and New Attempt Label (the batch's key is made of its items' writes). */
 	choice: WriteChoice;
 	/** The report may already have an attempt (Start Many, or an upload recovered as already admitted). */
@@ -65,9 +63,32 @@ function outcomeOf(chunk: ChunkState, entry: AnalysisEntry): IDataObject {
 }
 
 /** A batch item whose answer means the analysis exists: read back and output as recovered (recover.ts). */
-async function recoverEntry(ctx: IExecuteFunctions, chunk: AnalysisChunk, entry: AnalysisEntry, from: string): Promise<void> {
-	const found = await recoverWrite(ctx, entry.itemIndex, { kind: 'analysis', reportId: entry.reportId }, from);
-	chunk.outcomes[entry.position] = { ...outcomeOf(chunk, entry), itemKey: itemKeyFor(entry.itemIndex), state: 'succeeded', errorCode: null, ...found };
+async function recoverEntry(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	entry: AnalysisEntry,
+	from: string,
+): Promise<void> {
+	const found = await recoverWrite(
+		ctx,
+		entry.itemIndex,
+		{ kind: 'analysis', reportId: entry.reportId },
+		from,
+	);
+	chunk.outcomes[entry.position] = {
+		...outcomeOf(chunk, entry),
+		itemKey: itemKeyFor(entry.itemIndex),
+		state: 'succeeded',
+		errorCode: null,
+		...found,
+	};
+}
+
+/** An item of a batch its key named for other reports: nothing of it exists and it was not submitted again. */
+function noAnalysisRecovered(reportId: string): Error {
+	return new Error(
+		`Report ${reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
+	);
 }
 
 /** Batch item error codes after which the item is quoted again and submitted once more in a later batch. */
@@ -81,35 +102,59 @@ const MAX_LATER_BATCHES = 2;
  * a New Attempt Label). An entry the quote answers with ANALYSIS_ALREADY_STARTED is recovered; one that cannot be
  * quoted otherwise gets state "not_quoted" with the API's errorCode, and is left out of the batch.
  */
-export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, laterReportIds: () => string[] = () => []): Promise<AnalysisChunk> {
+export async function quoteAnalyses(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	laterReportIds: () => string[] = () => [],
+): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const recovered = new Set<AnalysisEntry>();
 	const toCheck = pending.filter((entry) => entry.checkExisting);
 	// One walk of report list pages answers for this chunk and the later ones; what it did not show is read alone.
 	const ids = toCheck.map((entry) => entry.reportId);
-	const known = toCheck.length > 0 ? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()]) : new Map();
-	await mapWithConcurrency(
-		toCheck,
-		EXISTING_CHECK_CONCURRENCY,
-		async (entry) => {
-			if (await existingAttempt(ctx, entry.itemIndex, entry.reportId, entry.choice, known.get(entry.reportId))) {
-				await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
-				recovered.add(entry);
-			}
-		},
-	);
+	const known =
+		toCheck.length > 0
+			? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()])
+			: new Map();
+	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
+		if (
+			await existingAttempt(
+				ctx,
+				entry.itemIndex,
+				entry.reportId,
+				entry.choice,
+				known.get(entry.reportId),
+			)
+		) {
+			await recoverEntry(ctx, chunk, entry, 'ANALYSIS_ALREADY_STARTED');
+			recovered.add(entry);
+		}
+	});
 	pending = pending.filter((entry) => !recovered.has(entry));
 	const toQuote = pending.filter((entry) => entry.fingerprint === undefined);
 	if (toQuote.length === 0) return { ...chunk, pending };
 	const first = toQuote[0].itemIndex;
-	const quoteBody = { items: toQuote.map((entry) => ({ itemKey: itemKeyFor(entry.itemIndex), input: { reportId: entry.reportId } })) };
+	const quoteBody = {
+		items: toQuote.map((entry) => ({
+			itemKey: itemKeyFor(entry.itemIndex),
+			input: { reportId: entry.reportId },
+		})),
+	};
 	validateBatch.call(ctx, analysisBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/analysis-batch-quotes', body: quoteBody, itemIndex: first });
+	const quotes = await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analysis-batch-quotes',
+		body: quoteBody,
+		itemIndex: first,
+	});
 	for (const entry of toQuote) {
-		const quoted = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(entry.itemIndex));
+		const quoted = ((quotes.items ?? []) as IDataObject[]).find(
+			(q) => q.itemKey === itemKeyFor(entry.itemIndex),
+		);
 		const quote = quoted?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			entry.fingerprint = quote.fingerprint;
+			entry.quote = quote;
 			continue;
 		}
 		const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
@@ -127,7 +172,10 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
 			errorCode,
 		};
 	}
-	return { ...chunk, pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)) };
+	return {
+		...chunk,
+		pending: pending.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry)),
+	};
 }
 
 /**
@@ -140,12 +188,32 @@ export async function quoteAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk
  * (`submittedAgainAfterBatch`), once the cause may be fixed; an item refused for a cause a re-run cannot fix
  * (INVALID_UPLOAD, a report that needs review...) is not, and its `hint` says what to do.
  */
-export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChunk, operationKey = 'analyses.batch'): Promise<AnalysisChunk> {
+export async function submitAnalyses(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+	operationKey = 'analyses.batch',
+): Promise<AnalysisChunk> {
 	let pending = chunk.pending ?? [];
 	const started: AnalysisEntry[] = [];
 	let afterBatchId: string | undefined;
 	let replays = 0;
 	for (let round = 0; pending.length > 0; round++) {
+		// Each item's quoted price against the Spending Limit, in item order: an item that would pass it is not sent.
+		const reservations = new Map<AnalysisEntry, Reservation>();
+		pending = pending.filter((entry) => {
+			try {
+				reservations.set(entry, reserveCredits(ctx, entry.itemIndex, entry.quote, 'analysis'));
+				return true;
+			} catch (error) {
+				chunk.outcomes[entry.position] = error as Error;
+				return false;
+			}
+		});
+		if (pending.length === 0) break;
+		const settleAll = (charged: boolean) =>
+			reservations.forEach((reservation) =>
+				charged ? reservation.charged() : reservation.release(),
+			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(ctx, first);
 		const body = {
@@ -157,32 +225,78 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		validateBatch.call(ctx, analysisBatchSchema, body, first);
 		const key = chunkIdempotencyKey(
 			operationKey,
-			pending.map((entry) => ({ identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice), choice: entry.choice })),
+			pending.map((entry) => ({
+				identity: startIdentity(entry.reportId, entry.fingerprint, entry.choice),
+				choice: entry.choice,
+			})),
 			afterBatchId,
 		);
 		const sentAt = Date.now();
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
 			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
-			for (const entry of pending) await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED');
-			break;
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
+				settleAll(!wasRefused(created.error));
+				throw created.error;
+			}
+			settleAll(false);
+			// The same batch was submitted by an earlier run with other quotes: its analyses are read back, and the items
+			// it had refused (no analysis exists) go again in a new batch.
+			const refused: AnalysisEntry[] = [];
+			for (const entry of pending) {
+				const read = await settle(
+					async () => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'),
+				);
+				if (read.ok) continue;
+				if (isNothingToRecover(read.error)) refused.push({ ...entry, fingerprint: undefined });
+				else chunk.outcomes[entry.position] = read.error as Error;
+			}
+			if (
+				refused.length === 0 ||
+				refused.length === pending.length ||
+				replays >= MAX_REPLAYED_BATCHES
+			) {
+				for (const entry of refused)
+					chunk.outcomes[entry.position] = noAnalysisRecovered(entry.reportId);
+				break;
+			}
+			replays++;
+			afterBatchId = `reused-${key.slice(-16)}`;
+			pending = (await quoteAnalyses(ctx, { ...chunk, pending: refused })).pending ?? [];
+			for (const entry of pending)
+				chunk.outcomes[entry.position] = {
+					...outcomeOf(chunk, entry),
+					submittedAgainAfterRefusal: true,
+				};
+			continue;
 		}
 		const { batchId } = created.value;
 		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
 		const replayed = isReplayedBatch(batch, sentAt);
 		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
 		// which operation is faster (README: which operation for how many resumes).
-		if (!replayed && Date.now() - sentAt >= SLOW_BATCH_MS && ctx.getInputData().length > BATCH_CHUNK_SIZE) addNotice(ctx, 'slowBatches');
+		if (
+			!replayed &&
+			Date.now() - sentAt >= SLOW_BATCH_MS &&
+			ctx.getInputData().length > BATCH_CHUNK_SIZE
+		)
+			addNotice(ctx, 'slowBatches');
 		const again: AnalysisEntry[] = [];
 		const refusedBefore: AnalysisEntry[] = [];
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
+			const reservation = reservations.get(entry);
+			if (item?.state === 'succeeded' && !replayed) reservation?.charged();
+			else reservation?.release();
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
 				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
 				continue;
 			}
+			const used =
+				item?.state === 'succeeded' && !replayed && creditsOf(entry.quote) !== undefined
+					? { creditsUsed: creditsOf(entry.quote) }
+					: {};
 			chunk.outcomes[entry.position] = {
 				...outcomeOf(chunk, entry),
 				batchId,
@@ -192,9 +306,15 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 				attemptId: item?.attemptId ?? null,
 				errorCode,
 				...refusalHint(errorCode),
+				...used,
 			};
 			if (item?.state === 'succeeded') started.push(entry);
-			else if (replayed && errorCode && !FINAL_ITEM_CODES.includes(errorCode) && replays < MAX_REPLAYED_BATCHES) {
+			else if (
+				replayed &&
+				errorCode &&
+				!FINAL_ITEM_CODES.includes(errorCode) &&
+				replays < MAX_REPLAYED_BATCHES
+			) {
 				refusedBefore.push({ ...entry, fingerprint: undefined });
 			} else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
 				again.push({ ...entry, fingerprint: undefined });
@@ -205,9 +325,13 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 		if (refusedBefore.length > 0) {
 			replays++;
 			afterBatchId = batchId;
-			ctx.logger?.info?.(`Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`);
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`,
+			);
 		} else {
-			ctx.logger?.info?.(`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`);
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${again.length} item(s) of batch ${batchId} quoted again for a later batch`,
+			);
 		}
 		const requoted = await quoteAnalyses(ctx, { ...chunk, pending: next });
 		pending = requoted.pending ?? [];
@@ -219,117 +343,3 @@ export async function submitAnalyses(ctx: IExecuteFunctions, chunk: AnalysisChun
 	}
 	return { ...chunk, started };
 }
-
-/**
- * The last stage. With Simplify (the default from node version 1.1), every item becomes the simplified item of its
- * report: summary and result read for each started report, so that `score`, `status` and `needsReview` are the
- * report's own; an item that was not analyzed keeps status null with its `analysisState` and `errorCode`. Without
- * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
- * completes only once every admitted analysis is terminal, so what is read is final.
- */
-export async function readReportSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const firstItem = chunk.itemIndexes[0];
-	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
-	const started = chunk.started ?? [];
-	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true) return chunk;
-	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
-		const report = await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', entry.reportId), itemIndex: entry.itemIndex });
-		noticesForReport(ctx, report);
-		(chunk.outcomes[entry.position] as IDataObject).report = report;
-	});
-	return chunk;
-}
-
-/** The file name of an item: the one its upload used, or the input item's own `fileName` (as Upload Many outputs). */
-function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
-	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
-}
-
-/** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
-function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
-	const { state, attemptId, status, code } = outcome;
-	const batchFacts = withoutKeys(outcome, ['state', 'report', 'reportId', 'fileName', 'attemptId', 'status', 'code']);
-	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
-	const reportStatus = simplified.status ?? status ?? null;
-	return {
-		...simplified,
-		status: reportStatus,
-		needsReview: reportStatus === 'requires_action',
-		code: simplified.code ?? code ?? null,
-		attemptId: simplified.attemptId ?? attemptId ?? null,
-		analysisState: state ?? null,
-		...batchFacts,
-	};
-}
-
-/**
- * The analyses of the chunk have run (and are charged) by now: a key without reports:read must not turn them into
- * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
- * notice says why the rest is null and what to do.
- */
-async function readUnlessForbidden(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-	fileName: unknown,
-	listed?: Promise<Map<string, IDataObject>>,
-): Promise<IDataObject> {
-	// The list page is read while the results are: a report it shows final needs no summary read of its own.
-	const known = listed?.then((summaries) => {
-		const summary = summaries.get(reportId);
-		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
-	});
-	const outcome = await readSimplifiedReport(ctx, itemIndex, reportId, fileName, undefined, known).then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
-	if (outcome.ok) return outcome.value;
-	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
-	addNotice(ctx, 'reportsNotReadable');
-	return simplifyReport({ reportId, fileName });
-}
-
-/** Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read. */
-const analyzedReportId = (outcome: IDataObject | Error): string | null =>
-	!(outcome instanceof Error) && (outcome.state === 'succeeded' || outcome.recovered === true) && typeof outcome.reportId === 'string'
-		? outcome.reportId
-		: null;
-
-/**
- * The chunk's reports are final (their batch has completed): one list page (the newest 100 reports, where a chunk
- * just analyzed is), read at the same time as their results, gives their summaries, so each report needs only its
- * result read. A report the page does not show, or every report when the list read fails, is read alone as before.
- */
-async function listedSummaries(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
-	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
-	if (ids.length === 0) return new Map();
-	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(() => new Map<string, IDataObject>());
-}
-
-async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
-	const listed = listedSummaries(ctx, chunk);
-	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
-		const outcome = chunk.outcomes[position];
-		if (outcome instanceof Error) return;
-		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
-		const fileName = fileNameOf(ctx, outcome, itemIndex);
-		const analyzed = analyzedReportId(outcome);
-		const simplified = analyzed
-			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed)
-			: simplifyReport({ reportId, fileName });
-		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
-	});
-	return chunk;
-}
-
-export const includeReportOption = {
-	displayName: 'Include Report Summary',
-	name: 'includeReport',
-	type: 'boolean' as const,
-	default: false,
-	description:
-		"Whether to add each report's summary (status, score, summary) once its batch has completed. Needs the reports:read scope.",
-	// Simplify reads every report itself; the option is for the batch items output when Simplify is off.
-	displayOptions: { hide: { '/simplify': [true] } },
-};

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { quoteAnalysis } from './pipeline';
+import { quoteAnalysis } from './quotes';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { addNotice } from '../common/notices';
@@ -11,7 +11,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuote'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['getQuote'] } },
+	properties,
+);
 
 /** Price of analyzing the report, with the fingerprint the Start operation needs. Reserves nothing. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
@@ -18,7 +23,10 @@ const properties: INodeProperties[] = [
 	reportIdField(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['getQuotes'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['getQuotes'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
@@ -31,10 +39,17 @@ interface BatchQuoteItem extends IDataObject {
 /** Quote the analyses of up to 20 input items with one request; one output item per input item. */
 async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
 	const { outcomes } = chunk;
-	const valid = await readChunk(chunk, (itemIndex) => ({ reportId: idParam(this, 'reportId', itemIndex, 'Report ID') }));
+	const valid = await readChunk(chunk, (itemIndex) => ({
+		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
+	}));
 	if (valid.length === 0) return chunk;
 
-	const body = { items: valid.map(({ itemIndex, reportId }) => ({ itemKey: itemKeyFor(itemIndex), input: { reportId } })) };
+	const body = {
+		items: valid.map(({ itemIndex, reportId }) => ({
+			itemKey: itemKeyFor(itemIndex),
+			input: { reportId },
+		})),
+	};
 	validateBatch.call(this, analysisBatchQuoteSchema, body, valid[0].itemIndex);
 	const response = await api(this, {
 		method: 'POST',

@@ -1,119 +1,18 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { validateFingerprint } from '../../validation';
 import { api } from '../../transport/api';
-import { RunSlot } from '../../engine/runState';
 import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
 import { noticesForReport } from '../common/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
+import { chargedWrite } from '../../writes/spending';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
-import { BATCH_CHUNK_SIZE } from '../../engine/types';
-import { startWithinCapacity, waiterFor } from '../../engine/waiter';
+import { startWithinCapacity, waiterFor } from '../../engine/waits';
+import { quoteAnalysis, quoteForStart, type QuoteChoice } from './quotes';
 
-export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/analysis-quotes',
-		body: { reportId },
-		itemIndex,
-	});
-}
-
-interface QuoteWish {
-	itemIndex: number;
-	reportId: string;
-	resolve: (quote: IDataObject) => void;
-	reject: (error: unknown) => void;
-}
-
-/**
- * The quotes of one node run's starts (Analyze Resume, Start with Quote Automatically), gathered: a quote asked
- * for while none is in flight is sent alone at once (POST /analysis-quotes, as for a single item); the quotes
- * asked for while one is in flight are sent together as soon as it answers, up to 20 in one
- * POST /analysis-batch-quotes. Nothing waits for a timer, and many lanes starting at once need a few requests
- * instead of one each. A batch quote's fingerprint is the same as a single quote's (it names what the quote
- * depends on), so the start's key is unchanged. A report the batch could not quote, or every report of a batch
- * request that failed, is quoted alone: its answer and its error are exactly those of a single quote.
- */
-class QuoteGatherer {
-	private busy = false;
-	private readonly queue: QuoteWish[] = [];
-
-	constructor(private readonly ctx: IExecuteFunctions) {}
-
-	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
-		return await new Promise<IDataObject>((resolve, reject) => {
-			this.queue.push({ itemIndex, reportId, resolve, reject });
-			if (!this.busy) void this.drain();
-		});
-	}
-
-	private async drain(): Promise<void> {
-		this.busy = true;
-		while (this.queue.length > 0) {
-			// A report named twice waits for the next request (a batch names each report once).
-			const group: QuoteWish[] = [];
-			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE; ) {
-				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
-				else group.push(...this.queue.splice(i, 1));
-			}
-			await this.send(group);
-		}
-		this.busy = false;
-	}
-
-	private alone(wish: QuoteWish): Promise<void> {
-		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
-	}
-
-	private async send(group: QuoteWish[]): Promise<void> {
-		if (group.length === 1) return await this.alone(group[0]);
-		const keyOf = (position: number) => `quote-${position}`;
-		const answer = await outcomeOf(
-			async () =>
-				await api(this.ctx, {
-					method: 'POST',
-					path: '/api/v1/analysis-batch-quotes',
-					body: { items: group.map((wish, position) => ({ itemKey: keyOf(position), input: { reportId: wish.reportId } })) },
-					itemIndex: group[0].itemIndex,
-				}),
-		);
-		const items = (answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []) as IDataObject[];
-		group.forEach((wish, position) => {
-			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as IDataObject | null | undefined;
-			// Not awaited: the next gathered quotes need not wait for this report's own request.
-			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
-			else void this.alone(wish);
-		});
-	}
-}
-
-/** The quotes this run gathers for its starts. */
-const gatherers = new RunSlot('quote gatherer', (ctx) => new QuoteGatherer(ctx));
-
-/** A quote for a start of this node run, gathered with the run's other starts' quotes (QuoteGatherer). */
-export async function quoteForStart(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Promise<IDataObject> {
-	return await gatherers.of(ctx).quote(itemIndex, reportId);
-}
-
-/** Quote settings as read from the node: either quote right before the write, or use the given fingerprint. */
-export interface QuoteChoice {
-	quoteAutomatically: boolean;
-	quoteFingerprint?: string;
-}
-
-export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): QuoteChoice {
-	const quoteAutomatically = ctx.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
-	if (quoteAutomatically) return { quoteAutomatically };
-	const raw = ctx.getNodeParameter('quoteFingerprint', itemIndex, '') as string;
-	return { quoteAutomatically, quoteFingerprint: validateFingerprint.call(ctx, raw, itemIndex) };
-}
-
-/** The steps a user key may get in a start (the requote after QUOTE_STALE). */
 export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
 
 /**
@@ -132,7 +31,14 @@ export async function existingAttempt(
 ): Promise<IDataObject | undefined> {
 	let status = known;
 	if (!status) {
-		const read = await outcomeOf(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/status', reportId), itemIndex }));
+		const read = await outcomeOf(
+			async () =>
+				await api(ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/status', reportId),
+					itemIndex,
+				}),
+		);
 		if (!read.ok) {
 			if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
 			throw read.error;
@@ -149,7 +55,11 @@ export async function existingAttempt(
  * (the quote changes with every attempt), so running the same labelled attempt again, even after it failed too,
  * repeats that one attempt and never makes a third.
  */
-export function startIdentity(reportId: string, fingerprint: string | undefined, write: WriteChoice): unknown[] {
+export function startIdentity(
+	reportId: string,
+	fingerprint: string | undefined,
+	write: WriteChoice,
+): unknown[] {
 	return write.attemptLabel ? [reportId] : [reportId, fingerprint];
 }
 
@@ -175,23 +85,44 @@ export async function startAnalysis(
 		if (existing) return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED');
 	}
 	const start = async (fingerprint: string, step?: string) =>
-		await withRecovery(ctx, itemIndex, target, async () =>
-			await waitOutCapacity(ctx, itemIndex, async () =>
-				// With shared waiting, a start waits here while this run's own analyses fill the capacity (waiter.ts).
-				await startWithinCapacity(ctx, async () =>
-					await api(ctx, {
-						method: 'POST',
-						path: '/api/v1/analyses',
-						body: { reportId, quoteFingerprint: fingerprint },
-						idempotencyKey: keyFor(write, 'analysis.start', startIdentity(reportId, fingerprint, write), step),
-						itemIndex,
-					}),
+		await withRecovery(
+			ctx,
+			itemIndex,
+			target,
+			async () =>
+				await waitOutCapacity(
+					ctx,
+					itemIndex,
+					async () =>
+						// With shared waiting, a start waits here while this run's own analyses fill the capacity (waiter.ts).
+						await startWithinCapacity(
+							ctx,
+							async () =>
+								await api(ctx, {
+									method: 'POST',
+									path: '/api/v1/analyses',
+									body: { reportId, quoteFingerprint: fingerprint },
+									idempotencyKey: keyFor(
+										write,
+										'analysis.start',
+										startIdentity(reportId, fingerprint, write),
+										step,
+									),
+									itemIndex,
+								}),
+						),
 				),
-			),
 		);
 
 	if (!choice.quoteAutomatically) {
-		return await start(choice.quoteFingerprint as string, steps.first);
+		// A fingerprint chosen beforehand carries no price: with a Spending Limit this is refused (spending.ts).
+		return await chargedWrite(
+			ctx,
+			itemIndex,
+			undefined,
+			'analysis',
+			async () => await start(choice.quoteFingerprint as string, steps.first),
+		);
 	}
 	const quoted = await outcomeOf(async () => await quoteForStart(ctx, itemIndex, reportId));
 	if (!quoted.ok) {
@@ -199,16 +130,30 @@ export async function startAnalysis(
 		return await recoverWrite(ctx, itemIndex, target, 'ANALYSIS_ALREADY_STARTED', quoted.error);
 	}
 	let quote = quoted.value;
-	const started = await onApiCondition(
-		'QUOTE_STALE',
-		async () => await start(String(quote.fingerprint), steps.first),
-		async () => {
-			quote = await quoteAnalysis(ctx, itemIndex, reportId);
-			return await start(String(quote.fingerprint), steps.requote);
-		},
+	const started = await chargedWrite(
+		ctx,
+		itemIndex,
+		quote,
+		'analysis',
+		async () =>
+			await onApiCondition(
+				'QUOTE_STALE',
+				async () => await start(String(quote.fingerprint), steps.first),
+				async () => {
+					quote = await quoteAnalysis(ctx, itemIndex, reportId);
+					return await start(String(quote.fingerprint), steps.requote);
+				},
+			),
 	);
 	if (started.recovered === true) return started;
-	return { ...started, quote: { creditUnits: quote.creditUnits, creditScale: quote.creditScale, reportSystemVersion: quote.reportSystemVersion } };
+	return {
+		...started,
+		quote: {
+			creditUnits: quote.creditUnits,
+			creditScale: quote.creditScale,
+			reportSystemVersion: quote.reportSystemVersion,
+		},
+	};
 }
 
 export interface WaitSettings {
@@ -230,8 +175,13 @@ export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean
 export function readWaitSettings(options: IDataObject, simplify = false): WaitSettings {
 	return {
 		waitForCompletion: options.waitForCompletion === true,
-		waitTimeout: typeof options.waitTimeout === 'number' && options.waitTimeout > 0 ? options.waitTimeout : 300,
-		waitOutput: simplify ? 'simplified' : ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
+		waitTimeout:
+			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
+				? options.waitTimeout
+				: 300,
+		waitOutput: simplify
+			? 'simplified'
+			: ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
 	};
 }
 
@@ -249,15 +199,24 @@ export async function readSimplifiedReport(
 	knownStatus?: string,
 	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
 ): Promise<IDataObject> {
-	const readSummary = async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
+	const readSummary = async () =>
+		await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
 	const [summary, result] = await Promise.all([
 		// A summary being read with others (a list page) is awaited; a report it did not show is read alone.
 		Promise.resolve(knownSummary).then(async (known) => known ?? (await readSummary())),
 		knownStatus === undefined || knownStatus === 'completed'
-			? api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}/result', reportId), qs: { schemaVersion: '1' }, itemIndex })
+			? api(ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/result', reportId),
+					qs: { schemaVersion: '1' },
+					itemIndex,
+				})
 			: Promise.resolve(null),
 	]);
-	const simplified = { ...simplifyReport({ reportId, fileName, summary, result }), ...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)) };
+	const simplified = {
+		...simplifyReport({ reportId, fileName, summary, result }),
+		...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)),
+	};
 	noticesForReport(ctx, simplified, { limitations: true });
 	return simplified;
 }
@@ -275,21 +234,43 @@ export async function waitForReport(
 	fileName?: unknown,
 ): Promise<IDataObject> {
 	const waiter = waiterFor(ctx);
-	const { status, summary: listed, timedOut } = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
+	const {
+		status,
+		summary: listed,
+		timedOut,
+	} = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
 	if (timedOut) {
-		if (settings.waitOutput === 'simplified') return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
+		if (settings.waitOutput === 'simplified')
+			return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
 		return { reportId, ...status, timedOut: true };
 	}
 	if (settings.waitOutput === 'simplified') {
 		const simplified = await waiter.read(
-			async () => await readSimplifiedReport(ctx, itemIndex, reportId, fileName, String(status.status), listed ?? undefined),
+			async () =>
+				await readSimplifiedReport(
+					ctx,
+					itemIndex,
+					reportId,
+					fileName,
+					String(status.status),
+					listed ?? undefined,
+				),
 		);
 		return { ...simplified, timedOut: false };
 	}
 	noticesForReport(ctx, status);
 	if (settings.waitOutput === 'summary') {
 		// A list page that showed the report in its final state already carried its summary.
-		const summary = listed ?? (await waiter.read(async () => await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex })));
+		const summary =
+			listed ??
+			(await waiter.read(
+				async () =>
+					await api(ctx, {
+						method: 'GET',
+						path: apiPath('/api/v1/reports/{}', reportId),
+						itemIndex,
+					}),
+			));
 		noticesForReport(ctx, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };

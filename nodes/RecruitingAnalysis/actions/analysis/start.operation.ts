@@ -1,6 +1,13 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice, readSimplify, readWaitSettings, START_STEPS, startAnalysis, waitForReport } from './pipeline';
+import {
+	readSimplify,
+	readWaitSettings,
+	START_STEPS,
+	startAnalysis,
+	waitForReport,
+} from './pipeline';
+import { readQuoteChoice } from './quotes';
 import {
 	concurrencyOption,
 	optionsCollection,
@@ -8,10 +15,11 @@ import {
 	waitForCompletionOptions,
 	simplifyReportsField,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
-import { readWriteChoice } from '../../writes/identity';
+import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 import { later } from '../../engine/types';
 
@@ -19,16 +27,27 @@ const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
+	optionsCollection([
+		concurrencyOption,
+		...writeOptions,
+		spendingLimitOption,
+		...waitForCompletionOptions,
+	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['start'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['start'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [START_STEPS.requote]),
+		write: readWriteChoice(this, itemIndex, [
+			USER_KEY_STEPS['analysis.start'],
+			START_STEPS.requote,
+		]),
 		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
 	};
 }
@@ -46,8 +65,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	// other items and does not hold this lane.
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
 	return later(
-		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName).then((waited) =>
-			started.recovered === true ? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom } : waited,
+		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName).then(
+			(waited) =>
+				started.recovered === true
+					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom }
+					: waited,
 		),
 	);
 }

@@ -1,16 +1,22 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from './pipeline';
+import { readQuoteChoice } from './quotes';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
-	includeReportOption,
 	quoteAnalyses,
-	readReportSummaries,
 	submitAnalyses,
 	type AnalysisChunk,
 	type AnalysisEntry,
 } from './batchStages';
-import { optionsCollection, quoteFields, reportIdField, simplifyReportsField, writeOptions } from '../common/descriptions';
+import { includeReportOption, readReportSummaries } from './batchSummaries';
+import {
+	optionsCollection,
+	quoteFields,
+	reportIdField,
+	simplifyReportsField,
+	writeOptions,
+	spendingLimitOption,
+} from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
@@ -27,10 +33,18 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
+	optionsCollection([
+		batchTimeoutOption,
+		...writeOptions,
+		includeReportOption,
+		spendingLimitOption,
+	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['analysis'], operation: ['startMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['analysis'], operation: ['startMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 

@@ -10,7 +10,12 @@ import { optionString, stringParam } from './params';
  */
 
 /** The ID in parameter `name`, trimmed and checked; `label` names the field in the error. */
-export function idParam(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
+export function idParam(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	label: string,
+): string {
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
@@ -25,7 +30,11 @@ export function checkLimit(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 }
 
 /** The user's own idempotency key (Options > Idempotency Key), when given; otherwise idempotencyKeyFor derives one. */
-export function checkUserKey(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): string | undefined {
+export function checkUserKey(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+): string | undefined {
 	const value = optionString(options, 'idempotencyKey');
 	return value === undefined ? undefined : validateIdempotencyKey.call(ctx, value, itemIndex);
 }

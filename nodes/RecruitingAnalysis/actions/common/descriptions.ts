@@ -7,7 +7,9 @@ import { savedJobLocator } from './locators';
  * updateDisplayOptions, so the same name can appear under several operations.
  */
 
-export function reportIdField(description = 'ID of the report (starts with rpt_)'): INodeProperties {
+export function reportIdField(
+	description = 'ID of the report (starts with rpt_)',
+): INodeProperties {
 	return {
 		displayName: 'Report ID',
 		name: 'reportId',
@@ -65,7 +67,8 @@ export const jobDescriptionFields: INodeProperties[] = [
 	...savedJobLocator(
 		{
 			displayName: 'Saved Job',
-			description: 'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
+			description:
+				'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
 			v1DisplayName: 'Saved Job ID',
 			v1Description: 'ID of a saved, active job description (starts with jd_)',
 		},
@@ -107,7 +110,8 @@ export const externalReferenceOptions: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'my-ats',
-		description: 'Slug of your recruiting system, for example "greenhouse". Set together with External Reference ID.',
+		description:
+			'Slug of your recruiting system, for example "greenhouse". Set together with External Reference ID.',
 	},
 ];
 
@@ -138,16 +142,38 @@ export const attemptLabelOption: INodeProperties = {
 		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
 };
 
+/** Options > Spending Limit of the charged operations (writes/spending.ts). */
+export const spendingLimitOption: INodeProperties = {
+	displayName: 'Spending Limit (Credits)',
+	name: 'spendingLimit',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 0,
+	description:
+		'The most credits this execution may spend on analyses and interviews, counted from their quotes across items, batches and Recruiting Analysis nodes of the execution. A write that would pass it is not sent; its item fails with what was spent and quoted. 0 is no limit. Needs Quote Automatically on.',
+};
+
 /** The options of every charged write: the user's own key and the deliberate new attempt. */
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
 
 /** The options of every operation that sends a resume file, after its first option (alphabetical order). */
-export const resumeFileOptions: INodeProperties[] = [...externalReferenceOptions, fileNameOverrideOption, ...writeOptions];
+export const resumeFileOptions: INodeProperties[] = [
+	...externalReferenceOptions,
+	fileNameOverrideOption,
+	...writeOptions,
+];
 
 /** An operation's Options collection (its options in alphabetical order, as the description test checks). */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: sorted };
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: sorted,
+	};
 }
 
 export const concurrencyOption: INodeProperties = {
@@ -219,7 +245,8 @@ export const waitForCompletionOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 3600 },
 		default: 300,
-		description: 'How long to wait at most. On timeout the last status is output with "timedOut": true.',
+		description:
+			'How long to wait at most. On timeout the last status is output with "timedOut": true.',
 	},
 ];
 
@@ -230,7 +257,8 @@ export const candidateEmailField: INodeProperties = {
 	placeholder: 'name@email.com',
 	required: true,
 	default: '',
-	description: 'Email address of the candidate. The quote and the invitation must use the same address.',
+	description:
+		'Email address of the candidate. The quote and the invitation must use the same address.',
 };
 
 export const deliveryField: INodeProperties = {
@@ -269,7 +297,8 @@ export function quoteFields(what: string): INodeProperties[] {
 			type: 'string',
 			required: true,
 			default: '',
-			description: 'The fingerprint of the current quote, copied unchanged (64 lowercase hexadecimal characters)',
+			description:
+				'The fingerprint of the current quote, copied unchanged (64 lowercase hexadecimal characters)',
 			displayOptions: { show: { quoteAutomatically: [false] } },
 		},
 	];

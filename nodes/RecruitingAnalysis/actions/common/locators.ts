@@ -15,7 +15,10 @@ const V2 = { '@version': [{ _cnd: { gte: 2 } }] };
 /** The spec's rule for resource IDs in a path: 1 to 100 characters (opaque, no other rule). */
 const ID_RULE = {
 	type: 'regex',
-	properties: { regex: '^\\S.{0,99}$', errorMessage: 'An ID is 1 to 100 characters, without leading spaces' },
+	properties: {
+		regex: '^\\S.{0,99}$',
+		errorMessage: 'An ID is 1 to 100 characters, without leading spaces',
+	},
 };
 
 interface LocatorSpec {
@@ -32,7 +35,10 @@ interface LocatorSpec {
 }
 
 /** The version-1 text field and the version-2 resource locator of one ID parameter. */
-function idLocator(spec: LocatorSpec, show: Record<string, Array<string | boolean>> = {}): INodeProperties[] {
+function idLocator(
+	spec: LocatorSpec,
+	show: Record<string, Array<string | boolean>> = {},
+): INodeProperties[] {
 	const v1: INodeProperties = {
 		displayName: spec.v1DisplayName,
 		name: spec.name,
@@ -73,19 +79,30 @@ function idLocator(spec: LocatorSpec, show: Record<string, Array<string | boolea
 
 /** The saved job of an upload or analysis (only ACTIVE jobs accept resumes; others are marked in the list). */
 export function savedJobLocator(
-	labels: { displayName: string; description: string; v1DisplayName: string; v1Description: string },
+	labels: {
+		displayName: string;
+		description: string;
+		v1DisplayName: string;
+		v1Description: string;
+	},
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
-	return idLocator({
-		name: 'jobDescriptionId',
-		...labels,
-		placeholder: 'jd_...',
-		searchListMethod: 'searchJobDescriptions',
-		listHint: 'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
-	}, show);
+	return idLocator(
+		{
+			name: 'jobDescriptionId',
+			...labels,
+			placeholder: 'jd_...',
+			searchListMethod: 'searchJobDescriptions',
+			listHint:
+				'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
+		},
+		show,
+	);
 }
 
-export function reportLocator(description = 'ID of the report (starts with rpt_)'): INodeProperties[] {
+export function reportLocator(
+	description = 'ID of the report (starts with rpt_)',
+): INodeProperties[] {
 	return idLocator({
 		name: 'reportId',
 		displayName: 'Report',

@@ -7,7 +7,8 @@ import { RunSlot } from '../../engine/runState';
  * (many items produce the same notice; it is added only once).
  */
 export const NOTICES = {
-	emailSent: '"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox.',
+	emailSent:
+		'"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox.',
 	emailQueued:
 		'"emailDelivery": "queued" means the service will email the invitation: it is not sent yet. Interview > Get Status shows when it is "sent" (accepted by the mail provider, which does not prove it reached the inbox).',
 	invitationsQueued:
@@ -16,7 +17,8 @@ export const NOTICES = {
 		'A resend is queued, not delivered: Interview > Get Status shows "emailDelivery". Resending again sends another email.',
 	completedNotEvaluated:
 		'A "completed" interview lifecycle does not mean the evaluation is ready: check the "evaluation" field (or wait for interview.result_ready).',
-	nullUnmeasured: 'A null score or measurement means unmeasured, not zero. Read "limitations" before showing a score.',
+	nullUnmeasured:
+		'A null score or measurement means unmeasured, not zero. Read "limitations" before showing a score.',
 	nullUnmeasuredSummary:
 		'A null score means unmeasured, not zero. The score scale and the limitations to read before showing a score are in the report result (Report > Get Result).',
 	reportsNotReadable:
@@ -31,7 +33,10 @@ export const NOTICES = {
 		'The output contains "invitationToken", a private bearer credential for the candidate. Deliver it as a link at /interview/{token} on the application origin and do not log it.',
 	batchCompleted:
 		'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" (in a simplified item: "analysisState" beside the report\'s "status") and "errorCode".',
-	quoteNotBinding: 'A quote reserves no capacity or allowance; admission can still fail with 422 when capacity or allowance is short.',
+	quoteNotBinding:
+		'A quote reserves no capacity or allowance; admission can still fail with 422 when capacity or allowance is short.',
+	noScoreWithoutWaiting:
+		'These items have no score yet: without Options > Wait for Completion the node outputs as soon as each analysis has started. A Filter or IF on "score" after it drops every item. Turn on Wait for Completion, or read the score later (Report > Get, or the report.result_ready webhook).',
 	slowBatches:
 		'Each analysis batch took seconds, and only one analysis batch (at most 20 resumes) runs at a time. For more than 20 resumes, Analysis > Analyze Resume with Wait for Completion runs as many analyses at once as the workspace allows and is usually much faster, for more calls (with Simplify about 4.3 per resume instead of 2.3).',
 } as const;
@@ -63,7 +68,10 @@ export function noticesForReport(
 ): void {
 	if (report.status === 'requires_action') addNotice(ctx, 'requiresAction');
 	if (report.status === 'failed') addNotice(ctx, 'failedReport');
-	const unmeasured = report.result === null || hasNullScore(report.result) || ('score' in report && report.score === null);
+	const unmeasured =
+		report.result === null ||
+		hasNullScore(report.result) ||
+		('score' in report && report.score === null);
 	if (unmeasured) addNotice(ctx, output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
@@ -74,12 +82,21 @@ export function noticesForEmailDelivery(ctx: IExecuteFunctions, emailDelivery: u
 }
 
 function hasNullScore(result: unknown): boolean {
-	return typeof result === 'object' && result !== null && 'score' in result && (result as { score: unknown }).score === null;
+	return (
+		typeof result === 'object' &&
+		result !== null &&
+		'score' in result &&
+		(result as { score: unknown }).score === null
+	);
 }
 
 /** Interview objects: emailDelivery "sent" and lifecycle "completed" with an evaluation not yet ready. */
-export function noticesForInterview(ctx: IExecuteFunctions, interview: Record<string, unknown>): void {
+export function noticesForInterview(
+	ctx: IExecuteFunctions,
+	interview: Record<string, unknown>,
+): void {
 	noticesForEmailDelivery(ctx, interview.emailDelivery);
-	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready') addNotice(ctx, 'completedNotEvaluated');
+	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')
+		addNotice(ctx, 'completedNotEvaluated');
 	if ('result' in interview && interview.result === null) addNotice(ctx, 'nullUnmeasured');
 }

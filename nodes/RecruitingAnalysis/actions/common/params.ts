@@ -5,14 +5,23 @@ import { isResourceLocatorValue, type IDataObject, type IExecuteFunctions } from
  * A resource locator (`{__rl, mode, value}`, node version 2's ID fields) gives its value, and a plain string
  * saved for it (version 1, or typed by hand) is taken as it is, as n8n's own `extractValue` does.
  */
-export function stringParam(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback = ''): string {
+export function stringParam(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	fallback = '',
+): string {
 	const raw = ctx.getNodeParameter(name, itemIndex, fallback) as unknown;
 	const value = isResourceLocatorValue(raw) ? raw.value : raw;
 	if (value === null || value === undefined) return '';
 	return String(value).trim();
 }
 
-export function optionsParam(ctx: IExecuteFunctions, itemIndex: number, name = 'options'): IDataObject {
+export function optionsParam(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	name = 'options',
+): IDataObject {
 	return (ctx.getNodeParameter(name, itemIndex, {}) as IDataObject) ?? {};
 }
 

@@ -63,7 +63,9 @@ export function simplifyReportSummary(report: IDataObject): IDataObject {
 		jobTitle: job.title ?? null,
 		score: result ? (result.score ?? null) : null,
 		summary: result ? (result.summary ?? null) : null,
-		...(report.externalReference === undefined ? {} : { externalReference: report.externalReference }),
+		...(report.externalReference === undefined
+			? {}
+			: { externalReference: report.externalReference }),
 	};
 }
 
@@ -80,7 +82,9 @@ export interface ReportFacts {
 }
 
 const objectOr = (value: unknown): IDataObject | null =>
-	typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : null;
+	typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as IDataObject)
+		: null;
 
 /**
  * The simplified item of an analysis operation: the fields a recruiter filters, sorts and exports, flat and first
@@ -98,7 +102,8 @@ export function simplifyReport(facts: ReportFacts): IDataObject {
 	const scale = objectOr(result?.scoreScale);
 	const job = objectOr(summary?.jobDescription);
 	const status = (full?.status ?? summary?.status ?? facts.status?.status ?? null) as string | null;
-	const pick = (...values: unknown[]) => values.find((value) => value !== undefined && value !== null) ?? null;
+	const pick = (...values: unknown[]) =>
+		values.find((value) => value !== undefined && value !== null) ?? null;
 	return {
 		candidateName: pick(candidate?.name),
 		currentRole: pick(candidate?.currentRole),

@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
 import { listPages } from '../../transport/pages';
@@ -96,7 +101,8 @@ const properties: INodeProperties[] = [
 				{
 					name: 'One Item per Read',
 					value: 'page',
-					description: 'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
+					description:
+						'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
 				},
 			],
 			default: 'events',
@@ -105,7 +111,10 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['event'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['event'], operation: ['getMany'] } },
+	properties,
+);
 
 /** Safety stop for draining: 1,000 pages of 100 events, far beyond 30 days of a workspace's retained events. */
 const MAX_DRAIN_PAGES = 1000;
@@ -116,7 +125,9 @@ const MAX_DRAIN_PAGES = 1000;
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? 100 : validateLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const limit = returnAll
+		? 100
+		: validateLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const type = optionString(filters, 'type');
@@ -133,7 +144,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	let nextCursor: string | null = cursor ?? null;
 	let pages = 0;
 	const qs = compactQuery({ type, reportId, interviewId });
-	for await (const page of listPages.call(this, { method: 'GET', path: '/api/v1/events', qs, pageSize: limit, cursor, itemIndex })) {
+	for await (const page of listPages.call(this, {
+		method: 'GET',
+		path: '/api/v1/events',
+		qs,
+		pageSize: limit,
+		cursor,
+		itemIndex,
+	})) {
 		events.push(...page.items);
 		hasMore = page.hasMore === true;
 		// The feed keeps its position even on an empty page; keep the one it returns.

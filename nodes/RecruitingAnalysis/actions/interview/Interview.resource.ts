@@ -60,7 +60,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Quote',
 				value: 'getQuote',
 				description:
-					'Use to see the credit price of inviting a candidate before sending the invitation. Needs the report ID of a completed analysis and the candidate\'s email; scope interviews:write.',
+					"Use to see the credit price of inviting a candidate before sending the invitation. Needs the report ID of a completed analysis and the candidate's email; scope interviews:write.",
 				action: 'Get an interview quote',
 			},
 			{
@@ -88,7 +88,7 @@ export const description: INodeProperties[] = [
 				name: 'Invite',
 				value: 'invite',
 				description:
-					'Use to invite one candidate to an automated interview about an analyzed resume, by email or private link. Needs the report ID of a completed analysis and the candidate\'s email; scope interviews:write.',
+					"Use to invite one candidate to an automated interview about an analyzed resume, by email or private link. Needs the report ID of a completed analysis and the candidate's email; scope interviews:write.",
 				action: 'Invite a candidate',
 			},
 			{
@@ -102,7 +102,7 @@ export const description: INodeProperties[] = [
 				name: 'Reinterview',
 				value: 'reinterview',
 				description:
-					'Use to give a candidate a new interview attempt that replaces a previous one not in progress. Needs the previous interview ID, its report ID and the candidate\'s email; scope interviews:write.',
+					"Use to give a candidate a new interview attempt that replaces a previous one not in progress. Needs the previous interview ID, its report ID and the candidate's email; scope interviews:write.",
 				action: 'Reinterview a candidate',
 			},
 			{

@@ -27,9 +27,20 @@ import {
 	validateBatch,
 	validateInput,
 } from '../../validation';
-import { chunkIdempotencyKey, invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
-import { existsCondition, recoverWrite } from '../../writes/recover';
-import { readQuoteChoice } from '../analysis/pipeline';
+import {
+	chunkIdempotencyKey,
+	invitationIdentity,
+	readWriteChoice,
+	type WriteChoice,
+} from '../../writes/identity';
+import {
+	existingInvitation,
+	existsCondition,
+	isNothingToRecover,
+	recoverWrite,
+} from '../../writes/recover';
+import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
+import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../common/notices';
 import { optionsParam, stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';
@@ -53,6 +64,8 @@ interface Pending {
 	itemIndex: number;
 	input: IDataObject;
 	fingerprint?: string;
+	/** The quote this run got (its price counts against the Spending Limit). */
+	quote?: IDataObject;
 	choice: WriteChoice;
 }
 
@@ -62,7 +75,10 @@ interface Pending {
  * runs this for the next chunk while the previous chunk's batch is processing; a quote sends no email and
  * reserves nothing. The batch completes when every invitation was admitted or refused.
  */
-export async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
+export async function readAndQuote(
+	this: IExecuteFunctions,
+	chunk: InviteChunk,
+): Promise<InviteChunk> {
 	const { outcomes } = chunk;
 	const pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
 		input: readBatchInvitation(this, itemIndex),
@@ -74,18 +90,32 @@ export async function readAndQuote(this: IExecuteFunctions, chunk: InviteChunk):
 }
 
 /** Quotes the entries without a fingerprint with one batch quote; one that cannot be quoted is reported and left out. */
-async function quoteInvitations(ctx: IExecuteFunctions, chunk: InviteChunk, pending: Pending[]): Promise<Pending[]> {
+async function quoteInvitations(
+	ctx: IExecuteFunctions,
+	chunk: InviteChunk,
+	pending: Pending[],
+): Promise<Pending[]> {
 	const toQuote = pending.filter((p) => p.fingerprint === undefined);
 	if (toQuote.length === 0) return pending;
 	const first = toQuote[0].itemIndex;
-	const quoteBody = { items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })) };
+	const quoteBody = {
+		items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })),
+	};
 	validateBatch.call(ctx, interviewBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, { method: 'POST', path: '/api/v1/interview-batch-quotes', body: quoteBody, itemIndex: first });
+	const quotes = await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/interview-batch-quotes',
+		body: quoteBody,
+		itemIndex: first,
+	});
 	for (const p of toQuote) {
-		const entry = ((quotes.items ?? []) as IDataObject[]).find((q) => q.itemKey === itemKeyFor(p.itemIndex));
+		const entry = ((quotes.items ?? []) as IDataObject[]).find(
+			(q) => q.itemKey === itemKeyFor(p.itemIndex),
+		);
 		const quote = entry?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			p.fingerprint = quote.fingerprint;
+			p.quote = quote;
 			continue;
 		}
 		const errorCode = (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
@@ -112,11 +142,32 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	const { outcomes } = chunk;
 	let pending = chunk.pending ?? [];
 	let afterBatchId: string | undefined;
+	// Items an earlier run's batch refused, found when its key answered IDEMPOTENCY_KEY_REUSED (its id is not known).
+	let resubmittedAfterRefusal = false;
 	for (let replays = 0; pending.length > 0; replays++) {
+		// Each invitation's quoted price against the Spending Limit, in item order: one that would pass it is not sent.
+		const reservations = new Map<Pending, Reservation>();
+		pending = pending.filter((p) => {
+			try {
+				reservations.set(p, reserveCredits(this, p.itemIndex, p.quote, 'invitation'));
+				return true;
+			} catch (error) {
+				outcomes[p.position] = error as Error;
+				return false;
+			}
+		});
+		if (pending.length === 0) return chunk;
+		const settleAll = (charged: boolean) =>
+			reservations.forEach((reservation) =>
+				charged ? reservation.charged() : reservation.release(),
+			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(this, first);
 		const body = {
-			items: pending.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: { ...p.input, quoteFingerprint: p.fingerprint } })),
+			items: pending.map((p) => ({
+				itemKey: itemKeyFor(p.itemIndex),
+				input: { ...p.input, quoteFingerprint: p.fingerprint },
+			})),
 		};
 		validateBatch.call(this, interviewBatchSchema, body, first);
 		// The batch is its invitations (report, address, delivery), not their quotes: a repeat after a committed batch
@@ -124,23 +175,60 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		// invitation is then read back (writes/recover.ts) instead of failing the node.
 		const key = chunkIdempotencyKey(
 			'interviews.batch',
-			pending.map((p) => ({ identity: invitationIdentity(p.input as InvitationInput), choice: p.choice })),
+			pending.map((p) => ({
+				identity: invitationIdentity(p.input as InvitationInput),
+				choice: p.choice,
+			})),
 			afterBatchId,
 		);
-		const recover = async (p: Pending, from: string) => {
+		/** Reads the item's invitation back; false when it does not exist (the item was refused: nothing to recover). */
+		const recover = async (p: Pending, from: string): Promise<boolean> => {
 			try {
-				const found = await recoverWrite(this, p.itemIndex, { kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true }, from);
-				outcomes[p.position] = { reportId: p.input.reportId, itemKey: itemKeyFor(p.itemIndex), state: 'succeeded', errorCode: null, ...found };
+				const found = await recoverWrite(
+					this,
+					p.itemIndex,
+					{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
+					from,
+				);
+				outcomes[p.position] = {
+					reportId: p.input.reportId,
+					itemKey: itemKeyFor(p.itemIndex),
+					state: 'succeeded',
+					errorCode: null,
+					...found,
+				};
+				return true;
 			} catch (error) {
 				outcomes[p.position] = error as Error;
+				return !isNothingToRecover(error);
 			}
 		};
 		const sentAt = Date.now();
-		const created = await outcomeOf(async () => await createBatch(this, 'interviews', body, key, first));
+		const created = await outcomeOf(
+			async () => await createBatch(this, 'interviews', body, key, first),
+		);
 		if (!created.ok) {
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') throw created.error;
-			for (const p of pending) await recover(p, 'IDEMPOTENCY_KEY_REUSED');
-			return chunk;
+			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
+				settleAll(!wasRefused(created.error));
+				throw created.error;
+			}
+			settleAll(false);
+			// The same batch was submitted by an earlier run with other quotes: its invitations are read back, and the
+			// items it had refused (no invitation exists) go again in a new batch.
+			const refused: Pending[] = [];
+			for (const p of pending)
+				if (!(await recover(p, 'IDEMPOTENCY_KEY_REUSED')))
+					refused.push({ ...p, fingerprint: undefined });
+			if (
+				refused.length === 0 ||
+				refused.length === pending.length ||
+				replays >= MAX_REPLAYED_BATCHES
+			)
+				return chunk;
+			afterBatchId = `reused-${key.slice(-16)}`;
+			resubmittedAfterRefusal = true;
+			pending = await quoteInvitations(this, chunk, refused);
+			continue;
 		}
 		const { batchId } = created.value;
 		const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
@@ -149,6 +237,9 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		const refusedBefore: Pending[] = [];
 		for (const p of pending) {
 			const item = batchItemFor(batch, p.itemIndex);
+			const charged = item?.state === 'succeeded' && !replayed;
+			if (charged) reservations.get(p)?.charged();
+			else reservations.get(p)?.release();
 			if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
 				await recover(p, String(item?.errorCode));
 				continue;
@@ -162,14 +253,33 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				interviewId: item?.resourceId ?? null,
 				errorCode,
 				...refusalHint(errorCode),
-				...(afterBatchId === undefined ? {} : { submittedAgainAfterBatch: afterBatchId }),
+				...(afterBatchId === undefined
+					? {}
+					: resubmittedAfterRefusal
+						? { submittedAgainAfterRefusal: true }
+						: { submittedAgainAfterBatch: afterBatchId }),
+				...(charged && creditsOf(p.quote) !== undefined ? { creditsUsed: creditsOf(p.quote) } : {}),
 			};
-			if (replayed && item?.state !== 'succeeded' && errorCode && !FINAL_ITEM_CODES.includes(errorCode)) {
+			if (errorCode === 'INTERVIEW_NOT_ELIGIBLE') {
+				// The report already has an interview: say which (its address is never shown, so it is not this item's).
+				const existing = await existingInvitation(this, p.itemIndex, {
+					reportId: String(p.input.reportId),
+				});
+				if (existing) (outcomes[p.position] as IDataObject).existingInterviewId = existing.id;
+			}
+			if (
+				replayed &&
+				item?.state !== 'succeeded' &&
+				errorCode &&
+				!FINAL_ITEM_CODES.includes(errorCode)
+			) {
 				refusedBefore.push({ ...p, fingerprint: undefined });
 			}
 		}
 		if (refusedBefore.length === 0 || replays >= MAX_REPLAYED_BATCHES) return chunk;
-		this.logger?.info?.(`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`);
+		this.logger?.info?.(
+			`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`,
+		);
 		afterBatchId = batchId;
 		pending = await quoteInvitations(this, chunk, refusedBefore);
 	}

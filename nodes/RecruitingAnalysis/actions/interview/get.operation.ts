@@ -13,7 +13,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['get'] } },
+	properties,
+);
 
 /** The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

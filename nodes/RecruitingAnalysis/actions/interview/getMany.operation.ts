@@ -1,6 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { interviewLifecycleSchema, validateExternalReferenceFilter, validateId, validateInput } from '../../validation';
+import {
+	interviewLifecycleSchema,
+	validateExternalReferenceFilter,
+	validateId,
+	validateInput,
+} from '../../validation';
 import { apiAll } from '../../transport/api';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../common/notices';
@@ -44,17 +49,23 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const limit = returnAll
+		? undefined
+		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
 	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
 	// The spec lists every lifecycle value: an unknown one (e.g. from an expression) is refused before any request.
 	const lifecycle = optionString(filters, 'lifecycle');
-	if (lifecycle !== undefined) validateInput.call(this, interviewLifecycleSchema, lifecycle, itemIndex, 'Lifecycle');
+	if (lifecycle !== undefined)
+		validateInput.call(this, interviewLifecycleSchema, lifecycle, itemIndex, 'Lifecycle');
 	const reference = validateExternalReferenceFilter.call(
 		this,
 		{

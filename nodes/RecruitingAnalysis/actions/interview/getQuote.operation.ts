@@ -17,7 +17,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getQuote'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['getQuote'] } },
+	properties,
+);
 
 /** Price and fingerprint of an interview for this report, address and delivery choice. Sends no email. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

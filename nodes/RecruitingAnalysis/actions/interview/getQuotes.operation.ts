@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
@@ -20,16 +25,23 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getQuotes'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['getQuotes'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
 /** Quote the interviews of up to 20 input items with one request; one output item per input item. */
 async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
 	const { outcomes } = chunk;
-	const valid = await readChunk(chunk, (itemIndex) => ({ input: readBatchInvitation(this, itemIndex) }));
+	const valid = await readChunk(chunk, (itemIndex) => ({
+		input: readBatchInvitation(this, itemIndex),
+	}));
 	if (valid.length === 0) return chunk;
-	const body = { items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })) };
+	const body = {
+		items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
+	};
 	validateBatch.call(this, interviewBatchQuoteSchema, body, valid[0].itemIndex);
 	const response = await api(this, {
 		method: 'POST',

@@ -21,18 +21,26 @@ const properties: INodeProperties[] = [
 	...interviewLocator(),
 	{
 		...simplifyField,
-		description: 'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',
+		description:
+			'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',
 	},
 	optionsCollection([concurrencyOption, schemaVersionOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getResult'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['getResult'] } },
+	properties,
+);
 
 /** The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const options = optionsParam(this, itemIndex);
-	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
+	const schemaVersion = validateSchemaVersion.call(
+		this,
+		optionString(options, 'schemaVersion') ?? '1',
+		itemIndex,
+	);
 	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 	const result = await api(this, {
 		method: 'GET',

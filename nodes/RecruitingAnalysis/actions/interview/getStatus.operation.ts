@@ -13,7 +13,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['getStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['getStatus'] } },
+	properties,
+);
 
 /** Current state of the interview attempt (the same fields as Get), for polling. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

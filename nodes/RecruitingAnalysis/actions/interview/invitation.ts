@@ -2,12 +2,18 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import type { QuoteChoice } from '../analysis/pipeline';
+import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
-import { onApiCondition } from '../../transport/conditions';
+import { onApiCondition, outcomeOf } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../common/notices';
-import { invitationIdentity, invitationStep, keyFor, type WriteChoice } from '../../writes/identity';
-import { withRecovery } from '../../writes/recover';
+import {
+	invitationIdentity,
+	invitationStep,
+	keyFor,
+	type WriteChoice,
+} from '../../writes/identity';
+import { explainExistingInvitation, withRecovery } from '../../writes/recover';
+import { chargedWrite } from '../../writes/spending';
 import { stringParam } from '../common/params';
 
 export interface InvitationInput extends IDataObject {
@@ -27,7 +33,11 @@ export function readInvitationInput(ctx: IExecuteFunctions, itemIndex: number): 
 	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as InvitationInput;
 }
 
-export async function quoteInterview(ctx: IExecuteFunctions, itemIndex: number, input: InvitationInput): Promise<IDataObject> {
+export async function quoteInterview(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: InvitationInput,
+): Promise<IDataObject> {
 	return await api(ctx, {
 		method: 'POST',
 		path: '/api/v1/interview-quotes',
@@ -53,9 +63,16 @@ export async function createInvitation(
 	write: WriteChoice,
 	previousInterviewId?: string,
 ): Promise<IDataObject> {
-	const path = previousInterviewId ? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId) : '/api/v1/interviews';
+	const path = previousInterviewId
+		? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId)
+		: '/api/v1/interviews';
 	const identity = invitationIdentity(input, previousInterviewId);
-	const target = { kind: 'invitation' as const, reportId: input.reportId, sendEmail: input.sendEmail, previousInterviewId };
+	const target = {
+		kind: 'invitation' as const,
+		reportId: input.reportId,
+		sendEmail: input.sendEmail,
+		previousInterviewId,
+	};
 	const post = async (fingerprint: string) =>
 		await api(ctx, {
 			method: 'POST',
@@ -69,18 +86,32 @@ export async function createInvitation(
 			),
 			itemIndex,
 		});
-	const response = await withRecovery(ctx, itemIndex, target, async () => {
-		if (!choice.quoteAutomatically) return await post(choice.quoteFingerprint as string);
-		let quote = await quoteInterview(ctx, itemIndex, input);
-		return await onApiCondition(
-			'QUOTE_STALE',
-			async () => await post(String(quote.fingerprint)),
-			async () => {
-				quote = await quoteInterview(ctx, itemIndex, input);
-				return await post(String(quote.fingerprint));
-			},
-		);
-	});
+	// The quote comes first: its price is checked against the Spending Limit before anything is charged (spending.ts).
+	let quote = choice.quoteAutomatically ? await quoteInterview(ctx, itemIndex, input) : undefined;
+	const response = await chargedWrite(
+		ctx,
+		itemIndex,
+		quote,
+		previousInterviewId ? 'reinterview' : 'invitation',
+		async () =>
+			await withExplanation(
+				ctx,
+				itemIndex,
+				target,
+				async () =>
+					await withRecovery(ctx, itemIndex, target, async () => {
+						if (!quote) return await post(choice.quoteFingerprint as string);
+						return await onApiCondition(
+							'QUOTE_STALE',
+							async () => await post(String(quote?.fingerprint)),
+							async () => {
+								quote = await quoteInterview(ctx, itemIndex, input);
+								return await post(String(quote.fingerprint));
+							},
+						);
+					}),
+			),
+	);
 	if (response.recovered === true) {
 		noticesForInterview(ctx, response);
 		return response;
@@ -93,7 +124,11 @@ export async function createInvitation(
  * The invitation token is a bearer credential: output only when private-link delivery was chosen, together
  * with the link path the customer delivers. With email delivery it is removed even if the API sent one.
  */
-export function shapeInvitation(ctx: IExecuteFunctions, response: IDataObject, sendEmail: boolean): IDataObject {
+export function shapeInvitation(
+	ctx: IExecuteFunctions,
+	response: IDataObject,
+	sendEmail: boolean,
+): IDataObject {
 	const { invitationToken, ...rest } = response;
 	const output: IDataObject = { ...rest, delivery: sendEmail ? 'email' : 'privateLink' };
 	if (!sendEmail && typeof invitationToken === 'string' && invitationToken !== '') {
@@ -104,4 +139,16 @@ export function shapeInvitation(ctx: IExecuteFunctions, response: IDataObject, s
 	// The notice follows the output's own emailDelivery ("queued" right after an invitation).
 	noticesForInterview(ctx, output);
 	return output;
+}
+
+/** Runs an invitation; a refusal because the report already has an interview names that interview (recover.ts). */
+async function withExplanation(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	target: { reportId: string; previousInterviewId?: string },
+	run: () => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const outcome = await outcomeOf(run);
+	if (outcome.ok) return outcome.value;
+	throw await explainExistingInvitation(ctx, itemIndex, target, outcome.error);
 }

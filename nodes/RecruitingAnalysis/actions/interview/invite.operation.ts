@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/pipeline';
+import { readQuoteChoice } from '../analysis/quotes';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -8,6 +8,7 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
@@ -18,10 +19,13 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),
-	optionsCollection([concurrencyOption, ...writeOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['invite'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['invite'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

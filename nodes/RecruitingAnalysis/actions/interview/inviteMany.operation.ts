@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/pipeline';
+import { readQuoteChoice } from '../analysis/quotes';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
 	candidateEmailField,
@@ -8,6 +8,7 @@ import {
 	quoteFields,
 	reportIdField,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
@@ -24,16 +25,23 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, ...writeOptions]),
+	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['inviteMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['inviteMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
 /** Each item's invitation, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { input: readBatchInvitation(this, itemIndex), choice: readQuoteChoice(this, itemIndex), write: readWriteChoice(this, itemIndex) };
+	return {
+		input: readBatchInvitation(this, itemIndex),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex),
+	};
 }
 
 /** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */

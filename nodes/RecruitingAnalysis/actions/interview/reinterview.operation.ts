@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/pipeline';
+import { readQuoteChoice } from '../analysis/quotes';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -8,6 +8,7 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
+	spendingLimitOption,
 } from '../common/descriptions';
 import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
@@ -15,15 +16,20 @@ import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity'
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
-	...interviewLocator('ID of the previous interview attempt (starts with int_); it must not be in progress'),
+	...interviewLocator(
+		'ID of the previous interview attempt (starts with int_); it must not be in progress',
+	),
 	...reportLocator('ID of the report of the previous interview (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),
-	optionsCollection([concurrencyOption, ...writeOptions]),
+	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['reinterview'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['reinterview'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

@@ -5,18 +5,26 @@ import { api } from '../../transport/api';
 import { concurrencyOption, optionsCollection, writeOptions } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
 import { addNotice } from '../common/notices';
-import { keyFor, readWriteChoice } from '../../writes/identity';
+import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
-	...interviewLocator('ID of the pending interview whose invitation email is sent again (starts with int_)'),
+	...interviewLocator(
+		'ID of the pending interview whose invitation email is sent again (starts with int_)',
+	),
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['interview'], operation: ['resend'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['interview'], operation: ['resend'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'), write: readWriteChoice(this, itemIndex) };
+	return {
+		interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'),
+		write: readWriteChoice(this, itemIndex, [USER_KEY_STEPS['interview.resend']]),
+	};
 }
 
 /**

@@ -14,7 +14,10 @@ const properties: INodeProperties[] = [
 	}),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['jobDescription'], operation: ['get'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const jobDescriptionId = idParam(this, 'jobDescriptionId', itemIndex, 'Job Description ID');

@@ -10,11 +10,15 @@ const properties: INodeProperties[] = [
 	limitField,
 	{
 		...simplifyField,
-		description: 'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
+		description:
+			'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['jobDescription'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['jobDescription'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
@@ -27,5 +31,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		limit,
 		itemIndex,
 	});
-	return this.getNodeParameter('simplify', itemIndex, false) === true ? jobs.map(simplifyJobDescription) : jobs;
+	return this.getNodeParameter('simplify', itemIndex, false) === true
+		? jobs.map(simplifyJobDescription)
+		: jobs;
 }

@@ -20,7 +20,7 @@ export const description: INodeProperties[] = [
 				name: 'Get',
 				value: 'get',
 				description:
-					'Use to read a report\'s summary: candidate, job, status and score. Needs the report ID; scope reports:read.',
+					"Use to read a report's summary: candidate, job, status and score. Needs the report ID; scope reports:read.",
 				action: 'Get a report',
 			},
 			{
@@ -41,7 +41,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Status',
 				value: 'getStatus',
 				description:
-					'Use to check whether a report\'s analysis has finished (queued, processing, completed, requires_action, failed). Needs the report ID; scope reports:read.',
+					"Use to check whether a report's analysis has finished (queued, processing, completed, requires_action, failed). Needs the report ID; scope reports:read.",
 				action: 'Get a report status',
 			},
 		],

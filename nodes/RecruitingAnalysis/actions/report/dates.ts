@@ -6,7 +6,8 @@
  * validation names the field and the rule.
  */
 
-const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+const LOCAL_DATE_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
 const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /** Minutes the zone is ahead of UTC at the instant `utcMs` (e.g. 60 for Europe/Berlin in winter). */
@@ -22,7 +23,14 @@ function zoneOffsetMinutes(utcMs: number, timeZone: string): number {
 		second: '2-digit',
 	}).formatToParts(new Date(utcMs));
 	const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-	const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+	const wall = Date.UTC(
+		part('year'),
+		part('month') - 1,
+		part('day'),
+		part('hour'),
+		part('minute'),
+		part('second'),
+	);
 	return Math.round((wall - Math.floor(utcMs / 1000) * 1000) / 60000);
 }
 
@@ -32,11 +40,18 @@ export function inTimezone(value: string, timeZone: string): string {
 	if (HAS_ZONE.test(text)) return text;
 	const m = LOCAL_DATE_TIME.exec(text);
 	if (!m) return text;
-	const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => Number(v ?? 0));
+	const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) =>
+		Number(v ?? 0),
+	);
 	const millis = Number((m[7] ?? '0').padEnd(3, '0'));
 	const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
 	const check = new Date(wall);
-	if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return text;
+	if (
+		check.getUTCFullYear() !== year ||
+		check.getUTCMonth() !== month - 1 ||
+		check.getUTCDate() !== day
+	)
+		return text;
 	let zone = timeZone;
 	try {
 		zoneOffsetMinutes(wall, zone);

@@ -22,7 +22,10 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['get'] } },
+	properties,
+);
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

@@ -1,9 +1,20 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
 import { apiAll } from '../../transport/api';
 import { inTimezone } from './dates';
-import { externalReferenceOptions, limitField, optionsCollection, returnAllField, simplifyField } from '../common/descriptions';
+import {
+	externalReferenceOptions,
+	limitField,
+	optionsCollection,
+	returnAllField,
+	simplifyField,
+} from '../common/descriptions';
 import { noticesForReport } from '../common/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { simplifyReportSummary } from '../common/simplify';
@@ -14,7 +25,8 @@ const properties: INodeProperties[] = [
 	limitField,
 	{
 		...simplifyField,
-		description: 'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+		description:
+			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
 	},
 	{
 		displayName: 'Filters',
@@ -28,14 +40,16 @@ const properties: INodeProperties[] = [
 				name: 'createdAfter',
 				type: 'dateTime',
 				default: '',
-				description: 'Only reports created after this moment (exclusive). A value without a timezone is read in the workflow\'s timezone; a date alone means the start of that day.',
+				description:
+					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
 			},
 			{
 				displayName: 'Created Before',
 				name: 'createdBefore',
 				type: 'dateTime',
 				default: '',
-				description: 'Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow\'s timezone; a date alone means the start of that day.',
+				description:
+					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
 			},
 			...externalReferenceOptions,
 		],
@@ -51,12 +65,17 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['getMany'] } },
+	properties,
+);
 
 /** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const limit = returnAll
+		? undefined
+		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const reference = validateExternalReferenceFilter.call(
@@ -69,7 +88,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	);
 	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const timeZone = this.getTimezone();
-	const zoned = (value: string | undefined) => (value === undefined ? undefined : inTimezone(value, timeZone));
+	const zoned = (value: string | undefined) =>
+		value === undefined ? undefined : inTimezone(value, timeZone);
 	const range = validateCreatedRange.call(
 		this,
 		{
@@ -92,5 +112,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	for (const report of reports) noticesForReport(this, report);
-	return this.getNodeParameter('simplify', itemIndex, false) === true ? reports.map(simplifyReportSummary) : reports;
+	return this.getNodeParameter('simplify', itemIndex, false) === true
+		? reports.map(simplifyReportSummary)
+		: reports;
 }

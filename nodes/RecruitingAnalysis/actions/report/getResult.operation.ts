@@ -27,13 +27,20 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, schemaVersionOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getResult'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['getResult'] } },
+	properties,
+);
 
 /** The detailed evidence result. Read it after status completed (or report.result_ready); null result means pending or failed. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
-	const schemaVersion = validateSchemaVersion.call(this, optionString(options, 'schemaVersion') ?? '1', itemIndex);
+	const schemaVersion = validateSchemaVersion.call(
+		this,
+		optionString(options, 'schemaVersion') ?? '1',
+		itemIndex,
+	);
 	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 	const result = await api(this, {
 		method: 'GET',

@@ -13,7 +13,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['report'], operation: ['getStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['getStatus'] } },
+	properties,
+);
 
 /** Status, attempt and code of a report: queued/processing (wait), completed, requires_action (human review) or failed. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

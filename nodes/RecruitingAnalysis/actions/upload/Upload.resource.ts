@@ -57,7 +57,7 @@ export const description: INodeProperties[] = [
 				name: 'Upload Many',
 				value: 'uploadMany',
 				description:
-					'Use to upload several resumes without analyzing them yet (upload batches of 20). Needs each item\'s resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.',
+					"Use to upload several resumes without analyzing them yet (upload batches of 20). Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.",
 				action: 'Upload many resumes',
 			},
 			{

@@ -7,17 +7,37 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
 import { uploadBatchSchema, validateBatch } from '../../validation';
-import { batchItemFor, batchTimeout, createBatch, itemKeyFor, readChunk, refusesChunk, waitForBatch, type Batch } from '../../engine/batch';
+import {
+	batchItemFor,
+	batchTimeout,
+	createBatch,
+	itemKeyFor,
+	readChunk,
+	refusesChunk,
+	waitForBatch,
+	type Batch,
+} from '../../engine/batch';
 import { api } from '../../transport/api';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { chunkIdempotencyKey, type ChunkMember, readWriteChoice, type WriteChoice } from '../../writes/identity';
+import {
+	chunkIdempotencyKey,
+	type ChunkMember,
+	readWriteChoice,
+	type WriteChoice,
+} from '../../writes/identity';
 import { sameWriteAs } from '../../writes/sameWrites';
 import type { UploadInput } from '../../validation';
 import { optionsParam, stringParam, withoutKeys } from '../common/params';
 import type { ChunkState } from '../../engine/types';
 import { existsCondition, recoverWrite } from '../../writes/recover';
-import { readUploadInput, renewExpiredUpload, uploadWriteOf, type UploadOptions, type UploadWrite } from './resumeUpload';
+import {
+	readUploadInput,
+	renewExpiredUpload,
+	uploadWriteOf,
+	type UploadOptions,
+	type UploadWrite,
+} from './resumeUpload';
 
 /** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
 export const UPLOAD_CONCURRENCY = 10;
@@ -57,7 +77,12 @@ export async function createUploadBatch(
 		const choice = readWriteChoice(ctx, itemIndex);
 		const input = await readUploadInput(ctx, itemIndex);
 		const upload = await uploadWriteOf(ctx, itemIndex, input, choice, undefined, options);
-		return { choice, input: input as unknown as IDataObject, upload, sameWriteAs: sameWriteAs(ctx, upload.key, itemIndex) };
+		return {
+			choice,
+			input: input as unknown as IDataObject,
+			upload,
+			sameWriteAs: sameWriteAs(ctx, upload.key, itemIndex),
+		};
 	});
 	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
 	const firstOfKey = new Map<string, number>();
@@ -70,7 +95,12 @@ export async function createUploadBatch(
 
 	const first = sent[0].itemIndex;
 	const batchOptions = optionsParam(ctx, first);
-	const body: IDataObject = { items: sent.map(({ itemIndex, upload }) => ({ itemKey: itemKeyFor(itemIndex), input: upload.body })) };
+	const body: IDataObject = {
+		items: sent.map(({ itemIndex, upload }) => ({
+			itemKey: itemKeyFor(itemIndex),
+			input: upload.body,
+		})),
+	};
 	// One shared job description goes once at batch level (the request is limited to 256 KiB).
 	const jobs = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription)));
 	if (jobs.size === 1) {
@@ -82,7 +112,10 @@ export async function createUploadBatch(
 	}
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
-	const members: ChunkMember[] = sent.map(({ upload, choice }) => ({ identity: upload.identity, choice: { ...choice, attemptLabel: upload.choice.attemptLabel } }));
+	const members: ChunkMember[] = sent.map(({ upload, choice }) => ({
+		identity: upload.identity,
+		choice: { ...choice, attemptLabel: upload.choice.attemptLabel },
+	}));
 	const key = chunkIdempotencyKey(operationKey, members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
 	const batch = await waitForBatch(ctx, 'uploads', batchId, first, batchTimeout(batchOptions));
@@ -95,7 +128,10 @@ export async function createUploadBatch(
  * An item the service refused because its reference (the user's or the file's) already has a report for the same
  * job is that report, recovered; a replayed preparation that expired is renewed as a single upload renews it.
  */
-export async function putUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk): Promise<UploadChunk> {
+export async function putUploadBatch(
+	ctx: IExecuteFunctions,
+	chunk: UploadChunk,
+): Promise<UploadChunk> {
 	const { outcomes, valid = [], batch, batchId } = chunk;
 	if (!batch || !batchId) return chunk;
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
@@ -109,18 +145,28 @@ export async function putUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk)
 	for (const entry of valid) {
 		const shared = entry.duplicateOf === undefined ? undefined : outcomes[entry.duplicateOf];
 		if (entry.duplicateOf !== undefined) {
-			outcomes[entry.position] = shared instanceof Error ? shared : { ...shared, itemKey: itemKeyFor(entry.itemIndex), fileName: entry.input.fileName };
+			outcomes[entry.position] =
+				shared instanceof Error
+					? shared
+					: { ...shared, itemKey: itemKeyFor(entry.itemIndex), fileName: entry.input.fileName };
 		}
 		const outcome = outcomes[entry.position];
-		if (entry.sameWriteAs !== undefined && !(outcome instanceof Error)) outcome.sameWriteAs = entry.sameWriteAs;
+		if (entry.sameWriteAs !== undefined && !(outcome instanceof Error))
+			outcome.sameWriteAs = entry.sameWriteAs;
 	}
 	return chunk;
 }
 
-async function putEntry(ctx: IExecuteFunctions, entry: UploadEntry, batch: Batch, batchId: string): Promise<IDataObject | Error> {
+async function putEntry(
+	ctx: IExecuteFunctions,
+	entry: UploadEntry,
+	batch: Batch,
+	batchId: string,
+): Promise<IDataObject | Error> {
 	const { itemIndex, input, upload } = entry;
 	const item = batchItemFor(batch, itemIndex);
-	if (!item) return new Error(`Batch ${batchId} has no entry for item key ${itemKeyFor(itemIndex)}`);
+	if (!item)
+		return new Error(`Batch ${batchId} has no entry for item key ${itemKeyFor(itemIndex)}`);
 	const base: IDataObject = {
 		batchId,
 		itemKey: item.itemKey,
@@ -138,32 +184,73 @@ async function putEntry(ctx: IExecuteFunctions, entry: UploadEntry, batch: Batch
 			binaryPropertyName: stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data',
 		});
 	const reference = upload.body.externalReference as { source: string; id: string } | undefined;
-	if (item.state !== 'succeeded' && existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' && reference) {
+	if (
+		item.state !== 'succeeded' &&
+		existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' &&
+		reference
+	) {
 		// This upload already has a report (an earlier run, another chunk or operation, or a forgotten receipt).
 		const found = await recoverWrite(
 			ctx,
 			itemIndex,
-			{ kind: 'upload', externalReference: reference, jobDescription: input.jobDescription as IDataObject },
+			{
+				kind: 'upload',
+				externalReference: reference,
+				jobDescription: input.jobDescription as IDataObject,
+			},
 			'EXTERNAL_REFERENCE_CONFLICT',
 		).catch(() => undefined);
 		if (found) {
 			const recovered = { ...base, ...found, state: 'succeeded', errorCode: null };
 			if (found.attemptId !== null) return { ...recovered, uploaded: true, alreadyAdmitted: true };
-			const refreshed = await api(ctx, { method: 'POST', path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)), itemIndex });
+			const refreshed = await api(ctx, {
+				method: 'POST',
+				path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)),
+				itemIndex,
+			});
 			await put(String(found.reportId), refreshed.upload as unknown as UploadTarget);
 			return { ...recovered, uploaded: true, uploadUrlRefreshed: true };
 		}
 	}
 	if (item.state !== 'succeeded' || !item.upload) return base;
-	const sent = await outcomeOf(async () => await put(item.resourceId, item.upload as unknown as UploadTarget));
+	const sent = await outcomeOf(
+		async () => await put(item.resourceId, item.upload as unknown as UploadTarget),
+	);
 	if (sent.ok) return { ...base, uploaded: true, uploadUrlRefreshed: sent.value.refreshed };
 	// A replayed batch whose analysis was already admitted: the file is frozen, the write exists.
 	if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
-		return { ...base, uploaded: true, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+		return {
+			...base,
+			uploaded: true,
+			alreadyAdmitted: true,
+			recovered: true,
+			recoveredFrom: 'ALREADY_ADMITTED',
+		};
 	}
 	if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED')) return sent.error as Error;
 	// A replayed batch whose preparation expired unadmitted (older than 24 hours): one new preparation.
-	const renewed = await renewExpiredUpload(ctx, itemIndex, input as unknown as UploadInput, upload, item.resourceId);
-	const again = await put(renewed.reportId, renewed.upload);
-	return { ...base, reportId: renewed.reportId, uploaded: true, uploadUrlRefreshed: again.refreshed, replacesExpiredReportId: item.resourceId };
+	const renewed = await renewExpiredUpload(
+		ctx,
+		itemIndex,
+		input as unknown as UploadInput,
+		upload,
+		item.resourceId,
+	);
+	const renewedBase = {
+		...base,
+		reportId: renewed.reportId,
+		uploaded: true,
+		replacesExpiredReportId: item.resourceId,
+	};
+	const again = await outcomeOf(async () => await put(renewed.reportId, renewed.upload));
+	if (again.ok) return { ...renewedBase, uploadUrlRefreshed: again.value.refreshed };
+	// A repeat of a run that already renewed it and analysed the new report: the write exists.
+	if (existsCondition(again.error) === 'ALREADY_ADMITTED')
+		return {
+			...renewedBase,
+			alreadyAdmitted: true,
+			recovered: true,
+			recoveredFrom: 'ALREADY_ADMITTED',
+		};
+	return again.error as Error;
 }

@@ -11,7 +11,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['cancel'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['cancel'] } },
+	properties,
+);
 
 /**
  * Remove a preparation that was not admitted, so it stops using preparation capacity. Safe to repeat for an

@@ -6,7 +6,10 @@ import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [batchIdField()];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['getBatch'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['getBatch'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');

@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
 import {
@@ -10,7 +15,7 @@ import {
 } from '../common/descriptions';
 import { optionsParam, stringParam } from '../common/params';
 import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
-import { keyFor, readWriteChoice, uploadIdentity } from '../../writes/identity';
+import { keyFor, readWriteChoice, uploadIdentity, USER_KEY_STEPS } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,11 +51,14 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...externalReferenceOptions, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['prepare'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['prepare'] } },
+	properties,
+);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const options = optionsParam(this, itemIndex);
-	const write = readWriteChoice(this, itemIndex);
+	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload]);
 	const jobDescription = readJobDescription(this, itemIndex);
 	const externalReference = readExternalReference(this, options, itemIndex);
 	const input: IDataObject = {
@@ -70,6 +78,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input } = await check.call(this, itemIndex);
-	const prepared = await prepareUpload(this, itemIndex, input, keyFor(write, 'upload', uploadIdentity(input, null)));
+	const prepared = await prepareUpload(
+		this,
+		itemIndex,
+		input,
+		keyFor(write, 'upload', uploadIdentity(input, null)),
+	);
 	return prepared as IDataObject;
 }

@@ -11,7 +11,10 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['refreshUrl'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['refreshUrl'] } },
+	properties,
+);
 
 /** New signed URL for a prepared upload that is not yet admitted (the 24-hour preparation lifetime is not extended). */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

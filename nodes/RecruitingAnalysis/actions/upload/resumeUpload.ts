@@ -1,4 +1,9 @@
-import { NodeOperationError, type IBinaryData, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IBinaryData,
+	type IDataObject,
+	type IExecuteFunctions,
+} from 'n8n-workflow';
 
 import { apiPath, binaryHead, putResumeToStorage, type UploadTarget } from '../../transport';
 import {
@@ -14,7 +19,13 @@ import {
 import { api } from '../../transport/api';
 import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { fileReference, keyFor, resumeDigest, uploadIdentity, type WriteChoice } from '../../writes/identity';
+import {
+	fileReference,
+	keyFor,
+	resumeDigest,
+	uploadIdentity,
+	type WriteChoice,
+} from '../../writes/identity';
 import { sameWriteAs } from '../../writes/sameWrites';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { existsCondition, recoverWrite } from '../../writes/recover';
@@ -32,7 +43,10 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
 	let input: IDataObject;
 	if (source === 'text') {
-		input = { kind: 'text', text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string };
+		input = {
+			kind: 'text',
+			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
+		};
 	} else {
 		input = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
 		const expectedRevision = stringParam(ctx, 'expectedRevision', itemIndex);
@@ -45,7 +59,11 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
  * The optional external reference, validated: both fields or neither, the source a slug of at most 64
  * characters, the ID at most 128 (the spec shows no other rules for upload input than the filter's).
  */
-export function readExternalReference(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number) {
+export function readExternalReference(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+) {
 	const checked = validateExternalReferenceFilter.call(
 		ctx,
 		{
@@ -54,7 +72,8 @@ export function readExternalReference(ctx: IExecuteFunctions, options: IDataObje
 		},
 		itemIndex,
 	);
-	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined) return undefined;
+	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
+		return undefined;
 	return validateExternalReference.call(
 		ctx,
 		{ source: checked.externalReferenceSource, id: checked.externalReferenceId },
@@ -93,19 +112,31 @@ export async function describeResume(
 	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const fileName = fileNameOverride ?? binary.fileName;
 	const fileSize = await byteLength(ctx, binary);
-	const file = validateResumeFile.call(ctx, { fileName, fileSize, mimeType: binary.mimeType }, itemIndex);
+	const file = validateResumeFile.call(
+		ctx,
+		{ fileName, fileSize, mimeType: binary.mimeType },
+		itemIndex,
+	);
 	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (binary.ts).
 	validateResumeContent.call(ctx, await binaryHead(ctx, binary), file, itemIndex);
 	return file;
 }
 
 /** The UploadInput of one item from the node parameters and its binary property, fully validated. */
-export async function readUploadInput(ctx: IExecuteFunctions, itemIndex: number): Promise<UploadInput> {
+export async function readUploadInput(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 	const jobDescription = readJobDescription(ctx, itemIndex);
 	const externalReference = readExternalReference(ctx, options, itemIndex);
-	const file = await describeResume(ctx, itemIndex, binaryPropertyName, optionString(options, 'fileName'));
+	const file = await describeResume(
+		ctx,
+		itemIndex,
+		binaryPropertyName,
+		optionString(options, 'fileName'),
+	);
 	const input: IDataObject = { ...file, jobDescription };
 	if (externalReference) input.externalReference = externalReference;
 	return validateUploadInput.call(ctx, input, itemIndex);
@@ -119,14 +150,17 @@ export async function prepareUpload(
 	idempotencyKey: string,
 ): Promise<PreparedUpload> {
 	// PENDING_UPLOAD_LIMIT is waited out (capacity.ts): a refused preparation created nothing.
-	const prepared = await waitOutCapacity(ctx, itemIndex, async () =>
-		await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/uploads',
-			body: input as unknown as IDataObject,
-			idempotencyKey,
-			itemIndex,
-		}),
+	const prepared = await waitOutCapacity(
+		ctx,
+		itemIndex,
+		async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/uploads',
+				body: input as unknown as IDataObject,
+				idempotencyKey,
+				itemIndex,
+			}),
 	);
 	return prepared as unknown as PreparedUpload;
 }
@@ -153,7 +187,11 @@ export interface UploadWrite {
 }
 
 /** The upload's body: the user's external reference, or the file reference derived from what the upload is. */
-export function withFileReference(input: UploadInput, identity: readonly unknown[], choice: WriteChoice): UploadInput {
+export function withFileReference(
+	input: UploadInput,
+	identity: readonly unknown[],
+	choice: WriteChoice,
+): UploadInput {
 	if (input.externalReference) return input;
 	return { ...input, externalReference: fileReference(identity, choice.attemptLabel) };
 }
@@ -169,7 +207,12 @@ export async function uploadWriteOf(
 ): Promise<UploadWrite> {
 	const choice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const identity = uploadIdentity(input, await resumeDigest(ctx, itemIndex));
-	return { identity, key: keyFor(choice, 'upload', identity, step), body: withFileReference(input, identity, choice), choice };
+	return {
+		identity,
+		key: keyFor(choice, 'upload', identity, step),
+		body: withFileReference(input, identity, choice),
+		choice,
+	};
 }
 
 /**
@@ -177,11 +220,21 @@ export async function uploadWriteOf(
  * earlier version of this node) answers IDEMPOTENCY_KEY_REUSED: that same upload is then asked for as it was first
  * sent, so its receipt gives the report back instead of a second one.
  */
-async function prepareWrite(ctx: IExecuteFunctions, itemIndex: number, input: UploadInput, upload: UploadWrite): Promise<PreparedUpload> {
-	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key));
+async function prepareWrite(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: UploadInput,
+	upload: UploadWrite,
+): Promise<PreparedUpload> {
+	const first = await outcomeOf(
+		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
+	);
 	if (first.ok) return first.value;
-	if (existsCondition(first.error) !== 'IDEMPOTENCY_KEY_REUSED' || upload.body === input) throw first.error;
-	const asBefore = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, input, upload.key));
+	if (existsCondition(first.error) !== 'IDEMPOTENCY_KEY_REUSED' || upload.body === input)
+		throw first.error;
+	const asBefore = await outcomeOf(
+		async () => await prepareUpload(ctx, itemIndex, input, upload.key),
+	);
 	if (asBefore.ok) return asBefore.value;
 	throw first.error;
 }
@@ -211,12 +264,18 @@ export async function uploadResume(
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 	const upload = await uploadWriteOf(ctx, itemIndex, input, write, step, options);
 	const merged = sameWriteAs(ctx, upload.key, itemIndex);
-	const facts: IDataObject = { fileName: input.fileName, fileSize: input.fileSize, mimeType: input.mimeType };
+	const facts: IDataObject = {
+		fileName: input.fileName,
+		fileSize: input.fileSize,
+		mimeType: input.mimeType,
+	};
 	if (merged !== undefined) facts.sameWriteAs = merged;
 	const put = async (reportId: string, target: UploadTarget) =>
 		await putResumeToStorage.call(ctx, { reportId, upload: target, itemIndex, binaryPropertyName });
 
-	const preparation = await outcomeOf(async () => await prepareWrite(ctx, itemIndex, input, upload));
+	const preparation = await outcomeOf(
+		async () => await prepareWrite(ctx, itemIndex, input, upload),
+	);
 	if (!preparation.ok) {
 		const error = preparation.error;
 		const reference = upload.body.externalReference;
@@ -224,12 +283,21 @@ export async function uploadResume(
 		const found = await recoverWrite(
 			ctx,
 			itemIndex,
-			{ kind: 'upload', externalReference: reference, jobDescription: input.jobDescription as IDataObject },
+			{
+				kind: 'upload',
+				externalReference: reference,
+				jobDescription: input.jobDescription as IDataObject,
+			},
 			'EXTERNAL_REFERENCE_CONFLICT',
 			error,
 		);
-		if (found.attemptId !== null) return { ...found, ...facts, uploaded: true, alreadyAdmitted: true };
-		const refreshed = await api(ctx, { method: 'POST', path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)), itemIndex });
+		if (found.attemptId !== null)
+			return { ...found, ...facts, uploaded: true, alreadyAdmitted: true };
+		const refreshed = await api(ctx, {
+			method: 'POST',
+			path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)),
+			itemIndex,
+		});
 		await put(String(found.reportId), refreshed.upload as unknown as UploadTarget);
 		return { ...found, ...facts, uploaded: true, uploadUrlRefreshed: true, alreadyAdmitted: false };
 	}
@@ -237,8 +305,10 @@ export async function uploadResume(
 	const sendFile = async (target: PreparedUpload) => {
 		const sent = await outcomeOf(async () => await put(target.reportId, target.upload));
 		if (sent.ok) return { ...sent.value, alreadyAdmitted: false, expired: false };
-		if (existsCondition(sent.error) === 'ALREADY_ADMITTED') return { refreshed: false, alreadyAdmitted: true, expired: false };
-		if (hasApiCondition(sent.error, 'PREPARATION_EXPIRED')) return { refreshed: false, alreadyAdmitted: false, expired: true };
+		if (existsCondition(sent.error) === 'ALREADY_ADMITTED')
+			return { refreshed: false, alreadyAdmitted: true, expired: false };
+		if (hasApiCondition(sent.error, 'PREPARATION_EXPIRED'))
+			return { refreshed: false, alreadyAdmitted: false, expired: true };
 		throw sent.error;
 	};
 	const prepared = preparation.value;
@@ -248,7 +318,12 @@ export async function uploadResume(
 	if (sent.expired) {
 		target = await renewExpiredUpload(ctx, itemIndex, input, upload, target.reportId);
 		sent = await sendFile(target);
-		if (sent.expired) throw new NodeOperationError(ctx.getNode(), `The upload preparation of report ${target.reportId} expired`, { itemIndex });
+		if (sent.expired)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`The upload preparation of report ${target.reportId} expired`,
+				{ itemIndex },
+			);
 	}
 	const output: IDataObject = {
 		reportId: target.reportId,
@@ -257,7 +332,8 @@ export async function uploadResume(
 		uploadUrlRefreshed: sent.refreshed,
 	};
 	if (renewed) output.replacesExpiredReportId = prepared.reportId;
-	if (sent.alreadyAdmitted) return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	if (sent.alreadyAdmitted)
+		return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	return output;
 }
 
@@ -275,5 +351,10 @@ export async function renewExpiredUpload(
 ): Promise<PreparedUpload> {
 	const identity = [...upload.identity, ['renews', expiredReportId]];
 	const body = withFileReference(input, identity, upload.choice);
-	return await prepareUpload(ctx, itemIndex, body, keyFor(upload.choice, 'upload', identity, UPLOAD_RENEW_STEP));
+	return await prepareUpload(
+		ctx,
+		itemIndex,
+		body,
+		keyFor(upload.choice, 'upload', identity, UPLOAD_RENEW_STEP),
+	);
 }

@@ -25,13 +25,19 @@ const properties: INodeProperties[] = [
 	optionsCollection([batchTimeoutOption, ...resumeFileOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['uploadMany'] } },
+	properties,
+);
 
 export const mode = 'batch';
 
 /** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return { choice: readWriteChoice(this, itemIndex), input: await readUploadInput(this, itemIndex) };
+	return {
+		choice: readWriteChoice(this, itemIndex),
+		input: await readUploadInput(this, itemIndex),
+	};
 }
 
 /** The PUTs end a chunk's upload; the next chunk's batch is prepared meanwhile, the one after waits. */

@@ -7,7 +7,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../common/descriptions';
-import { readWriteChoice } from '../../writes/identity';
+import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { sameWriteAs } from '../../writes/sameWrites';
 import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from './resumeUpload';
 
@@ -17,16 +17,23 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...resumeFileOptions]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['upload'], operation: ['uploadResume'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['uploadResume'] } },
+	properties,
+);
 
 /** A label asks Upload Resume for a separate report of the same file. */
 const UPLOAD_OPTIONS = { labelMakesNewReport: true };
 
 /** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	const write = readWriteChoice(this, itemIndex, [UPLOAD_RENEW_STEP]);
+	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
 	const input = await readUploadInput(this, itemIndex);
-	sameWriteAs(this, (await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key, itemIndex);
+	sameWriteAs(
+		this,
+		(await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key,
+		itemIndex,
+	);
 	return { write, input };
 }
 

@@ -9,7 +9,7 @@ describe('inTimezone', () => {
 		expect(inTimezone('2026-01-15', 'UTC')).toBe('2026-01-15T00:00:00.000Z');
 	});
 
-	it('a date-time without a zone (as n8n\'s date picker gives it) is a wall-clock time in the zone', () => {
+	it("a date-time without a zone (as n8n's date picker gives it) is a wall-clock time in the zone", () => {
 		expect(inTimezone('2026-01-15T09:30:00', 'Asia/Kolkata')).toBe('2026-01-15T04:00:00.000Z');
 		expect(inTimezone('2026-01-15T09:30', 'America/Los_Angeles')).toBe('2026-01-15T17:30:00.000Z');
 		expect(inTimezone('2026-01-15 09:30:15.250', 'UTC')).toBe('2026-01-15T09:30:15.250Z');
@@ -23,7 +23,9 @@ describe('inTimezone', () => {
 
 	it('a value with Z or an offset is kept as it is', () => {
 		expect(inTimezone('2026-01-15T09:00:00Z', 'Europe/Berlin')).toBe('2026-01-15T09:00:00Z');
-		expect(inTimezone('2026-01-15T09:00:00+05:30', 'Europe/Berlin')).toBe('2026-01-15T09:00:00+05:30');
+		expect(inTimezone('2026-01-15T09:00:00+05:30', 'Europe/Berlin')).toBe(
+			'2026-01-15T09:00:00+05:30',
+		);
 	});
 
 	it('anything else is returned unchanged, for the validation to name the field and the rule', () => {

@@ -20,10 +20,14 @@ export const fetchResourceField: INodeProperties = {
 /**
  * The fields Fetch Resource adds to an event's item: `resourceKind` and `resource`, for report events
  * `attemptCheck` and `delayedEvent` (true when the event speaks of an older attempt than the report's current
- * one), or `resource: null` and `resourceError` when the read failed (a 404 means the resource was deleted).
+ * one), or `resource: null` and `resourceError` when the read failed (a 404 means the resource was deleted; report
+ * events then carry `delayedEvent: false`, as nothing shows them to be delayed).
  * Nothing for an event that names no resource (report.deleted, webhook.test, unknown types).
  */
-export async function fetchEventResource(ctx: ApiContext, event: EventEnvelope): Promise<IDataObject> {
+export async function fetchEventResource(
+	ctx: ApiContext,
+	event: EventEnvelope,
+): Promise<IDataObject> {
 	const request = resourceRequestFor(event);
 	if (!request) return {};
 	try {
@@ -40,10 +44,18 @@ export async function fetchEventResource(ctx: ApiContext, event: EventEnvelope):
 		return output;
 	} catch (error) {
 		const e = error as { message?: string; httpCode?: string | null; description?: string | null };
-		return {
+		const output: IDataObject = {
 			resourceKind: request.kind,
 			resource: null,
-			resourceError: { message: e.message ?? String(error), httpCode: e.httpCode ?? null, description: e.description ?? null },
+			resourceError: {
+				message: e.message ?? String(error),
+				httpCode: e.httpCode ?? null,
+				description: e.description ?? null,
+			},
 		};
+		// Whether the event is delayed is unknown without the resource: the flag is there, false, for every report
+		// event that carries an attemptId, so a workflow branching on it never meets a missing field.
+		if (checkAttempt(event, {}) !== undefined) output.delayedEvent = false;
+		return output;
 	}
 }

@@ -9,11 +9,7 @@
  */
 
 export type ResourceKind =
-	| 'reportStatus'
-	| 'reportResult'
-	| 'interviewResult'
-	| 'interviewStatus'
-	| 'batch';
+	'reportStatus' | 'reportResult' | 'interviewResult' | 'interviewStatus' | 'batch';
 
 export interface ResourceRequest {
 	kind: ResourceKind;
@@ -42,7 +38,9 @@ function str(v: unknown): string | undefined {
 }
 
 function dataOf(event: EventEnvelope): Record<string, unknown> {
-	return event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
+	return event.data !== null && typeof event.data === 'object'
+		? (event.data as Record<string, unknown>)
+		: {};
 }
 
 /** The read that shows the resource an event names, or null when there is nothing to read. */
@@ -60,10 +58,18 @@ export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null
 		return { kind: 'reportStatus', template: '/api/v1/reports/{}/status', ids: [reportId] };
 	}
 	if (type === 'interview.result_ready' && interviewId) {
-		return { kind: 'interviewResult', template: '/api/v1/interviews/{}/result', ids: [interviewId] };
+		return {
+			kind: 'interviewResult',
+			template: '/api/v1/interviews/{}/result',
+			ids: [interviewId],
+		};
 	}
 	if (type.startsWith('interview.') && interviewId) {
-		return { kind: 'interviewStatus', template: '/api/v1/interviews/{}/status', ids: [interviewId] };
+		return {
+			kind: 'interviewStatus',
+			template: '/api/v1/interviews/{}/status',
+			ids: [interviewId],
+		};
 	}
 	if (type === 'batch.completed') {
 		const batchId = str(data.batchId);
@@ -86,7 +92,8 @@ export interface AttemptCheck {
  */
 export function checkAttempt(event: EventEnvelope, resource: unknown): AttemptCheck | undefined {
 	const type = str(event.type) ?? '';
-	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object') return undefined;
+	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object')
+		return undefined;
 	const data = dataOf(event);
 	if (!('attemptId' in data)) return undefined;
 	const eventAttemptId = str(data.attemptId) ?? null;

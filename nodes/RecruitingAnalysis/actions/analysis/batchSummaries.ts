@@ -1,0 +1,164 @@
+/**
+ * The last stage of Start Many and Analyze Many: what each item becomes once its chunk's analysis batch has
+ * completed. With Simplify, the simplified item of its report (summary and result read, the summaries from one list
+ * page); without it, the batch item, with the report summary when Include Report Summary is on.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { mapWithConcurrency } from '../../engine/concurrency';
+import { summariesFromPages } from '../../engine/reportPages';
+import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
+import { apiErrorInfo, apiPath } from '../../transport';
+import { api } from '../../transport/api';
+import { addNotice, noticesForReport } from '../common/notices';
+import { optionsParam, withoutKeys } from '../common/params';
+import { simplifyReport } from '../common/simplify';
+import type { AnalysisChunk } from './batchStages';
+import { readSimplifiedReport, readSimplify } from './pipeline';
+
+/** How many reports are read at the same time (summaries, results). */
+const REPORT_READ_CONCURRENCY = 10;
+
+/**
+ * The last stage. With Simplify (the default from node version 1.1), every item becomes the simplified item of its
+ * report: summary and result read for each started report, so that `score`, `status` and `needsReview` are the
+ * report's own; an item that was not analyzed keeps status null with its `analysisState` and `errorCode`. Without
+ * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
+ * completes only once every admitted analysis is terminal, so what is read is final.
+ */
+export async function readReportSummaries(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+): Promise<AnalysisChunk> {
+	const firstItem = chunk.itemIndexes[0];
+	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
+	const started = chunk.started ?? [];
+	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true)
+		return chunk;
+	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
+		const report = await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}', entry.reportId),
+			itemIndex: entry.itemIndex,
+		});
+		noticesForReport(ctx, report);
+		(chunk.outcomes[entry.position] as IDataObject).report = report;
+	});
+	return chunk;
+}
+
+/** The file name of an item: the one its upload used, or the input item's own `fileName` (as Upload Many outputs). */
+function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
+	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
+}
+
+/** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
+function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
+	const { state, attemptId, status, code } = outcome;
+	const batchFacts = withoutKeys(outcome, [
+		'state',
+		'report',
+		'reportId',
+		'fileName',
+		'attemptId',
+		'status',
+		'code',
+	]);
+	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
+	const reportStatus = simplified.status ?? status ?? null;
+	return {
+		...simplified,
+		status: reportStatus,
+		needsReview: reportStatus === 'requires_action',
+		code: simplified.code ?? code ?? null,
+		attemptId: simplified.attemptId ?? attemptId ?? null,
+		analysisState: state ?? null,
+		...batchFacts,
+	};
+}
+
+/**
+ * The analyses of the chunk have run (and are charged) by now: a key without reports:read must not turn them into
+ * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
+ * notice says why the rest is null and what to do.
+ */
+async function readUnlessForbidden(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	fileName: unknown,
+	listed?: Promise<Map<string, IDataObject>>,
+): Promise<IDataObject> {
+	// The list page is read while the results are: a report it shows final needs no summary read of its own.
+	const known = listed?.then((summaries) => {
+		const summary = summaries.get(reportId);
+		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
+	});
+	const outcome = await readSimplifiedReport(
+		ctx,
+		itemIndex,
+		reportId,
+		fileName,
+		undefined,
+		known,
+	).then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+	if (outcome.ok) return outcome.value;
+	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
+	addNotice(ctx, 'reportsNotReadable');
+	return simplifyReport({ reportId, fileName });
+}
+
+/** Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read. */
+const analyzedReportId = (outcome: IDataObject | Error): string | null =>
+	!(outcome instanceof Error) &&
+	(outcome.state === 'succeeded' || outcome.recovered === true) &&
+	typeof outcome.reportId === 'string'
+		? outcome.reportId
+		: null;
+
+/**
+ * The chunk's reports are final (their batch has completed): one list page (the newest 100 reports, where a chunk
+ * just analyzed is), read at the same time as their results, gives their summaries, so each report needs only its
+ * result read. A report the page does not show, or every report when the list read fails, is read alone as before.
+ */
+async function listedSummaries(
+	ctx: IExecuteFunctions,
+	chunk: AnalysisChunk,
+): Promise<Map<string, IDataObject>> {
+	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
+	if (ids.length === 0) return new Map();
+	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(
+		() => new Map<string, IDataObject>(),
+	);
+}
+
+async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
+	const listed = listedSummaries(ctx, chunk);
+	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
+		const outcome = chunk.outcomes[position];
+		if (outcome instanceof Error) return;
+		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
+		const fileName = fileNameOf(ctx, outcome, itemIndex);
+		const analyzed = analyzedReportId(outcome);
+		const simplified = analyzed
+			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed)
+			: simplifyReport({ reportId, fileName });
+		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
+	});
+	return chunk;
+}
+
+export const includeReportOption = {
+	displayName: 'Include Report Summary',
+	name: 'includeReport',
+	type: 'boolean' as const,
+	default: false,
+	description:
+		"Whether to add each report's summary (status, score, summary) once its batch has completed. Needs the reports:read scope.",
+	// Simplify reads every report itself; the option is for the batch items output when Simplify is off.
+	displayOptions: { hide: { '/simplify': [true] } },
+};

@@ -1,0 +1,128 @@
+/**
+ * Analysis quotes: one report's quote, the quotes of a run's starts gathered into batch quotes, and the quote
+ * choice of an item (quote automatically, or a fingerprint chosen beforehand).
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { RunSlot } from '../../engine/runState';
+import { BATCH_CHUNK_SIZE } from '../../engine/types';
+import { api } from '../../transport/api';
+import { outcomeOf } from '../../transport/conditions';
+import { validateFingerprint } from '../../validation';
+
+export async function quoteAnalysis(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analysis-quotes',
+		body: { reportId },
+		itemIndex,
+	});
+}
+
+interface QuoteWish {
+	itemIndex: number;
+	reportId: string;
+	resolve: (quote: IDataObject) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * The quotes of one node run's starts (Analyze Resume, Start with Quote Automatically), gathered: a quote asked
+ * for while none is in flight is sent alone at once (POST /analysis-quotes, as for a single item); the quotes
+ * asked for while one is in flight are sent together as soon as it answers, up to 20 in one
+ * POST /analysis-batch-quotes. Nothing waits for a timer, and many lanes starting at once need a few requests
+ * instead of one each. A batch quote's fingerprint is the same as a single quote's (it names what the quote
+ * depends on), so the start's key is unchanged. A report the batch could not quote, or every report of a batch
+ * request that failed, is quoted alone: its answer and its error are exactly those of a single quote.
+ */
+class QuoteGatherer {
+	private busy = false;
+	private readonly queue: QuoteWish[] = [];
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
+		return await new Promise<IDataObject>((resolve, reject) => {
+			this.queue.push({ itemIndex, reportId, resolve, reject });
+			if (!this.busy) void this.drain();
+		});
+	}
+
+	private async drain(): Promise<void> {
+		this.busy = true;
+		while (this.queue.length > 0) {
+			// A report named twice waits for the next request (a batch names each report once).
+			const group: QuoteWish[] = [];
+			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
+				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
+				else group.push(...this.queue.splice(i, 1));
+			}
+			await this.send(group);
+		}
+		this.busy = false;
+	}
+
+	private alone(wish: QuoteWish): Promise<void> {
+		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
+	}
+
+	private async send(group: QuoteWish[]): Promise<void> {
+		if (group.length === 1) return await this.alone(group[0]);
+		const keyOf = (position: number) => `quote-${position}`;
+		const answer = await outcomeOf(
+			async () =>
+				await api(this.ctx, {
+					method: 'POST',
+					path: '/api/v1/analysis-batch-quotes',
+					body: {
+						items: group.map((wish, position) => ({
+							itemKey: keyOf(position),
+							input: { reportId: wish.reportId },
+						})),
+					},
+					itemIndex: group[0].itemIndex,
+				}),
+		);
+		const items = (
+			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
+		) as IDataObject[];
+		group.forEach((wish, position) => {
+			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
+				IDataObject | null | undefined;
+			// Not awaited: the next gathered quotes need not wait for this report's own request.
+			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
+			else void this.alone(wish);
+		});
+	}
+}
+
+/** The quotes this run gathers for its starts. */
+const gatherers = new RunSlot('quote gatherer', (ctx) => new QuoteGatherer(ctx));
+
+/** A quote for a start of this node run, gathered with the run's other starts' quotes (QuoteGatherer). */
+export async function quoteForStart(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await gatherers.of(ctx).quote(itemIndex, reportId);
+}
+
+/** Quote settings as read from the node: either quote right before the write, or use the given fingerprint. */
+export interface QuoteChoice {
+	quoteAutomatically: boolean;
+	quoteFingerprint?: string;
+}
+
+export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): QuoteChoice {
+	const quoteAutomatically = ctx.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
+	if (quoteAutomatically) return { quoteAutomatically };
+	const raw = ctx.getNodeParameter('quoteFingerprint', itemIndex, '') as string;
+	return { quoteAutomatically, quoteFingerprint: validateFingerprint.call(ctx, raw, itemIndex) };
+}
+
+/** The steps a user key may get in a start (the requote after QUOTE_STALE). */

@@ -1,0 +1,151 @@
+/**
+ * One attempt of an API request (docs/security.md): sent through the credential with n8n's redirect following
+ * switched off (`disableFollowRedirect`: n8n's HTTP client would otherwise follow redirects and, by default, send
+ * the Authorization header on to another origin), each redirect decided here (guard.ts: same origin followed,
+ * another origin or a downgrade from https refused), and the answer read as a stream, within a size limit and the
+ * attempt's deadline, then parsed as `json: true` would.
+ */
+import { NodeOperationError } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { headerValue } from './errors';
+import {
+	decideRedirect,
+	discardBody,
+	isRedirectStatus,
+	MAX_API_RESPONSE_BYTES,
+	parseAnswer,
+	readBounded,
+	ResponseTooLargeError,
+} from './guard';
+
+export type ApiContext =
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+
+export interface FullResponse {
+	body: unknown;
+	headers: IDataObject;
+	statusCode: number;
+}
+
+/** Errors the transport raised on purpose (a refused redirect, an answer over its limit): thrown as they are. */
+export const refusals = new WeakSet<object>();
+
+export function refusal(
+	context: ApiContext,
+	message: string,
+	description: string,
+	itemIndex?: number,
+): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
+	refusals.add(error);
+	return error;
+}
+
+export async function sendAttempt(
+	context: ApiContext,
+	args: {
+		credentialType: string;
+		credentials: ICredentialDataDecryptedObject;
+		origin: string;
+		method: IHttpRequestMethods;
+		url: string;
+		headers: IDataObject;
+		qs?: IDataObject;
+		body?: IDataObject;
+		timeoutMs: number;
+		itemIndex?: number;
+	},
+): Promise<FullResponse> {
+	const deadline = Date.now() + args.timeoutMs;
+	let url = new URL(args.url);
+	let qs = args.qs;
+	for (let hops = 0; ; hops++) {
+		const request: IHttpRequestOptions = {
+			method: args.method,
+			url: url.href,
+			headers: { ...args.headers },
+			qs,
+			json: true,
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			timeout: Math.max(1, deadline - Date.now()),
+		};
+		if (args.body !== undefined) request.body = args.body;
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			args.credentialType,
+			request,
+			{
+				credentialsDecrypted: {
+					id: '',
+					name: args.credentialType,
+					type: args.credentialType,
+					data: { ...args.credentials },
+				},
+			},
+		)) as FullResponse;
+		if (isRedirectStatus(response.statusCode)) {
+			discardBody(response.body);
+			// The first hop's query is part of `url` from here on (a Location carries its own).
+			const current = qs ? withQuery(url, qs) : url;
+			const decision = decideRedirect({
+				status: response.statusCode,
+				location: headerValue(response.headers, 'location'),
+				method: args.method,
+				current,
+				credentialOrigin: args.origin,
+				hops,
+			});
+			if ('refuse' in decision)
+				throw refusal(context, decision.refuse, decision.description, args.itemIndex);
+			url = decision.follow;
+			qs = undefined;
+			continue;
+		}
+		try {
+			const raw = await readBounded(
+				response.body,
+				MAX_API_RESPONSE_BYTES,
+				deadline,
+				args.timeoutMs,
+			);
+			return { ...response, body: parseAnswer(raw) };
+		} catch (error) {
+			if (error instanceof ResponseTooLargeError) {
+				throw refusal(
+					context,
+					`The answer to ${args.method} ${url.pathname} was larger than ${MAX_API_RESPONSE_BYTES / 1024 / 1024} MiB and was not read`,
+					'No answer of the Recruiting Analysis API comes near this size: check the proxy in front of the API (the base URL of the credential). A list read can ask for fewer items per page (Limit).',
+					args.itemIndex,
+				);
+			}
+			// A dropped connection or the deadline (code ETIMEDOUT): its code stays readable as the cause for retry.ts.
+			throw new NodeOperationError(
+				context.getNode(),
+				error instanceof Error ? error : String(error),
+				{ itemIndex: args.itemIndex },
+			);
+		}
+	}
+}
+
+function withQuery(url: URL, qs: IDataObject): URL {
+	const out = new URL(url.href);
+	for (const [key, value] of Object.entries(qs)) {
+		if (value !== undefined && value !== null) out.searchParams.set(key, String(value));
+	}
+	return out;
+}

@@ -1,0 +1,262 @@
+/**
+ * What the transport refuses, and how it bounds what it reads (docs/security.md): redirects that would take the API
+ * key to another origin or off https, header values with line breaks, answers larger than a limit or slower than
+ * the request deadline, and any secret left in an error n8n would store or log. Pure functions, no n8n types
+ * beyond the error classes it scrubs.
+ */
+
+/** Largest API answer read (a page of 100 reports with their results is far below it). */
+export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Largest storage answer read (an S3-style XML error is a few hundred bytes). */
+export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
+/** Same-origin redirects followed for one request before giving up. */
+export const MAX_SAME_ORIGIN_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export function isRedirectStatus(status: number): boolean {
+	return REDIRECT_STATUSES.has(status);
+}
+
+/** True when the text holds a character a header value or a path segment must not carry (CR, LF, NUL, ...). */
+export function hasControlCharacter(value: string): boolean {
+	for (let i = 0; i < value.length; i++) {
+		const c = value.charCodeAt(i);
+		if (c < 0x20 || c === 0x7f) return true;
+	}
+	return false;
+}
+
+/** Loopback hosts: `localhost` (and `*.localhost`), 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+	if (host === 'localhost' || host.endsWith('.localhost')) return true;
+	if (host === '::1') return true;
+	return /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+export type RedirectDecision = { follow: URL } | { refuse: string; description: string };
+
+/**
+ * What to do with a redirect answer of an API request. The key goes only to the credential's origin, so a redirect
+ * to another origin (another host, port or scheme) is refused, and so is a redirect from https to http. A same-origin
+ * redirect is followed when it keeps the method and body: 307 and 308 for every method, 301/302/303 for GET and HEAD
+ * (for a write they would turn it into a GET and silently drop it).
+ */
+export function decideRedirect(args: {
+	status: number;
+	location: string | undefined;
+	method: string;
+	current: URL;
+	credentialOrigin: string;
+	hops: number;
+}): RedirectDecision {
+	const { status, method, current, credentialOrigin } = args;
+	const what = `${method} ${current.pathname}`;
+	if (!args.location) {
+		return {
+			refuse: `The Recruiting Analysis API answered ${what} with a redirect (${status}) without a target`,
+			description:
+				'The node does not follow redirects without a Location. Check the proxy in front of the API. Nothing was followed.',
+		};
+	}
+	let target: URL;
+	try {
+		target = new URL(args.location, current);
+	} catch {
+		return {
+			refuse: `The Recruiting Analysis API answered ${what} with a redirect (${status}) to an address that is not a URL`,
+			description: 'Check the proxy in front of the API. Nothing was followed.',
+		};
+	}
+	if (current.protocol === 'https:' && target.protocol !== 'https:') {
+		return {
+			refuse: `Refused a redirect of ${what} from https to ${target.protocol.replace(':', '')} (host ${target.host})`,
+			description:
+				'The API key and the request would travel unencrypted, so the node never follows a redirect away from https. ' +
+				'Check the proxy or load balancer in front of the API; the credential should keep its https base URL. Nothing was sent there.',
+		};
+	}
+	if (target.origin !== credentialOrigin) {
+		return {
+			refuse: `Refused a redirect of ${what} to another host: ${target.host}`,
+			description:
+				`The API key is sent only to the credential's base URL (${credentialOrigin}), so the node does not follow redirects to another origin. ` +
+				`If the API has moved to ${target.origin}, set the Recruiting Analysis API credential's Environment to Custom Base URL and its Base URL to ${target.origin}; ` +
+				'otherwise check the proxy in front of the API. Nothing was sent to that host.',
+		};
+	}
+	const upper = method.toUpperCase();
+	if ((status === 301 || status === 302 || status === 303) && upper !== 'GET' && upper !== 'HEAD') {
+		return {
+			refuse: `Refused a ${status} redirect of ${what}: it would turn the write into a GET`,
+			description:
+				"Only 307 and 308 redirects keep a write's method and body. Check the proxy in front of the API. The write was not repeated at the new address.",
+		};
+	}
+	if (args.hops >= MAX_SAME_ORIGIN_REDIRECTS) {
+		return {
+			refuse: `The Recruiting Analysis API redirected ${what} more than ${MAX_SAME_ORIGIN_REDIRECTS} times`,
+			description:
+				'The node stops after a few redirects within the same host. Check the proxy in front of the API.',
+		};
+	}
+	return { follow: target };
+}
+
+/** Thrown when an answer is bigger than its limit; not retried (the same answer would come again). */
+export class ResponseTooLargeError extends Error {
+	constructor(readonly limitBytes: number) {
+		super(`The answer was larger than ${limitBytes} bytes`);
+	}
+}
+
+/** Thrown when an answer keeps arriving past the request deadline; retried like a timeout. */
+export class ResponseDeadlineError extends Error {
+	readonly code = 'ETIMEDOUT';
+
+	constructor(readonly timeoutMs: number) {
+		super(`The answer did not complete within ${timeoutMs} ms`);
+	}
+}
+
+interface ReadableLike {
+	[Symbol.asyncIterator](): AsyncIterator<unknown>;
+	destroy?: (error?: Error) => void;
+}
+
+function isReadable(value: unknown): value is ReadableLike {
+	return (
+		!!value &&
+		typeof value === 'object' &&
+		typeof (value as ReadableLike)[Symbol.asyncIterator] === 'function'
+	);
+}
+
+/** Drops a body that will not be read (the connection is freed instead of drained). */
+export function discardBody(body: unknown): void {
+	if (isReadable(body) && typeof body.destroy === 'function') body.destroy();
+}
+
+/**
+ * Reads a streamed answer to the end, stopping at `limitBytes` (ResponseTooLargeError) or when `deadline` (epoch
+ * ms) passes (ResponseDeadlineError), whether the body keeps trickling or has gone silent: n8n's `timeout` reaches
+ * its HTTP client as an idle timeout of the request, which does not end a streamed body. A body that is not a
+ * stream (an already-read answer) is returned as it is.
+ */
+export async function readBounded(
+	body: unknown,
+	limitBytes: number,
+	deadline: number,
+	timeoutMs: number,
+): Promise<unknown> {
+	if (!isReadable(body)) return body;
+	const chunks: Uint8Array[] = [];
+	let total = 0;
+	// The wait for the next chunk races the deadline: a stream whose destroy() never settles (n8n hands back a
+	// wrapper around the socket) cannot hold the read. AbortSignal.timeout's timer does not keep the process alive.
+	const watchdog = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+	let onDeadline = () => undefined as void;
+	const expired = new Promise<never>((_resolve, reject) => {
+		onDeadline = () => reject(new ResponseDeadlineError(timeoutMs));
+		watchdog.addEventListener('abort', onDeadline, { once: true });
+	});
+	expired.catch(() => undefined);
+	const iterator = body[Symbol.asyncIterator]();
+	let complete = false;
+	try {
+		for (;;) {
+			const step = await Promise.race([iterator.next(), expired]);
+			if (step.done) break;
+			const chunk = step.value;
+			const bytes =
+				typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+			total += bytes.length;
+			if (total > limitBytes) throw new ResponseTooLargeError(limitBytes);
+			if (Date.now() > deadline) throw new ResponseDeadlineError(timeoutMs);
+			chunks.push(bytes);
+		}
+		complete = true;
+	} finally {
+		watchdog.removeEventListener('abort', onDeadline);
+		// An answer not read to its end is let go rather than drained.
+		if (!complete) discardBody(body);
+	}
+	const all = new Uint8Array(total);
+	let offset = 0;
+	for (const chunk of chunks) {
+		all.set(chunk, offset);
+		offset += chunk.length;
+	}
+	return all;
+}
+
+/** A read answer as n8n's `json: true` gives it: parsed JSON, else the text; undefined when empty. */
+export function parseAnswer(raw: unknown): unknown {
+	if (!(raw instanceof Uint8Array)) return raw;
+	if (raw.length === 0) return undefined;
+	const text = new TextDecoder().decode(raw);
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
+
+/** Replaces every occurrence of each secret (longer than 3 characters) with a mask. */
+export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
+	let out = text;
+	for (const secret of secrets) {
+		if (secret && secret.length > 3) out = out.split(secret).join('[redacted]');
+	}
+	return out;
+}
+
+/** A copy of a JSON-like value with every secret masked in every string (keys included); cycles cut. */
+export function redactDeep(
+	value: unknown,
+	secrets: string[],
+	seen = new WeakSet<object>(),
+): unknown {
+	if (typeof value === 'string') return redactSecrets(value, secrets);
+	if (!value || typeof value !== 'object') return value;
+	if (seen.has(value)) return '[circular]';
+	seen.add(value);
+	if (Array.isArray(value)) return value.map((entry) => redactDeep(entry, secrets, seen));
+	if (value instanceof Uint8Array) return redactSecrets(new TextDecoder().decode(value), secrets);
+	const out: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value))
+		out[redactSecrets(key, secrets)] = redactDeep(entry, secrets, seen);
+	return out;
+}
+
+/**
+ * Masks every secret in an error as n8n keeps it: the engine stores `{...error, message, stack}` in the task data
+ * and the saved execution (so `errorResponse`, `context`, `description`, `messages` and every other own field), and
+ * `toJSON()` adds `cause`. Fields that hold no secret are left as they are (same objects).
+ */
+export function scrubError<E>(error: E, secrets: string[]): E {
+	const usable = secrets.filter((s) => s && s.length > 3);
+	if (usable.length === 0 || !error || typeof error !== 'object') return error;
+	const target = error as Record<string, unknown>;
+	const contains = (value: unknown): boolean => {
+		let text: string;
+		try {
+			text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+		} catch {
+			text = String(value);
+		}
+		if (value instanceof Error) text += ` ${value.message} ${value.stack ?? ''}`;
+		return usable.some((s) => text.includes(s));
+	};
+	for (const key of [...Object.keys(target), 'message', 'stack', 'description', 'cause']) {
+		const value = target[key];
+		if (value === undefined || value === null || !contains(value)) continue;
+		if (key === 'cause' && value instanceof Error) {
+			target[key] = { name: value.name, message: redactSecrets(value.message, usable) };
+			continue;
+		}
+		target[key] = redactDeep(value, usable);
+	}
+	return error;
+}

@@ -1,0 +1,179 @@
+/**
+ * What `npm start` prepares so that every example runs from the editor right away, and how the editor runs one:
+ * - the folder n8n may read files from (N8N_RESTRICT_FILE_ACCESS_TO), with sample resumes and an applicants list
+ *   where the folder example reads them, and that example's Folder node pointed there;
+ * - a manual run as the editor starts it (`POST /rest/workflows/{id}/run`), followed until it ends or stops at a
+ *   form (the examples ask a recruiter before any invitation email), and the answer to such a form.
+ * test/e2e/examples.test.ts prepares its n8n with the same functions, so what it proves is what `npm start` gives.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { makeDocx, makePdf } from '../test/fixtures/resumes';
+import { delay, type ExecutionDetail, type N8nInstance, type WorkflowJson } from './n8n-host';
+
+/** The example that reads a folder of resumes, and the node that names the folder. */
+export const FOLDER_EXAMPLE = 'shortlist-folder-of-resumes.json';
+export const FOLDER_NODE = 'Folder';
+
+/** n8n's files folder for a run: `<user folder>/.n8n-files`, what `~/.n8n-files` is to an installed n8n. */
+export function filesFolder(userFolder: string): string {
+	return join(userFolder, '.n8n-files');
+}
+
+/** The environment that makes an n8n (either line) read and write files only in `filesDir`. */
+export function filesEnv(filesDir: string): NodeJS.ProcessEnv {
+	return { N8N_RESTRICT_FILE_ACCESS_TO: filesDir };
+}
+
+export interface SampleApplicant {
+	name: string;
+	fileName: string;
+	email: string;
+	/** The sandbox's score for the resume (RA-SANDBOX-SCORE), or an outcome that has none. */
+	score?: number;
+	outcome?: 'requires_action';
+	/** A Word document saved with a .pdf name: the node refuses it before anything is sent. */
+	misnamedDocx?: boolean;
+}
+
+const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
+
+/** The sample applicants `npm start` puts in `<files>/resumes`: two score 7 or more, one needs review, one is refused. */
+export const SAMPLE_APPLICANTS: SampleApplicant[] = [
+	{ name: 'Ada Lovelace', fileName: 'ada-lovelace.pdf', email: email('Ada Lovelace'), score: 9 },
+	{ name: 'Grace Hopper', fileName: 'grace-hopper.docx', email: email('Grace Hopper'), score: 7 },
+	{ name: 'Alan Turing', fileName: 'alan-turing.pdf', email: email('Alan Turing'), score: 5 },
+	{
+		name: 'Edsger Dijkstra',
+		fileName: 'edsger-dijkstra.pdf',
+		email: email('Edsger Dijkstra'),
+		score: 3,
+	},
+	{
+		name: 'Barbara Liskov',
+		fileName: 'barbara-liskov.pdf',
+		email: email('Barbara Liskov'),
+		outcome: 'requires_action',
+	},
+	{
+		name: 'Mia Docx',
+		fileName: 'mia-docx.pdf',
+		email: email('Mia Docx'),
+		score: 8,
+		misnamedDocx: true,
+	},
+];
+
+/** Writes the sample resumes and `applicants.csv` (`fileName,email`) into `<filesDir>/resumes`; returns that folder. */
+export function placeSampleFiles(
+	filesDir: string,
+	applicants: SampleApplicant[] = SAMPLE_APPLICANTS,
+): string {
+	const folder = join(filesDir, 'resumes');
+	mkdirSync(folder, { recursive: true });
+	for (const a of applicants) {
+		const options = {
+			candidate: a.name,
+			...(a.score !== undefined ? { score: a.score } : {}),
+			...(a.outcome ? { outcome: a.outcome } : {}),
+		};
+		const docx = a.misnamedDocx || a.fileName.endsWith('.docx');
+		writeFileSync(join(folder, a.fileName), docx ? makeDocx(options) : makePdf(options));
+	}
+	writeFileSync(
+		join(folder, 'applicants.csv'),
+		['fileName,email', ...applicants.map((a) => `${a.fileName},${a.email}`)].join('\n') + '\n',
+	);
+	return folder;
+}
+
+/** Points the folder example's Folder node at `filesDir` (what a user does once in the editor). */
+export function pointFolderExample(wf: WorkflowJson, filesDir: string): WorkflowJson {
+	const node = wf.nodes.find((n) => n.name === FOLDER_NODE);
+	const assignments = (
+		node?.parameters.assignments as
+			{ assignments?: Array<{ name: string; value: unknown }> } | undefined
+	)?.assignments;
+	const folder = assignments?.find((a) => a.name === 'folder');
+	if (!folder) throw new Error(`${wf.name}: no "${FOLDER_NODE}" node with a "folder" field`);
+	folder.value = filesDir;
+	return wf;
+}
+
+/** An execution stopped at a form: the node, and the address a recruiter opens. */
+export interface WaitingForm {
+	node: string;
+	url: string;
+}
+
+/** A run as the editor starts it, followed until it has ended or waits (for a form, mostly). */
+export async function runAsEditor(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerName: string,
+	timeoutMs = 300_000,
+): Promise<ExecutionDetail> {
+	const path = `/workflows/${encodeURIComponent(workflowId)}`;
+	// n8n 2.x runs the stored workflow; n8n 1.x's editor sends the workflow with the request, as this does there.
+	const workflowData =
+		n8n.host.line === '1' ? await n8n.rest<WorkflowJson & { id: string }>('GET', path) : undefined;
+	const started = await n8n.rest<{ executionId?: string }>('POST', `${path}/run`, {
+		...(workflowData ? { workflowData } : {}),
+		triggerToStartFrom: { name: triggerName },
+	});
+	if (!started.executionId)
+		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	return await settled(n8n, started.executionId, timeoutMs);
+}
+
+/** Follows an execution until it has ended or waits; returns it with its run data. */
+export async function settled(
+	n8n: N8nInstance,
+	executionId: string,
+	timeoutMs = 300_000,
+): Promise<ExecutionDetail> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const detail = await n8n.getExecution(executionId);
+		const ended =
+			['success', 'error', 'crashed', 'canceled'].includes(detail.status) &&
+			Boolean(detail.stoppedAt);
+		if (ended || waitingForm(detail, n8n.baseUrl)) return detail;
+		if (Date.now() > deadline)
+			throw new Error(`execution ${executionId} still ${detail.status} after ${timeoutMs} ms`);
+		await delay(500);
+	}
+}
+
+/**
+ * The form an execution waits on, if it waits on one: n8n 2.x keeps its (signed) address in the Wait node's run
+ * metadata; n8n 1.x's is `<n8n>/form-waiting/<execution id>`.
+ */
+export function waitingForm(detail: ExecutionDetail, n8nBaseUrl: string): WaitingForm | undefined {
+	if (detail.status !== 'waiting') return undefined;
+	const resultData = detail.data.resultData as {
+		runData?: Record<string, Array<{ metadata?: { resumeFormUrl?: string } }>>;
+		lastNodeExecuted?: string;
+	};
+	const node = resultData.lastNodeExecuted;
+	if (!node) return undefined;
+	const url =
+		resultData.runData?.[node]?.at(-1)?.metadata?.resumeFormUrl ??
+		`${n8nBaseUrl}/form-waiting/${detail.id}`;
+	return { node, url };
+}
+
+/** Submits a waiting form as a person does in the browser: the answers in the order of its fields. */
+export async function answerForm(form: WaitingForm, answers: string[]): Promise<void> {
+	const body = new FormData();
+	answers.forEach((answer, index) => body.append(`field-${index}`, answer));
+	const res = await fetch(form.url, { method: 'POST', body });
+	const text = await res.text();
+	if (res.status >= 400)
+		throw new Error(`the form of "${form.node}" answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+/** The examples' approval question and its two answers (examples/*.json, the Recruiter Approves nodes). */
+export const APPROVE = 'Yes, invite them';
+export const DECLINE = 'No';

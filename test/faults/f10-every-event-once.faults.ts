@@ -1,0 +1,630 @@
+/**
+ * F10 "every event once", in a real n8n (our tarball installed as a community package, the sandbox as a process).
+ * For each case: events delivered (items handed to executions) = events the sandbox (or a scripted API) emitted,
+ * none twice, none lost.
+ *
+ * - overlap: two schedules of one feed trigger fire in the same second while pages are slow (300 ms each);
+ * - unusable secret: the webhook trigger's signing secret is garbled while the service delivers; the answers are
+ *   503, and the service's retries deliver every event once the secret is fixed;
+ * - workspace switch: the feed trigger's credential is given a key of another workspace;
+ * - events change: a type filtered locally is added to the feed trigger's Events while events are pending;
+ * - last page without a cursor: a scripted API ends the list with `nextCursor: null`;
+ * - Start From Now over 10,000 retained events, with 429s at activation;
+ * - acknowledged means remembered: at the moment each 200 arrives, the event id is already in the workflow's
+ *   static data as n8n's REST API reads it from its database.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { Webhook } from 'standardwebhooks';
+
+import { FigureBook, type FigureValue } from './figures';
+import { delay, nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	bootRealN8n,
+	n8nLineUnderTest,
+	n8nUnderTest,
+	NODE_TYPES,
+	type RealN8n,
+} from '../e2e/helpers';
+
+const book = new FigureBook(
+	n8nLineUnderTest() === '2' ? 'F10' : `F10-n8n${n8nLineUnderTest()}`,
+	`Every event once: overlapping polls, answers the service retries, positions that follow settings (F10; ${n8nUnderTest()})`,
+	`real ${n8nUnderTest()} (community package from the tarball) + sandbox process + a scripted events API`,
+);
+let env: RealN8n;
+let scripted: Server | undefined;
+const MINUTE = 60_000;
+
+type Json = Record<string, unknown>;
+interface Ws {
+	workspaceId: string;
+	apiKey: string;
+	webhookSecret: string;
+}
+
+const ctl = async <T = Json>(method: string, path: string, body?: unknown): Promise<T> =>
+	await env.sandbox.control.call<T>(method, path, body);
+const newWs = async (): Promise<Ws> => await ctl<Ws>('POST', '/_sandbox/workspaces', {});
+const seed = async (ws: Ws, count: number, type?: string) =>
+	await ctl('POST', `/_sandbox/workspaces/${ws.workspaceId}/events/seed`, {
+		count,
+		...(type ? { type } : {}),
+	});
+
+async function retained(ws: Ws): Promise<string[]> {
+	const ids: string[] = [];
+	let cursor = '';
+	for (;;) {
+		const res = await fetch(
+			`${env.sandbox.baseUrl}/api/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+			{
+				headers: { authorization: `Bearer ${ws.apiKey}` },
+			},
+		);
+		const body = (await res.json()) as {
+			data: { items: Json[]; nextCursor: string; hasMore: boolean };
+		};
+		ids.push(...body.data.items.map((e) => String(e.id)));
+		if (!body.data.hasMore) return ids;
+		cursor = body.data.nextCursor;
+	}
+}
+
+/**
+ * Start From Now counts from the trigger's first poll, which n8n may run after the activation request has
+ * answered: events are published only once the workspace's feed has been read (a counted, non-faulted request).
+ */
+async function feedRead(ws: Ws): Promise<void> {
+	await until(
+		'the first read of the feed',
+		async () => {
+			const counters = await ctl<Json>('GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`);
+			return Number((counters.requests as Json)['GET /api/v1/events'] ?? 0) >= 1 ? true : undefined;
+		},
+		2 * MINUTE,
+	);
+}
+
+async function apiCredential(name: string, baseUrl: string, apiKey: string) {
+	return await env.n8n.createCredential({
+		name,
+		type: 'recruitingAnalysisApi',
+		data: { environment: 'sandbox', baseUrl, apiKey },
+	});
+}
+
+async function patchCredential(id: string, name: string, type: string, data: Json): Promise<void> {
+	await env.n8n.rest('PATCH', `/credentials/${id}`, { name, type, data });
+}
+
+function feedWorkflow(
+	name: string,
+	credential: { id: string; name: string },
+	parameters: Json,
+	pollTimes?: Json[],
+): WorkflowJson {
+	return {
+		name: `F10 ${name} ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Feed',
+				type: NODE_TYPES.feed,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					pollTimes: { item: pollTimes ?? [{ mode: 'everyMinute' }] },
+					filters: {},
+					options: {},
+					...parameters,
+				},
+				credentials: { recruitingAnalysisApi: credential },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+async function activated(wf: WorkflowJson): Promise<string> {
+	const { id } = await env.n8n.createWorkflow(wf);
+	await env.n8n.activateWorkflow(id);
+	return id;
+}
+
+/** Every item the workflow's trigger handed to an execution, oldest execution first; and its error executions. */
+const seen = new Map<string, { at: string; items: Json[]; status: string; error?: string }>();
+async function emitted(
+	workflowId: string,
+	node = 'Feed',
+): Promise<{ items: Json[]; errors: number; lastError?: string }> {
+	const list = await env.n8n.listExecutions(workflowId);
+	for (const e of list) {
+		if (seen.has(e.id) || !(e.finished || e.stoppedAt)) continue;
+		const detail = await env.n8n.getExecution(e.id);
+		const error = (detail.data.resultData as { error?: { message?: string } }).error?.message;
+		seen.set(e.id, {
+			at: String(e.startedAt ?? ''),
+			items: nodeOutput(detail.data, node),
+			status: e.status,
+			error,
+		});
+	}
+	const mine = new Set(list.map((e) => e.id));
+	const runs = [...seen.entries()]
+		.filter(([id]) => mine.has(id))
+		.sort((a, b) => Number(a[0]) - Number(b[0]));
+	const failed = runs.filter(([, r]) => r.status === 'error');
+	return {
+		items: runs.flatMap(([, r]) => r.items),
+		errors: failed.length,
+		lastError: failed.at(-1)?.[1].error,
+	};
+}
+
+function lastErrors(): string {
+	return [...seen.values()]
+		.filter((r) => r.error)
+		.slice(-3)
+		.map((r) => `error execution: ${r.error}`)
+		.join('\n');
+}
+
+async function until<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	timeoutMs: number,
+): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > end)
+			throw new Error(
+				`F10: ${what} not reached in ${Math.round(timeoutMs / 1000)} s\n${env.n8n.logTail(30)}\n${lastErrors()}`,
+			);
+		await delay(2000);
+	}
+}
+
+const ids = (items: Json[]) => items.filter((i) => i.notice === undefined).map((i) => String(i.id));
+const rows: Array<Record<string, FigureValue>> = [];
+
+function record(
+	name: string,
+	expected: string[],
+	delivered: string[],
+	extra: Record<string, FigureValue> = {},
+): boolean {
+	const distinct = new Set(delivered).size;
+	const lost = expected.filter((id) => !delivered.includes(id)).length;
+	const foreign = delivered.filter((id) => !expected.includes(id)).length;
+	const ok =
+		delivered.length === expected.length &&
+		distinct === delivered.length &&
+		lost === 0 &&
+		foreign === 0;
+	rows.push({
+		case: name,
+		emitted: expected.length,
+		delivered: delivered.length,
+		twice: delivered.length - distinct,
+		lost,
+		foreign,
+		...extra,
+		ok,
+	});
+	book.check(
+		`${name}: events delivered = events emitted, none twice, none lost`,
+		[expected.length, delivered.length],
+		ok,
+	);
+	return ok;
+}
+
+beforeAll(async () => {
+	env = await bootRealN8n('faults-f10');
+}, 300_000);
+
+afterAll(async () => {
+	book.table('cases', rows);
+	book.save();
+	if (scripted) {
+		scripted.closeAllConnections();
+		await new Promise((resolve) => scripted!.close(resolve));
+	}
+	await env?.close();
+}, 120_000);
+
+/** Start From Now over 10,000 retained events: the activation meets four 429s (every attempt of its first page). */
+async function startFromNow(): Promise<boolean> {
+	const ws = await newWs();
+	await seed(ws, 10_000);
+	const cred = await apiCredential('F10 long history', env.sandbox.baseUrl, ws.apiKey);
+	await ctl('PUT', '/_sandbox/faults', {
+		rules: [{ method: 'GET', path: '/api/v1/events', status: 429, retryAfterSeconds: 1, count: 4 }],
+	});
+	let activation = 'activated';
+	let id = '';
+	try {
+		id = await activated(feedWorkflow('long history', cred, { events: ['*'], startAt: 'now' }));
+	} catch (error) {
+		activation = `failed: ${(error as Error).message.slice(0, 200)}`;
+	}
+	await ctl('DELETE', '/_sandbox/faults');
+	book.set('startFromNow.activation', activation);
+	if (!id) return record('Start From Now over 10,000 events with 429s', ['(activation)'], []);
+	const later = async () => (await retained(ws)).slice(10_000);
+	await feedRead(ws);
+	await seed(ws, 5);
+	const expected = await later();
+	const got = await until(
+		'five later events delivered',
+		async () => {
+			const { items } = await emitted(id);
+			return ids(items).length >= 5 ? items : undefined;
+		},
+		9 * MINUTE,
+	);
+	await delay(MINUTE + 5000);
+	const { items, errors } = await emitted(id);
+	book.set(
+		'startFromNow.requests',
+		Number(
+			(
+				(await ctl<Json>('GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`)).requests as Json
+			)['GET /api/v1/events'],
+		),
+	);
+	void got;
+	return record('Start From Now over 10,000 events with 429s', expected, ids(items), {
+		errorExecutions: errors,
+	});
+}
+
+/** Two schedules firing in the same second, slow pages: 300 events. */
+async function overlap(): Promise<boolean> {
+	const ws = await newWs();
+	const cred = await apiCredential('F10 overlap', env.sandbox.baseUrl, ws.apiKey);
+	const id = await activated(
+		feedWorkflow('overlap', cred, { events: ['*'], startAt: 'oldest' }, [
+			{ mode: 'custom', cronExpression: '0 * * * * *' },
+			{ mode: 'custom', cronExpression: '0 */1 * * * *' },
+		]),
+	);
+	await seed(ws, 300);
+	const expected = await retained(ws);
+	await ctl('PUT', '/_sandbox/faults', {
+		rules: [{ method: 'GET', path: '/api/v1/events', mode: 'latency', latencyMs: 300 }],
+	});
+	await until(
+		'300 events delivered',
+		async () => ((await emitted(id)).items.length >= 300 ? true : undefined),
+		3 * MINUTE,
+	);
+	await delay(MINUTE + 5000); // one more pair of ticks
+	await ctl('DELETE', '/_sandbox/faults');
+	const { items, errors } = await emitted(id);
+	return record('two schedules in the same second, slow pages', expected, ids(items), {
+		errorExecutions: errors,
+	});
+}
+
+/** The feed trigger's credential is given a key of another workspace. */
+async function workspaceSwitch(): Promise<boolean> {
+	const a = await newWs();
+	const b = await newWs();
+	await seed(a, 2);
+	const cred = await apiCredential('F10 switch', env.sandbox.baseUrl, a.apiKey);
+	const id = await activated(feedWorkflow('switch', cred, { events: ['*'], startAt: 'oldest' }));
+	await until(
+		'workspace a delivered',
+		async () => ((await emitted(id)).items.length >= 2 ? true : undefined),
+		2 * MINUTE,
+	);
+	await patchCredential(cred.id, cred.name, 'recruitingAnalysisApi', {
+		environment: 'sandbox',
+		baseUrl: env.sandbox.baseUrl,
+		apiKey: b.apiKey,
+	});
+	await seed(b, 3);
+	const expected = [...(await retained(a)), ...(await retained(b))];
+	await until(
+		'workspace b delivered',
+		async () => (ids((await emitted(id)).items).length >= 5 ? true : undefined),
+		3 * MINUTE,
+	);
+	await delay(MINUTE + 5000);
+	const { items, errors } = await emitted(id);
+	const notices = items.filter((i) => i.notice !== undefined).map((i) => String(i.reason));
+	book.set('workspaceSwitch.notices', notices);
+	return record('credential switched to another workspace', expected, ids(items), {
+		errorExecutions: errors,
+		notices: notices.join(', '),
+	});
+}
+
+/** A type filtered locally is added while events of the types that stay are pending. */
+async function eventsChange(): Promise<boolean> {
+	const ws = await newWs();
+	const cred = await apiCredential('F10 events change', env.sandbox.baseUrl, ws.apiKey);
+	const wf = feedWorkflow('events change', cred, {
+		events: ['report.completed', 'report.failed'],
+		startAt: 'now',
+	});
+	const id = await activated(wf);
+	await feedRead(ws);
+	await seed(ws, 1, 'report.failed');
+	await until(
+		'the first event delivered',
+		async () => ((await emitted(id)).items.length >= 1 ? true : undefined),
+		2 * MINUTE,
+	);
+	await seed(ws, 2, 'report.completed');
+	await env.n8n.deactivateWorkflow(id);
+	const current = await env.n8n.getWorkflow(id);
+	const nodes = current.nodes.map((n) =>
+		n.name === 'Feed'
+			? {
+					...n,
+					parameters: {
+						...n.parameters,
+						events: ['report.completed', 'report.failed', 'interview.completed'],
+					},
+				}
+			: n,
+	);
+	await env.n8n.rest('PATCH', `/workflows/${id}`, { ...current, nodes });
+	await env.n8n.activateWorkflow(id);
+	const expected = await retained(ws);
+	await until(
+		'the pending events delivered',
+		async () => (ids((await emitted(id)).items).length >= 3 ? true : undefined),
+		3 * MINUTE,
+	);
+	await delay(MINUTE + 5000);
+	const { items, errors } = await emitted(id);
+	return record('Events selection changed with events pending', expected, ids(items), {
+		errorExecutions: errors,
+		notices: items.filter((i) => i.notice !== undefined).length,
+	});
+}
+
+/** A scripted events API whose last page carries `nextCursor: null`. */
+async function lastPageWithoutCursor(): Promise<boolean> {
+	const events: Json[] = [];
+	const add = (n: number) => {
+		for (let i = 0; i < n; i++)
+			events.push({
+				id: randomUUID(),
+				type: 'report.completed',
+				schemaVersion: 1,
+				occurredAt: new Date().toISOString(),
+				data: {},
+			});
+	};
+	scripted = createServer((req, res) => {
+		const url = new URL(req.url ?? '/', 'http://localhost');
+		const from = url.searchParams.get('cursor')
+			? Number(url.searchParams.get('cursor')!.slice(2))
+			: 0;
+		const limit = Number(url.searchParams.get('limit') ?? 25);
+		const hasMore = from + limit < events.length;
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end(
+			JSON.stringify({
+				data: {
+					items: events.slice(from, from + limit),
+					nextCursor: hasMore ? `c:${from + limit}` : null,
+					hasMore,
+				},
+			}),
+		);
+	});
+	await new Promise<void>((resolve) => scripted!.listen(0, '127.0.0.1', resolve));
+	const baseUrl = `http://127.0.0.1:${(scripted.address() as AddressInfo).port}`;
+	add(3);
+	const cred = await apiCredential('F10 scripted', baseUrl, 'svc_test_scripted');
+	const id = await activated(
+		feedWorkflow('last page without cursor', cred, { events: ['*'], startAt: 'oldest' }),
+	);
+	await delay(2 * MINUTE + 5000); // two polls over the same last page
+	add(2);
+	await until(
+		'the two later events delivered',
+		async () => (ids((await emitted(id)).items).length >= 5 ? true : undefined),
+		2 * MINUTE,
+	);
+	await delay(MINUTE + 5000);
+	const { items, errors } = await emitted(id);
+	return record(
+		'last page with nextCursor null',
+		events.map((e) => String(e.id)),
+		ids(items),
+		{ errorExecutions: errors },
+	);
+}
+
+/** The webhook trigger's signing secret is garbled while the service delivers; it is fixed after two attempts. */
+async function unusableSecret(): Promise<boolean> {
+	const ws = await newWs();
+	const signing = await env.n8n.createCredential({
+		name: 'F10 signing',
+		type: 'recruitingAnalysisSigningSecretApi',
+		data: { secret: ws.webhookSecret },
+	});
+	const webhookId = randomUUID();
+	const wf: WorkflowJson = {
+		name: `F10 webhook ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Trigger',
+				type: NODE_TYPES.trigger,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['*'], options: {} },
+				credentials: { recruitingAnalysisSigningSecretApi: signing },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+	const id = await activated(wf);
+	const url = `${env.webhookBaseUrl}/webhook/${webhookId}/webhook`;
+	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
+	const endpoint = await env.sandbox.control.registerWebhook(ws.workspaceId, url);
+	await patchCredential(signing.id, signing.name, 'recruitingAnalysisSigningSecretApi', {
+		secret: 'whsec_***',
+		previousSecret: '',
+	});
+	const sent: string[] = [];
+	for (let i = 0; i < 3; i++)
+		sent.push(
+			(await ctl<{ eventId: string }>('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`))
+				.eventId,
+		);
+	const deliveries = async () =>
+		(await env.sandbox.control.deliveries(endpoint.id)).items as Array<{
+			state: string;
+			attempts: Array<{ status: number | null }>;
+		}>;
+	await until(
+		'two refused attempts each',
+		async () => ((await deliveries()).every((d) => d.attempts.length >= 2) ? true : undefined),
+		MINUTE,
+	);
+	await patchCredential(signing.id, signing.name, 'recruitingAnalysisSigningSecretApi', {
+		secret: ws.webhookSecret,
+		previousSecret: '',
+	});
+	const done = await until(
+		'every delivery succeeded',
+		async () => {
+			const list = await deliveries();
+			return list.every((d) => d.state === 'succeeded') ? list : undefined;
+		},
+		2 * MINUTE,
+	);
+	await delay(5000);
+	const { items, errors } = await emitted(id, 'Trigger');
+	const refused = done.flatMap((d) => d.attempts.map((a) => a.status)).filter((s) => s !== 200);
+	book.set('unusableSecret.refusedStatuses', [...new Set(refused.map(String))]);
+	return record('signing secret unusable while deliveries arrive', sent, ids(items), {
+		errorExecutions: errors,
+		refusedAttempts: refused.length,
+	});
+}
+
+/** Twenty deliveries one after the other: is each event id in n8n's database when its 200 arrives? */
+async function acknowledgedMeansRemembered(): Promise<boolean> {
+	const ws = await newWs();
+	const signing = await env.n8n.createCredential({
+		name: 'F10 signing (ack)',
+		type: 'recruitingAnalysisSigningSecretApi',
+		data: { secret: ws.webhookSecret },
+	});
+	const webhookId = randomUUID();
+	const id = await activated({
+		name: `F10 ack ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Trigger',
+				type: NODE_TYPES.trigger,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['*'], options: {} },
+				credentials: { recruitingAnalysisSigningSecretApi: signing },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
+	const url = `${env.webhookBaseUrl}/webhook/${webhookId}/webhook`;
+	const sent: string[] = [];
+	let storedAtAnswer = 0;
+	const statuses: number[] = [];
+	for (let i = 0; i < 20; i++) {
+		const eventId = randomUUID();
+		const body = JSON.stringify({
+			id: eventId,
+			type: 'webhook.test',
+			schemaVersion: 1,
+			occurredAt: new Date().toISOString(),
+			data: { test: true },
+		});
+		const msgId = `msg_${randomUUID()}`;
+		const at = new Date();
+		const res = await fetch(url, {
+			method: 'POST',
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': msgId,
+				'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+				'webhook-signature': new Webhook(ws.webhookSecret).sign(msgId, at, body),
+			},
+			body,
+		});
+		await res.text();
+		statuses.push(res.status);
+		sent.push(eventId);
+		const stored = JSON.stringify(
+			(await env.n8n.getWorkflow(id)) as unknown as { staticData?: unknown },
+		);
+		if (stored.includes(eventId)) storedAtAnswer++;
+	}
+	book.set('acknowledged.storedWhenAnswered', storedAtAnswer);
+	book.set('acknowledged.statuses', [...new Set(statuses.map(String))]);
+	book.check(
+		"every acknowledged event id is in n8n's database when its 200 arrives",
+		[storedAtAnswer, sent.length],
+		storedAtAnswer === sent.length,
+	);
+	await delay(5000);
+	const { items } = await emitted(id, 'Trigger');
+	return (
+		record('acknowledged means remembered (20 deliveries)', sent, ids(items), {
+			storedWhenAnswered: storedAtAnswer,
+		}) && storedAtAnswer === sent.length
+	);
+}
+
+it(
+	'F10: every event once',
+	async () => {
+		// The 429s of the long history go first (the fault rule is global), then the cases run side by side.
+		const long = startFromNow();
+		await delay(15_000);
+		const results = await Promise.allSettled([
+			long,
+			overlap(),
+			workspaceSwitch(),
+			eventsChange(),
+			lastPageWithoutCursor(),
+			unusableSecret(),
+			acknowledgedMeansRemembered(),
+		]);
+		const failures = results
+			.filter((r) => r.status === 'rejected')
+			.map((r) => String((r as PromiseRejectedResult).reason));
+		for (const failure of failures) book.note(`case did not complete: ${failure.slice(0, 400)}`);
+		expect(failures).toEqual([]);
+		expect(results.map((r) => (r.status === 'fulfilled' ? r.value : false))).toEqual([
+			true,
+			true,
+			true,
+			true,
+			true,
+			true,
+			true,
+		]);
+	},
+	20 * MINUTE,
+);

@@ -1,0 +1,126 @@
+/**
+ * A spending limit per run (writes/spending.ts): a charged write that would pass Options > Spending Limit is not
+ * sent, across items and batches; the item's error names the limit, what was spent and what was quoted; the outputs
+ * carry the credits each write used; a re-run recovers what was done without counting it again.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
+import {
+	analyzeParams,
+	completedReport,
+	counters,
+	jsonOf,
+	newWorkspace,
+	pdfItem,
+	runNode,
+	type Workspace,
+} from './helpers';
+
+let sandbox: TestSandbox;
+useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
+
+/** The sandbox prices an analysis at 100 units on a scale of 100 (1 credit) and an interview at 2.5 credits. */
+const files = (count: number, tag: string) =>
+	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
+
+const analyzeMany = (ws: Workspace, options: INodeParameters) => ({
+	resource: 'analysis',
+	operation: 'analyzeMany',
+	binaryPropertyName: 'data',
+	jobDescriptionSource: 'existing',
+	jobDescriptionId: ws.jobDescriptionId,
+	options,
+});
+
+describe('a spending limit per run', () => {
+	it('Analyze Resume charges exactly up to the limit, and the items past it say what was spent and quoted', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const before = await counters(ws);
+		const result = await runNode(
+			ws,
+			analyzeParams(ws, { spendingLimit: 3, concurrency: 1 }),
+			files(5, 'Limit'),
+			{ continueOnFail: true },
+		);
+		const out = jsonOf(result);
+		const after = await counters(ws);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(3);
+		const charged = out.filter((item) => item.creditsUsed === 1);
+		expect(charged).toHaveLength(3);
+		const refused = out.filter((item) => typeof item.error === 'string');
+		expect(refused).toHaveLength(2);
+		expect(refused[0].error).toContain('Spending Limit of 3 credits reached');
+		expect(String(refused[0].description)).toContain('spent 3 credits');
+		expect(String(refused[0].description)).toContain('quoted at 1 credits');
+	});
+
+	it('Analyze Many leaves out of its batch the items that would pass the limit, and a re-run does not count what it recovers', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const items = files(4, 'Batch');
+		const first = jsonOf(
+			await runNode(ws, analyzeMany(ws, { spendingLimit: 2 }), items, { continueOnFail: true }),
+		);
+		expect((await counters(ws)).attemptsCreated).toBe(2);
+		expect(first.filter((item) => item.creditsUsed === 1)).toHaveLength(2);
+		expect(
+			first.filter((item) =>
+				String(item.error ?? '').includes('Spending Limit of 2 credits reached'),
+			),
+		).toHaveLength(2);
+		// The next execution with the same limit: the two analysed files are recovered (not charged, not counted),
+		// so the two others fit.
+		const second = jsonOf(
+			await runNode(ws, analyzeMany(ws, { spendingLimit: 2 }), items, { continueOnFail: true }),
+		);
+		expect((await counters(ws)).attemptsCreated).toBe(4);
+		expect(second.filter((item) => item.recovered === true)).toHaveLength(2);
+		expect(second.filter((item) => item.creditsUsed === 1)).toHaveLength(2);
+	});
+
+	it('Invite stops before an invitation that would pass the limit: no interview, no email', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'Limited Invite' });
+		const before = await counters(ws);
+		const result = await runNode(ws, {
+			resource: 'interview',
+			operation: 'invite',
+			reportId,
+			candidateEmail: 'limited@example.com',
+			options: { spendingLimit: 2 },
+		});
+		expect(result.error?.message).toContain(
+			'Spending Limit of 2 credits reached: this invitation was not sent',
+		);
+		const after = await counters(ws);
+		expect(after.interviewsCreated - before.interviewsCreated).toBe(0);
+		expect(after.emailsSent - before.emailsSent).toBe(0);
+		const allowed = jsonOf(
+			await runNode(ws, {
+				resource: 'interview',
+				operation: 'invite',
+				reportId,
+				candidateEmail: 'limited@example.com',
+				options: { spendingLimit: 2.5 },
+			}),
+		);
+		expect(allowed[0].creditsUsed).toBe(2.5);
+	});
+
+	it('refuses a limit with a fingerprint chosen beforehand, naming what to change, before anything is charged', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportId = await completedReport(ws, { candidate: 'No Price' });
+		const before = await counters(ws);
+		const result = await runNode(ws, {
+			resource: 'interview',
+			operation: 'invite',
+			reportId,
+			candidateEmail: 'noprice@example.com',
+			quoteAutomatically: false,
+			quoteFingerprint: 'a'.repeat(64),
+			options: { spendingLimit: 5 },
+		});
+		expect(result.error?.message).toContain('gives no price');
+		expect((await counters(ws)).interviewsCreated - before.interviewsCreated).toBe(0);
+	});
+});
