@@ -33,17 +33,15 @@ import { bootN8n, bootQueueN8n, n8nPackageVersion } from './lib/n8n';
 import { currentLoad, machineInfo } from './lib/machine';
 import { setLatency, startBenchSandbox, type BenchSandbox } from './lib/sandbox';
 import { writeReport } from './report';
+import { runOwnBootSuites } from './ownBoots';
+import type { PackedRef } from './lib/baseline';
 import { saveResults, type BenchResults } from './results';
-import { packRef, type PackedRef } from './lib/baseline';
 import { b1Floor, runB1, type B1Variant } from './suites/b1';
-import { runBeforeAfter } from './suites/beforeAfter';
 import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
 import { runB4 } from './suites/b4';
 import { runB5 } from './suites/b5';
-import { runB5Profile } from './suites/b5profile';
 import { runB6 } from './suites/b6';
-import { runB7 } from './suites/b7';
 
 function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(`--${name}`);
@@ -151,105 +149,24 @@ async function main(): Promise<void> {
 	let n8n: N8nInstance | undefined;
 	try {
 		let t0 = Date.now();
-		if (beforeAfter) {
-			let before = {
-				role: 'before' as const,
-				label: `tarball ${baselineTarball}`,
-				commit: '?',
-				tarball: baselineTarball ?? '',
-			};
-			if (baselineRef !== undefined) {
-				baseline = await packRef(baselineRef, log);
-				before = {
-					role: 'before',
-					label: baselineRef,
-					commit: baseline.commit.slice(0, 7),
-					tarball: baseline.tarball,
-				};
-				phase(`baseline ${baselineRef}: checkout, npm ci, build, pack`, t0);
-			}
-			t0 = Date.now();
-			await setLatency(sb, latencyMs);
-			results.beforeAfter = await runBeforeAfter({
-				before,
-				after: {
-					role: 'after',
-					label: 'this checkout',
-					commit: results.machine.gitCommit ?? '?',
-					tarball,
-				},
-				rounds: Number(arg('baseline-rounds') ?? 4),
-				b1N: Number(arg('baseline-n') ?? 100),
-				repeats: Number(arg('repeats') ?? 2),
-				b6N: only.includes('B6') ? Number(arg('b6-n') ?? (quick ? 100 : 500)) : 0,
-				b6AnalysisMs: Math.round(30_000 * Number(arg('b6-scale') ?? 0.2)),
-				b6ActiveLimit: Number(arg('b6-active-limit') ?? 50),
-				sb,
-				filesRoot: outDir,
-				log,
-				onRound: (partial) => {
-					results.beforeAfter = partial;
-					saveResults(results, [outDir, reportDir]);
-				},
-			});
-			await setLatency(sb, 0);
-			phase('Before and after (B1, B6 of both builds)', t0);
-			results.machine.n8nVersion = results.beforeAfter.n8nVersion;
-			t0 = Date.now();
-		}
-		if (suites.includes('B5P')) {
-			results.b5Profile = await runB5Profile({
-				boot: async (env) =>
-					bootN8n({
-						label: 'bench-b5-profile',
-						tarball,
-						binaryMode: 'filesystem',
-						filesDir: outDir,
-						log,
-						env,
-					}),
-				sb,
-				deliveries: b5Deliveries,
-				concurrency: 10,
-				profileDir: join(outDir, `b5-profile-${Date.now()}`),
-				log,
-			});
-			phase('B5 profile (own n8n start, --cpu-prof)', t0);
-			t0 = Date.now();
-		}
-		if (suites.includes('B7')) {
-			// Its own n8n per workflow (fresh heap for each memory figure), before the shared one starts.
-			await setLatency(sb, latencyMs);
-			results.b7 = await runB7({
-				boot: async (label) => {
-					const instance = await bootN8n({
-						label,
-						tarball,
-						binaryMode: 'filesystem',
-						filesDir: outDir,
-						log,
-					});
-					results.machine.n8nVersion = n8nPackageVersion(instance);
-					return instance;
-				},
-				sb,
-				n: Number(arg('b7-n') ?? 5000),
-				realAnalysisMs: 30_000,
-				scale: Number(arg('b6-scale') ?? 0.2),
-				activeAnalysisLimit: Number(arg('b6-active-limit') ?? 50),
-				latencyMs,
-				httpN: Number(arg('b7-http-n') ?? arg('b7-n') ?? 5000),
-				filesRoot: outDir,
-				log,
-				onRun: (partial) => {
-					results.b7 = partial;
-					saveResults(results, [outDir, reportDir]);
-				},
-			});
-			await setLatency(sb, 0);
-			phase('B7 (own n8n starts)', t0);
-			t0 = Date.now();
-		}
+		await runOwnBootSuites({
+			arg,
+			quick,
+			only,
+			suites,
+			beforeAfter,
+			results,
+			sb,
+			tarball,
+			outDir,
+			latencyMs,
+			b5Deliveries,
+			log,
+			phase,
+			save: () => saveResults(results, [outDir, reportDir]),
+			onBaseline: (packed) => (baseline = packed),
+		});
+		t0 = Date.now();
 		results.machine.n8nNode = (await import('node:child_process'))
 			.execFileSync(host.nodeBin, ['--version'], { encoding: 'utf8' })
 			.trim();
