@@ -362,12 +362,10 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 				req.method !== webhookData.httpMethod &&
 				!(description.httpMethod === 'HEAD' && req.method === 'GET')
 			) {
-				response
-					.status(404)
-					.json({
-						code: 404,
-						message: `This webhook is not registered for ${req.method} requests`,
-					});
+				response.status(404).json({
+					code: 404,
+					message: `This webhook is not registered for ${req.method} requests`,
+				});
 				return;
 			}
 
@@ -500,11 +498,9 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			if (result.noWebhookResponse !== true && !res.headersSent) {
 				if (responseMode !== 'onReceived') {
 					// lastNode / responseNode modes are not used by this package's triggers.
-					response
-						.status(500)
-						.json({
-							message: `n8n-engine harness: response mode "${responseMode}" is not supported`,
-						});
+					response.status(500).json({
+						message: `n8n-engine harness: response mode "${responseMode}" is not supported`,
+					});
 					return;
 				}
 				const body =
