@@ -298,6 +298,20 @@ describe('Simplified output (default from node version 1.1)', () => {
 		expect(hintsOf(waited).join('\n')).not.toContain('have no score yet');
 	});
 
+	it('Analysis > Start without Wait for Completion: no score yet, and the hint says so', async () => {
+		const uploaded = await runNode(
+			ws,
+			{ ...analyzeParams(ws), operation: 'uploadResume', resource: 'upload' },
+			[pdfItem({ candidate: 'Start No Wait', score: 7 }, 'start-no-wait.pdf')],
+		);
+		const reportId = String(jsonOf(uploaded)[0].reportId);
+		const started = await runNode(ws, { resource: 'analysis', operation: 'start', reportId });
+		const [item] = jsonOf(started);
+		expect(item.attemptId).toMatch(/^att_/);
+		expect(item.score).toBeUndefined();
+		expect(hintsOf(started).join('\n')).toContain('These items have no score yet');
+	});
+
 	it('a key without reports:read: Analyze Many does not fail after the analyses ran; the items say what is known and a notice why', async () => {
 		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, {
 			scopes: ['analyses:write'],

@@ -20,6 +20,7 @@ import {
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
+import { addNotice } from '../common/notices';
 import { idParam } from '../common/checks';
 import { later } from '../../engine/types';
 
@@ -59,7 +60,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { reportId, choice, write, wait } = await check.call(this, itemIndex);
 	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
-	if (!wait.waitForCompletion) return started;
+	if (!wait.waitForCompletion) {
+		// Started, not finished: no score yet, and a Filter on score after this node would drop every item.
+		addNotice(this, 'noScoreWithoutWaiting');
+		return started;
+	}
 	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
 	// file name is the input item's own, when it has one (as Upload Resume outputs). The wait is shared with the
 	// other items and does not hold this lane.
