@@ -125,6 +125,13 @@ async function answerApproval(waiting: ExecutionDetail, answer: string): Promise
 		node: 'Recruiter Approves',
 	});
 	await answerForm(form!, [answer]);
+	// n8n 1.x can still report the execution as waiting for a moment after the form was answered: read it again
+	// until it has resumed (bounded: 20 s).
+	for (let attempt = 0; attempt < 100; attempt++) {
+		const now = await settled(env.n8n, waiting.id);
+		if (now.status !== 'waiting') return now;
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
 	return await settled(env.n8n, waiting.id);
 }
 
