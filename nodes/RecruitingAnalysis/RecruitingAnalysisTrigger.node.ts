@@ -17,7 +17,17 @@ import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 import {
-	isWellFormedSigningSecret,
+	acknowledgeWhenStored,
+	answer,
+	headerBag,
+	notReady,
+	parseBody,
+	RECHECKED_FAILURES,
+	SEEN_IDS,
+	unavailable,
+} from './webhook/answers';
+import { currentSecrets, recheckSecrets, secretProblem, secretsFrom } from './webhook/secrets';
+import {
 	RECEIVER_SIDE_FAILURES,
 	verifyWebhook,
 	type HeaderBag,
@@ -25,31 +35,8 @@ import {
 } from './webhook/verify';
 
 const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
-/** Static-data keys (node scope). */
-const SEEN_IDS = 'seenEventIds';
+/** Static-data key (node scope); the remembered event ids are under SEEN_IDS. */
 const REGISTRATION = 'registration';
-
-/** The configured secrets, current first (verification reports which one matched). */
-function secretsFrom(data: IDataObject | undefined): string[] {
-	return [data?.secret, data?.previousSecret]
-		.filter((s): s is string => typeof s === 'string')
-		.map((s) => s.trim())
-		.filter((s) => s !== '');
-}
-
-/** Why a credential cannot verify deliveries, or undefined when it can. */
-function secretProblem(data: IDataObject | undefined): string | undefined {
-	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
-	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
-	if (current === '') return 'No signing secret is configured';
-	if (!isWellFormedSigningSecret(current)) {
-		return 'The signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
-	if (previous !== '' && !isWellFormedSigningSecret(previous)) {
-		return 'The previous signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
-	return undefined;
-}
 
 /**
  * Activation guard: a trigger without a usable secret would have to accept everything, so it refuses
@@ -77,76 +64,17 @@ async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 	}
 }
 
-type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
-
-/** Answers through `res` (no execution starts) and tells n8n that the node has answered. */
-function answer(res: WebhookResponse, status: number, body: IDataObject): IWebhookResponseData {
-	res.set('cache-control', 'no-store');
-	res.status(status).json(body);
-	return { noWebhookResponse: true };
-}
-
-/**
- * A failure on this side (the secret cannot be read or used, the raw body is missing): 503, which the service
- * retries for about a day and a half (api-spec "Webhook receiver contract" 5 and 6), so the event arrives once
- * the problem is fixed. A 401 would end the delivery for good.
- */
-function unavailable(res: WebhookResponse, reason: string, message: string): IWebhookResponseData {
-	return answer(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', reason, message } });
-}
-
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
-
-/** The signed body as JSON; a leading UTF-8 byte order mark is tolerated (the signature covers it as received). */
-function parseBody(raw: Uint8Array): unknown {
-	const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-	const start = UTF8_BOM.every((b, i) => bytes[i] === b) ? UTF8_BOM.length : 0;
-	try {
-		return JSON.parse(bytes.subarray(start).toString('utf8'));
-	} catch {
-		return undefined;
-	}
-}
-
-/**
- * Starts the workflow and lets n8n answer 200 only after it has written the remembered event id to its database,
- * so that a replay after a restart, or on another webhook process, is recognised (acknowledged means remembered).
- *
- * n8n writes a webhook workflow's changed static data inside its response callback, just before it answers
- * (packages/cli `LiveWebhooks.executeWebhook`). On n8n 1.x the callback runs before the execution is created; on
- * 2.x after it, and creating the execution wraps the same static data in a new `Workflow`, which clears its
- * "changed" mark. n8n reads the node's `webhookResponse` right before calling that callback (it is the answer's
- * body when the description's `responseData` is empty), so reading it marks the ids changed again: on both lines
- * the ids are written, then the answer goes out.
- */
-function acknowledgeWhenStored(
-	staticData: IDataObject,
-	rememberedIds: string[] | undefined,
-	workflowData: IWebhookResponseData['workflowData'],
-): IWebhookResponseData {
-	const result: IWebhookResponseData = { workflowData };
-	Object.defineProperty(result, 'webhookResponse', {
-		enumerable: true,
-		get: () => {
-			if (rememberedIds) staticData[SEEN_IDS] = rememberedIds;
-			return { received: true, started: true };
-		},
-	});
-	return result;
-}
-
-function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {
-	// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
-	return req.headersDistinct ?? req.headers;
-}
-
 export class RecruitingAnalysisTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Recruiting Analysis Trigger',
 		name: 'recruitingAnalysisTrigger',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2 changes nothing a user sees. n8n evaluates an expression for the body of every delivery to a
+		// version 1 start node (packages/cli `parseRequestBody`), which costs about 9 ms per delivery (bench/REPORT.md,
+		// "B5 profile"); new workflows get version 2, saved ones keep 1 and behave the same.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		description: 'Starts the workflow on signed Recruiting Analysis webhook events',
 		defaults: { name: 'Recruiting Analysis Trigger' },
@@ -286,30 +214,38 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const req = this.getRequestObject();
 		const res = this.getResponseObject();
 
-		let secrets: string[] = [];
+		const arrivedAt = Date.now();
+		const node = this.getNode();
+		const credential = node.credentials?.[SIGNING_CREDENTIAL];
+		const secretScope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${credential?.id ?? credential?.name ?? ''}`;
+		const readSecrets = async () =>
+			secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
+
+		let kept: { secrets: string[]; readAt: number };
 		let rawBody: unknown;
 		try {
-			secrets = secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
+			kept = await currentSecrets(secretScope, readSecrets);
 			// Verify over the exact bytes received; never over a re-serialised body.
 			if (req.rawBody === undefined) await req.readRawBody();
 			rawBody = req.rawBody;
 		} catch (error) {
-			this.logger.warn(
-				`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
-			);
-			return unavailable(
-				res,
-				'RECEIVER_NOT_READY',
-				'The receiver cannot verify deliveries right now; retry later',
-			);
+			return notReady(this, res, error);
 		}
 
-		const verdict = verifyWebhook({
-			rawBody: rawBody as Uint8Array,
-			headers: headerBag(req as unknown as { headers: HeaderBag; headersDistinct?: HeaderBag }),
-			secrets,
-			now: Date.now(),
-		});
+		const headers = headerBag(
+			req as unknown as { headers: HeaderBag; headersDistinct?: HeaderBag },
+		);
+		const verify = (secrets: string[]) =>
+			verifyWebhook({ rawBody: rawBody as Uint8Array, headers, secrets, now: Date.now() });
+		let verdict = verify(kept.secrets);
+		if (!verdict.ok && RECHECKED_FAILURES.has(verdict.reason) && kept.readAt < arrivedAt) {
+			// The kept secrets predate this delivery: the credential may have been edited since (see webhook/secrets.ts).
+			try {
+				verdict = verify(await recheckSecrets(secretScope, readSecrets, arrivedAt));
+			} catch (error) {
+				return notReady(this, res, error);
+			}
+		}
 		if (!verdict.ok) {
 			const failure: VerifyFailure = verdict;
 			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${failure.reason}`);
@@ -350,7 +286,6 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			const options = this.getNodeParameter('options', {}) as IDataObject;
 			const capacity =
 				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
-			const node = this.getNode();
 			const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
 			const remembered = rememberAcrossRequests(
 				scope,

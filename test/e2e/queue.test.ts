@@ -351,7 +351,7 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 				id: randomUUID(),
 				name: 'Report Ready',
 				type: NODE_TYPES.trigger,
-				typeVersion: 1,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId,
 				parameters: { events: ['report.result_ready'], options: {} },

@@ -464,7 +464,7 @@ async function unusableSecret(): Promise<boolean> {
 				id: randomUUID(),
 				name: 'Trigger',
 				type: NODE_TYPES.trigger,
-				typeVersion: 1,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId,
 				parameters: { events: ['*'], options: {} },

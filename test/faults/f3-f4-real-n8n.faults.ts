@@ -196,7 +196,7 @@ function triggerWorkflow(): WorkflowJson {
 				id: randomUUID(),
 				name: 'Trigger',
 				type: NODE_TYPES.trigger,
-				typeVersion: 1,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
 				parameters: { events: ['*'], fetchResource: true, options: {} },

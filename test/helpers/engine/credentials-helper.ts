@@ -68,10 +68,13 @@ export interface CredentialUpdate {
 	data: ICredentialDataDecryptedObject;
 }
 
+let credentialCounter = 0;
+
 export class HarnessCredentialsHelper extends ICredentialsHelper {
 	private readonly stored = new Map<string, Credentials>();
 
-	private counter = 0;
+	/** How many times a node read a credential (`getDecrypted`), per credential id. */
+	readonly reads = new Map<string, number>();
 
 	/** Every write-back of credential data (preAuthentication tokens, OAuth token data), in order. */
 	readonly updates: CredentialUpdate[] = [];
@@ -83,7 +86,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	/** Stores `data` encrypted and returns the reference a node carries in `node.credentials[type]`. */
 	async add(type: string, data: ICredentialDataDecryptedObject): Promise<INodeCredentialsDetails> {
 		this.credentialTypes.getByName(type);
-		const details = { id: `harness-credential-${++this.counter}`, name: `${type} (harness)` };
+		// Unique in the process, as n8n's are in its database (nodes may key what they keep by credential id).
+		const details = { id: `harness-credential-${++credentialCounter}`, name: `${type} (harness)` };
 		const credentials = new Credentials(details, type);
 		await credentials.setData(data);
 		this.stored.set(details.id, credentials);
@@ -221,6 +225,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	): Promise<ICredentialDataDecryptedObject> {
 		const credentials = await this.getCredentials(nodeCredentials, type);
 		const stored = await credentials.getData();
+		if (nodeCredentials.id)
+			this.reads.set(nodeCredentials.id, (this.reads.get(nodeCredentials.id) ?? 0) + 1);
 		if (raw === true) return stored;
 		return await this.applyDefaultsAndResolve(
 			additionalData,
