@@ -72,13 +72,28 @@ export function suiteSections(r: BenchResults): string[] {
 	if (r.b5) {
 		const b = r.b5.trigger;
 		out.push('## B5: webhook throughput in real n8n', '');
+		const rounds = r.b5.rounds ?? [];
 		out.push(
-			`${b.deliveries} signed deliveries (${b.distinctEvents} distinct events + ${b.redeliveries} redeliveries of already acknowledged events, same id and body, fresh timestamp and signature) ` +
-				`to the published Recruiting Analysis Trigger, ${b.concurrency} at a time. Acknowledgement latency is the sender's round trip. ` +
-				"For comparison, the same load on n8n's own Webhook node (answers at once, no verification, no dedupe: every delivery is an execution), " +
-				'and our trigger again one delivery at a time.',
+			`${rounds.length > 1 ? `${rounds.length} rounds; in each, ` : ''}${rounds[0]?.trigger.deliveries ?? b.deliveries} signed deliveries (${rounds[0]?.trigger.distinctEvents ?? b.distinctEvents} distinct events + ${rounds[0]?.trigger.redeliveries ?? b.redeliveries} redeliveries of already acknowledged events, same id and body, fresh timestamp and signature) ` +
+				`to the published Recruiting Analysis Trigger (newest version, as a user adds it), ${b.concurrency} at a time. Acknowledgement latency is the sender's round trip. ` +
+				"For comparison, the same load on n8n's own Webhook node (answers at once, no verification, no dedupe: every delivery is an execution) " +
+				'and on the same Webhook node with one option written as an expression (`={{ false }}`): n8n then takes an expression isolate for each request, as it does for every trigger that is not its own Webhook node with static parameters, community triggers included. ' +
+				'The receivers take turns within each round, in an order that rotates from round to round; the rows below pool the rounds, the targets use the median of the per-round ratios. ' +
+				'Last, our trigger again one delivery at a time.',
 			'',
 		);
+		if (rounds.length) {
+			out.push(
+				'| Round (order) | Trigger p99 | Webhook node p99 | Webhook node with an expression p99 | Trigger throughput | Webhook node | With an expression | Trigger ÷ Webhook node: p99, throughput | Trigger ÷ with an expression: p99, throughput |',
+				'|---|---|---|---|---|---|---|---|---|',
+			);
+			rounds.forEach((x, i) =>
+				out.push(
+					`| ${i + 1} (${x.order.map((o) => ({ trigger: 'trigger', n8nWebhook: 'Webhook', n8nWebhookIsolate: 'expression' })[o]).join(', ')}) | ${x.trigger.p99Ms} ms | ${x.n8nWebhook.p99Ms} ms | ${x.n8nWebhookIsolate.p99Ms} ms | ${x.trigger.deliveriesPerSecond}/s | ${x.n8nWebhook.deliveriesPerSecond}/s | ${x.n8nWebhookIsolate.deliveriesPerSecond}/s | ${ratio(x.p99Ratio)}, ${ratio(x.throughputRatio)} | ${ratio(x.trigger.p99Ms / x.n8nWebhookIsolate.p99Ms)}, ${ratio(x.trigger.deliveriesPerSecond / x.n8nWebhookIsolate.deliveriesPerSecond)} |`,
+				),
+			);
+			out.push('');
+		}
 		out.push(
 			'| Receiver | Deliveries (distinct) | Concurrency | Executions | HTTP statuses | p50 ack | p99 ack | max | Throughput | OK |',
 			'|---|---|---|---|---|---|---|---|---|---|',
@@ -95,6 +110,12 @@ export function suiteSections(r: BenchResults): string[] {
 			);
 		row('Recruiting Analysis Trigger', b, String(b.distinctEvents));
 		row("n8n's Webhook node (baseline)", r.b5.n8nWebhook, String(r.b5.n8nWebhook.deliveries));
+		if (r.b5.n8nWebhookIsolate)
+			row(
+				"n8n's Webhook node with an expression (n8n's isolate, as for any community trigger)",
+				r.b5.n8nWebhookIsolate,
+				String(r.b5.n8nWebhookIsolate.deliveries),
+			);
 		row(
 			'Recruiting Analysis Trigger, one at a time',
 			r.b5.triggerSequential,
@@ -102,7 +123,7 @@ export function suiteSections(r: BenchResults): string[] {
 		);
 		out.push(
 			'',
-			`Event ids held by the trigger's dedupe memory (workflow static data, read from n8n after the deliveries): ${r.b5.trigger.storedSeenIds ?? 'n/a'} after the concurrent run, ${r.b5.triggerSequential.storedSeenIds ?? 'n/a'} after the one-at-a-time run.`,
+			`Event ids held by the trigger's dedupe memory (workflow static data, read from n8n after the deliveries): ${r.b5.trigger.storedSeenIds ?? 'n/a'} after the concurrent runs (summed over the rounds, one workflow per round), ${r.b5.triggerSequential.storedSeenIds ?? 'n/a'} after the one-at-a-time run.`,
 			'',
 		);
 		const slowest = (x: B5Result) =>

@@ -10,7 +10,8 @@
  *            --baseline-ref <git ref> (packed from a temporary git worktree)  or  --baseline-tarball <file>
  *            --baseline-rounds 4 (n8n boots, builds alternating)  --baseline-n 100 (B1's N)  --repeats 2 (B1 per boot)
  *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-http-n 5000 (the HTTP Request workflow's memory run; 0 skips it)
- *            B5P: B5's load on three receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
+ *            B5: --b5-rounds 3 (rounds of the three receivers side by side, order rotating; quick: 2)
+ *            B5P: B5's load on the receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
  *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
  *                                      B5 profile) into bench/results.json, then re-render the report
  *                                      (--add-only beforeAfter,b7,b5Profile: only those)
@@ -227,7 +228,14 @@ async function main(): Promise<void> {
 		}
 		if (n8n && suites.includes('B5')) {
 			t0 = Date.now();
-			results.b5 = await runB5({ n8n, sb, deliveries: b5Deliveries, concurrency: 10, log });
+			results.b5 = await runB5({
+				n8n,
+				sb,
+				deliveries: b5Deliveries,
+				concurrency: 10,
+				rounds: Number(arg('b5-rounds') ?? (quick ? 2 : 3)),
+				log,
+			});
 			phase('B5', t0);
 		}
 		if (n8n && suites.includes('B2')) {

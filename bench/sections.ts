@@ -1,6 +1,7 @@
 /** Report sections measured by runs of their own (bench/REPORT.md): Before and after, B7, the B5 profile. */
 import { median, ms, ratio } from './lib/stats';
 import type { BenchResults } from './results';
+import type { B5Round } from './suites/b5';
 import type { BeforeAfterCase, BeforeAfterResults } from './suites/beforeAfter';
 
 const NAMES: Record<string, string> = {
@@ -100,12 +101,21 @@ const met = (ok: boolean | undefined): string =>
 export function b5TargetRows(r: BenchResults): string[] {
 	const b = r.b5;
 	if (!b) return [];
-	const p99 = b.trigger.p99Ms / b.n8nWebhook.p99Ms;
-	const tput = b.trigger.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond;
+	const p99 = b.p99RatioMedian ?? b.trigger.p99Ms / b.n8nWebhook.p99Ms;
+	const tput =
+		b.throughputRatioMedian ?? b.trigger.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond;
+	const rounds = b.rounds ?? [];
+	const perRound = (f: (x: B5Round) => number) =>
+		rounds.length > 1
+			? ` (median of ${rounds.length} rounds: ${rounds.map((x) => ratio(f(x))).join(', ')})`
+			: '';
+	const floor = b.n8nWebhookIsolate
+		? `; n8n's own floor for a community trigger (its Webhook node paying the isolate): ${ratio(b.n8nWebhookIsolate.p99Ms / b.n8nWebhook.p99Ms)} p99, ${ratio(b.n8nWebhookIsolate.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond)} throughput (pooled)`
+		: '';
 	const why = r.b5Profile ? ' (causes: "B5 profile")' : '';
 	return [
-		`| B5 acknowledgement p99 within 1.2× of n8n's Webhook node (same load, same run) | ${b.trigger.p99Ms} ms vs ${b.n8nWebhook.p99Ms} ms: ${ratio(p99)} | ${met(b.trigger.ok && p99 <= 1.2)}${p99 > 1.2 ? why : ''} |`,
-		`| B5 throughput at least 0.9× of n8n's Webhook node | ${b.trigger.deliveriesPerSecond}/s vs ${b.n8nWebhook.deliveriesPerSecond}/s: ${ratio(tput)} | ${met(b.trigger.ok && tput >= 0.9)}${tput < 0.9 ? why : ''} |`,
+		`| B5 acknowledgement p99 within 1.2× of n8n's Webhook node (same load, same run) | pooled ${b.trigger.p99Ms} ms vs ${b.n8nWebhook.p99Ms} ms; ${ratio(p99)}${perRound((x) => x.p99Ratio)}${floor} | ${met(b.trigger.ok && p99 <= 1.2)}${p99 > 1.2 ? why : ''} |`,
+		`| B5 throughput at least 0.9× of n8n's Webhook node | pooled ${b.trigger.deliveriesPerSecond}/s vs ${b.n8nWebhook.deliveriesPerSecond}/s; ${ratio(tput)}${perRound((x) => x.throughputRatio)} | ${met(b.trigger.ok && tput >= 0.9)}${tput < 0.9 ? why : ''} |`,
 	];
 }
 
@@ -188,6 +198,8 @@ export function b7Section(r: BenchResults): string[] {
 const RECEIVERS: Record<string, string> = {
 	trigger: 'Recruiting Analysis Trigger (verify, dedupe in static data)',
 	webhook: "n8n's Webhook node (answers at once, no state)",
+	isolate:
+		"n8n's Webhook node with one option as an expression (n8n takes an isolate, as for any community trigger)",
 	state: "n8n's core nodes keeping state: Webhook → Code node deduplicating in static data",
 };
 

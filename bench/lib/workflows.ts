@@ -240,7 +240,8 @@ export function webhookTrigger(o: {
 			id: randomUUID(),
 			name: 'Recruiting Analysis Trigger',
 			type: NODE_TYPES.trigger,
-			typeVersion: 1,
+			// As a user adds it today: the newest version.
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: o.webhookId,
 			parameters: { events: ['*'], fetchResource: false, options: {} },
@@ -266,9 +267,22 @@ export function webhookTrigger(o: {
 }
 
 /** B5 baseline: n8n's own Webhook node answering at once (no verification, no dedupe). */
-export function plainWebhook(o: { name: string; path: string }): WorkflowJson {
+export function plainWebhook(o: {
+	name: string;
+	path: string;
+	/**
+	 * One option written as an expression that gives its default (`={{ false }}` for Ignore Bots): n8n then takes an
+	 * expression isolate for the request, as for any trigger that is not its Webhook node with static parameters.
+	 */
+	expressionParameter?: boolean;
+}): WorkflowJson {
 	const hook = webhook(o.path);
-	hook.parameters = { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} };
+	hook.parameters = {
+		httpMethod: 'POST',
+		path: o.path,
+		responseMode: 'onReceived',
+		options: o.expressionParameter ? { ignoreBots: '={{ false }}' } : {},
+	};
 	const nodes: Node[] = [
 		hook,
 		{

@@ -35,6 +35,8 @@ export interface B5Result {
 	storedSeenIds?: number;
 	/** The five slowest acknowledgements: position in the send order, when sent (ms after the first), how long. */
 	slowest?: Slow[];
+	/** Every round trip (kept while rounds are pooled, not written to results.json). */
+	latencies?: number[];
 }
 
 export interface Slow {
@@ -216,23 +218,88 @@ export function summarize(
 		ok: !problem,
 		problem,
 		slowest: d.slow,
+		latencies: d.latencies,
 	};
 }
 
+/** One round: each receiver gets the same load once, in an order that rotates from round to round. */
+export interface B5Round {
+	order: B5Receiver[];
+	trigger: B5Result;
+	n8nWebhook: B5Result;
+	n8nWebhookIsolate: B5Result;
+	/** Our trigger's p99 ÷ the Webhook node's, in this round. */
+	p99Ratio: number;
+	/** Our trigger's throughput ÷ the Webhook node's, in this round. */
+	throughputRatio: number;
+}
+
+export type B5Receiver = 'trigger' | 'n8nWebhook' | 'n8nWebhookIsolate';
+
 export interface B5Results {
-	/** Our trigger, the measured case. */
+	/** Our trigger (as a user adds it: the newest version), all rounds pooled: the measured case. */
 	trigger: B5Result;
 	/** Our trigger, one delivery at a time (is deduplication exact without concurrency?). */
 	triggerSequential: B5Result;
-	/** n8n's own Webhook node (no verification, no dedupe) under the same load: n8n's share of the latency. */
+	/** n8n's own Webhook node (no verification, no dedupe) under the same load, all rounds pooled. */
 	n8nWebhook: B5Result;
+	/**
+	 * n8n's Webhook node with one parameter written as an expression: n8n then takes an expression isolate for the
+	 * request, as it does for every trigger that is not its own Webhook node (the B5 profile), so this is n8n's own
+	 * floor for a community trigger. All rounds pooled.
+	 */
+	n8nWebhookIsolate?: B5Result;
+	/** Side by side, round by round; the targets use the medians of the per-round ratios. */
+	rounds?: B5Round[];
+	p99RatioMedian?: number;
+	throughputRatioMedian?: number;
 }
+
+/** Several runs of one receiver as one: latencies pooled, throughput over the summed wall time. */
+function pooled(runs: B5Result[]): B5Result {
+	const all = runs.flatMap((r) => r.latencies ?? []);
+	const statuses: Record<string, number> = {};
+	for (const r of runs)
+		for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+	const wallMs = runs.reduce((a, r) => a + r.wallMs, 0);
+	const deliveries = runs.reduce((a, r) => a + r.deliveries, 0);
+	const problems = runs.filter((r) => r.problem).map((r) => r.problem);
+	return {
+		deliveries,
+		distinctEvents: runs.reduce((a, r) => a + r.distinctEvents, 0),
+		redeliveries: runs.reduce((a, r) => a + r.redeliveries, 0),
+		concurrency: runs[0].concurrency,
+		executions: runs.reduce((a, r) => a + r.executions, 0),
+		statuses,
+		p50Ms: Math.round(median(all) * 10) / 10,
+		p99Ms: Math.round(percentile(all, 99) * 10) / 10,
+		maxMs: Math.round(Math.max(...all)),
+		wallMs,
+		deliveriesPerSecond: Math.round((deliveries / wallMs) * 1000 * 10) / 10,
+		ok: problems.length === 0,
+		problem: problems.length ? problems.join('; ') : undefined,
+		storedSeenIds: runs.every((r) => r.storedSeenIds !== undefined)
+			? runs.reduce((a, r) => a + (r.storedSeenIds ?? 0), 0)
+			: undefined,
+		slowest: runs
+			.flatMap((r) => r.slowest ?? [])
+			.sort((a, b) => b.ms - a.ms)
+			.slice(0, 5),
+	};
+}
+
+const ORDERS: B5Receiver[][] = [
+	['trigger', 'n8nWebhook', 'n8nWebhookIsolate'],
+	['n8nWebhook', 'n8nWebhookIsolate', 'trigger'],
+	['n8nWebhookIsolate', 'trigger', 'n8nWebhook'],
+];
 
 export async function runB5(o: {
 	n8n: N8nInstance;
 	sb: BenchSandbox;
 	deliveries: number;
 	concurrency: number;
+	rounds: number;
 	log: Log;
 }): Promise<B5Results> {
 	const { n8n, sb } = o;
@@ -265,27 +332,68 @@ export async function runB5(o: {
 		};
 	};
 
-	const trigger = await runTrigger(o.deliveries, o.concurrency, 6);
-	o.log(
-		`B5 trigger: ${trigger.deliveries} deliveries (${trigger.distinctEvents} distinct), ${trigger.executions} executions, p50 ${trigger.p50Ms} ms, p99 ${trigger.p99Ms} ms${trigger.problem ? `, PROBLEM: ${trigger.problem}` : ''}`,
-	);
+	const runWebhook = async (isolate: boolean, seed: number): Promise<B5Result> => {
+		const path = `bench-b5-${isolate ? 'isolate' : 'plain'}-${randomUUID()}`;
+		const wf = plainWebhook({
+			name: `bench B5 n8n webhook${isolate ? ' (expression)' : ''} ${path}`,
+			path,
+			expressionParameter: isolate,
+		});
+		const id = await publish(n8n, wf);
+		const url = `${n8n.baseUrl}/webhook/${path}`;
+		await waitRegistered(url);
+		const d = await deliver(url, ws.webhookSecret, o.deliveries, o.concurrency, seed);
+		// n8n's Webhook node runs the workflow for every request, the unsigned registration probe included.
+		const executions = (await settledExecutions(n8n, id, d.latencies.length + 1)) - 1;
+		await n8n.deactivateWorkflow(id);
+		return summarize(d, executions, o.concurrency, d.latencies.length);
+	};
 
-	const path = `bench-b5-plain-${randomUUID()}`;
-	const plainId = await publish(n8n, plainWebhook({ name: `bench B5 n8n webhook ${path}`, path }));
-	const plainUrl = `${n8n.baseUrl}/webhook/${path}`;
-	await waitRegistered(plainUrl);
-	const d = await deliver(plainUrl, ws.webhookSecret, o.deliveries, o.concurrency, 7);
-	// n8n's Webhook node runs the workflow for every request, the unsigned registration probe included.
-	const plainExecutions = (await settledExecutions(n8n, plainId, d.latencies.length + 1)) - 1;
-	await n8n.deactivateWorkflow(plainId);
-	const n8nWebhook = summarize(d, plainExecutions, o.concurrency, d.latencies.length);
-	o.log(
-		`B5 n8n Webhook node: p50 ${n8nWebhook.p50Ms} ms, p99 ${n8nWebhook.p99Ms} ms, ${n8nWebhook.executions} executions`,
-	);
+	const rounds: B5Round[] = [];
+	for (let round = 0; round < Math.max(1, o.rounds); round++) {
+		const order = ORDERS[round % ORDERS.length];
+		const got: Partial<Record<B5Receiver, B5Result>> = {};
+		for (const receiver of order) {
+			const seed = 6 + round * 10 + order.indexOf(receiver);
+			got[receiver] =
+				receiver === 'trigger'
+					? await runTrigger(o.deliveries, o.concurrency, seed)
+					: await runWebhook(receiver === 'n8nWebhookIsolate', seed);
+		}
+		const trigger = got.trigger!;
+		const n8nWebhook = got.n8nWebhook!;
+		const n8nWebhookIsolate = got.n8nWebhookIsolate!;
+		const r: B5Round = {
+			order,
+			trigger,
+			n8nWebhook,
+			n8nWebhookIsolate,
+			p99Ratio: trigger.p99Ms / n8nWebhook.p99Ms,
+			throughputRatio: trigger.deliveriesPerSecond / n8nWebhook.deliveriesPerSecond,
+		};
+		rounds.push(r);
+		o.log(
+			`B5 round ${round + 1} (${order.join(', ')}): trigger p99 ${trigger.p99Ms} ms ${trigger.deliveriesPerSecond}/s, Webhook node p99 ${n8nWebhook.p99Ms} ms ${n8nWebhook.deliveriesPerSecond}/s, with an expression p99 ${n8nWebhookIsolate.p99Ms} ms ${n8nWebhookIsolate.deliveriesPerSecond}/s; ratios ${r.p99Ratio.toFixed(2)}× p99, ${r.throughputRatio.toFixed(2)}× throughput${trigger.problem ? `, PROBLEM: ${trigger.problem}` : ''}`,
+		);
+	}
 
 	const triggerSequential = await runTrigger(Math.min(100, o.deliveries), 1, 8);
 	o.log(
 		`B5 trigger one at a time: ${triggerSequential.deliveries} deliveries (${triggerSequential.distinctEvents} distinct), ${triggerSequential.executions} executions${triggerSequential.problem ? `, PROBLEM: ${triggerSequential.problem}` : ''}`,
 	);
-	return { trigger, triggerSequential, n8nWebhook };
+	const strip = (x: B5Result): B5Result => ({ ...x, latencies: undefined });
+	return {
+		trigger: strip(pooled(rounds.map((r) => r.trigger))),
+		n8nWebhook: strip(pooled(rounds.map((r) => r.n8nWebhook))),
+		n8nWebhookIsolate: strip(pooled(rounds.map((r) => r.n8nWebhookIsolate))),
+		triggerSequential: strip(triggerSequential),
+		rounds: rounds.map((r) => ({
+			...r,
+			trigger: strip(r.trigger),
+			n8nWebhook: strip(r.n8nWebhook),
+			n8nWebhookIsolate: strip(r.n8nWebhookIsolate),
+		})),
+		p99RatioMedian: median(rounds.map((r) => r.p99Ratio)),
+		throughputRatioMedian: median(rounds.map((r) => r.throughputRatio)),
+	};
 }

@@ -1,8 +1,10 @@
 /**
  * B5 profile: where an acknowledgement's time goes. One n8n started with `--cpu-prof` (NODE_OPTIONS of the n8n
- * process only) receives the B5 load in turn on three receivers, each after a warm-up of its own:
+ * process only) receives the B5 load in turn on four receivers, each after a warm-up of its own:
  *   trigger   the Recruiting Analysis Trigger (verification, dedupe in workflow static data, answer, then the run),
  *   webhook   n8n's own Webhook node answering at once (no verification, no state),
+ *   isolate   the same Webhook node with one option written as an expression: n8n takes an expression isolate for the
+ *             request, as for every trigger that is not its own Webhook node with static parameters,
  *   state     n8n's core nodes keeping state the same way: Webhook (answers at once) → Code node that drops an event
  *             id already held in the workflow's static data and adds it otherwise (no verification),
  * and the CPU profile of the n8n main process written when it stops is cut into each receiver's delivery window
@@ -20,7 +22,7 @@ import { freshWorkspace, type BenchSandbox } from '../lib/sandbox';
 import { plainWebhook, webhookTrigger } from '../lib/workflows';
 import { deliver, settledExecutions, summarize, waitRegistered, type B5Result } from './b5';
 
-export type ProfiledReceiver = 'trigger' | 'webhook' | 'state';
+export type ProfiledReceiver = 'trigger' | 'webhook' | 'isolate' | 'state';
 
 export interface B5ProfileRun {
 	receiver: ProfiledReceiver;
@@ -120,6 +122,20 @@ export async function runB5Profile(o: {
 					const path = `bench-b5p-plain-${randomUUID()}`;
 					return {
 						wf: plainWebhook({ name: `bench B5P n8n webhook ${path}`, path }),
+						url: `${n8n.baseUrl}/webhook/${path}`,
+					};
+				},
+			},
+			{
+				receiver: 'isolate',
+				wf: () => {
+					const path = `bench-b5p-isolate-${randomUUID()}`;
+					return {
+						wf: plainWebhook({
+							name: `bench B5P n8n webhook (expression) ${path}`,
+							path,
+							expressionParameter: true,
+						}),
 						url: `${n8n.baseUrl}/webhook/${path}`,
 					};
 				},
