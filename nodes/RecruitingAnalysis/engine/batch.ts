@@ -1,8 +1,13 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { ZodType, ZodTypeDef } from 'zod';
 
 import { apiPath, REASON_HINTS } from '../transport';
 import { api } from '../transport/api';
+import { outcomeOf } from '../transport/conditions';
 import { poll } from '../transport/poll';
+import { validateBatch } from '../validation';
+import { existsCondition, isNothingToRecover } from '../writes/recover';
+import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';
 import { waitOutCapacity } from './capacity';
 import { addNotice } from '../actions/common/notices';
 import type { ChunkState } from './types';
@@ -209,5 +214,148 @@ export function refusalHint(errorCode: string | null): IDataObject {
 		return { hint: `${guidance}Running again does not change this item: it must change first.` };
 	return {
 		hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).`,
+	};
+}
+
+/**
+ * Whether an item of a replayed batch (an earlier run's receipt answered again) goes again in a new batch: it was
+ * refused then, so it charged nothing, for a cause a re-run can fix (not one of FINAL_ITEM_CODES).
+ */
+export function refusedByEarlierRun(replayed: boolean, item: BatchItem | undefined): boolean {
+	const errorCode = item?.errorCode;
+	return (
+		replayed && item?.state !== 'succeeded' && !!errorCode && !FINAL_ITEM_CODES.includes(errorCode)
+	);
+}
+
+/** An item of a charged batch (analyses, interviews) as the batch stages carry it from quote to submission. */
+export interface QuotedEntry {
+	position: number;
+	itemIndex: number;
+	/** The quote's fingerprint: set by the user (quote chosen beforehand) or by quoteBatchItems. */
+	fingerprint?: string;
+	/** The quote quoteBatchItems got (its price counts against the Spending Limit). */
+	quote?: IDataObject;
+}
+
+/**
+ * Quotes the entries that carry no fingerprint yet with one batch-quote request to `path` (each item's input is
+ * `input(entry)`; the body is checked against `schema` before it is sent). A quoted entry keeps its quote's
+ * fingerprint and the quote; the others come back in item order with the API's errorCode (NOT_QUOTED when the
+ * answer names none), for the caller to record (state "not_quoted") or recover.
+ */
+export async function quoteBatchItems<T extends QuotedEntry>(
+	ctx: IExecuteFunctions,
+	path: string,
+	schema: ZodType<unknown, ZodTypeDef, unknown>,
+	entries: T[],
+	input: (entry: T) => IDataObject,
+): Promise<Array<{ entry: T; errorCode: string }>> {
+	const toQuote = entries.filter((entry) => entry.fingerprint === undefined);
+	if (toQuote.length === 0) return [];
+	const first = toQuote[0].itemIndex;
+	const body = {
+		items: toQuote.map((entry) => ({ itemKey: itemKeyFor(entry.itemIndex), input: input(entry) })),
+	};
+	validateBatch.call(ctx, schema, body, first);
+	const quotes = await api(ctx, { method: 'POST', path, body, itemIndex: first });
+	const notQuoted: Array<{ entry: T; errorCode: string }> = [];
+	for (const entry of toQuote) {
+		const quoted = ((quotes.items ?? []) as IDataObject[]).find(
+			(q) => q.itemKey === itemKeyFor(entry.itemIndex),
+		);
+		const quote = quoted?.quote as IDataObject | null | undefined;
+		if (quote && typeof quote.fingerprint === 'string') {
+			entry.fingerprint = quote.fingerprint;
+			entry.quote = quote;
+		} else {
+			const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+			notQuoted.push({ entry, errorCode });
+		}
+	}
+	return notQuoted;
+}
+
+/** A chunk's entries within the Spending Limit, each with its quoted credits reserved (writes/spending.ts). */
+export interface ReservedChunk<T> {
+	/** The entries to send, in item order. */
+	entries: T[];
+	/** Settles an entry's reservation once its item answered: charged (created by this batch) or released. */
+	settle(entry: T, charged: boolean): void;
+	/** Settles every reservation alike (the batch request failed as a whole). */
+	settleAll(charged: boolean): void;
+}
+
+/**
+ * Reserves each entry's quoted price against the Spending Limit, in item order (`what` names the write in the
+ * error): an entry that would pass it gets that error as its outcome and is not sent.
+ */
+export function reserveChunk<T extends QuotedEntry>(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	entries: T[],
+	what: string,
+): ReservedChunk<T> {
+	const reservations = new Map<T, Reservation>();
+	const within = entries.filter((entry) => {
+		try {
+			reservations.set(entry, reserveCredits(ctx, entry.itemIndex, entry.quote, what));
+			return true;
+		} catch (error) {
+			chunk.outcomes[entry.position] = error as Error;
+			return false;
+		}
+	});
+	return {
+		entries: within,
+		settle: (entry, charged) => {
+			const reservation = reservations.get(entry);
+			if (charged) reservation?.charged();
+			else reservation?.release();
+		},
+		settleAll: (charged) =>
+			reservations.forEach((reservation) =>
+				charged ? reservation.charged() : reservation.release(),
+			),
+	};
+}
+
+/**
+ * After the batch of `reserved` failed to be created: any error but IDEMPOTENCY_KEY_REUSED settles its reservations
+ * (charged unless the request was refused) and is thrown. IDEMPOTENCY_KEY_REUSED means an earlier run submitted
+ * the same batch with other quotes, so nothing was charged now: each entry's write is read back with `recover`
+ * (writes/recover.ts; an entry whose read fails otherwise gets that error as its outcome), and the entries that
+ * batch had refused (nothing exists) come back with their errors. `again` holds them, fingerprints cleared for a
+ * new quote, when they may go in a new batch named after the reused key (`afterBatchId`): not when nothing was
+ * refused, not when everything was, and not after MAX_REPLAYED_BATCHES replays.
+ */
+export async function readBackReusedBatch<T extends QuotedEntry>(
+	chunk: ChunkState,
+	reserved: ReservedChunk<T>,
+	error: unknown,
+	key: string,
+	replays: number,
+	recover: (entry: T) => Promise<void>,
+): Promise<{ refused: Array<{ entry: T; error: unknown }>; again: T[]; afterBatchId: string }> {
+	if (existsCondition(error) !== 'IDEMPOTENCY_KEY_REUSED') {
+		reserved.settleAll(!wasRefused(error));
+		throw error;
+	}
+	reserved.settleAll(false);
+	const refused: Array<{ entry: T; error: unknown }> = [];
+	for (const entry of reserved.entries) {
+		const read = await outcomeOf(async () => await recover(entry));
+		if (read.ok) continue;
+		if (isNothingToRecover(read.error)) refused.push({ entry, error: read.error });
+		else chunk.outcomes[entry.position] = read.error as Error;
+	}
+	const resubmit =
+		refused.length > 0 &&
+		refused.length < reserved.entries.length &&
+		replays < MAX_REPLAYED_BATCHES;
+	return {
+		refused,
+		again: resubmit ? refused.map(({ entry }) => ({ ...entry, fingerprint: undefined })) : [],
+		afterBatchId: `reused-${key.slice(-16)}`,
 	};
 }

@@ -8,16 +8,19 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { analysisBatchQuoteSchema, analysisBatchSchema, validateBatch } from '../../validation';
 import { existingAttempt, startIdentity } from './pipeline';
-import { api } from '../../transport/api';
 import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
-	FINAL_ITEM_CODES,
 	isReplayedBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
+	quoteBatchItems,
+	readBackReusedBatch,
 	refusalHint,
+	refusedByEarlierRun,
+	reserveChunk,
+	type QuotedEntry,
 	waitForBatch,
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
@@ -25,8 +28,8 @@ import { outcomeOf as settle } from '../../transport/conditions';
 import { addNotice } from '../common/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { optionsParam } from '../common/params';
-import { existsCondition, isNothingToRecover, recoverWrite } from '../../writes/recover';
-import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
+import { existsCondition, recoverWrite } from '../../writes/recover';
+import { creditsOf } from '../../writes/spending';
 import { summariesForCheck } from '../../engine/reportPages';
 import { BATCH_CHUNK_SIZE, type ChunkState } from '../../engine/types';
 
@@ -36,14 +39,8 @@ const SLOW_BATCH_MS = 2000;
 /** How many reports are checked at the same time for an existing attempt (a status read each, when no list page showed them). */
 const EXISTING_CHECK_CONCURRENCY = 10;
 
-export interface AnalysisEntry {
-	position: number;
-	itemIndex: number;
+export interface AnalysisEntry extends QuotedEntry {
 	reportId: string;
-	/** Set by the user (quote chosen beforehand) or by quoteAnalyses. */
-	fingerprint?: string;
-	/** The quote quoteAnalyses got (its price counts against the Spending Limit). */
-	quote?: IDataObject;
 	/** The item's Idempotency Key and New Attempt Label (the batch's key is made of its items' writes). */
 	choice: WriteChoice;
 	/** The report may already have an attempt (Start Many, or an upload recovered as already admitted). */
@@ -131,33 +128,14 @@ export async function quoteAnalyses(
 		}
 	});
 	pending = pending.filter((entry) => !recovered.has(entry));
-	const toQuote = pending.filter((entry) => entry.fingerprint === undefined);
-	if (toQuote.length === 0) return { ...chunk, pending };
-	const first = toQuote[0].itemIndex;
-	const quoteBody = {
-		items: toQuote.map((entry) => ({
-			itemKey: itemKeyFor(entry.itemIndex),
-			input: { reportId: entry.reportId },
-		})),
-	};
-	validateBatch.call(ctx, analysisBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/analysis-batch-quotes',
-		body: quoteBody,
-		itemIndex: first,
-	});
-	for (const entry of toQuote) {
-		const quoted = ((quotes.items ?? []) as IDataObject[]).find(
-			(q) => q.itemKey === itemKeyFor(entry.itemIndex),
-		);
-		const quote = quoted?.quote as IDataObject | null | undefined;
-		if (quote && typeof quote.fingerprint === 'string') {
-			entry.fingerprint = quote.fingerprint;
-			entry.quote = quote;
-			continue;
-		}
-		const errorCode = (quoted?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+	const notQuoted = await quoteBatchItems(
+		ctx,
+		'/api/v1/analysis-batch-quotes',
+		analysisBatchQuoteSchema,
+		pending,
+		(entry) => ({ reportId: entry.reportId }),
+	);
+	for (const { entry, errorCode } of notQuoted) {
 		if (existsCondition(errorCode)) {
 			await recoverEntry(ctx, chunk, entry, errorCode);
 			recovered.add(entry);
@@ -199,21 +177,9 @@ export async function submitAnalyses(
 	let replays = 0;
 	for (let round = 0; pending.length > 0; round++) {
 		// Each item's quoted price against the Spending Limit, in item order: an item that would pass it is not sent.
-		const reservations = new Map<AnalysisEntry, Reservation>();
-		pending = pending.filter((entry) => {
-			try {
-				reservations.set(entry, reserveCredits(ctx, entry.itemIndex, entry.quote, 'analysis'));
-				return true;
-			} catch (error) {
-				chunk.outcomes[entry.position] = error as Error;
-				return false;
-			}
-		});
+		const reserved = reserveChunk(ctx, chunk, pending, 'analysis');
+		pending = reserved.entries;
 		if (pending.length === 0) break;
-		const settleAll = (charged: boolean) =>
-			reservations.forEach((reservation) =>
-				charged ? reservation.charged() : reservation.release(),
-			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(ctx, first);
 		const body = {
@@ -234,35 +200,24 @@ export async function submitAnalyses(
 		const sentAt = Date.now();
 		const created = await settle(async () => await createBatch(ctx, 'analyses', body, key, first));
 		if (!created.ok) {
-			// The same batch under this key was committed with other quotes (its answer was lost): read each back.
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
-				settleAll(!wasRefused(created.error));
-				throw created.error;
-			}
-			settleAll(false);
-			// The same batch was submitted by an earlier run with other quotes: its analyses are read back, and the items
-			// it had refused (no analysis exists) go again in a new batch.
-			const refused: AnalysisEntry[] = [];
-			for (const entry of pending) {
-				const read = await settle(
-					async () => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'),
-				);
-				if (read.ok) continue;
-				if (isNothingToRecover(read.error)) refused.push({ ...entry, fingerprint: undefined });
-				else chunk.outcomes[entry.position] = read.error as Error;
-			}
-			if (
-				refused.length === 0 ||
-				refused.length === pending.length ||
-				replays >= MAX_REPLAYED_BATCHES
-			) {
-				for (const entry of refused)
+			// The same batch was submitted by an earlier run with other quotes (IDEMPOTENCY_KEY_REUSED): its analyses
+			// are read back, and the items it had refused (no analysis exists) go again in a new batch.
+			const reused = await readBackReusedBatch(
+				chunk,
+				reserved,
+				created.error,
+				key,
+				replays,
+				async (entry) => await recoverEntry(ctx, chunk, entry, 'IDEMPOTENCY_KEY_REUSED'),
+			);
+			if (reused.again.length === 0) {
+				for (const { entry } of reused.refused)
 					chunk.outcomes[entry.position] = noAnalysisRecovered(entry.reportId);
 				break;
 			}
 			replays++;
-			afterBatchId = `reused-${key.slice(-16)}`;
-			pending = (await quoteAnalyses(ctx, { ...chunk, pending: refused })).pending ?? [];
+			afterBatchId = reused.afterBatchId;
+			pending = (await quoteAnalyses(ctx, { ...chunk, pending: reused.again })).pending ?? [];
 			for (const entry of pending)
 				chunk.outcomes[entry.position] = {
 					...outcomeOf(chunk, entry),
@@ -286,9 +241,7 @@ export async function submitAnalyses(
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
-			const reservation = reservations.get(entry);
-			if (item?.state === 'succeeded' && !replayed) reservation?.charged();
-			else reservation?.release();
+			reserved.settle(entry, item?.state === 'succeeded' && !replayed);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
 				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
 				continue;
@@ -309,12 +262,7 @@ export async function submitAnalyses(
 				...used,
 			};
 			if (item?.state === 'succeeded') started.push(entry);
-			else if (
-				replayed &&
-				errorCode &&
-				!FINAL_ITEM_CODES.includes(errorCode) &&
-				replays < MAX_REPLAYED_BATCHES
-			) {
+			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES) {
 				refusedBefore.push({ ...entry, fingerprint: undefined });
 			} else if (errorCode && SUBMIT_AGAIN.includes(errorCode) && round < MAX_LATER_BATCHES) {
 				again.push({ ...entry, fingerprint: undefined });

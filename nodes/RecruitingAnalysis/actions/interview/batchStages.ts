@@ -8,17 +8,20 @@ import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
-	FINAL_ITEM_CODES,
 	isReplayedBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
+	quoteBatchItems,
+	readBackReusedBatch,
 	readChunk,
 	refusalHint,
+	refusedByEarlierRun,
 	refusesChunk,
+	reserveChunk,
+	type QuotedEntry,
 	waitForBatch,
 } from '../../engine/batch';
 import type { ChunkState } from '../../engine/types';
-import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
 import {
 	interviewBatchQuoteSchema,
@@ -33,13 +36,8 @@ import {
 	readWriteChoice,
 	type WriteChoice,
 } from '../../writes/identity';
-import {
-	existingInvitation,
-	existsCondition,
-	isNothingToRecover,
-	recoverWrite,
-} from '../../writes/recover';
-import { creditsOf, reserveCredits, wasRefused, type Reservation } from '../../writes/spending';
+import { existingInvitation, existsCondition, recoverWrite } from '../../writes/recover';
+import { creditsOf } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../common/notices';
 import { optionsParam, stringParam } from '../common/params';
@@ -59,13 +57,8 @@ export interface InviteChunk extends ChunkState {
 	pending?: Pending[];
 }
 
-interface Pending {
-	position: number;
-	itemIndex: number;
+interface Pending extends QuotedEntry {
 	input: IDataObject;
-	fingerprint?: string;
-	/** The quote this run got (its price counts against the Spending Limit). */
-	quote?: IDataObject;
 	choice: WriteChoice;
 }
 
@@ -95,30 +88,14 @@ async function quoteInvitations(
 	chunk: InviteChunk,
 	pending: Pending[],
 ): Promise<Pending[]> {
-	const toQuote = pending.filter((p) => p.fingerprint === undefined);
-	if (toQuote.length === 0) return pending;
-	const first = toQuote[0].itemIndex;
-	const quoteBody = {
-		items: toQuote.map((p) => ({ itemKey: itemKeyFor(p.itemIndex), input: p.input })),
-	};
-	validateBatch.call(ctx, interviewBatchQuoteSchema, quoteBody, first);
-	const quotes = await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/interview-batch-quotes',
-		body: quoteBody,
-		itemIndex: first,
-	});
-	for (const p of toQuote) {
-		const entry = ((quotes.items ?? []) as IDataObject[]).find(
-			(q) => q.itemKey === itemKeyFor(p.itemIndex),
-		);
-		const quote = entry?.quote as IDataObject | null | undefined;
-		if (quote && typeof quote.fingerprint === 'string') {
-			p.fingerprint = quote.fingerprint;
-			p.quote = quote;
-			continue;
-		}
-		const errorCode = (entry?.errorCode as string | null | undefined) ?? 'NOT_QUOTED';
+	const notQuoted = await quoteBatchItems(
+		ctx,
+		'/api/v1/interview-batch-quotes',
+		interviewBatchQuoteSchema,
+		pending,
+		(p) => p.input,
+	);
+	for (const { entry: p, errorCode } of notQuoted) {
 		chunk.outcomes[p.position] = {
 			reportId: p.input.reportId,
 			itemKey: itemKeyFor(p.itemIndex),
@@ -146,21 +123,9 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	let resubmittedAfterRefusal = false;
 	for (let replays = 0; pending.length > 0; replays++) {
 		// Each invitation's quoted price against the Spending Limit, in item order: one that would pass it is not sent.
-		const reservations = new Map<Pending, Reservation>();
-		pending = pending.filter((p) => {
-			try {
-				reservations.set(p, reserveCredits(this, p.itemIndex, p.quote, 'invitation'));
-				return true;
-			} catch (error) {
-				outcomes[p.position] = error as Error;
-				return false;
-			}
-		});
+		const reserved = reserveChunk(this, chunk, pending, 'invitation');
+		pending = reserved.entries;
 		if (pending.length === 0) return chunk;
-		const settleAll = (charged: boolean) =>
-			reservations.forEach((reservation) =>
-				charged ? reservation.charged() : reservation.release(),
-			);
 		const first = pending[0].itemIndex;
 		const options = optionsParam(this, first);
 		const body = {
@@ -181,53 +146,42 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			})),
 			afterBatchId,
 		);
-		/** Reads the item's invitation back; false when it does not exist (the item was refused: nothing to recover). */
-		const recover = async (p: Pending, from: string): Promise<boolean> => {
-			try {
-				const found = await recoverWrite(
-					this,
-					p.itemIndex,
-					{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
-					from,
-				);
-				outcomes[p.position] = {
-					reportId: p.input.reportId,
-					itemKey: itemKeyFor(p.itemIndex),
-					state: 'succeeded',
-					errorCode: null,
-					...found,
-				};
-				return true;
-			} catch (error) {
-				outcomes[p.position] = error as Error;
-				return !isNothingToRecover(error);
-			}
+		/** Reads the item's invitation back; throws when it cannot (isNothingToRecover: the item was refused). */
+		const recover = async (p: Pending, from: string): Promise<void> => {
+			const found = await recoverWrite(
+				this,
+				p.itemIndex,
+				{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
+				from,
+			);
+			outcomes[p.position] = {
+				reportId: p.input.reportId,
+				itemKey: itemKeyFor(p.itemIndex),
+				state: 'succeeded',
+				errorCode: null,
+				...found,
+			};
 		};
 		const sentAt = Date.now();
 		const created = await outcomeOf(
 			async () => await createBatch(this, 'interviews', body, key, first),
 		);
 		if (!created.ok) {
-			if (existsCondition(created.error) !== 'IDEMPOTENCY_KEY_REUSED') {
-				settleAll(!wasRefused(created.error));
-				throw created.error;
-			}
-			settleAll(false);
-			// The same batch was submitted by an earlier run with other quotes: its invitations are read back, and the
-			// items it had refused (no invitation exists) go again in a new batch.
-			const refused: Pending[] = [];
-			for (const p of pending)
-				if (!(await recover(p, 'IDEMPOTENCY_KEY_REUSED')))
-					refused.push({ ...p, fingerprint: undefined });
-			if (
-				refused.length === 0 ||
-				refused.length === pending.length ||
-				replays >= MAX_REPLAYED_BATCHES
-			)
-				return chunk;
-			afterBatchId = `reused-${key.slice(-16)}`;
+			// The same batch was submitted by an earlier run with other quotes (IDEMPOTENCY_KEY_REUSED): its invitations
+			// are read back, and the items it had refused (no invitation exists) go again in a new batch.
+			const reused = await readBackReusedBatch(
+				chunk,
+				reserved,
+				created.error,
+				key,
+				replays,
+				async (p) => await recover(p, 'IDEMPOTENCY_KEY_REUSED'),
+			);
+			for (const { entry, error } of reused.refused) outcomes[entry.position] = error as Error;
+			if (reused.again.length === 0) return chunk;
+			afterBatchId = reused.afterBatchId;
 			resubmittedAfterRefusal = true;
-			pending = await quoteInvitations(this, chunk, refused);
+			pending = await quoteInvitations(this, chunk, reused.again);
 			continue;
 		}
 		const { batchId } = created.value;
@@ -238,10 +192,10 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		for (const p of pending) {
 			const item = batchItemFor(batch, p.itemIndex);
 			const charged = item?.state === 'succeeded' && !replayed;
-			if (charged) reservations.get(p)?.charged();
-			else reservations.get(p)?.release();
+			reserved.settle(p, charged);
 			if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
-				await recover(p, String(item?.errorCode));
+				const read = await outcomeOf(async () => await recover(p, String(item?.errorCode)));
+				if (!read.ok) outcomes[p.position] = read.error as Error;
 				continue;
 			}
 			const errorCode = item?.errorCode ?? null;
@@ -267,14 +221,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				});
 				if (existing) (outcomes[p.position] as IDataObject).existingInterviewId = existing.id;
 			}
-			if (
-				replayed &&
-				item?.state !== 'succeeded' &&
-				errorCode &&
-				!FINAL_ITEM_CODES.includes(errorCode)
-			) {
-				refusedBefore.push({ ...p, fingerprint: undefined });
-			}
+			if (refusedByEarlierRun(replayed, item)) refusedBefore.push({ ...p, fingerprint: undefined });
 		}
 		if (refusedBefore.length === 0 || replays >= MAX_REPLAYED_BATCHES) return chunk;
 		this.logger?.info?.(
