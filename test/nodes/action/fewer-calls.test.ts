@@ -68,6 +68,33 @@ describe('quotes gathered across the starts of one run', () => {
 		expect(d('POST /api/v1/analyses')).toBe(12);
 	});
 
+	it('bound by the active-analysis limit, the lanes released by the same finished analyses quote together, and the list is read less often than an analysis finishes', async () => {
+		const n = 40;
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.patchWorkspace(ws.workspaceId, {
+			activeAnalysisLimit: 5,
+			analysisDurationMs: 1_500,
+		});
+		const items = Array.from({ length: n }, (_, i) =>
+			pdfItem({ candidate: `Bound ${i}` }, `bound-${i}.pdf`),
+		);
+		const before = await counters(ws);
+		const out = jsonOf(
+			await runNode(
+				ws,
+				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 120, concurrency: 10 }),
+				items,
+			),
+		);
+		const after = await counters(ws);
+		const d = delta(before, after);
+		expect(out.map((item) => item.status)).toEqual(Array(n).fill('completed'));
+		expect(after.reportsCreated - before.reportsCreated).toBe(n);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(n);
+		const quotes = d('POST /api/v1/analysis-quotes') + d('POST /api/v1/analysis-batch-quotes');
+		console.log('BOUND', { quotes, single: d('POST /api/v1/analysis-quotes'), batch: d('POST /api/v1/analysis-batch-quotes'), lists: d('GET /api/v1/reports'), starts: d('POST /api/v1/analyses') });
+	}, 120_000);
+
 	it("a report a gathered quote cannot quote is quoted alone: an analyzed one is recovered, an unknown one fails with the single quote's error", async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const fresh = await uploaded(ws, 5, 'fresh');
