@@ -68,7 +68,7 @@ describe('quotes gathered across the starts of one run', () => {
 		expect(d('POST /api/v1/analyses')).toBe(12);
 	});
 
-	it('bound by the active-analysis limit, the lanes released by the same finished analyses quote together, and the list is read less often than an analysis finishes', async () => {
+	it('bound by the active-analysis limit, the quotes of lanes released one after another leave together: at most a quarter as many quote requests as resumes, each resume analyzed once', async () => {
 		const n = 40;
 		const ws = await newWorkspace(sandbox.baseUrl);
 		await sandbox.control.patchWorkspace(ws.workspaceId, {
@@ -91,8 +91,10 @@ describe('quotes gathered across the starts of one run', () => {
 		expect(out.map((item) => item.status)).toEqual(Array(n).fill('completed'));
 		expect(after.reportsCreated - before.reportsCreated).toBe(n);
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(n);
+		// Quoting at once whenever no quote was in flight, these 40 resumes took 25 quote requests, 20 of them single.
 		const quotes = d('POST /api/v1/analysis-quotes') + d('POST /api/v1/analysis-batch-quotes');
-		console.log('BOUND', { quotes, single: d('POST /api/v1/analysis-quotes'), batch: d('POST /api/v1/analysis-batch-quotes'), lists: d('GET /api/v1/reports'), starts: d('POST /api/v1/analyses') });
+		expect(quotes).toBeLessThanOrEqual(n / 4);
+		expect(d('POST /api/v1/analysis-batch-quotes')).toBeGreaterThan(0);
 	}, 120_000);
 
 	it("a report a gathered quote cannot quote is quoted alone: an analyzed one is recovered, an unknown one fails with the single quote's error", async () => {
