@@ -9,8 +9,9 @@
  * also gives every error exactly as the per-item wait gave it.
  *
  * Each report keeps its own schedule (its first read after the analysis time the waiter has observed so far, then
- * every tenth of it until twice that time, then a growing delay, never past its own wait limit); a round happens when a report is due, at most one round per
- * MIN_ROUND_GAP_MS, and every report the round sees is updated, due or not.
+ * every tenth of it (twentieth while lanes wait for a place) until twice that time, then a growing delay, never past
+ * its own wait limit); a round happens when a report is due, at most one per roundGapMs, and every report the round
+ * sees is updated, due or not.
  *
  * Capacity (spec: "ACTIVE_ANALYSIS_LIMIT means wait for capacity"): capacity.ts repeats a start refused for the
  * workspace's active-analysis limit; once one was refused, this run's further starts wait here until one of its
@@ -29,6 +30,8 @@ export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed']
 
 /** At most one round of reads per this interval. */
 const MIN_ROUND_GAP_MS = 100;
+/** While lanes wait for a place, at most this many rounds per observed analysis time (each sees several finish). */
+const BOUND_ROUNDS_PER_ANALYSIS = 20;
 /** The first read of a report before the waiter has seen any analysis finish (an analysis just started cannot have). */
 const DEFAULT_FIRST_READ_MS = 500;
 const MIN_FIRST_READ_MS = 100;
@@ -87,6 +90,9 @@ export class ReportWaiter {
 	/** Starts of ours in flight (they count against the capacity until their wait begins). */
 	private starting = 0;
 	private readonly slotWaiters: Array<() => void> = [];
+	/** Lanes waiting in slot() for a place, and those waiting for that to change (placeOpening). */
+	private lanesWaiting = 0;
+	private readonly openingWaiters: Array<() => void> = [];
 	/** Follow-up reads (summary, result) in flight, and those waiting for a turn. */
 	private followUps = 0;
 	private readonly followUpQueue: Array<() => void> = [];
@@ -117,8 +123,10 @@ export class ReportWaiter {
 	 */
 	private nextReadDelayMs(entry: Entry, now: number): number {
 		const observed = this.finished.length > 0;
+		// While lanes wait for a place, in the steps of the rounds (roundGapMs), so that every round sees some finish.
+		const steps = this.lanesWaiting > 0 ? BOUND_ROUNDS_PER_ANALYSIS : 10;
 		const step = observed
-			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / 10)
+			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps)
 			: DEFAULT_FIRST_READ_MS;
 		const flatUntil =
 			entry.registeredAt + 2 * (observed ? this.expectedMs() : DEFAULT_FIRST_READ_MS);
@@ -210,6 +218,7 @@ export class ReportWaiter {
 
 	/** Waits for a free place and takes it (`starting` counts it until the start has answered). */
 	private async slot(deadline: number): Promise<void> {
+		this.lanesWaiting++;
 		while (
 			this.closedWith === undefined &&
 			this.pending.size > 0 &&
@@ -222,12 +231,31 @@ export class ReportWaiter {
 				new Promise<void>((resolve) => this.slotWaiters.push(resolve)),
 			);
 		}
+		this.lanesWaiting--;
+		for (const resolve of this.openingWaiters.splice(0)) resolve();
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
 	}
 
 	private wakeSlotWaiters(): void {
-		for (const resolve of this.slotWaiters.splice(0)) resolve();
+		for (const resolve of [...this.slotWaiters.splice(0), ...this.openingWaiters.splice(0)])
+			resolve();
+	}
+
+	/**
+	 * While more lanes wait for a place (bound by capacity) than `held`, a promise that settles when a place opens,
+	 * a lane stops waiting or the waiting ends; otherwise undefined. A step its lane would only wait after anyway
+	 * (the quote) can be held back while enough lanes are ready to take the next places (actions/analysis/quotes.ts).
+	 */
+	placeOpening(held: number): Promise<void> | undefined {
+		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
+		return new Promise<void>((resolve) => this.openingWaiters.push(resolve));
+	}
+
+	/** The least time between two rounds: longer while lanes wait for a place (see BOUND_ROUNDS_PER_ANALYSIS). */
+	private roundGapMs(): number {
+		if (this.lanesWaiting === 0) return MIN_ROUND_GAP_MS;
+		return Math.max(MIN_ROUND_GAP_MS, Math.round(this.expectedMs() / BOUND_ROUNDS_PER_ANALYSIS));
 	}
 
 	/** Stops waiting: every pending wait rejects with `error`; resolves once no read of the waiter is in flight. */
@@ -262,7 +290,7 @@ export class ReportWaiter {
 				return;
 			}
 			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
-			const at = Math.max(next, this.lastRound + MIN_ROUND_GAP_MS);
+			const at = Math.max(next, this.lastRound + this.roundGapMs());
 			const now = Date.now();
 			if (at > now) {
 				await sleepOrWake(at - now, new Promise<void>((resolve) => (this.wake = resolve)));

@@ -39,3 +39,11 @@ export async function startWithinCapacity(
 ): Promise<IDataObject> {
 	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }
+
+/**
+ * While more of this run's lanes wait for a place to start than `held` (ReportWaiter.placeOpening), a promise
+ * that settles when the next place opens; otherwise (no waiter, or not enough lanes waiting) undefined.
+ */
+export function placeOpening(ctx: IExecuteFunctions, held: number): Promise<void> | undefined {
+	return waiters.peek(ctx)?.placeOpening(held);
+}

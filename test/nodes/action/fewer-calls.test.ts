@@ -68,6 +68,35 @@ describe('quotes gathered across the starts of one run', () => {
 		expect(d('POST /api/v1/analyses')).toBe(12);
 	});
 
+	it('bound by the active-analysis limit, the quotes of lanes released one after another leave together: at most a quarter as many quote requests as resumes, each resume analyzed once', async () => {
+		const n = 40;
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.patchWorkspace(ws.workspaceId, {
+			activeAnalysisLimit: 5,
+			analysisDurationMs: 1_500,
+		});
+		const items = Array.from({ length: n }, (_, i) =>
+			pdfItem({ candidate: `Bound ${i}` }, `bound-${i}.pdf`),
+		);
+		const before = await counters(ws);
+		const out = jsonOf(
+			await runNode(
+				ws,
+				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 120, concurrency: 10 }),
+				items,
+			),
+		);
+		const after = await counters(ws);
+		const d = delta(before, after);
+		expect(out.map((item) => item.status)).toEqual(Array(n).fill('completed'));
+		expect(after.reportsCreated - before.reportsCreated).toBe(n);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(n);
+		// Quoting at once whenever no quote was in flight, these 40 resumes took 25 quote requests, 20 of them single.
+		const quotes = d('POST /api/v1/analysis-quotes') + d('POST /api/v1/analysis-batch-quotes');
+		expect(quotes).toBeLessThanOrEqual(n / 4);
+		expect(d('POST /api/v1/analysis-batch-quotes')).toBeGreaterThan(0);
+	}, 120_000);
+
 	it("a report a gathered quote cannot quote is quoted alone: an analyzed one is recovered, an unknown one fails with the single quote's error", async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const fresh = await uploaded(ws, 5, 'fresh');

@@ -96,4 +96,45 @@ describe('the report waiter', () => {
 		await waiter.close(new Error('the node stopped'));
 		expect(await listed).toBe('the node stopped');
 	});
+	it("a lane waiting for a place (the limit learned from a refusal) holds a step back until one of the run's analyses finishes", async () => {
+		const epoch = Date.now();
+		const finishing: Record<string, number> = { rpt_1: 1_000, rpt_2: 3_000, rpt_3: 60_000 };
+		const { ctx } = fakeContext(reportsFinishingAt(finishing, epoch));
+		const waiter = new ReportWaiter(ctx);
+		const admitted: string[] = [];
+		let refusals = 0;
+		// The workspace runs two analyses at once: a third start is refused while two of them run.
+		const start = async (id: string) =>
+			await waiter.withinCapacity(Date.now() + 60_000, async () => {
+				if (admitted.filter((a) => Date.now() - epoch < finishing[a]).length >= 2) {
+					refusals++;
+					throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
+				}
+				admitted.push(id);
+				return { reportId: id };
+			});
+		const waits: Array<Promise<unknown>> = [];
+		for (const [index, id] of ['rpt_1', 'rpt_2'].entries()) {
+			await start(id);
+			waits.push(waiter.wait(id, index, 60).catch(() => undefined));
+		}
+		// No lane waits for a place: nothing is held back.
+		expect(waiter.placeOpening(0)).toBeUndefined();
+		const third = start('rpt_3');
+		await jest.advanceTimersByTimeAsync(0);
+		expect(refusals).toBe(1);
+		// One lane waits, one step is already held: the next step is not held back either.
+		expect(waiter.placeOpening(1)).toBeUndefined();
+		let opened = false;
+		void waiter.placeOpening(0)?.then(() => (opened = true));
+		await jest.advanceTimersByTimeAsync(800);
+		expect([opened, admitted]).toEqual([false, ['rpt_1', 'rpt_2']]);
+		await jest.advanceTimersByTimeAsync(1_000);
+		expect(opened).toBe(true);
+		await expect(third).resolves.toMatchObject({ reportId: 'rpt_3' });
+		// Once refused, the lane waited for the place instead of being refused again.
+		expect(refusals).toBe(1);
+		await waiter.close(new Error('done'));
+		await Promise.all(waits);
+	});
 });

@@ -4,7 +4,9 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { sleepOrWake } from '../../engine/concurrency';
 import { RunSlot } from '../../engine/runState';
+import { placeOpening } from '../../engine/waits';
 import { BATCH_CHUNK_SIZE } from '../../engine/types';
 import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
@@ -23,6 +25,9 @@ export async function quoteAnalysis(
 	});
 }
 
+/** The longest a quote waits for a place to open before it is sent (see QuoteGatherer). */
+const MAX_HOLD_MS = 10_000;
+
 interface QuoteWish {
 	itemIndex: number;
 	reportId: string;
@@ -38,16 +43,24 @@ interface QuoteWish {
  * instead of one each. A batch quote's fingerprint is the same as a single quote's (it names what the quote
  * depends on), so the start's key is unchanged. A report the batch could not quote, or every report of a batch
  * request that failed, is quoted alone: its answer and its error are exactly those of a single quote.
+ *
+ * While the run is bound by capacity (lanes wait for one of its own analyses to finish, engine/waiter.ts), a lane
+ * that quotes would only wait for a place after: its quote is held back as long as more lanes, already quoted,
+ * wait for the next places than quotes are held (at most MAX_HOLD_MS, and up to one batch), so the quotes of the
+ * lanes released one after another leave together and a quoted lane is ready whenever a place opens.
  */
 class QuoteGatherer {
 	private busy = false;
 	private readonly queue: QuoteWish[] = [];
+	/** Wakes a held-back drain when another quote is asked for. */
+	private wakeHold?: () => void;
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
 		return await new Promise<IDataObject>((resolve, reject) => {
 			this.queue.push({ itemIndex, reportId, resolve, reject });
+			this.wakeHold?.();
 			if (!this.busy) void this.drain();
 		});
 	}
@@ -55,6 +68,7 @@ class QuoteGatherer {
 	private async drain(): Promise<void> {
 		this.busy = true;
 		while (this.queue.length > 0) {
+			await this.holdBack();
 			// A report named twice waits for the next request (a batch names each report once).
 			const group: QuoteWish[] = [];
 			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
@@ -64,6 +78,18 @@ class QuoteGatherer {
 			await this.send(group);
 		}
 		this.busy = false;
+	}
+
+	/** Holds the queued quotes back while enough quoted lanes wait for a place (see the class comment). */
+	private async holdBack(): Promise<void> {
+		const until = Date.now() + MAX_HOLD_MS;
+		while (this.queue.length < BATCH_CHUNK_SIZE && Date.now() < until) {
+			const opening = placeOpening(this.ctx, this.queue.length);
+			if (!opening) return;
+			const asked = new Promise<void>((resolve) => (this.wakeHold = resolve));
+			await sleepOrWake(until - Date.now(), Promise.race([opening, asked]));
+			this.wakeHold = undefined;
+		}
 	}
 
 	private alone(wish: QuoteWish): Promise<void> {
