@@ -150,7 +150,7 @@ export function b7TargetRows(r: BenchResults): string[] {
 		`| B7 calls per resume no more than at N = 100 (same settings, same n8n) | ${perResume !== undefined && b.reference ? `${perResume.toFixed(2)} at N = ${b.n} vs ${b.reference.callsPerResume.toFixed(2)} at N = 100` : 'n/a'} | ${met(perResume !== undefined && b.reference ? perResume <= b.reference.callsPerResume + 1e-9 : undefined)} |`,
 	);
 	rows.push(
-		`| B7 n8n's memory: RSS growth per 1,000 items beside the HTTP Request workflow (no limit set: shown, not judged) | ${ours ? `ours ${ours.memory.growthPer1000Mb} MB (${ours.memory.growthMb} MB in all)` : 'n/a'}${http ? `; HTTP Request ${http.memory.growthPer1000Mb} MB (${http.memory.growthMb} MB)` : ''} | ${ours && http ? (ours.memory.growthPer1000Mb <= http.memory.growthPer1000Mb ? 'below the HTTP Request workflow' : 'above the HTTP Request workflow') : 'not measured'} |`,
+		`| B7 n8n's memory: RSS growth per 1,000 items beside the HTTP Request workflow (no limit set: shown, not judged) | ${ours ? `ours ${ours.memory.growthPer1000Mb} MB (${ours.memory.growthMb} MB in all)` : 'n/a'}${http ? `; HTTP Request ${http.memory.growthPer1000Mb} MB (${http.memory.growthMb} MB)` : ''} | ${ours && http ? (ours.memory.growthPer1000Mb <= http.memory.growthPer1000Mb ? 'below the HTTP Request workflow' : 'above the HTTP Request workflow') : `not measured${b.httpProblem ? ` (the HTTP Request run failed: ${b.httpProblem.replace(/\|/g, '/').slice(0, 160)})` : ''}`} |`,
 	);
 	return rows;
 }

@@ -64,6 +64,8 @@ export interface B7Results {
 		problem?: string;
 	};
 	runs: B7Run[];
+	/** Why the HTTP Request workflow's run (the memory comparison) could not be measured, if it failed. */
+	httpProblem?: string;
 	/** The run that measured this section, when it was added to another run's results (`--render --add-from`). */
 	source?: {
 		command: string;
@@ -227,6 +229,18 @@ export async function runB7(o: {
 	if (o.httpN <= 0) return results;
 	n8n = await o.boot('bench-b7-http');
 	try {
+		await httpRun(n8n);
+	} catch (error) {
+		// The comparison run failing must not lose the measured run: it is reported as not measured, with why.
+		results.httpProblem = (error as Error).message.slice(0, 300);
+		o.log(`B7 HTTP Request workflow N=${o.httpN}: FAILED: ${results.httpProblem}`);
+		o.onRun?.(results);
+	} finally {
+		await n8n.stop();
+	}
+	return results;
+
+	async function httpRun(n8n: N8nInstance): Promise<void> {
 		const httpWorkspace = {
 			analysisDurationMs: analysisMs,
 			activeAnalysisLimit: Math.max(10_000, o.httpN),
@@ -252,8 +266,5 @@ export async function runB7(o: {
 			`B7 HTTP Request workflow N=${o.httpN}: ${run.wallMs} ms, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`,
 		);
 		o.onRun?.(results);
-	} finally {
-		await n8n.stop();
 	}
-	return results;
 }

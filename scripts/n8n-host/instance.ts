@@ -31,6 +31,8 @@ export const DEFAULT_OWNER: OwnerLogin = {
 };
 
 /** A running `n8n start`, with the REST calls the harness needs (cookie login as the owner). */
+const DATABASE_NOT_READY = Symbol('database not ready');
+
 export class N8nInstance {
 	cookie = '';
 	private stopped = false;
@@ -94,6 +96,24 @@ export class N8nInstance {
 			headers?: Record<string, string>;
 		} = {},
 	): Promise<{ status: number; body: T; headers: Headers }> {
+		// n8n answers every REST call 503 "Database is not ready!" while its periodic database check has failed (a
+		// busy SQLite on a loaded machine); it recovers by itself, so the call is made again for up to a minute.
+		for (let attempt = 1; ; attempt++) {
+			const answer = await this.requestOnce<T>(method, path, body, opts);
+			if (answer !== DATABASE_NOT_READY) return answer;
+			if (attempt >= 60)
+				throw new Error(`n8n ${method} ${path} -> 503: Database is not ready! (for 60 s)`);
+			this.log(`n8n ${method} ${path}: database not ready, again in 1 s`);
+			await delay(1000);
+		}
+	}
+
+	private async requestOnce<T>(
+		method: string,
+		path: string,
+		body: unknown,
+		opts: { expectStatus?: number | number[]; raw?: boolean; headers?: Record<string, string> },
+	): Promise<{ status: number; body: T; headers: Headers } | typeof DATABASE_NOT_READY> {
 		const res = await fetch(this.baseUrl + path, {
 			method,
 			headers: {
@@ -114,6 +134,9 @@ export class N8nInstance {
 		}
 		const expected =
 			opts.expectStatus === undefined ? undefined : ([] as number[]).concat(opts.expectStatus);
+		if (res.status === 503 && path.startsWith('/rest/') && text.includes('Database is not ready')) {
+			if (!expected?.includes(503)) return DATABASE_NOT_READY;
+		}
 		if (expected ? !expected.includes(res.status) : res.status >= 400) {
 			throw new Error(`n8n ${method} ${path} -> ${res.status}: ${text.slice(0, 800)}`);
 		}
