@@ -8,6 +8,7 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
+import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import { startSandbox, type SandboxHandle } from '../../../sandbox/src';
 import { http } from '../../helpers/sandbox';
 import { makePdf, PDF_MIME } from '../../fixtures/resumes';
@@ -138,4 +139,24 @@ export async function analyse(ws: Workspace): Promise<{ reportId: string; attemp
 	);
 	expect(started.status).toBe(202);
 	return { reportId, attemptId: (started.body.data as IDataObject).attemptId as string };
+}
+
+/** Standard Webhooks headers for `raw`, signed with `secret` (as the service's sender signs). */
+export function signedHeaders(
+	secret: string,
+	raw: string,
+	at = Math.floor(Date.now() / 1000),
+	id = `msg_${randomUUID()}`,
+): Record<string, string> {
+	return {
+		'content-type': 'application/json',
+		'webhook-id': id,
+		'webhook-timestamp': String(at),
+		'webhook-signature': signWebhook({
+			secret,
+			webhookId: id,
+			timestamp: at,
+			rawBody: Buffer.from(raw),
+		}),
+	};
 }

@@ -8,9 +8,8 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import { startWebhookHost, type WebhookHost } from '../../helpers/n8n-engine';
-import { credentialTypes } from './helpers';
+import { credentialTypes, signedHeaders } from './helpers';
 
 const SIGNING = 'recruitingAnalysisSigningSecretApi';
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
@@ -43,21 +42,9 @@ async function deliver(host: WebhookHost, secret: string) {
 		occurredAt: new Date().toISOString(),
 		data: { reportId: 'rpt_1', attemptId: 'att_1', status: 'completed', code: null },
 	});
-	const id = `msg_${randomUUID()}`;
-	const at = Math.floor(Date.now() / 1000);
 	const res = await request(host.url, {
 		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(at),
-			'webhook-signature': signWebhook({
-				secret,
-				webhookId: id,
-				timestamp: at,
-				rawBody: Buffer.from(raw),
-			}),
-		},
+		headers: signedHeaders(secret, raw),
 		body: raw,
 	});
 	const text = await res.body.text();

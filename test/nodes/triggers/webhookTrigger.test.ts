@@ -10,7 +10,6 @@ import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } fro
 import { request } from 'undici';
 
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import {
@@ -27,6 +26,7 @@ import {
 	credentialTypes,
 	eventually,
 	newWorkspace,
+	signedHeaders,
 	withSandbox,
 	type Workspace,
 } from './helpers';
@@ -402,25 +402,6 @@ describe('forged and broken deliveries over HTTP: 401 and no execution', () => {
 			occurredAt: new Date().toISOString(),
 			data: { reportId: 'rpt_forged', attemptId: 'att_forged', status: 'completed', code: null },
 		});
-
-	function signedHeaders(
-		secret: string,
-		raw: string,
-		at = Math.floor(Date.now() / 1000),
-		id = `msg_${randomUUID()}`,
-	) {
-		return {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(at),
-			'webhook-signature': signWebhook({
-				secret,
-				webhookId: id,
-				timestamp: at,
-				rawBody: Buffer.from(raw),
-			}),
-		} as Record<string, string>;
-	}
 
 	async function post(raw: string, headers: Record<string, string> | string[]) {
 		const res = await request(host.url, { method: 'POST', headers, body: raw });
