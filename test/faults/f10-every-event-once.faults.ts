@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 import { FigureBook, type FigureValue } from './figures';
+import { SECRET_REUSE_MS } from '../../nodes/RecruitingAnalysis/webhook/secrets';
 import { delay, nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
 import {
 	bootRealN8n,
@@ -482,6 +483,9 @@ async function unusableSecret(): Promise<boolean> {
 		secret: 'whsec_***',
 		previousSecret: '',
 	});
+	// The registration probe above made the trigger read and keep the (then usable) secret; an edit takes effect once
+	// the kept secrets are older than SECRET_REUSE_MS (docs/triggers.md), so the deliveries start after that.
+	await delay(SECRET_REUSE_MS + 1000);
 	const sent: string[] = [];
 	for (let i = 0; i < 3; i++)
 		sent.push(
