@@ -131,8 +131,3 @@ export async function recheckSecrets(
 	}
 	return await scope.next;
 }
-
-/** Forgets every kept secret (tests; and nothing else needs it: an edit is picked up by the rules above). */
-export function forgetKeptSecrets(): void {
-	scopes.clear();
-}
