@@ -78,7 +78,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the API, without the /api/v1 path. Must be https:// (http:// only for localhost or with Allow Plain HTTP). The API key is sent only to this address: redirects to another host are refused.',
+				'Address of the API, without the /api/v1 path. Must be https:// (http:// only for localhost, 127.0.0.1 or ::1, or with Allow Plain HTTP). The API key is sent only to this address: redirects to another host are refused.',
 			displayOptions: { show: { environment: ['custom'] } },
 		},
 		{

@@ -88,7 +88,7 @@ const SHARED: Case[] = [
 	{ id: 'c13', operation: 'reinterview', failure: 'lostAnswers', recovery: 'manualRun' },
 	{ id: 'c14', operation: 'reinterview', failure: 'laterNode', recovery: 'retryCurrent' },
 	{ id: 'c15', operation: 'resend', failure: 'lostAnswers', recovery: 'retryOnFail' },
-	{ id: 'c16', operation: 'resend', failure: 'laterNode', recovery: 'manualRun' },
+	{ id: 'c16', operation: 'resend', failure: 'lostAnswers', recovery: 'retryOriginal' },
 ];
 
 const KILLED: Case[] = [

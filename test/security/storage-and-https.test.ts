@@ -2,7 +2,8 @@
  * Storage and plain http, through n8n's engine against servers on this machine: the resume PUT never carries the
  * API key (not even to a storage host that asks for one), never follows a storage redirect, and is refused on a
  * plain-http URL that is not loopback unless the credential accepts plain http; a plain-http base URL on a host
- * that is not loopback is refused before sending unless Custom Base URL's "Allow Plain HTTP" is on.
+ * that is not loopback is refused before sending unless Custom Base URL's "Allow Plain HTTP" is on. Loopback is a
+ * literal loopback address or `localhost` itself: a `*.localhost` name resolves wherever the machine's resolver says.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -184,6 +185,25 @@ describe('https for production, plain http only where it is accepted', () => {
 		expect(put.error).toBeUndefined();
 		expect(lan.requests.map((r) => r.method)).toEqual(['GET', 'PUT']);
 		expect(lan.requests[1].headers.authorization).toBeUndefined();
+	});
+
+	test('a plain-http Custom base URL on a *.localhost name is refused before sending, naming 127.0.0.1 and the opt-in', async () => {
+		api.handle = (_req, res) => json(res, 200, { data: { ok: true } });
+		const result = await runProbe(
+			{
+				environment: 'custom',
+				baseUrl: `http://api.localhost:${api.port}`,
+				apiKey: liveKey('sublocalhost'),
+			},
+			[{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } }],
+		);
+		const message = String((result.thrownError as Error).message);
+		expect(message).toContain(
+			`The credential's Base URL http://api.localhost:${api.port} uses plain http on the name "api.localhost"`,
+		);
+		expect(message).toContain(`Use http://127.0.0.1:${api.port}`);
+		expect(message).toContain('"Allow Plain HTTP"');
+		expect(api.requests).toHaveLength(0);
 	});
 
 	test('a loopback base URL on plain http (localhost) works without the opt-in, as saved credentials expect', async () => {

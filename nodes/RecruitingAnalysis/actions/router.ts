@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { runNode } from '../engine/run';
 import type { OperationModule } from '../engine/types';
 import * as analysis from './analysis/Analysis.resource';
+import { refuseModelChosenGuardRails } from './common/modelChoices';
 import * as event from './event/Event.resource';
 import * as interview from './interview/Interview.resource';
 import * as jobDescription from './jobDescription/JobDescription.resource';
@@ -21,5 +22,6 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 
 /** The action node's execute: every item to its resource's operation, run by the engine (engine/run.ts). */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	refuseModelChosenGuardRails(this);
 	return await runNode.call(this, resources);
 }

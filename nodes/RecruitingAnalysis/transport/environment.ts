@@ -6,7 +6,7 @@ import {
 	SANDBOX_KEY_PREFIX,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { hasControlCharacter, isLoopbackHost } from './guard';
+import { hasControlCharacter, isLocalhostSubdomain, isLoopbackHost } from './guard';
 
 export interface ApiCredentialData {
 	environment?: unknown;
@@ -32,7 +32,7 @@ export function plainHttpAllowed(credentials: ApiCredentialData, url: URL): bool
 }
 
 export const INSECURE_HTTP_HINT =
-	'Use the https:// address. Plain http is accepted only for a loopback host (localhost, 127.0.0.1, ::1), the Sandbox ' +
+	'Use the https:// address. Plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or localhost itself, the Sandbox ' +
 	'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).';
 
 /**
@@ -80,6 +80,12 @@ export function resolveBaseUrl(
 		};
 	}
 	if (url.protocol === 'http:' && !plainHttpAllowed(credentials, url)) {
+		if (isLocalhostSubdomain(url.hostname)) {
+			const port = url.port ? `:${url.port}` : '';
+			return {
+				problem: `The credential's Base URL ${url.origin} uses plain http on the name "${url.hostname}": plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or "localhost" itself, because the node cannot check where another name resolves and the API key would travel unencrypted. Use http://127.0.0.1${port} (or localhost${port}), an https:// address, or, for a Custom Base URL on a trusted network, turn on "Allow Plain HTTP".`,
+			};
+		}
 		return {
 			problem: `The credential's base URL ${url.origin} uses plain http: the API key would travel unencrypted. ${INSECURE_HTTP_HINT}`,
 		};

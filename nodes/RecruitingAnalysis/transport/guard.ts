@@ -27,12 +27,24 @@ export function hasControlCharacter(value: string): boolean {
 	return false;
 }
 
-/** Loopback hosts: `localhost` (and `*.localhost`), 127.0.0.0/8 and ::1. */
+const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[|\]$/g, '');
+
+/**
+ * Loopback hosts, as plain http may reach them: a literal loopback address (127.0.0.0/8, ::1; the URL parser has
+ * already written 127.1 or [0:0::1] in these forms) or the name `localhost` itself. Any other name, a `*.localhost`
+ * one included, is answered by whatever resolver the machine uses, which node code cannot ask (it has no DNS), so
+ * the key could go in clear to another host: it is not loopback here.
+ */
 export function isLoopbackHost(hostname: string): boolean {
-	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-	if (host === 'localhost' || host.endsWith('.localhost')) return true;
-	if (host === '::1') return true;
+	const host = bareHost(hostname);
+	if (host === 'localhost' || host === '::1') return true;
 	return /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** A name under `.localhost` (`api.localhost`): loopback by convention only, so not for plain http (isLoopbackHost). */
+export function isLocalhostSubdomain(hostname: string): boolean {
+	const host = bareHost(hostname).replace(/\.$/, '');
+	return host.endsWith('.localhost') || (host === 'localhost' && hostname.endsWith('.'));
 }
 
 export type RedirectDecision = { follow: URL } | { refuse: string; description: string };

@@ -1,7 +1,8 @@
 /**
  * What each charged write IS, as the identity its idempotency key is computed from (transport/idempotency.ts has
  * the one key builder). Never the execution, node, run or item index: the same write repeated by any path carries
- * the same key. The user's choices that make a deliberate new write (Options > New Attempt Label, or their own
+ * the same key (one exception on purpose: a Resend is a reminder, named by the execution that first ran its node,
+ * actions/interview/resend.operation.ts). The user's choices that make a deliberate new write (Options > New Attempt Label, or their own
  * Options > Idempotency Key per item) are read and checked here, before anything is sent.
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';

@@ -29,6 +29,7 @@ import type {
 	INodeType,
 	IPairedItemData,
 	IRun,
+	IRunExecutionData,
 	ITaskData,
 	IVersionedNodeType,
 	IWorkflowBase,
@@ -121,6 +122,13 @@ export interface ExecuteNodeOptions extends EngineNodeOptions {
 	 * type must output `ai_tool` (see `asAiTool`). The node under test reaches them with getInputConnectionData.
 	 */
 	tools?: Array<Omit<EngineNodeOptions, 'credentialTypes'>>;
+	/**
+	 * n8n's Retry of a failed execution (the cli's executions service `retry`): the new execution (own id, mode
+	 * `retry`) starts from the failed run's saved data (as JSON, as n8n stores it), with the failed last run of the
+	 * node removed and the run's error cleared; the earlier nodes' output is kept and they do not run again. Give
+	 * the same parameters (and node) as the failed run; `items` are not used.
+	 */
+	retryOf?: ExecuteNodeResult;
 }
 
 export interface ExecuteNodeResult {
@@ -221,7 +229,10 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 			position: [0, 0],
 			parameters: {},
 		};
-		const node = await placeNode(options, credentialsHelper);
+		const node = await placeNode(
+			{ ...options, nodeId: options.nodeId ?? options.retryOf?.node.id },
+			credentialsHelper,
+		);
 		if (node.name === startNode.name) node.name = `${node.name} (under test)`;
 		const onError =
 			options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
@@ -301,13 +312,19 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 
 		// The start node goes on the execution stack with the input items, as n8n does for the trigger
 		// node of a run; the engine then runs it and the node under test in order.
-		const runExecutionData = createRunExecutionData({
-			executionData: {
-				nodeExecutionStack: [{ node: startNode, data: { main: [items] }, source: null }],
-			},
-		});
+		const runExecutionData = options.retryOf
+			? retriedRunData(options.retryOf.run.data, [startNode, node, ...tools])
+			: createRunExecutionData({
+					executionData: {
+						nodeExecutionStack: [{ node: startNode, data: { main: [items] }, source: null }],
+					},
+				});
 
-		const workflowExecute = new WorkflowExecute(additionalData, mode, runExecutionData);
+		const workflowExecute = new WorkflowExecute(
+			additionalData,
+			options.retryOf ? 'retry' : mode,
+			runExecutionData,
+		);
 		const run = await workflowExecute.processRunExecutionData(workflow);
 		// processRunExecutionData has run the `workflowExecuteAfter` hook before it resolves.
 		await finished;
@@ -329,6 +346,25 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	} finally {
 		binary.release();
 	}
+}
+
+/**
+ * A failed run's data made ready for n8n's Retry, as the cli's executions service does it. The nodes waiting on the
+ * stack are this run's placements (as "Retry with current workflow" does): the harness stores credentials per run.
+ */
+function retriedRunData(failed: IRunExecutionData, nodes: INode[]): IRunExecutionData {
+	// n8n deletes the run's error before retrying; the saved execution is JSON.
+	const resultData = { ...failed.resultData, runData: { ...failed.resultData.runData } };
+	delete resultData.error;
+	const last = resultData.lastNodeExecuted;
+	const runs = last ? resultData.runData[last] : undefined;
+	if (last && runs?.length && runs[runs.length - 1].error !== undefined)
+		resultData.runData[last] = runs.slice(0, -1);
+	const kept = JSON.parse(JSON.stringify({ ...failed, resultData })) as IRunExecutionData;
+	for (const waiting of kept.executionData?.nodeExecutionStack ?? []) {
+		waiting.node = nodes.find((n) => n.name === waiting.node.name) ?? waiting.node;
+	}
+	return kept;
 }
 
 /**

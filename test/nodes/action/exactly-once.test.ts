@@ -419,36 +419,6 @@ describe('recovery and deliberate new attempts', () => {
 		expect((await counters(ws)).attemptsCreated).toBe(2);
 	});
 
-	it('Resend run again sends no second email; another resend is a New Attempt Label', async () => {
-		const ws = await newWorkspace(sandbox.baseUrl);
-		const reportId = await completedReport(ws, { candidate: 'Resend' });
-		const [invited] = jsonOf(
-			await runNode(ws, {
-				resource: 'interview',
-				operation: 'invite',
-				reportId,
-				candidateEmail: 'resend@example.com',
-			}),
-		);
-		const resend = {
-			resource: 'interview',
-			operation: 'resend',
-			interviewId: String(invited.interviewId),
-		};
-		await runNode(ws, resend, [{ json: {} }], execution());
-		await runNode(ws, resend, [{ json: {} }], execution());
-		await sleep(300);
-		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(2);
-		await runNode(
-			ws,
-			{ ...resend, options: { attemptLabel: 'reminder-2' } },
-			[{ json: {} }],
-			execution(),
-		);
-		await sleep(300);
-		expect((await sandbox.control.mail(ws.workspaceId)).items).toHaveLength(3);
-	});
-
 	it('EXTERNAL_REFERENCE_CONFLICT for the same application and job (the receipt is gone): the report is recovered; another job is refused', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const params = (options: IDataObject) => ({

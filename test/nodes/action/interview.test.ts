@@ -289,8 +289,8 @@ describe('Interview > lifecycle operations', () => {
 		expect(limited).toHaveLength(1);
 	});
 
-	// A resend is keyed by the interview, so a repeat replays the first one; another resend is a
-	// deliberate New Attempt Label, which the service refuses for a completed interview.
+	// A resend of an interview that is no longer pending is refused by the service, whatever its key
+	// (test/nodes/action/reminders.test.ts has what the item then says).
 	it('Resend of a completed interview is a conflict (INTERVIEW_NOT_ELIGIBLE)', async () => {
 		const result = await runNode(
 			ws,

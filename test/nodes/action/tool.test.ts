@@ -19,7 +19,14 @@ import {
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { asAiTool, executeNode } from '../../helpers/n8n-engine';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { completedReport, credentialsFor, useSandboxWorkspace, type Workspace } from './helpers';
+import {
+	completedReport,
+	counters,
+	credentialsFor,
+	totalRequests,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
 
 interface AgentTool {
 	name: string;
@@ -153,5 +160,49 @@ describe("run as a tool through n8n's engine", () => {
 			credentialTypes: [new RecruitingAnalysisApi()],
 		});
 		expect(result.error?.message).toMatch(/"Report ID" must be at most 100 characters/);
+	});
+
+	it('a Spending Limit, New Attempt Label or Idempotency Key left to the model ($fromAI) is refused before anything is sent', async () => {
+		const reportId = await completedReport(ws, { candidate: 'Guard Rails' });
+		const before = totalRequests(await counters(ws));
+		const result = await executeNode({
+			nodeType: new HarnessAgent(),
+			parameters: {},
+			items: [
+				{
+					json: {
+						args: { candidateEmail: 'guard@example.com', Spending_Limit: 1000, label: 'again-1' },
+					},
+				},
+			],
+			tools: [
+				{
+					nodeType: asAiTool(node),
+					credentials: credentialsFor(ws),
+					parameters: {
+						resource: 'interview',
+						operation: 'invite',
+						reportId: { __rl: true, mode: 'id', value: reportId },
+						candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+						delivery: 'email',
+						options: {
+							spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
+							attemptLabel: "={{ $FromAI ( 'label', 'a label', 'string') }}",
+						},
+					},
+				},
+			],
+			credentialTypes: [new RecruitingAnalysisApi()],
+		});
+		const message = String(result.error?.message);
+		expect(message).toContain(
+			'"Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
+		);
+		expect(String((result.error as { description?: string }).description)).toContain(
+			'Nothing was sent to the Recruiting Analysis API.',
+		);
+		const after = await counters(ws);
+		expect(totalRequests(after) - before).toBe(0);
+		expect(after.interviewsCreated).toBe(0);
 	});
 });

@@ -288,6 +288,62 @@ describe('environment and key', () => {
 		expect(resolveBaseUrl({ environment: 'custom', baseUrl: '' })).toHaveProperty('problem');
 		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'ftp://x' })).toHaveProperty('problem');
 	});
+	test('plain http without the opt-in only for a literal loopback address or localhost itself', () => {
+		const custom = (baseUrl: string) => resolveBaseUrl({ environment: 'custom', baseUrl });
+		for (const url of [
+			'http://127.0.0.1:4010',
+			'http://127.8.9.10',
+			'http://127.1:4010',
+			'http://[::1]:4010',
+			'http://[0:0:0:0:0:0:0:1]',
+			'http://localhost:4010',
+			'http://LOCALHOST',
+		])
+			expect({ url, result: custom(url) }).toEqual({
+				url,
+				result: { baseUrl: url },
+			});
+		for (const url of ['http://10.0.0.5', 'http://128.0.0.1', 'http://localhost.example.com'])
+			expect({ url, result: custom(url) }).toEqual({
+				url,
+				result: { problem: expect.stringContaining('uses plain http: the API key would travel') },
+			});
+	});
+	test('a plain-http *.localhost name is refused: the error names the field, the rule, 127.0.0.1 and the opt-in', () => {
+		for (const url of [
+			'http://api.localhost:4010',
+			'http://a.b.LOCALHOST',
+			'http://localhost.:4010',
+		]) {
+			const result = resolveBaseUrl({ environment: 'custom', baseUrl: url });
+			expect(result).toHaveProperty('problem');
+			const problem = (result as { problem: string }).problem;
+			expect(problem).toContain("The credential's Base URL");
+			expect(problem).toContain(
+				'plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or "localhost" itself',
+			);
+			expect(problem).toContain('http://127.0.0.1');
+			expect(problem).toContain('"Allow Plain HTTP"');
+		}
+		expect(
+			(
+				resolveBaseUrl({ environment: 'custom', baseUrl: 'http://api.localhost:4010' }) as {
+					problem: string;
+				}
+			).problem,
+		).toContain('Use http://127.0.0.1:4010');
+		// The opt-in, https, and the Sandbox environment (synthetic data only) are unchanged.
+		expect(
+			resolveBaseUrl({
+				environment: 'custom',
+				baseUrl: 'http://api.localhost:4010',
+				allowInsecureHttp: true,
+			}),
+		).toEqual({ baseUrl: 'http://api.localhost:4010' });
+		expect(resolveBaseUrl({ environment: 'custom', baseUrl: 'https://api.localhost' })).toEqual({
+			baseUrl: 'https://api.localhost',
+		});
+	});
 	test('a svc_test_ key on Production, or a non-test key on Sandbox, is refused', () => {
 		expect(keyEnvironmentProblem({ environment: 'production', apiKey: 'svc_test_1' })).toBe(
 			PRODUCTION_WITH_SANDBOX_KEY_MESSAGE,

@@ -14,7 +14,7 @@ export const NOTICES = {
 	invitationsQueued:
 		'An item with state "succeeded" is an invitation whose email is queued, not yet sent: Interview > Get Status shows "emailDelivery" ("sent" means accepted by the mail provider).',
 	resendQueued:
-		'A resend is queued, not delivered: Interview > Get Status shows "emailDelivery". Resending again sends another email.',
+		'A resend is queued, not delivered: Interview > Get Status shows "emailDelivery". Each execution that runs Resend sends one more email (a reminder); a retry within the execution, or n8n\'s Retry of a failed one, never sends it twice.',
 	completedNotEvaluated:
 		'A "completed" interview lifecycle does not mean the evaluation is ready: check the "evaluation" field (or wait for interview.result_ready).',
 	nullUnmeasured:

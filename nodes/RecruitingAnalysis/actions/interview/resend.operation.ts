@@ -1,7 +1,16 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { randomUUID } from 'node:crypto';
+
+import {
+	NodeApiError,
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
+import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import { concurrencyOption, optionsCollection, writeOptions } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
 import { addNotice } from '../common/notices';
@@ -27,20 +36,90 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
+/** Where the node's context of an execution keeps the execution that first ran this node (see `reminderOf`). */
+const FIRST_EXECUTION = 'resendFirstExecutionId';
+
 /**
- * Queue another invitation email for a pending interview (no new interview, no charge). The key is the interview
- * and the word "resend" (+ New Attempt Label): a retry, a re-run or a retried execution repeats the same resend and
- * the provider is not asked twice (the spec warns that repeated fresh resend keys can duplicate an email). Another
- * resend of the same interview is a deliberate choice: give a New Attempt Label (e.g. "reminder-2").
+ * What makes this reminder one deliberate write: the n8n instance, the execution that first ran this node, and the
+ * node. n8n keeps the node's context (`getContext('node')`) in the execution's own data: Retry On Fail, every item
+ * and every later run of the node within the execution see it, a Wait saves it with the execution, and n8n's Retry
+ * of a failed execution starts from the failed execution's data, so it finds the original execution id there, not
+ * its own. A later execution (the next day's reminder) starts with an empty context: another email.
+ */
+function reminderOf(ctx: IExecuteFunctions): unknown[] {
+	const context = ctx.getContext('node');
+	if (typeof context[FIRST_EXECUTION] !== 'string' || context[FIRST_EXECUTION] === '') {
+		const id = ctx.getExecutionId();
+		context[FIRST_EXECUTION] = typeof id === 'string' && id !== '' ? id : randomUUID();
+	}
+	return [ctx.getInstanceId(), context[FIRST_EXECUTION], ctx.getNode().id];
+}
+
+/**
+ * The API answered INTERVIEW_NOT_ELIGIBLE: no email was queued. The error says so, what the interview is now (read
+ * once) and how to reach the candidate, and keeps its HTTP status, code and reason.
+ */
+async function notEligible(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	interviewId: string,
+	error: NodeApiError,
+): Promise<NodeApiError> {
+	const read = await outcomeOf(
+		async () =>
+			await api(ctx, {
+				method: 'GET',
+				path: apiPath('/api/v1/interviews/{}', interviewId),
+				itemIndex,
+			}),
+	);
+	const interview: IDataObject = read.ok ? read.value : {};
+	const lifecycle = typeof interview.lifecycle === 'string' ? interview.lifecycle : undefined;
+	const privateLink = interview.emailDelivery === 'not_requested';
+	const state = privateLink
+		? 'is delivered by private link, not by email'
+		: lifecycle
+			? `is ${lifecycle}, not a pending invitation`
+			: 'is not a pending invitation sent by email';
+	let how: string;
+	if (privateLink)
+		how = `To email the candidate, run Interview > Reinterview on ${interviewId} with Delivery "Email" (a new attempt: it uses interview allowance).`;
+	else if (lifecycle === 'in_progress' || lifecycle === 'completed')
+		how = 'The candidate has already started the interview: no reminder is needed.';
+	else
+		how = `To invite the candidate again, run Interview > Reinterview on ${interviewId} (a new attempt: it uses interview allowance and a fresh quote).`;
+	error.message = `Interview ${interviewId} ${state}: nothing was sent`;
+	error.description = `Resend queues another email only for a pending invitation sent by email. No email was queued and nothing was charged. ${how}`;
+	return error;
+}
+
+/**
+ * Queue another invitation email for a pending invitation (no new interview, no charge). A reminder is a deliberate
+ * write: its key is the interview and this reminder (reminderOf: the execution that first ran this node, and the
+ * node), so a later execution sends another email, while Retry On Fail, the same interview again in the same run and
+ * n8n's Retry of a failed execution repeat the same resend and the provider is not asked twice (the spec warns that
+ * repeated fresh resend keys can duplicate an email). A user's own Idempotency Key replaces all of it.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { interviewId, write } = await check.call(this, itemIndex);
-	const response = await api(this, {
-		method: 'POST',
-		path: apiPath('/api/v1/interviews/{}/resend', interviewId),
-		idempotencyKey: keyFor(write, 'interview.resend', [interviewId, 'resend']),
-		itemIndex,
-	});
+	const sent = await outcomeOf(
+		async () =>
+			await api(this, {
+				method: 'POST',
+				path: apiPath('/api/v1/interviews/{}/resend', interviewId),
+				idempotencyKey: keyFor(write, 'interview.resend', [
+					interviewId,
+					'resend',
+					reminderOf(this),
+				]),
+				itemIndex,
+			}),
+	);
+	if (!sent.ok) {
+		if (sent.error instanceof NodeApiError && hasApiCondition(sent.error, 'INTERVIEW_NOT_ELIGIBLE'))
+			throw await notEligible(this, itemIndex, interviewId, sent.error);
+		throw sent.error;
+	}
 	addNotice(this, 'resendQueued');
-	return response;
+	return sent.value;
 }
