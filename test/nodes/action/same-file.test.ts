@@ -123,6 +123,52 @@ describe('a corrected file is a new write; recovery checks the file', () => {
 	});
 });
 
+describe("a report under the user's reference that was never analysed", () => {
+	const uploadResume = (ws: Workspace, id: string) => ({
+		...analyzeParams(ws, reference(id)),
+		resource: 'upload',
+		operation: 'uploadResume',
+	});
+
+	it('a corrected file of the same size and type is put to it, so the analysis reads the file the item carries now; one of another size fails naming the report', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const [prepared] = jsonOf(
+			await runNode(
+				ws,
+				uploadResume(ws, 'app-35'),
+				[pdfItem({ candidate: 'Put Again', score: 3 }, 'cv.pdf')],
+				execution(),
+			),
+		);
+		const corrected = pdfItem({ candidate: 'Put Again', score: 7 }, 'cv.pdf');
+		const [analysed] = jsonOf(
+			await runNode(ws, waited(ws, reference('app-35')), [corrected], execution()),
+		);
+		expect(reportOf(analysed)).toBe(prepared.reportId);
+		expect(analysed.status).toBe('completed');
+		expect(analysed.sameFileAsBefore).toBeUndefined();
+		const result = await apiCall(ws, 'GET', `/api/v1/reports/${String(prepared.reportId)}/result`);
+		expect(((result.body.data as IDataObject).result as IDataObject).score).toBe(7);
+		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
+
+		const [other] = jsonOf(
+			await runNode(
+				ws,
+				uploadResume(ws, 'app-36'),
+				[pdfItem({ candidate: 'Other Size' }, 'cv.pdf')],
+				execution(),
+			),
+		);
+		const longer = pdfItem({ candidate: 'Other Size, with a longer name' }, 'cv.pdf');
+		const refused = await runNode(ws, waited(ws, reference('app-36')), [longer], execution());
+		expect(refused.error?.message).toContain(`held by report ${String(other.reportId)}`);
+		expect(String((refused.error as { description?: string })?.description)).toContain(
+			'another size or type',
+		);
+		expect(await charged(ws)).toEqual({ reports: 2, attempts: 1 });
+	});
+});
+
 describe('identity is the content, not the name', () => {
 	it('the same resume downloaded again as "resume (1).pdf" and "download.pdf": one report, one charge, and the item says the file was seen before (sameFileAsBefore)', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);

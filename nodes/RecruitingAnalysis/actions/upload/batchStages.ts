@@ -214,7 +214,8 @@ async function putEntry(
 				preparation.found,
 				preparation.verified,
 			);
-			reused = { recovered: true, recoveredFrom: preparation.from, sameFileAsBefore: true };
+			reused = { recovered: true, recoveredFrom: preparation.from };
+			if (preparation.verified) reused.sameFileAsBefore = true;
 		}
 	} else if (item.state === 'succeeded' && item.upload) {
 		target = {

@@ -187,11 +187,9 @@ export async function uploadResume(
 			preparation.found,
 			preparation.verified,
 		);
-		Object.assign(reused, {
-			recovered: true,
-			recoveredFrom: preparation.from,
-			sameFileAsBefore: true,
-		});
+		// A report not yet analysed that was given the item's file now was prepared before, not for these bytes.
+		Object.assign(reused, { recovered: true, recoveredFrom: preparation.from });
+		if (preparation.verified) reused.sameFileAsBefore = true;
 	}
 	for (let round = 0; ; round++) {
 		const output: IDataObject = { reportId: target.reportId, ...facts, uploaded: true };
