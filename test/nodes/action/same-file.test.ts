@@ -266,4 +266,43 @@ describe('an expired preparation is renewed, and the file reference follows it',
 			await own.close();
 		}
 	});
+
+	it('a preparation and its renewal made before content identity (file references that hashed the name): a re-run after the upgrade reaches that renewal, no third report', async () => {
+		const own = await startTestSandbox();
+		try {
+			const ws = await newWorkspace(own.baseUrl);
+			const file = pdfItem({ candidate: 'Renewed Before' }, 'renewed.pdf');
+			const bytes = file.binary?.data.data as unknown as Buffer;
+			const input = {
+				fileName: 'renewed.pdf',
+				fileSize: bytes.length,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
+			};
+			const identity = uploadIdentity(input, createHash('sha256').update(bytes).digest('hex'));
+			// What the previous version sent: the upload, and a day later its renewal, each with the reference of its time.
+			const prepare = async (ids: unknown[], step?: string) => {
+				const answer = await apiCall(
+					ws,
+					'POST',
+					'/api/v1/uploads',
+					{ ...input, externalReference: legacyFileReference(ids) },
+					{ 'idempotency-key': writeKey({ write: 'upload', identity: ids, step }) },
+				);
+				expect(answer.status).toBe(201);
+				return (answer.body as IDataObject).data as IDataObject;
+			};
+			const expired = await prepare(identity);
+			await own.control.advanceClock(25 * 3600 * 1000);
+			const renewal = await prepare([...identity, ['renews', expired.reportId]], 'renew');
+			const target = renewal.upload as IDataObject;
+			expect((await uploadFile(own, String(target.url), bytes, PDF_MIME)).status).toBe(200);
+			const [analysed] = jsonOf(await runNode(ws, waited(ws), [file], execution()));
+			expect(reportOf(analysed)).toBe(renewal.reportId);
+			expect(analysed.status).toBe('completed');
+			expect(await charged(ws)).toEqual({ reports: 2, attempts: 1 });
+		} finally {
+			await own.close();
+		}
+	});
 });

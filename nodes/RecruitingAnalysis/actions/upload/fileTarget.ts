@@ -7,7 +7,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import type { UploadTarget } from '../../transport';
 import type { UploadInput } from '../../validation';
 import { outcomeOf } from '../../transport/conditions';
-import { keyFor } from '../../writes/identity';
+import { keyFor, legacyFileReference } from '../../writes/identity';
 import { existsCondition } from '../../writes/recover';
 import {
 	ANALYSED_OTHER_FILE,
@@ -185,6 +185,19 @@ export async function renewExpiredUpload(
 	const key = keyFor(upload.choice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
+	if (existsCondition(renewal.error) === 'IDEMPOTENCY_KEY_REUSED') {
+		// A renewal an earlier version made under this key, with the file reference of its time: asked for as it was sent.
+		const before = {
+			...input,
+			externalReference: legacyFileReference(
+				[...upload.identity, renews],
+				upload.choice.attemptLabel,
+			),
+		};
+		const asBefore = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, before, key));
+		if (asBefore.ok) return { prepared: asBefore.value };
+		throw renewal.error;
+	}
 	const reference = body.externalReference;
 	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference)
 		throw renewal.error;
