@@ -16,6 +16,7 @@ const projects = projectsFor(realN8nProject(['<rootDir>/test/faults/**/*.faults.
 					'<rootDir>/test/faults/f3-f4-real-n8n.faults.ts',
 					'<rootDir>/test/faults/f9-recruiters-week.faults.ts',
 					'<rootDir>/test/faults/f9-reminders.faults.ts',
+					'<rootDir>/test/faults/f9-files-and-refusals.faults.ts',
 					'<rootDir>/test/faults/f10-every-event-once.faults.ts',
 				],
 			},

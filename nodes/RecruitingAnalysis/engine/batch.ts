@@ -326,8 +326,8 @@ export function reserveChunk<T extends QuotedEntry>(
  * the same batch with other quotes, so nothing was charged now: each entry's write is read back with `recover`
  * (writes/recover.ts; an entry whose read fails otherwise gets that error as its outcome), and the entries that
  * batch had refused (nothing exists) come back with their errors. `again` holds them, fingerprints cleared for a
- * new quote, when they may go in a new batch named after the reused key (`afterBatchId`): not when nothing was
- * refused, not when everything was, and not after MAX_REPLAYED_BATCHES replays.
+ * new quote, when they may go in a new batch named after the reused key (`afterBatchId`): some or all of them, not
+ * when nothing was refused, and not after MAX_REPLAYED_BATCHES replays.
  */
 export async function readBackReusedBatch<T extends QuotedEntry>(
 	chunk: ChunkState,
@@ -349,10 +349,9 @@ export async function readBackReusedBatch<T extends QuotedEntry>(
 		if (isNothingToRecover(read.error)) refused.push({ entry, error: read.error });
 		else chunk.outcomes[entry.position] = read.error as Error;
 	}
-	const resubmit =
-		refused.length > 0 &&
-		refused.length < reserved.entries.length &&
-		replays < MAX_REPLAYED_BATCHES;
+	// Every item refused (a whole batch refused for the allowance, say) goes again as well as some: each charged
+	// nothing, and the service itself refuses a second analysis or current interview of a report.
+	const resubmit = refused.length > 0 && replays < MAX_REPLAYED_BATCHES;
 	return {
 		refused,
 		again: resubmit ? refused.map(({ entry }) => ({ ...entry, fingerprint: undefined })) : [],

@@ -111,8 +111,10 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 }
 
 /**
- * An upload is: the job, the file's bytes (sha-256, streamed), its name and type, and the external reference.
- * Upload > Prepare has no bytes: its identity is the declared size instead (`fileDigest` null).
+ * The upload identity keys were first derived from: the job, the file's bytes (sha-256, streamed), its name and type,
+ * and the external reference. Upload > Prepare has no bytes: its identity is the declared size instead (`fileDigest`
+ * null). The uploads of a file keep these keys so that receipts made by earlier versions still answer; what makes two
+ * files the same is contentIdentity (no name).
  */
 export function uploadIdentity(
 	input: UploadInput | IDataObject,
@@ -128,17 +130,46 @@ export function uploadIdentity(
 	];
 }
 
+/**
+ * What an upload's FILE is, whatever it is called: the job, the file's bytes (sha-256), its type and the external
+ * reference. The name is left out on purpose: every download path renames (`resume (1).pdf`, `download.pdf`), and the
+ * same bytes for the same job (and reference and label) are one report.
+ */
+export function contentIdentity(input: UploadInput | IDataObject, fileDigest: string): unknown[] {
+	const reference = input.externalReference as { source?: string; id?: string } | undefined;
+	return [
+		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
+		fileDigest,
+		input.mimeType,
+		reference ? [reference.source, reference.id] : null,
+	];
+}
+
 /** The source of the external reference the node gives an upload when the user gave none (a slug, as the spec asks). */
 export const FILE_REFERENCE_SOURCE = 'n8n-file';
 
 /**
- * The external reference of an upload that has none of its own: a digest of what the upload is (job, file bytes,
- * name, type, and a New Attempt Label that asks for a separate report). The service keeps an external reference
- * unique in the workspace, so the same file for the same job is one report whatever carries it (Analyze Resume,
- * Analyze Many, Upload Many, alone or in any chunk, in any order), even after the service forgot a receipt: a second
- * upload is refused with EXTERNAL_REFERENCE_CONFLICT and the existing report is read back (writes/recover.ts).
+ * The external reference of an upload that has none of its own: a digest of what the file is (job, bytes, type, and
+ * a New Attempt Label that asks for a separate report; contentIdentity, never the name). The service keeps an
+ * external reference unique in the workspace, so the same bytes for the same job are one report whatever carries
+ * them and whatever they are called, even after the service forgot a receipt: a second upload is refused with
+ * EXTERNAL_REFERENCE_CONFLICT and the existing report, which holds these bytes by construction, is read back.
  */
 export function fileReference(
+	content: readonly unknown[],
+	attemptLabel?: string,
+): { source: string; id: string } {
+	return {
+		source: FILE_REFERENCE_SOURCE,
+		id: textDigest(JSON.stringify(['recruiting-analysis/file/v2', content, attemptLabel ?? ''])),
+	};
+}
+
+/**
+ * The file reference versions before content identity gave (it hashed the upload identity, the file name included).
+ * Only read back: a re-run after the upgrade asks for such an upload as it was first sent, so its receipt answers.
+ */
+export function legacyFileReference(
 	identity: readonly unknown[],
 	attemptLabel?: string,
 ): { source: string; id: string } {

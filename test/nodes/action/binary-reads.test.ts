@@ -13,7 +13,7 @@ import { PDF_MIME, makePdf } from '../../fixtures/resumes';
 import type { InputItem } from '../../helpers/n8n-engine';
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import { apiCall, counters, jsonOf, newWorkspace, runNode, type Workspace } from './helpers';
-import { fileReference, uploadIdentity } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import { contentIdentity, fileReference } from '../../../nodes/RecruitingAnalysis/writes/identity';
 
 let sandbox: TestSandbox;
 
@@ -132,8 +132,8 @@ describe('reading each file once more economically leaves its idempotency key un
 			);
 			const [item] = jsonOf(result);
 			expect(item.uploaded).toBe(true);
-			// The body now also carries the file reference the node derives from the same facts (writes/identity.ts).
-			const sent = { ...body, externalReference: fileReference(uploadIdentity(body, DIGEST)) };
+			// The body also carries the file reference the node derives from what the file is (writes/identity.ts).
+			const sent = { ...body, externalReference: fileReference(contentIdentity(body, DIGEST)) };
 			const replay = await apiCall(ws, 'POST', '/api/v1/uploads', sent, { 'idempotency-key': KEY });
 			expect(replay.status).toBeLessThan(300);
 			expect((replay.body.data as IDataObject).reportId).toBe(item.reportId);

@@ -2,8 +2,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import {
+	contentIdentity,
 	fileReference,
 	FILE_REFERENCE_SOURCE,
+	legacyFileReference,
 	uploadIdentity,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
@@ -32,24 +34,40 @@ describe('the file reference of an upload', () => {
 	};
 
 	it("meets the spec's external reference rules and names the same upload the same way", () => {
-		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
+		const reference = fileReference(contentIdentity(input, 'a'.repeat(64)));
 		expect(reference.source).toBe(FILE_REFERENCE_SOURCE);
 		expect(reference.source).toMatch(EXTERNAL_REFERENCE_SOURCE_PATTERN);
 		expect(reference.id.length).toBeLessThanOrEqual(MAX_EXTERNAL_REFERENCE_ID_LENGTH);
-		expect(fileReference(uploadIdentity({ ...input }, 'a'.repeat(64)))).toEqual(reference);
+		expect(fileReference(contentIdentity({ ...input }, 'a'.repeat(64)))).toEqual(reference);
 	});
 
 	it('differs for another file, another job, or a label that asks for a separate report', () => {
-		const reference = fileReference(uploadIdentity(input, 'a'.repeat(64)));
-		expect(fileReference(uploadIdentity(input, 'b'.repeat(64)))).not.toEqual(reference);
+		const reference = fileReference(contentIdentity(input, 'a'.repeat(64)));
+		expect(fileReference(contentIdentity(input, 'b'.repeat(64)))).not.toEqual(reference);
 		expect(
 			fileReference(
-				uploadIdentity(
+				contentIdentity(
 					{ ...input, jobDescription: { kind: 'existing', id: 'jd_2' } },
 					'a'.repeat(64),
 				),
 			),
 		).not.toEqual(reference);
-		expect(fileReference(uploadIdentity(input, 'a'.repeat(64)), 'separate')).not.toEqual(reference);
+		expect(fileReference(contentIdentity(input, 'a'.repeat(64)), 'separate')).not.toEqual(
+			reference,
+		);
+	});
+
+	it('is the same for the same bytes under another name (resume (1).pdf, download.pdf), unlike the reference versions before gave', () => {
+		const reference = fileReference(contentIdentity(input, 'a'.repeat(64)));
+		for (const fileName of ['resume (1).pdf', 'download.pdf'])
+			expect(fileReference(contentIdentity({ ...input, fileName }, 'a'.repeat(64)))).toEqual(
+				reference,
+			);
+		const before = legacyFileReference(uploadIdentity(input, 'a'.repeat(64)));
+		expect(before.source).toBe(FILE_REFERENCE_SOURCE);
+		expect(before).not.toEqual(reference);
+		expect(
+			legacyFileReference(uploadIdentity({ ...input, fileName: 'download.pdf' }, 'a'.repeat(64))),
+		).not.toEqual(before);
 	});
 });

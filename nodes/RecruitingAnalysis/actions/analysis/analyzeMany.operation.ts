@@ -88,6 +88,7 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			uploaded: true,
 			uploadUrlRefreshed: upload.uploadUrlRefreshed,
 			...(upload.sameWriteAs === undefined ? {} : { sameWriteAs: upload.sameWriteAs }),
+			...(upload.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
 			...(upload.replacesExpiredReportId === undefined
 				? {}
 				: { replacesExpiredReportId: upload.replacesExpiredReportId }),

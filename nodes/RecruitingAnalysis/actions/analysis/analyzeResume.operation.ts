@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from './pipeline';
 import {
@@ -64,7 +69,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 				write.userKey && 'prepare',
 				ANALYSIS_UPLOAD,
 			)
-		).key,
+		).contentKey,
 		itemIndex,
 	);
 	return {
@@ -118,8 +123,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	return later(
 		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then(
 			(waited) => {
-				const merged =
+				const merged: IDataObject =
 					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+				// The same bytes were uploaded before (under this name or another): say so after waiting too.
+				if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
 				return started.recovered === true
 					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged }
 					: { ...waited, ...merged };

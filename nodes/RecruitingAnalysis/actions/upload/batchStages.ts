@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, putResumeToStorage, type UploadTarget } from '../../transport';
+import { putResumeToStorage, type UploadTarget } from '../../transport';
 import { uploadBatchSchema, validateBatch } from '../../validation';
 import {
 	batchItemFor,
@@ -17,7 +17,6 @@ import {
 	waitForBatch,
 	type Batch,
 } from '../../engine/batch';
-import { api } from '../../transport/api';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import {
@@ -30,14 +29,17 @@ import { sameWriteAs } from '../../writes/sameWrites';
 import type { UploadInput } from '../../validation';
 import { optionsParam, stringParam, withoutKeys } from '../common/params';
 import type { ChunkState } from '../../engine/types';
-import { existsCondition, recoverWrite } from '../../writes/recover';
+import { existsCondition } from '../../writes/recover';
+import { readUploadInput } from './resumeUpload';
+import { uploadWriteOf, type UploadOptions, type UploadWrite } from './uploadWrite';
 import {
-	readUploadInput,
-	renewExpiredUpload,
-	uploadWriteOf,
-	type UploadOptions,
-	type UploadWrite,
-} from './resumeUpload';
+	MAX_RENEWALS,
+	prepareWrite,
+	renewedTarget,
+	targetOfFound,
+	type FileTarget,
+} from './fileTarget';
+import { byFileReference, reportOfReference } from './sameFile';
 
 /** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
 export const UPLOAD_CONCURRENCY = 10;
@@ -81,14 +83,15 @@ export async function createUploadBatch(
 			choice,
 			input: input as unknown as IDataObject,
 			upload,
-			sameWriteAs: sameWriteAs(ctx, upload.key, itemIndex),
+			sameWriteAs: sameWriteAs(ctx, upload.contentKey, itemIndex),
 		};
 	});
 	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
 	const firstOfKey = new Map<string, number>();
 	for (const entry of valid) {
-		const first = firstOfKey.get(entry.upload.key);
-		if (first === undefined) firstOfKey.set(entry.upload.key, entry.position);
+		// The same bytes for the same job (and reference and label), whatever the names: one upload.
+		const first = firstOfKey.get(entry.upload.contentKey);
+		if (first === undefined) firstOfKey.set(entry.upload.contentKey, entry.position);
 		else entry.duplicateOf = first;
 	}
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
@@ -184,73 +187,76 @@ async function putEntry(
 			binaryPropertyName: stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data',
 		});
 	const reference = upload.body.externalReference as { source: string; id: string } | undefined;
+	const uploadInput = input as unknown as UploadInput;
+	let target: FileTarget | undefined;
+	let reused: IDataObject = {};
 	if (
 		item.state !== 'succeeded' &&
 		existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' &&
 		reference
 	) {
-		// This upload already has a report (an earlier run, another chunk or operation, or a forgotten receipt).
-		const found = await recoverWrite(
-			ctx,
-			itemIndex,
-			{
-				kind: 'upload',
-				externalReference: reference,
-				jobDescription: input.jobDescription as IDataObject,
-			},
-			'EXTERNAL_REFERENCE_CONFLICT',
-		).catch(() => undefined);
-		if (found) {
-			const recovered = { ...base, ...found, state: 'succeeded', errorCode: null };
-			if (found.attemptId !== null) return { ...recovered, uploaded: true, alreadyAdmitted: true };
-			const refreshed = await api(ctx, {
-				method: 'POST',
-				path: apiPath('/api/v1/uploads/{}/url', String(found.reportId)),
+		// This reference already has a report (an earlier run, another chunk, name or operation, a forgotten receipt).
+		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (sameFile.ts).
+		const preparation = byFileReference(upload.body)
+			? {
+					found: await reportOfReference(ctx, itemIndex, uploadInput, reference),
+					verified: true,
+					from: 'EXTERNAL_REFERENCE_CONFLICT',
+				}
+			: await prepareWrite(ctx, itemIndex, uploadInput, upload);
+		if ('prepared' in preparation) target = { ...preparation.prepared, admitted: false };
+		else {
+			target = await targetOfFound(
+				ctx,
 				itemIndex,
-			});
-			await put(String(found.reportId), refreshed.upload as unknown as UploadTarget);
-			return { ...recovered, uploaded: true, uploadUrlRefreshed: true };
+				uploadInput,
+				upload,
+				preparation.found,
+				preparation.verified,
+			);
+			reused = { recovered: true, recoveredFrom: preparation.from };
+			if (preparation.verified) reused.sameFileAsBefore = true;
 		}
+	} else if (item.state === 'succeeded' && item.upload) {
+		target = {
+			reportId: String(item.resourceId),
+			upload: item.upload as unknown as UploadTarget,
+			admitted: false,
+		};
 	}
-	if (item.state !== 'succeeded' || !item.upload) return base;
-	const sent = await outcomeOf(
-		async () => await put(item.resourceId, item.upload as unknown as UploadTarget),
-	);
-	if (sent.ok) return { ...base, uploaded: true, uploadUrlRefreshed: sent.value.refreshed };
-	// A replayed batch whose analysis was already admitted: the file is frozen, the write exists.
-	if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
-		return {
+	if (!target) return base;
+	for (let round = 0; ; round++) {
+		const output: IDataObject = {
 			...base,
+			state: 'succeeded',
+			errorCode: null,
+			reportId: target.reportId,
 			uploaded: true,
-			alreadyAdmitted: true,
-			recovered: true,
-			recoveredFrom: 'ALREADY_ADMITTED',
+			...reused,
 		};
+		if (target.replaces) output.replacesExpiredReportId = target.replaces;
+		if (target.admitted || !target.upload)
+			return {
+				...output,
+				alreadyAdmitted: true,
+				recovered: true,
+				recoveredFrom: reused.recoveredFrom ?? 'ALREADY_ADMITTED',
+			};
+		const { reportId, upload: destination } = target;
+		const sent = await outcomeOf(async () => await put(reportId, destination));
+		if (sent.ok)
+			return {
+				...output,
+				uploadUrlRefreshed: sent.value.refreshed || reused.recovered === true,
+			};
+		// A replayed batch whose analysis was already admitted: the file is frozen, the write exists.
+		if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
+			target = { ...target, admitted: true };
+			continue;
+		}
+		if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED') || round >= MAX_RENEWALS)
+			return sent.error as Error;
+		// A preparation that expired unadmitted (older than 24 hours): one new preparation, as a single upload makes.
+		target = await renewedTarget(ctx, itemIndex, uploadInput, upload, target.reportId, round + 1);
 	}
-	if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED')) return sent.error as Error;
-	// A replayed batch whose preparation expired unadmitted (older than 24 hours): one new preparation.
-	const renewed = await renewExpiredUpload(
-		ctx,
-		itemIndex,
-		input as unknown as UploadInput,
-		upload,
-		item.resourceId,
-	);
-	const renewedBase = {
-		...base,
-		reportId: renewed.reportId,
-		uploaded: true,
-		replacesExpiredReportId: item.resourceId,
-	};
-	const again = await outcomeOf(async () => await put(renewed.reportId, renewed.upload));
-	if (again.ok) return { ...renewedBase, uploadUrlRefreshed: again.value.refreshed };
-	// A repeat of a run that already renewed it and analysed the new report: the write exists.
-	if (existsCondition(again.error) === 'ALREADY_ADMITTED')
-		return {
-			...renewedBase,
-			alreadyAdmitted: true,
-			recovered: true,
-			recoveredFrom: 'ALREADY_ADMITTED',
-		};
-	return again.error as Error;
 }

@@ -31,7 +31,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const input = await readUploadInput(this, itemIndex);
 	sameWriteAs(
 		this,
-		(await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).key,
+		(await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).contentKey,
 		itemIndex,
 	);
 	return { write, input };
