@@ -14,6 +14,8 @@ const ORDER = [
 	'F8',
 	'F9',
 	'F9-n8n1',
+	'F9-wait',
+	'F9-wait-n8n1',
 	'F10',
 	'F10-n8n1',
 ];
