@@ -120,9 +120,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 			(waited) => {
 				const merged =
 					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+				// What the start was charged (the price it was sent with), as without waiting.
+				const charged =
+					started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
 				return started.recovered === true
 					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged }
-					: { ...waited, ...merged };
+					: { ...waited, ...merged, ...charged };
 			},
 		),
 	);
