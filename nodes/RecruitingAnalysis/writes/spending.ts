@@ -15,7 +15,7 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../engine/runState';
+import { RunSlot } from '../floor/runState';
 import { apiErrorInfo } from '../transport';
 import { outcomeOf } from '../transport/conditions';
 

@@ -11,7 +11,7 @@ import {
 	simplifyReportsField,
 	spendingLimitOption,
 } from '../common/descriptions';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import {

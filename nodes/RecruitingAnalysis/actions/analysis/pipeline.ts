@@ -4,7 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { chargedWrite } from '../../writes/spending';

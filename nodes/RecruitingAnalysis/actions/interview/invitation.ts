@@ -5,7 +5,7 @@ import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
 import { onApiCondition, outcomeOf } from '../../transport/conditions';
-import { addNotice, noticesForInterview } from '../common/notices';
+import { addNotice, noticesForInterview } from '../../floor/notices';
 import {
 	invitationIdentity,
 	invitationStep,
