@@ -1,6 +1,7 @@
 /**
  * The import-circle check (`npm run lint:circles`): no module may reach itself again through its imports,
- * anywhere in nodes, credentials, sandbox, scripts, bench and test. Type-only imports count too
+ * anywhere in nodes, credentials, sandbox, scripts, bench and test; and the action node's folders import downwards
+ * only (docs/architecture.md). Type-only imports count too
  * (tsPreCompilationDeps), because a circle of types is still two files that cannot be understood apart.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -12,6 +13,42 @@ module.exports = {
 			severity: 'error',
 			from: {},
 			to: { circular: true },
+		},
+		// The action node's floors (docs/architecture.md): imports run down, node classes → actions → engine →
+		// writes → floor → transport and validation.
+		{
+			name: 'engine-below-actions',
+			comment:
+				'engine/ runs every operation: it never imports actions/ (what both need lives in floor/).',
+			severity: 'error',
+			from: { path: '^nodes/RecruitingAnalysis/engine/' },
+			to: { path: '^nodes/RecruitingAnalysis/actions/' },
+		},
+		{
+			name: 'writes-below-engine',
+			comment:
+				'writes/ is exactly once in one place: it never imports engine/ or actions/ (one exception left: identity.ts reads the write choice through the parameter readers of actions/common, params.ts and checks.ts).',
+			severity: 'error',
+			from: { path: '^nodes/RecruitingAnalysis/writes/' },
+			to: {
+				path: '^nodes/RecruitingAnalysis/(engine|actions)/',
+				pathNot: '^nodes/RecruitingAnalysis/actions/common/(params|checks)[.]ts$',
+			},
+		},
+		{
+			name: 'floor-below-writes',
+			comment:
+				'floor/ (run state, notices) is what engine/ and writes/ stand on: it imports none of them.',
+			severity: 'error',
+			from: { path: '^nodes/RecruitingAnalysis/floor/' },
+			to: { path: '^nodes/RecruitingAnalysis/(engine|writes|actions)/' },
+		},
+		{
+			name: 'transport-and-validation-at-the-bottom',
+			comment: 'transport/ and validation/ import nothing of the floors above them.',
+			severity: 'error',
+			from: { path: '^nodes/RecruitingAnalysis/(transport|validation)/' },
+			to: { path: '^nodes/RecruitingAnalysis/(engine|writes|actions|floor)/' },
 		},
 	],
 	options: {

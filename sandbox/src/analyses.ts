@@ -16,6 +16,10 @@ import { CREDIT_SCALE, noteQuoteIssued, quoteTooOld } from './quotes';
 
 export const ANALYSIS_CREDIT_UNITS = 100;
 
+/** The workspace's price of an analysis in credit units. */
+export const analysisCreditUnits = (ws: Workspace) =>
+	ws.analysisCreditUnits ?? ANALYSIS_CREDIT_UNITS;
+
 export interface AnalysisQuote {
 	reportId: string;
 	reportSystemVersion: string;
@@ -38,7 +42,7 @@ export function analysisFingerprint(ws: Workspace, r: ReportRecord): string {
 		file: r.fileSha256,
 		reportSystemVersion: r.reportSystemVersion,
 		priceVersion: ws.priceVersion,
-		creditUnits: ANALYSIS_CREDIT_UNITS,
+		creditUnits: analysisCreditUnits(ws),
 		admissions: r.admissions,
 		jobRevision: r.jobDescription.revision,
 	});
@@ -53,7 +57,7 @@ export function quoteAnalysis(ctx: Ctx, ws: Workspace, reportId: string): Analys
 	return {
 		reportId: r.id,
 		reportSystemVersion: r.reportSystemVersion,
-		creditUnits: ANALYSIS_CREDIT_UNITS,
+		creditUnits: analysisCreditUnits(ws),
 		creditScale: CREDIT_SCALE,
 		fingerprint,
 	};

@@ -170,6 +170,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 				'interviewAllowance',
 				...LIMIT_NAMES,
 				'priceVersion',
+				'analysisCreditUnits',
+				'interviewCreditUnits',
 				'analysisDurationMs',
 			] as const;
 			const bools = ['disabled', 'holdEmails', 'holdPreparation'] as const;

@@ -51,7 +51,7 @@ function fingerprint(ws: Workspace, input: InterviewInput, attempts: number): st
 		sendEmail: input.sendEmail,
 		interviewSystemVersion: INTERVIEW_SYSTEM_VERSION,
 		priceVersion: ws.priceVersion,
-		creditUnits: INTERVIEW_CREDIT_UNITS,
+		creditUnits: ws.interviewCreditUnits ?? INTERVIEW_CREDIT_UNITS,
 		attempts,
 	});
 }
@@ -77,7 +77,7 @@ export function quoteInterview(ctx: Ctx, ws: Workspace, input: InterviewInput): 
 	}
 	return {
 		reportId: r.id,
-		creditUnits: INTERVIEW_CREDIT_UNITS,
+		creditUnits: ws.interviewCreditUnits ?? INTERVIEW_CREDIT_UNITS,
 		creditScale: CREDIT_SCALE,
 		fingerprint: fingerprint(ws, input, interviewsOfReport(ctx, r.id).length),
 		interviewSystemVersion: INTERVIEW_SYSTEM_VERSION,

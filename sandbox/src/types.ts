@@ -39,6 +39,12 @@ export interface Workspace {
 	/** Bumping this makes every earlier quote stale. */
 	priceVersion: number;
 	/**
+	 * The price of an analysis and of an interview in credit units (absent: 100 and 250). A change makes earlier
+	 * quotes stale (their fingerprint binds the price), as a price change of the real service does.
+	 */
+	analysisCreditUnits?: number;
+	interviewCreditUnits?: number;
+	/**
 	 * How long an analysis takes from admission to its outcome, in real milliseconds (its two worker steps share it).
 	 * Absent or 0: two steps of the sandbox's --worker-delay-ms. For measuring with analyses of realistic length.
 	 */

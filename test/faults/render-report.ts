@@ -16,6 +16,8 @@ const ORDER = [
 	'F9-n8n1',
 	'F9-reminders',
 	'F9-reminders-n8n1',
+	'F9-wait',
+	'F9-wait-n8n1',
 	'F10',
 	'F10-n8n1',
 ];

@@ -215,6 +215,15 @@ describe('start-analysis rules', () => {
 		await sb.control.patchWorkspace(w.workspaceId, { priceVersion: 2 });
 		await rejectsStart(w, { reportId: id, quoteFingerprint: fp }, 422, 'QUOTE_STALE');
 	});
+	test('a changed price makes the quote stale, and the new quote carries the new price', async () => {
+		const w = await newWs(sb);
+		const id = await uploaded(w);
+		const fp = await quote(w, id);
+		await sb.control.patchWorkspace(w.workspaceId, { analysisCreditUnits: 5000 });
+		await rejectsStart(w, { reportId: id, quoteFingerprint: fp }, 422, 'QUOTE_STALE');
+		const again = await w.call('POST', '/api/v1/analysis-quotes', { body: { reportId: id } });
+		expect(again.body.data).toMatchObject({ creditUnits: 5000, creditScale: 100 });
+	});
 	test('an upload that was never PUT cannot start (INVALID_UPLOAD)', async () => {
 		const prep = await prepare(ws, makePdf());
 		const fp = await quote(ws, prep.reportId);

@@ -9,7 +9,7 @@ import { validateBatch } from '../validation';
 import { existsCondition, isNothingToRecover } from '../writes/recover';
 import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';
 import { waitOutCapacity } from './capacity';
-import { addNotice } from '../actions/common/notices';
+import { addNotice } from '../floor/notices';
 import type { ChunkState } from './types';
 import { batchTimingFor } from './batchTiming';
 

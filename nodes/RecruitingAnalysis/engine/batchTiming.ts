@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from './runState';
+import { RunSlot } from '../floor/runState';
 
 const MIN_BATCH_STEP_MS = 25;
 const MAX_READ_DELAY_MS = 10_000;

@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { listPages } from '../transport/pages';
-import { RunSlot } from './runState';
+import { RunSlot } from '../floor/runState';
 
 export const REPORT_PAGE_LIMIT = 100;
 

@@ -5,7 +5,7 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { addNotice } from '../actions/common/notices';
+import { addNotice } from '../floor/notices';
 import { duplicateKeyError, userKeyOf } from '../writes/userKeys';
 import { mapWithConcurrency } from './concurrency';
 import { errorItem, itemLocation, stoppingMessage, toItems, toNodeError } from './errorItems';

@@ -5,7 +5,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { CAPACITY_WAIT_SECONDS } from './capacity';
-import { RunSlot } from './runState';
+import { RunSlot } from '../floor/runState';
 import { ReportWaiter } from './waiter';
 
 const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../engine/runState';
+import { RunSlot } from '../floor/runState';
 import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { outcomeOf } from '../transport/conditions';

@@ -12,7 +12,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { apiErrorConditions, outcomeOf } from '../transport/conditions';
-import { addNotice } from '../actions/common/notices';
+import { addNotice } from '../floor/notices';
 
 /** The answers that mean "this write exists". */
 export const EXISTS_CONDITIONS = [

@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../engine/runState';
+import { RunSlot } from '../floor/runState';
 
 const firstItemOfWrite = new RunSlot('first item of each write', () => new Map<string, number>());
 

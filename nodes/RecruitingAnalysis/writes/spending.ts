@@ -1,56 +1,82 @@
 /**
- * A spending limit per run: analyses and interviews are charged at their quote (credits = creditUnits / creditScale,
- * spec "Quotes"). Before a charged write is sent, its quoted credits are added to what this execution has already
- * charged and has in flight, across items, batches and the Recruiting Analysis nodes of the execution; a write
- * that would pass the node's Spending Limit is not sent, and its error names the limit, what was spent and what was
- * quoted. A write that was refused, or that turned out to exist already (recovered), charged nothing and counts
- * nothing. An execution runs in one process (one worker in queue mode), so its ledger lives in that process.
+ * The Spending Limit of an execution: analyses and interviews are charged at their quote (credits = creditUnits /
+ * creditScale, spec "Quotes"). Before a charged write is sent, the credits of the price it is sent with are added to
+ * what this execution has already charged and has in flight, across items, batches and the Recruiting Analysis
+ * nodes of the execution; a write that would pass the node's Spending Limit is not sent, and its error names the
+ * limit, what was spent and what was quoted. A write answered QUOTE_STALE and quoted again is checked again at its
+ * new price before it is sent (`reprice`). A write that was refused, or that turned out to exist already
+ * (recovered), charged nothing and counts nothing.
+ *
+ * Where the total lives (docs/idempotency.md "Where the Spending Limit lives"): in n8n's flow context of the
+ * execution (`getContext('flow')`, kept in the execution's own data), so it is saved with the execution when it
+ * waits (a Wait node), restored when the execution resumes (in this process, another one, or a queue worker) and
+ * carried into n8n's Retry of a failed execution. Writes in flight are counted in this process only: n8n runs one
+ * node of an execution at a time and saves the execution between nodes, never while one of them runs.
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../engine/runState';
+import { RunSlot } from '../floor/runState';
 import { apiErrorInfo } from '../transport';
 import { outcomeOf } from '../transport/conditions';
 
+/** The field of the execution's flow context that holds the credits it was charged for. */
+export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
+
+/** What an execution has spent and has in flight. */
 export interface Ledger {
-	/** Credits of the writes this execution was charged for. */
-	spent: number;
-	/** Credits of writes sent and not answered yet. */
+	/** Credits of the writes this execution was charged for (kept with the execution). */
+	readonly spent: number;
+	/** Credits of writes sent and not answered yet (this process). */
 	inFlight: number;
-	touchedAt: number;
+	addSpent(credits: number): void;
 }
 
-/** Ledgers of executions, kept a day after their last use (an execution that ends leaves its ledger unused). */
-const LEDGER_KEEP_MS = 24 * 60 * 60 * 1000;
-const byExecution = new Map<string, Ledger>();
-/** A run without an execution id (a test harness) gets a ledger of its own node run. */
-const byRun = new RunSlot<Ledger>('spending ledger', () => ({
-	spent: 0,
-	inFlight: 0,
-	touchedAt: 0,
-}));
+/** Writes in flight, by the execution's flow context (the same object for every node of the execution here). */
+const inFlightByStore = new WeakMap<object, { inFlight: number }>();
+/** Without a flow context (n8n always has one; a bare harness may not), the total is the node run's own. */
+const runStore = new RunSlot<IDataObject>('spending ledger', () => ({}));
 
 const EPSILON = 1e-9;
+const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
-function ledgerOf(ctx: IExecuteFunctions): Ledger {
-	const now = Date.now();
-	let executionId: string | undefined;
+/** The execution's flow context, where n8n keeps per-execution data that is saved with the execution. */
+function executionStore(ctx: IExecuteFunctions): IDataObject {
+	let flow: unknown;
 	try {
-		const id = ctx.getExecutionId?.();
-		executionId = typeof id === 'string' && id !== '' ? id : undefined;
+		flow = typeof ctx.getContext === 'function' ? ctx.getContext('flow') : undefined;
 	} catch {
-		executionId = undefined;
+		flow = undefined;
 	}
-	if (executionId === undefined) return byRun.of(ctx);
-	for (const [id, ledger] of byExecution)
-		if (now - ledger.touchedAt > LEDGER_KEEP_MS) byExecution.delete(id);
-	let ledger = byExecution.get(executionId);
-	if (!ledger) {
-		ledger = { spent: 0, inFlight: 0, touchedAt: now };
-		byExecution.set(executionId, ledger);
+	return typeof flow === 'object' && flow !== null ? (flow as IDataObject) : runStore.of(ctx);
+}
+
+/** The execution's ledger: its spent total from the execution's data, its writes in flight from this process. */
+export function ledgerOf(ctx: IExecuteFunctions): Ledger {
+	const store = executionStore(ctx);
+	let flight = inFlightByStore.get(store);
+	if (!flight) {
+		flight = { inFlight: 0 };
+		inFlightByStore.set(store, flight);
 	}
-	ledger.touchedAt = now;
-	return ledger;
+	const counter = flight;
+	const spent = () => {
+		const value = Number(store[SPENT_FIELD]);
+		return Number.isFinite(value) && value > 0 ? value : 0;
+	};
+	return {
+		get spent() {
+			return spent();
+		},
+		get inFlight() {
+			return counter.inFlight;
+		},
+		set inFlight(value: number) {
+			counter.inFlight = value;
+		},
+		addSpent(credits: number) {
+			store[SPENT_FIELD] = keep(spent() + credits);
+		},
+	};
 }
 
 /** The credits a quote prices (creditUnits / creditScale), or undefined when it gives no price. */
@@ -82,9 +108,75 @@ export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): numb
 
 const round = (credits: number) => Math.round(credits * 1000) / 1000;
 
+/** What n8n's Retry of a failed execution may spend: the limit error says it, and docs/idempotency.md. */
+export const RETRY_SPENDS =
+	"n8n's Retry of this execution carries its total on (it may spend only what is left under the limit, and what was already done is recovered, not charged again); a new execution starts from 0.";
+
+/** The errors that kept a write within the Spending Limit (nothing was sent for them). */
+const limitErrors = new WeakSet<object>();
+
+/** Whether `error` is the Spending Limit's refusal of a write (nothing was sent). */
+export function isSpendingLimitError(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && limitErrors.has(error);
+}
+
+function limitError(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	message: string,
+	description: string,
+): NodeOperationError {
+	const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	limitErrors.add(error);
+	return error;
+}
+
+/**
+ * The Spending Limit's refusal of a write, unless `credits` more (beyond `held`, credits this write already holds)
+ * fit under `limit`. `requoted`: the price is a new quote after QUOTE_STALE.
+ */
+function refusalOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	ledger: Ledger,
+	limit: number | undefined,
+	credits: number | undefined,
+	held: number,
+	what: string,
+	requoted: boolean,
+): NodeOperationError | undefined {
+	if (limit === undefined) return undefined;
+	if (credits === undefined) {
+		return limitError(
+			ctx,
+			itemIndex,
+			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
+			'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+		);
+	}
+	const others = ledger.inFlight - held;
+	if (ledger.spent + others + credits <= limit + EPSILON) return undefined;
+	return limitError(
+		ctx,
+		itemIndex,
+		`Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
+		`This execution has spent ${round(ledger.spent)} credits${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
+			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
+			`Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
+	);
+}
+
 /** A reserved charge: settle it once the write has answered. */
 export interface Reservation {
-	credits: number;
+	/** The credits of the price the write is sent with. */
+	readonly credits: number;
+	/** Whether that price is known (a quote with creditUnits and creditScale). */
+	readonly priced: boolean;
+	/**
+	 * The write is sent at a new quote's price (after QUOTE_STALE): checked against the limit again, and throws the
+	 * Spending Limit's error (the reservation is then released) when it would pass it.
+	 */
+	reprice(quote: IDataObject | undefined | null): void;
 	/** The write was charged (created): the credits count as spent. */
 	charged(): void;
 	/** The write charged nothing (refused, or it existed already): the credits are free again. */
@@ -102,62 +194,62 @@ export function reserveCredits(
 	what: string,
 ): Reservation {
 	const limit = spendingLimitOf(ctx, itemIndex);
-	const credits = creditsOf(quote);
 	const ledger = ledgerOf(ctx);
-	if (limit !== undefined) {
-		if (credits === undefined) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
-				{
-					itemIndex,
-					description:
-						'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
-				},
-			);
-		}
-		if (ledger.spent + ledger.inFlight + credits > limit + EPSILON) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
-				{
-					itemIndex,
-					description:
-						`This execution has spent ${round(ledger.spent)} credits${ledger.inFlight > 0 ? ` (and ${round(ledger.inFlight)} more are being submitted)` : ''}; ` +
-						`this ${what} is quoted at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
-						'Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again).',
-				},
-			);
-		}
-	}
-	const amount = credits ?? 0;
+	let credits = creditsOf(quote);
+	const refusal = refusalOf(ctx, itemIndex, ledger, limit, credits, 0, what, false);
+	if (refusal) throw refusal;
+	let amount = credits ?? 0;
 	ledger.inFlight += amount;
 	let settled = false;
 	const settle = (charged: boolean) => {
 		if (settled) return;
 		settled = true;
 		ledger.inFlight -= amount;
-		if (charged) ledger.spent += amount;
+		if (charged) ledger.addSpent(amount);
 	};
-	return { credits: amount, charged: () => settle(true), release: () => settle(false) };
+	return {
+		get credits() {
+			return amount;
+		},
+		get priced() {
+			return credits !== undefined;
+		},
+		reprice(next) {
+			if (settled) return;
+			const nextCredits = creditsOf(next);
+			const refusal = refusalOf(ctx, itemIndex, ledger, limit, nextCredits, amount, what, true);
+			if (refusal) {
+				settle(false);
+				throw refusal;
+			}
+			ledger.inFlight += (nextCredits ?? 0) - amount;
+			amount = nextCredits ?? 0;
+			credits = nextCredits;
+		},
+		charged: () => settle(true),
+		release: () => settle(false),
+	};
 }
 
 /**
- * Runs a charged write within the item's Spending Limit: reserves its quoted credits, sends it, and counts them as
- * spent only when the write was created (not recovered). The output carries `creditsUsed`.
+ * Runs a charged write within the item's Spending Limit: reserves its quoted credits, sends it (`write` calls
+ * `reprice` with each new quote before it sends the write again at that price), and counts the credits of the price
+ * it was sent with as spent only when the write was created (not recovered). The output carries `creditsUsed`: what
+ * was charged.
  */
 export async function chargedWrite(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	quote: IDataObject | undefined | null,
 	what: string,
-	write: () => Promise<IDataObject>,
+	write: (reprice: (quote: IDataObject) => void) => Promise<IDataObject>,
 ): Promise<IDataObject> {
 	const reservation = reserveCredits(ctx, itemIndex, quote, what);
-	const outcome = await outcomeOf(write);
+	const outcome = await outcomeOf(async () => await write((next) => reservation.reprice(next)));
 	if (!outcome.ok) {
-		// A refusal (an answer with a 4xx status) charged nothing; a lost answer may have been charged, so it counts.
-		if (wasRefused(outcome.error)) reservation.release();
+		// A refusal (an answer with a 4xx status, or the limit itself) charged nothing; a lost answer may have been
+		// charged, so it counts.
+		if (wasRefused(outcome.error) || isSpendingLimitError(outcome.error)) reservation.release();
 		else reservation.charged();
 		throw outcome.error;
 	}
@@ -167,9 +259,7 @@ export async function chargedWrite(
 		return result;
 	}
 	reservation.charged();
-	return creditsOf(quote) === undefined
-		? result
-		: { ...result, creditsUsed: round(reservation.credits) };
+	return reservation.priced ? { ...result, creditsUsed: round(reservation.credits) } : result;
 }
 
 /** An error that is the API's refusal of the write (nothing created), not a lost or failed answer. */

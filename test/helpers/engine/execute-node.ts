@@ -22,6 +22,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
+	IExecuteContextData,
 	INode,
 	INodeCredentials,
 	INodeExecutionData,
@@ -117,6 +118,11 @@ export interface ExecuteNodeOptions extends EngineNodeOptions {
 	settings?: IWorkflowSettings;
 	/** Workflow static data for the run (`$getWorkflowStaticData`), mutated in place like n8n's copy. */
 	staticData?: IDataObject;
+	/**
+	 * The execution's context data (`getContext('flow')` and `getContext('node')`), as n8n restores it with an
+	 * execution it saved (a Wait resumed, a Retry); the run's own ends up in `run.data.executionData.contextData`.
+	 */
+	contextData?: IExecuteContextData;
 	/**
 	 * Sub-nodes connected to the node under test through `ai_tool` (as tools are connected to an agent); each
 	 * type must output `ai_tool` (see `asAiTool`). The node under test reaches them with getInputConnectionData.
@@ -317,6 +323,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 			: createRunExecutionData({
 					executionData: {
 						nodeExecutionStack: [{ node: startNode, data: { main: [items] }, source: null }],
+						...(options.contextData ? { contextData: options.contextData } : {}),
 					},
 				});
 

@@ -117,6 +117,7 @@ describe('Analysis > Analyze Resume', () => {
 		expect(Object.keys(item).sort()).toEqual(
 			[
 				'attemptId',
+				'creditsUsed',
 				'humanReviewRecommendation',
 				'limitations',
 				'reportId',

@@ -3,7 +3,9 @@
  * sent, across items and batches; the item's error names the limit, what was spent and what was quoted; the outputs
  * carry the credits each write used; a re-run recovers what was done without counting it again.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IContextObject, INodeParameters } from 'n8n-workflow';
+
+import { SPENT_FIELD } from '../../../nodes/RecruitingAnalysis/writes/spending';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
@@ -105,6 +107,38 @@ describe('a spending limit per run', () => {
 			}),
 		);
 		expect(allowed[0].creditsUsed).toBe(2.5);
+	});
+
+	it("keeps the execution's total in the execution's data: resumed from its saved data (a Wait), it refuses what would pass the limit", async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const first = await runNode(
+			ws,
+			analyzeParams(ws, { spendingLimit: 1 }),
+			files(1, 'Before Wait'),
+		);
+		expect(jsonOf(first)[0].creditsUsed).toBe(1);
+		// What n8n saves with the execution when it waits, read back as the resuming process reads it.
+		const saved = JSON.parse(JSON.stringify(first.run.data.executionData?.contextData)) as Record<
+			string,
+			IContextObject
+		>;
+		expect(saved.flow).toEqual({ [SPENT_FIELD]: 1 });
+		const before = await counters(ws);
+		const resumed = await runNode(
+			ws,
+			analyzeParams(ws, { spendingLimit: 1 }),
+			files(1, 'After Wait'),
+			{ continueOnFail: true, contextData: saved, executionId: first.executionId },
+		);
+		const [refused] = jsonOf(resumed);
+		expect(refused.error).toContain('Spending Limit of 1 credits reached');
+		expect(String(refused.description)).toContain('This execution has spent 1 credits');
+		expect((await counters(ws)).attemptsCreated - before.attemptsCreated).toBe(0);
+		// Another execution starts from 0.
+		const fresh = jsonOf(
+			await runNode(ws, analyzeParams(ws, { spendingLimit: 1 }), files(1, 'After Wait')),
+		);
+		expect(fresh[0].creditsUsed).toBe(1);
 	});
 
 	it('refuses a limit with a fingerprint chosen beforehand, naming what to change, before anything is charged', async () => {

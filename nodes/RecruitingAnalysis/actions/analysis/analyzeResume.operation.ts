@@ -16,7 +16,7 @@ import {
 	simplifyReportsField,
 	spendingLimitOption,
 } from '../common/descriptions';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import {
@@ -127,9 +127,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
 				// The same bytes were uploaded before (under this name or another): say so after waiting too.
 				if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
+				// What the start was charged (the price it was sent with), as without waiting.
+				const charged =
+					started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
 				return started.recovered === true
 					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged }
-					: { ...waited, ...merged };
+					: { ...waited, ...merged, ...charged };
 			},
 		),
 	);

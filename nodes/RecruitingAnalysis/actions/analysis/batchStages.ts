@@ -25,7 +25,7 @@ import {
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { optionsParam } from '../common/params';
 import { existsCondition, recoverWrite } from '../../writes/recover';

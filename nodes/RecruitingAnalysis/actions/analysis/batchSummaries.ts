@@ -10,7 +10,7 @@ import { summariesFromPages } from '../../engine/reportPages';
 import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
 import { apiErrorInfo, apiPath } from '../../transport';
 import { api } from '../../transport/api';
-import { addNotice, noticesForReport } from '../common/notices';
+import { addNotice, noticesForReport } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/simplify';
 import type { AnalysisChunk } from './batchStages';

@@ -3,7 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { quoteAnalysis } from './quotes';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [

@@ -9,7 +9,7 @@ import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
 import { reportIdField } from '../common/descriptions';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { stage, type ChunkState } from '../../engine/types';
 import { idParam } from '../common/checks';
 

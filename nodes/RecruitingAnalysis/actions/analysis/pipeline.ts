@@ -4,7 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { waitOutCapacity } from '../../engine/capacity';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { chargedWrite } from '../../writes/spending';
@@ -67,8 +67,8 @@ export function startIdentity(
  * POST /api/v1/analyses. The key is the report and the quote it uses (+ the New Attempt Label), so a repeat of the
  * same start carries the same key and a new quote a new one. A report that already has an attempt is recovered
  * (read back, `recovered: true`) instead of started again; a failed report is started again only with a New
- * Attempt Label. With automatic quoting: quote, start; on QUOTE_STALE quote once more and start under the new
- * quote's key. ACTIVE_ANALYSIS_LIMIT is waited out (capacity.ts).
+ * Attempt Label. With automatic quoting: quote, start; on QUOTE_STALE quote once more and, when the new price fits
+ * the Spending Limit, start under the new quote's key. ACTIVE_ANALYSIS_LIMIT is waited out (capacity.ts).
  */
 export async function startAnalysis(
 	ctx: IExecuteFunctions,
@@ -135,12 +135,14 @@ export async function startAnalysis(
 		itemIndex,
 		quote,
 		'analysis',
-		async () =>
+		async (reprice) =>
 			await onApiCondition(
 				'QUOTE_STALE',
 				async () => await start(String(quote.fingerprint), steps.first),
 				async () => {
 					quote = await quoteAnalysis(ctx, itemIndex, reportId);
+					// The new price must fit the Spending Limit before the start is sent again.
+					reprice(quote);
 					return await start(String(quote.fingerprint), steps.requote);
 				},
 			),

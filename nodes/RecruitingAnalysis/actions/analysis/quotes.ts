@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { sleepOrWake } from '../../engine/concurrency';
-import { RunSlot } from '../../engine/runState';
+import { RunSlot } from '../../floor/runState';
 import { placeOpening } from '../../engine/waits';
 import { BATCH_CHUNK_SIZE } from '../../engine/types';
 import { api } from '../../transport/api';

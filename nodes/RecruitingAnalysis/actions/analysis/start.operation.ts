@@ -20,7 +20,7 @@ import {
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { idParam } from '../common/checks';
 import { later } from '../../engine/types';
 

@@ -150,7 +150,7 @@ export const spendingLimitOption: INodeProperties = {
 	typeOptions: { minValue: 0, numberPrecision: 2 },
 	default: 0,
 	description:
-		'The most credits this execution may spend on analyses and interviews, counted from their quotes across items, batches and Recruiting Analysis nodes of the execution. A write that would pass it is not sent; its item fails with what was spent and quoted. 0 is no limit. Needs Quote Automatically on.',
+		'The most credits this execution may spend on analyses and interviews, at the price each write is sent with (a write quoted again is checked again), across items, batches, Recruiting Analysis nodes and Wait nodes of the execution. A write that would pass it is not sent; its item fails with what was spent and quoted. 0 is no limit. Needs Quote Automatically on.',
 };
 
 /** The options of every charged write: the user's own key and the deliberate new attempt. */

@@ -39,7 +39,7 @@ import {
 import { existingInvitation, existsCondition, recoverWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/quotes';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { optionsParam, stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';
 

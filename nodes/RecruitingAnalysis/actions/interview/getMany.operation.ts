@@ -8,7 +8,7 @@ import {
 } from '../../validation';
 import { apiAll } from '../../transport/api';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
-import { noticesForInterview } from '../common/notices';
+import { noticesForInterview } from '../../floor/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { checkLimit } from '../common/checks';
 

@@ -7,7 +7,7 @@ import {
 	optionsCollection,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { quoteInterview, readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [

@@ -9,7 +9,7 @@ import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
 import { candidateEmailField, reportIdField } from '../common/descriptions';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
 

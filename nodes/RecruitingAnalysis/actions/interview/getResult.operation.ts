@@ -11,7 +11,7 @@ import {
 	unmeasuredNotice,
 } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { noticesForInterview } from '../common/notices';
+import { noticesForInterview } from '../../floor/notices';
 import { optionString, optionsParam } from '../common/params';
 import { simplifyInterviewResult } from '../common/simplify';
 import { idParam } from '../common/checks';

@@ -4,7 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { noticesForInterview } from '../common/notices';
+import { noticesForInterview } from '../../floor/notices';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [

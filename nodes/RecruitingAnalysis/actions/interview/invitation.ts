@@ -5,7 +5,7 @@ import { interviewInputSchema, validateInput } from '../../validation';
 import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
 import { onApiCondition, outcomeOf } from '../../transport/conditions';
-import { addNotice, noticesForInterview } from '../common/notices';
+import { addNotice, noticesForInterview } from '../../floor/notices';
 import {
 	invitationIdentity,
 	invitationStep,
@@ -52,8 +52,9 @@ export async function quoteInterview(
  * report's interviews, so a repeat after a committed invitation quotes a new fingerprint, and the same key with that
  * changed body is refused with IDEMPOTENCY_KEY_REUSED, which recover.ts answers with the invitation that exists.
  * With automatic quoting: quote the same report, address and delivery choice, then invite; on QUOTE_STALE quote once
- * more and invite again under the same key: a refused write leaves no receipt (the sandbox keeps receipts of
- * successful writes only; the spec names no new key for a stale interview quote, unlike an analysis start's).
+ * more and, when the new price fits the Spending Limit, invite again under the same key: a refused write leaves no
+ * receipt (the sandbox keeps receipts of successful writes only; the spec names no new key for a stale interview
+ * quote, unlike an analysis start's).
  */
 export async function createInvitation(
 	ctx: IExecuteFunctions,
@@ -93,7 +94,7 @@ export async function createInvitation(
 		itemIndex,
 		quote,
 		previousInterviewId ? 'reinterview' : 'invitation',
-		async () =>
+		async (reprice) =>
 			await withExplanation(
 				ctx,
 				itemIndex,
@@ -106,6 +107,8 @@ export async function createInvitation(
 							async () => await post(String(quote?.fingerprint)),
 							async () => {
 								quote = await quoteInterview(ctx, itemIndex, input);
+								// The new price must fit the Spending Limit before the invitation is sent again.
+								reprice(quote);
 								return await post(String(quote.fingerprint));
 							},
 						);

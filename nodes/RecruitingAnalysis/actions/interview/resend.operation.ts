@@ -13,7 +13,7 @@ import { api } from '../../transport/api';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import { concurrencyOption, optionsCollection, writeOptions } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { addNotice } from '../common/notices';
+import { addNotice } from '../../floor/notices';
 import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 

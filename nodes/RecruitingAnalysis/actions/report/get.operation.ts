@@ -4,7 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { optionsParam } from '../common/params';
 import { idParam } from '../common/checks';
 

@@ -15,7 +15,7 @@ import {
 	returnAllField,
 	simplifyField,
 } from '../common/descriptions';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { simplifyReportSummary } from '../common/simplify';
 import { checkLimit } from '../common/checks';

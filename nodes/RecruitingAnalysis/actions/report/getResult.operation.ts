@@ -11,7 +11,7 @@ import {
 	unmeasuredNotice,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { optionString, optionsParam } from '../common/params';
 import { simplifyReportResult } from '../common/simplify';
 import { idParam } from '../common/checks';

@@ -4,7 +4,7 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, humanReviewNotice, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../common/notices';
+import { noticesForReport } from '../../floor/notices';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [

@@ -1,7 +1,7 @@
-/** One run state per execution (engine/runState.ts): a slot's value belongs to its run and starts anew in the next. */
+/** One run state per execution (floor/runState.ts): a slot's value belongs to its run and starts anew in the next. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../../../nodes/RecruitingAnalysis/engine/runState';
+import { RunSlot } from '../../../nodes/RecruitingAnalysis/floor/runState';
 
 describe('the run state', () => {
 	const runA = {} as IExecuteFunctions;

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../../engine/runState';
+import { RunSlot } from './runState';
 
 /**
  * Warnings the spec asks users to keep in mind, shown once per execution in the output pane

@@ -1,0 +1,361 @@
+/**
+ * F9-wait: a Wait for approval between analysis and invitation, with the execution resumed by another process,
+ * under a Spending Limit (docs/idempotency.md "Where the Spending Limit lives"). In a real n8n (our tarball
+ * installed as a community package; 2.x, and 1.x where the fault suite's configuration selects it):
+ *
+ *   Manual Trigger → Input (Code: one resume) → Analyze Resume (Wait for Completion; Spending Limit L)
+ *     → Wait (resume on a webhook call: the recruiter's approval) → Invite (the report Analyze made; Spending Limit L;
+ *       On Error: continue)
+ *
+ * An analysis costs 1 credit and an invitation 2.5 in the sandbox. Two executions run up to their Wait: one under
+ * a limit of 3 credits (the two writes together, 3.5, would pass it) and the control under 3.5 (they fit). n8n is
+ * then stopped while both wait and started again on the same database (another process), and both Waits are
+ * resumed by their webhook. Measured with the sandbox's exact counters and mail sink: the first execution's
+ * invitation is not sent (no interview, no email) and its item says why, with what the execution spent before the
+ * Wait; the control's invitation is sent and charged 2.5 credits.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { FigureBook, type FigureValue } from './figures';
+import {
+	caseWorkspace,
+	finishedExecution,
+	formatWrites,
+	minus,
+	runManually,
+	type CaseWorkspace,
+	type Writes,
+} from './f8-harness';
+import { makePdf } from '../fixtures/resumes';
+import {
+	nodeOutput,
+	startN8n,
+	type ExecutionDetail,
+	type N8nInstance,
+	type WorkflowJson,
+} from '../../scripts/n8n-host';
+import {
+	bootRealN8n,
+	n8nLineUnderTest,
+	n8nUnderTest,
+	NODE_TYPES,
+	type RealN8n,
+} from '../e2e/helpers';
+
+const line = n8nLineUnderTest();
+const book = new FigureBook(
+	line === '2' ? 'F9-wait' : `F9-wait-n8n${line}`,
+	`The Spending Limit across a Wait resumed by another process (F9; ${n8nUnderTest()})`,
+	`real ${n8nUnderTest()} (community package from the tarball) + sandbox process`,
+);
+const rows: Array<Record<string, FigureValue>> = [];
+const log = (text: string) => process.stderr.write(`[F9-wait] ${text}\n`);
+
+let env: RealN8n;
+/** n8n started again on the same database while the executions wait. */
+let restarted: N8nInstance | undefined;
+let w: CaseWorkspace;
+let credential: { id: string; name: string };
+
+const randomId = () =>
+	randomBytes(16)
+		.toString('hex')
+		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
+interface Case {
+	id: string;
+	what: string;
+	limit: number;
+	candidate: string;
+	email: string;
+	/** What the run before the Wait asks for, and what the resumed run asks for. */
+	beforeWait: Writes;
+	afterWait: Writes;
+	/** Whether the invitation is sent (the control) or refused by the Spending Limit. */
+	invited: boolean;
+}
+
+const analysis: Writes = { reports: 1, attempts: 1, interviews: 0, emails: 0 };
+const NONE: Writes = { reports: 0, attempts: 0, interviews: 0, emails: 0 };
+const invitation: Writes = { reports: 0, attempts: 0, interviews: 1, emails: 1 };
+
+const CASES: Case[] = [
+	{
+		id: '1',
+		what: 'limit 3 credits: the analysis (1) and the invitation (2.5) together pass it',
+		limit: 3,
+		candidate: 'F9 Wait Over',
+		email: 'f9-wait-over@example.com',
+		beforeWait: analysis,
+		afterWait: NONE,
+		invited: false,
+	},
+	{
+		id: '2',
+		what: 'control, limit 3.5 credits: the two fit',
+		limit: 3.5,
+		candidate: 'F9 Wait Within',
+		email: 'f9-wait-within@example.com',
+		beforeWait: analysis,
+		afterWait: invitation,
+		invited: true,
+	},
+];
+
+/** Manual Trigger → Input → Analyze Resume → Wait (webhook) → Invite, under the case's Spending Limit. */
+function workflow(c: Case): WorkflowJson {
+	const pdf = makePdf({ candidate: c.candidate, outcome: 'completed', score: 7 });
+	const input = [
+		{
+			json: { fileName: `${c.id}.pdf` },
+			binary: {
+				data: {
+					data: pdf.toString('base64'),
+					mimeType: 'application/pdf',
+					fileName: `f9-wait-${c.id}.pdf`,
+					fileExtension: 'pdf',
+				},
+			},
+		},
+	];
+	const ours = (
+		name: string,
+		x: number,
+		parameters: Record<string, unknown>,
+		onError?: string,
+	) => ({
+		id: randomId(),
+		name,
+		type: NODE_TYPES.action,
+		typeVersion: 2,
+		position: [x, 0] as [number, number],
+		parameters,
+		credentials: { recruitingAnalysisApi: credential },
+		...(onError ? { onError } : {}),
+	});
+	const names = ['Start', 'Input', 'Analyze', 'Wait', 'Invite'];
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i < names.length - 1; i++)
+		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	return {
+		name: `F9-wait ${c.id} ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomId(),
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: randomId(),
+				name: 'Input',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: { jsCode: `return ${JSON.stringify(input)};` },
+			},
+			ours('Analyze', 440, {
+				resource: 'analysis',
+				operation: 'analyzeResume',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: byId(w.ws.jobDescriptionId),
+				options: { waitForCompletion: true, waitTimeout: 120, spendingLimit: c.limit },
+			}),
+			{
+				id: randomId(),
+				name: 'Wait',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
+				position: [660, 0],
+				parameters: { resume: 'webhook', httpMethod: 'POST', options: {} },
+				webhookId: randomId(),
+			},
+			ours(
+				'Invite',
+				880,
+				{
+					resource: 'interview',
+					operation: 'invite',
+					reportId: byId("={{ $('Analyze').first().json.reportId }}"),
+					candidateEmail: c.email,
+					delivery: 'email',
+					options: { spendingLimit: c.limit },
+				},
+				'continueRegularOutput',
+			),
+		],
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
+ * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
+ */
+async function executeWorkflow(n8n: N8nInstance, workflowId: string): Promise<string> {
+	if (line === '2') return await runManually(n8n, workflowId);
+	const workflowData = await n8n.getWorkflow(workflowId);
+	const started = await n8n.rest<{ executionId?: string }>('POST', `/workflows/${workflowId}/run`, {
+		workflowData,
+		triggerToStartFrom: { name: 'Start' },
+	});
+	if (!started.executionId)
+		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	return started.executionId;
+}
+
+/** Waits until the execution waits (saved to the database by n8n) and returns it. */
+async function waitingExecution(n8n: N8nInstance, executionId: string): Promise<ExecutionDetail> {
+	const until = Date.now() + 180_000;
+	for (;;) {
+		const e = await n8n.getExecution(executionId);
+		if (e.status === 'waiting') return e;
+		if (['success', 'error', 'crashed', 'canceled'].includes(e.status))
+			throw new Error(`execution ${executionId} ended (${e.status}) instead of waiting`);
+		if (Date.now() > until) throw new Error(`execution ${executionId} still ${e.status}`);
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+}
+
+/**
+ * The approval: a call of the Wait's resume webhook (`$execution.resumeUrl`). n8n 2.x signs it with the execution's
+ * resume token (query `signature`); n8n 1.x has none.
+ */
+async function resume(n8n: N8nInstance, executionId: string): Promise<void> {
+	const e = await n8n.getExecution(executionId);
+	const token = (e.data as { resumeToken?: string }).resumeToken;
+	const url = `${n8n.baseUrl}/webhook-waiting/${executionId}${token ? `?signature=${encodeURIComponent(token)}` : ''}`;
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ approved: true }),
+	});
+	const text = await res.text();
+	if (res.status !== 200) throw new Error(`resuming ${executionId}: ${res.status} ${text}`);
+}
+
+interface Measured {
+	c: Case;
+	executionId: string;
+	beforeWait: Writes;
+	afterWait?: Writes;
+	finished?: ExecutionDetail;
+}
+const measured = new Map<string, Measured>();
+let setupError: unknown;
+
+beforeAll(async () => {
+	book.note(
+		'One workspace; each row is one execution of Analyze Resume → Wait (resume on a webhook call) → Invite, both nodes with the same Spending Limit. Both executions run to their Wait in the first n8n process; that process is stopped while they wait, n8n is started again on the same database, and each Wait is resumed by its webhook. "before the Wait" and "after the resume" are the sandbox counters (reports, analysis attempts, interviews) and its mail sink (emails) measured at those moments. An analysis costs 1 credit, an invitation 2.5.',
+	);
+	try {
+		env = await bootRealN8n('faults-f9-wait');
+		w = await caseWorkspace(env.sandbox.baseUrl);
+		credential = await env.n8n.createCredential({
+			name: 'F9-wait recruiter',
+			type: 'recruitingAnalysisApi',
+			data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
+		});
+		for (const c of CASES) {
+			const before = await w.writes();
+			const { id } = await env.n8n.createWorkflow(workflow(c));
+			const executionId = await executeWorkflow(env.n8n, id);
+			const waiting = await waitingExecution(env.n8n, executionId);
+			const analysed = nodeOutput(waiting.data, 'Analyze');
+			log(`${c.id}: waiting (${executionId}); Analyze output ${JSON.stringify(analysed[0] ?? {})}`);
+			measured.set(c.id, { c, executionId, beforeWait: minus(await w.writes(), before) });
+		}
+		// Another process: this n8n stops while the executions wait, a new one starts on the same database.
+		await env.n8n.stop();
+		restarted = await startN8n({ userFolder: env.userFolder, log, line });
+		await restarted.login();
+		for (const m of measured.values()) {
+			const before = await w.writes();
+			await resume(restarted, m.executionId);
+			m.finished = await finishedExecution(restarted, m.executionId);
+			m.afterWait = minus(await w.writes(), before);
+		}
+	} catch (error) {
+		setupError = error;
+	}
+}, 600_000);
+
+afterAll(async () => {
+	book.table('executions', rows);
+	book.save();
+	await restarted?.stop();
+	await env?.close();
+}, 120_000);
+
+describe('F9-wait: the Spending Limit across a Wait resumed by another process', () => {
+	for (const c of CASES) {
+		it(
+			c.invited
+				? `${c.id} a Wait for approval resumed by another process under a Spending Limit the two writes fit: the invitation is sent and charged 2.5 credits`
+				: `${c.id} a Wait for approval resumed by another process under a Spending Limit the two writes pass: the invitation is not sent, and the item says why`,
+			() => {
+				if (setupError) throw setupError;
+				const m = measured.get(c.id)!;
+				const e = m.finished!;
+				const [invited] = nodeOutput(e.data, 'Invite');
+				const [analysed] = nodeOutput(e.data, 'Analyze');
+				const error = typeof invited?.error === 'string' ? invited.error : '';
+				const description = typeof invited?.description === 'string' ? invited.description : '';
+				const says = c.invited
+					? invited?.creditsUsed === 2.5 && typeof invited?.interviewId === 'string'
+					: error.includes(
+							`Spending Limit of ${c.limit} credits reached: this invitation was not sent`,
+						) && description.includes('This execution has spent 1 credits');
+				const writesOk =
+					Object.values(minus(m.beforeWait, c.beforeWait)).every((n) => n === 0) &&
+					Object.values(minus(m.afterWait!, c.afterWait)).every((n) => n === 0);
+				const ok = writesOk && says && e.status === 'success' && analysed?.status === 'completed';
+				rows.push({
+					execution: c.id,
+					what: c.what,
+					'Spending Limit': c.limit,
+					'before the Wait': formatWrites(m.beforeWait),
+					'after the resume': formatWrites(m.afterWait!),
+					asked: `${formatWrites(c.beforeWait)}; then ${formatWrites(c.afterWait, 'no new write')}`,
+					'Analyze report': `${String(analysed?.reportId)} ${String(analysed?.status)}`,
+					'Invite item': c.invited
+						? `interview ${String(invited?.interviewId)}, creditsUsed ${String(invited?.creditsUsed)}`
+						: `${error} (${description.slice(0, 120)})`,
+					status: e.status,
+					held: ok ? 'yes' : '**no**',
+				});
+				book.check(
+					`${c.id} ${c.what}: ${formatWrites(c.beforeWait)} before the Wait; ${c.invited ? '1 interview, 1 email after the resume' : 'no interview, no email after the resume, the item names the limit and the 1 credit spent before the Wait'}`,
+					`before ${formatWrites(m.beforeWait)}; after ${formatWrites(m.afterWait!)}; ${c.invited ? `creditsUsed ${String(invited?.creditsUsed)}` : error}`,
+					ok,
+				);
+				log(`${c.id}: ${ok ? 'held' : 'DID NOT HOLD'}; ${JSON.stringify(invited ?? {})}`);
+				expect({ beforeWait: m.beforeWait, afterWait: m.afterWait }).toEqual({
+					beforeWait: c.beforeWait,
+					afterWait: c.afterWait,
+				});
+				expect(e.status).toBe('success');
+				expect(analysed?.status).toBe('completed');
+				if (c.invited) {
+					expect(invited).toMatchObject({ creditsUsed: 2.5, interviewId: expect.any(String) });
+				} else {
+					expect(error).toContain(
+						`Spending Limit of ${c.limit} credits reached: this invitation was not sent`,
+					);
+					expect(description).toContain('This execution has spent 1 credits');
+				}
+			},
+		);
+	}
+
+	it("the mail sink: one email, to the control's candidate only", async () => {
+		if (setupError) throw setupError;
+		const mail = await w.mail();
+		expect(mail.map((m) => m.to)).toEqual([CASES[1].email]);
+	});
+});
