@@ -19,7 +19,13 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { ensureChromium } from '../test/e2e/global-setup';
-import { ensureN8n, packPackage, removePackedPackage, selectedN8nLines } from './n8n-host';
+import {
+	ensureN8n,
+	packPackage,
+	removeFinishedRunFolders,
+	removePackedPackage,
+	selectedN8nLines,
+} from './n8n-host';
 
 const ROOT = resolve(__dirname, '..');
 const JEST = join(ROOT, 'node_modules', '.bin', 'jest');
@@ -168,6 +174,9 @@ async function main(): Promise<number> {
 	} finally {
 		if (packed) removePackedPackage(packed.tarball);
 		stopLeftBehind();
+		// The jest runs reused this tarball, so their own clean-up of the n8n run folders did not run: it runs here.
+		const removed = removeFinishedRunFolders();
+		say(`removed ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
 	}
 	return printTable();
 }

@@ -5,6 +5,7 @@
  * jest project's (test/n8n-lines.js). With `queue`, n8n (2.x) runs in queue mode (scripts/n8n-host/queue.ts):
  * Redis, PostgreSQL, the main, workers and webhook processes.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 import {
@@ -66,7 +67,7 @@ const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
  * allows files to be read from by default, `~/.n8n-files`, is the run's own and goes with it.
  *
  * Without `queue` or `own`, the n8n is the run's shared one for this line and boot setting (test/e2e/shared-n8n.ts:
- * the line, `homeInUserFolder` and N8N_LOG_LEVEL), booted by the first file that asks; the file still gets a
+ * the line, `homeInUserFolder` and the n8n settings in the environment: bootSetting()), booted by the first file that asks; the file still gets a
  * sandbox process, credentials and workflows of its own, and `close()` stops its sandbox and deactivates the
  * workflows it made, leaving n8n running for the next file. `own: true` (or RA_SHARE_N8N=0) boots an n8n for the
  * file alone: a file that kills, restarts or reconfigures its n8n asks for that.
@@ -166,8 +167,7 @@ async function leaseSharedN8n(
 	opts: { homeInUserFolder?: boolean },
 ): Promise<RealN8n> {
 	const line = n8nLineUnderTest();
-	const logLevel = process.env.N8N_LOG_LEVEL ?? 'info';
-	const setting = `${opts.homeInUserFolder ? 'home' : 'default'}-${logLevel}`;
+	const setting = bootSetting(opts);
 	const shared = await acquireShared(`n8n${line}-${setting}`, async () => {
 		const userFolder = createUserFolder(`shared-${setting}-n8n${line}`);
 		const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
@@ -235,6 +235,25 @@ async function leaseSharedN8n(
 		throw error;
 	}
 }
+
+/**
+ * What an n8n is booted with, beyond its line: HOME in its folder or not, and the n8n settings the file's environment
+ * holds (every n8n process gets the calling process's environment: scripts/n8n-host/node-runtime.ts), such as
+ * security.test.ts's N8N_LOG_LEVEL=debug. Files with the same setting share an n8n; the name goes into its folder's.
+ */
+function bootSetting(opts: { homeInUserFolder?: boolean }): string {
+	const settings = Object.entries(process.env)
+		.filter(([name]) => N8N_SETTING.test(name) && name !== 'N8N_LOG_LEVEL')
+		.sort(([a], [b]) => a.localeCompare(b));
+	const others = settings.length
+		? `-${createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 8)}`
+		: '';
+	return `${opts.homeInUserFolder ? 'home' : 'default'}-${process.env.N8N_LOG_LEVEL ?? 'info'}${others}`;
+}
+
+/** Names of environment variables n8n reads its settings from. */
+const N8N_SETTING =
+	/^(N8N_|EXECUTIONS_|DB_|QUEUE_|GENERIC_TIMEZONE$|TZ$|NODE_FUNCTION_ALLOW_|WEBHOOK_URL$|CREDENTIALS_|ENDPOINTS_|WORKFLOWS_|OFFLOAD_|EXTERNAL_|NODES_|CODE_ENABLE_|LOG_|SKIP_|VUE_APP_)/;
 
 /** Every workflow of the n8n (1.x answers the list bare, 2.x with a count beside it). */
 async function listWorkflows(
