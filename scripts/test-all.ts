@@ -3,10 +3,11 @@
  *
  * 1. Build and pack the package once (the real-n8n suites install the tarball, scan:package scans it), make sure
  *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
- * 2. Three lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n and the
+ * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
  *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
- *    lint, the node tests through Prism), and one jest run of the fault and end-to-end suites per n8n line
- *    (jest.real-n8n.config.js: their files share one running n8n per line and boot setting). RA_TEST_LANES=serial
+ *    lint, the node tests through Prism), and per n8n line two jest runs of the fault and end-to-end suites
+ *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10, and `rest`, every other file; within a run the files share
+ *    one running n8n per boot setting). RA_TEST_LANES=lines runs one jest per line instead, RA_TEST_LANES=serial
  *    runs the lanes one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -153,18 +154,25 @@ async function main(): Promise<number> {
 			npmRun('lint:openapi'),
 			{ ...npmRun('test:prism', ...jestArgs), jestRun: 'prism' },
 		];
-		const realN8n = lines.map((line) => ({
-			lane: `n8n ${line}.x`,
-			steps: [
-				{
-					name: `faults + e2e on n8n ${line}.x`,
-					command: JEST,
-					args: ['-c', 'jest.real-n8n.config.js', ...jestArgs],
-					jestRun: `n8n ${line}.x`,
-					env: { RA_N8N_VERSIONS: line, RA_E2E_TARBALL: tarball },
-				},
-			],
-		}));
+		// Per line, the files that wait on n8n's poll ticks beside the others (RA_TEST_LANES=lines: one lane per line).
+		const parts = process.env.RA_TEST_LANES === 'lines' ? [''] : ['polls', 'rest'];
+		const realN8n = lines.flatMap((line) =>
+			parts.map((part) => {
+				const lane = `n8n ${line}.x${part ? ` ${part}` : ''}`;
+				return {
+					lane,
+					steps: [
+						{
+							name: `faults + e2e on ${lane}`,
+							command: JEST,
+							args: ['-c', 'jest.real-n8n.config.js', ...jestArgs],
+							jestRun: lane,
+							env: { RA_N8N_VERSIONS: line, RA_E2E_TARBALL: tarball, RA_REAL_N8N_PART: part },
+						},
+					],
+				};
+			}),
+		);
 		const lanes = [{ lane: 'checks', steps: checks }, ...(packed ? realN8n : [])];
 		if (process.env.RA_TEST_LANES === 'serial') {
 			for (const l of lanes) await runLane(l.lane, l.steps);
