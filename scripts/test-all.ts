@@ -277,19 +277,21 @@ function printTable(): number {
 			),
 		);
 	}
-	out.push(
-		'',
-		table(
-			['n8n started (user folder)', 'process', 'line', 'ready in'],
-			boots.map((b) => [
-				b.folder,
-				b.label === 'n8n' ? b.command : b.label,
-				`${b.line}.x`,
-				formatTime(b.seconds),
-			]),
-		),
-		`${boots.length} n8n process(es) started, ${formatTime(boots.reduce((s, b) => s + b.seconds, 0))} until ready in all`,
-	);
+	if (boots.length > 0) {
+		out.push(
+			'',
+			table(
+				['n8n started (user folder)', 'process', 'line', 'ready in'],
+				boots.map((b) => [
+					b.folder,
+					b.label === 'n8n' ? b.command : b.label,
+					`${b.line}.x`,
+					formatTime(b.seconds),
+				]),
+			),
+			`${boots.length} n8n process(es) started, ${formatTime(boots.reduce((s, b) => s + b.seconds, 0))} until ready in all`,
+		);
+	}
 	const serial = done.reduce((s, d) => s + d.seconds, 0);
 	out.push(
 		'',
