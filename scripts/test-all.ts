@@ -109,10 +109,13 @@ async function runLane(lane: string, steps: Step[]): Promise<void> {
 	for (const step of steps) await runStep(lane, step);
 }
 
+/** The jest folders of the inner loop: everything of plain jest but the property runs and the package's builds. */
+const QUICK_TESTS = ['test/unit', 'test/nodes', 'test/sandbox', 'test/contract', 'test/security'];
+
 /**
- * `npm run test:quick`: the inner loop, no real n8n: ESLint and Prettier, both type checks, beside the build and
- * plain jest (unit, engine, sandbox, contract, property, nodes through n8n's engine, triggers, security, package,
- * docs). ESLint, Prettier and tsc keep their caches (keyed on each file's content and the configuration) in a
+ * `npm run test:quick`: the inner loop, no real n8n: ESLint and Prettier, both type checks, beside jest's unit
+ * (engine, writes, webhook, feed, docs), node (through n8n's engine, triggers), sandbox, contract and security
+ * tests. The property runs (test/property) and the package's builds and install (test/package) run in `npm test`. ESLint, Prettier and tsc keep their caches (keyed on each file's content and the configuration) in a
  * folder of the system's temporary directory, outside the repository and node_modules, so a second run checks
  * only what changed; `npm test` runs them without a cache.
  */
@@ -156,8 +159,12 @@ async function quick(): Promise<number> {
 			npmRun('typecheck:n8n1'),
 		]),
 		runLane('jest', [
-			npmRun('build'),
-			{ name: 'jest', command: JEST, args: jestArgs, jestRun: 'jest' },
+			{
+				name: 'jest (unit, nodes, sandbox, contract, security)',
+				command: JEST,
+				args: [...jestArgs, ...QUICK_TESTS],
+				jestRun: 'jest',
+			},
 		]),
 	]);
 	return printTable();
