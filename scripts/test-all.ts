@@ -162,7 +162,7 @@ async function quick(): Promise<number> {
 			{
 				name: 'jest (unit, nodes, sandbox, contract, security)',
 				command: JEST,
-				args: [...jestArgs, ...QUICK_TESTS],
+				args: [...QUICK_TESTS, ...jestArgs],
 				jestRun: 'jest',
 			},
 		]),
