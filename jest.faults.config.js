@@ -22,12 +22,15 @@ const projects = projectsFor(realN8nProject(['<rootDir>/test/faults/**/*.faults.
 				],
 			},
 );
-// One figures folder for the whole run: made before it, stamped (or removed) after it.
+// One figures folder for the whole run: made before it, stamped (or removed) after it; the teardown also stops the
+// shared n8n (test/e2e/shared-n8n.ts).
 projects[0].globalSetup = '<rootDir>/test/faults/global-setup.ts';
 projects[0].globalTeardown = '<rootDir>/test/faults/global-teardown.ts';
 
 module.exports = {
 	projects,
 	testTimeout: 600000,
+	// In band: the files share one n8n per line (test/e2e/shared-n8n.ts), in the sequencer's order.
 	maxWorkers: 1,
+	testSequencer: '<rootDir>/test/real-n8n-sequencer.js',
 };

@@ -2,8 +2,8 @@
  * Starting `n8n start` (or, in queue mode, `n8n worker` / `n8n webhook`) on loopback and waiting until it is ready.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, closeSync, openSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { N8nInstance } from './instance';
 import { ensureN8n } from './n8n-install';
 import { n8nEnv } from './n8n-env';
@@ -97,5 +97,30 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		await delay(500);
 	}
 	log(`${label} ready in ${Math.round((Date.now() - started) / 1000)} s`);
+	recordBoot({
+		line: host.line,
+		command,
+		label,
+		folder: basename(opts.userFolder),
+		pid: child.pid,
+		seconds: (Date.now() - started) / 1000,
+	});
 	return instance;
+}
+
+/**
+ * RA_N8N_BOOT_LOG (set by scripts/test-all.ts): a file that gets one JSON line per n8n process started and ready,
+ * for the closing table of `npm test` (and the pids it stops if a jest run left one behind).
+ */
+function recordBoot(boot: {
+	line: string;
+	command: string;
+	label: string;
+	folder: string;
+	pid?: number;
+	seconds: number;
+}): void {
+	const file = process.env.RA_N8N_BOOT_LOG;
+	if (!file) return;
+	appendFileSync(file, `${JSON.stringify({ ...boot, at: new Date().toISOString() })}\n`);
 }

@@ -15,7 +15,7 @@ import {
 } from '../../scripts/n8n-host';
 
 /** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
-function ensureChromium(log: (line: string) => void): void {
+export function ensureChromium(log: (line: string) => void): void {
 	const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 	if (existsSync(path)) return;
 	if (process.getuid?.() !== 0) {

@@ -1,9 +1,11 @@
 /**
- * One real n8n per test file: a fresh user folder with our tarball installed as a community package,
- * the sandbox as a child process, the owner account and the two credentials. The n8n line (2.x or 1.x) is the
+ * A real n8n for a test file (the run's shared one of its line, or one of its own: see bootRealN8n), our tarball
+ * installed as a community package, the sandbox as a child process of the file's own, the owner account and the
+ * file's two credentials. The n8n line (2.x or 1.x) is the
  * jest project's (test/n8n-lines.js). With `queue`, n8n (2.x) runs in queue mode (scripts/n8n-host/queue.ts):
  * Redis, PostgreSQL, the main, workers and webhook processes.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 import {
@@ -23,6 +25,7 @@ import {
 } from '../../scripts/n8n-host';
 import { QueueStack, type QueueStackOptions } from '../../scripts/n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from '../../scripts/sandbox-process';
+import { acquireShared, releaseShared, sharingEnabled } from './shared-n8n';
 
 export { NODE_TYPES };
 
@@ -62,14 +65,25 @@ const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 /**
  * `homeInUserFolder`: n8n (and `n8n execute`) run with HOME set to the run's user folder, so the folder n8n 2.x
  * allows files to be read from by default, `~/.n8n-files`, is the run's own and goes with it.
+ *
+ * Without `queue` or `own`, the n8n is the run's shared one for this line and boot setting (test/e2e/shared-n8n.ts:
+ * the line, `homeInUserFolder` and the n8n settings in the environment: bootSetting()), booted by the first file that asks; the file still gets a
+ * sandbox process, credentials and workflows of its own, and `close()` stops its sandbox and deactivates the
+ * workflows it made, leaving n8n running for the next file. `own: true` (or RA_SHARE_N8N=0) boots an n8n for the
+ * file alone: a file that kills, restarts or reconfigures its n8n asks for that.
  */
 export async function bootRealN8n(
 	label: string,
-	opts: { queue?: Omit<QueueStackOptions, 'userFolder' | 'log'>; homeInUserFolder?: boolean } = {},
+	opts: {
+		queue?: Omit<QueueStackOptions, 'userFolder' | 'log'>;
+		homeInUserFolder?: boolean;
+		own?: boolean;
+	} = {},
 ): Promise<RealN8n> {
 	const tarball = process.env.RA_E2E_TARBALL;
 	if (!tarball)
 		throw new Error('RA_E2E_TARBALL is not set: run these tests through `npm run test:e2e`');
+	if (!opts.queue && !opts.own && sharingEnabled()) return leaseSharedN8n(label, tarball, opts);
 	const line = n8nLineUnderTest();
 	const userFolder = createUserFolder(`${label}-n8n${line}`);
 	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
@@ -100,18 +114,7 @@ export async function bootRealN8n(
 		await n8n.setupOwner();
 		// The record goes into n8n's SQLite database; in queue mode (PostgreSQL) n8n loads the package from nodes/.
 		if (!stack) await n8n.recordCommunityPackage(PACKAGE);
-		const credentials = {
-			recruitingAnalysisApi: await n8n.createCredential({
-				name: 'Recruiting Analysis sandbox',
-				type: 'recruitingAnalysisApi',
-				data: { environment: 'sandbox', baseUrl: sandbox.baseUrl, apiKey: sandbox.seed.apiKey },
-			}),
-			recruitingAnalysisSigningSecretApi: await n8n.createCredential({
-				name: 'Recruiting Analysis signing secret',
-				type: 'recruitingAnalysisSigningSecretApi',
-				data: { secret: sandbox.seed.webhookSecret },
-			}),
-		};
+		const credentials = await createCredentials(n8n, sandbox);
 		return {
 			line,
 			// In queue mode the main may be restarted: always hand out the current one.
@@ -136,6 +139,129 @@ export async function bootRealN8n(
 		await close();
 		throw error;
 	}
+}
+
+/** The two credentials of a file, pointing at its own sandbox. */
+async function createCredentials(
+	n8n: N8nInstance,
+	sandbox: SandboxProcess,
+): Promise<RealN8n['credentials']> {
+	return {
+		recruitingAnalysisApi: await n8n.createCredential({
+			name: 'Recruiting Analysis sandbox',
+			type: 'recruitingAnalysisApi',
+			data: { environment: 'sandbox', baseUrl: sandbox.baseUrl, apiKey: sandbox.seed.apiKey },
+		}),
+		recruitingAnalysisSigningSecretApi: await n8n.createCredential({
+			name: 'Recruiting Analysis signing secret',
+			type: 'recruitingAnalysisSigningSecretApi',
+			data: { secret: sandbox.seed.webhookSecret },
+		}),
+	};
+}
+
+/** A lease on the shared n8n of this line and boot setting (see bootRealN8n). */
+async function leaseSharedN8n(
+	label: string,
+	tarball: string,
+	opts: { homeInUserFolder?: boolean },
+): Promise<RealN8n> {
+	const line = n8nLineUnderTest();
+	const setting = bootSetting(opts);
+	const shared = await acquireShared(`n8n${line}-${setting}`, async () => {
+		const userFolder = createUserFolder(`shared-${setting}-n8n${line}`);
+		const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
+		const n8n = await startN8n({
+			userFolder,
+			log,
+			line,
+			env: opts.homeInUserFolder ? homeEnv(userFolder, line) : undefined,
+		});
+		try {
+			await n8n.setupOwner();
+			await n8n.recordCommunityPackage(PACKAGE);
+		} catch (error) {
+			await n8n.stop();
+			throw error;
+		}
+		return { n8n, userFolder, packageDir };
+	});
+	const { n8n, userFolder, packageDir } = shared;
+	log(`${label}: sharing the n8n ${line}.x of ${userFolder} (file ${shared.served} on it)`);
+	let sandbox: SandboxProcess | undefined;
+	try {
+		sandbox = await startSandboxProcess({
+			logFile: join(userFolder, `sandbox-${shared.served}-${label}.log`),
+			log,
+		});
+		// The workflows there before this file: close() deactivates only the ones it made.
+		const before = new Set((await listWorkflows(n8n)).map((w) => w.id));
+		const credentials = await createCredentials(n8n, sandbox);
+		const ownSandbox = sandbox;
+		let closed = false;
+		return {
+			line,
+			n8n,
+			webhookBaseUrl: n8n.baseUrl,
+			sandbox: ownSandbox,
+			userFolder,
+			packageDir,
+			credentials,
+			async importExample(file, edit) {
+				const wf = bindWorkflow(loadExample(file), credentials, { webhookSuffix: uniqueSuffix() });
+				edit?.(wf);
+				const created = await n8n.createWorkflow(wf);
+				return { id: created.id, wf };
+			},
+			async close() {
+				if (closed) return;
+				closed = true;
+				try {
+					if (n8n.child.exitCode === null && n8n.child.signalCode === null) {
+						for (const w of await listWorkflows(n8n)) {
+							if (!before.has(w.id) && (w.active || w.activeVersionId))
+								await n8n.deactivateWorkflow(w.id);
+						}
+					}
+				} finally {
+					releaseShared(shared);
+					await ownSandbox.stop();
+				}
+			},
+		};
+	} catch (error) {
+		releaseShared(shared);
+		await sandbox?.stop();
+		throw error;
+	}
+}
+
+/**
+ * What an n8n is booted with, beyond its line: HOME in its folder or not, and the n8n settings the file's environment
+ * holds (every n8n process gets the calling process's environment: scripts/n8n-host/node-runtime.ts), such as
+ * security.test.ts's N8N_LOG_LEVEL=debug. Files with the same setting share an n8n; the name goes into its folder's.
+ */
+function bootSetting(opts: { homeInUserFolder?: boolean }): string {
+	const settings = Object.entries(process.env)
+		.filter(([name]) => N8N_SETTING.test(name) && name !== 'N8N_LOG_LEVEL')
+		.sort(([a], [b]) => a.localeCompare(b));
+	const others = settings.length
+		? `-${createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 8)}`
+		: '';
+	return `${opts.homeInUserFolder ? 'home' : 'default'}-${process.env.N8N_LOG_LEVEL ?? 'info'}${others}`;
+}
+
+/** Names of environment variables n8n reads its settings from. */
+const N8N_SETTING =
+	/^(N8N_|EXECUTIONS_|DB_|QUEUE_|GENERIC_TIMEZONE$|TZ$|NODE_FUNCTION_ALLOW_|WEBHOOK_URL$|CREDENTIALS_|ENDPOINTS_|WORKFLOWS_|OFFLOAD_|EXTERNAL_|NODES_|CODE_ENABLE_|LOG_|SKIP_|VUE_APP_)/;
+
+/** Every workflow of the n8n (1.x answers the list bare, 2.x with a count beside it). */
+async function listWorkflows(
+	n8n: N8nInstance,
+): Promise<Array<{ id: string; active?: boolean; activeVersionId?: string | null }>> {
+	type Row = { id: string; active?: boolean; activeVersionId?: string | null };
+	const answer = await n8n.rest<Row[] | { data: Row[] }>('GET', '/workflows');
+	return Array.isArray(answer) ? answer : answer.data;
 }
 
 /**

@@ -518,7 +518,6 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		await env.sandbox.control.call('PATCH', `/_sandbox/webhook-endpoints/${webhook.endpointId}`, {
 			paused: false,
 		});
-		await delay(2000);
 		const late = await waitExecutionFor(lateEvent.id);
 		const current = await waitExecutionFor(currentEvent.id);
 		await delay(2000);

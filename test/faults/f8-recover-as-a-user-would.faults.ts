@@ -390,7 +390,8 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 	let setupError: unknown;
 
 	beforeAll(async () => {
-		env = await bootRealN8n('faults-f8-kill');
+		// Its own n8n: the cases kill it and start it again on its user folder.
+		env = await bootRealN8n('faults-f8-kill', { own: true });
 		try {
 			const log = (line: string) => process.stderr.write(`[e2e] ${line}\n`);
 			sandboxes.push(

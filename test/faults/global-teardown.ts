@@ -1,14 +1,17 @@
 /**
- * After a run of the fault suite: stamp the run in its figures folder, then remove the folder if it was this run's
+ * After a run of the fault suite: stop the shared n8n still running (test/e2e/shared-n8n.ts), stamp the run in its
+ * figures folder, then remove the folder if it was this run's
  * own temporary one. The suite never writes REPORT.md; `npm run report:faults` renders it (test/faults/report.ts).
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import stopSharedN8n from '../e2e/global-teardown';
 import { figuresDir } from './figures';
 import { OWN_FIGURES_VAR } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
+	await stopSharedN8n();
 	const dir = figuresDir();
 	if (process.env[OWN_FIGURES_VAR]) {
 		rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,40 @@
+const faults = require('./jest.faults.config');
+const e2e = require('./jest.e2e.config');
+
+/**
+ * The fault suite and the end-to-end suite in one jest run (`npm test` runs this once per n8n line, the two lines
+ * side by side: scripts/test-all.ts), so their files share one running n8n per line and boot setting
+ * (test/e2e/shared-n8n.ts) instead of booting one per file. The same projects, files and options as
+ * jest.faults.config.js and jest.e2e.config.js, named `faults, n8n 2.x`, `e2e, n8n 1.x` and so on.
+ * @type {import('jest').Config}
+ */
+/**
+ * RA_REAL_N8N_PART splits the files in two for two jest runs side by side: `polls`, the files that spend most of their
+ * time waiting for n8n's poll ticks (F3/F4 and the F10 files: the feed trigger polls once a minute), and `rest`,
+ * every other file. Unset: every file.
+ */
+const POLLS = '/test/faults/(f3-f4|f10)-[^/]*$';
+const part = process.env.RA_REAL_N8N_PART ?? '';
+if (!['', 'polls', 'rest'].includes(part))
+	throw new Error(`RA_REAL_N8N_PART="${part}": use polls, rest or leave it unset`);
+const partOf = (project) =>
+	part === ''
+		? project
+		: {
+				...project,
+				testPathIgnorePatterns: [
+					...(project.testPathIgnorePatterns ?? ['/node_modules/', '/dist/']),
+					part === 'polls' ? `^(?!.*${POLLS})` : POLLS,
+				],
+			};
+
+module.exports = {
+	projects: [
+		...faults.projects.map((p) => partOf({ ...p, displayName: `faults, ${p.displayName}` })),
+		...e2e.projects.map((p) => partOf({ ...p, displayName: `e2e, ${p.displayName}` })),
+	],
+	testTimeout: 600000,
+	maxWorkers: 1,
+	testSequencer: '<rootDir>/test/real-n8n-sequencer.js',
+	verbose: true,
+};

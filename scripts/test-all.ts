@@ -1,0 +1,363 @@
+/**
+ * `npm test` (and `npm run test:quick` with `--quick`: see quick()): every check of the repository, timed, ending with a table of where the time went.
+ *
+ * 1. Build and pack the package once (the real-n8n suites install the tarball, scan:package scans it), make sure
+ *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
+ * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
+ *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
+ *    lint, the node tests through Prism), and per n8n line two jest runs of the fault and end-to-end suites
+ *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10, and `rest`, every other file; within a run the files share
+ *    one running n8n per boot setting). RA_TEST_LANES=lines runs one jest per line instead, RA_TEST_LANES=serial
+ *    runs the lanes one after another.
+ * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
+ *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
+ *    the steps that failed without a failing test). The exit code is 1 when any step failed.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { ensureChromium } from '../test/e2e/global-setup';
+import {
+	ensureN8n,
+	packPackage,
+	removeFinishedRunFolders,
+	removePackedPackage,
+	selectedN8nLines,
+} from './n8n-host';
+
+const ROOT = resolve(__dirname, '..');
+const JEST = join(ROOT, 'node_modules', '.bin', 'jest');
+const REPORTER = join(ROOT, 'test', 'timing-reporter.js');
+const work = mkdtempSync(join(tmpdir(), 'ra-test-all-'));
+const timingsFile = join(work, 'files.jsonl');
+const bootsFile = join(work, 'boots.jsonl');
+writeFileSync(timingsFile, '');
+writeFileSync(bootsFile, '');
+
+interface Step {
+	name: string;
+	command: string;
+	args: string[];
+	/** Test-file times of this step are recorded under this run name (jest steps). */
+	jestRun?: string;
+	env?: NodeJS.ProcessEnv;
+}
+
+interface Done {
+	lane: string;
+	name: string;
+	seconds: number;
+	ok: boolean;
+	jestRun?: string;
+}
+
+const done: Done[] = [];
+const started = Date.now();
+const seconds = (from: number) => (Date.now() - from) / 1000;
+const say = (text: string) => process.stdout.write(`[npm test] ${text}\n`);
+
+const npmRun = (name: string, ...extra: string[]): Step => ({
+	name,
+	command: 'npm',
+	args: ['run', '--silent', name, ...(extra.length ? ['--', ...extra] : [])],
+});
+const jestArgs = ['--reporters=default', `--reporters=${REPORTER}`];
+
+/** Runs one step with its output prefixed by the lane's name; resolves with whether it passed. */
+function runStep(lane: string, step: Step): Promise<boolean> {
+	const from = Date.now();
+	say(`${lane}: ${step.name} …`);
+	return new Promise((resolveStep) => {
+		const child = spawn(step.command, step.args, {
+			cwd: ROOT,
+			env: {
+				...process.env,
+				...step.env,
+				RA_TIMINGS_FILE: timingsFile,
+				RA_TIMINGS_RUN: step.jestRun ?? step.name,
+				RA_N8N_BOOT_LOG: bootsFile,
+			},
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		for (const stream of [child.stdout, child.stderr]) {
+			const target = stream === child.stdout ? process.stdout : process.stderr;
+			createInterface({ input: stream }).on('line', (line) => target.write(`[${lane}] ${line}\n`));
+		}
+		child.on('error', (error) => target(error));
+		child.on('close', (code) => finish(code === 0));
+		function target(error: Error) {
+			process.stderr.write(`[${lane}] ${step.name}: ${error.message}\n`);
+		}
+		let finished = false;
+		function finish(ok: boolean) {
+			if (finished) return;
+			finished = true;
+			const took = seconds(from);
+			done.push({ lane, name: step.name, seconds: took, ok, jestRun: step.jestRun });
+			say(`${lane}: ${step.name} ${ok ? 'passed' : 'FAILED'} in ${formatTime(took)}`);
+			resolveStep(ok);
+		}
+	});
+}
+
+/** A lane runs its steps in order; every step runs even when one before it failed, so the table is whole. */
+async function runLane(lane: string, steps: Step[]): Promise<void> {
+	for (const step of steps) await runStep(lane, step);
+}
+
+/** The jest folders of the inner loop: everything of plain jest but the property runs and the package's builds. */
+const QUICK_TESTS = ['test/unit', 'test/nodes', 'test/sandbox', 'test/contract', 'test/security'];
+
+/**
+ * `npm run test:quick`: the inner loop, no real n8n: ESLint and Prettier, both type checks, beside jest's unit
+ * (engine, writes, webhook, feed, docs), node (through n8n's engine, triggers), sandbox, contract and security
+ * tests. The property runs (test/property) and the package's builds and install (test/package) run in `npm test`. ESLint, Prettier and tsc keep their caches (keyed on each file's content and the configuration) in a
+ * folder of the system's temporary directory, outside the repository and node_modules, so a second run checks
+ * only what changed; `npm test` runs them without a cache.
+ */
+async function quick(): Promise<number> {
+	const cache = join(
+		tmpdir(),
+		'n8n-nodes-recruiting-analysis-quick',
+		createHash('sha256').update(ROOT).digest('hex').slice(0, 12),
+	);
+	const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+	await Promise.all([
+		runLane('checks', [
+			{
+				name: 'eslint (cached)',
+				command: bin('eslint'),
+				args: ['.', '--cache', '--cache-location', join(cache, 'eslint/')],
+			},
+			{
+				name: 'prettier --check (cached)',
+				command: bin('prettier'),
+				args: [
+					'--check',
+					'--cache',
+					'--cache-location',
+					join(cache, 'prettier.json'),
+					'**/*.{ts,js,mjs,cjs}',
+				],
+			},
+			{
+				name: 'typecheck (incremental)',
+				command: bin('tsc'),
+				args: [
+					'-p',
+					'tsconfig.dev.json',
+					'--noEmit',
+					'--incremental',
+					'--tsBuildInfoFile',
+					join(cache, 'tsconfig.dev.tsbuildinfo'),
+				],
+			},
+			npmRun('typecheck:n8n1'),
+		]),
+		runLane('jest', [
+			{
+				name: 'jest (unit, nodes, sandbox, contract, security)',
+				command: JEST,
+				args: [...QUICK_TESTS, ...jestArgs],
+				jestRun: 'jest',
+			},
+		]),
+	]);
+	return printTable();
+}
+
+async function main(): Promise<number> {
+	if (process.argv.includes('--quick')) return quick();
+	const lines = selectedN8nLines();
+	const prepareFrom = Date.now();
+	const log = (text: string) => say(`prepare: ${text}`);
+	ensureChromium(log);
+	for (const line of lines) await ensureN8n(log, line);
+	done.push({
+		lane: 'prepare',
+		name: 'n8n lines and Chromium',
+		seconds: seconds(prepareFrom),
+		ok: true,
+	});
+	const buildOk = await runStep('prepare', npmRun('build'));
+	const packFrom = Date.now();
+	const packed = buildOk ? await packPackage({ log, skipBuild: true }) : undefined;
+	done.push({ lane: 'prepare', name: 'npm pack', seconds: seconds(packFrom), ok: !!packed });
+	const tarball = packed?.tarball ?? '';
+	try {
+		const checks: Step[] = [
+			npmRun('lint'),
+			npmRun('lint:circles'),
+			npmRun('lint:workflows'),
+			npmRun('typecheck'),
+			npmRun('typecheck:n8n1'),
+			{ name: 'jest', command: JEST, args: jestArgs, jestRun: 'jest' },
+			{ name: 'scan:package', command: 'node', args: ['scripts/scan-package.mjs', tarball] },
+			npmRun('lint:openapi'),
+			{ ...npmRun('test:prism', ...jestArgs), jestRun: 'prism' },
+		];
+		// Per line, the files that wait on n8n's poll ticks beside the others (RA_TEST_LANES=lines: one lane per line).
+		const parts = process.env.RA_TEST_LANES === 'lines' ? [''] : ['polls', 'rest'];
+		const realN8n = lines.flatMap((line) =>
+			parts.map((part) => {
+				const lane = `n8n ${line}.x${part ? ` ${part}` : ''}`;
+				return {
+					lane,
+					steps: [
+						{
+							name: `faults + e2e on ${lane}`,
+							command: JEST,
+							args: ['-c', 'jest.real-n8n.config.js', ...jestArgs],
+							jestRun: lane,
+							env: { RA_N8N_VERSIONS: line, RA_E2E_TARBALL: tarball, RA_REAL_N8N_PART: part },
+						},
+					],
+				};
+			}),
+		);
+		const lanes = [{ lane: 'checks', steps: checks }, ...(packed ? realN8n : [])];
+		if (process.env.RA_TEST_LANES === 'serial') {
+			for (const l of lanes) await runLane(l.lane, l.steps);
+		} else {
+			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
+		}
+	} finally {
+		if (packed) removePackedPackage(packed.tarball);
+		stopLeftBehind();
+		// The jest runs reused this tarball, so their own clean-up of the n8n run folders did not run: it runs here.
+		const removed = removeFinishedRunFolders();
+		say(`removed ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
+	}
+	return printTable();
+}
+
+interface FileRow {
+	run: string;
+	project: string;
+	file: string;
+	seconds: number;
+	passed: number;
+	failed: number;
+	skipped: number;
+}
+
+interface BootRow {
+	line: string;
+	command: string;
+	label: string;
+	folder: string;
+	pid?: number;
+	seconds: number;
+}
+
+const readRows = <T>(file: string): T[] =>
+	existsSync(file)
+		? readFileSync(file, 'utf8')
+				.split('\n')
+				.filter((l) => l.trim())
+				.map((l) => JSON.parse(l) as T)
+		: [];
+
+/** An n8n a jest run left running (it should never happen: the global teardowns stop them) is stopped here. */
+function stopLeftBehind(): void {
+	for (const boot of readRows<BootRow>(bootsFile)) {
+		if (!boot.pid) continue;
+		try {
+			process.kill(-boot.pid, 0);
+		} catch {
+			continue;
+		}
+		say(`n8n ${boot.folder} (pid ${boot.pid}) was left running: stopping it`);
+		try {
+			process.kill(-boot.pid, 'SIGKILL');
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+}
+
+function formatTime(s: number): string {
+	const m = Math.floor(s / 60);
+	const rest = Math.round(s - m * 60);
+	return m > 0 ? `${m} min ${String(rest).padStart(2, '0')} s` : `${rest} s`;
+}
+
+function table(head: string[], rows: string[][]): string {
+	const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+	const line = (cells: string[]) =>
+		cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+	return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function printTable(): number {
+	const files = readRows<FileRow>(timingsFile);
+	const boots = readRows<BootRow>(bootsFile);
+	const out: string[] = ['', '== npm test: where the time went =='];
+	out.push(
+		'',
+		table(
+			['step', 'lane', 'wall', 'result'],
+			done.map((d) => [d.name, d.lane, formatTime(d.seconds), d.ok ? 'passed' : 'FAILED']),
+		),
+	);
+	const byRun = new Map<string, FileRow[]>();
+	for (const f of files) byRun.set(f.run, [...(byRun.get(f.run) ?? []), f]);
+	for (const [run, rows] of byRun) {
+		out.push(
+			'',
+			table(
+				[`${run}: test file`, 'project', 'wall', 'passed', 'failed'],
+				[...rows]
+					.sort((a, b) => b.seconds - a.seconds)
+					.map((f) => [
+						f.file,
+						f.project,
+						formatTime(f.seconds),
+						String(f.passed),
+						String(f.failed),
+					]),
+			),
+		);
+	}
+	if (boots.length > 0) {
+		out.push(
+			'',
+			table(
+				['n8n started (user folder)', 'process', 'line', 'ready in'],
+				boots.map((b) => [
+					b.folder,
+					b.label === 'n8n' ? b.command : b.label,
+					`${b.line}.x`,
+					formatTime(b.seconds),
+				]),
+			),
+			`${boots.length} n8n process(es) started, ${formatTime(boots.reduce((s, b) => s + b.seconds, 0))} until ready in all`,
+		);
+	}
+	const serial = done.reduce((s, d) => s + d.seconds, 0);
+	out.push(
+		'',
+		`wall time ${formatTime(seconds(started))} (the steps one after another: ${formatTime(serial)})`,
+	);
+	const passed = files.reduce((s, f) => s + f.passed, 0);
+	const failedTests = files.reduce((s, f) => s + f.failed, 0);
+	const failedSteps = done.filter(
+		(d) => !d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0),
+	).length;
+	out.push(`${passed} passed, ${failedTests + failedSteps} failed`);
+	process.stdout.write(`${out.join('\n')}\n`);
+	rmSync(work, { recursive: true, force: true });
+	return done.every((d) => d.ok) ? 0 : 1;
+}
+
+main().then(
+	(code) => process.exit(code),
+	(error: unknown) => {
+		process.stderr.write(`[npm test] ${error instanceof Error ? error.stack : String(error)}\n`);
+		process.exit(1);
+	},
+);
