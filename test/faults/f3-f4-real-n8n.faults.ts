@@ -480,7 +480,7 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 					'Dedupe by event id therefore does not work in a real n8n; the engine harness persists static data itself, so the node tests do not see it.',
 			);
 		}
-		expect(replayed.length).toBe(3);
+		expect(replayed).toHaveLength(3);
 		expect(replayed.every((d) => d.attempts.at(-1)?.status === 200)).toBe(true);
 		expect(again.status).toBe(200);
 		expect(burstStatuses.every((s) => s === 200)).toBe(true);

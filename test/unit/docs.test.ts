@@ -102,7 +102,7 @@ function option(properties: INodeProperties[], name: string): INodeProperties {
 const CHECKS = new Map<string, () => void>();
 function check(name: string, fn: () => void): void {
 	CHECKS.set(name, fn);
-	it(name, fn);
+	it(name, () => expect(fn).not.toThrow());
 }
 
 const action = new RecruitingAnalysis().description;
