@@ -35,11 +35,10 @@ const jest = spawn(
 	[
 		'-c',
 		'jest.faults.config.js',
-		'--reporters',
-		'default',
-		'--reporters',
-		join(__dirname, 'jest-results-reporter.js'),
 		...process.argv.slice(2),
+		// Last: jest's --reporters takes every argument after it as a reporter, path patterns included.
+		'--reporters=default',
+		`--reporters=${join(__dirname, 'jest-results-reporter.js')}`,
 	],
 	{
 		cwd: root,
