@@ -30,6 +30,9 @@ export default tseslint.config(
 		},
 		rules: {
 			'@typescript-eslint/no-floating-promises': 'error',
+			// A skipped or focused test is an error here, not the recommended warning: nothing is skipped.
+			'jest/no-disabled-tests': 'error',
+			'jest/no-focused-tests': 'error',
 			// Assertions made through the project's own helpers count as assertions: each of these asserts
 			// (rejects* in test/sandbox expect the refusal; F8's conclude and F9's step assert the case's claims).
 			'jest/expect-expect': [
