@@ -42,6 +42,7 @@ const ORDER = [
 	'F1-F2',
 	'F3-F4',
 	'F3-F4-n8n1',
+	'F4-durable',
 	'F5',
 	'F6',
 	'F7',
