@@ -276,6 +276,12 @@ export interface Counters {
 	storagePuts: number;
 	storageAuthorizationHeaders: number;
 	webhookAuthorizationHeaders: number;
+	/**
+	 * High-water mark of the reports prepared (upload URL given) and not yet submitted for analysis (no attempt,
+	 * in no analysis batch): how far a client's preparations ran ahead of its submissions, measured at every
+	 * preparation (the only event that raises it), so no peak is missed.
+	 */
+	preparedAheadOfSubmissionMax: number;
 	requests: Record<string, number>;
 }
 
@@ -290,5 +296,6 @@ export const emptyCounters = (): Counters => ({
 	storagePuts: 0,
 	storageAuthorizationHeaders: 0,
 	webhookAuthorizationHeaders: 0,
+	preparedAheadOfSubmissionMax: 0,
 	requests: {},
 });

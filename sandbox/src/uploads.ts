@@ -158,8 +158,31 @@ export function prepareUpload(
 	const counters = ctx.store.countersOf(ws.id);
 	counters.reportsCreated += 1;
 	counters.preparationsCreated += 1;
+	counters.preparedAheadOfSubmissionMax = Math.max(
+		counters.preparedAheadOfSubmissionMax ?? 0,
+		preparedAheadOfSubmission(ctx, ws.id),
+	);
 	ctx.markDirty();
 	return { reportId: report.id, upload: signedUpload(ctx, report) };
+}
+
+/** Reports of the workspace with a live preparation, never admitted and in no analysis batch. */
+function preparedAheadOfSubmission(ctx: Ctx, workspaceId: string): number {
+	const inAnalysisBatches = new Set<unknown>();
+	for (const b of Object.values(ctx.store.batches))
+		if (b.workspaceId === workspaceId && b.kind === 'analyses')
+			for (const item of b.items) inAnalysisBatches.add(item.input.reportId);
+	let count = 0;
+	for (const r of Object.values(ctx.store.reports))
+		if (
+			r.workspaceId === workspaceId &&
+			r.admissions === 0 &&
+			r.preparation !== null &&
+			!r.preparation.cancelled &&
+			!inAnalysisBatches.has(r.id)
+		)
+			count++;
+	return count;
 }
 
 export function ownReport(ctx: Ctx, ws: Workspace, id: string): ReportRecord {

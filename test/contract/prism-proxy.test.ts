@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startPrismProxy, type PrismProxy } from '../helpers/prism';
+import { startPrismProxy, takeUnreportedFindings, type PrismProxy } from '../helpers/prism';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 
 let sb: TestSandbox;
@@ -50,6 +50,8 @@ test('a request off the contract is refused by Prism (422) and reported', async 
 	expect(proxy.violations.slice(before).join('\n')).toMatch(
 		/POST \/api\/v1\/analysis-quotes: .*UNPROCESSABLE_ENTITY/,
 	);
+	// Provoked on purpose: taken here, so closing the proxy does not report them again.
+	expect(takeUnreportedFindings().join('\n')).toMatch(/UNPROCESSABLE_ENTITY/);
 });
 
 test('an answer off the contract becomes 500 VIOLATIONS and is reported', async () => {
@@ -65,8 +67,25 @@ test('an answer off the contract becomes 500 VIOLATIONS and is reported', async 
 		expect(res.status).toBe(500);
 		expect(JSON.stringify(await res.json())).toMatch(/VIOLATIONS/);
 		expect(bad.violations.join('\n')).toMatch(/GET \/api\/v1\/reports\/rpt_x: .*VIOLATIONS/);
+		expect(takeUnreportedFindings().join('\n')).toMatch(/VIOLATIONS/);
 	} finally {
 		await bad.close();
+		await new Promise((resolve) => fake.close(resolve));
+	}
+});
+
+test('a violation no test reported is not lost: closing its proxy throws it', async () => {
+	const fake: Server = createServer((_req, res) => {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end(JSON.stringify({ id: 'rpt_x', score: 'ten' }));
+	});
+	await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+	const bad = await startPrismProxy(`http://127.0.0.1:${(fake.address() as AddressInfo).port}`);
+	try {
+		expect((await call(bad.url, 'GET', '/api/v1/reports/rpt_x')).status).toBe(500);
+		await expect(bad.close()).rejects.toThrow(/no test reported:[^]*GET \/api\/v1\/reports\/rpt_x/);
+		expect(takeUnreportedFindings()).toEqual([]);
+	} finally {
 		await new Promise((resolve) => fake.close(resolve));
 	}
 });

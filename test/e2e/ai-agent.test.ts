@@ -231,7 +231,19 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 	// The result the tool read is the analysis the example's resume asks for (RA-SANDBOX-SCORE), and the agent's
 	// answer is the model's last turn, made from that result.
 	const read = outputOf(TOOLS.read)[0] as { result?: { score?: number } };
-	expect(read.result?.score).toEqual(expect.any(Number));
+	// What the tool returned is the sandbox's own result for that report (read here over the API, not from the
+	// stub), with the score the example's resume asks for (RA-SANDBOX-SCORE=8 in examples/analyze-one-resume.json).
+	const stored = await fetch(
+		`${env.sandbox.baseUrl}/api/v1/reports/${encodeURIComponent(reportId)}/result`,
+		{ headers: { authorization: `Bearer ${env.sandbox.seed.apiKey}` } },
+	);
+	expect(stored.status).toBe(200);
+	const sandboxResult = (
+		(await stored.json()) as { data: { reportId: string; result: { score?: number } | null } }
+	).data;
+	expect(sandboxResult.reportId).toBe(reportId);
+	expect(sandboxResult.result?.score).toBe(8);
+	expect(read.result?.score).toBe(sandboxResult.result?.score);
 	const agentOut = (
 		runData['AI Agent'] as unknown as Array<{
 			data: { main: Array<Array<{ json: { output?: string } }>> };

@@ -480,7 +480,7 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 					'Dedupe by event id therefore does not work in a real n8n; the engine harness persists static data itself, so the node tests do not see it.',
 			);
 		}
-		expect(replayed.length).toBe(3);
+		expect(replayed).toHaveLength(3);
 		expect(replayed.every((d) => d.attempts.at(-1)?.status === 200)).toBe(true);
 		expect(again.status).toBe(200);
 		expect(burstStatuses.every((s) => s === 200)).toBe(true);
@@ -586,6 +586,8 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		status: string;
 		startedAt: string;
 		items: Array<Record<string, Json>>;
+		/** The error of a failed poll: n8n's message and description, as the execution stores them. */
+		error: string;
 	}
 	const feedSeen = new Map<string, FeedRun>();
 	async function feedRuns(): Promise<FeedRun[]> {
@@ -598,6 +600,15 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 				status: e.status,
 				startedAt: e.startedAt ?? e.stoppedAt ?? '',
 				items: nodeOutput(detail.data, 'Feed'),
+				error: [
+					detail.data.resultData.error?.message,
+					detail.data.resultData.error?.description,
+					...Object.values(detail.data.resultData.runData).flatMap((runs) =>
+						runs.map((r) => r.error?.message ?? ''),
+					),
+				]
+					.filter(Boolean)
+					.join(' · '),
 			});
 		}
 		return [...feedSeen.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
@@ -692,6 +703,11 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		const revokedLogLines = logLines.filter((l) =>
 			/invalid, expired or revoked|401 UNAUTHORIZED/.test(l),
 		);
+		// The precondition of everything below: a poll did meet the revoked key (its execution failed on the 401).
+		const metRevokedKey = duringRevoked.filter(
+			(r) =>
+				r.status !== 'success' && /invalid, expired or revoked|401|UNAUTHORIZED/i.test(r.error),
+		);
 		const wfAfterRevoked = await env.n8n.getWorkflow(feed.workflowId);
 		apiKey = reset.apiKey;
 		const rotatedAt = Date.now();
@@ -719,7 +735,11 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 		const wfState = await env.n8n.getWorkflow(feed.workflowId);
 		book.set(
 			'reset.executionsWhileKeyRevoked',
-			duringRevoked.map((r) => ({ status: r.status, items: r.items.length })),
+			duringRevoked.map((r) => ({
+				status: r.status,
+				items: r.items.length,
+				error: r.error.slice(0, 200),
+			})),
 		);
 		book.set('reset.n8nLogLinesAboutTheRevokedKey', revokedLogLines.length);
 		book.set('reset.sampleLogLine', (revokedLogLines[0] ?? '').slice(0, 300));
@@ -739,6 +759,11 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 			})),
 		);
 		book.check(
+			'a poll met the revoked key: its execution failed with the 401 of the revoked key',
+			`${metRevokedKey.length} of ${duringRevoked.length} poll(s) in the 70 s after the reset${metRevokedKey[0] ? `: ${metRevokedKey[0].error.slice(0, 160)}` : ''}`,
+			metRevokedKey.length >= 1,
+		);
+		book.check(
 			'the workflow stays active while the key is revoked (no deactivation, no tight retry loop)',
 			`active=${String(wfAfterRevoked.active)}, runs in 70 s: ${duringRevoked.length}`,
 			wfAfterRevoked.active === true && duringRevoked.length <= 2,
@@ -755,6 +780,7 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 				errorsOutsideRevokedWindow.length === 0 &&
 				errors.length <= 2,
 		);
+		expect(metRevokedKey.length).toBeGreaterThanOrEqual(1);
 		expect(wfAfterRevoked.active).toBe(true);
 		expect(duringRevoked.length).toBeLessThanOrEqual(2);
 		expect(recovered.status).toBe('success');

@@ -3,9 +3,16 @@
  * executions) under its own section, as `<id>.json` in the figures folder of the run. That folder is never in the
  * repository: the global setup makes a temporary one (removed by the global teardown) unless
  * `npm run report:faults` names its own (RA_FAULT_FIGURES_DIR), from which it renders test/faults/REPORT.md.
+ *
+ * A claim is a row only when its assertion ran: `check` throws when the claim does not hold (so a test cannot record
+ * a failed claim and pass), and `fail` records a failed row for a failure a test collects before it throws (cases
+ * run side by side). Tests that throw before recording their claims still appear: the run's own jest results
+ * (test/faults/jest-results-reporter.js) become failed rows of the section of their file and n8n line.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
 
 /** The environment variable naming the figures folder of the current run. */
 export const FIGURES_DIR_VAR = 'RA_FAULT_FIGURES_DIR';
@@ -29,12 +36,22 @@ export interface Check {
 	measured: FigureValue;
 	/** Whether the assertion held when the figure was recorded. */
 	ok: boolean;
+	/** The jest test that recorded it (its full name). */
+	test?: string;
+}
+
+/** The jest project name of an n8n line, as test/n8n-lines.js `projectsFor` names it. */
+export function projectOfLine(line: string | undefined): string | undefined {
+	return line ? `n8n ${line}.x` : undefined;
 }
 
 export interface Section {
 	id: string;
 	title: string;
 	layer: string;
+	/** The test file that recorded the section, relative to the repository, and its jest project (n8n line). */
+	testFile?: string;
+	project?: string;
 	durationMs?: number;
 	figures: Record<string, FigureValue>;
 	/** Tables the report shows in full (one row per case), by name. */
@@ -49,7 +66,17 @@ export class FigureBook {
 	private readonly started = Date.now();
 
 	constructor(id: string, title: string, layer: string) {
-		this.section = { id, title, layer, figures: {}, checks: [], notes: [] };
+		const state = expect.getState();
+		this.section = {
+			id,
+			title,
+			layer,
+			testFile: state.testPath ? relative(ROOT, state.testPath) : undefined,
+			project: projectOfLine((globalThis as { RA_N8N_LINE?: string }).RA_N8N_LINE),
+			figures: {},
+			checks: [],
+			notes: [],
+		};
 	}
 
 	set(name: string, value: FigureValue): void {
@@ -61,9 +88,27 @@ export class FigureBook {
 		this.section.tables = { ...this.section.tables, [name]: rows };
 	}
 
+	/**
+	 * Records a claim with what was measured, and asserts it: throws (failing the test) when it does not hold.
+	 * Returns true, so a test may still combine it with its own expect().
+	 */
 	check(claim: string, measured: FigureValue, ok: boolean): boolean {
-		this.section.checks.push({ claim, measured, ok });
+		this.record(claim, measured, ok);
+		if (!ok) throw new Error(`claim did not hold: ${claim} (measured ${JSON.stringify(measured)})`);
 		return ok;
+	}
+
+	/**
+	 * Records a failed row without throwing, for failures a test collects before it fails (cases run side by side):
+	 * the test must still fail on them afterwards.
+	 */
+	fail(claim: string, measured: FigureValue): void {
+		this.record(claim, measured, false);
+	}
+
+	private record(claim: string, measured: FigureValue, ok: boolean): void {
+		const test = expect.getState().currentTestName;
+		this.section.checks.push({ claim, measured, ok, ...(test ? { test } : {}) });
 	}
 
 	note(text: string): void {

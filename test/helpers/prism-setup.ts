@@ -1,23 +1,19 @@
 /**
- * Jest set-up of the Prism project (jest.prism.config.js): each test fails if Prism's validating proxy reported a
- * request the node sent, or an answer it got, that does not follow openapi/openapi.yaml.
+ * Jest set-up of the Prism project (jest.prism.config.js): Prism's validating proxy reports every request the node
+ * sent, and every answer it got, that does not follow openapi/openapi.yaml (errors and warnings). Each test fails on
+ * what was found since the last check, whether it happened in the test, in a before hook or between tests; the
+ * file fails on what its hooks caused after its last test; closing a proxy throws what is left after that
+ * (test/helpers/prism.ts).
  */
-import { activeProxies } from './prism';
+import { takeUnreportedFindings } from './prism';
 
-const seen = new Map<object, number>();
-
-beforeEach(() => {
-	for (const proxy of activeProxies) seen.set(proxy, proxy.violations.length);
-});
-
-afterEach(() => {
-	const found: string[] = [];
-	for (const proxy of activeProxies) {
-		found.push(...proxy.violations.slice(seen.get(proxy) ?? 0));
-		seen.set(proxy, proxy.violations.length);
-	}
+function failOn(found: string[], where: string): void {
 	if (found.length > 0)
 		throw new Error(
-			`Prism found ${found.length} contract violation(s):\n  - ${found.join('\n  - ')}`,
+			`Prism found ${found.length} contract violation(s) or warning(s) ${where}:\n  - ${found.join('\n  - ')}`,
 		);
-});
+}
+
+afterEach(() => failOn(takeUnreportedFindings(), 'during this test or before it'));
+
+afterAll(() => failOn(takeUnreportedFindings(), 'after the last test of this file'));

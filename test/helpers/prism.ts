@@ -5,8 +5,11 @@
  * This is `prism proxy openapi/openapi.yaml <sandbox> --errors` (same packages, same configuration as the CLI's
  * proxy command: validateRequest, validateResponse, checkSecurity, errors), run inside the Jest worker so the
  * document is parsed once per worker and each test sandbox gets its own proxy at no start-up cost. With `errors`,
- * a response off the contract becomes Prism's 500 VIOLATIONS and a request off it Prism's 422; every violation is
- * also logged, collected here, and `test/helpers/prism-setup.ts` fails the test that caused it.
+ * a response off the contract becomes Prism's 500 VIOLATIONS and a request off it Prism's 422; every violation and
+ * every warning Prism's validators give is also collected here, and fails the run wherever it happened: in a test
+ * (`test/helpers/prism-setup.ts` fails that test), in a before or after hook (the file's after-all check), or after
+ * the file's last hook (closing the proxy throws what was never reported). A test that provokes violations on
+ * purpose takes them with `takeUnreportedFindings`.
  *
  * Storage is not proxied: the signed URL points at the sandbox itself, as a real one points at storage.
  */
@@ -31,6 +34,17 @@ export interface PrismProxy {
 /** Every proxy of this worker, for the after-each check. */
 export const activeProxies = new Set<PrismProxy>();
 
+/** Every violation and warning of every proxy of this test file, in order; `reported` of them were reported. */
+const findings: string[] = [];
+let reported = 0;
+
+/** The findings not reported yet (and marks them reported): the caller fails with them, or expected them. */
+export function takeUnreportedFindings(): string[] {
+	const found = findings.slice(reported);
+	reported = findings.length;
+	return found;
+}
+
 /** Proxies started and requests they received in this worker (proof that the traffic went through Prism). */
 export const prismTraffic = { proxies: 0, requests: 0 };
 
@@ -45,6 +59,10 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 	const ops = await operations;
 
 	const violations: string[] = [];
+	const record = (text: string) => {
+		violations.push(text);
+		findings.push(text);
+	};
 	let lastRequest = '';
 	const sink = new Writable({
 		write(chunk: Buffer, _encoding, done) {
@@ -68,7 +86,7 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 						msg,
 					)
 				) {
-					violations.push(`${lastRequest}: ${msg}`);
+					record(`${lastRequest}: ${msg}`);
 				}
 			}
 			done();
@@ -85,10 +103,17 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 		resource: { method?: string; path?: string },
 		result: Diagnostics,
 	) => {
+		// Errors and warnings (severity 0 and 1) both count: a warning is a deviation from the contract too.
 		for (const d of result.left ?? []) {
-			if (d.severity === 0 || d.severity === 'Error')
-				violations.push(
-					`${(resource.method ?? '?').toUpperCase()} ${resource.path ?? '?'}: ${side} ${(d.path ?? []).join('.')} ${d.message ?? ''}`,
+			const level =
+				d.severity === 0 || d.severity === 'Error'
+					? 'error'
+					: d.severity === 1 || d.severity === 'Warning'
+						? 'warning'
+						: undefined;
+			if (level)
+				record(
+					`${(resource.method ?? '?').toUpperCase()} ${resource.path ?? '?'}: ${side} ${level} ${(d.path ?? []).join('.')} ${d.message ?? ''}`,
 				);
 		}
 	};
@@ -127,6 +152,12 @@ export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
 		close: async () => {
 			activeProxies.delete(proxy);
 			await server.close();
+			// Whatever this file's proxies found after its last check (an after-all hook, a request still in flight).
+			const left = takeUnreportedFindings();
+			if (left.length > 0)
+				throw new Error(
+					`Prism found ${left.length} contract violation(s) or warning(s) that no test reported:\n  - ${left.join('\n  - ')}`,
+				);
 		},
 	};
 	activeProxies.add(proxy);

@@ -215,5 +215,6 @@ test('counters are exact per operation', async () => {
 		storagePuts: 0,
 		storageAuthorizationHeaders: 0,
 		webhookAuthorizationHeaders: 0,
+		preparedAheadOfSubmissionMax: 0,
 	});
 });

@@ -78,13 +78,17 @@ describe('answers that echo the request headers', () => {
 		async (_label, status) => {
 			const key = liveKey(`echo${status}`);
 			api.handle = echoJson(status);
+			const sentBefore = api.requests.length;
 			const { value: result, lines } = await captureLog(
 				async () =>
 					await runProbe(credentialsFor(key), [
 						{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
 					]),
 			);
-			expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+			// The precondition: every request of this run carried the key (retries included), so each answer echoed it.
+			const sent = api.requests.slice(sentBefore);
+			expect(sent.length).toBeGreaterThan(0);
+			for (const r of sent) expect(r.headers.authorization).toBe(`Bearer ${key}`);
 			expect(result.thrownError).toBeDefined();
 			const error = result.thrownError as Record<string, unknown>;
 			for (const field of [
@@ -111,31 +115,42 @@ describe('answers that echo the request headers', () => {
 
 	test('a plain-text 500 echoing the headers: the key is masked in the kept error', async () => {
 		const key = liveKey('text500');
+		const answers: string[] = [];
 		api.handle = (_req, res, recorded) => {
 			const text = Object.entries(recorded.headers)
 				.map(([name, value]) => `${name}: ${String(value)}`)
 				.join('\n');
+			answers.push(text);
 			res.writeHead(500, { 'content-type': 'text/plain' });
 			res.end(text);
 		};
 		const result = await runProbe(credentialsFor(key), [
 			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
 		]);
+		// The precondition: the key was sent, and the answer did echo it.
+		expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+		expect(answers.length).toBeGreaterThan(0);
+		expect(answers.every((text) => text.includes(key))).toBe(true);
 		expect(result.thrownError).toBeDefined();
 		expect(keptText(result)).not.toContain(key);
 	});
 
 	test('a redirect whose Location carries the key: the refusal names the host, never the key', async () => {
 		const key = liveKey('location');
+		const locations: string[] = [];
 		api.handle = (_req, res, recorded) => {
-			res.writeHead(302, {
-				location: `${other.origin}/collect?stolen=${encodeURIComponent(String(recorded.headers.authorization))}`,
-			});
+			const location = `${other.origin}/collect?stolen=${encodeURIComponent(String(recorded.headers.authorization))}`;
+			locations.push(location);
+			res.writeHead(302, { location });
 			res.end();
 		};
 		const result = await runProbe(credentialsFor(key), [
 			{ call: 'api', options: { method: 'GET', path: '/api/v1/reports' } },
 		]);
+		// The precondition: the key was sent, and the redirect's Location did carry it.
+		expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+		expect(locations.length).toBeGreaterThan(0);
+		expect(locations.every((l) => l.includes(encodeURIComponent(key)))).toBe(true);
 		expect(String((result.thrownError as Error).message)).toContain(other.host);
 		expect(keptText(result)).not.toContain(key);
 		expect(other.requests).toHaveLength(0);

@@ -4,11 +4,17 @@
  * emails candidates, the operations) is read from the text and compared with the code's own constants and the
  * nodes' descriptions. A doc that states another value fails here; so does a sentence the project has retired
  * (keys derived from the execution, a capacity wait of 60 s) and wording about the project's own history.
+ * What uses credits and what emails candidates is read from the node's description (the operations that offer a
+ * Spending Limit or a quote fingerprint, a Delivery choice, a candidate's email) and from openapi/openapi.yaml (the
+ * writes that require a quote fingerprint, the writes that email), never from a list kept here.
+ * Every check is a function of the documents' text: the last block feeds each one a deliberately wrong document and
+ * asserts that it fails, so no check here can pass whatever the docs say.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeProperties } from 'n8n-workflow';
+import { parse } from 'yaml';
 
 import { SANDBOX_BASE_URL } from '../../credentials/RecruitingAnalysisApi.credentials';
 import {
@@ -20,6 +26,7 @@ import {
 import { ACTION_NODE_VERSIONS } from '../../nodes/RecruitingAnalysis/actions/common/locators';
 import { CAPACITY_WAIT_SECONDS } from '../../nodes/RecruitingAnalysis/engine/capacity';
 import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/types';
+import { OPENAPI_FILE } from '../helpers/contract';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import {
@@ -36,7 +43,7 @@ const root = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Every document a user or contributor reads, by path. */
-const DOCS: Record<string, string> = Object.fromEntries(
+const REAL_DOCS: Record<string, string> = Object.fromEntries(
 	[
 		'README.md',
 		'CONTRIBUTING.md',
@@ -48,6 +55,17 @@ const DOCS: Record<string, string> = Object.fromEntries(
 );
 /** The text with line breaks (and the "> " of callouts) folded, so a sentence wrapped over lines is one line. */
 const flat = (text: string) => text.replace(/\n>\s*/g, ' ').replace(/\s*\n\s*/g, ' ');
+
+/** The example workflows, by file name, as JSON text. */
+const REAL_EXAMPLES: Record<string, string> = Object.fromEntries(
+	readdirSync(join(root, 'examples'))
+		.filter((f) => f.endsWith('.json'))
+		.map((f) => [f, read(`examples/${f}`)]),
+);
+
+/** What the checks read: the real documents, or a deliberately wrong copy in the tests of the checks. */
+let DOCS: Record<string, string> = REAL_DOCS;
+let EXAMPLES: Record<string, string> = REAL_EXAMPLES;
 
 /** Every match of `pattern` in every document: where, and its first group. */
 function statements(pattern: RegExp): Array<{ doc: string; value: string; text: string }> {
@@ -80,12 +98,19 @@ function option(properties: INodeProperties[], name: string): INodeProperties {
 	throw new Error(`no parameter ${name}`);
 }
 
+/** Every check by name: a jest test here, and called again on wrong documents by the tests of the checks below. */
+const CHECKS = new Map<string, () => void>();
+function check(name: string, fn: () => void): void {
+	CHECKS.set(name, fn);
+	it(name, () => expect(fn).not.toThrow());
+}
+
 const action = new RecruitingAnalysis().description;
 const feed = new RecruitingAnalysisFeedTrigger().description;
 const LATEST_VERSION = Math.max(...ACTION_NODE_VERSIONS);
 
 describe("defaults, limits and waits stated in the docs are the code's", () => {
-	it('Concurrency: every "(default N)" is the option\'s default', () => {
+	check('Concurrency: every "(default N)" is the option\'s default', () => {
 		const stated = numbers(/Concurrency\*?\)? \(default (\d+)\)|default Concurrency \((\d+)\)/);
 		expect(stated.length).toBeGreaterThan(0);
 		for (const s of stated)
@@ -96,7 +121,7 @@ describe("defaults, limits and waits stated in the docs are the code's", () => {
 			}).toEqual({ ...s, value: concurrencyOption.default });
 	});
 
-	it('Wait for Completion: off by default, Wait Timeout in seconds as the option says', () => {
+	check('Wait for Completion: off by default, Wait Timeout in seconds as the option says', () => {
 		const timeout = option(waitForCompletionOptions, 'waitTimeout').default;
 		const stated = numbers(/\*Wait Timeout\* (\d+) seconds/);
 		expect(stated.length).toBeGreaterThan(0);
@@ -111,61 +136,70 @@ describe("defaults, limits and waits stated in the docs are the code's", () => {
 		);
 	});
 
-	it('capacity refusals: every "up to N minutes" is CAPACITY_WAIT_SECONDS, and no doc still says 60 s', () => {
-		const stated = numbers(/waited\s+out for up to (\d+) minutes/);
-		expect(stated.length).toBeGreaterThanOrEqual(2);
-		for (const s of stated) expect(s).toEqual({ ...s, value: CAPACITY_WAIT_SECONDS / 60 });
-		expect(statements(/(60 s without waiting)/)).toEqual([]);
-	});
+	check(
+		'capacity refusals: every "up to N minutes" is CAPACITY_WAIT_SECONDS, and no doc still says 60 s',
+		() => {
+			const stated = numbers(/waited\s+out for up to (\d+) minutes/);
+			expect(stated.length).toBeGreaterThanOrEqual(2);
+			for (const s of stated) expect(s).toEqual({ ...s, value: CAPACITY_WAIT_SECONDS / 60 });
+			expect(statements(/(60 s without waiting)/)).toEqual([]);
+		},
+	);
 
-	it('batches: "per N input items", "batches of N" and "per N of them" are the chunk size (the spec\'s batch limit)', () => {
-		expect(BATCH_CHUNK_SIZE).toBe(MAX_BATCH_ITEMS);
-		const stated = numbers(
-			/per (\d+) (?:input items|of them)|batch(?:es)? of (?:at most )?(\d+)/,
-		).map((s) => ({
-			...s,
-			value: Number(/(\d+)/.exec(s.text)![1]),
-		}));
-		expect(stated.length).toBeGreaterThanOrEqual(4);
-		for (const s of stated) expect(s).toEqual({ ...s, value: BATCH_CHUNK_SIZE });
-	});
+	check(
+		'batches: "per N input items", "batches of N" and "per N of them" are the chunk size (the spec\'s batch limit)',
+		() => {
+			expect(BATCH_CHUNK_SIZE).toBe(MAX_BATCH_ITEMS);
+			const stated = numbers(
+				/per (\d+) (?:input items|of them)|batch(?:es)? of (?:at most )?(\d+)/,
+			).map((s) => ({
+				...s,
+				value: Number(/(\d+)/.exec(s.text)![1]),
+			}));
+			expect(stated.length).toBeGreaterThanOrEqual(4);
+			for (const s of stated) expect(s).toEqual({ ...s, value: BATCH_CHUNK_SIZE });
+		},
+	);
 
-	it('files: "up to N MB" is the spec\'s file size limit', () => {
+	check('files: "up to N MB" is the spec\'s file size limit', () => {
 		const stated = numbers(/(?:PDF or DOCX|a \d+ MB file|resume)[^.]{0,40}up to (\d+) MB/);
 		expect(stated.length).toBeGreaterThan(0);
 		for (const s of stated) expect(s).toEqual({ ...s, value: MAX_FILE_SIZE_BYTES / 1024 / 1024 });
 	});
 
-	it('triggers: Remembered Event IDs, Max Events per Poll and Latest Events in Manual Runs defaults', () => {
-		const feedOptions = feed.properties;
-		const cases: Array<[RegExp, unknown]> = [
-			[
-				/Remembered Event IDs[^.]{0,40}?default ([\d,]+)|default ([\d,]+), option \*Remembered Event IDs\*/,
-				DEFAULT_DEDUPE_CAPACITY,
-			],
-			[
-				/\*Max Events per Poll\* \(default (\d+)\)/,
-				option(feedOptions, 'maxEventsPerPoll').default,
-			],
-			[
-				/\*Latest Events in Manual Runs\*,? default (\d+)/,
-				option(feedOptions, 'manualCount').default,
-			],
-		];
-		for (const [pattern, value] of cases) {
-			const stated = statements(pattern).map((s) => ({
-				...s,
-				value: Number(/([\d,]+)/.exec(s.text.replace(/^\D+/, ''))![1].replace(/,/g, '')),
-			}));
-			expect({ pattern: pattern.source, found: stated.length > 0 }).toEqual({
-				pattern: pattern.source,
-				found: true,
-			});
-			for (const s of stated) expect(s).toEqual({ ...s, value });
-		}
-	});
+	check(
+		'triggers: Remembered Event IDs, Max Events per Poll and Latest Events in Manual Runs defaults',
+		() => {
+			const feedOptions = feed.properties;
+			const cases: Array<[RegExp, unknown]> = [
+				[
+					/Remembered Event IDs[^.]{0,40}?default ([\d,]+)|default ([\d,]+), option \*Remembered Event IDs\*/,
+					DEFAULT_DEDUPE_CAPACITY,
+				],
+				[
+					/\*Max Events per Poll\* \(default (\d+)\)/,
+					option(feedOptions, 'maxEventsPerPoll').default,
+				],
+				[
+					/\*Latest Events in Manual Runs\*,? default (\d+)/,
+					option(feedOptions, 'manualCount').default,
+				],
+			];
+			for (const [pattern, value] of cases) {
+				const stated = statements(pattern).map((s) => ({
+					...s,
+					value: Number(/([\d,]+)/.exec(s.text.replace(/^\D+/, ''))![1].replace(/,/g, '')),
+				}));
+				expect({ pattern: pattern.source, found: stated.length > 0 }).toEqual({
+					pattern: pattern.source,
+					found: true,
+				});
+				for (const s of stated) expect(s).toEqual({ ...s, value });
+			}
+		},
+	);
 
-	it('Quote Automatically: the docs say "on by default", as its default is', () => {
+	check('Quote Automatically: the docs say "on by default", as its default is', () => {
 		expect(quoteFields('start').find((f) => f.name === 'quoteAutomatically')!.default).toBe(true);
 		expect(
 			statements(/\*Quote Automatically\*[^.]{0,80}? (on by default)/).length,
@@ -173,7 +207,7 @@ describe("defaults, limits and waits stated in the docs are the code's", () => {
 		expect(statements(/\*Quote Automatically\*[^.]{0,80}? (off by default)/)).toEqual([]);
 	});
 
-	it("the sandbox's default address is the credential's", () => {
+	check("the sandbox's default address is the credential's", () => {
 		const stated = statements(
 			/(http:\/\/127\.0\.0\.1:\d+)`? with the default port|listens on (http:\/\/127\.0\.0\.1:\d+)/,
 		).map((s) => ({
@@ -186,29 +220,32 @@ describe("defaults, limits and waits stated in the docs are the code's", () => {
 });
 
 describe('node versions', () => {
-	it('"a node added today is version N" is the newest version; "Versions of the action node" lists them all', () => {
-		const today = statements(/a node added today is version (\d+(?:\.\d+)?)/);
-		expect(today.length).toBeGreaterThanOrEqual(2);
-		for (const s of today) expect(s).toEqual({ ...s, value: String(LATEST_VERSION) });
-		const listed = statements(/Versions of the action node: ([\d., and]+)/).map((s) =>
-			s.value
-				.split(/,| and /)
-				.map((v) => Number(v.trim()))
-				.filter((n) => !Number.isNaN(n) && n > 0),
-		);
-		expect(listed).toEqual([ACTION_NODE_VERSIONS]);
-		expect(statements(/(every node you add now)/)).toEqual([]);
-	});
+	check(
+		'"a node added today is version N" is the newest version; "Versions of the action node" lists them all',
+		() => {
+			const today = statements(/a node added today is version (\d+(?:\.\d+)?)/);
+			expect(today.length).toBeGreaterThanOrEqual(2);
+			for (const s of today) expect(s).toEqual({ ...s, value: String(LATEST_VERSION) });
+			const listed = statements(/Versions of the action node: ([\d., and]+)/).map((s) =>
+				s.value
+					.split(/,| and /)
+					.map((v) => Number(v.trim()))
+					.filter((n) => !Number.isNaN(n) && n > 0),
+			);
+			expect(listed).toEqual([ACTION_NODE_VERSIONS]);
+			expect(statements(/(every node you add now)/)).toEqual([]);
+		},
+	);
 
-	it('"From node version N" (the simplified items) is the version that brought them', () => {
+	check('"From node version N" (the simplified items) is the version that brought them', () => {
 		const stated = statements(/From node version (\d+(?:\.\d+)?)/);
 		expect(stated.length).toBeGreaterThan(0);
 		for (const s of stated) expect(s).toEqual({ ...s, value: String(SIMPLIFIED_OUTPUT_VERSION) });
 	});
 
-	it("every example uses the action node's newest version", () => {
-		for (const file of readdirSync(join(root, 'examples')).filter((f) => f.endsWith('.json'))) {
-			const wf = JSON.parse(read(`examples/${file}`)) as {
+	check("every example uses the action node's newest version", () => {
+		for (const file of Object.keys(EXAMPLES)) {
+			const wf = JSON.parse(EXAMPLES[file]) as {
 				nodes: Array<{ name: string; type: string; typeVersion: number }>;
 			};
 			for (const node of wf.nodes.filter((n) => n.type.endsWith('.recruitingAnalysis'))) {
@@ -223,7 +260,7 @@ describe('node versions', () => {
 });
 
 describe('what an idempotency key is made of', () => {
-	it('the stated prefix and length are what the key builder makes', () => {
+	check('the stated prefix and length are what the key builder makes', () => {
 		const key = deriveWriteKey({ write: 'upload', identity: ['job', 'sha256'] });
 		const stated = statements(
 			/Each key is `([^`]+)` followed by a SHA-256 of those facts \((\d+) characters\)/,
@@ -234,12 +271,15 @@ describe('what an idempotency key is made of', () => {
 		expect(key.startsWith(DERIVED_KEY_PREFIX)).toBe(true);
 	});
 
-	it('no doc says a key is derived from the execution (it never is: the builder takes no execution)', () => {
-		expect(statements(/(derived from the execution)/i)).toEqual([]);
-		expect(deriveWriteKey({ write: 'upload', identity: ['same'] })).toBe(
-			deriveWriteKey({ write: 'upload', identity: ['same'] }),
-		);
-	});
+	check(
+		'no doc says a key is derived from the execution (it never is: the builder takes no execution)',
+		() => {
+			expect(statements(/(derived from the execution)/i)).toEqual([]);
+			expect(deriveWriteKey({ write: 'upload', identity: ['same'] })).toBe(
+				deriveWriteKey({ write: 'upload', identity: ['same'] }),
+			);
+		},
+	);
 });
 
 /** The operations table of docs/operations.md: resource, operation, endpoints, credits, emails. */
@@ -250,18 +290,12 @@ function operationsTable(): Array<{
 	credits: string;
 	emails: string;
 }> {
-	const lines = DOCS['docs/operations.md']
-		.split('\n')
-		.filter((l) => l.startsWith('| ') && !l.startsWith('| Resource |') && !l.startsWith('|---'));
-	const start = DOCS['docs/operations.md']
-		.split('\n')
-		.findIndex((l) => l.startsWith('| Resource | Operation |'));
-	const table = DOCS['docs/operations.md'].split('\n').slice(start + 2);
+	const all = DOCS['docs/operations.md'].split('\n');
+	const table = all.slice(all.findIndex((l) => l.startsWith('| Resource | Operation |')) + 2);
 	const rows = table.slice(
 		0,
 		table.findIndex((l) => !l.startsWith('|')),
 	);
-	expect(lines.length).toBeGreaterThanOrEqual(rows.length);
 	return rows.map((row) => {
 		const cells = row.slice(2, -2).split(' | ');
 		return {
@@ -274,123 +308,423 @@ function operationsTable(): Array<{
 	});
 }
 
-/** The writes the spec charges for: analysis starts (one or a batch), interviews (one, a batch, a reinterview). */
-const CHARGED_ENDPOINTS =
-	/`POST \/api\/v1\/(analyses|analysis-batches|interviews|interview-batches|interviews\/\{id\}\/reinterview)`/;
+/** The node's operations as its description offers them: resource and operation, display names and values. */
+function nodeOperations(): Array<{
+	label: string;
+	resource: string;
+	operation: string;
+	name: string;
+	description: string;
+}> {
+	const resources = option(action.properties, 'resource').options as Array<{
+		name: string;
+		value: string;
+	}>;
+	return action.properties
+		.filter((p) => p.name === 'operation')
+		.flatMap((p) => {
+			const resource = resources.find((r) => p.displayOptions?.show?.resource?.includes(r.value))!;
+			return (p.options as Array<{ name: string; value: string; description?: string }>).map(
+				(o) => ({
+					label: `${resource.name} / ${o.name}`,
+					resource: resource.value,
+					operation: o.value,
+					name: o.name,
+					description: o.description ?? '',
+				}),
+			);
+		});
+}
+
+/** Every parameter the node shows for resource/operation (top level and inside its option collections). */
+function parametersOf(resource: string, operation: string): INodeProperties[] {
+	return action.properties
+		.filter(
+			(p) =>
+				p.displayOptions?.show?.resource?.includes(resource) &&
+				p.displayOptions?.show?.operation?.includes(operation),
+		)
+		.flatMap((p) => [
+			p,
+			...((p.options ?? []) as unknown[]).filter(
+				(o): o is INodeProperties => typeof o === 'object' && o !== null && 'type' in o,
+			),
+		]);
+}
+
+/**
+ * What the node's own description says an operation does with money and mail: it charges when it offers a
+ * Spending Limit or a quote fingerprint (the writes the spec charges at a quoted price); it emails when it is a
+ * charged write to a candidate's email (by email unless its Delivery choice says otherwise), or when its
+ * description says it sends the invitation email again.
+ */
+function nodeSays(resource: string, operation: string, description: string) {
+	const params = parametersOf(resource, operation);
+	const has = (name: string) => params.some((p) => p.name === name);
+	const charged = has('spendingLimit') || has('quoteFingerprint');
+	const delivery = params.find((p) => p.name === 'delivery');
+	const offersEmail = ((delivery?.options ?? []) as Array<{ value?: unknown }>).some(
+		(o) => o.value === 'email',
+	);
+	const emails: 'no' | 'email' | 'email (Delivery: Email)' =
+		charged && has('candidateEmail')
+			? delivery
+				? offersEmail
+					? 'email (Delivery: Email)'
+					: 'no'
+				: 'email'
+			: /invitation email/i.test(description) && /sends it again/i.test(description)
+				? 'email'
+				: 'no';
+	return { charged, emails };
+}
+
+/** The contract (openapi/openapi.yaml, the spec as this project describes it): which writes charge and which email. */
+function specWrites(): { charged: string[]; emailing: string[] } {
+	const doc = parse(readFileSync(OPENAPI_FILE, 'utf8')) as {
+		paths: Record<
+			string,
+			Record<string, { summary?: string; description?: string; requestBody?: unknown }>
+		>;
+		components: { schemas: Record<string, unknown> };
+	};
+	const resolve = (node: unknown, seen = new Set<unknown>()): unknown[] => {
+		if (typeof node !== 'object' || node === null || seen.has(node)) return [];
+		seen.add(node);
+		const ref = (node as { $ref?: string }).$ref;
+		const here = ref ? [doc.components.schemas[ref.replace('#/components/schemas/', '')]] : [node];
+		return [
+			...here,
+			...here.flatMap((n) =>
+				Object.values(n as object).flatMap((v) => (typeof v === 'object' ? resolve(v, seen) : [])),
+			),
+		];
+	};
+	const charged: string[] = [];
+	const emailing: string[] = [];
+	for (const [path, ops] of Object.entries(doc.paths)) {
+		const post = ops.post;
+		if (!post) continue;
+		const schemas = resolve(post.requestBody) as Array<{
+			required?: string[];
+			properties?: Record<string, unknown>;
+		}>;
+		const isCharged = schemas.some(
+			(n) => Array.isArray(n?.required) && n.required.includes('quoteFingerprint'),
+		);
+		const sendsEmail = schemas.some((n) => n?.properties && 'sendEmail' in n.properties);
+		const endpoint = `POST ${path}`;
+		if (isCharged) charged.push(endpoint);
+		if ((isCharged && sendsEmail) || /queues another email/i.test(post.description ?? ''))
+			emailing.push(endpoint);
+	}
+	return { charged, emailing };
+}
+
+/** The writes of a table row's endpoint column, as `POST /api/v1/...`. */
+const endpointsIn = (cell: string) => [...cell.matchAll(/`(POST [^`]+)`/g)].map((m) => m[1]);
 
 describe('the operations, what uses credits and what emails candidates', () => {
-	const rows = operationsTable();
-
-	it("the table lists exactly the node's operations, and only docs/operations.md has it", () => {
-		const fromCode: string[] = [];
-		const resources = option(action.properties, 'resource').options as Array<{
-			name: string;
-			value: string;
-		}>;
-		for (const p of action.properties.filter((p) => p.name === 'operation')) {
-			const resource = resources.find((r) => p.displayOptions?.show?.resource?.includes(r.value))!;
-			for (const o of p.options as Array<{ name: string }>)
-				fromCode.push(`${resource.name} / ${o.name}`);
-		}
-		expect(rows.map((r) => `${r.resource} / ${r.operation}`).sort()).toEqual(fromCode.sort());
+	check("the table lists exactly the node's operations, and only docs/operations.md has it", () => {
+		const rows = operationsTable();
+		expect(rows.map((r) => `${r.resource} / ${r.operation}`).sort()).toEqual(
+			nodeOperations()
+				.map((o) => o.label)
+				.sort(),
+		);
 		const copies = Object.entries(DOCS)
 			.filter(([, text]) => text.includes('| Resource | Operation |'))
 			.map(([doc]) => doc);
 		expect(copies).toEqual(['docs/operations.md']);
 	});
 
-	it('"Credits: yes" is exactly the operations that call a charged endpoint, and the README callout names the same', () => {
-		for (const r of rows) {
-			expect({ op: `${r.resource} / ${r.operation}`, credits: r.credits }).toEqual({
-				op: `${r.resource} / ${r.operation}`,
-				credits: CHARGED_ENDPOINTS.test(r.endpoints) ? 'yes' : 'no',
-			});
-		}
+	check(
+		'"Credits" is yes exactly for the operations the node charges, each calling a write the spec charges',
+		() => {
+			const spec = specWrites();
+			expect(spec.charged.length).toBeGreaterThanOrEqual(5);
+			const ops = nodeOperations();
+			expect(
+				ops.filter((o) => nodeSays(o.resource, o.operation, o.description).charged).length,
+			).toBeGreaterThan(0);
+			for (const r of operationsTable()) {
+				const op = ops.find((o) => o.label === `${r.resource} / ${r.operation}`)!;
+				const { charged } = nodeSays(op.resource, op.operation, op.description);
+				expect({
+					op: op.label,
+					credits: r.credits,
+					callsAChargedWrite: endpointsIn(r.endpoints).some((e) => spec.charged.includes(e)),
+				}).toEqual({
+					op: op.label,
+					credits: charged ? 'yes' : 'no',
+					callsAChargedWrite: charged,
+				});
+			}
+		},
+	);
+
+	check('the README callout on credits names exactly the operations the node charges', () => {
 		const callout = flat(DOCS['README.md']).match(
 			/\*\*Credits\*\* are used by ([^]*?)Quotes, uploads/,
 		)![1];
-		const named = [...callout.matchAll(/\*([^*]+)\*/g)].map((m) => m[1].replace('Analysis → ', ''));
-		expect(named.sort()).toEqual(
-			rows
-				.filter((r) => r.credits === 'yes')
-				.map((r) => r.operation)
-				.sort(),
-		);
+		const named = [...callout.matchAll(/\*([^*]+)\*/g)].map((m) => m[1].replace(/^.* → /, ''));
+		const charged = nodeOperations()
+			.filter((o) => nodeSays(o.resource, o.operation, o.description).charged)
+			.map((o) => o.name);
+		expect(named.sort()).toEqual(charged.sort());
 	});
 
-	it('"Emails candidates" is exactly the invitation writes and Resend, and the README callout names the same', () => {
-		const emailing = rows
-			.filter((r) => r.emails !== 'no')
-			.map((r) => r.operation)
-			.sort();
-		expect(emailing).toEqual(['Invite', 'Invite Many', 'Reinterview', 'Resend']);
-		for (const r of rows.filter((row) => row.emails !== 'no')) expect(r.resource).toBe('Interview');
-		const callout = flat(DOCS['README.md']).match(
-			/\*\*Emails to candidates\*\* go out from ([^]*?)\*Private Link\* sends none/,
-		)![1];
-		const named = [...callout.matchAll(/\*([^*]+)\*/g)]
-			.map((m) => m[1])
-			.filter((n) => emailing.includes(n));
-		expect([...new Set(named)].sort()).toEqual(emailing);
-	});
-
-	it('the examples that invite candidates are the ones the README names, and each asks a person (a Wait form) first', () => {
-		const inviting: string[] = [];
-		for (const file of readdirSync(join(root, 'examples'))
-			.filter((f) => f.endsWith('.json'))
-			.sort()) {
-			const wf = JSON.parse(read(`examples/${file}`)) as {
-				nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
-				connections: Record<string, { main: Array<Array<{ node: string }>> }>;
-			};
-			const invites = wf.nodes.filter(
-				(n) =>
-					n.parameters.resource === 'interview' &&
-					['invite', 'inviteMany', 'reinterview', 'resend'].includes(
-						String(n.parameters.operation),
-					),
-			);
-			if (invites.length === 0) continue;
-			inviting.push(file);
-			// Walk back from each invitation: a Wait node resumed by a form must come before it.
-			const parents = (name: string) =>
-				Object.entries(wf.connections)
-					.filter(([, c]) => c.main.flat().some((t) => t.node === name))
-					.map(([from]) => from);
-			for (const invite of invites) {
-				const seen = new Set<string>();
-				const queue = [invite.name];
-				let approved = false;
-				while (queue.length > 0) {
-					const name = queue.shift()!;
-					if (seen.has(name)) continue;
-					seen.add(name);
-					const node = wf.nodes.find((n) => n.name === name)!;
-					if (node.type === 'n8n-nodes-base.wait' && node.parameters.resume === 'form')
-						approved = true;
-					queue.push(...parents(name));
-				}
-				expect({ file, invite: invite.name, approvedFirst: approved }).toEqual({
-					file,
-					invite: invite.name,
-					approvedFirst: true,
+	check(
+		'"Emails candidates" is what the node says each operation does, each calling a write the spec says emails',
+		() => {
+			const spec = specWrites();
+			expect(spec.emailing.length).toBeGreaterThanOrEqual(3);
+			const ops = nodeOperations();
+			expect(
+				ops.filter((o) => nodeSays(o.resource, o.operation, o.description).emails !== 'no').length,
+			).toBeGreaterThan(0);
+			for (const r of operationsTable()) {
+				const op = ops.find((o) => o.label === `${r.resource} / ${r.operation}`)!;
+				const { emails } = nodeSays(op.resource, op.operation, op.description);
+				expect({
+					op: op.label,
+					emails: r.emails,
+					callsAnEmailingWrite: endpointsIn(r.endpoints).some((e) => spec.emailing.includes(e)),
+				}).toEqual({
+					op: op.label,
+					emails,
+					callsAnEmailingWrite: emails !== 'no',
 				});
 			}
-		}
-		const named = flat(DOCS['README.md']).match(
-			/\*\*Examples that email candidates\*\*: ([^]*?)\. Each stops/,
-		)![1];
-		expect([...named.matchAll(/`([^`]+\.json)`/g)].map((m) => m[1]).sort()).toEqual(inviting);
-	});
+		},
+	);
+
+	check(
+		'the README callout on emails names exactly the operations the node says email candidates',
+		() => {
+			const emailing = nodeOperations()
+				.filter((o) => nodeSays(o.resource, o.operation, o.description).emails !== 'no')
+				.map((o) => o.name);
+			const callout = flat(DOCS['README.md']).match(
+				/\*\*Emails to candidates\*\* go out from ([^]*?)\*Private Link\* sends none/,
+			)![1];
+			const operationNames = new Set(nodeOperations().map((o) => o.name));
+			const named = [...callout.matchAll(/\*([^*]+)\*/g)]
+				.map((m) => m[1])
+				.filter((n) => operationNames.has(n));
+			expect([...new Set(named)].sort()).toEqual([...new Set(emailing)].sort());
+		},
+	);
+
+	check(
+		'the examples that invite candidates are the ones the README names, and each asks a person (a Wait form) first',
+		() => {
+			const inviting: string[] = [];
+			for (const file of Object.keys(EXAMPLES).sort()) {
+				const wf = JSON.parse(EXAMPLES[file]) as {
+					nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
+					connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+				};
+				const invites = wf.nodes.filter(
+					(n) =>
+						n.parameters.resource === 'interview' &&
+						['invite', 'inviteMany', 'reinterview', 'resend'].includes(
+							String(n.parameters.operation),
+						),
+				);
+				if (invites.length === 0) continue;
+				inviting.push(file);
+				// Walk back from each invitation: a Wait node resumed by a form must come before it.
+				const parents = (name: string) =>
+					Object.entries(wf.connections)
+						.filter(([, c]) => c.main.flat().some((t) => t.node === name))
+						.map(([from]) => from);
+				for (const invite of invites) {
+					const seen = new Set<string>();
+					const queue = [invite.name];
+					let approved = false;
+					while (queue.length > 0) {
+						const name = queue.shift()!;
+						if (seen.has(name)) continue;
+						seen.add(name);
+						const node = wf.nodes.find((n) => n.name === name)!;
+						if (node.type === 'n8n-nodes-base.wait' && node.parameters.resume === 'form')
+							approved = true;
+						queue.push(...parents(name));
+					}
+					expect({ file, invite: invite.name, approvedFirst: approved }).toEqual({
+						file,
+						invite: invite.name,
+						approvedFirst: true,
+					});
+				}
+			}
+			const named = flat(DOCS['README.md']).match(
+				/\*\*Examples that email candidates\*\*: ([^]*?)\. Each stops/,
+			)![1];
+			expect([...named.matchAll(/`([^`]+\.json)`/g)].map((m) => m[1]).sort()).toEqual(inviting);
+		},
+	);
 });
 
 describe("wording for users, not about the project's history", () => {
-	it('no "this machine", no earlier session or run, no issue numbers, no commit hashes', () => {
+	check('no "this machine", no earlier session or run, no issue numbers, no commit hashes', () => {
 		const history =
 			/this 2-core machine|previous session|the previous code|\bissue \d+|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b/gi;
 		const found = Object.entries(DOCS).flatMap(([doc, text]) =>
 			[...text.matchAll(history)].map((m) => `${doc}: ${m[0]}`),
 		);
 		expect(found).toEqual([]);
+	});
+});
+
+/**
+ * The tests of the checks: each check, fed one deliberately wrong document (one stated fact changed), must fail.
+ * Each change must itself apply (the text it replaces is there), so a check that stops reading a fact fails here.
+ */
+const WRONG: Array<[check: string, file: string, from: string | RegExp, to: string]> = [
+	[
+		'Concurrency: every "(default N)" is the option\'s default',
+		'docs/operations.md',
+		'*Options > Concurrency* (default 20)',
+		'*Options > Concurrency* (default 21)',
+	],
+	[
+		'Wait for Completion: off by default, Wait Timeout in seconds as the option says',
+		'docs/operations.md',
+		'*Wait Timeout* 300 seconds',
+		'*Wait Timeout* 301 seconds',
+	],
+	[
+		'capacity refusals: every "up to N minutes" is CAPACITY_WAIT_SECONDS, and no doc still says 60 s',
+		'docs/idempotency.md',
+		'waited out for up to 5 minutes',
+		'waited out for up to 6 minutes',
+	],
+	[
+		'batches: "per N input items", "batches of N" and "per N of them" are the chunk size (the spec\'s batch limit)',
+		'README.md',
+		'(batches of 20, always waits)',
+		'(batches of 25, always waits)',
+	],
+	[
+		'files: "up to N MB" is the spec\'s file size limit',
+		'README.md',
+		'(PDF or DOCX, up to 10 MB each)',
+		'(PDF or DOCX, up to 12 MB each)',
+	],
+	[
+		'triggers: Remembered Event IDs, Max Events per Poll and Latest Events in Manual Runs defaults',
+		'docs/triggers.md',
+		'(default 1,000, option *Remembered Event IDs*)',
+		'(default 1,500, option *Remembered Event IDs*)',
+	],
+	[
+		'Quote Automatically: the docs say "on by default", as its default is',
+		'README.md',
+		/(\*Quote Automatically\*[^.]{0,80}?) on by default/,
+		'$1 off by default',
+	],
+	[
+		"the sandbox's default address is the credential's",
+		'CONTRIBUTING.md',
+		'`http://127.0.0.1:4010` with the default port',
+		'`http://127.0.0.1:4011` with the default port',
+	],
+	[
+		'"a node added today is version N" is the newest version; "Versions of the action node" lists them all',
+		'docs/compatibility.md',
+		'a node added today is version 2',
+		'a node added today is version 3',
+	],
+	[
+		'"From node version N" (the simplified items) is the version that brought them',
+		'docs/output.md',
+		'From node version 1.1 on',
+		'From node version 1 on',
+	],
+	[
+		"every example uses the action node's newest version",
+		'examples/analyze-one-resume.json',
+		/("type": "n8n-nodes-recruiting-analysis\.recruitingAnalysis",\s*"typeVersion": )\d+(\.\d+)?/,
+		'$11',
+	],
+	[
+		'the stated prefix and length are what the key builder makes',
+		'docs/idempotency.md',
+		'of those facts (71 characters)',
+		'of those facts (64 characters)',
+	],
+	[
+		'no doc says a key is derived from the execution (it never is: the builder takes no execution)',
+		'README.md',
+		'> **What costs credits',
+		'> Keys are derived from the execution.\n\n> **What costs credits',
+	],
+	[
+		"the table lists exactly the node's operations, and only docs/operations.md has it",
+		'docs/operations.md',
+		/\| Job Description \| Get \|[^\n]*\n/,
+		'',
+	],
+	[
+		'"Credits" is yes exactly for the operations the node charges, each calling a write the spec charges',
+		'docs/operations.md',
+		/(\| Analysis \| Get Quote \|[^\n]*)\| no \| no \|/,
+		'$1| yes | no |',
+	],
+	[
+		'the README callout on credits names exactly the operations the node charges',
+		'README.md',
+		'*Start Many*)',
+		'Start Many)',
+	],
+	[
+		'"Emails candidates" is what the node says each operation does, each calling a write the spec says emails',
+		'docs/operations.md',
+		/(\| Interview \| Resend \|[^\n]*)\| no \| email \|/,
+		'$1| no | no |',
+	],
+	[
+		'the README callout on emails names exactly the operations the node says email candidates',
+		'README.md',
+		'from *Resend* (another email',
+		'from Resend (another email',
+	],
+	[
+		'the examples that invite candidates are the ones the README names, and each asks a person (a Wait form) first',
+		'README.md',
+		'`ats-application-to-interview.json`. Each stops',
+		'`ats-application.json`. Each stops',
+	],
+	[
+		'no "this machine", no earlier session or run, no issue numbers, no commit hashes',
+		'docs/operations.md',
+		'| Resource | Operation |',
+		'Since issue 12:\n\n| Resource | Operation |',
+	],
+];
+
+describe('each check has teeth: fed a deliberately wrong document, it fails', () => {
+	it('every check above has a wrong document below', () => {
+		expect([...CHECKS.keys()].sort()).toEqual(WRONG.map(([name]) => name).sort());
+	});
+
+	it.each(WRONG)('%s', (name, file, from, to) => {
+		const isExample = file.startsWith('examples/') && file.endsWith('.json');
+		const original = isExample ? REAL_EXAMPLES[file.slice('examples/'.length)] : REAL_DOCS[file];
+		const wrong = original.replace(from, to);
+		expect(wrong).not.toBe(original);
+		const run = CHECKS.get(name)!;
+		if (isExample) EXAMPLES = { ...REAL_EXAMPLES, [file.slice('examples/'.length)]: wrong };
+		else DOCS = { ...REAL_DOCS, [file]: wrong };
+		try {
+			expect(run).toThrow();
+		} finally {
+			DOCS = REAL_DOCS;
+			EXAMPLES = REAL_EXAMPLES;
+		}
+		// The same check passes on the real documents.
+		expect(run).not.toThrow();
 	});
 });

@@ -413,6 +413,6 @@ describe('Analysis > batch operations', () => {
 		expect(batch.id).toBe(out[0].batchId);
 		expect(batch.kind).toBe('analyses');
 		expect(batch.status).toBe('completed');
-		expect((batch.items as IDataObject[]).length).toBe(20);
+		expect(batch.items as IDataObject[]).toHaveLength(20);
 	});
 });

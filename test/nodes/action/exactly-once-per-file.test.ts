@@ -255,7 +255,9 @@ describe('New Attempt Label on Analyze Resume', () => {
 		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
 		// Either the completed report back, or an error that names it (as Start with a label refuses a completed report).
 		expect(JSON.stringify(item)).toContain(reportId);
-		if (item.error === undefined) expect(resourceOf(item)).toEqual(resourceOf(done));
+		expect(item.error === undefined ? resourceOf(item) : 'an error naming it').toEqual(
+			item.error === undefined ? resourceOf(done) : 'an error naming it',
+		);
 	});
 });
 

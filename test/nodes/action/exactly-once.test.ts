@@ -622,6 +622,6 @@ describe('capacity and the bounded batch pipeline', () => {
 		expect(Math.max(...samples.map((s) => s.quotes - s.analyses))).toBeLessThanOrEqual(2);
 		expect(Math.max(...samples.map((s) => s.pending))).toBeLessThanOrEqual(40);
 		const { body } = await apiCall(ws, 'GET', '/api/v1/reports?limit=100');
-		expect(((body.data as IDataObject).items as IDataObject[]).length).toBe(80);
+		expect((body.data as IDataObject).items as IDataObject[]).toHaveLength(80);
 	}, 120_000);
 });

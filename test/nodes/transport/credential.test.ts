@@ -208,6 +208,6 @@ describe('Recruiting Analysis API credential test', () => {
 			apiKey: 'live_0123456789abcdef',
 		});
 		expect(result).toEqual({ status: 'Error', message: SANDBOX_WITH_PRODUCTION_KEY_MESSAGE });
-		expect(sb.responses.length).toBe(before);
+		expect(sb.responses).toHaveLength(before);
 	});
 });

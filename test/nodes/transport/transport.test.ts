@@ -382,7 +382,7 @@ describe('errors', () => {
 			{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } },
 		]);
 		expect(result.error?.message).toBe(SANDBOX_WITH_PRODUCTION_KEY_MESSAGE);
-		expect(sb.responses.length).toBe(from);
+		expect(sb.responses).toHaveLength(from);
 	});
 });
 
@@ -701,7 +701,7 @@ describe('pagination', () => {
 				options: { method: 'GET', path: '/api/v1/events', returnAll: false, limit: 130 },
 			},
 		]);
-		expect((outputJson(result)[0].items as IDataObject[]).length).toBe(130);
+		expect(outputJson(result)[0].items as IDataObject[]).toHaveLength(130);
 		const limits = responsesFor('GET', '/api/v1/events', from).map((p) =>
 			new URL(p.url, sb.baseUrl).searchParams.get('limit'),
 		);

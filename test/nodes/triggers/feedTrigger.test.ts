@@ -90,7 +90,7 @@ describe('Recruiting Analysis Feed Trigger against the sandbox', () => {
 		const got: unknown[] = [];
 		for (let i = 0; i < 3; i++) {
 			const r = await tickOk(session);
-			expect(jsonOf(r.output).length).toBe(i < 2 ? 100 : 50);
+			expect(jsonOf(r.output)).toHaveLength(i < 2 ? 100 : 50);
 			got.push(...idsOf(r.output));
 		}
 		expect(got).toEqual(feed);

@@ -9,8 +9,8 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
-import { startSandbox, type SandboxHandle } from '../../../sandbox/src';
-import { http } from '../../helpers/sandbox';
+import type { SandboxHandle } from '../../../sandbox/src';
+import { apiBaseUrl, http, startTestSandbox } from '../../helpers/sandbox';
 import { makePdf, PDF_MIME } from '../../fixtures/resumes';
 
 export interface Workspace {
@@ -50,12 +50,18 @@ export async function newWorkspace(sb: SandboxHandle): Promise<Workspace> {
 	return { baseUrl: sb.baseUrl, ...(body as unknown as Omit<Workspace, 'baseUrl'>) };
 }
 
+/** A sandbox for the trigger tests; in the Prism project (RA_PRISM=1) with Prism's validating proxy in front. */
 export async function withSandbox(): Promise<SandboxHandle> {
-	return await startSandbox({ port: 0, workerDelayMs: 10, webhookTimeScale: 0.001 });
+	return await startTestSandbox({
+		workerDelayMs: 10,
+		webhookTimeScale: 0.001,
+		webhookDeadlineMs: undefined,
+	});
 }
 
+/** The node's credential: the sandbox, or Prism's proxy in front of it when the tests run with RA_PRISM=1. */
 export function apiCredential(ws: Workspace): ICredentialDataDecryptedObject {
-	return { environment: 'sandbox', baseUrl: ws.baseUrl, apiKey: ws.apiKey };
+	return { environment: 'sandbox', baseUrl: apiBaseUrl(ws.baseUrl), apiKey: ws.apiKey };
 }
 
 export const credentialTypes = [

@@ -18,7 +18,7 @@ const ok = (schema: { safeParse: (v: unknown) => { success: boolean } }, value: 
 
 describe('lengths in characters (code points), as the sandbox counts them', () => {
 	test('an emoji is one character for the node and for the sandbox', () => {
-		expect(emoji.length).toBe(2);
+		expect(emoji).toHaveLength(2);
 		expect(characterCount(emoji)).toBe(1);
 		expect(sandboxCharacterCount(emoji)).toBe(1);
 	});

@@ -143,8 +143,8 @@ describe('secrets of a signing secret credential', () => {
 				previousSecret: 'nope',
 			}),
 		).toMatch(/previous signing secret/);
-		expect(secretProblem({ secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` })).toBe(
-			undefined,
-		);
+		expect(
+			secretProblem({ secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` }),
+		).toBeUndefined();
 	});
 });
