@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 import { makeDocx, makePdf } from '../test/fixtures/resumes';
 import { delay, type ExecutionDetail, type N8nInstance, type WorkflowJson } from './n8n-host';
+import type { SandboxControl } from './sandbox-process';
 
 /** The example that reads a folder of resumes, and the node that names the folder. */
 export const FOLDER_EXAMPLE = 'shortlist-folder-of-resumes.json';
@@ -114,17 +115,54 @@ export async function runAsEditor(
 	triggerName: string,
 	timeoutMs = 300_000,
 ): Promise<ExecutionDetail> {
+	const started = await clickExecute(n8n, workflowId, triggerName);
+	if (!started.executionId)
+		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+	return await settled(n8n, started.executionId, timeoutMs);
+}
+
+/**
+ * The editor's Execute workflow button (`POST /rest/workflows/{id}/run` from the trigger `triggerName`): a manual
+ * trigger starts an execution (`executionId`); a webhook trigger makes n8n listen on its test URL
+ * (`waitingForWebhook`) until one request arrives there or two minutes pass.
+ */
+export async function clickExecute(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerName: string,
+): Promise<{ executionId?: string; waitingForWebhook?: boolean }> {
 	const path = `/workflows/${encodeURIComponent(workflowId)}`;
 	// n8n 2.x runs the stored workflow; n8n 1.x's editor sends the workflow with the request, as this does there.
 	const workflowData =
 		n8n.host.line === '1' ? await n8n.rest<WorkflowJson & { id: string }>('GET', path) : undefined;
-	const started = await n8n.rest<{ executionId?: string }>('POST', `${path}/run`, {
-		...(workflowData ? { workflowData } : {}),
-		triggerToStartFrom: { name: triggerName },
-	});
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return await settled(n8n, started.executionId, timeoutMs);
+	return await n8n.rest<{ executionId?: string; waitingForWebhook?: boolean }>(
+		'POST',
+		`${path}/run`,
+		{
+			...(workflowData ? { workflowData } : {}),
+			triggerToStartFrom: { name: triggerName },
+		},
+	);
+}
+
+/**
+ * Registers a trigger node's two addresses with the local sandbox, for the events the node selects: its production
+ * URL (`<webhookBase>/webhook/<id>/webhook`, served while the workflow is active) and its test URL
+ * (`<editorBase>/webhook-test/<id>/webhook`, served while the editor's Execute workflow listens), so that a click in
+ * the editor sees the next event. Returns the two URLs and the events.
+ */
+export async function registerTriggerReceivers(
+	sandbox: { control: SandboxControl; seed: { workspaceId: string } },
+	node: { webhookId?: unknown; parameters: Record<string, unknown> },
+	bases: { webhookBase: string; editorBase: string },
+): Promise<{ url: string; testUrl: string; events?: string[] }> {
+	const events = (node.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
+	const selected = events?.length ? events : undefined;
+	const url = `${bases.webhookBase}/webhook/${String(node.webhookId)}/webhook`;
+	const testUrl = `${bases.editorBase}/webhook-test/${String(node.webhookId)}/webhook`;
+	for (const address of [url, testUrl])
+		await sandbox.control.registerWebhook(sandbox.seed.workspaceId, address, selected);
+	return { url, testUrl, events: selected };
 }
 
 /** Follows an execution until it has ended or waits; returns it with its run data. */
@@ -177,3 +215,79 @@ export async function answerForm(form: WaitingForm, answers: string[]): Promise<
 /** The examples' approval question and its two answers (examples/*.json, the Recruiter Approves nodes). */
 export const APPROVE = 'Yes, invite them';
 export const DECLINE = 'No';
+
+/** The example an applicant tracking system posts to (an n8n Webhook node), and its path. */
+export const ATS_EXAMPLE = 'ats-application-to-interview.json';
+export const ATS_PATH = 'ats-new-application';
+/** The examples started by a webhook event of the sandbox, and the example whose run produces that event. */
+export const REPORT_EVENT_EXAMPLE = 'report-result-to-ats.json';
+export const INTERVIEW_EVENT_EXAMPLE = 'interview-result-decision.json';
+
+/** What `npm start` knows when it tells how to run each example from the editor. */
+export interface HintContext {
+	n8nBaseUrl: string;
+	/** `<files>/resumes`, with the sample resumes (placeSampleFiles). */
+	resumesDir: string;
+	/** The local sandbox, when `npm start` runs one. */
+	sandbox?: { baseUrl: string; workspaceId: string };
+	/** The names of the examples, by file. */
+	names: Record<string, string>;
+}
+
+/**
+ * The command that posts a sample application (Ada Lovelace's resume, which scores 9) to the ATS example's
+ * Webhook node: `test` for its test URL (while the editor listens), or its production URL once it is active.
+ */
+export function postApplicationCommand(ctx: HintContext, test = true): string {
+	const applicant = SAMPLE_APPLICANTS[0];
+	return [
+		'curl',
+		'-F applicationId=APP-1001',
+		`-F "name=${applicant.name}"`,
+		`-F email=${applicant.email}`,
+		`-F resume=@${join(ctx.resumesDir, applicant.fileName)}`,
+		`${ctx.n8nBaseUrl}/${test ? 'webhook-test' : 'webhook'}/${ATS_PATH}`,
+	].join(' ');
+}
+
+/** The command that completes the newest invited interview in the sandbox (scripts/complete-interview.ts). */
+export function completeInterviewCommand(sandbox: {
+	baseUrl: string;
+	workspaceId: string;
+}): string {
+	return `npx tsx scripts/complete-interview.ts ${sandbox.baseUrl} ${sandbox.workspaceId}`;
+}
+
+/** Per example, what to click in the editor or what to send so that it runs: the lines `npm start` prints. */
+export function exampleHints(file: string, ctx: HintContext): string[] {
+	const click = 'click Execute workflow';
+	const one = ctx.names['analyze-one-resume.json'] ?? 'analyze-one-resume.json';
+	switch (file) {
+		case ATS_EXAMPLE:
+			return [
+				`${click} (it listens for an application), then post one from a terminal:`,
+				`   ${postApplicationCommand(ctx)}`,
+			];
+		case REPORT_EVENT_EXAMPLE:
+			return ctx.sandbox
+				? [
+						`${click} (it listens), then run "${one}" (or any analysis): the sandbox sends report.result_ready to the test URL too`,
+					]
+				: [
+						`${click} (it listens), then finish an analysis; the deployment must deliver report.result_ready to the test URL (webhook-test) for it to arrive`,
+					];
+		case INTERVIEW_EVENT_EXAMPLE:
+			return ctx.sandbox
+				? [
+						`${click} (it listens), then complete an interview (approve an invitation first, e.g. the demo's form):`,
+						`   ${completeInterviewCommand(ctx.sandbox)}`,
+					]
+				: [
+						`${click} (it listens); an interview.result_ready arrives when a candidate's interview is evaluated`,
+					];
+		case FOLDER_EXAMPLE:
+			return [`${click}: it analyses every resume in ${ctx.resumesDir}`];
+		default:
+			return [`${click}`];
+	}
+}

@@ -37,10 +37,12 @@ import { QueueStack } from './n8n-host/queue';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
 import {
 	FOLDER_EXAMPLE,
+	exampleHints,
 	filesEnv,
 	filesFolder,
 	placeSampleFiles,
 	pointFolderExample,
+	registerTriggerReceivers,
 	runAsEditor,
 	waitingForm,
 } from './start-kit';
@@ -189,19 +191,18 @@ async function main(): Promise<void> {
 				}
 				const url = `${webhookHost.baseUrl}/webhook/${t.webhookId}/webhook`;
 				await webhookHost.waitForWebhook(`${t.webhookId}/webhook`, 30_000, 'POST');
-				const events = (t.parameters.events as string[] | undefined)?.filter((e) => e !== '*');
 				if (sandbox) {
-					await sandbox.control.registerWebhook(
-						sandbox.seed.workspaceId,
-						url,
-						events?.length ? events : undefined,
-					);
+					// The test URL is the main's (the editor's) in queue mode too.
+					const registered = await registerTriggerReceivers(sandbox, t, {
+						webhookBase: webhookHost.baseUrl,
+						editorBase: n8n.baseUrl,
+					});
 					log(
-						`   ${file}: active; the sandbox delivers ${events?.join(', ') || 'all events'} to ${url}`,
+						`   ${file}: active; the sandbox delivers ${registered.events?.join(', ') || 'all events'} to ${url} and to the test URL ${registered.testUrl}`,
 					);
 				} else {
 					log(
-						`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application`,
+						`   ${file}: active; register ${url} as a webhook endpoint in the Recruiting Analysis application (and ${n8n.baseUrl}/webhook-test/${t.webhookId}/webhook to see events in the editor)`,
 					);
 				}
 			}
@@ -229,6 +230,21 @@ async function main(): Promise<void> {
 			}
 		}
 		log('');
+		log('run each example from the editor (open it, then):');
+		const names = Object.fromEntries(imported.map((i) => [i.file, i.wf.name]));
+		const hintContext = {
+			n8nBaseUrl: n8n.baseUrl,
+			resumesDir,
+			sandbox: sandbox
+				? { baseUrl: sandbox.baseUrl, workspaceId: sandbox.seed.workspaceId }
+				: undefined,
+			names,
+		};
+		for (const { file, id } of imported) {
+			log(`   ${file} (${n8n.baseUrl}/workflow/${id}):`);
+			for (const line of exampleHints(file, hintContext)) log(`      ${line}`);
+		}
+		log('');
 
 		const demo = imported.find((i) => i.file === DEMO_EXAMPLE);
 		if (demo) {
@@ -238,7 +254,13 @@ async function main(): Promise<void> {
 			const execution = await runAsEditor(n8n, demo.id, 'Run Example', 360_000);
 			const analyzed = nodeOutput(execution.data, 'Analyze Resume');
 			const item = analyzed[0] as
-				{ reportId?: string; status?: string; score?: number | null } | undefined;
+				| {
+						reportId?: string;
+						status?: string;
+						score?: number | null;
+						candidateName?: string | null;
+				  }
+				| undefined;
 			const form = waitingForm(execution, n8n.baseUrl);
 			if (!item || !(execution.status === 'success' || form)) {
 				const err = nodeError(execution.data, 'Analyze Resume') ?? execution.data.resultData.error;
@@ -247,7 +269,7 @@ async function main(): Promise<void> {
 				);
 			} else {
 				log(
-					`report ${item.reportId}: status ${item.status}, score ${item.score ?? 'null (not scored)'} of 10`,
+					`${item.candidateName ? `${item.candidateName}, ` : ''}report ${item.reportId}: status ${item.status}, score ${item.score ?? 'null (not scored)'} of 10`,
 				);
 				if (form) {
 					log('the score clears the threshold: the invitation email waits for your approval');
