@@ -17,6 +17,8 @@ import { request } from 'undici';
 
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
+import { processIdCount } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
+import { keptSecretScopes } from '../../../nodes/RecruitingAnalysis/webhook/secrets';
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
@@ -287,6 +289,41 @@ describe('an event runs at least once whatever n8n does after the trigger answer
 		expect(retry.statusCode).toBe(200);
 		expect(await retry.body.json()).toMatchObject({ reason: 'duplicate event id' });
 		expect(host.executions).toHaveLength(1);
+	});
+});
+
+describe('process memory follows the workflow', () => {
+	it("deactivating the workflow drops this process's remembered ids and kept secrets (the stored list stays)", async () => {
+		const ws = await newWorkspace(sb);
+		const stored: IDataObject = {};
+		const host = await startWebhookHost({
+			nodeType: new RecruitingAnalysisTrigger(),
+			credentialTypes,
+			credentials: {
+				recruitingAnalysisSigningSecretApi: { secret: ws.webhookSecret, previousSecret: '' },
+			} as Record<string, ICredentialDataDecryptedObject>,
+			parameters: { events: ['*'] },
+			staticData: stored,
+			activate: true,
+		});
+		hosts.push(host);
+		const idsBefore = processIdCount();
+		const secretsBefore = keptSecretScopes();
+		for (let i = 0; i < 3; i++) {
+			const raw = envelope();
+			const res = await request(host.url, {
+				method: 'POST',
+				headers: signedHeaders(ws.webhookSecret, raw),
+				body: raw,
+			});
+			expect(res.statusCode).toBe(200);
+		}
+		expect(processIdCount()).toBe(idsBefore + 3);
+		expect(keptSecretScopes()).toBe(secretsBefore + 1);
+		await host.close(); // n8n runs the webhook's delete on deactivation and before deleting the workflow
+		expect(processIdCount()).toBe(idsBefore);
+		expect(keptSecretScopes()).toBe(secretsBefore);
+		expect((Object.values(stored)[0] as IDataObject).seenEventIds as string[]).toHaveLength(3);
 	});
 });
 
