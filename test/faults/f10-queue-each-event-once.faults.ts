@@ -7,8 +7,9 @@
  * event starts before the other's is stored) nor across the 30-day replay window (static data holds at most 10,000
  * ids and is saved whole). The example's PostgreSQL step (one atomic INSERT … ON CONFLICT DO NOTHING) lets exactly
  * one execution per event id through to the steps after it. Measured here: simultaneous copies at both processes,
- * an interleaved burst with redeliveries, and replays of every event after the table was emptied of nothing but the
- * trigger's own memory (its static data cleared, as an overwrite by another process or a Feed Trigger would).
+ * an interleaved burst with redeliveries, and replays of every event after the trigger's own memory is gone (its
+ * static data cleared, as an overwrite by another process or a Feed Trigger would); then a Feed Trigger beside the
+ * webhook trigger in the same workflow, both given the same events.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +19,7 @@ import { Webhook } from 'standardwebhooks';
 
 import { FigureBook } from './figures';
 import { delay, nodeOutput } from '../../scripts/n8n-host';
-import { bootRealN8n, n8nUnderTest, triggerPath, type RealN8n } from '../e2e/helpers';
+import { bootRealN8n, n8nUnderTest, NODE_TYPES, triggerPath, type RealN8n } from '../e2e/helpers';
 
 const book = new FigureBook(
 	'F10-queue',
@@ -210,4 +211,117 @@ it('two webhook processes, simultaneous copies, an interleaved burst with redeli
 		clean: true,
 		rows: all.length,
 	});
+}, 900_000);
+
+it('a Feed Trigger beside the webhook trigger in the same workflow, both fed the same events: the steps after the PostgreSQL step run once per event id', async () => {
+	const stack = env.stack!;
+	const { seed } = env.sandbox;
+	const pg = stack.postgres;
+	const postgres = await env.n8n.createCredential({
+		name: 'F10 queue PostgreSQL (both triggers)',
+		type: 'postgres',
+		data: { host: '127.0.0.1', port: pg.port, database: pg.database, user: pg.user, password: '' },
+	});
+	// Events published in the feed; the same envelopes are then delivered as signed webhooks.
+	await env.sandbox.control.call('POST', `/_sandbox/workspaces/${seed.workspaceId}/events/seed`, {
+		count: 12,
+	});
+	const retained: Array<Record<string, unknown>> = [];
+	for (let cursor = ''; ;) {
+		const res = await fetch(
+			`${env.sandbox.baseUrl}/api/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+			{ headers: { authorization: `Bearer ${seed.apiKey}` } },
+		);
+		const body = (await res.json()) as {
+			data: { items: Array<Record<string, unknown>>; nextCursor: string; hasMore: boolean };
+		};
+		retained.push(...body.data.items);
+		if (!body.data.hasMore) break;
+		cursor = body.data.nextCursor;
+	}
+	const { id, wf } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
+		for (const node of w.nodes)
+			if (node.credentials?.postgres) node.credentials.postgres = postgres;
+		w.nodes.push({
+			id: randomUUID(),
+			name: 'Feed',
+			type: NODE_TYPES.feed,
+			typeVersion: 1,
+			position: [0, -220],
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				events: ['*'],
+				startAt: 'oldest',
+				filters: {},
+				options: {},
+			},
+			credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
+		});
+		w.connections.Feed = { main: [[{ node: 'First Delivery Only', type: 'main', index: 0 }]] };
+	});
+	psql(
+		String(
+			wf.nodes.find((n) => n.name === 'Create Table, Drop Ids Past 30 Days')!.parameters.query,
+		),
+	);
+	await env.n8n.activateWorkflow(id);
+	const path = triggerPath(wf);
+	for (const p of stack.webhooks) await p.instance.waitForWebhook(path, 60_000, 'POST');
+	const [w1, w2] = stack.webhooks.map((p) => p.instance.baseUrl);
+	const answers: Answer[] = [];
+	for (const e of retained)
+		answers.push(...(await Promise.all([deliver(w1, path, e), deliver(w2, path, e)])));
+
+	const handledIds = async () => {
+		const handled = new Map<string, number>();
+		for (const ex of await env.n8n.listExecutions(id)) {
+			if (!(ex.finished || ex.stoppedAt)) continue;
+			const run = await env.n8n.getExecution(ex.id);
+			for (const item of nodeOutput(run.data, 'Handle Event Once')) {
+				const eventId = String(item.id);
+				handled.set(eventId, (handled.get(eventId) ?? 0) + 1);
+			}
+		}
+		return handled;
+	};
+	const feedReads = async () =>
+		Number(
+			(
+				(await env.sandbox.control.counters(seed.workspaceId)) as {
+					requests?: Record<string, number>;
+				}
+			).requests?.['GET /api/v1/events'] ?? 0,
+		);
+	// The feed trigger polls from the main once a minute: wait (bounded) for two polls after the deliveries, so that
+	// it has read every retained event, then for every execution to finish.
+	const readsBefore = await feedReads();
+	const end = Date.now() + 4 * 60_000;
+	while ((await feedReads()) < readsBefore + 2 && Date.now() < end) await delay(2000);
+	let last = -1;
+	for (;;) {
+		const list = await env.n8n.listExecutions(id);
+		const done = list.every((e) => e.finished || e.stoppedAt);
+		if ((done && list.length === last) || Date.now() > end + 60_000) break;
+		last = list.length;
+		await delay(2000);
+	}
+	const handled = await handledIds();
+	const perEvent = retained.map((e) => handled.get(String(e.id)) ?? 0);
+	const executions = await env.n8n.listExecutions(id);
+	book.set('bothTriggers.events', retained.length);
+	book.set('bothTriggers.webhookDeliveries', answers.length);
+	book.set('bothTriggers.feedReadsAfterDeliveries', (await feedReads()) - readsBefore);
+	book.set('bothTriggers.executions', executions.length);
+	book.set('bothTriggers.handledPerEvent', {
+		min: Math.min(...perEvent),
+		max: Math.max(...perEvent),
+	});
+	const once = book.check(
+		'a Feed Trigger and the webhook trigger in one workflow, each given every event (the webhook at both processes): each event id reached the steps after the PostgreSQL step exactly once',
+		{ events: retained.length, handledOnce: perEvent.filter((n) => n === 1).length },
+		perEvent.every((n) => n === 1),
+	);
+	const failed = executions.filter((e) => e.status === 'error').length;
+	const clean = book.check('no execution failed (both triggers)', failed, failed === 0);
+	expect({ once, clean }).toEqual({ once: true, clean: true });
 }, 900_000);
