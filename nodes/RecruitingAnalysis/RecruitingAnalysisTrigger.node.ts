@@ -12,21 +12,29 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
-import { readSeenIds, rememberAcrossRequests, DEFAULT_DEDUPE_CAPACITY } from './webhook/dedupe';
+import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, readSeenIds } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 import {
+	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
 	answer,
 	headerBag,
+	inFlight,
 	notReady,
 	parseBody,
 	RECHECKED_FAILURES,
 	SEEN_IDS,
 	unavailable,
 } from './webhook/answers';
-import { currentSecrets, recheckSecrets, secretProblem, secretsFrom } from './webhook/secrets';
+import {
+	currentSecrets,
+	forgetSecrets,
+	recheckSecrets,
+	secretProblem,
+	secretsFrom,
+} from './webhook/secrets';
 import {
 	RECEIVER_SIDE_FAILURES,
 	verifyWebhook,
@@ -37,6 +45,12 @@ import {
 const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
 /** Static-data key (node scope); the remembered event ids are under SEEN_IDS. */
 const REGISTRATION = 'registration';
+
+/** The process maps of a workflow's node: remembered ids (webhook/dedupe.ts) and kept secrets (webhook/secrets.ts). */
+function nodeScope(ctx: IHookFunctions | IWebhookFunctions): string {
+	const node = ctx.getNode();
+	return `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+}
 
 /**
  * Activation guard: a trigger without a usable secret would have to accept everything, so it refuses
@@ -202,9 +216,13 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
 				// Nothing to remove remotely; the endpoint stays registered in the application until the
-				// user deletes or pauses it there. The remembered event IDs are kept so that retries that
-				// arrive after a reactivation are still recognised.
+				// user deletes or pauses it there. The remembered event IDs stay in the static data so that
+				// retries that arrive after a reactivation are still recognised; this process's copies of them
+				// and of the secrets are dropped (n8n runs this on deactivation and before deleting a workflow).
 				delete this.getWorkflowStaticData('node')[REGISTRATION];
+				const scope = nodeScope(this);
+				forgetScope(scope);
+				forgetSecrets(`${scope}:`);
 				return true;
 			},
 		},
@@ -217,7 +235,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const arrivedAt = Date.now();
 		const node = this.getNode();
 		const credential = node.credentials?.[SIGNING_CREDENTIAL];
-		const secretScope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}:${credential?.id ?? credential?.name ?? ''}`;
+		const scope = nodeScope(this);
+		const secretScope = `${scope}:${credential?.id ?? credential?.name ?? ''}`;
 		const readSecrets = async () =>
 			secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
 
@@ -281,24 +300,20 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// static data: nothing to deduplicate there, and nothing kept from one session to the next.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
 		const staticData = this.getWorkflowStaticData('node');
-		let rememberedIds: string[] | undefined;
+		let acknowledge: ((stored: readonly string[]) => string[]) | undefined;
 		if (this.getMode() !== 'manual') {
 			const options = this.getNodeParameter('options', {}) as IDataObject;
 			const capacity =
 				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
-			const scope = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-			const remembered = rememberAcrossRequests(
-				scope,
-				readSeenIds(staticData[SEEN_IDS]),
-				eventId,
-				capacity,
-			);
-			if (remembered.duplicate) {
+			const admission = admitEvent(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
+			if (admission.verdict === 'duplicate') {
 				// Nothing new to store: answered at once through `res`.
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
 			}
-			rememberedIds = remembered.ids;
-			staticData[SEEN_IDS] = rememberedIds;
+			if (admission.verdict === 'inFlight') return inFlight(res);
+			// Seen only once n8n takes the answer (webhook/answers.ts); forgotten if n8n answers otherwise.
+			acknowledge = admission.acknowledge;
+			abandonUnlessAcknowledged(res, admission.abandon);
 		}
 		res.set('cache-control', 'no-store');
 
@@ -317,6 +332,6 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			Object.assign(output, await fetchEventResource(this, event));
 		}
 
-		return acknowledgeWhenStored(staticData, rememberedIds, [[{ json: output }]]);
+		return acknowledgeWhenStored(staticData, acknowledge, [[{ json: output }]]);
 	}
 }

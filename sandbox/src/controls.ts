@@ -324,6 +324,12 @@ export function controlRoutes(app: FastifyInstance, ctx: Ctx, faults: Faults): v
 			return { latencyMs: cfg.latencyMs, rules: cfg.rules.length };
 		});
 
+		// What each rule has done so far, so that a test can check a fault it claims was really served.
+		c.get('/_sandbox/faults', async () => ({
+			latencyMs: faults.latencyMs,
+			rules: faults.rules.map((r) => ({ ...r })),
+		}));
+
 		c.delete('/_sandbox/faults', async () => {
 			faults.clear();
 			return { cleared: true };

@@ -1200,6 +1200,14 @@ describe('authentication, scopes and conventions', () => {
 		expect(limited.headers.get('retry-after')).toBe('2');
 		expectError(await call('GET', '/api/v1/reports'), 500);
 		expectError(await call('GET', '/api/v1/events'), 503);
+		const served = (await control('GET', '/_sandbox/faults')) as {
+			rules: Array<{ path: string; fired: number }>;
+		};
+		expect(served.rules.map((r) => [r.path, r.fired])).toEqual([
+			['/api/v1/job-descriptions', 1],
+			['/api/v1/reports', 1],
+			['/api/v1/events', 1],
+		]);
 		await control('DELETE', '/_sandbox/faults');
 		expect((await call('GET', '/api/v1/job-descriptions')).status).toBe(200);
 	});

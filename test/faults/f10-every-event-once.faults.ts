@@ -11,11 +11,17 @@
  * - last page without a cursor: a scripted API ends the list with `nextCursor: null`;
  * - Start From Now over 10,000 retained events, with 429s at activation;
  * - acknowledged means remembered: at the moment each 200 arrives, the event id is already in the workflow's
- *   static data as n8n's REST API reads it from its database.
+ *   static data as n8n's REST API reads it from its database;
+ * - execution creation fails once: n8n's SQLite database is write-locked while the service's first attempt arrives
+ *   (n8n cannot create the execution and answers 500), then released: the service's retry starts the event, once
+ *   (n8n 2.x). On n8n 1.x the lock does not make the creation fail (measured); the case checks the event ran once.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
@@ -191,6 +197,42 @@ async function until<T>(
 	}
 }
 
+/** How many times the workspace's feed has been read (counted requests; fault answers are not counted). */
+async function feedReads(ws: Ws): Promise<number> {
+	const counters = await ctl<Json>('GET', `/_sandbox/workspaces/${ws.workspaceId}/counters`);
+	return Number((counters.requests as Json)['GET /api/v1/events'] ?? 0);
+}
+
+/**
+ * Waits (bounded, named) until the workflow's executions are all finished and their number holds still across two
+ * reads: what a poll or a delivery started is recorded before the case counts.
+ */
+async function settled(what: string, workflowId: string): Promise<void> {
+	let last = -1;
+	await until(
+		`${what}: executions settled`,
+		async () => {
+			const list = await env.n8n.listExecutions(workflowId);
+			const done = list.every((e) => e.finished || e.stoppedAt);
+			const same = list.length === last;
+			last = list.length;
+			return done && same ? true : undefined;
+		},
+		2 * MINUTE,
+	);
+}
+
+/** One more poll of the trigger after now (a duplicate would come from it), then its executions settled. */
+async function onePollMore(what: string, workflowId: string, reads: () => Promise<number>) {
+	const before = await reads();
+	await until(
+		`${what}: one more poll`,
+		async () => ((await reads()) > before ? true : undefined),
+		3 * MINUTE,
+	);
+	await settled(what, workflowId);
+}
+
 const ids = (items: Json[]) => items.filter((i) => i.notice === undefined).map((i) => String(i.id));
 const rows: Array<Record<string, FigureValue>> = [];
 
@@ -240,6 +282,12 @@ afterAll(async () => {
 	await env?.close();
 }, 120_000);
 
+/** Resolves once the long-history case has cleared its 429 rule (the fault rule is global). */
+let faultsCleared: () => void = () => {};
+const longHistoryFaultsCleared = new Promise<void>((resolve) => {
+	faultsCleared = resolve;
+});
+
 /** Start From Now over 10,000 retained events: the activation meets four 429s (every attempt of its first page). */
 async function startFromNow(): Promise<boolean> {
 	const ws = await newWs();
@@ -255,8 +303,33 @@ async function startFromNow(): Promise<boolean> {
 	} catch (error) {
 		activation = `failed: ${(error as Error).message.slice(0, 200)}`;
 	}
+	// n8n runs the activation's first poll after the activation request has answered: the rule stays until the
+	// sandbox has served its four 429s (or a bounded wait ends, and the claim below fails with what was served).
+	const fired429s = async () =>
+		(
+			await ctl<{ rules: Array<{ status?: number; fired: number }> }>('GET', '/_sandbox/faults')
+		).rules.find((r) => r.status === 429)?.fired ?? 0;
+	let fired = 0;
+	try {
+		fired = await until(
+			'the activation poll answered 429 four times',
+			async () => {
+				const n = await fired429s();
+				return n >= 4 ? n : undefined;
+			},
+			2 * MINUTE,
+		);
+	} catch {
+		fired = await fired429s();
+	}
 	await ctl('DELETE', '/_sandbox/faults');
+	faultsCleared();
 	book.set('startFromNow.activation', activation);
+	const met429s = book.check(
+		'Start From Now: the activation was really answered 429 four times (the sandbox served the rule)',
+		fired,
+		fired === 4,
+	);
 	if (!id) return record('Start From Now over 10,000 events with 429s', ['(activation)'], []);
 	const later = async () => (await retained(ws)).slice(10_000);
 	await feedRead(ws);
@@ -270,7 +343,7 @@ async function startFromNow(): Promise<boolean> {
 		},
 		9 * MINUTE,
 	);
-	await delay(MINUTE + 5000);
+	await onePollMore('Start From Now', id, async () => await feedReads(ws));
 	const { items, errors } = await emitted(id);
 	book.set(
 		'startFromNow.requests',
@@ -281,9 +354,11 @@ async function startFromNow(): Promise<boolean> {
 		),
 	);
 	void got;
-	return record('Start From Now over 10,000 events with 429s', expected, ids(items), {
-		errorExecutions: errors,
-	});
+	return (
+		record('Start From Now over 10,000 events with 429s', expected, ids(items), {
+			errorExecutions: errors,
+		}) && met429s
+	);
 }
 
 /** Two schedules firing in the same second, slow pages: 300 events. */
@@ -306,7 +381,7 @@ async function overlap(): Promise<boolean> {
 		async () => ((await emitted(id)).items.length >= 300 ? true : undefined),
 		3 * MINUTE,
 	);
-	await delay(MINUTE + 5000); // one more pair of ticks
+	await onePollMore('overlap', id, async () => await feedReads(ws));
 	await ctl('DELETE', '/_sandbox/faults');
 	const { items, errors } = await emitted(id);
 	return record('two schedules in the same second, slow pages', expected, ids(items), {
@@ -338,7 +413,7 @@ async function workspaceSwitch(): Promise<boolean> {
 		async () => (ids((await emitted(id)).items).length >= 5 ? true : undefined),
 		3 * MINUTE,
 	);
-	await delay(MINUTE + 5000);
+	await onePollMore('workspace switch', id, async () => await feedReads(b));
 	const { items, errors } = await emitted(id);
 	const notices = items.filter((i) => i.notice !== undefined).map((i) => String(i.reason));
 	book.set('workspaceSwitch.notices', notices);
@@ -386,7 +461,7 @@ async function eventsChange(): Promise<boolean> {
 		async () => (ids((await emitted(id)).items).length >= 3 ? true : undefined),
 		3 * MINUTE,
 	);
-	await delay(MINUTE + 5000);
+	await onePollMore('events change', id, async () => await feedReads(ws));
 	const { items, errors } = await emitted(id);
 	return record('Events selection changed with events pending', expected, ids(items), {
 		errorExecutions: errors,
@@ -407,7 +482,9 @@ async function lastPageWithoutCursor(): Promise<boolean> {
 				data: {},
 			});
 	};
+	let reads = 0;
 	scripted = createServer((req, res) => {
+		reads++;
 		const url = new URL(req.url ?? '/', 'http://localhost');
 		const from = url.searchParams.get('cursor')
 			? Number(url.searchParams.get('cursor')!.slice(2))
@@ -432,14 +509,19 @@ async function lastPageWithoutCursor(): Promise<boolean> {
 	const id = await activated(
 		feedWorkflow('last page without cursor', cred, { events: ['*'], startAt: 'oldest' }),
 	);
-	await delay(2 * MINUTE + 5000); // two polls over the same last page
+	const first = reads;
+	await until(
+		'two polls over the same last page',
+		async () => (reads >= first + 2 ? true : undefined),
+		4 * MINUTE,
+	);
 	add(2);
 	await until(
 		'the two later events delivered',
 		async () => (ids((await emitted(id)).items).length >= 5 ? true : undefined),
 		2 * MINUTE,
 	);
-	await delay(MINUTE + 5000);
+	await onePollMore('last page without cursor', id, async () => await Promise.resolve(reads));
 	const { items, errors } = await emitted(id);
 	return record(
 		'last page with nextCursor null',
@@ -514,7 +596,7 @@ async function unusableSecret(): Promise<boolean> {
 		},
 		2 * MINUTE,
 	);
-	await delay(5000);
+	await settled('unusable secret', id);
 	const { items, errors } = await emitted(id, 'Trigger');
 	const refused = done.flatMap((d) => d.attempts.map((a) => a.status)).filter((s) => s !== 200);
 	book.set('unusableSecret.refusedStatuses', [...new Set(refused.map(String))]);
@@ -591,7 +673,7 @@ async function acknowledgedMeansRemembered(): Promise<boolean> {
 		[storedAtAnswer, sent.length],
 		storedAtAnswer === sent.length,
 	);
-	await delay(5000);
+	await settled('acknowledged means remembered', id);
 	const { items } = await emitted(id, 'Trigger');
 	return (
 		record('acknowledged means remembered (20 deliveries)', sent, ids(items), {
@@ -600,12 +682,135 @@ async function acknowledgedMeansRemembered(): Promise<boolean> {
 	);
 }
 
+/** Holds SQLite's write lock on n8n's database (sqlite3 CLI, BEGIN IMMEDIATE) until `release` is called. */
+async function writeLock(database: string): Promise<{ release: () => Promise<void> }> {
+	const child = spawn('sqlite3', [database], { stdio: ['pipe', 'pipe', 'pipe'] });
+	let out = '';
+	child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+	child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+	child.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n");
+	await until(
+		'the SQLite write lock taken',
+		async () => (out.includes('locked') ? true : undefined),
+		30_000,
+	);
+	return {
+		release: async () => {
+			child.stdin.end('ROLLBACK;\n.quit\n');
+			await exited;
+		},
+	};
+}
+
+/** n8n cannot create the execution for the first attempt (its database is write-locked); the retry runs the event. */
+async function executionCreationFails(): Promise<boolean> {
+	const database = join(env.userFolder, '.n8n', 'database.sqlite');
+	if (!existsSync(database)) {
+		book.check("execution creation fails once: n8n's SQLite database found", database, false);
+		return false;
+	}
+	const ws = await newWs();
+	const signing = await env.n8n.createCredential({
+		name: 'F10 signing (creation fails)',
+		type: 'recruitingAnalysisSigningSecretApi',
+		data: { secret: ws.webhookSecret },
+	});
+	const webhookId = randomUUID();
+	const id = await activated({
+		name: `F10 creation fails ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Trigger',
+				type: NODE_TYPES.trigger,
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['*'], options: {} },
+				credentials: { recruitingAnalysisSigningSecretApi: signing },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
+	const endpoint = await env.sandbox.control.registerWebhook(
+		ws.workspaceId,
+		`${env.webhookBaseUrl}/webhook/${webhookId}/webhook`,
+	);
+	const deliveries = async () =>
+		(await env.sandbox.control.deliveries(endpoint.id)).items as Array<{
+			state: string;
+			attempts: Array<{ status: number | null }>;
+		}>;
+	const lock = await writeLock(database);
+	let eventId: string;
+	try {
+		eventId = (
+			await ctl<{ eventId: string }>('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`)
+		).eventId;
+		await until(
+			'the first attempt answered',
+			async () => ((await deliveries())[0]?.attempts.length >= 1 ? true : undefined),
+			MINUTE,
+		);
+	} finally {
+		await lock.release();
+	}
+	const done = await until(
+		'the delivery ended',
+		async () => {
+			const list = await deliveries();
+			return list[0] && list[0].state !== 'pending' && list[0].state !== 'scheduled'
+				? list[0]
+				: undefined;
+		},
+		3 * MINUTE,
+	);
+	await settled('execution creation fails once', id);
+	const { items } = await emitted(id, 'Trigger');
+	const statuses = done.attempts.map((a) => a.status);
+	book.set('creationFails.attempts', statuses.map(String));
+	book.set('creationFails.state', done.state);
+	if (n8nLineUnderTest() === '1') {
+		// Measured on n8n 1.123.81: the write lock does not make n8n 1.x fail to create the execution (its first attempt
+		// is answered 200 and the event runs), so this case cannot show 1.x's documented limit (it answers before it
+		// creates the execution, docs/triggers.md); it checks that the event ran once.
+		return record(
+			'database write-locked while the first attempt arrives (n8n 1.x)',
+			[eventId],
+			ids(items),
+			{
+				attempts: statuses.map(String).join(' '),
+			},
+		);
+	}
+	const retried = book.check(
+		'execution creation fails once: the first attempt is answered 5xx (retried), the service retries and a later attempt is acknowledged',
+		statuses.map(String),
+		typeof statuses[0] === 'number' && statuses[0] >= 500 && statuses.at(-1) === 200,
+	);
+	return (
+		record('execution creation fails once, then the retry', [eventId], ids(items), {
+			attempts: statuses.map(String).join(' '),
+		}) && retried
+	);
+}
+
 it(
 	'F10: every event once',
 	async () => {
 		// The 429s of the long history go first (the fault rule is global), then the cases run side by side.
 		const long = startFromNow();
-		await delay(15_000);
+		// The other cases start once the 429 rule is cleared (or the long-history case ended without getting there).
+		await Promise.race([
+			longHistoryFaultsCleared,
+			long.then(
+				() => undefined,
+				() => undefined,
+			),
+		]);
 		const results = await Promise.allSettled([
 			long,
 			overlap(),
@@ -615,12 +820,18 @@ it(
 			unusableSecret(),
 			acknowledgedMeansRemembered(),
 		]);
+		// Alone, after the others: the write lock would fail their writes too.
+		results.push(...(await Promise.allSettled([executionCreationFails()])));
 		const failures = results
 			.filter((r) => r.status === 'rejected')
 			.map((r) => String((r as PromiseRejectedResult).reason));
-		for (const failure of failures) book.note(`case did not complete: ${failure.slice(0, 400)}`);
+		for (const failure of failures)
+			book.check('every case ran to its end', failure.slice(0, 400), false);
+		for (const c of book.section.checks.filter((x) => !x.ok))
+			process.stderr.write(`[F10] failed claim: ${c.claim}: ${JSON.stringify(c.measured)}\n`);
 		expect(failures).toEqual([]);
 		expect(results.map((r) => (r.status === 'fulfilled' ? r.value : false))).toEqual([
+			true,
 			true,
 			true,
 			true,

@@ -49,12 +49,15 @@ const ORDER = [
 	'F8',
 	'F9',
 	'F9-n8n1',
+	'F9-files',
+	'F9-files-n8n1',
 	'F9-reminders',
 	'F9-reminders-n8n1',
 	'F9-wait',
 	'F9-wait-n8n1',
 	'F10',
 	'F10-n8n1',
+	'F10-queue',
 ];
 export const REPORT_FILE = join(__dirname, 'REPORT.md');
 

@@ -45,6 +45,8 @@ export const CURSOR_INVALID = 'CURSOR_INVALID' as const;
 export const MAX_PAGE_SIZE = 100;
 /** Pages Start From Now walks per poll towards the current end; the rest of the walk continues on the next polls. */
 export const SEEK_PAGES_PER_POLL = 20;
+/** Retained events are available for 30 days (api-spec "Pull feed retention"). */
+export const RETENTION_MS = 30 * 24 * 60 * 60_000;
 /** Fetch Resource reads running at once. */
 export const RESOURCE_READ_CONCURRENCY = 5;
 
@@ -100,6 +102,13 @@ function sameState(a: FeedState | undefined, b: FeedState): boolean {
 /** occurredAt in milliseconds; NaN (never "after" anything) when absent or unreadable. */
 function occurredMs(event: FeedEvent): number {
 	return typeof event.occurredAt === 'string' ? Date.parse(event.occurredAt) : Number.NaN;
+}
+
+/** After a restarted walk: an event handed over before the restart (older than the last delivered, or that one). */
+function alreadyWalked(event: FeedEvent, state: FeedState): boolean {
+	const after = Date.parse(state.walkResumedAfter ?? '');
+	const at = occurredMs(event);
+	return at < after || (at === after && idOf(event) === state.lastEventId);
 }
 
 function idOf(event: FeedEvent | undefined): string | null {
@@ -192,7 +201,20 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID) {
 			if (state.cursor === null)
 				throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
-			if (page === CURSOR_EXPIRED) {
+			if (page === CURSOR_EXPIRED && seeking) {
+				// Start From Now's walk outlived the history it was walking past. Everything still retained lies after the
+				// expired cursor, so the walk starts again from the oldest retained event with the same start: history
+				// stays history. Events that occurred after that start are all still retained while it is younger than
+				// the retention; only past that could some have expired unseen, and the notice says so.
+				if (args.now() - Date.parse(state.positionSince) >= RETENTION_MS)
+					items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
+				state = {
+					...state,
+					cursor: null,
+					skipThrough: null,
+					walkResumedAfter: state.lastEventAt ?? state.walkResumedAfter ?? null,
+				};
+			} else if (page === CURSOR_EXPIRED) {
 				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
 				state = freshState(key, args.baseUrl, 'oldest', args.now());
 			} else {
@@ -213,8 +235,10 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			const event = pageItems[i];
 			const itemType = typeof event.type === 'string' ? event.type : '';
 			if (!eventTypeMatches(itemType, args.filters.types)) continue;
-			// While seeking the end, only what occurred after the position started is new.
+			// While seeking the end, only what occurred after the position started is new; after a restarted walk, not
+			// what was delivered before it (the same moment as the last delivered event passes, except that event).
 			if (seeking && !(occurredMs(event) > Date.parse(state.positionSince))) continue;
+			if (seeking && state.walkResumedAfter && alreadyWalked(event, state)) continue;
 			candidates.push({ index: i, event: { ...event } });
 		}
 		const room = candidates.slice(0, maxEvents - events.length);
@@ -244,7 +268,10 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			state.skipThrough = idOf(pageItems[pageItems.length - 1]) ?? state.skipThrough;
 		}
 		if (!page.hasMore) {
-			if (seeking) state.phase = 'following';
+			if (seeking) {
+				state.phase = 'following';
+				delete state.walkResumedAfter;
+			}
 			break;
 		}
 		if (typeof page.nextCursor !== 'string' || page.nextCursor.length === 0) break; // no way forward

@@ -38,6 +38,11 @@ export interface FeedState {
 	/** occurredAt and id of the last event handed to the workflow from this position. */
 	lastEventAt: string | null;
 	lastEventId: string | null;
+	/**
+	 * Set when a Start From Now walk restarted from the oldest retained event after its cursor expired: events that
+	 * occurred before this moment (the last one delivered) were already handed over, so the walk skips them.
+	 */
+	walkResumedAfter?: string | null;
 }
 
 /** Why a saved position was replaced by a fresh one. */
@@ -107,6 +112,7 @@ export function readFeedState(stored: unknown): FeedState | undefined {
 			typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
 		lastEventAt: typeof s.lastEventAt === 'string' ? s.lastEventAt : null,
 		lastEventId: typeof s.lastEventId === 'string' ? s.lastEventId : null,
+		...(typeof s.walkResumedAfter === 'string' ? { walkResumedAfter: s.walkResumedAfter } : {}),
 	};
 }
 

@@ -4,6 +4,7 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { readSeenIds } from './dedupe';
 import type { HeaderBag, VerifyFailureReason } from './verify';
 
 /** Static-data key (node scope) of the remembered event ids (webhook/dedupe.ts). */
@@ -72,30 +73,59 @@ export function parseBody(raw: Uint8Array): unknown {
 }
 
 /**
- * Starts the workflow and lets n8n answer 200 only after it has written the remembered event id to its database,
- * so that a replay after a restart, or on another webhook process, is recognised (acknowledged means remembered).
+ * Starts the workflow and records the event id as seen at the moment n8n takes the trigger's answer
+ * (`acknowledge`), with the remembered ids written to the static data n8n saves just before it answers.
  *
- * n8n writes a webhook workflow's changed static data inside its response callback, just before it answers
- * (packages/cli `LiveWebhooks.executeWebhook`). On n8n 1.x the callback runs before the execution is created; on
- * 2.x after it, and creating the execution wraps the same static data in a new `Workflow`, which clears its
- * "changed" mark. n8n reads the node's `webhookResponse` right before calling that callback (it is the answer's
- * body when the description's `responseData` is empty), so reading it marks the ids changed again: on both lines
- * the ids are written, then the answer goes out.
+ * n8n reads the node's `webhookResponse` (the answer's body, the description's `responseData` being empty) right
+ * before its response callback, which writes a webhook workflow's changed static data and then answers
+ * (packages/cli `WebhookHelpers.executeWebhook`, `LiveWebhooks.executeWebhook`). On n8n 2.x that happens only after
+ * `WorkflowRunner.run` created the execution; when creating it fails n8n answers 500 and never reads it, so the id is
+ * not recorded and the sender's retry starts the event. On 1.x n8n reads it (and answers 200) before it creates the
+ * execution. Creating the execution on 2.x also wraps the same static data in a new `Workflow`, which clears its
+ * "changed" mark: assigning the ids inside the getter marks them changed again, so they are written on both lines.
  */
 export function acknowledgeWhenStored(
 	staticData: IDataObject,
-	rememberedIds: string[] | undefined,
+	acknowledge: ((stored: readonly string[]) => string[]) | undefined,
 	workflowData: IWebhookResponseData['workflowData'],
 ): IWebhookResponseData {
 	const result: IWebhookResponseData = { workflowData };
+	let acknowledged = false;
 	Object.defineProperty(result, 'webhookResponse', {
 		enumerable: true,
 		get: () => {
-			if (rememberedIds) staticData[SEEN_IDS] = rememberedIds;
+			if (acknowledge && !acknowledged) {
+				acknowledged = true;
+				staticData[SEEN_IDS] = acknowledge(readSeenIds(staticData[SEEN_IDS]));
+			}
 			return { received: true, started: true };
 		},
 	});
 	return result;
+}
+
+/**
+ * A copy of an event whose first delivery n8n has not acknowledged yet (its execution is being created): 503, so the
+ * sender retries it; by then the first is either acknowledged (the retry is a duplicate) or failed (the retry runs).
+ */
+export function inFlight(res: WebhookResponse): IWebhookResponseData {
+	return unavailable(
+		res,
+		'DELIVERY_IN_PROGRESS',
+		'Another delivery of this event is being started; retry later',
+	);
+}
+
+/**
+ * Calls `abandon` when n8n answered this request with something other than the trigger's acknowledgement (it failed
+ * to start the execution). When the sender left before any answer, the id stays in flight (webhook/dedupe.ts,
+ * IN_FLIGHT_LIMIT_MS): n8n may still create the execution.
+ */
+export function abandonUnlessAcknowledged(res: WebhookResponse, abandon: () => void): void {
+	if (typeof res.once !== 'function') return;
+	res.once('close', () => {
+		if (res.writableFinished) abandon();
+	});
 }
 
 export function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {

@@ -19,6 +19,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { isWellFormedSigningSecret } from './verify';
 
 export const SECRET_REUSE_MS = 30_000;
+/** Scopes kept at most; the least recently used go first (a dropped scope only costs one credential read). */
+export const MAX_SECRET_SCOPES = 1000;
 
 /** The configured secrets, current first (verification reports which one matched). */
 export function secretsFrom(data: IDataObject | undefined): string[] {
@@ -57,15 +59,31 @@ interface Scope {
 	next?: Promise<string[]>;
 }
 
+/** In least recently used order (a Map keeps insertion order; a use re-inserts). */
 const scopes = new Map<string, Scope>();
 
 function scopeOf(key: string): Scope {
-	let scope = scopes.get(key);
-	if (!scope) {
-		scope = {};
-		scopes.set(key, scope);
+	const scope = scopes.get(key) ?? {};
+	scopes.delete(key);
+	scopes.set(key, scope);
+	for (const oldest of scopes.keys()) {
+		if (scopes.size <= MAX_SECRET_SCOPES) break;
+		scopes.delete(oldest);
 	}
 	return scope;
+}
+
+/**
+ * Forgets the kept secrets of every scope whose key starts with `prefix` (a workflow's node, whatever its
+ * credential), when the workflow is deactivated or deleted.
+ */
+export function forgetSecrets(prefix: string): void {
+	for (const key of [...scopes.keys()]) if (key.startsWith(prefix)) scopes.delete(key);
+}
+
+/** How many scopes are kept (for the tests of the bound). */
+export function keptSecretScopes(): number {
+	return scopes.size;
 }
 
 function start(scope: Scope, load: Loader, now: () => number): Promise<string[]> {

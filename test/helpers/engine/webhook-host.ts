@@ -58,6 +58,11 @@ export interface WebhookHostOptions extends EngineNodeOptions {
 	activate?: boolean;
 	/** Name of the webhook description to serve (default `default`). */
 	webhookName?: WebhookType;
+	/**
+	 * Called where n8n 2.41 creates the execution (`WorkflowRunner.run`, before it reads the node's answer); when it
+	 * throws, the host answers as n8n does (500, nothing saved, no execution).
+	 */
+	createExecution?: () => Promise<void> | void;
 }
 
 /** One HTTP request as the host received it, and what it answered. */
@@ -433,6 +438,14 @@ export async function startWebhookHost(options: WebhookHostOptions): Promise<Web
 			if (answersBeforeRun) {
 				saveStaticData(loaded.workflow, stored);
 			} else {
+				try {
+					await options.createExecution?.();
+				} catch {
+					response
+						.status(500)
+						.json({ code: 0, message: 'There was a problem executing the workflow' });
+					return;
+				}
 				new Workflow({
 					id: loaded.workflow.id,
 					name: loaded.workflow.name,

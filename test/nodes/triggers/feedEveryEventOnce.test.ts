@@ -398,6 +398,48 @@ describe('feed trigger: every page end handled as the spec says', () => {
 	});
 });
 
+describe('feed trigger: Start From Now never emits history', () => {
+	it('the position expires (410) while Start From Now walks to the current end: no old event is emitted, new ones are', async () => {
+		const feed = await scripted();
+		feed.add(500);
+		await sleep(5); // history occurred before the position starts
+		feed.expire = { at: 200, purgeTo: 300 }; // the walk's read from index 200 finds its cursor out of retention
+		const run = await activate(feed.credential(), {}, { events: ['*'], startAt: 'now' });
+		await run.tick();
+		await run.tick();
+		expect(feed.expire).toBeUndefined(); // the 410 was served
+		expect(run.emitted).toEqual([]);
+		await sleep(5);
+		feed.add(2);
+		await run.tick();
+		expect(idsOf(run.emitted)).toEqual(['evt-500', 'evt-501']);
+		expect(run.errors).toEqual([]);
+	});
+
+	it('a walk that expires after it handed over new events goes on from the oldest retained event without repeating them', async () => {
+		const feed = await scripted();
+		feed.add(2100); // more than one poll's walk (20 pages of 100)
+		const run = await activate(
+			feed.credential(),
+			{},
+			{ events: ['*'], startAt: 'now', options: { maxEventsPerPoll: 2 } },
+		);
+		await run.tick(); // the activation poll starts the position and walks 20 pages
+		await sleep(5);
+		feed.add(4); // evt-2100..2103 occur after the position started
+		await run.tick(); // the walk reaches them and hands over evt-2100 and evt-2101 (two events per poll)
+		expect(idsOf(run.emitted)).toEqual(['evt-2100', 'evt-2101']);
+		// The next read of that page finds it out of retention, evt-2101 still retained.
+		feed.expire = { at: 2100, purgeTo: 2101 };
+		await run.tick();
+		await run.tick();
+		expect(feed.expire).toBeUndefined();
+		expect(noticesOf(run.emitted)).toEqual([]);
+		expect(idsOf(run.emitted)).toEqual(['evt-2100', 'evt-2101', 'evt-2102', 'evt-2103']);
+		expect(run.errors).toEqual([]);
+	});
+});
+
 describe('feed trigger: smaller points of every event once', () => {
 	it('a page that keeps failing: what was read before it is handed over, the next poll retries only the failing read', async () => {
 		transportSettings.retry.baseDelayMs = 1;

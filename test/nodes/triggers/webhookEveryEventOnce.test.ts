@@ -17,6 +17,8 @@ import { request } from 'undici';
 
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
+import { processIdCount } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
+import { keptSecretScopes } from '../../../nodes/RecruitingAnalysis/webhook/secrets';
 import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
@@ -50,8 +52,10 @@ async function startHost(
 	signing: IDataObject | undefined,
 	stored: IDataObject = {},
 	Trigger: TriggerClass = RecruitingAnalysisTrigger,
+	createExecution?: () => Promise<void> | void,
 ): Promise<WebhookHost> {
 	const host = await startWebhookHost({
+		createExecution,
 		nodeType: new Trigger(),
 		credentialTypes,
 		credentials: {
@@ -210,6 +214,116 @@ describe('answers that keep events coming back', () => {
 			},
 		);
 		expect(result).toMatchObject({ status: 'Error', message: expect.stringContaining('16 bytes') });
+	});
+});
+
+describe('an event runs at least once whatever n8n does after the trigger answers', () => {
+	it("n8n fails to create the execution once: the sender's retry starts the event (not a duplicate)", async () => {
+		const ws = await newWorkspace(sb);
+		let failures = 1;
+		const stored: IDataObject = {};
+		const host = await startHost(
+			ws,
+			{ secret: ws.webhookSecret, previousSecret: '' },
+			stored,
+			RecruitingAnalysisTrigger,
+			() => {
+				if (failures-- > 0) throw new Error('database is busy');
+			},
+		);
+		const endpointId = await registerEndpoint(ws, host.url);
+		const { eventId } = await sendTest(ws, endpointId);
+		const [delivery] = await eventually(async () => {
+			const list = await deliveries(ws, endpointId);
+			return list[0]?.state === 'succeeded' ? list : undefined;
+		}, 20_000);
+		expect(delivery.attempts.map((a) => a.status)).toEqual([500, 200]);
+		expect(JSON.parse(host.responses[1].responseBody.toString('utf8'))).toEqual({
+			received: true,
+			started: true,
+		});
+		expect(host.executions.map((e) => e.workflowData[0][0].json.id)).toEqual([eventId]);
+		// What n8n's database holds: the id once, written with the acknowledgement.
+		expect(Object.values(stored).map((node) => (node as IDataObject).seenEventIds)).toEqual([
+			[eventId],
+		]);
+	});
+
+	it('a copy arriving while the first is being started is answered 503 (retried); once started, copies are duplicates', async () => {
+		const ws = await newWorkspace(sb);
+		let release: () => void = () => {};
+		const creating = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let entered: () => void = () => {};
+		const started = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
+		const host = await startHost(
+			ws,
+			{ secret: ws.webhookSecret, previousSecret: '' },
+			{},
+			RecruitingAnalysisTrigger,
+			async () => {
+				entered();
+				await creating;
+			},
+		);
+		const raw = envelope();
+		const post = async () =>
+			await request(host.url, {
+				method: 'POST',
+				headers: signedHeaders(ws.webhookSecret, raw),
+				body: raw,
+			});
+		const first = post();
+		await started;
+		const copy = await post();
+		expect(copy.statusCode).toBe(503);
+		expect(await copy.body.json()).toMatchObject({
+			error: { code: 'SERVICE_UNAVAILABLE', reason: 'DELIVERY_IN_PROGRESS' },
+		});
+		release();
+		expect((await first).statusCode).toBe(200);
+		const retry = await post();
+		expect(retry.statusCode).toBe(200);
+		expect(await retry.body.json()).toMatchObject({ reason: 'duplicate event id' });
+		expect(host.executions).toHaveLength(1);
+	});
+});
+
+describe('process memory follows the workflow', () => {
+	it("deactivating the workflow drops this process's remembered ids and kept secrets (the stored list stays)", async () => {
+		const ws = await newWorkspace(sb);
+		const stored: IDataObject = {};
+		const host = await startWebhookHost({
+			nodeType: new RecruitingAnalysisTrigger(),
+			credentialTypes,
+			credentials: {
+				recruitingAnalysisSigningSecretApi: { secret: ws.webhookSecret, previousSecret: '' },
+			} as Record<string, ICredentialDataDecryptedObject>,
+			parameters: { events: ['*'] },
+			staticData: stored,
+			activate: true,
+		});
+		hosts.push(host);
+		const idsBefore = processIdCount();
+		const secretsBefore = keptSecretScopes();
+		for (let i = 0; i < 3; i++) {
+			const raw = envelope();
+			const res = await request(host.url, {
+				method: 'POST',
+				headers: signedHeaders(ws.webhookSecret, raw),
+				body: raw,
+			});
+			expect(res.statusCode).toBe(200);
+		}
+		expect(processIdCount()).toBe(idsBefore + 3);
+		expect(keptSecretScopes()).toBe(secretsBefore + 1);
+		await host.close(); // n8n runs the webhook's delete on deactivation and before deleting the workflow
+		expect(processIdCount()).toBe(idsBefore);
+		expect(keptSecretScopes()).toBe(secretsBefore);
+		expect((Object.values(stored)[0] as IDataObject).seenEventIds as string[]).toHaveLength(3);
 	});
 });
 

@@ -1,10 +1,21 @@
 import {
-	rememberAcrossRequests,
+	admitEvent,
 	clampCapacity,
 	DEFAULT_DEDUPE_CAPACITY,
+	forgetScope,
+	IN_FLIGHT_LIMIT_MS,
+	MAX_PROCESS_IDS,
+	processLimits,
+	processIdCount,
 	readSeenIds,
 	rememberEventId,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
+import {
+	currentSecrets,
+	forgetSecrets,
+	keptSecretScopes,
+	MAX_SECRET_SCOPES,
+} from '../../../nodes/RecruitingAnalysis/webhook/secrets';
 import {
 	EVENT_TYPES,
 	eventTypeMatches,
@@ -157,36 +168,110 @@ describe('the resource an event names', () => {
 	});
 });
 
-describe('rememberAcrossRequests (stored list merged with the process copy)', () => {
+function admitted(key: string, stored: readonly string[], id: string, capacity?: number) {
+	const admission = admitEvent(key, stored, id, capacity);
+	if (admission.verdict !== 'new')
+		throw new Error(`expected a new event, got ${admission.verdict}`);
+	return admission;
+}
+
+describe('admitEvent (stored list merged with the process copy; seen only once acknowledged)', () => {
 	it('two deliveries that both loaded the same stored list: the later save still holds both ids', () => {
 		const scope = `overlap-${Math.random()}`;
 		const storedBefore: string[] = ['old-1'];
 		// Both requests read the database before either saved.
-		const first = rememberAcrossRequests(scope, storedBefore, 'evt-a');
-		const second = rememberAcrossRequests(scope, storedBefore, 'evt-b');
-		expect(first.duplicate).toBe(false);
-		expect(second.duplicate).toBe(false);
+		const first = admitted(scope, storedBefore, 'evt-a');
+		const second = admitted(scope, storedBefore, 'evt-b');
+		expect(first.acknowledge(storedBefore)).toEqual(['old-1', 'evt-a']);
 		// The later save wins in n8n; it must not drop evt-a.
-		expect(second.ids).toEqual(['old-1', 'evt-a', 'evt-b']);
+		expect(second.acknowledge(storedBefore)).toEqual(['old-1', 'evt-a', 'evt-b']);
 	});
 
-	it('a copy arriving with a stale stored list is still a duplicate', () => {
+	it('a copy arriving with a stale stored list after the first was acknowledged is a duplicate', () => {
 		const scope = `stale-${Math.random()}`;
-		rememberAcrossRequests(scope, [], 'evt-x');
-		expect(rememberAcrossRequests(scope, [], 'evt-x').duplicate).toBe(true);
+		admitted(scope, [], 'evt-x').acknowledge([]);
+		expect(admitEvent(scope, [], 'evt-x').verdict).toBe('duplicate');
+	});
+
+	it('a copy arriving while the first is not acknowledged yet is in flight, not a duplicate', () => {
+		const scope = `inflight-${Math.random()}`;
+		const first = admitted(scope, [], 'evt-f');
+		expect(admitEvent(scope, [], 'evt-f').verdict).toBe('inFlight');
+		first.acknowledge([]);
+		expect(admitEvent(scope, [], 'evt-f').verdict).toBe('duplicate');
+	});
+
+	it('an event n8n did not acknowledge (abandoned) is new again for the next copy', () => {
+		const scope = `abandoned-${Math.random()}`;
+		admitted(scope, [], 'evt-g').abandon();
+		const retry = admitted(scope, [], 'evt-g');
+		expect(retry.acknowledge([])).toEqual(['evt-g']);
+	});
+
+	it('an id in flight longer than the limit (the sender left, n8n never answered) is new again', () => {
+		const scope = `expired-${Math.random()}`;
+		let now = 1_000_000;
+		admitEvent(scope, [], 'evt-h', undefined, () => now);
+		now += IN_FLIGHT_LIMIT_MS - 1;
+		expect(admitEvent(scope, [], 'evt-h', undefined, () => now).verdict).toBe('inFlight');
+		now += 1;
+		expect(admitEvent(scope, [], 'evt-h', undefined, () => now).verdict).toBe('new');
 	});
 
 	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {
-		expect(rememberAcrossRequests(`restart-${Math.random()}`, ['evt-y'], 'evt-y').duplicate).toBe(
-			true,
-		);
+		expect(admitEvent(`restart-${Math.random()}`, ['evt-y'], 'evt-y').verdict).toBe('duplicate');
 	});
 
 	it('stays bounded by the capacity, keeping the newest ids', () => {
 		const scope = `bounded-${Math.random()}`;
 		const stored = ['s1', 's2', 's3'];
-		rememberAcrossRequests(scope, stored, 'n1', 3);
-		const last = rememberAcrossRequests(scope, stored, 'n2', 3);
-		expect(last.ids).toEqual(['s3', 'n1', 'n2']);
+		admitted(scope, stored, 'n1', 3).acknowledge(stored);
+		expect(admitted(scope, stored, 'n2', 3).acknowledge(stored)).toEqual(['s3', 'n1', 'n2']);
+	});
+});
+
+describe('process memory of the webhook trigger is bounded', () => {
+	it('a forgotten scope (workflow deactivated or deleted) holds nothing in the process', () => {
+		const scope = `forget-${Math.random()}`;
+		const before = processIdCount();
+		for (let i = 0; i < 50; i++) admitted(scope, [], `e-${i}`).acknowledge([]);
+		expect(processIdCount()).toBe(before + 50);
+		forgetScope(scope);
+		expect(processIdCount()).toBe(before);
+		// The stored list is what is left; the process copy starts empty.
+		expect(admitEvent(scope, [], 'e-1').verdict).toBe('new');
+		forgetScope(scope);
+	});
+
+	it('the ids kept over all scopes never exceed the process bound (least recently used scopes go first)', () => {
+		expect(processLimits.maxIds).toBe(MAX_PROCESS_IDS);
+		processLimits.maxIds = 1000;
+		const perScope = 100;
+		const scopes = Math.ceil(processLimits.maxIds / perScope) + 3;
+		for (let s = 0; s < scopes; s++) {
+			const key = `cap-${s}`;
+			let stored: string[] = [];
+			for (let i = 0; i < perScope; i++)
+				stored = admitted(key, [], `${key}-${i}`, perScope).acknowledge(stored);
+			expect(processIdCount()).toBeLessThanOrEqual(processLimits.maxIds);
+		}
+		processLimits.maxIds = MAX_PROCESS_IDS;
+		// The most recent scope is whole; the first ones were dropped.
+		const last = `cap-${scopes - 1}`;
+		expect(admitEvent(last, [], `${last}-0`).verdict).toBe('duplicate');
+		expect(admitEvent('cap-0', [], 'cap-0-0').verdict).toBe('new');
+		for (let s = 0; s < scopes; s++) forgetScope(`cap-${s}`);
+	});
+
+	it('kept signing secrets: dropped for a forgotten node, and capped over all scopes', async () => {
+		const load = async () => ['whsec_x'];
+		await currentSecrets('wf-1:node-1:cred-a', load);
+		await currentSecrets('wf-1:node-1:cred-b', load);
+		await currentSecrets('wf-1:node-10:cred-a', load);
+		const before = keptSecretScopes();
+		forgetSecrets('wf-1:node-1:');
+		expect(keptSecretScopes()).toBe(before - 2);
+		for (let i = 0; i < MAX_SECRET_SCOPES + 10; i++) await currentSecrets(`bulk-${i}:n:c`, load);
+		expect(keptSecretScopes()).toBe(MAX_SECRET_SCOPES);
 	});
 });
