@@ -14,6 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSIONS } from './actions/common/locators';
+import { toolProperties } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -40,6 +41,52 @@ function subtitleExpression(descriptions: INodeProperties[][]): string {
 	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
 
+const resourceProperty: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Analysis',
+			value: 'analysis',
+		},
+		{
+			name: 'Event',
+			value: 'event',
+		},
+		{
+			name: 'Interview',
+			value: 'interview',
+		},
+		{
+			name: 'Job Description',
+			value: 'jobDescription',
+		},
+		{
+			name: 'Report',
+			value: 'report',
+		},
+		{
+			name: 'Upload',
+			value: 'upload',
+		},
+	],
+	default: 'analysis',
+};
+
+/**
+ * The Tool variant (n8n's loader spreads `usableAsTool.replacements` over the description it wraps as
+ * "Recruiting Analysis Tool"): actions that tell the model what each operation costs and whom it emails, read-only
+ * preselected operations, and the review switch (actions/common/toolMode.ts). `properties` is not in n8n's declared
+ * replacement type, but n8n applies every key (packages/cli tool-generation ai-tools createAiTools, both n8n lines).
+ */
+const toolReplacements = {
+	description:
+		"Analyze resumes and run candidate interviews with the Recruiting Analysis API. Operations that charge credits or email a candidate run only after a person's review (n8n's Human review).",
+	properties: [resourceProperty, ...toolProperties(resourceDescriptions.flat())],
+};
+
 export class RecruitingAnalysis implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Recruiting Analysis',
@@ -56,7 +103,7 @@ export class RecruitingAnalysis implements INodeType {
 		defaults: {
 			name: 'Recruiting Analysis',
 		},
-		usableAsTool: true,
+		usableAsTool: { replacements: toolReplacements },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -66,42 +113,7 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Analysis',
-						value: 'analysis',
-					},
-					{
-						name: 'Event',
-						value: 'event',
-					},
-					{
-						name: 'Interview',
-						value: 'interview',
-					},
-					{
-						name: 'Job Description',
-						value: 'jobDescription',
-					},
-					{
-						name: 'Report',
-						value: 'report',
-					},
-					{
-						name: 'Upload',
-						value: 'upload',
-					},
-				],
-				default: 'analysis',
-			},
-			...resourceDescriptions.flat(),
-		],
+		properties: [resourceProperty, ...resourceDescriptions.flat()],
 	};
 
 	methods = {

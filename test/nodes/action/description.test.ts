@@ -55,7 +55,10 @@ const EXPECTED: Record<string, string[]> = {
 describe('RecruitingAnalysis node description', () => {
 	it('has the agreed identity: name, credential, icons, tool use, subtitle', () => {
 		expect(description.name).toBe('recruitingAnalysis');
-		expect(description.usableAsTool).toBe(true);
+		// Usable as a tool, with the Tool variant's own properties (actions/common/toolMode.ts).
+		expect(description.usableAsTool).toEqual({
+			replacements: expect.objectContaining({ properties: expect.any(Array) }),
+		});
 		expect(description.credentials).toEqual([
 			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
 		]);

@@ -8,9 +8,12 @@
  */
 import {
 	NodeConnectionTypes,
+	NodeHelpers,
 	type IDataObject,
+	type INode,
 	type IExecuteFunctions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
@@ -103,6 +106,147 @@ describe('operation descriptions for people and agents', () => {
 	});
 });
 
+describe('what the model reads: the tool description n8n sends', () => {
+	const plain = node.description.properties;
+	const toolType = asAiTool(node);
+	const selectors = plain.filter((p) => p.name === 'operation');
+	/** The option names an operation's Options collection offers, by "resource:operation". */
+	const offered = (key: string): string[] => {
+		const [resource, operation] = key.split(':');
+		return plain
+			.filter(
+				(p): p is INodeProperties & { options: INodeProperties[] } =>
+					p.type === 'collection' &&
+					Boolean(p.displayOptions?.show?.resource?.includes(resource)) &&
+					Boolean(p.displayOptions?.show?.operation?.includes(operation)),
+			)
+			.flatMap((p) => p.options.map((o) => o.name));
+	};
+	const operations = selectors.flatMap((p) =>
+		(p.options as INodePropertyOptions[]).map((o) => {
+			const resource = String(p.displayOptions?.show?.resource?.[0]);
+			const key = `${resource}:${String(o.value)}`;
+			const options = offered(key);
+			// Charged: the operation offers a Spending Limit. Emails: a write (it offers an Idempotency Key or a
+			// Spending Limit) whose own description speaks of email.
+			const charged = options.includes('spendingLimit');
+			const writes = charged || options.includes('idempotencyKey');
+			return {
+				key,
+				resource,
+				operation: String(o.value),
+				name: o.name,
+				charged,
+				emails: writes && /email/i.test(String(o.description)),
+			};
+		}),
+	);
+	/** What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation. */
+	const sentDescription = (resource: string, operation: string): string => {
+		const toolNode: INode = {
+			id: 'tool',
+			name: 'Recruiting Analysis Tool',
+			type: toolType.description.name,
+			typeVersion: 2,
+			position: [0, 0],
+			parameters: { resource, operation },
+		};
+		return NodeHelpers.getToolDescriptionForNode(toolNode, toolType);
+	};
+
+	it('the operations read from the description include every operation that charges or emails', () => {
+		const names = (f: (o: (typeof operations)[number]) => boolean) =>
+			operations.filter(f).map((o) => `${o.resource}:${o.name}`);
+		expect(names((o) => o.charged).sort()).toEqual(
+			[
+				'analysis:Analyze Many',
+				'analysis:Analyze Resume',
+				'analysis:Start',
+				'analysis:Start Many',
+				'interview:Invite',
+				'interview:Invite Many',
+				'interview:Reinterview',
+			].sort(),
+		);
+		expect(names((o) => o.emails).sort()).toEqual(
+			[
+				'interview:Invite',
+				'interview:Invite Many',
+				'interview:Reinterview',
+				'interview:Resend',
+			].sort(),
+		);
+	});
+
+	it('names the price of every charged operation, the email of every emailing one, and says the others are free', () => {
+		for (const o of operations) {
+			const sent = sentDescription(o.resource, o.operation);
+			expect({ operation: o.key, sent }).toEqual({
+				operation: o.key,
+				sent: expect.stringMatching(/ in Recruiting Analysis$/),
+			});
+			if (o.charged) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringMatching(
+						new RegExp(`costs credits: charged per ${o.resource} at the quoted price`),
+					),
+				});
+			}
+			if (o.emails) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('emails the candidate'),
+				});
+			}
+			if (o.charged || o.emails) {
+				expect(sent).toContain("needs a person's review");
+			} else {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('(free: no credits, no email)'),
+				});
+			}
+			if (!o.charged) expect(sent).not.toMatch(/costs credits/);
+			if (!o.emails) expect(sent).not.toMatch(/emails the candidate/);
+		}
+	});
+
+	it("the Tool variant preselects operations that neither charge nor email; the plain node's defaults are unchanged", () => {
+		const toolSelectors = toolType.description.properties.filter((p) => p.name === 'operation');
+		expect(toolSelectors).toHaveLength(selectors.length);
+		const resourceDefault = String(
+			toolType.description.properties.find((p) => p.name === 'resource')?.default,
+		);
+		for (const selector of toolSelectors) {
+			const resource = String(selector.displayOptions?.show?.resource?.[0]);
+			const preselected = operations.find(
+				(o) => o.resource === resource && o.operation === selector.default,
+			);
+			expect({ resource, charged: preselected?.charged, emails: preselected?.emails }).toEqual({
+				resource,
+				charged: false,
+				emails: false,
+			});
+		}
+		expect(
+			sentDescription(
+				resourceDefault,
+				String(
+					toolSelectors.find((p) => p.displayOptions?.show?.resource?.[0] === resourceDefault)
+						?.default,
+				),
+			),
+		).toContain('(free: no credits, no email)');
+		// The plain node keeps its own defaults and short actions (saved workflows and canvas names unchanged).
+		const analysisDefault = selectors.find(
+			(p) => p.displayOptions?.show?.resource?.[0] === 'analysis',
+		)?.default;
+		expect(analysisDefault).toBe('analyzeResume');
+		expect(plain.some((p) => p.name === 'runWithoutReview')).toBe(false);
+	});
+});
+
 describe("run as a tool through n8n's engine", () => {
 	it('an agent gets Report > Get as a tool described by its action, with the $fromAI argument, and calls it', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Tool Candidate' });
@@ -129,7 +273,9 @@ describe("run as a tool through n8n's engine", () => {
 		});
 		if (result.error) throw result.error;
 		const [call] = result.output[0].map((item) => item.json);
-		expect(call.description).toBe('Get a report in Recruiting Analysis');
+		expect(call.description).toBe(
+			'Get a report (free: no credits, no email) in Recruiting Analysis',
+		);
 		expect(call.arguments).toEqual(['reportId']);
 		const response = call.response as IDataObject[];
 		expect(response).toEqual([
