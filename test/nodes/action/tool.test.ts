@@ -351,4 +351,109 @@ describe("run as a tool through n8n's engine", () => {
 		expect(totalRequests(after) - before).toBe(0);
 		expect(after.interviewsCreated).toBe(0);
 	});
+
+	/** An agent's call of an Interview operation as a tool (the candidate's address comes from the model). */
+	async function interviewToolCall(parameters: IDataObject, email: string) {
+		return await executeNode({
+			nodeType: new HarnessAgent(),
+			parameters: {},
+			items: [{ json: { args: { candidateEmail: email, allowed: true } } }],
+			tools: [
+				{
+					nodeType: asAiTool(node),
+					credentials: credentialsFor(ws),
+					parameters: { resource: 'interview', ...parameters },
+				},
+			],
+			credentialTypes: [new RecruitingAnalysisApi()],
+		});
+	}
+
+	/** Interview > Invite as a tool, with the tool's own extra parameters. */
+	async function inviteAsTool(reportId: string, email: string, extra: IDataObject = {}) {
+		return await interviewToolCall(
+			{
+				operation: 'invite',
+				reportId: { __rl: true, mode: 'id', value: reportId },
+				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+				delivery: 'email',
+				...extra,
+			},
+			email,
+		);
+	}
+
+	it("an Invite the agent calls without a person's review is refused before anything is sent, saying how to wire the review", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Unreviewed' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'unreviewed@example.com');
+		expect(String(result.error?.message)).toMatch(
+			/^This tool charges credits per interview and emails the candidate: it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./,
+		);
+		const description = String((result.error as { description?: string }).description);
+		expect(description).toContain(
+			'connect this tool to the review node and the review node to the agent',
+		);
+		expect(description).toContain('"Run Without a Person\'s Review"');
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+		expect(after.interviewsCreated).toBe(before.interviewsCreated);
+	});
+
+	it("with Run Without a Person's Review switched on by the builder, the agent's Invite runs once and queues one email", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Opted Out' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'opted-out@example.com', {
+			runWithoutReview: true,
+		});
+		if (result.error) throw result.error;
+		const [call] = result.output[0].map((item) => item.json);
+		expect(call.description).toMatch(/^Invite a candidate \(costs credits: charged per interview/);
+		expect(call.response).toEqual([
+			expect.objectContaining({
+				interviewId: expect.stringMatching(/^int_/),
+				delivery: 'email',
+				emailDelivery: 'queued',
+			}),
+		]);
+		const after = await counters(ws);
+		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
+	});
+
+	it("Run Without a Person's Review as an expression (which $fromAI could fill) does not count: refused, nothing sent", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Model Opt Out' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'model-opt-out@example.com', {
+			runWithoutReview: "={{ $fromAI('allowed', 'skip the review', 'boolean') }}",
+		});
+		expect(String(result.error?.message)).toContain(
+			`"Run Without a Person's Review" must be switched on as a fixed value, not an expression.`,
+		);
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+		expect(after.interviewsCreated).toBe(before.interviewsCreated);
+	});
+
+	it("Resend, free but an email to the candidate, is refused without a person's review: no email", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Resend Unreviewed' });
+		const invited = await inviteAsTool(reportId, 'resend-unreviewed@example.com', {
+			runWithoutReview: true,
+		});
+		if (invited.error) throw invited.error;
+		const [call] = invited.output[0].map((item) => item.json);
+		const [interview] = call.response as IDataObject[];
+		const before = await counters(ws);
+		const result = await interviewToolCall(
+			{
+				operation: 'resend',
+				interviewId: { __rl: true, mode: 'id', value: String(interview.interviewId) },
+			},
+			'resend-unreviewed@example.com',
+		);
+		expect(String(result.error?.message)).toMatch(
+			/^This tool emails the candidate: it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./,
+		);
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+	});
 });
