@@ -14,7 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSIONS } from './actions/common/locators';
-import { toolProperties } from './actions/common/toolMode';
+import { reviewSwitches } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -24,7 +24,7 @@ const resourceDescriptions = [analysis, upload, report, interview, jobDescriptio
 );
 
 /**
- * The canvas subtitle in words: each operation's `action` ("Analyze a resume"), chosen by resource and operation
+ * The canvas subtitle in words: each operation's `action` ("Analyze a resume", without its price), chosen by resource and operation
  * (an expression over a table built from the operation selectors, so it cannot drift from them).
  */
 function subtitleExpression(descriptions: INodeProperties[][]): string {
@@ -34,7 +34,12 @@ function subtitleExpression(descriptions: INodeProperties[][]): string {
 		const resource = property.displayOptions?.show?.resource?.[0];
 		for (const option of property.options ?? []) {
 			if ('value' in option && 'action' in option && typeof option.action === 'string') {
-				actions[`${String(resource)}:${String(option.value)}`] = option.action;
+				// Without the price in parentheses: the canvas shows what the node does; the price is for the
+				// model and the node list (actions/common/toolMode.ts).
+				actions[`${String(resource)}:${String(option.value)}`] = option.action.replace(
+					/ \(.*\)$/,
+					'',
+				);
 			}
 		}
 	}
@@ -75,18 +80,6 @@ const resourceProperty: INodeProperties = {
 	default: 'analysis',
 };
 
-/**
- * The Tool variant (n8n's loader spreads `usableAsTool.replacements` over the description it wraps as
- * "Recruiting Analysis Tool"): actions that tell the model what each operation costs and whom it emails, read-only
- * preselected operations, and the review switch (actions/common/toolMode.ts). `properties` is not in n8n's declared
- * replacement type, but n8n applies every key (packages/cli tool-generation ai-tools createAiTools, both n8n lines).
- */
-const toolReplacements = {
-	description:
-		"Analyze resumes and run candidate interviews with the Recruiting Analysis API. Operations that charge credits or email a candidate run only after a person's review (n8n's Human review).",
-	properties: [resourceProperty, ...toolProperties(resourceDescriptions.flat())],
-};
-
 export class RecruitingAnalysis implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Recruiting Analysis',
@@ -103,7 +96,7 @@ export class RecruitingAnalysis implements INodeType {
 		defaults: {
 			name: 'Recruiting Analysis',
 		},
-		usableAsTool: { replacements: toolReplacements },
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -113,7 +106,12 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		properties: [resourceProperty, ...resourceDescriptions.flat()],
+		// The Tool variant only (`@tool`): the switch that lets an agent charge or email without a person's review.
+		properties: [
+			resourceProperty,
+			...resourceDescriptions.flat(),
+			...reviewSwitches(resourceDescriptions.flat()),
+		],
 	};
 
 	methods = {

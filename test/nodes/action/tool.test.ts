@@ -199,9 +199,13 @@ describe('what the model reads: the tool description n8n sends', () => {
 					sent: expect.stringContaining('emails the candidate'),
 				});
 			}
-			if (o.charged || o.emails) {
-				expect(sent).toContain("needs a person's review");
-			} else {
+			if (o.emails && !o.charged) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('(free, but emails the candidate'),
+				});
+			}
+			if (!o.charged && !o.emails) {
 				expect({ operation: o.key, sent }).toEqual({
 					operation: o.key,
 					sent: expect.stringContaining('(free: no credits, no email)'),
@@ -210,40 +214,6 @@ describe('what the model reads: the tool description n8n sends', () => {
 			if (!o.charged) expect(sent).not.toMatch(/costs credits/);
 			if (!o.emails) expect(sent).not.toMatch(/emails the candidate/);
 		}
-	});
-
-	it("the Tool variant preselects operations that neither charge nor email; the plain node's defaults are unchanged", () => {
-		const toolSelectors = toolType.description.properties.filter((p) => p.name === 'operation');
-		expect(toolSelectors).toHaveLength(selectors.length);
-		const resourceDefault = String(
-			toolType.description.properties.find((p) => p.name === 'resource')?.default,
-		);
-		for (const selector of toolSelectors) {
-			const resource = String(selector.displayOptions?.show?.resource?.[0]);
-			const preselected = operations.find(
-				(o) => o.resource === resource && o.operation === selector.default,
-			);
-			expect({ resource, charged: preselected?.charged, emails: preselected?.emails }).toEqual({
-				resource,
-				charged: false,
-				emails: false,
-			});
-		}
-		expect(
-			sentDescription(
-				resourceDefault,
-				String(
-					toolSelectors.find((p) => p.displayOptions?.show?.resource?.[0] === resourceDefault)
-						?.default,
-				),
-			),
-		).toContain('(free: no credits, no email)');
-		// The plain node keeps its own defaults and short actions (saved workflows and canvas names unchanged).
-		const analysisDefault = selectors.find(
-			(p) => p.displayOptions?.show?.resource?.[0] === 'analysis',
-		)?.default;
-		expect(analysisDefault).toBe('analyzeResume');
-		expect(plain.some((p) => p.name === 'runWithoutReview')).toBe(false);
 	});
 });
 

@@ -2,8 +2,8 @@
  * The action node as an AI agent's tool ("Recruiting Analysis Tool", the variant n8n's node loader makes of a
  * `usableAsTool` node). Two things differ from the plain node:
  * - What the model reads. n8n sends the model "<the operation's action> in Recruiting Analysis" as the tool's
- *   description (n8n-workflow's getToolDescriptionForNode, "Set Automatically"); the Tool variant's actions say what
- *   the operation costs and whether it emails a person, and its preselected operations read and never charge.
+ *   description (n8n-workflow's getToolDescriptionForNode, "Set Automatically"); each operation's action (in its
+ *   resource file) says what it costs and whether it emails a person, or that it is free.
  * - Who decides. An operation that charges credits or emails a candidate runs only when the call reached the node
  *   through n8n's Human review (a review node between the tool and the agent, whose approval makes the agent run
  *   the tool), or when the builder turned on "Run Without a Person's Review" (off by default).
@@ -31,6 +31,22 @@ export interface ToolCost {
 	emails: boolean;
 }
 
+/**
+ * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
+ * Analysis" as a tool's description, and shows the action in the node list. Charged: "costs credits: charged per
+ * <unit> at the quoted price"; emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
+ * subtitle drops the parentheses: RecruitingAnalysis.node.ts.)
+ */
+export function priced(action: string, cost: ToolCost): string {
+	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
+	if (cost.chargedPer) {
+		const charge = `costs credits: charged per ${cost.chargedPer} at the quoted price`;
+		return `${action} (${email ? `${charge}; ${email}` : charge})`;
+	}
+	if (cost.emails) return `${action} (free, but ${email} each time)`;
+	return `${action} (free: no credits, no email)`;
+}
+
 /** The operations that can email a candidate (the spec: Invite, Invite Many and Reinterview by email; Resend). */
 const EMAILING = new Set([
 	'interview:invite',
@@ -41,12 +57,6 @@ const EMAILING = new Set([
 
 /** Per resource, what a charged run of it is charged per. */
 const CHARGE_UNIT: Record<string, string> = { analysis: 'analysis', interview: 'interview' };
-
-/** The Tool variant's preselected operation per resource: one that reads and never charges or emails. */
-const TOOL_DEFAULT_OPERATION: Record<string, string> = {
-	analysis: 'getQuote',
-	interview: 'getQuote',
-};
 
 /** The parameter of the explicit opt-out, shown only in the Tool variant. */
 export const RUN_WITHOUT_REVIEW = 'runWithoutReview';
@@ -92,60 +102,28 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 	return costs;
 }
 
-/** The Tool variant's action: the plain action, then what it costs and whom it emails, in the model's words. */
-export function toolAction(action: string, cost: ToolCost): string {
-	if (cost.chargedPer) {
-		const email = cost.emails ? '; emails the candidate' : '';
-		return `${action} (costs credits: charged per ${cost.chargedPer} at the quoted price${email}; needs a person's review)`;
-	}
-	if (cost.emails)
-		return `${action} (free, but emails the candidate each time; needs a person's review)`;
-	return `${action} (free: no credits, no email)`;
-}
-
 /**
- * The Tool variant's properties (given to n8n as `usableAsTool.replacements`): the same fields, with actions that
- * name the cost, read-only preselected operations, and "Run Without a Person's Review" on every operation that
- * charges or emails.
+ * "Run Without a Person's Review", one switch per resource whose operations charge or email, shown only on those
+ * operations and only in the Tool variant (n8n's `@tool` display condition: the node type's name ends in "Tool").
+ * It lives in the node's own properties because n8n 2.41 builds the Tool variant it executes from them (the cli's
+ * node-types getByNameAndVersion ignores `usableAsTool.replacements`, which only reach the editor's listing).
  */
-export function toolProperties(properties: INodeProperties[]): INodeProperties[] {
-	const costs = toolCosts(properties);
+export function reviewSwitches(properties: INodeProperties[]): INodeProperties[] {
 	const gated: Record<string, string[]> = {};
-	for (const [key, cost] of costs) {
+	for (const [key, cost] of toolCosts(properties)) {
 		if (!cost.chargedPer && !cost.emails) continue;
 		const [resource, operation] = key.split(':');
 		(gated[resource] ??= []).push(operation);
 	}
-	const result: INodeProperties[] = [];
-	for (const property of properties) {
-		if (property.name !== 'operation' || !isOptionsList(property.options)) {
-			result.push(property);
-			continue;
-		}
-		const resource = String(property.displayOptions?.show?.resource?.[0]);
-		result.push({
-			...property,
-			default: TOOL_DEFAULT_OPERATION[resource] ?? property.default,
-			options: property.options.map((option) => {
-				const cost = costs.get(`${resource}:${String(option.value)}`);
-				return option.action && cost
-					? { ...option, action: toolAction(option.action, cost) }
-					: option;
-			}),
-		});
-		if (gated[resource]) {
-			result.push({
-				displayName: "Run Without a Person's Review",
-				name: RUN_WITHOUT_REVIEW,
-				type: 'boolean',
-				default: false,
-				displayOptions: { show: { resource: [resource], operation: gated[resource] } },
-				description:
-					'Whether the agent may run this operation without n8n\'s Human review. Off: it runs only when a person approved the call (connect the tool to a review node, such as Chat or Slack "Human review", and that node to the agent).',
-			});
-		}
-	}
-	return result;
+	return Object.entries(gated).map(([resource, operations]) => ({
+		displayName: "Run Without a Person's Review",
+		name: RUN_WITHOUT_REVIEW,
+		type: 'boolean',
+		default: false,
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: operations } },
+		description:
+			"Whether the agent may run this operation without n8n's Human review. Off: it runs only when a person approved the call (connect this tool to a Human review node, and that node to the agent).",
+	}));
 }
 
 /** Whether the node runs as an agent's tool (n8n names the Tool variant's type "<node>Tool"). */
