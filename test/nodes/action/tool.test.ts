@@ -20,6 +20,7 @@ import {
 } from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { cameThroughReview } from '../../../nodes/RecruitingAnalysis/actions/common/toolMode';
 import { asAiTool, executeNode } from '../../helpers/n8n-engine';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import {
@@ -425,5 +426,49 @@ describe("run as a tool through n8n's engine", () => {
 		);
 		const after = await counters(ws);
 		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+	});
+});
+
+/**
+ * The rule that tells a reviewed call, on the workflow shapes n8n 2.41 builds (the engine path is proven in real
+ * n8n by test/e2e/ai-agent-review.test.ts for the direct call; a review node's approval is not run end to end
+ * yet). The context answers from a workflow's connections, as n8n-core's getParentNodes does.
+ */
+describe('a reviewed call is one a review node asked for', () => {
+	const TOOL = 'Invite Candidate';
+	/** Parents by connection type of each node of a workflow: tool -> review -> agent <- model. */
+	const parents: Record<string, Record<string, string[]>> = {
+		'Human Review': { ai_tool: [TOOL] },
+		'AI Agent': {
+			ai_tool: ['Human Review', TOOL],
+			ai_languageModel: ['Chat Model'],
+			main: ['Run'],
+		},
+		'Sub Agent': { ai_tool: [TOOL], ai_languageModel: ['Chat Model'] },
+		'Other Review': { ai_tool: ['Another Tool'] },
+	};
+	const contextAsked = (by: string | undefined) =>
+		({
+			getNode: () => ({ name: TOOL }),
+			getInputSourceData: () => (by === undefined ? undefined : { previousNode: by }),
+			getParentNodes: (name: string, options?: { connectionType?: string }) =>
+				(parents[name]?.[options?.connectionType ?? 'main'] ?? []).map((n) => ({
+					name: n,
+					type: 'any',
+					typeVersion: 1,
+					disabled: false,
+				})),
+		}) as unknown as IExecuteFunctions;
+
+	it('asked by a node that takes this tool and no chat model (the review node): reviewed', () => {
+		expect(cameThroughReview(contextAsked('Human Review'))).toBe(true);
+	});
+
+	it('asked by the agent or a sub-agent (they take a chat model), by a review node of another tool, or by nobody: not reviewed', () => {
+		expect(cameThroughReview(contextAsked('AI Agent'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Sub Agent'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Other Review'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Run'))).toBe(false);
+		expect(cameThroughReview(contextAsked(undefined))).toBe(false);
 	});
 });
