@@ -17,7 +17,7 @@ import {
 	type ChatRequest,
 	type OpenAiStub,
 } from '../helpers/openai-stub';
-import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+import { NODE_TYPES, bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
 
 const TOOLS = { start: 'Start Analysis', invite: 'Invite Candidate' } as const;
 const INVITES = 10;
@@ -160,9 +160,12 @@ async function runAgent(runWithoutReview: boolean, expectedEmails: number) {
 	const { id } = await env.n8n.createWorkflow(agentWorkflow(runWithoutReview));
 	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
 	const run = result.run!.data;
-	expect({ ok: result.ok, agentError: nodeError(run, 'AI Agent')?.message }).toEqual({
-		ok: true,
+	// n8n 2.x hands a tool's error back to the model and the agent goes on; n8n 1.123 ends the execution at the
+	// first tool error (the error is the node's, and nothing after it runs).
+	const runError = (run.resultData as { error?: { message?: string } }).error?.message;
+	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok: result.ok }).toEqual({
 		agentError: undefined,
+		ok: runError === undefined,
 	});
 	const runData = run.resultData.runData as unknown as Record<string, ToolRun[]>;
 	const answers = (name: string) =>
@@ -182,6 +185,7 @@ async function runAgent(runWithoutReview: boolean, expectedEmails: number) {
 	after = await env.sandbox.control.counters(workspaceId);
 	const delta = (key: string) => Number(after[key]) - Number(before[key]);
 	return {
+		runError,
 		requests: stub.requests.slice(asked),
 		start: answers(TOOLS.start),
 		invite: answers(TOOLS.invite),
@@ -210,7 +214,7 @@ afterAll(async () => {
 });
 
 test(`${n8nUnderTest()}: without a person's review, a model that starts an analysis and invites ten candidates charges and emails nothing`, async () => {
-	const { requests, start, invite, counts } = await runAgent(false, 0);
+	const { runError, requests, start, invite, counts } = await runAgent(false, 0);
 
 	// n8n told the model what each tool costs and that Invite emails the candidate.
 	const offered = requests[0].tools!.map((t) => t.function);
@@ -221,21 +225,39 @@ test(`${n8nUnderTest()}: without a person's review, a model that starts an analy
 		'Invite a candidate (costs credits: charged per interview at the quoted price; emails the candidate) in Recruiting Analysis',
 	);
 
+	const refusal =
+		/it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./;
+	if (n8nLineUnderTest() === '1') {
+		// n8n 1.123 ends the execution at the first refusal (the model's Start): nothing was charged.
+		expect(runError).toMatch(refusal);
+		expect(requests).toHaveLength(1);
+		expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
+		return;
+	}
 	// The model made its eleven calls; each was refused, and the model read why.
+	expect(runError).toBeUndefined();
 	expect(requests).toHaveLength(1 + 1 + INVITES);
 	expect(start).toHaveLength(1);
 	expect(invite).toHaveLength(INVITES);
 	for (const answer of [...start, ...invite]) {
-		expect(String(answer.error)).toMatch(
-			/it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./,
-		);
+		expect(String(answer.error)).toMatch(refusal);
 	}
 	expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
 });
 
 test(`${n8nUnderTest()}: with Run Without a Person's Review switched on, the same model gets one analysis, one interview and one email`, async () => {
-	const { start, invite, counts } = await runAgent(true, 1);
+	const { runError, start, invite, counts } = await runAgent(true, 1);
 	expect(start).toEqual([expect.objectContaining({ status: 'completed' })]);
+	if (n8nLineUnderTest() === '1') {
+		// n8n 1.123 ends the execution at the second Invite's refusal; the first was sent.
+		expect(runError).toMatch(/already has interview int_\w+ .*nothing was sent/);
+		expect(invite[0]).toEqual(
+			expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
+		);
+		expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
+		return;
+	}
+	expect(runError).toBeUndefined();
 	// The node keeps one invitation per report unless a New Attempt Label asks for another
 	// (actions/interview/invite.operation.ts): the first address is invited, the nine others are refused before
 	// sending, and the model is told that nothing was sent.
