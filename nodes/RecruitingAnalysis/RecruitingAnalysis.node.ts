@@ -14,6 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSIONS } from './actions/common/locators';
+import { reviewSwitches } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -23,7 +24,7 @@ const resourceDescriptions = [analysis, upload, report, interview, jobDescriptio
 );
 
 /**
- * The canvas subtitle in words: each operation's `action` ("Analyze a resume"), chosen by resource and operation
+ * The canvas subtitle in words: each operation's `action` ("Analyze a resume", without its price), chosen by resource and operation
  * (an expression over a table built from the operation selectors, so it cannot drift from them).
  */
 function subtitleExpression(descriptions: INodeProperties[][]): string {
@@ -33,12 +34,51 @@ function subtitleExpression(descriptions: INodeProperties[][]): string {
 		const resource = property.displayOptions?.show?.resource?.[0];
 		for (const option of property.options ?? []) {
 			if ('value' in option && 'action' in option && typeof option.action === 'string') {
-				actions[`${String(resource)}:${String(option.value)}`] = option.action;
+				// Without the price in parentheses: the canvas shows what the node does; the price is for the
+				// model and the node list (actions/common/toolMode.ts).
+				actions[`${String(resource)}:${String(option.value)}`] = option.action.replace(
+					/ \(.*\)$/,
+					'',
+				);
 			}
 		}
 	}
 	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
+
+const resourceProperty: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Analysis',
+			value: 'analysis',
+		},
+		{
+			name: 'Event',
+			value: 'event',
+		},
+		{
+			name: 'Interview',
+			value: 'interview',
+		},
+		{
+			name: 'Job Description',
+			value: 'jobDescription',
+		},
+		{
+			name: 'Report',
+			value: 'report',
+		},
+		{
+			name: 'Upload',
+			value: 'upload',
+		},
+	],
+	default: 'analysis',
+};
 
 export class RecruitingAnalysis implements INodeType {
 	description: INodeTypeDescription = {
@@ -66,41 +106,11 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
+		// The Tool variant only (`@tool`): the switch that lets an agent charge or email without a person's review.
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Analysis',
-						value: 'analysis',
-					},
-					{
-						name: 'Event',
-						value: 'event',
-					},
-					{
-						name: 'Interview',
-						value: 'interview',
-					},
-					{
-						name: 'Job Description',
-						value: 'jobDescription',
-					},
-					{
-						name: 'Report',
-						value: 'report',
-					},
-					{
-						name: 'Upload',
-						value: 'upload',
-					},
-				],
-				default: 'analysis',
-			},
+			resourceProperty,
 			...resourceDescriptions.flat(),
+			...reviewSwitches(resourceDescriptions.flat()),
 		],
 	};
 

@@ -97,8 +97,9 @@ describe('RecruitingAnalysis node description', () => {
 				o.action,
 			]),
 		);
+		// The action without its price in parentheses (the price is for the model: actions/common/toolMode.ts).
 		for (const [resource, operation, action] of actions)
-			expect(subtitle(resource!, operation!)).toBe(action);
+			expect(subtitle(resource!, operation!)).toBe(String(action).replace(/ \(.*\)$/, ''));
 	});
 
 	it('offers the six resources', () => {

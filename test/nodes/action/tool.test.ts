@@ -8,15 +8,19 @@
  */
 import {
 	NodeConnectionTypes,
+	NodeHelpers,
 	type IDataObject,
+	type INode,
 	type IExecuteFunctions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { cameThroughReview } from '../../../nodes/RecruitingAnalysis/actions/common/toolMode';
 import { asAiTool, executeNode } from '../../helpers/n8n-engine';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import {
@@ -103,6 +107,117 @@ describe('operation descriptions for people and agents', () => {
 	});
 });
 
+describe('what the model reads: the tool description n8n sends', () => {
+	const plain = node.description.properties;
+	const toolType = asAiTool(node);
+	const selectors = plain.filter((p) => p.name === 'operation');
+	/** The option names an operation's Options collection offers, by "resource:operation". */
+	const offered = (key: string): string[] => {
+		const [resource, operation] = key.split(':');
+		return plain
+			.filter(
+				(p): p is INodeProperties & { options: INodeProperties[] } =>
+					p.type === 'collection' &&
+					Boolean(p.displayOptions?.show?.resource?.includes(resource)) &&
+					Boolean(p.displayOptions?.show?.operation?.includes(operation)),
+			)
+			.flatMap((p) => p.options.map((o) => o.name));
+	};
+	const operations = selectors.flatMap((p) =>
+		(p.options as INodePropertyOptions[]).map((o) => {
+			const resource = String(p.displayOptions?.show?.resource?.[0]);
+			const key = `${resource}:${String(o.value)}`;
+			const options = offered(key);
+			// Charged: the operation offers a Spending Limit. Emails: a write (it offers an Idempotency Key or a
+			// Spending Limit) whose own description speaks of email.
+			const charged = options.includes('spendingLimit');
+			const writes = charged || options.includes('idempotencyKey');
+			return {
+				key,
+				resource,
+				operation: String(o.value),
+				name: o.name,
+				charged,
+				emails: writes && /email/i.test(String(o.description)),
+			};
+		}),
+	);
+	/** What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation. */
+	const sentDescription = (resource: string, operation: string): string => {
+		const toolNode: INode = {
+			id: 'tool',
+			name: 'Recruiting Analysis Tool',
+			type: toolType.description.name,
+			typeVersion: 2,
+			position: [0, 0],
+			parameters: { resource, operation },
+		};
+		return NodeHelpers.getToolDescriptionForNode(toolNode, toolType);
+	};
+
+	it('the operations read from the description include every operation that charges or emails', () => {
+		const names = (f: (o: (typeof operations)[number]) => boolean) =>
+			operations.filter(f).map((o) => `${o.resource}:${o.name}`);
+		expect(names((o) => o.charged).sort()).toEqual(
+			[
+				'analysis:Analyze Many',
+				'analysis:Analyze Resume',
+				'analysis:Start',
+				'analysis:Start Many',
+				'interview:Invite',
+				'interview:Invite Many',
+				'interview:Reinterview',
+			].sort(),
+		);
+		expect(names((o) => o.emails).sort()).toEqual(
+			[
+				'interview:Invite',
+				'interview:Invite Many',
+				'interview:Reinterview',
+				'interview:Resend',
+			].sort(),
+		);
+	});
+
+	it('names the price of every charged operation, the email of every emailing one, and says the others are free', () => {
+		for (const o of operations) {
+			const sent = sentDescription(o.resource, o.operation);
+			expect({ operation: o.key, sent }).toEqual({
+				operation: o.key,
+				sent: expect.stringMatching(/ in Recruiting Analysis$/),
+			});
+			if (o.charged) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringMatching(
+						new RegExp(`costs credits: charged per ${o.resource} at the quoted price`),
+					),
+				});
+			}
+			if (o.emails) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('emails the candidate'),
+				});
+			}
+			if (o.emails && !o.charged) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('(free, but emails the candidate'),
+				});
+			}
+			if (!o.charged && !o.emails) {
+				expect({ operation: o.key, sent }).toEqual({
+					operation: o.key,
+					sent: expect.stringContaining('(free: no credits, no email)'),
+				});
+			}
+			if (!o.charged) expect(sent).not.toMatch(/costs credits/);
+			if (!o.emails) expect(sent).not.toMatch(/emails the candidate/);
+		}
+	});
+});
+
 describe("run as a tool through n8n's engine", () => {
 	it('an agent gets Report > Get as a tool described by its action, with the $fromAI argument, and calls it', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Tool Candidate' });
@@ -129,7 +244,9 @@ describe("run as a tool through n8n's engine", () => {
 		});
 		if (result.error) throw result.error;
 		const [call] = result.output[0].map((item) => item.json);
-		expect(call.description).toBe('Get a report in Recruiting Analysis');
+		expect(call.description).toBe(
+			'Get a report (free: no credits, no email) in Recruiting Analysis',
+		);
 		expect(call.arguments).toEqual(['reportId']);
 		const response = call.response as IDataObject[];
 		expect(response).toEqual([
@@ -204,5 +321,154 @@ describe("run as a tool through n8n's engine", () => {
 		const after = await counters(ws);
 		expect(totalRequests(after) - before).toBe(0);
 		expect(after.interviewsCreated).toBe(0);
+	});
+
+	/** An agent's call of an Interview operation as a tool (the candidate's address comes from the model). */
+	async function interviewToolCall(parameters: IDataObject, email: string) {
+		return await executeNode({
+			nodeType: new HarnessAgent(),
+			parameters: {},
+			items: [{ json: { args: { candidateEmail: email, allowed: true } } }],
+			tools: [
+				{
+					nodeType: asAiTool(node),
+					credentials: credentialsFor(ws),
+					parameters: { resource: 'interview', ...parameters },
+				},
+			],
+			credentialTypes: [new RecruitingAnalysisApi()],
+		});
+	}
+
+	/** Interview > Invite as a tool, with the tool's own extra parameters. */
+	async function inviteAsTool(reportId: string, email: string, extra: IDataObject = {}) {
+		return await interviewToolCall(
+			{
+				operation: 'invite',
+				reportId: { __rl: true, mode: 'id', value: reportId },
+				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+				delivery: 'email',
+				...extra,
+			},
+			email,
+		);
+	}
+
+	it("an Invite the agent calls without a person's review is refused before anything is sent, saying how to wire the review", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Unreviewed' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'unreviewed@example.com');
+		expect(String(result.error?.message)).toMatch(
+			/^This tool charges credits per interview and emails the candidate: it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./,
+		);
+		const description = String((result.error as { description?: string }).description);
+		expect(description).toContain(
+			'connect this tool to the review node and the review node to the agent',
+		);
+		expect(description).toContain('"Run Without a Person\'s Review"');
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+		expect(after.interviewsCreated).toBe(before.interviewsCreated);
+	});
+
+	it("with Run Without a Person's Review switched on by the builder, the agent's Invite runs once and queues one email", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Opted Out' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'opted-out@example.com', {
+			runWithoutReview: true,
+		});
+		if (result.error) throw result.error;
+		const [call] = result.output[0].map((item) => item.json);
+		expect(call.description).toMatch(/^Invite a candidate \(costs credits: charged per interview/);
+		expect(call.response).toEqual([
+			expect.objectContaining({
+				interviewId: expect.stringMatching(/^int_/),
+				delivery: 'email',
+				emailDelivery: 'queued',
+			}),
+		]);
+		const after = await counters(ws);
+		expect(after.interviewsCreated - before.interviewsCreated).toBe(1);
+	});
+
+	it("Run Without a Person's Review as an expression (which $fromAI could fill) does not count: refused, nothing sent", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Model Opt Out' });
+		const before = await counters(ws);
+		const result = await inviteAsTool(reportId, 'model-opt-out@example.com', {
+			runWithoutReview: "={{ $fromAI('allowed', 'skip the review', 'boolean') }}",
+		});
+		expect(String(result.error?.message)).toContain(
+			`"Run Without a Person's Review" must be switched on as a fixed value, not an expression.`,
+		);
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+		expect(after.interviewsCreated).toBe(before.interviewsCreated);
+	});
+
+	it("Resend, free but an email to the candidate, is refused without a person's review: no email", async () => {
+		const reportId = await completedReport(ws, { candidate: 'Resend Unreviewed' });
+		const invited = await inviteAsTool(reportId, 'resend-unreviewed@example.com', {
+			runWithoutReview: true,
+		});
+		if (invited.error) throw invited.error;
+		const [call] = invited.output[0].map((item) => item.json);
+		const [interview] = call.response as IDataObject[];
+		const before = await counters(ws);
+		const result = await interviewToolCall(
+			{
+				operation: 'resend',
+				interviewId: { __rl: true, mode: 'id', value: String(interview.interviewId) },
+			},
+			'resend-unreviewed@example.com',
+		);
+		expect(String(result.error?.message)).toMatch(
+			/^This tool emails the candidate: it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./,
+		);
+		const after = await counters(ws);
+		expect(totalRequests(after) - totalRequests(before)).toBe(0);
+	});
+});
+
+/**
+ * The rule that tells a reviewed call, on the workflow shapes n8n 2.41 builds (the engine path is proven in real
+ * n8n by test/e2e/ai-agent-review.test.ts for the direct call; a review node's approval is not run end to end
+ * yet). The context answers from a workflow's connections, as n8n-core's getParentNodes does.
+ */
+describe('a reviewed call is one a review node asked for', () => {
+	const TOOL = 'Invite Candidate';
+	/** Parents by connection type of each node of a workflow: tool -> review -> agent <- model. */
+	const parents: Record<string, Record<string, string[]>> = {
+		'Human Review': { ai_tool: [TOOL] },
+		'AI Agent': {
+			ai_tool: ['Human Review', TOOL],
+			ai_languageModel: ['Chat Model'],
+			main: ['Run'],
+		},
+		'Sub Agent': { ai_tool: [TOOL], ai_languageModel: ['Chat Model'] },
+		'Other Review': { ai_tool: ['Another Tool'] },
+	};
+	const contextAsked = (by: string | undefined) =>
+		({
+			getNode: () => ({ name: TOOL }),
+			getInputSourceData: () => (by === undefined ? undefined : { previousNode: by }),
+			getParentNodes: (name: string, options?: { connectionType?: string }) =>
+				(parents[name]?.[options?.connectionType ?? 'main'] ?? []).map((n) => ({
+					name: n,
+					type: 'any',
+					typeVersion: 1,
+					disabled: false,
+				})),
+		}) as unknown as IExecuteFunctions;
+
+	it('asked by a node that takes this tool and no chat model (the review node): reviewed', () => {
+		expect(cameThroughReview(contextAsked('Human Review'))).toBe(true);
+	});
+
+	it('asked by the agent or a sub-agent (they take a chat model), by a review node of another tool, or by nobody: not reviewed', () => {
+		expect(cameThroughReview(contextAsked('AI Agent'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Sub Agent'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Other Review'))).toBe(false);
+		expect(cameThroughReview(contextAsked('Run'))).toBe(false);
+		expect(cameThroughReview(contextAsked(undefined))).toBe(false);
 	});
 });

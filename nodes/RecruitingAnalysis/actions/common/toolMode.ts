@@ -1,0 +1,191 @@
+/**
+ * The action node as an AI agent's tool ("Recruiting Analysis Tool", the variant n8n's node loader makes of a
+ * `usableAsTool` node). Two things differ from the plain node:
+ * - What the model reads. n8n sends the model "<the operation's action> in Recruiting Analysis" as the tool's
+ *   description (n8n-workflow's getToolDescriptionForNode, "Set Automatically"); each operation's action (in its
+ *   resource file) says what it costs and whether it emails a person, or that it is free.
+ * - Who decides. An operation that charges credits or emails a candidate runs only when the call reached the node
+ *   through n8n's Human review (a review node between the tool and the agent, whose approval makes the agent run
+ *   the tool), or when the builder turned on "Run Without a Person's Review" (off by default).
+ *
+ * How a reviewed call is recognised (n8n 2.41's engine, n8n-core requests-response.ts): the AI Agent runs a tool by
+ * asking the engine to execute the tool node; the node that asked is the run's source (`previousNode`). A direct
+ * call comes from the agent; an approved call comes from the review node. Both have this node as an `ai_tool`
+ * input; only the agent has a chat model (`ai_languageModel`) input. So a call is reviewed when the node that asked
+ * for it takes this node as a tool and takes no chat model. Calls through other paths (older agents, the MCP Server
+ * Trigger) run the tool inside the consuming node, whose own source never lists this node as a tool: never reviewed.
+ */
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
+
+/** What one operation costs, as the model is told. */
+export interface ToolCost {
+	/** What one run is charged per ("analysis", "interview"), when the operation spends credits. */
+	chargedPer?: string;
+	/** Whether the operation can email a candidate. */
+	emails: boolean;
+}
+
+/**
+ * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
+ * Analysis" as a tool's description, and shows the action in the node list. Charged: "costs credits: charged per
+ * <unit> at the quoted price"; emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
+ * subtitle drops the parentheses: RecruitingAnalysis.node.ts.)
+ */
+export function priced(action: string, cost: ToolCost): string {
+	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
+	if (cost.chargedPer) {
+		const charge = `costs credits: charged per ${cost.chargedPer} at the quoted price`;
+		return `${action} (${email ? `${charge}; ${email}` : charge})`;
+	}
+	if (cost.emails) return `${action} (free, but ${email} each time)`;
+	return `${action} (free: no credits, no email)`;
+}
+
+/** The operations that can email a candidate (the spec: Invite, Invite Many and Reinterview by email; Resend). */
+const EMAILING = new Set([
+	'interview:invite',
+	'interview:inviteMany',
+	'interview:reinterview',
+	'interview:resend',
+]);
+
+/** Per resource, what a charged run of it is charged per. */
+const CHARGE_UNIT: Record<string, string> = { analysis: 'analysis', interview: 'interview' };
+
+/** The parameter of the explicit opt-out, shown only in the Tool variant. */
+export const RUN_WITHOUT_REVIEW = 'runWithoutReview';
+
+function isOptionsList(options: INodeProperties['options']): options is INodePropertyOptions[] {
+	return Array.isArray(options) && options.every((o) => 'value' in o);
+}
+
+/**
+ * "resource:operation" keys of the operations that spend credits: those offering a Spending Limit (the Spending
+ * Limit is offered exactly where a write is charged), read from the operations' own descriptions.
+ */
+export function chargedOperations(properties: INodeProperties[]): Set<string> {
+	const keys = new Set<string>();
+	for (const property of properties) {
+		if (property.type !== 'collection' || !Array.isArray(property.options)) continue;
+		const offersLimit = property.options.some((o) => 'name' in o && o.name === 'spendingLimit');
+		if (!offersLimit) continue;
+		for (const resource of property.displayOptions?.show?.resource ?? []) {
+			for (const operation of property.displayOptions?.show?.operation ?? []) {
+				keys.add(`${String(resource)}:${String(operation)}`);
+			}
+		}
+	}
+	return keys;
+}
+
+/** Every operation's cost, by "resource:operation". */
+export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
+	const charged = chargedOperations(properties);
+	const costs = new Map<string, ToolCost>();
+	for (const property of properties) {
+		if (property.name !== 'operation' || !isOptionsList(property.options)) continue;
+		const resource = String(property.displayOptions?.show?.resource?.[0]);
+		for (const option of property.options) {
+			const key = `${resource}:${String(option.value)}`;
+			costs.set(key, {
+				chargedPer: charged.has(key) ? (CHARGE_UNIT[resource] ?? 'run') : undefined,
+				emails: EMAILING.has(key),
+			});
+		}
+	}
+	return costs;
+}
+
+/**
+ * "Run Without a Person's Review", one switch per resource whose operations charge or email, shown only on those
+ * operations and only in the Tool variant (n8n's `@tool` display condition: the node type's name ends in "Tool").
+ * It lives in the node's own properties because n8n 2.41 builds the Tool variant it executes from them (the cli's
+ * node-types getByNameAndVersion ignores `usableAsTool.replacements`, which only reach the editor's listing).
+ */
+export function reviewSwitches(properties: INodeProperties[]): INodeProperties[] {
+	const gated: Record<string, string[]> = {};
+	for (const [key, cost] of toolCosts(properties)) {
+		if (!cost.chargedPer && !cost.emails) continue;
+		const [resource, operation] = key.split(':');
+		(gated[resource] ??= []).push(operation);
+	}
+	return Object.entries(gated).map(([resource, operations]) => ({
+		displayName: "Run Without a Person's Review",
+		name: RUN_WITHOUT_REVIEW,
+		type: 'boolean',
+		default: false,
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: operations } },
+		description:
+			"Whether the agent may run this operation without n8n's Human review. Off: it runs only when a person approved the call (connect this tool to a Human review node, and that node to the agent).",
+	}));
+}
+
+/** Whether the node runs as an agent's tool (n8n names the Tool variant's type "<node>Tool"). */
+export function isToolNode(ctx: IExecuteFunctions): boolean {
+	return ctx.getNode().type.endsWith('Tool');
+}
+
+/** Whether this run was asked for by a node that takes this node as a tool and takes no chat model: a review node. */
+export function cameThroughReview(ctx: IExecuteFunctions): boolean {
+	let asking: string | undefined;
+	try {
+		asking = ctx.getInputSourceData(0)?.previousNode;
+	} catch {
+		return false;
+	}
+	if (!asking) return false;
+	const self = ctx.getNode().name;
+	const tools = ctx.getParentNodes(asking, {
+		connectionType: NodeConnectionTypes.AiTool,
+		depth: 1,
+	});
+	if (!tools.some((n) => n.name === self)) return false;
+	const models = ctx.getParentNodes(asking, {
+		connectionType: NodeConnectionTypes.AiLanguageModel,
+		depth: 1,
+	});
+	return models.length === 0;
+}
+
+/**
+ * Refuses, before anything is read or sent, a Tool-mode run of an operation that charges or emails when no person
+ * reviewed the call and the builder did not turn on "Run Without a Person's Review" (a literal switch: an
+ * expression, which the model could fill with $fromAI, does not count).
+ */
+export function refuseUnreviewedToolCall(
+	ctx: IExecuteFunctions,
+	costs: Map<string, ToolCost>,
+): void {
+	if (!isToolNode(ctx)) return;
+	const node = ctx.getNode();
+	const resource = String(ctx.getNodeParameter('resource', 0));
+	const operation = String(ctx.getNodeParameter('operation', 0));
+	const cost = costs.get(`${resource}:${operation}`);
+	if (!cost || (!cost.chargedPer && !cost.emails)) return;
+	const optOut = node.parameters[RUN_WITHOUT_REVIEW];
+	if (optOut === true) return;
+	if (cameThroughReview(ctx)) return;
+	const what = [
+		cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '',
+		cost.emails ? 'emails the candidate' : '',
+	]
+		.filter(Boolean)
+		.join(' and ');
+	const refused =
+		typeof optOut === 'string'
+			? ` "Run Without a Person's Review" must be switched on as a fixed value, not an expression.`
+			: '';
+	throw new NodeOperationError(
+		node,
+		`This tool ${what}: it runs only after a person's review.${refused} Nothing was sent to the Recruiting Analysis API.`,
+		{
+			description: `Wire n8n's Human review: in the AI Agent's Tools, add a review tool (for example "Chat" or "Slack" under Human in the Loop), connect this tool to the review node and the review node to the agent, so that each call waits for a person's approval. Or, to let the agent run it alone, switch on "Run Without a Person's Review" in this tool (the worst case is then every call the model makes: see "Agents and money" in the README).`,
+		},
+	);
+}

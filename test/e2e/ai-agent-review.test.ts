@@ -1,0 +1,272 @@
+/**
+ * An AI Agent that wants to spend, in real n8n (each line): a Manual Trigger, the example's resume uploaded against
+ * the saved job (Upload Resume), then n8n's AI Agent whose chat model is the OpenAI-compatible stub of
+ * test/helpers/openai-stub.ts. The stub plays a model that starts the analysis of the uploaded report and then
+ * calls Invite ten times with ten addresses, one call per round. The two tools are Recruiting Analysis Tool nodes
+ * (Start, Invite) whose arguments are $fromAI() placeholders, wired straight to the agent, without n8n's Human
+ * review. Checked: what n8n told the model each tool costs, what each tool answered, and the exact counts of
+ * analyses, interviews and emails in the sandbox: none while nobody reviews; once the builder switched on "Run
+ * Without a Person's Review" (actions/common/toolMode.ts), the calls run: one analysis, and one interview for the
+ * report (the node refuses the nine other addresses: one invitation per report without a New Attempt Label).
+ */
+import { loadExample, nodeError, type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	messageText,
+	startOpenAiStub,
+	type ChatReply,
+	type ChatRequest,
+	type OpenAiStub,
+} from '../helpers/openai-stub';
+import { NODE_TYPES, bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
+
+const TOOLS = { start: 'Start Analysis', invite: 'Invite Candidate' } as const;
+const INVITES = 10;
+const address = (i: number) => `agent-candidate-${i}@example.com`;
+/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
+const toolName = (nodeName: string) => nodeName.replace(/[^A-Za-z0-9-]+/g, '_');
+
+let env: RealN8n;
+let stub: OpenAiStub;
+let savedJobId: string;
+let openAi: { id: string; name: string };
+
+/** The model's turn: Start on the uploaded report, then Invite ten times, then a last text. */
+function modelTurn(request: ChatRequest): ChatReply {
+	const answers = request.messages.filter((m) => m.role === 'tool').map(messageText);
+	const uploaded = /rpt_[A-Za-z0-9]+/.exec(
+		messageText(request.messages.find((m) => m.role === 'user') ?? { role: 'user' }),
+	)?.[0];
+	if (!uploaded) return { text: 'NO REPORT ID in the prompt' };
+	if (answers.length === 0)
+		return { toolCall: { name: toolName(TOOLS.start), arguments: { reportId: uploaded } } };
+	if (answers.length <= INVITES)
+		return {
+			toolCall: {
+				name: toolName(TOOLS.invite),
+				arguments: { reportId: uploaded, candidateEmail: address(answers.length) },
+			},
+		};
+	return { text: `Done after ${answers.length} tool calls.` };
+}
+
+function agentWorkflow(runWithoutReview: boolean): WorkflowJson {
+	const example = loadExample('analyze-one-resume.json');
+	const keep = example.nodes.filter((n) => n.name === 'Candidate' || n.name === 'Resume File');
+	const api = { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi };
+	const fromAi = (key: string, description: string) =>
+		`={{ $fromAI('${key}', '${description}', 'string') }}`;
+	const tool = (name: string, position: [number, number], parameters: Record<string, unknown>) => ({
+		id: `tool-${toolName(name)}`,
+		name,
+		type: `${NODE_TYPES.action}Tool`,
+		typeVersion: 2,
+		position,
+		parameters: { ...parameters, ...(runWithoutReview ? { runWithoutReview: true } : {}) },
+		credentials: api,
+	});
+	return {
+		name: `AI Agent that spends ${runWithoutReview ? 'alone' : 'unreviewed'} ${Date.now()}`,
+		nodes: [
+			{
+				id: 'trigger',
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			...keep,
+			{
+				id: 'upload',
+				name: 'Upload Resume',
+				type: NODE_TYPES.action,
+				typeVersion: 2,
+				position: [440, 0],
+				parameters: {
+					resource: 'upload',
+					operation: 'uploadResume',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: { __rl: true, mode: 'id', value: savedJobId },
+				},
+				credentials: api,
+			},
+			{
+				id: 'agent',
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3,
+				position: [660, 0],
+				parameters: {
+					promptType: 'define',
+					text: "={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. Analyze it and invite the candidates.' }}",
+					// Room for the model's twelve turns (n8n's default is 10 rounds).
+					options: { maxIterations: 20 },
+				},
+			},
+			{
+				id: 'model',
+				name: 'Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				typeVersion: 1.2,
+				position: [560, 220],
+				parameters: { model: { __rl: true, mode: 'id', value: 'stub-model' }, options: {} },
+				credentials: { openAiApi: openAi },
+			},
+			tool(TOOLS.start, [760, 220], {
+				resource: 'analysis',
+				operation: 'start',
+				reportId: { __rl: true, mode: 'id', value: fromAi('reportId', 'ID of the report') },
+				options: { waitForCompletion: true, waitTimeout: 300 },
+			}),
+			tool(TOOLS.invite, [900, 220], {
+				resource: 'interview',
+				operation: 'invite',
+				reportId: { __rl: true, mode: 'id', value: fromAi('reportId', 'ID of the report') },
+				candidateEmail: fromAi('candidateEmail', 'the candidate address'),
+				delivery: 'email',
+			}),
+		],
+		connections: {
+			Run: { main: [[{ node: 'Candidate', type: 'main', index: 0 }]] },
+			Candidate: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
+			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
+			'Upload Resume': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+			'Chat Model': {
+				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+			},
+			...Object.fromEntries(
+				Object.values(TOOLS).map((name) => [
+					name,
+					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
+		},
+		settings: { executionOrder: 'v1' },
+	} as unknown as WorkflowJson;
+}
+
+interface ToolRun {
+	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
+}
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the agent workflow and returns each tool's answers and the sandbox's counts (emails once delivered). */
+async function runAgent(runWithoutReview: boolean, expectedEmails: number) {
+	const workspaceId = env.sandbox.seed.workspaceId;
+	const before = await env.sandbox.control.counters(workspaceId);
+	const asked = stub.requests.length;
+	const { id } = await env.n8n.createWorkflow(agentWorkflow(runWithoutReview));
+	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
+	const run = result.run!.data;
+	// n8n 2.x hands a tool's error back to the model and the agent goes on; n8n 1.123 ends the execution at the
+	// first tool error (the error is the node's, and nothing after it runs).
+	const runError = (run.resultData as { error?: { message?: string } }).error?.message;
+	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok: result.ok }).toEqual({
+		agentError: undefined,
+		ok: runError === undefined,
+	});
+	const runData = run.resultData.runData as unknown as Record<string, ToolRun[]>;
+	const answers = (name: string) =>
+		(runData[name] ?? []).map((r) => r.data?.ai_tool?.[0]?.[0]?.json ?? {});
+	// Emails are sent by the sandbox's worker shortly after the invitation: wait until the expected count arrived,
+	// then a little longer, so that one email too many would be seen.
+	const deadline = Date.now() + 20_000;
+	let after = await env.sandbox.control.counters(workspaceId);
+	while (
+		Number(after.emailsSent) - Number(before.emailsSent) < expectedEmails &&
+		Date.now() < deadline
+	) {
+		await sleep(200);
+		after = await env.sandbox.control.counters(workspaceId);
+	}
+	await sleep(1_000);
+	after = await env.sandbox.control.counters(workspaceId);
+	const delta = (key: string) => Number(after[key]) - Number(before[key]);
+	return {
+		runError,
+		requests: stub.requests.slice(asked),
+		start: answers(TOOLS.start),
+		invite: answers(TOOLS.invite),
+		counts: {
+			analyses: delta('attemptsCreated'),
+			interviews: delta('interviewsCreated'),
+			emails: delta('emailsSent'),
+		},
+	};
+}
+
+beforeAll(async () => {
+	env = await bootRealN8n('e2e-ai-agent-review');
+	savedJobId = env.sandbox.seed.jobDescriptionId;
+	stub = await startOpenAiStub(modelTurn);
+	openAi = await env.n8n.createCredential({
+		name: 'OpenAI stub',
+		type: 'openAiApi',
+		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
+	});
+}, 300_000);
+
+afterAll(async () => {
+	await stub?.close();
+	await env?.close();
+});
+
+test(`${n8nUnderTest()}: without a person's review, a model that starts an analysis and invites ten candidates charges and emails nothing`, async () => {
+	const { runError, requests, start, invite, counts } = await runAgent(false, 0);
+
+	// n8n told the model what each tool costs and that Invite emails the candidate.
+	const offered = requests[0].tools!.map((t) => t.function);
+	expect(offered.find((t) => t.name === toolName(TOOLS.start))?.description).toBe(
+		'Start an analysis (costs credits: charged per analysis at the quoted price) in Recruiting Analysis',
+	);
+	expect(offered.find((t) => t.name === toolName(TOOLS.invite))?.description).toBe(
+		'Invite a candidate (costs credits: charged per interview at the quoted price; emails the candidate) in Recruiting Analysis',
+	);
+
+	const refusal =
+		/it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./;
+	if (n8nLineUnderTest() === '1') {
+		// n8n 1.123 ends the execution at the first refusal (the model's Start): nothing was charged.
+		expect(runError).toMatch(refusal);
+		expect(requests).toHaveLength(1);
+		expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
+		return;
+	}
+	// The model made its eleven calls; each was refused, and the model read why.
+	expect(runError).toBeUndefined();
+	expect(requests).toHaveLength(1 + 1 + INVITES);
+	expect(start).toHaveLength(1);
+	expect(invite).toHaveLength(INVITES);
+	for (const answer of [...start, ...invite]) {
+		expect(String(answer.error)).toMatch(refusal);
+	}
+	expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
+});
+
+test(`${n8nUnderTest()}: with Run Without a Person's Review switched on, the same model gets one analysis, one interview and one email`, async () => {
+	const { runError, start, invite, counts } = await runAgent(true, 1);
+	expect(start).toEqual([expect.objectContaining({ status: 'completed' })]);
+	if (n8nLineUnderTest() === '1') {
+		// n8n 1.123 ends the execution at the second Invite's refusal; the first was sent.
+		expect(runError).toMatch(/already has interview int_\w+ .*nothing was sent/);
+		expect(invite[0]).toEqual(
+			expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
+		);
+		expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
+		return;
+	}
+	expect(runError).toBeUndefined();
+	// The node keeps one invitation per report unless a New Attempt Label asks for another
+	// (actions/interview/invite.operation.ts): the first address is invited, the nine others are refused before
+	// sending, and the model is told that nothing was sent.
+	expect(invite).toHaveLength(INVITES);
+	expect(invite[0]).toEqual(
+		expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
+	);
+	for (const answer of invite.slice(1)) {
+		expect(String(answer.error)).toMatch(/already has interview int_\w+ .*nothing was sent/);
+	}
+	expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
+});
