@@ -138,6 +138,8 @@ function agentWorkflow(
 				resource: 'analysis',
 				operation: 'start',
 				reportId: fromAi('reportId', 'ID of the uploaded report to analyze'),
+				// The builder lets this agent start analyses without a person's review (off by default).
+				runWithoutReview: true,
 				options: { waitForCompletion: true, waitTimeout: 300 },
 			}),
 			tool(TOOLS.read, [980, 220], {
@@ -203,7 +205,9 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 	const offered = stub.requests[0].tools!.map((t) => t.function);
 	expect(offered.map((t) => t.name).sort()).toEqual(Object.values(TOOLS).map(toolName).sort());
 	const analyzeTool = offered.find((t) => t.name === toolName(TOOLS.analyze))!;
-	expect(analyzeTool.description).toBe('Start an analysis in Recruiting Analysis');
+	expect(analyzeTool.description).toBe(
+		'Start an analysis (costs credits: charged per analysis at the quoted price) in Recruiting Analysis',
+	);
 	expect(Object.keys(analyzeTool.parameters?.properties ?? {})).toEqual(['reportId']);
 
 	// Each tool node ran once, with the arguments the model chose, as n8n passed them to the node.
