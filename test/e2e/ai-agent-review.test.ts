@@ -213,10 +213,13 @@ afterAll(async () => {
 	await env?.close();
 });
 
-test(`${n8nUnderTest()}: without a person's review, a model that starts an analysis and invites ten candidates charges and emails nothing`, async () => {
-	const { runError, requests, start, invite, counts } = await runAgent(false, 0);
+const refusal =
+	/it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./;
+const WITHOUT_REVIEW = `${n8nUnderTest()}: without a person's review, a model that starts an analysis and invites ten candidates charges and emails nothing`;
+const WITH_SWITCH = `${n8nUnderTest()}: with Run Without a Person's Review switched on, the same model gets one analysis, one interview and one email`;
 
-	// n8n told the model what each tool costs and that Invite emails the candidate.
+/** n8n told the model what each tool costs and that Invite emails the candidate. */
+function expectPricedTools(requests: Awaited<ReturnType<typeof runAgent>>['requests']): void {
 	const offered = requests[0].tools!.map((t) => t.function);
 	expect(offered.find((t) => t.name === toolName(TOOLS.start))?.description).toBe(
 		'Start an analysis (costs credits: charged per analysis at the quoted price) in Recruiting Analysis',
@@ -224,49 +227,61 @@ test(`${n8nUnderTest()}: without a person's review, a model that starts an analy
 	expect(offered.find((t) => t.name === toolName(TOOLS.invite))?.description).toBe(
 		'Invite a candidate (costs credits: charged per interview at the quoted price; emails the candidate) in Recruiting Analysis',
 	);
+}
 
-	const refusal =
-		/it runs only after a person's review\. Nothing was sent to the Recruiting Analysis API\./;
-	if (n8nLineUnderTest() === '1') {
-		// n8n 1.123 ends the execution at the first refusal (the model's Start): nothing was charged.
+// n8n 1.123 ends an agent's execution at the first tool error; n8n 2.x hands the error to the model, which goes
+// on calling. One pair of tests per line, each asserting what that line does.
+if (n8nLineUnderTest() === '1') {
+	test(WITHOUT_REVIEW, async () => {
+		const { runError, requests, counts } = await runAgent(false, 0);
+		expectPricedTools(requests);
+		// The execution ends at the first refusal (the model's Start): nothing was charged.
 		expect(runError).toMatch(refusal);
 		expect(requests).toHaveLength(1);
 		expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
-		return;
-	}
-	// The model made its eleven calls; each was refused, and the model read why.
-	expect(runError).toBeUndefined();
-	expect(requests).toHaveLength(1 + 1 + INVITES);
-	expect(start).toHaveLength(1);
-	expect(invite).toHaveLength(INVITES);
-	for (const answer of [...start, ...invite]) {
-		expect(String(answer.error)).toMatch(refusal);
-	}
-	expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
-});
+	});
 
-test(`${n8nUnderTest()}: with Run Without a Person's Review switched on, the same model gets one analysis, one interview and one email`, async () => {
-	const { runError, start, invite, counts } = await runAgent(true, 1);
-	expect(start).toEqual([expect.objectContaining({ status: 'completed' })]);
-	if (n8nLineUnderTest() === '1') {
-		// n8n 1.123 ends the execution at the second Invite's refusal; the first was sent.
+	test(WITH_SWITCH, async () => {
+		const { runError, start, invite, counts } = await runAgent(true, 1);
+		expect(start).toEqual([expect.objectContaining({ status: 'completed' })]);
+		// The execution ends at the second Invite's refusal; the first was sent.
 		expect(runError).toMatch(/already has interview int_\w+ .*nothing was sent/);
 		expect(invite[0]).toEqual(
 			expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
 		);
 		expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
-		return;
-	}
-	expect(runError).toBeUndefined();
-	// The node keeps one invitation per report unless a New Attempt Label asks for another
-	// (actions/interview/invite.operation.ts): the first address is invited, the nine others are refused before
-	// sending, and the model is told that nothing was sent.
-	expect(invite).toHaveLength(INVITES);
-	expect(invite[0]).toEqual(
-		expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
-	);
-	for (const answer of invite.slice(1)) {
-		expect(String(answer.error)).toMatch(/already has interview int_\w+ .*nothing was sent/);
-	}
-	expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
-});
+	});
+} else {
+	test(WITHOUT_REVIEW, async () => {
+		const { runError, requests, start, invite, counts } = await runAgent(false, 0);
+		expectPricedTools(requests);
+		// The model made its eleven calls; each was refused, and the model read why.
+		expect(runError).toBeUndefined();
+		expect(requests).toHaveLength(1 + 1 + INVITES);
+		expect(start).toHaveLength(1);
+		expect(invite).toHaveLength(INVITES);
+		expect([...start, ...invite].map((answer) => String(answer.error))).toEqual(
+			Array.from({ length: 1 + INVITES }, () => expect.stringMatching(refusal)),
+		);
+		expect(counts).toEqual({ analyses: 0, interviews: 0, emails: 0 });
+	});
+
+	test(WITH_SWITCH, async () => {
+		const { runError, start, invite, counts } = await runAgent(true, 1);
+		expect(start).toEqual([expect.objectContaining({ status: 'completed' })]);
+		expect(runError).toBeUndefined();
+		// The node keeps one invitation per report unless a New Attempt Label asks for another
+		// (actions/interview/invite.operation.ts): the first address is invited, the nine others are refused before
+		// sending, and the model is told that nothing was sent.
+		expect(invite).toHaveLength(INVITES);
+		expect(invite[0]).toEqual(
+			expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), delivery: 'email' }),
+		);
+		expect(invite.slice(1).map((answer) => String(answer.error))).toEqual(
+			Array.from({ length: INVITES - 1 }, () =>
+				expect.stringMatching(/already has interview int_\w+ .*nothing was sent/),
+			),
+		);
+		expect(counts).toEqual({ analyses: 1, interviews: 1, emails: 1 });
+	});
+}
