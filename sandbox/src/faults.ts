@@ -20,12 +20,18 @@ export interface FaultRule {
 	/** Latency of a `latency` rule (defaults to the global latencyMs). */
 	latencyMs?: number;
 	fired: number;
+	/** Requests a `latency` rule holds in its delay right now, and the most it has held at once: how many requests
+	 * a client had in flight on that route, measured by the server (no wall clock involved). */
+	heldNow: number;
+	heldMax: number;
 }
 
 export interface FaultDecision {
 	before?: { status: number; retryAfterSeconds?: number };
 	drop: boolean;
 	delayMs: number;
+	/** The `latency` rules that fired for this request (their held counts go up for the delay). */
+	held: FaultRule[];
 }
 
 /** Deterministic pseudo-random source (mulberry32): a seeded run is reproducible. */
@@ -83,6 +89,8 @@ export class Faults {
 				count: v.integer(`${f}.count`, ro.count, { required: false, min: 1 }),
 				latencyMs: v.integer(`${f}.latencyMs`, ro.latencyMs, { required: false, min: 0 }),
 				fired: 0,
+				heldNow: 0,
+				heldMax: 0,
 			});
 		}
 		if (!v.ok) throw badRequest(v.issues);
@@ -99,15 +107,17 @@ export class Faults {
 	}
 
 	decide(method: string, route: string, urlPath: string): FaultDecision {
-		const d: FaultDecision = { drop: false, delayMs: this.latencyMs };
+		const d: FaultDecision = { drop: false, delayMs: this.latencyMs, held: [] };
 		for (const rule of this.rules) {
 			if (rule.method && rule.method !== method) continue;
 			if (rule.path && rule.path !== route && !urlPath.startsWith(rule.path)) continue;
 			if (rule.count !== undefined && rule.fired >= rule.count) continue;
 			if (this.random() >= rule.rate) continue;
 			rule.fired += 1;
-			if (rule.mode === 'latency') d.delayMs += rule.latencyMs ?? (this.latencyMs || 1000);
-			else if (rule.mode === 'commit-then-drop') d.drop = true;
+			if (rule.mode === 'latency') {
+				d.delayMs += rule.latencyMs ?? (this.latencyMs || 1000);
+				d.held.push(rule);
+			} else if (rule.mode === 'commit-then-drop') d.drop = true;
 			else if (!d.before)
 				d.before = { status: rule.status ?? 503, retryAfterSeconds: rule.retryAfterSeconds };
 		}

@@ -229,6 +229,11 @@ export function controlClient(baseUrl: string) {
 			}[];
 		}) => c<{ rules: number }>('PUT', '/_sandbox/faults', body),
 		clearFaults: () => c<{ cleared: boolean }>('DELETE', '/_sandbox/faults'),
+		faults: () =>
+			c<{ rules: Array<{ path?: string; fired: number; heldNow: number; heldMax: number }> }>(
+				'GET',
+				'/_sandbox/faults',
+			),
 	};
 }
 
