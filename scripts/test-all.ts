@@ -7,8 +7,9 @@
  *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
  *    lint, the node tests through Prism), and per n8n line two jest runs of the fault and end-to-end suites
  *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10, and `rest`, every other file; within a run the files share
- *    one running n8n per boot setting). RA_TEST_LANES=lines runs one jest per line instead, RA_TEST_LANES=serial
- *    runs the lanes one after another.
+ *    one running n8n per boot setting). By default the two `polls` lanes, which mostly wait, run beside one chain
+ *    of the busy lanes (checks, then each line's `rest`); RA_TEST_LANES=all runs all five at once,
+ *    RA_TEST_LANES=lines one jest per line (one after another), RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
  *    the steps that failed without a failing test). The exit code is 1 when any step failed.
@@ -220,10 +221,19 @@ async function main(): Promise<number> {
 			}),
 		);
 		const lanes = [{ lane: 'checks', steps: checks }, ...(packed ? realN8n : [])];
-		if (process.env.RA_TEST_LANES === 'serial') {
-			for (const l of lanes) await runLane(l.lane, l.steps);
-		} else {
+		const oneAfterAnother = async (some: typeof lanes) => {
+			for (const l of some) await runLane(l.lane, l.steps);
+		};
+		if (process.env.RA_TEST_LANES === 'serial') await oneAfterAnother(lanes);
+		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
+		else {
+			// The default: the lanes that mostly wait on n8n's poll ticks run beside one chain of the lanes that keep
+			// a core busy (the checks, then each line's other files). All five at once on two cores starved the
+			// browser and `n8n execute` steps past their time limits.
+			const waiting = lanes.filter((l) => l.lane.endsWith(' polls'));
+			const busy = lanes.filter((l) => !l.lane.endsWith(' polls'));
+			await Promise.all([oneAfterAnother(busy), ...waiting.map((l) => runLane(l.lane, l.steps))]);
 		}
 	} finally {
 		if (packed) removePackedPackage(packed.tarball);
