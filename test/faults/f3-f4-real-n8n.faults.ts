@@ -483,7 +483,12 @@ describe('F3: webhooks at the production URL of a real n8n', () => {
 		expect(replayed).toHaveLength(3);
 		expect(replayed.every((d) => d.attempts.at(-1)?.status === 200)).toBe(true);
 		expect(again.status).toBe(200);
-		expect(burstStatuses.every((s) => s === 200)).toBe(true);
+		// A copy that arrives while the first is still in flight is answered 503 so that the sender retries it
+		// (docs/triggers.md); every copy is acknowledged or retryable, and one of them was acknowledged.
+		expect({
+			acknowledgedOrRetryable: burstStatuses.every((s) => s === 200 || s === 503),
+			acknowledged: burstStatuses.filter((s) => s === 200).length >= 1,
+		}).toEqual({ acknowledgedOrRetryable: true, acknowledged: true });
 		expect(counts.sandboxDeliveryPlusTwoReplays).toBe(1);
 		expect(counts.capturedRequestSentTwice).toBe(1);
 		expect(counts.threeSequentialCopies).toBe(1);
