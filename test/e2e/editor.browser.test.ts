@@ -245,7 +245,11 @@ test('adds each of our nodes from the node creator', async () => {
 	await openCreatorAndSearch('node-creator-plus-button');
 	await pickCreatorItem('Recruiting Analysis');
 	const action = page
-		.locator('[data-test-id="item-iterator-item"]', { hasText: /^\s*Analyze a resume\s*$/ })
+		.locator('[data-test-id="item-iterator-item"]', {
+			// The action names its price (actions/common/toolMode.ts `priced`): the editor shows it too.
+			hasText:
+				/^\s*Analyze a resume \(costs credits: charged per analysis at the quoted price\)\s*$/,
+		})
 		.first();
 	await action.waitFor({ timeout: 30_000 });
 	await shot('04-node-creator-actions');
