@@ -417,7 +417,9 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 		}
 	}
 	await Promise.all(sends);
-	for (const s of statuses) expect(s).toBe(200);
+	// Each copy is acknowledged, or answered 503 while its first copy is still in flight in that process (the sender
+	// retries it: docs/triggers.md); the counts below show every event ran.
+	expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
 	const all = [...simultaneous, ...burst];
 	// Every distinct event ran at least once; wait for the executions to settle.
 	let executions = await finished(created.id, all.length, 240_000);
