@@ -24,7 +24,14 @@ export interface FaultRule {
 	 * a client had in flight on that route, measured by the server (no wall clock involved). */
 	heldNow: number;
 	heldMax: number;
+	/** A `latency` rule with `gather` releases the requests it holds together as soon as this many are held (plus
+	 * GATHER_GRACE_MS, so that requests beyond it already in flight are counted too), or each when its latency runs
+	 * out: a concurrency measurement that waits for the client instead of guessing how fast the machine is. */
+	gather?: number;
 }
+
+/** How long a gathering rule keeps holding once `gather` requests are held, to count any others in flight. */
+export const GATHER_GRACE_MS = 50;
 
 export interface FaultDecision {
 	before?: { status: number; retryAfterSeconds?: number };
@@ -50,6 +57,8 @@ export class Faults {
 	latencyMs = 0;
 	rules: FaultRule[] = [];
 	private random: () => number = Math.random;
+	/** The release functions of the requests each gathering rule holds now. */
+	private readonly waiting = new WeakMap<FaultRule, Set<() => void>>();
 
 	configure(body: unknown): { latencyMs: number; rules: FaultRule[] } {
 		const v = new Validator();
@@ -70,10 +79,13 @@ export class Faults {
 				'mode',
 				'count',
 				'latencyMs',
+				'gather',
 			]);
 			if (!ro) continue;
 			const mode = (ro.mode ?? 'before') as FaultRule['mode'];
 			if (!['before', 'commit-then-drop', 'latency'].includes(mode)) v.add(`${f}.mode`, 'enum');
+			if (ro.gather !== undefined && mode !== 'latency')
+				v.add(`${f}.gather`, 'only_with_mode_latency');
 			const rate = ro.rate === undefined ? 1 : ro.rate;
 			if (typeof rate !== 'number' || rate < 0 || rate > 1) v.add(`${f}.rate`, 'range_0_1');
 			rules.push({
@@ -88,6 +100,7 @@ export class Faults {
 				mode,
 				count: v.integer(`${f}.count`, ro.count, { required: false, min: 1 }),
 				latencyMs: v.integer(`${f}.latencyMs`, ro.latencyMs, { required: false, min: 0 }),
+				gather: v.integer(`${f}.gather`, ro.gather, { required: false, min: 1, max: 10_000 }),
 				fired: 0,
 				heldNow: 0,
 				heldMax: 0,
@@ -98,6 +111,35 @@ export class Faults {
 		this.rules = rules;
 		this.random = seed === undefined ? Math.random : mulberry32(seed);
 		return { latencyMs, rules };
+	}
+
+	/**
+	 * Holds a request for its decision's delay, counting it in each `latency` rule that fired (heldNow, heldMax); a
+	 * gathering rule lets it go early, together with the others it holds, once `gather` of them are held.
+	 */
+	async hold(d: FaultDecision): Promise<void> {
+		if (d.delayMs <= 0 && d.held.length === 0) return;
+		for (const rule of d.held) {
+			rule.heldNow += 1;
+			rule.heldMax = Math.max(rule.heldMax, rule.heldNow);
+		}
+		const gathering = d.held.filter((rule) => rule.gather !== undefined);
+		await new Promise<void>((resolve) => {
+			const release = () => {
+				clearTimeout(timer);
+				for (const rule of gathering) this.waiting.get(rule)?.delete(release);
+				resolve();
+			};
+			const timer = setTimeout(release, d.delayMs);
+			for (const rule of gathering) {
+				const waiting = this.waiting.get(rule) ?? new Set<() => void>();
+				this.waiting.set(rule, waiting);
+				waiting.add(release);
+				if (rule.heldNow >= (rule.gather ?? 0))
+					setTimeout(() => [...waiting].forEach((go) => go()), GATHER_GRACE_MS);
+			}
+		});
+		for (const rule of d.held) rule.heldNow -= 1;
 	}
 
 	clear(): void {

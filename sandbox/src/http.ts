@@ -171,12 +171,7 @@ export function installFaultHooks(app: FastifyInstance, faults: Faults, router: 
 		if (!path.startsWith('/api/v1') && !isStoragePath(path)) return;
 		const template = router.match(path)?.template ?? path;
 		const d = faults.decide(req.method, template, path);
-		for (const rule of d.held) {
-			rule.heldNow += 1;
-			rule.heldMax = Math.max(rule.heldMax, rule.heldNow);
-		}
-		if (d.delayMs > 0) await new Promise((r) => setTimeout(r, d.delayMs));
-		for (const rule of d.held) rule.heldNow -= 1;
+		await faults.hold(d);
 		if (d.before) {
 			const status = d.before.status;
 			const headers: Record<string, string> = {};

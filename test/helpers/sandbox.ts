@@ -226,6 +226,7 @@ export function controlClient(baseUrl: string) {
 				mode?: 'before' | 'commit-then-drop' | 'latency';
 				count?: number;
 				latencyMs?: number;
+				gather?: number;
 			}[];
 		}) => c<{ rules: number }>('PUT', '/_sandbox/faults', body),
 		clearFaults: () => c<{ cleared: boolean }>('DELETE', '/_sandbox/faults'),

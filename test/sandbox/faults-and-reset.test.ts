@@ -92,6 +92,40 @@ test('latency delays responses', async () => {
 	expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
 });
 
+test('a gathering latency rule holds requests until that many are held, then lets them go together', async () => {
+	const w = await newWs(sb);
+	await sb.control.setFaults({
+		rules: [
+			{
+				method: 'GET',
+				path: '/api/v1/job-descriptions',
+				mode: 'latency',
+				latencyMs: 60_000,
+				gather: 3,
+			},
+		],
+	});
+	const read = () => w.call('GET', '/api/v1/job-descriptions');
+	// Two reads stay held (their latency is a minute); a third releases all three at once.
+	const first = [read(), read()];
+	const held = async () => (await sb.control.faults()).rules[0];
+	for (let i = 0; (await held()).heldNow < 2; i++) {
+		if (i > 200) throw new Error('the sandbox never held the first two reads');
+		await new Promise((r) => setTimeout(r, 25));
+	}
+	const answers = await Promise.all([...first, read()]);
+	expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+	expect(await held()).toMatchObject({ fired: 3, heldNow: 0, heldMax: 3 });
+	// Out of latency mode a gather is refused, naming the field.
+	const refused = await fetch(`${sb.baseUrl}/_sandbox/faults`, {
+		method: 'PUT',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ rules: [{ mode: 'before', gather: 2 }] }),
+	});
+	expect(refused.status).toBe(400);
+	expect(JSON.stringify(await refused.json())).toContain('rules[0].gather');
+});
+
 test('faults apply to storage too', async () => {
 	const w = await newWs(sb);
 	const prep = (

@@ -139,23 +139,25 @@ describe('router', () => {
 
 	it('many items run with bounded concurrency (option Concurrency, default 20)', async () => {
 		const items = Array.from({ length: 20 }, () => ({ json: { id: reportId } }));
-		// Each status read is held 300 ms by the sandbox, which counts the most reads it held at once: the node's
-		// concurrency as the server saw it, whatever the machine's load.
-		const holdStatusReads = () =>
+		// Each status read is held by the sandbox until `gather` reads are held at once (or 20 s pass), then they go
+		// together; the sandbox counts the most it held at once: the node's concurrency as the server saw it, however
+		// slowly a loaded machine sends them.
+		const holdStatusReads = (gather: number) =>
 			sandbox.control.setFaults({
 				rules: [
 					{
 						method: 'GET',
 						path: '/api/v1/reports/{id}/status',
 						mode: 'latency',
-						latencyMs: 300,
+						latencyMs: 20_000,
+						gather,
 						rate: 1,
 					},
 				],
 			});
 		try {
-			const mostAtOnce = async (options: INodeParameters) => {
-				await holdStatusReads();
+			const mostAtOnce = async (options: INodeParameters, expected: number) => {
+				await holdStatusReads(expected);
 				const result = await runNode(
 					ws,
 					{ resource: 'report', operation: 'getStatus', reportId: '={{ $json.id }}', options },
@@ -165,9 +167,9 @@ describe('router', () => {
 				const [rule] = (await sandbox.control.faults()).rules;
 				return { reads: rule.fired, mostAtOnce: rule.heldMax };
 			};
-			expect(await mostAtOnce({ concurrency: 1 })).toEqual({ reads: 20, mostAtOnce: 1 });
-			expect(await mostAtOnce({ concurrency: 10 })).toEqual({ reads: 20, mostAtOnce: 10 });
-			expect(await mostAtOnce({})).toEqual({ reads: 20, mostAtOnce: 20 });
+			expect(await mostAtOnce({ concurrency: 1 }, 1)).toEqual({ reads: 20, mostAtOnce: 1 });
+			expect(await mostAtOnce({ concurrency: 10 }, 10)).toEqual({ reads: 20, mostAtOnce: 10 });
+			expect(await mostAtOnce({}, 20)).toEqual({ reads: 20, mostAtOnce: 20 });
 		} finally {
 			await sandbox.control.clearFaults();
 		}
