@@ -101,10 +101,14 @@ describe('the package installed from its tarball', () => {
 		const error = nodeError(result.run!.data, 'Recruiting Analysis');
 		expect(error).toBeUndefined();
 		const outcome = { ok: result.ok, error: result.run!.data.resultData.error?.message };
-		expect({ ...outcome, stderr: outcome.ok ? '' : result.stderr.slice(-400) }).toEqual({
+		// How `n8n execute` ended goes into the comparison, so a failure names its exit code or signal and last output.
+		const ended = outcome.ok
+			? ''
+			: `exit ${result.code} signal ${result.signal}: ${result.stderr.slice(-400)}${result.stdout.slice(-400)}`;
+		expect({ ...outcome, ended }).toEqual({
 			ok: true,
 			error: undefined,
-			stderr: '',
+			ended: '',
 		});
 		const items = nodeOutput(result.run!.data, 'Recruiting Analysis');
 		expect(items.map((i) => i.id)).toContain(env.sandbox.seed.jobDescriptionId);
