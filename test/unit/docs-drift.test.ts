@@ -5,8 +5,9 @@
  * function of strings (test/unit/docs-checks/); the second block feeds each a deliberately wrong document and
  * asserts that it fails naming the file, the line and the rule, so no check here can pass whatever the docs say.
  */
+import { checkLinks, githubSlug, headingAnchors } from './docs-checks/links';
 import { formatProblem, type Problem } from './docs-checks/problems';
-import { readDocs, readRepoFile } from './docs-checks/repository';
+import { readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
 import { checkScreenshots, SCREENSHOT_RECORD } from './docs-checks/screenshots';
 
 const DOCS = readDocs();
@@ -18,13 +19,72 @@ const realScreenshots = (docs = DOCS, record = RECORD, readFile = readRepoFile) 
 /** The problems as `file:line [rule] message` lines: an empty list, or the list is the failure message. */
 const lines = (problems: Problem[]) => problems.map(formatProblem);
 
+const realLinks = (docs = DOCS) =>
+	checkLinks({
+		docs,
+		exists: repoPathExists,
+		readText: (path) => readRepoFile(path)?.toString('utf8'),
+	});
+
 describe('the documents agree with the repository', () => {
+	it('every relative link resolves to a repository file, and every #anchor to a heading there', () => {
+		expect(lines(realLinks())).toEqual([]);
+	});
+
 	it('every screenshot a document shows is recorded and newer than the file it shows', () => {
 		expect(lines(realScreenshots())).toEqual([]);
 	});
 });
 
 describe('each check fails on a wrong document, naming the file, the line and the rule', () => {
+	it("anchors are GitHub's: lower case, punctuation dropped, spaces to hyphens, duplicates numbered", () => {
+		expect(githubSlug('A reminder (Interview → Resend)')).toBe('a-reminder-interview--resend');
+		expect(githubSlug('3. Docker')).toBe('3-docker');
+		expect(githubSlug('`npm test`: *what* [runs](x.md)')).toBe('npm-test-what-runs');
+		expect(headingAnchors('# Notes\n\n```\n# not a heading\n```\n## Notes\n### Notes')).toEqual([
+			'notes',
+			'notes-1',
+			'notes-2',
+		]);
+	});
+
+	it('a broken anchor into another document', () => {
+		const docs = {
+			...DOCS,
+			'README.md': DOCS['README.md'].replace(
+				'docs/install.md#agents-and-money',
+				'docs/install.md#agents-and-mony',
+			),
+		};
+		expect(lines(realLinks(docs))).toEqual([
+			expect.stringMatching(
+				/^README\.md:\d+ \[anchor matches a heading\] links to docs\/install\.md#agents-and-mony, but docs\/install\.md has no heading with the anchor #agents-and-mony \(did you mean #agents-and-money\?\)$/,
+			),
+		]);
+	});
+
+	it('a broken anchor within the same document, at its line', () => {
+		const problems = checkLinks({
+			docs: { 'docs/a.md': '# Title\n\n## Where it holds\n\nSee [below](#where-it-hold).\n' },
+			exists: () => true,
+			readText: () => undefined,
+		});
+		expect(lines(problems)).toEqual([
+			'docs/a.md:5 [anchor matches a heading] links to #where-it-hold, but docs/a.md has no heading with the anchor #where-it-hold (did you mean #where-it-holds?)',
+		]);
+	});
+
+	it('a relative link to a file that is not there (a link in code is not read)', () => {
+		const problems = checkLinks({
+			docs: { 'docs/a.md': 'One\n[the guide](instal.md) and `[x](nothing.md)`\n' },
+			exists: (path) => path === 'docs/install.md',
+			readText: () => undefined,
+		});
+		expect(lines(problems)).toEqual([
+			'docs/a.md:2 [relative link resolves] links to instal.md, but docs/instal.md is not in the repository',
+		]);
+	});
+
 	it('a screenshot whose source changed after it was taken', () => {
 		const record = JSON.stringify(
 			{
