@@ -5,9 +5,15 @@
  * function of strings (test/unit/docs-checks/); the second block feeds each a deliberately wrong document and
  * asserts that it fails naming the file, the line and the rule, so no check here can pass whatever the docs say.
  */
+import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
+import { RecruitingAnalysisSigningSecretApi } from '../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
+import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
+import { RecruitingAnalysisTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
 import { checkLinks, githubSlug, headingAnchors } from './docs-checks/links';
+import { checkNames, looksLikeName, N8N_LABELS, packageNames } from './docs-checks/names';
 import { formatProblem, type Problem } from './docs-checks/problems';
-import { readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
+import { exampleNodeNames, readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
 import { checkScreenshots, SCREENSHOT_RECORD } from './docs-checks/screenshots';
 
 const DOCS = readDocs();
@@ -19,6 +25,18 @@ const realScreenshots = (docs = DOCS, record = RECORD, readFile = readRepoFile) 
 /** The problems as `file:line [rule] message` lines: an empty list, or the list is the failure message. */
 const lines = (problems: Problem[]) => problems.map(formatProblem);
 
+/** The names the package shows (its nodes' and credentials' description objects), its examples' node names, n8n's. */
+const PACKAGE_NAMES = packageNames(
+	[
+		new RecruitingAnalysis().description,
+		new RecruitingAnalysisTrigger().description,
+		new RecruitingAnalysisFeedTrigger().description,
+	],
+	[new RecruitingAnalysisApi(), new RecruitingAnalysisSigningSecretApi()],
+);
+const KNOWN_NAMES = new Set([...PACKAGE_NAMES, ...exampleNodeNames(), ...N8N_LABELS]);
+const realNames = (docs = DOCS) => checkNames({ docs, known: KNOWN_NAMES });
+
 const realLinks = (docs = DOCS) =>
 	checkLinks({
 		docs,
@@ -29,6 +47,10 @@ const realLinks = (docs = DOCS) =>
 describe('the documents agree with the repository', () => {
 	it('every relative link resolves to a repository file, and every #anchor to a heading there', () => {
 		expect(lines(realLinks())).toEqual([]);
+	});
+
+	it('every option, operation or node name quoted in italics or bold is one the package shows', () => {
+		expect(lines(realNames())).toEqual([]);
 	});
 
 	it('every screenshot a document shows is recorded and newer than the file it shows', () => {
@@ -82,6 +104,45 @@ describe('each check fails on a wrong document, naming the file, the line and th
 		});
 		expect(lines(problems)).toEqual([
 			'docs/a.md:2 [relative link resolves] links to instal.md, but docs/instal.md is not in the repository',
+		]);
+	});
+
+	it('names: the shape of a display name, and the short forms a name may take', () => {
+		expect(looksLikeName('Spending Limit (Credits)')).toBe(true);
+		expect(looksLikeName("Run Without a Person's Review")).toBe(true);
+		expect(looksLikeName('not a name')).toBe(false);
+		expect(looksLikeName('Yes, invite them')).toBe(false);
+		expect(PACKAGE_NAMES.has('Wait Timeout')).toBe(true);
+		expect(PACKAGE_NAMES.has('Feed Trigger')).toBe(true);
+		expect(PACKAGE_NAMES.has('Recruiting Analysis Tool')).toBe(true);
+	});
+
+	it('a misspelt option name (Options → …) in a real document', () => {
+		const docs = {
+			...DOCS,
+			'docs/operations.md': DOCS['docs/operations.md'].replace(
+				'*Options > Idempotency Key*',
+				'*Options > Idempotency Keys*',
+			),
+		};
+		expect(lines(realNames(docs))).toEqual([
+			expect.stringMatching(
+				/^docs\/operations\.md:\d+ \[quoted name exists\] quotes \*Options > Idempotency Keys\*, but no node, credential, example or n8n label is named "Idempotency Keys"$/,
+			),
+		]);
+	});
+
+	it('a retired option name and a misspelt operation name, each at its line', () => {
+		const problems = checkNames({
+			docs: {
+				'docs/idempotency.md':
+					'Give your own reference (*External Reference*).\n\nRun **Interview → Invite Manny** again.\n',
+			},
+			known: KNOWN_NAMES,
+		});
+		expect(lines(problems)).toEqual([
+			'docs/idempotency.md:1 [quoted name exists] quotes *External Reference*, but no node, credential, example or n8n label is named "External Reference"',
+			'docs/idempotency.md:3 [quoted name exists] quotes **Interview → Invite Manny**, but no node, credential, example or n8n label is named "Invite Manny"',
 		]);
 	});
 

@@ -28,3 +28,16 @@ export function readRepoFile(path: string): Buffer | undefined {
 
 /** Whether a path names a file or a folder of the repository. */
 export const repoPathExists = (path: string): boolean => existsSync(join(ROOT, path));
+
+/** The node names of every example workflow (examples/*.json), as the docs quote them. */
+export function exampleNodeNames(): string[] {
+	return readdirSync(join(ROOT, 'examples'))
+		.filter((f) => f.endsWith('.json'))
+		.flatMap((f) =>
+			(
+				JSON.parse(readFileSync(join(ROOT, 'examples', f), 'utf8')) as {
+					nodes: Array<{ name: string }>;
+				}
+			).nodes.map((n) => n.name),
+		);
+}
