@@ -10,11 +10,13 @@ import { RecruitingAnalysisSigningSecretApi } from '../../credentials/Recruiting
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import { RecruitingAnalysisTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
+import { codeClaims } from './docs-checks/claims';
 import { checkLinks, githubSlug, headingAnchors } from './docs-checks/links';
 import { checkNames, looksLikeName, N8N_LABELS, packageNames } from './docs-checks/names';
-import { formatProblem, type Problem } from './docs-checks/problems';
+import { formatProblem, lineAt, type Problem } from './docs-checks/problems';
 import { exampleNodeNames, readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
 import { checkScreenshots, SCREENSHOT_RECORD } from './docs-checks/screenshots';
+import { checkClaims, fold, statedValue } from './docs-checks/stated';
 
 const DOCS = readDocs();
 const RECORD = readRepoFile(SCREENSHOT_RECORD)?.toString('utf8');
@@ -37,6 +39,9 @@ const PACKAGE_NAMES = packageNames(
 const KNOWN_NAMES = new Set([...PACKAGE_NAMES, ...exampleNodeNames(), ...N8N_LABELS]);
 const realNames = (docs = DOCS) => checkNames({ docs, known: KNOWN_NAMES });
 
+const CLAIMS = codeClaims();
+const realClaims = (docs = DOCS) => checkClaims(docs, CLAIMS);
+
 const realLinks = (docs = DOCS) =>
 	checkLinks({
 		docs,
@@ -51,6 +56,10 @@ describe('the documents agree with the repository', () => {
 
 	it('every option, operation or node name quoted in italics or bold is one the package shows', () => {
 		expect(lines(realNames())).toEqual([]);
+	});
+
+	it('every default, limit and price stated is the constant the code holds', () => {
+		expect(lines(realClaims())).toEqual([]);
 	});
 
 	it('every screenshot a document shows is recorded and newer than the file it shows', () => {
@@ -143,6 +152,54 @@ describe('each check fails on a wrong document, naming the file, the line and th
 		expect(lines(problems)).toEqual([
 			'docs/idempotency.md:1 [quoted name exists] quotes *External Reference*, but no node, credential, example or n8n label is named "External Reference"',
 			'docs/idempotency.md:3 [quoted name exists] quotes **Interview → Invite Manny**, but no node, credential, example or n8n label is named "Invite Manny"',
+		]);
+	});
+
+	it('stated values: "1,000" is 1000, "five" is 5, "2.5" is 2.5; a wrapped callout folds into one line', () => {
+		expect([statedValue('1,000'), statedValue('five'), statedValue('2.5')]).toEqual([1000, 5, 2.5]);
+		expect(fold('> a\n> b\nc').flat).toBe('> a b c');
+	});
+
+	/** Each claim's first statement in its first document, its first stated value changed to 7919. */
+	const wrongStatements = CLAIMS.map((claim) => {
+		const doc = claim.statedIn[0];
+		const original = DOCS[doc];
+		const { flat, origin } = fold(original);
+		const m = new RegExp(claim.pattern.source, 'd').exec(flat)!;
+		const group = m.indices!.findIndex((span, i) => i > 0 && span !== undefined);
+		const [start, end] = m.indices![group]!;
+		const from = origin[start];
+		const wrong = original.slice(0, from) + '7919' + original.slice(origin[end - 1] + 1);
+		return { rule: claim.rule, doc, line: lineAt(original, origin[m.index]), wrong };
+	});
+
+	it.each(wrongStatements)(
+		'a wrong value for "$rule" fails at $doc:$line',
+		({ rule, doc, line, wrong }) => {
+			expect(lines(realClaims({ ...DOCS, [doc]: wrong }))).toEqual([
+				expect.stringContaining(`${doc}:${line} [${rule}] states [7919`),
+			]);
+		},
+	);
+
+	it('a wrong default Spending Limit, and a sentence that no longer states it', () => {
+		const wrongDefault = DOCS['README.md'].replace(
+			"Spending Limit's default is **0, which means no limit**",
+			"Spending Limit's default is **10, which means no limit**",
+		);
+		expect(lines(realClaims({ ...DOCS, 'README.md': wrongDefault }))).toEqual([
+			expect.stringMatching(
+				/^README\.md:\d+ \[the Spending Limit's default, and 0 means no limit\] states \[10\] in "Spending Limit's default is \*\*10, which means no limit", but the code holds \[0\]$/,
+			),
+		]);
+		const dropped = DOCS['docs/triggers.md'].replace(
+			'A scheduled poll runs the reads five at a time',
+			'A scheduled poll runs several reads at once',
+		);
+		expect(lines(realClaims({ ...DOCS, 'docs/triggers.md': dropped }))).toEqual([
+			expect.stringMatching(
+				/^docs\/triggers\.md:1 \[feed trigger: a scheduled poll's resource reads at a time\] no longer states it/,
+			),
 		]);
 	});
 
