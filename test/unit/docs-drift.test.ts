@@ -5,6 +5,7 @@
  * function of strings (test/unit/docs-checks/); the second block feeds each a deliberately wrong document and
  * asserts that it fails naming the file, the line and the rule, so no check here can pass whatever the docs say.
  */
+import { N8N_LINES } from '../../scripts/n8n-host/versions';
 import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
@@ -17,6 +18,7 @@ import { formatProblem, lineAt, type Problem } from './docs-checks/problems';
 import { exampleNodeNames, readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
 import { checkScreenshots, SCREENSHOT_RECORD } from './docs-checks/screenshots';
 import { checkClaims, fold, statedValue } from './docs-checks/stated';
+import { agrees, checkTimes, timeRecord } from './docs-checks/times';
 
 const DOCS = readDocs();
 const RECORD = readRepoFile(SCREENSHOT_RECORD)?.toString('utf8');
@@ -42,6 +44,25 @@ const realNames = (docs = DOCS) => checkNames({ docs, known: KNOWN_NAMES });
 const CLAIMS = codeClaims();
 const realClaims = (docs = DOCS) => checkClaims(docs, CLAIMS);
 
+/** What the console says while it installs n8n 2.x and builds sqlite3, from the code that says it. */
+const SQLITE_NOTE_FILE = 'scripts/n8n-host/n8n-install.ts';
+const CONSOLE_TEXTS = [
+	{
+		key: 'n8n-2-install',
+		file: 'scripts/n8n-host/versions.ts',
+		text: N8N_LINES['2'].installNote,
+	},
+	{
+		key: 'sqlite3-build',
+		file: SQLITE_NOTE_FILE,
+		text:
+			/building sqlite3 from source \(([^)]*)\)/.exec(
+				readRepoFile(SQLITE_NOTE_FILE)?.toString('utf8') ?? '',
+			)?.[1] ?? '(no sqlite3 note found)',
+	},
+];
+const realTimes = (docs = DOCS, consoleTexts = CONSOLE_TEXTS) => checkTimes({ docs, consoleTexts });
+
 const realLinks = (docs = DOCS) =>
 	checkLinks({
 		docs,
@@ -60,6 +81,11 @@ describe('the documents agree with the repository', () => {
 
 	it('every default, limit and price stated is the constant the code holds', () => {
 		expect(lines(realClaims())).toEqual([]);
+	});
+
+	it('every time stated for npm start and npm test is a row of the one record, and agrees with its measurement', () => {
+		expect(timeRecord(DOCS['CONTRIBUTING.md']).length).toBeGreaterThanOrEqual(5);
+		expect(lines(realTimes())).toEqual([]);
 	});
 
 	it('every screenshot a document shows is recorded and newer than the file it shows', () => {
@@ -201,6 +227,51 @@ describe('each check fails on a wrong document, naming the file, the line and th
 				/^docs\/triggers\.md:1 \[feed trigger: a scheduled poll's resource reads at a time\] no longer states it/,
 			),
 		]);
+	});
+
+	it('times: "about N minutes" rounds from the mean, "N to M minutes" holds each measurement', () => {
+		expect([agrees('about 5 minutes', [297]), agrees('about 3 minutes', [297])]).toEqual([
+			true,
+			false,
+		]);
+		expect([agrees('3 to 4 minutes', [186, 244]), agrees('3 to 4 minutes', [297])]).toEqual([
+			true,
+			false,
+		]);
+	});
+
+	it('a time that no row states, a row whose wording its measurement contradicts, a console note that differs', () => {
+		const readme = DOCS['README.md'].replace(
+			'about 5 minutes and 2.6 GB',
+			'about 3 to 4 minutes and 2.6 GB',
+		);
+		const contributing = DOCS['CONTRIBUTING.md'].replace(
+			'| 1696 s | about 28 minutes |',
+			'| 1696 s | about 25 minutes |',
+		);
+		const problems = lines(
+			realTimes({ ...DOCS, 'README.md': readme, 'CONTRIBUTING.md': contributing }, [
+				{
+					key: 'n8n-2-install',
+					file: 'scripts/n8n-host/versions.ts',
+					text: 'about 3 minutes and 2.6 GB the first time',
+				},
+			]),
+		);
+		const line = (text: string, phrase: string) => lineAt(text, text.indexOf(phrase));
+		expect(problems).toEqual(
+			expect.arrayContaining([
+				expect.stringMatching(
+					new RegExp(
+						`^README\\.md:${line(readme, 'about 3 to 4 minutes and')} \\[times stated from one record\\] states "about 3 to 4 minutes"`,
+					),
+				),
+				`CONTRIBUTING.md:${line(contributing, '| `npm-test`')} [stated time agrees with the measurement] row npm-test states "about 25 minutes" for 1696 s measured`,
+				expect.stringMatching(
+					/^scripts\/n8n-host\/versions\.ts:1 \[console times from the same record\] says "about 3 minutes and 2\.6 GB the first time", not row n8n-2-install's "about 5 minutes"$/,
+				),
+			]),
+		);
 	});
 
 	it('a screenshot whose source changed after it was taken', () => {
