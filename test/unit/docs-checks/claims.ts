@@ -3,7 +3,13 @@
  * code that uses it: the node's descriptions, the triggers' and the sandbox's constants, or, for a constant its
  * module keeps private, the constant in its source.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodePropertyOptions } from 'n8n-workflow';
+
+import {
+	PRODUCTION_BASE_URL,
+	RecruitingAnalysisApi,
+	SANDBOX_KEY_PREFIX,
+} from '../../../credentials/RecruitingAnalysisApi.credentials';
 
 import { spendingLimitOption } from '../../../nodes/RecruitingAnalysis/actions/common/descriptions';
 import { REPORT_PAGE_LIMIT } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
@@ -30,6 +36,7 @@ import { spendingLimitOf } from '../../../nodes/RecruitingAnalysis/writes/spendi
 import { ANALYSIS_CREDIT_UNITS } from '../../../sandbox/src/analyses';
 import { INTERVIEW_CREDIT_UNITS } from '../../../sandbox/src/interviews';
 import { CREDIT_SCALE } from '../../../sandbox/src/quotes';
+import { N8N_LINES } from '../../../scripts/n8n-host/versions';
 import { ROOT } from './repository';
 import { sourceConstant, type Claim } from './stated';
 
@@ -51,7 +58,41 @@ export function codeClaims(): Claim[] {
 	const fallbackSeconds = sourceConstant(ROOT, FEED_TRIGGER, 'FALLBACK_BUDGET_MS') / 1000;
 	const manualPages = sourceConstant(ROOT, FEED_TRIGGER, 'MANUAL_MAX_PAGES');
 	const limitDefault = spendingLimitOption.default as number;
+	const environment = new RecruitingAnalysisApi().properties.find((p) => p.name === 'environment')!;
+	const defaultEnvironment = (environment.options as INodePropertyOptions[]).find(
+		(o) => o.value === environment.default,
+	)!.name;
 	return [
+		{
+			rule: "the credential's default environment",
+			pattern: /\*(\w+)\* is the default environment/,
+			expected: [defaultEnvironment],
+			statedIn: ['README.md'],
+		},
+		{
+			rule: "the Production environment's base URL",
+			pattern: /its base URL is a placeholder, `([^`]+)`|\(Production: `([^`]+)`\)/,
+			expected: [PRODUCTION_BASE_URL],
+			statedIn: ['README.md', 'docs/compatibility.md'],
+		},
+		{
+			rule: 'sandbox keys start with the prefix the credential checks',
+			pattern: /Sandbox keys start with `([^`]+)`/,
+			expected: [SANDBOX_KEY_PREFIX],
+			statedIn: ['README.md'],
+		},
+		{
+			rule: 'the n8n versions proven are the ones the tests install',
+			pattern: /n8n \*\*(\d[\d.]*)\*\*(?: \(Node \d+\))? and \*\*(\d[\d.]*)\*\*/,
+			expected: [N8N_LINES['2'].version, N8N_LINES['1'].version],
+			statedIn: ['README.md', 'docs/install.md'],
+		},
+		{
+			rule: "the Dockerfile's n8n image is the n8n 2.x version the tests install",
+			pattern: /FROM docker\.n8n\.io\/n8nio\/n8n:(\S+)/,
+			expected: [N8N_LINES['2'].version],
+			statedIn: ['README.md', 'docs/install.md'],
+		},
 		{
 			rule: "the Spending Limit's default, and 0 means no limit",
 			pattern:
