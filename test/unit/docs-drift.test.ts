@@ -12,7 +12,7 @@ import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAna
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
 import { RecruitingAnalysisTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
 import { codeClaims } from './docs-checks/claims';
-import { checkLinks, githubSlug, headingAnchors } from './docs-checks/links';
+import { checkLinks, checkQuotedPaths, githubSlug, headingAnchors } from './docs-checks/links';
 import { checkNames, looksLikeName, N8N_LABELS, packageNames } from './docs-checks/names';
 import { formatProblem, lineAt, type Problem } from './docs-checks/problems';
 import { exampleNodeNames, readDocs, readRepoFile, repoPathExists } from './docs-checks/repository';
@@ -73,6 +73,10 @@ const realLinks = (docs = DOCS) =>
 describe('the documents agree with the repository', () => {
 	it('every relative link resolves to a repository file, and every #anchor to a heading there', () => {
 		expect(lines(realLinks())).toEqual([]);
+	});
+
+	it('every repository path quoted as code names a file or folder that exists', () => {
+		expect(lines(checkQuotedPaths({ docs: DOCS, exists: repoPathExists }))).toEqual([]);
 	});
 
 	it('every option, operation or node name quoted in italics or bold is one the package shows', () => {
@@ -139,6 +143,21 @@ describe('each check fails on a wrong document, naming the file, the line and th
 		});
 		expect(lines(problems)).toEqual([
 			'docs/a.md:2 [relative link resolves] links to instal.md, but docs/instal.md is not in the repository',
+		]);
+	});
+
+	it('a quoted path to a file that moved, read under the node folder for its own folders', () => {
+		const docs = {
+			...DOCS,
+			'docs/install.md': DOCS['docs/install.md'].replace(
+				'`actions/common/toolMode.ts`',
+				'`actions/common/toolModes.ts`',
+			),
+		};
+		expect(lines(checkQuotedPaths({ docs, exists: repoPathExists }))).toEqual([
+			expect.stringMatching(
+				/^docs\/install\.md:\d+ \[quoted path exists\] names `actions\/common\/toolModes\.ts`, but nodes\/RecruitingAnalysis\/actions\/common\/toolModes\.ts is not in the repository$/,
+			),
 		]);
 	});
 

@@ -110,3 +110,63 @@ function nearest(anchor: string, anchors: string[]): string | undefined {
 	}
 	return best;
 }
+
+/** Top-level folders of the repository, and the action node's folders that the docs name from inside it. */
+const TOP_FOLDERS = [
+	'credentials',
+	'nodes',
+	'sandbox',
+	'scripts',
+	'test',
+	'bench',
+	'docs',
+	'examples',
+	'openapi',
+	'n8n-host',
+	'.github',
+	'.ci',
+];
+const NODE_FOLDERS = [
+	'actions',
+	'engine',
+	'writes',
+	'transport',
+	'validation',
+	'webhook',
+	'feed',
+	'floor',
+	'events',
+	'methods',
+];
+export const NODE_DIR = 'nodes/RecruitingAnalysis';
+
+/**
+ * Paths quoted as code. Rule: a `code` span that is a path of the repository (it starts with a top-level folder, or
+ * with one of the action node's folders, read under nodes/RecruitingAnalysis/; no wildcard, no spaces) names a file
+ * or folder that exists. Bare file names and paths relative to something else (`src/…` in sandbox/README.md) are
+ * not read.
+ */
+export function checkQuotedPaths({ docs, exists }: Omit<LinkInput, 'readText'>): Problem[] {
+	const problems: Problem[] = [];
+	const pattern = new RegExp(
+		`\`((?:${[...TOP_FOLDERS, ...NODE_FOLDERS].map((f) => f.replace('.', '\\.')).join('|')})/[^\`\\s*]*)\``,
+		'g',
+	);
+	for (const [doc, text] of Object.entries(docs)) {
+		for (const m of text.matchAll(pattern)) {
+			const quoted = m[1].replace(/[:#].*$/, '').replace(/\/$/, '');
+			const path = NODE_FOLDERS.some((f) => `${quoted}/`.startsWith(`${f}/`))
+				? `${NODE_DIR}/${quoted}`
+				: quoted;
+			if (!exists(path)) {
+				problems.push({
+					file: doc,
+					line: lineAt(text, m.index),
+					rule: 'quoted path exists',
+					message: `names \`${m[1]}\`, but ${path} is not in the repository`,
+				});
+			}
+		}
+	}
+	return problems;
+}
