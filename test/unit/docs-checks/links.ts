@@ -149,7 +149,7 @@ export const NODE_DIR = 'nodes/RecruitingAnalysis';
 export function checkQuotedPaths({ docs, exists }: Omit<LinkInput, 'readText'>): Problem[] {
 	const problems: Problem[] = [];
 	const pattern = new RegExp(
-		`\`((?:${[...TOP_FOLDERS, ...NODE_FOLDERS].map((f) => f.replace('.', '\\.')).join('|')})/[^\`\\s*]*)\``,
+		`\`((?:${[...TOP_FOLDERS, ...NODE_FOLDERS].map((f) => f.replace('.', '\\.')).join('|')})/[^\`\\s*…<]*)\``,
 		'g',
 	);
 	for (const [doc, text] of Object.entries(docs)) {
