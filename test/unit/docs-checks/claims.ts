@@ -120,6 +120,12 @@ export function codeClaims(): Claim[] {
 			statedIn: ['README.md'],
 		},
 		{
+			rule: "the sandbox's prices in its own README (units and scale)",
+			pattern: /Prices: analysis (\d+) units, interview (\d+) units \([^)]*\), `creditScale` (\d+)/,
+			expected: [ANALYSIS_CREDIT_UNITS, INTERVIEW_CREDIT_UNITS, CREDIT_SCALE],
+			statedIn: ['sandbox/README.md'],
+		},
+		{
 			rule: "feed trigger: a scheduled poll's resource reads at a time",
 			pattern: /scheduled poll runs the reads (\w+) at a time/,
 			expected: [RESOURCE_READ_CONCURRENCY],
