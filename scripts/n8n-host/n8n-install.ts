@@ -74,7 +74,7 @@ export async function ensureN8n(log: Logger = defaultLog, line: N8nLine = '2'): 
 			},
 		);
 		log(
-			`npm install done in ${Math.round((Date.now() - t0) / 1000)} s; building sqlite3 from source (about a minute)`,
+			`npm install done in ${Math.round((Date.now() - t0) / 1000)} s; building sqlite3 from source (about 2 minutes)`,
 		);
 		await run(host.nodeBin, [host.npmCli, 'rebuild', 'sqlite3'], {
 			cwd: host.hostDir,

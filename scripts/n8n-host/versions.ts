@@ -46,7 +46,7 @@ export const N8N_LINES: Record<N8nLine, N8nLineSpec> = {
 		specDir: join(REPO_ROOT, 'n8n-host'),
 		cacheName: 'n8n-host',
 		node: NODE_24,
-		installNote: 'about 3 minutes and 2.6 GB the first time',
+		installNote: 'about 5 minutes and 2.6 GB the first time',
 	},
 	'1': {
 		line: '1',
