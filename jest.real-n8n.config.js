@@ -9,14 +9,19 @@ const e2e = require('./jest.e2e.config');
  * @type {import('jest').Config}
  */
 /**
- * RA_REAL_N8N_PART splits the files in two for two jest runs side by side: `polls`, the files that spend most of their
- * time waiting for n8n's poll ticks (F3/F4 and the F10 files: the feed trigger polls once a minute), and `rest`,
- * every other file. Unset: every file.
+ * RA_REAL_N8N_PART splits the files for jest runs side by side (scripts/test-all.ts): `polls`, the files that spend
+ * most of their time waiting for n8n's poll ticks on the shared n8n (F3/F4 and F10: the feed trigger polls once a
+ * minute); `own`, the files that boot an n8n of their own and wait on it (F10 in queue mode, F4 with durable poll
+ * cursors, queue mode's and `npm start`'s end-to-end files: n8n 2.x only); and `rest`, every other file. Unset: every file.
  */
-const POLLS = '/test/faults/(f3-f4|f10)-[^/]*$';
+const PARTS = {
+	polls: '/test/faults/(f3-f4-real-n8n|f10-every-event-once)\\.faults\\.ts$',
+	own: '/test/(faults/(f10-queue-each-event-once|f4-durable-poll-cursors)\\.faults|e2e/(queue|start)\\.test)\\.ts$',
+};
 const part = process.env.RA_REAL_N8N_PART ?? '';
-if (!['', 'polls', 'rest'].includes(part))
-	throw new Error(`RA_REAL_N8N_PART="${part}": use polls, rest or leave it unset`);
+if (!['', 'polls', 'own', 'rest'].includes(part))
+	throw new Error(`RA_REAL_N8N_PART="${part}": use polls, own, rest or leave it unset`);
+const others = `(${Object.values(PARTS).join('|')})`;
 const partOf = (project) =>
 	part === ''
 		? project
@@ -24,7 +29,7 @@ const partOf = (project) =>
 				...project,
 				testPathIgnorePatterns: [
 					...(project.testPathIgnorePatterns ?? ['/node_modules/', '/dist/']),
-					part === 'polls' ? `^(?!.*${POLLS})` : POLLS,
+					part === 'rest' ? others : `^(?!.*${PARTS[part]})`,
 				],
 			};
 

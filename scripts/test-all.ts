@@ -5,10 +5,12 @@
  *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
  * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
  *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
- *    lint, the node tests through Prism), and per n8n line two jest runs of the fault and end-to-end suites
- *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10, and `rest`, every other file; within a run the files share
- *    one running n8n per boot setting). By default the two `polls` lanes, which mostly wait, run beside one chain
- *    of the busy lanes (checks, then each line's `rest`); RA_TEST_LANES=all runs all five at once,
+ *    lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
+ *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; on 2.x `own`, the files that boot an n8n of their own; and
+ *    `rest`, every other file; within a run the files share
+ *    one running n8n per boot setting). By default the `polls` lanes, which mostly wait, run beside two chains:
+ *    checks then n8n 2.x's `rest`, and n8n 2.x's `own` (files that boot their own n8n) then n8n 1.x's `rest`;
+ *    RA_TEST_LANES=all runs every lane at once,
  *    RA_TEST_LANES=lines one jest per line (one after another), RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -201,10 +203,16 @@ async function main(): Promise<number> {
 			npmRun('lint:openapi'),
 			{ ...npmRun('test:prism', ...jestArgs), jestRun: 'prism' },
 		];
-		// Per line, the files that wait on n8n's poll ticks beside the others (RA_TEST_LANES=lines: one lane per line).
-		const parts = process.env.RA_TEST_LANES === 'lines' ? [''] : ['polls', 'rest'];
+		// Per line, the files that wait on n8n's poll ticks (`polls`), those that boot an n8n of their own (`own`, n8n 2.x
+		// only) and the others (`rest`): jest.real-n8n.config.js. RA_TEST_LANES=lines: one jest per line.
+		const partsOf = (line: string) =>
+			process.env.RA_TEST_LANES === 'lines'
+				? ['']
+				: line === '2'
+					? ['polls', 'own', 'rest']
+					: ['polls', 'rest'];
 		const realN8n = lines.flatMap((line) =>
-			parts.map((part) => {
+			partsOf(line).map((part) => {
 				const lane = `n8n ${line}.x${part ? ` ${part}` : ''}`;
 				return {
 					lane,
@@ -224,16 +232,23 @@ async function main(): Promise<number> {
 		const oneAfterAnother = async (some: typeof lanes) => {
 			for (const l of some) await runLane(l.lane, l.steps);
 		};
+		const named = (...names: string[]) => lanes.filter((l) => names.includes(l.lane));
 		if (process.env.RA_TEST_LANES === 'serial') await oneAfterAnother(lanes);
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default: the lanes that mostly wait on n8n's poll ticks run beside one chain of the lanes that keep
-			// a core busy (the checks, then each line's other files). All five at once on two cores starved the
-			// browser and `n8n execute` steps past their time limits.
-			const waiting = lanes.filter((l) => l.lane.endsWith(' polls'));
-			const busy = lanes.filter((l) => !l.lane.endsWith(' polls'));
-			await Promise.all([oneAfterAnother(busy), ...waiting.map((l) => runLane(l.lane, l.steps))]);
+			// The default: two chains that keep a core busy each, beside the lanes that mostly wait on n8n's poll
+			// ticks. The first chain: the checks, then n8n 2.x's other files. The second: n8n 2.x's files with an n8n
+			// of their own (they mostly wait on it), then n8n 1.x's other files, which so start when the checks are
+			// over. Every lane at once on two cores starved the browser and `n8n execute` steps past their limits.
+			const first = named('checks', 'n8n 2.x rest', 'n8n 2.x');
+			const second = named('n8n 2.x own', 'n8n 1.x rest', 'n8n 1.x');
+			const chained = new Set([...first, ...second]);
+			await Promise.all([
+				oneAfterAnother(first),
+				oneAfterAnother(second),
+				...lanes.filter((l) => !chained.has(l)).map((l) => runLane(l.lane, l.steps)),
+			]);
 		}
 	} finally {
 		if (packed) removePackedPackage(packed.tarball);
