@@ -8,9 +8,9 @@
  *    lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
  *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; on 2.x `own`, the files that boot an n8n of their own; and
  *    `rest`, every other file; within a run the files share
- *    one running n8n per boot setting). By default the `polls` lanes, which mostly wait, run beside two chains:
- *    checks then n8n 2.x's `rest`, and n8n 2.x's `own` (files that boot their own n8n) then n8n 1.x's `rest`;
- *    RA_TEST_LANES=all runs every lane at once,
+ *    one running n8n per boot setting). By default four lanes: checks then n8n 2.x's `rest`; n8n 2.x's `polls`;
+ *    n8n 2.x's `own` (files that boot their own n8n); n8n 1.x's `polls` then its `rest`. RA_TEST_LANES=all runs
+ *    every lane at once,
  *    RA_TEST_LANES=lines one jest per line (one after another), RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -237,16 +237,17 @@ async function main(): Promise<number> {
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default: two chains that keep a core busy each, beside the lanes that mostly wait on n8n's poll
-			// ticks. The first chain: the checks, then n8n 2.x's other files. The second: n8n 2.x's files with an n8n
-			// of their own (they mostly wait on it), then n8n 1.x's other files, which so start when the checks are
-			// over. Every lane at once on two cores starved the browser and `n8n execute` steps past their limits.
-			const first = named('checks', 'n8n 2.x rest', 'n8n 2.x');
-			const second = named('n8n 2.x own', 'n8n 1.x rest', 'n8n 1.x');
-			const chained = new Set([...first, ...second]);
+			// The default, four lanes on two cores: the checks, then n8n 2.x's other files (the longest busy chain);
+			// n8n 2.x's poll-tick files; n8n 2.x's files with an n8n of their own (they mostly wait on it); n8n 1.x's
+			// poll-tick files, then n8n 1.x's other files. So at most two lanes keep a core busy at once, most of the
+			// run: every lane at once on two cores starved the browser and `n8n execute` steps past their limits.
+			const chains = [
+				named('checks', 'n8n 2.x rest', 'n8n 2.x'),
+				named('n8n 1.x polls', 'n8n 1.x rest', 'n8n 1.x'),
+			];
+			const chained = new Set(chains.flat());
 			await Promise.all([
-				oneAfterAnother(first),
-				oneAfterAnother(second),
+				...chains.map(oneAfterAnother),
 				...lanes.filter((l) => !chained.has(l)).map((l) => runLane(l.lane, l.steps)),
 			]);
 		}

@@ -10,7 +10,7 @@ const Sequencer = require('@jest/test-sequencer').default;
  */
 const GROUPS = [
 	/\/test\/faults\//,
-	/\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
+	/\/test\/e2e\/(?!examples\.|security\.|queue\.|start\.)[^/]+$/,
 	/\/test\/e2e\/examples\./,
 	/\/test\/e2e\/security\./,
 	/\/test\/e2e\/queue\./,

@@ -58,7 +58,7 @@ export interface CliExecution {
 	code: number | null;
 	/** The signal that ended `n8n execute`, when one did. */
 	signal?: NodeJS.Signals | null;
-	/** n8n 1.x died of SIGSEGV on its way out after printing the finished run (see executeWorkflow). */
+	/** n8n died of a signal on its way out after printing the finished run (see executeWorkflow). */
 	crashedOnExit?: boolean;
 	/** The run (`{data: {resultData: ...}}`) as n8n printed it, when it printed one. */
 	run?: { data: IRunDataLike; status?: string; [k: string]: unknown };
