@@ -299,8 +299,18 @@ export async function chargedWrite(
 	return reservation.priced ? { ...result, creditsUsed: round(reservation.credits) } : result;
 }
 
+/** Errors in which the node explains an API refusal in its own words (the API's status is not on them). */
+const explainedRefusals = new WeakSet<object>();
+
+/** Marks `error` as the node's explanation of an API refusal of a write: nothing was created or charged. */
+export function explainsRefusal<T>(error: T): T {
+	if (typeof error === 'object' && error !== null) explainedRefusals.add(error);
+	return error;
+}
+
 /** An error that is the API's refusal of the write (nothing created), not a lost or failed answer. */
 export function wasRefused(error: unknown): boolean {
+	if (typeof error === 'object' && error !== null && explainedRefusals.has(error)) return true;
 	const status = apiErrorInfo(error)?.status;
 	return (
 		typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429

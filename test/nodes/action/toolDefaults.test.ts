@@ -258,4 +258,24 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 			'ERROR Spending Limit of 5 credits reached: this invitation was not sent',
 		);
 	});
+
+	it('an invitation the API refuses because the report already has one counts nothing against the limit', async () => {
+		const three: string[] = [];
+		for (let i = 0; i < 3; i++)
+			three.push(await completedReport(ws, { candidate: `Refused ${i}` }));
+		// Four calls on the first report (one invitation, three refused), then one on each other report: 7.5 credits.
+		const run = await inviteEach([three[0], three[0], three[0], three[0], three[1], three[2]], {});
+		expect(run.interviews).toBe(3);
+		expect(run.answers.slice(1, 4)).toEqual(
+			Array.from({ length: 3 }, () =>
+				expect.stringMatching(
+					/^ERROR Report rpt_\w+ already has interview int_\w+ .*nothing was sent/,
+				),
+			),
+		);
+		expect(run.answers.slice(4).map((a) => JSON.parse(a) as IDataObject[])).toEqual([
+			[expect.objectContaining({ creditsUsed: 2.5 })],
+			[expect.objectContaining({ creditsUsed: 2.5 })],
+		]);
+	});
 });
