@@ -14,7 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSIONS } from './actions/common/locators';
-import { reviewSwitches } from './actions/common/toolMode';
+import { resourceSelectors, reviewSwitches } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -106,9 +106,10 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		// The Tool variant only (`@tool`): the switch that lets an agent charge or email without a person's review.
+		// The Tool variant only (`@tool`): from version 2.1 a fresh Tool starts on a free read (Report > Get), and the
+		// switch that lets an agent charge or email without a person's review.
 		properties: [
-			resourceProperty,
+			...resourceSelectors(resourceProperty),
 			...resourceDescriptions.flat(),
 			...reviewSwitches(resourceDescriptions.flat()),
 		],

@@ -222,10 +222,10 @@ const WITH_SWITCH = `${n8nUnderTest()}: with Run Without a Person's Review switc
 function expectPricedTools(requests: Awaited<ReturnType<typeof runAgent>>['requests']): void {
 	const offered = requests[0].tools!.map((t) => t.function);
 	expect(offered.find((t) => t.name === toolName(TOOLS.start))?.description).toBe(
-		'Start an analysis (costs credits: charged per analysis at the quoted price) in Recruiting Analysis',
+		'Start an analysis (costs credits: charged per analysis at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set) in Recruiting Analysis',
 	);
 	expect(offered.find((t) => t.name === toolName(TOOLS.invite))?.description).toBe(
-		'Invite a candidate (costs credits: charged per interview at the quoted price; emails the candidate) in Recruiting Analysis',
+		'Invite a candidate (costs credits: charged per interview at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set; emails the candidate) in Recruiting Analysis',
 	);
 }
 

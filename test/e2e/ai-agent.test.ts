@@ -206,7 +206,7 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 	expect(offered.map((t) => t.name).sort()).toEqual(Object.values(TOOLS).map(toolName).sort());
 	const analyzeTool = offered.find((t) => t.name === toolName(TOOLS.analyze))!;
 	expect(analyzeTool.description).toBe(
-		'Start an analysis (costs credits: charged per analysis at the quoted price) in Recruiting Analysis',
+		'Start an analysis (costs credits: charged per analysis at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set) in Recruiting Analysis',
 	);
 	expect(Object.keys(analyzeTool.parameters?.properties ?? {})).toEqual(['reportId']);
 

@@ -248,7 +248,7 @@ test('adds each of our nodes from the node creator', async () => {
 		.locator('[data-test-id="item-iterator-item"]', {
 			// The action names its price (actions/common/toolMode.ts `priced`): the editor shows it too.
 			hasText:
-				/^\s*Analyze a resume \(costs credits: charged per analysis at the quoted price\)\s*$/,
+				/^\s*Analyze a resume \(costs credits: charged per analysis at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set\)\s*$/,
 		})
 		.first();
 	await action.waitFor({ timeout: 30_000 });

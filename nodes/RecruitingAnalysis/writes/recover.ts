@@ -13,6 +13,7 @@ import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { apiErrorConditions, outcomeOf } from '../transport/conditions';
 import { addNotice } from '../floor/notices';
+import { explainsRefusal } from './spending';
 
 /** The answers that mean "this write exists". */
 export const EXISTS_CONDITIONS = [
@@ -289,15 +290,18 @@ export async function explainExistingInvitation(
 	const what = write.previousInterviewId
 		? `Interview ${write.previousInterviewId} was already replaced by reinterview ${String(existing.id)}`
 		: `Report ${write.reportId} already has interview ${String(existing.id)}`;
-	return new NodeOperationError(
-		ctx.getNode(),
-		`${what} (${delivery}, ${String(existing.lifecycle)}); nothing was sent`,
-		{
-			itemIndex,
-			description:
-				`The API never shows an invitation's address, so the node cannot tell whether interview ${String(existing.id)} is this item's invitation ` +
-				'(a re-run after the service forgot its receipt) or one to another address. Nothing was sent or charged. ' +
-				`If it is the same candidate and address, nothing more is needed. To reach another address, run Interview > Reinterview on ${String(existing.id)} with it.`,
-		},
+	// The API refused the invitation: the Spending Limit's ledger counts nothing for it (spending.ts wasRefused).
+	return explainsRefusal(
+		new NodeOperationError(
+			ctx.getNode(),
+			`${what} (${delivery}, ${String(existing.lifecycle)}); nothing was sent`,
+			{
+				itemIndex,
+				description:
+					`The API never shows an invitation's address, so the node cannot tell whether interview ${String(existing.id)} is this item's invitation ` +
+					'(a re-run after the service forgot its receipt) or one to another address. Nothing was sent or charged. ' +
+					`If it is the same candidate and address, nothing more is needed. To reach another address, run Interview > Reinterview on ${String(existing.id)} with it.`,
+			},
+		),
 	);
 }

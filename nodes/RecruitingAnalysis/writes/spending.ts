@@ -5,7 +5,8 @@
  * nodes of the execution; a write that would pass the node's Spending Limit is not sent, and its error names the
  * limit, what was spent and what was quoted. A write answered QUOTE_STALE and quoted again is checked again at its
  * new price before it is sent (`reprice`). A write that was refused, or that turned out to exist already
- * (recovered), charged nothing and counts nothing.
+ * (recovered), charged nothing and counts nothing. An AI agent's tool that sets no limit has one all the same
+ * (TOOL_DEFAULT_SPENDING_LIMIT).
  *
  * Where the total lives (docs/idempotency.md "Where the Spending Limit lives"): in n8n's flow context of the
  * execution (`getContext('flow')`, kept in the execution's own data), so it is saved with the execution when it
@@ -87,7 +88,35 @@ export function creditsOf(quote: IDataObject | undefined | null): number | undef
 	return units / scale;
 }
 
-/** Options > Spending Limit (credits) of an item: undefined when not set or 0 (no limit). */
+/**
+ * The Spending Limit of an agent's tool that sets none (0 or empty): 10 credits per execution. An agent, not a
+ * person, decides how often a tool runs; without this, one execution could spend on every call the model makes
+ * (n8n's AI Agent allows 10 rounds, any number of calls per round). 10 credits is a handful of writes (at the
+ * sandbox's prices, 10 analyses at 1 credit or 4 interviews at 2.5), enough for an agent that handles one or a few
+ * candidates per chat message, and the most one execution (one chat message) can cost. The scope is the field's
+ * everywhere: the execution's total across its Recruiting Analysis nodes (this ledger), so credits spent earlier in
+ * the execution count too. The builder raises it by setting the tool's Spending Limit.
+ */
+export const TOOL_DEFAULT_SPENDING_LIMIT = 10;
+
+/** Whether the node runs as an AI agent's tool (n8n names the Tool variant's type "<node>Tool"). */
+function runsAsTool(ctx: IExecuteFunctions): boolean {
+	return ctx.getNode().type.endsWith('Tool');
+}
+
+/** An item's Spending Limit, and whether it is the Tool-mode default (the node set none). */
+interface Limit {
+	credits: number;
+	byDefault: boolean;
+}
+
+function limitOf(ctx: IExecuteFunctions, itemIndex: number): Limit | undefined {
+	const set = spendingLimitOf(ctx, itemIndex);
+	if (set !== undefined) return { credits: set, byDefault: false };
+	return runsAsTool(ctx) ? { credits: TOOL_DEFAULT_SPENDING_LIMIT, byDefault: true } : undefined;
+}
+
+/** Options > Spending Limit (credits) of an item: undefined when not set or 0 (no limit; as a tool, the default). */
 export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	const options = (ctx.getNodeParameter('options', itemIndex, {}) as IDataObject) ?? {};
 	const value = options.spendingLimit;
@@ -139,7 +168,7 @@ function refusalOf(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	ledger: Ledger,
-	limit: number | undefined,
+	limit: Limit | undefined,
 	credits: number | undefined,
 	held: number,
 	what: string,
@@ -151,18 +180,26 @@ function refusalOf(
 			ctx,
 			itemIndex,
 			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
-			'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+			limit.byDefault
+				? `As an agent's tool the node keeps a Spending Limit (${round(limit.credits)} credits per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
+				: 'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
 		);
 	}
 	const others = ledger.inFlight - held;
-	if (ledger.spent + others + credits <= limit + EPSILON) return undefined;
+	if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
+	const which = limit.byDefault
+		? `The default Spending Limit of an agent's tool, ${round(limit.credits)} credits per execution, reached`
+		: `Spending Limit of ${round(limit.credits)} credits reached`;
+	const raise = limit.byDefault
+		? `This tool sets no Spending Limit, so an agent may spend at most ${round(limit.credits)} credits per execution; to allow more, set Options > Spending Limit on this tool (the builder's choice, never the model's)`
+		: 'Raise Options > Spending Limit';
 	return limitError(
 		ctx,
 		itemIndex,
-		`Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
+		`${which}: this ${what} was not sent`,
 		`This execution has spent ${round(ledger.spent)} credits${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
-			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
-			`Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
+			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit.credits)}. Nothing was sent or charged for this item. ` +
+			`${raise}, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
 	);
 }
 
@@ -193,7 +230,7 @@ export function reserveCredits(
 	quote: IDataObject | undefined | null,
 	what: string,
 ): Reservation {
-	const limit = spendingLimitOf(ctx, itemIndex);
+	const limit = limitOf(ctx, itemIndex);
 	const ledger = ledgerOf(ctx);
 	let credits = creditsOf(quote);
 	const refusal = refusalOf(ctx, itemIndex, ledger, limit, credits, 0, what, false);
@@ -262,8 +299,18 @@ export async function chargedWrite(
 	return reservation.priced ? { ...result, creditsUsed: round(reservation.credits) } : result;
 }
 
+/** Errors in which the node explains an API refusal in its own words (the API's status is not on them). */
+const explainedRefusals = new WeakSet<object>();
+
+/** Marks `error` as the node's explanation of an API refusal of a write: nothing was created or charged. */
+export function explainsRefusal<T>(error: T): T {
+	if (typeof error === 'object' && error !== null) explainedRefusals.add(error);
+	return error;
+}
+
 /** An error that is the API's refusal of the write (nothing created), not a lost or failed answer. */
 export function wasRefused(error: unknown): boolean {
+	if (typeof error === 'object' && error !== null && explainedRefusals.has(error)) return true;
 	const status = apiErrorInfo(error)?.status;
 	return (
 		typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429

@@ -229,7 +229,7 @@ describe('workflows saved by version 1 keep working', () => {
 				]),
 			);
 		}
-		expect(node.description.version).toEqual([1, 1.1, 2]);
+		expect(node.description.version).toEqual([1, 1.1, 2, 2.1]);
 	});
 
 	it('an Upload Resume saved by version 1 (plain saved job ID) runs through the engine as it was saved', async () => {

@@ -21,6 +21,7 @@ import {
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { cameThroughReview } from '../../../nodes/RecruitingAnalysis/actions/common/toolMode';
+import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { asAiTool, executeNode } from '../../helpers/n8n-engine';
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import {
@@ -179,7 +180,7 @@ describe('what the model reads: the tool description n8n sends', () => {
 		);
 	});
 
-	it('names the price of every charged operation, the email of every emailing one, and says the others are free', () => {
+	it("names the price and the default limit of an agent's tool for every charged operation, the email of every emailing one, and says the others are free", () => {
 		for (const o of operations) {
 			const sent = sentDescription(o.resource, o.operation);
 			// What the description says, as facts; each must be exactly what the operation does.
@@ -190,6 +191,9 @@ describe('what the model reads: the tool description n8n sends', () => {
 					`costs credits: charged per ${o.resource} at the quoted price`,
 				).test(sent),
 				saysItCosts: /costs credits/.test(sent),
+				namesTheDefaultLimit: sent.includes(
+					`as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set`,
+				),
 				saysItEmails: sent.includes('emails the candidate'),
 				freeButEmails: sent.includes('(free, but emails the candidate'),
 				freeNoEmail: sent.includes('(free: no credits, no email)'),
@@ -199,6 +203,7 @@ describe('what the model reads: the tool description n8n sends', () => {
 				endsWithTheService: true,
 				namesThePrice: o.charged,
 				saysItCosts: o.charged,
+				namesTheDefaultLimit: o.charged,
 				saysItEmails: o.emails,
 				freeButEmails: o.emails && !o.charged,
 				freeNoEmail: !o.charged && !o.emails,

@@ -7,8 +7,11 @@ import type { INodeProperties } from 'n8n-workflow';
  * (`stringParam`, and so `idParam`) accept either shape: a plain string or `{__rl, mode, value}`.
  */
 
-/** The versions of the action node; the newest is the default for new nodes. */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 2];
+/**
+ * The versions of the action node; the newest is the default for new nodes. 2.1: a fresh Tool node starts on a free
+ * read (actions/common/toolMode.ts resourceSelectors); the plain node is the same as 2.
+ */
+export const ACTION_NODE_VERSIONS = [1, 1.1, 2, 2.1];
 const V1 = { '@version': [{ _cnd: { lt: 2 } }] };
 const V2 = { '@version': [{ _cnd: { gte: 2 } }] };
 

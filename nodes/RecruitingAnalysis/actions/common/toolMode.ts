@@ -23,6 +23,8 @@ import {
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
+import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
+
 /** What one operation costs, as the model is told. */
 export interface ToolCost {
 	/** What one run is charged per ("analysis", "interview"), when the operation spends credits. */
@@ -34,13 +36,14 @@ export interface ToolCost {
 /**
  * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
  * Analysis" as a tool's description, and shows the action in the node list. Charged: "costs credits: charged per
- * <unit> at the quoted price"; emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
+ * <unit> at the quoted price", and the Spending Limit a tool keeps when it sets none (writes/spending.ts
+ * TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
  * subtitle drops the parentheses: RecruitingAnalysis.node.ts.)
  */
 export function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
 	if (cost.chargedPer) {
-		const charge = `costs credits: charged per ${cost.chargedPer} at the quoted price`;
+		const charge = `costs credits: charged per ${cost.chargedPer} at the quoted price; as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set`;
 		return `${action} (${email ? `${charge}; ${email}` : charge})`;
 	}
 	if (cost.emails) return `${action} (free, but ${email} each time)`;
@@ -188,4 +191,32 @@ export function refuseUnreviewedToolCall(
 			description: `Wire n8n's Human review: in the AI Agent's Tools, add a review tool (for example "Chat" or "Slack" under Human in the Loop), connect this tool to the review node and the review node to the agent, so that each call waits for a person's approval. Or, to let the agent run it alone, switch on "Run Without a Person's Review" in this tool (the worst case is then every call the model makes: see "Agents and money" in the README).`,
 		},
 	);
+}
+
+/** The node version from which a fresh Tool node starts on a free read (actions/common/locators.ts). */
+export const TOOL_READ_DEFAULT_VERSION = 2.1;
+
+/** The resource a fresh Tool node (version 2.1 on) starts on: Report, whose default operation is Get, a free read. */
+export const TOOL_DEFAULT_RESOURCE = 'report';
+
+/**
+ * The Resource selector, once per default: a fresh plain node starts on Analysis (Analyze Resume) as before; a fresh
+ * Tool node from version 2.1 on starts on Report (Get a report: free), so that an agent given a Tool nobody
+ * configured can only read. n8n reads one set of properties for the node and its Tool variant (the cli's
+ * convertNodeToAiTool copies them) and stores only the parameters that differ from their defaults, so the default
+ * is chosen by display options that both the editor and the engine evaluate (`@tool`: the type's name ends in
+ * "Tool"; `@version`), and a Tool node saved before 2.1 keeps Analysis (a saved node never changes meaning).
+ */
+export function resourceSelectors(resource: INodeProperties): INodeProperties[] {
+	const since = { '@version': [{ _cnd: { gte: TOOL_READ_DEFAULT_VERSION } }] };
+	const before = { '@version': [{ _cnd: { lt: TOOL_READ_DEFAULT_VERSION } }] };
+	return [
+		{ ...resource, displayOptions: { show: { '@tool': [false] } } },
+		{ ...resource, displayOptions: { show: { '@tool': [true], ...before } } },
+		{
+			...resource,
+			default: TOOL_DEFAULT_RESOURCE,
+			displayOptions: { show: { '@tool': [true], ...since } },
+		},
+	];
 }

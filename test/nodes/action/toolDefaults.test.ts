@@ -1,0 +1,281 @@
+/**
+ * What an AI agent's Recruiting Analysis Tool does when its builder left it as n8n created it:
+ * - a fresh Tool node (node version 2.1 on) is Report > Get, a free read; a fresh plain node and a Tool saved before
+ *   2.1 keep Analysis > Analyze Resume (actions/common/toolMode.ts resourceSelectors). Parameters are resolved by
+ *   n8n-workflow's getNodeParameters as n8n's Workflow does for every node it runs (defaults for what the saved
+ *   node leaves out), and the fresh Tool runs through n8n's engine under a minimal agent;
+ * - a Tool without a Spending Limit stops at the default limit of the execution's total
+ *   (writes/spending.ts TOOL_DEFAULT_SPENDING_LIMIT), and the builder can set another.
+ */
+import {
+	NodeConnectionTypes,
+	NodeHelpers,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
+import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../../nodes/RecruitingAnalysis/writes/spending';
+import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { asAiTool, executeNode } from '../../helpers/n8n-engine';
+import {
+	completedReport,
+	counters,
+	credentialsFor,
+	totalRequests,
+	useSandboxWorkspace,
+	type Workspace,
+} from './helpers';
+
+interface AgentTool {
+	name: string;
+	description: string;
+	invoke(args: IDataObject): Promise<string>;
+}
+
+/** An agent reduced to a model's calls: every input item is one call of the first tool with the item's `args`. */
+class CallingAgent implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Calling Agent',
+		name: 'callingAgent',
+		group: ['transform'],
+		version: 1,
+		description: 'Calls its tool once per input item',
+		defaults: { name: 'Calling Agent' },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
+		],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const [tool] = (await this.getInputConnectionData(
+			NodeConnectionTypes.AiTool,
+			0,
+		)) as AgentTool[];
+		const calls: INodeExecutionData[] = [];
+		for (const item of this.getInputData()) {
+			// A tool's error comes back as the call's answer, as the AI Agent hands it to the model.
+			const answer = await tool
+				.invoke((item.json.args ?? {}) as IDataObject)
+				.catch((error: Error) => `ERROR ${error.message}`);
+			calls.push({ json: { description: tool.description, answer } });
+		}
+		return [calls];
+	}
+}
+
+let ws: Workspace;
+useSandboxWorkspace((started) => ({ ws } = started));
+
+const plain = new RecruitingAnalysis();
+const tool = asAiTool(plain);
+const NEWEST = Math.max(...(plain.description.version as number[]));
+
+/** The resource and operation n8n runs for a saved node with these parameters (n8n's Workflow resolves them so). */
+function resolved(type: INodeType, typeVersion: number, parameters: INodeParameters) {
+	const node: INode = {
+		id: 'n',
+		name: 'Node',
+		type: type.description.name,
+		typeVersion,
+		position: [0, 0],
+		parameters,
+	};
+	const all = NodeHelpers.getNodeParameters(
+		type.description.properties,
+		parameters,
+		true,
+		false,
+		node,
+		type.description,
+	);
+	return { resource: all?.resource, operation: all?.operation };
+}
+
+describe('the operation a node starts on', () => {
+	it('a fresh Tool node (version 2.1, the newest) is Report > Get, which n8n describes to the model as free', () => {
+		expect(NEWEST).toBe(2.1);
+		const fresh = resolved(tool, NEWEST, {});
+		expect(fresh).toEqual({ resource: 'report', operation: 'get' });
+		const sent = NodeHelpers.getToolDescriptionForNode(
+			{
+				id: 't',
+				name: 'Recruiting Analysis Tool',
+				type: tool.description.name,
+				typeVersion: NEWEST,
+				position: [0, 0],
+				parameters: fresh as INodeParameters,
+			},
+			tool,
+		);
+		expect(sent).toBe('Get a report (free: no credits, no email) in Recruiting Analysis');
+	});
+
+	it('a fresh plain node is still Analysis > Analyze Resume at every version, and a Tool saved before 2.1 keeps it', () => {
+		for (const version of [1, 1.1, 2, 2.1])
+			expect({ version, ...resolved(plain, version, {}) }).toEqual({
+				version,
+				resource: 'analysis',
+				operation: 'analyzeResume',
+			});
+		for (const version of [1, 1.1, 2])
+			expect({ version, ...resolved(tool, version, {}) }).toEqual({
+				version,
+				resource: 'analysis',
+				operation: 'analyzeResume',
+			});
+		// A saved Tool that chose only its operation keeps Analysis as its resource.
+		expect(resolved(tool, 2, { operation: 'start' })).toEqual({
+			resource: 'analysis',
+			operation: 'start',
+		});
+		// What the builder chose is kept at 2.1 as well.
+		expect(resolved(tool, NEWEST, { resource: 'analysis', operation: 'start' })).toEqual({
+			resource: 'analysis',
+			operation: 'start',
+		});
+	});
+
+	it('a fresh Tool node given to an agent reads the report and charges nothing', async () => {
+		const reportId = await completedReport(ws, { candidate: 'Fresh Tool' });
+		const before = await counters(ws);
+		const result = await executeNode({
+			nodeType: new CallingAgent(),
+			parameters: {},
+			items: [{ json: { args: { reportId } } }],
+			tools: [
+				{
+					nodeType: tool,
+					credentials: credentialsFor(ws),
+					parameters: {
+						reportId: {
+							__rl: true,
+							mode: 'id',
+							value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
+						},
+					},
+				},
+			],
+			credentialTypes: [new RecruitingAnalysisApi()],
+		});
+		if (result.error) throw result.error;
+		const [call] = result.output[0].map((item) => item.json);
+		expect(call.description).toBe(
+			'Get a report (free: no credits, no email) in Recruiting Analysis',
+		);
+		expect(JSON.parse(String(call.answer))).toEqual([
+			expect.objectContaining({
+				id: reportId,
+				candidate: expect.objectContaining({ name: 'Fresh Tool' }),
+			}),
+		]);
+		const after = await counters(ws);
+		expect({
+			requests: totalRequests(after) - totalRequests(before),
+			analyses: after.attemptsCreated - before.attemptsCreated,
+			interviews: after.interviewsCreated - before.interviewsCreated,
+		}).toEqual({ requests: 1, analyses: 0, interviews: 0 });
+	});
+});
+
+describe("a Tool's Spending Limit when its builder set none", () => {
+	/** One execution in which the agent calls Invite once per report (2.5 credits per interview in the sandbox). */
+	async function inviteEach(reportIds: string[], options: INodeParameters) {
+		const before = await counters(ws);
+		const result = await executeNode({
+			nodeType: new CallingAgent(),
+			parameters: {},
+			items: reportIds.map((reportId, i) => ({
+				json: { args: { reportId, candidateEmail: `limit-${i}-${reportId}@example.com` } },
+			})),
+			tools: [
+				{
+					nodeType: tool,
+					credentials: credentialsFor(ws),
+					parameters: {
+						resource: 'interview',
+						operation: 'invite',
+						reportId: {
+							__rl: true,
+							mode: 'id',
+							value: "={{ $fromAI('reportId', 'ID of the report', 'string') }}",
+						},
+						candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+						delivery: 'email',
+						runWithoutReview: true,
+						options,
+					},
+				},
+			],
+			credentialTypes: [new RecruitingAnalysisApi()],
+		});
+		if (result.error) throw result.error;
+		const answers = result.output[0].map((item) => String(item.json.answer));
+		const after = await counters(ws);
+		return {
+			description: String(result.output[0][0].json.description),
+			answers,
+			interviews: after.interviewsCreated - before.interviewsCreated,
+		};
+	}
+
+	const reports: string[] = [];
+	beforeAll(async () => {
+		for (let i = 0; i < 5; i++)
+			reports.push(await completedReport(ws, { candidate: `Limit ${i}` }));
+	}, 120_000);
+
+	it(`is ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution: five invitations at 2.5 credits, four sent, the fifth refused naming the default`, async () => {
+		const run = await inviteEach(reports, {});
+		expect(run.description).toBe(
+			`Invite a candidate (costs credits: charged per interview at the quoted price; as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set; emails the candidate) in Recruiting Analysis`,
+		);
+		expect(run.interviews).toBe(4);
+		expect(run.answers.slice(0, 4).map((a) => JSON.parse(a) as IDataObject[])).toEqual(
+			Array.from({ length: 4 }, () => [
+				expect.objectContaining({ interviewId: expect.stringMatching(/^int_/), creditsUsed: 2.5 }),
+			]),
+		);
+		expect(run.answers[4]).toContain(
+			`ERROR The default Spending Limit of an agent's tool, ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution, reached: this invitation was not sent`,
+		);
+	});
+
+	it('the builder sets another limit on the tool: 5 credits lets two invitations through, the third is refused', async () => {
+		const others: string[] = [];
+		for (let i = 0; i < 3; i++) others.push(await completedReport(ws, { candidate: `Five ${i}` }));
+		const run = await inviteEach(others, { spendingLimit: 5 });
+		expect(run.interviews).toBe(2);
+		expect(run.answers[2]).toContain(
+			'ERROR Spending Limit of 5 credits reached: this invitation was not sent',
+		);
+	});
+
+	it('an invitation the API refuses because the report already has one counts nothing against the limit', async () => {
+		const three: string[] = [];
+		for (let i = 0; i < 3; i++)
+			three.push(await completedReport(ws, { candidate: `Refused ${i}` }));
+		// Four calls on the first report (one invitation, three refused), then one on each other report: 7.5 credits.
+		const run = await inviteEach([three[0], three[0], three[0], three[0], three[1], three[2]], {});
+		expect(run.interviews).toBe(3);
+		expect(run.answers.slice(1, 4)).toEqual(
+			Array.from({ length: 3 }, () =>
+				expect.stringMatching(
+					/^ERROR Report rpt_\w+ already has interview int_\w+ .*nothing was sent/,
+				),
+			),
+		);
+		expect(run.answers.slice(4).map((a) => JSON.parse(a) as IDataObject[])).toEqual([
+			[expect.objectContaining({ creditsUsed: 2.5 })],
+			[expect.objectContaining({ creditsUsed: 2.5 })],
+		]);
+	});
+});
