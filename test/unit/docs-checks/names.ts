@@ -87,6 +87,10 @@ export const N8N_LABELS = [
 	'Query Parameters',
 	'Resume',
 	'On Form Submitted',
+	'OpenAI Chat Model',
+	'OpenAI',
+	'Chat',
+	'When Last Node Finishes',
 ];
 
 type Options = INodeProperties['options'];
