@@ -11,7 +11,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 const GROUPS = [
 	/\/test\/faults\//,
 	/\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
-	/\/test\/e2e\/examples\./,
+	/\/test\/e2e\/examples[.-]/,
 	/\/test\/e2e\/security\./,
 	/\/test\/e2e\/queue\./,
 	/\/test\/e2e\/start\./,
