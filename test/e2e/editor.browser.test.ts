@@ -364,7 +364,12 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 		(texts) => texts.length === 1,
 	);
 	expect(shown.map((t) => t.trim())).toEqual(['Data Engineer — Globex, Lisbon']);
-	await docsShotOf(page, env, 'saved-job-pick-list', 'examples/analyze-one-resume.json');
+	await docsShotOf(
+		page,
+		env,
+		'saved-job-pick-list',
+		'nodes/RecruitingAnalysis/actions/analysis/analyzeResume.operation.ts',
+	);
 	await items.first().click();
 	const picked = await eventually(
 		async () =>

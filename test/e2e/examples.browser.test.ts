@@ -155,8 +155,9 @@ const followed = (file: string, executionId: string, ms = 240_000) =>
 	);
 
 /**
- * Answers the approval form the execution waits on, in the browser (its address in a new tab), with *Yes, invite them*; checks the form names the candidate (`expectName`); returns the execution once
- * it has resumed and ended.
+ * Answers the approval form the execution waits on, in the browser (its address in a new tab), with *Yes, invite
+ * them*; checks that the form names the candidate (`expectName`); returns the execution once it has resumed and
+ * ended.
  */
 async function approveInBrowser(
 	file: string,
