@@ -10,8 +10,8 @@ const Sequencer = require('@jest/test-sequencer').default;
  */
 const GROUPS = [
 	/\/test\/faults\//,
-	/\/test\/e2e\/(?!examples\.|security\.|queue\.|start\.)[^/]+$/,
-	/\/test\/e2e\/examples\./,
+	/\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
+	/\/test\/e2e\/examples[.-]/,
 	/\/test\/e2e\/security\./,
 	/\/test\/e2e\/queue\./,
 	/\/test\/e2e\/start\./,

@@ -6,27 +6,23 @@
  * panel that does not render. Screenshots go to test/e2e/artifacts/; `npm run docs:screenshots` also writes
  * the pick list's to docs/screenshots/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { type Page } from 'playwright-core';
 
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-
-import { DEFAULT_OWNER, REPO_ROOT, type WorkflowJson } from '../../scripts/n8n-host';
+import { type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	docsShot as docsShotOf,
+	eventually as eventuallyOn,
+	expectNoEditorError as expectNoErrorIn,
+	launchEditorBrowser,
+	shot as shotOf,
+	signIn,
+	type EditorBrowser,
+} from './browser';
 import { NODE_TYPES, bootRealN8n, type RealN8n } from './helpers';
 
-const ARTIFACTS = join(REPO_ROOT, 'test', 'e2e', 'artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let env: RealN8n;
-let ctx: BrowserContext;
+let browser: EditorBrowser;
 let page: Page;
-let profile: string;
-const pageErrors: string[] = [];
-/** n8n 1.123's own page error right after signing in from a fresh page load (see the sign-in test). */
-const N8N1_VERSIONS_STORE_ERROR =
-	"TypeError: Cannot read properties of undefined (reading 'enabled')";
-const blocked: string[] = [];
 
 interface NodeDescription {
 	name: string;
@@ -41,80 +37,19 @@ interface NodeDescription {
 
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-browser');
-	mkdirSync(ARTIFACTS, { recursive: true });
-	profile = mkdtempSync(join(tmpdir(), 'ra-chromium-'));
-	ctx = await chromium.launchPersistentContext(profile, {
-		executablePath: CHROMIUM,
-		headless: true,
-		args: [
-			'--headless',
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-quic',
-			'--no-first-run',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-		],
-		viewport: { width: 1440, height: 900 },
-	});
-	// Loopback only: anything else the editor tries to reach is refused and recorded.
-	await ctx.route('**/*', async (route) => {
-		const url = new URL(route.request().url());
-		if (
-			['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ||
-			['data:', 'blob:'].includes(url.protocol)
-		) {
-			await route.continue();
-		} else {
-			blocked.push(url.href);
-			await route.abort();
-		}
-	});
-	page = ctx.pages()[0] ?? (await ctx.newPage());
-	page.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}`));
-	// Leaving a workflow with unsaved changes asks "leave the page?" (n8n 1.x does after merely opening panels); an
-	// unanswered dialog is dismissed, which cancels the navigation: leave.
-	page.on('dialog', (dialog) => void dialog.accept());
+	browser = await launchEditorBrowser();
+	page = browser.page;
 }, 300_000);
 
 afterAll(async () => {
-	await ctx?.close();
-	if (profile) rmSync(profile, { recursive: true, force: true });
+	await browser?.close();
 	await env?.close();
 });
 
-/** Reads a value until it satisfies `ok` or 15 s pass; returns the last value read (the caller asserts on it). */
-async function eventually<T>(
-	read: () => Promise<T>,
-	ok: (value: T) => boolean,
-	timeoutMs = 15_000,
-): Promise<T> {
-	const started = Date.now();
-	for (;;) {
-		const value = await read();
-		if (ok(value) || Date.now() - started > timeoutMs) return value;
-		await page.waitForTimeout(200);
-	}
-}
-
-async function shot(name: string): Promise<void> {
-	await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
-}
-
-/** Fails when the editor shows an error: an uncaught exception, an error toast, or an unknown-node panel. */
-async function expectNoEditorError(where: string): Promise<void> {
-	expect({ where, pageErrors }).toEqual({ where, pageErrors: [] });
-	const toasts = await page.$$eval('.el-notification', (els) =>
-		els.map((e) => `${e.className} ${e.textContent ?? ''}`.replace(/\s+/g, ' ').trim()),
-	);
-	const errorToasts = toasts.filter((t) => /error|problem|could not|failed|not installed/i.test(t));
-	expect({ where, errorToasts }).toEqual({ where, errorToasts: [] });
-	const ndvText = (await page.locator('[data-test-id="ndv"]').allInnerTexts()).join('\n');
-	expect(ndvText).not.toMatch(
-		/not currently installed|Install this node|node type is unknown|Could not load|There was a problem/i,
-	);
-}
+const eventually = <T>(read: () => Promise<T>, ok: (value: T) => boolean) =>
+	eventuallyOn(page, read, ok);
+const shot = (name: string) => shotOf(page, name);
+const expectNoEditorError = (where: string) => expectNoErrorIn(browser, where);
 
 /**
  * Opens a node's panel through the editor's own deep link (/workflow/:id/:nodeId). After the first full load
@@ -147,27 +82,7 @@ async function closePanel(): Promise<void> {
 }
 
 test('logs in through the sign-in page', async () => {
-	await page.goto(`${env.n8n.baseUrl}/signin`);
-	await page.locator('input[name="emailOrLdapLoginId"]').fill(DEFAULT_OWNER.email);
-	await page.locator('input[name="password"]').fill(DEFAULT_OWNER.password);
-	await page.locator('[data-test-id="form-submit-button"]').click();
-	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
-	if (env.line === '1') {
-		// n8n 1.123's editor initialises its versions store once per page load, with the settings it read before
-		// sign-in: the public ones, which have no `versionNotifications` (n8n's initializeCore and
-		// FrontendService.getPublicSettings). Signing in without a reload then throws n8n's own "Cannot read properties
-		// of undefined (reading 'enabled')" before any node of ours is shown. A signed-in page load reads the full
-		// settings: reload once, and accept only that error of n8n's from before the reload.
-		await page.waitForTimeout(1000);
-		const unexpected = pageErrors.splice(0).filter((e) => e !== N8N1_VERSIONS_STORE_ERROR);
-		if (unexpected.length > 0)
-			throw new Error(`editor errors before the reload: ${unexpected.join('; ')}`);
-		await page.reload();
-	}
-	await page
-		.locator('[data-test-id="main-sidebar-settings"], [data-test-id="project-home-menu-item"]')
-		.first()
-		.waitFor();
+	await signIn(browser, env);
 	await shot('01-after-login');
 	await expectNoEditorError('after login');
 });
@@ -398,14 +313,6 @@ test('opens the parameter panel of every resource and operation, and of both tri
 	expect(combos.length).toBeGreaterThanOrEqual(30);
 });
 
-/** Writes docs/screenshots/<name>.png too, only when asked (`npm run docs:screenshots`): tests write no tracked file. */
-async function docsShot(name: string): Promise<void> {
-	await shot(name);
-	if (process.env.RA_DOCS_SCREENSHOTS === '1') {
-		await page.screenshot({ path: join(REPO_ROOT, 'docs', 'screenshots', `${name}.png`) });
-	}
-}
-
 test('picks a saved job From List (open, search, choose) and runs Analyze Resume with it', async () => {
 	// Two more saved jobs in the sandbox's seeded workspace, so that the search has something to tell apart.
 	const createJob = async (fields: Record<string, string>) => {
@@ -457,7 +364,12 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 		(texts) => texts.length === 1,
 	);
 	expect(shown.map((t) => t.trim())).toEqual(['Data Engineer — Globex, Lisbon']);
-	await docsShot('saved-job-pick-list');
+	await docsShotOf(
+		page,
+		env,
+		'saved-job-pick-list',
+		'nodes/RecruitingAnalysis/actions/analysis/analyzeResume.operation.ts',
+	);
 	await items.first().click();
 	const picked = await eventually(
 		async () =>
@@ -505,8 +417,4 @@ test('shows the "analyze one resume" example on the canvas', async () => {
 	await page.waitForTimeout(500);
 	await shot('08-example-analyze-one-resume');
 	await expectNoEditorError('example canvas');
-	if (blocked.length > 0)
-		process.stderr.write(
-			`[e2e] the editor tried to reach (refused): ${[...new Set(blocked)].join(', ')}\n`,
-		);
 });

@@ -1,7 +1,7 @@
 /**
  * The three examples that start from an event, run from the editor's Execute workflow button, the way `npm start`
- * prepares and explains them (scripts/start-kit.ts): the trigger workflows active and their production and test
- * URLs registered with the sandbox (registerTriggerReceivers), then per example what `npm start` prints
+ * prepares and explains them (test/e2e/as-npm-start.ts, with scripts/start-kit.ts): the trigger workflows active and
+ * their production and test URLs registered with the sandbox (registerTriggerReceivers), then per example what `npm start` prints
  * (exampleHints): click Execute workflow, then run the analysis example, the interview command, or the curl that
  * posts an application. The button is `POST /rest/workflows/{id}/run`, as the editor sends it; the commands are
  * run as printed. The tests share one n8n and run in order: the first one's invitation is the interview the
@@ -19,14 +19,12 @@ import {
 	answerForm,
 	clickExecute,
 	exampleHints,
-	filesFolder,
-	placeSampleFiles,
-	registerTriggerReceivers,
 	runAsEditor,
 	settled,
 	waitingForm,
 	type HintContext,
 } from '../../scripts/start-kit';
+import { importExamplesAsNpmStart } from './as-npm-start';
 import { bootRealN8n, type RealN8n } from './helpers';
 
 let env: RealN8n;
@@ -36,35 +34,16 @@ let reportId = '';
 let interviewId = '';
 
 beforeAll(async () => {
-	env = await bootRealN8n('e2e-from-editor');
-	const { n8n, sandbox } = env;
-	const resumesDir = placeSampleFiles(filesFolder(env.userFolder));
-	const names: Record<string, string> = {};
-	for (const file of [
+	// HOME in the user folder, as for the other examples files: they share one n8n (test/real-n8n-sequencer.js).
+	env = await bootRealN8n('e2e-from-editor', { homeInUserFolder: true });
+	const prepared = await importExamplesAsNpmStart(env, [
 		'analyze-one-resume.json',
 		REPORT_EVENT_EXAMPLE,
 		INTERVIEW_EVENT_EXAMPLE,
 		ATS_EXAMPLE,
-	]) {
-		const imported = await env.importExample(file);
-		ids[file] = imported.id;
-		names[file] = imported.wf.name;
-		const trigger = imported.wf.nodes.find((node) => node.parameters.events);
-		if (!trigger) continue;
-		// As `npm start` does: active, the production URL live, both URLs registered with the sandbox.
-		await n8n.activateWorkflow(imported.id);
-		await env.n8n.waitForWebhook(`${String(trigger.webhookId)}/webhook`, 30_000, 'POST');
-		await registerTriggerReceivers(sandbox, trigger, {
-			webhookBase: env.webhookBaseUrl,
-			editorBase: n8n.baseUrl,
-		});
-	}
-	hints = {
-		n8nBaseUrl: n8n.baseUrl,
-		resumesDir,
-		sandbox: { baseUrl: sandbox.baseUrl, workspaceId: sandbox.seed.workspaceId },
-		names,
-	};
+	]);
+	for (const [file, { id }] of Object.entries(prepared.imported)) ids[file] = id;
+	hints = prepared.hints;
 }, 300_000);
 
 afterAll(async () => {
