@@ -429,7 +429,18 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 					await delay(100);
 				}
 			}
-			await delay(1500); // the answer of the last write reaches the node, which then sends the held read
+			// The kill lands when the node has had the last write's answer: it then sends the read the sandbox holds.
+			for (const p of prepared.values()) {
+				for (;;) {
+					const held = (await p.w.control.faults()).rules.some((r) => r.heldNow > 0);
+					if (held) break;
+					if (Date.now() > until)
+						throw new Error(
+							`${p.c.id}: the read after the writes never reached the sandbox before the kill\n${env.n8n.logTail(20)}`,
+						);
+					await delay(100);
+				}
+			}
 			process.kill(-env.n8n.child.pid!, 'SIGKILL');
 			await env.n8n.exited;
 			for (const p of prepared.values()) {
