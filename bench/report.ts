@@ -1,4 +1,5 @@
 /** Writes bench/REPORT.md (tables from one run) and bench/chart.svg (drawn by chart.ts). */
+import { b5FairSection, b5FairTargetRows } from './sectionsB5Fair';
 import { suiteSections } from './reportSuites';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,7 +189,7 @@ function markdown(r: BenchResults, findings?: string): string {
 			`| B6 the recommended operation for ${b.n} resumes at ${b6Duration(b)} per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}, the default) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
 		);
 	}
-	out.push(...b5TargetRows(r), ...b7TargetRows(r));
+	out.push(...b5TargetRows(r), ...b5FairTargetRows(r), ...b7TargetRows(r));
 	out.push('');
 	if (findings?.trim()) {
 		out.push(
@@ -203,6 +204,7 @@ function markdown(r: BenchResults, findings?: string): string {
 
 	out.push(...beforeAfterSection(r));
 	out.push(...b7Section(r));
+	out.push(...b5FairSection(r));
 	out.push(...b5ProfileSection(r));
 
 	if (r.b1) {
