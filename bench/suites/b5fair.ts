@@ -67,7 +67,8 @@ function fillSeenIds(n8n: N8nInstance, workflowId: string, count: number): void 
 	const staticData = JSON.stringify({ 'node:Recruiting Analysis Trigger': { seenEventIds: ids } });
 	// Through stdin: 10,000 ids are about 400 KB, more than one command-line argument may hold.
 	execFileSync('sqlite3', [join(n8n.userFolder, '.n8n', 'database.sqlite')], {
-		input: `UPDATE workflow_entity SET staticData = '${staticData}' WHERE id = '${workflowId}';\n`,
+		// n8n may be writing (the executions of the previous load): wait for its lock instead of failing.
+		input: `.timeout 60000\nUPDATE workflow_entity SET staticData = '${staticData}' WHERE id = '${workflowId}';\n`,
 	});
 }
 
