@@ -110,7 +110,7 @@ export function b5TargetRows(r: BenchResults): string[] {
 			? ` (median of ${rounds.length} rounds: ${rounds.map((x) => ratio(f(x))).join(', ')})`
 			: '';
 	const floor = b.n8nWebhookIsolate
-		? `; n8n's own floor for a community trigger (its Webhook node paying the isolate): ${ratio(b.n8nWebhookIsolate.p99Ms / b.n8nWebhook.p99Ms)} p99, ${ratio(b.n8nWebhookIsolate.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond)} throughput (pooled)`
+		? `; n8n's Webhook node with one parameter as an expression (it pays the isolate and also evaluates its description fields in it, so it is no floor for us; the fair rows are "B5 fair"): ${ratio(b.n8nWebhookIsolate.p99Ms / b.n8nWebhook.p99Ms)} p99, ${ratio(b.n8nWebhookIsolate.deliveriesPerSecond / b.n8nWebhook.deliveriesPerSecond)} throughput (pooled)`
 		: '';
 	const why = r.b5Profile ? ' (causes: "B5 profile")' : '';
 	// The "(ours)" row against n8n's Webhook node paying the isolate is gone: that receiver also evaluates every

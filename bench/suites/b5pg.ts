@@ -104,7 +104,7 @@ export async function runB5Pg(o: {
 		const postgres = await sql('SHOW server_version');
 		const serverSettings = (
 			await sql(
-				"SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'full_page_writes')",
+				"SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'full_page_writes')",
 			)
 		).replace(/\n/g, ' ');
 		await sql(TABLE);
