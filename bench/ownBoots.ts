@@ -9,6 +9,7 @@ import { packRef, type PackedRef } from './lib/baseline';
 import { bootN8n, n8nPackageVersion, type Log } from './lib/n8n';
 import { setLatency, type BenchSandbox } from './lib/sandbox';
 import type { BenchResults } from './results';
+import { LAZY_ACQUIRE_ENV, runB5Fair } from './suites/b5fair';
 import { runB5Profile } from './suites/b5profile';
 import { runB7 } from './suites/b7';
 import { runBeforeAfter } from './suites/beforeAfter';
@@ -114,6 +115,27 @@ export async function runOwnBootSuites(o: {
 			log,
 		});
 		phase('B5 profile (own n8n start, --cpu-prof)', t0);
+		t0 = Date.now();
+	}
+	if (suites.includes('B5F')) {
+		results.b5Fair = await runB5Fair({
+			boot: async (setting) =>
+				bootN8n({
+					label: `bench-b5-fair-${setting}`,
+					tarball,
+					binaryMode: 'filesystem',
+					filesDir: outDir,
+					log,
+					env: setting === 'lazy' ? LAZY_ACQUIRE_ENV : undefined,
+				}),
+			sb,
+			deliveries: b5Deliveries,
+			concurrency: 10,
+			rounds: Number(arg('b5-rounds') ?? (quick ? 2 : 3)),
+			idsRounds: Number(arg('b5-ids-rounds') ?? (quick ? 2 : 4)),
+			log,
+		});
+		phase('B5 fair (two n8n starts: default, lazy isolates)', t0);
 		t0 = Date.now();
 	}
 	if (suites.includes('B7')) {

@@ -1,4 +1,5 @@
 /** Writes bench/REPORT.md (tables from one run) and bench/chart.svg (drawn by chart.ts). */
+import { b5FairSection, b5FairTargetRows } from './sectionsB5Fair';
 import { suiteSections } from './reportSuites';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,7 +189,7 @@ function markdown(r: BenchResults, findings?: string): string {
 			`| B6 the recommended operation for ${b.n} resumes at ${b6Duration(b)} per analysis (Analyze Resume with Wait, concurrency ${recommended?.concurrency ?? '?'}, the default) within 1.2× of that case's floor (⌈N/A⌉·D) | ${recommended ? `${ms(recommended.wallMs)} ÷ ${ms(b.floorMs)} = ${ratio(value ?? NaN)}` : 'n/a'}${many ? `; Analyze Many ${ms(many.wallMs)} = ${ratio(many.wallMs / b.floorMs)} of it (${ratio(many.wallMs / b.batchFloorMs)} of its own floor ⌈N/20⌉·D)` : ''} | ${within(value, 1.2, !!recommended?.ok)} |`,
 		);
 	}
-	out.push(...b5TargetRows(r), ...b7TargetRows(r));
+	out.push(...b5TargetRows(r), ...b5FairTargetRows(r), ...b7TargetRows(r));
 	out.push('');
 	if (findings?.trim()) {
 		out.push(
@@ -203,6 +204,7 @@ function markdown(r: BenchResults, findings?: string): string {
 
 	out.push(...beforeAfterSection(r));
 	out.push(...b7Section(r));
+	out.push(...b5FairSection(r));
 	out.push(...b5ProfileSection(r));
 
 	if (r.b1) {
@@ -349,6 +351,9 @@ function markdown(r: BenchResults, findings?: string): string {
 		'npm run bench -- --only B6 --b6-n 500 --b6-scale 0.2 --b6-concurrencies 5,10,20',
 		'npm run bench -- --quick --only B1,B6 --baseline-ref <commit> --report-dir /tmp/ba   # Before and after: a commit against this checkout',
 		'npm run bench -- --only B5P,B7 --b7-n 5000 --report-dir /tmp/b7   # the B5 profile and B7 (own n8n starts)',
+		'npm run bench -- --only B5F --report-dir /tmp/b5f   # B5 fair: two n8n (default, lazy isolates), then the ids cost',
+		'npm run bench -- --only B5PG --report-dir /tmp/b5pg  # the PostgreSQL remedy at 1,000 and 25,920,000 rows',
+		'npm run bench -- --render --add-from /tmp/b5f --add-only b5Fair   # (b5Pg likewise)',
 		'npm run bench -- --render --add-from /tmp/ba   # copy those sections into bench/results.json and re-render',
 		'```',
 		'',

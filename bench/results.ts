@@ -8,10 +8,21 @@ import type { B2Result } from './suites/b2';
 import type { B3Result } from './suites/b3';
 import type { B4Result } from './suites/b4';
 import type { B5Results } from './suites/b5';
+import type { B5FairResults } from './suites/b5fair';
+import type { B5PgResults } from './suites/b5pg';
 import type { B5ProfileResults } from './suites/b5profile';
 import type { B6Results } from './suites/b6';
 import type { B7Results } from './suites/b7';
 import type { BeforeAfterResults } from './suites/beforeAfter';
+
+/** The run that measured a section copied in with `--render --add-from`. */
+export interface SectionSource {
+	command: string;
+	startedAt?: string;
+	gitCommit?: string;
+	load?: number[];
+	loadAtEnd?: number[];
+}
 
 export interface BenchResults {
 	command: string;
@@ -32,6 +43,10 @@ export interface BenchResults {
 	b4?: B4Result[];
 	b5?: B5Results;
 	b6?: B6Results;
+	/** B5 fair: our trigger and n8n's bare Webhook node, each under n8n's default and with lazy isolates. */
+	b5Fair?: B5FairResults & { source?: SectionSource };
+	/** The PostgreSQL remedy's cost per delivery at 1,000 and 30 days' worth of ids. */
+	b5Pg?: B5PgResults & { source?: SectionSource };
 	/** Where a webhook acknowledgement's time goes: B5's load under a CPU profile of n8n. */
 	b5Profile?: B5ProfileResults;
 	/** B1 and B6 of a baseline build and of this checkout, alternating n8n boots in one run. */

@@ -12,6 +12,10 @@
  *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-http-n 5000 (the HTTP Request workflow's memory run; 0 skips it)
  *            B5: --b5-rounds 3 (rounds of the three receivers side by side, order rotating; quick: 2)
  *            B5P: B5's load on the receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
+ *            B5F: B5 fair, our trigger and n8n's bare Webhook node in two n8n (default, and
+ *            N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true), side by side (--b5-rounds 3); then the trigger's cost per delivery
+ *            at 1,000 ids and at its cap (--b5-ids-rounds 4)
+ *            B5PG: the PostgreSQL remedy's cost per delivery at 1,000 ids and --b5pg-rows (25,920,000: 30 days at 10/s)
  *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
  *                                      B5 profile) into bench/results.json, then re-render the report
  *                                      (--add-only beforeAfter,b7,b5Profile: only those)
@@ -42,6 +46,7 @@ import { runB2 } from './suites/b2';
 import { runB3 } from './suites/b3';
 import { runB4 } from './suites/b4';
 import { runB5 } from './suites/b5';
+import { runB5Pg, THIRTY_DAYS_AT_10_PER_SECOND } from './suites/b5pg';
 import { runB6 } from './suites/b6';
 
 function arg(name: string): string | undefined {
@@ -118,6 +123,16 @@ async function main(): Promise<void> {
 		results.b4 = runB4({ log });
 		phase('B4', t0);
 	}
+	if (only.includes('B5PG')) {
+		const t0 = Date.now();
+		results.b5Pg = await runB5Pg({
+			log,
+			outDir,
+			rows: Number(arg('b5pg-rows') ?? THIRTY_DAYS_AT_10_PER_SECOND),
+			transactions: Number(arg('b5pg-transactions') ?? 5000),
+		});
+		phase('B5 remedy (own PostgreSQL)', t0);
+	}
 
 	const baselineRef = arg('baseline-ref');
 	const baselineTarball = arg('baseline-tarball');
@@ -127,7 +142,7 @@ async function main(): Promise<void> {
 	// With a baseline, B1 and B6 are measured for both builds (the "Before and after" section) instead of alone.
 	const suites = beforeAfter ? only.filter((b) => b !== 'B1' && b !== 'B6') : only;
 	const needsN8n =
-		['B2', 'B3', 'B5', 'B5P', 'B7'].some((b) => suites.includes(b)) ||
+		['B2', 'B3', 'B5', 'B5P', 'B5F', 'B7'].some((b) => suites.includes(b)) ||
 		['B1', 'B6'].some((b) => only.includes(b));
 	if (!needsN8n) {
 		await finish(results, reportDir, outDir, started);
@@ -339,6 +354,8 @@ function addSections(into: BenchResults, from: BenchResults, only?: string[]): v
 	if (from.beforeAfter && wanted('beforeAfter')) into.beforeAfter = { ...from.beforeAfter, source };
 	if (from.b7 && wanted('b7')) into.b7 = { ...from.b7, source };
 	if (from.b5Profile && wanted('b5Profile')) into.b5Profile = { ...from.b5Profile, source };
+	if (from.b5Fair && wanted('b5Fair')) into.b5Fair = { ...from.b5Fair, source };
+	if (from.b5Pg && wanted('b5Pg')) into.b5Pg = { ...from.b5Pg, source };
 }
 
 /** The hand-written analysis of the committed run (causes of missed targets), shown in the report. */

@@ -15,6 +15,10 @@
  * - execution creation fails once: n8n's SQLite database is write-locked while the service's first attempt arrives
  *   (n8n cannot create the execution and answers 500), then released: the service's retry starts the event, once
  *   (n8n 2.x). On n8n 1.x the lock does not make the creation fail (measured); the case checks the event ran once.
+ * - replays 24 hours later and after a restart: the sandbox clock is moved 24 hours and every delivery is replayed
+ *   (same event id and body); then n8n is stopped and started again on the same database (the process copies of the
+ *   ids are gone) and every delivery is replayed again. A second workflow keeps 3 ids (*Remembered Event IDs*): the
+ *   documented limit, an event replayed after more newer events than it keeps starts once more, asserted exactly.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -27,7 +31,13 @@ import { Webhook } from 'standardwebhooks';
 
 import { FigureBook, type FigureValue } from './figures';
 import { SECRET_REUSE_MS } from '../../nodes/RecruitingAnalysis/webhook/secrets';
-import { delay, nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	delay,
+	nodeOutput,
+	startN8n,
+	type N8nInstance,
+	type WorkflowJson,
+} from '../../scripts/n8n-host';
 import {
 	bootRealN8n,
 	n8nLineUnderTest,
@@ -43,6 +53,9 @@ const book = new FigureBook(
 );
 let env: RealN8n;
 let scripted: Server | undefined;
+/** The n8n started again on the same database by the restart case (the cases after it talk to this one). */
+let restarted: N8nInstance | undefined;
+const n8n = (): N8nInstance => restarted ?? env.n8n;
 const MINUTE = 60_000;
 
 type Json = Record<string, unknown>;
@@ -148,10 +161,10 @@ async function emitted(
 	workflowId: string,
 	node = 'Feed',
 ): Promise<{ items: Json[]; errors: number; lastError?: string }> {
-	const list = await env.n8n.listExecutions(workflowId);
+	const list = await n8n().listExecutions(workflowId);
 	for (const e of list) {
 		if (seen.has(e.id) || !(e.finished || e.stoppedAt)) continue;
-		const detail = await env.n8n.getExecution(e.id);
+		const detail = await n8n().getExecution(e.id);
 		const error = (detail.data.resultData as { error?: { message?: string } }).error?.message;
 		seen.set(e.id, {
 			at: String(e.startedAt ?? ''),
@@ -191,7 +204,7 @@ async function until<T>(
 		if (value !== undefined) return value;
 		if (Date.now() > end)
 			throw new Error(
-				`F10: ${what} not reached in ${Math.round(timeoutMs / 1000)} s\n${env.n8n.logTail(30)}\n${lastErrors()}`,
+				`F10: ${what} not reached in ${Math.round(timeoutMs / 1000)} s\n${n8n().logTail(30)}\n${lastErrors()}`,
 			);
 		await delay(2000);
 	}
@@ -212,7 +225,7 @@ async function settled(what: string, workflowId: string): Promise<void> {
 	await until(
 		`${what}: executions settled`,
 		async () => {
-			const list = await env.n8n.listExecutions(workflowId);
+			const list = await n8n().listExecutions(workflowId);
 			const done = list.every((e) => e.finished || e.stoppedAt);
 			const same = list.length === last;
 			last = list.length;
@@ -275,6 +288,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	book.table('cases', rows);
 	book.save();
+	await restarted?.stop();
 	if (scripted) {
 		scripted.closeAllConnections();
 		await new Promise((resolve) => scripted!.close(resolve));
@@ -809,6 +823,180 @@ async function executionCreationFails(): Promise<boolean> {
 	);
 }
 
+const DAY = 24 * 60 * MINUTE;
+
+/** A published webhook trigger (version 2, as a user adds it) with its own workspace and registered endpoint. */
+async function webhookCase(name: string, options: Json) {
+	const ws = await newWs();
+	const signing = await env.n8n.createCredential({
+		name: `F10 signing (${name})`,
+		type: 'recruitingAnalysisSigningSecretApi',
+		data: { secret: ws.webhookSecret },
+	});
+	const webhookId = randomUUID();
+	const id = await activated({
+		name: `F10 ${name} ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Trigger',
+				type: NODE_TYPES.trigger,
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId,
+				parameters: { events: ['*'], options },
+				credentials: { recruitingAnalysisSigningSecretApi: signing },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
+	const endpoint = await env.sandbox.control.registerWebhook(
+		ws.workspaceId,
+		`${env.webhookBaseUrl}/webhook/${webhookId}/webhook`,
+	);
+	const deliveries = async () => (await env.sandbox.control.deliveries(endpoint.id)).items;
+	/** Sends `count` events one after the other, each once its delivery succeeded (their order is the ids' order). */
+	const send = async (count: number): Promise<Array<{ eventId: string; deliveryId: string }>> => {
+		const sent: Array<{ eventId: string; deliveryId: string }> = [];
+		for (let i = 0; i < count; i++) {
+			const { eventId } = await ctl<{ eventId: string }>(
+				'POST',
+				`/_sandbox/webhook-endpoints/${endpoint.id}/test`,
+			);
+			const d = await until(
+				`${name}: event ${i + 1} acknowledged`,
+				async () =>
+					(await deliveries()).find((x) => x.eventId === eventId && x.state === 'succeeded'),
+				MINUTE,
+			);
+			sent.push({ eventId, deliveryId: d.deliveryId });
+		}
+		return sent;
+	};
+	/** Replays deliveries (same event id and body) and waits for each replay's answer: the statuses, in order. */
+	const replay = async (which: Array<{ deliveryId: string }>): Promise<number[]> => {
+		const replays: string[] = [];
+		for (const d of which)
+			replays.push(
+				(await ctl<{ deliveryId: string }>('POST', `/_sandbox/deliveries/${d.deliveryId}/replay`))
+					.deliveryId,
+			);
+		const done = await until(
+			`${name}: ${replays.length} replays answered`,
+			async () => {
+				const list = await deliveries();
+				const mine = replays.map((r) => list.find((x) => x.deliveryId === r));
+				return mine.every((x) => x && x.state !== 'pending' && x.state !== 'scheduled')
+					? mine
+					: undefined;
+			},
+			2 * MINUTE,
+		);
+		return done.map((x) => x!.attempts.at(-1)?.status ?? 0);
+	};
+	return { id, path: `${webhookId}/webhook`, send, replay };
+}
+
+/** Executions per event id of a workflow's trigger (every one of its executions counted). */
+async function runsPerEvent(workflowId: string): Promise<Map<string, number>> {
+	await settled('executions per event', workflowId);
+	const runs = new Map<string, number>();
+	for (const x of ids((await emitted(workflowId, 'Trigger')).items))
+		runs.set(x, (runs.get(x) ?? 0) + 1);
+	return runs;
+}
+
+const exactly = (runs: Map<string, number>, wanted: Map<string, number>) =>
+	runs.size === wanted.size && [...wanted].every(([id, n]) => runs.get(id) === n);
+
+/**
+ * Replays 24 hours later (sandbox clock moved) and after n8n is restarted on the same database. Workflow "kept"
+ * remembers the default 1,000 ids: every replay is a duplicate. Workflow "three" remembers 3: its first event,
+ * replayed after 4 newer ones, starts once more (docs/triggers.md, the list is bounded), its last does not.
+ */
+async function replaysLaterAndAfterRestart(): Promise<boolean> {
+	const kept = await webhookCase('replay later', {});
+	const three = await webhookCase('replay later, 3 ids', { dedupeCapacity: 3 });
+	const keptSent = await kept.send(5);
+	const threeSent = await three.send(5);
+	const now = await ctl<{ now: string }>('POST', '/_sandbox/clock/advance', { ms: DAY });
+	book.set('replayLater.sandboxClock', now.now);
+
+	const laterKept = await kept.replay(keptSent);
+	const laterThree = await three.replay([threeSent[0], threeSent[4]]);
+	const once = new Map(keptSent.map((e) => [e.eventId, 1]));
+	// The documented limit: the first event had 4 newer ones (more than the 3 kept), so its replay runs again.
+	const limit = new Map(threeSent.map((e, i) => [e.eventId, i === 0 ? 2 : 1]));
+	const keptLater = await runsPerEvent(kept.id);
+	const threeLater = await runsPerEvent(three.id);
+	book.set('replayLater.statuses', [...laterKept, ...laterThree].map(String));
+	const later =
+		book.check(
+			'a replay 24 hours later (sandbox clock moved): every replay acknowledged 200, one execution per event id (1,000 ids kept)',
+			[laterKept.map(String).join(' '), [...keptLater.values()].join(' ')],
+			laterKept.every((s) => s === 200) && exactly(keptLater, once),
+		) &&
+		book.check(
+			'the documented limit, exactly: with 3 ids kept, the event replayed after 4 newer ones starts once more, the newest does not',
+			[
+				laterThree.map(String).join(' '),
+				threeSent.map((e) => threeLater.get(e.eventId) ?? 0).join(' '),
+			],
+			laterThree.every((s) => s === 200) && exactly(threeLater, limit),
+		);
+
+	// The restart: the same database, the same port (the endpoints' URL), no process copy of any id.
+	const port = Number(new URL(env.n8n.baseUrl).port);
+	const before = env.n8n.child.pid;
+	const t0 = Date.now();
+	await n8n().stop();
+	restarted = await startN8n({
+		userFolder: env.userFolder,
+		line: env.line,
+		port,
+		log: (line) => process.stderr.write(`[F10] ${line}\n`),
+	});
+	await restarted.login();
+	// An unsigned probe: anything but 404 means the trigger is registered again (it answers 401, starting nothing).
+	await restarted.waitForWebhook(kept.path, MINUTE, 'POST');
+	await restarted.waitForWebhook(three.path, MINUTE, 'POST');
+	const restartSeconds = Math.round((Date.now() - t0) / 100) / 10;
+	book.set('restart.seconds', restartSeconds);
+	book.set('restart.pids', [String(before), String(restarted.child.pid)]);
+
+	const afterKept = await kept.replay(keptSent);
+	const afterThree = await three.replay([threeSent[0], threeSent[4]]);
+	const keptAfter = await runsPerEvent(kept.id);
+	const threeAfter = await runsPerEvent(three.id);
+	book.set('restart.statuses', [...afterKept, ...afterThree].map(String));
+	const afterRestart = book.check(
+		'a replay after n8n restarted on the same database: every replay acknowledged 200, still one execution per event id (and the 3-id workflow unchanged)',
+		[
+			afterKept.map(String).join(' '),
+			[...keptAfter.values()].join(' '),
+			threeSent.map((e) => threeAfter.get(e.eventId) ?? 0).join(' '),
+		],
+		restarted.child.pid !== before &&
+			[...afterKept, ...afterThree].every((s) => s === 200) &&
+			exactly(keptAfter, once) &&
+			exactly(threeAfter, limit),
+	);
+	rows.push({
+		case: 'replayed 24 hours later, then after a restart (1,000 ids kept)',
+		emitted: 5,
+		delivered: [...keptAfter.values()].reduce((a, b) => a + b, 0),
+		twice: [...keptAfter.values()].filter((n) => n > 1).length,
+		lost: keptSent.filter((e) => !keptAfter.has(e.eventId)).length,
+		foreign: 0,
+		replays: laterKept.length + afterKept.length,
+		restartSeconds,
+		ok: later && afterRestart,
+	});
+	return later && afterRestart;
+}
+
 it(
 	'F10: every event once',
 	async () => {
@@ -833,6 +1021,8 @@ it(
 		]);
 		// Alone, after the others: the write lock would fail their writes too.
 		results.push(...(await Promise.allSettled([executionCreationFails()])));
+		// Last: it moves the sandbox clock a day and restarts n8n (the polls of the cases above would see both).
+		results.push(...(await Promise.allSettled([replaysLaterAndAfterRestart()])));
 		const failures = results
 			.filter((r) => r.status === 'rejected')
 			.map((r) => String((r as PromiseRejectedResult).reason));
@@ -842,6 +1032,7 @@ it(
 			process.stderr.write(`[F10] failed claim: ${c.claim}: ${JSON.stringify(c.measured)}\n`);
 		expect(failures).toEqual([]);
 		expect(results.map((r) => (r.status === 'fulfilled' ? r.value : false))).toEqual([
+			true,
 			true,
 			true,
 			true,
