@@ -17,6 +17,10 @@ const GROUPS = [
 	/\/test\/e2e\/start\./,
 ];
 
+/** Files that restart the shared n8n (F10's replay after a restart): last in their group, so no file after them
+ * waits for a fresh boot. */
+const RESTARTS_SHARED = /\/test\/faults\/f10-every-event-once\.faults\.ts$/;
+
 const lineOf = (test) => String(test.context.config.globals?.RA_N8N_LINE ?? '2');
 const groupOf = (test) => {
 	const i = GROUPS.findIndex((re) => re.test(test.path));
@@ -29,6 +33,7 @@ class RealN8nSequencer extends Sequencer {
 			(a, b) =>
 				lineOf(b).localeCompare(lineOf(a)) ||
 				groupOf(a) - groupOf(b) ||
+				Number(RESTARTS_SHARED.test(a.path)) - Number(RESTARTS_SHARED.test(b.path)) ||
 				a.path.localeCompare(b.path),
 		);
 	}
