@@ -701,19 +701,8 @@ describe('F4: the feed trigger in a real n8n across cursor expiry and a sandbox 
 			`/_sandbox/workspaces/${env.sandbox.seed.workspaceId}/reset`,
 		);
 		const revokedAt = Date.now();
-		// The reset revoked the key n8n holds: one poll runs with it (as after a real reset; the next minute tick),
-		// awaited as n8n's failed execution, then the key is rotated.
-		const failedOnRevokedKey = (r: FeedRun) =>
-			Date.parse(r.startedAt) >= revokedAt &&
-			r.status !== 'success' &&
-			/invalid, expired or revoked|401|UNAUTHORIZED/i.test(r.error);
-		for (const until = Date.now() + 150_000; ; await delay(2000)) {
-			if ((await feedRuns()).some(failedOnRevokedKey)) break;
-			if (Date.now() > until)
-				throw new Error(
-					`no poll met the revoked key within 150 s of the reset\n${env.n8n.logTail(40)}`,
-				);
-		}
+		// The reset revoked the key n8n holds: let one poll run with it (as after a real reset), then rotate.
+		await delay(70_000);
 		const duringRevoked = (await feedRuns()).filter((r) => Date.parse(r.startedAt) >= revokedAt);
 		const logLines = env.n8n.logTail(2000).split('\n');
 		const revokedLogLines = logLines.filter((l) =>
