@@ -96,10 +96,10 @@ export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): numb
 	if (!Number.isFinite(limit) || limit < 0) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'"Spending Limit (Credits)" must be a number of credits, 0 or more',
+			'"Execution Spending Limit (Credits)" must be a number of credits, 0 or more',
 			{
 				itemIndex,
-				description: `Change "Spending Limit" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
+				description: `Change "Execution Spending Limit (Credits)" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
 			},
 		);
 	}
@@ -151,7 +151,7 @@ function refusalOf(
 			ctx,
 			itemIndex,
 			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
-			'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+			'With Options > Execution Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
 		);
 	}
 	const others = ledger.inFlight - held;
@@ -159,10 +159,10 @@ function refusalOf(
 	return limitError(
 		ctx,
 		itemIndex,
-		`Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
-		`This execution has spent ${round(ledger.spent)} credits${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
+		`Execution Spending Limit of ${round(limit)} credits reached: this ${what} was not sent`,
+		`This execution has spent ${round(ledger.spent)} credits across its Recruiting Analysis nodes${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
 			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit)}. Nothing was sent or charged for this item. ` +
-			`Raise Options > Spending Limit, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
+			`Raise Options > Execution Spending Limit (Credits) on this node, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
 	);
 }
 
