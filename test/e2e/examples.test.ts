@@ -454,6 +454,20 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	// The same workflow run again on the same folder: the files, reports and addresses are recognised. Nothing is
 	// analyzed, charged or emailed again; the items come back with their scores and recovered: true.
 	const workspace = env.sandbox.seed.workspaceId;
+	// The sink lists an email when it is queued and counts it when it is sent: the counters are read once both are.
+	await eventually(
+		async () =>
+			(
+				await env.sandbox.control.call<{ items: Array<{ to: string; state: string }> }>(
+					'GET',
+					`/_sandbox/workspaces/${workspace}/mail`,
+				)
+			).items.filter(
+				(m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to) && m.state === 'sent',
+			).length,
+		(sent) => sent >= 2,
+		15_000,
+	);
 	const before = await env.sandbox.control.counters(workspace);
 	const again = await answerApproval(await runAsEditor(env.n8n, wf.g.id, 'Run Example'), APPROVE);
 	expect(succeeded(again)).toEqual({ status: 'success', error: undefined });
