@@ -94,7 +94,11 @@ test('report-result-to-ats runs from Execute workflow: the sandbox delivers the 
 		error: undefined,
 	});
 	expect(nodeOutput(fromEditor.data, 'Append ATS Row')).toEqual([
-		expect.objectContaining({ reportId, score: analyzed?.score }),
+		expect.objectContaining({
+			reportId,
+			candidateName: analyzed?.candidateName,
+			score: analyzed?.score,
+		}),
 	]);
 });
 
@@ -126,7 +130,9 @@ test('interview-result-decision runs from Execute workflow: the printed command 
 		...nodeOutput(fromEditor.data, 'Advance Candidate'),
 		...nodeOutput(fromEditor.data, 'Human Review'),
 	];
-	expect(decided).toEqual([expect.objectContaining({ interviewId, reportId })]);
+	expect(decided).toEqual([
+		expect.objectContaining({ interviewId, reportId, candidateName: expect.any(String) }),
+	]);
 });
 
 test('ats-application-to-interview runs from Execute workflow: the printed curl posts a sample application', async () => {

@@ -165,6 +165,9 @@ test('(a) analyze one resume: Analyze Resume waits for the score, the recruiter 
 	interviewId = String(invited[0].interviewId);
 	expect(interviewId).toMatch(/^int_/);
 	expect(invited[0].reportId).toBe(reportId);
+	// The invitation names the person: the Approved Candidate item carries the name Analyze Resume read.
+	expect(invited[0].candidateName).toBe('Ada Example');
+	expect(nodeOutput(run.data, 'Tell the Recruiter')).toHaveLength(0);
 	// Email delivery: the token is a bearer secret and must not be in the output.
 	expect(invited[0].invitationToken ?? null).toBeNull();
 	const mail = await mails();
@@ -184,7 +187,13 @@ test('(b) the webhook trigger takes the signed report.result_ready at the produc
 	expect((event.data as { reportId: string }).reportId).toBe(reportId);
 	const rows = nodeOutput(run, 'Append ATS Row');
 	expect(rows).toHaveLength(1);
-	expect(rows[0]).toMatchObject({ reportId, status: 'completed', score: 8, scoreMaximum: 10 });
+	expect(rows[0]).toMatchObject({
+		reportId,
+		candidateName: 'Ada Example',
+		status: 'completed',
+		score: 8,
+		scoreMaximum: 10,
+	});
 	const deliveries = await env.sandbox.control.deliveries(wf.b.endpointId!);
 	const delivered = deliveries.items.find((d) => d.eventId === event.id);
 	expect(delivered?.state).toMatch(/succeeded|delivered/);
@@ -258,10 +267,13 @@ test('(e) interview.result_ready starts the interview workflow, which reads the 
 	expect(advanced.length + review.length).toBe(1);
 	const decision = (advanced[0] ?? review[0]) as {
 		interviewId: string;
+		candidateName: string;
 		decision: string;
 		readiness: number;
 	};
 	expect(decision.interviewId).toBe(interviewId);
+	// The event carries ids only; Get Interview Result names the candidate (one free read of the report).
+	expect(decision.candidateName).toBe('Ada Example');
 	expect(decision.decision).toBe(result.result!.scores.readiness >= 70 ? 'advance' : 'review');
 });
 
@@ -394,15 +406,20 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	);
 	expect(csv).toContain('Ada Lovelace');
 	expect(csv).not.toContain('Alan Turing');
-	// The shortlist waits for the recruiter: no invitation, no email yet.
+	// The shortlist waits for the recruiter: no invitation, no email yet. The reports needing review (and, on n8n
+	// 2.x, the file that could not be analyzed) have their branches run already: they do not wait for the form.
 	expect(nodeOutput(run, 'Invite to Interview')).toHaveLength(0);
+	expect(nodeOutput(run, 'Needs Review').map((item) => item.candidateName)).toEqual([
+		'Barbara Liskov',
+	]);
+	expect(nodeOutput(run, 'Not Analyzed')).toHaveLength(errorOutputMovesErrorItems ? 1 : 0);
 	expect(
 		(await mails()).filter((m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to)),
 	).toEqual([]);
 
 	const approved = await answerApproval(waiting, APPROVE);
 	expect(succeeded(approved)).toEqual({ status: 'success', error: undefined });
-	// The branches after the form's (the error output, the reports needing review) run once it is answered.
+	// What the error output and the reports needing review gave (their branches ran before the form, see above).
 	const notAnalyzed = errorOutputMovesErrorItems
 		? nodeOutput(approved.data, 'Not Analyzed')
 		: output.filter((item) => item.error !== undefined);
@@ -423,6 +440,11 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	const invited = nodeOutput(approved.data, 'Invite to Interview');
 	expect(invited).toHaveLength(2);
 	for (const item of invited) expect(String(item.interviewId)).toMatch(/^int_/);
+	expect(invited.map((item) => item.candidateName).sort()).toEqual([
+		'Ada Lovelace',
+		'Grace Hopper',
+	]);
+	expect(nodeOutput(approved.data, 'Tell the Recruiter')).toHaveLength(0);
 	const mail = await mailTo(
 		[email('Ada Lovelace'), email('Grace Hopper'), email('Alan Turing')],
 		2,
@@ -432,6 +454,20 @@ test(`(g) right after npm start, the folder example: Analyze Many, Filter score 
 	// The same workflow run again on the same folder: the files, reports and addresses are recognised. Nothing is
 	// analyzed, charged or emailed again; the items come back with their scores and recovered: true.
 	const workspace = env.sandbox.seed.workspaceId;
+	// The sink lists an email when it is queued and counts it when it is sent: the counters are read once both are.
+	await eventually(
+		async () =>
+			(
+				await env.sandbox.control.call<{ items: Array<{ to: string; state: string }> }>(
+					'GET',
+					`/_sandbox/workspaces/${workspace}/mail`,
+				)
+			).items.filter(
+				(m) => [email('Ada Lovelace'), email('Grace Hopper')].includes(m.to) && m.state === 'sent',
+			).length,
+		(sent) => sent >= 2,
+		15_000,
+	);
 	const before = await env.sandbox.control.counters(workspace);
 	const again = await answerApproval(await runAsEditor(env.n8n, wf.g.id, 'Run Example'), APPROVE);
 	expect(succeeded(again)).toEqual({ status: 'success', error: undefined });
@@ -555,6 +591,7 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 		expect.objectContaining({
 			applicationId: 'APP-1001',
 			name: 'Katherine Johnson',
+			candidateName: 'Katherine Johnson',
 			email: 'katherine.johnson@example.com',
 			score: 8,
 			emailDelivery: 'queued',
@@ -583,4 +620,53 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 	expect(
 		((await report.json()) as { data: { externalReference: unknown } }).data.externalReference,
 	).toEqual({ source: 'my-ats', id: 'APP-1001' });
+});
+
+test('(a) an invitation refused behind the approval form reaches the recruiter: the next form page says whose, why and what to do, and nothing is sent', async () => {
+	// The example with an Execution Spending Limit of 2 credits on its Invite: below one invitation's 2.5.
+	const limited = await env.importExample('analyze-one-resume.json', (w) => {
+		const invite = w.nodes.find((n) => n.name === 'Invite to Interview')!;
+		(invite.parameters.options as { spendingLimit: number }).spendingLimit = 2;
+		return w;
+	});
+	const workspace = env.sandbox.seed.workspaceId;
+	const before = await env.sandbox.control.counters(workspace);
+	const waiting = await runAsEditor(env.n8n, limited.id, 'Run Example');
+	const approval = waitingForm(waiting, env.n8n.baseUrl);
+	expect(approval?.node).toBe('Recruiter Approves');
+	// The approval's answer returns (n8n holds it open while a form page follows, until Answer the Approval Form).
+	await answerForm(approval!, [APPROVE]);
+	// The execution goes on to the refusal's own form page, as the person's browser is sent there.
+	const refused = await eventually(
+		async () => await settled(env.n8n, waiting.id),
+		(now) => waitingForm(now, env.n8n.baseUrl)?.node === 'Tell the Recruiter',
+		60_000,
+	);
+	const page = waitingForm(refused, env.n8n.baseUrl)!;
+	expect(page.node).toBe('Tell the Recruiter');
+	// What the answered form's page polls after its submission: another form waits (not "error", which n8n's form
+	// page shows as "Problem submitting response").
+	const statusUrl = new URL(page.url);
+	statusUrl.pathname += '/n8n-execution-status';
+	expect((await (await fetch(statusUrl)).text()).trim()).toBe('form-waiting');
+	const html = await (await fetch(page.url)).text();
+	expect(html).toContain('Not sent: what to do');
+	expect(html).toContain(
+		'Ada Example: Execution Spending Limit of 2 credits reached: this invitation was not sent',
+	);
+	expect(html).toContain('Nothing was sent or charged for this item');
+	expect(html).toContain('Execution Spending Limit (Credits) on this node');
+	const after = await env.sandbox.control.counters(workspace);
+	expect({
+		interviews: Number(after.interviewsCreated) - Number(before.interviewsCreated),
+		emails: Number(after.emailsSent) - Number(before.emailsSent),
+	}).toEqual({ interviews: 0, emails: 0 });
+	// The recruiter closes the page: the execution ends without an error.
+	await answerForm(page, ['OK']);
+	const done = await eventually(
+		async () => await settled(env.n8n, waiting.id),
+		(now) => now.status !== 'waiting',
+		30_000,
+	);
+	expect(succeeded(done)).toEqual({ status: 'success', error: undefined });
 });

@@ -23,6 +23,10 @@ export const NOTICES = {
 		'A null score means unmeasured, not zero. The score scale and the limitations to read before showing a score are in the report result (Report > Get Result).',
 	reportsNotReadable:
 		'The analyses ran, but the API key lacks the reports:read scope, so their reports could not be read: name, score and status are null. Give the key reports:read and read them with Report > Get (by reportId), or turn Simplify off.',
+	candidateNameNoScope:
+		'"candidateName" is null on some items: the API key lacks the reports:read scope, so the report that holds the candidate\'s name could not be read (the items themselves succeeded). Give the key reports:read, or pass the item from Analyze Resume / Analyze Many / Report > Get, which carries the name.',
+	candidateNameNotRead:
+		'"candidateName" is null on some items: the report that holds the candidate\'s name could not be read (deleted, or the API did not answer); the items themselves succeeded. Report > Get by "reportId" reads it.',
 	recovered:
 		'Items with "recovered": true were done before (a retry or a re-run on the same input): the same file, report or address was recognised and read back, not charged or emailed again.',
 	requiresAction:

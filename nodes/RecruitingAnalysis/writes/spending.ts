@@ -125,10 +125,10 @@ export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): numb
 	if (!Number.isFinite(limit) || limit < 0) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'"Spending Limit (Credits)" must be a number of credits, 0 or more',
+			'"Execution Spending Limit (Credits)" must be a number of credits, 0 or more',
 			{
 				itemIndex,
-				description: `Change "Spending Limit" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
+				description: `Change "Execution Spending Limit (Credits)" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
 			},
 		);
 	}
@@ -181,23 +181,23 @@ function refusalOf(
 			itemIndex,
 			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
 			limit.byDefault
-				? `As an agent's tool the node keeps a Spending Limit (${round(limit.credits)} credits per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
-				: 'With Options > Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+				? `As an agent's tool the node keeps an Execution Spending Limit (${round(limit.credits)} credits per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
+				: 'With Options > Execution Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
 		);
 	}
 	const others = ledger.inFlight - held;
 	if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
 	const which = limit.byDefault
-		? `The default Spending Limit of an agent's tool, ${round(limit.credits)} credits per execution, reached`
-		: `Spending Limit of ${round(limit.credits)} credits reached`;
+		? `The default Execution Spending Limit of an agent's tool, ${round(limit.credits)} credits per execution, reached`
+		: `Execution Spending Limit of ${round(limit.credits)} credits reached`;
 	const raise = limit.byDefault
-		? `This tool sets no Spending Limit, so an agent may spend at most ${round(limit.credits)} credits per execution; to allow more, set Options > Spending Limit on this tool (the builder's choice, never the model's)`
-		: 'Raise Options > Spending Limit';
+		? `This tool sets no Spending Limit, so an agent may spend at most ${round(limit.credits)} credits per execution; to allow more, set Options > Execution Spending Limit (Credits) on this tool (the builder's choice, never the model's)`
+		: 'Raise Options > Execution Spending Limit (Credits) on this node';
 	return limitError(
 		ctx,
 		itemIndex,
 		`${which}: this ${what} was not sent`,
-		`This execution has spent ${round(ledger.spent)} credits${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
+		`This execution has spent ${round(ledger.spent)} credits across its Recruiting Analysis nodes${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
 			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit.credits)}. Nothing was sent or charged for this item. ` +
 			`${raise}, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
 	);

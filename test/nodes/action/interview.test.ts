@@ -248,6 +248,7 @@ describe('Interview > lifecycle operations', () => {
 		)[0];
 		expect(Object.keys(simple).sort()).toEqual(
 			[
+				'candidateName',
 				'decision',
 				'evaluation',
 				'interviewId',

@@ -99,6 +99,7 @@ describe('Report', () => {
 		expect(Object.keys(item).sort()).toEqual(
 			[
 				'attemptId',
+				'candidateName',
 				'humanReviewRecommendation',
 				'limitations',
 				'reportId',

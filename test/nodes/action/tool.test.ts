@@ -307,7 +307,7 @@ describe("run as a tool through n8n's engine", () => {
 		});
 		const message = String(result.error?.message);
 		expect(message).toContain(
-			'"Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
+			'"Execution Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
 		);
 		expect(String((result.error as { description?: string }).description)).toContain(
 			'Nothing was sent to the Recruiting Analysis API.',

@@ -142,15 +142,20 @@ export const attemptLabelOption: INodeProperties = {
 		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
 };
 
-/** Options > Spending Limit of the charged operations (writes/spending.ts). */
+/**
+ * Options > Execution Spending Limit of the charged operations (writes/spending.ts). Its internal name stays
+ * `spendingLimit` (saved workflows keep their value); the name the editor shows says its scope: the whole
+ * execution's credits, every Recruiting Analysis node's writes counted together.
+ */
 export const spendingLimitOption: INodeProperties = {
-	displayName: 'Spending Limit (Credits)',
+	displayName: 'Execution Spending Limit (Credits)',
 	name: 'spendingLimit',
 	type: 'number',
 	typeOptions: { minValue: 0, numberPrecision: 2 },
 	default: 0,
+	hint: "The whole execution's credits, across every Recruiting Analysis node in it; 0 = no limit",
 	description:
-		'The most credits this execution may spend on analyses and interviews, at the price each write is sent with (a write quoted again is checked again), across items, batches, Recruiting Analysis nodes and Wait nodes of the execution. A write that would pass it is not sent; its item fails with what was spent and quoted. 0 is no limit. Needs Quote Automatically on.',
+		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). This node refuses a write that would take the execution's total past it: nothing is sent for that item, which fails with what was spent and quoted. 0 (the default) is no limit. Needs Quote Automatically on.",
 };
 
 /** The options of every charged write: the user's own key and the deliberate new attempt. */

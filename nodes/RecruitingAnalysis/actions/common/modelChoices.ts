@@ -8,7 +8,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 /** The options a model must not choose, by parameter name, with the name the editor shows. */
 export const GUARD_RAIL_OPTIONS: Record<string, string> = {
-	spendingLimit: 'Spending Limit (Credits)',
+	spendingLimit: 'Execution Spending Limit (Credits)',
 	attemptLabel: 'New Attempt Label',
 	idempotencyKey: 'Idempotency Key',
 };

@@ -40,6 +40,7 @@ import { existingInvitation, existsCondition, recoverWrite } from '../../writes/
 import { creditsOf } from '../../writes/spending';
 import { readQuoteChoice } from '../analysis/quotes';
 import { addNotice } from '../../floor/notices';
+import { candidateNamesFor, withCandidateName } from '../common/candidateName';
 import { optionsParam, stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';
 
@@ -230,5 +231,25 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		afterBatchId = batchId;
 		pending = await quoteInvitations(this, chunk, refusedBefore);
 	}
+	return chunk;
+}
+
+/**
+ * Stage three: each item's output names its candidate (actions/common/candidateName.ts): from the input item when
+ * it says the name for the same report, else read (one report list page for the chunk, then any report it does not
+ * show alone). Runs after the batch has completed, so it never delays a submission; errors stay as they are.
+ */
+export async function nameCandidates(
+	this: IExecuteFunctions,
+	chunk: InviteChunk,
+): Promise<InviteChunk> {
+	const named = chunk.outcomes
+		.map((outcome, position) => ({ outcome, itemIndex: chunk.itemIndexes[position], position }))
+		.filter((e): e is typeof e & { outcome: IDataObject } => !(e.outcome instanceof Error));
+	const names = await candidateNamesFor(
+		this,
+		named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId })),
+	);
+	named.forEach((e, i) => (chunk.outcomes[e.position] = withCandidateName(e.outcome, names[i])));
 	return chunk;
 }

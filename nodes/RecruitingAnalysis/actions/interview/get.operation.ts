@@ -6,6 +6,7 @@ import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../co
 import { interviewLocator } from '../common/locators';
 import { noticesForInterview } from '../../floor/notices';
 import { idParam } from '../common/checks';
+import { candidateNameFor, withCandidateName } from '../common/candidateName';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
@@ -18,7 +19,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery. */
+/**
+ * The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery, and
+ * its candidate's name (`candidateName`, common/candidateName.ts).
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
@@ -27,5 +31,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	noticesForInterview(this, interview);
-	return interview;
+	return withCandidateName(interview, await candidateNameFor(this, itemIndex, interview.reportId));
 }

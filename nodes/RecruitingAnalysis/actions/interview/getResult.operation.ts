@@ -15,6 +15,7 @@ import { noticesForInterview } from '../../floor/notices';
 import { optionString, optionsParam } from '../common/params';
 import { simplifyInterviewResult } from '../common/simplify';
 import { idParam } from '../common/checks';
+import { candidateNameFor, withCandidateName } from '../common/candidateName';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
@@ -32,7 +33,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned. */
+/**
+ * The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned.
+ * The output names the candidate (`candidateName`, common/candidateName.ts).
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const options = optionsParam(this, itemIndex);
@@ -49,5 +53,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	noticesForInterview(this, result);
-	return simplify ? simplifyInterviewResult(result) : result;
+	const name = await candidateNameFor(this, itemIndex, result.reportId);
+	return withCandidateName(simplify ? simplifyInterviewResult(result) : result, name);
 }

@@ -14,6 +14,7 @@ import {
 } from '../../writes/identity';
 import { explainExistingInvitation, withRecovery } from '../../writes/recover';
 import { chargedWrite } from '../../writes/spending';
+import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { stringParam } from '../common/params';
 
 export interface InvitationInput extends IDataObject {
@@ -115,11 +116,13 @@ export async function createInvitation(
 					}),
 			),
 	);
+	// The candidate's name, read only when the input item does not say it (actions/common/candidateName.ts).
+	const name = await candidateNameFor(ctx, itemIndex, input.reportId);
 	if (response.recovered === true) {
 		noticesForInterview(ctx, response);
-		return response;
+		return withCandidateName({ reportId: input.reportId, ...response }, name);
 	}
-	const shaped = shapeInvitation(ctx, response, input.sendEmail);
+	const shaped = withCandidateName(shapeInvitation(ctx, response, input.sendEmail), name);
 	return previousInterviewId ? { previousInterviewId, ...shaped } : shaped;
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
-import { readAndQuote, readBatchInvitation, submit } from './batchStages';
+import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
 	{
@@ -47,5 +47,8 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-/** Quote, then submit and wait; the engine quotes the next chunk while this chunk's batch is processing. */
-export const stages = [stage(readAndQuote), stage(submit)];
+/**
+ * Quote, then submit and wait, then name each item's candidate; the engine quotes the next chunk while this chunk's
+ * batch is processing.
+ */
+export const stages = [stage(readAndQuote), stage(submit), stage(nameCandidates)];

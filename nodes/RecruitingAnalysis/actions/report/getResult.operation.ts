@@ -15,6 +15,7 @@ import { noticesForReport } from '../../floor/notices';
 import { optionString, optionsParam } from '../common/params';
 import { simplifyReportResult } from '../common/simplify';
 import { idParam } from '../common/checks';
+import { candidateNameFor, withCandidateName } from '../common/candidateName';
 
 const properties: INodeProperties[] = [
 	unmeasuredNotice,
@@ -32,7 +33,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The detailed evidence result. Read it after status completed (or report.result_ready); null result means pending or failed. */
+/**
+ * The detailed evidence result, with the candidate's name. Read it after status completed (or report.result_ready);
+ * null result means pending or failed.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
@@ -49,5 +53,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		itemIndex,
 	});
 	noticesForReport(this, result, { limitations: true });
-	return simplify ? simplifyReportResult(result) : result;
+	// The result holds no candidate: the name comes from the input item or the report summary (common/candidateName.ts).
+	const name = await candidateNameFor(this, itemIndex, reportId);
+	return withCandidateName(simplify ? simplifyReportResult(result) : result, name);
 }

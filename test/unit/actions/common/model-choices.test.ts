@@ -11,7 +11,7 @@ describe('guard rails are not the model’s', () => {
 					idempotencyKey: '={{ $FromAI(`key`) }}',
 				},
 			}),
-		).toEqual(['Spending Limit (Credits)', 'New Attempt Label', 'Idempotency Key']);
+		).toEqual(['Execution Spending Limit (Credits)', 'New Attempt Label', 'Idempotency Key']);
 	});
 
 	it('leaves fixed values, expressions on workflow data and other options alone', () => {
