@@ -245,7 +245,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 			]),
 		);
 		expect(run.answers[4]).toContain(
-			`ERROR The default Spending Limit of an agent's tool, ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution, reached: this invitation was not sent`,
+			`ERROR The default Execution Spending Limit of an agent's tool, ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution, reached: this invitation was not sent`,
 		);
 	});
 
@@ -255,7 +255,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 		const run = await inviteEach(others, { spendingLimit: 5 });
 		expect(run.interviews).toBe(2);
 		expect(run.answers[2]).toContain(
-			'ERROR Spending Limit of 5 credits reached: this invitation was not sent',
+			'ERROR Execution Spending Limit of 5 credits reached: this invitation was not sent',
 		);
 	});
 

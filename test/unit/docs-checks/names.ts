@@ -91,6 +91,9 @@ export const N8N_LABELS = [
 	'OpenAI',
 	'Chat',
 	'When Last Node Finishes',
+	'Form Ending',
+	// The button of the examples' own form pages.
+	'OK',
 ];
 
 type Options = INodeProperties['options'];
