@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLOSED_UNDER_US, orClosedUnderUs } from './closed-connection';
 import { executeWorkflow, n8nCli } from './n8n-commands';
 import { nodeEnv } from './node-runtime';
 import type { N8nHost } from './paths';
@@ -99,16 +100,10 @@ export class N8nInstance {
 		// n8n answers every REST call 503 "Database is not ready!" while its periodic database check has failed (a
 		// busy SQLite on a loaded machine); it recovers by itself, so the call is made again for up to a minute.
 		for (let attempt = 1; ; attempt++) {
-			let answer: Awaited<ReturnType<typeof this.requestOnce<T>>>;
-			try {
-				answer = await this.requestOnce<T>(method, path, body, opts);
-			} catch (error) {
-				// A kept-alive connection n8n closed just as this read reused it ("other side closed", ECONNRESET):
-				// a read is sent again on a new connection; a write is not (it may have been processed).
-				if (method !== 'GET' || attempt >= 3 || !closedUnderUs(error)) throw error;
-				this.log(`n8n ${method} ${path}: the connection was closed under the request, again`);
-				continue;
-			}
+			// A read whose kept-alive connection n8n closed under it is sent again; a write is not (it may have landed).
+			const request = this.requestOnce<T>(method, path, body, opts);
+			const answer = await orClosedUnderUs(request, method === 'GET' && attempt < 3);
+			if (answer === CLOSED_UNDER_US) continue;
 			if (answer !== DATABASE_NOT_READY) return answer;
 			if (attempt >= 60)
 				throw new Error(`n8n ${method} ${path} -> 503: Database is not ready! (for 60 s)`);
@@ -401,14 +396,4 @@ function flatted(host: N8nHost): { parse: (s: string) => unknown } {
 		flattedModules.set(host.hostDir, module);
 	}
 	return module;
-}
-
-/** Whether fetch failed because the server closed the connection it reused (undici's SocketError, ECONNRESET). */
-function closedUnderUs(error: unknown): boolean {
-	const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-	return (
-		cause?.code === 'UND_ERR_SOCKET' ||
-		cause?.code === 'ECONNRESET' ||
-		/other side closed/.test(cause?.message ?? '')
-	);
 }
