@@ -425,8 +425,8 @@ describe("run as a tool through n8n's engine", () => {
 
 /**
  * The rule that tells a reviewed call, on the workflow shapes n8n 2.41 builds (the engine path is proven in real
- * n8n by test/e2e/ai-agent-review.test.ts for the direct call; a review node's approval is not run end to end
- * yet). The context answers from a workflow's connections, as n8n-core's getParentNodes does.
+ * n8n by test/e2e/ai-agent-review.test.ts for the direct call and by test/e2e/ai-agent-approval.test.ts for a
+ * review node's approval). The context answers from a workflow's connections, as n8n-core's getParentNodes does.
  */
 describe('a reviewed call is one a review node asked for', () => {
 	const TOOL = 'Invite Candidate';

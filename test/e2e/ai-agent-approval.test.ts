@@ -1,0 +1,435 @@
+/**
+ * A charged tool call that a person approves, in a real, active n8n 2.41.1: the agent example
+ * (examples/agent-chat-with-review.json: Chat Trigger → AI Agent → Reply in Chat; Start Analysis behind n8n's Human
+ * review "Recruiter Approves in Chat") with its chat made public and its model the OpenAI-compatible stub of
+ * test/helpers/openai-stub.ts. The test is the recruiter: it sends a chat message to the Chat Trigger's public
+ * webhook, follows the execution over n8n's chat WebSocket (/chat, as n8n's hosted chat page does), receives the
+ * review's approval request there (a second request of the same review node from the execution's run data: see
+ * Chat.reviewRequestInExecution) and answers it by opening the Approve or Decline link of that message (the
+ * signed /webhook-waiting link n8n-nodes-base's send-and-wait builds). Checked with the sandbox's counters: a
+ * declined call starts nothing and charges nothing; an approved one starts exactly one analysis (1 credit); the
+ * same call made again by the model and approved again is recovered, not started or charged again. The tool's
+ * "Run Without a Person's Review" stays off: the calls run because they came through the review
+ * (actions/common/toolMode.ts).
+ *
+ * n8n 2.x only: n8n 1.x has neither the Human review tools nor the Chat node the example uses (examples/README.md);
+ * jest.e2e.config.js leaves this file out of the 1.x project.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+import { loadExample, type WorkflowJson } from '../../scripts/n8n-host';
+import {
+	messageText,
+	startOpenAiStub,
+	type ChatReply,
+	type ChatRequest,
+	type OpenAiStub,
+} from '../helpers/openai-stub';
+import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+
+const EXAMPLE = 'agent-chat-with-review.json';
+const TOOL = 'Start Analysis';
+const REVIEW = 'Recruiter Approves in Chat';
+/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
+const TOOL_NAME = TOOL.replace(/[^A-Za-z0-9-]+/g, '_');
+/** A person's browser: n8n's send-and-wait ignores link previews and bots (isbot), such as Node's own fetch. */
+const BROWSER =
+	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
+
+let env: RealN8n;
+let stub: OpenAiStub;
+let webhookId: string;
+let reportIds: string[];
+
+/**
+ * The model: Start Analysis on the report the recruiter names, once, or twice with the same arguments when the
+ * message says "twice"; then a last text. Through a review node n8n offers the tool with its arguments under
+ * `toolParameters` (n8n-core get-input-connection-data.ts, createHitlToolkit).
+ */
+function modelTurn(request: ChatRequest): ChatReply {
+	const asked = messageText(request.messages.find((m) => m.role === 'user') ?? { role: 'user' });
+	const reportId = /rpt_[A-Za-z0-9]+/.exec(asked)?.[0];
+	if (!reportId) return { text: 'NO REPORT ID in the message' };
+	const answers = request.messages.filter((m) => m.role === 'tool').length;
+	const calls = asked.includes('twice') ? 2 : 1;
+	if (answers < calls)
+		return {
+			toolCall: {
+				name: TOOL_NAME,
+				arguments: { toolParameters: { reportId }, hitlParameters: {} },
+			},
+		};
+	return { text: `Done after ${answers} tool answers.` };
+}
+
+/** The WebSocket class of the n8n under test (its own `ws`, the library its chat server speaks). */
+interface Socket {
+	on(event: 'message', listener: (data: Buffer) => void): void;
+	on(event: 'close', listener: () => void): void;
+	on(event: 'error', listener: (error: Error) => void): void;
+	send(data: string): void;
+	close(): void;
+}
+function webSocketClass(): new (url: string) => Socket {
+	const n8nPackage = join(env.n8n.host.hostDir, 'node_modules', 'n8n', 'package.json');
+	return createRequire(n8nPackage)('ws') as new (url: string) => Socket;
+}
+
+interface ReviewRequest {
+	type: string;
+	text: string;
+	buttons: Array<{ text: string; link: string }>;
+}
+
+/** One recruiter's chat: the message sent to the public chat webhook and what n8n says back over /chat. */
+class Chat {
+	readonly received: string[] = [];
+	closed = false;
+	private waiter: (() => void) | undefined;
+	private socket: Socket;
+	private constructor(
+		readonly executionId: string,
+		private readonly url: string,
+	) {
+		this.socket = this.connect();
+	}
+
+	private connect(): Socket {
+		const WebSocket = webSocketClass();
+		const socket = new WebSocket(this.url);
+		this.closed = false;
+		socket.on('message', (data) => {
+			const text = data.toString('utf8');
+			// n8n closes a chat whose heartbeat is not answered within a minute (n8n/dist/chat/chat-service.js).
+			if (text === 'n8n|heartbeat') socket.send('n8n|heartbeat-ack');
+			else if (text !== 'n8n|continue') this.received.push(text);
+			this.waiter?.();
+		});
+		socket.on('close', () => {
+			// The socket closed on reopening is no longer the chat.
+			if (socket !== this.socket) return;
+			this.closed = true;
+			this.waiter?.();
+		});
+		socket.on('error', () => undefined);
+		return socket;
+	}
+
+	static async send(chatInput: string): Promise<Chat> {
+		const sessionId = `approval-${Date.now()}`;
+		const res = await fetch(`${env.webhookBaseUrl}/webhook/${webhookId}/chat`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+		});
+		const body = (await res.json()) as {
+			executionStarted?: boolean;
+			executionId?: string;
+			resumeToken?: string;
+		};
+		if (res.status !== 200 || body.executionStarted !== true || !body.executionId)
+			throw new Error(
+				`the chat message did not start an execution: ${res.status} ${JSON.stringify(body)}`,
+			);
+		const query = new URLSearchParams({
+			sessionId,
+			executionId: String(body.executionId),
+			isPublic: 'true',
+			...(body.resumeToken ? { token: body.resumeToken } : {}),
+		});
+		return new Chat(
+			String(body.executionId),
+			`${env.webhookBaseUrl.replace(/^http/, 'ws')}/chat?${query}`,
+		);
+	}
+
+	/** The next message after the first `skip` ones that `accept` takes, within `timeoutMs`, or a named failure. */
+	async nextMessage(
+		what: string,
+		skip: number,
+		accept: (text: string) => boolean,
+		timeoutMs = 180_000,
+	): Promise<string> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const found = this.received.slice(skip).find(accept);
+			if (found !== undefined) return found;
+			const left = deadline - Date.now();
+			if (left <= 0 || this.closed)
+				throw new Error(
+					`${what}: not received within ${timeoutMs / 1000} s (chat ${this.closed ? 'closed' : 'open'}; messages so far: ${JSON.stringify(this.received)})\n${await describeExecution(this.executionId)}`,
+				);
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, left);
+				this.waiter = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			});
+			this.waiter = undefined;
+		}
+	}
+
+	/** The review's approval request: the n-th message with buttons (n counted from 0). */
+	async reviewRequest(n: number): Promise<ReviewRequest> {
+		const isReview = (t: string) => t.includes('"with-buttons"');
+		await this.nextMessage(
+			`the review's approval request #${n + 1}`,
+			0,
+			(t) => isReview(t) && this.received.filter(isReview).length > n,
+		);
+		return JSON.parse(this.received.filter(isReview)[n]) as ReviewRequest;
+	}
+
+	/** The recruiter opens one of the review's links, as the hosted chat's button does. */
+	async answer(review: ReviewRequest, label: string): Promise<void> {
+		const button = review.buttons.find((b) => b.text === label);
+		if (!button) throw new Error(`no "${label}" button in ${JSON.stringify(review.buttons)}`);
+		const res = await fetch(button.link, { headers: { 'user-agent': BROWSER } });
+		const page = await res.text();
+		if (res.status !== 200)
+			throw new Error(`"${label}" answered ${res.status}: ${page.slice(0, 300)}`);
+	}
+
+	/**
+	 * The review's `runs`-th request, read where n8n keeps it: the review node's run in the waiting execution. n8n's
+	 * chat session does not forward a second request of the same review node that comes within one of its 3-second
+	 * polls after the first was answered through the link: it still counts that node as waiting for the chat
+	 * (n8n 2.41.1, n8n/dist/chat/chat-service.js lines 131-133, waitForChatResponseOrContinue, and line 25,
+	 * CHECK_FOR_RESPONSE_INTERVAL); a reopened /chat session did not forward it either. The message and its links
+	 * are the ones the chat shows.
+	 */
+	async reviewRequestInExecution(runs: number, timeoutMs = 180_000): Promise<ReviewRequest> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const execution = await env.n8n.getExecution(this.executionId);
+			const runData = execution.data.resultData.runData as unknown as Record<
+				string,
+				Array<{ data?: { ai_tool?: Array<Array<{ sendMessage?: ReviewRequest }>> } }> | undefined
+			>;
+			const asked = runData[REVIEW]?.[runs - 1]?.data?.ai_tool?.[0]?.[0]?.sendMessage;
+			if (execution.status === 'waiting' && asked) return asked;
+			if (Date.now() > deadline)
+				throw new Error(
+					`the review's request #${runs}: the execution did not wait for it within ${timeoutMs / 1000} s\n${await describeExecution(this.executionId)}`,
+				);
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+	}
+
+	close(): void {
+		this.socket.close();
+	}
+}
+
+interface ToolRun {
+	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
+}
+
+/** An execution's status and, per node, its runs and the last run's output or error (for failure messages). */
+async function describeExecution(executionId: string): Promise<string> {
+	const execution = await env.n8n.getExecution(executionId);
+	const runData = execution.data.resultData.runData as unknown as Record<
+		string,
+		Array<{ error?: { message?: string }; data?: Record<string, unknown> }>
+	>;
+	const nodes = Object.entries(runData).map(
+		([name, runs]) =>
+			`${name} ×${runs.length}: ${JSON.stringify(runs.at(-1)?.error?.message ?? runs.at(-1)?.data).slice(0, 400)}`,
+	);
+	const last = String(execution.data.resultData.lastNodeExecuted);
+	return [`execution ${executionId}: ${execution.status} after ${last}`, ...nodes].join('\n');
+}
+
+/** Waits until the execution has finished (success or error), within `timeoutMs`; its run data. */
+async function finishedExecution(executionId: string, timeoutMs = 120_000) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await env.n8n.getExecution(executionId);
+		if (['success', 'error', 'crashed', 'canceled'].includes(String(execution.status)))
+			return execution;
+		if (Date.now() > deadline)
+			throw new Error(
+				`execution ${executionId}: still ${execution.status} after ${timeoutMs / 1000} s\n${env.n8n.logTail(20)}`,
+			);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+async function counts(before?: Record<string, unknown>) {
+	const now = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
+	const delta = (key: string) => Number(now[key]) - Number(before?.[key] ?? 0);
+	// At the sandbox's prices (README: 1 credit per analysis).
+	return { now, analyses: delta('attemptsCreated'), credits: delta('attemptsCreated') * 1 };
+}
+
+/** Two uploaded resumes (free), through the package's own Upload Resume in a one-off workflow. */
+async function uploadReports(): Promise<string[]> {
+	const api = { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi };
+	const run = Date.now();
+	const resumeFile = loadExample('analyze-one-resume.json').nodes.find(
+		(n) => n.name === 'Resume File',
+	)!;
+	const wf = {
+		name: `Resumes for the approval test ${run}`,
+		nodes: [
+			{
+				id: 'trigger',
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'candidates',
+				name: 'Candidates',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: {
+					jsCode: `return [0, 1].map((i) => ({ json: { candidate: 'Approval ${run} ' + i } }));`,
+				},
+			},
+			{ ...resumeFile, position: [440, 0] },
+			{
+				id: 'upload',
+				name: 'Upload Resume',
+				type: NODE_TYPES.action,
+				typeVersion: 2.1,
+				position: [660, 0],
+				parameters: {
+					resource: 'upload',
+					operation: 'uploadResume',
+					binaryPropertyName: 'data',
+					jobDescriptionSource: 'existing',
+					jobDescriptionId: {
+						__rl: true,
+						mode: 'id',
+						value: env.sandbox.seed.jobDescriptionId,
+					},
+				},
+				credentials: api,
+			},
+		],
+		connections: {
+			Run: { main: [[{ node: 'Candidates', type: 'main', index: 0 }]] },
+			Candidates: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
+			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	} as unknown as WorkflowJson;
+	const { id } = await env.n8n.createWorkflow(wf);
+	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
+	const runData = result.run?.data.resultData.runData as unknown as
+		| Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>>
+		| undefined;
+	const items = runData?.['Upload Resume']?.[0]?.data?.main?.[0] ?? [];
+	const ids = items.map((i) => String(i.json.reportId ?? i.json.id));
+	expect(ids).toEqual([expect.stringMatching(/^rpt_/), expect.stringMatching(/^rpt_/)]);
+	return ids;
+}
+
+beforeAll(async () => {
+	env = await bootRealN8n('e2e-ai-agent-approval');
+	stub = await startOpenAiStub(modelTurn);
+	const openAi = await env.n8n.createCredential({
+		name: 'OpenAI stub',
+		type: 'openAiApi',
+		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
+	});
+	reportIds = await uploadReports();
+	const { id, wf } = await env.importExample(EXAMPLE, (example) => {
+		example.name = `${example.name} ${Date.now()}`;
+		for (const node of example.nodes) {
+			// The builder makes the chat public (the Chat Trigger's "Make Chat Publicly Available").
+			if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
+				node.parameters = { ...node.parameters, public: true };
+			if (node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi')
+				node.credentials = { openAiApi: openAi };
+		}
+	});
+	const tool = wf.nodes.find((n) => n.name === TOOL)!;
+	// The example leaves the review on: the tool runs only behind the review node.
+	if (tool.parameters.runWithoutReview !== undefined)
+		throw new Error(`${EXAMPLE}: ${TOOL} must not set Run Without a Person's Review`);
+	webhookId = String(wf.nodes.find((n) => n.name === 'When chat message received')!.webhookId);
+	await env.n8n.activateWorkflow(id);
+	await env.n8n.waitForWebhook(`${webhookId}/chat`, 30_000, 'GET');
+}, 600_000);
+
+afterAll(async () => {
+	await stub?.close();
+	await env?.close();
+});
+
+const toolAnswers = (runData: Record<string, unknown>) =>
+	((runData[TOOL] ?? []) as ToolRun[]).map((r) => r.data?.ai_tool?.[0]?.[0]?.json ?? {});
+
+test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the chat's review starts nothing and charges nothing`, async () => {
+	const before = await counts();
+	const chat = await Chat.send(`Please analyze report ${reportIds[0]}.`);
+	try {
+		const review = await chat.reviewRequest(0);
+		// The recruiter reads what is asked: the tool and its arguments (not "[object Object]").
+		expect(review.text).toContain(
+			`wants to run ${TOOL_NAME} with:\n${JSON.stringify({ reportId: reportIds[0] })}`,
+		);
+		await chat.answer(review, 'Decline');
+		const reply = await chat.nextMessage("the agent's reply after the declined call", 0, (t) =>
+			t.startsWith('Done after'),
+		);
+		expect(reply).toBe('Done after 1 tool answers.');
+		const execution = await finishedExecution(chat.executionId);
+		expect(execution.status).toBe('success');
+		const runData = execution.data.resultData.runData as Record<string, unknown>;
+		// The review ran once; the tool never did.
+		expect((runData[REVIEW] as unknown[] | undefined)?.length).toBeGreaterThanOrEqual(1);
+		expect(runData[TOOL]).toBeUndefined();
+		const after = await counts(before.now);
+		expect({ analyses: after.analyses, credits: after.credits }).toEqual({
+			analyses: 0,
+			credits: 0,
+		});
+	} finally {
+		chat.close();
+	}
+});
+
+test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one analysis (1 credit); the same call approved again is recovered, not charged`, async () => {
+	const before = await counts();
+	const chat = await Chat.send(`Please analyze report ${reportIds[1]}, twice.`);
+	try {
+		const first = await chat.reviewRequest(0);
+		expect(first.text).toContain(reportIds[1]);
+		await chat.answer(first, 'Approve');
+		// The model's second call with the same arguments waits for its own review: by then the first ran.
+		const second = await chat.reviewRequestInExecution(2);
+		expect(second.text).toContain(reportIds[1]);
+		const afterFirst = await counts(before.now);
+		expect({ analyses: afterFirst.analyses, credits: afterFirst.credits }).toEqual({
+			analyses: 1,
+			credits: 1,
+		});
+		await chat.answer(second, 'Approve');
+		const reply = await chat.nextMessage("the agent's reply after two approved calls", 0, (t) =>
+			t.startsWith('Done after'),
+		);
+		expect(reply).toBe('Done after 2 tool answers.');
+		const execution = await finishedExecution(chat.executionId);
+		expect(execution.status).toBe('success');
+		const answers = toolAnswers(execution.data.resultData.runData as Record<string, unknown>);
+		expect(answers).toEqual([
+			expect.objectContaining({ reportId: reportIds[1], status: 'completed' }),
+			expect.objectContaining({ reportId: reportIds[1], status: 'completed', recovered: true }),
+		]);
+		const after = await counts(before.now);
+		expect({ analyses: after.analyses, credits: after.credits }).toEqual({
+			analyses: 1,
+			credits: 1,
+		});
+	} finally {
+		chat.close();
+	}
+});
