@@ -128,12 +128,17 @@ function answer(res: ServerResponse, request: ChatRequest, reply: ChatReply, n: 
 	res.end('data: [DONE]\n\n');
 }
 
-/** Starts the server on 127.0.0.1 (`listenPort`, or a free one). */
+/**
+ * Starts the server on 127.0.0.1 (`listenPort`, or a free one). `keepRequests` false keeps none (a long-running
+ * server, such as `npm start`'s demo model, would otherwise grow with every request).
+ */
 export async function startChatModelServer(
 	reply: (request: ChatRequest) => ChatReply,
 	listenPort = 0,
+	keepRequests = true,
 ): Promise<ChatModelServer> {
 	const requests: ChatRequest[] = [];
+	let answered = 0;
 	const server: Server = createServer((req, res) => {
 		void (async () => {
 			const body = await readBody(req);
@@ -159,8 +164,9 @@ export async function startChatModelServer(
 				return;
 			}
 			const request = JSON.parse(body) as ChatRequest;
-			requests.push(request);
-			answer(res, request, reply(request), requests.length);
+			answered += 1;
+			if (keepRequests) requests.push(request);
+			answer(res, request, reply(request), answered);
 		})().catch((error: unknown) => {
 			res.writeHead(500, { 'content-type': 'application/json' });
 			res.end(JSON.stringify({ error: { message: String(error) } }));

@@ -81,5 +81,5 @@ export function demoModelReply(request: ChatRequest): ChatReply {
 
 /** Starts the demo model on 127.0.0.1 (a free port); its `baseUrl` is the Base URL for n8n's OpenAI credential. */
 export async function startDemoModel(): Promise<ChatModelServer> {
-	return await startChatModelServer(demoModelReply);
+	return await startChatModelServer(demoModelReply, 0, false);
 }
