@@ -14,8 +14,9 @@ module.exports = {
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 			globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
 		},
-		// On 1.x: no `npm start` and no queue mode (both run 2.x), and no Human review for tools (the approval test
-		// answers n8n 2.x's review node: ai-agent-approval.test.ts). examples.test.ts leaves one case out on 1.x (the
+		// On 1.x: no `npm start` and no queue mode (both run 2.x), and no Human review for tools nor the agent example
+		// (they need n8n 2.x's review and Chat nodes: ai-agent-approval.test.ts, agent-example-chat.test.ts).
+		// examples.test.ts leaves one case out on 1.x (the
 		// folder example's error output: see the test); everything else runs on both lines.
 		(line) =>
 			line === '2'
@@ -27,6 +28,7 @@ module.exports = {
 							'<rootDir>/test/e2e/start.test.ts',
 							'<rootDir>/test/e2e/queue.test.ts',
 							'<rootDir>/test/e2e/ai-agent-approval.test.ts',
+							'<rootDir>/test/e2e/agent-example-chat.test.ts',
 						],
 					},
 	),

@@ -223,6 +223,42 @@ export const ATS_PATH = 'ats-new-application';
 export const REPORT_EVENT_EXAMPLE = 'report-result-to-ats.json';
 export const INTERVIEW_EVENT_EXAMPLE = 'interview-result-decision.json';
 
+/** The agent example (n8n 2.x), its Chat Trigger, and the name of the model credential it uses. */
+export const AGENT_EXAMPLE = 'agent-chat-with-review.json';
+export const CHAT_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.chatTrigger';
+export const MODEL_CREDENTIAL_NAME = 'OpenAI-compatible model';
+/** The example that needs a PostgreSQL credential, which `npm start` does not make. */
+export const POSTGRES_EXAMPLE = 'webhook-each-event-once-postgres.json';
+
+/** The OpenAI credential `npm start` makes for the agent example: its Base URL is the demo model's. */
+export function modelCredentialData(demoModelBaseUrl: string): Record<string, unknown> {
+	return { apiKey: 'demo-model-needs-no-key', url: demoModelBaseUrl };
+}
+
+/**
+ * Makes the agent example's chat public (the Chat Trigger's "Make Chat Publicly Available", what a builder switches
+ * on to share it), so that once the workflow is active its hosted chat page answers at `hostedChatUrl`.
+ */
+export function makeChatPublic(wf: WorkflowJson): WorkflowJson {
+	const trigger = wf.nodes.find((n) => n.type === CHAT_TRIGGER_TYPE);
+	if (!trigger) throw new Error(`${wf.name}: no Chat Trigger`);
+	trigger.parameters = { ...trigger.parameters, public: true };
+	return wf;
+}
+
+/** The production webhook path of a workflow's Chat Trigger (`<webhook id>/chat`). */
+export function chatWebhookPath(wf: WorkflowJson): string {
+	const trigger = wf.nodes.find((n) => n.type === CHAT_TRIGGER_TYPE);
+	if (typeof trigger?.webhookId !== 'string')
+		throw new Error(`${wf.name}: no Chat Trigger webhook id`);
+	return `${trigger.webhookId}/chat`;
+}
+
+/** The hosted chat page of an active workflow's public Chat Trigger. */
+export function hostedChatUrl(webhookBase: string, wf: WorkflowJson): string {
+	return `${webhookBase}/webhook/${chatWebhookPath(wf)}`;
+}
+
 /** What `npm start` knows when it tells how to run each example from the editor. */
 export interface HintContext {
 	n8nBaseUrl: string;
@@ -232,6 +268,8 @@ export interface HintContext {
 	sandbox?: { baseUrl: string; workspaceId: string };
 	/** The names of the examples, by file. */
 	names: Record<string, string>;
+	/** The demo model's Base URL and the agent example's hosted chat, when `npm start` serves them (n8n 2.x). */
+	agent?: { demoModelUrl: string; chatUrl: string };
 }
 
 /**
@@ -287,6 +325,23 @@ export function exampleHints(file: string, ctx: HintContext): string[] {
 					];
 		case FOLDER_EXAMPLE:
 			return [`${click}: it analyses every resume in ${ctx.resumesDir}`];
+		case AGENT_EXAMPLE:
+			return ctx.agent
+				? [
+						`open its chat: ${ctx.agent.chatUrl} (the workflow is active and its chat public), then type`,
+						`   read report rpt_…   (the report ID the run of "${one}" prints below): the free Read Report runs alone`,
+						`   analyze report rpt_…   : the chat asks to approve Start Analysis; click Approve (Decline runs nothing; a report already analyzed is recovered, not charged again)`,
+						`its model is npm start's demo model at ${ctx.agent.demoModelUrl}: a script, not an AI, that understands only those two sentences;`,
+						`for a real model, set the Base URL and API key of the credential "${MODEL_CREDENTIAL_NAME}" to an OpenAI-compatible server (OpenAI, Ollama …)`,
+					]
+				: [
+						`n8n 2.x only: set the credential "${MODEL_CREDENTIAL_NAME}" to an OpenAI-compatible server, then Open chat (examples/README.md)`,
+					];
+		case POSTGRES_EXAMPLE:
+			return [
+				'not runnable as started: it needs a PostgreSQL server and a Postgres credential for its two PostgreSQL nodes',
+				'(npm start makes neither); then run its "Every Day" branch once to create the table recruiting_analysis_event_once (examples/README.md)',
+			];
 		default:
 			return [`${click}`];
 	}

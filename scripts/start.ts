@@ -3,7 +3,9 @@
  * sandbox (or to RECRUITING_ANALYSIS_BASE_URL with RECRUITING_ANALYSIS_API_KEY), the example workflows imported,
  * the trigger workflows active, sample resumes and an applicants list in the folder n8n reads files from (the folder
  * example points there), and the "analyze one resume" example run once as the editor runs it, up to the recruiter's
- * approval form (scripts/start-kit.ts). Ctrl-C stops what it started.
+ * approval form (scripts/start-kit.ts). The agent example gets a model: a scripted demo model on loopback
+ * (scripts/demo-model.ts, not an AI) behind its *OpenAI-compatible model* credential, its chat public and the workflow
+ * active. Ctrl-C stops what it started.
  *
  * `npm run start:queue` (`--queue`): the same in n8n's queue mode (scripts/n8n-host/queue.ts): Redis, PostgreSQL,
  * the main, two `n8n worker` and one `n8n webhook` process; the demo runs on a worker and the trigger workflows'
@@ -34,9 +36,17 @@ import {
 	type WorkflowJson,
 } from './n8n-host';
 import { QueueStack } from './n8n-host/queue';
+import type { ChatModelServer } from './chat-model-server';
+import { DEMO_MODEL_NOTE, startDemoModel } from './demo-model';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process';
 import {
+	AGENT_EXAMPLE,
 	FOLDER_EXAMPLE,
+	MODEL_CREDENTIAL_NAME,
+	chatWebhookPath,
+	hostedChatUrl,
+	makeChatPublic,
+	modelCredentialData,
 	exampleHints,
 	filesEnv,
 	filesFolder,
@@ -67,6 +77,7 @@ async function main(): Promise<void> {
 	let n8n: N8nInstance | undefined;
 	let stack: QueueStack | undefined;
 	let sandbox: SandboxProcess | undefined;
+	let demoModel: ChatModelServer | undefined;
 	let stopping = false;
 	const stopAll = async (code: number) => {
 		if (stopping) return;
@@ -76,6 +87,7 @@ async function main(): Promise<void> {
 		);
 		await (stack ? stack.stop() : n8n?.stop())?.catch(() => undefined);
 		await sandbox?.stop().catch(() => undefined);
+		await demoModel?.close().catch(() => undefined);
 		log('stopped');
 		process.exit(code);
 	};
@@ -151,6 +163,14 @@ async function main(): Promise<void> {
 		const credentials: Record<string, { id: string; name: string }> = {
 			recruitingAnalysisApi: apiCredential,
 		};
+		// The agent example's model: the demo model on loopback, until the credential is pointed at a real one.
+		demoModel = await startDemoModel();
+		credentials.openAiApi = await n8n.createCredential({
+			name: MODEL_CREDENTIAL_NAME,
+			type: 'openAiApi',
+			data: modelCredentialData(demoModel.baseUrl),
+		});
+		log(`   demo model ${DEMO_MODEL_NOTE} on ${demoModel.baseUrl} for ${AGENT_EXAMPLE}`);
 		if (api.webhookSecret) {
 			credentials.recruitingAnalysisSigningSecretApi = await n8n.createCredential({
 				name: 'Recruiting Analysis signing secret',
@@ -162,13 +182,27 @@ async function main(): Promise<void> {
 		for (const file of listExamples()) {
 			const wf = bindWorkflow(loadExample(file), credentials);
 			if (file === FOLDER_EXAMPLE) pointFolderExample(wf, filesDir);
+			if (file === AGENT_EXAMPLE) makeChatPublic(wf);
 			const created = await n8n.createWorkflow(wf);
 			imported.push({ file, id: created.id, wf });
 			log(`   imported ${file} -> ${n8n.baseUrl}/workflow/${created.id}`);
 		}
 
 		log('7/8 activating the trigger workflows …');
+		let agentChatUrl: string | undefined;
 		for (const { file, id, wf } of imported) {
+			if (file === AGENT_EXAMPLE) {
+				try {
+					await n8n.activateWorkflow(id);
+					await webhookHost.waitForWebhook(chatWebhookPath(wf), 30_000, 'GET');
+					agentChatUrl = hostedChatUrl(webhookHost.baseUrl, wf);
+					log(`   ${file}: active; its chat: ${agentChatUrl}`);
+				} catch (error) {
+					agentChatUrl = undefined;
+					log(`   ${file}: activation failed: ${(error as Error).message}`);
+				}
+				continue;
+			}
 			const triggers = ourTriggers(wf);
 			if (triggers.length === 0) continue;
 			const needsSecret = triggers.some((t) => t.type.endsWith('.recruitingAnalysisTrigger'));
@@ -239,6 +273,10 @@ async function main(): Promise<void> {
 				? { baseUrl: sandbox.baseUrl, workspaceId: sandbox.seed.workspaceId }
 				: undefined,
 			names,
+			agent:
+				agentChatUrl && demoModel
+					? { demoModelUrl: demoModel.baseUrl, chatUrl: agentChatUrl }
+					: undefined,
 		};
 		for (const { file, id } of imported) {
 			log(`   ${file} (${n8n.baseUrl}/workflow/${id}):`);

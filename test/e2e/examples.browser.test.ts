@@ -6,7 +6,9 @@
  * answered in the browser. What the editor shows afterwards is checked against the execution it ran: every node
  * that ran is green, every connection carries the item count the node sent along it, no node shows an error, and
  * the candidate's name is in the output panel of each node whose output names one. Fails on uncaught page errors
- * and error toasts; every wait is bounded and named in its failure message.
+ * and error toasts; every wait is bounded and named in its failure message. Two examples are not run here: the
+ * PostgreSQL one, which `npm start` cannot run (it says what it needs), and the agent one, which `npm start` runs in
+ * its public chat (test/e2e/agent-example-chat.test.ts, n8n 2.x).
  *
  * `npm run docs:screenshots` also writes the README's picture of the "analyze one resume" example from here
  * (test/e2e/browser.ts docsShot). The n8n is the run's shared one with HOME in its user folder, as for
@@ -25,10 +27,12 @@ import {
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
 import {
+	AGENT_EXAMPLE,
 	APPROVE,
 	ATS_EXAMPLE,
 	FOLDER_EXAMPLE,
 	INTERVIEW_EVENT_EXAMPLE,
+	POSTGRES_EXAMPLE,
 	REPORT_EVENT_EXAMPLE,
 	SAMPLE_APPLICANTS,
 	exampleHints,
@@ -48,10 +52,17 @@ import {
 import { bootRealN8n, type RealN8n } from './helpers';
 
 /**
- * The example `npm start` gives no way to run: it needs a PostgreSQL credential (examples/README.md), which `npm
- * start` does not make.
+ * The example `npm start` gives no way to run: it needs a PostgreSQL server and credential (examples/README.md),
+ * which `npm start` does not make; it prints what the example needs instead (exampleHints).
  */
-const NOT_RUN_AFTER_NPM_START = ['webhook-each-event-once-postgres.json'];
+const NOT_RUN_AFTER_NPM_START = [POSTGRES_EXAMPLE];
+/**
+ * Runs after `npm start` in its chat, not from the editor's button, on n8n 2.x only: test/e2e/agent-example-chat.test.ts
+ * types what `npm start` prints there and answers the review's Approve.
+ */
+const RUN_IN_ITS_CHAT = [AGENT_EXAMPLE];
+const notHere = (file: string) =>
+	NOT_RUN_AFTER_NPM_START.includes(file) || RUN_IN_ITS_CHAT.includes(file);
 const ANALYZE_ONE = 'analyze-one-resume.json';
 
 let env: RealN8n;
@@ -64,7 +75,7 @@ beforeAll(async () => {
 	env = await bootRealN8n('e2e-examples-browser', { homeInUserFolder: true });
 	prepared = await importExamplesAsNpmStart(
 		env,
-		listExamples().filter((file) => !NOT_RUN_AFTER_NPM_START.includes(file)),
+		listExamples().filter((file) => !notHere(file)),
 	);
 	browser = await launchEditorBrowser();
 	await signIn(browser, env);
@@ -446,8 +457,8 @@ test('feed-route-by-event-type runs on Execute workflow: the latest events of th
 	await shot(browser.page, 'example-feed-route-by-event-type');
 });
 
-test('every example of examples/ ran from the editor, but the one npm start cannot run', () => {
-	expect([...ran].sort()).toEqual(
-		listExamples().filter((file) => !NOT_RUN_AFTER_NPM_START.includes(file)),
-	);
+test('every example of examples/ ran from the editor, but the PostgreSQL one npm start says it cannot run and the agent one it runs in its chat', () => {
+	expect([...ran].sort()).toEqual(listExamples().filter((file) => !notHere(file)));
+	for (const file of NOT_RUN_AFTER_NPM_START)
+		expect(hintOf(file)[0]).toMatch(/^not runnable as started: it needs a PostgreSQL server/);
 });

@@ -1,7 +1,8 @@
 /**
  * `npm start`, the main job, as a newcomer runs it: it must bring up n8n with our nodes, put the folder example's
  * files where its n8n reads files, run the demo up to the recruiter's approval form and print its score (the
- * invitation goes out once the form is answered), and on Ctrl-C (SIGINT) stop n8n and the sandbox it started. `npm run start:queue` likewise
+ * invitation goes out once the form is answered), serve the agent example's demo model and its public chat, say what
+ * the PostgreSQL example needs, and on Ctrl-C (SIGINT) stop n8n, the sandbox and the demo model it started. `npm run start:queue` likewise
  * in queue mode: every process it lists (Redis, PostgreSQL, main, workers, webhook process) is gone after Ctrl-C.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -95,6 +96,20 @@ test('npm start prints the editor URL, the login and the demo score, and Ctrl-C 
 			SAMPLE_APPLICANTS.length + 1,
 		);
 		for (const a of SAMPLE_APPLICANTS) expect(existsSync(join(resumes, a.fileName))).toBe(true);
+		// The agent example: the demo model answers, the chat's page is served, and the console says it is a script.
+		const demoModel =
+			/demo model \(npm start demo model: scripted, not an AI\) on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(
+				out,
+			)![1];
+		expect((await fetch(`${demoModel}/models`)).status).toBe(200);
+		const chatUrl = /agent-chat-with-review\.json: active; its chat: (\S+)/.exec(out)![1];
+		expect(chatUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/webhook/[\\w-]+/chat$`));
+		expect((await fetch(chatUrl)).status).toBe(200);
+		expect(out).toContain(`open its chat: ${chatUrl}`);
+		expect(out).toContain('a script, not an AI');
+		expect(out).toContain(
+			'not runnable as started: it needs a PostgreSQL server and a Postgres credential',
+		);
 		// The processes it started: n8n (on our port) and the sandbox.
 		const health = await fetch(`http://127.0.0.1:${port}/healthz`);
 		expect(health.status).toBe(200);
@@ -109,6 +124,7 @@ test('npm start prints the editor URL, the login and the demo score, and Ctrl-C 
 		expect(lines.join('\n')).toContain('[start] stopped');
 		await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
 		await expect(fetch(`${sandboxUrl}/_sandbox/health`)).rejects.toThrow();
+		await expect(fetch(`${demoModel}/models`)).rejects.toThrow();
 	} finally {
 		if (child.pid && alive(child.pid)) child.kill('SIGKILL');
 	}
