@@ -15,8 +15,6 @@
  * n8n 2.x only: n8n 1.x has neither the Human review tools nor the Chat node the example uses (examples/README.md);
  * jest.e2e.config.js leaves this file out of the 1.x project.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 
 import { loadExample, type WorkflowJson } from '../../scripts/n8n-host';
 import {
@@ -27,15 +25,13 @@ import {
 	type OpenAiStub,
 } from '../helpers/openai-stub';
 import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+import { HostedChat, type ChatReview } from './hosted-chat';
 
 const EXAMPLE = 'agent-chat-with-review.json';
 const TOOL = 'Start Analysis';
 const REVIEW = 'Recruiter Approves in Chat';
 /** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
 const TOOL_NAME = TOOL.replace(/[^A-Za-z0-9-]+/g, '_');
-/** A person's browser: n8n's send-and-wait ignores link previews and bots (isbot), such as Node's own fetch. */
-const BROWSER =
-	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 
 let env: RealN8n;
 let stub: OpenAiStub;
@@ -63,165 +59,44 @@ function modelTurn(request: ChatRequest): ChatReply {
 	return { text: `Done after ${answers} tool answers.` };
 }
 
-/** The WebSocket class of the n8n under test (its own `ws`, the library its chat server speaks). */
-interface Socket {
-	on(event: 'message', listener: (data: Buffer) => void): void;
-	on(event: 'close', listener: () => void): void;
-	on(event: 'error', listener: (error: Error) => void): void;
-	send(data: string): void;
-	close(): void;
-}
-function webSocketClass(): new (url: string) => Socket {
-	const n8nPackage = join(env.n8n.host.hostDir, 'node_modules', 'n8n', 'package.json');
-	return createRequire(n8nPackage)('ws') as new (url: string) => Socket;
-}
-
-interface ReviewRequest {
-	type: string;
-	text: string;
-	buttons: Array<{ text: string; link: string }>;
-}
-
-/** One recruiter's chat: the message sent to the public chat webhook and what n8n says back over /chat. */
-class Chat {
-	readonly received: string[] = [];
-	closed = false;
-	private waiter: (() => void) | undefined;
-	private socket: Socket;
-	private constructor(
-		readonly executionId: string,
-		private readonly url: string,
-	) {
-		this.socket = this.connect();
-	}
-
-	private connect(): Socket {
-		const WebSocket = webSocketClass();
-		const socket = new WebSocket(this.url);
-		this.closed = false;
-		socket.on('message', (data) => {
-			const text = data.toString('utf8');
-			// n8n closes a chat whose heartbeat is not answered within a minute (n8n/dist/chat/chat-service.js).
-			if (text === 'n8n|heartbeat') socket.send('n8n|heartbeat-ack');
-			else if (text !== 'n8n|continue') this.received.push(text);
-			this.waiter?.();
-		});
-		socket.on('close', () => {
-			// The socket closed on reopening is no longer the chat.
-			if (socket !== this.socket) return;
-			this.closed = true;
-			this.waiter?.();
-		});
-		socket.on('error', () => undefined);
-		return socket;
-	}
-
-	static async send(chatInput: string): Promise<Chat> {
-		const sessionId = `approval-${Date.now()}`;
-		const res = await fetch(`${env.webhookBaseUrl}/webhook/${webhookId}/chat`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
-		});
-		const body = (await res.json()) as {
-			executionStarted?: boolean;
-			executionId?: string;
-			resumeToken?: string;
-		};
-		if (res.status !== 200 || body.executionStarted !== true || !body.executionId)
+/**
+ * The review's `runs`-th request, read where n8n keeps it: the review node's run in the waiting execution. n8n's
+ * chat session does not forward a second request of the same review node that comes within one of its 3-second
+ * polls after the first was answered through the link: it still counts that node as waiting for the chat
+ * (n8n 2.41.1, n8n/dist/chat/chat-service.js lines 131-133, waitForChatResponseOrContinue, and line 25,
+ * CHECK_FOR_RESPONSE_INTERVAL); a reopened /chat session did not forward it either. The message and its links
+ * are the ones the chat shows.
+ */
+async function reviewRequestInExecution(
+	executionId: string,
+	runs: number,
+	timeoutMs = 180_000,
+): Promise<ChatReview> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await env.n8n.getExecution(executionId);
+		const runData = execution.data.resultData.runData as unknown as Record<
+			string,
+			Array<{ data?: { ai_tool?: Array<Array<{ sendMessage?: ChatReview }>> } }> | undefined
+		>;
+		const asked = runData[REVIEW]?.[runs - 1]?.data?.ai_tool?.[0]?.[0]?.sendMessage;
+		if (execution.status === 'waiting' && asked) return asked;
+		if (Date.now() > deadline)
 			throw new Error(
-				`the chat message did not start an execution: ${res.status} ${JSON.stringify(body)}`,
+				`the review's request #${runs}: the execution did not wait for it within ${timeoutMs / 1000} s\n${await describeExecution(executionId)}`,
 			);
-		const query = new URLSearchParams({
-			sessionId,
-			executionId: String(body.executionId),
-			isPublic: 'true',
-			...(body.resumeToken ? { token: body.resumeToken } : {}),
-		});
-		return new Chat(
-			String(body.executionId),
-			`${env.webhookBaseUrl.replace(/^http/, 'ws')}/chat?${query}`,
-		);
-	}
-
-	/** The next message after the first `skip` ones that `accept` takes, within `timeoutMs`, or a named failure. */
-	async nextMessage(
-		what: string,
-		skip: number,
-		accept: (text: string) => boolean,
-		timeoutMs = 180_000,
-	): Promise<string> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const found = this.received.slice(skip).find(accept);
-			if (found !== undefined) return found;
-			const left = deadline - Date.now();
-			if (left <= 0 || this.closed)
-				throw new Error(
-					`${what}: not received within ${timeoutMs / 1000} s (chat ${this.closed ? 'closed' : 'open'}; messages so far: ${JSON.stringify(this.received)})\n${await describeExecution(this.executionId)}`,
-				);
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(resolve, left);
-				this.waiter = () => {
-					clearTimeout(timer);
-					resolve();
-				};
-			});
-			this.waiter = undefined;
-		}
-	}
-
-	/** The review's approval request: the n-th message with buttons (n counted from 0). */
-	async reviewRequest(n: number): Promise<ReviewRequest> {
-		const isReview = (t: string) => t.includes('"with-buttons"');
-		await this.nextMessage(
-			`the review's approval request #${n + 1}`,
-			0,
-			(t) => isReview(t) && this.received.filter(isReview).length > n,
-		);
-		return JSON.parse(this.received.filter(isReview)[n]) as ReviewRequest;
-	}
-
-	/** The recruiter opens one of the review's links, as the hosted chat's button does. */
-	async answer(review: ReviewRequest, label: string): Promise<void> {
-		const button = review.buttons.find((b) => b.text === label);
-		if (!button) throw new Error(`no "${label}" button in ${JSON.stringify(review.buttons)}`);
-		const res = await fetch(button.link, { headers: { 'user-agent': BROWSER } });
-		const page = await res.text();
-		if (res.status !== 200)
-			throw new Error(`"${label}" answered ${res.status}: ${page.slice(0, 300)}`);
-	}
-
-	/**
-	 * The review's `runs`-th request, read where n8n keeps it: the review node's run in the waiting execution. n8n's
-	 * chat session does not forward a second request of the same review node that comes within one of its 3-second
-	 * polls after the first was answered through the link: it still counts that node as waiting for the chat
-	 * (n8n 2.41.1, n8n/dist/chat/chat-service.js lines 131-133, waitForChatResponseOrContinue, and line 25,
-	 * CHECK_FOR_RESPONSE_INTERVAL); a reopened /chat session did not forward it either. The message and its links
-	 * are the ones the chat shows.
-	 */
-	async reviewRequestInExecution(runs: number, timeoutMs = 180_000): Promise<ReviewRequest> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const execution = await env.n8n.getExecution(this.executionId);
-			const runData = execution.data.resultData.runData as unknown as Record<
-				string,
-				Array<{ data?: { ai_tool?: Array<Array<{ sendMessage?: ReviewRequest }>> } }> | undefined
-			>;
-			const asked = runData[REVIEW]?.[runs - 1]?.data?.ai_tool?.[0]?.[0]?.sendMessage;
-			if (execution.status === 'waiting' && asked) return asked;
-			if (Date.now() > deadline)
-				throw new Error(
-					`the review's request #${runs}: the execution did not wait for it within ${timeoutMs / 1000} s\n${await describeExecution(this.executionId)}`,
-				);
-			await new Promise((resolve) => setTimeout(resolve, 500));
-		}
-	}
-
-	close(): void {
-		this.socket.close();
+		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }
+
+/** One recruiter's chat: the message posted to the public chat webhook, what n8n says back over /chat. */
+const sendChat = (chatInput: string) =>
+	HostedChat.send(
+		env.n8n,
+		`${env.webhookBaseUrl}/webhook/${webhookId}/chat`,
+		chatInput,
+		describeExecution,
+	);
 
 interface ToolRun {
 	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
@@ -369,15 +244,15 @@ const toolAnswers = (runData: Record<string, unknown>) =>
 
 test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the chat's review starts nothing and charges nothing`, async () => {
 	const before = await counts();
-	const chat = await Chat.send(`Please analyze report ${reportIds[0]}.`);
+	const chat = await sendChat(`Please analyze report ${reportIds[0]}.`);
 	try {
-		const review = await chat.reviewRequest(0);
+		const review = await chat.review();
 		// The recruiter reads what is asked: the tool and its arguments (not "[object Object]").
 		expect(review.text).toContain(
 			`wants to run ${TOOL_NAME} with:\n${JSON.stringify({ reportId: reportIds[0] })}`,
 		);
 		await chat.answer(review, 'Decline');
-		const reply = await chat.nextMessage("the agent's reply after the declined call", 0, (t) =>
+		const reply = await chat.message("the agent's reply after the declined call", (t) =>
 			t.startsWith('Done after'),
 		);
 		expect(reply).toBe('Done after 1 tool answers.');
@@ -399,13 +274,13 @@ test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the cha
 
 test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one analysis (1 credit); the same call approved again is recovered, not charged`, async () => {
 	const before = await counts();
-	const chat = await Chat.send(`Please analyze report ${reportIds[1]}, twice.`);
+	const chat = await sendChat(`Please analyze report ${reportIds[1]}, twice.`);
 	try {
-		const first = await chat.reviewRequest(0);
+		const first = await chat.review();
 		expect(first.text).toContain(reportIds[1]);
 		await chat.answer(first, 'Approve');
 		// The model's second call with the same arguments waits for its own review: by then the first ran.
-		const second = await chat.reviewRequestInExecution(2);
+		const second = await reviewRequestInExecution(chat.executionId, 2);
 		expect(second.text).toContain(reportIds[1]);
 		const afterFirst = await counts(before.now);
 		expect({ analyses: afterFirst.analyses, credits: afterFirst.credits }).toEqual({
@@ -413,7 +288,7 @@ test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one anal
 			credits: 1,
 		});
 		await chat.answer(second, 'Approve');
-		const reply = await chat.nextMessage("the agent's reply after two approved calls", 0, (t) =>
+		const reply = await chat.message("the agent's reply after two approved calls", (t) =>
 			t.startsWith('Done after'),
 		);
 		expect(reply).toBe('Done after 2 tool answers.');

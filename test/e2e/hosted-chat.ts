@@ -36,7 +36,7 @@ export class HostedChat {
 	private constructor(
 		readonly executionId: string,
 		private readonly socket: Socket,
-		private readonly n8n: N8nInstance,
+		private readonly describe: () => Promise<string>,
 	) {
 		socket.on('message', (data) => {
 			const text = data.toString('utf8');
@@ -52,8 +52,16 @@ export class HostedChat {
 		socket.on('error', () => undefined);
 	}
 
-	/** Sends `chatInput` to the chat at `chatUrl` (`<webhook base>/webhook/<id>/chat`) of `n8n`. */
-	static async send(n8n: N8nInstance, chatUrl: string, chatInput: string): Promise<HostedChat> {
+	/**
+	 * Sends `chatInput` to the chat at `chatUrl` (`<webhook base>/webhook/<id>/chat`) of `n8n`. A failed wait names
+	 * what `describe` says of the execution (by default n8n's last log lines).
+	 */
+	static async send(
+		n8n: N8nInstance,
+		chatUrl: string,
+		chatInput: string,
+		describe?: (executionId: string) => Promise<string>,
+	): Promise<HostedChat> {
 		const sessionId = `chat-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 		const res = await fetch(chatUrl, {
 			method: 'POST',
@@ -84,7 +92,12 @@ export class HostedChat {
 		const n8nPackage = join(n8n.host.hostDir, 'node_modules', 'n8n', 'package.json');
 		const WebSocket = createRequire(n8nPackage)('ws') as new (url: string) => Socket;
 		const origin = new URL(chatUrl).origin.replace(/^http/, 'ws');
-		return new HostedChat(String(body.executionId), new WebSocket(`${origin}/chat?${query}`), n8n);
+		const executionId = String(body.executionId);
+		return new HostedChat(
+			executionId,
+			new WebSocket(`${origin}/chat?${query}`),
+			describe ? () => describe(executionId) : () => Promise.resolve(n8n.logTail(20)),
+		);
 	}
 
 	/** The first message received that `accept` takes, within `timeoutMs`, or a failure naming `what`. */
@@ -100,7 +113,7 @@ export class HostedChat {
 			const left = deadline - Date.now();
 			if (left <= 0 || this.closed)
 				throw new Error(
-					`${what}: not received within ${timeoutMs / 1000} s (chat ${this.closed ? 'closed' : 'open'}; execution ${this.executionId}; received ${JSON.stringify(this.received)})\n${this.n8n.logTail(20)}`,
+					`${what}: not received within ${timeoutMs / 1000} s (chat ${this.closed ? 'closed' : 'open'}; execution ${this.executionId}; received ${JSON.stringify(this.received)})\n${await this.describe()}`,
 				);
 			await new Promise<void>((resolve) => {
 				const timer = setTimeout(resolve, left);
