@@ -9,4 +9,6 @@ module.exports = {
 	moduleFileExtensions: ['ts', 'js', 'json'],
 	testTimeout: 60000,
 	maxWorkers: 2,
+	globalSetup: '<rootDir>/test/tmp-root-setup.js',
+	globalTeardown: '<rootDir>/test/tmp-root-teardown.js',
 };

@@ -6,12 +6,11 @@
  * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
  *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
  *    lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
- *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; on 2.x `own`, the files that boot an n8n of their own; and
- *    `rest`, every other file; within a run the files share
- *    one running n8n per boot setting). By default four lanes: checks then n8n 2.x's `rest`; n8n 2.x's `polls`;
- *    n8n 2.x's `own` (files that boot their own n8n); n8n 1.x's `polls` then its `rest`. RA_TEST_LANES=all runs
- *    every lane at once,
- *    RA_TEST_LANES=lines one jest per line (one after another), RA_TEST_LANES=serial every lane one after another.
+ *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the files that boot an n8n of their own and the
+ *    security file; and `rest`, every other file; within a run the files share one running n8n per boot setting).
+ *    By default four chains of lanes: the checks then n8n 1.x's `polls`; n8n 2.x's `rest`; n8n 2.x's `polls` then
+ *    its `own`; n8n 1.x's `rest` then its `own`. RA_TEST_LANES=all runs every lane at once, RA_TEST_LANES=lines one
+ *    jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
  *    the steps that failed without a failing test). The exit code is 1 when any step failed.
@@ -203,16 +202,13 @@ async function main(): Promise<number> {
 			npmRun('lint:openapi'),
 			{ ...npmRun('test:prism', ...jestArgs), jestRun: 'prism' },
 		];
-		// Per line, the files that wait on n8n's poll ticks (`polls`), those that boot an n8n of their own (`own`, n8n 2.x
-		// only) and the others (`rest`): jest.real-n8n.config.js. RA_TEST_LANES=lines: one jest per line.
-		const partsOf = (line: string) =>
-			process.env.RA_TEST_LANES === 'lines'
-				? ['']
-				: line === '2'
-					? ['polls', 'own', 'rest']
-					: ['polls', 'rest'];
+		// Per line, the files that wait on n8n's poll ticks (`polls`), those that boot an n8n of their own or of a boot
+		// setting no other file shares (`own`) and the others (`rest`): jest.real-n8n.config.js. RA_TEST_LANES=lines:
+		// one jest per line.
+		const partsOf = (): string[] =>
+			process.env.RA_TEST_LANES === 'lines' ? [''] : ['polls', 'own', 'rest'];
 		const realN8n = lines.flatMap((line) =>
-			partsOf(line).map((part) => {
+			partsOf().map((part) => {
 				const lane = `n8n ${line}.x${part ? ` ${part}` : ''}`;
 				return {
 					lane,
@@ -237,13 +233,15 @@ async function main(): Promise<number> {
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default, four lanes on two cores: the checks, then n8n 2.x's other files (the longest busy chain);
-			// n8n 2.x's poll-tick files; n8n 2.x's files with an n8n of their own (they mostly wait on it); n8n 1.x's
-			// poll-tick files, then n8n 1.x's other files. So at most two lanes keep a core busy at once, most of the
-			// run: every lane at once on two cores starved the browser and `n8n execute` steps past their limits.
+			// The default, four chains on two cores: the checks, then n8n 1.x's poll-tick files (they mostly wait);
+			// n8n 2.x's other files (the longest busy lane); n8n 2.x's poll-tick files, then its files with an n8n of
+			// their own; n8n 1.x's other files, then its own. Four at once, never more: every lane at once on two cores
+			// starved the browser and `n8n execute` steps past their limits.
 			const chains = [
-				named('checks', 'n8n 2.x rest', 'n8n 2.x'),
-				named('n8n 1.x polls', 'n8n 1.x rest', 'n8n 1.x'),
+				named('checks', 'n8n 1.x polls'),
+				named('n8n 2.x rest', 'n8n 2.x'),
+				named('n8n 2.x polls', 'n8n 2.x own'),
+				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x'),
 			];
 			const chained = new Set(chains.flat());
 			await Promise.all([

@@ -29,6 +29,22 @@ import { acquireShared, releaseShared, sharingEnabled } from './shared-n8n';
 
 export { NODE_TYPES };
 
+/** How often the feed trigger polls in the real-n8n tests (FEED_POLL_TIMES). */
+export const POLLS_PER_MINUTE = 4;
+
+/**
+ * The feed trigger's Poll Times in the real-n8n tests: four schedules a minute, at seconds 0, 15, 30 and 45. n8n
+ * refuses a single schedule more often than once a minute, not several schedules (a recruiter can add them in the
+ * editor), so a case that waits for the next poll waits about 15 s instead of a minute. The trigger's code is the
+ * same at every interval; the shipped examples keep *Every Minute*.
+ */
+export const FEED_POLL_TIMES = {
+	item: Array.from({ length: POLLS_PER_MINUTE }, (_, i) => ({
+		mode: 'custom',
+		cronExpression: `${(i * 60) / POLLS_PER_MINUTE} * * * * *`,
+	})),
+};
+
 /** The n8n line this test file runs on: its jest project's RA_N8N_LINE global (2 when run outside a project). */
 export function n8nLineUnderTest(): N8nLine {
 	return parseN8nLine(String((globalThis as { RA_N8N_LINE?: unknown }).RA_N8N_LINE ?? '2'));

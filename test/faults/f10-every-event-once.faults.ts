@@ -40,6 +40,7 @@ import {
 } from '../../scripts/n8n-host';
 import {
 	bootRealN8n,
+	FEED_POLL_TIMES,
 	n8nLineUnderTest,
 	n8nUnderTest,
 	NODE_TYPES,
@@ -136,7 +137,7 @@ function feedWorkflow(
 				typeVersion: 1,
 				position: [0, 0],
 				parameters: {
-					pollTimes: { item: pollTimes ?? [{ mode: 'everyMinute' }] },
+					pollTimes: pollTimes ? { item: pollTimes } : FEED_POLL_TIMES,
 					filters: {},
 					options: {},
 					...parameters,

@@ -19,7 +19,14 @@ import { Webhook } from 'standardwebhooks';
 
 import { FigureBook } from './figures';
 import { delay, nodeOutput } from '../../scripts/n8n-host';
-import { bootRealN8n, n8nUnderTest, NODE_TYPES, triggerPath, type RealN8n } from '../e2e/helpers';
+import {
+	bootRealN8n,
+	FEED_POLL_TIMES,
+	n8nUnderTest,
+	NODE_TYPES,
+	triggerPath,
+	type RealN8n,
+} from '../e2e/helpers';
 
 const book = new FigureBook(
 	'F10-queue',
@@ -249,7 +256,7 @@ it('a Feed Trigger beside the webhook trigger in the same workflow, both fed the
 			typeVersion: 1,
 			position: [0, -220],
 			parameters: {
-				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				pollTimes: FEED_POLL_TIMES,
 				events: ['*'],
 				startAt: 'oldest',
 				filters: {},
@@ -292,7 +299,7 @@ it('a Feed Trigger beside the webhook trigger in the same workflow, both fed the
 				}
 			).requests?.['GET /api/v1/events'] ?? 0,
 		);
-	// The feed trigger polls from the main once a minute: wait (bounded) for two polls after the deliveries, so that
+	// The feed trigger polls from the main four times a minute (FEED_POLL_TIMES): wait (bounded) for two polls after the deliveries, so that
 	// it has read every retained event, then for every execution to finish.
 	const readsBefore = await feedReads();
 	const end = Date.now() + 4 * 60_000;

@@ -13,7 +13,13 @@ import { join } from 'node:path';
 
 import { FigureBook } from './figures';
 import { delay, nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
-import { bootRealN8n, n8nUnderTest, NODE_TYPES, type RealN8n } from '../e2e/helpers';
+import {
+	bootRealN8n,
+	FEED_POLL_TIMES,
+	n8nUnderTest,
+	NODE_TYPES,
+	type RealN8n,
+} from '../e2e/helpers';
 
 const book = new FigureBook(
 	'F4-durable',
@@ -31,6 +37,8 @@ const DURABLE_CURSORS: Record<string, string> = {
 
 let env: RealN8n;
 let workflowId = '';
+/** The feed reads counted once activation (and the poll n8n runs with it) returned. */
+let readsAtActivation = 0;
 
 interface Delivery {
 	execution: string;
@@ -59,7 +67,7 @@ beforeAll(async () => {
 				typeVersion: 1,
 				position: [0, 0],
 				parameters: {
-					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					pollTimes: FEED_POLL_TIMES,
 					events: ['*'],
 					startAt: 'now',
 					filters: {},
@@ -73,6 +81,7 @@ beforeAll(async () => {
 	};
 	workflowId = (await env.n8n.createWorkflow(wf)).id;
 	await env.n8n.activateWorkflow(workflowId);
+	readsAtActivation = await feedReads();
 }, 300_000);
 
 afterAll(async () => {
@@ -112,6 +121,28 @@ async function deliveries(): Promise<Delivery[]> {
 	return found;
 }
 
+/** How many times the workspace's feed has been read (the sandbox's counters). */
+async function feedReads(): Promise<number> {
+	const counters = (await env.sandbox.control.counters(env.sandbox.seed.workspaceId)) as {
+		requests?: Record<string, number>;
+	};
+	return counters.requests?.['GET /api/v1/events'] ?? 0;
+}
+
+/**
+ * Waits (bounded) until a scheduled poll has read the feed: two reads in all, the poll n8n runs at activation (it may
+ * read after the activation request has answered) and one scheduled after it, or one more than activation had
+ * counted.
+ */
+async function scheduledPollRead(): Promise<void> {
+	const until = Date.now() + 90_000;
+	while ((await feedReads()) < Math.max(2, readsAtActivation + 1)) {
+		if (Date.now() > until)
+			throw new Error(`no scheduled poll read the feed within 90 s\n${env.n8n.logTail(40)}`);
+		await delay(500);
+	}
+}
+
 async function seed(count: number): Promise<string[]> {
 	const wid = env.sandbox.seed.workspaceId;
 	await env.sandbox.control.call('POST', `/_sandbox/workspaces/${wid}/events/seed`, { count });
@@ -142,8 +173,9 @@ describe("F4: the feed trigger with n8n's durable poll cursors on", () => {
 			/durable poll cursors stay disabled/.test(log) ? 'refused' : 'accepted',
 			!/durable poll cursors stay disabled/.test(log),
 		);
-		// A first poll sets the position at the end (Start From Now), then events arrive in two rounds.
-		await delay(65_000);
+		// A first scheduled poll sets the position at the end (Start From Now; the poll n8n runs at activation does not
+		// keep a durable position), then events arrive in two rounds. Awaited as that poll's read of the feed.
+		await scheduledPollRead();
 		const first = await seed(3);
 		const afterFirst = await waitDelivered(first, 'the first three events');
 		const second = await seed(2);

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { Container } from '@n8n/di';
@@ -13,7 +12,10 @@ describe('engine environment', () => {
 		const envBefore = { ...process.env };
 		await executeNode({ nodeType: new PlainNode(), parameters: {} });
 		const settings = Container.get(InstanceSettings);
-		expect(settings.n8nFolder.startsWith(path.join(tmpdir(), 'n8n-engine-harness-'))).toBe(true);
+		// Below the jest run's own temporary folder (test/tmp-root-setup.js), which the run removes when it ends.
+		const runTmp = process.env.RA_TEST_TMP ?? '';
+		expect(runTmp).not.toBe('');
+		expect(settings.n8nFolder.startsWith(path.join(runTmp, 'n8n-engine-harness-'))).toBe(true);
 		const config = JSON.parse(readFileSync(path.join(settings.n8nFolder, 'config'), 'utf8')) as {
 			encryptionKey: string;
 		};
