@@ -10,89 +10,26 @@
  * n8n 2.x only: n8n 1.x has neither the Human review tools nor the Chat node the example uses (examples/README.md);
  * jest.e2e.config.js leaves this file out of the 1.x project.
  */
-import { loadExample, nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
+import { nodeOutput } from '../../scripts/n8n-host';
 import { DEMO_MODEL_NOTE } from '../../scripts/demo-model';
 import { AGENT_EXAMPLE, exampleHints, type HintContext } from '../../scripts/start-kit';
+import { countedSince, endedExecution, sandboxCounters, uploadReports } from './agent-setup';
 import { prepareAgentExample, type AgentExampleAsNpmStart } from './as-npm-start';
 import { HostedChat } from './hosted-chat';
-import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+import { bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
 
 let env: RealN8n;
 let agent: AgentExampleAsNpmStart;
 let reportId: string;
 
-async function counters() {
-	return await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-}
-
 /** What the sandbox counted since `before`: analyses (1 credit each in the sandbox), interviews, emails. */
 async function since(before: Record<string, unknown>) {
-	const now = await counters();
-	const delta = (key: string) => Number(now[key]) - Number(before[key]);
+	const delta = await countedSince(env, before);
 	return {
 		analyses: delta('attemptsCreated'),
 		interviews: delta('interviewsCreated'),
 		emails: delta('emailsSent'),
 	};
-}
-
-/** A resume uploaded with the package's own Upload Resume in a one-off workflow (free: no analysis). */
-async function uploadOneReport(): Promise<string> {
-	const example = loadExample('analyze-one-resume.json');
-	const node = (name: string) => example.nodes.find((n) => n.name === name)!;
-	const wf = {
-		name: `A resume for the agent example ${Date.now()}`,
-		nodes: [
-			node('Run Example'),
-			node('Candidate'),
-			node('Resume File'),
-			{
-				id: 'upload',
-				name: 'Upload Resume',
-				type: NODE_TYPES.action,
-				typeVersion: 2.1,
-				position: [900, 0],
-				parameters: {
-					resource: 'upload',
-					operation: 'uploadResume',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: { __rl: true, mode: 'id', value: env.sandbox.seed.jobDescriptionId },
-				},
-				credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
-			},
-		],
-		connections: {
-			'Run Example': { main: [[{ node: 'Candidate', type: 'main', index: 0 }]] },
-			Candidate: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
-			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	} as unknown as WorkflowJson;
-	const { id } = await env.n8n.createWorkflow(wf);
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
-	const runData = result.run?.data.resultData.runData as unknown as
-		| Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>>
-		| undefined;
-	const item = runData?.['Upload Resume']?.[0]?.data?.main?.[0]?.[0]?.json;
-	const uploaded = String(item?.reportId ?? item?.id);
-	expect(uploaded).toMatch(/^rpt_/);
-	return uploaded;
-}
-
-/** Waits until the chat's execution has ended, within `timeoutMs`. */
-async function ended(executionId: string, timeoutMs = 120_000) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const execution = await env.n8n.getExecution(executionId);
-		if (['success', 'error', 'crashed', 'canceled'].includes(String(execution.status)))
-			return execution;
-		if (Date.now() > deadline)
-			throw new Error(
-				`execution ${executionId}: still ${execution.status} after ${timeoutMs / 1000} s\n${env.n8n.logTail(20)}`,
-			);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
 }
 
 const ranNodes = (execution: { data: { resultData: { runData?: unknown } } }) =>
@@ -101,7 +38,8 @@ const ranNodes = (execution: { data: { resultData: { runData?: unknown } } }) =>
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-agent-example-chat');
 	agent = await prepareAgentExample(env);
-	reportId = await uploadOneReport();
+	// A resume uploaded with the package's own Upload Resume in a one-off workflow (free: no analysis).
+	[reportId] = await uploadReports(env, 'A resume for the agent example');
 }, 600_000);
 
 afterAll(async () => {
@@ -126,13 +64,13 @@ test(`${n8nUnderTest()}: npm start's lines for the agent example name the hosted
 });
 
 test(`${n8nUnderTest()}: "read report rpt_…" in the agent example's chat runs the free Read Report alone: a reply, nothing charged`, async () => {
-	const before = await counters();
+	const before = await sandboxCounters(env);
 	const chat = await HostedChat.send(env.n8n, agent.chatUrl, `read report ${reportId}`);
 	try {
 		const reply = await chat.message("the agent's reply", (t) => t.includes(DEMO_MODEL_NOTE));
 		expect(reply).toMatch(new RegExp(`^Read_Report: .*\\b${reportId}\\b`, 'm'));
 		expect(chat.received.filter((t) => t.includes('"with-buttons"'))).toEqual([]);
-		const execution = await ended(chat.executionId);
+		const execution = await endedExecution(env, chat.executionId);
 		expect(execution.status).toBe('success');
 		expect(ranNodes(execution)).toEqual(
 			expect.arrayContaining(['Read Report', 'Recruiting Agent', 'Reply in Chat']),
@@ -145,7 +83,7 @@ test(`${n8nUnderTest()}: "read report rpt_…" in the agent example's chat runs 
 });
 
 test(`${n8nUnderTest()}: "analyze report rpt_…" asks for approval in the chat; after Approve exactly one analysis (1 credit) and the reply`, async () => {
-	const before = await counters();
+	const before = await sandboxCounters(env);
 	const chat = await HostedChat.send(env.n8n, agent.chatUrl, `analyze report ${reportId}`);
 	try {
 		const review = await chat.review();
@@ -161,7 +99,7 @@ test(`${n8nUnderTest()}: "analyze report rpt_…" asks for approval in the chat;
 		expect(reply).toContain(`Start_Analysis: `);
 		expect(reply).toContain(`reportId ${reportId}`);
 		expect(reply).toContain('status completed');
-		const execution = await ended(chat.executionId, 360_000);
+		const execution = await endedExecution(env, chat.executionId, 360_000);
 		expect(execution.status).toBe('success');
 		expect(ranNodes(execution)).toEqual(
 			expect.arrayContaining(['Recruiter Approves in Chat', 'Start Analysis']),

@@ -16,26 +16,29 @@
  * jest.e2e.config.js leaves this file out of the 1.x project.
  */
 
-import { loadExample, type WorkflowJson } from '../../scripts/n8n-host';
+import { chatWebhookPath, hostedChatUrl, makeChatPublic } from '../../scripts/start-kit';
+import { messageText, type ChatReply, type ChatRequest } from '../helpers/openai-stub';
 import {
-	messageText,
-	startOpenAiStub,
-	type ChatReply,
-	type ChatRequest,
-	type OpenAiStub,
-} from '../helpers/openai-stub';
-import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+	countedSince,
+	endedExecution,
+	sandboxCounters,
+	startStubModel,
+	toolAnswers,
+	toolName,
+	uploadReports,
+	type StubModel,
+} from './agent-setup';
+import { bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
 import { HostedChat, type ChatReview } from './hosted-chat';
 
 const EXAMPLE = 'agent-chat-with-review.json';
 const TOOL = 'Start Analysis';
 const REVIEW = 'Recruiter Approves in Chat';
-/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
-const TOOL_NAME = TOOL.replace(/[^A-Za-z0-9-]+/g, '_');
+const TOOL_NAME = toolName(TOOL);
 
 let env: RealN8n;
-let stub: OpenAiStub;
-let webhookId: string;
+let stub: StubModel;
+let chatUrl: string;
 let reportIds: string[];
 
 /**
@@ -91,16 +94,7 @@ async function reviewRequestInExecution(
 
 /** One recruiter's chat: the message posted to the public chat webhook, what n8n says back over /chat. */
 const sendChat = (chatInput: string) =>
-	HostedChat.send(
-		env.n8n,
-		`${env.webhookBaseUrl}/webhook/${webhookId}/chat`,
-		chatInput,
-		describeExecution,
-	);
-
-interface ToolRun {
-	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
-}
+	HostedChat.send(env.n8n, chatUrl, chatInput, describeExecution);
 
 /** An execution's status and, per node, its runs and the last run's output or error (for failure messages). */
 async function describeExecution(executionId: string): Promise<string> {
@@ -117,121 +111,33 @@ async function describeExecution(executionId: string): Promise<string> {
 	return [`execution ${executionId}: ${execution.status} after ${last}`, ...nodes].join('\n');
 }
 
-/** Waits until the execution has finished (success or error), within `timeoutMs`; its run data. */
-async function finishedExecution(executionId: string, timeoutMs = 120_000) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const execution = await env.n8n.getExecution(executionId);
-		if (['success', 'error', 'crashed', 'canceled'].includes(String(execution.status)))
-			return execution;
-		if (Date.now() > deadline)
-			throw new Error(
-				`execution ${executionId}: still ${execution.status} after ${timeoutMs / 1000} s\n${env.n8n.logTail(20)}`,
-			);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-}
-
-async function counts(before?: Record<string, unknown>) {
-	const now = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-	const delta = (key: string) => Number(now[key]) - Number(before?.[key] ?? 0);
-	// At the sandbox's prices (README: 1 credit per analysis).
-	return { now, analyses: delta('attemptsCreated'), credits: delta('attemptsCreated') * 1 };
-}
-
-/** Two uploaded resumes (free), through the package's own Upload Resume in a one-off workflow. */
-async function uploadReports(): Promise<string[]> {
-	const api = { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi };
-	const run = Date.now();
-	const resumeFile = loadExample('analyze-one-resume.json').nodes.find(
-		(n) => n.name === 'Resume File',
-	)!;
-	const wf = {
-		name: `Resumes for the approval test ${run}`,
-		nodes: [
-			{
-				id: 'trigger',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'candidates',
-				name: 'Candidates',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: {
-					jsCode: `return [0, 1].map((i) => ({ json: { candidate: 'Approval ${run} ' + i } }));`,
-				},
-			},
-			{ ...resumeFile, position: [440, 0] },
-			{
-				id: 'upload',
-				name: 'Upload Resume',
-				type: NODE_TYPES.action,
-				typeVersion: 2.1,
-				position: [660, 0],
-				parameters: {
-					resource: 'upload',
-					operation: 'uploadResume',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: {
-						__rl: true,
-						mode: 'id',
-						value: env.sandbox.seed.jobDescriptionId,
-					},
-				},
-				credentials: api,
-			},
-		],
-		connections: {
-			Run: { main: [[{ node: 'Candidates', type: 'main', index: 0 }]] },
-			Candidates: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
-			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	} as unknown as WorkflowJson;
-	const { id } = await env.n8n.createWorkflow(wf);
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
-	const runData = result.run?.data.resultData.runData as unknown as
-		| Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>>
-		| undefined;
-	const items = runData?.['Upload Resume']?.[0]?.data?.main?.[0] ?? [];
-	const ids = items.map((i) => String(i.json.reportId ?? i.json.id));
-	expect(ids).toEqual([expect.stringMatching(/^rpt_/), expect.stringMatching(/^rpt_/)]);
-	return ids;
+/** What the sandbox counted since `before`: analyses and their credits (1 each at the sandbox's prices: README). */
+async function counts(before: Record<string, unknown>) {
+	const delta = await countedSince(env, before);
+	return { analyses: delta('attemptsCreated'), credits: delta('attemptsCreated') * 1 };
 }
 
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-ai-agent-approval');
-	stub = await startOpenAiStub(modelTurn);
-	const openAi = await env.n8n.createCredential({
-		name: 'OpenAI stub',
-		type: 'openAiApi',
-		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
+	stub = await startStubModel(env, modelTurn);
+	reportIds = await uploadReports(env, 'Resumes for the approval test', {
+		resumes: { count: 2, label: 'Approval' },
 	});
-	reportIds = await uploadReports();
 	const { id, wf } = await env.importExample(EXAMPLE, (example) => {
 		example.name = `${example.name} ${Date.now()}`;
-		for (const node of example.nodes) {
-			// The builder makes the chat public (the Chat Trigger's "Make Chat Publicly Available").
-			if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
-				node.parameters = { ...node.parameters, public: true };
+		// The builder makes the chat public (the Chat Trigger's "Make Chat Publicly Available").
+		makeChatPublic(example);
+		for (const node of example.nodes)
 			if (node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi')
-				node.credentials = { openAiApi: openAi };
-		}
+				node.credentials = { openAiApi: stub.credential };
 	});
 	const tool = wf.nodes.find((n) => n.name === TOOL)!;
 	// The example leaves the review on: the tool runs only behind the review node.
 	if (tool.parameters.runWithoutReview !== undefined)
 		throw new Error(`${EXAMPLE}: ${TOOL} must not set Run Without a Person's Review`);
-	webhookId = String(wf.nodes.find((n) => n.name === 'When chat message received')!.webhookId);
+	chatUrl = hostedChatUrl(env.webhookBaseUrl, wf);
 	await env.n8n.activateWorkflow(id);
-	await env.n8n.waitForWebhook(`${webhookId}/chat`, 30_000, 'GET');
+	await env.n8n.waitForWebhook(chatWebhookPath(wf), 30_000, 'GET');
 }, 600_000);
 
 afterAll(async () => {
@@ -239,11 +145,8 @@ afterAll(async () => {
 	await env?.close();
 });
 
-const toolAnswers = (runData: Record<string, unknown>) =>
-	((runData[TOOL] ?? []) as ToolRun[]).map((r) => r.data?.ai_tool?.[0]?.[0]?.json ?? {});
-
 test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the chat's review starts nothing and charges nothing`, async () => {
-	const before = await counts();
+	const before = await sandboxCounters(env);
 	const chat = await sendChat(`Please analyze report ${reportIds[0]}.`);
 	try {
 		const review = await chat.review();
@@ -256,13 +159,13 @@ test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the cha
 			t.startsWith('Done after'),
 		);
 		expect(reply).toBe('Done after 1 tool answers.');
-		const execution = await finishedExecution(chat.executionId);
+		const execution = await endedExecution(env, chat.executionId);
 		expect(execution.status).toBe('success');
 		const runData = execution.data.resultData.runData as Record<string, unknown>;
 		// The review ran once; the tool never did.
 		expect((runData[REVIEW] as unknown[] | undefined)?.length).toBeGreaterThanOrEqual(1);
 		expect(runData[TOOL]).toBeUndefined();
-		const after = await counts(before.now);
+		const after = await counts(before);
 		expect({ analyses: after.analyses, credits: after.credits }).toEqual({
 			analyses: 0,
 			credits: 0,
@@ -273,7 +176,7 @@ test(`${n8nUnderTest()}: a Start Analysis call the recruiter declines in the cha
 });
 
 test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one analysis (1 credit); the same call approved again is recovered, not charged`, async () => {
-	const before = await counts();
+	const before = await sandboxCounters(env);
 	const chat = await sendChat(`Please analyze report ${reportIds[1]}, twice.`);
 	try {
 		const first = await chat.review();
@@ -282,7 +185,7 @@ test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one anal
 		// The model's second call with the same arguments waits for its own review: by then the first ran.
 		const second = await reviewRequestInExecution(chat.executionId, 2);
 		expect(second.text).toContain(reportIds[1]);
-		const afterFirst = await counts(before.now);
+		const afterFirst = await counts(before);
 		expect({ analyses: afterFirst.analyses, credits: afterFirst.credits }).toEqual({
 			analyses: 1,
 			credits: 1,
@@ -292,14 +195,14 @@ test(`${n8nUnderTest()}: an approved Start Analysis call starts exactly one anal
 			t.startsWith('Done after'),
 		);
 		expect(reply).toBe('Done after 2 tool answers.');
-		const execution = await finishedExecution(chat.executionId);
+		const execution = await endedExecution(env, chat.executionId);
 		expect(execution.status).toBe('success');
-		const answers = toolAnswers(execution.data.resultData.runData as Record<string, unknown>);
+		const answers = toolAnswers(execution.data.resultData.runData as Record<string, unknown>, TOOL);
 		expect(answers).toEqual([
 			expect.objectContaining({ reportId: reportIds[1], status: 'completed' }),
 			expect.objectContaining({ reportId: reportIds[1], status: 'completed', recovered: true }),
 		]);
-		const after = await counts(before.now);
+		const after = await counts(before);
 		expect({ analyses: after.analyses, credits: after.credits }).toEqual({
 			analyses: 1,
 			credits: 1,

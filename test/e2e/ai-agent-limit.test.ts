@@ -14,15 +14,21 @@ import { join } from 'node:path';
 
 import type { INodeTypeDescription } from 'n8n-workflow';
 
-import { loadExample, nodeError, type WorkflowJson } from '../../scripts/n8n-host';
+import { loadExample } from '../../scripts/n8n-host';
+import { messageText, type ChatReply, type ChatRequest } from '../helpers/openai-stub';
 import {
-	messageText,
-	startOpenAiStub,
-	type ChatReply,
-	type ChatRequest,
-	type OpenAiStub,
-} from '../helpers/openai-stub';
-import { NODE_TYPES, bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
+	agentWorkflow,
+	countedSince,
+	fromAi,
+	fromAiId,
+	runAgentWorkflow,
+	sandboxCounters,
+	startStubModel,
+	toolName,
+	type AgentTool,
+	type StubModel,
+} from './agent-setup';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
 
 const TOOLS = {
 	start: 'Start Analysis',
@@ -32,14 +38,10 @@ const TOOLS = {
 } as const;
 const REPORTS = 12;
 const INVITES = 10;
-/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
-const toolName = (nodeName: string) => nodeName.replace(/[^A-Za-z0-9-]+/g, '_');
 const address = (i: number) => `limit-candidate-${i}@example.com`;
 
 let env: RealN8n;
-let stub: OpenAiStub;
-let savedJobId: string;
-let openAi: { id: string; name: string };
+let stub: StubModel;
 /** Which model the stub plays for the workflow being run. */
 let playing: 'spender' | 'ownLimit' = 'spender';
 
@@ -87,190 +89,76 @@ function ownLimitTurn(request: ChatRequest): ChatReply {
 	};
 }
 
-function agentWorkflow(): WorkflowJson {
-	const example = loadExample('analyze-one-resume.json');
-	const resumeFile = example.nodes.find((n) => n.name === 'Resume File')!;
-	const api = { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi };
-	const fromAi = (key: string, description: string, type = 'string') =>
-		`={{ $fromAI('${key}', '${description}', '${type}') }}`;
-	const reportId = { __rl: true, mode: 'id', value: fromAi('reportId', 'ID of the report') };
-	const tool = (name: string, position: [number, number], parameters: Record<string, unknown>) => ({
-		id: `tool-${toolName(name)}`,
-		name,
-		type: `${NODE_TYPES.action}Tool`,
-		typeVersion: 2.1,
-		position,
-		// Alone: the builder let the agent run without a person's review, and set no Spending Limit.
-		parameters: { ...parameters, runWithoutReview: true },
-		credentials: api,
-	});
-	const run = Date.now();
-	const tools =
-		playing === 'spender'
+/** The tools of the model being played, as its builder left them: alone (no review) and no Spending Limit. */
+function toolsFor(model: typeof playing): AgentTool[] {
+	const reportId = fromAiId('reportId', 'ID of the report');
+	const tools: AgentTool[] =
+		model === 'spender'
 			? [
-					tool(TOOLS.start, [760, 220], {
-						resource: 'analysis',
-						operation: 'start',
-						reportId,
-						options: { waitForCompletion: true, waitTimeout: 120 },
-					}),
-					tool(TOOLS.invite, [900, 220], {
-						resource: 'interview',
-						operation: 'invite',
-						reportId,
-						candidateEmail: fromAi('candidateEmail', 'the candidate address'),
-						delivery: 'email',
-					}),
-					tool(TOOLS.resend, [1040, 220], {
-						resource: 'interview',
-						operation: 'resend',
-						interviewId: {
-							__rl: true,
-							mode: 'id',
-							value: fromAi('interviewId', 'ID of the interview'),
+					{
+						name: TOOLS.start,
+						parameters: {
+							resource: 'analysis',
+							operation: 'start',
+							reportId,
+							options: { waitForCompletion: true, waitTimeout: 120 },
 						},
-					}),
+					},
+					{
+						name: TOOLS.invite,
+						parameters: {
+							resource: 'interview',
+							operation: 'invite',
+							reportId,
+							candidateEmail: fromAi('candidateEmail', 'the candidate address'),
+							delivery: 'email',
+						},
+					},
+					{
+						name: TOOLS.resend,
+						parameters: {
+							resource: 'interview',
+							operation: 'resend',
+							interviewId: fromAiId('interviewId', 'ID of the interview'),
+						},
+					},
 				]
 			: [
-					tool(TOOLS.ownLimit, [760, 220], {
-						resource: 'analysis',
-						operation: 'start',
-						reportId,
-						options: { spendingLimit: fromAi('limit', 'credits you may spend', 'number') },
-					}),
+					{
+						name: TOOLS.ownLimit,
+						parameters: {
+							resource: 'analysis',
+							operation: 'start',
+							reportId,
+							options: { spendingLimit: fromAi('limit', 'credits you may spend', 'number') },
+						},
+					},
 				];
-	return {
-		name: `AI Agent alone with the default limit (${playing}) ${run}`,
-		nodes: [
-			{
-				id: 'trigger',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'candidates',
-				name: 'Candidates',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: {
-					jsCode: `return Array.from({ length: ${REPORTS} }, (_, i) => ({ json: { candidate: 'Limit ${run} ' + i } }));`,
-				},
-			},
-			{ ...resumeFile, position: [440, 0] },
-			{
-				id: 'upload',
-				name: 'Upload Resume',
-				type: NODE_TYPES.action,
-				typeVersion: 2.1,
-				position: [660, 0],
-				parameters: {
-					resource: 'upload',
-					operation: 'uploadResume',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: { __rl: true, mode: 'id', value: savedJobId },
-				},
-				credentials: api,
-			},
-			{
-				id: 'reports',
-				name: 'Reports',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [880, 0],
-				parameters: {
-					jsCode:
-						'return [{ json: { reportIds: $input.all().map((i) => i.json.reportId || i.json.id) } }];',
-				},
-			},
-			{
-				id: 'agent',
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3,
-				position: [1100, 0],
-				parameters: {
-					promptType: 'define',
-					text: "={{ 'The resumes are uploaded as reports ' + $json.reportIds.join(', ') + '. Analyze them and invite the candidates.' }}",
-					// Room for the spender's 26 turns (n8n's default is 10 rounds).
-					options: { maxIterations: 40 },
-				},
-			},
-			{
-				id: 'model',
-				name: 'Chat Model',
-				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-				typeVersion: 1.2,
-				position: [1000, 220],
-				parameters: { model: { __rl: true, mode: 'id', value: 'stub-model' }, options: {} },
-				credentials: { openAiApi: openAi },
-			},
-			...tools,
-		],
-		connections: {
-			Run: { main: [[{ node: 'Candidates', type: 'main', index: 0 }]] },
-			Candidates: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
-			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
-			'Upload Resume': { main: [[{ node: 'Reports', type: 'main', index: 0 }]] },
-			Reports: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'Chat Model': {
-				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
-			},
-			...Object.fromEntries(
-				tools.map((t) => [
-					t.name,
-					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-				]),
-			),
-		},
-		settings: { executionOrder: 'v1' },
-	} as unknown as WorkflowJson;
+	// Alone: the builder let the agent run without a person's review, and set no Spending Limit.
+	return tools.map((t) => ({ ...t, parameters: { ...t.parameters, runWithoutReview: true } }));
 }
-
-interface ToolRun {
-	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the agent workflow; each tool's answers, the credits they say they charged, and the sandbox's counts. */
 async function runAgent(model: typeof playing, expectedEmails: number) {
 	playing = model;
-	const workspaceId = env.sandbox.seed.workspaceId;
-	const before = await env.sandbox.control.counters(workspaceId);
-	const asked = stub.requests.length;
-	const { id } = await env.n8n.createWorkflow(agentWorkflow());
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 600_000 });
-	const run = result.run!.data;
-	const runError = (run.resultData as { error?: { message?: string } }).error?.message;
-	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok: result.ok }).toEqual({
-		agentError: undefined,
-		ok: runError === undefined,
+	const before = await sandboxCounters(env);
+	const wf = agentWorkflow(env, {
+		name: `AI Agent alone with the default limit (${model})`,
+		resumes: { count: REPORTS, label: 'Limit' },
+		gatherReports: true,
+		prompt:
+			"={{ 'The resumes are uploaded as reports ' + $json.reportIds.join(', ') + '. Analyze them and invite the candidates.' }}",
+		// Room for the spender's 26 turns (n8n's default is 10 rounds).
+		agentOptions: { maxIterations: 40 },
+		model: stub,
+		tools: toolsFor(model),
+		toolVersion: 2.1,
 	});
-	const runData = run.resultData.runData as unknown as Record<string, ToolRun[]>;
-	const answers = (name: string) =>
-		(runData[name] ?? []).map((r) => r.data?.ai_tool?.[0]?.[0]?.json ?? {});
-	// Emails are sent by the sandbox's worker shortly after the write: wait for the expected count, then a little
-	// longer, so that one email too many would be seen.
-	const deadline = Date.now() + 20_000;
-	let after = await env.sandbox.control.counters(workspaceId);
-	while (
-		Number(after.emailsSent) - Number(before.emailsSent) < expectedEmails &&
-		Date.now() < deadline
-	) {
-		await sleep(200);
-		after = await env.sandbox.control.counters(workspaceId);
-	}
-	await sleep(1_000);
-	after = await env.sandbox.control.counters(workspaceId);
-	const delta = (key: string) => Number(after[key]) - Number(before[key]);
+	const { runError, requests, answers } = await runAgentWorkflow(env, stub, wf, 600_000);
+	const delta = await countedSince(env, before, { emails: expectedEmails });
 	return {
 		runError,
-		requests: stub.requests.slice(asked),
+		requests,
 		start: answers(TOOLS.start),
 		invite: answers(TOOLS.invite),
 		resend: answers(TOOLS.resend),
@@ -287,15 +175,9 @@ async function runAgent(model: typeof playing, expectedEmails: number) {
 
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-ai-agent-limit');
-	savedJobId = env.sandbox.seed.jobDescriptionId;
-	stub = await startOpenAiStub((request) =>
+	stub = await startStubModel(env, (request) =>
 		playing === 'spender' ? spenderTurn(request) : ownLimitTurn(request),
 	);
-	openAi = await env.n8n.createCredential({
-		name: 'OpenAI stub',
-		type: 'openAiApi',
-		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
-	});
 }, 300_000);
 
 afterAll(async () => {

@@ -9,26 +9,26 @@
  * Without a Person's Review" (actions/common/toolMode.ts), the calls run: one analysis, and one interview for the
  * report (the node refuses the nine other addresses: one invitation per report without a New Attempt Label).
  */
-import { loadExample, nodeError, type WorkflowJson } from '../../scripts/n8n-host';
+import { messageText, type ChatReply, type ChatRequest } from '../helpers/openai-stub';
 import {
-	messageText,
-	startOpenAiStub,
-	type ChatReply,
-	type ChatRequest,
-	type OpenAiStub,
-} from '../helpers/openai-stub';
-import { NODE_TYPES, bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
+	agentWorkflow,
+	countedSince,
+	fromAi,
+	fromAiId,
+	runAgentWorkflow,
+	sandboxCounters,
+	startStubModel,
+	toolName,
+	type StubModel,
+} from './agent-setup';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from './helpers';
 
 const TOOLS = { start: 'Start Analysis', invite: 'Invite Candidate' } as const;
 const INVITES = 10;
 const address = (i: number) => `agent-candidate-${i}@example.com`;
-/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
-const toolName = (nodeName: string) => nodeName.replace(/[^A-Za-z0-9-]+/g, '_');
 
 let env: RealN8n;
-let stub: OpenAiStub;
-let savedJobId: string;
-let openAi: { id: string; name: string };
+let stub: StubModel;
 
 /** The model's turn: Start on the uploaded report, then Invite ten times, then a last text. */
 function modelTurn(request: ChatRequest): ChatReply {
@@ -49,144 +49,57 @@ function modelTurn(request: ChatRequest): ChatReply {
 	return { text: `Done after ${answers.length} tool calls.` };
 }
 
-function agentWorkflow(runWithoutReview: boolean): WorkflowJson {
-	const example = loadExample('analyze-one-resume.json');
-	const keep = example.nodes.filter((n) => n.name === 'Candidate' || n.name === 'Resume File');
-	const api = { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi };
-	const fromAi = (key: string, description: string) =>
-		`={{ $fromAI('${key}', '${description}', 'string') }}`;
-	const tool = (name: string, position: [number, number], parameters: Record<string, unknown>) => ({
-		id: `tool-${toolName(name)}`,
-		name,
-		type: `${NODE_TYPES.action}Tool`,
-		typeVersion: 2,
-		position,
-		parameters: { ...parameters, ...(runWithoutReview ? { runWithoutReview: true } : {}) },
-		credentials: api,
-	});
-	return {
-		name: `AI Agent that spends ${runWithoutReview ? 'alone' : 'unreviewed'} ${Date.now()}`,
-		nodes: [
+/** Manual Trigger → the example's resume uploaded → AI Agent with Start and Invite (node version 2). */
+function startAndInviteWorkflow(runWithoutReview: boolean) {
+	const review = runWithoutReview ? { runWithoutReview: true } : {};
+	return agentWorkflow(env, {
+		name: `AI Agent that spends ${runWithoutReview ? 'alone' : 'unreviewed'}`,
+		uploadVersion: 2,
+		prompt:
+			"={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. Analyze it and invite the candidates.' }}",
+		// Room for the model's twelve turns (n8n's default is 10 rounds).
+		agentOptions: { maxIterations: 20 },
+		model: stub,
+		toolVersion: 2,
+		tools: [
 			{
-				id: 'trigger',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			...keep,
-			{
-				id: 'upload',
-				name: 'Upload Resume',
-				type: NODE_TYPES.action,
-				typeVersion: 2,
-				position: [440, 0],
+				name: TOOLS.start,
 				parameters: {
-					resource: 'upload',
-					operation: 'uploadResume',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: { __rl: true, mode: 'id', value: savedJobId },
-				},
-				credentials: api,
-			},
-			{
-				id: 'agent',
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3,
-				position: [660, 0],
-				parameters: {
-					promptType: 'define',
-					text: "={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. Analyze it and invite the candidates.' }}",
-					// Room for the model's twelve turns (n8n's default is 10 rounds).
-					options: { maxIterations: 20 },
+					resource: 'analysis',
+					operation: 'start',
+					reportId: fromAiId('reportId', 'ID of the report'),
+					options: { waitForCompletion: true, waitTimeout: 300 },
+					...review,
 				},
 			},
 			{
-				id: 'model',
-				name: 'Chat Model',
-				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-				typeVersion: 1.2,
-				position: [560, 220],
-				parameters: { model: { __rl: true, mode: 'id', value: 'stub-model' }, options: {} },
-				credentials: { openAiApi: openAi },
+				name: TOOLS.invite,
+				parameters: {
+					resource: 'interview',
+					operation: 'invite',
+					reportId: fromAiId('reportId', 'ID of the report'),
+					candidateEmail: fromAi('candidateEmail', 'the candidate address'),
+					delivery: 'email',
+					...review,
+				},
 			},
-			tool(TOOLS.start, [760, 220], {
-				resource: 'analysis',
-				operation: 'start',
-				reportId: { __rl: true, mode: 'id', value: fromAi('reportId', 'ID of the report') },
-				options: { waitForCompletion: true, waitTimeout: 300 },
-			}),
-			tool(TOOLS.invite, [900, 220], {
-				resource: 'interview',
-				operation: 'invite',
-				reportId: { __rl: true, mode: 'id', value: fromAi('reportId', 'ID of the report') },
-				candidateEmail: fromAi('candidateEmail', 'the candidate address'),
-				delivery: 'email',
-			}),
 		],
-		connections: {
-			Run: { main: [[{ node: 'Candidate', type: 'main', index: 0 }]] },
-			Candidate: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
-			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
-			'Upload Resume': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'Chat Model': {
-				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
-			},
-			...Object.fromEntries(
-				Object.values(TOOLS).map((name) => [
-					name,
-					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-				]),
-			),
-		},
-		settings: { executionOrder: 'v1' },
-	} as unknown as WorkflowJson;
+	});
 }
-
-interface ToolRun {
-	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the agent workflow and returns each tool's answers and the sandbox's counts (emails once delivered). */
 async function runAgent(runWithoutReview: boolean, expectedEmails: number) {
-	const workspaceId = env.sandbox.seed.workspaceId;
-	const before = await env.sandbox.control.counters(workspaceId);
-	const asked = stub.requests.length;
-	const { id } = await env.n8n.createWorkflow(agentWorkflow(runWithoutReview));
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
-	const run = result.run!.data;
-	// n8n 2.x hands a tool's error back to the model and the agent goes on; n8n 1.123 ends the execution at the
-	// first tool error (the error is the node's, and nothing after it runs).
-	const runError = (run.resultData as { error?: { message?: string } }).error?.message;
-	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok: result.ok }).toEqual({
-		agentError: undefined,
-		ok: runError === undefined,
-	});
-	const runData = run.resultData.runData as unknown as Record<string, ToolRun[]>;
-	const answers = (name: string) =>
-		(runData[name] ?? []).map((r) => r.data?.ai_tool?.[0]?.[0]?.json ?? {});
-	// Emails are sent by the sandbox's worker shortly after the invitation: wait until the expected count arrived,
-	// then a little longer, so that one email too many would be seen.
-	const deadline = Date.now() + 20_000;
-	let after = await env.sandbox.control.counters(workspaceId);
-	while (
-		Number(after.emailsSent) - Number(before.emailsSent) < expectedEmails &&
-		Date.now() < deadline
-	) {
-		await sleep(200);
-		after = await env.sandbox.control.counters(workspaceId);
-	}
-	await sleep(1_000);
-	after = await env.sandbox.control.counters(workspaceId);
-	const delta = (key: string) => Number(after[key]) - Number(before[key]);
+	const before = await sandboxCounters(env);
+	const { runError, requests, answers } = await runAgentWorkflow(
+		env,
+		stub,
+		startAndInviteWorkflow(runWithoutReview),
+		300_000,
+	);
+	const delta = await countedSince(env, before, { emails: expectedEmails });
 	return {
 		runError,
-		requests: stub.requests.slice(asked),
+		requests,
 		start: answers(TOOLS.start),
 		invite: answers(TOOLS.invite),
 		counts: {
@@ -199,13 +112,7 @@ async function runAgent(runWithoutReview: boolean, expectedEmails: number) {
 
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-ai-agent-review');
-	savedJobId = env.sandbox.seed.jobDescriptionId;
-	stub = await startOpenAiStub(modelTurn);
-	openAi = await env.n8n.createCredential({
-		name: 'OpenAI stub',
-		type: 'openAiApi',
-		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
-	});
+	stub = await startStubModel(env, modelTurn);
 }, 300_000);
 
 afterAll(async () => {

@@ -11,22 +11,24 @@
  * 2.41.1 answered an Analyze Resume tool with "expects the node's input data to contain a binary file 'data', but
  * none was found"): an agent can start and read analyses, not send files.
  */
-import { loadExample, nodeError, type WorkflowJson } from '../../scripts/n8n-host';
+import { nodeError } from '../../scripts/n8n-host';
+import { messageText, type ChatReply, type ChatRequest } from '../helpers/openai-stub';
 import {
-	messageText,
-	startOpenAiStub,
-	type ChatReply,
-	type ChatRequest,
-	type OpenAiStub,
-} from '../helpers/openai-stub';
-import { NODE_TYPES, bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
+	agentWorkflow,
+	countedSince,
+	fromAiId,
+	sandboxCounters,
+	startStubModel,
+	toolName,
+	type StubModel,
+	type ToolRun,
+} from './agent-setup';
+import { bootRealN8n, n8nUnderTest, type RealN8n } from './helpers';
 
 const TOOLS = { list: 'List Saved Jobs', analyze: 'Start Analysis', read: 'Read Result' } as const;
-/** n8n names a node's tool after the node, with spaces and punctuation as underscores. */
-const toolName = (nodeName: string) => nodeName.replace(/[^A-Za-z0-9-]+/g, '_');
 
 let env: RealN8n;
-let stub: OpenAiStub;
+let stub: StubModel;
 let savedJobId: string;
 
 /** The model's turn: which tool to call next, from the tool answers so far (or the final text). */
@@ -59,124 +61,52 @@ function modelTurn(request: ChatRequest): ChatReply {
 	return { text: `The candidate scored ${score ?? 'NO SCORE'}.` };
 }
 
-function agentWorkflow(
-	credentials: RealN8n['credentials'],
-	openAi: { id: string; name: string },
-): WorkflowJson {
-	const example = loadExample('analyze-one-resume.json');
-	const keep = example.nodes.filter((n) => n.name === 'Candidate' || n.name === 'Resume File');
-	const api = { recruitingAnalysisApi: credentials.recruitingAnalysisApi };
-	const tool = (name: string, position: [number, number], parameters: Record<string, unknown>) => ({
-		id: `tool-${toolName(name)}`,
-		name,
-		type: `${NODE_TYPES.action}Tool`,
-		typeVersion: 2,
-		position,
-		parameters,
-		credentials: api,
-	});
-	const fromAi = (key: string, description: string) => ({
-		__rl: true,
-		mode: 'id',
-		value: `={{ $fromAI('${key}', '${description}', 'string') }}`,
-	});
-	return {
-		name: `AI Agent with Recruiting Analysis tools ${Date.now()}`,
-		nodes: [
+/** Manual Trigger → the example's resume uploaded → AI Agent with the three tools (node version 2). */
+function listAnalyzeReadWorkflow() {
+	return agentWorkflow(env, {
+		name: 'AI Agent with Recruiting Analysis tools',
+		uploadVersion: 2,
+		prompt:
+			"={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. List the saved jobs, start the analysis of that report, read its result and give the score.' }}",
+		model: stub,
+		toolVersion: 2,
+		tools: [
 			{
-				id: 'trigger',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			...keep,
-			{
-				id: 'upload',
-				name: 'Upload Resume',
-				type: NODE_TYPES.action,
-				typeVersion: 2,
-				position: [440, 0],
+				name: TOOLS.list,
 				parameters: {
-					resource: 'upload',
-					operation: 'uploadResume',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: { __rl: true, mode: 'id', value: savedJobId },
-				},
-				credentials: api,
-			},
-			{
-				id: 'agent',
-				name: 'AI Agent',
-				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3,
-				position: [660, 0],
-				parameters: {
-					promptType: 'define',
-					text: "={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. List the saved jobs, start the analysis of that report, read its result and give the score.' }}",
-					options: {},
+					resource: 'jobDescription',
+					operation: 'getMany',
+					returnAll: false,
+					limit: 10,
 				},
 			},
 			{
-				id: 'model',
-				name: 'Chat Model',
-				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-				typeVersion: 1.2,
-				position: [560, 220],
-				parameters: { model: { __rl: true, mode: 'id', value: 'stub-model' }, options: {} },
-				credentials: { openAiApi: openAi },
+				name: TOOLS.analyze,
+				parameters: {
+					resource: 'analysis',
+					operation: 'start',
+					reportId: fromAiId('reportId', 'ID of the uploaded report to analyze'),
+					// The builder lets this agent start analyses without a person's review (off by default).
+					runWithoutReview: true,
+					options: { waitForCompletion: true, waitTimeout: 300 },
+				},
 			},
-			tool(TOOLS.list, [700, 220], {
-				resource: 'jobDescription',
-				operation: 'getMany',
-				returnAll: false,
-				limit: 10,
-			}),
-			tool(TOOLS.analyze, [840, 220], {
-				resource: 'analysis',
-				operation: 'start',
-				reportId: fromAi('reportId', 'ID of the uploaded report to analyze'),
-				// The builder lets this agent start analyses without a person's review (off by default).
-				runWithoutReview: true,
-				options: { waitForCompletion: true, waitTimeout: 300 },
-			}),
-			tool(TOOLS.read, [980, 220], {
-				resource: 'report',
-				operation: 'getResult',
-				reportId: fromAi('reportId', 'ID of the report to read'),
-			}),
+			{
+				name: TOOLS.read,
+				parameters: {
+					resource: 'report',
+					operation: 'getResult',
+					reportId: fromAiId('reportId', 'ID of the report to read'),
+				},
+			},
 		],
-		connections: {
-			Run: { main: [[{ node: 'Candidate', type: 'main', index: 0 }]] },
-			Candidate: { main: [[{ node: 'Resume File', type: 'main', index: 0 }]] },
-			'Resume File': { main: [[{ node: 'Upload Resume', type: 'main', index: 0 }]] },
-			'Upload Resume': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-			'Chat Model': {
-				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
-			},
-			...Object.fromEntries(
-				Object.values(TOOLS).map((name) => [
-					name,
-					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-				]),
-			),
-		},
-		settings: { executionOrder: 'v1' },
-	} as unknown as WorkflowJson;
-}
-
-interface ToolRun {
-	inputOverride?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
-	data?: { ai_tool?: Array<Array<{ json: Record<string, unknown> }>> };
-	error?: { message: string };
+	});
 }
 
 beforeAll(async () => {
 	env = await bootRealN8n('e2e-ai-agent');
 	savedJobId = env.sandbox.seed.jobDescriptionId;
-	stub = await startOpenAiStub(modelTurn);
+	stub = await startStubModel(env, modelTurn);
 }, 300_000);
 
 afterAll(async () => {
@@ -185,13 +115,8 @@ afterAll(async () => {
 });
 
 test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded resume and reads its result through the Recruiting Analysis tool`, async () => {
-	const openAi = await env.n8n.createCredential({
-		name: 'OpenAI stub',
-		type: 'openAiApi',
-		data: { apiKey: 'sk-stub-not-a-key', url: stub.baseUrl },
-	});
-	const before = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-	const { id } = await env.n8n.createWorkflow(agentWorkflow(env.credentials, openAi));
+	const before = await sandboxCounters(env);
+	const { id } = await env.n8n.createWorkflow(listAnalyzeReadWorkflow());
 	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
 	expect(result.run).toBeDefined();
 	const run = result.run!.data;
@@ -256,8 +181,7 @@ test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded res
 	expect(agentOut.output).toBe(`The candidate scored ${read.result!.score}.`);
 
 	// One upload and one analysis in the sandbox, nothing else written.
-	const after = await env.sandbox.control.counters(env.sandbox.seed.workspaceId);
-	const delta = (key: string) => Number(after[key]) - Number(before[key]);
+	const delta = await countedSince(env, before);
 	expect({
 		reports: delta('reportsCreated'),
 		attempts: delta('attemptsCreated'),

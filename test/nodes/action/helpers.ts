@@ -3,11 +3,18 @@
  * and talk to the sandbox's control endpoints (counters, mail sink, interview controls) over loopback HTTP.
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { DOCX_MIME, PDF_MIME, makeDocx, makePdf, type ResumeOptions } from '../../fixtures/resumes';
 import {
+	asAiTool,
 	executeNode,
 	type ExecuteNodeOptions,
 	type ExecuteNodeResult,
@@ -187,4 +194,85 @@ export async function completedReport(ws: Workspace, resume: ResumeOptions = {})
 	const reportId = item.reportId ?? item.id;
 	if (typeof reportId !== 'string') throw new Error(`no report id in ${JSON.stringify(item)}`);
 	return reportId;
+}
+
+/** A tool as n8n-core's createNodeAsTool hands it to an agent (a LangChain DynamicStructuredTool). */
+interface AgentTool {
+	name: string;
+	description: string;
+	schema?: { shape?: Record<string, unknown> };
+	invoke(args: IDataObject): Promise<string>;
+}
+
+/**
+ * n8n's AI Agent reduced to a model's calls, for running the action node as a tool through n8n's engine: every input
+ * item is one call of each connected tool with the item's `args`; one output item per call, with the tool's name,
+ * description, argument names and answer (the text the model reads). A tool's error: with `toolErrors` 'answer' it
+ * is the call's answer, `ERROR <message>`, as the AI Agent hands it to the model; with 'stop' it stops the agent
+ * node (the run's error).
+ */
+export function standInAgent(toolErrors: 'answer' | 'stop'): INodeType {
+	const description: INodeTypeDescription = {
+		displayName: 'Stand-in Agent',
+		name: 'standInAgent',
+		group: ['transform'],
+		version: 1,
+		description: 'Calls the connected tools with the arguments of each input item',
+		defaults: { name: 'Stand-in Agent' },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
+		],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const tools = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as AgentTool[];
+		const calls: INodeExecutionData[] = [];
+		for (const item of this.getInputData()) {
+			const args = (item.json.args ?? {}) as IDataObject;
+			for (const tool of tools) {
+				const call = tool.invoke(args);
+				const answer =
+					toolErrors === 'answer'
+						? await call.catch((error: Error) => `ERROR ${error.message}`)
+						: await call;
+				const json = {
+					name: tool.name,
+					description: tool.description,
+					arguments: Object.keys(tool.schema?.shape ?? {}),
+					answer,
+				};
+				calls.push({ json });
+			}
+		}
+		return [calls];
+	}
+	return { description, execute };
+}
+
+/**
+ * One execution of the stand-in agent (`standInAgent`) with the action node as its one tool ("Recruiting Analysis
+ * Tool", set to `parameters`, at `typeVersion` or the newest): one call per entry of `calls`, with those arguments.
+ */
+export async function runAsAgentTool(
+	ws: Workspace,
+	parameters: INodeParameters,
+	calls: IDataObject[],
+	options: { toolErrors?: 'answer' | 'stop'; typeVersion?: number } = {},
+): Promise<ExecuteNodeResult> {
+	return await executeNode({
+		nodeType: standInAgent(options.toolErrors ?? 'stop'),
+		parameters: {},
+		items: calls.map((args) => ({ json: { args } })),
+		tools: [
+			{
+				nodeType: asAiTool(new RecruitingAnalysis()),
+				credentials: credentialsFor(ws),
+				parameters,
+				typeVersion: options.typeVersion,
+			},
+		],
+		credentialTypes: [new RecruitingAnalysisApi()],
+	});
 }

@@ -7,72 +7,30 @@
  * checked for saying when to use an operation and what it needs.
  */
 import {
-	NodeConnectionTypes,
 	NodeHelpers,
 	type IDataObject,
 	type INode,
 	type IExecuteFunctions,
-	type INodeExecutionData,
 	type INodeProperties,
 	type INodePropertyOptions,
-	type INodeType,
-	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { cameThroughReview } from '../../../nodes/RecruitingAnalysis/actions/common/toolMode';
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../../nodes/RecruitingAnalysis/writes/spending';
-import { asAiTool, executeNode } from '../../helpers/n8n-engine';
-import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { asAiTool } from '../../helpers/n8n-engine';
 import {
 	completedReport,
 	counters,
-	credentialsFor,
+	jsonOf,
+	runAsAgentTool,
 	totalRequests,
 	useSandboxWorkspace,
 	type Workspace,
 } from './helpers';
 
-interface AgentTool {
-	name: string;
-	description: string;
-	schema: { shape: Record<string, unknown> };
-	invoke(args: IDataObject): Promise<string>;
-}
-
-/** An agent reduced to what matters here: it lists its tools and calls each with the item's `args`. */
-class HarnessAgent implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Harness Agent',
-		name: 'harnessAgent',
-		group: ['transform'],
-		version: 1,
-		description: 'Calls the connected tools with the arguments of its input item',
-		defaults: { name: 'Harness Agent' },
-		inputs: [
-			NodeConnectionTypes.Main,
-			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
-		],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const tools = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as AgentTool[];
-		const args = (this.getInputData()[0].json.args ?? {}) as IDataObject;
-		const called: IDataObject[] = [];
-		for (const tool of tools) {
-			const response = await tool.invoke(args);
-			called.push({
-				name: tool.name,
-				description: tool.description,
-				arguments: Object.keys(tool.schema.shape),
-				response: JSON.parse(response),
-			});
-		}
-		return [called.map((json) => ({ json }))];
-	}
-}
+/** A call's answer as the tool's JSON output (what the model reads, parsed). */
+const responseOf = (call: IDataObject) => JSON.parse(String(call.answer)) as IDataObject[];
 
 let ws: Workspace;
 useSandboxWorkspace((started) => ({ ws } = started));
@@ -215,34 +173,25 @@ describe('what the model reads: the tool description n8n sends', () => {
 describe("run as a tool through n8n's engine", () => {
 	it('an agent gets Report > Get as a tool described by its action, with the $fromAI argument, and calls it', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Tool Candidate' });
-		const result = await executeNode({
-			nodeType: new HarnessAgent(),
-			parameters: {},
-			items: [{ json: { args: { reportId } } }],
-			tools: [
-				{
-					nodeType: asAiTool(node),
-					credentials: credentialsFor(ws),
-					parameters: {
-						resource: 'report',
-						operation: 'get',
-						reportId: {
-							__rl: true,
-							mode: 'id',
-							value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
-						},
-					},
+		const result = await runAsAgentTool(
+			ws,
+			{
+				resource: 'report',
+				operation: 'get',
+				reportId: {
+					__rl: true,
+					mode: 'id',
+					value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
 				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
-		if (result.error) throw result.error;
-		const [call] = result.output[0].map((item) => item.json);
+			},
+			[{ reportId }],
+		);
+		const [call] = jsonOf(result);
 		expect(call.description).toBe(
 			'Get a report (free: no credits, no email) in Recruiting Analysis',
 		);
 		expect(call.arguments).toEqual(['reportId']);
-		const response = call.response as IDataObject[];
+		const response = responseOf(call);
 		expect(response).toEqual([
 			expect.objectContaining({
 				id: reportId,
@@ -252,59 +201,37 @@ describe("run as a tool through n8n's engine", () => {
 	});
 
 	it("a refused argument comes back to the agent as the node's error, naming the field and the rule", async () => {
-		const result = await executeNode({
-			nodeType: new HarnessAgent(),
-			parameters: {},
-			items: [{ json: { args: { reportId: 'x'.repeat(101) } } }],
-			tools: [
-				{
-					nodeType: asAiTool(node),
-					credentials: credentialsFor(ws),
-					parameters: {
-						resource: 'report',
-						operation: 'get',
-						reportId: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
-					},
-					typeVersion: 1,
-				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
+		const result = await runAsAgentTool(
+			ws,
+			{
+				resource: 'report',
+				operation: 'get',
+				reportId: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
+			},
+			[{ reportId: 'x'.repeat(101) }],
+			{ typeVersion: 1 },
+		);
 		expect(result.error?.message).toMatch(/"Report ID" must be at most 100 characters/);
 	});
 
 	it('a Spending Limit, New Attempt Label or Idempotency Key left to the model ($fromAI) is refused before anything is sent', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Guard Rails' });
 		const before = totalRequests(await counters(ws));
-		const result = await executeNode({
-			nodeType: new HarnessAgent(),
-			parameters: {},
-			items: [
-				{
-					json: {
-						args: { candidateEmail: 'guard@example.com', Spending_Limit: 1000, label: 'again-1' },
-					},
+		const result = await runAsAgentTool(
+			ws,
+			{
+				resource: 'interview',
+				operation: 'invite',
+				reportId: { __rl: true, mode: 'id', value: reportId },
+				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+				delivery: 'email',
+				options: {
+					spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
+					attemptLabel: "={{ $FromAI ( 'label', 'a label', 'string') }}",
 				},
-			],
-			tools: [
-				{
-					nodeType: asAiTool(node),
-					credentials: credentialsFor(ws),
-					parameters: {
-						resource: 'interview',
-						operation: 'invite',
-						reportId: { __rl: true, mode: 'id', value: reportId },
-						candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
-						delivery: 'email',
-						options: {
-							spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
-							attemptLabel: "={{ $FromAI ( 'label', 'a label', 'string') }}",
-						},
-					},
-				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
+			},
+			[{ candidateEmail: 'guard@example.com', Spending_Limit: 1000, label: 'again-1' }],
+		);
 		const message = String(result.error?.message);
 		expect(message).toContain(
 			'"Execution Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
@@ -319,19 +246,9 @@ describe("run as a tool through n8n's engine", () => {
 
 	/** An agent's call of an Interview operation as a tool (the candidate's address comes from the model). */
 	async function interviewToolCall(parameters: IDataObject, email: string) {
-		return await executeNode({
-			nodeType: new HarnessAgent(),
-			parameters: {},
-			items: [{ json: { args: { candidateEmail: email, allowed: true } } }],
-			tools: [
-				{
-					nodeType: asAiTool(node),
-					credentials: credentialsFor(ws),
-					parameters: { resource: 'interview', ...parameters },
-				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
+		return await runAsAgentTool(ws, { resource: 'interview', ...parameters }, [
+			{ candidateEmail: email, allowed: true },
+		]);
 	}
 
 	/** Interview > Invite as a tool, with the tool's own extra parameters. */
@@ -371,10 +288,9 @@ describe("run as a tool through n8n's engine", () => {
 		const result = await inviteAsTool(reportId, 'opted-out@example.com', {
 			runWithoutReview: true,
 		});
-		if (result.error) throw result.error;
-		const [call] = result.output[0].map((item) => item.json);
+		const [call] = jsonOf(result);
 		expect(call.description).toMatch(/^Invite a candidate \(costs credits: charged per interview/);
-		expect(call.response).toEqual([
+		expect(responseOf(call)).toEqual([
 			expect.objectContaining({
 				interviewId: expect.stringMatching(/^int_/),
 				delivery: 'email',
@@ -404,9 +320,8 @@ describe("run as a tool through n8n's engine", () => {
 		const invited = await inviteAsTool(reportId, 'resend-unreviewed@example.com', {
 			runWithoutReview: true,
 		});
-		if (invited.error) throw invited.error;
-		const [call] = invited.output[0].map((item) => item.json);
-		const [interview] = call.response as IDataObject[];
+		const [call] = jsonOf(invited);
+		const [interview] = responseOf(call);
 		const before = await counters(ws);
 		const result = await interviewToolCall(
 			{

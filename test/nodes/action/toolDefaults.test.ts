@@ -8,69 +8,25 @@
  *   (writes/spending.ts TOOL_DEFAULT_SPENDING_LIMIT), and the builder can set another.
  */
 import {
-	NodeConnectionTypes,
 	NodeHelpers,
 	type IDataObject,
-	type IExecuteFunctions,
 	type INode,
-	type INodeExecutionData,
 	type INodeParameters,
 	type INodeType,
-	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../../nodes/RecruitingAnalysis/writes/spending';
-import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import { asAiTool, executeNode } from '../../helpers/n8n-engine';
+import { asAiTool } from '../../helpers/n8n-engine';
 import {
 	completedReport,
 	counters,
-	credentialsFor,
+	jsonOf,
+	runAsAgentTool,
 	totalRequests,
 	useSandboxWorkspace,
 	type Workspace,
 } from './helpers';
-
-interface AgentTool {
-	name: string;
-	description: string;
-	invoke(args: IDataObject): Promise<string>;
-}
-
-/** An agent reduced to a model's calls: every input item is one call of the first tool with the item's `args`. */
-class CallingAgent implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Calling Agent',
-		name: 'callingAgent',
-		group: ['transform'],
-		version: 1,
-		description: 'Calls its tool once per input item',
-		defaults: { name: 'Calling Agent' },
-		inputs: [
-			NodeConnectionTypes.Main,
-			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
-		],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const [tool] = (await this.getInputConnectionData(
-			NodeConnectionTypes.AiTool,
-			0,
-		)) as AgentTool[];
-		const calls: INodeExecutionData[] = [];
-		for (const item of this.getInputData()) {
-			// A tool's error comes back as the call's answer, as the AI Agent hands it to the model.
-			const answer = await tool
-				.invoke((item.json.args ?? {}) as IDataObject)
-				.catch((error: Error) => `ERROR ${error.message}`);
-			calls.push({ json: { description: tool.description, answer } });
-		}
-		return [calls];
-	}
-}
 
 let ws: Workspace;
 useSandboxWorkspace((started) => ({ ws } = started));
@@ -147,27 +103,20 @@ describe('the operation a node starts on', () => {
 	it('a fresh Tool node given to an agent reads the report and charges nothing', async () => {
 		const reportId = await completedReport(ws, { candidate: 'Fresh Tool' });
 		const before = await counters(ws);
-		const result = await executeNode({
-			nodeType: new CallingAgent(),
-			parameters: {},
-			items: [{ json: { args: { reportId } } }],
-			tools: [
-				{
-					nodeType: tool,
-					credentials: credentialsFor(ws),
-					parameters: {
-						reportId: {
-							__rl: true,
-							mode: 'id',
-							value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
-						},
-					},
+		// A fresh Tool: no resource or operation, only the report the model names.
+		const result = await runAsAgentTool(
+			ws,
+			{
+				reportId: {
+					__rl: true,
+					mode: 'id',
+					value: "={{ $fromAI('reportId', 'ID of the report to read', 'string') }}",
 				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
-		if (result.error) throw result.error;
-		const [call] = result.output[0].map((item) => item.json);
+			},
+			[{ reportId }],
+			{ toolErrors: 'answer' },
+		);
+		const [call] = jsonOf(result);
 		expect(call.description).toBe(
 			'Get a report (free: no credits, no email) in Recruiting Analysis',
 		);
@@ -190,33 +139,27 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 	/** One execution in which the agent calls Invite once per report (2.5 credits per interview in the sandbox). */
 	async function inviteEach(reportIds: string[], options: INodeParameters) {
 		const before = await counters(ws);
-		const result = await executeNode({
-			nodeType: new CallingAgent(),
-			parameters: {},
-			items: reportIds.map((reportId, i) => ({
-				json: { args: { reportId, candidateEmail: `limit-${i}-${reportId}@example.com` } },
-			})),
-			tools: [
-				{
-					nodeType: tool,
-					credentials: credentialsFor(ws),
-					parameters: {
-						resource: 'interview',
-						operation: 'invite',
-						reportId: {
-							__rl: true,
-							mode: 'id',
-							value: "={{ $fromAI('reportId', 'ID of the report', 'string') }}",
-						},
-						candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
-						delivery: 'email',
-						runWithoutReview: true,
-						options,
-					},
+		const result = await runAsAgentTool(
+			ws,
+			{
+				resource: 'interview',
+				operation: 'invite',
+				reportId: {
+					__rl: true,
+					mode: 'id',
+					value: "={{ $fromAI('reportId', 'ID of the report', 'string') }}",
 				},
-			],
-			credentialTypes: [new RecruitingAnalysisApi()],
-		});
+				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
+				delivery: 'email',
+				runWithoutReview: true,
+				options,
+			},
+			reportIds.map((reportId, i) => ({
+				reportId,
+				candidateEmail: `limit-${i}-${reportId}@example.com`,
+			})),
+			{ toolErrors: 'answer' },
+		);
 		if (result.error) throw result.error;
 		const answers = result.output[0].map((item) => String(item.json.answer));
 		const after = await counters(ws);
