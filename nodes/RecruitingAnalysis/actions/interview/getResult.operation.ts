@@ -1,36 +1,19 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { validateSchemaVersion } from '../../validation';
-import { api } from '../../transport/api';
-import {
-	concurrencyOption,
-	optionsCollection,
-	schemaVersionOption,
-	simplifyField,
-	unmeasuredNotice,
-} from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
 import { noticesForInterview } from '../../floor/notices';
-import { optionString, optionsParam } from '../common/params';
 import { simplifyInterviewResult } from '../common/simplify';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
-
-const properties: INodeProperties[] = [
-	unmeasuredNotice,
-	...interviewLocator(),
-	{
-		...simplifyField,
-		description:
-			'Whether to keep only the axes, decision, recommendation, summary, scores and limitations',
-	},
-	optionsCollection([concurrencyOption, schemaVersionOption]),
-];
+import { readResult, resultProperties } from '../common/resultRead';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['interview'], operation: ['getResult'] } },
-	properties,
+	resultProperties(
+		interviewLocator(),
+		'the axes, decision, recommendation, summary, scores and limitations',
+	),
 );
 
 /**
@@ -39,19 +22,11 @@ export const description = updateDisplayOptions(
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
-	const options = optionsParam(this, itemIndex);
-	const schemaVersion = validateSchemaVersion.call(
+	const { result, simplify } = await readResult(
 		this,
-		optionString(options, 'schemaVersion') ?? '1',
 		itemIndex,
+		apiPath('/api/v1/interviews/{}/result', interviewId),
 	);
-	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-	const result = await api(this, {
-		method: 'GET',
-		path: apiPath('/api/v1/interviews/{}/result', interviewId),
-		qs: { schemaVersion },
-		itemIndex,
-	});
 	noticesForInterview(this, result);
 	const name = await candidateNameFor(this, itemIndex, result.reportId);
 	return withCandidateName(simplify ? simplifyInterviewResult(result) : result, name);

@@ -1,0 +1,43 @@
+/**
+ * What the two Get Result operations (Report > Get Result, Interview > Get Result) share: their properties around
+ * the locator, and the read of a result in the schema version the options ask for.
+ */
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { api } from '../../transport/api';
+import { validateSchemaVersion } from '../../validation';
+import {
+	concurrencyOption,
+	optionsCollection,
+	schemaVersionOption,
+	simplifyField,
+	unmeasuredNotice,
+} from './descriptions';
+import { optionString, optionsParam } from './params';
+
+/** A Get Result operation's properties: the locator, Simplify saying what it keeps, the options. */
+export function resultProperties(locator: INodeProperties[], keeps: string): INodeProperties[] {
+	return [
+		unmeasuredNotice,
+		...locator,
+		{ ...simplifyField, description: `Whether to keep only ${keeps}` },
+		optionsCollection([concurrencyOption, schemaVersionOption]),
+	];
+}
+
+/** Reads the result at `path` (GET, in the Schema Version option's version) and whether Simplify is on. */
+export async function readResult(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	path: string,
+): Promise<{ result: IDataObject; simplify: boolean }> {
+	const options = optionsParam(ctx, itemIndex);
+	const schemaVersion = validateSchemaVersion.call(
+		ctx,
+		optionString(options, 'schemaVersion') ?? '1',
+		itemIndex,
+	);
+	const simplify = ctx.getNodeParameter('simplify', itemIndex, false) as boolean;
+	const result = await api(ctx, { method: 'GET', path, qs: { schemaVersion }, itemIndex });
+	return { result, simplify };
+}
