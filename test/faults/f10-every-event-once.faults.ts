@@ -546,36 +546,67 @@ async function lastPageWithoutCursor(): Promise<boolean> {
 	);
 }
 
-/** The webhook trigger's signing secret is garbled while the service delivers; it is fixed after two attempts. */
-async function unusableSecret(): Promise<boolean> {
+/**
+ * A published webhook trigger (`typeVersion`, 2 as a user adds it) on a new workspace, its signing secret a
+ * credential named `credential`, in the workflow "F10 <name>"; returned once n8n serves its webhook.
+ */
+async function webhookTrigger(o: {
+	name: string;
+	credential: string;
+	typeVersion?: number;
+	options?: Json;
+}) {
 	const ws = await newWs();
 	const signing = await env.n8n.createCredential({
-		name: 'F10 signing',
+		name: o.credential,
 		type: 'recruitingAnalysisSigningSecretApi',
 		data: { secret: ws.webhookSecret },
 	});
 	const webhookId = randomUUID();
-	const wf: WorkflowJson = {
-		name: `F10 webhook ${randomBytes(3).toString('hex')}`,
+	const id = await activated({
+		name: `F10 ${o.name} ${randomBytes(3).toString('hex')}`,
 		nodes: [
 			{
 				id: randomUUID(),
 				name: 'Trigger',
 				type: NODE_TYPES.trigger,
-				typeVersion: 2,
+				typeVersion: o.typeVersion ?? 2,
 				position: [0, 0],
 				webhookId,
-				parameters: { events: ['*'], options: {} },
+				parameters: { events: ['*'], options: o.options ?? {} },
 				credentials: { recruitingAnalysisSigningSecretApi: signing },
 			},
 		],
 		connections: {},
 		settings: { executionOrder: 'v1' },
-	};
-	const id = await activated(wf);
-	const url = `${env.webhookBaseUrl}/webhook/${webhookId}/webhook`;
-	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
-	const endpoint = await env.sandbox.control.registerWebhook(ws.workspaceId, url);
+	});
+	const path = `${webhookId}/webhook`;
+	await env.n8n.waitForWebhook(path, 30_000, 'POST');
+	return { ws, signing, id, path, url: `${env.webhookBaseUrl}/webhook/${path}` };
+}
+
+/** The trigger registered as its workspace's webhook endpoint: its deliveries, and a test event sent to it. */
+async function registered(trigger: { ws: Ws; url: string }) {
+	const endpoint = await env.sandbox.control.registerWebhook(trigger.ws.workspaceId, trigger.url);
+	const deliveries = async () =>
+		(await env.sandbox.control.deliveries(endpoint.id)).items as Array<{
+			deliveryId: string;
+			eventId: string;
+			state: string;
+			attempts: Array<{ status: number | null }>;
+		}>;
+	/** Has the sandbox send a test event to the endpoint; its event id. */
+	const sendTest = async () =>
+		(await ctl<{ eventId: string }>('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`))
+			.eventId;
+	return { deliveries, sendTest };
+}
+
+/** The webhook trigger's signing secret is garbled while the service delivers; it is fixed after two attempts. */
+async function unusableSecret(): Promise<boolean> {
+	const trigger = await webhookTrigger({ name: 'webhook', credential: 'F10 signing' });
+	const { ws, signing, id } = trigger;
+	const { deliveries, sendTest } = await registered(trigger);
 	await patchCredential(signing.id, signing.name, 'recruitingAnalysisSigningSecretApi', {
 		secret: 'whsec_***',
 		previousSecret: '',
@@ -584,16 +615,7 @@ async function unusableSecret(): Promise<boolean> {
 	// the kept secrets are older than SECRET_REUSE_MS (docs/triggers.md), so the deliveries start after that.
 	await delay(SECRET_REUSE_MS + 1000);
 	const sent: string[] = [];
-	for (let i = 0; i < 3; i++)
-		sent.push(
-			(await ctl<{ eventId: string }>('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`))
-				.eventId,
-		);
-	const deliveries = async () =>
-		(await env.sandbox.control.deliveries(endpoint.id)).items as Array<{
-			state: string;
-			attempts: Array<{ status: number | null }>;
-		}>;
+	for (let i = 0; i < 3; i++) sent.push(await sendTest());
 	await until(
 		'two refused attempts each',
 		async () => ((await deliveries()).every((d) => d.attempts.length >= 2) ? true : undefined),
@@ -623,32 +645,11 @@ async function unusableSecret(): Promise<boolean> {
 
 /** Twenty deliveries one after the other: is each event id in n8n's database when its 200 arrives? */
 async function acknowledgedMeansRemembered(): Promise<boolean> {
-	const ws = await newWs();
-	const signing = await env.n8n.createCredential({
-		name: 'F10 signing (ack)',
-		type: 'recruitingAnalysisSigningSecretApi',
-		data: { secret: ws.webhookSecret },
+	const { ws, id, url } = await webhookTrigger({
+		name: 'ack',
+		credential: 'F10 signing (ack)',
+		typeVersion: 1,
 	});
-	const webhookId = randomUUID();
-	const id = await activated({
-		name: `F10 ack ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Trigger',
-				type: NODE_TYPES.trigger,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: ['*'], options: {} },
-				credentials: { recruitingAnalysisSigningSecretApi: signing },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	});
-	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
-	const url = `${env.webhookBaseUrl}/webhook/${webhookId}/webhook`;
 	const sent: string[] = [];
 	let storedAtAnswer = 0;
 	const statuses: number[] = [];
@@ -725,46 +726,16 @@ async function executionCreationFails(): Promise<boolean> {
 		book.check("execution creation fails once: n8n's SQLite database found", database, false);
 		return false;
 	}
-	const ws = await newWs();
-	const signing = await env.n8n.createCredential({
-		name: 'F10 signing (creation fails)',
-		type: 'recruitingAnalysisSigningSecretApi',
-		data: { secret: ws.webhookSecret },
+	const trigger = await webhookTrigger({
+		name: 'creation fails',
+		credential: 'F10 signing (creation fails)',
 	});
-	const webhookId = randomUUID();
-	const id = await activated({
-		name: `F10 creation fails ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Trigger',
-				type: NODE_TYPES.trigger,
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: ['*'], options: {} },
-				credentials: { recruitingAnalysisSigningSecretApi: signing },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	});
-	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
-	const endpoint = await env.sandbox.control.registerWebhook(
-		ws.workspaceId,
-		`${env.webhookBaseUrl}/webhook/${webhookId}/webhook`,
-	);
-	const deliveries = async () =>
-		(await env.sandbox.control.deliveries(endpoint.id)).items as Array<{
-			state: string;
-			attempts: Array<{ status: number | null }>;
-		}>;
+	const { id } = trigger;
+	const { deliveries, sendTest } = await registered(trigger);
 	const lock = await writeLock(database);
 	let eventId: string;
 	try {
-		eventId = (
-			await ctl<{ eventId: string }>('POST', `/_sandbox/webhook-endpoints/${endpoint.id}/test`)
-		).eventId;
+		eventId = await sendTest();
 		await until(
 			'the first attempt answered',
 			async () => ((await deliveries())[0]?.attempts.length >= 1 ? true : undefined),
@@ -828,44 +799,13 @@ const DAY = 24 * 60 * MINUTE;
 
 /** A published webhook trigger (version 2, as a user adds it) with its own workspace and registered endpoint. */
 async function webhookCase(name: string, options: Json) {
-	const ws = await newWs();
-	const signing = await env.n8n.createCredential({
-		name: `F10 signing (${name})`,
-		type: 'recruitingAnalysisSigningSecretApi',
-		data: { secret: ws.webhookSecret },
-	});
-	const webhookId = randomUUID();
-	const id = await activated({
-		name: `F10 ${name} ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Trigger',
-				type: NODE_TYPES.trigger,
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId,
-				parameters: { events: ['*'], options },
-				credentials: { recruitingAnalysisSigningSecretApi: signing },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	});
-	await env.n8n.waitForWebhook(`${webhookId}/webhook`, 30_000, 'POST');
-	const endpoint = await env.sandbox.control.registerWebhook(
-		ws.workspaceId,
-		`${env.webhookBaseUrl}/webhook/${webhookId}/webhook`,
-	);
-	const deliveries = async () => (await env.sandbox.control.deliveries(endpoint.id)).items;
+	const trigger = await webhookTrigger({ name, credential: `F10 signing (${name})`, options });
+	const { deliveries, sendTest } = await registered(trigger);
 	/** Sends `count` events one after the other, each once its delivery succeeded (their order is the ids' order). */
 	const send = async (count: number): Promise<Array<{ eventId: string; deliveryId: string }>> => {
 		const sent: Array<{ eventId: string; deliveryId: string }> = [];
 		for (let i = 0; i < count; i++) {
-			const { eventId } = await ctl<{ eventId: string }>(
-				'POST',
-				`/_sandbox/webhook-endpoints/${endpoint.id}/test`,
-			);
+			const eventId = await sendTest();
 			const d = await until(
 				`${name}: event ${i + 1} acknowledged`,
 				async () =>
@@ -897,7 +837,7 @@ async function webhookCase(name: string, options: Json) {
 		);
 		return done.map((x) => x!.attempts.at(-1)?.status ?? 0);
 	};
-	return { id, path: `${webhookId}/webhook`, send, replay };
+	return { id: trigger.id, path: trigger.path, send, replay };
 }
 
 /** Executions per event id of a workflow's trigger (every one of its executions counted). */

@@ -78,25 +78,19 @@ export function formatWrites(w: Writes, none = 'none'): string {
 	);
 }
 
-export function minus(a: Writes, b: Writes): Writes {
-	return {
-		reports: a.reports - b.reports,
-		attempts: a.attempts - b.attempts,
-		interviews: a.interviews - b.interviews,
-		emails: a.emails - b.emails,
-	};
-}
+const perKind = (count: (k: keyof Writes) => number): Writes => ({
+	reports: count('reports'),
+	attempts: count('attempts'),
+	interviews: count('interviews'),
+	emails: count('emails'),
+});
+
+export const minus = (a: Writes, b: Writes): Writes => perKind((k) => a[k] - b[k]);
+export const plus = (a: Writes, b: Writes): Writes => perKind((k) => a[k] + b[k]);
 
 /** Writes beyond the expected ones (one per intent): the duplicates, by kind. */
-export function excess(measured: Writes, expected: Writes): Writes {
-	const over = (k: keyof Writes) => Math.max(0, measured[k] - expected[k]);
-	return {
-		reports: over('reports'),
-		attempts: over('attempts'),
-		interviews: over('interviews'),
-		emails: over('emails'),
-	};
-}
+export const excess = (measured: Writes, expected: Writes): Writes =>
+	perKind((k) => Math.max(0, measured[k] - expected[k]));
 
 export const total = (w: Writes) => w.reports + w.attempts + w.interviews + w.emails;
 
@@ -216,7 +210,8 @@ async function currentInterviews(w: CaseWorkspace): Promise<string[]> {
 		.map((i) => i.id);
 }
 
-const analysisResource = (json: Record<string, unknown>) =>
+/** The analysis an output item names, as `rpt_…:att_…` ('' when it names none). */
+export const analysisResource = (json: Record<string, unknown>) =>
 	typeof json.reportId === 'string' && typeof json.attemptId === 'string'
 		? `${json.reportId}:${json.attemptId}`
 		: '';
@@ -523,40 +518,10 @@ export interface WorkflowOptions {
 
 /** Manual Trigger → Input (a Code node: the same items every run) → the charged node(s) → ATS (HTTP Request). */
 export function caseWorkflow(o: WorkflowOptions): WorkflowJson {
-	const items = o.input.map((i) => ({
-		json: i.json,
-		...(i.pdf
-			? {
-					binary: {
-						data: {
-							data: i.pdf.toString('base64'),
-							mimeType: 'application/pdf',
-							fileName: i.json.fileName,
-							fileExtension: 'pdf',
-						},
-					},
-				}
-			: {}),
-	}));
 	const charged = o.spec.nodes(o.jobDescriptionId, { waitForCompletion: o.waitForCompletion });
 	const names = ['Start', 'Input', ...charged.map((n) => n.name), 'ATS'];
 	const nodes: WorkflowJson['nodes'] = [
-		{
-			id: randomId(),
-			name: 'Start',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
-		{
-			id: randomId(),
-			name: 'Input',
-			type: 'n8n-nodes-base.code',
-			typeVersion: 2,
-			position: [220, 0],
-			parameters: { jsCode: `return ${JSON.stringify(items)};` },
-		},
+		...startAndInput(inputCode(o.input)),
 		...charged.map((n, i) => ({
 			id: randomId(),
 			name: n.name,
@@ -597,10 +562,53 @@ export function caseWorkflow(o: WorkflowOptions): WorkflowJson {
 	};
 }
 
-const randomId = () =>
+/** A random id in the UUID layout n8n gives nodes. */
+export const randomId = () =>
 	randomBytes(16)
 		.toString('hex')
 		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+
+/** The JavaScript of an Input (Code) node that returns `items`, each resume in the binary field "data". */
+export function inputCode(items: InputItem[]): string {
+	const data = items.map((i) => ({
+		json: i.json,
+		...(i.pdf
+			? {
+					binary: {
+						data: {
+							data: i.pdf.toString('base64'),
+							mimeType: 'application/pdf',
+							fileName: i.json.fileName,
+							fileExtension: 'pdf',
+						},
+					},
+				}
+			: {}),
+	}));
+	return `return ${JSON.stringify(data)};`;
+}
+
+/** How the suite's workflows begin: Manual Trigger "Start" → Code "Input" (running `jsCode`). */
+export function startAndInput(jsCode: string): WorkflowJson['nodes'] {
+	return [
+		{
+			id: randomId(),
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: randomId(),
+			name: 'Input',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [220, 0],
+			parameters: { jsCode },
+		},
+	];
+}
 
 /** The name of the node whose output is checked (the last charged node). */
 export function outputNode(spec: OperationSpec): string {

@@ -16,34 +16,23 @@
  * output of our node: every item that is not refused names its resource (report and attempt, or interview), which
  * the sandbox holds.
  */
-import { randomBytes } from 'node:crypto';
-
-import { FigureBook, type FigureValue } from './figures';
+import { FigureBook } from './figures';
+import { caseWorkspace, formatWrites, type CaseWorkspace, type InputItem } from './f8-harness';
 import {
-	caseWorkspace,
-	finishedExecution,
-	formatWrites,
-	minus,
-	runManually,
-	updateWorkflow,
-	type CaseWorkspace,
-	type Writes,
-} from './f8-harness';
+	analyses,
+	analysisResource,
+	byId,
+	interviewResource,
+	listAll,
+	NONE,
+	recruiterCredential,
+	RecruiterSteps,
+	step as f9Step,
+	STEP_TIMEOUT,
+	type StepSpec,
+} from './f9-harness';
 import { makePdf } from '../fixtures/resumes';
-import {
-	nodeError,
-	nodeOutput,
-	type ExecutionDetail,
-	type WorkflowJson,
-} from '../../scripts/n8n-host';
-import {
-	bootRealN8n,
-	n8nLineUnderTest,
-	n8nUnderTest,
-	NODE_TYPES,
-	type RealN8n,
-} from '../e2e/helpers';
-import type { Json } from '../helpers/sandbox';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from '../e2e/helpers';
 
 const line = n8nLineUnderTest();
 const book = new FigureBook(
@@ -51,269 +40,27 @@ const book = new FigureBook(
 	`Files and refusals over days, in a real n8n (F9; ${n8nUnderTest()})`,
 	`real ${n8nUnderTest()} (community package from the tarball) + sandbox process`,
 );
-const rows: Array<Record<string, FigureValue>> = [];
-const NONE: Writes = { reports: 0, attempts: 0, interviews: 0, emails: 0 };
 
 let env: RealN8n;
 let w: CaseWorkspace;
-let credential: { id: string; name: string };
-let expectedTotal: Writes = NONE;
-const workflows: Record<string, string> = {};
+let steps: RecruiterSteps;
 
-type Item = { json: Record<string, string>; pdf?: Buffer };
 /** A resume: the same bytes every time for the same candidate and outcome, under the name given. */
 const resume = (
 	candidate: string,
 	fileName: string,
 	outcome: 'completed' | 'failed' = 'completed',
-): Item => ({
+): InputItem => ({
 	json: { fileName, applicationId: `app-${candidate}` },
 	pdf: makePdf({ candidate: `F9 files ${candidate}`, outcome, score: 6 }),
 });
 
-const randomId = () =>
-	randomBytes(16)
-		.toString('hex')
-		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
-
-function inputCode(items: Item[]): string {
-	const data = items.map((i) => ({
-		json: i.json,
-		...(i.pdf
-			? {
-					binary: {
-						data: {
-							data: i.pdf.toString('base64'),
-							mimeType: 'application/pdf',
-							fileName: i.json.fileName,
-							fileExtension: 'pdf',
-						},
-					},
-				}
-			: {}),
-	}));
-	return `return ${JSON.stringify(data)};`;
-}
-
-/** Manual Trigger → Input (Code) → our nodes, in order (the newest node version, as a new workflow gets). */
-function workflow(
-	name: string,
-	nodes: Array<{ name: string; parameters: Record<string, unknown>; onError?: string }>,
-): WorkflowJson {
-	const names = ['Start', 'Input', ...nodes.map((n) => n.name)];
-	const connections: Record<string, unknown> = {};
-	for (let i = 0; i < names.length - 1; i++)
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	return {
-		name: `F9 files ${name} ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomId(),
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: randomId(),
-				name: 'Input',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: inputCode([]) },
-			},
-			...nodes.map((n, i) => ({
-				id: randomId(),
-				name: n.name,
-				type: NODE_TYPES.action,
-				typeVersion: 2,
-				position: [440 + 220 * i, 0] as [number, number],
-				parameters: n.parameters,
-				credentials: { recruitingAnalysisApi: credential },
-				...(n.onError ? { onError: n.onError } : {}),
-			})),
-		],
-		connections,
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-/** Puts `items` in the workflow's Input (the editor's Save), runs it (Execute workflow) and waits for the end. */
-async function runWith(kind: string, items: Item[]): Promise<ExecutionDetail> {
-	await updateWorkflow(env.n8n, workflows[kind], (wf) => {
-		const input = wf.nodes.find((n) => n.name === 'Input')!;
-		input.parameters = { ...input.parameters, jsCode: inputCode(items) };
-	});
-	return await finishedExecution(env.n8n, await executeWorkflow(workflows[kind]));
-}
-
-/**
- * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
- * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
- */
-async function executeWorkflow(workflowId: string): Promise<string> {
-	if (line === '2') return await runManually(env.n8n, workflowId);
-	const workflowData = await env.n8n.getWorkflow(workflowId);
-	const started = await env.n8n.rest<{ executionId?: string }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{ workflowData, triggerToStartFrom: { name: 'Start' } },
-	);
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
-}
-
-/** Every item of a list endpoint, page after page. */
-async function listAll(path: string): Promise<Array<Record<string, unknown>>> {
-	const items: Array<Record<string, unknown>> = [];
-	let cursor: string | null = null;
-	do {
-		const page: { body: Json } = await w.ws.call(
-			'GET',
-			`${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-		);
-		items.push(...((page.body?.data?.items ?? []) as Array<Record<string, unknown>>));
-		cursor = (page.body?.data?.nextCursor as string | null | undefined) ?? null;
-	} while (cursor);
-	return items;
-}
-
-/** Reports as `rpt_…:att_…` and every interview id the workspace holds (the resources an item may name). */
-async function held(): Promise<Set<string>> {
-	const reports = await listAll('/api/v1/reports');
-	const interviews = await listAll('/api/v1/interviews');
-	return new Set([
-		...reports.map((r) => `${String(r.id)}:${String(r.attemptId)}`),
-		...interviews.map((i) => String(i.id)),
-	]);
-}
-
-const analysisResource = (o: Record<string, unknown>) =>
-	typeof o.reportId === 'string' && typeof o.attemptId === 'string'
-		? `${o.reportId}:${o.attemptId}`
-		: '';
-const interviewResource = (o: Record<string, unknown>) =>
-	typeof o.interviewId === 'string' ? o.interviewId : '';
-
-interface StepSpec {
-	id: string;
-	what: string;
-	/** New writes the step asks for. */
-	asks: Writes;
-	/** Items the step expects refused without a charge (their errorCode), and items expected to fail (error). */
-	refused?: number;
-	failed?: number;
-	/** Whether the execution is expected to end in error (the corrected address sent to Invite). */
-	executionFails?: boolean;
-	/** Distinct resources the node's output must name (one per distinct file or interview asked for). */
-	resources: number;
-}
-
-interface StepResult {
-	execution: ExecutionDetail;
-	output: Array<Record<string, unknown>>;
-}
-
-/** Measures and records one step; returns what the step's test asserts. */
-async function step(
-	spec: StepSpec,
-	node: string,
-	resourceOf: (o: Record<string, unknown>) => string,
-	run: () => Promise<ExecutionDetail>,
-): Promise<StepResult> {
-	const started = Date.now();
-	const before = await w.writes();
-	const requestsBefore = await requestsByRoute();
-	const execution = await run();
-	// Read before the writes: measuring them reads the interview list (until every email has left the outbox).
-	const requestsAfter = await requestsByRoute();
-	const after = await w.writes();
-	const byRoute = Object.fromEntries(
-		Object.entries(requestsAfter)
-			.map(([route, n]) => [route, n - (requestsBefore[route] ?? 0)] as const)
-			.filter(([, n]) => n > 0),
-	);
-	const requests = Object.values(byRoute).reduce((sum, n) => sum + n, 0);
-	book.set(`${spec.id}: API requests by route`, byRoute);
-	const added = minus(after, before);
-	expectedTotal = {
-		reports: expectedTotal.reports + spec.asks.reports,
-		attempts: expectedTotal.attempts + spec.asks.attempts,
-		interviews: expectedTotal.interviews + spec.asks.interviews,
-		emails: expectedTotal.emails + spec.asks.emails,
-	};
-	const output = nodeOutput(execution.data, node);
-	const inSandbox = await held();
-	const named = output.map(resourceOf).filter((r) => r !== '');
-	const refused = output.filter(
-		(o) => typeof o.errorCode === 'string' && o.errorCode !== '' && resourceOf(o) === '',
-	).length;
-	const failed = output.filter((o) => o.error !== undefined).length;
-	const error = execution.data.resultData.lastNodeExecuted
-		? nodeError(execution.data, execution.data.resultData.lastNodeExecuted)
-		: undefined;
-	const errorText = error ? `${error.message} ${error.description ?? ''}`.trim() : '';
-	const resourcesOk =
-		named.every((r) => inSandbox.has(r)) && new Set(named).size === spec.resources;
-	const ok =
-		Object.values(minus(added, spec.asks)).every((n) => n === 0) &&
-		resourcesOk &&
-		refused === (spec.refused ?? 0) &&
-		failed === (spec.failed ?? 0) &&
-		(spec.executionFails ? execution.status === 'error' : execution.status === 'success');
-	rows.push({
-		step: spec.id,
-		what: spec.what,
-		execution: `${execution.status}${errorText ? ` (${errorText.slice(0, 160)})` : ''}`,
-		'new writes': formatWrites(added),
-		asked: formatWrites(spec.asks),
-		'week so far': formatWrites(after),
-		'week expected': formatWrites(expectedTotal),
-		'API requests (node)': requests,
-		items: output.length,
-		'items with resource': `${named.filter((r) => inSandbox.has(r)).length} (distinct ${new Set(named).size}, expected ${spec.resources})`,
-		'refused / failed items': `${refused} / ${failed}`,
-		seconds: Number(((Date.now() - started) / 1000).toFixed(1)),
-		held: ok ? 'yes' : '**no**',
-	});
-	book.check(
-		`${spec.id} ${spec.what}: ${formatWrites(spec.asks, 'no new write')}; ${spec.resources} distinct resources named${spec.refused ? `; ${spec.refused} refused` : ''}${spec.executionFails ? '; the run fails' : ''}`,
-		`new ${formatWrites(added)}; ${named.length} items name ${new Set(named).size} resources, ${named.filter((r) => inSandbox.has(r)).length} held; refused ${refused}, failed ${failed}; ${execution.status}${errorText ? ` (${errorText.slice(0, 160)})` : ''}`,
-		ok,
-	);
-	process.stderr.write(
-		`[F9] ${spec.id}: ${ok ? 'held' : 'DID NOT HOLD'}; new ${formatWrites(added)} (asked ${formatWrites(spec.asks)}); ${execution.status} ${errorText.slice(0, 200)}\n`,
-	);
-	expect({ step: spec.id, added }).toEqual({ step: spec.id, added: spec.asks });
-	expect({ step: spec.id, execution: execution.status }).toEqual({
-		step: spec.id,
-		execution: spec.executionFails ? 'error' : 'success',
-	});
-	expect({ step: spec.id, refused, failed }).toEqual({
-		step: spec.id,
-		refused: spec.refused ?? 0,
-		failed: spec.failed ?? 0,
-	});
-	expect({
-		step: spec.id,
-		distinct: new Set(named).size,
-		notHeld: named.filter((r) => !inSandbox.has(r)),
-	}).toEqual({ step: spec.id, distinct: spec.resources, notHeld: [] });
-	return { execution, output };
-}
-
-/** The workspace's API requests so far, by route (the sandbox counters). */
-async function requestsByRoute(): Promise<Record<string, number>> {
-	return (await w.control.counters(w.ws.workspaceId)).requests ?? {};
-}
-
-const analyses = (n: number): Writes => ({ reports: n, attempts: n, interviews: 0, emails: 0 });
 const ANALYZE = 'Analyze Many';
 const uploadResource = (o: Record<string, unknown>) =>
 	typeof o.reportId === 'string' ? `${o.reportId}:${String(o.attemptId ?? null)}` : '';
+/** One run of the workflow `kind` on `items`, measured, recorded and asserted as `spec` (f9-harness.ts step). */
+const step = async (spec: StepSpec, kind: string, items: InputItem[]) =>
+	await f9Step(steps, spec, kind, items);
 /** Reports of the whole-refusal step, by item, for Invite Many. */
 let refusedReports: string[] = [];
 
@@ -323,55 +70,70 @@ beforeAll(async () => {
 	);
 	env = await bootRealN8n('faults-f9-files');
 	w = await caseWorkspace(env.sandbox.baseUrl);
-	credential = await env.n8n.createCredential({
-		name: 'F9 files recruiter',
-		type: 'recruitingAnalysisApi',
-		data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
-	});
+	const credential = await recruiterCredential(env, w, 'F9 files recruiter');
+	steps = new RecruiterSteps({ env, w, credential, book, name: 'F9 files' });
 	const files = {
 		binaryPropertyName: 'data',
 		jobDescriptionSource: 'existing',
 		jobDescriptionId: byId(w.ws.jobDescriptionId),
 	};
-	const analyze = { resource: 'analysis', operation: 'analyzeMany', ...files, options: {} };
-	const create = async (name: string, node: string, parameters: Record<string, unknown>) =>
-		(
-			await env.n8n.createWorkflow(
-				workflow(name, [{ name: node, parameters, onError: 'continueRegularOutput' }]),
-			)
-		).id;
-	workflows.analyze = await create('analyze', ANALYZE, analyze);
-	workflows.byApplication = await create('by-application', ANALYZE, {
-		...analyze,
+	const analyzeMany = { resource: 'analysis', operation: 'analyzeMany', ...files, options: {} };
+	const create = async (
+		kind: string,
+		name: string,
+		node: string,
+		parameters: Record<string, unknown>,
+		resourceOf = analysisResource,
+	) =>
+		await steps.create(
+			kind,
+			name,
+			[{ name: node, parameters, onError: 'continueRegularOutput' }],
+			resourceOf,
+		);
+	await create('analyze', 'analyze', ANALYZE, analyzeMany);
+	await create('byApplication', 'by-application', ANALYZE, {
+		...analyzeMany,
 		options: {
 			externalReferenceSource: 'my-ats',
 			externalReferenceId: '={{ $json.applicationId }}',
 		},
 	});
-	workflows.upload = await create('upload', 'Upload Many', {
-		resource: 'upload',
-		operation: 'uploadMany',
-		...files,
-		options: {},
-	});
-	workflows.invite = await create('invite', 'Invite Many', {
-		resource: 'interview',
-		operation: 'inviteMany',
-		reportId: '={{ $json.reportId }}',
-		candidateEmail: '={{ $json.email }}',
-		options: {},
-	});
+	await create(
+		'upload',
+		'upload',
+		'Upload Many',
+		{
+			resource: 'upload',
+			operation: 'uploadMany',
+			...files,
+			options: {},
+		},
+		uploadResource,
+	);
+	await create(
+		'invite',
+		'invite',
+		'Invite Many',
+		{
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+			options: {},
+		},
+		interviewResource,
+	);
 }, 420_000);
 
 afterAll(async () => {
-	book.table('steps', rows);
+	book.table('steps', steps?.rows ?? []);
 	book.set('totals (sandbox)', w ? formatWrites(await w.writes()) : 'not measured');
-	book.set('totals (asked)', formatWrites(expectedTotal));
+	book.set('totals (asked)', formatWrites(steps?.expectedTotal ?? NONE));
 	book.save();
 	await env?.close();
 }, 120_000);
 
-const STEP_TIMEOUT = 300_000;
 /** A person changes the allowance, seconds after the run (a replayed batch is told by its creation time). */
 const later = async () => await new Promise((resolve) => setTimeout(resolve, 2000));
 
@@ -383,9 +145,8 @@ describe('F9: files and refusals over days', () => {
 		async () => {
 			await step(
 				{ id: '1a', what: 'two resumes analysed', asks: analyses(2), resources: 2 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', two),
+				'analyze',
+				two,
 			);
 		},
 		STEP_TIMEOUT,
@@ -400,9 +161,8 @@ describe('F9: files and refusals over days', () => {
 			}));
 			const { output } = await step(
 				{ id: '1b', what: 'the same two files under other names', asks: NONE, resources: 2 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', renamed),
+				'analyze',
+				renamed,
 			);
 			expect(output.map((o) => o.sameFileAsBefore)).toEqual([true, true]);
 		},
@@ -418,9 +178,8 @@ describe('F9: files and refusals over days', () => {
 		async () => {
 			const { output } = await step(
 				{ id: '2a', what: 'an unreadable scan', asks: analyses(1), resources: 1 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('byApplication', [scan]),
+				'byApplication',
+				[scan],
 			);
 			failedReport = String(output[0]?.reportId);
 		},
@@ -432,9 +191,8 @@ describe('F9: files and refusals over days', () => {
 		async () => {
 			const { output } = await step(
 				{ id: '2b', what: 'the re-scan, same application ID', asks: NONE, resources: 0, failed: 1 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('byApplication', [rescan]),
+				'byApplication',
+				[rescan],
 			);
 			expect(JSON.stringify(output[0])).toContain(`held by report ${failedReport}`);
 		},
@@ -451,9 +209,8 @@ describe('F9: files and refusals over days', () => {
 					asks: analyses(1),
 					resources: 1,
 				},
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', [rescan]),
+				'analyze',
+				[rescan],
 			);
 		},
 		STEP_TIMEOUT,
@@ -473,9 +230,8 @@ describe('F9: files and refusals over days', () => {
 					resources: 0,
 					refused: 3,
 				},
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', three),
+				'analyze',
+				three,
 			);
 			refusedReports = output.map((o) => String(o.reportId));
 		},
@@ -494,9 +250,8 @@ describe('F9: files and refusals over days', () => {
 					asks: { reports: 0, attempts: 3, interviews: 0, emails: 0 },
 					resources: 3,
 				},
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', three),
+				'analyze',
+				three,
 			);
 			expect(output.map((o) => o.reportId)).toEqual(refusedReports);
 		},
@@ -521,9 +276,8 @@ describe('F9: files and refusals over days', () => {
 					resources: 0,
 					refused: 3,
 				},
-				'Invite Many',
-				interviewResource,
-				() => runWith('invite', candidates()),
+				'invite',
+				candidates(),
 			);
 		},
 		STEP_TIMEOUT,
@@ -544,9 +298,8 @@ describe('F9: files and refusals over days', () => {
 					asks: { reports: 0, attempts: 0, interviews: 3, emails: 3 },
 					resources: 3,
 				},
-				'Invite Many',
-				interviewResource,
-				() => runWith('invite', candidates()),
+				'invite',
+				candidates(),
 			);
 		},
 		STEP_TIMEOUT,
@@ -564,9 +317,8 @@ describe('F9: files and refusals over days', () => {
 					asks: { reports: 2, attempts: 0, interviews: 0, emails: 0 },
 					resources: 2,
 				},
-				'Upload Many',
-				uploadResource,
-				() => runWith('upload', aged),
+				'upload',
+				aged,
 			);
 		},
 		STEP_TIMEOUT,
@@ -578,9 +330,8 @@ describe('F9: files and refusals over days', () => {
 			await w.control.advanceClock(25 * 3600 * 1000);
 			const { output } = await step(
 				{ id: '4b', what: 'analysed 25 hours later', asks: analyses(2), resources: 2 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', aged),
+				'analyze',
+				aged,
 			);
 			expect(output.every((o) => typeof o.replacesExpiredReportId === 'string')).toBe(true);
 		},
@@ -593,9 +344,8 @@ describe('F9: files and refusals over days', () => {
 			await w.control.forgetReceipts(w.ws.workspaceId);
 			await step(
 				{ id: '4c', what: 'receipts forgotten, run again', asks: NONE, resources: 2 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', aged),
+				'analyze',
+				aged,
 			);
 		},
 		STEP_TIMEOUT,
@@ -606,7 +356,7 @@ describe('F9: files and refusals over days', () => {
 async function waitForReports(reportIds: string[]): Promise<void> {
 	const until = Date.now() + 60_000;
 	for (;;) {
-		const reports = await listAll('/api/v1/reports');
+		const reports = await listAll(w, '/api/v1/reports');
 		const done = reportIds.every((id) =>
 			reports.some((r) => r.id === id && r.status === 'completed'),
 		);

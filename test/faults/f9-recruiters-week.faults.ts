@@ -17,34 +17,30 @@
  * or interview), which the sandbox holds. The steps share their workspace and run in order; each asserts its own
  * new writes, the last one the week's totals.
  */
-import { randomBytes } from 'node:crypto';
-
-import { FigureBook, type FigureValue } from './figures';
+import { FigureBook } from './figures';
 import {
 	caseWorkspace,
-	finishedExecution,
 	formatWrites,
 	minus,
-	runManually,
-	updateWorkflow,
 	type CaseWorkspace,
+	type InputItem,
 	type Writes,
 } from './f8-harness';
+import {
+	analyses,
+	analysisResource,
+	byId,
+	interviewResource,
+	NONE,
+	recruiterCredential,
+	RecruiterSteps,
+	step as f9Step,
+	STEP_TIMEOUT,
+	type StepSpec,
+} from './f9-harness';
 import { makePdf } from '../fixtures/resumes';
-import {
-	nodeError,
-	nodeOutput,
-	type ExecutionDetail,
-	type WorkflowJson,
-} from '../../scripts/n8n-host';
-import {
-	bootRealN8n,
-	n8nLineUnderTest,
-	n8nUnderTest,
-	NODE_TYPES,
-	type RealN8n,
-} from '../e2e/helpers';
-import type { Json } from '../helpers/sandbox';
+import { nodeError, nodeOutput, type ExecutionDetail } from '../../scripts/n8n-host';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from '../e2e/helpers';
 
 const line = n8nLineUnderTest();
 const book = new FigureBook(
@@ -52,15 +48,11 @@ const book = new FigureBook(
 	`A recruiter's week, in a real n8n (F9; ${n8nUnderTest()})`,
 	`real ${n8nUnderTest()} (community package from the tarball) + sandbox process`,
 );
-const rows: Array<Record<string, FigureValue>> = [];
-const NONE: Writes = { reports: 0, attempts: 0, interviews: 0, emails: 0 };
 
 let env: RealN8n;
 let w: CaseWorkspace;
-let credential: { id: string; name: string };
-/** The week's writes so far, as the steps asked for them. */
-let expectedTotal: Writes = NONE;
-const workflows: Record<string, string> = {};
+/** The week's workflows and steps (the writes so far, as the steps asked for them). */
+let steps: RecruiterSteps;
 
 /** A resume of the folder: `resume-<n>.pdf`, the same bytes every time it is read. */
 const resume = (n: number) => ({
@@ -70,76 +62,6 @@ const resume = (n: number) => ({
 const folder = (numbers: number[]) => numbers.map(resume);
 const range = (from: number, to: number) =>
 	Array.from({ length: to - from + 1 }, (_, i) => from + i);
-type Item = { json: Record<string, string>; pdf?: Buffer };
-
-const randomId = () =>
-	randomBytes(16)
-		.toString('hex')
-		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
-
-function inputCode(items: Item[]): string {
-	const data = items.map((i) => ({
-		json: i.json,
-		...(i.pdf
-			? {
-					binary: {
-						data: {
-							data: i.pdf.toString('base64'),
-							mimeType: 'application/pdf',
-							fileName: i.json.fileName,
-							fileExtension: 'pdf',
-						},
-					},
-				}
-			: {}),
-	}));
-	return `return ${JSON.stringify(data)};`;
-}
-
-/** Manual Trigger → Input (Code) → our nodes, in order (the newest node version, as a new workflow gets). */
-function workflow(
-	name: string,
-	nodes: Array<{ name: string; parameters: Record<string, unknown>; onError?: string }>,
-): WorkflowJson {
-	const names = ['Start', 'Input', ...nodes.map((n) => n.name)];
-	const connections: Record<string, unknown> = {};
-	for (let i = 0; i < names.length - 1; i++)
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	return {
-		name: `F9 ${name} ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomId(),
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: randomId(),
-				name: 'Input',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: inputCode([]) },
-			},
-			...nodes.map((n, i) => ({
-				id: randomId(),
-				name: n.name,
-				type: NODE_TYPES.action,
-				typeVersion: 2,
-				position: [440 + 220 * i, 0] as [number, number],
-				parameters: n.parameters,
-				credentials: { recruitingAnalysisApi: credential },
-				...(n.onError ? { onError: n.onError } : {}),
-			})),
-		],
-		connections,
-		settings: { executionOrder: 'v1' },
-	};
-}
 
 const emailOf = (n: number, domain = 'example.com') => `f9-candidate-${n}@${domain}`;
 const invite = {
@@ -161,177 +83,6 @@ const reinterview = (candidateEmail: string) => ({
 	options: {},
 });
 
-/** Puts `items` in the workflow's Input (the editor's Save), runs it (Execute workflow) and waits for the end. */
-async function runWith(kind: string, items: Item[]): Promise<ExecutionDetail> {
-	await updateWorkflow(env.n8n, workflows[kind], (wf) => {
-		const input = wf.nodes.find((n) => n.name === 'Input')!;
-		input.parameters = { ...input.parameters, jsCode: inputCode(items) };
-	});
-	return await finishedExecution(env.n8n, await executeWorkflow(workflows[kind]));
-}
-
-/**
- * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
- * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
- */
-async function executeWorkflow(workflowId: string): Promise<string> {
-	if (line === '2') return await runManually(env.n8n, workflowId);
-	const workflowData = await env.n8n.getWorkflow(workflowId);
-	const started = await env.n8n.rest<{ executionId?: string }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{ workflowData, triggerToStartFrom: { name: 'Start' } },
-	);
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
-}
-
-/** Every item of a list endpoint, page after page. */
-async function listAll(path: string): Promise<Array<Record<string, unknown>>> {
-	const items: Array<Record<string, unknown>> = [];
-	let cursor: string | null = null;
-	do {
-		const page: { body: Json } = await w.ws.call(
-			'GET',
-			`${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-		);
-		items.push(...((page.body?.data?.items ?? []) as Array<Record<string, unknown>>));
-		cursor = (page.body?.data?.nextCursor as string | null | undefined) ?? null;
-	} while (cursor);
-	return items;
-}
-
-/** Reports as `rpt_…:att_…` and every interview id the workspace holds (the resources an item may name). */
-async function held(): Promise<Set<string>> {
-	const reports = await listAll('/api/v1/reports');
-	const interviews = await listAll('/api/v1/interviews');
-	return new Set([
-		...reports.map((r) => `${String(r.id)}:${String(r.attemptId)}`),
-		...interviews.map((i) => String(i.id)),
-	]);
-}
-
-const analysisResource = (o: Record<string, unknown>) =>
-	typeof o.reportId === 'string' && typeof o.attemptId === 'string'
-		? `${o.reportId}:${o.attemptId}`
-		: '';
-const interviewResource = (o: Record<string, unknown>) =>
-	typeof o.interviewId === 'string' ? o.interviewId : '';
-
-interface StepSpec {
-	id: string;
-	what: string;
-	/** New writes the step asks for. */
-	asks: Writes;
-	/** Items the step expects refused without a charge (their errorCode), and items expected to fail (error). */
-	refused?: number;
-	failed?: number;
-	/** Whether the execution is expected to end in error (the corrected address sent to Invite). */
-	executionFails?: boolean;
-	/** Distinct resources the node's output must name (one per distinct file or interview asked for). */
-	resources: number;
-}
-
-interface StepResult {
-	execution: ExecutionDetail;
-	output: Array<Record<string, unknown>>;
-}
-
-/** Measures and records one step; returns what the step's test asserts. */
-async function step(
-	spec: StepSpec,
-	node: string,
-	resourceOf: (o: Record<string, unknown>) => string,
-	run: () => Promise<ExecutionDetail>,
-): Promise<StepResult> {
-	const started = Date.now();
-	const before = await w.writes();
-	const requestsBefore = await requestsByRoute();
-	const execution = await run();
-	// Read before the writes: measuring them reads the interview list (until every email has left the outbox).
-	const requestsAfter = await requestsByRoute();
-	const after = await w.writes();
-	const byRoute = Object.fromEntries(
-		Object.entries(requestsAfter)
-			.map(([route, n]) => [route, n - (requestsBefore[route] ?? 0)] as const)
-			.filter(([, n]) => n > 0),
-	);
-	const requests = Object.values(byRoute).reduce((sum, n) => sum + n, 0);
-	book.set(`${spec.id}: API requests by route`, byRoute);
-	const added = minus(after, before);
-	expectedTotal = {
-		reports: expectedTotal.reports + spec.asks.reports,
-		attempts: expectedTotal.attempts + spec.asks.attempts,
-		interviews: expectedTotal.interviews + spec.asks.interviews,
-		emails: expectedTotal.emails + spec.asks.emails,
-	};
-	const output = nodeOutput(execution.data, node);
-	const inSandbox = await held();
-	const named = output.map(resourceOf).filter((r) => r !== '');
-	const refused = output.filter(
-		(o) => typeof o.errorCode === 'string' && o.errorCode !== '' && resourceOf(o) === '',
-	).length;
-	const failed = output.filter((o) => o.error !== undefined).length;
-	const error = execution.data.resultData.lastNodeExecuted
-		? nodeError(execution.data, execution.data.resultData.lastNodeExecuted)
-		: undefined;
-	const errorText = error ? `${error.message} ${error.description ?? ''}`.trim() : '';
-	const resourcesOk =
-		named.every((r) => inSandbox.has(r)) && new Set(named).size === spec.resources;
-	const ok =
-		Object.values(minus(added, spec.asks)).every((n) => n === 0) &&
-		resourcesOk &&
-		refused === (spec.refused ?? 0) &&
-		failed === (spec.failed ?? 0) &&
-		(spec.executionFails ? execution.status === 'error' : execution.status === 'success');
-	rows.push({
-		step: spec.id,
-		what: spec.what,
-		execution: `${execution.status}${errorText ? ` (${errorText.slice(0, 160)})` : ''}`,
-		'new writes': formatWrites(added),
-		asked: formatWrites(spec.asks),
-		'week so far': formatWrites(after),
-		'week expected': formatWrites(expectedTotal),
-		'API requests (node)': requests,
-		items: output.length,
-		'items with resource': `${named.filter((r) => inSandbox.has(r)).length} (distinct ${new Set(named).size}, expected ${spec.resources})`,
-		'refused / failed items': `${refused} / ${failed}`,
-		seconds: Number(((Date.now() - started) / 1000).toFixed(1)),
-		held: ok ? 'yes' : '**no**',
-	});
-	book.check(
-		`${spec.id} ${spec.what}: ${formatWrites(spec.asks, 'no new write')}; ${spec.resources} distinct resources named${spec.refused ? `; ${spec.refused} refused` : ''}${spec.executionFails ? '; the run fails' : ''}`,
-		`new ${formatWrites(added)}; ${named.length} items name ${new Set(named).size} resources, ${named.filter((r) => inSandbox.has(r)).length} held; refused ${refused}, failed ${failed}; ${execution.status}${errorText ? ` (${errorText.slice(0, 160)})` : ''}`,
-		ok,
-	);
-	process.stderr.write(
-		`[F9] ${spec.id}: ${ok ? 'held' : 'DID NOT HOLD'}; new ${formatWrites(added)} (asked ${formatWrites(spec.asks)}); ${execution.status} ${errorText.slice(0, 200)}\n`,
-	);
-	expect({ step: spec.id, added }).toEqual({ step: spec.id, added: spec.asks });
-	expect({ step: spec.id, execution: execution.status }).toEqual({
-		step: spec.id,
-		execution: spec.executionFails ? 'error' : 'success',
-	});
-	expect({ step: spec.id, refused, failed }).toEqual({
-		step: spec.id,
-		refused: spec.refused ?? 0,
-		failed: spec.failed ?? 0,
-	});
-	expect({
-		step: spec.id,
-		distinct: new Set(named).size,
-		notHeld: named.filter((r) => !inSandbox.has(r)),
-	}).toEqual({ step: spec.id, distinct: spec.resources, notHeld: [] });
-	return { execution, output };
-}
-
-/** The workspace's API requests so far, by route (the sandbox counters). */
-async function requestsByRoute(): Promise<Record<string, number>> {
-	return (await w.control.counters(w.ws.workspaceId)).requests ?? {};
-}
-
-const analyses = (n: number): Writes => ({ reports: n, attempts: n, interviews: 0, emails: 0 });
 const invitations = (n: number): Writes => ({ reports: 0, attempts: 0, interviews: n, emails: n });
 const ANALYZE = 'Analyze Many';
 /** Reports of the folder by file number, from the last Analyze Many output (for the interview steps). */
@@ -344,78 +95,79 @@ beforeAll(async () => {
 	);
 	env = await bootRealN8n('faults-f9');
 	w = await caseWorkspace(env.sandbox.baseUrl);
-	credential = await env.n8n.createCredential({
-		name: 'F9 recruiter',
-		type: 'recruitingAnalysisApi',
-		data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
-	});
-	const jobDescriptionId = byId(w.ws.jobDescriptionId);
+	const credential = await recruiterCredential(env, w, 'F9 recruiter');
+	steps = new RecruiterSteps({ env, w, credential, book, name: 'F9' });
 	const analyze = {
 		resource: 'analysis',
 		operation: 'analyzeMany',
 		binaryPropertyName: 'data',
 		jobDescriptionSource: 'existing',
-		jobDescriptionId,
+		jobDescriptionId: byId(w.ws.jobDescriptionId),
 		options: {},
 	};
-	workflows.analyze = (
-		await env.n8n.createWorkflow(
-			workflow('analyze', [
-				{ name: ANALYZE, parameters: analyze, onError: 'continueRegularOutput' },
-			]),
-		)
-	).id;
-	workflows.inviteThenReinterview = (
-		await env.n8n.createWorkflow(
-			workflow('invite-reinterview', [
-				{ name: 'Invite', parameters: invite },
-				{ name: 'Reinterview', parameters: reinterview(emailOf(1)) },
-			]),
-		)
-	).id;
+	await steps.create(
+		'analyze',
+		'analyze',
+		[{ name: ANALYZE, parameters: analyze, onError: 'continueRegularOutput' }],
+		analysisResource,
+	);
+	await steps.create(
+		'inviteThenReinterview',
+		'invite-reinterview',
+		[
+			{ name: 'Invite', parameters: invite },
+			{ name: 'Reinterview', parameters: reinterview(emailOf(1)) },
+		],
+		interviewResource,
+	);
 	const keyed = { ...invite, options: { idempotencyKey: '={{ $json.applicationId }}' } };
-	workflows.invite = (
-		await env.n8n.createWorkflow(workflow('invite', [{ name: 'Invite', parameters: keyed }]))
-	).id;
-	workflows.reinterview = (
-		await env.n8n.createWorkflow(
-			workflow('reinterview', [
-				{ name: 'Reinterview', parameters: reinterview('={{ $json.email }}') },
-			]),
-		)
-	).id;
+	await steps.create(
+		'invite',
+		'invite',
+		[{ name: 'Invite', parameters: keyed }],
+		interviewResource,
+	);
+	await steps.create(
+		'reinterview',
+		'reinterview',
+		[{ name: 'Reinterview', parameters: reinterview('={{ $json.email }}') }],
+		interviewResource,
+	);
 }, 420_000);
 
 afterAll(async () => {
-	book.table('steps', rows);
+	book.table('steps', steps?.rows ?? []);
 	book.set('week totals (sandbox)', w ? formatWrites(await w.writes()) : 'not measured');
-	book.set('week totals (asked)', formatWrites(expectedTotal));
+	book.set('week totals (asked)', formatWrites(steps?.expectedTotal ?? NONE));
 	book.save();
 	await env?.close();
 }, 120_000);
 
-const STEP_TIMEOUT = 300_000;
-
 /** The folder's numbers in the order the step reads them, and the output items by file number. */
-function remember(numbers: number[], output: Array<Record<string, unknown>>): void {
+function remember(numbers: number[], { output }: { output: Array<Record<string, unknown>> }): void {
 	numbers.forEach((n, i) => {
 		if (typeof output[i]?.reportId === 'string' && typeof output[i]?.attemptId === 'string')
 			reportOf.set(n, String(output[i].reportId));
 	});
 }
 
+/** One run of the workflow `kind` on `items`, measured, recorded and asserted as `spec` (f9-harness.ts step). */
+const step = async (spec: StepSpec, kind: string, items: InputItem[]) =>
+	await f9Step(steps, spec, kind, items);
+
 describe("F9: a recruiter's week", () => {
 	it(
 		'1 a folder of 10 resumes analysed (Analyze Many): 10 reports, 10 analyses',
 		async () => {
 			const numbers = range(1, 10);
-			const { output } = await step(
-				{ id: '1', what: '10 resumes analysed', asks: analyses(10), resources: 10 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(numbers)),
+			remember(
+				numbers,
+				await step(
+					{ id: '1', what: '10 resumes analysed', asks: analyses(10), resources: 10 },
+					'analyze',
+					folder(numbers),
+				),
 			);
-			remember(numbers, output);
 		},
 		STEP_TIMEOUT,
 	);
@@ -424,13 +176,14 @@ describe("F9: a recruiter's week", () => {
 		'2 five resumes added, run again: 5 new reports and analyses, the first 10 given back',
 		async () => {
 			const numbers = range(1, 15);
-			const { output } = await step(
-				{ id: '2', what: '5 added, run again', asks: analyses(5), resources: 15 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(numbers)),
+			remember(
+				numbers,
+				await step(
+					{ id: '2', what: '5 added, run again', asks: analyses(5), resources: 15 },
+					'analyze',
+					folder(numbers),
+				),
 			);
-			remember(numbers, output);
 		},
 		STEP_TIMEOUT,
 	);
@@ -438,12 +191,10 @@ describe("F9: a recruiter's week", () => {
 	it(
 		'3 the same 15 files in another order: nothing new',
 		async () => {
-			const numbers = range(1, 15).reverse();
 			await step(
 				{ id: '3', what: 'the same 15 in another order', asks: NONE, resources: 15 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(numbers)),
+				'analyze',
+				folder(range(1, 15).reverse()),
 			);
 		},
 		STEP_TIMEOUT,
@@ -452,15 +203,14 @@ describe("F9: a recruiter's week", () => {
 	it(
 		'4a a bad file among the 15 (an error item, On Error: continue): nothing new',
 		async () => {
-			const bad: Item = {
+			const bad: InputItem = {
 				json: { fileName: 'resume-16.pdf', applicationId: 'app-16' },
 				pdf: Buffer.from('not a pdf at all, although it is named one'),
 			};
 			await step(
 				{ id: '4a', what: 'a bad file among the 15', asks: NONE, resources: 15, failed: 1 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', [...folder(range(1, 15)), bad]),
+				'analyze',
+				[...folder(range(1, 15)), bad],
 			);
 		},
 		STEP_TIMEOUT,
@@ -470,13 +220,14 @@ describe("F9: a recruiter's week", () => {
 		'4b the bad file fixed, run again: only the fixed file analysed',
 		async () => {
 			const numbers = range(1, 16);
-			const { output } = await step(
-				{ id: '4b', what: 'the bad file fixed, run again', asks: analyses(1), resources: 16 },
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(numbers)),
+			remember(
+				numbers,
+				await step(
+					{ id: '4b', what: 'the bad file fixed, run again', asks: analyses(1), resources: 16 },
+					'analyze',
+					folder(numbers),
+				),
 			);
-			remember(numbers, output);
 		},
 		STEP_TIMEOUT,
 	);
@@ -493,9 +244,8 @@ describe("F9: a recruiter's week", () => {
 					resources: 18,
 					refused: 2,
 				},
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(range(1, 20))),
+				'analyze',
+				folder(range(1, 20)),
 			);
 		},
 		STEP_TIMEOUT,
@@ -506,18 +256,19 @@ describe("F9: a recruiter's week", () => {
 		async () => {
 			const numbers = range(1, 20);
 			await w.control.patchWorkspace(w.ws.workspaceId, { analysisAllowance: 1000 });
-			const { output } = await step(
-				{
-					id: '5b',
-					what: 'allowance topped up, run again',
-					asks: { reports: 0, attempts: 2, interviews: 0, emails: 0 },
-					resources: 20,
-				},
-				ANALYZE,
-				analysisResource,
-				() => runWith('analyze', folder(numbers)),
+			remember(
+				numbers,
+				await step(
+					{
+						id: '5b',
+						what: 'allowance topped up, run again',
+						asks: { reports: 0, attempts: 2, interviews: 0, emails: 0 },
+						resources: 20,
+					},
+					'analyze',
+					folder(numbers),
+				),
 			);
-			remember(numbers, output);
 		},
 		STEP_TIMEOUT,
 	);
@@ -532,9 +283,8 @@ describe("F9: a recruiter's week", () => {
 		async () => {
 			const first = await step(
 				{ id: '6a', what: 'Invite → Reinterview', asks: invitations(2), resources: 1 },
-				'Reinterview',
-				interviewResource,
-				() => runWith('inviteThenReinterview', inviteThenReinterview()),
+				'inviteThenReinterview',
+				inviteThenReinterview(),
 			);
 			runs.first = first.execution;
 		},
@@ -546,9 +296,8 @@ describe("F9: a recruiter's week", () => {
 		async () => {
 			const second = await step(
 				{ id: '6b', what: 'Invite → Reinterview run again', asks: NONE, resources: 1 },
-				'Reinterview',
-				interviewResource,
-				() => runWith('inviteThenReinterview', inviteThenReinterview()),
+				'inviteThenReinterview',
+				inviteThenReinterview(),
 			);
 			for (const node of ['Invite', 'Reinterview']) {
 				expect({
@@ -572,9 +321,8 @@ describe("F9: a recruiter's week", () => {
 		async () => {
 			const { output } = await step(
 				{ id: '7a', what: 'Invite to a mistyped address', asks: invitations(1), resources: 1 },
-				'Invite',
-				interviewResource,
-				() => runWith('invite', [{ json: typo() }]),
+				'invite',
+				[{ json: typo() }],
 			);
 			interviews.typo = interviewResource(output[0] ?? {});
 		},
@@ -592,9 +340,8 @@ describe("F9: a recruiter's week", () => {
 					resources: 0,
 					executionFails: true,
 				},
-				'Invite',
-				interviewResource,
-				() => runWith('invite', [{ json: corrected() }]),
+				'invite',
+				[{ json: corrected() }],
 			);
 			const error = nodeError(refused.execution.data, 'Invite');
 			expect(`${error?.message ?? ''} ${error?.description ?? ''}`).toMatch(/Reinterview/);
@@ -612,12 +359,8 @@ describe("F9: a recruiter's week", () => {
 					asks: invitations(1),
 					resources: 1,
 				},
-				'Reinterview',
-				interviewResource,
-				() =>
-					runWith('reinterview', [
-						{ json: { ...corrected(), interviewId: interviews.typo ?? 'no interview of step 7a' } },
-					]),
+				'reinterview',
+				[{ json: { ...corrected(), interviewId: interviews.typo ?? 'no interview of step 7a' } }],
 			);
 			const mail = await w.mail();
 			expect({

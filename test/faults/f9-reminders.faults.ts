@@ -11,27 +11,27 @@
  * candidate on each day, nothing more on the Retry. Measured after each run: the sandbox's mail sink (every email
  * queued, by candidate) and counters, and the node's output (each item names the email delivery it queued).
  */
-import { randomBytes } from 'node:crypto';
-
 import { FigureBook, type FigureValue } from './figures';
 import {
 	caseWorkspace,
 	finishedExecution,
 	formatWrites,
+	inputCode,
 	minus,
 	retryExecution,
-	runManually,
 	type CaseWorkspace,
 	type Writes,
 } from './f8-harness';
-import { nodeOutput, type ExecutionDetail, type WorkflowJson } from '../../scripts/n8n-host';
 import {
-	bootRealN8n,
-	n8nLineUnderTest,
-	n8nUnderTest,
-	NODE_TYPES,
-	type RealN8n,
-} from '../e2e/helpers';
+	actionNode,
+	executeWorkflow,
+	inputWorkflow,
+	recruiterCredential,
+	STEP_TIMEOUT,
+	type Credential,
+} from './f9-harness';
+import { nodeOutput, type ExecutionDetail, type WorkflowJson } from '../../scripts/n8n-host';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from '../e2e/helpers';
 import { completedReport, invited } from '../sandbox/setup';
 
 const line = n8nLineUnderTest();
@@ -53,70 +53,16 @@ let candidates: Array<{ email: string; interviewId: string }> = [];
 /** Emails each run asked for, so far (the invitations included). */
 let expectedEmails = 0;
 
-const randomId = () =>
-	randomBytes(16)
-		.toString('hex')
-		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-
-function reminderWorkflow(credential: { id: string; name: string }): WorkflowJson {
-	const input = candidates.map((c) => ({ json: c }));
-	return {
-		name: `F9 reminders ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomId(),
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: randomId(),
-				name: 'Input',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: `return ${JSON.stringify(input)};` },
-			},
-			{
-				id: randomId(),
-				name: RESEND,
-				type: NODE_TYPES.action,
-				typeVersion: 2,
-				position: [440, 0],
-				parameters: {
-					resource: 'interview',
-					operation: 'resend',
-					interviewId: { __rl: true, mode: 'id', value: '={{ $json.interviewId }}' },
-					options: {},
-				},
-				credentials: { recruitingAnalysisApi: credential },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Input', type: 'main', index: 0 }]] },
-			Input: { main: [[{ node: RESEND, type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-/**
- * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
- * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
- */
-async function executeWorkflow(): Promise<string> {
-	if (line === '2') return await runManually(env.n8n, workflowId);
-	const workflowData = await env.n8n.getWorkflow(workflowId);
-	const started = await env.n8n.rest<{ executionId?: string }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{ workflowData, triggerToStartFrom: { name: 'Start' } },
-	);
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
+/** Manual Trigger → Input (Code: the candidates) → Resend. */
+function reminderWorkflow(credential: Credential): WorkflowJson {
+	return inputWorkflow('F9 reminders', inputCode(candidates.map((c) => ({ json: c }))), [
+		actionNode(credential, RESEND, 440, {
+			resource: 'interview',
+			operation: 'resend',
+			interviewId: { __rl: true, mode: 'id', value: '={{ $json.interviewId }}' },
+			options: {},
+		}),
+	]);
 }
 
 /** Emails in the mail sink by candidate address (the invitation and every resend). */
@@ -204,11 +150,7 @@ beforeAll(async () => {
 		}),
 	);
 	expectedEmails = CANDIDATES;
-	const credential = await env.n8n.createCredential({
-		name: 'F9 reminders',
-		type: 'recruitingAnalysisApi',
-		data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
-	});
+	const credential = await recruiterCredential(env, w, 'F9 reminders');
 	workflowId = (await env.n8n.createWorkflow(reminderWorkflow(credential))).id;
 }, 420_000);
 
@@ -221,7 +163,6 @@ afterAll(async () => {
 	await env?.close();
 }, 120_000);
 
-const STEP_TIMEOUT = 300_000;
 const runs: Record<string, { execution: ExecutionDetail; deliveries: string[] }> = {};
 
 describe('F9: two reminders on two days', () => {
@@ -230,7 +171,7 @@ describe('F9: two reminders on two days', () => {
 		async () => {
 			runs.day1 = await step(
 				{ id: 'R1', what: 'day 1: reminders', emails: CANDIDATES, execution: 'success' },
-				async () => await finishedExecution(env.n8n, await executeWorkflow()),
+				async () => await finishedExecution(env.n8n, await executeWorkflow(env, workflowId)),
 			);
 			expect(runs.day1.deliveries).toHaveLength(CANDIDATES);
 		},
@@ -259,7 +200,7 @@ describe('F9: two reminders on two days', () => {
 						emails: CANDIDATES,
 						execution: 'error',
 					},
-					async () => await finishedExecution(env.n8n, await executeWorkflow()),
+					async () => await finishedExecution(env.n8n, await executeWorkflow(env, workflowId)),
 				);
 			} finally {
 				await w.control.clearFaults();

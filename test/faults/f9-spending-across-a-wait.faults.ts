@@ -14,18 +14,25 @@
  * invitation is not sent (no interview, no email) and its item says why, with what the execution spent before the
  * Wait; the control's invitation is sent and charged 2.5 credits.
  */
-import { randomBytes } from 'node:crypto';
-
 import { FigureBook, type FigureValue } from './figures';
 import {
 	caseWorkspace,
 	finishedExecution,
 	formatWrites,
 	minus,
-	runManually,
+	randomId,
 	type CaseWorkspace,
 	type Writes,
 } from './f8-harness';
+import {
+	actionNode,
+	byId,
+	executeWorkflow,
+	inputWorkflow,
+	NONE,
+	recruiterCredential,
+	type Credential,
+} from './f9-harness';
 import { makePdf } from '../fixtures/resumes';
 import {
 	nodeOutput,
@@ -34,13 +41,7 @@ import {
 	type N8nInstance,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
-import {
-	bootRealN8n,
-	n8nLineUnderTest,
-	n8nUnderTest,
-	NODE_TYPES,
-	type RealN8n,
-} from '../e2e/helpers';
+import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from '../e2e/helpers';
 
 const line = n8nLineUnderTest();
 const book = new FigureBook(
@@ -55,13 +56,7 @@ let env: RealN8n;
 /** n8n started again on the same database while the executions wait. */
 let restarted: N8nInstance | undefined;
 let w: CaseWorkspace;
-let credential: { id: string; name: string };
-
-const randomId = () =>
-	randomBytes(16)
-		.toString('hex')
-		.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+let credential: Credential;
 
 interface Case {
 	id: string;
@@ -77,7 +72,6 @@ interface Case {
 }
 
 const analysis: Writes = { reports: 1, attempts: 1, interviews: 0, emails: 0 };
-const NONE: Writes = { reports: 0, attempts: 0, interviews: 0, emails: 0 };
 const invitation: Writes = { reports: 0, attempts: 0, interviews: 1, emails: 1 };
 
 const CASES: Case[] = [
@@ -119,94 +113,39 @@ function workflow(c: Case): WorkflowJson {
 			},
 		},
 	];
-	const ours = (
-		name: string,
-		x: number,
-		parameters: Record<string, unknown>,
-		onError?: string,
-	) => ({
-		id: randomId(),
-		name,
-		type: NODE_TYPES.action,
-		typeVersion: 2,
-		position: [x, 0] as [number, number],
-		parameters,
-		credentials: { recruitingAnalysisApi: credential },
-		...(onError ? { onError } : {}),
-	});
-	const names = ['Start', 'Input', 'Analyze', 'Wait', 'Invite'];
-	const connections: Record<string, unknown> = {};
-	for (let i = 0; i < names.length - 1; i++)
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	return {
-		name: `F9-wait ${c.id} ${randomBytes(3).toString('hex')}`,
-		nodes: [
+	return inputWorkflow(`F9-wait ${c.id}`, `return ${JSON.stringify(input)};`, [
+		actionNode(credential, 'Analyze', 440, {
+			resource: 'analysis',
+			operation: 'analyzeResume',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: byId(w.ws.jobDescriptionId),
+			options: { waitForCompletion: true, waitTimeout: 120, spendingLimit: c.limit },
+		}),
+		{
+			id: randomId(),
+			name: 'Wait',
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			position: [660, 0],
+			parameters: { resume: 'webhook', httpMethod: 'POST', options: {} },
+			webhookId: randomId(),
+		},
+		actionNode(
+			credential,
+			'Invite',
+			880,
 			{
-				id: randomId(),
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
+				resource: 'interview',
+				operation: 'invite',
+				reportId: byId("={{ $('Analyze').first().json.reportId }}"),
+				candidateEmail: c.email,
+				delivery: 'email',
+				options: { spendingLimit: c.limit },
 			},
-			{
-				id: randomId(),
-				name: 'Input',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: `return ${JSON.stringify(input)};` },
-			},
-			ours('Analyze', 440, {
-				resource: 'analysis',
-				operation: 'analyzeResume',
-				binaryPropertyName: 'data',
-				jobDescriptionSource: 'existing',
-				jobDescriptionId: byId(w.ws.jobDescriptionId),
-				options: { waitForCompletion: true, waitTimeout: 120, spendingLimit: c.limit },
-			}),
-			{
-				id: randomId(),
-				name: 'Wait',
-				type: 'n8n-nodes-base.wait',
-				typeVersion: 1.1,
-				position: [660, 0],
-				parameters: { resume: 'webhook', httpMethod: 'POST', options: {} },
-				webhookId: randomId(),
-			},
-			ours(
-				'Invite',
-				880,
-				{
-					resource: 'interview',
-					operation: 'invite',
-					reportId: byId("={{ $('Analyze').first().json.reportId }}"),
-					candidateEmail: c.email,
-					delivery: 'email',
-					options: { spendingLimit: c.limit },
-				},
-				'continueRegularOutput',
-			),
-		],
-		connections,
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-/**
- * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
- * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
- */
-async function executeWorkflow(n8n: N8nInstance, workflowId: string): Promise<string> {
-	if (line === '2') return await runManually(n8n, workflowId);
-	const workflowData = await n8n.getWorkflow(workflowId);
-	const started = await n8n.rest<{ executionId?: string }>('POST', `/workflows/${workflowId}/run`, {
-		workflowData,
-		triggerToStartFrom: { name: 'Start' },
-	});
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
+			'continueRegularOutput',
+		),
+	]);
 }
 
 /** Waits until the execution waits (saved to the database by n8n) and returns it. */
@@ -256,15 +195,11 @@ beforeAll(async () => {
 	try {
 		env = await bootRealN8n('faults-f9-wait');
 		w = await caseWorkspace(env.sandbox.baseUrl);
-		credential = await env.n8n.createCredential({
-			name: 'F9-wait recruiter',
-			type: 'recruitingAnalysisApi',
-			data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
-		});
+		credential = await recruiterCredential(env, w, 'F9-wait recruiter');
 		for (const c of CASES) {
 			const before = await w.writes();
 			const { id } = await env.n8n.createWorkflow(workflow(c));
-			const executionId = await executeWorkflow(env.n8n, id);
+			const executionId = await executeWorkflow(env, id);
 			const waiting = await waitingExecution(env.n8n, executionId);
 			const analysed = nodeOutput(waiting.data, 'Analyze');
 			log(`${c.id}: waiting (${executionId}); Analyze output ${JSON.stringify(analysed[0] ?? {})}`);
