@@ -17,8 +17,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -30,6 +30,14 @@ import {
 	removePackedPackage,
 	selectedN8nLines,
 } from './n8n-host';
+import {
+	formatTime,
+	printTable,
+	readCpuSeconds,
+	readRows,
+	type BootRow,
+	type Done,
+} from './test-all-table';
 
 const ROOT = resolve(__dirname, '..');
 const JEST = join(ROOT, 'node_modules', '.bin', 'jest');
@@ -49,17 +57,10 @@ interface Step {
 	env?: NodeJS.ProcessEnv;
 }
 
-interface Done {
-	lane: string;
-	name: string;
-	seconds: number;
-	ok: boolean;
-	jestRun?: string;
-}
-
 const done: Done[] = [];
 const started = Date.now();
 const seconds = (from: number) => (Date.now() - from) / 1000;
+let stepCount = 0;
 const say = (text: string) => process.stdout.write(`[npm test] ${text}\n`);
 
 const npmRun = (name: string, ...extra: string[]): Step => ({
@@ -69,12 +70,18 @@ const npmRun = (name: string, ...extra: string[]): Step => ({
 });
 const jestArgs = ['--reporters=default', `--reporters=${REPORTER}`];
 
-/** Runs one step with its output prefixed by the lane's name; resolves with whether it passed. */
+/**
+ * Runs one step with its output prefixed by the lane's name; resolves with whether it passed. The step runs under
+ * bash, whose `times` then writes the CPU time of every process the step waited for (and theirs in turn) to a file:
+ * the table's CPU column (readCpuSeconds in scripts/test-all-table.ts).
+ */
 function runStep(lane: string, step: Step): Promise<boolean> {
 	const from = Date.now();
+	const cpuFile = join(work, `cpu-${++stepCount}.txt`);
 	say(`${lane}: ${step.name} …`);
 	return new Promise((resolveStep) => {
-		const child = spawn(step.command, step.args, {
+		const measured = '"$@"; code=$?; times > "$0"; exit $code';
+		const child = spawn('bash', ['-c', measured, cpuFile, step.command, ...step.args], {
 			cwd: ROOT,
 			env: {
 				...process.env,
@@ -99,7 +106,8 @@ function runStep(lane: string, step: Step): Promise<boolean> {
 			if (finished) return;
 			finished = true;
 			const took = seconds(from);
-			done.push({ lane, name: step.name, seconds: took, ok, jestRun: step.jestRun });
+			const cpu = readCpuSeconds(cpuFile);
+			done.push({ lane, name: step.name, seconds: took, cpu, ok, jestRun: step.jestRun });
 			say(`${lane}: ${step.name} ${ok ? 'passed' : 'FAILED'} in ${formatTime(took)}`);
 			resolveStep(ok);
 		}
@@ -164,12 +172,13 @@ async function quick(): Promise<number> {
 			{
 				name: 'jest (unit, nodes, sandbox, contract, security)',
 				command: JEST,
-				args: [...QUICK_TESTS, ...jestArgs],
+				// Three workers on two cores: these tests wait on their sandboxes for much of their time.
+				args: [...QUICK_TESTS, '--maxWorkers=3', ...jestArgs],
 				jestRun: 'jest',
 			},
 		]),
 	]);
-	return printTable();
+	return finish();
 }
 
 async function main(): Promise<number> {
@@ -258,36 +267,8 @@ async function main(): Promise<number> {
 		const removed = removeFinishedRunFolders();
 		say(`removed ${removed} finished n8n run folder(s) (RA_KEEP_N8N_RUNS=N keeps the newest N)`);
 	}
-	return printTable();
+	return finish();
 }
-
-interface FileRow {
-	run: string;
-	project: string;
-	file: string;
-	seconds: number;
-	passed: number;
-	failed: number;
-	skipped: number;
-}
-
-interface BootRow {
-	line: string;
-	command: string;
-	label: string;
-	folder: string;
-	pid?: number;
-	seconds: number;
-}
-
-const readRows = <T>(file: string): T[] =>
-	existsSync(file)
-		? readFileSync(file, 'utf8')
-				.split('\n')
-				.filter((l) => l.trim())
-				.map((l) => JSON.parse(l) as T)
-		: [];
-
 /** An n8n a jest run left running (it should never happen: the global teardowns stop them) is stopped here. */
 function stopLeftBehind(): void {
 	for (const boot of readRows<BootRow>(bootsFile)) {
@@ -306,100 +287,11 @@ function stopLeftBehind(): void {
 	}
 }
 
-/**
- * The CPU time (user and system) of every process this run started and waited for, and of theirs in turn (Linux:
- * /proc/self/stat's cutime and cstime, in clock ticks of 1/100 s; a process whose parent ended first, such as an n8n
- * task runner stopped with its n8n, is not counted); undefined elsewhere. It shows how close the run is to what the
- * cores can do: on two cores a run cannot be shorter than half its CPU time.
- */
-function childCpuSeconds(): number | undefined {
-	try {
-		const stat = readFileSync('/proc/self/stat', 'utf8');
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		return (Number(fields[13]) + Number(fields[14])) / 100;
-	} catch {
-		return undefined;
-	}
-}
-
-function formatTime(s: number): string {
-	const m = Math.floor(s / 60);
-	const rest = Math.round(s - m * 60);
-	return m > 0 ? `${m} min ${String(rest).padStart(2, '0')} s` : `${rest} s`;
-}
-
-function table(head: string[], rows: string[][]): string {
-	const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-	const line = (cells: string[]) =>
-		cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-	return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function printTable(): number {
-	const files = readRows<FileRow>(timingsFile);
-	const boots = readRows<BootRow>(bootsFile);
-	const out: string[] = ['', '== npm test: where the time went =='];
-	out.push(
-		'',
-		table(
-			['step', 'lane', 'wall', 'result'],
-			done.map((d) => [d.name, d.lane, formatTime(d.seconds), d.ok ? 'passed' : 'FAILED']),
-		),
-	);
-	const byRun = new Map<string, FileRow[]>();
-	for (const f of files) byRun.set(f.run, [...(byRun.get(f.run) ?? []), f]);
-	for (const [run, rows] of byRun) {
-		out.push(
-			'',
-			table(
-				[`${run}: test file`, 'project', 'wall', 'passed', 'failed'],
-				[...rows]
-					.sort((a, b) => b.seconds - a.seconds)
-					.map((f) => [
-						f.file,
-						f.project,
-						formatTime(f.seconds),
-						String(f.passed),
-						String(f.failed),
-					]),
-			),
-		);
-	}
-	if (boots.length > 0) {
-		out.push(
-			'',
-			table(
-				['n8n started (user folder)', 'process', 'line', 'ready in'],
-				boots.map((b) => [
-					b.folder,
-					b.label === 'n8n' ? b.command : b.label,
-					`${b.line}.x`,
-					formatTime(b.seconds),
-				]),
-			),
-			`${boots.length} n8n process(es) started, ${formatTime(boots.reduce((s, b) => s + b.seconds, 0))} until ready in all`,
-		);
-	}
-	const serial = done.reduce((s, d) => s + d.seconds, 0);
-	const wall = seconds(started);
-	out.push(
-		'',
-		`wall time ${formatTime(wall)} (the steps one after another: ${formatTime(serial)})`,
-	);
-	const cpu = childCpuSeconds();
-	if (cpu !== undefined)
-		out.push(
-			`CPU time of the steps' processes ${formatTime(cpu)}: ${(cpu / wall).toFixed(1)} of ${availableParallelism()} cores busy on average`,
-		);
-	const passed = files.reduce((s, f) => s + f.passed, 0);
-	const failedTests = files.reduce((s, f) => s + f.failed, 0);
-	const failedSteps = done.filter(
-		(d) => !d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0),
-	).length;
-	out.push(`${passed} passed, ${failedTests + failedSteps} failed`);
-	process.stdout.write(`${out.join('\n')}\n`);
+/** The closing table (scripts/test-all-table.ts), then the run's temporary folder removed. */
+function finish(): number {
+	const code = printTable({ done, timingsFile, bootsFile, started });
 	rmSync(work, { recursive: true, force: true });
-	return done.every((d) => d.ok) ? 0 : 1;
+	return code;
 }
 
 main().then(

@@ -9,17 +9,17 @@ const Sequencer = require('@jest/test-sequencer').default;
  * order (the slowest and the failed first) only helps files that run side by side; these run one at a time.
  */
 const GROUPS = [
-	/\/test\/faults\//,
-	/\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
+	/\/test\/faults\/|\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
 	/\/test\/e2e\/examples[.-]/,
 	/\/test\/e2e\/security\./,
 	/\/test\/e2e\/queue\./,
 	/\/test\/e2e\/start\./,
 ];
 
-/** Files that restart the shared n8n (F10's replay after a restart): last in their group, so no file after them
- * waits for a fresh boot. */
-const RESTARTS_SHARED = /\/test\/faults\/f10-every-event-once\.faults\.ts$/;
+/** Files that stop the shared n8n and start it again (F10's replay after a restart, F9-wait's resume after one): last
+ * in their group, so no file after them waits for a fresh boot. */
+const RESTARTS_SHARED =
+	/\/test\/faults\/(f10-every-event-once|f9-spending-across-a-wait)\.faults\.ts$/;
 
 const lineOf = (test) => String(test.context.config.globals?.RA_N8N_LINE ?? '2');
 const groupOf = (test) => {

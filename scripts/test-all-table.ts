@@ -1,0 +1,154 @@
+/**
+ * The closing table of `npm test` and `npm run test:quick` (scripts/test-all.ts): each step's wall time and lane,
+ * each test file's (test/timing-reporter.js), each n8n started (RA_N8N_BOOT_LOG), the wall and CPU time, and the
+ * line `N passed, N failed`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
+/** A step that ran: its lane, name, wall time, whether it passed, and the run name of its test-file times. */
+export interface Done {
+	lane: string;
+	name: string;
+	seconds: number;
+	/** The CPU time (user and system) of the step's processes, when bash's `times` could say. */
+	cpu?: number;
+	ok: boolean;
+	jestRun?: string;
+}
+
+export interface TableInput {
+	done: Done[];
+	/** The JSON lines of test/timing-reporter.js and of the n8n boots. */
+	timingsFile: string;
+	bootsFile: string;
+	/** When the run started (Date.now()). */
+	started: number;
+}
+
+export interface FileRow {
+	run: string;
+	project: string;
+	file: string;
+	seconds: number;
+	passed: number;
+	failed: number;
+	skipped: number;
+}
+
+export interface BootRow {
+	line: string;
+	command: string;
+	label: string;
+	folder: string;
+	pid?: number;
+	seconds: number;
+}
+
+export const readRows = <T>(file: string): T[] =>
+	existsSync(file)
+		? readFileSync(file, 'utf8')
+				.split('\n')
+				.filter((l) => l.trim())
+				.map((l) => JSON.parse(l) as T)
+		: [];
+
+/**
+ * The CPU time a step's processes used (user and system, each process the step waited for and theirs in turn; a
+ * process whose parent ended first, such as an n8n task runner stopped with its n8n, is not counted): the second
+ * line of bash's `times` (`0m2.5s 0m0.4s`, the children's user and system time), as runStep in scripts/test-all.ts
+ * writes it. Undefined when the file is missing or unreadable.
+ */
+export function readCpuSeconds(file: string): number | undefined {
+	if (!existsSync(file)) return undefined;
+	const line = readFileSync(file, 'utf8').split('\n')[1] ?? '';
+	const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+	if (parts.length !== 2) return undefined;
+	return parts.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+}
+
+export function formatTime(s: number): string {
+	const m = Math.floor(s / 60);
+	const rest = Math.round(s - m * 60);
+	return m > 0 ? `${m} min ${String(rest).padStart(2, '0')} s` : `${rest} s`;
+}
+
+function table(head: string[], rows: string[][]): string {
+	const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+	const line = (cells: string[]) =>
+		cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+	return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Prints the closing table of a run and its `N passed, N failed` line; returns the exit code (1 when a step failed). */
+export function printTable(run: TableInput): number {
+	const { done, timingsFile, bootsFile, started } = run;
+	const files = readRows<FileRow>(timingsFile);
+	const boots = readRows<BootRow>(bootsFile);
+	const out: string[] = ['', '== npm test: where the time went =='];
+	out.push(
+		'',
+		table(
+			['step', 'lane', 'wall', 'CPU', 'result'],
+			done.map((d) => [
+				d.name,
+				d.lane,
+				formatTime(d.seconds),
+				d.cpu === undefined ? '?' : formatTime(d.cpu),
+				d.ok ? 'passed' : 'FAILED',
+			]),
+		),
+	);
+	const byRun = new Map<string, FileRow[]>();
+	for (const f of files) byRun.set(f.run, [...(byRun.get(f.run) ?? []), f]);
+	for (const [run, rows] of byRun) {
+		out.push(
+			'',
+			table(
+				[`${run}: test file`, 'project', 'wall', 'passed', 'failed'],
+				[...rows]
+					.sort((a, b) => b.seconds - a.seconds)
+					.map((f) => [
+						f.file,
+						f.project,
+						formatTime(f.seconds),
+						String(f.passed),
+						String(f.failed),
+					]),
+			),
+		);
+	}
+	if (boots.length > 0) {
+		out.push(
+			'',
+			table(
+				['n8n started (user folder)', 'process', 'line', 'ready in'],
+				boots.map((b) => [
+					b.folder,
+					b.label === 'n8n' ? b.command : b.label,
+					`${b.line}.x`,
+					formatTime(b.seconds),
+				]),
+			),
+			`${boots.length} n8n process(es) started, ${formatTime(boots.reduce((s, b) => s + b.seconds, 0))} until ready in all`,
+		);
+	}
+	const serial = done.reduce((s, d) => s + d.seconds, 0);
+	const wall = (Date.now() - started) / 1000;
+	out.push(
+		'',
+		`wall time ${formatTime(wall)} (the steps one after another: ${formatTime(serial)})`,
+	);
+	const cpu = done.reduce((sum, d) => sum + (d.cpu ?? 0), 0);
+	out.push(
+		`CPU time of the steps' processes ${formatTime(cpu)}: ${(cpu / wall).toFixed(1)} of ${availableParallelism()} cores busy on average (a run cannot take less than the CPU time over the cores)`,
+	);
+	const passed = files.reduce((s, f) => s + f.passed, 0);
+	const failedTests = files.reduce((s, f) => s + f.failed, 0);
+	const failedSteps = done.filter(
+		(d) => !d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0),
+	).length;
+	out.push(`${passed} passed, ${failedTests + failedSteps} failed`);
+	process.stdout.write(`${out.join('\n')}\n`);
+	return done.every((d) => d.ok) ? 0 : 1;
+}
