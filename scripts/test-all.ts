@@ -8,8 +8,8 @@
  *    lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
  *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the files that boot an n8n of their own and the
  *    security file; and `rest`, every other file; within a run the files share one running n8n per boot setting).
- *    By default four chains of lanes: the checks then n8n 1.x's `polls`; n8n 2.x's `rest`; n8n 2.x's `polls` then
- *    its `own`; n8n 1.x's `rest` then its `own`. RA_TEST_LANES=all runs every lane at once, RA_TEST_LANES=lines one
+ *    By default four chains of lanes: the checks; n8n 2.x's `rest`; n8n 2.x's `polls` then its `own`; n8n 1.x's
+ *    `rest`, then its `own`, then its `polls`. RA_TEST_LANES=all runs every lane at once, RA_TEST_LANES=lines one
  *    jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -244,15 +244,15 @@ async function main(): Promise<number> {
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default, four chains on two cores: the checks, then n8n 1.x's poll-tick files (they mostly wait);
-			// n8n 2.x's other files (the longest busy lane); n8n 2.x's poll-tick files, then its files with an n8n of
-			// their own; n8n 1.x's other files, then its own. Four at once, never more: every lane at once on two cores
-			// starved the browser and `n8n execute` steps past their limits.
+			// The default, four chains on two cores: the checks; n8n 2.x's other files (the longest busy lane); n8n
+			// 2.x's poll-tick files, then its files with an n8n of their own; n8n 1.x's other files, then its own, then
+			// its poll-tick files. Four at once, never more: every lane at once on two cores starved the browser and
+			// `n8n execute` steps past their limits.
 			const chains = [
-				named('checks', 'n8n 1.x polls'),
+				named('checks'),
 				named('n8n 2.x rest', 'n8n 2.x'),
 				named('n8n 2.x polls', 'n8n 2.x own'),
-				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x'),
+				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x polls', 'n8n 1.x'),
 			];
 			const chained = new Set(chains.flat());
 			await Promise.all([

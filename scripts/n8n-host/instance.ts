@@ -3,6 +3,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { CLOSED_UNDER_US, orClosedUnderUs } from './closed-connection';
 import { executeWorkflow, n8nCli } from './n8n-commands';
@@ -50,6 +51,8 @@ export class N8nInstance {
 		private readonly log: Logger,
 	) {
 		this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+		// Loaded now: a shared n8n's instance outlives the jest file that made it, whose require then stops working.
+		flatted(host);
 	}
 
 	get baseUrl(): string {
@@ -388,8 +391,6 @@ function flatted(host: N8nHost): { parse: (s: string) => unknown } {
 	// n8n stores run data in the flatted format; read it with that n8n's own copy of the library.
 	let module = flattedModules.get(host.hostDir);
 	if (!module) {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const { createRequire } = require('node:module') as typeof import('node:module');
 		module = createRequire(join(host.hostDir, 'node_modules', 'n8n', 'package.json'))(
 			'flatted',
 		) as { parse: (s: string) => unknown };
