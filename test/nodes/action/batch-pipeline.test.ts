@@ -156,12 +156,14 @@ describe('Batch operations overlap their chunks', () => {
 		);
 		expect(out.every((o) => o.state === 'succeeded')).toBe(true);
 		const after = await counters(ws);
-		// The test sandbox's worker finishes an analysis in two 10 ms steps, well inside the first 100 ms interval;
-		// a read right after creation would find each batch still processing and need a second read.
+		// The test sandbox's worker finishes an analysis in two 10 ms steps, well inside the first 100 ms interval:
+		// one read per batch (2). A read right after creation would find each batch still processing and need a
+		// second read (4 or more). On a loaded machine the worker's second step can come after the first read, so
+		// one batch may need a second read (3).
 		expect(
 			route(after, 'GET /api/v1/analysis-batches/{id}') -
 				route(before, 'GET /api/v1/analysis-batches/{id}'),
-		).toBe(2);
+		).toBeLessThan(4);
 	});
 });
 
