@@ -68,8 +68,10 @@ export function readCpuSeconds(file: string): number | undefined {
 }
 
 export function formatTime(s: number): string {
-	const m = Math.floor(s / 60);
-	const rest = Math.round(s - m * 60);
+	// Rounded to whole seconds first, so 119.6 s reads "2 min 00 s", not "1 min 60 s".
+	const whole = Math.round(s);
+	const m = Math.floor(whole / 60);
+	const rest = whole - m * 60;
 	return m > 0 ? `${m} min ${String(rest).padStart(2, '0')} s` : `${rest} s`;
 }
 

@@ -113,8 +113,12 @@ async function execute(
 		}
 		logLines.push(line);
 	}
-	const ok = raw.code === 0 && !!run && !run.data.resultData.error;
-	const result = { ...raw, run, ok, logLines };
+	// The same rule as executeWorkflow (scripts/n8n-host/n8n-commands.ts): a run printed whole and finished is the
+	// result even when `n8n execute` then died while exiting (recorded as crashedOnExit, not hidden).
+	const finished = run?.status === 'success' || run?.status === 'error';
+	const crashedOnExit = raw.signal !== null && raw.signal !== undefined && !!run && finished;
+	const ok = (raw.code === 0 || crashedOnExit) && !!run && !run.data.resultData.error;
+	const result = { ...raw, run, ok, crashedOnExit, logLines };
 	cliRuns.push({ label, workflowId, result });
 	return result;
 }
