@@ -44,6 +44,8 @@ async function completionTimes(ws: Workspace): Promise<Map<string, number>> {
 describe('Wait for Completion, shared across items', () => {
 	it('a wait does not hold its lane: with Concurrency 1, every resume is submitted before the first analysis finishes', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
+		// Analyses of 3 s: the three uploads and starts fit well inside the first one even on a loaded machine.
+		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisDurationMs: 3_000 });
 		const items = [0, 1, 2].map((i) => pdfItem({ candidate: `Lane ${i}` }, `lane-${i}.pdf`));
 		const output = jsonOf(
 			await runNode(
