@@ -6,6 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
+import type { BootRecord } from './n8n-host/start';
+
 /** A step that ran: its lane, name, wall time, whether it passed, and the run name of its test-file times. */
 export interface Done {
 	lane: string;
@@ -36,14 +38,8 @@ export interface FileRow {
 	skipped: number;
 }
 
-export interface BootRow {
-	line: string;
-	command: string;
-	label: string;
-	folder: string;
-	pid?: number;
-	seconds: number;
-}
+/** One line of RA_N8N_BOOT_LOG, as scripts/n8n-host/start.ts writes it. */
+export type BootRow = BootRecord;
 
 export const readRows = <T>(file: string): T[] =>
 	existsSync(file)

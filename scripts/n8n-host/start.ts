@@ -112,14 +112,16 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
  * RA_N8N_BOOT_LOG (set by scripts/test-all.ts): a file that gets one JSON line per n8n process started and ready,
  * for the closing table of `npm test` (and the pids it stops if a jest run left one behind).
  */
-function recordBoot(boot: {
+export interface BootRecord {
 	line: string;
 	command: string;
 	label: string;
 	folder: string;
 	pid?: number;
 	seconds: number;
-}): void {
+}
+
+function recordBoot(boot: BootRecord): void {
 	const file = process.env.RA_N8N_BOOT_LOG;
 	if (!file) return;
 	appendFileSync(file, `${JSON.stringify({ ...boot, at: new Date().toISOString() })}\n`);
