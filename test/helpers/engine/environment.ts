@@ -42,16 +42,15 @@ interface EngineEnvironment {
 
 let environment: EngineEnvironment | undefined;
 
-/** Where harness folders go: the jest run's temporary folder (RA_TEST_TMP), else the system's. */
-export const harnessTmp = (): string => process.env.RA_TEST_TMP ?? tmpdir();
-
 /** Builds the environment once per module registry (i.e. once per Jest test file). */
 export function ensureEngineEnvironment(): EngineEnvironment {
 	if (environment) return environment;
 
 	// Below the jest run's own temporary folder when there is one (test/tmp-root-setup.js removes it when the run
 	// ends); the exit handler is for a harness used outside jest.
-	const rootDir = mkdtempSync(path.join(harnessTmp(), 'n8n-engine-harness-'));
+	const rootDir = mkdtempSync(
+		path.join(process.env.RA_TEST_TMP ?? tmpdir(), 'n8n-engine-harness-'),
+	);
 	process.once('exit', () => rmSync(rootDir, { recursive: true, force: true }));
 
 	// Configure n8n through its config objects (what the env vars N8N_USER_FOLDER,
