@@ -6,17 +6,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { CLOSED_UNDER_US, orClosedUnderUs } from './closed-connection';
-import { executeWorkflow, n8nCli } from './n8n-commands';
+import { n8nCli } from './n8n-commands';
 import { nodeEnv } from './node-runtime';
 import type { N8nHost } from './paths';
 import { delay, run, settlesWithin, type Logger, type RunResult } from './process';
-import type {
-	CliExecution,
-	ExecutionDetail,
-	ExecutionSummary,
-	IRunDataLike,
-	WorkflowJson,
-} from './run-data';
+import type { ExecutionDetail, ExecutionSummary, IRunDataLike, WorkflowJson } from './run-data';
 
 export interface OwnerLogin {
 	email: string;
@@ -331,6 +325,56 @@ export class N8nInstance {
 		return { ...data, data: runData };
 	}
 
+	/**
+	 * "Execute workflow" in the editor (POST /rest/workflows/:id/run) from the workflow's manual trigger, or from the
+	 * trigger named `trigger`: the new execution's id, at once. n8n 2.x runs the saved workflow; n8n 1.x wants it in
+	 * the request as the editor sends it (workflowData, with its id).
+	 */
+	async startManualRun(workflowId: string, trigger?: string): Promise<string> {
+		const needsWorkflow = this.host.line === '1' || trigger === undefined;
+		const workflowData = needsWorkflow ? await this.getWorkflow(workflowId) : undefined;
+		const name = trigger ?? manualTriggerOf(workflowData!);
+		const started = await this.rest<{ executionId?: string }>(
+			'POST',
+			`/workflows/${encodeURIComponent(workflowId)}/run`,
+			{
+				triggerToStartFrom: { name },
+				...(this.host.line === '1' ? { workflowData } : {}),
+			},
+		);
+		if (!started.executionId)
+			throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
+		return started.executionId;
+	}
+
+	/** Waits until an execution has a final status (success, error, crashed, canceled); returns it with its run data. */
+	async finishedExecution(executionId: string, timeoutMs = 180_000): Promise<ExecutionDetail> {
+		const until = Date.now() + timeoutMs;
+		for (;;) {
+			const execution = await this.getExecution(executionId);
+			if (isFinalStatus(execution.status)) return execution;
+			if (Date.now() > until)
+				throw new Error(
+					`execution ${executionId} still ${execution.status} after ${timeoutMs} ms\n${this.logTail(30)}`,
+				);
+			await delay(250);
+		}
+	}
+
+	/**
+	 * Runs a workflow as the editor's *Execute workflow* does, in this running n8n, and waits for its end: the
+	 * execution with its run data (`status` is `success` when no error ended it).
+	 */
+	async runManually(
+		workflowId: string,
+		opts: { trigger?: string; timeoutMs?: number } = {},
+	): Promise<ExecutionDetail> {
+		return this.finishedExecution(
+			await this.startManualRun(workflowId, opts.trigger),
+			opts.timeoutMs,
+		);
+	}
+
 	/** Waits until a workflow has at least `count` finished executions (then returns them, newest first). */
 	async waitForExecutions(
 		workflowId: string,
@@ -373,18 +417,19 @@ export class N8nInstance {
 			timeoutMs: opts.timeoutMs,
 		});
 	}
-
-	/** `n8n execute --id <id> --rawOutput`: the run result, or the error n8n reported. */
-	async executeWorkflow(id: string, opts: { timeoutMs?: number } = {}): Promise<CliExecution> {
-		return executeWorkflow(this.host, id, {
-			userFolder: this.userFolder,
-			env: this.env,
-			timeoutMs: opts.timeoutMs,
-		});
-	}
 }
 
 const isFinalStatus = (s: string) => ['success', 'error', 'crashed', 'canceled'].includes(s);
+
+/** The name of a workflow's one manual trigger (the node *Execute workflow* starts from). */
+function manualTriggerOf(workflow: WorkflowJson): string {
+	const triggers = workflow.nodes.filter((n) => n.type === 'n8n-nodes-base.manualTrigger');
+	if (triggers.length !== 1)
+		throw new Error(
+			`workflow "${workflow.name}" has ${triggers.length} manual triggers: name the one to run from`,
+		);
+	return triggers[0].name;
+}
 
 const flattedModules = new Map<string, { parse: (s: string) => unknown }>();
 function flatted(host: N8nHost): { parse: (s: string) => unknown } {

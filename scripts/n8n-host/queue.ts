@@ -258,17 +258,8 @@ export class QueueStack {
 		triggerName: string,
 		timeoutMs = 300_000,
 	): Promise<ExecutionDetail & { worker?: string }> {
-		const main = this.main.instance;
-		const started = await main.rest<{ executionId?: string; waitingForWebhook?: boolean }>(
-			'POST',
-			`/workflows/${encodeURIComponent(workflowId)}/run`,
-			{
-				triggerToStartFrom: { name: triggerName },
-			},
-		);
-		if (!started.executionId)
-			throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-		return this.waitForExecution(started.executionId, timeoutMs);
+		const executionId = await this.main.instance.startManualRun(workflowId, triggerName);
+		return this.waitForExecution(executionId, timeoutMs);
 	}
 
 	/** Waits until an execution has a final status; returns it with the worker that ran it. */

@@ -142,8 +142,8 @@ export async function uploadReports(
 		settings: { executionOrder: 'v1' },
 	};
 	const { id } = await env.n8n.createWorkflow(wf);
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
-	const runData = result.run?.data.resultData.runData as unknown as UploadRuns | undefined;
+	const execution = await env.n8n.runManually(id, { timeoutMs: 300_000 });
+	const runData = execution.data.resultData.runData as unknown as UploadRuns | undefined;
 	const items = runData?.['Upload Resume']?.[0]?.data?.main?.[0] ?? [];
 	const ids = items.map((i) => String(i.json.reportId ?? i.json.id));
 	expect(ids).toEqual(
@@ -269,10 +269,11 @@ export async function runAgentWorkflow(
 ) {
 	const asked = model.requests.length;
 	const { id } = await env.n8n.createWorkflow(wf);
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs });
-	const run = result.run!.data;
+	const execution = await env.n8n.runManually(id, { timeoutMs });
+	const run = execution.data;
 	const runError = (run.resultData as { error?: { message?: string } }).error?.message;
-	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok: result.ok }).toEqual({
+	const ok = execution.status === 'success';
+	expect({ agentError: nodeError(run, 'AI Agent')?.message, ok }).toEqual({
 		agentError: undefined,
 		ok: runError === undefined,
 	});

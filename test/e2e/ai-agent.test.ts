@@ -117,11 +117,10 @@ afterAll(async () => {
 test(`${n8nUnderTest()}: an AI Agent lists saved jobs, analyzes the uploaded resume and reads its result through the Recruiting Analysis tool`, async () => {
 	const before = await sandboxCounters(env);
 	const { id } = await env.n8n.createWorkflow(listAnalyzeReadWorkflow());
-	const result = await env.n8n.executeWorkflow(id, { timeoutMs: 300_000 });
-	expect(result.run).toBeDefined();
-	const run = result.run!.data;
-	expect({ ok: result.ok, agentError: nodeError(run, 'AI Agent')?.message }).toEqual({
-		ok: true,
+	const execution = await env.n8n.runManually(id, { timeoutMs: 300_000 });
+	const run = execution.data;
+	expect({ status: execution.status, agentError: nodeError(run, 'AI Agent')?.message }).toEqual({
+		status: 'success',
 		agentError: undefined,
 	});
 

@@ -619,40 +619,6 @@ export function outputNode(spec: OperationSpec): string {
 // What the user does in n8n (the REST calls of the editor, logged in as the owner)
 // ---------------------------------------------------------------------------------------------------------------
 
-const FINAL = ['success', 'error', 'crashed', 'canceled'];
-
-/** "Execute workflow" in the editor: POST /rest/workflows/:id/run from the manual trigger. */
-export async function runManually(n8n: N8nInstance, workflowId: string): Promise<string> {
-	const started = await n8n.rest<{ executionId?: string; waitingForWebhook?: boolean }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{
-			triggerToStartFrom: { name: 'Start' },
-		},
-	);
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
-}
-
-/** Waits until an execution has a final status (success, error, crashed, canceled) and returns it. */
-export async function finishedExecution(
-	n8n: N8nInstance,
-	executionId: string,
-	timeoutMs = 180_000,
-): Promise<ExecutionDetail> {
-	const until = Date.now() + timeoutMs;
-	for (;;) {
-		const e = await n8n.getExecution(executionId);
-		if (FINAL.includes(e.status)) return e;
-		if (Date.now() > until)
-			throw new Error(
-				`execution ${executionId} still ${e.status} after ${timeoutMs} ms\n${n8n.logTail(30)}`,
-			);
-		await delay(250);
-	}
-}
-
 /**
  * The Retry button of the executions list (packages/cli executions controller: POST /rest/executions/:id/retry,
  * body {loadWorkflow}): "Retry with original workflow" (false) or "Retry with current workflow" (true). n8n answers

@@ -45,7 +45,6 @@ import {
 	caseWorkspace,
 	excess,
 	executionError,
-	finishedExecution,
 	formatWrites,
 	LABELS,
 	minus,
@@ -53,7 +52,6 @@ import {
 	outputOf,
 	RETRY_ON_FAIL,
 	retryExecution,
-	runManually,
 	total,
 	updateWorkflow,
 	type Case,
@@ -170,8 +168,7 @@ async function recover(
 ): Promise<{ execution?: ExecutionDetail; refused?: string }> {
 	const { c } = p;
 	ats.fail(c.id, false);
-	if (c.recovery === 'manualRun')
-		return { execution: await finishedExecution(n8n, await runManually(n8n, p.workflowId)) };
+	if (c.recovery === 'manualRun') return { execution: await n8n.runManually(p.workflowId) };
 	if (c.recovery === 'retryCurrent') {
 		await updateWorkflow(n8n, p.workflowId, (wf) => {
 			for (const node of wf.nodes) {
@@ -184,7 +181,7 @@ async function recover(
 	}
 	const retried = await retryExecution(n8n, failedId, c.recovery === 'retryCurrent');
 	if (!retried.id) return { refused: retried.refused };
-	return { execution: await finishedExecution(n8n, retried.id) };
+	return { execution: await n8n.finishedExecution(retried.id) };
 }
 
 interface Measured {
@@ -345,7 +342,7 @@ describe('F8: a failed run and the recovery, in one real n8n', () => {
 						})();
 					}
 				}
-				const first = await finishedExecution(n8n, await runManually(n8n, p.workflowId));
+				const first = await n8n.runManually(p.workflowId);
 				running = false;
 				await poller;
 				await sandbox.control.call('DELETE', '/_sandbox/faults');
@@ -412,7 +409,7 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 			}
 			const executions = new Map<string, string>();
 			for (const p of prepared.values())
-				executions.set(p.c.id, await runManually(env.n8n, p.workflowId));
+				executions.set(p.c.id, await env.n8n.startManualRun(p.workflowId));
 			// Every run has made all its writes (one per intent) before it reaches the held read.
 			const until = Date.now() + 60_000;
 			for (const p of prepared.values()) {
@@ -459,7 +456,7 @@ describe('F8: n8n killed with SIGKILL mid-run, started again, then the recovery'
 			await n8n.login();
 			// n8n marks the runs it lost as crashed once it is up again.
 			for (const m of measured.values()) {
-				const e = await finishedExecution(n8n, m.executionId, 60_000);
+				const e = await n8n.finishedExecution(m.executionId, 60_000);
 				m.failedStatus = e.status;
 				m.failedError = executionError(e);
 				m.failureRealized = m.failureRealized && e.status === 'crashed';

@@ -1,6 +1,6 @@
 /**
  * The machinery the F9 files share (a recruiter's days in a real n8n: f9-*.faults.ts): workflows that begin with a
- * Manual Trigger and an Input (Code) node, "Execute workflow" as the editor sends it on either n8n line, the
+ * Manual Trigger and an Input (Code) node (run as the editor's "Execute workflow": N8nInstance.runManually), the
  * workspace's lists, and RecruiterSteps: one run of a workflow per step, measured against the writes it asks for
  * and recorded in the file's figure book. Every function takes the n8n, the workspace and the workflows it works on.
  */
@@ -8,13 +8,11 @@ import { randomBytes } from 'node:crypto';
 
 import type { FigureBook, FigureValue } from './figures';
 import {
-	finishedExecution,
 	formatWrites,
 	inputCode,
 	minus,
 	plus,
 	randomId,
-	runManually,
 	startAndInput,
 	updateWorkflow,
 	type CaseWorkspace,
@@ -91,26 +89,6 @@ export function inputWorkflow(
 		connections,
 		settings: { executionOrder: 'v1' },
 	};
-}
-
-/**
- * "Execute workflow" in the editor, from the manual trigger. n8n 2.x takes the saved workflow (f8-harness.ts
- * runManually); n8n 1.x wants the workflow in the request as the editor sends it (workflowData, with its id).
- */
-export async function executeWorkflow(
-	env: Pick<RealN8n, 'n8n' | 'line'>,
-	workflowId: string,
-): Promise<string> {
-	if (env.line === '2') return await runManually(env.n8n, workflowId);
-	const workflowData = await env.n8n.getWorkflow(workflowId);
-	const started = await env.n8n.rest<{ executionId?: string }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{ workflowData, triggerToStartFrom: { name: 'Start' } },
-	);
-	if (!started.executionId)
-		throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(started)}`);
-	return started.executionId;
 }
 
 /** Every item of a list endpoint of the workspace, page after page. */
@@ -230,7 +208,7 @@ export class RecruiterSteps {
 			const input = wf.nodes.find((n) => n.name === 'Input')!;
 			input.parameters = { ...input.parameters, jsCode: inputCode(items) };
 		});
-		return await finishedExecution(env.n8n, await executeWorkflow(env, id));
+		return await env.n8n.runManually(id);
 	}
 
 	/** Runs the workflow `kind` on `items` and records the step: its row, its claim and its request counts. */

@@ -14,7 +14,6 @@
 import { FigureBook, type FigureValue } from './figures';
 import {
 	caseWorkspace,
-	finishedExecution,
 	formatWrites,
 	inputCode,
 	minus,
@@ -24,7 +23,6 @@ import {
 } from './f8-harness';
 import {
 	actionNode,
-	executeWorkflow,
 	inputWorkflow,
 	recruiterCredential,
 	STEP_TIMEOUT,
@@ -171,7 +169,7 @@ describe('F9: two reminders on two days', () => {
 		async () => {
 			runs.day1 = await step(
 				{ id: 'R1', what: 'day 1: reminders', emails: CANDIDATES, execution: 'success' },
-				async () => await finishedExecution(env.n8n, await executeWorkflow(env, workflowId)),
+				async () => await env.n8n.runManually(workflowId),
 			);
 			expect(runs.day1.deliveries).toHaveLength(CANDIDATES);
 		},
@@ -200,7 +198,7 @@ describe('F9: two reminders on two days', () => {
 						emails: CANDIDATES,
 						execution: 'error',
 					},
-					async () => await finishedExecution(env.n8n, await executeWorkflow(env, workflowId)),
+					async () => await env.n8n.runManually(workflowId),
 				);
 			} finally {
 				await w.control.clearFaults();
@@ -219,7 +217,7 @@ describe('F9: two reminders on two days', () => {
 				async () => {
 					const retry = await retryExecution(env.n8n, failed.id, false);
 					if (!retry.id) throw new Error(`n8n refused the Retry: ${retry.refused}`);
-					return await finishedExecution(env.n8n, retry.id);
+					return await env.n8n.finishedExecution(retry.id);
 				},
 			);
 			const mail = await w.mail();

@@ -17,7 +17,6 @@
 import { FigureBook, type FigureValue } from './figures';
 import {
 	caseWorkspace,
-	finishedExecution,
 	formatWrites,
 	minus,
 	randomId,
@@ -27,7 +26,6 @@ import {
 import {
 	actionNode,
 	byId,
-	executeWorkflow,
 	inputWorkflow,
 	NONE,
 	recruiterCredential,
@@ -199,7 +197,7 @@ beforeAll(async () => {
 		for (const c of CASES) {
 			const before = await w.writes();
 			const { id } = await env.n8n.createWorkflow(workflow(c));
-			const executionId = await executeWorkflow(env, id);
+			const executionId = await env.n8n.startManualRun(id);
 			const waiting = await waitingExecution(env.n8n, executionId);
 			const analysed = nodeOutput(waiting.data, 'Analyze');
 			log(`${c.id}: waiting (${executionId}); Analyze output ${JSON.stringify(analysed[0] ?? {})}`);
@@ -212,7 +210,7 @@ beforeAll(async () => {
 		for (const m of measured.values()) {
 			const before = await w.writes();
 			await resume(restarted, m.executionId);
-			m.finished = await finishedExecution(restarted, m.executionId);
+			m.finished = await restarted.finishedExecution(m.executionId);
 			m.afterWait = minus(await w.writes(), before);
 		}
 	} catch (error) {
