@@ -5,9 +5,9 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { CLOSED_UNDER_US, orClosedUnderUs } from './closed-connection';
 import { n8nCli } from './n8n-commands';
 import { nodeEnv } from './node-runtime';
+import { N8nRestClient } from './rest-client';
 import type { N8nHost } from './paths';
 import { delay, run, settlesWithin, type Logger, type RunResult } from './process';
 import type { ExecutionDetail, ExecutionSummary, IRunDataLike, WorkflowJson } from './run-data';
@@ -27,10 +27,8 @@ export const DEFAULT_OWNER: OwnerLogin = {
 };
 
 /** A running `n8n start`, with the REST calls the harness needs (cookie login as the owner). */
-const DATABASE_NOT_READY = Symbol('database not ready');
 
-export class N8nInstance {
-	cookie = '';
+export class N8nInstance extends N8nRestClient {
 	private stopped = false;
 	readonly exited: Promise<number | null>;
 
@@ -38,19 +36,16 @@ export class N8nInstance {
 		readonly host: N8nHost,
 		readonly child: ChildProcess,
 		readonly userFolder: string,
-		readonly port: number,
+		port: number,
 		readonly brokerPort: number,
 		readonly logFile: string,
 		readonly env: NodeJS.ProcessEnv,
-		private readonly log: Logger,
+		log: Logger,
 	) {
+		super(port, log);
 		this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
 		// Loaded now: a shared n8n's instance outlives the jest file that made it, whose require then stops working.
 		flatted(host);
-	}
-
-	get baseUrl(): string {
-		return `http://127.0.0.1:${this.port}`;
 	}
 
 	/** The n8n log so far (for error messages). */
@@ -82,72 +77,6 @@ export class N8nInstance {
 			signal('SIGKILL');
 			await this.exited;
 		}
-	}
-
-	async request<T = unknown>(
-		method: string,
-		path: string,
-		body?: unknown,
-		opts: {
-			expectStatus?: number | number[];
-			raw?: boolean;
-			headers?: Record<string, string>;
-		} = {},
-	): Promise<{ status: number; body: T; headers: Headers }> {
-		// n8n answers every REST call 503 "Database is not ready!" while its periodic database check has failed (a
-		// busy SQLite on a loaded machine); it recovers by itself, so the call is made again for up to a minute.
-		for (let attempt = 1; ; attempt++) {
-			// A read whose kept-alive connection n8n closed under it is sent again; a write is not (it may have landed).
-			const request = this.requestOnce<T>(method, path, body, opts);
-			const answer = await orClosedUnderUs(request, method === 'GET' && attempt < 3);
-			if (answer === CLOSED_UNDER_US) continue;
-			if (answer !== DATABASE_NOT_READY) return answer;
-			if (attempt >= 60)
-				throw new Error(`n8n ${method} ${path} -> 503: Database is not ready! (for 60 s)`);
-			this.log(`n8n ${method} ${path}: database not ready, again in 1 s`);
-			await delay(1000);
-		}
-	}
-
-	private async requestOnce<T>(
-		method: string,
-		path: string,
-		body: unknown,
-		opts: { expectStatus?: number | number[]; raw?: boolean; headers?: Record<string, string> },
-	): Promise<{ status: number; body: T; headers: Headers } | typeof DATABASE_NOT_READY> {
-		const res = await fetch(this.baseUrl + path, {
-			method,
-			headers: {
-				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-				...(this.cookie ? { cookie: this.cookie } : {}),
-				...(opts.headers ?? {}),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		let parsed: unknown = text;
-		if (!opts.raw) {
-			try {
-				parsed = text ? JSON.parse(text) : undefined;
-			} catch {
-				parsed = text;
-			}
-		}
-		const expected =
-			opts.expectStatus === undefined ? undefined : ([] as number[]).concat(opts.expectStatus);
-		if (res.status === 503 && path.startsWith('/rest/') && text.includes('Database is not ready')) {
-			if (!expected?.includes(503)) return DATABASE_NOT_READY;
-		}
-		if (expected ? !expected.includes(res.status) : res.status >= 400) {
-			throw new Error(`n8n ${method} ${path} -> ${res.status}: ${text.slice(0, 800)}`);
-		}
-		return { status: res.status, body: parsed as T, headers: res.headers };
-	}
-
-	/** REST call returning the `data` member n8n wraps its answers in. */
-	async rest<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-		const { body: answer } = await this.request<{ data: T }>(method, `/rest${path}`, body);
-		return answer.data;
 	}
 
 	/** Creates the owner account (fresh instances only) and logs in; keeps the auth cookie. */
