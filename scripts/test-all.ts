@@ -4,13 +4,13 @@
  * 1. Build and pack the package once (the real-n8n suites install the tarball, scan:package scans it), make sure
  *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
  * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
- *    sandbox): the checks (lint, import circles, actionlint, both type checks, jest, the package scan, the OpenAPI
- *    lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
+ *    sandbox): the static checks (`lint`: ESLint and Prettier, import circles, actionlint, both type checks), the
+ *    jest checks (`checks`: jest, the package scan, the OpenAPI lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
  *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the files that boot an n8n of their own and the
  *    security file; and `rest`, every other file; within a run the files share one running n8n per boot setting).
- *    By default four chains of lanes: the checks; n8n 2.x's `rest`; n8n 2.x's `polls` then its `own`; n8n 1.x's
- *    `rest`, then its `own`, then its `polls`. RA_TEST_LANES=all runs every lane at once, RA_TEST_LANES=lines one
- *    jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
+ *    By default five chains of lanes: the jest checks; n8n 2.x's `rest`; n8n 2.x's `own`; n8n 1.x's `rest`, then
+ *    its `own`; the static checks, then n8n 2.x's `polls`, then n8n 1.x's. RA_TEST_LANES=all runs every lane at
+ *    once, RA_TEST_LANES=lines one jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
  *    the steps that failed without a failing test). The exit code is 1 when any step failed.
@@ -205,12 +205,14 @@ async function main(): Promise<number> {
 	done.push({ lane: 'prepare', name: 'npm pack', seconds: seconds(packFrom), ok: !!packed });
 	const tarball = packed?.tarball ?? '';
 	try {
-		const checks: Step[] = [
+		const staticChecks: Step[] = [
 			npmRun('lint'),
 			npmRun('lint:circles'),
 			npmRun('lint:workflows'),
 			npmRun('typecheck'),
 			npmRun('typecheck:n8n1'),
+		];
+		const checks: Step[] = [
 			{ name: 'jest', command: JEST, args: jestArgs, jestRun: 'jest' },
 			{ name: 'scan:package', command: 'node', args: ['scripts/scan-package.mjs', tarball] },
 			npmRun('lint:openapi'),
@@ -238,7 +240,11 @@ async function main(): Promise<number> {
 				};
 			}),
 		);
-		const lanes = [{ lane: 'checks', steps: checks }, ...(packed ? realN8n : [])];
+		const lanes = [
+			{ lane: 'lint', steps: staticChecks },
+			{ lane: 'checks', steps: checks },
+			...(packed ? realN8n : []),
+		];
 		const oneAfterAnother = async (some: typeof lanes) => {
 			for (const l of some) await runLane(l.lane, l.steps);
 		};
@@ -249,15 +255,17 @@ async function main(): Promise<number> {
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default, four chains on two cores: the checks; n8n 2.x's other files (the longest busy lane); n8n
-			// 2.x's poll-tick files, then its files with an n8n of their own; n8n 1.x's other files, then its own, then
-			// its poll-tick files. Four at once, never more: every lane at once on two cores starved the browser and
-			// `n8n execute` steps past their limits.
+			// The default, five chains on two cores: the jest checks; n8n 2.x's other files (the longest busy lane);
+			// n8n 2.x's files with an n8n of their own; n8n 1.x's other files, then its own; the static checks, then
+			// the poll-tick files of n8n 2.x, then of n8n 1.x, which mostly wait for the trigger's polls (about a
+			// minute of CPU in five). Five at once, never more: every lane at once on two cores starved the browser
+			// steps past their limits.
 			const chains = [
 				named('checks'),
 				named('n8n 2.x rest', 'n8n 2.x'),
-				named('n8n 2.x polls', 'n8n 2.x own'),
-				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x polls', 'n8n 1.x'),
+				named('n8n 2.x own'),
+				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x'),
+				named('lint', 'n8n 2.x polls', 'n8n 1.x polls'),
 			];
 			const chained = new Set(chains.flat());
 			await Promise.all([
