@@ -9,7 +9,7 @@
  *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the files that boot an n8n of their own and the
  *    security file; and `rest`, every other file; within a run the files share one running n8n per boot setting).
  *    By default five chains of lanes: the jest checks; n8n 2.x's `rest`; n8n 2.x's `own`; n8n 1.x's `rest`, then
- *    its `own`; n8n 2.x's `polls`, then n8n 1.x's, then the static checks. RA_TEST_LANES=all runs every lane at
+ *    its `own`, then the static checks; n8n 2.x's `polls`, then n8n 1.x's. RA_TEST_LANES=all runs every lane at
  *    once, RA_TEST_LANES=lines one jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -213,8 +213,7 @@ async function main(): Promise<number> {
 			npmRun('typecheck:n8n1'),
 		];
 		const checks: Step[] = [
-			// Three workers on two cores, as in quick(): these tests wait on their sandboxes for much of their time.
-			{ name: 'jest', command: JEST, args: ['--maxWorkers=3', ...jestArgs], jestRun: 'jest' },
+			{ name: 'jest', command: JEST, args: jestArgs, jestRun: 'jest' },
 			{ name: 'scan:package', command: 'node', args: ['scripts/scan-package.mjs', tarball] },
 			npmRun('lint:openapi'),
 			{ ...npmRun('test:prism', ...jestArgs), jestRun: 'prism' },
@@ -257,17 +256,17 @@ async function main(): Promise<number> {
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
 			// The default, five chains on two cores: the jest checks; n8n 2.x's other files (the longest busy lane);
-			// n8n 2.x's files with an n8n of their own; n8n 1.x's other files, then its own; the poll-tick files of n8n
-			// 2.x, then of n8n 1.x, which mostly wait for the trigger's polls (about a minute of CPU in five), then the
-			// static checks, which are all CPU: first, beside four lanes starting their n8n, they took 5 minutes, at
-			// the end about 2. Five at once, never more: every lane at once on two cores starved the browser steps
-			// past their limits.
+			// n8n 2.x's files with an n8n of their own; n8n 1.x's other files, then its own, then the static checks,
+			// which are all CPU (first, beside four lanes starting their n8n, they took 5 minutes; late in the run about
+			// 2); the poll-tick files of n8n 2.x, then of n8n 1.x, which mostly wait for the trigger's polls (about a
+			// minute of CPU in five). Five at once, never more: every lane at once on two cores starved the browser
+			// steps past their limits.
 			const chains = [
 				named('checks'),
 				named('n8n 2.x rest', 'n8n 2.x'),
 				named('n8n 2.x own'),
-				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x'),
-				named('n8n 2.x polls', 'n8n 1.x polls', 'lint'),
+				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x', 'lint'),
+				named('n8n 2.x polls', 'n8n 1.x polls'),
 			];
 			const chained = new Set(chains.flat());
 			await Promise.all([
