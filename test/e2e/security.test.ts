@@ -4,7 +4,10 @@
  * cases (an API that echoes the key in its error answers, a redirect to another host carrying the key in its
  * Location, a revoked key, a Private Link invitation), the API keys and the webhook signing secret appear in no
  * line of n8n's log (server and `n8n execute`), no row of n8n's SQLite database and no execution n8n's REST API
- * shows; the invitation token appears only in the Private Link invitation's own execution.
+ * shows; the invitation token appears only in the Private Link invitation's own execution. The workflows run in the
+ * running n8n as the editor's *Execute workflow* runs them (their lines in the server's log), except two that run
+ * in `n8n execute`, which prints the run it made and logs in a process of its own: the Private Link invitation
+ * (the token in a printed run) and the API that echoes the key (the key in a printed error).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,13 +19,14 @@ import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 
 import { executeWorkflow, nodeOutput, type CliExecution } from '../../scripts/n8n-host';
+import { settled } from '../../scripts/start-kit';
 import { actionWorkflow, bootRealN8n, n8nUnderTest, triggerPath, type RealN8n } from './helpers';
 
 let env: RealN8n;
 let echo: Server;
 let echoOrigin = '';
 const previousLogLevel = process.env.N8N_LOG_LEVEL;
-/** Every `n8n execute` run: the run it printed and its log lines (execute). */
+/** Every `n8n execute` run: the run it printed and its log lines (executeInCli). */
 const cliRuns: Array<{
 	label: string;
 	workflowId: string;
@@ -80,7 +84,7 @@ afterAll(async () => {
  * prefix and metadata that make the printed run unreadable. `n8n execute --rawOutput` prints the run as one info
  * line of its log; that line is the run (the execution's data), every other line is log.
  */
-async function execute(
+async function executeInCli(
 	label: string,
 	workflowId: string,
 ): Promise<CliExecution & { logLines: string[] }> {
@@ -123,12 +127,27 @@ async function execute(
 	return result;
 }
 
-/** The run succeeded; otherwise what n8n said (exit code, the run's error, the end of its output). */
-function expectOk(result: CliExecution): void {
+/**
+ * A workflow run in the running n8n, as the editor's *Execute workflow* runs it (it logs to the server's log), until it
+ * ends or waits for the recruiter's approval form (the examples): ok when no error ended it.
+ */
+async function execute(workflowId: string): Promise<Pick<CliExecution, 'ok' | 'run'>> {
+	const execution = await settled(env.n8n, await env.n8n.startManualRun(workflowId), 300_000);
+	return {
+		ok: ['success', 'waiting'].includes(execution.status) && !execution.data.resultData.error,
+		run: { data: execution.data, status: execution.status },
+	};
+}
+
+/** The run succeeded; otherwise what n8n said (exit code, the run's error, the end of its output or log). */
+function expectOk(result: Pick<CliExecution, 'ok' | 'run'> & Partial<CliExecution>): void {
 	const failure = {
 		code: result.code,
 		error: result.run?.data.resultData.error?.message,
-		tail: `${result.stdout}\n${result.stderr}`.slice(-3000),
+		tail:
+			result.stdout === undefined
+				? env.n8n.logTail(40)
+				: `${result.stdout}\n${result.stderr}`.slice(-3000),
 	};
 	expect({ ok: result.ok, ...(result.ok ? {} : failure) }).toEqual({ ok: true });
 }
@@ -187,10 +206,10 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 
 	const one = await env.importExample('analyze-one-resume.json');
 	workflows.push({ label: 'analyze-one-resume', id: one.id });
-	expectOk(await execute('analyze one resume', one.id));
+	expectOk(await execute(one.id));
 	const many = await env.importExample('analyze-many-resumes.json');
 	workflows.push({ label: 'analyze-many-resumes', id: many.id });
-	const manyRun = await execute('analyze many resumes', many.id);
+	const manyRun = await execute(many.id);
 	expectOk(manyRun);
 	// The example uses the node's newest version: Simplify gives each resume's `status` at the top level.
 	const analyzed = nodeOutput(manyRun.run!.data, 'Analyze Many') as Array<{
@@ -213,7 +232,7 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		},
 		env.credentials.recruitingAnalysisApi,
 	);
-	const invited = await execute('private link invitation', privateLinkWorkflowId);
+	const invited = await executeInCli('private link invitation', privateLinkWorkflowId);
 	expectOk(invited);
 	token = String(nodeOutput(invited.run!.data, 'Recruiting Analysis')[0]?.invitationToken ?? '');
 	expect(token.length).toBeGreaterThan(10);
@@ -230,20 +249,20 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
 		echoCredential,
 	);
-	expect((await execute('echoed key, stop', echoStop)).ok).toBe(false);
+	expect((await executeInCli('echoed key, stop', echoStop)).ok).toBe(false);
 	const echoContinue = await importAction(
 		'echoed key, continue',
 		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
 		echoCredential,
 		'continueRegularOutput',
 	);
-	await execute('echoed key, continue', echoContinue);
+	await execute(echoContinue);
 	const redirected = await importAction(
 		'redirect to another host',
 		{ resource: 'jobDescription', operation: 'get', jobDescriptionId: 'jd_1' },
 		echoCredential,
 	);
-	const redirectRun = await execute('redirect to another host', redirected);
+	const redirectRun = await execute(redirected);
 	expect(redirectRun.ok).toBe(false);
 	redirectError = JSON.stringify(redirectRun.run?.data.resultData.error ?? null);
 
@@ -265,7 +284,7 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		{ resource: 'report', operation: 'getMany', returnAll: false, limit: 5 },
 		revokedCredential,
 	);
-	expect((await execute('revoked key', revoked)).ok).toBe(false);
+	expect((await execute(revoked)).ok).toBe(false);
 
 	// A forged delivery (n8n logs the refusal at warn) next to the real ones.
 	const forger = new Webhook(`whsec_${randomBytes(24).toString('base64')}`);
