@@ -5,9 +5,10 @@
  *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
  * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
  *    sandbox): the static checks (`lint`: ESLint and Prettier, import circles, actionlint, both type checks), the
- *    jest checks (`checks`: jest, the package scan, the OpenAPI lint, the node tests through Prism), and per n8n line jest runs of the fault and end-to-end suites
- *    (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the files that boot an n8n of their own and the
- *    security file; and `rest`, every other file; within a run the files share one running n8n per boot setting).
+ *    jest checks (`checks`: jest, the package scan, the OpenAPI lint, the node tests through Prism), and per n8n
+ *    line jest runs of the fault and end-to-end suites (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the
+ *    files that boot an n8n of their own and the security file; and `rest`, every other file; within a run the
+ *    files share one running n8n per boot setting).
  *    By default five chains of lanes: the jest checks; n8n 2.x's `rest`; n8n 2.x's `own`; n8n 1.x's `rest`, then
  *    its `own`, then the static checks; n8n 2.x's `polls`, then n8n 1.x's. RA_TEST_LANES=all runs every lane at
  *    once, RA_TEST_LANES=lines one jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.

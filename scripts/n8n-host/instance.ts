@@ -27,7 +27,6 @@ export const DEFAULT_OWNER: OwnerLogin = {
 };
 
 /** A running `n8n start`, with the REST calls the harness needs (cookie login as the owner). */
-
 export class N8nInstance extends N8nRestClient {
 	private stopped = false;
 	readonly exited: Promise<number | null>;

@@ -50,12 +50,18 @@ export async function executeWorkflow(
 	o: { userFolder: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<CliExecution> {
 	const res = await n8nCli(host, ['execute', `--id=${workflowId}`, '--rawOutput'], o);
-	const run = parseCliJson(res.stdout) as CliExecution['run'];
-	// n8n 1.123 with its default (vm) expression engine sometimes dies of SIGSEGV while `n8n execute` exits, after
-	// it printed the finished run: a one-node Set workflow with `{{ 1 + 1 }}` does it too (1 of 2 runs here), with no
-	// community package loaded. On a loaded machine V8 itself also aborts in its garbage collector while the process
-	// shuts down ("Check failed: SweepingState::kDone", seen on both lines). When the run was printed whole and its
-	// status is one n8n sets at the end of a run, it is the result; the crash is recorded, not hidden.
+	return cliExecution(res, parseCliJson(res.stdout) as CliExecution['run']);
+}
+
+/**
+ * How an `n8n execute` process ended, given the run it printed (read from its output by the caller's format).
+ * n8n 1.123 with its default (vm) expression engine sometimes dies of SIGSEGV while `n8n execute` exits, after it
+ * printed the finished run: a one-node Set workflow with `{{ 1 + 1 }}` does it too (1 of 2 runs here), with no
+ * community package loaded. On a loaded machine V8 itself also aborts in its garbage collector while the process
+ * shuts down ("Check failed: SweepingState::kDone", seen on both lines). When the run was printed whole and its
+ * status is one n8n sets at the end of a run, it is the result; the crash is recorded, not hidden.
+ */
+export function cliExecution(res: RunResult, run: CliExecution['run']): CliExecution {
 	const finished = run?.status === 'success' || run?.status === 'error';
 	const crashedOnExit = res.signal !== null && res.signal !== undefined && !!run && finished;
 	const ok = (res.code === 0 || crashedOnExit) && !!run && !run.data?.resultData?.error;

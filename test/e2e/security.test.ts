@@ -18,7 +18,12 @@ import { readFileSync } from 'node:fs';
 
 import { Webhook } from 'standardwebhooks';
 
-import { executeWorkflow, nodeOutput, type CliExecution } from '../../scripts/n8n-host';
+import {
+	cliExecution,
+	executeWorkflow,
+	nodeOutput,
+	type CliExecution,
+} from '../../scripts/n8n-host';
 import { settled } from '../../scripts/start-kit';
 import { actionWorkflow, bootRealN8n, n8nUnderTest, triggerPath, type RealN8n } from './helpers';
 
@@ -117,12 +122,8 @@ async function executeInCli(
 		}
 		logLines.push(line);
 	}
-	// The same rule as executeWorkflow (scripts/n8n-host/n8n-commands.ts): a run printed whole and finished is the
-	// result even when `n8n execute` then died while exiting (recorded as crashedOnExit, not hidden).
-	const finished = run?.status === 'success' || run?.status === 'error';
-	const crashedOnExit = raw.signal !== null && raw.signal !== undefined && !!run && finished;
-	const ok = (raw.code === 0 || crashedOnExit) && !!run && !run.data.resultData.error;
-	const result = { ...raw, run, ok, crashedOnExit, logLines };
+	// A run printed whole and finished is the result even when `n8n execute` then died while exiting.
+	const result = { ...cliExecution(raw, run), logLines };
 	cliRuns.push({ label, workflowId, result });
 	return result;
 }
