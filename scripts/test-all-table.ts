@@ -1,7 +1,8 @@
 /**
  * The closing table of `npm test` and `npm run test:quick` (scripts/test-all.ts): each step's wall time and lane,
- * each test file's (test/timing-reporter.js), each n8n started (RA_N8N_BOOT_LOG), the wall and CPU time, and the
- * line `N passed, N failed`.
+ * each test file's (test/timing-reporter.js), each n8n started (RA_N8N_BOOT_LOG), the wall and CPU time, each
+ * failed test with the start of its error (last, so a log's tail names what failed), and the line
+ * `N passed, N failed`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -36,6 +37,8 @@ export interface FileRow {
 	passed: number;
 	failed: number;
 	skipped: number;
+	/** Each failed test's full name and the first lines of its error (test/timing-reporter.js). */
+	failures?: Array<{ test: string; error: string }>;
 }
 
 /** One line of RA_N8N_BOOT_LOG, as scripts/n8n-host/start.ts writes it. */
@@ -76,6 +79,20 @@ function table(head: string[], rows: string[][]): string {
 	const line = (cells: string[]) =>
 		cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 	return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Each failed test (its run, file, name and the start of its error) and each failed step without a failed test. */
+export function failureLines(files: FileRow[], done: Done[]): string[] {
+	const lines: string[] = [];
+	for (const f of files)
+		for (const failure of f.failures ?? []) {
+			lines.push(`FAILED ${f.run}: ${f.file} > ${failure.test}`);
+			lines.push(...failure.error.split('\n').map((l) => `    ${l}`));
+		}
+	for (const d of done)
+		if (!d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0))
+			lines.push(`FAILED step ${d.lane}: ${d.name} (its own output above says why)`);
+	return lines.length > 0 ? ['', ...lines] : [];
 }
 
 /** Prints the closing table of a run and its `N passed, N failed` line; returns the exit code (1 when a step failed). */
@@ -146,6 +163,7 @@ export function printTable(run: TableInput): number {
 	const failedSteps = done.filter(
 		(d) => !d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0),
 	).length;
+	out.push(...failureLines(files, done));
 	out.push(`${passed} passed, ${failedTests + failedSteps} failed`);
 	process.stdout.write(`${out.join('\n')}\n`);
 	return done.every((d) => d.ok) ? 0 : 1;

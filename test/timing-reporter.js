@@ -3,9 +3,22 @@ const { relative } = require('node:path');
 
 /**
  * A jest reporter for the closing table of `npm test` (scripts/test-all.ts): one JSON line per test file (its
- * project, wall time and counts) appended to the file RA_TIMINGS_FILE names, with RA_TIMINGS_RUN as the run's name.
- * Without RA_TIMINGS_FILE it records nothing.
+ * project, wall time, counts, and each failed test's name with the first lines of its error) appended to the file
+ * RA_TIMINGS_FILE names, with RA_TIMINGS_RUN as the run's name. Without RA_TIMINGS_FILE it records nothing.
  */
+/** The first lines of an error, without jest's colours and stack frames: enough to say what failed. */
+function firstLines(text, count = 6) {
+	return (
+		text
+			// eslint-disable-next-line no-control-regex
+			.replace(/\u001b\[[0-9;]*m/g, '')
+			.split('\n')
+			.filter((line) => line.trim() && !/^\s+at /.test(line))
+			.slice(0, count)
+			.join('\n')
+	);
+}
+
 class TimingReporter {
 	constructor(globalConfig) {
 		this.rootDir = globalConfig.rootDir;
@@ -23,6 +36,14 @@ class TimingReporter {
 			passed: result.numPassingTests,
 			failed: result.numFailingTests + (result.testExecError ? 1 : 0),
 			skipped: result.numPendingTests + result.numTodoTests,
+			failures: [
+				...result.testResults
+					.filter((t) => t.status === 'failed')
+					.map((t) => ({ test: t.fullName, error: firstLines(t.failureMessages.join('\n')) })),
+				...(result.testExecError
+					? [{ test: '(the file itself)', error: firstLines(result.testExecError.message ?? '') }]
+					: []),
+			],
 		};
 		appendFileSync(file, `${JSON.stringify(row)}\n`);
 	}
