@@ -81,6 +81,10 @@ function table(head: string[], rows: string[][]): string {
 	return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** A step that failed without a failed test of its own to say so (a lint, a build, a jest run that could not start). */
+const failedWithoutTest = (d: Done, files: FileRow[]) =>
+	!d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0);
+
 /** Each failed test (its run, file, name and the start of its error) and each failed step without a failed test. */
 export function failureLines(files: FileRow[], done: Done[]): string[] {
 	const lines: string[] = [];
@@ -90,7 +94,7 @@ export function failureLines(files: FileRow[], done: Done[]): string[] {
 			lines.push(...failure.error.split('\n').map((l) => `    ${l}`));
 		}
 	for (const d of done)
-		if (!d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0))
+		if (failedWithoutTest(d, files))
 			lines.push(`FAILED step ${d.lane}: ${d.name} (its own output above says why)`);
 	return lines.length > 0 ? ['', ...lines] : [];
 }
@@ -160,9 +164,7 @@ export function printTable(run: TableInput): number {
 	);
 	const passed = files.reduce((s, f) => s + f.passed, 0);
 	const failedTests = files.reduce((s, f) => s + f.failed, 0);
-	const failedSteps = done.filter(
-		(d) => !d.ok && !files.some((f) => f.run === d.jestRun && f.failed > 0),
-	).length;
+	const failedSteps = done.filter((d) => failedWithoutTest(d, files)).length;
 	out.push(...failureLines(files, done));
 	out.push(`${passed} passed, ${failedTests + failedSteps} failed`);
 	process.stdout.write(`${out.join('\n')}\n`);

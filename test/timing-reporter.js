@@ -1,11 +1,6 @@
 const { appendFileSync } = require('node:fs');
 const { relative } = require('node:path');
 
-/**
- * A jest reporter for the closing table of `npm test` (scripts/test-all.ts): one JSON line per test file (its
- * project, wall time, counts, and each failed test's name with the first lines of its error) appended to the file
- * RA_TIMINGS_FILE names, with RA_TIMINGS_RUN as the run's name. Without RA_TIMINGS_FILE it records nothing.
- */
 /** The first lines of an error, without jest's colours and stack frames: enough to say what failed. */
 function firstLines(text, count = 6) {
 	return (
@@ -19,6 +14,11 @@ function firstLines(text, count = 6) {
 	);
 }
 
+/**
+ * A jest reporter for the closing table of `npm test` (scripts/test-all.ts): one JSON line per test file (its
+ * project, wall time, counts, and each failed test's name with the first lines of its error) appended to the file
+ * RA_TIMINGS_FILE names, with RA_TIMINGS_RUN as the run's name. Without RA_TIMINGS_FILE it records nothing.
+ */
 class TimingReporter {
 	constructor(globalConfig) {
 		this.rootDir = globalConfig.rootDir;
