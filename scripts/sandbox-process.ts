@@ -1,5 +1,5 @@
 /**
- * The local sandbox as a child process (`tsx sandbox/cli.ts --port N`, see sandbox/README.md), plus a small
+ * The local sandbox as a child process (`node --import tsx sandbox/cli.ts --port N`, see sandbox/README.md), plus a small
  * client for its control endpoints (`/_sandbox/...`). Used by the main job and the real-n8n tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,18 +35,19 @@ export async function startSandboxProcess(
 		extraArgs?: string[];
 	} = {},
 ): Promise<SandboxProcess> {
-	const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
 	const args = [
+		'--import',
+		'tsx',
 		join(REPO_ROOT, 'sandbox', 'cli.ts'),
 		'--port',
 		String(opts.port ?? 0),
 		...(opts.extraArgs ?? []),
 	];
-	const child = spawn(tsx, args, {
+	const child = spawn(process.execPath, args, {
 		cwd: REPO_ROOT,
 		env: { ...process.env, NODE_OPTIONS: '' },
 		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true, // own process group: stop() ends tsx and the server together
+		detached: true, // own process group: stop() ends the server and anything it started
 	});
 	killGroupOnExit(child);
 	const out = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;

@@ -2,7 +2,8 @@
  * `npm test` (and `npm run test:quick` with `--quick`: see quick()): every check of the repository, timed, ending with a table of where the time went.
  *
  * 1. Build and pack the package once (the real-n8n suites install the tarball, scan:package scans it), make sure
- *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed.
+ *    the n8n lines RA_N8N_VERSIONS selects and Debian's Chromium are installed, and each line's migrated empty
+ *    database (scripts/n8n-host/database-template.ts) made.
  * 2. Lanes side by side (two cores: the real-n8n lanes spend most of their time waiting on n8n's poll ticks and the
  *    sandbox): the static checks (`lint`: ESLint and Prettier, import circles, actionlint, both type checks), the
  *    jest checks (`checks`: jest, the package scan, the OpenAPI lint, the node tests through Prism), and per n8n
@@ -26,6 +27,7 @@ import { createInterface } from 'node:readline';
 import { ensureChromium } from '../test/e2e/global-setup';
 import {
 	ensureN8n,
+	migratedDatabase,
 	packPackage,
 	removeFinishedRunFolders,
 	removePackedPackage,
@@ -194,9 +196,11 @@ async function main(): Promise<number> {
 	const log = (text: string) => say(`prepare: ${text}`);
 	ensureChromium(log);
 	for (const line of lines) await ensureN8n(log, line);
+	// Made once here (a start of n8n per line, the first time on a machine), not by the lanes at once.
+	await Promise.all(lines.map((line) => migratedDatabase(line, log)));
 	done.push({
 		lane: 'prepare',
-		name: 'n8n lines and Chromium',
+		name: 'n8n lines, their databases and Chromium',
 		seconds: seconds(prepareFrom),
 		ok: true,
 	});

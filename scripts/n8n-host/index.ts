@@ -5,6 +5,7 @@
  *   `n8n-host/`) into a cache folder reused between runs; a marker file records the lockfile hash.
  * - `packPackage()` builds and packs this repository; `createUserFolder()` + `installCommunityPackage()`
  *   put the tarball into `<userFolder>/.n8n/nodes` as n8n's community-package installer does.
+ * - `seedUserFolder()` copies an empty, migrated n8n database into a fresh user folder (the tests' n8n starts).
  * - `startN8n()` runs `n8n start` on loopback; `N8nInstance` offers the REST calls the harness needs.
  * - `n8nCli()` runs the other n8n commands (`import:*`, `publish:workflow`, `execute`).
  *
@@ -17,6 +18,7 @@ export * from './node-runtime';
 export * from './n8n-install';
 export * from './community-package';
 export * from './user-folder';
+export * from './database-template';
 export * from './n8n-env';
 export * from './start';
 export * from './instance';

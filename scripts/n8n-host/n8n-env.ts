@@ -1,8 +1,9 @@
 /**
  * The environment every n8n process gets.
  */
+import { join } from 'node:path';
 import { nodeEnv } from './node-runtime';
-import type { N8nHost } from './paths';
+import { cacheDir, type N8nHost } from './paths';
 
 /** Environment of every n8n process: loopback only, nothing that dials out. */
 export function n8nEnv(
@@ -50,6 +51,9 @@ export function n8nEnv(
 		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL ?? 'info',
 		N8N_LOG_OUTPUT: 'console',
 		NO_COLOR: '1',
+		// Node keeps the code it compiled for n8n's modules here and reuses it on the next start (its compile cache,
+		// keyed by Node version and source): a start then takes about a sixth less CPU. Nothing of n8n's changes.
+		NODE_COMPILE_CACHE: join(cacheDir(), 'node-compile-cache'),
 		...(o.env ?? {}),
 	});
 }

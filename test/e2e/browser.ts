@@ -1,7 +1,7 @@
 /**
  * The n8n editor in Debian's headless Chromium (driven by playwright-core), for the browser tests
  * (test/e2e/editor.browser.test.ts, test/e2e/examples.browser.test.ts): a fresh profile, loopback only (anything
- * else the editor tries to reach is refused and recorded), uncaught page errors collected, the sign-in page, and
+ * else the editor tries to reach fails and is recorded), uncaught page errors collected, the sign-in page, and
  * the check that the editor shows no error. Screenshots go to test/e2e/artifacts/; `npm run docs:screenshots`
  * (RA_DOCS_SCREENSHOTS=1) also writes the ones the docs show to docs/screenshots/, with the source each shows and
  * its digest in docs/screenshots/sources.json.
@@ -21,6 +21,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 /** Per screenshot of docs/screenshots: the repository file it shows and that file's SHA-256 when it was taken. */
 export const SCREENSHOT_SOURCES = join(SCREENSHOTS, 'sources.json');
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
+/** The proxy Chromium gets: a loopback port where nothing listens (port 1, TCP multiplexing, is never served). */
+const NOWHERE = 'http://127.0.0.1:1';
 
 /** n8n 1.123's own page error right after signing in from a fresh page load (see signIn). */
 const N8N1_VERSIONS_STORE_ERROR =
@@ -56,6 +60,7 @@ export async function launchEditorBrowser(): Promise<EditorBrowser> {
 				'--disable-background-networking',
 				'--disable-component-update',
 				'--disable-sync',
+				`--proxy-server=${NOWHERE}`,
 			],
 			viewport: { width: 1440, height: 900 },
 		});
@@ -63,18 +68,14 @@ export async function launchEditorBrowser(): Promise<EditorBrowser> {
 		rmSync(profile, { recursive: true, force: true });
 		throw error;
 	}
-	// Loopback only: anything else the editor tries to reach is refused and recorded.
-	await ctx.route('**/*', async (route) => {
-		const url = new URL(route.request().url());
-		if (
-			['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ||
-			['data:', 'blob:'].includes(url.protocol)
-		) {
-			await route.continue();
-		} else {
+	// Loopback only: Chromium sends every request off loopback to a proxy address where nothing listens (it never
+	// sends loopback through a proxy), so it fails; each is recorded here. Not Playwright's request routing, which
+	// would turn off the HTTP cache (every page load would fetch and compile the whole editor again) and take every
+	// request through this process.
+	ctx.on('requestfailed', (request) => {
+		const url = new URL(request.url());
+		if (!LOOPBACK.includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol))
 			blocked.push(url.href);
-			await route.abort();
-		}
 	});
 	const watch = (p: Page) => {
 		p.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}`));

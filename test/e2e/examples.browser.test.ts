@@ -105,9 +105,12 @@ const example = (file: string) => prepared.imported[file];
 
 /** Opens an example's workflow on the canvas, the whole flow in view. */
 async function openExample(page: Page, file: string): Promise<void> {
-	await page.goto(`${env.n8n.baseUrl}/workflow/${example(file).id}`, {
-		waitUntil: 'domcontentloaded',
-	});
+	await within(`${file}: the editor loads the workflow's page`, 60_000, (timeout) =>
+		page.goto(`${env.n8n.baseUrl}/workflow/${example(file).id}`, {
+			waitUntil: 'domcontentloaded',
+			timeout,
+		}),
+	);
 	await within(`${file}: the canvas shows the workflow`, 60_000, (timeout) =>
 		page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout }),
 	);

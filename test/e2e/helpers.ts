@@ -1,7 +1,8 @@
 /**
  * A real n8n for a test file (the run's shared one of its line, or one of its own: see bootRealN8n), our tarball
  * installed as a community package, the sandbox as a child process of the file's own, the owner account and the
- * file's two credentials. The n8n line (2.x or 1.x) is the
+ * file's two credentials. A SQLite n8n starts on an empty database n8n has already migrated
+ * (scripts/n8n-host/database-template.ts). The n8n line (2.x or 1.x) is the
  * jest project's (test/n8n-lines.js). With `queue`, n8n (2.x) runs in queue mode (scripts/n8n-host/queue.ts):
  * Redis, PostgreSQL, the main, workers and webhook processes.
  */
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import {
 	bindWorkflow,
 	createUserFolder,
+	seedUserFolder,
 	installCommunityPackage,
 	loadExample,
 	N8N_LINES,
@@ -103,6 +105,8 @@ export async function bootRealN8n(
 	const line = n8nLineUnderTest();
 	const userFolder = createUserFolder(`${label}-n8n${line}`);
 	const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
+	// Queue mode keeps its database in PostgreSQL; a SQLite n8n starts on an empty database already migrated.
+	if (!opts.queue) await seedUserFolder(userFolder, line, log);
 	const sandbox = await startSandboxProcess({ logFile: join(userFolder, 'sandbox.log'), log });
 	let n8n: N8nInstance;
 	let stack: QueueStack | undefined;
@@ -187,6 +191,7 @@ async function leaseSharedN8n(
 	const shared = await acquireShared(`n8n${line}-${setting}`, async () => {
 		const userFolder = createUserFolder(`shared-${setting}-n8n${line}`);
 		const { packageDir } = await installCommunityPackage(tarball, userFolder, { log, line });
+		await seedUserFolder(userFolder, line, log);
 		const n8n = await startN8n({
 			userFolder,
 			log,

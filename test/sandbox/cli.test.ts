@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { api } from '../helpers/sandbox';
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 interface Started {
 	child: ChildProcessWithoutNullStreams;
@@ -24,7 +23,10 @@ interface Started {
 }
 
 function startCli(args: string[]): Promise<Started> {
-	const child = spawn(TSX, ['sandbox/cli.ts', ...args], { cwd: ROOT });
+	// As `npm run sandbox` runs it (package.json): one process, which the signals below reach.
+	const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args], {
+		cwd: ROOT,
+	});
 	const lines: string[] = [];
 	let buffer = '';
 	return new Promise((resolve, reject) => {
@@ -49,9 +51,10 @@ function startCli(args: string[]): Promise<Started> {
 	});
 }
 
-function stop(s: Started): Promise<void> {
+/** Stops the CLI with SIGTERM; resolves with how it exited (`0` when it closed cleanly, its last write done). */
+function stop(s: Started): Promise<string> {
 	return new Promise((resolve) => {
-		s.child.once('exit', () => resolve());
+		s.child.once('exit', (code, signal) => resolve(String(code ?? signal)));
 		s.child.kill('SIGTERM');
 	});
 }
@@ -102,7 +105,8 @@ test('--data keeps the state (and the seeded workspace) across restarts', async 
 			},
 		});
 		expect(prep.status).toBe(201);
-		await stop(a);
+		// Straight after the write, before the half-second save: what it wrote is kept by the save on SIGTERM.
+		expect(await stop(a)).toBe('0');
 		const b = await startCli(['--port', '0', '--data', file, '--quiet']);
 		try {
 			expect(b.info.workspaceId).toBe(a.info.workspaceId);
