@@ -29,5 +29,7 @@ module.exports = {
 		'<rootDir>/test/nodes/action/validation.test.ts',
 		'<rootDir>/test/nodes/action/description.test.ts',
 	],
+	// Node's environment with Prism's packages loaded once per worker, not once per file.
+	testEnvironment: '<rootDir>/test/helpers/prism-environment.js',
 	setupFilesAfterEnv: ['<rootDir>/test/helpers/prism-setup.ts'],
 };

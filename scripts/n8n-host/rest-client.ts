@@ -2,10 +2,17 @@
  * n8n's REST API as the editor calls it, on one running n8n process (scripts/n8n-host/instance.ts N8nInstance): the
  * auth cookie, answers wrapped in `data`, and the two ways a busy n8n answers that are not errors of the call.
  */
+import { Agent, fetch as fetchOwnConnection } from 'undici';
+
 import { CLOSED_UNDER_US, orClosedUnderUs } from './closed-connection';
 import { delay, type Logger } from './process';
 
 const DATABASE_NOT_READY = Symbol('database not ready');
+/**
+ * Writes go on a connection of their own (pipelining 0: no keep-alive), never on a kept-alive one that n8n may close
+ * just as the write goes out: such a write cannot be sent again (it may have landed), a read can.
+ */
+const OWN_CONNECTION = new Agent({ pipelining: 0 });
 
 export abstract class N8nRestClient {
 	/** The `n8n-auth` cookie of the owner's login (N8nInstance.login). */
@@ -33,7 +40,7 @@ export abstract class N8nRestClient {
 		// n8n answers every REST call 503 "Database is not ready!" while its periodic database check has failed (a
 		// busy SQLite on a loaded machine); it recovers by itself, so the call is made again for up to a minute.
 		for (let attempt = 1; ; attempt++) {
-			// A read whose kept-alive connection n8n closed under it is sent again; a write is not (it may have landed).
+			// A read whose kept-alive connection n8n closed under it is sent again; a write has a connection of its own.
 			const request = this.requestOnce<T>(method, path, body, opts);
 			const answer = await orClosedUnderUs(request, method === 'GET' && attempt < 3);
 			if (answer === CLOSED_UNDER_US) continue;
@@ -51,7 +58,7 @@ export abstract class N8nRestClient {
 		body: unknown,
 		opts: { expectStatus?: number | number[]; raw?: boolean; headers?: Record<string, string> },
 	): Promise<{ status: number; body: T; headers: Headers } | typeof DATABASE_NOT_READY> {
-		const res = await fetch(this.baseUrl + path, {
+		const init = {
 			method,
 			headers: {
 				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -59,7 +66,12 @@ export abstract class N8nRestClient {
 				...(opts.headers ?? {}),
 			},
 			body: body === undefined ? undefined : JSON.stringify(body),
-		});
+		};
+		const url = this.baseUrl + path;
+		const res =
+			method === 'GET'
+				? await fetch(url, init)
+				: await fetchOwnConnection(url, { ...init, dispatcher: OWN_CONNECTION });
 		const text = await res.text();
 		let parsed: unknown = text;
 		if (!opts.raw) {

@@ -4,7 +4,8 @@
  *
  * This is `prism proxy openapi/openapi.yaml <sandbox> --errors` (same packages, same configuration as the CLI's
  * proxy command: validateRequest, validateResponse, checkSecurity, errors), run inside the Jest worker so the
- * document is parsed once per worker and each test sandbox gets its own proxy at no start-up cost. With `errors`,
+ * document is parsed once per worker (test/helpers/prism-environment.js) and each test sandbox gets its own proxy at
+ * no start-up cost. With `errors`,
  * a response off the contract becomes Prism's 500 VIOLATIONS and a request off it Prism's 422; every violation and
  * every warning Prism's validators give is also collected here, and fails the run wherever it happened: in a test
  * (`test/helpers/prism-setup.ts` fails that test), in a before or after hook (the file's after-all check), or after
@@ -14,14 +15,51 @@
  * Storage is not proxied: the signed URL points at the sandbox itself, as a real one points at storage.
  */
 import { Writable } from 'node:stream';
-import { createLogger } from '@stoplight/prism-core';
-import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
-import { createServer } from '@stoplight/prism-http-server';
-import { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator';
+import type { createLogger } from '@stoplight/prism-core';
+import type { getHttpOperationsFromSpec } from '@stoplight/prism-http';
+import type { createServer } from '@stoplight/prism-http-server';
+import type { validateInput, validateOutput } from '@stoplight/prism-http/dist/validator';
 import { OPENAPI_FILE } from './contract';
 
-/** The parsed operations of the contract, once per worker. */
-let operations: ReturnType<typeof getHttpOperationsFromSpec> | undefined;
+/** Prism's functions this file calls, and the contract's operations. */
+interface PrismPackages {
+	createLogger: typeof createLogger;
+	createServer: typeof createServer;
+	validateInput: typeof validateInput;
+	validateOutput: typeof validateOutput;
+	operations(file: string): ReturnType<typeof getHttpOperationsFromSpec>;
+}
+
+let loadedHere: PrismPackages | undefined;
+
+/**
+ * Prism's packages: those the Prism project's environment loaded once for its jest worker
+ * (test/helpers/prism-environment.js), or, in any other jest project, loaded by this file.
+ */
+async function prismPackages(): Promise<PrismPackages> {
+	const fromWorker = (globalThis as { __raPrism?: PrismPackages }).__raPrism;
+	if (fromWorker) return fromWorker;
+	if (!loadedHere) {
+		const [core, http, server, validator] = await Promise.all([
+			import('@stoplight/prism-core'),
+			import('@stoplight/prism-http'),
+			import('@stoplight/prism-http-server'),
+			import('@stoplight/prism-http/dist/validator'),
+		]);
+		const parsed = new Map<string, ReturnType<typeof getHttpOperationsFromSpec>>();
+		loadedHere = {
+			createLogger: core.createLogger,
+			createServer: server.createServer,
+			validateInput: validator.validateInput,
+			validateOutput: validator.validateOutput,
+			operations: (file) => {
+				if (!parsed.has(file)) parsed.set(file, http.getHttpOperationsFromSpec(file));
+				return parsed.get(file)!;
+			},
+		};
+	}
+	return loadedHere;
+}
 
 export interface PrismProxy {
 	/** The proxy's base URL: give it to the node's credential instead of the sandbox's. */
@@ -55,8 +93,9 @@ interface LogLine {
 }
 
 export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
-	operations ??= getHttpOperationsFromSpec(OPENAPI_FILE);
-	const ops = await operations;
+	const { createLogger, createServer, validateInput, validateOutput, operations } =
+		await prismPackages();
+	const ops = await operations(OPENAPI_FILE);
 
 	const violations: string[] = [];
 	const record = (text: string) => {
