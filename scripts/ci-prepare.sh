@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything `.ci/run` needs before `npm test` on a fresh machine, beyond `npm ci`:
-#   - Debian's Chromium for the editor browser test (playwright-core drives /usr/bin/chromium);
+#   - Debian's Chromium headless shell for the editor browser tests (playwright-core drives
+#     /usr/bin/chromium-headless-shell);
 #   - Debian's redis-server and postgresql for the queue-mode tests;
 #   - the real n8n 2.41.1 on Node 24 and n8n 1.123.81 on Node 22 in the cache folder (the first time about
 #     3 + 5 minutes and 2.6 + 1.8 GB, then reused; RA_N8N_VERSIONS=2 or 1 installs one).
@@ -21,9 +22,9 @@ apt_get_install() {
 	$sudo apt-get install -y -qq "$pkg" >/dev/null
 }
 
-# Chromium for the editor browser test.
-apt_get_install chromium
-echo "[ci-prepare] $(chromium --version 2>/dev/null || echo 'chromium: not found')"
+# Chromium's headless shell for the editor browser tests.
+apt_get_install chromium-headless-shell
+echo "[ci-prepare] $(chromium-headless-shell --version 2>/dev/null || echo 'chromium-headless-shell: not found')"
 
 # Redis and PostgreSQL for the queue-mode tests (test/e2e/queue.test.ts, npm run start:queue); the scripts start
 # private servers themselves, the packages' own services are not needed.

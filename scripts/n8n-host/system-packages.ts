@@ -1,6 +1,6 @@
 /**
  * Debian packages the queue-mode stack needs (redis-server, postgresql), installed with apt-get when missing,
- * as scripts/ci-prepare.sh does for chromium: root runs apt-get itself, anyone else needs sudo without a password.
+ * as scripts/ci-prepare.sh does for Chromium's headless shell: root runs apt-get itself, anyone else needs sudo without a password.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

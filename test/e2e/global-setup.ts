@@ -1,7 +1,7 @@
 /**
  * Once per `npm run test:e2e` (jest runs a global setup once, whatever the number of projects using it): make sure
- * the cached real n8n of each line RA_N8N_VERSIONS selects and Debian's Chromium exist, then build and pack this
- * package. The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
+ * the cached real n8n of each line RA_N8N_VERSIONS selects and Debian's Chromium headless shell exist, then build
+ * and pack this package. The tarball path reaches the test files through RA_E2E_TARBALL (set it to reuse a tarball).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,19 +14,28 @@ import {
 	selectedN8nLines,
 } from '../../scripts/n8n-host';
 
-/** The browser test drives Debian's Chromium; on a fresh machine (as root) it is installed with apt-get. */
+/**
+ * The browser the browser tests drive (test/e2e/browser.ts): Debian's Chromium headless shell; on a fresh machine (as
+ * root) it is installed with apt-get.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+
 export function ensureChromium(log: (line: string) => void): void {
-	const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-	if (existsSync(path)) return;
+	if (existsSync(CHROMIUM)) return;
 	if (process.getuid?.() !== 0) {
 		throw new Error(
-			`${path} is missing: install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH`,
+			`${CHROMIUM} is missing: install Debian's Chromium headless shell (sudo apt-get install -y chromium-headless-shell) or set CHROMIUM_PATH`,
 		);
 	}
-	log("installing Debian's chromium for the editor browser test (apt-get, about a minute)");
+	log(
+		"installing Debian's Chromium headless shell for the editor browser tests (apt-get, about a minute)",
+	);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium-headless-shell'], {
+		stdio: 'inherit',
+		env,
+	});
 }
 
 export default async function globalSetup(): Promise<void> {
