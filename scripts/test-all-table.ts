@@ -1,6 +1,7 @@
 /**
  * The closing table of `npm test` and `npm run test:quick` (scripts/test-all.ts): each step's wall time and lane,
- * each test file's (test/timing-reporter.js), each n8n started (RA_N8N_BOOT_LOG), the wall and CPU time, each
+ * each test file's (test/timing-reporter.js), each n8n started (RA_N8N_BOOT_LOG), the wall and CPU time (the steps'
+ * and the whole machine's), each
  * failed test with the start of its error (last, so a log's tail names what failed), and the line
  * `N passed, N failed`.
  */
@@ -27,6 +28,34 @@ export interface TableInput {
 	bootsFile: string;
 	/** When the run started (Date.now()). */
 	started: number;
+	/** The machine's CPU time when the run started (readMachineCpu), for the share of it the whole run kept busy. */
+	machineAtStart?: MachineCpu;
+}
+
+/** The machine's CPU time since boot, in seconds: busy (every process, the kernel's work included) and in all. */
+export interface MachineCpu {
+	busy: number;
+	total: number;
+}
+
+/**
+ * The first line of /proc/stat (clock ticks of user, nice, system, idle, iowait, irq, softirq and steal time, at
+ * Linux's 100 ticks a second), summed over the cores; undefined where there is no /proc/stat.
+ */
+export function readMachineCpu(stat = '/proc/stat'): MachineCpu | undefined {
+	try {
+		const ticks = readFileSync(stat, 'utf8')
+			.split('\n')[0]
+			.trim()
+			.split(/\s+/)
+			.slice(1, 9)
+			.map(Number);
+		if (ticks.length < 5 || ticks.some((t) => !Number.isFinite(t))) return undefined;
+		const total = ticks.reduce((a, b) => a + b, 0);
+		return { busy: (total - ticks[3] - ticks[4]) / 100, total: total / 100 };
+	} catch {
+		return undefined;
+	}
 }
 
 export interface FileRow {
@@ -162,6 +191,14 @@ export function printTable(run: TableInput): number {
 	out.push(
 		`CPU time of the steps' processes ${formatTime(cpu)}: ${(cpu / wall).toFixed(1)} of ${availableParallelism()} cores busy on average (a run cannot take less than the CPU time over the cores)`,
 	);
+	const machineNow = run.machineAtStart && readMachineCpu();
+	if (run.machineAtStart && machineNow) {
+		const busy = machineNow.busy - run.machineAtStart.busy;
+		const total = machineNow.total - run.machineAtStart.total;
+		out.push(
+			`CPU time of the whole machine over the run ${formatTime(busy)}: its cores were busy ${Math.round((100 * busy) / total)}% of the time (/proc/stat: the steps' processes, those that outlive their step, and anything else running)`,
+		);
+	}
 	const passed = files.reduce((s, f) => s + f.passed, 0);
 	const failedTests = files.reduce((s, f) => s + f.failed, 0);
 	const failedSteps = done.filter((d) => failedWithoutTest(d, files)).length;

@@ -37,6 +37,7 @@ import {
 	formatTime,
 	printTable,
 	readCpuSeconds,
+	readMachineCpu,
 	readRows,
 	type BootRow,
 	type Done,
@@ -62,6 +63,7 @@ interface Step {
 
 const done: Done[] = [];
 const started = Date.now();
+const machineAtStart = readMachineCpu();
 const seconds = (from: number) => (Date.now() - from) / 1000;
 let stepCount = 0;
 const say = (text: string) => process.stdout.write(`[npm test] ${text}\n`);
@@ -308,7 +310,7 @@ function stopLeftBehind(): void {
 
 /** The closing table (scripts/test-all-table.ts), then the run's temporary folder removed. */
 function finish(): number {
-	const code = printTable({ done, timingsFile, bootsFile, started });
+	const code = printTable({ done, timingsFile, bootsFile, started, machineAtStart });
 	rmSync(work, { recursive: true, force: true });
 	return code;
 }

@@ -1,12 +1,17 @@
 /**
  * npm test's closing table names each failed test and the start of its error, so the last lines of a CI log say
- * what failed (scripts/test-all-table.ts, test/timing-reporter.js).
+ * what failed, and how busy the whole machine was (scripts/test-all-table.ts, test/timing-reporter.js).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { failureLines, readRows, type FileRow } from '../../../scripts/test-all-table';
+import {
+	failureLines,
+	readMachineCpu,
+	readRows,
+	type FileRow,
+} from '../../../scripts/test-all-table';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const TimingReporter = require('../../timing-reporter.js');
@@ -111,4 +116,17 @@ test('a run where everything passed adds no lines', () => {
 			[{ lane: 'checks', name: 'jest', seconds: 1, ok: true }],
 		),
 	).toEqual([]);
+});
+
+test("the machine's CPU time is read from /proc/stat: idle and iowait are not busy, every other column is", () => {
+	const stat = join(dir, 'stat');
+	// user nice system idle iowait irq softirq steal guest guest_nice (ticks of 1/100 s)
+	writeFileSync(
+		stat,
+		'cpu  1000 50 250 7000 100 20 30 0 0 0\ncpu0 500 25 125 3500 50 10 15 0 0 0\n',
+	);
+	expect(readMachineCpu(stat)).toEqual({ busy: 13.5, total: 84.5 });
+	writeFileSync(stat, 'intr 1 2 3\n');
+	expect(readMachineCpu(stat)).toBeUndefined();
+	expect(readMachineCpu(join(dir, 'missing'))).toBeUndefined();
 });
