@@ -37,7 +37,7 @@ export interface EditorBrowser {
 	page: Page;
 	/** Uncaught page errors so far, of every page of the context. */
 	pageErrors: string[];
-	/** Addresses off loopback the editor tried to reach (refused). */
+	/** Addresses off loopback the editor tried to reach (each failed: sent to a proxy where nothing listens). */
 	blocked: string[];
 	close(): Promise<void>;
 }
@@ -97,7 +97,7 @@ export async function launchEditorBrowser(): Promise<EditorBrowser> {
 			rmSync(profile, { recursive: true, force: true });
 			if (blocked.length > 0)
 				process.stderr.write(
-					`[e2e] the editor tried to reach (refused): ${[...new Set(blocked)].join(', ')}\n`,
+					`[e2e] the editor tried to reach off loopback (each failed): ${[...new Set(blocked)].join(', ')}\n`,
 				);
 		},
 	};
