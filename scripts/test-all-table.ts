@@ -191,7 +191,7 @@ export function printTable(run: TableInput): number {
 	out.push(
 		`CPU time of the steps' processes ${formatTime(cpu)}: ${(cpu / wall).toFixed(1)} of ${availableParallelism()} cores busy on average (a run cannot take less than the CPU time over the cores)`,
 	);
-	const machineNow = run.machineAtStart && readMachineCpu();
+	const machineNow = readMachineCpu();
 	if (run.machineAtStart && machineNow) {
 		const busy = machineNow.busy - run.machineAtStart.busy;
 		const total = machineNow.total - run.machineAtStart.total;

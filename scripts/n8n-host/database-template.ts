@@ -27,6 +27,12 @@ import type { N8nLine } from './versions';
 const FILES = ['database.sqlite', 'database.sqlite-wal', 'config'];
 const COMPLETE = '.complete';
 
+/** Copies the database's files that `from` holds into `to`. */
+function copyDatabase(from: string, to: string): void {
+	for (const file of FILES)
+		if (existsSync(join(from, file))) copyFileSync(join(from, file), join(to, file));
+}
+
 /**
  * The folder holding the migrated database of this line's installed n8n (made on first use by starting that n8n
  * once on an empty folder). Keyed by the install (its marker: n8n's recipe, lockfile and Node), so a new n8n
@@ -48,10 +54,7 @@ export async function migratedDatabase(line: N8nLine, log: Logger = defaultLog):
 		await n8n.stop();
 		const made = join(making, 'made');
 		mkdirSync(made);
-		for (const file of FILES) {
-			const from = join(making, '.n8n', file);
-			if (existsSync(from)) copyFileSync(from, join(made, file));
-		}
+		copyDatabase(join(making, '.n8n'), made);
 		writeFileSync(join(made, COMPLETE), install);
 		try {
 			renameSync(made, dir);
@@ -76,8 +79,5 @@ export async function seedUserFolder(
 	mkdirSync(target, { recursive: true });
 	if (existsSync(join(target, 'database.sqlite')))
 		throw new Error(`${userFolder} already has an n8n database: it is not a fresh folder`);
-	for (const file of FILES) {
-		const from = join(template, file);
-		if (existsSync(from)) copyFileSync(from, join(target, file));
-	}
+	copyDatabase(template, target);
 }

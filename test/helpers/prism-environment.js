@@ -5,7 +5,8 @@ const { TestEnvironment } = require('jest-environment-node');
  * once per jest worker and the contract's operations parsed once per worker, for test/helpers/prism.ts
  * (`globalThis.__raPrism`). Jest gives every test file a module registry of its own, so a file that imported Prism
  * itself would load it again: about two seconds of CPU per file, for some thirty files. This module is loaded by the
- * worker itself, once. The proxies, their findings and their checks stay per file (test/helpers/prism.ts).
+ * worker itself, once. The proxies, their findings and their checks stay per file (test/helpers/prism.ts); a file
+ * of another jest project gets the same loader through `prismPackages`.
  */
 let shared;
 
@@ -35,3 +36,5 @@ module.exports = class PrismEnvironment extends TestEnvironment {
 		this.global.__raPrism = prism();
 	}
 };
+/** The same packages for a jest project without this environment: loaded in that file's own registry. */
+module.exports.prismPackages = prism;

@@ -30,35 +30,16 @@ interface PrismPackages {
 	operations(file: string): ReturnType<typeof getHttpOperationsFromSpec>;
 }
 
-let loadedHere: PrismPackages | undefined;
-
 /**
  * Prism's packages: those the Prism project's environment loaded once for its jest worker
- * (test/helpers/prism-environment.js), or, in any other jest project, loaded by this file.
+ * (test/helpers/prism-environment.js), or, in any other jest project, the same loader's run in this file's registry.
  */
-async function prismPackages(): Promise<PrismPackages> {
+function prismPackages(): PrismPackages {
 	const fromWorker = (globalThis as { __raPrism?: PrismPackages }).__raPrism;
 	if (fromWorker) return fromWorker;
-	if (!loadedHere) {
-		const [core, http, server, validator] = await Promise.all([
-			import('@stoplight/prism-core'),
-			import('@stoplight/prism-http'),
-			import('@stoplight/prism-http-server'),
-			import('@stoplight/prism-http/dist/validator'),
-		]);
-		const parsed = new Map<string, ReturnType<typeof getHttpOperationsFromSpec>>();
-		loadedHere = {
-			createLogger: core.createLogger,
-			createServer: server.createServer,
-			validateInput: validator.validateInput,
-			validateOutput: validator.validateOutput,
-			operations: (file) => {
-				if (!parsed.has(file)) parsed.set(file, http.getHttpOperationsFromSpec(file));
-				return parsed.get(file)!;
-			},
-		};
-	}
-	return loadedHere;
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const environment = require('./prism-environment.js') as { prismPackages(): PrismPackages };
+	return environment.prismPackages();
 }
 
 export interface PrismProxy {
@@ -93,8 +74,7 @@ interface LogLine {
 }
 
 export async function startPrismProxy(upstream: string): Promise<PrismProxy> {
-	const { createLogger, createServer, validateInput, validateOutput, operations } =
-		await prismPackages();
+	const { createLogger, createServer, validateInput, validateOutput, operations } = prismPackages();
 	const ops = await operations(OPENAPI_FILE);
 
 	const violations: string[] = [];
