@@ -169,6 +169,8 @@ export function buildApp(ctx: Ctx): { app: FastifyInstance; faults: Faults } {
 		if (!isStoragePath(path)) {
 			reply.header('X-Request-Id', req.id);
 			reply.header('Cache-Control', 'no-store');
+			// The API's Date is its own clock (the one its timestamps use), which a test may set apart from the host's.
+			reply.header('Date', new Date(ctx.clock.now()).toUTCString());
 		}
 		if (ctx.opts.recordResponses && recorded(path)) {
 			const headers: Record<string, string> = {};

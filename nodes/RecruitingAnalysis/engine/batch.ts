@@ -8,6 +8,7 @@ import { poll } from '../transport/poll';
 import { validateBatch } from '../validation';
 import { existsCondition, isNothingToRecover } from '../writes/recover';
 import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';
+import { countBatch, settleBatchItem } from '../writes/batchCharges';
 import { waitOutCapacity } from './capacity';
 import { addNotice } from '../floor/notices';
 import type { ChunkState } from './types';
@@ -61,16 +62,24 @@ export async function createBatch(
 	body: IDataObject,
 	idempotencyKey: string,
 	itemIndex: number,
-): Promise<{ batchId: string; statusUrl?: string }> {
+): Promise<{ batchId: string; statusUrl?: string; apiDateMs?: number }> {
 	// Only one batch of a kind can be active: BATCH_ALREADY_ACTIVE (e.g. the batch of an earlier, interrupted run
 	// still running) is waited out like a capacity refusal; a refused request created nothing.
-	return (await waitOutCapacity(
+	const apiTime: { dateMs?: number } = {};
+	const request = {
+		method: 'POST' as const,
+		path: BATCH_PATHS[kind],
+		body,
+		idempotencyKey,
+		itemIndex,
+	};
+	const created = (await waitOutCapacity(
 		ctx,
 		itemIndex,
-		async () =>
-			await api(ctx, { method: 'POST', path: BATCH_PATHS[kind], body, idempotencyKey, itemIndex }),
+		async () => await api(ctx, { ...request, apiTime }),
 		['BATCH_ALREADY_ACTIVE'],
 	)) as unknown as { batchId: string; statusUrl?: string };
+	return { ...created, apiDateMs: apiTime.dateMs };
 }
 
 /**
@@ -171,16 +180,23 @@ export async function readChunk<T extends object>(
 }
 
 /**
- * How much older than the request that made it a batch must be to be a replay. The API gives no replay marker;
- * a batch created by this request cannot predate it, so one created before it (beyond a margin for the clocks of
- * n8n and the service) is the receipt of an earlier run answered again.
+ * How much earlier than the answer to its creation (its Date header, whole seconds of the API's clock) a batch must
+ * have been created to be an earlier run's receipt answered again; closer, it cannot be told and counts as new.
  */
 export const REPLAY_MARGIN_MS = 1_000;
 
-/** Whether `batch` is an earlier run's batch answered again from its receipt (created before `sentAt`). */
-export function isReplayedBatch(batch: Batch, sentAt: number): boolean {
+/**
+ * Whether the API's times prove `batch` an earlier run's batch answered again from its receipt: its `createdAt`
+ * against the Date of the answer that named it (`apiDateMs`), never the n8n host's clock. Without both, not proven.
+ */
+export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): boolean {
 	const created = Date.parse(String(batch.createdAt ?? ''));
-	return Number.isFinite(created) && created < sentAt - REPLAY_MARGIN_MS;
+	return (
+		Number.isFinite(created) &&
+		apiDateMs !== undefined &&
+		Number.isFinite(apiDateMs) &&
+		created < apiDateMs - REPLAY_MARGIN_MS
+	);
 }
 
 /**
@@ -280,7 +296,15 @@ export async function quoteBatchItems<T extends QuotedEntry>(
 export interface ReservedChunk<T> {
 	/** The entries to send, in item order. */
 	entries: T[];
-	/** Settles an entry's reservation once its item answered: charged (created by this batch) or released. */
+	/**
+	 * The batch `batchId` was created: every entry's credits count as spent from now on, saved with the execution
+	 * (writes/spending.ts countBatch). Returns whether this execution had created that batch before.
+	 */
+	sent(batchId: string): boolean;
+	/**
+	 * Settles an entry's reservation once its item answered: charged (created by this batch) or released (after
+	 * `sent`, its counted credits are given back).
+	 */
 	settle(entry: T, charged: boolean): void;
 	/** Settles every reservation alike (the batch request failed as a whole). */
 	settleAll(charged: boolean): void;
@@ -306,12 +330,27 @@ export function reserveChunk<T extends QuotedEntry>(
 			return false;
 		}
 	});
+	let sentAs: string | undefined;
 	return {
 		entries: within,
+		sent: (batchId) => {
+			sentAs = batchId;
+			return countBatch(
+				ctx,
+				batchId,
+				within.flatMap((entry) => {
+					const reservation = reservations.get(entry);
+					return reservation ? [{ itemKey: itemKeyFor(entry.itemIndex), reservation }] : [];
+				}),
+			);
+		},
 		settle: (entry, charged) => {
 			const reservation = reservations.get(entry);
-			if (charged) reservation?.charged();
-			else reservation?.release();
+			if (!reservation) return;
+			if (sentAs !== undefined)
+				settleBatchItem(ctx, sentAs, itemKeyFor(entry.itemIndex), reservation, charged);
+			else if (charged) reservation.charged();
+			else reservation.release();
 		},
 		settleAll: (charged) =>
 			reservations.forEach((reservation) =>

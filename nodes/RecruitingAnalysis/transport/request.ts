@@ -45,6 +45,8 @@ export interface ApiRequestOptions {
 	itemIndex?: number;
 	/** The endpoint answers 204 with no body. */
 	expectEmpty?: boolean;
+	/** Filled with the API's own time of a successful answer (its Date header, ms), when it gives one. */
+	apiTime?: { dateMs?: number };
 }
 
 /** What a caller can learn from a NodeApiError this module threw (also stored on `error.context.apiError`). */
@@ -324,6 +326,10 @@ async function sendApiRequest<T>(
 	}
 	const status = response.statusCode;
 	if (status >= 200 && status < 300) {
+		if (options.apiTime) {
+			const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+			options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
+		}
 		if (options.expectEmpty || status === 204) return undefined as T;
 		const body = response.body;
 		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {

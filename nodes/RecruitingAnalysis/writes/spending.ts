@@ -41,7 +41,7 @@ const EPSILON = 1e-9;
 const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 /** The execution's flow context, where n8n keeps per-execution data that is saved with the execution. */
-function executionStore(ctx: IExecuteFunctions): IDataObject {
+export function executionStore(ctx: IExecuteFunctions): IDataObject {
 	let flow: unknown;
 	try {
 		flow = typeof ctx.getContext === 'function' ? ctx.getContext('flow') : undefined;
@@ -75,7 +75,7 @@ export function ledgerOf(ctx: IExecuteFunctions): Ledger {
 			counter.inFlight = value;
 		},
 		addSpent(credits: number) {
-			store[SPENT_FIELD] = keep(spent() + credits);
+			store[SPENT_FIELD] = Math.max(0, keep(spent() + credits));
 		},
 	};
 }
@@ -214,6 +214,12 @@ export interface Reservation {
 	 * Spending Limit's error (the reservation is then released) when it would pass it.
 	 */
 	reprice(quote: IDataObject | undefined | null): void;
+	/**
+	 * The write may have been charged (its batch was created, its answer is not read yet): the credits count as
+	 * spent now, in the total saved with the execution, so an error that leaves the node before the answer is read
+	 * keeps them. `release` takes them back once an answer proves nothing was charged.
+	 */
+	mayHaveCharged(): void;
 	/** The write was charged (created): the credits count as spent. */
 	charged(): void;
 	/** The write charged nothing (refused, or it existed already): the credits are free again. */
@@ -237,13 +243,24 @@ export function reserveCredits(
 	if (refusal) throw refusal;
 	let amount = credits ?? 0;
 	ledger.inFlight += amount;
-	let settled = false;
-	const settle = (charged: boolean) => {
-		if (settled) return;
-		settled = true;
+	// held (in flight), counted (in the saved total, may still be taken back), or settled for good.
+	let state: 'held' | 'counted' | 'settled' = 'held';
+	const count = () => {
+		if (state !== 'held') return;
+		state = 'counted';
 		ledger.inFlight -= amount;
-		if (charged) ledger.addSpent(amount);
+		ledger.addSpent(amount);
 	};
+	const settle = (charged: boolean) => {
+		if (state === 'settled') return;
+		const was = state;
+		state = 'settled';
+		if (was === 'held') {
+			ledger.inFlight -= amount;
+			if (charged) ledger.addSpent(amount);
+		} else if (!charged) ledger.addSpent(-amount);
+	};
+	const settled = () => state !== 'held';
 	return {
 		get credits() {
 			return amount;
@@ -252,7 +269,7 @@ export function reserveCredits(
 			return credits !== undefined;
 		},
 		reprice(next) {
-			if (settled) return;
+			if (settled()) return;
 			const nextCredits = creditsOf(next);
 			const refusal = refusalOf(ctx, itemIndex, ledger, limit, nextCredits, amount, what, true);
 			if (refusal) {
@@ -263,6 +280,7 @@ export function reserveCredits(
 			amount = nextCredits ?? 0;
 			credits = nextCredits;
 		},
+		mayHaveCharged: count,
 		charged: () => settle(true),
 		release: () => settle(false),
 	};

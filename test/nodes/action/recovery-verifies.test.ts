@@ -224,10 +224,11 @@ describe('one key per write in the workspace, whatever the endpoint (spec "Endpo
 describe('a re-run finishes what a replayed batch refused, and charges nothing twice', () => {
 	/**
 	 * The allowance is topped up by a person, seconds later at least. The node knows an earlier run's batch answered
-	 * again from its receipt by the batch's creation time (engine/batch.ts isReplayedBatch: older than one second).
+	 * again from its receipt by the API's own times (engine/batch.ts isReplayedBatch: created more than a second
+	 * before the second its answer's Date names, so proven for a batch over two seconds old).
 	 */
 	const toppedUp = async (ws: Workspace, allowance: IDataObject) => {
-		await sleep(2000);
+		await sleep(2500);
 		await sandbox.control.patchWorkspace(ws.workspaceId, allowance);
 	};
 	const startMany: INodeParameters = {

@@ -71,18 +71,25 @@ describe('capacity waits', () => {
 });
 
 describe('replayed batches and refused items', () => {
-	it('tells a batch answered from an earlier receipt by its creation time', () => {
-		const sentAt = Date.parse('2026-11-25T10:00:10.000Z');
+	it("tells a batch answered from an earlier receipt by the API's own times, and counts it as new when they cannot tell", () => {
+		// The Date header of the answer that named the batch: whole seconds of the API's clock.
+		const answeredAt = Date.parse('Wed, 25 Nov 2026 10:00:10 GMT');
 		const batch = (createdAt: string) => ({
 			id: 'bat_1',
 			status: 'completed',
 			items: [],
 			createdAt,
 		});
-		expect(isReplayedBatch(batch('2026-11-25T09:00:00.000Z'), sentAt)).toBe(true);
-		expect(isReplayedBatch(batch('2026-11-25T10:00:10.100Z'), sentAt)).toBe(false);
-		expect(isReplayedBatch(batch('2026-11-25T10:00:09.500Z'), sentAt)).toBe(false);
-		expect(isReplayedBatch({ id: 'bat_2', status: 'completed', items: [] }, sentAt)).toBe(false);
+		expect(isReplayedBatch(batch('2026-11-25T09:00:00.000Z'), answeredAt)).toBe(true);
+		expect(isReplayedBatch(batch('2026-11-25T10:00:08.900Z'), answeredAt)).toBe(true);
+		// Created within the second the answer names, or the one before: this request's batch, or too close to tell.
+		expect(isReplayedBatch(batch('2026-11-25T10:00:10.700Z'), answeredAt)).toBe(false);
+		expect(isReplayedBatch(batch('2026-11-25T10:00:09.100Z'), answeredAt)).toBe(false);
+		// Without the API's time, or without the batch's, nothing is proven: the batch counts as new.
+		expect(isReplayedBatch(batch('2026-11-25T09:00:00.000Z'), undefined)).toBe(false);
+		expect(isReplayedBatch({ id: 'bat_2', status: 'completed', items: [] }, answeredAt)).toBe(
+			false,
+		);
 	});
 
 	it('says whether running again helps a refused item', () => {

@@ -15,6 +15,7 @@ import {
 	reserveCredits,
 	SPENT_FIELD,
 } from '../../../nodes/RecruitingAnalysis/writes/spending';
+import { countBatch, settleBatchItem } from '../../../nodes/RecruitingAnalysis/writes/batchCharges';
 
 /** An execute context of an execution whose context data is `contextData` (n8n: executionData.contextData). */
 function contextOf(contextData: IDataObject, spendingLimit?: number): IExecuteFunctions {
@@ -118,6 +119,36 @@ describe("the Spending Limit's store", () => {
 			throw new Error('socket hang up');
 		}).catch(() => undefined);
 		expect(ledgerOf(ctx).spent).toBe(3);
+	});
+
+	it("counts a created batch's items in the saved total at once, gives back only what its answer shows uncharged, and never counts the same batch twice in one execution", () => {
+		const data: IDataObject = {};
+		const ctx = contextOf(data, 5);
+		const items = ['item-0', 'item-1'].map((itemKey) => ({
+			itemKey,
+			reservation: reserveCredits(ctx, 0, quote(2), 'analysis'),
+		}));
+		expect(countBatch(ctx, 'bat_1', items)).toBe(false);
+		// Saved before the batch is awaited: a wait that fails now leaves 4 credits counted.
+		const savedAtFailedWait = savedAndRestored(data);
+		expect(ledgerOf(contextOf(savedAtFailedWait, 5)).spent).toBe(4);
+		expect(ledgerOf(ctx).inFlight).toBe(0);
+		settleBatchItem(ctx, 'bat_1', 'item-0', items[0].reservation, true);
+		settleBatchItem(ctx, 'bat_1', 'item-1', items[1].reservation, false);
+		expect(ledgerOf(ctx).spent).toBe(2);
+		// A Retry of the execution from its saved data, after a wait that failed: the same batch answered again.
+		const again = contextOf(savedAtFailedWait, 5);
+		const reserved = ['item-0', 'item-1'].map((itemKey) => ({
+			itemKey,
+			reservation: reserveCredits(again, 0, quote(0.5), 'analysis'),
+		}));
+		expect(countBatch(again, 'bat_1', reserved)).toBe(true);
+		expect(ledgerOf(again).spent).toBe(4);
+		settleBatchItem(again, 'bat_1', 'item-0', reserved[0].reservation, true);
+		settleBatchItem(again, 'bat_1', 'item-1', reserved[1].reservation, false);
+		settleBatchItem(again, 'bat_1', 'item-1', reserved[1].reservation, false);
+		expect(ledgerOf(again).spent).toBe(2);
+		expect(ledgerOf(again).inFlight).toBe(0);
 	});
 
 	it("without a flow context (a bare harness), the total is the node run's own", () => {

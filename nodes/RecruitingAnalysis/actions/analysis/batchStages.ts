@@ -225,9 +225,15 @@ export async function submitAnalyses(
 				};
 			continue;
 		}
-		const { batchId } = created.value;
+		const { batchId, apiDateMs } = created.value;
+		// Created, so it may have charged: its items count in the total saved with the execution before it is
+		// awaited (a wait that times out or a read that fails leaves them counted); only its answer gives them back.
+		const ownEarlier = reserved.sent(batchId);
 		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
-		const replayed = isReplayedBatch(batch, sentAt);
+		// An earlier execution's batch, proven by the API's own times, charged this execution nothing; a batch this
+		// execution created before (a Retry) stays counted; one that cannot be told counts.
+		const earlierRun = !ownEarlier && isReplayedBatch(batch, apiDateMs);
+		const replayed = ownEarlier || earlierRun;
 		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
 		// which operation is faster (README: which operation for how many resumes).
 		if (
@@ -241,13 +247,13 @@ export async function submitAnalyses(
 		for (const entry of pending) {
 			const item = batchItemFor(batch, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
-			reserved.settle(entry, item?.state === 'succeeded' && !replayed);
+			reserved.settle(entry, item?.state === 'succeeded' && !earlierRun);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
 				await recoverEntry(ctx, chunk, { ...entry }, String(errorCode));
 				continue;
 			}
 			const used =
-				item?.state === 'succeeded' && !replayed && creditsOf(entry.quote) !== undefined
+				item?.state === 'succeeded' && !earlierRun && creditsOf(entry.quote) !== undefined
 					? { creditsUsed: creditsOf(entry.quote) }
 					: {};
 			chunk.outcomes[entry.position] = {

@@ -163,7 +163,6 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				...found,
 			};
 		};
-		const sentAt = Date.now();
 		const created = await outcomeOf(
 			async () => await createBatch(this, 'interviews', body, key, first),
 		);
@@ -185,14 +184,20 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			pending = await quoteInvitations(this, chunk, reused.again);
 			continue;
 		}
-		const { batchId } = created.value;
+		const { batchId, apiDateMs } = created.value;
+		// Created, so it may have charged: its items count in the total saved with the execution before it is
+		// awaited (a wait that times out or a read that fails leaves them counted); only its answer gives them back.
+		const ownEarlier = reserved.sent(batchId);
 		const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-		const replayed = isReplayedBatch(batch, sentAt);
+		// An earlier execution's batch, proven by the API's own times, charged this execution nothing; a batch this
+		// execution created before (a Retry) stays counted; one that cannot be told counts.
+		const earlierRun = !ownEarlier && isReplayedBatch(batch, apiDateMs);
+		const replayed = ownEarlier || earlierRun;
 		addNotice(this, 'invitationsQueued');
 		const refusedBefore: Pending[] = [];
 		for (const p of pending) {
 			const item = batchItemFor(batch, p.itemIndex);
-			const charged = item?.state === 'succeeded' && !replayed;
+			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(p, charged);
 			if (item?.state !== 'succeeded' && existsCondition(item?.errorCode)) {
 				const read = await outcomeOf(async () => await recover(p, String(item?.errorCode)));
