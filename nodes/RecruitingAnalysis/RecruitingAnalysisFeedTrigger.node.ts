@@ -226,8 +226,14 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			if (filters.reportId !== undefined) qs.reportId = filters.reportId;
 			if (filters.interviewId !== undefined) qs.interviewId = filters.interviewId;
 			try {
-				const page = await apiRequest.call(this, { method: 'GET', path: '/api/v1/events', qs });
-				return page as unknown as FeedPage;
+				const apiTime: { dateMs?: number } = {};
+				const page = await apiRequest.call(this, {
+					method: 'GET',
+					path: '/api/v1/events',
+					qs,
+					apiTime,
+				});
+				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
 			} catch (error) {
 				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
 				if (q.cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;

@@ -35,6 +35,8 @@ export interface FeedPage {
 	items: FeedEvent[];
 	nextCursor: string | null;
 	hasMore: boolean;
+	/** The API's own time of the answer (its Date header, ms), when it gave one. */
+	apiDateMs?: number;
 }
 
 /** What `fetchPage` answers when the API says 410 EVENT_CURSOR_EXPIRED. */
@@ -225,6 +227,16 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			continue;
 		}
 
+		// Start From Now starts at its walk's first answered read, told by the API's clock alone, never the host's:
+		// what that read shows existed before it (history); a later event is new when it occurred after that read's
+		// Date (whole seconds) and after the newest event the read showed (the API's milliseconds).
+		const firstRead =
+			seeking && state.positionSinceByApi === false && Number.isFinite(page.apiDateMs);
+		if (firstRead) {
+			const shown = (Array.isArray(page.items) ? page.items : []).map(occurredMs);
+			const since = Math.max(Number(page.apiDateMs), ...shown.filter(Number.isFinite));
+			state = { ...state, positionSince: new Date(since).toISOString(), positionSinceByApi: true };
+		}
 		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// A page re-read from the same start skips what was already handled on it.
 		const skipAt =
@@ -237,7 +249,8 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			if (!eventTypeMatches(itemType, args.filters.types)) continue;
 			// While seeking the end, only what occurred after the position started is new; after a restarted walk, not
 			// what was delivered before it (the same moment as the last delivered event passes, except that event).
-			if (seeking && !(occurredMs(event) > Date.parse(state.positionSince))) continue;
+			if (seeking && (firstRead || !(occurredMs(event) > Date.parse(state.positionSince))))
+				continue;
 			if (seeking && state.walkResumedAfter && alreadyWalked(event, state)) continue;
 			candidates.push({ index: i, event: { ...event } });
 		}

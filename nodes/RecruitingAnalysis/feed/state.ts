@@ -35,6 +35,12 @@ export interface FeedState {
 	phase: 'seekingEnd' | 'following';
 	/** When this position was started (ISO). */
 	positionSince: string;
+	/**
+	 * false: Start From Now's `positionSince` is still the n8n host's time, to be replaced by the API's own time (the
+	 * Date of the walk's first answered read) before any event is compared with it; true once it is the API's.
+	 * Absent in positions saved before it was recorded.
+	 */
+	positionSinceByApi?: boolean;
 	/** occurredAt and id of the last event handed to the workflow from this position. */
 	lastEventAt: string | null;
 	lastEventId: string | null;
@@ -112,6 +118,9 @@ export function readFeedState(stored: unknown): FeedState | undefined {
 			typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
 		lastEventAt: typeof s.lastEventAt === 'string' ? s.lastEventAt : null,
 		lastEventId: typeof s.lastEventId === 'string' ? s.lastEventId : null,
+		...(typeof s.positionSinceByApi === 'boolean'
+			? { positionSinceByApi: s.positionSinceByApi }
+			: {}),
 		...(typeof s.walkResumedAfter === 'string' ? { walkResumedAfter: s.walkResumedAfter } : {}),
 	};
 }
@@ -130,6 +139,7 @@ export function freshState(
 		skipThrough: null,
 		phase: startAt === 'now' ? 'seekingEnd' : 'following',
 		positionSince: new Date(nowMs).toISOString(),
+		...(startAt === 'now' ? { positionSinceByApi: false } : {}),
 		lastEventAt: null,
 		lastEventId: null,
 	};

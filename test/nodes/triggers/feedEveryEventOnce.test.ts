@@ -314,10 +314,11 @@ class ScriptedFeed {
 	url = '';
 	private seq = 0;
 
-	add(n: number) {
+	/** Appends `n` events that occurred `agoMs` before now (by this server's clock, the one its Date header gives). */
+	add(n: number, agoMs = 0) {
 		for (let i = 0; i < n; i++) {
 			const seq = this.seq++;
-			const occurredAt = new Date().toISOString();
+			const occurredAt = new Date(Date.now() - agoMs).toISOString();
 			this.events.push({
 				id: `evt-${seq}`,
 				type: 'report.completed',
@@ -387,7 +388,7 @@ describe('feed trigger: every page end handled as the spec says', () => {
 
 	it('Start From Now with a last page without a cursor does not re-emit the history on the next poll', async () => {
 		const feed = await scripted();
-		feed.add(150);
+		feed.add(150, 1500); // history beyond the first read's page, over a second before the activation
 		const run = await activate(feed.credential(), {}, { events: ['*'], startAt: 'now' });
 		await run.tick();
 		await run.tick();
@@ -401,8 +402,7 @@ describe('feed trigger: every page end handled as the spec says', () => {
 describe('feed trigger: Start From Now never emits history', () => {
 	it('the position expires (410) while Start From Now walks to the current end: no old event is emitted, new ones are', async () => {
 		const feed = await scripted();
-		feed.add(500);
-		await sleep(5); // history occurred before the position starts
+		feed.add(500, 1500); // history, occurred over a second before the position starts
 		feed.expire = { at: 200, purgeTo: 300 }; // the walk's read from index 200 finds its cursor out of retention
 		const run = await activate(feed.credential(), {}, { events: ['*'], startAt: 'now' });
 		await run.tick();
@@ -418,7 +418,9 @@ describe('feed trigger: Start From Now never emits history', () => {
 
 	it('a walk that expires after it handed over new events goes on from the oldest retained event without repeating them', async () => {
 		const feed = await scripted();
-		feed.add(2100); // more than one poll's walk (20 pages of 100)
+		// More than one poll's walk (20 pages of 100), occurred over a second before the activation: an event of the
+		// second the first read's Date names, beyond that read's page, cannot be told from a new one and is delivered.
+		feed.add(2100, 1500);
 		const run = await activate(
 			feed.credential(),
 			{},
