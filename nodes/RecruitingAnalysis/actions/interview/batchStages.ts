@@ -124,6 +124,10 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	let resubmittedAfterRefusal = false;
 	for (let replays = 0; pending.length > 0; replays++) {
 		// Each invitation's quoted price against the Spending Limit, in item order: one that would pass it is not sent.
+		// The batch's key names every invitation asked for, also those the Spending Limit holds back now: a re-run of
+		// the same items (after a crash, under another limit) then meets this batch's key and reads back, as this item's,
+		// each invitation it made (the key binds report, address and delivery), instead of being refused for them.
+		const asked = pending;
 		const reserved = reserveChunk(this, chunk, pending, 'invitation');
 		pending = reserved.entries;
 		if (pending.length === 0) return chunk;
@@ -141,7 +145,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		// invitation is then read back (writes/recover.ts) instead of failing the node.
 		const key = chunkIdempotencyKey(
 			'interviews.batch',
-			pending.map((p) => ({
+			asked.map((p) => ({
 				identity: invitationIdentity(p.input as InvitationInput),
 				choice: p.choice,
 			})),
@@ -225,7 +229,13 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				const existing = await existingInvitation(this, p.itemIndex, {
 					reportId: String(p.input.reportId),
 				});
-				if (existing) (outcomes[p.position] as IDataObject).existingInterviewId = existing.id;
+				if (existing)
+					Object.assign(outcomes[p.position] as IDataObject, {
+						existingInterviewId: existing.id,
+						// A batch of other items made it (another list, or a run before this one): the API never shows its
+						// address, so the node cannot claim it as this item's, nor call this item's candidate uninvited.
+						hint: `Report ${String(p.input.reportId)} already has interview ${String(existing.id)} (${String(existing.lifecycle)}), made before this batch. The API never shows an invitation's address: if it was sent to this item's address, nothing more is needed; to reach another address, run Interview > Reinterview on ${String(existing.id)}.`,
+					});
 			}
 			if (refusedByEarlierRun(replayed, item)) refusedBefore.push({ ...p, fingerprint: undefined });
 		}
