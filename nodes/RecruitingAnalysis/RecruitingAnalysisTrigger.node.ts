@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
-import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, readSeenIds } from './webhook/dedupe';
+import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
@@ -25,7 +25,7 @@ import {
 	notReady,
 	parseBody,
 	RECHECKED_FAILURES,
-	SEEN_IDS,
+	storedSeen,
 	unavailable,
 } from './webhook/answers';
 import {
@@ -300,12 +300,12 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// static data: nothing to deduplicate there, and nothing kept from one session to the next.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
 		const staticData = this.getWorkflowStaticData('node');
-		let acknowledge: ((stored: readonly string[]) => string[]) | undefined;
+		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {
 			const options = this.getNodeParameter('options', {}) as IDataObject;
 			const capacity =
 				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
-			const admission = admitEvent(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
+			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity);
 			if (admission.verdict === 'duplicate') {
 				// Nothing new to store: answered at once through `res`.
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
