@@ -12,6 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
+import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
@@ -197,6 +198,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await assertSigningSecret.call(this);
+				// Read by a Feed Trigger in the same workflow, which then refuses to poll (webhook/besideFeed.ts).
+				markWebhookTrigger(this.getWorkflowStaticData('global'), this.getNode());
 				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as
 					IDataObject | undefined;
 				return registration?.url === this.getNodeWebhookUrl('default');
@@ -220,6 +223,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				// retries that arrive after a reactivation are still recognised; this process's copies of them
 				// and of the secrets are dropped (n8n runs this on deactivation and before deleting a workflow).
 				delete this.getWorkflowStaticData('node')[REGISTRATION];
+				unmarkWebhookTrigger(this.getWorkflowStaticData('global'), this.getNode());
 				const scope = nodeScope(this);
 				forgetScope(scope);
 				forgetSecrets(`${scope}:`);
