@@ -11,7 +11,6 @@
  *   the trigger's static data was erased; effects counted per event id at "Handle Event Once", an item carrying no
  *   id counted apart.
  * - A worker killed (SIGKILL) after the remedy's claim: what n8n's Retry does, and the example's Resume Expired Claims.
- * - A Feed Trigger beside the webhook trigger in one workflow: refused at activation.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -30,14 +29,7 @@ import {
 	type RunLike,
 } from './f10-remedy-harness';
 import { delay } from '../../scripts/n8n-host';
-import {
-	bootRealN8n,
-	FEED_POLL_TIMES,
-	n8nUnderTest,
-	NODE_TYPES,
-	triggerPath,
-	type RealN8n,
-} from '../e2e/helpers';
+import { bootRealN8n, n8nUnderTest, NODE_TYPES, triggerPath, type RealN8n } from '../e2e/helpers';
 
 const book = new FigureBook(
 	'F10-queue',
@@ -341,51 +333,3 @@ it('a worker killed after the remedy claimed an event: n8n records the execution
 	);
 	expect(delivered).toBe(true);
 }, 1_200_000);
-
-it('a Feed Trigger beside the webhook trigger in one workflow is refused at activation, naming the webhook trigger', async () => {
-	const { id } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
-		w.nodes.push({
-			id: randomUUID(),
-			name: 'Feed',
-			type: NODE_TYPES.feed,
-			typeVersion: 1,
-			position: [0, -220],
-			parameters: {
-				pollTimes: FEED_POLL_TIMES,
-				events: ['*'],
-				startAt: 'oldest',
-				filters: {},
-				options: {},
-			},
-			credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
-		});
-		w.connections.Feed = { main: [[{ node: 'Claim Event', type: 'main', index: 0 }]] };
-	});
-	const refusal = await env.n8n.activateWorkflow(id).then(
-		() => 'activated',
-		(error: Error) => error.message,
-	);
-	const active = (await env.n8n.getWorkflow(id)).active;
-	const stored = psql(
-		env.stack!.postgres,
-		`SELECT coalesce("staticData"::text, 'null') FROM workflow_entity WHERE id = '${id}'`,
-	);
-	const activationError = await env.n8n.rest<unknown>('GET', `/active-workflows/error/${id}`).then(
-		(e) => JSON.stringify(e ?? null),
-		(e: Error) => e.message,
-	);
-	book.set('bothTriggers.activation', refusal.slice(0, 300));
-	book.set('bothTriggers.storedStaticData', stored.slice(0, 300));
-	book.set('bothTriggers.activationError', activationError.slice(0, 300));
-	process.stderr.write(
-		`[f10-queue] both triggers: ${JSON.stringify({ refusal, active, stored, activationError })}\n`,
-	);
-	const refused = book.check(
-		"a workflow holding both the Feed Trigger and the webhook trigger is refused at activation (each would overwrite the other's static data)",
-		{ refusal: refusal.slice(0, 200), active },
-		/also holds the Recruiting Analysis Trigger "Recruiting Analysis Trigger"; the Feed Trigger refuses to run in the same workflow/.test(
-			refusal,
-		) && !active,
-	);
-	expect(refused).toBe(true);
-}, 300_000);

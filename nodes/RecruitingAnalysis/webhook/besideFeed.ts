@@ -8,8 +8,9 @@
  * (docs/triggers.md, "One workflow, one Recruiting Analysis trigger").
  *
  * No node can list the other nodes of its workflow, hence the mark: the webhook trigger writes it when n8n checks its
- * webhook (every activation, n8n's start included, before the workflow's pollers run their first poll) and removes it
- * when n8n deletes the webhook (deactivation, and the old version of an active workflow being saved).
+ * webhook (every activation, n8n's start included; n8n 1.x does so before the pollers' first poll, n8n 2.x at the same
+ * time, so there the first poll may not see it) and removes it when n8n deletes the webhook (deactivation, and the
+ * old version of an active workflow being saved).
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
