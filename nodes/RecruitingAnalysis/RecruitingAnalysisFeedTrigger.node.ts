@@ -19,6 +19,7 @@ import {
 	type StartPosition,
 } from './feed/cursor';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
+import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
 import { apiErrorInfo, apiRequest, resolveBaseUrl } from './transport';
 import { EVENT_TYPE_OPTIONS } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
@@ -201,6 +202,12 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 	methods = { credentialTest: { recruitingAnalysisApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		// Beside an active webhook trigger each would overwrite the other's saved state (webhook/besideFeed.ts).
+		const webhookTriggers = webhookTriggersBeside(this.getWorkflowStaticData('global'));
+		if (webhookTriggers.length > 0 && this.getMode() !== 'manual') {
+			const { message, description } = besideWebhookTriggerProblem(webhookTriggers);
+			throw new NodeOperationError(this.getNode(), message, { description });
+		}
 		const selected = this.getNodeParameter('events', ['*']) as string[];
 		const filterParams = this.getNodeParameter('filters', {}) as IDataObject;
 		const options = this.getNodeParameter('options', {}) as IDataObject;

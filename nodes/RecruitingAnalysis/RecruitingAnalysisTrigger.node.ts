@@ -12,7 +12,8 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
-import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, readSeenIds } from './webhook/dedupe';
+import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
+import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
@@ -25,7 +26,7 @@ import {
 	notReady,
 	parseBody,
 	RECHECKED_FAILURES,
-	SEEN_IDS,
+	storedSeen,
 	unavailable,
 } from './webhook/answers';
 import {
@@ -197,6 +198,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await assertSigningSecret.call(this);
+				// Read by a Feed Trigger in the same workflow, which then refuses to poll (webhook/besideFeed.ts).
+				markWebhookTrigger(this.getWorkflowStaticData('global'), this.getNode());
 				const registration = this.getWorkflowStaticData('node')[REGISTRATION] as
 					IDataObject | undefined;
 				return registration?.url === this.getNodeWebhookUrl('default');
@@ -220,6 +223,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				// retries that arrive after a reactivation are still recognised; this process's copies of them
 				// and of the secrets are dropped (n8n runs this on deactivation and before deleting a workflow).
 				delete this.getWorkflowStaticData('node')[REGISTRATION];
+				unmarkWebhookTrigger(this.getWorkflowStaticData('global'), this.getNode());
 				const scope = nodeScope(this);
 				forgetScope(scope);
 				forgetSecrets(`${scope}:`);
@@ -300,12 +304,12 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// static data: nothing to deduplicate there, and nothing kept from one session to the next.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
 		const staticData = this.getWorkflowStaticData('node');
-		let acknowledge: ((stored: readonly string[]) => string[]) | undefined;
+		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {
 			const options = this.getNodeParameter('options', {}) as IDataObject;
 			const capacity =
 				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
-			const admission = admitEvent(scope, readSeenIds(staticData[SEEN_IDS]), eventId, capacity);
+			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity);
 			if (admission.verdict === 'duplicate') {
 				// Nothing new to store: answered at once through `res`.
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });

@@ -4,11 +4,18 @@
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { readSeenIds } from './dedupe';
+import { readSeenList, type SeenList } from './dedupe';
 import type { HeaderBag, VerifyFailureReason } from './verify';
 
 /** Static-data key (node scope) of the remembered event ids (webhook/dedupe.ts). */
 export const SEEN_IDS = 'seenEventIds';
+/** Static-data key (node scope) of each remembered id's place in the order of acknowledgements (webhook/dedupe.ts). */
+export const SEEN_ORDER = 'seenEventOrder';
+
+/** The remembered ids as stored in the node's static data. */
+export function storedSeen(staticData: IDataObject): SeenList {
+	return readSeenList(staticData[SEEN_IDS], staticData[SEEN_ORDER]);
+}
 
 export type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
@@ -86,7 +93,7 @@ export function parseBody(raw: Uint8Array): unknown {
  */
 export function acknowledgeWhenStored(
 	staticData: IDataObject,
-	acknowledge: ((stored: readonly string[]) => string[]) | undefined,
+	acknowledge: ((stored: SeenList) => SeenList) | undefined,
 	workflowData: IWebhookResponseData['workflowData'],
 ): IWebhookResponseData {
 	const result: IWebhookResponseData = { workflowData };
@@ -96,7 +103,9 @@ export function acknowledgeWhenStored(
 		get: () => {
 			if (acknowledge && !acknowledged) {
 				acknowledged = true;
-				staticData[SEEN_IDS] = acknowledge(readSeenIds(staticData[SEEN_IDS]));
+				const seen = acknowledge(storedSeen(staticData));
+				staticData[SEEN_IDS] = seen.ids;
+				staticData[SEEN_ORDER] = seen.order;
 			}
 			return { received: true, started: true };
 		},

@@ -3,10 +3,16 @@
  * replays keep the event id).
  *
  * Two copies of what was seen:
- * - the stored list, a bounded LRU kept as a plain JSON array in the node's workflow static data (what survives a
- *   restart and what other webhook processes read; n8n saves static data whole, see docs/triggers.md for where that
- *   stops holding);
+ * - the stored list, a bounded list kept as plain JSON arrays in the node's workflow static data (what survives a
+ *   restart and what other webhook processes read; n8n saves static data whole, with no compare-and-set, see
+ *   docs/triggers.md for where that stops holding);
  * - the process copy per scope (workflow and node), which also holds the ids in flight.
+ *
+ * Each remembered id carries its place in the order of acknowledgements: a counter one above the highest place this
+ * process knows of, stored or its own (a logical clock; no wall clock of any process takes part). Merging the stored
+ * list with the process copy keeps, per id, its highest place, and the capacity keeps the highest places. So what one
+ * process acknowledges never pushes out ids another process acknowledged more recently, and ids lost when two
+ * processes saved at the same moment come back with their own place at this process's next acknowledgement.
  *
  * An id counts as seen only once n8n has acknowledged its delivery (`acknowledge`, called when n8n reads the
  * trigger's answer: on n8n 2.x after it created the execution). Until then it is in flight: a copy arriving meanwhile
@@ -37,6 +43,38 @@ export function readSeenIds(stored: unknown): string[] {
 	return Array.isArray(stored) ? stored.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** The stored list: ids by ascending place in the order of acknowledgements, and each id's place. */
+export interface SeenList {
+	ids: string[];
+	order: number[];
+}
+
+/**
+ * Reads the stored ids and their places, tolerating absence or damage. A list saved without places (before they
+ * were kept), or whose places do not match its ids one to one, takes its array positions as places.
+ */
+export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList {
+	if (!Array.isArray(storedIds)) return { ids: [], order: [] };
+	const places =
+		Array.isArray(storedOrder) &&
+		storedOrder.length === storedIds.length &&
+		storedOrder.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0)
+			? (storedOrder as number[])
+			: storedIds.map((_, i) => i + 1);
+	const list: SeenList = { ids: [], order: [] };
+	storedIds.forEach((id, i) => {
+		if (typeof id !== 'string') return;
+		list.ids.push(id);
+		list.order.push(places[i]);
+	});
+	return list;
+}
+
+/** A plain list of ids (oldest first) as a stored list whose places are the positions. */
+function asSeenList(stored: SeenList | readonly string[]): SeenList {
+	return Array.isArray(stored) ? readSeenList(stored, undefined) : (stored as SeenList);
+}
+
 export function clampCapacity(capacity: number | undefined): number {
 	if (capacity === undefined || !Number.isFinite(capacity)) return DEFAULT_DEDUPE_CAPACITY;
 	return Math.min(MAX_DEDUPE_CAPACITY, Math.max(1, Math.floor(capacity)));
@@ -59,8 +97,8 @@ export function rememberEventId(
 }
 
 interface Scope {
-	/** Acknowledged ids, oldest first (at most the node's capacity). */
-	seen: string[];
+	/** Acknowledged ids with their places (at most the node's capacity). */
+	seen: Map<string, number>;
 	/** Ids whose first copy n8n has not acknowledged yet, with when they started. */
 	inFlight: Map<string, number>;
 }
@@ -69,11 +107,14 @@ interface Scope {
 const scopes = new Map<string, Scope>();
 
 function size(scope: Scope): number {
-	return scope.seen.length + scope.inFlight.size;
+	return scope.seen.size + scope.inFlight.size;
 }
 
 function use(key: string): Scope {
-	const scope = scopes.get(key) ?? { seen: [], inFlight: new Map<string, number>() };
+	const scope = scopes.get(key) ?? {
+		seen: new Map<string, number>(),
+		inFlight: new Map<string, number>(),
+	};
 	scopes.delete(key);
 	scopes.set(key, scope);
 	return scope;
@@ -94,7 +135,37 @@ function bound(keep: string): void {
 export type Admission =
 	| { verdict: 'duplicate' }
 	| { verdict: 'inFlight' }
-	| { verdict: 'new'; acknowledge: (stored: readonly string[]) => string[]; abandon: () => void };
+	| { verdict: 'new'; acknowledge: (stored: SeenList) => SeenList; abandon: () => void };
+
+/**
+ * The stored list and the process copy merged, `eventId` placed one above the highest place either knows, and the
+ * `capacity` highest places kept (ties broken by id, so that every process keeps the same ones).
+ */
+export function mergeSeen(
+	stored: SeenList,
+	own: ReadonlyMap<string, number>,
+	eventId: string,
+	capacity?: number,
+): SeenList {
+	const cap = clampCapacity(capacity);
+	const merged = new Map<string, number>();
+	let top = 0;
+	stored.ids.forEach((id, i) => {
+		const place = stored.order[i];
+		if ((merged.get(id) ?? 0) < place) merged.set(id, place);
+		if (place > top) top = place;
+	});
+	for (const [id, place] of own) {
+		if ((merged.get(id) ?? 0) < place) merged.set(id, place);
+		if (place > top) top = place;
+	}
+	merged.set(eventId, top + 1);
+	const entries = [...merged].sort((a, b) =>
+		a[1] !== b[1] ? a[1] - b[1] : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0,
+	);
+	const kept = entries.slice(Math.max(0, entries.length - cap));
+	return { ids: kept.map((e) => e[0]), order: kept.map((e) => e[1]) };
+}
 
 /**
  * What to do with a delivery of `eventId` in `scope`: a duplicate (seen here or in the stored list), a copy of an
@@ -104,13 +175,14 @@ export type Admission =
  */
 export function admitEvent(
 	key: string,
-	stored: readonly string[],
+	stored: SeenList | readonly string[],
 	eventId: string,
 	capacity?: number,
 	now: () => number = Date.now,
 ): Admission {
 	const scope = use(key);
-	if (scope.seen.includes(eventId) || stored.includes(eventId)) return { verdict: 'duplicate' };
+	if (scope.seen.has(eventId) || asSeenList(stored).ids.includes(eventId))
+		return { verdict: 'duplicate' };
 	const since = scope.inFlight.get(eventId);
 	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS) return { verdict: 'inFlight' };
 	for (const [id, at] of scope.inFlight) {
@@ -130,13 +202,10 @@ export function admitEvent(
 		verdict: 'new',
 		acknowledge: (latest) => {
 			const current = settled ? use(key) : leave();
-			const inSeen = new Set(current.seen);
-			// Stored ids the process does not know are older than what it saw itself: they go first (dropped first).
-			const union = [...latest.filter((id) => !inSeen.has(id)), ...current.seen];
-			const remembered = rememberEventId(union, eventId, capacity);
-			current.seen = remembered.ids;
+			const remembered = mergeSeen(asSeenList(latest), current.seen, eventId, capacity);
+			current.seen = new Map(remembered.ids.map((id, i) => [id, remembered.order[i]]));
 			bound(key);
-			return remembered.ids;
+			return remembered;
 		},
 		abandon: () => {
 			if (!settled) leave();

@@ -323,7 +323,8 @@ describe('process memory follows the workflow', () => {
 		await host.close(); // n8n runs the webhook's delete on deactivation and before deleting the workflow
 		expect(processIdCount()).toBe(idsBefore);
 		expect(keptSecretScopes()).toBe(secretsBefore);
-		expect((Object.values(stored)[0] as IDataObject).seenEventIds as string[]).toHaveLength(3);
+		const nodeData = Object.entries(stored).find(([k]) => k.startsWith('node:'))![1] as IDataObject;
+		expect(nodeData.seenEventIds as string[]).toHaveLength(3);
 	});
 });
 

@@ -372,7 +372,7 @@ describe('deliveries from the sandbox sender', () => {
 		const [delivery] = await settled(ws, endpointId, 1);
 		expect(first.executions).toHaveLength(1);
 		await first.close();
-		const nodeData = Object.values(stored)[0] as IDataObject;
+		const nodeData = Object.entries(stored).find(([k]) => k.startsWith('node:'))![1] as IDataObject;
 		expect(nodeData.seenEventIds).toEqual([delivery.eventId]);
 
 		const restarted = await startHost(ws, { staticData: stored });
@@ -626,7 +626,7 @@ describe('activation (webhookMethods) and the credential test', () => {
 		const opts = hostOptions(ws, { staticData: stored });
 		expect(await runWebhookMethods(opts, 'checkExists')).toBe(false);
 		expect(await runWebhookMethods(opts, 'create')).toBe(true);
-		const nodeKey = Object.keys(stored)[0];
+		const nodeKey = Object.keys(stored).find((k) => k.startsWith('node:'))!;
 		const registration = (stored[nodeKey] as IDataObject).registration as IDataObject;
 		expect(registration).toMatchObject({ remoteRegistration: false });
 		expect(String(registration.url)).toMatch(/\/webhook$/);

@@ -7,8 +7,11 @@ import {
 	MAX_PROCESS_IDS,
 	processLimits,
 	processIdCount,
+	mergeSeen,
 	readSeenIds,
+	readSeenList,
 	rememberEventId,
+	type SeenList,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
 	currentSecrets,
@@ -168,28 +171,32 @@ describe('the resource an event names', () => {
 	});
 });
 
-function admitted(key: string, stored: readonly string[], id: string, capacity?: number) {
+function admitted(key: string, stored: SeenList | string[], id: string, capacity?: number) {
 	const admission = admitEvent(key, stored, id, capacity);
 	if (admission.verdict !== 'new')
 		throw new Error(`expected a new event, got ${admission.verdict}`);
 	return admission;
 }
 
+/** A stored list saved before places were kept: its positions are its places. */
+const plain = (ids: string[]): SeenList => readSeenList(ids, undefined);
+const none = (): SeenList => plain([]);
+
 describe('admitEvent (stored list merged with the process copy; seen only once acknowledged)', () => {
 	it('two deliveries that both loaded the same stored list: the later save still holds both ids', () => {
 		const scope = `overlap-${Math.random()}`;
-		const storedBefore: string[] = ['old-1'];
+		const storedBefore = plain(['old-1']);
 		// Both requests read the database before either saved.
 		const first = admitted(scope, storedBefore, 'evt-a');
 		const second = admitted(scope, storedBefore, 'evt-b');
-		expect(first.acknowledge(storedBefore)).toEqual(['old-1', 'evt-a']);
+		expect(first.acknowledge(storedBefore).ids).toEqual(['old-1', 'evt-a']);
 		// The later save wins in n8n; it must not drop evt-a.
-		expect(second.acknowledge(storedBefore)).toEqual(['old-1', 'evt-a', 'evt-b']);
+		expect(second.acknowledge(storedBefore).ids).toEqual(['old-1', 'evt-a', 'evt-b']);
 	});
 
 	it('a copy arriving with a stale stored list after the first was acknowledged is a duplicate', () => {
 		const scope = `stale-${Math.random()}`;
-		admitted(scope, [], 'evt-x').acknowledge([]);
+		admitted(scope, [], 'evt-x').acknowledge(none());
 		expect(admitEvent(scope, [], 'evt-x').verdict).toBe('duplicate');
 	});
 
@@ -197,7 +204,7 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 		const scope = `inflight-${Math.random()}`;
 		const first = admitted(scope, [], 'evt-f');
 		expect(admitEvent(scope, [], 'evt-f').verdict).toBe('inFlight');
-		first.acknowledge([]);
+		first.acknowledge(none());
 		expect(admitEvent(scope, [], 'evt-f').verdict).toBe('duplicate');
 	});
 
@@ -205,7 +212,7 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 		const scope = `abandoned-${Math.random()}`;
 		admitted(scope, [], 'evt-g').abandon();
 		const retry = admitted(scope, [], 'evt-g');
-		expect(retry.acknowledge([])).toEqual(['evt-g']);
+		expect(retry.acknowledge(none()).ids).toEqual(['evt-g']);
 	});
 
 	it('an id in flight longer than the limit (the sender left, n8n never answered) is new again', () => {
@@ -224,9 +231,112 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 
 	it('stays bounded by the capacity, keeping the newest ids', () => {
 		const scope = `bounded-${Math.random()}`;
-		const stored = ['s1', 's2', 's3'];
+		const stored = plain(['s1', 's2', 's3']);
 		admitted(scope, stored, 'n1', 3).acknowledge(stored);
-		expect(admitted(scope, stored, 'n2', 3).acknowledge(stored)).toEqual(['s3', 'n1', 'n2']);
+		expect(admitted(scope, stored, 'n2', 3).acknowledge(stored).ids).toEqual(['s3', 'n1', 'n2']);
+	});
+});
+
+/**
+ * Two webhook processes (two scopes with the same stored list, as n8n's database holds it), each acknowledging in
+ * turn; what each saves is what the other reads next, as n8n saves the static data whole.
+ */
+function twoProcesses(capacity: number) {
+	const keys = [`proc-a-${Math.random()}`, `proc-b-${Math.random()}`];
+	let database = none();
+	return {
+		/** Delivers `id` at process `p` (0 or 1): its verdict; a new event is acknowledged and saved. */
+		deliver(p: number, id: string): string {
+			const admission = admitEvent(keys[p], database, id, capacity);
+			if (admission.verdict === 'new') database = admission.acknowledge(database);
+			return admission.verdict;
+		},
+		/** Every process restarts: the process copies are gone, the database stays. */
+		restart() {
+			for (const key of keys) forgetScope(key);
+		},
+		get database() {
+			return database;
+		},
+		forget() {
+			this.restart();
+		},
+	};
+}
+
+describe('two webhook processes sharing the stored list', () => {
+	it('what one process acknowledges never removes ids the other acknowledged more recently (10 kept)', () => {
+		const procs = twoProcesses(10);
+		// Process A fills its own copy with 10 events; then the processes alternate.
+		for (let i = 0; i < 10; i++) expect(procs.deliver(0, `a-${i}`)).toBe('new');
+		const recent: Array<{ id: string; at: number }> = [];
+		for (let i = 0; i < 12; i++) {
+			const p = i % 2;
+			const id = `alt-${i}`;
+			expect(procs.deliver(p, id)).toBe('new');
+			recent.push({ id, at: p });
+		}
+		// The 10 newest are exactly what is stored, in acknowledgement order.
+		expect(procs.database.ids).toEqual(recent.slice(-10).map((r) => r.id));
+		// A replay of each of the 10 newest at the other process than the one that handled it: a duplicate.
+		for (const r of recent.slice(-10)) expect(procs.deliver(1 - r.at, r.id)).toBe('duplicate');
+		// And at the same process after every process restarted.
+		procs.restart();
+		for (const r of recent.slice(-10)) expect(procs.deliver(r.at, r.id)).toBe('duplicate');
+		// The documented limit holds exactly: the 11th newest is behind 10 newer ones, so it is new again.
+		expect(procs.deliver(0, recent[recent.length - 11].id)).toBe('new');
+		procs.forget();
+	});
+
+	it("an id lost when both processes saved at the same moment comes back at that process's next acknowledgement, in its own place", () => {
+		const keys = [`race-a-${Math.random()}`, `race-b-${Math.random()}`];
+		const before = plain(['x-1', 'x-2', 'x-3']);
+		const a = admitted(keys[0], before, 'evt-a', 5);
+		const b = admitted(keys[1], before, 'evt-b', 5);
+		a.acknowledge(before);
+		// Both read the list before either saved: B's save overwrites A's, which held evt-a.
+		let database = b.acknowledge(before);
+		expect(database.ids).not.toContain('evt-a');
+		// A's next acknowledgement brings evt-a back, newer than the older ids.
+		database = admitted(keys[0], database, 'evt-c', 5).acknowledge(database);
+		expect(database.ids).toEqual(['x-2', 'x-3', 'evt-a', 'evt-b', 'evt-c']);
+		forgetScope(keys[0]);
+		forgetScope(keys[1]);
+	});
+
+	it('1,000 events alternating between the processes, then a replay of each of the last 1,000 at either process, before and after a restart: all duplicates', () => {
+		const procs = twoProcesses(1000);
+		for (let i = 0; i < 1500; i++) procs.deliver(i % 2, `e-${i}`);
+		const last = Array.from({ length: 1000 }, (_, k) => `e-${500 + k}`);
+		expect(procs.database.ids).toEqual(last);
+		const verdicts = last.map((id, k) => procs.deliver(k % 3 === 0 ? 0 : 1, id));
+		procs.restart();
+		verdicts.push(...last.map((id, k) => procs.deliver(k % 2, id)));
+		expect(verdicts.filter((v) => v !== 'duplicate')).toEqual([]);
+		procs.forget();
+	});
+});
+
+describe('readSeenList (the stored ids and their places)', () => {
+	it('a list saved without places takes its positions; damaged entries are dropped', () => {
+		expect(readSeenList(['a', 'b'], undefined)).toEqual({ ids: ['a', 'b'], order: [1, 2] });
+		expect(readSeenList(['a', 3, 'b'], [5, 6, 7])).toEqual({ ids: ['a', 'b'], order: [5, 7] });
+		expect(readSeenList(['a', 'b'], [5])).toEqual({ ids: ['a', 'b'], order: [1, 2] });
+		expect(readSeenList(['a', 'b'], [5, 'x'])).toEqual({ ids: ['a', 'b'], order: [1, 2] });
+		expect(readSeenList(undefined, [1])).toEqual({ ids: [], order: [] });
+	});
+
+	it('mergeSeen keeps per id its highest place and places the new id above all', () => {
+		const merged = mergeSeen(
+			{ ids: ['a', 'b'], order: [1, 4] },
+			new Map([
+				['a', 3],
+				['c', 2],
+			]),
+			'd',
+			3,
+		);
+		expect(merged).toEqual({ ids: ['a', 'b', 'd'], order: [3, 4, 5] });
 	});
 });
 
@@ -234,7 +344,7 @@ describe('process memory of the webhook trigger is bounded', () => {
 	it('a forgotten scope (workflow deactivated or deleted) holds nothing in the process', () => {
 		const scope = `forget-${Math.random()}`;
 		const before = processIdCount();
-		for (let i = 0; i < 50; i++) admitted(scope, [], `e-${i}`).acknowledge([]);
+		for (let i = 0; i < 50; i++) admitted(scope, [], `e-${i}`).acknowledge(none());
 		expect(processIdCount()).toBe(before + 50);
 		forgetScope(scope);
 		expect(processIdCount()).toBe(before);
@@ -250,7 +360,7 @@ describe('process memory of the webhook trigger is bounded', () => {
 		const scopes = Math.ceil(processLimits.maxIds / perScope) + 3;
 		for (let s = 0; s < scopes; s++) {
 			const key = `cap-${s}`;
-			let stored: string[] = [];
+			let stored = none();
 			for (let i = 0; i < perScope; i++)
 				stored = admitted(key, [], `${key}-${i}`, perScope).acknowledge(stored);
 			expect(processIdCount()).toBeLessThanOrEqual(processLimits.maxIds);
