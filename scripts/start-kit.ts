@@ -339,8 +339,8 @@ export function exampleHints(file: string, ctx: HintContext): string[] {
 					];
 		case POSTGRES_EXAMPLE:
 			return [
-				'not runnable as started: it needs a PostgreSQL server and a Postgres credential for its two PostgreSQL nodes',
-				'(npm start makes neither); then run its "Every Day" branch once to create the table recruiting_analysis_event_once (examples/README.md)',
+				'not runnable as started: it needs a PostgreSQL server and a Postgres credential for its three PostgreSQL nodes',
+				'(npm start makes neither); its table is created by the first delivery (examples/README.md)',
 			];
 		default:
 			return [`${click}`];
