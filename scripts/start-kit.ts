@@ -339,7 +339,7 @@ export function exampleHints(file: string, ctx: HintContext): string[] {
 					];
 		case POSTGRES_EXAMPLE:
 			return [
-				'not runnable as started: it needs a PostgreSQL server and a Postgres credential for its three PostgreSQL nodes',
+				'not runnable as started: it needs a PostgreSQL server and a Postgres credential for its four PostgreSQL nodes',
 				'(npm start makes neither); its table is created by the first delivery (examples/README.md)',
 			];
 		default:
