@@ -76,7 +76,7 @@ describe('RecruitingAnalysis node description', () => {
 				id: 'n',
 				name: 'n',
 				type: 'recruitingAnalysis',
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0] as [number, number],
 				parameters: { resource, operation },
 			};
