@@ -14,7 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSION } from './actions/common/locators';
-import { resourceSelectors, reviewSwitches } from './actions/common/toolMode';
+import { DEFAULT_RESOURCE, reviewSwitches } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -77,7 +77,7 @@ const resourceProperty: INodeProperties = {
 			value: 'upload',
 		},
 	],
-	default: 'analysis',
+	default: DEFAULT_RESOURCE,
 };
 
 export class RecruitingAnalysis implements INodeType {
@@ -103,10 +103,10 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		// The Tool variant only (`@tool`): a fresh Tool starts on a free read (Report > Get), and the
+		// A fresh node (a Tool above all) starts on a free read, Report > Get; the Tool variant only (`@tool`): the
 		// switch that lets an agent charge or email without a person's review.
 		properties: [
-			...resourceSelectors(resourceProperty),
+			resourceProperty,
 			...resourceDescriptions.flat(),
 			...reviewSwitches(resourceDescriptions.flat()),
 		],

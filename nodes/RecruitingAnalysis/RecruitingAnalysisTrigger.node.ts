@@ -89,7 +89,10 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// "B5 profile"; docs/versioning.md).
 		version: 2,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow on signed Recruiting Analysis webhook events',
+		// n8n's nodes panel merges this trigger into the action node's entry and shows this description there (the
+		// editor's generateMergedNodesAndActions), so it begins with the action node's own.
+		description:
+			'Analyze resumes and run candidate interviews with the Recruiting Analysis API. This trigger starts a workflow on its signed webhook events.',
 		defaults: { name: 'Recruiting Analysis Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

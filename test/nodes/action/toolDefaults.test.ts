@@ -1,7 +1,7 @@
 /**
  * What an AI agent's Recruiting Analysis Tool does when its builder left it as n8n created it:
- * - a fresh Tool node is Report > Get, a free read; a fresh plain node is Analysis > Analyze Resume
- *   (actions/common/toolMode.ts resourceSelectors). Parameters are resolved by
+ * - a fresh Tool node is Report > Get, a free read, and so is a fresh plain node (actions/common/toolMode.ts
+ *   DEFAULT_RESOURCE). Parameters are resolved by
  *   n8n-workflow's getNodeParameters as n8n's Workflow does for every node it runs (defaults for what the saved
  *   node leaves out), and the fresh Tool runs through n8n's engine under a minimal agent;
  * - a Tool without a Spending Limit stops at the default limit of the execution's total
@@ -75,8 +75,10 @@ describe('the operation a node starts on', () => {
 		expect(sent).toBe('Get a report (free: no credits, no email) in Recruiting Analysis');
 	});
 
-	it('a fresh plain node is Analysis > Analyze Resume', () => {
-		expect(resolved(plain, NEWEST, {})).toEqual({
+	it('a fresh plain node is Report > Get as well (one Resource selector: the nodes panel lists each action once)', () => {
+		expect(resolved(plain, NEWEST, {})).toEqual({ resource: 'report', operation: 'get' });
+		// A node that chose only its resource gets that resource's first operation.
+		expect(resolved(plain, NEWEST, { resource: 'analysis' })).toEqual({
 			resource: 'analysis',
 			operation: 'analyzeResume',
 		});
