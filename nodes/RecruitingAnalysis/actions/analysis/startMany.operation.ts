@@ -12,10 +12,11 @@ import { includeReportOption, readReportSummaries } from './batchSummaries';
 import {
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	simplifyReportsField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
+	reportIdField,
 } from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
@@ -23,6 +24,7 @@ import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	{
 		displayName:
 			'All input items are started through the analysis-batch endpoint, 20 per batch; each batch is awaited until every admitted analysis has finished',
@@ -33,12 +35,8 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([
-		batchTimeoutOption,
-		...writeOptions,
-		includeReportOption,
-		spendingLimitOption,
-	]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions(

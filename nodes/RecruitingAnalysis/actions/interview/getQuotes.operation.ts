@@ -12,6 +12,7 @@ import { candidateEmailField, reportIdField } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
@@ -58,6 +59,7 @@ async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<C
 			candidateEmail: input.candidateEmail,
 			itemKey: itemKeyFor(itemIndex),
 			quote: (entry?.quote ?? null) as IDataObject | null,
+			creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
 			errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};

@@ -6,15 +6,19 @@ import {
 	candidateEmailField,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	emailNotice,
+	spendingLimitField,
+	reportIdField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
 import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
+	chargeNotice('interview'),
+	emailNotice('each candidate'),
 	{
 		displayName:
 			'All input items are invited through the interview-batch endpoint, 20 per batch, by email only (batches do not support private links)',
@@ -25,7 +29,8 @@ const properties: INodeProperties[] = [
 	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions(
