@@ -275,4 +275,23 @@ describe('RecruitingAnalysis node description', () => {
 		expect(emails('interview', 'reinterview', { delivery: 'privateLink' })).toEqual([]);
 		expect(emails('interview', 'getQuote')).toEqual([]);
 	});
+
+	it('gives each parameter name one type across operations, the Report picker everywhere one report is named', () => {
+		const types = new Map<string, Set<string>>();
+		const note = (name: string, type: string) => {
+			if (!types.has(name)) types.set(name, new Set());
+			types.get(name)!.add(type);
+		};
+		for (const p of properties) {
+			note(p.name, p.type);
+			if (p.type === 'collection' || p.type === 'fixedCollection')
+				for (const o of p.options as INodeProperties[])
+					if ('type' in o) note(`${p.name}.${o.name}`, o.type);
+		}
+		const mixed = [...types]
+			.filter(([, set]) => set.size > 1)
+			.map(([name, set]) => [name, [...set]]);
+		expect(mixed).toEqual([]);
+		expect([...types.get('reportId')!]).toEqual(['resourceLocator']);
+	});
 });

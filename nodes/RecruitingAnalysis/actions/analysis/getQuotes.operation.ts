@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { reportIdField } from '../common/descriptions';
+import { reportLocator } from '../common/locators';
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
@@ -21,7 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField(),
+	...reportLocator(),
 ];
 
 export const description = updateDisplayOptions(

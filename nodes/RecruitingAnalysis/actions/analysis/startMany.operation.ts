@@ -1,5 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { readQuoteChoice } from './quotes';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
@@ -16,7 +17,6 @@ import {
 	writeOptions,
 	chargeNotice,
 	spendingLimitField,
-	reportIdField,
 } from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
@@ -32,7 +32,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
 	spendingLimitField,

@@ -7,20 +7,6 @@ import { savedJobLocator } from './locators';
  * updateDisplayOptions, so the same name can appear under several operations.
  */
 
-export function reportIdField(
-	description = 'ID of the report (starts with rpt_)',
-): INodeProperties {
-	return {
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_...',
-		description,
-	};
-}
-
 export function batchIdField(): INodeProperties {
 	return {
 		displayName: 'Batch ID',

@@ -5,10 +5,11 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
-import { candidateEmailField, reportIdField } from '../common/descriptions';
+import { candidateEmailField } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
@@ -22,7 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 ];
 

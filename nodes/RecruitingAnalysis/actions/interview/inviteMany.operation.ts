@@ -1,5 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { readQuoteChoice } from '../analysis/quotes';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
@@ -10,7 +11,6 @@ import {
 	chargeNotice,
 	emailNotice,
 	spendingLimitField,
-	reportIdField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
@@ -26,7 +26,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
 	spendingLimitField,
