@@ -14,7 +14,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
-import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
+import { EVENT_TYPE_OPTIONS, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 import {
@@ -85,13 +85,15 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		name: 'recruitingAnalysisTrigger',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['trigger'],
-		// Version 2 changes nothing a user sees. n8n evaluates an expression for the body of every delivery to a
-		// version 1 start node (packages/cli `parseRequestBody`), which costs about 9 ms per delivery (bench/REPORT.md,
-		// "B5 profile"); new workflows get version 2, saved ones keep 1 and behave the same.
-		version: [1, 2],
-		defaultVersion: 2,
-		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow on signed Recruiting Analysis webhook events',
+		// One version, numbered 2 rather than 1: n8n evaluates an expression for the body of every delivery to a start
+		// node whose typeVersion is 1 (packages/cli `parseRequestBody`), about 9 ms per delivery (bench/REPORT.md,
+		// "B5 profile"; docs/versioning.md).
+		version: 2,
+		subtitle: eventsSubtitle(),
+		// n8n's nodes panel merges this trigger into the action node's entry and shows this description there (the
+		// editor's generateMergedNodesAndActions), so it begins with the action node's own.
+		description:
+			'Analyze resumes and run candidate interviews with the Recruiting Analysis API. This trigger starts a workflow on its signed webhook events.',
 		defaults: { name: 'Recruiting Analysis Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -130,7 +130,7 @@ function toolsFor(model: typeof playing): AgentTool[] {
 							resource: 'analysis',
 							operation: 'start',
 							reportId,
-							options: { spendingLimit: fromAi('limit', 'credits you may spend', 'number') },
+							spendingLimit: fromAi('limit', 'credits you may spend', 'number'),
 						},
 					},
 				];
@@ -152,7 +152,7 @@ async function runAgent(model: typeof playing, expectedEmails: number) {
 		agentOptions: { maxIterations: 40 },
 		model: stub,
 		tools: toolsFor(model),
-		toolVersion: 2.1,
+		toolVersion: 1,
 	});
 	const { runError, requests, answers } = await runAgentWorkflow(env, stub, wf, 600_000);
 	const delta = await countedSince(env, before, { emails: expectedEmails });
@@ -186,17 +186,36 @@ afterAll(async () => {
 });
 
 const DEFAULT_LIMIT =
-	/The default Execution Spending Limit of an agent's tool, 10 credits per execution, reached: this (analysis|invitation) was not sent/;
+	/Spending Limit of 10 credits reached( \(an agent's tool that sets none keeps this one\))?: this (analysis|invitation) costs/;
 const ALONE = `${n8nUnderTest()}: alone with the default limit, a model that starts every analysis, invites, resends twice and invites ten more gets 7 analyses, 1 interview, 2 emails and 9.5 credits`;
 const OWN_LIMIT = `${n8nUnderTest()}: a model that tries to set its own Spending Limit is refused before anything is sent`;
 
 /** The spender's counts on both lines: 1 + 6 analyses (1 credit each) and 1 interview (2.5) are 9.5 credits. */
 const SPENT = { analyses: 7, interviews: 1, emails: 2, credits: 9.5 };
 
+/** What the model was told about each tool (n8n sends each Tool's description with every request). */
+function toolDescriptions(
+	requests: Array<{ tools?: Array<{ function: { description?: string } }> }>,
+) {
+	return (requests[0]?.tools ?? []).map((t) => String(t.function.description));
+}
+
+/** The price and email notes reach the model through the Tool's description, not through the node's name. */
+const TOLD = [
+	expect.stringMatching(
+		/^Start an analysis \(costs credits: charged per analysis at the quoted price/,
+	),
+	expect.stringMatching(
+		/^Invite a candidate \(costs credits: charged per interview .*; emails the candidate\) in Recruiting Analysis$/,
+	),
+	expect.stringMatching(/^Resend an invitation \(free, but emails the candidate each time\)/),
+];
+
 if (n8nLineUnderTest() === '1') {
 	// n8n 1.123 ends an agent's execution at the first tool error: here the first refusal by the limit.
 	test(ALONE, async () => {
-		const { runError, start, invite, resend, counts } = await runAgent('spender', 2);
+		const { runError, requests, start, invite, resend, counts } = await runAgent('spender', 2);
+		expect(toolDescriptions(requests)).toEqual(expect.arrayContaining(TOLD));
 		expect(runError).toMatch(DEFAULT_LIMIT);
 		expect(start.slice(0, 7)).toEqual(
 			Array.from({ length: 7 }, () => expect.objectContaining({ status: 'completed' })),
@@ -210,6 +229,7 @@ if (n8nLineUnderTest() === '1') {
 } else {
 	test(ALONE, async () => {
 		const { runError, requests, start, invite, resend, counts } = await runAgent('spender', 2);
+		expect(toolDescriptions(requests)).toEqual(expect.arrayContaining(TOLD));
 		expect(runError).toBeUndefined();
 		// Every call the model made was answered: 1 + 11 starts, 1 + 10 invitations, 2 resends, and a last text.
 		expect(requests).toHaveLength(1 + REPORTS + (1 + INVITES) + 2);
@@ -247,7 +267,7 @@ if (n8nLineUnderTest() === '1') {
 test(OWN_LIMIT, async () => {
 	const { runError, ownLimit, counts } = await runAgent('ownLimit', 0);
 	const refused =
-		/"Execution Spending Limit \(Credits\)" cannot come from the model \(\$fromAI\): it is a guard rail the workflow's builder sets/;
+		/"Spending Limit \(Credits\)" cannot come from the model \(\$fromAI\): it is a guard rail the workflow's builder sets/;
 	// n8n 1.123 ends the execution at the tool's error; n8n 2.x hands it to the model as the tool's answer.
 	const told =
 		n8nLineUnderTest() === '1' ? runError : ownLimit.map((a) => String(a.error)).join('\n');

@@ -256,10 +256,12 @@ const analyzeResume: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'analyzeResume',
+				spendingLimit: 0,
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId,
-				options: o.waitForCompletion ? { waitForCompletion: true, waitTimeout: 300 } : {},
+				waitForCompletion: o.waitForCompletion === true,
+				options: o.waitForCompletion ? { waitTimeout: 300 } : {},
 			},
 		},
 	],
@@ -288,6 +290,7 @@ const start: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'start',
+				spendingLimit: 0,
 				reportId: '={{ $json.reportId }}',
 				quoteAutomatically,
 				options: {},
@@ -313,6 +316,7 @@ const analyzeMany: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'analyzeMany',
+				spendingLimit: 0,
 				...fileParams(jobDescriptionId),
 			},
 		},
@@ -333,6 +337,7 @@ const uploadManyStartMany: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'startMany',
+				spendingLimit: 0,
 				reportId: '={{ $json.reportId }}',
 				quoteAutomatically,
 				options: {},
@@ -385,6 +390,7 @@ const invite: OperationSpec = {
 			parameters: {
 				resource: 'interview',
 				operation: 'invite',
+				spendingLimit: 0,
 				delivery: 'email',
 				...inviteParams,
 			},
@@ -399,7 +405,12 @@ const inviteMany: OperationSpec = {
 	nodes: () => [
 		{
 			name: 'Invite Many',
-			parameters: { resource: 'interview', operation: 'inviteMany', ...inviteParams },
+			parameters: {
+				resource: 'interview',
+				operation: 'inviteMany',
+				...inviteParams,
+				spendingLimit: 0,
+			},
 		},
 	],
 };
@@ -414,6 +425,7 @@ const reinterview: OperationSpec = {
 			parameters: {
 				resource: 'interview',
 				operation: 'reinterview',
+				spendingLimit: 0,
 				interviewId: '={{ $json.interviewId }}',
 				delivery: 'email',
 				...inviteParams,

@@ -47,15 +47,22 @@ describe('operation descriptions for people and agents', () => {
 			})),
 		);
 
-	it('every operation says when to use it and what it needs (inputs and API key scope)', () => {
+	it("every operation says what it does as a task, in a line n8n's dropdown shows whole: no endpoint, no scope", () => {
 		expect(operations).toHaveLength(31);
 		for (const operation of operations) {
+			const text = String(operation.description);
 			expect({
 				operation: `${operation.resource}:${operation.value}`,
-				description: operation.description,
+				short: text.length <= 75,
+				aTask: /^[A-Z][a-z]+ [^.;]+$/.test(text),
+				scope: /\b[a-z-]+:(read|write)\b/.test(text),
+				endpoint: /endpoint|\/api\//i.test(text) || /\b(GET|POST|PUT)\b/.test(text),
 			}).toEqual({
 				operation: `${operation.resource}:${operation.value}`,
-				description: expect.stringMatching(/^Use (to|when) .+\. Needs .+; scopes? [a-z:-]+/),
+				short: true,
+				aTask: true,
+				scope: false,
+				endpoint: false,
 			});
 		}
 	});
@@ -70,17 +77,19 @@ describe('what the model reads: the tool description n8n sends', () => {
 	const plain = node.description.properties;
 	const toolType = asAiTool(node);
 	const selectors = plain.filter((p) => p.name === 'operation');
-	/** The option names an operation's Options collection offers, by "resource:operation". */
+	/** The parameter names an operation offers, top-level and in its Options collection, by "resource:operation". */
 	const offered = (key: string): string[] => {
 		const [resource, operation] = key.split(':');
 		return plain
 			.filter(
-				(p): p is INodeProperties & { options: INodeProperties[] } =>
-					p.type === 'collection' &&
+				(p) =>
 					Boolean(p.displayOptions?.show?.resource?.includes(resource)) &&
 					Boolean(p.displayOptions?.show?.operation?.includes(operation)),
 			)
-			.flatMap((p) => p.options.map((o) => o.name));
+			.flatMap((p) => [
+				p.name,
+				...(p.type === 'collection' ? (p.options as INodeProperties[]).map((o) => o.name) : []),
+			]);
 	};
 	const operations = selectors.flatMap((p) =>
 		(p.options as INodePropertyOptions[]).map((o) => {
@@ -101,18 +110,43 @@ describe('what the model reads: the tool description n8n sends', () => {
 			};
 		}),
 	);
-	/** What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation. */
+	/**
+	 * What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation, its
+	 * parameters resolved with their defaults as n8n's Workflow resolves a node's before running it.
+	 */
 	const sentDescription = (resource: string, operation: string): string => {
 		const toolNode: INode = {
 			id: 'tool',
 			name: 'Recruiting Analysis Tool',
 			type: toolType.description.name,
-			typeVersion: 2,
+			typeVersion: 1,
 			position: [0, 0],
 			parameters: { resource, operation },
 		};
+		toolNode.parameters = NodeHelpers.getNodeParameters(
+			toolType.description.properties,
+			toolNode.parameters,
+			true,
+			false,
+			toolNode,
+			toolType.description,
+		)!;
 		return NodeHelpers.getToolDescriptionForNode(toolNode, toolType);
 	};
+
+	it("the price and email note are only in the Tool's description: node names are the short actions", () => {
+		for (const o of operations) {
+			const parameters = { resource: o.resource, operation: o.operation };
+			const plainName = NodeHelpers.makeNodeName(parameters, node.description);
+			const toolName = NodeHelpers.makeNodeName(parameters, toolType.description);
+			expect({ key: o.key, plainName, toolName }).toEqual({
+				key: o.key,
+				plainName: expect.stringMatching(/^[A-Z][a-z]+( [A-Za-z]+){1,4}$/),
+				toolName: `${plainName} in Recruiting Analysis`,
+			});
+			expect(sentDescription(o.resource, o.operation).startsWith(`${plainName} (`)).toBe(true);
+		}
+	});
 
 	it('the operations read from the description include every operation that charges or emails', () => {
 		const names = (f: (o: (typeof operations)[number]) => boolean) =>
@@ -225,8 +259,8 @@ describe("run as a tool through n8n's engine", () => {
 				reportId: { __rl: true, mode: 'id', value: reportId },
 				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
 				delivery: 'email',
+				spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
 				options: {
-					spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
 					attemptLabel: "={{ $FromAI ( 'label', 'a label', 'string') }}",
 				},
 			},
@@ -234,7 +268,7 @@ describe("run as a tool through n8n's engine", () => {
 		);
 		const message = String(result.error?.message);
 		expect(message).toContain(
-			'"Execution Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
+			'"Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
 		);
 		expect(String((result.error as { description?: string }).description)).toContain(
 			'Nothing was sent to the Recruiting Analysis API.',

@@ -1,7 +1,7 @@
 /**
  * What an AI agent's Recruiting Analysis Tool does when its builder left it as n8n created it:
- * - a fresh Tool node (node version 2.1 on) is Report > Get, a free read; a fresh plain node and a Tool saved before
- *   2.1 keep Analysis > Analyze Resume (actions/common/toolMode.ts resourceSelectors). Parameters are resolved by
+ * - a fresh Tool node is Report > Get, a free read, and so is a fresh plain node (actions/common/toolMode.ts
+ *   DEFAULT_RESOURCE). Parameters are resolved by
  *   n8n-workflow's getNodeParameters as n8n's Workflow does for every node it runs (defaults for what the saved
  *   node leaves out), and the fresh Tool runs through n8n's engine under a minimal agent;
  * - a Tool without a Spending Limit stops at the default limit of the execution's total
@@ -33,7 +33,7 @@ useSandboxWorkspace((started) => ({ ws } = started));
 
 const plain = new RecruitingAnalysis();
 const tool = asAiTool(plain);
-const NEWEST = Math.max(...(plain.description.version as number[]));
+const NEWEST = plain.description.version as number;
 
 /** The resource and operation n8n runs for a saved node with these parameters (n8n's Workflow resolves them so). */
 function resolved(type: INodeType, typeVersion: number, parameters: INodeParameters) {
@@ -53,13 +53,13 @@ function resolved(type: INodeType, typeVersion: number, parameters: INodeParamet
 		node,
 		type.description,
 	);
-	return { resource: all?.resource, operation: all?.operation };
+	return { resource: all?.resource, operation: all?.operation, all: all! };
 }
 
 describe('the operation a node starts on', () => {
-	it('a fresh Tool node (version 2.1, the newest) is Report > Get, which n8n describes to the model as free', () => {
-		expect(NEWEST).toBe(2.1);
-		const fresh = resolved(tool, NEWEST, {});
+	it('a fresh Tool node is Report > Get, which n8n describes to the model as free', () => {
+		expect(NEWEST).toBe(1);
+		const { all, ...fresh } = resolved(tool, NEWEST, {});
 		expect(fresh).toEqual({ resource: 'report', operation: 'get' });
 		const sent = NodeHelpers.getToolDescriptionForNode(
 			{
@@ -68,36 +68,25 @@ describe('the operation a node starts on', () => {
 				type: tool.description.name,
 				typeVersion: NEWEST,
 				position: [0, 0],
-				parameters: fresh as INodeParameters,
+				parameters: all,
 			},
 			tool,
 		);
 		expect(sent).toBe('Get a report (free: no credits, no email) in Recruiting Analysis');
 	});
 
-	it('a fresh plain node is still Analysis > Analyze Resume at every version, and a Tool saved before 2.1 keeps it', () => {
-		for (const version of [1, 1.1, 2, 2.1])
-			expect({ version, ...resolved(plain, version, {}) }).toEqual({
-				version,
-				resource: 'analysis',
-				operation: 'analyzeResume',
-			});
-		for (const version of [1, 1.1, 2])
-			expect({ version, ...resolved(tool, version, {}) }).toEqual({
-				version,
-				resource: 'analysis',
-				operation: 'analyzeResume',
-			});
-		// A saved Tool that chose only its operation keeps Analysis as its resource.
-		expect(resolved(tool, 2, { operation: 'start' })).toEqual({
-			resource: 'analysis',
-			operation: 'start',
-		});
-		// What the builder chose is kept at 2.1 as well.
-		expect(resolved(tool, NEWEST, { resource: 'analysis', operation: 'start' })).toEqual({
-			resource: 'analysis',
-			operation: 'start',
-		});
+	it('a fresh plain node is Report > Get as well (one Resource selector: the nodes panel lists each action once)', () => {
+		expect(resolved(plain, NEWEST, {})).toEqual(
+			expect.objectContaining({ resource: 'report', operation: 'get' }),
+		);
+		// A node that chose only its resource gets that resource's first operation.
+		expect(resolved(plain, NEWEST, { resource: 'analysis' })).toEqual(
+			expect.objectContaining({ resource: 'analysis', operation: 'analyzeResume' }),
+		);
+		// What the builder chose is kept.
+		expect(resolved(tool, NEWEST, { resource: 'analysis', operation: 'start' })).toEqual(
+			expect.objectContaining({ resource: 'analysis', operation: 'start' }),
+		);
 	});
 
 	it('a fresh Tool node given to an agent reads the report and charges nothing', async () => {
@@ -137,7 +126,7 @@ describe('the operation a node starts on', () => {
 
 describe("a Tool's Spending Limit when its builder set none", () => {
 	/** One execution in which the agent calls Invite once per report (2.5 credits per interview in the sandbox). */
-	async function inviteEach(reportIds: string[], options: INodeParameters) {
+	async function inviteEach(reportIds: string[], limit: INodeParameters) {
 		const before = await counters(ws);
 		const result = await runAsAgentTool(
 			ws,
@@ -152,7 +141,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
 				delivery: 'email',
 				runWithoutReview: true,
-				options,
+				...limit,
 			},
 			reportIds.map((reportId, i) => ({
 				reportId,
@@ -177,7 +166,8 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 	}, 120_000);
 
 	it(`is ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution: five invitations at 2.5 credits, four sent, the fifth refused naming the default`, async () => {
-		const run = await inviteEach(reports, {});
+		// Set to 0 (none): an agent's tool keeps the default all the same.
+		const run = await inviteEach(reports, { spendingLimit: 0 });
 		expect(run.description).toBe(
 			`Invite a candidate (costs credits: charged per interview at the quoted price; as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set; emails the candidate) in Recruiting Analysis`,
 		);
@@ -188,7 +178,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 			]),
 		);
 		expect(run.answers[4]).toContain(
-			`ERROR The default Execution Spending Limit of an agent's tool, ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution, reached: this invitation was not sent`,
+			`ERROR Spending Limit of ${TOOL_DEFAULT_SPENDING_LIMIT} credits reached (an agent's tool that sets none keeps this one): this invitation costs 2.5 credits and 10 were already spent. Nothing was sent.`,
 		);
 	});
 
@@ -198,7 +188,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 		const run = await inviteEach(others, { spendingLimit: 5 });
 		expect(run.interviews).toBe(2);
 		expect(run.answers[2]).toContain(
-			'ERROR Execution Spending Limit of 5 credits reached: this invitation was not sent',
+			'ERROR Spending Limit of 5 credits reached: this invitation costs 2.5 credits and 5 were already spent. Nothing was sent.',
 		);
 	});
 

@@ -16,20 +16,23 @@ import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
 import {
 	binaryPropertyField,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
 	simplifyReportsField,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
 import { readUploadInput } from '../upload/resumeUpload';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	{
 		displayName:
-			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded. Only one analysis batch runs at a time: for more than 20 resumes whose analyses take seconds, Analyze Resume with Wait for Completion is faster; Analyze Many makes fewer calls.',
+			'Analyzes all input items together, 20 at a time, and waits for each 20 to finish. For more than 20 resumes, Analyze Resume is faster; Analyze Many makes fewer calls.',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',
@@ -37,11 +40,12 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its batch has finished'),
+	spendingLimitField,
 	optionsCollection([
 		batchTimeoutOption,
+		expectedRevisionOption,
 		...resumeFileOptions,
 		includeReportOption,
-		spendingLimitOption,
 	]),
 ];
 

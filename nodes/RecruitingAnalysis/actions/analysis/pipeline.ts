@@ -7,7 +7,7 @@ import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/cond
 import { noticesForReport } from '../../floor/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { chargedWrite } from '../../writes/spending';
+import { chargedWrite, creditsOf } from '../../writes/spending';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
 import { startWithinCapacity, waiterFor } from '../../engine/waits';
@@ -155,6 +155,7 @@ export async function startAnalysis(
 			creditScale: quote.creditScale,
 			reportSystemVersion: quote.reportSystemVersion,
 		},
+		creditsQuoted: creditsOf(quote) ?? null,
 	};
 }
 
@@ -165,11 +166,7 @@ export interface WaitSettings {
 	waitOutput: 'simplified' | 'summary' | 'result' | 'simplifiedResult';
 }
 
-/**
- * Simplify (node version 1.1 on): the analysis operations output one flat item per resume for people. Version 1
- * has no such parameter, so a workflow saved with it keeps its output (n8n stores only non-default values, so a
- * new default under the old version would change what saved workflows receive).
- */
+/** Simplify: the analysis operations output one flat item per resume for people (on by default). */
 export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
 	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
 }

@@ -7,20 +7,6 @@ import { savedJobLocator } from './locators';
  * updateDisplayOptions, so the same name can appear under several operations.
  */
 
-export function reportIdField(
-	description = 'ID of the report (starts with rpt_)',
-): INodeProperties {
-	return {
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_...',
-		description,
-	};
-}
-
 export function batchIdField(): INodeProperties {
 	return {
 		displayName: 'Batch ID',
@@ -69,20 +55,9 @@ export const jobDescriptionFields: INodeProperties[] = [
 			displayName: 'Saved Job',
 			description:
 				'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
-			v1DisplayName: 'Saved Job ID',
-			v1Description: 'ID of a saved, active job description (starts with jd_)',
 		},
 		{ jobDescriptionSource: ['existing'] },
 	),
-	{
-		displayName: 'Expected Revision',
-		name: 'expectedRevision',
-		type: 'string',
-		default: '',
-		description:
-			'Optional revision of the saved job. When set, the request fails with JD_REVISION_CHANGED if the job was changed since.',
-		displayOptions: { show: { jobDescriptionSource: ['existing'] } },
-	},
 	{
 		displayName: 'Job Description Text',
 		name: 'jobDescriptionText',
@@ -94,6 +69,20 @@ export const jobDescriptionFields: INodeProperties[] = [
 		displayOptions: { show: { jobDescriptionSource: ['text'] } },
 	},
 ];
+
+/**
+ * An advanced choice, in Options of every operation that names a saved job: the job's revision the resume must be
+ * analyzed against (offered only with a saved job).
+ */
+export const expectedRevisionOption: INodeProperties = {
+	displayName: 'Expected Revision',
+	name: 'expectedRevision',
+	type: 'string',
+	default: '',
+	description:
+		'Revision of the saved job the resume must be analyzed against. When set, the request fails with JD_REVISION_CHANGED if the job was changed since.',
+	displayOptions: { show: { '/jobDescriptionSource': ['existing'] } },
+};
 
 export const externalReferenceOptions: INodeProperties[] = [
 	{
@@ -143,20 +132,47 @@ export const attemptLabelOption: INodeProperties = {
 };
 
 /**
- * Options > Execution Spending Limit of the charged operations (writes/spending.ts). Its internal name stays
- * `spendingLimit` (saved workflows keep their value); the name the editor shows says its scope: the whole
- * execution's credits, every Recruiting Analysis node's writes counted together.
+ * The Spending Limit a new node starts with: 10 credits for the execution (10 analyses or 4 interviews at the
+ * sandbox's prices), so that a first try, a loop or an expression that went wrong costs at most that much; the
+ * builder raises it, or sets 0 for no limit (docs/output.md "Spending limit").
  */
-export const spendingLimitOption: INodeProperties = {
-	displayName: 'Execution Spending Limit (Credits)',
+export const DEFAULT_SPENDING_LIMIT = 10;
+
+/** The Spending Limit of every charged operation: a top-level field, where the recruiter sets the operation up. */
+export const spendingLimitField: INodeProperties = {
+	displayName: 'Spending Limit (Credits)',
 	name: 'spendingLimit',
 	type: 'number',
 	typeOptions: { minValue: 0, numberPrecision: 2 },
-	default: 0,
-	hint: "The whole execution's credits, across every Recruiting Analysis node in it; 0 = no limit",
+	default: DEFAULT_SPENDING_LIMIT,
+	hint: 'Counts the whole execution, across every Recruiting Analysis node in it; a sub-workflow (Execute Workflow) counts its own from 0. 0 = no limit.',
 	description:
-		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). This node refuses a write that would take the execution's total past it: nothing is sent for that item, which fails with what was spent and quoted. 0 (the default) is no limit. Needs Quote Automatically on.",
+		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). A write that would take the execution's total past it is not sent: that item fails, saying what was spent and what it costs. 0 is no limit. Needs Quote Automatically on. If n8n's process is killed mid-node the total is lost: running the workflow again recovers what was done at no charge and may spend up to this limit again on the rest.",
 };
+
+/** One line on a charged operation's panel: what a run charges and the limit in force. */
+export function chargeNotice(unit: string): INodeProperties {
+	return {
+		displayName: `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
+		name: 'chargeNotice',
+		type: 'notice',
+		default: '',
+	};
+}
+
+/** One line on an emailing operation's panel: running it, Execute step included, emails the candidate. */
+export function emailNotice(
+	whom: 'the candidate' | 'each candidate',
+	show: Record<string, string[]> = {},
+): INodeProperties {
+	return {
+		displayName: `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`,
+		name: 'emailNotice',
+		type: 'notice',
+		default: '',
+		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
+	};
+}
 
 /** The options of every charged write: the user's own key and the deliberate new attempt. */
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
@@ -191,13 +207,7 @@ export const concurrencyOption: INodeProperties = {
 		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };
 
-/** The node version from which the analysis operations output simplified items by default (see readSimplify). */
-export const SIMPLIFIED_OUTPUT_VERSION = 1.1;
-
-/**
- * Simplify for the analysis operations that output finished reports. Shown from node version 1.1 (on by default);
- * a node saved as version 1 has no such parameter and keeps its output.
- */
+/** Simplify for the analysis operations that output finished reports (on by default). */
 export function simplifyReportsField(when: string): INodeProperties {
 	return {
 		displayName: 'Simplify',
@@ -205,8 +215,33 @@ export function simplifyReportsField(when: string): INodeProperties {
 		type: 'boolean',
 		default: true,
 		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
-		displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFIED_OUTPUT_VERSION } }] } },
 	};
+}
+
+/**
+ * Analyze Resume's Wait for Completion: a top-level field, on by default, so that the node outputs the score a
+ * recruiter tests next (an IF on `score`) unless told otherwise; many items wait together (engine/waiter.ts).
+ */
+export const waitForCompletionField: INodeProperties = {
+	displayName: 'Wait for Completion',
+	name: 'waitForCompletion',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to wait until the analysis has finished and output its score. Off: the node outputs the started analysis at once, without a score.',
+};
+
+/** The wait's finer settings, in Options, for operations whose Wait for Completion is a top-level field. */
+export function waitDetailOptions(): INodeProperties[] {
+	return waitForCompletionOptions
+		.filter((o) => o.name !== 'waitForCompletion')
+		.map((o) => ({
+			...o,
+			displayOptions: {
+				...o.displayOptions,
+				show: { ...o.displayOptions?.show, '/waitForCompletion': [true] },
+			},
+		}));
 }
 
 export const waitForCompletionOptions: INodeProperties[] = [

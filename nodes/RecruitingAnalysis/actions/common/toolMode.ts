@@ -1,9 +1,9 @@
 /**
  * The action node as an AI agent's tool ("Recruiting Analysis Tool", the variant n8n's node loader makes of a
  * `usableAsTool` node). Two things differ from the plain node:
- * - What the model reads. n8n sends the model "<the operation's action> in Recruiting Analysis" as the tool's
- *   description (n8n-workflow's getToolDescriptionForNode, "Set Automatically"); each operation's action (in its
- *   resource file) says what it costs and whether it emails a person, or that it is free.
+ * - What the model reads. n8n sends the model the tool's `toolDescription` (n8n-workflow's
+ *   getToolDescriptionForNode): per operation, its short action with what it costs and whether it emails a person,
+ *   or that it is free (toolDescriptions).
  * - Who decides. An operation that charges credits or emails a candidate runs only when the call reached the node
  *   through n8n's Human review (a review node between the tool and the agent, whose approval makes the agent run
  *   the tool), or when the builder turned on "Run Without a Person's Review" (off by default).
@@ -35,10 +35,10 @@ export interface ToolCost {
 
 /**
  * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
- * Analysis" as a tool's description, and shows the action in the node list. Charged: "costs credits: charged per
- * <unit> at the quoted price", and the Spending Limit a tool keeps when it sets none (writes/spending.ts
- * TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
- * subtitle drops the parentheses: RecruitingAnalysis.node.ts.)
+ * Analysis" as a tool's description. Charged: "costs credits: charged per <unit> at the quoted price", and the
+ * Spending Limit a tool keeps when it sets none (writes/spending.ts TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails
+ * the candidate"; otherwise "free: no credits, no email". Only the Tool variant's description carries it
+ * (toolDescriptions): node names, the canvas subtitle and the nodes panel use the short action.
  */
 export function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
@@ -48,6 +48,45 @@ export function priced(action: string, cost: ToolCost): string {
 	}
 	if (cost.emails) return `${action} (free, but ${email} each time)`;
 	return `${action} (free: no credits, no email)`;
+}
+
+/** The node's name, which n8n appends to a tool's automatic description ("<action> in Recruiting Analysis"). */
+const NODE_NAME = 'Recruiting Analysis';
+
+/**
+ * The Tool variant's description for the model, one `toolDescription` per operation (shown only in the Tool, `@tool`),
+ * whose default is the operation's action with what it costs: "Invite a candidate (costs credits: ...; emails the
+ * candidate) in Recruiting Analysis". n8n takes a node's name, the nodes panel's entries and a tool's automatic
+ * description from the same `action` (n8n-workflow's makeNodeName and makeDescription), so the price cannot live
+ * there without reaching node names; a `toolDescription` property replaces n8n's "Tool Description" pair (the cli's
+ * convertNodeToAiTool adds it only when the node has none) and n8n sends its value to the model
+ * (getToolDescriptionForNode). Defaults follow the operation: the editor recomputes them when it changes; a
+ * description the builder edited is kept.
+ */
+export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
+	const costs = toolCosts(properties);
+	return properties.flatMap((property) => {
+		if (property.name !== 'operation' || !isOptionsList(property.options)) return [];
+		const resource = String(property.displayOptions?.show?.resource?.[0]);
+		return property.options.flatMap((option): INodeProperties[] => {
+			const cost = costs.get(`${resource}:${String(option.value)}`);
+			if (typeof option.action !== 'string' || !cost) return [];
+			return [
+				{
+					displayName: 'Description',
+					name: 'toolDescription',
+					type: 'string',
+					default: `${priced(option.action, cost)} in ${NODE_NAME}`,
+					typeOptions: { rows: 2 },
+					description:
+						'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',
+					displayOptions: {
+						show: { '@tool': [true], resource: [resource], operation: [String(option.value)] },
+					},
+				},
+			];
+		});
+	});
 }
 
 /** The operations that can email a candidate (the spec: Invite, Invite Many and Reinterview by email; Resend). */
@@ -75,9 +114,7 @@ function isOptionsList(options: INodeProperties['options']): options is INodePro
 export function chargedOperations(properties: INodeProperties[]): Set<string> {
 	const keys = new Set<string>();
 	for (const property of properties) {
-		if (property.type !== 'collection' || !Array.isArray(property.options)) continue;
-		const offersLimit = property.options.some((o) => 'name' in o && o.name === 'spendingLimit');
-		if (!offersLimit) continue;
+		if (property.name !== 'spendingLimit') continue;
 		for (const resource of property.displayOptions?.show?.resource ?? []) {
 			for (const operation of property.displayOptions?.show?.operation ?? []) {
 				keys.add(`${String(resource)}:${String(operation)}`);
@@ -193,30 +230,11 @@ export function refuseUnreviewedToolCall(
 	);
 }
 
-/** The node version from which a fresh Tool node starts on a free read (actions/common/locators.ts). */
-export const TOOL_READ_DEFAULT_VERSION = 2.1;
-
-/** The resource a fresh Tool node (version 2.1 on) starts on: Report, whose default operation is Get, a free read. */
-export const TOOL_DEFAULT_RESOURCE = 'report';
-
 /**
- * The Resource selector, once per default: a fresh plain node starts on Analysis (Analyze Resume) as before; a fresh
- * Tool node from version 2.1 on starts on Report (Get a report: free), so that an agent given a Tool nobody
- * configured can only read. n8n reads one set of properties for the node and its Tool variant (the cli's
- * convertNodeToAiTool copies them) and stores only the parameters that differ from their defaults, so the default
- * is chosen by display options that both the editor and the engine evaluate (`@tool`: the type's name ends in
- * "Tool"; `@version`), and a Tool node saved before 2.1 keeps Analysis (a saved node never changes meaning).
+ * The resource every fresh node starts on: Report, whose default operation is Get, a free read, so that an agent
+ * given a Tool nobody configured can only read. One `resource` property for the node and its Tool variant: n8n's
+ * nodes panel lists every operation once per `resource` property it finds (the editor's resourceCategories), so a
+ * second selector with another default would list each action twice. A plain node is always added through one
+ * of its actions, which sets its resource and operation, so the default only decides what a fresh Tool does.
  */
-export function resourceSelectors(resource: INodeProperties): INodeProperties[] {
-	const since = { '@version': [{ _cnd: { gte: TOOL_READ_DEFAULT_VERSION } }] };
-	const before = { '@version': [{ _cnd: { lt: TOOL_READ_DEFAULT_VERSION } }] };
-	return [
-		{ ...resource, displayOptions: { show: { '@tool': [false] } } },
-		{ ...resource, displayOptions: { show: { '@tool': [true], ...before } } },
-		{
-			...resource,
-			default: TOOL_DEFAULT_RESOURCE,
-			displayOptions: { show: { '@tool': [true], ...since } },
-		},
-	];
-}
+export const DEFAULT_RESOURCE = 'report';

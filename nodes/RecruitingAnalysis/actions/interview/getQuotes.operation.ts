@@ -5,23 +5,24 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
-import { candidateEmailField, reportIdField } from '../common/descriptions';
+import { candidateEmailField } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
-		displayName:
-			'All input items are quoted through the interview batch quote endpoint, 20 per request. Batches only support email delivery.',
+		displayName: 'Quotes all input items together, 20 at a time, for email delivery',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 ];
 
@@ -58,6 +59,7 @@ async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<C
 			candidateEmail: input.candidateEmail,
 			itemKey: itemKeyFor(itemIndex),
 			quote: (entry?.quote ?? null) as IDataObject | null,
+			creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
 			errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};

@@ -1,31 +1,35 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { readQuoteChoice } from '../analysis/quotes';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
 	candidateEmailField,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	emailNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
 import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
+	chargeNotice('interview'),
+	emailNotice('each candidate'),
 	{
-		displayName:
-			'All input items are invited through the interview-batch endpoint, 20 per batch, by email only (batches do not support private links)',
+		displayName: 'Invites all input items together, 20 at a time, by email only (no private links)',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions(
