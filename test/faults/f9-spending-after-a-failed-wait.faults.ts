@@ -80,7 +80,8 @@ function analyzeThenInvite(w: CaseWorkspace, tag: string, limit: number): Workfl
 			binaryPropertyName: 'data',
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: byId(w.ws.jobDescriptionId),
-			options: { spendingLimit: limit, batchTimeout: 1 },
+			spendingLimit: limit,
+			options: { batchTimeout: 1 },
 		}),
 		{
 			...actionNode(
@@ -93,7 +94,7 @@ function analyzeThenInvite(w: CaseWorkspace, tag: string, limit: number): Workfl
 					reportId: byId("={{ $('Analyze Many').first().json.reportId }}"),
 					candidateEmail: `f9-failed-wait-${tag}@example.com`,
 					delivery: 'email',
-					options: { spendingLimit: limit },
+					spendingLimit: limit,
 				},
 				'continueRegularOutput',
 			),
@@ -207,7 +208,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 				invite: {
 					creditsUsed: invited?.creditsUsed,
 					limitNamed: error.includes(`Spending Limit of ${c.limit} credits reached`),
-					spentNamed: description.includes('This execution has spent 4 credits'),
+					spentNamed: error.includes('and 4 were already spent'),
 				},
 			};
 			book.check(
@@ -260,7 +261,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 					operation: 'inviteMany',
 					reportId: '={{ $json.reportId }}',
 					candidateEmail: '={{ $json.email }}',
-					options: { spendingLimit: 10 },
+					spendingLimit: 10,
 				}),
 			]),
 		);

@@ -63,7 +63,7 @@ describe("the Spending Limit and re-runs with the API's clock apart from the hos
 						binaryPropertyName: 'data',
 						jobDescriptionSource: 'existing',
 						jobDescriptionId: ws.jobDescriptionId,
-						options: { spendingLimit: 20 },
+						spendingLimit: 20,
 					},
 					files,
 					{ ...execution(), continueOnFail: true },

@@ -35,7 +35,7 @@ describe('a re-run after a crashed Invite Many', () => {
 			operation: 'inviteMany',
 			reportId: '={{ $json.reportId }}',
 			candidateEmail: '={{ $json.email }}',
-			options: { spendingLimit },
+			spendingLimit,
 		});
 		const before = await counters(ws);
 		// Every answer of the batch's creation is lost after the API committed it: the run ends in an error, and

@@ -27,12 +27,16 @@ useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true })
 const files = (count: number, tag: string) =>
 	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
 
-const analyzeMany = (ws: Workspace, options: INodeParameters): INodeParameters => ({
+const analyzeMany = (
+	ws: Workspace,
+	{ spendingLimit, ...options }: INodeParameters,
+): INodeParameters => ({
 	resource: 'analysis',
 	operation: 'analyzeMany',
 	binaryPropertyName: 'data',
 	jobDescriptionSource: 'existing',
 	jobDescriptionId: ws.jobDescriptionId,
+	spendingLimit,
 	options,
 });
 
@@ -58,7 +62,7 @@ async function inviteAfter(ws: Workspace, after: ExecuteNodeResult, limit: numbe
 			operation: 'invite',
 			reportId,
 			candidateEmail: 'next@example.com',
-			options: { spendingLimit: limit },
+			spendingLimit: limit,
 		},
 		[{ json: {} }],
 		{ contextData: savedContext(after), executionId: after.executionId },
@@ -85,7 +89,7 @@ describe('a created batch counts against the Spending Limit before any error lea
 
 		const next = await inviteAfter(ws, failed, 5);
 		expect(next.result.error?.message).toContain('Spending Limit of 5 credits reached');
-		expect(String(next.result.error?.description)).toContain('This execution has spent 4 credits');
+		expect(next.result.error?.message).toContain('and 4 were already spent');
 		expect([next.interviews, next.emails]).toEqual([0, 0]);
 
 		// n8n's Retry of the failed execution once the analyses have finished: they were counted by the failed run.
@@ -169,7 +173,7 @@ describe('a created batch counts against the Spending Limit before any error lea
 				operation: 'inviteMany',
 				reportId: '={{ $json.reportId }}',
 				candidateEmail: '={{ $json.email }}',
-				options: { spendingLimit: 10 },
+				spendingLimit: 10,
 			},
 			reportIds.map((reportId, i) => ({ json: { reportId, email: `many.${i}@example.com` } })),
 		);
