@@ -160,6 +160,30 @@ describe('feed cursor bookkeeping', () => {
 		expect(after.nextState?.cursor).toBe('c:15');
 	});
 
+	it('410 EVENT_CURSOR_EXPIRED with Start From Now: the retained events not yet delivered still arrive, from the oldest retained event', async () => {
+		const feed = new MemoryFeed();
+		feed.add(5);
+		const activation = await runFeedPoll(args(feed, undefined, { startAt: 'now' }));
+		feed.add(3);
+		const first = await runFeedPoll(args(feed, activation.nextState, { startAt: 'now' }));
+		expect(ids(first.events)).toEqual(['evt-5', 'evt-6', 'evt-7']);
+		feed.add(10);
+		feed.retainedFrom = 10; // events 8 and 9 fell out of retention before they were read
+		const after = await runFeedPoll(args(feed, first.nextState, { startAt: 'now' }));
+		expect(after.notices).toEqual([
+			expect.objectContaining({
+				notice: 'EVENT_CURSOR_EXPIRED',
+				eventsMayBeMissedSince: feed.events[7].occurredAt,
+				lastEventId: 'evt-7',
+				resumedFrom: 'oldestRetained',
+				message: expect.stringContaining('the trigger continues from the oldest retained event'),
+			}),
+		]);
+		// Those events occurred before this poll: a restart from "now" would drop every one of them.
+		expect(ids(after.events)).toEqual(feed.events.slice(10).map((e) => e.id));
+		expect(after.nextState).toMatchObject({ phase: 'following', cursor: 'c:18' });
+	});
+
 	it('any other failure rejects the poll (nothing is stored)', async () => {
 		const boom = async () => {
 			throw new Error('503');
