@@ -27,7 +27,7 @@ export default {
 	jsonReporter: { fileName: `reports/mutation/${slug}.json` },
 	incremental: true,
 	incrementalFile: `reports/mutation/${slug}.incremental.json`,
-	tempDirName: '.stryker-tmp',
+	tempDirName: `.stryker-tmp/${slug}`,
 	cleanTempDir: 'always',
 	timeoutMS: 10_000,
 	timeoutFactor: 2,
