@@ -38,6 +38,6 @@ export default {
 	tempDirName: `.stryker-tmp/${slug}`,
 	cleanTempDir: 'always',
 	// Added to each test's time in the dry run: a mutant that stretches a retry wait past it counts as timed out.
-	timeoutMS: 3000,
+	timeoutMS: 10_000,
 	timeoutFactor: 2,
 };

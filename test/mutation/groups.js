@@ -36,7 +36,7 @@ const GROUPS = [
 	{
 		name: 'writes',
 		mutate: [`${R}/writes/*.ts`],
-		tests: ['test/unit/writes', 'test/security', 'test/nodes/action/recovery-verifies.test.ts'],
+		tests: ['test/unit/writes', 'test/security'],
 	},
 ];
 
