@@ -155,7 +155,7 @@ export function renderMutationReport(): string {
 		'',
 		'A survivor changes the code without failing a test. Where it stays, the last column says why (test/mutation/kept.json).',
 		'',
-		'| Where | Mutator | Replacement | Status | Why it stays |',
+		'| Where | Mutator | Replacement | Status | Why it stays, or what killed it since |',
 		'|---|---|---|---|---|',
 		...survivors,
 		'',

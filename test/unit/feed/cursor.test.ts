@@ -452,6 +452,26 @@ describe('a Start From Now walk whose cursor expires before it reaches the end',
 		expect(r.nextState).not.toHaveProperty('walkResumedAfter');
 	});
 
+	it('400 INVALID_CURSOR during the walk is no expiry: the notice names the refused position', async () => {
+		const feed = walkedFeed();
+		const since = msOf(feed.events[2]) + 500;
+		const refusing: FeedPollArgs['fetchPage'] = async (q) =>
+			q.cursor === 'c:2' ? CURSOR_INVALID : await feed.fetchPage(q);
+		const r = await runFeedPoll(
+			args(feed, seekingState(since, 'c:2', feed.events[4]), {
+				startAt: 'now',
+				fetchPage: refusing,
+			}),
+		);
+		expect(r.notices).toEqual([
+			expect.objectContaining({
+				notice: 'FEED_POSITION_RESTARTED',
+				reason: 'CURSOR_INVALID',
+				resumedFrom: 'now',
+			}),
+		]);
+	});
+
 	it('past the retention since the walk began: the notice says events may have expired unseen', async () => {
 		const feed = walkedFeed();
 		const since = msOf(feed.events[2]) + 500;
@@ -536,6 +556,12 @@ describe('feed poll bounds', () => {
 		});
 		expect(feed.requests).toHaveLength(2);
 		expect(manual.complete).toBe(true);
+		const emptyCursor: FeedPollArgs['fetchPage'] = async (q) => {
+			feed.requests.push(q);
+			return { items: feed.events, nextCursor: '', hasMore: true };
+		};
+		await runFeedPoll(args(feed, undefined, { fetchPage: emptyCursor }));
+		expect(feed.requests).toHaveLength(3);
 	});
 
 	it('a list that ends with nextCursor null: the next poll re-reads that page and skips what it delivered', async () => {
