@@ -21,12 +21,7 @@ const GROUPS = [
 	{
 		name: 'webhook',
 		mutate: [`${R}/webhook/*.ts`],
-		tests: [
-			'test/unit/webhook',
-			'test/security',
-			'test/nodes/triggers/webhookTrigger.test.ts',
-			'test/nodes/triggers/rawBody.test.ts',
-		],
+		tests: ['test/unit/webhook', 'test/security'],
 	},
 	{
 		name: 'engine/batch',
