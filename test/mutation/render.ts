@@ -32,6 +32,7 @@ interface RunRecord {
 	startedAt: string;
 	wallSeconds: number;
 	cores: number;
+	concurrency?: number;
 	exitCode: number;
 	tests: string[];
 }
@@ -142,7 +143,7 @@ export function renderMutationReport(): string {
 		`Compile errors (not counted): ${total.compileErrors}. Runtime errors or ignored (not counted): ${total.other}.`,
 		'',
 		`Command: \`npm run test:mutation\` (groups one after the other; \`npm run test:mutation -- <group>\` for one).`,
-		`Machine: ${runs[0]?.cores ?? 2} cores, shared with other jobs while it ran; Stryker concurrency 2. Wall time is per group, from the start of Stryker to its end.`,
+		`Machine: ${runs[0]?.cores ?? 2} cores, shared with other jobs while it ran. Stryker concurrency per group: ${runs.map((r) => `${r.group} ${r.concurrency ?? 'not recorded'}`).join(', ')}. Wall time is per group, from the start of Stryker to its end (${runs.map((r) => `${r.group} started ${r.startedAt}`).join('; ')}).`,
 		'',
 		'Tests run per module (test/mutation/groups.js):',
 		'',
