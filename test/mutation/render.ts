@@ -150,7 +150,8 @@ export function renderMutationReport(): string {
 		...GROUPS.map((g) => `- ${g.name}: ${g.tests.join(', ')}`),
 		'',
 	);
-	if (pending.length) lines.push(`Not finished, so not in the table: ${pending.join('; ')}.`, '');
+	if (pending.length)
+		lines.push(`No finished run, so not in the table: ${pending.join('; ')}.`, '');
 	lines.push(
 		'## Surviving mutants',
 		'',
