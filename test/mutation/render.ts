@@ -145,6 +145,8 @@ export function renderMutationReport(): string {
 		`Command: \`npm run test:mutation\` (groups one after the other; \`npm run test:mutation -- <group>\` for one).`,
 		`Machine: ${runs[0]?.cores ?? 2} cores, shared with other jobs while it ran. Stryker concurrency per group: ${runs.map((r) => `${r.group} ${r.concurrency ?? 'not recorded'}`).join(', ')}. Wall time is per group, from the start of Stryker to its end (${runs.map((r) => `${r.group} started ${r.startedAt}`).join('; ')}).`,
 		'',
+		"Stryker runs incrementally (reports/mutation/<group>.incremental.json): a group's wall time covers the mutants that run re-tested; the others' results come from the group's earlier run, on the same product code.",
+		'',
 		'Tests run per module (test/mutation/groups.js):',
 		'',
 		...GROUPS.map((g) => `- ${g.name}: ${g.tests.join(', ')}`),
