@@ -11,6 +11,7 @@ import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
 	apiCall,
 	counters,
+	hintsOf,
 	jsonOf,
 	totalRequests,
 	newWorkspace,
@@ -276,11 +277,29 @@ describe('Analysis > Analyze Many', () => {
 		const out = jsonOf(
 			await runNode(ws, analyzeManyParams(ws, { includeReport: true }), resumes(3, 'summary')),
 		);
+		expect(out).toHaveLength(3);
 		for (const o of out) {
 			expect(o.state).toBe('succeeded');
 			expect((o.report as IDataObject).id).toBe(o.reportId);
 			expect((o.report as IDataObject).status).toBe('completed');
 		}
+	});
+
+	it('a completed batch with a failed analysis: the output pane says "completed" does not mean every item succeeded', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const items = [
+			pdfItem({ candidate: 'notice 0' }, 'notice-0.pdf'),
+			pdfItem({ candidate: 'notice 1', outcome: 'failed' }, 'notice-1.pdf'),
+		];
+		const result = await runNode(ws, analyzeManyParams(ws, { includeReport: true }), items);
+		const out = jsonOf(result);
+		// Both batch items started their analysis; one analysis then failed.
+		expect(out.map((o) => o.state)).toEqual(['succeeded', 'succeeded']);
+		expect(out.map((o) => (o.report as IDataObject).status)).toEqual(['completed', 'failed']);
+		// The words a recruiter reads, in full: shortening or dropping them fails here.
+		expect(hintsOf(result)).toContain(
+			'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" (in a simplified item: "analysisState" beside the report\'s "status") and "errorCode".',
+		);
 	});
 
 	it('starts the first analysis batch while later files are still being uploaded', async () => {

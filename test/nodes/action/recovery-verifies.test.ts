@@ -122,6 +122,64 @@ describe('recovery verifies that it is the same write', () => {
 		expect(mail.map((m) => m.to)).toEqual(['old.address@example.com']);
 	});
 
+	it('an email invitation whose read-back finds a private-link invitation of the report: the item fails saying so, never recovered as its email invitation', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = [
+			await completedReport(ws, { candidate: 'Other Delivery A' }),
+			await completedReport(ws, { candidate: 'Other Delivery B' }),
+		];
+		// Report B already has a private-link invitation (Delivery "Private Link", another workflow).
+		const [linked] = jsonOf(
+			await runNode(
+				ws,
+				{
+					resource: 'interview',
+					operation: 'invite',
+					reportId: reportIds[1],
+					candidateEmail: 'other.b@example.com',
+					delivery: 'privateLink',
+				},
+				[{ json: {} }],
+				execution(),
+			),
+		);
+		expect(linked).toMatchObject({ delivery: 'privateLink', emailDelivery: 'not_requested' });
+		const params = {
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+		};
+		const items = reportIds.map((reportId, i) => ({
+			json: { reportId, email: `other.${'ab'[i]}@example.com` },
+		}));
+		const first = jsonOf(
+			await runNode(ws, params, items, { ...execution(), continueOnFail: true }),
+		);
+		expect(first[0]).toMatchObject({ state: 'succeeded' });
+		expect(first[1]).toMatchObject({
+			state: 'failed',
+			errorCode: 'INTERVIEW_NOT_ELIGIBLE',
+			existingInterviewId: linked.interviewId,
+		});
+		// The re-run's batch answers IDEMPOTENCY_KEY_REUSED: each item's invitation is read back from the report.
+		const second = jsonOf(
+			await runNode(ws, params, items, { ...execution(), continueOnFail: true }),
+		);
+		expect(second[0]).toMatchObject({ interviewId: first[0].interviewId, recovered: true });
+		expect(second[1].recovered).not.toBe(true);
+		expect(second[1].delivery).toBeUndefined();
+		expect(String(second[1].error)).toMatch(
+			/^An invitation exists .*, but it is not the one asked for/,
+		);
+		expect(said(second[1])).toContain(
+			`Interview ${String(linked.interviewId)} exists, delivered by private link; this item asks for report ${reportIds[1]} by email.`,
+		);
+		expect(await writes(ws)).toEqual({ reports: 2, attempts: 2, interviews: 2, emails: 1 });
+		const mail = (await sandbox.control.mail(ws.workspaceId)).items;
+		expect(mail.map((m) => m.to)).toEqual(['other.a@example.com']);
+	});
+
 	it('a workflow Invite → Reinterview run twice: exactly 2 interviews and 2 emails; the second run gives both back', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const reportId = await completedReport(ws, { candidate: 'Invite Then Reinterview' });

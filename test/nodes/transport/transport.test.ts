@@ -180,7 +180,6 @@ describe('retries', () => {
 			ws,
 			[{ call: 'apiRequest', options: { method: 'GET', path: '/api/v1/reports' } }],
 			{
-				continueOnFail: true,
 				credentials: {
 					recruitingAnalysisApi: {
 						environment: 'custom',
@@ -190,13 +189,22 @@ describe('retries', () => {
 				},
 			},
 		);
-		const [out] = outputJson(result);
-		expect(out.errorClass).toBe('NodeApiError');
-		expect(out.error).toBe(
+		// The error n8n stores with the execution (what the user sees and what is saved), not a copy of it.
+		const stored = result.run.data.resultData.error;
+		expect(stored).toBeDefined();
+		expect(stored?.name).toBe('NodeApiError');
+		expect(stored?.message).toBe(
 			'Could not get an answer from the Recruiting Analysis API for GET /api/v1/reports',
 		);
-		expect(out.description).toMatch(/Network error ECONNREFUSED after 4 attempts/);
-		expect(JSON.stringify(out)).not.toContain(ws.apiKey);
+		expect(stored?.description).toMatch(/Network error ECONNREFUSED after 4 attempts/);
+		expect(
+			JSON.stringify({
+				error: stored,
+				message: stored?.message,
+				description: stored?.description,
+				run: result.run.data.resultData,
+			}),
+		).not.toContain(ws.apiKey);
 	});
 
 	test('429 with Retry-After: the retry waits at least the seconds asked for', async () => {

@@ -329,3 +329,49 @@ describe('one activation across a key replacement (n8n keeps one poll context pe
 		expect(jsonOf(recovered.output)).toHaveLength(2);
 	});
 });
+
+describe('410 EVENT_CURSOR_EXPIRED with Start From Now (the default)', () => {
+	// A sandbox of its own: its clock is never advanced, so the API and the node read the same time, as in production.
+	let own: SandboxHandle;
+	beforeAll(async () => {
+		own = await withSandbox();
+	});
+	afterAll(async () => {
+		await own.close();
+	});
+
+	it('restarts from the oldest retained event, not from now: retained events not yet delivered still arrive, and the notice says so', async () => {
+		const ws = await newWorkspace(own);
+		const stored: IDataObject = {};
+		const session = await createPollSession(options(ws, stored, { events: ['*'], startAt: 'now' }));
+		expect((await tickOk(session)).output).toBeNull(); // the activation walks to the (empty) end
+		await seedEvents(ws, 3);
+		const first = jsonOf((await tickOk(session)).output);
+		expect(first).toHaveLength(3);
+		const lastDelivered = first.at(-1)!;
+		await seedEvents(ws, 2); // published before the poll that finds the position expired, not yet delivered
+		const retained = (await allEvents(ws)).map((e) => e.id);
+		expect(retained).toHaveLength(5);
+
+		// The API answers the saved position with 410 EVENT_CURSOR_EXPIRED once (as past the 30-day retention).
+		await control(ws, 'PUT', '/_sandbox/faults', {
+			rules: [{ method: 'GET', path: '/api/v1/events', status: 410, count: 1 }],
+		});
+		const recovered = jsonOf((await tickOk(session)).output);
+		await control(ws, 'DELETE', '/_sandbox/faults');
+
+		expect(recovered[0]).toMatchObject({
+			notice: 'EVENT_CURSOR_EXPIRED',
+			eventsMayBeMissedSince: lastDelivered.occurredAt,
+			lastEventId: lastDelivered.id,
+			resumedFrom: 'oldestRetained',
+		});
+		expect(recovered[0].message).toBe(
+			'The saved feed position is older than the retained history, so events may have been missed. ' +
+				'Reconcile current reports and interviews; the trigger continues from the oldest retained event.',
+		);
+		// Every retained event, the two never delivered among them; restarting from "now" would drop them all.
+		expect(recovered.slice(1).map((e) => e.id)).toEqual(retained);
+		expect((await tickOk(session)).output).toBeNull();
+	});
+});

@@ -109,6 +109,97 @@ describe('recovery of a write that exists', () => {
 	});
 });
 
+describe('an invitation read back is the one asked for, or an error saying what exists', () => {
+	const interview = (over: Record<string, unknown>) => ({
+		id: 'int_7',
+		reportId: 'rpt_1',
+		createdAt: '2026-11-25T10:00:00.000Z',
+		lifecycle: 'invited',
+		emailDelivery: 'queued',
+		...over,
+	});
+	const readBack = (found: Record<string, unknown>, sendEmail: boolean) => {
+		const { ctx, requests } = fakeContext((request) =>
+			request.method === 'POST'
+				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
+				: ok({ items: [found], nextCursor: null }),
+		);
+		const invite = async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: '/api/v1/interviews',
+				body: {},
+				idempotencyKey: 'k',
+				itemIndex: 0,
+			});
+		return {
+			requests,
+			result: withRecovery(ctx, 0, { kind: 'invitation', reportId: 'rpt_1', sendEmail }, invite),
+		};
+	};
+
+	it('an email invitation asked for and found: recovered, as an email invitation', async () => {
+		const { result, requests } = readBack(interview({}), true);
+		expect(await result).toEqual({
+			interviewId: 'int_7',
+			reportId: 'rpt_1',
+			statusUrl: '/api/v1/interviews/int_7/status',
+			emailDelivery: 'queued',
+			lifecycle: 'invited',
+			delivery: 'email',
+			recovered: true,
+			recoveredFrom: 'IDEMPOTENCY_KEY_REUSED',
+		});
+		expect(requests[1]).toMatchObject({
+			method: 'GET',
+			path: '/api/v1/interviews',
+			qs: { reportId: 'rpt_1', limit: 100 },
+		});
+	});
+
+	it('a private link asked for and found: recovered without its token, saying how to get a new link', async () => {
+		const { result } = readBack(interview({ emailDelivery: 'not_requested' }), false);
+		expect(await result).toMatchObject({
+			delivery: 'privateLink',
+			invitationToken: null,
+			invitationTokenUnavailable: expect.stringMatching(
+				/^The invitation int_7 exists, but its private link token was returned only once, in the answer that was lost; the API cannot show it again\. To give the candidate a new link, run Interview > Reinterview on this interview with Delivery "Private Link"/,
+			),
+			recovered: true,
+		});
+	});
+
+	it("a private-link invitation found where an email was asked for: an error, never this item's email invitation", async () => {
+		const { result } = readBack(interview({ emailDelivery: 'not_requested' }), true);
+		const error = (await result.catch((e: unknown) => e)) as {
+			message: string;
+			description: string;
+		};
+		expect(error.message).toBe(
+			"An invitation exists under this write's key, but it is not the one asked for",
+		);
+		expect(error.description).toBe(
+			'Interview int_7 exists, delivered by private link; this item asks for report rpt_1 by email. ' +
+				'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
+		);
+	});
+
+	it('an email invitation found where a private link was asked for, or one of another report: an error naming it', async () => {
+		const byEmail = readBack(interview({ emailDelivery: 'sent' }), false);
+		await expect(byEmail.result).rejects.toMatchObject({
+			description: expect.stringMatching(
+				/^Interview int_7 exists, delivered by email; this item asks for report rpt_1 by private link\./,
+			),
+		});
+		const otherReport = readBack(interview({ reportId: 'rpt_2' }), true);
+		await expect(otherReport.result).rejects.toMatchObject({
+			description: expect.stringMatching(
+				/^Interview int_7 exists, of report rpt_2; this item asks for report rpt_1 by email\./,
+			),
+		});
+	});
+});
+
 describe('which interview an invitation wrote', () => {
 	const at = (minute: number) => `2026-11-25T10:${String(minute).padStart(2, '0')}:00.000Z`;
 	const chain = [

@@ -1,0 +1,38 @@
+/**
+ * The modules `npm run test:mutation` mutates, each with the jest files that test it (issue: writes/, engine/batch,
+ * webhook/, feed/ and transport's guard, attempt and retry). Stryker runs one group at a time, so a group that
+ * finished keeps its report even when a later one is stopped. Unit files and test/security first, then the node
+ * files (n8n's engine against the in-process sandbox) that exercise the module through the node.
+ */
+const R = 'nodes/RecruitingAnalysis';
+
+/** @type {Array<{ name: string; mutate: string[]; tests: string[] }>} */
+const GROUPS = [
+	{
+		name: 'feed',
+		mutate: [`${R}/feed/*.ts`],
+		tests: ['test/unit/feed', 'test/nodes/triggers/feedTrigger.test.ts'],
+	},
+	{
+		name: 'transport',
+		mutate: [`${R}/transport/guard.ts`, `${R}/transport/attempt.ts`, `${R}/transport/retry.ts`],
+		tests: ['test/unit/transport', 'test/security', 'test/nodes/transport/transport.test.ts'],
+	},
+	{
+		name: 'webhook',
+		mutate: [`${R}/webhook/*.ts`],
+		tests: ['test/unit/webhook', 'test/security'],
+	},
+	{
+		name: 'engine/batch',
+		mutate: [`${R}/engine/batch.ts`, `${R}/engine/batchTiming.ts`],
+		tests: ['test/unit/engine', 'test/nodes/action/batch-pipeline.test.ts'],
+	},
+	{
+		name: 'writes',
+		mutate: [`${R}/writes/*.ts`],
+		tests: ['test/unit/writes', 'test/security'],
+	},
+];
+
+module.exports = { GROUPS };
