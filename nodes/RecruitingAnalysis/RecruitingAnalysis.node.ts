@@ -13,8 +13,8 @@ import * as interview from './actions/interview/Interview.resource';
 import * as jobDescription from './actions/jobDescription/JobDescription.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
-import { ACTION_NODE_VERSIONS } from './actions/common/locators';
-import { resourceSelectors, reviewSwitches } from './actions/common/toolMode';
+import { ACTION_NODE_VERSION } from './actions/common/locators';
+import { DEFAULT_RESOURCE, reviewSwitches } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -77,7 +77,7 @@ const resourceProperty: INodeProperties = {
 			value: 'upload',
 		},
 	],
-	default: 'analysis',
+	default: DEFAULT_RESOURCE,
 };
 
 export class RecruitingAnalysis implements INodeType {
@@ -86,11 +86,8 @@ export class RecruitingAnalysis implements INodeType {
 		name: 'recruitingAnalysis',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
-		// Versions: 1.1 made the analysis operations output simplified items by default (Simplify); 2 made the
-		// saved job, report and interview IDs resource locators (From List, By ID). A workflow keeps the version it
-		// was saved with, so its parameters and outputs stay as they were (actions/common/locators.ts, actions/common/simplify.ts);
-		// new nodes get the newest.
-		version: ACTION_NODE_VERSIONS,
+		// One version (docs/versioning.md): a change to what a saved node sends or outputs comes as a new one.
+		version: ACTION_NODE_VERSION,
 		subtitle: subtitleExpression(resourceDescriptions),
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',
 		defaults: {
@@ -106,10 +103,10 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		// The Tool variant only (`@tool`): from version 2.1 a fresh Tool starts on a free read (Report > Get), and the
+		// A fresh node (a Tool above all) starts on a free read, Report > Get; the Tool variant only (`@tool`): the
 		// switch that lets an agent charge or email without a person's review.
 		properties: [
-			...resourceSelectors(resourceProperty),
+			resourceProperty,
 			...resourceDescriptions.flat(),
 			...reviewSwitches(resourceDescriptions.flat()),
 		],

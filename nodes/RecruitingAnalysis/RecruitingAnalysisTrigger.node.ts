@@ -84,13 +84,15 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		name: 'recruitingAnalysisTrigger',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['trigger'],
-		// Version 2 changes nothing a user sees. n8n evaluates an expression for the body of every delivery to a
-		// version 1 start node (packages/cli `parseRequestBody`), which costs about 9 ms per delivery (bench/REPORT.md,
-		// "B5 profile"); new workflows get version 2, saved ones keep 1 and behave the same.
-		version: [1, 2],
-		defaultVersion: 2,
+		// One version, numbered 2 rather than 1: n8n evaluates an expression for the body of every delivery to a start
+		// node whose typeVersion is 1 (packages/cli `parseRequestBody`), about 9 ms per delivery (bench/REPORT.md,
+		// "B5 profile"; docs/versioning.md).
+		version: 2,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow on signed Recruiting Analysis webhook events',
+		// n8n's nodes panel merges this trigger into the action node's entry and shows this description there (the
+		// editor's generateMergedNodesAndActions), so it begins with the action node's own.
+		description:
+			'Analyze resumes and run candidate interviews with the Recruiting Analysis API. This trigger starts a workflow on its signed webhook events.',
 		defaults: { name: 'Recruiting Analysis Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -64,7 +64,7 @@ export interface UploadOptions {
 	 * node "Candidates" otherwise, candidate `<label> <time> <i>`.
 	 */
 	resumes?: { count: number; label: string };
-	/** Upload Resume's node version (default 2.1). */
+	/** Upload Resume's node version (default 1, the only one). */
 	uploadVersion?: number;
 }
 
@@ -75,7 +75,7 @@ export interface UploadOptions {
 function uploadChain(env: RealN8n, options: UploadOptions) {
 	const example = loadExample('analyze-one-resume.json');
 	const exampleNode = (name: string) => example.nodes.find((n) => n.name === name)!;
-	const { resumes, uploadVersion = 2.1 } = options;
+	const { resumes, uploadVersion = 1 } = options;
 	const candidates: WorkflowNode = resumes
 		? {
 				id: 'candidates',

@@ -152,7 +152,7 @@ async function runAgent(model: typeof playing, expectedEmails: number) {
 		agentOptions: { maxIterations: 40 },
 		model: stub,
 		tools: toolsFor(model),
-		toolVersion: 2.1,
+		toolVersion: 1,
 	});
 	const { runError, requests, answers } = await runAgentWorkflow(env, stub, wf, 600_000);
 	const delta = await countedSince(env, before, { emails: expectedEmails });

@@ -49,18 +49,18 @@ function modelTurn(request: ChatRequest): ChatReply {
 	return { text: `Done after ${answers.length} tool calls.` };
 }
 
-/** Manual Trigger → the example's resume uploaded → AI Agent with Start and Invite (node version 2). */
+/** Manual Trigger → the example's resume uploaded → AI Agent with Start and Invite. */
 function startAndInviteWorkflow(runWithoutReview: boolean) {
 	const review = runWithoutReview ? { runWithoutReview: true } : {};
 	return agentWorkflow(env, {
 		name: `AI Agent that spends ${runWithoutReview ? 'alone' : 'unreviewed'}`,
-		uploadVersion: 2,
+		uploadVersion: 1,
 		prompt:
 			"={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. Analyze it and invite the candidates.' }}",
 		// Room for the model's twelve turns (n8n's default is 10 rounds).
 		agentOptions: { maxIterations: 20 },
 		model: stub,
-		toolVersion: 2,
+		toolVersion: 1,
 		tools: [
 			{
 				name: TOOLS.start,

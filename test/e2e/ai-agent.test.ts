@@ -61,15 +61,15 @@ function modelTurn(request: ChatRequest): ChatReply {
 	return { text: `The candidate scored ${score ?? 'NO SCORE'}.` };
 }
 
-/** Manual Trigger → the example's resume uploaded → AI Agent with the three tools (node version 2). */
+/** Manual Trigger → the example's resume uploaded → AI Agent with the three tools. */
 function listAnalyzeReadWorkflow() {
 	return agentWorkflow(env, {
 		name: 'AI Agent with Recruiting Analysis tools',
-		uploadVersion: 2,
+		uploadVersion: 1,
 		prompt:
 			"={{ 'The resume is uploaded as report ' + ($json.reportId || $json.id) + '. List the saved jobs, start the analysis of that report, read its result and give the score.' }}",
 		model: stub,
-		toolVersion: 2,
+		toolVersion: 1,
 		tools: [
 			{
 				name: TOOLS.list,

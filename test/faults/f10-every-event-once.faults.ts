@@ -648,7 +648,6 @@ async function acknowledgedMeansRemembered(): Promise<boolean> {
 	const { ws, id, url } = await webhookTrigger({
 		name: 'ack',
 		credential: 'F10 signing (ack)',
-		typeVersion: 1,
 	});
 	const sent: string[] = [];
 	let storedAtAnswer = 0;

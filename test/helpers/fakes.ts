@@ -26,7 +26,7 @@ const node: INode = {
 	id: 'fake-node',
 	name: 'Recruiting Analysis',
 	type: 'n8n-nodes-recruiting-analysis.recruitingAnalysis',
-	typeVersion: 2,
+	typeVersion: 1,
 	position: [0, 0],
 	parameters: {},
 };

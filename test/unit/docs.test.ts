@@ -20,10 +20,9 @@ import { SANDBOX_BASE_URL } from '../../credentials/RecruitingAnalysisApi.creden
 import {
 	concurrencyOption,
 	quoteFields,
-	SIMPLIFIED_OUTPUT_VERSION,
 	waitForCompletionOptions,
 } from '../../nodes/RecruitingAnalysis/actions/common/descriptions';
-import { ACTION_NODE_VERSIONS } from '../../nodes/RecruitingAnalysis/actions/common/locators';
+import { ACTION_NODE_VERSION } from '../../nodes/RecruitingAnalysis/actions/common/locators';
 import { CAPACITY_WAIT_SECONDS } from '../../nodes/RecruitingAnalysis/engine/capacity';
 import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/types';
 import { OPENAPI_FILE } from '../helpers/contract';
@@ -107,7 +106,7 @@ function check(name: string, fn: () => void): void {
 
 const action = new RecruitingAnalysis().description;
 const feed = new RecruitingAnalysisFeedTrigger().description;
-const LATEST_VERSION = Math.max(...ACTION_NODE_VERSIONS);
+const LATEST_VERSION = ACTION_NODE_VERSION;
 
 describe("defaults, limits and waits stated in the docs are the code's", () => {
 	check('Concurrency: every "(default N)" is the option\'s default', () => {
@@ -232,16 +231,10 @@ describe('node versions', () => {
 					.map((v) => Number(v.trim()))
 					.filter((n) => !Number.isNaN(n) && n > 0),
 			);
-			expect(listed).toEqual([ACTION_NODE_VERSIONS]);
+			expect(listed).toEqual([[ACTION_NODE_VERSION]]);
 			expect(statements(/(every node you add now)/)).toEqual([]);
 		},
 	);
-
-	check('"From node version N" (the simplified items) is the version that brought them', () => {
-		const stated = statements(/From node version (\d+(?:\.\d+)?)/);
-		expect(stated.length).toBeGreaterThan(0);
-		for (const s of stated) expect(s).toEqual({ ...s, value: String(SIMPLIFIED_OUTPUT_VERSION) });
-	});
 
 	check("every example uses the action node's newest version", () => {
 		for (const file of Object.keys(EXAMPLES)) {
@@ -634,20 +627,14 @@ const WRONG: Array<[check: string, file: string, from: string | RegExp, to: stri
 	[
 		'"a node added today is version N" is the newest version; "Versions of the action node" lists them all',
 		'docs/compatibility.md',
-		'a node added today is version 2.1',
+		'a node added today is version 1',
 		'a node added today is version 3',
-	],
-	[
-		'"From node version N" (the simplified items) is the version that brought them',
-		'docs/output.md',
-		'From node version 1.1 on',
-		'From node version 1 on',
 	],
 	[
 		"every example uses the action node's newest version",
 		'examples/analyze-one-resume.json',
 		/("type": "n8n-nodes-recruiting-analysis\.recruitingAnalysis",\s*"typeVersion": )\d+(\.\d+)?/,
-		'$11',
+		'$17',
 	],
 	[
 		'the stated prefix and length are what the key builder makes',

@@ -76,7 +76,7 @@ describe('RecruitingAnalysis node description', () => {
 				id: 'n',
 				name: 'n',
 				type: 'recruitingAnalysis',
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0] as [number, number],
 				parameters: { resource, operation },
 			};
@@ -102,7 +102,8 @@ describe('RecruitingAnalysis node description', () => {
 			expect(subtitle(resource!, operation!)).toBe(String(action).replace(/ \(.*\)$/, ''));
 	});
 
-	it('offers the six resources', () => {
+	it('offers the six resources in one selector, a free read by default', () => {
+		expect(properties.filter((p) => p.name === 'resource')).toHaveLength(1);
 		const resource = properties.find((p) => p.name === 'resource');
 		const values = (resource?.options as INodePropertyOptions[]).map((o) => o.value).sort();
 		expect(values).toEqual([
@@ -113,7 +114,7 @@ describe('RecruitingAnalysis node description', () => {
 			'report',
 			'upload',
 		]);
-		expect(resource?.default).toBe('analysis');
+		expect(resource?.default).toBe('report');
 	});
 
 	it.each(Object.keys(EXPECTED))(

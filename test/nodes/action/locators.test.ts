@@ -1,7 +1,7 @@
 /**
- * Resource locators (node version 2) and the version-1 text fields they replaced: the From List searches
+ * Resource locators: the From List searches
  * (methods.listSearch, run with n8n-core's LoadOptionsContext) against the sandbox, By ID with the ID rule,
- * the inactive-job refusal, and workflows saved by version 1 running unchanged through n8n's engine.
+ * the inactive-job refusal, and IDs given as plain text or expressions running through n8n's engine.
  */
 import type { INodeParameterResourceLocator, INodeParameters, INodeProperties } from 'n8n-workflow';
 
@@ -214,55 +214,29 @@ describe('From List: reports and interviews, most recent first', () => {
 	});
 });
 
-describe('workflows saved by version 1 keep working', () => {
+describe('IDs given as plain text', () => {
 	const node = new RecruitingAnalysis();
 
-	it('versions 1 and 1.1 show the text fields they saved; version 2 the resource locators, under the same names', () => {
-		const byName = (name: string) =>
-			node.description.properties.filter((p: INodeProperties) => p.name === name);
-		for (const name of ['jobDescriptionId', 'reportId', 'interviewId']) {
-			const versions = byName(name).map((p) => [p.type, p.displayOptions?.show?.['@version']]);
-			expect(versions).toEqual(
-				expect.arrayContaining([
-					['string', [{ _cnd: { lt: 2 } }]],
-					['resourceLocator', [{ _cnd: { gte: 2 } }]],
-				]),
-			);
-		}
-		expect(node.description.version).toEqual([1, 1.1, 2, 2.1]);
+	it('one node version: no parameter depends on it', () => {
+		expect(node.description.version).toBe(1);
+		const versioned = node.description.properties
+			.filter((p: INodeProperties) => JSON.stringify(p.displayOptions ?? {}).includes('@version'))
+			.map((p) => p.name);
+		expect(versioned).toEqual([]);
 	});
 
-	it('an Upload Resume saved by version 1 (plain saved job ID) runs through the engine as it was saved', async () => {
-		const [item] = jsonOf(
-			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1 }),
-		);
-		expect(item.uploaded).toBe(true);
-	});
-
-	it('an Upload Resume saved by version 1.1 (the Simplify version, plain saved job ID) runs as it was saved', async () => {
-		const [item] = jsonOf(
-			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 1.1 }),
-		);
-		expect(item.uploaded).toBe(true);
-	});
-
-	it('a version-1 Report > Get with an expression for the ID runs as it was saved', async () => {
+	it('a Report > Get with an expression string for the ID runs', async () => {
 		const reportId = await completedReport(ws);
 		const result = await runNode(
 			ws,
 			{ resource: 'report', operation: 'get', reportId: '={{ $json.id }}' },
 			[{ json: { id: reportId } }],
-			{
-				typeVersion: 1,
-			},
 		);
 		expect(jsonOf(result)[0].id).toBe(reportId);
 	});
 
-	it('a plain string saved into a version-2 locator (as n8n keeps it) is read as the ID', async () => {
-		const [item] = jsonOf(
-			await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()], { typeVersion: 2 }),
-		);
+	it('a plain string saved into a locator (as n8n keeps it) is read as the ID', async () => {
+		const [item] = jsonOf(await runNode(ws, uploadParams(ws.jobDescriptionId), [pdfItem()]));
 		expect(item.uploaded).toBe(true);
 	});
 });

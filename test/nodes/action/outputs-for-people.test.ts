@@ -1,6 +1,6 @@
 /**
  * What a recruiter gets from the analysis operations, through n8n's engine against the sandbox: the simplified
- * item (the default from node version 1.1), a node saved as version 1 keeping its output, errors that say which
+ * item (the default), errors that say which
  * file and how to let the others through, and hints that match the output.
  */
 import {
@@ -63,7 +63,7 @@ const docxNamedPdf = (fileName: string) => ({
 	binary: { data: { data: makeDocx({ candidate: 'Mia Docx' }), mimeType: PDF_MIME, fileName } },
 });
 
-describe('Simplified output (default from node version 1.1)', () => {
+describe('Simplified output (the default)', () => {
 	it('Analyze Many outputs the recruiter fields flat and first; a Filter on score works with no setup; review is flagged', async () => {
 		const result = await runNode(ws, analyzeMany(), [
 			pdfItem({ candidate: 'Ada High', score: 8 }, 'ada-high.pdf'),
@@ -226,38 +226,6 @@ describe('Simplified output (default from node version 1.1)', () => {
 				reportId: uploaded.reportId,
 			}),
 		);
-	});
-
-	it('a node saved as version 1 (no Simplify parameter) keeps its outputs: batch items, and the summary after waiting', async () => {
-		const many = jsonOf(
-			await runNode(
-				ws,
-				analyzeMany(),
-				[pdfItem({ candidate: 'Old Many', score: 8 }, 'old-many.pdf')],
-				{ typeVersion: 1 },
-			),
-		)[0];
-		expect(many).toEqual(
-			expect.objectContaining({
-				state: 'succeeded',
-				reportId: expect.stringMatching(/^rpt_/),
-				fileName: 'old-many.pdf',
-			}),
-		);
-		expect(many.score).toBeUndefined();
-		expect(many.report).toBeUndefined();
-
-		const one = jsonOf(
-			await runNode(
-				ws,
-				analyzeParams(ws, { waitForCompletion: true, waitTimeout: 30 }),
-				[pdfItem({ candidate: 'Old One', score: 8 })],
-				{ typeVersion: 1 },
-			),
-		)[0];
-		expect(one.id).toBe(one.reportId);
-		expect((one.result as IDataObject).score).toBe(8);
-		expect(one.candidateName).toBeUndefined();
 	});
 
 	it('Analyze Many run again on the same files: the simplified items come back with their scores, recovered, nothing charged again', async () => {
@@ -476,13 +444,13 @@ describe('Errors a recruiter can act on', () => {
 
 describe("The editor shows what applies (n8n's own display rules)", () => {
 	const description = new RecruitingAnalysis().description;
-	const saved = (typeVersion: number, parameters: INodeParameters) =>
+	const saved = (parameters: INodeParameters) =>
 		NodeHelpers.getNodeParameters(
 			description.properties,
 			parameters,
 			true,
 			false,
-			{ typeVersion },
+			{ typeVersion: 1 },
 			description,
 		) as INodeParameters;
 	const option = (name: string, operation: string): INodeProperties => {
@@ -493,27 +461,24 @@ describe("The editor shows what applies (n8n's own display rules)", () => {
 	};
 
 	it.each(['analyzeResume', 'start', 'analyzeMany', 'startMany'])(
-		'%s: Simplify is on for a new node (1.1) and absent for one saved as version 1',
+		'%s: Simplify is on for a new node',
 		(operation) => {
-			expect(saved(1.1, { resource: 'analysis', operation }).simplify).toBe(true);
-			expect('simplify' in saved(1, { resource: 'analysis', operation })).toBe(false);
+			expect(saved({ resource: 'analysis', operation }).simplify).toBe(true);
 		},
 	);
 
-	it('Output After Waiting and Include Report Summary are offered only when Simplify is off (always on version 1)', () => {
-		const shown = (name: string, operation: string, typeVersion: number, values: INodeParameters) =>
+	it('Output After Waiting and Include Report Summary are offered only when Simplify is off', () => {
+		const shown = (name: string, operation: string, values: INodeParameters) =>
 			NodeHelpers.displayParameterPath(
 				{ resource: 'analysis', operation, options: {}, ...values },
 				option(name, operation),
 				'options',
-				{ typeVersion },
+				{ typeVersion: 1 },
 				description,
 			);
-		expect(shown('waitOutput', 'analyzeResume', 1.1, { simplify: true })).toBe(false);
-		expect(shown('waitOutput', 'analyzeResume', 1.1, { simplify: false })).toBe(true);
-		expect(shown('waitOutput', 'analyzeResume', 1, {})).toBe(true);
-		expect(shown('includeReport', 'analyzeMany', 1.1, { simplify: true })).toBe(false);
-		expect(shown('includeReport', 'startMany', 1.1, { simplify: false })).toBe(true);
-		expect(shown('includeReport', 'analyzeMany', 1, {})).toBe(true);
+		expect(shown('waitOutput', 'analyzeResume', { simplify: true })).toBe(false);
+		expect(shown('waitOutput', 'analyzeResume', { simplify: false })).toBe(true);
+		expect(shown('includeReport', 'analyzeMany', { simplify: true })).toBe(false);
+		expect(shown('includeReport', 'startMany', { simplify: false })).toBe(true);
 	});
 });

@@ -107,7 +107,7 @@ describe('what the model reads: the tool description n8n sends', () => {
 			id: 'tool',
 			name: 'Recruiting Analysis Tool',
 			type: toolType.description.name,
-			typeVersion: 2,
+			typeVersion: 1,
 			position: [0, 0],
 			parameters: { resource, operation },
 		};

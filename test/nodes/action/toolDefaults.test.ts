@@ -1,7 +1,7 @@
 /**
  * What an AI agent's Recruiting Analysis Tool does when its builder left it as n8n created it:
- * - a fresh Tool node (node version 2.1 on) is Report > Get, a free read; a fresh plain node and a Tool saved before
- *   2.1 keep Analysis > Analyze Resume (actions/common/toolMode.ts resourceSelectors). Parameters are resolved by
+ * - a fresh Tool node is Report > Get, a free read, and so is a fresh plain node (actions/common/toolMode.ts
+ *   DEFAULT_RESOURCE). Parameters are resolved by
  *   n8n-workflow's getNodeParameters as n8n's Workflow does for every node it runs (defaults for what the saved
  *   node leaves out), and the fresh Tool runs through n8n's engine under a minimal agent;
  * - a Tool without a Spending Limit stops at the default limit of the execution's total
@@ -33,7 +33,7 @@ useSandboxWorkspace((started) => ({ ws } = started));
 
 const plain = new RecruitingAnalysis();
 const tool = asAiTool(plain);
-const NEWEST = Math.max(...(plain.description.version as number[]));
+const NEWEST = plain.description.version as number;
 
 /** The resource and operation n8n runs for a saved node with these parameters (n8n's Workflow resolves them so). */
 function resolved(type: INodeType, typeVersion: number, parameters: INodeParameters) {
@@ -57,8 +57,8 @@ function resolved(type: INodeType, typeVersion: number, parameters: INodeParamet
 }
 
 describe('the operation a node starts on', () => {
-	it('a fresh Tool node (version 2.1, the newest) is Report > Get, which n8n describes to the model as free', () => {
-		expect(NEWEST).toBe(2.1);
+	it('a fresh Tool node is Report > Get, which n8n describes to the model as free', () => {
+		expect(NEWEST).toBe(1);
 		const fresh = resolved(tool, NEWEST, {});
 		expect(fresh).toEqual({ resource: 'report', operation: 'get' });
 		const sent = NodeHelpers.getToolDescriptionForNode(
@@ -75,25 +75,14 @@ describe('the operation a node starts on', () => {
 		expect(sent).toBe('Get a report (free: no credits, no email) in Recruiting Analysis');
 	});
 
-	it('a fresh plain node is still Analysis > Analyze Resume at every version, and a Tool saved before 2.1 keeps it', () => {
-		for (const version of [1, 1.1, 2, 2.1])
-			expect({ version, ...resolved(plain, version, {}) }).toEqual({
-				version,
-				resource: 'analysis',
-				operation: 'analyzeResume',
-			});
-		for (const version of [1, 1.1, 2])
-			expect({ version, ...resolved(tool, version, {}) }).toEqual({
-				version,
-				resource: 'analysis',
-				operation: 'analyzeResume',
-			});
-		// A saved Tool that chose only its operation keeps Analysis as its resource.
-		expect(resolved(tool, 2, { operation: 'start' })).toEqual({
+	it('a fresh plain node is Report > Get as well (one Resource selector: the nodes panel lists each action once)', () => {
+		expect(resolved(plain, NEWEST, {})).toEqual({ resource: 'report', operation: 'get' });
+		// A node that chose only its resource gets that resource's first operation.
+		expect(resolved(plain, NEWEST, { resource: 'analysis' })).toEqual({
 			resource: 'analysis',
-			operation: 'start',
+			operation: 'analyzeResume',
 		});
-		// What the builder chose is kept at 2.1 as well.
+		// What the builder chose is kept.
 		expect(resolved(tool, NEWEST, { resource: 'analysis', operation: 'start' })).toEqual({
 			resource: 'analysis',
 			operation: 'start',

@@ -69,8 +69,6 @@ export const jobDescriptionFields: INodeProperties[] = [
 			displayName: 'Saved Job',
 			description:
 				'The saved job description the resume is analyzed against (only ACTIVE jobs accept resumes)',
-			v1DisplayName: 'Saved Job ID',
-			v1Description: 'ID of a saved, active job description (starts with jd_)',
 		},
 		{ jobDescriptionSource: ['existing'] },
 	),
@@ -191,13 +189,7 @@ export const concurrencyOption: INodeProperties = {
 		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };
 
-/** The node version from which the analysis operations output simplified items by default (see readSimplify). */
-export const SIMPLIFIED_OUTPUT_VERSION = 1.1;
-
-/**
- * Simplify for the analysis operations that output finished reports. Shown from node version 1.1 (on by default);
- * a node saved as version 1 has no such parameter and keeps its output.
- */
+/** Simplify for the analysis operations that output finished reports (on by default). */
 export function simplifyReportsField(when: string): INodeProperties {
 	return {
 		displayName: 'Simplify',
@@ -205,7 +197,6 @@ export function simplifyReportsField(when: string): INodeProperties {
 		type: 'boolean',
 		default: true,
 		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
-		displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFIED_OUTPUT_VERSION } }] } },
 	};
 }
 

@@ -1,19 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 /**
- * ID parameters of the action node. Node version 1 saved them as plain text fields; version 2 shows them as
- * resource locators (From List, By ID). Both are kept, each shown only for its own version (n8n's
- * `@version` display option), so a workflow saved by version 1 opens and runs as it was saved. The readers
- * (`stringParam`, and so `idParam`) accept either shape: a plain string or `{__rl, mode, value}`.
+ * ID parameters of the action node, as resource locators (From List, By ID). The readers (`stringParam`, and so
+ * `idParam`) accept either shape: a plain string (an expression's result) or `{__rl, mode, value}`.
  */
 
-/**
- * The versions of the action node; the newest is the default for new nodes. 2.1: a fresh Tool node starts on a free
- * read (actions/common/toolMode.ts resourceSelectors); the plain node is the same as 2.
- */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 2, 2.1];
-const V1 = { '@version': [{ _cnd: { lt: 2 } }] };
-const V2 = { '@version': [{ _cnd: { gte: 2 } }] };
+/** The action node's one version (docs/versioning.md). */
+export const ACTION_NODE_VERSION = 1;
 
 /** The spec's rule for resource IDs in a path: 1 to 100 characters (opaque, no other rule). */
 const ID_RULE = {
@@ -27,9 +20,6 @@ const ID_RULE = {
 interface LocatorSpec {
 	name: string;
 	displayName: string;
-	/** Version 1's label and description of the text field (kept as they were). */
-	v1DisplayName: string;
-	v1Description?: string;
 	description: string;
 	placeholder: string;
 	/** The methods.listSearch entry of From List. */
@@ -37,22 +27,12 @@ interface LocatorSpec {
 	listHint: string;
 }
 
-/** The version-1 text field and the version-2 resource locator of one ID parameter. */
+/** The resource locator of one ID parameter. */
 function idLocator(
 	spec: LocatorSpec,
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
-	const v1: INodeProperties = {
-		displayName: spec.v1DisplayName,
-		name: spec.name,
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: spec.placeholder,
-		description: spec.v1Description ?? spec.description,
-		displayOptions: { show: { ...show, ...V1 } },
-	};
-	const v2: INodeProperties = {
+	const locator: INodeProperties = {
 		displayName: spec.displayName,
 		name: spec.name,
 		type: 'resourceLocator',
@@ -75,9 +55,9 @@ function idLocator(
 				validation: [ID_RULE],
 			},
 		],
-		displayOptions: { show: { ...show, ...V2 } },
+		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
 	};
-	return [v1, v2];
+	return [locator];
 }
 
 /** The saved job of an upload or analysis (only ACTIVE jobs accept resumes; others are marked in the list). */
@@ -85,8 +65,6 @@ export function savedJobLocator(
 	labels: {
 		displayName: string;
 		description: string;
-		v1DisplayName: string;
-		v1Description: string;
 	},
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
@@ -109,7 +87,6 @@ export function reportLocator(
 	return idLocator({
 		name: 'reportId',
 		displayName: 'Report',
-		v1DisplayName: 'Report ID',
 		description,
 		placeholder: 'rpt_...',
 		searchListMethod: 'searchReports',
@@ -123,7 +100,6 @@ export function interviewLocator(
 	return idLocator({
 		name: 'interviewId',
 		displayName: 'Interview',
-		v1DisplayName: 'Interview ID',
 		description,
 		placeholder: 'int_...',
 		searchListMethod: 'searchInterviews',

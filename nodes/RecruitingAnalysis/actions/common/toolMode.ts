@@ -193,30 +193,11 @@ export function refuseUnreviewedToolCall(
 	);
 }
 
-/** The node version from which a fresh Tool node starts on a free read (actions/common/locators.ts). */
-export const TOOL_READ_DEFAULT_VERSION = 2.1;
-
-/** The resource a fresh Tool node (version 2.1 on) starts on: Report, whose default operation is Get, a free read. */
-export const TOOL_DEFAULT_RESOURCE = 'report';
-
 /**
- * The Resource selector, once per default: a fresh plain node starts on Analysis (Analyze Resume) as before; a fresh
- * Tool node from version 2.1 on starts on Report (Get a report: free), so that an agent given a Tool nobody
- * configured can only read. n8n reads one set of properties for the node and its Tool variant (the cli's
- * convertNodeToAiTool copies them) and stores only the parameters that differ from their defaults, so the default
- * is chosen by display options that both the editor and the engine evaluate (`@tool`: the type's name ends in
- * "Tool"; `@version`), and a Tool node saved before 2.1 keeps Analysis (a saved node never changes meaning).
+ * The resource every fresh node starts on: Report, whose default operation is Get, a free read, so that an agent
+ * given a Tool nobody configured can only read. One `resource` property for the node and its Tool variant: n8n's
+ * nodes panel lists every operation once per `resource` property it finds (the editor's resourceCategories), so a
+ * second selector with another default would list each action twice. A plain node is always added through one
+ * of its actions, which sets its resource and operation, so the default only decides what a fresh Tool does.
  */
-export function resourceSelectors(resource: INodeProperties): INodeProperties[] {
-	const since = { '@version': [{ _cnd: { gte: TOOL_READ_DEFAULT_VERSION } }] };
-	const before = { '@version': [{ _cnd: { lt: TOOL_READ_DEFAULT_VERSION } }] };
-	return [
-		{ ...resource, displayOptions: { show: { '@tool': [false] } } },
-		{ ...resource, displayOptions: { show: { '@tool': [true], ...before } } },
-		{
-			...resource,
-			default: TOOL_DEFAULT_RESOURCE,
-			displayOptions: { show: { '@tool': [true], ...since } },
-		},
-	];
-}
+export const DEFAULT_RESOURCE = 'report';

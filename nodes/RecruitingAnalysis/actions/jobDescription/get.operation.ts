@@ -9,8 +9,6 @@ const properties: INodeProperties[] = [
 	...savedJobLocator({
 		displayName: 'Job Description',
 		description: 'The saved job description',
-		v1DisplayName: 'Job Description ID',
-		v1Description: 'ID of the saved job description (starts with jd_)',
 	}),
 ];
 
