@@ -14,7 +14,7 @@ import * as jobDescription from './actions/jobDescription/JobDescription.resourc
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { ACTION_NODE_VERSION } from './actions/common/locators';
-import { DEFAULT_RESOURCE, reviewSwitches } from './actions/common/toolMode';
+import { DEFAULT_RESOURCE, reviewSwitches, toolDescriptions } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -24,8 +24,8 @@ const resourceDescriptions = [analysis, upload, report, interview, jobDescriptio
 );
 
 /**
- * The canvas subtitle in words: each operation's `action` ("Analyze a resume", without its price), chosen by resource and operation
- * (an expression over a table built from the operation selectors, so it cannot drift from them).
+ * The canvas subtitle in words: each operation's short `action` ("Analyze a resume"), chosen by resource and
+ * operation (an expression over a table built from the operation selectors, so it cannot drift from them).
  */
 function subtitleExpression(descriptions: INodeProperties[][]): string {
 	const actions: Record<string, string> = {};
@@ -34,12 +34,7 @@ function subtitleExpression(descriptions: INodeProperties[][]): string {
 		const resource = property.displayOptions?.show?.resource?.[0];
 		for (const option of property.options ?? []) {
 			if ('value' in option && 'action' in option && typeof option.action === 'string') {
-				// Without the price in parentheses: the canvas shows what the node does; the price is for the
-				// model and the node list (actions/common/toolMode.ts).
-				actions[`${String(resource)}:${String(option.value)}`] = option.action.replace(
-					/ \(.*\)$/,
-					'',
-				);
+				actions[`${String(resource)}:${String(option.value)}`] = option.action;
 			}
 		}
 	}
@@ -104,11 +99,13 @@ export class RecruitingAnalysis implements INodeType {
 			},
 		],
 		// A fresh node (a Tool above all) starts on a free read, Report > Get; the Tool variant only (`@tool`): the
-		// switch that lets an agent charge or email without a person's review.
+		// switch that lets an agent charge or email without a person's review, and what the model reads about each
+		// operation (its cost).
 		properties: [
 			resourceProperty,
 			...resourceDescriptions.flat(),
 			...reviewSwitches(resourceDescriptions.flat()),
+			...toolDescriptions(resourceDescriptions.flat()),
 		],
 	};
 

@@ -101,7 +101,10 @@ describe('what the model reads: the tool description n8n sends', () => {
 			};
 		}),
 	);
-	/** What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation. */
+	/**
+	 * What n8n's own code (n8n-workflow getToolDescriptionForNode) sends for a Tool node set to this operation, its
+	 * parameters resolved with their defaults as n8n's Workflow resolves a node's before running it.
+	 */
 	const sentDescription = (resource: string, operation: string): string => {
 		const toolNode: INode = {
 			id: 'tool',
@@ -111,8 +114,30 @@ describe('what the model reads: the tool description n8n sends', () => {
 			position: [0, 0],
 			parameters: { resource, operation },
 		};
+		toolNode.parameters = NodeHelpers.getNodeParameters(
+			toolType.description.properties,
+			toolNode.parameters,
+			true,
+			false,
+			toolNode,
+			toolType.description,
+		)!;
 		return NodeHelpers.getToolDescriptionForNode(toolNode, toolType);
 	};
+
+	it("the price and email note are only in the Tool's description: node names are the short actions", () => {
+		for (const o of operations) {
+			const parameters = { resource: o.resource, operation: o.operation };
+			const plainName = NodeHelpers.makeNodeName(parameters, node.description);
+			const toolName = NodeHelpers.makeNodeName(parameters, toolType.description);
+			expect({ key: o.key, plainName, toolName }).toEqual({
+				key: o.key,
+				plainName: expect.stringMatching(/^[A-Z][a-z]+( [A-Za-z]+){1,4}$/),
+				toolName: `${plainName} in Recruiting Analysis`,
+			});
+			expect(sentDescription(o.resource, o.operation).startsWith(`${plainName} (`)).toBe(true);
+		}
+	});
 
 	it('the operations read from the description include every operation that charges or emails', () => {
 		const names = (f: (o: (typeof operations)[number]) => boolean) =>

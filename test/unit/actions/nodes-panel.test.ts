@@ -221,6 +221,13 @@ describe.each<Line>(['2.41', '1.123'])("n8n %s's nodes panel", (line) => {
 		);
 	});
 
+	it('names each action by its short action, which n8n gives the node it adds: no price, no email note', () => {
+		for (const a of listedActions) expect(a.displayName).toMatch(/^[A-Z][a-z]+( [A-Za-z]+){1,4}$/);
+		expect(listedActions.map((a) => a.displayName)).toEqual(
+			expect.arrayContaining(['Analyze a resume', 'Invite a candidate']),
+		);
+	});
+
 	it("the merged entry's triggers are the webhook trigger's events, and the feed trigger is an entry of its own", () => {
 		const triggers = merged.filter((a) => a.category === 'Triggers');
 		expect(triggers.length).toBeGreaterThan(0);

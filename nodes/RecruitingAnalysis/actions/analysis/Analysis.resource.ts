@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../../engine/types';
-import { priced } from '../common/toolMode';
 import * as analyzeMany from './analyzeMany.operation';
 import * as analyzeResume from './analyzeResume.operation';
 import * as getBatch from './getBatch.operation';
@@ -34,49 +33,49 @@ export const description: INodeProperties[] = [
 				value: 'analyzeMany',
 				description:
 					"Use to analyze several resumes at once (one per input item, batches of 20) and get their report summaries when done. Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scopes analyses:write and reports:read.",
-				action: priced('Analyze many resumes', { chargedPer: 'analysis', emails: false }),
+				action: 'Analyze many resumes',
 			},
 			{
 				name: 'Analyze Resume',
 				value: 'analyzeResume',
 				description:
 					"Use to analyze one candidate's resume against a job in one step (prepare, upload, quote, start; can wait for the result). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write (reports:read to wait).",
-				action: priced('Analyze a resume', { chargedPer: 'analysis', emails: false }),
+				action: 'Analyze a resume',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
 				description:
 					'Use to check the progress of an analysis batch started by Start Many. Needs the batch ID; scope analyses:write.',
-				action: priced('Get an analysis batch', { emails: false }),
+				action: 'Get an analysis batch',
 			},
 			{
 				name: 'Get Quote',
 				value: 'getQuote',
 				description:
 					'Use to see the credit price of analyzing an uploaded resume before starting it. Needs the report ID of an upload; scope analyses:write.',
-				action: priced('Get an analysis quote', { emails: false }),
+				action: 'Get an analysis quote',
 			},
 			{
 				name: 'Get Quotes',
 				value: 'getQuotes',
 				description:
 					'Use to price the analyses of several uploaded resumes at once (batch quotes of 20). Needs a report ID per input item; scope analyses:write.',
-				action: priced('Get analysis quotes', { emails: false }),
+				action: 'Get analysis quotes',
 			},
 			{
 				name: 'Start',
 				value: 'start',
 				description:
 					'Use to start the analysis of a resume already uploaded (after Upload Resume or Prepare Only). Needs the report ID (and a quote fingerprint unless quoted automatically); scope analyses:write.',
-				action: priced('Start an analysis', { chargedPer: 'analysis', emails: false }),
+				action: 'Start an analysis',
 			},
 			{
 				name: 'Start Many',
 				value: 'startMany',
 				description:
 					'Use to start the analyses of several uploaded resumes at once (batches of 20). Needs a report ID per input item; scope analyses:write.',
-				action: priced('Start many analyses', { chargedPer: 'analysis', emails: false }),
+				action: 'Start many analyses',
 			},
 		],
 		default: 'analyzeResume',

@@ -1,9 +1,9 @@
 /**
  * The action node as an AI agent's tool ("Recruiting Analysis Tool", the variant n8n's node loader makes of a
  * `usableAsTool` node). Two things differ from the plain node:
- * - What the model reads. n8n sends the model "<the operation's action> in Recruiting Analysis" as the tool's
- *   description (n8n-workflow's getToolDescriptionForNode, "Set Automatically"); each operation's action (in its
- *   resource file) says what it costs and whether it emails a person, or that it is free.
+ * - What the model reads. n8n sends the model the tool's `toolDescription` (n8n-workflow's
+ *   getToolDescriptionForNode): per operation, its short action with what it costs and whether it emails a person,
+ *   or that it is free (toolDescriptions).
  * - Who decides. An operation that charges credits or emails a candidate runs only when the call reached the node
  *   through n8n's Human review (a review node between the tool and the agent, whose approval makes the agent run
  *   the tool), or when the builder turned on "Run Without a Person's Review" (off by default).
@@ -35,10 +35,10 @@ export interface ToolCost {
 
 /**
  * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
- * Analysis" as a tool's description, and shows the action in the node list. Charged: "costs credits: charged per
- * <unit> at the quoted price", and the Spending Limit a tool keeps when it sets none (writes/spending.ts
- * TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails the candidate"; otherwise "free: no credits, no email". (The canvas
- * subtitle drops the parentheses: RecruitingAnalysis.node.ts.)
+ * Analysis" as a tool's description. Charged: "costs credits: charged per <unit> at the quoted price", and the
+ * Spending Limit a tool keeps when it sets none (writes/spending.ts TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails
+ * the candidate"; otherwise "free: no credits, no email". Only the Tool variant's description carries it
+ * (toolDescriptions): node names, the canvas subtitle and the nodes panel use the short action.
  */
 export function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
@@ -48,6 +48,45 @@ export function priced(action: string, cost: ToolCost): string {
 	}
 	if (cost.emails) return `${action} (free, but ${email} each time)`;
 	return `${action} (free: no credits, no email)`;
+}
+
+/** The node's name, which n8n appends to a tool's automatic description ("<action> in Recruiting Analysis"). */
+const NODE_NAME = 'Recruiting Analysis';
+
+/**
+ * The Tool variant's description for the model, one `toolDescription` per operation (shown only in the Tool, `@tool`),
+ * whose default is the operation's action with what it costs: "Invite a candidate (costs credits: ...; emails the
+ * candidate) in Recruiting Analysis". n8n takes a node's name, the nodes panel's entries and a tool's automatic
+ * description from the same `action` (n8n-workflow's makeNodeName and makeDescription), so the price cannot live
+ * there without reaching node names; a `toolDescription` property replaces n8n's "Tool Description" pair (the cli's
+ * convertNodeToAiTool adds it only when the node has none) and n8n sends its value to the model
+ * (getToolDescriptionForNode). Defaults follow the operation: the editor recomputes them when it changes; a
+ * description the builder edited is kept.
+ */
+export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
+	const costs = toolCosts(properties);
+	return properties.flatMap((property) => {
+		if (property.name !== 'operation' || !isOptionsList(property.options)) return [];
+		const resource = String(property.displayOptions?.show?.resource?.[0]);
+		return property.options.flatMap((option): INodeProperties[] => {
+			const cost = costs.get(`${resource}:${String(option.value)}`);
+			if (typeof option.action !== 'string' || !cost) return [];
+			return [
+				{
+					displayName: 'Description',
+					name: 'toolDescription',
+					type: 'string',
+					default: `${priced(option.action, cost)} in ${NODE_NAME}`,
+					typeOptions: { rows: 2 },
+					description:
+						'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',
+					displayOptions: {
+						show: { '@tool': [true], resource: [resource], operation: [String(option.value)] },
+					},
+				},
+			];
+		});
+	});
 }
 
 /** The operations that can email a candidate (the spec: Invite, Invite Many and Reinterview by email; Resend). */

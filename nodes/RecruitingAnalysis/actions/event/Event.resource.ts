@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../../engine/types';
-import { priced } from '../common/toolMode';
 import * as getMany from './getMany.operation';
 
 export const operations: Record<string, OperationModule> = { getMany };
@@ -19,7 +18,7 @@ export const description: INodeProperties[] = [
 				value: 'getMany',
 				description:
 					'Use to read what happened recently (reports finished, interviews completed) from the retained event feed. Needs nothing but optional filters; scope events:read.',
-				action: priced('Get many events', { emails: false }),
+				action: 'Get many events',
 			},
 		],
 		default: 'getMany',

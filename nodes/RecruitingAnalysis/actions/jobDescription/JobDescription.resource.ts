@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../../engine/types';
-import { priced } from '../common/toolMode';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 
@@ -20,14 +19,14 @@ export const description: INodeProperties[] = [
 				value: 'get',
 				description:
 					'Use to read one saved job (title, company, full description, current revision). Needs the saved job ID; scope job-descriptions:read.',
-				action: priced('Get a job description', { emails: false }),
+				action: 'Get a job description',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
 				description:
 					'Use to find which saved jobs exist (and which are ACTIVE) before analyzing resumes against one. Needs nothing; scope job-descriptions:read.',
-				action: priced('Get many job descriptions', { emails: false }),
+				action: 'Get many job descriptions',
 			},
 		],
 		default: 'getMany',

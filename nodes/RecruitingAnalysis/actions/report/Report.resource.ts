@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../../engine/types';
-import { priced } from '../common/toolMode';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as getResult from './getResult.operation';
@@ -22,28 +21,28 @@ export const description: INodeProperties[] = [
 				value: 'get',
 				description:
 					"Use to read a report's summary: candidate, job, status and score. Needs the report ID; scope reports:read.",
-				action: priced('Get a report', { emails: false }),
+				action: 'Get a report',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
 				description:
 					'Use to find reports, newest first, for example those of one application or created in a date range. Needs nothing but optional filters; scope reports:read.',
-				action: priced('Get many reports', { emails: false }),
+				action: 'Get many reports',
 			},
 			{
 				name: 'Get Result',
 				value: 'getResult',
 				description:
 					'Use to read the detailed evidence of a completed analysis (rubric, highlights, follow-up questions, limitations). Needs the report ID; scope reports:read.',
-				action: priced('Get a report result', { emails: false }),
+				action: 'Get a report result',
 			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
 				description:
 					"Use to check whether a report's analysis has finished (queued, processing, completed, requires_action, failed). Needs the report ID; scope reports:read.",
-				action: priced('Get a report status', { emails: false }),
+				action: 'Get a report status',
 			},
 		],
 		default: 'get',

@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../../engine/types';
-import { priced } from '../common/toolMode';
 import * as cancel from './cancel.operation';
 import * as getBatch from './getBatch.operation';
 import * as prepare from './prepare.operation';
@@ -31,42 +30,42 @@ export const description: INodeProperties[] = [
 				value: 'cancel',
 				description:
 					'Use to remove a prepared upload whose analysis was not started, freeing its preparation slot. Needs the report ID; scope analyses:write.',
-				action: priced('Cancel an upload', { emails: false }),
+				action: 'Cancel an upload',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
 				description:
 					'Use to check the progress of an upload batch started by Upload Many. Needs the batch ID; scope analyses:write.',
-				action: priced('Get an upload batch', { emails: false }),
+				action: 'Get an upload batch',
 			},
 			{
 				name: 'Prepare Only',
 				value: 'prepare',
 				description:
 					'Use when another system will send the file itself: creates the report and returns a signed upload URL. Needs the file name, exact size, type and a saved job or job text; scope analyses:write.',
-				action: priced('Prepare an upload', { emails: false }),
+				action: 'Prepare an upload',
 			},
 			{
 				name: 'Refresh URL',
 				value: 'refreshUrl',
 				description:
 					'Use when a signed upload URL expired (after 10 minutes) before the file was sent. Needs the report ID of the prepared upload; scope analyses:write.',
-				action: priced('Refresh an upload URL', { emails: false }),
+				action: 'Refresh an upload URL',
 			},
 			{
 				name: 'Upload Many',
 				value: 'uploadMany',
 				description:
 					"Use to upload several resumes without analyzing them yet (upload batches of 20). Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.",
-				action: priced('Upload many resumes', { emails: false }),
+				action: 'Upload many resumes',
 			},
 			{
 				name: 'Upload Resume',
 				value: 'uploadResume',
 				description:
 					'Use to upload one resume without starting its analysis (start it later with Analysis > Start). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.',
-				action: priced('Upload a resume', { emails: false }),
+				action: 'Upload a resume',
 			},
 		],
 		default: 'uploadResume',
