@@ -38,9 +38,9 @@ export function analyzePerItem(o: {
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: savedJob(o.jobId),
+				waitForCompletion: true,
 				options: {
 					...(o.concurrency ? { concurrency: o.concurrency } : {}),
-					waitForCompletion: true,
 				},
 			},
 			o.creds,

@@ -249,6 +249,7 @@ describe('errors in a real execution', () => {
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: env.sandbox.seed.jobDescriptionId,
+				waitForCompletion: false,
 				// The sandbox prices an analysis at 1 credit: two of the three fit.
 				options: { spendingLimit: 2, concurrency: 1 },
 			},

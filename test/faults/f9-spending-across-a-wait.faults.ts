@@ -118,7 +118,8 @@ function workflow(c: Case): WorkflowJson {
 			binaryPropertyName: 'data',
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: byId(w.ws.jobDescriptionId),
-			options: { waitForCompletion: true, waitTimeout: 120, spendingLimit: c.limit },
+			waitForCompletion: true,
+			options: { waitTimeout: 120, spendingLimit: c.limit },
 		}),
 		{
 			id: randomId(),

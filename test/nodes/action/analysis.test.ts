@@ -5,6 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { RecruitingAnalysis } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { startTestSandbox } from '../../helpers/sandbox';
 import {
 	analyzeParams,
@@ -158,6 +159,25 @@ describe('Analysis > Analyze Resume', () => {
 		expect(hintsOf(result).join('\n')).toContain('New Attempt Label');
 	});
 
+	it('with its defaults Analyze Resume waits and outputs the score (Wait for Completion is a top-level field, on)', async () => {
+		const { waitForCompletion: _omitted, ...defaults } = analyzeParams(ws);
+		void _omitted;
+		const [item] = jsonOf(
+			await runNode(ws, defaults, [pdfItem({ candidate: 'Default Wait', score: 7 })]),
+		);
+		expect(item).toEqual(
+			expect.objectContaining({ candidateName: 'Default Wait', score: 7, status: 'completed' }),
+		);
+		const field = new RecruitingAnalysis().description.properties.filter(
+			(p) =>
+				p.name === 'waitForCompletion' &&
+				p.displayOptions?.show?.operation?.includes('analyzeResume'),
+		);
+		expect(field.map((p) => ({ type: p.type, default: p.default }))).toEqual([
+			{ type: 'boolean', default: true },
+		]);
+	});
+
 	it('works with an inline job description text and a DOCX resume, and keeps the external reference', async () => {
 		const result = await runNode(
 			ws,
@@ -167,6 +187,7 @@ describe('Analysis > Analyze Resume', () => {
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'text',
 				jobDescriptionText: 'Senior TypeScript engineer for data pipelines.',
+				waitForCompletion: false,
 				options: { externalReferenceSource: 'test-ats', externalReferenceId: 'app-docx-1' },
 			},
 			[

@@ -76,6 +76,8 @@ describe("each resume is opened twice in n8n's binary store: one streamed read (
 			binaryPropertyName: 'data',
 			jobDescriptionSource: 'text',
 			jobDescriptionText: jobText(operation),
+			// The upload's output (`uploaded`), not the score a wait would bring.
+			...(operation === 'analyzeResume' ? { waitForCompletion: false } : {}),
 		} as INodeParameters;
 		const { value: result, opens } = await countOpens(
 			async () => await runNode(ws, parameters, items, { binaryMode: 'filesystem' }),

@@ -427,6 +427,7 @@ describe('recovery and deliberate new attempts', () => {
 			binaryPropertyName: 'data',
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: ws.jobDescriptionId,
+			waitForCompletion: false,
 			options: { externalReferenceSource: 'my-ats', externalReferenceId: 'app-900', ...options },
 		});
 		const file = [pdfItem({ candidate: 'Reference' }, 'reference.pdf')];

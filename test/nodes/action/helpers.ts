@@ -169,14 +169,20 @@ export async function waitForReportStatus(
 }
 
 /** Analyze Resume parameters against the workspace's saved job. */
+/**
+ * Analyze Resume's parameters. `waitForCompletion` (a top-level field, on by default in the node) is given here as
+ * the test asks, off unless asked, so that each test names the path it runs; the rest goes to Options.
+ */
 export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodeParameters {
+	const { waitForCompletion, ...rest } = options;
 	return {
 		resource: 'analysis',
 		operation: 'analyzeResume',
 		binaryPropertyName: 'data',
 		jobDescriptionSource: 'existing',
 		jobDescriptionId: ws.jobDescriptionId,
-		options: options as INodeParameters,
+		waitForCompletion: waitForCompletion === true,
+		options: rest as INodeParameters,
 	};
 }
 

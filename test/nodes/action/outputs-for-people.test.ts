@@ -476,8 +476,15 @@ describe("The editor shows what applies (n8n's own display rules)", () => {
 				{ typeVersion: 1 },
 				description,
 			);
-		expect(shown('waitOutput', 'analyzeResume', { simplify: true })).toBe(false);
-		expect(shown('waitOutput', 'analyzeResume', { simplify: false })).toBe(true);
+		const waiting = { waitForCompletion: true };
+		expect(shown('waitOutput', 'analyzeResume', { ...waiting, simplify: true })).toBe(false);
+		expect(shown('waitOutput', 'analyzeResume', { ...waiting, simplify: false })).toBe(true);
+		// Analyze Resume's wait settings are offered only while it waits (its Wait for Completion is top-level).
+		expect(
+			shown('waitOutput', 'analyzeResume', { waitForCompletion: false, simplify: false }),
+		).toBe(false);
+		expect(shown('waitTimeout', 'analyzeResume', waiting)).toBe(true);
+		expect(shown('waitTimeout', 'analyzeResume', { waitForCompletion: false })).toBe(false);
 		expect(shown('includeReport', 'analyzeMany', { simplify: true })).toBe(false);
 		expect(shown('includeReport', 'startMany', { simplify: false })).toBe(true);
 	});

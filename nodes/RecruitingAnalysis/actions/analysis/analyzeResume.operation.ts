@@ -12,7 +12,8 @@ import {
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
-	waitForCompletionOptions,
+	waitDetailOptions,
+	waitForCompletionField,
 	simplifyReportsField,
 	spendingLimitOption,
 } from '../common/descriptions';
@@ -34,12 +35,13 @@ import { later } from '../../engine/types';
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
+	waitForCompletionField,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	optionsCollection([
 		concurrencyOption,
 		...resumeFileOptions,
 		spendingLimitOption,
-		...waitForCompletionOptions,
+		...waitDetailOptions(),
 	]),
 ];
 
@@ -75,7 +77,13 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		write,
 		input,
-		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
+		wait: readWaitSettings(
+			{
+				...optionsParam(this, itemIndex),
+				waitForCompletion: this.getNodeParameter('waitForCompletion', itemIndex, true) === true,
+			},
+			readSimplify(this, itemIndex),
+		),
 	};
 }
 

@@ -165,11 +165,7 @@ export interface WaitSettings {
 	waitOutput: 'simplified' | 'summary' | 'result' | 'simplifiedResult';
 }
 
-/**
- * Simplify (node version 1.1 on): the analysis operations output one flat item per resume for people. Version 1
- * has no such parameter, so a workflow saved with it keeps its output (n8n stores only non-default values, so a
- * new default under the old version would change what saved workflows receive).
- */
+/** Simplify: the analysis operations output one flat item per resume for people (on by default). */
 export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
 	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
 }

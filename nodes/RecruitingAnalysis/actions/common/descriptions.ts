@@ -200,6 +200,32 @@ export function simplifyReportsField(when: string): INodeProperties {
 	};
 }
 
+/**
+ * Analyze Resume's Wait for Completion: a top-level field, on by default, so that the node outputs the score a
+ * recruiter tests next (an IF on `score`) unless told otherwise; many items wait together (engine/waiter.ts).
+ */
+export const waitForCompletionField: INodeProperties = {
+	displayName: 'Wait for Completion',
+	name: 'waitForCompletion',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to wait until the analysis has finished and output its score. Off: the node outputs the started analysis at once, without a score.',
+};
+
+/** The wait's finer settings, in Options, for operations whose Wait for Completion is a top-level field. */
+export function waitDetailOptions(): INodeProperties[] {
+	return waitForCompletionOptions
+		.filter((o) => o.name !== 'waitForCompletion')
+		.map((o) => ({
+			...o,
+			displayOptions: {
+				...o.displayOptions,
+				show: { ...o.displayOptions?.show, '/waitForCompletion': [true] },
+			},
+		}));
+}
+
 export const waitForCompletionOptions: INodeProperties[] = [
 	{
 		displayName: 'Output After Waiting',
