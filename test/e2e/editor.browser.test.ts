@@ -161,9 +161,8 @@ test('adds each of our nodes from the node creator', async () => {
 	await pickCreatorItem('Recruiting Analysis');
 	const action = page
 		.locator('[data-test-id="item-iterator-item"]', {
-			// The action names its price (actions/common/toolMode.ts `priced`): the editor shows it too.
-			hasText:
-				/^\s*Analyze a resume \(costs credits: charged per analysis at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set\)\s*$/,
+			// The short action, nothing after it: what it costs is on the panel, not in the node's name.
+			hasText: /^\s*Analyze a resume\s*$/,
 		})
 		.first();
 	await action.waitFor({ timeout: 30_000 });
@@ -330,11 +329,10 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 	const chosen = await createJob({ title: 'Data Engineer', company: 'Globex', location: 'Lisbon' });
 	await createJob({ title: 'Product Designer', company: 'Initech', location: 'Berlin' });
 
-	// The "analyze one resume" example with its Analyze Resume node at version 2, against a saved job not yet chosen.
+	// The "analyze one resume" example, its Analyze Resume node against a saved job not yet chosen.
 	const { id } = await env.importExample('analyze-one-resume.json', (wf) => {
 		const node = wf.nodes.find((n) => n.name === 'Analyze Resume')!;
-		node.id = 'analyze-v2';
-		node.typeVersion = 2;
+		node.id = 'analyze';
 		const { jobDescriptionText: _text, ...rest } = node.parameters as Record<string, unknown>;
 		void _text;
 		node.parameters = {
@@ -343,7 +341,7 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 			jobDescriptionId: { __rl: true, mode: 'list', value: '' },
 		};
 	});
-	await openNodePanel(id, 'analyze-v2', true);
+	await openNodePanel(id, 'analyze', true);
 	const locator = page.locator(
 		'[data-test-id="ndv"] [data-test-id="resource-locator-jobDescriptionId"]',
 	);
