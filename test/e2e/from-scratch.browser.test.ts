@@ -16,7 +16,7 @@ import { join } from 'node:path';
 
 import type { Locator, Page } from 'playwright-core';
 
-import { nodeOutput, uniqueSuffix, type ExecutionDetail } from '../../scripts/n8n-host';
+import { nodeError, nodeOutput, uniqueSuffix, type ExecutionDetail } from '../../scripts/n8n-host';
 import { filesFolder } from '../../scripts/start-kit';
 import { makePdf } from '../fixtures/resumes';
 import {
@@ -55,6 +55,8 @@ const seen: {
 	nodes?: { analyze: string; ifNode: string; invite: string };
 	execution?: ExecutionDetail;
 	jobDescriptionId?: unknown;
+	/** The IF's parameters as saved (what the clicks and keys made of the condition). */
+	ifParameters?: unknown;
 } = { switches: [] };
 
 /** Every click of this file, in order, with what it was for. */
@@ -105,6 +107,8 @@ afterAll(async () => {
 
 /** The panel's close: n8n 2.x has a button at its top; n8n 1.x "Back to canvas". */
 async function closePanel(): Promise<void> {
+	// What was just typed reaches the node's parameters after a short debounce: let it land before the panel goes.
+	await page.waitForTimeout(600);
 	await click(
 		'close the panel',
 		page.locator('[data-test-id="ndv-close-button"], [data-test-id="back-to-canvas"]').first(),
@@ -234,13 +238,14 @@ async function switchAndLook(operation: string): Promise<void> {
 }
 
 /**
- * Types an expression into an expression-capable field that the recruiter has just focused: `{{` makes n8n switch
- * the field to an expression (and close the braces itself), the rest goes in after the switch.
+ * Puts an expression into the field the recruiter has just focused, as pasted text (typed braces would be closed by
+ * the editor a second time), replacing what the field held; then lets it land (n8n takes a field's value after a
+ * short debounce, and a later change made sooner can be overwritten by it).
  */
-async function typeExpression(body: string): Promise<void> {
-	await page.keyboard.type('{{');
-	await page.waitForTimeout(300);
-	await page.keyboard.type(` ${body}`);
+async function pasteExpression(body: string): Promise<void> {
+	await page.keyboard.press('Control+a');
+	await page.keyboard.insertText(`{{ ${body} }}`);
+	await page.waitForTimeout(800);
 }
 
 test('builds Manual Trigger → Read File → Analyze a resume → IF score > 7 → Invite a candidate by clicking, and runs it', async () => {
@@ -329,15 +334,18 @@ test('builds Manual Trigger → Read File → Analyze a resume → IF score > 7 
 	await addAfter(plusOf(analyze), 'If');
 	await pickNode('If');
 	await click('value 1', params().locator('[data-test-id="filter-condition-left"]').first());
-	await typeExpression('$json.score');
+	await pasteExpression('$json.score');
 	const operator = params().locator('[data-test-id="filter-operator-select"]').first();
 	await click('the condition', operator);
 	await page.locator(':text-is("Number"):visible').first().hover();
 	await click('is greater than', page.locator(':text-is("is greater than"):visible').first());
 	expect(await operator.innerText()).toMatch(/is greater than/);
+	await page.waitForTimeout(800);
 	await click('value 2', params().locator('[data-test-id="filter-condition-right"]').first());
 	await page.keyboard.press('Control+a');
 	await page.keyboard.type('7');
+	const right = params().locator('[data-test-id="filter-condition-right"] input').first();
+	expect(await right.inputValue()).toBe('7');
 	await closePanel();
 	const ifNode = await lastAddedNodeName(before);
 
@@ -375,7 +383,7 @@ test('builds Manual Trigger → Read File → Analyze a resume → IF score > 7 
 		.first();
 	await report.hover();
 	await click('Report: Expression', report.locator('[data-test-id="radio-button-expression"]'));
-	await typeExpression('$json.reportId');
+	await pasteExpression('$json.reportId');
 	await closePanel();
 	seen.nodes = { analyze, ifNode, invite: await lastAddedNodeName(before) };
 	seen.canvasNames = await canvasNames();
@@ -397,10 +405,17 @@ test('builds Manual Trigger → Read File → Analyze a resume → IF score > 7 
 	await shot('executed');
 	const workflowId = new URL(response.url()).pathname.split('/').at(-2)!;
 	const saved = await env.n8n.getWorkflow(workflowId);
+	seen.ifParameters = saved.nodes.find((n) => n.name === ifNode)?.parameters;
 	seen.jobDescriptionId = (
 		saved.nodes.find((n) => n.name === analyze)?.parameters as
 			{ jobDescriptionId?: { value?: unknown } } | undefined
 	)?.jobDescriptionId?.value;
+	process.stderr.write(
+		`[e2e] as saved: the IF ${JSON.stringify(seen.ifParameters)}; Invite ${JSON.stringify(saved.nodes.find((n) => n.name === seen.nodes?.invite)?.parameters)}\n`.replace(
+			/[^\x20-\x7e\n→]/g,
+			(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+		),
+	);
 	await expectNoEditorError(browser, 'after the from-scratch run');
 	process.stderr.write(
 		`[e2e] n8n ${env.line}.x from scratch: ${buildClicks().length} clicks to build and run, ${clicks.length - buildClicks().length} more to probe operation switches; ${seen.actionsHeader}\n`,
@@ -472,9 +487,15 @@ test('with the defaults the score reaches the IF, and the IF sends the candidate
 	expect(analyzed[0]).toMatchObject({ score: RESUME_SCORE });
 	// The IF's input is what Analyze a resume sent; its true output is the item with the score.
 	const passed = nodeOutput(run, ifNode, 0);
-	expect(passed.map((item) => item.score)).toEqual([RESUME_SCORE]);
+	expect({ passed: passed.map((item) => item.score), condition: seen.ifParameters }).toEqual({
+		passed: [RESUME_SCORE],
+		condition: seen.ifParameters,
+	});
 	const invited = nodeOutput(run, invite);
-	expect(invited).toHaveLength(1);
+	expect({ invited: invited.length, error: nodeError(run, invite)?.message }).toEqual({
+		invited: 1,
+		error: undefined,
+	});
 	expect(invited[0]).toMatchObject({ reportId: analyzed[0].reportId });
 	expect({ status: execution!.status }).toEqual({ status: 'success' });
 	expect(seen.jobDescriptionId).toBe(env.sandbox.seed.jobDescriptionId);
