@@ -35,6 +35,7 @@ export function analyzePerItem(o: {
 			{
 				resource: 'analysis',
 				operation: 'analyzeResume',
+				spendingLimit: 0,
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: savedJob(o.jobId),
@@ -84,6 +85,7 @@ export function analyzeBatch(o: {
 			{
 				resource: 'analysis',
 				operation: 'startMany',
+				spendingLimit: 0,
 				reportId: '={{ $json.reportId }}',
 				quoteAutomatically: true,
 				...simplify,
@@ -116,6 +118,7 @@ export function analyzeMany(o: {
 			{
 				resource: 'analysis',
 				operation: 'analyzeMany',
+				spendingLimit: 0,
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: savedJob(o.jobId),

@@ -130,7 +130,7 @@ function toolsFor(model: typeof playing): AgentTool[] {
 							resource: 'analysis',
 							operation: 'start',
 							reportId,
-							options: { spendingLimit: fromAi('limit', 'credits you may spend', 'number') },
+							spendingLimit: fromAi('limit', 'credits you may spend', 'number'),
 						},
 					},
 				];
@@ -186,7 +186,7 @@ afterAll(async () => {
 });
 
 const DEFAULT_LIMIT =
-	/The default Execution Spending Limit of an agent's tool, 10 credits per execution, reached: this (analysis|invitation) was not sent/;
+	/Spending Limit of 10 credits reached( \(an agent's tool that sets none keeps this one\))?: this (analysis|invitation) costs/;
 const ALONE = `${n8nUnderTest()}: alone with the default limit, a model that starts every analysis, invites, resends twice and invites ten more gets 7 analyses, 1 interview, 2 emails and 9.5 credits`;
 const OWN_LIMIT = `${n8nUnderTest()}: a model that tries to set its own Spending Limit is refused before anything is sent`;
 
@@ -247,7 +247,7 @@ if (n8nLineUnderTest() === '1') {
 test(OWN_LIMIT, async () => {
 	const { runError, ownLimit, counts } = await runAgent('ownLimit', 0);
 	const refused =
-		/"Execution Spending Limit \(Credits\)" cannot come from the model \(\$fromAI\): it is a guard rail the workflow's builder sets/;
+		/"Spending Limit \(Credits\)" cannot come from the model \(\$fromAI\): it is a guard rail the workflow's builder sets/;
 	// n8n 1.123 ends the execution at the tool's error; n8n 2.x hands it to the model as the tool's answer.
 	const told =
 		n8nLineUnderTest() === '1' ? runError : ownLimit.map((a) => String(a.error)).join('\n');

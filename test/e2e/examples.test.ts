@@ -633,10 +633,10 @@ test('(h) an applicant tracking system posts name, email and resume: Analyze Res
 });
 
 test('(a) an invitation refused behind the approval form reaches the recruiter: the next form page says whose, why and what to do, and nothing is sent', async () => {
-	// The example with an Execution Spending Limit of 2 credits on its Invite: below one invitation's 2.5.
+	// The example with a Spending Limit of 2 credits on its Invite: below one invitation's 2.5.
 	const limited = await env.importExample('analyze-one-resume.json', (w) => {
 		const invite = w.nodes.find((n) => n.name === 'Invite to Interview')!;
-		(invite.parameters.options as { spendingLimit: number }).spendingLimit = 2;
+		invite.parameters.spendingLimit = 2;
 		return w;
 	});
 	const workspace = env.sandbox.seed.workspaceId;
@@ -662,10 +662,10 @@ test('(a) an invitation refused behind the approval form reaches the recruiter: 
 	const html = await (await fetch(page.url)).text();
 	expect(html).toContain('Not sent: what to do');
 	expect(html).toContain(
-		'Ada Example: Execution Spending Limit of 2 credits reached: this invitation was not sent',
+		'Ada Example: Spending Limit of 2 credits reached: this invitation costs 2.5 credits',
 	);
 	expect(html).toContain('Nothing was sent or charged for this item');
-	expect(html).toContain('Execution Spending Limit (Credits) on this node');
+	expect(html).toContain('Raise Spending Limit (Credits) on this node');
 	const after = await env.sandbox.control.counters(workspace);
 	expect({
 		interviews: Number(after.interviewsCreated) - Number(before.interviewsCreated),

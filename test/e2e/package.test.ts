@@ -251,7 +251,8 @@ describe('errors in a real execution', () => {
 				jobDescriptionId: env.sandbox.seed.jobDescriptionId,
 				waitForCompletion: false,
 				// The sandbox prices an analysis at 1 credit: two of the three fit.
-				options: { spendingLimit: 2, concurrency: 1 },
+				spendingLimit: 2,
+				options: { concurrency: 1 },
 			},
 			env.credentials.recruitingAnalysisApi,
 			{ onError: 'continueRegularOutput' },

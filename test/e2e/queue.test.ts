@@ -112,6 +112,7 @@ const analyzeMany = (glob: string, settings: Record<string, unknown> = {}) =>
 		{
 			resource: 'analysis',
 			operation: 'analyzeMany',
+			spendingLimit: 0,
 			binaryPropertyName: 'data',
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: env.sandbox.seed.jobDescriptionId,
@@ -368,6 +369,7 @@ test('the same event at both webhook processes at once, and a burst with redeliv
 				parameters: {
 					resource: 'interview',
 					operation: 'invite',
+					spendingLimit: 0,
 					reportId: '={{ $json.data.reportId }}',
 					candidateEmail: '={{ "cand-" + $json.data.reportId + "@example.com" }}',
 					delivery: 'email',

@@ -227,6 +227,7 @@ test(`examples and security cases run in ${n8nUnderTest()} at debug level`, asyn
 		{
 			resource: 'interview',
 			operation: 'invite',
+			spendingLimit: 0,
 			reportId: completed!.reportId,
 			candidateEmail: 'private.link@example.com',
 			delivery: 'privateLink',

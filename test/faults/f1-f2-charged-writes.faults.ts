@@ -286,6 +286,7 @@ describe('F2: 50 invitations under the same faults', () => {
 				{
 					resource: 'interview',
 					operation: 'invite',
+					spendingLimit: 0,
 					reportId: '={{ $json.reportId }}',
 					candidateEmail: '={{ $json.email }}',
 					options: { idempotencyKey: '={{ "f2-" + $json.applicationId }}', concurrency: 10 },
@@ -404,6 +405,7 @@ describe('F2: 50 invitations under the same faults', () => {
 		const params = {
 			resource: 'interview',
 			operation: 'invite',
+			spendingLimit: 0,
 			reportId,
 			candidateEmail: 'lost.answers@example.com',
 			options: { idempotencyKey: 'f2a-lost-answers' },

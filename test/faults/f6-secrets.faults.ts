@@ -121,6 +121,7 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		const byEmail = await run('invite by email', ws, {
 			resource: 'interview',
 			operation: 'invite',
+			spendingLimit: 0,
 			reportId: reportIds[0],
 			candidateEmail: 'email.delivery@example.com',
 		});
@@ -128,6 +129,7 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 		const byLink = await run('invite by private link', ws, {
 			resource: 'interview',
 			operation: 'invite',
+			spendingLimit: 0,
 			reportId: reportIds[1],
 			candidateEmail: 'private.link@example.com',
 			delivery: 'privateLink',
@@ -315,6 +317,7 @@ describe('F6: the API key never leaves for storage, receivers, run data, logs or
 			{
 				resource: 'interview',
 				operation: 'invite',
+				spendingLimit: 0,
 				reportId: 'rpt_any',
 				candidateEmail: 'x@example.com',
 			},

@@ -256,6 +256,7 @@ const analyzeResume: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'analyzeResume',
+				spendingLimit: 0,
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId,
@@ -289,6 +290,7 @@ const start: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'start',
+				spendingLimit: 0,
 				reportId: '={{ $json.reportId }}',
 				quoteAutomatically,
 				options: {},
@@ -314,6 +316,7 @@ const analyzeMany: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'analyzeMany',
+				spendingLimit: 0,
 				...fileParams(jobDescriptionId),
 			},
 		},
@@ -334,6 +337,7 @@ const uploadManyStartMany: OperationSpec = {
 			parameters: {
 				resource: 'analysis',
 				operation: 'startMany',
+				spendingLimit: 0,
 				reportId: '={{ $json.reportId }}',
 				quoteAutomatically,
 				options: {},
@@ -386,6 +390,7 @@ const invite: OperationSpec = {
 			parameters: {
 				resource: 'interview',
 				operation: 'invite',
+				spendingLimit: 0,
 				delivery: 'email',
 				...inviteParams,
 			},
@@ -400,7 +405,12 @@ const inviteMany: OperationSpec = {
 	nodes: () => [
 		{
 			name: 'Invite Many',
-			parameters: { resource: 'interview', operation: 'inviteMany', ...inviteParams },
+			parameters: {
+				resource: 'interview',
+				operation: 'inviteMany',
+				...inviteParams,
+				spendingLimit: 0,
+			},
 		},
 	],
 };
@@ -415,6 +425,7 @@ const reinterview: OperationSpec = {
 			parameters: {
 				resource: 'interview',
 				operation: 'reinterview',
+				spendingLimit: 0,
 				interviewId: '={{ $json.interviewId }}',
 				delivery: 'email',
 				...inviteParams,

@@ -77,7 +77,13 @@ beforeAll(async () => {
 		jobDescriptionSource: 'existing',
 		jobDescriptionId: byId(w.ws.jobDescriptionId),
 	};
-	const analyzeMany = { resource: 'analysis', operation: 'analyzeMany', ...files, options: {} };
+	const analyzeMany = {
+		resource: 'analysis',
+		operation: 'analyzeMany',
+		...files,
+		spendingLimit: 0,
+		options: {},
+	};
 	const create = async (
 		kind: string,
 		name: string,
@@ -118,6 +124,7 @@ beforeAll(async () => {
 		{
 			resource: 'interview',
 			operation: 'inviteMany',
+			spendingLimit: 0,
 			reportId: '={{ $json.reportId }}',
 			candidateEmail: '={{ $json.email }}',
 			options: {},

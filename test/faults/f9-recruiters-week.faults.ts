@@ -67,6 +67,7 @@ const emailOf = (n: number, domain = 'example.com') => `f9-candidate-${n}@${doma
 const invite = {
 	resource: 'interview',
 	operation: 'invite',
+	spendingLimit: 0,
 	reportId: byId('={{ $json.reportId }}'),
 	candidateEmail: '={{ $json.email }}',
 	delivery: 'email',
@@ -76,6 +77,7 @@ const invite = {
 const reinterview = (candidateEmail: string) => ({
 	resource: 'interview',
 	operation: 'reinterview',
+	spendingLimit: 0,
 	interviewId: byId('={{ $json.interviewId }}'),
 	reportId: byId('={{ $json.reportId }}'),
 	candidateEmail,
@@ -100,6 +102,7 @@ beforeAll(async () => {
 	const analyze = {
 		resource: 'analysis',
 		operation: 'analyzeMany',
+		spendingLimit: 0,
 		binaryPropertyName: 'data',
 		jobDescriptionSource: 'existing',
 		jobDescriptionId: byId(w.ws.jobDescriptionId),

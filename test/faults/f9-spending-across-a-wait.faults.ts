@@ -119,7 +119,8 @@ function workflow(c: Case): WorkflowJson {
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: byId(w.ws.jobDescriptionId),
 			waitForCompletion: true,
-			options: { waitTimeout: 120, spendingLimit: c.limit },
+			spendingLimit: c.limit,
+			options: { waitTimeout: 120 },
 		}),
 		{
 			id: randomId(),
@@ -140,7 +141,7 @@ function workflow(c: Case): WorkflowJson {
 				reportId: byId("={{ $('Analyze').first().json.reportId }}"),
 				candidateEmail: c.email,
 				delivery: 'email',
-				options: { spendingLimit: c.limit },
+				spendingLimit: c.limit,
 			},
 			'continueRegularOutput',
 		),
@@ -243,8 +244,8 @@ describe('F9-wait: the Spending Limit across a Wait resumed by another process',
 				const says = c.invited
 					? invited?.creditsUsed === 2.5 && typeof invited?.interviewId === 'string'
 					: error.includes(
-							`Spending Limit of ${c.limit} credits reached: this invitation was not sent`,
-						) && description.includes('This execution has spent 1 credits');
+							`Spending Limit of ${c.limit} credits reached: this invitation costs 2.5 credits and 1 was already spent`,
+						) && description.includes('Raise Spending Limit (Credits)');
 				const writesOk =
 					Object.values(minus(m.beforeWait, c.beforeWait)).every((n) => n === 0) &&
 					Object.values(minus(m.afterWait!, c.afterWait)).every((n) => n === 0);
@@ -283,9 +284,9 @@ describe('F9-wait: the Spending Limit across a Wait resumed by another process',
 						}
 					: {
 							limitNamed: String(error).includes(
-								`Spending Limit of ${c.limit} credits reached: this invitation was not sent`,
+								`Spending Limit of ${c.limit} credits reached: this invitation costs`,
 							),
-							spentNamed: String(description).includes('This execution has spent 1 credits'),
+							spentNamed: String(error).includes('and 1 was already spent'),
 						};
 				expect(outcome).toEqual(
 					c.invited

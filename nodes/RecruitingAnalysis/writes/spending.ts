@@ -116,19 +116,18 @@ function limitOf(ctx: IExecuteFunctions, itemIndex: number): Limit | undefined {
 	return runsAsTool(ctx) ? { credits: TOOL_DEFAULT_SPENDING_LIMIT, byDefault: true } : undefined;
 }
 
-/** Options > Spending Limit (credits) of an item: undefined when not set or 0 (no limit; as a tool, the default). */
+/** Spending Limit (Credits) of an item: undefined when 0 or empty (no limit; as a tool, the default). */
 export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	const options = (ctx.getNodeParameter('options', itemIndex, {}) as IDataObject) ?? {};
-	const value = options.spendingLimit;
+	const value = ctx.getNodeParameter('spendingLimit', itemIndex, 0) as unknown;
 	if (value === undefined || value === null || value === '' || value === 0) return undefined;
 	const limit = Number(value);
 	if (!Number.isFinite(limit) || limit < 0) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'"Execution Spending Limit (Credits)" must be a number of credits, 0 or more',
+			'"Spending Limit (Credits)" must be a number of credits, 0 or more',
 			{
 				itemIndex,
-				description: `Change "Execution Spending Limit (Credits)" (now "${String(value).slice(0, 40)}"), or remove it for no limit. Nothing was sent to the Recruiting Analysis API.`,
+				description: `Change "Spending Limit (Credits)" (now "${String(value).slice(0, 40)}"), or set 0 for no limit. Nothing was sent to the Recruiting Analysis API.`,
 			},
 		);
 	}
@@ -181,26 +180,29 @@ function refusalOf(
 			itemIndex,
 			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
 			limit.byDefault
-				? `As an agent's tool the node keeps an Execution Spending Limit (${round(limit.credits)} credits per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
-				: 'With Options > Execution Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or remove the limit. Nothing was sent for this item.',
+				? `As an agent's tool the node keeps a Spending Limit (${creditWords(limit.credits)} per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
+				: 'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
 		);
 	}
 	const others = ledger.inFlight - held;
 	if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
-	const which = limit.byDefault
-		? `The default Execution Spending Limit of an agent's tool, ${round(limit.credits)} credits per execution, reached`
-		: `Execution Spending Limit of ${round(limit.credits)} credits reached`;
+	const spent = round(ledger.spent);
+	const whose = limit.byDefault ? " (an agent's tool that sets none keeps this one)" : '';
 	const raise = limit.byDefault
-		? `This tool sets no Spending Limit, so an agent may spend at most ${round(limit.credits)} credits per execution; to allow more, set Options > Execution Spending Limit (Credits) on this tool (the builder's choice, never the model's)`
-		: 'Raise Options > Execution Spending Limit (Credits) on this node';
+		? "To allow more, set this tool's Spending Limit (Credits): the builder's choice, never the model's."
+		: 'Raise Spending Limit (Credits) on this node, or run the rest in a later execution.';
 	return limitError(
 		ctx,
 		itemIndex,
-		`${which}: this ${what} was not sent`,
-		`This execution has spent ${round(ledger.spent)} credits across its Recruiting Analysis nodes${others > EPSILON ? ` (and ${round(others)} more are being submitted)` : ''}; ` +
-			`this ${what} is ${requoted ? 'quoted again (the first quote went stale)' : 'quoted'} at ${round(credits)} credits, which would pass the limit of ${round(limit.credits)}. Nothing was sent or charged for this item. ` +
-			`${raise}, or run the remaining items in a later execution (what was done is recovered, not charged again). ${RETRY_SPENDS}`,
+		`Spending Limit of ${creditWords(limit.credits)} reached${whose}: this ${what} costs ${creditWords(credits)}${requoted ? ' (quoted again)' : ''} and ${spent} ${spent === 1 ? 'was' : 'were'} already spent${others > EPSILON ? ` (${round(others)} more in flight)` : ''}. Nothing was sent.`,
+		`${raise} What was done is recovered, not charged again. ${RETRY_SPENDS}`,
 	);
+}
+
+/** "1 credit", "2.5 credits". */
+function creditWords(credits: number): string {
+	const n = round(credits);
+	return `${n} ${n === 1 ? 'credit' : 'credits'}`;
 }
 
 /** A reserved charge: settle it once the write has answered. */

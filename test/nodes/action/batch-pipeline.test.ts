@@ -114,6 +114,8 @@ describe('Batch operations overlap their chunks', () => {
 					operation: 'startMany',
 					reportId: '={{ $json.reportId }}',
 					simplify: false,
+					// More analyses than the default Spending Limit's 10 credits: no limit here.
+					spendingLimit: 0,
 				},
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
@@ -150,6 +152,8 @@ describe('Batch operations overlap their chunks', () => {
 					operation: 'startMany',
 					reportId: '={{ $json.reportId }}',
 					simplify: false,
+					// More analyses than the default Spending Limit's 10 credits: no limit here.
+					spendingLimit: 0,
 				},
 				reportIds.map((reportId) => ({ json: { reportId } })),
 			),
@@ -208,6 +212,8 @@ const analyzeManyParams = (ws: Workspace, options: IDataObject = {}): INodeParam
 	jobDescriptionId: ws.jobDescriptionId,
 	// These tests read the batch items themselves (state, batchId, attemptId): Simplify off.
 	simplify: false,
+	// Up to 45 analyses an execution, past the default Spending Limit's 10 credits: no limit here.
+	spendingLimit: 0,
 	options: options as INodeParameters,
 });
 const resumes = (count: number, prefix: string) =>

@@ -3,6 +3,7 @@
  * is scoped to its resource and operation, and the n8n conventions of a community node hold.
  */
 import {
+	NodeHelpers,
 	Workflow,
 	type INodeProperties,
 	type INodePropertyOptions,
@@ -193,5 +194,104 @@ describe('RecruitingAnalysis node description', () => {
 				'upload.uploadMany',
 			].sort(),
 		);
+	});
+
+	/** The top-level properties shown for an operation, as n8n decides (its display rules, the fields' defaults). */
+	const shownFor = (resource: string, operation: string, values: Record<string, unknown> = {}) => {
+		const node = { typeVersion: 1 } as never;
+		// The node's parameters as the editor holds them: what was set, and every other field's default.
+		const parameters = NodeHelpers.getNodeParameters(
+			properties,
+			{ resource, operation, ...values } as never,
+			true,
+			false,
+			node,
+			description,
+		)!;
+		return properties.filter((p) => NodeHelpers.displayParameter(parameters, p, node, description));
+	};
+	const CHARGED = [
+		['analysis', 'analyzeResume', 'analysis'],
+		['analysis', 'analyzeMany', 'analysis'],
+		['analysis', 'start', 'analysis'],
+		['analysis', 'startMany', 'analysis'],
+		['interview', 'invite', 'interview'],
+		['interview', 'inviteMany', 'interview'],
+		['interview', 'reinterview', 'interview'],
+	];
+
+	it.each(CHARGED)(
+		'%s > %s: one line says what a run charges, above a top-level Spending Limit (Credits) of 10',
+		(resource, operation, unit) => {
+			const shown = shownFor(resource, operation);
+			const notices = shown.filter((p) => p.type === 'notice').map((p) => p.displayName);
+			expect(notices).toEqual(
+				expect.arrayContaining([
+					`Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (10 credits unless changed).`,
+				]),
+			);
+			const limit = shown.filter((p) => p.name === 'spendingLimit');
+			expect(limit.map((p) => [p.displayName, p.type, p.default])).toEqual([
+				['Spending Limit (Credits)', 'number', 10],
+			]);
+			expect(limit[0].hint).toMatch(/whole execution.*every Recruiting Analysis node/);
+			expect(limit[0].hint).toMatch(/sub-workflow \(Execute Workflow\) counts its own from 0/);
+			const inOptions = shown
+				.filter((p) => p.type === 'collection')
+				.flatMap((p) => (p.options as INodeProperties[]).map((o) => o.name));
+			expect(inOptions).not.toContain('spendingLimit');
+		},
+	);
+
+	it('no other operation shows a charge notice or a Spending Limit', () => {
+		const charged = new Set(CHARGED.map(([r, o]) => `${r}:${o}`));
+		for (const [resource, ops] of Object.entries(EXPECTED)) {
+			for (const operation of ops) {
+				if (charged.has(`${resource}:${operation}`)) continue;
+				const names = shownFor(resource, operation).map((p) => p.name);
+				expect({ op: `${resource}:${operation}`, names }).toEqual({
+					op: `${resource}:${operation}`,
+					names: expect.not.arrayContaining(['spendingLimit', 'chargeNotice']),
+				});
+			}
+		}
+	});
+
+	it('the emailing operations say on their panel that running them, Execute step included, emails the candidate', () => {
+		const emails = (resource: string, operation: string, values: Record<string, unknown> = {}) =>
+			shownFor(resource, operation, values)
+				.filter((p) => p.name === 'emailNotice')
+				.map((p) => p.displayName);
+		const sentence =
+			/^Running this node emails (the|each) candidate, also when you click Execute step/;
+		for (const operation of ['invite', 'reinterview', 'inviteMany', 'resend']) {
+			expect({ operation, notice: emails('interview', operation) }).toEqual({
+				operation,
+				notice: [expect.stringMatching(sentence)],
+			});
+		}
+		// A private link sends no email, and says nothing of one.
+		expect(emails('interview', 'invite', { delivery: 'privateLink' })).toEqual([]);
+		expect(emails('interview', 'reinterview', { delivery: 'privateLink' })).toEqual([]);
+		expect(emails('interview', 'getQuote')).toEqual([]);
+	});
+
+	it('gives each parameter name one type across operations, the Report picker everywhere one report is named', () => {
+		const types = new Map<string, Set<string>>();
+		const note = (name: string, type: string) => {
+			if (!types.has(name)) types.set(name, new Set());
+			types.get(name)!.add(type);
+		};
+		for (const p of properties) {
+			note(p.name, p.type);
+			if (p.type === 'collection' || p.type === 'fixedCollection')
+				for (const o of p.options as INodeProperties[])
+					if ('type' in o) note(`${p.name}.${o.name}`, o.type);
+		}
+		const mixed = [...types]
+			.filter(([, set]) => set.size > 1)
+			.map(([name, set]) => [name, [...set]]);
+		expect(mixed).toEqual([]);
+		expect([...types.get('reportId')!]).toEqual(['resourceLocator']);
 	});
 });

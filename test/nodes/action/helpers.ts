@@ -111,7 +111,9 @@ export async function runNode(
 		nodeType: new RecruitingAnalysis(),
 		credentialTypes: [new RecruitingAnalysisApi()],
 		credentials: credentialsFor(ws),
-		parameters,
+		// No Spending Limit unless the test sets one: most tests charge more than the node's default of 10 credits
+		// per execution, which description.test.ts and the spending tests prove.
+		parameters: { spendingLimit: 0, ...parameters },
 		items,
 		...options,
 	});
@@ -170,11 +172,12 @@ export async function waitForReportStatus(
 
 /** Analyze Resume parameters against the workspace's saved job. */
 /**
- * Analyze Resume's parameters. `waitForCompletion` (a top-level field, on by default in the node) is given here as
- * the test asks, off unless asked, so that each test names the path it runs; the rest goes to Options.
+ * Analyze Resume's parameters. `waitForCompletion` and `spendingLimit` (top-level fields; in the node, on and 10
+ * credits by default) are given here as the test asks: no wait and no limit unless asked, so that each test names
+ * the path it runs. The rest goes to Options.
  */
 export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodeParameters {
-	const { waitForCompletion, ...rest } = options;
+	const { waitForCompletion, spendingLimit = 0, ...rest } = options;
 	return {
 		resource: 'analysis',
 		operation: 'analyzeResume',
@@ -182,6 +185,7 @@ export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodePa
 		jobDescriptionSource: 'existing',
 		jobDescriptionId: ws.jobDescriptionId,
 		waitForCompletion: waitForCompletion === true,
+		spendingLimit: spendingLimit as number,
 		options: rest as INodeParameters,
 	};
 }

@@ -27,13 +27,17 @@ useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true })
 const files = (count: number, tag: string) =>
 	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
 
-const analyzeMany = (ws: Workspace, options: IDataObject = {}): INodeParameters => ({
+const analyzeMany = (
+	ws: Workspace,
+	{ spendingLimit, ...options }: IDataObject = {},
+): INodeParameters => ({
 	resource: 'analysis',
 	operation: 'analyzeMany',
 	binaryPropertyName: 'data',
 	jobDescriptionSource: 'existing',
 	jobDescriptionId: ws.jobDescriptionId,
 	simplify: false,
+	spendingLimit: (spendingLimit ?? 0) as number,
 	options: options as INodeParameters,
 });
 

@@ -26,14 +26,18 @@ useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true })
 const files = (count: number, tag: string) =>
 	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
 
-const analyzeMany = (ws: Workspace, options: INodeParameters) => ({
+const analyzeMany = (ws: Workspace, { spendingLimit = 0, ...options }: INodeParameters) => ({
 	resource: 'analysis',
 	operation: 'analyzeMany',
 	binaryPropertyName: 'data',
 	jobDescriptionSource: 'existing',
 	jobDescriptionId: ws.jobDescriptionId,
+	spendingLimit,
 	options,
 });
+
+/** A refusal's message without the item n8n's error names after it ("[item 4, Limit-3.pdf]"). */
+const withoutItem = (error: unknown) => String(error).replace(/ \[item [^\]]*\]$/, '');
 
 describe('a spending limit per run', () => {
 	it('Analyze Resume charges exactly up to the limit, and the items past it say what was spent and quoted', async () => {
@@ -52,9 +56,34 @@ describe('a spending limit per run', () => {
 		expect(charged).toHaveLength(3);
 		const refused = out.filter((item) => typeof item.error === 'string');
 		expect(refused).toHaveLength(2);
-		expect(refused[0].error).toContain('Spending Limit of 3 credits reached');
-		expect(String(refused[0].description)).toContain('spent 3 credits');
-		expect(String(refused[0].description)).toContain('quoted at 1 credits');
+		expect(withoutItem(refused[0].error)).toBe(
+			'Spending Limit of 3 credits reached: this analysis costs 1 credit and 3 were already spent. Nothing was sent.',
+		);
+	});
+
+	it('a new node, its Spending Limit left at the default, charges at most 10 credits per execution', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const before = await counters(ws);
+		const parameters = analyzeParams(ws, { concurrency: 1 });
+		// As n8n keeps a new node: the field left at its default (10 credits).
+		delete parameters.spendingLimit;
+		const result = await runNode(
+			ws,
+			{ ...parameters, spendingLimit: undefined },
+			files(12, 'Default'),
+			{
+				continueOnFail: true,
+			},
+		);
+		const out = jsonOf(result);
+		expect((await counters(ws)).attemptsCreated - before.attemptsCreated).toBe(10);
+		expect(out.filter((item) => item.creditsUsed === 1)).toHaveLength(10);
+		expect(
+			out.filter((item) => typeof item.error === 'string').map((item) => withoutItem(item.error)),
+		).toEqual([
+			'Spending Limit of 10 credits reached: this analysis costs 1 credit and 10 were already spent. Nothing was sent.',
+			'Spending Limit of 10 credits reached: this analysis costs 1 credit and 10 were already spent. Nothing was sent.',
+		]);
 	});
 
 	it('Analyze Many leaves out of its batch the items that would pass the limit, and a re-run does not count what it recovers', async () => {
@@ -89,10 +118,10 @@ describe('a spending limit per run', () => {
 			operation: 'invite',
 			reportId,
 			candidateEmail: 'limited@example.com',
-			options: { spendingLimit: 2 },
+			spendingLimit: 2,
 		});
 		expect(result.error?.message).toContain(
-			'Spending Limit of 2 credits reached: this invitation was not sent',
+			'Spending Limit of 2 credits reached: this invitation costs',
 		);
 		const after = await counters(ws);
 		expect(after.interviewsCreated - before.interviewsCreated).toBe(0);
@@ -103,7 +132,7 @@ describe('a spending limit per run', () => {
 				operation: 'invite',
 				reportId,
 				candidateEmail: 'limited@example.com',
-				options: { spendingLimit: 2.5 },
+				spendingLimit: 2.5,
 			}),
 		);
 		expect(allowed[0].creditsUsed).toBe(2.5);
@@ -131,8 +160,9 @@ describe('a spending limit per run', () => {
 			{ continueOnFail: true, contextData: saved, executionId: first.executionId },
 		);
 		const [refused] = jsonOf(resumed);
-		expect(refused.error).toContain('Spending Limit of 1 credits reached');
-		expect(String(refused.description)).toContain('This execution has spent 1 credits');
+		expect(withoutItem(refused.error)).toBe(
+			'Spending Limit of 1 credit reached: this analysis costs 1 credit and 1 was already spent. Nothing was sent.',
+		);
 		expect((await counters(ws)).attemptsCreated - before.attemptsCreated).toBe(0);
 		// Another execution starts from 0.
 		const fresh = jsonOf(
@@ -152,7 +182,7 @@ describe('a spending limit per run', () => {
 			candidateEmail: 'noprice@example.com',
 			quoteAutomatically: false,
 			quoteFingerprint: 'a'.repeat(64),
-			options: { spendingLimit: 5 },
+			spendingLimit: 5,
 		});
 		expect(result.error?.message).toContain('gives no price');
 		expect((await counters(ws)).interviewsCreated - before.interviewsCreated).toBe(0);

@@ -92,7 +92,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 		const reportId = await uploaded(ws, 'Requoted Start');
 		const { items, before, after, quotes, delta } = await runWhilePriceRises(
 			ws,
-			{ resource: 'analysis', operation: 'start', reportId, options: { spendingLimit: 5 } },
+			{ resource: 'analysis', operation: 'start', reportId, spendingLimit: 5 },
 			'POST /api/v1/analysis-quotes',
 			'/api/v1/analyses',
 			{ analysisCreditUnits: RAISED },
@@ -102,10 +102,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 		expect(delta('POST /api/v1/analyses')).toBe(1);
 		expect(added(after, before, 'attemptsCreated')).toBe(0);
 		expect(items[0].error).toContain(
-			'Spending Limit of 5 credits reached: this analysis was not sent',
-		);
-		expect(String(items[0].description)).toContain(
-			'quoted again (the first quote went stale) at 50 credits',
+			'Spending Limit of 5 credits reached: this analysis costs 50 credits (quoted again)',
 		);
 		expect(items[0].creditsUsed).toBeUndefined();
 	});
@@ -115,7 +112,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 		const reportId = await uploaded(ws, 'Requoted Start Within');
 		const { items, before, after, quotes } = await runWhilePriceRises(
 			ws,
-			{ resource: 'analysis', operation: 'start', reportId, options: { spendingLimit: 60 } },
+			{ resource: 'analysis', operation: 'start', reportId, spendingLimit: 60 },
 			'POST /api/v1/analysis-quotes',
 			'/api/v1/analyses',
 			{ analysisCreditUnits: RAISED },
@@ -137,7 +134,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 				operation: 'invite',
 				reportId,
 				candidateEmail: 'requoted@example.com',
-				options: { spendingLimit: 5 },
+				spendingLimit: 5,
 			},
 			'POST /api/v1/interview-quotes',
 			'/api/v1/interviews',
@@ -148,9 +145,8 @@ describe('the Spending Limit at the price a write is sent with', () => {
 		expect(added(after, before, 'interviewsCreated')).toBe(0);
 		expect(after.emailsSent - before.emailsSent).toBe(0);
 		expect(items[0].error).toContain(
-			'Spending Limit of 5 credits reached: this invitation was not sent',
+			'Spending Limit of 5 credits reached: this invitation costs 50 credits',
 		);
-		expect(String(items[0].description)).toContain('at 50 credits');
 		// The limit refused a write that was never sent: it counts nothing, so a cheaper write still fits.
 		await sandbox.control.patchWorkspace(ws.workspaceId, { interviewCreditUnits: 250 });
 		const [allowed] = jsonOf(
@@ -159,7 +155,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 				operation: 'invite',
 				reportId,
 				candidateEmail: 'requoted@example.com',
-				options: { spendingLimit: 5 },
+				spendingLimit: 5,
 			}),
 		);
 		expect(allowed.creditsUsed).toBe(2.5);
@@ -175,7 +171,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 				operation: 'invite',
 				reportId,
 				candidateEmail: 'requoted-within@example.com',
-				options: { spendingLimit: 50 },
+				spendingLimit: 50,
 			},
 			'POST /api/v1/interview-quotes',
 			'/api/v1/interviews',
@@ -206,7 +202,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 				interviewId,
 				reportId,
 				candidateEmail: 'second@example.com',
-				options: { spendingLimit: 5 },
+				spendingLimit: 5,
 			},
 			'POST /api/v1/interview-quotes',
 			'/api/v1/interviews',
@@ -220,9 +216,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 			(await sandbox.control.mail(ws.workspaceId)).items.map((mail) => mail.to);
 		await waitFor(async () => (await mailTo()).includes('first@example.com'), 10000);
 		expect(await mailTo()).toEqual(['first@example.com']);
-		expect(items[0].error).toContain(
-			'Spending Limit of 5 credits reached: this reinterview was not sent',
-		);
+		expect(items[0].error).toContain('Spending Limit of 5 credits reached: this reinterview costs');
 	});
 
 	it('an Analyze Many item re-quoted above the Spending Limit for a later batch is not sent', async () => {
@@ -235,7 +229,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 				binaryPropertyName: 'data',
 				jobDescriptionSource: 'existing',
 				jobDescriptionId: ws.jobDescriptionId,
-				options: { spendingLimit: 5 },
+				spendingLimit: 5,
 			},
 			'POST /api/v1/analysis-batch-quotes',
 			'/api/v1/analysis-batches',
@@ -246,8 +240,7 @@ describe('the Spending Limit at the price a write is sent with', () => {
 		expect(delta('POST /api/v1/analysis-batches')).toBe(1);
 		expect(added(after, before, 'attemptsCreated')).toBe(0);
 		expect(items[0].error).toContain(
-			'Spending Limit of 5 credits reached: this analysis was not sent',
+			'Spending Limit of 5 credits reached: this analysis costs 50 credits',
 		);
-		expect(String(items[0].description)).toContain('at 50 credits');
 	});
 });

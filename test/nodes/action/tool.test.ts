@@ -70,17 +70,19 @@ describe('what the model reads: the tool description n8n sends', () => {
 	const plain = node.description.properties;
 	const toolType = asAiTool(node);
 	const selectors = plain.filter((p) => p.name === 'operation');
-	/** The option names an operation's Options collection offers, by "resource:operation". */
+	/** The parameter names an operation offers, top-level and in its Options collection, by "resource:operation". */
 	const offered = (key: string): string[] => {
 		const [resource, operation] = key.split(':');
 		return plain
 			.filter(
-				(p): p is INodeProperties & { options: INodeProperties[] } =>
-					p.type === 'collection' &&
+				(p) =>
 					Boolean(p.displayOptions?.show?.resource?.includes(resource)) &&
 					Boolean(p.displayOptions?.show?.operation?.includes(operation)),
 			)
-			.flatMap((p) => p.options.map((o) => o.name));
+			.flatMap((p) => [
+				p.name,
+				...(p.type === 'collection' ? (p.options as INodeProperties[]).map((o) => o.name) : []),
+			]);
 	};
 	const operations = selectors.flatMap((p) =>
 		(p.options as INodePropertyOptions[]).map((o) => {
@@ -250,8 +252,8 @@ describe("run as a tool through n8n's engine", () => {
 				reportId: { __rl: true, mode: 'id', value: reportId },
 				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
 				delivery: 'email',
+				spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
 				options: {
-					spendingLimit: "={{ $fromAI('Spending_Limit', '', 'number') }}",
 					attemptLabel: "={{ $FromAI ( 'label', 'a label', 'string') }}",
 				},
 			},
@@ -259,7 +261,7 @@ describe("run as a tool through n8n's engine", () => {
 		);
 		const message = String(result.error?.message);
 		expect(message).toContain(
-			'"Execution Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
+			'"Spending Limit (Credits)", "New Attempt Label" cannot come from the model ($fromAI)',
 		);
 		expect(String((result.error as { description?: string }).description)).toContain(
 			'Nothing was sent to the Recruiting Analysis API.',

@@ -126,7 +126,7 @@ describe('the operation a node starts on', () => {
 
 describe("a Tool's Spending Limit when its builder set none", () => {
 	/** One execution in which the agent calls Invite once per report (2.5 credits per interview in the sandbox). */
-	async function inviteEach(reportIds: string[], options: INodeParameters) {
+	async function inviteEach(reportIds: string[], limit: INodeParameters) {
 		const before = await counters(ws);
 		const result = await runAsAgentTool(
 			ws,
@@ -141,7 +141,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 				candidateEmail: "={{ $fromAI('candidateEmail', 'the candidate address', 'string') }}",
 				delivery: 'email',
 				runWithoutReview: true,
-				options,
+				...limit,
 			},
 			reportIds.map((reportId, i) => ({
 				reportId,
@@ -166,7 +166,8 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 	}, 120_000);
 
 	it(`is ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution: five invitations at 2.5 credits, four sent, the fifth refused naming the default`, async () => {
-		const run = await inviteEach(reports, {});
+		// Set to 0 (none): an agent's tool keeps the default all the same.
+		const run = await inviteEach(reports, { spendingLimit: 0 });
 		expect(run.description).toBe(
 			`Invite a candidate (costs credits: charged per interview at the quoted price; as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set; emails the candidate) in Recruiting Analysis`,
 		);
@@ -177,7 +178,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 			]),
 		);
 		expect(run.answers[4]).toContain(
-			`ERROR The default Execution Spending Limit of an agent's tool, ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution, reached: this invitation was not sent`,
+			`ERROR Spending Limit of ${TOOL_DEFAULT_SPENDING_LIMIT} credits reached (an agent's tool that sets none keeps this one): this invitation costs 2.5 credits and 10 were already spent. Nothing was sent.`,
 		);
 	});
 
@@ -187,7 +188,7 @@ describe("a Tool's Spending Limit when its builder set none", () => {
 		const run = await inviteEach(others, { spendingLimit: 5 });
 		expect(run.interviews).toBe(2);
 		expect(run.answers[2]).toContain(
-			'ERROR Execution Spending Limit of 5 credits reached: this invitation was not sent',
+			'ERROR Spending Limit of 5 credits reached: this invitation costs 2.5 credits and 5 were already spent. Nothing was sent.',
 		);
 	});
 

@@ -11,7 +11,7 @@ import {
 	SANDBOX_KEY_PREFIX,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 
-import { spendingLimitOption } from '../../../nodes/RecruitingAnalysis/actions/common/descriptions';
+import { spendingLimitField } from '../../../nodes/RecruitingAnalysis/actions/common/descriptions';
 import { REPORT_PAGE_LIMIT } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
 import {
 	MAX_PAGE_SIZE,
@@ -45,7 +45,7 @@ const FEED_TRIGGER = 'nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.nod
 /** The Spending Limit the code treats as "no limit": 0 when an item whose limit is 0 gets none. */
 function noLimitValue(): number {
 	const item = {
-		getNodeParameter: () => ({ spendingLimit: 0 }),
+		getNodeParameter: (name: string) => (name === 'spendingLimit' ? 0 : {}),
 		getNode: () => ({ name: 'docs check' }),
 	} as unknown as IExecuteFunctions;
 	return spendingLimitOf(item, 0) === undefined ? 0 : Number.NaN;
@@ -57,7 +57,7 @@ export function codeClaims(): Claim[] {
 	const budgetShare = sourceConstant(ROOT, FEED_TRIGGER, 'BUDGET_SHARE');
 	const fallbackSeconds = sourceConstant(ROOT, FEED_TRIGGER, 'FALLBACK_BUDGET_MS') / 1000;
 	const manualPages = sourceConstant(ROOT, FEED_TRIGGER, 'MANUAL_MAX_PAGES');
-	const limitDefault = spendingLimitOption.default as number;
+	const limitDefault = spendingLimitField.default as number;
 	const environment = new RecruitingAnalysisApi().properties.find((p) => p.name === 'environment')!;
 	const defaultEnvironment = (environment.options as INodePropertyOptions[]).find(
 		(o) => o.value === environment.default,
@@ -94,10 +94,15 @@ export function codeClaims(): Claim[] {
 			statedIn: ['README.md', 'docs/install.md'],
 		},
 		{
-			rule: "the Spending Limit's default, and 0 means no limit",
-			pattern:
-				/Spending Limit's default is \**(\d+), which means no limit|(\d+) \(the default\) is no limit|Spending Limit (\d+) means no limit/,
-			expected: [limitDefault === noLimitValue() ? limitDefault : Number.NaN],
+			rule: "the Spending Limit's default",
+			pattern: /Spending Limit's default is \**(\d+) credits/,
+			expected: [limitDefault],
+			statedIn: ['README.md', 'docs/output.md'],
+		},
+		{
+			rule: 'a Spending Limit of 0 means no limit',
+			pattern: /Spending Limit of (\d+) means no limit|(\d+) is no limit/,
+			expected: [noLimitValue()],
 			statedIn: ['README.md', 'docs/output.md'],
 		},
 		{

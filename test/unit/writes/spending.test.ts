@@ -25,7 +25,7 @@ function contextOf(contextData: IDataObject, spendingLimit?: number): IExecuteFu
 		},
 		getNode: () => ({ name: 'Recruiting Analysis' }),
 		getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) =>
-			name === 'options' ? (spendingLimit === undefined ? {} : { spendingLimit }) : fallback,
+			name === 'spendingLimit' ? (spendingLimit ?? 0) : fallback,
 	} as unknown as IExecuteFunctions;
 }
 
@@ -55,17 +55,28 @@ describe("the Spending Limit's store", () => {
 		}).catch((error: unknown) => error);
 		expect(sent).toBe(false);
 		expect(isSpendingLimitError(refused)).toBe(true);
-		expect(String((refused as Error).message)).toContain(
-			'Spending Limit of 3 credits reached: this invitation was not sent',
+		expect(String((refused as Error).message)).toBe(
+			'Spending Limit of 3 credits reached: this invitation costs 2.5 credits and 2 were already spent. Nothing was sent.',
 		);
 		const description = String((refused as { description?: string }).description);
-		expect(description).toContain('This execution has spent 2 credits');
+		expect(description).toContain('Raise Spending Limit (Credits) on this node');
 		expect(description).toContain("n8n's Retry of this execution carries its total on");
 		// Another execution (new context data) starts from 0.
 		const other = await chargedWrite(contextOf({}, 3), 0, quote(2.5), 'invitation', async () => ({
 			id: 'j',
 		}));
 		expect(other.creditsUsed).toBe(2.5);
+	});
+
+	it('says the refusal in plain words, one credit and one spent in the singular', async () => {
+		const data: IDataObject = {};
+		await chargedWrite(contextOf(data, 1), 0, quote(1), 'analysis', async () => ({ id: 'a' }));
+		const refused = await chargedWrite(contextOf(data, 1), 0, quote(1), 'analysis', async () => ({
+			id: 'b',
+		})).catch((error: unknown) => error);
+		expect(String((refused as Error).message)).toBe(
+			'Spending Limit of 1 credit reached: this analysis costs 1 credit and 1 was already spent. Nothing was sent.',
+		);
 	});
 
 	it('counts writes in flight across the lanes of an execution: two lanes cannot both take the last credits', () => {
@@ -93,8 +104,8 @@ describe("the Spending Limit's store", () => {
 			return { id: 'a' };
 		}).catch((error: unknown) => error);
 		expect(sent).toEqual([1]);
-		expect(String((refused as { description?: string }).description)).toContain(
-			'quoted again (the first quote went stale) at 50 credits',
+		expect(String((refused as Error).message)).toContain(
+			'this analysis costs 50 credits (quoted again) and 0 were already spent',
 		);
 		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
 		const within = await chargedWrite(ctx, 0, quote(1), 'analysis', async (reprice) => {
@@ -126,7 +137,7 @@ describe("the Spending Limit's store", () => {
 				throw new Error('`executionData` is not initialized');
 			},
 			getNode: () => ({ name: 'Recruiting Analysis' }),
-			getNodeParameter: () => ({ spendingLimit: 2 }),
+			getNodeParameter: (name: string) => (name === 'spendingLimit' ? 2 : {}),
 		} as unknown as IExecuteFunctions;
 		reserveCredits(ctx, 0, quote(2), 'analysis').charged();
 		expect(() => reserveCredits(ctx, 0, quote(1), 'analysis')).toThrow('Spending Limit');

@@ -20,13 +20,15 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 	simplifyReportsField,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
 import { readUploadInput } from '../upload/resumeUpload';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	{
 		displayName:
 			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded. Only one analysis batch runs at a time: for more than 20 resumes whose analyses take seconds, Analyze Resume with Wait for Completion is faster; Analyze Many makes fewer calls.',
@@ -37,12 +39,8 @@ const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([
-		batchTimeoutOption,
-		...resumeFileOptions,
-		includeReportOption,
-		spendingLimitOption,
-	]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions(

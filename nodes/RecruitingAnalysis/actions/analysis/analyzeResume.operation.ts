@@ -15,7 +15,8 @@ import {
 	waitDetailOptions,
 	waitForCompletionField,
 	simplifyReportsField,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
@@ -31,18 +32,16 @@ import { jobRevisionSince } from '../../writes/jobRevision';
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { later } from '../../engine/types';
+import { inputEmail } from '../common/inputEmail';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	binaryPropertyField,
 	...jobDescriptionFields,
 	waitForCompletionField,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([
-		concurrencyOption,
-		...resumeFileOptions,
-		spendingLimitOption,
-		...waitDetailOptions(),
-	]),
+	spendingLimitField,
+	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitDetailOptions()]),
 ];
 
 export const description = updateDisplayOptions(
@@ -114,7 +113,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		// A fresh upload cannot have an attempt yet: only a recovered one is checked (one read).
 		uploaded.alreadyAdmitted === true,
 	);
-	const output = { ...upload, ...started };
+	// The candidate's address from the input item, for the node after (an Invite): reports carry none.
+	const email = inputEmail(this, itemIndex);
+	const output = { ...upload, ...started, ...email };
 	if (!wait.waitForCompletion) {
 		addNotice(this, 'noScoreWithoutWaiting');
 		// A report an earlier run made (its analysis was already admitted) may predate the saved job's revision.
@@ -139,8 +140,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 				const charged =
 					started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
 				return started.recovered === true
-					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom, ...merged }
-					: { ...waited, ...merged, ...charged };
+					? {
+							...waited,
+							recovered: true,
+							recoveredFrom: started.recoveredFrom,
+							...merged,
+							...email,
+						}
+					: { ...waited, ...merged, ...charged, ...email };
 			},
 		),
 	);

@@ -5,6 +5,7 @@ import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { addNotice } from '../../floor/notices';
 import { idParam } from '../common/checks';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report with an uploaded resume (starts with rpt_)'),
@@ -20,5 +21,6 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	addNotice(this, 'quoteNotBinding');
-	return await quoteAnalysis(this, itemIndex, reportId);
+	const quote = await quoteAnalysis(this, itemIndex, reportId);
+	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
 }

@@ -5,13 +5,14 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { analysisBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
-import { reportIdField } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { stage, type ChunkState } from '../../engine/types';
 import { idParam } from '../common/checks';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField(),
+	...reportLocator(),
 ];
 
 export const description = updateDisplayOptions(
@@ -33,6 +34,8 @@ export const mode = 'batch';
 interface BatchQuoteItem extends IDataObject {
 	itemKey: string;
 	quote: IDataObject | null;
+	/** The quote's price in credits (creditUnits / creditScale), null when unquoted. */
+	creditsQuoted: number | null;
 	errorCode: string | null;
 }
 
@@ -65,6 +68,7 @@ async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<C
 			reportId,
 			itemKey: itemKeyFor(itemIndex),
 			quote: entry?.quote ?? null,
+			creditsQuoted: creditsOf(entry?.quote) ?? null,
 			errorCode: entry ? (entry.errorCode ?? null) : 'MISSING_FROM_RESPONSE',
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};

@@ -7,7 +7,7 @@ import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/cond
 import { noticesForReport } from '../../floor/notices';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { chargedWrite } from '../../writes/spending';
+import { chargedWrite, creditsOf } from '../../writes/spending';
 import { recoverWrite, withRecovery } from '../../writes/recover';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
 import { startWithinCapacity, waiterFor } from '../../engine/waits';
@@ -155,6 +155,7 @@ export async function startAnalysis(
 			creditScale: quote.creditScale,
 			reportSystemVersion: quote.reportSystemVersion,
 		},
+		creditsQuoted: creditsOf(quote) ?? null,
 	};
 }
 

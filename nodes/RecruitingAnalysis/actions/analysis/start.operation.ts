@@ -15,7 +15,8 @@ import {
 	waitForCompletionOptions,
 	simplifyReportsField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
@@ -25,15 +26,12 @@ import { idParam } from '../common/checks';
 import { later } from '../../engine/types';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
-	optionsCollection([
-		concurrencyOption,
-		...writeOptions,
-		spendingLimitOption,
-		...waitForCompletionOptions,
-	]),
+	spendingLimitField,
+	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
 ];
 
 export const description = updateDisplayOptions(

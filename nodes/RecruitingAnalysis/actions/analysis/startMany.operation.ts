@@ -1,5 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { readQuoteChoice } from './quotes';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
@@ -12,10 +13,10 @@ import { includeReportOption, readReportSummaries } from './batchSummaries';
 import {
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	simplifyReportsField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { stage } from '../../engine/types';
 import { readWriteChoice } from '../../writes/identity';
@@ -23,6 +24,7 @@ import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
+	chargeNotice('analysis'),
 	{
 		displayName:
 			'All input items are started through the analysis-batch endpoint, 20 per batch; each batch is awaited until every admitted analysis has finished',
@@ -30,15 +32,11 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of the report whose resume was uploaded (starts with rpt_)'),
+	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('batch is submitted'),
 	simplifyReportsField('once its batch has finished'),
-	optionsCollection([
-		batchTimeoutOption,
-		...writeOptions,
-		includeReportOption,
-		spendingLimitOption,
-	]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
 
 export const description = updateDisplayOptions(

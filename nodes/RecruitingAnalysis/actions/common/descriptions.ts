@@ -7,20 +7,6 @@ import { savedJobLocator } from './locators';
  * updateDisplayOptions, so the same name can appear under several operations.
  */
 
-export function reportIdField(
-	description = 'ID of the report (starts with rpt_)',
-): INodeProperties {
-	return {
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_...',
-		description,
-	};
-}
-
 export function batchIdField(): INodeProperties {
 	return {
 		displayName: 'Batch ID',
@@ -141,20 +127,47 @@ export const attemptLabelOption: INodeProperties = {
 };
 
 /**
- * Options > Execution Spending Limit of the charged operations (writes/spending.ts). Its internal name stays
- * `spendingLimit` (saved workflows keep their value); the name the editor shows says its scope: the whole
- * execution's credits, every Recruiting Analysis node's writes counted together.
+ * The Spending Limit a new node starts with: 10 credits for the execution (10 analyses or 4 interviews at the
+ * sandbox's prices), so that a first try, a loop or an expression that went wrong costs at most that much; the
+ * builder raises it, or sets 0 for no limit (docs/output.md "Spending limit").
  */
-export const spendingLimitOption: INodeProperties = {
-	displayName: 'Execution Spending Limit (Credits)',
+export const DEFAULT_SPENDING_LIMIT = 10;
+
+/** The Spending Limit of every charged operation: a top-level field, where the recruiter sets the operation up. */
+export const spendingLimitField: INodeProperties = {
+	displayName: 'Spending Limit (Credits)',
 	name: 'spendingLimit',
 	type: 'number',
 	typeOptions: { minValue: 0, numberPrecision: 2 },
-	default: 0,
-	hint: "The whole execution's credits, across every Recruiting Analysis node in it; 0 = no limit",
+	default: DEFAULT_SPENDING_LIMIT,
+	hint: 'Counts the whole execution, across every Recruiting Analysis node in it; a sub-workflow (Execute Workflow) counts its own from 0. 0 = no limit.',
 	description:
-		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). This node refuses a write that would take the execution's total past it: nothing is sent for that item, which fails with what was spent and quoted. 0 (the default) is no limit. Needs Quote Automatically on.",
+		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). A write that would take the execution's total past it is not sent: that item fails, saying what was spent and what it costs. 0 is no limit. Needs Quote Automatically on.",
 };
+
+/** One line on a charged operation's panel: what a run charges and the limit in force. */
+export function chargeNotice(unit: string): INodeProperties {
+	return {
+		displayName: `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
+		name: 'chargeNotice',
+		type: 'notice',
+		default: '',
+	};
+}
+
+/** One line on an emailing operation's panel: running it, Execute step included, emails the candidate. */
+export function emailNotice(
+	whom: 'the candidate' | 'each candidate',
+	show: Record<string, string[]> = {},
+): INodeProperties {
+	return {
+		displayName: `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`,
+		name: 'emailNotice',
+		type: 'notice',
+		default: '',
+		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
+	};
+}
 
 /** The options of every charged write: the user's own key and the deliberate new attempt. */
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];

@@ -8,9 +8,13 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 /** The options a model must not choose, by parameter name, with the name the editor shows. */
 export const GUARD_RAIL_OPTIONS: Record<string, string> = {
-	spendingLimit: 'Execution Spending Limit (Credits)',
 	attemptLabel: 'New Attempt Label',
 	idempotencyKey: 'Idempotency Key',
+};
+
+/** The top-level fields a model must not choose. */
+export const GUARD_RAIL_FIELDS: Record<string, string> = {
+	spendingLimit: 'Spending Limit (Credits)',
 };
 
 /** n8n's own pattern for a `$fromAI(` call (n8n-workflow from-ai-parse-utils: case-insensitive, spaces allowed). */
@@ -18,14 +22,18 @@ const FROM_AI_CALL = /\$fromai\s*\(/i;
 
 /** The editor names of the guard-rail options whose saved value calls `$fromAI` (empty when none does). */
 export function modelChosenGuardRails(parameters: IDataObject): string[] {
-	const options = parameters.options;
-	if (typeof options !== 'object' || options === null || Array.isArray(options)) return [];
-	return Object.entries(GUARD_RAIL_OPTIONS)
-		.filter(([name]) => {
-			const value = (options as IDataObject)[name];
-			return typeof value === 'string' && FROM_AI_CALL.test(value);
-		})
+	const fromAi = (value: unknown) => typeof value === 'string' && FROM_AI_CALL.test(value);
+	const fields = Object.entries(GUARD_RAIL_FIELDS)
+		.filter(([name]) => fromAi(parameters[name]))
 		.map(([, label]) => label);
+	const options = parameters.options;
+	if (typeof options !== 'object' || options === null || Array.isArray(options)) return fields;
+	return [
+		...fields,
+		...Object.entries(GUARD_RAIL_OPTIONS)
+			.filter(([name]) => fromAi((options as IDataObject)[name]))
+			.map(([, label]) => label),
+	];
 }
 
 /** Refuses the node, before any item is read or sent, when a guard-rail option is left to the model. */
@@ -38,7 +46,7 @@ export function refuseModelChosenGuardRails(ctx: IExecuteFunctions): void {
 		node,
 		`${named} cannot come from the model ($fromAI): ${fields.length === 1 ? 'it is a guard rail' : 'they are guard rails'} the workflow's builder sets`,
 		{
-			description: `In Options, give ${named} a fixed value (or an expression on the workflow's own data, without $fromAI), or remove ${fields.length === 1 ? 'it' : 'them'}, then run again. A limit the model picks is no limit, and each New Attempt Label or Idempotency Key it invents is a new write: another charge or another email. Nothing was sent to the Recruiting Analysis API.`,
+			description: `Give ${named} a fixed value (or an expression on the workflow's own data, without $fromAI), or remove ${fields.length === 1 ? 'it' : 'them'}, then run again. A limit the model picks is no limit, and each New Attempt Label or Idempotency Key it invents is a new write: another charge or another email. Nothing was sent to the Recruiting Analysis API.`,
 		},
 	);
 }

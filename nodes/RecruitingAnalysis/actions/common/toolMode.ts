@@ -114,9 +114,7 @@ function isOptionsList(options: INodeProperties['options']): options is INodePro
 export function chargedOperations(properties: INodeProperties[]): Set<string> {
 	const keys = new Set<string>();
 	for (const property of properties) {
-		if (property.type !== 'collection' || !Array.isArray(property.options)) continue;
-		const offersLimit = property.options.some((o) => 'name' in o && o.name === 'spendingLimit');
-		if (!offersLimit) continue;
+		if (property.name !== 'spendingLimit') continue;
 		for (const resource of property.displayOptions?.show?.resource ?? []) {
 			for (const operation of property.displayOptions?.show?.operation ?? []) {
 				keys.add(`${String(resource)}:${String(operation)}`);

@@ -9,6 +9,7 @@ import {
 import { reportLocator } from '../common/locators';
 import { addNotice } from '../../floor/notices';
 import { quoteInterview, readInvitationInput } from './invitation';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -26,5 +27,6 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const input = readInvitationInput(this, itemIndex);
 	addNotice(this, 'quoteNotBinding');
-	return await quoteInterview(this, itemIndex, input);
+	const quote = await quoteInterview(this, itemIndex, input);
+	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
 }

@@ -5,13 +5,15 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { interviewBatchQuoteSchema, validateBatch } from '../../validation';
 import { api } from '../../transport/api';
 import { itemKeyFor, readChunk } from '../../engine/batch';
-import { candidateEmailField, reportIdField } from '../common/descriptions';
+import { candidateEmailField } from '../common/descriptions';
 import { addNotice } from '../../floor/notices';
 import { readBatchInvitation } from './batchStages';
 import { stage, type ChunkState } from '../../engine/types';
+import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,7 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 ];
 
@@ -58,6 +60,7 @@ async function quoteChunk(this: IExecuteFunctions, chunk: ChunkState): Promise<C
 			candidateEmail: input.candidateEmail,
 			itemKey: itemKeyFor(itemIndex),
 			quote: (entry?.quote ?? null) as IDataObject | null,
+			creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
 			errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
 			batchTotal: (response.total ?? null) as IDataObject | null,
 		};

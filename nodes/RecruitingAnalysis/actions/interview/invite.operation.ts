@@ -8,18 +8,23 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	emailNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 
 const properties: INodeProperties[] = [
+	chargeNotice('interview'),
+	emailNotice('the candidate', { delivery: ['email'] }),
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('invitation is created'),
-	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
+	spendingLimitField,
+	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions(

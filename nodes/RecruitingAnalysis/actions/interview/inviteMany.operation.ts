@@ -1,20 +1,24 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { reportLocator } from '../common/locators';
 import { readQuoteChoice } from '../analysis/quotes';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
 	candidateEmailField,
 	optionsCollection,
 	quoteFields,
-	reportIdField,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	emailNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
 import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
+	chargeNotice('interview'),
+	emailNotice('each candidate'),
 	{
 		displayName:
 			'All input items are invited through the interview-batch endpoint, 20 per batch, by email only (batches do not support private links)',
@@ -22,10 +26,11 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	reportIdField('ID of a report with a completed, usable analysis (starts with rpt_)'),
+	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	...quoteFields('batch is submitted'),
-	optionsCollection([batchTimeoutOption, ...writeOptions, spendingLimitOption]),
+	spendingLimitField,
+	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions(

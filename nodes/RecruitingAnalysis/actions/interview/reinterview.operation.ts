@@ -8,7 +8,9 @@ import {
 	optionsCollection,
 	quoteFields,
 	writeOptions,
-	spendingLimitOption,
+	chargeNotice,
+	emailNotice,
+	spendingLimitField,
 } from '../common/descriptions';
 import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
@@ -16,6 +18,8 @@ import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity'
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
+	chargeNotice('interview'),
+	emailNotice('the candidate', { delivery: ['email'] }),
 	...interviewLocator(
 		'ID of the previous interview attempt (starts with int_); it must not be in progress',
 	),
@@ -23,7 +27,8 @@ const properties: INodeProperties[] = [
 	candidateEmailField,
 	deliveryField,
 	...quoteFields('new attempt is created'),
-	optionsCollection([concurrencyOption, ...writeOptions, spendingLimitOption]),
+	spendingLimitField,
+	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
 export const description = updateDisplayOptions(

@@ -11,13 +11,19 @@ import {
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { concurrencyOption, optionsCollection, writeOptions } from '../common/descriptions';
+import {
+	concurrencyOption,
+	emailNotice,
+	optionsCollection,
+	writeOptions,
+} from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
 import { addNotice } from '../../floor/notices';
 import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [
+	emailNotice('the candidate'),
 	...interviewLocator(
 		'ID of the pending interview whose invitation email is sent again (starts with int_)',
 	),

@@ -5,20 +5,20 @@ describe('guard rails are not the model’s', () => {
 	it('names every guard-rail option whose value calls $fromAI, in any case and spacing n8n accepts', () => {
 		expect(
 			modelChosenGuardRails({
+				spendingLimit: "={{ $fromAI('Spending_Limit', ``, 'number') }}",
 				options: {
-					spendingLimit: "={{ $fromAI('Spending_Limit', ``, 'number') }}",
 					attemptLabel: "={{ 'retry-' + $fromai ('n', 'x', 'number') }}",
 					idempotencyKey: '={{ $FromAI(`key`) }}',
 				},
 			}),
-		).toEqual(['Execution Spending Limit (Credits)', 'New Attempt Label', 'Idempotency Key']);
+		).toEqual(['Spending Limit (Credits)', 'New Attempt Label', 'Idempotency Key']);
 	});
 
 	it('leaves fixed values, expressions on workflow data and other options alone', () => {
 		expect(
 			modelChosenGuardRails({
+				spendingLimit: 25,
 				options: {
-					spendingLimit: 25,
 					attemptLabel: 'second-try',
 					idempotencyKey: '={{ $json.applicationId }}',
 					externalReferenceId: "={{ $fromAI('applicationId') }}",
