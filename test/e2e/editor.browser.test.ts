@@ -4,7 +4,7 @@
  * (read from the node description n8n itself serves) and of both triggers; pick a saved job from the list
  * (open, search, choose) and run Analyze Resume with it. Fails on any uncaught page error, error toast, or a
  * panel that does not render. Screenshots go to test/e2e/artifacts/; `npm run docs:screenshots` also writes
- * the pick list's to docs/screenshots/.
+ * the pick list's and every operation's panel to docs/screenshots/.
  */
 import { type Page } from 'playwright-core';
 
@@ -295,7 +295,16 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			(text) => text.includes(title),
 		);
 		expect(shownTitle).toContain(title);
-		await shot(`ndv-${resource.value}-${operation.value}`);
+		// The panel's middle column (parameters), where the recruiter sets the operation up: docs/operations.md shows it.
+		await docsShotOf(
+			page,
+			env,
+			`panel-${resource.value}-${operation.value}`,
+			`nodes/RecruitingAnalysis/actions/${resource.value}/${operation.value}.operation.ts`,
+			page
+				.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
+				.locator('xpath=ancestor::*[.//*[@data-test-id="tab-params"]][1]'),
+		);
 		await expectNoEditorError(where);
 	}
 	for (const [nodeId, parameter] of [
