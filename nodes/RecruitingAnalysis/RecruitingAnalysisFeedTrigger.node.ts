@@ -20,7 +20,7 @@ import {
 } from './feed/cursor';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { apiErrorInfo, apiRequest, resolveBaseUrl } from './transport';
-import { EVENT_TYPE_OPTIONS } from './events/eventTypes';
+import { EVENT_TYPE_OPTIONS, eventsSubtitle } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 
@@ -87,7 +87,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{"Events: " + ($parameter["events"] || []).join(", ")}}',
+		subtitle: eventsSubtitle('Events: '),
 		description:
 			'Polls the Recruiting Analysis event feed; use it when n8n cannot receive webhooks from the internet',
 		defaults: { name: 'Recruiting Analysis Feed Trigger' },

@@ -13,7 +13,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, readSeenIds } from './webhook/dedupe';
-import { EVENT_TYPE_OPTIONS, eventTypeMatches } from './events/eventTypes';
+import { EVENT_TYPE_OPTIONS, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 import {
@@ -88,7 +88,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		// node whose typeVersion is 1 (packages/cli `parseRequestBody`), about 9 ms per delivery (bench/REPORT.md,
 		// "B5 profile"; docs/versioning.md).
 		version: 2,
-		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		subtitle: eventsSubtitle(),
 		// n8n's nodes panel merges this trigger into the action node's entry and shows this description there (the
 		// editor's generateMergedNodesAndActions), so it begins with the action node's own.
 		description:

@@ -232,7 +232,7 @@ const cases: Case[] = [
 		value: 'expected revision "v2"',
 		field: 'Expected Revision',
 		rule: /64 hexadecimal characters/,
-		parameters: () => prepare({ expectedRevision: 'v2' }),
+		parameters: () => prepare({}, { expectedRevision: 'v2' }),
 	},
 	// External reference (source slug 1..64, id 1..128, both or neither)
 	{

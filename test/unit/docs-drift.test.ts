@@ -229,12 +229,12 @@ describe('each check fails on a wrong document, naming the file, the line and th
 
 	it('a wrong default Spending Limit, and a sentence that no longer states it', () => {
 		const wrongDefault = DOCS['README.md'].replace(
-			"Spending Limit's default is **0, which means no limit**",
-			"Spending Limit's default is **10, which means no limit**",
+			"Spending Limit's default is **10 credits**",
+			"Spending Limit's default is **0 credits**",
 		);
 		expect(lines(realClaims({ ...DOCS, 'README.md': wrongDefault }))).toEqual([
 			expect.stringMatching(
-				/^README\.md:\d+ \[the Spending Limit's default, and 0 means no limit\] states \[10\] in "Spending Limit's default is \*\*10, which means no limit", but the code holds \[0\]$/,
+				/^README\.md:\d+ \[the Spending Limit's default\] states \[0\] in "Spending Limit's default is \*\*0 credits", but the code holds \[10\]$/,
 			),
 		]);
 		const dropped = DOCS['docs/triggers.md'].replace(

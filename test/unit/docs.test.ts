@@ -348,10 +348,10 @@ function parametersOf(resource: string, operation: string): INodeProperties[] {
 /**
  * What the node's own description says an operation does with money and mail: it charges when it offers a
  * Spending Limit or a quote fingerprint (the writes the spec charges at a quoted price); it emails when it is a
- * charged write to a candidate's email (by email unless its Delivery choice says otherwise), or when its
- * description says it sends the invitation email again.
+ * charged write to a candidate's email (by email unless its Delivery choice says otherwise), or when its panel
+ * says running it emails the candidate (its email notice).
  */
-function nodeSays(resource: string, operation: string, description: string) {
+function nodeSays(resource: string, operation: string, _description?: string) {
 	const params = parametersOf(resource, operation);
 	const has = (name: string) => params.some((p) => p.name === name);
 	const charged = has('spendingLimit') || has('quoteFingerprint');
@@ -366,7 +366,7 @@ function nodeSays(resource: string, operation: string, description: string) {
 					? 'email (Delivery: Email)'
 					: 'no'
 				: 'email'
-			: /invitation email/i.test(description) && /sends it again/i.test(description)
+			: has('emailNotice')
 				? 'email'
 				: 'no';
 	return { charged, emails };

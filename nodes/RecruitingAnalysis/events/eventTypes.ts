@@ -41,12 +41,23 @@ const DESCRIPTIONS: Record<EventType, string> = {
 	'webhook.test': 'A synthetic test delivery without report or candidate data',
 };
 
-/** Options for an n8n multiOptions parameter, sorted by name as n8n's lint rules expect. */
-export const EVENT_TYPE_OPTIONS = [...EVENT_TYPES].sort().map((value) => ({
-	name: value,
+/** An event type in words, as n8n's own triggers name events ("report.result_ready": "Report Result Ready"). */
+export function eventTypeName(type: string): string {
+	return type
+		.split(/[._]/)
+		.map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+		.join(' ');
+}
+
+/**
+ * Options for an n8n multiOptions parameter: named in words, the raw type as the value (what the API sends and a
+ * saved workflow keeps), sorted by name as n8n's lint rules expect.
+ */
+export const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
+	name: eventTypeName(value),
 	value,
 	description: DESCRIPTIONS[value],
-}));
+})).sort((a, b) => a.name.localeCompare(b.name));
 
 export function isKnownEventType(type: string): type is EventType {
 	return (EVENT_TYPES as readonly string[]).includes(type);
@@ -59,4 +70,11 @@ export function isKnownEventType(type: string): type is EventType {
 export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
 	if (selected.length === 0 || selected.includes('*')) return true;
 	return selected.includes(type);
+}
+
+/** The canvas subtitle of a trigger: its selected events in words ("All Events" for `*`), prefixed by `prefix`. */
+export function eventsSubtitle(prefix = ''): string {
+	const names: Record<string, string> = { '*': 'All Events' };
+	for (const type of EVENT_TYPES) names[type] = eventTypeName(type);
+	return `={{ ${JSON.stringify(prefix)} + ($parameter["events"] || []).map((e) => (${JSON.stringify(names)})[e] || e).join(", ") }}`;
 }

@@ -20,7 +20,8 @@ const jobsRead = new RunSlot(
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') as string;
 	if (source !== 'existing') return undefined;
-	const pinned = ctx.getNodeParameter('expectedRevision', itemIndex, '') as string;
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const pinned = options?.expectedRevision ?? '';
 	if (typeof pinned === 'string' && pinned.trim() !== '') return undefined;
 	const raw = ctx.getNodeParameter('jobDescriptionId', itemIndex, '') as unknown;
 	const id = typeof raw === 'object' && raw !== null ? (raw as IDataObject).value : raw;

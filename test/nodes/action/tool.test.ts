@@ -47,15 +47,22 @@ describe('operation descriptions for people and agents', () => {
 			})),
 		);
 
-	it('every operation says when to use it and what it needs (inputs and API key scope)', () => {
+	it("every operation says what it does as a task, in a line n8n's dropdown shows whole: no endpoint, no scope", () => {
 		expect(operations).toHaveLength(31);
 		for (const operation of operations) {
+			const text = String(operation.description);
 			expect({
 				operation: `${operation.resource}:${operation.value}`,
-				description: operation.description,
+				short: text.length <= 75,
+				aTask: /^[A-Z][a-z]+ [^.;]+$/.test(text),
+				scope: /\b[a-z-]+:(read|write)\b/.test(text),
+				endpoint: /endpoint|\/api\//i.test(text) || /\b(GET|POST|PUT)\b/.test(text),
 			}).toEqual({
 				operation: `${operation.resource}:${operation.value}`,
-				description: expect.stringMatching(/^Use (to|when) .+\. Needs .+; scopes? [a-z:-]+/),
+				short: true,
+				aTask: true,
+				scope: false,
+				endpoint: false,
 			});
 		}
 	});

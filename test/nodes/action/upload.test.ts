@@ -48,9 +48,11 @@ describe('Upload > Upload Resume', () => {
 		const job = (await apiCall(ws, 'GET', `/api/v1/job-descriptions/${ws.jobDescriptionId}`)).body
 			.data as IDataObject;
 		const before = await counters(ws);
-		const result = await runNode(ws, uploadParams({ expectedRevision: job.revision }), [
-			pdfItem({ candidate: 'Rev Match' }),
-		]);
+		const result = await runNode(
+			ws,
+			uploadParams({ options: { expectedRevision: job.revision } }),
+			[pdfItem({ candidate: 'Rev Match' })],
+		);
 		const [item] = jsonOf(result);
 		expect(item).toEqual(
 			expect.objectContaining({
@@ -77,7 +79,7 @@ describe('Upload > Upload Resume', () => {
 		await sandbox.control.reviseJob(ws.jobDescriptionId, { description: `Revised ${Date.now()}` });
 		const result = await runNode(
 			ws,
-			uploadParams({ expectedRevision: job.revision }),
+			uploadParams({ options: { expectedRevision: job.revision } }),
 			[pdfItem()],
 			{ continueOnFail: true },
 		);

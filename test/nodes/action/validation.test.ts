@@ -144,7 +144,7 @@ const cases: Case[] = [
 	{
 		rule: 'expected revision is 64 hexadecimal characters',
 		field: 'Expected Revision',
-		parameters: () => prepare({ expectedRevision: 'rev-1' }),
+		parameters: () => prepare({ options: { expectedRevision: 'rev-1' } }),
 	},
 	{
 		rule: 'external reference source is a slug',

@@ -240,6 +240,17 @@ describe.each<Line>(['2.41', '1.123'])("n8n %s's nodes panel", (line) => {
 		]);
 	});
 
+	it("the triggers' events are named in words, the raw type still the value", () => {
+		const triggers = merged.filter((a) => a.category === 'Triggers');
+		const named = triggers.find((a) => (a.values.events as string[])[0] === 'report.result_ready');
+		expect(named?.displayName).toBe('On Report Result Ready');
+		for (const t of triggers.filter((a) => a.actionKey !== '*'))
+			expect({
+				value: t.actionKey,
+				words: /^On [A-Z][a-z]+( [A-Z][a-z]+)+$/.test(t.displayName),
+			}).toEqual({ value: t.actionKey, words: true });
+	});
+
 	it("the merged entry shows the webhook trigger's description (n8n's rule), which begins with the action node's", () => {
 		const entry = entries.find((e) => e.name === `${PACKAGE}.recruitingAnalysis`)!;
 		expect(entry.description).toBe(new RecruitingAnalysisTrigger().description.description);

@@ -31,50 +31,43 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Analyze Many',
 				value: 'analyzeMany',
-				description:
-					"Use to analyze several resumes at once (one per input item, batches of 20) and get their report summaries when done. Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scopes analyses:write and reports:read.",
+				description: 'Score many resumes at once, in batches of 20, and get their scores',
 				action: 'Analyze many resumes',
 			},
 			{
 				name: 'Analyze Resume',
 				value: 'analyzeResume',
-				description:
-					"Use to analyze one candidate's resume against a job in one step (prepare, upload, quote, start; can wait for the result). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write (reports:read to wait).",
+				description: 'Score one resume against a job: upload, quote and analyze in one step',
 				action: 'Analyze a resume',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
-				description:
-					'Use to check the progress of an analysis batch started by Start Many. Needs the batch ID; scope analyses:write.',
+				description: 'Check the progress of a Start Many batch',
 				action: 'Get an analysis batch',
 			},
 			{
 				name: 'Get Quote',
 				value: 'getQuote',
-				description:
-					'Use to see the credit price of analyzing an uploaded resume before starting it. Needs the report ID of an upload; scope analyses:write.',
+				description: 'See what analyzing an uploaded resume would cost',
 				action: 'Get an analysis quote',
 			},
 			{
 				name: 'Get Quotes',
 				value: 'getQuotes',
-				description:
-					'Use to price the analyses of several uploaded resumes at once (batch quotes of 20). Needs a report ID per input item; scope analyses:write.',
+				description: 'See what analyzing many uploaded resumes would cost',
 				action: 'Get analysis quotes',
 			},
 			{
 				name: 'Start',
 				value: 'start',
-				description:
-					'Use to start the analysis of a resume already uploaded (after Upload Resume or Prepare Only). Needs the report ID (and a quote fingerprint unless quoted automatically); scope analyses:write.',
+				description: 'Start the analysis of a resume already uploaded',
 				action: 'Start an analysis',
 			},
 			{
 				name: 'Start Many',
 				value: 'startMany',
-				description:
-					'Use to start the analyses of several uploaded resumes at once (batches of 20). Needs a report ID per input item; scope analyses:write.',
+				description: 'Start the analyses of many uploaded resumes at once',
 				action: 'Start many analyses',
 			},
 		],

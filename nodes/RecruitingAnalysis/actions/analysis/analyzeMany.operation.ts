@@ -16,6 +16,7 @@ import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
 import {
 	binaryPropertyField,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
@@ -31,7 +32,7 @@ const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
 	{
 		displayName:
-			'All input items go through upload batches and analysis batches of 20, quoted automatically; each batch of analyses is awaited until it has finished, while the next 20 files are uploaded. Only one analysis batch runs at a time: for more than 20 resumes whose analyses take seconds, Analyze Resume with Wait for Completion is faster; Analyze Many makes fewer calls.',
+			'Analyzes all input items together, 20 at a time, and waits for each 20 to finish. For more than 20 resumes, Analyze Resume is faster; Analyze Many makes fewer calls.',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',
@@ -40,7 +41,12 @@ const properties: INodeProperties[] = [
 	...jobDescriptionFields,
 	simplifyReportsField('once its batch has finished'),
 	spendingLimitField,
-	optionsCollection([batchTimeoutOption, ...resumeFileOptions, includeReportOption]),
+	optionsCollection([
+		batchTimeoutOption,
+		expectedRevisionOption,
+		...resumeFileOptions,
+		includeReportOption,
+	]),
 ];
 
 export const description = updateDisplayOptions(

@@ -9,6 +9,7 @@ import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from './
 import {
 	binaryPropertyField,
 	concurrencyOption,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
@@ -41,7 +42,12 @@ const properties: INodeProperties[] = [
 	waitForCompletionField,
 	simplifyReportsField('once its analysis has finished (with Wait for Completion)'),
 	spendingLimitField,
-	optionsCollection([concurrencyOption, ...resumeFileOptions, ...waitDetailOptions()]),
+	optionsCollection([
+		concurrencyOption,
+		expectedRevisionOption,
+		...resumeFileOptions,
+		...waitDetailOptions(),
+	]),
 ];
 
 export const description = updateDisplayOptions(

@@ -16,7 +16,7 @@ import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'All input items are quoted through the batch quote endpoint, 20 per request',
+		displayName: 'Quotes all input items together, 20 at a time',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',

@@ -26,8 +26,7 @@ import { idParam } from '../common/checks';
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
 	{
-		displayName:
-			'All input items are started through the analysis-batch endpoint, 20 per batch; each batch is awaited until every admitted analysis has finished',
+		displayName: 'Starts all input items together, 20 at a time, and waits for each 20 to finish',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',

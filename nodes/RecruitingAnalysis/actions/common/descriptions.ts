@@ -59,15 +59,6 @@ export const jobDescriptionFields: INodeProperties[] = [
 		{ jobDescriptionSource: ['existing'] },
 	),
 	{
-		displayName: 'Expected Revision',
-		name: 'expectedRevision',
-		type: 'string',
-		default: '',
-		description:
-			'Optional revision of the saved job. When set, the request fails with JD_REVISION_CHANGED if the job was changed since.',
-		displayOptions: { show: { jobDescriptionSource: ['existing'] } },
-	},
-	{
 		displayName: 'Job Description Text',
 		name: 'jobDescriptionText',
 		type: 'string',
@@ -78,6 +69,20 @@ export const jobDescriptionFields: INodeProperties[] = [
 		displayOptions: { show: { jobDescriptionSource: ['text'] } },
 	},
 ];
+
+/**
+ * An advanced choice, in Options of every operation that names a saved job: the job's revision the resume must be
+ * analyzed against (offered only with a saved job).
+ */
+export const expectedRevisionOption: INodeProperties = {
+	displayName: 'Expected Revision',
+	name: 'expectedRevision',
+	type: 'string',
+	default: '',
+	description:
+		'Revision of the saved job the resume must be analyzed against. When set, the request fails with JD_REVISION_CHANGED if the job was changed since.',
+	displayOptions: { show: { '/jobDescriptionSource': ['existing'] } },
+};
 
 export const externalReferenceOptions: INodeProperties[] = [
 	{

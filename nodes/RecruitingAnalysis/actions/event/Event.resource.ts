@@ -16,8 +16,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description:
-					'Use to read what happened recently (reports finished, interviews completed) from the retained event feed. Needs nothing but optional filters; scope events:read.',
+				description: 'Read recent events, such as finished reports and interviews',
 				action: 'Get many events',
 			},
 		],

@@ -38,78 +38,67 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description:
-					'Use to read one interview attempt with its lifecycle, preparation, evaluation and email states. Needs the interview ID; scope interviews:read.',
+				description: 'Read one interview with its progress and email state',
 				action: 'Get an interview',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
-				description:
-					'Use to check the progress of an invitation batch started by Invite Many. Needs the batch ID; scope interviews:write.',
+				description: 'Check the progress of an Invite Many batch',
 				action: 'Get an interview batch',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description:
-					'Use to find interview attempts, for example all attempts of one report or of one application. Needs nothing but optional filters; scope interviews:read.',
+				description: 'Find interviews, for example all of one report',
 				action: 'Get many interviews',
 			},
 			{
 				name: 'Get Quote',
 				value: 'getQuote',
-				description:
-					"Use to see the credit price of inviting a candidate before sending the invitation. Needs the report ID of a completed analysis and the candidate's email; scope interviews:write.",
+				description: 'See what inviting a candidate would cost',
 				action: 'Get an interview quote',
 			},
 			{
 				name: 'Get Quotes',
 				value: 'getQuotes',
-				description:
-					'Use to price the invitations of several candidates at once (batch quotes of 20). Needs a report ID and candidate email per input item; scope interviews:write.',
+				description: 'See what inviting many candidates would cost',
 				action: 'Get interview quotes',
 			},
 			{
 				name: 'Get Result',
 				value: 'getResult',
-				description:
-					'Use to read the evaluation of a completed interview (decision, scores, strengths, concerns). Needs the interview ID; scope interviews:read.',
+				description: 'Read the evaluation of a completed interview',
 				action: 'Get an interview result',
 			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
-				description:
-					'Use to check whether a candidate has started or completed an interview and whether its evaluation is ready. Needs the interview ID; scope interviews:read.',
+				description: 'Check whether a candidate started or finished an interview',
 				action: 'Get an interview status',
 			},
 			{
 				name: 'Invite',
 				value: 'invite',
-				description:
-					"Use to invite one candidate to an automated interview about an analyzed resume, by email or private link. Needs the report ID of a completed analysis and the candidate's email; scope interviews:write.",
+				description: 'Invite a candidate to an automated interview, by email or private link',
 				action: 'Invite a candidate',
 			},
 			{
 				name: 'Invite Many',
 				value: 'inviteMany',
-				description:
-					'Use to invite several candidates at once (interview batches of 20, by email). Needs a report ID and candidate email per input item; scope interviews:write.',
+				description: 'Invite many candidates at once, by email',
 				action: 'Invite many candidates',
 			},
 			{
 				name: 'Reinterview',
 				value: 'reinterview',
-				description:
-					"Use to give a candidate a new interview attempt that replaces a previous one not in progress. Needs the previous interview ID, its report ID and the candidate's email; scope interviews:write.",
+				description: 'Invite a candidate again: a new interview, by email or private link',
 				action: 'Reinterview a candidate',
 			},
 			{
 				name: 'Resend',
 				value: 'resend',
-				description:
-					'Use when a candidate did not receive or lost the invitation email of a pending interview; sends it again at no charge. Needs the interview ID; scope interviews:write.',
+				description: "Email a pending interview's invitation again, at no charge",
 				action: 'Resend an invitation',
 			},
 		],

@@ -17,8 +17,7 @@ import { creditsOf } from '../../writes/spending';
 
 const properties: INodeProperties[] = [
 	{
-		displayName:
-			'All input items are quoted through the interview batch quote endpoint, 20 per request. Batches only support email delivery.',
+		displayName: 'Quotes all input items together, 20 at a time, for email delivery',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',

@@ -20,8 +20,7 @@ const properties: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('each candidate'),
 	{
-		displayName:
-			'All input items are invited through the interview-batch endpoint, 20 per batch, by email only (batches do not support private links)',
+		displayName: 'Invites all input items together, 20 at a time, by email only (no private links)',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',

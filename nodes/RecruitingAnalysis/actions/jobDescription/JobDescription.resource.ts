@@ -17,15 +17,13 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description:
-					'Use to read one saved job (title, company, full description, current revision). Needs the saved job ID; scope job-descriptions:read.',
+				description: 'Read one saved job with its full description',
 				action: 'Get a job description',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description:
-					'Use to find which saved jobs exist (and which are ACTIVE) before analyzing resumes against one. Needs nothing; scope job-descriptions:read.',
+				description: 'List the saved jobs, and which accept resumes',
 				action: 'Get many job descriptions',
 			},
 		],

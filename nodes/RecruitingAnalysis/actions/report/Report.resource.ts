@@ -19,29 +19,25 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description:
-					"Use to read a report's summary: candidate, job, status and score. Needs the report ID; scope reports:read.",
+				description: "Read a report's summary: candidate, job, status and score",
 				action: 'Get a report',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description:
-					'Use to find reports, newest first, for example those of one application or created in a date range. Needs nothing but optional filters; scope reports:read.',
+				description: 'Find reports, newest first',
 				action: 'Get many reports',
 			},
 			{
 				name: 'Get Result',
 				value: 'getResult',
-				description:
-					'Use to read the detailed evidence of a completed analysis (rubric, highlights, follow-up questions, limitations). Needs the report ID; scope reports:read.',
+				description: 'Read the detailed evidence of a finished analysis',
 				action: 'Get a report result',
 			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
-				description:
-					"Use to check whether a report's analysis has finished (queued, processing, completed, requires_action, failed). Needs the report ID; scope reports:read.",
+				description: "Check whether a report's analysis has finished",
 				action: 'Get a report status',
 			},
 		],

@@ -28,43 +28,37 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Cancel',
 				value: 'cancel',
-				description:
-					'Use to remove a prepared upload whose analysis was not started, freeing its preparation slot. Needs the report ID; scope analyses:write.',
+				description: 'Remove a prepared upload whose analysis was not started',
 				action: 'Cancel an upload',
 			},
 			{
 				name: 'Get Batch',
 				value: 'getBatch',
-				description:
-					'Use to check the progress of an upload batch started by Upload Many. Needs the batch ID; scope analyses:write.',
+				description: 'Check the progress of an Upload Many batch',
 				action: 'Get an upload batch',
 			},
 			{
 				name: 'Prepare Only',
 				value: 'prepare',
-				description:
-					'Use when another system will send the file itself: creates the report and returns a signed upload URL. Needs the file name, exact size, type and a saved job or job text; scope analyses:write.',
+				description: "Create a report and get an upload address for another system's file",
 				action: 'Prepare an upload',
 			},
 			{
 				name: 'Refresh URL',
 				value: 'refreshUrl',
-				description:
-					'Use when a signed upload URL expired (after 10 minutes) before the file was sent. Needs the report ID of the prepared upload; scope analyses:write.',
+				description: 'Get a new upload address when the old one expired',
 				action: 'Refresh an upload URL',
 			},
 			{
 				name: 'Upload Many',
 				value: 'uploadMany',
-				description:
-					"Use to upload several resumes without analyzing them yet (upload batches of 20). Needs each item's resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.",
+				description: 'Upload many resumes without analyzing them yet',
 				action: 'Upload many resumes',
 			},
 			{
 				name: 'Upload Resume',
 				value: 'uploadResume',
-				description:
-					'Use to upload one resume without starting its analysis (start it later with Analysis > Start). Needs the resume file (PDF or DOCX binary) and a saved job or job text; scope analyses:write.',
+				description: 'Upload one resume without analyzing it yet',
 				action: 'Upload a resume',
 			},
 		],

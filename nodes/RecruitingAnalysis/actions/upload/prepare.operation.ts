@@ -9,6 +9,7 @@ import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../valida
 import {
 	concurrencyOption,
 	externalReferenceOptions,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	writeOptions,
@@ -48,7 +49,12 @@ const properties: INodeProperties[] = [
 		description: 'Content type of the file; must agree with the file extension and the content',
 	},
 	...jobDescriptionFields,
-	optionsCollection([concurrencyOption, ...externalReferenceOptions, ...writeOptions]),
+	optionsCollection([
+		concurrencyOption,
+		expectedRevisionOption,
+		...externalReferenceOptions,
+		...writeOptions,
+	]),
 ];
 
 export const description = updateDisplayOptions(

@@ -48,7 +48,7 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 		};
 	} else {
 		input = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
-		const expectedRevision = stringParam(ctx, 'expectedRevision', itemIndex);
+		const expectedRevision = optionString(optionsParam(ctx, itemIndex), 'expectedRevision');
 		if (expectedRevision) input.expectedRevision = expectedRevision;
 	}
 	return validateJobDescriptionInput.call(ctx, input, itemIndex);

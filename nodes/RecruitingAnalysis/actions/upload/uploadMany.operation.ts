@@ -4,6 +4,7 @@ import { batchTimeoutOption } from '../../engine/batch';
 import { createUploadBatch, putUploadBatch, type UploadChunk } from './batchStages';
 import {
 	binaryPropertyField,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
@@ -14,15 +15,14 @@ import { readUploadInput } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	{
-		displayName:
-			'All input items are sent through the upload-batch endpoint, 20 per batch; the files of one batch are uploaded while the next batch is prepared',
+		displayName: 'Uploads all input items together, 20 at a time',
 		name: 'batchNotice',
 		type: 'notice',
 		default: '',
 	},
 	binaryPropertyField,
 	...jobDescriptionFields,
-	optionsCollection([batchTimeoutOption, ...resumeFileOptions]),
+	optionsCollection([batchTimeoutOption, expectedRevisionOption, ...resumeFileOptions]),
 ];
 
 export const description = updateDisplayOptions(

@@ -3,6 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import {
 	binaryPropertyField,
 	concurrencyOption,
+	expectedRevisionOption,
 	jobDescriptionFields,
 	optionsCollection,
 	resumeFileOptions,
@@ -14,7 +15,7 @@ import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
 	...jobDescriptionFields,
-	optionsCollection([concurrencyOption, ...resumeFileOptions]),
+	optionsCollection([concurrencyOption, expectedRevisionOption, ...resumeFileOptions]),
 ];
 
 export const description = updateDisplayOptions(
