@@ -193,10 +193,29 @@ const OWN_LIMIT = `${n8nUnderTest()}: a model that tries to set its own Spending
 /** The spender's counts on both lines: 1 + 6 analyses (1 credit each) and 1 interview (2.5) are 9.5 credits. */
 const SPENT = { analyses: 7, interviews: 1, emails: 2, credits: 9.5 };
 
+/** What the model was told about each tool (n8n sends each Tool's description with every request). */
+function toolDescriptions(
+	requests: Array<{ tools?: Array<{ function: { description?: string } }> }>,
+) {
+	return (requests[0]?.tools ?? []).map((t) => String(t.function.description));
+}
+
+/** The price and email notes reach the model through the Tool's description, not through the node's name. */
+const TOLD = [
+	expect.stringMatching(
+		/^Start an analysis \(costs credits: charged per analysis at the quoted price/,
+	),
+	expect.stringMatching(
+		/^Invite a candidate \(costs credits: charged per interview .*; emails the candidate\) in Recruiting Analysis$/,
+	),
+	expect.stringMatching(/^Resend an invitation \(free, but emails the candidate each time\)/),
+];
+
 if (n8nLineUnderTest() === '1') {
 	// n8n 1.123 ends an agent's execution at the first tool error: here the first refusal by the limit.
 	test(ALONE, async () => {
-		const { runError, start, invite, resend, counts } = await runAgent('spender', 2);
+		const { runError, requests, start, invite, resend, counts } = await runAgent('spender', 2);
+		expect(toolDescriptions(requests)).toEqual(expect.arrayContaining(TOLD));
 		expect(runError).toMatch(DEFAULT_LIMIT);
 		expect(start.slice(0, 7)).toEqual(
 			Array.from({ length: 7 }, () => expect.objectContaining({ status: 'completed' })),
@@ -210,6 +229,7 @@ if (n8nLineUnderTest() === '1') {
 } else {
 	test(ALONE, async () => {
 		const { runError, requests, start, invite, resend, counts } = await runAgent('spender', 2);
+		expect(toolDescriptions(requests)).toEqual(expect.arrayContaining(TOLD));
 		expect(runError).toBeUndefined();
 		// Every call the model made was answered: 1 + 11 starts, 1 + 10 invitations, 2 resends, and a last text.
 		expect(requests).toHaveLength(1 + REPORTS + (1 + INVITES) + 2);

@@ -661,10 +661,10 @@ test('(a) an invitation refused behind the approval form reaches the recruiter: 
 	expect((await (await fetch(statusUrl)).text()).trim()).toBe('form-waiting');
 	const html = await (await fetch(page.url)).text();
 	expect(html).toContain('Not sent: what to do');
-	expect(html).toContain(
-		'Ada Example: Spending Limit of 2 credits reached: this invitation costs 2.5 credits',
+	// What was spent before depends on whether this execution's analysis was charged or recovered.
+	expect(html).toMatch(
+		/Ada Example: Spending Limit of 2 credits reached: this invitation costs 2\.5 credits and (0 were|1 was) already spent\. Nothing was sent\./,
 	);
-	expect(html).toContain('Nothing was sent or charged for this item');
 	expect(html).toContain('Raise Spending Limit (Credits) on this node');
 	const after = await env.sandbox.control.counters(workspace);
 	expect({
