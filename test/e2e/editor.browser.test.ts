@@ -242,7 +242,7 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			id: 'trigger-webhook',
 			name: 'Webhook Trigger',
 			type: NODE_TYPES.trigger,
-			typeVersion: 1,
+			typeVersion: 2,
 			position: [0, -300],
 			parameters: {},
 			webhookId: 'a1d6a2c2-7c43-4d8e-9b7e-browser-test',
@@ -279,6 +279,9 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			),
 		).toBe(expected);
 	};
+	// The docs show each panel whole: a taller window for them, so that no field is cut off at the bottom.
+	if (process.env.RA_DOCS_SCREENSHOTS === '1')
+		await page.setViewportSize({ width: 1440, height: 1500 });
 	for (const [i, { resource, operation }] of combos.entries()) {
 		const where = `${resource.value}/${operation.value}`;
 		await openNodePanel(id, `op-${resource.value}-${operation.value}`, i === 0);
@@ -296,14 +299,32 @@ test('opens the parameter panel of every resource and operation, and of both tri
 		);
 		expect(shownTitle).toContain(title);
 		// The panel's middle column (parameters), where the recruiter sets the operation up: docs/operations.md shows it.
+		// The panel's middle column (parameters), where the recruiter sets the operation up, down to its last field:
+		// docs/operations.md shows it.
+		const column = await page
+			.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
+			.locator('xpath=ancestor::*[.//*[@data-test-id="tab-params"]][1]')
+			.boundingBox();
+		const fields = await page
+			.locator(
+				'[data-test-id="ndv"] [data-test-id="node-parameters"] [data-test-id="parameter-item"]',
+			)
+			.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().bottom));
+		const bottom = Math.max(...fields);
+		expect(column).not.toBeNull();
 		await docsShotOf(
 			page,
 			env,
 			`panel-${resource.value}-${operation.value}`,
 			`nodes/RecruitingAnalysis/actions/${resource.value}/${operation.value}.operation.ts`,
-			page
-				.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
-				.locator('xpath=ancestor::*[.//*[@data-test-id="tab-params"]][1]'),
+			{
+				clip: {
+					x: column!.x,
+					y: column!.y,
+					width: column!.width,
+					height: Math.min(column!.height, bottom - column!.y + 16),
+				},
+			},
 		);
 		await expectNoEditorError(where);
 	}
