@@ -11,10 +11,17 @@ import type {
  * "Custom Base URL" environment) once the vendor publishes the real one.
  */
 export const PRODUCTION_BASE_URL = 'https://api.recruiting-analysis.example';
-/** The local sandbox (`npm run sandbox`) listens here by default. */
+/** The local sandbox (`npm run sandbox`) listens here by default; a new credential opens on it. */
 export const SANDBOX_BASE_URL = 'http://127.0.0.1:4010';
 /** Spec, Authentication 5: sandbox keys start with `svc_test_` and work only on the sandbox. */
 export const SANDBOX_KEY_PREFIX = 'svc_test_';
+
+/** Where a key comes from, shown under the API Key field. */
+export const API_KEY_HINT =
+	'A workspace Admin makes API keys in Recruiting Analysis under Settings → Developer → API keys.';
+/** How to start the local sandbox, shown when the environment is Sandbox (sandbox/cli.ts prints that first line). */
+export const SANDBOX_START_NOTICE =
+	'To start the local sandbox, run npm run -s sandbox in a clone of the n8n-nodes-recruiting-analysis repository: its first line prints the base URL and a svc_test_ key to paste here (npm start makes this credential for you).';
 
 export const PRODUCTION_WITH_SANDBOX_KEY_MESSAGE =
 	'Refused before sending: this is a sandbox key (it starts with svc_test_) but the environment is Production. ' +
@@ -42,13 +49,14 @@ export class RecruitingAnalysisApi implements ICredentialType {
 				{
 					name: 'Production',
 					value: 'production',
-					description: 'The live service. Production keys only.',
+					description:
+						'The live service, production keys only. Its address is not published yet: until then choose Custom Base URL.',
 				},
 				{
 					name: 'Sandbox',
 					value: 'sandbox',
 					description:
-						'Synthetic data, mail sink, deterministic results. Keys starting with svc_test_ only.',
+						'Synthetic data, mail sink, deterministic results; keys starting with svc_test_. Start it with npm run -s sandbox.',
 				},
 				{
 					name: 'Custom Base URL',
@@ -57,7 +65,16 @@ export class RecruitingAnalysisApi implements ICredentialType {
 						'Another deployment of the same API (for example a proxy or a regional endpoint)',
 				},
 			],
-			default: 'production',
+			// Sandbox, not Production: Production's address is still a placeholder (PRODUCTION_BASE_URL), so a new
+			// credential opened on it could never work; the sandbox's address works once it runs.
+			default: 'sandbox',
+		},
+		{
+			displayName: SANDBOX_START_NOTICE,
+			name: 'sandboxNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { environment: ['sandbox'] } },
 		},
 		{
 			displayName: 'Sandbox URL',
@@ -97,8 +114,9 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
+			hint: API_KEY_HINT,
 			description:
-				'Created by a workspace Admin in the application under Settings > Developer > API keys. Give it the scopes of the operations you use.',
+				'Give the key the scopes of the operations you use (the Credentials section of the README lists them). Sandbox keys start with svc_test_.',
 		},
 	];
 

@@ -4,13 +4,13 @@ const Sequencer = require('@jest/test-sequencer').default;
  * The order of the real-n8n test files (jest.faults.config.js, jest.e2e.config.js, jest.real-n8n.config.js): the 2.x
  * line before the 1.x line, and within a line the files that share one n8n together (test/e2e/shared-n8n.ts keeps
  * one idle shared n8n per process, so a file of another boot setting in between would cost a boot): the fault
- * files and the e2e files on n8n's defaults first, then the files whose n8n has HOME in its user folder (examples),
+ * files and the e2e files on n8n's defaults first, then the files whose n8n has HOME in its user folder (examples, from-scratch),
  * then the one at debug level (security), then those that boot their own (queue mode, `npm start`). Jest's default
  * order (the slowest and the failed first) only helps files that run side by side; these run one at a time.
  */
 const GROUPS = [
-	/\/test\/faults\/|\/test\/e2e\/(?!examples|security|queue|start)[^/]+$/,
-	/\/test\/e2e\/examples[.-]/,
+	/\/test\/faults\/|\/test\/e2e\/(?!examples|from-scratch|security|queue|start)[^/]+$/,
+	/\/test\/e2e\/(examples[.-]|from-scratch\.)/,
 	/\/test\/e2e\/security\./,
 	/\/test\/e2e\/queue\./,
 	/\/test\/e2e\/start\./,

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 import { DEFAULT_OWNER, REPO_ROOT } from '../../scripts/n8n-host';
 import { CHROMIUM } from './global-setup';
@@ -169,7 +169,7 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 /**
- * A screenshot the docs show: into test/e2e/artifacts/, and, only when asked (`npm run docs:screenshots`, on the
+ * A screenshot the docs show (of the page, of one element `of` it, or of a `clip` of it): into test/e2e/artifacts/, and, only when asked (`npm run docs:screenshots`, on the
  * n8n line `npm start` runs), into docs/screenshots/<name>.png with its entry in docs/screenshots/sources.json:
  * the repository file it shows (`source`) and that file's SHA-256 now. Tests write no tracked file otherwise.
  */
@@ -178,11 +178,16 @@ export async function docsShot(
 	env: RealN8n,
 	name: string,
 	source: string,
+	of?: Locator | { clip: { x: number; y: number; width: number; height: number } },
 ): Promise<void> {
-	await shot(page, name);
+	const take = (path: string) =>
+		of && 'clip' in of
+			? page.screenshot({ path, clip: of.clip })
+			: (of ?? page).screenshot({ path });
+	await take(join(ARTIFACTS, `${name}.png`));
 	if (process.env.RA_DOCS_SCREENSHOTS !== '1' || env.line !== '2') return;
 	const png = `${name}.png`;
-	await page.screenshot({ path: join(SCREENSHOTS, png) });
+	await take(join(SCREENSHOTS, png));
 	const sources = existsSync(SCREENSHOT_SOURCES)
 		? (JSON.parse(readFileSync(SCREENSHOT_SOURCES, 'utf8')) as Record<string, unknown>)
 		: {};

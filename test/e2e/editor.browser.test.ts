@@ -4,7 +4,7 @@
  * (read from the node description n8n itself serves) and of both triggers; pick a saved job from the list
  * (open, search, choose) and run Analyze Resume with it. Fails on any uncaught page error, error toast, or a
  * panel that does not render. Screenshots go to test/e2e/artifacts/; `npm run docs:screenshots` also writes
- * the pick list's to docs/screenshots/.
+ * the pick list's and every operation's panel to docs/screenshots/.
  */
 import { type Page } from 'playwright-core';
 
@@ -161,9 +161,8 @@ test('adds each of our nodes from the node creator', async () => {
 	await pickCreatorItem('Recruiting Analysis');
 	const action = page
 		.locator('[data-test-id="item-iterator-item"]', {
-			// The action names its price (actions/common/toolMode.ts `priced`): the editor shows it too.
-			hasText:
-				/^\s*Analyze a resume \(costs credits: charged per analysis at the quoted price; as a tool, at most 10 credits per execution unless its Spending Limit is set\)\s*$/,
+			// The short action, nothing after it: what it costs is on the panel, not in the node's name.
+			hasText: /^\s*Analyze a resume\s*$/,
 		})
 		.first();
 	await action.waitFor({ timeout: 30_000 });
@@ -243,7 +242,7 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			id: 'trigger-webhook',
 			name: 'Webhook Trigger',
 			type: NODE_TYPES.trigger,
-			typeVersion: 1,
+			typeVersion: 2,
 			position: [0, -300],
 			parameters: {},
 			webhookId: 'a1d6a2c2-7c43-4d8e-9b7e-browser-test',
@@ -280,6 +279,9 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			),
 		).toBe(expected);
 	};
+	// The docs show each panel whole: a taller window for them, so that no field is cut off at the bottom.
+	if (process.env.RA_DOCS_SCREENSHOTS === '1')
+		await page.setViewportSize({ width: 1440, height: 1500 });
 	for (const [i, { resource, operation }] of combos.entries()) {
 		const where = `${resource.value}/${operation.value}`;
 		await openNodePanel(id, `op-${resource.value}-${operation.value}`, i === 0);
@@ -296,7 +298,34 @@ test('opens the parameter panel of every resource and operation, and of both tri
 			(text) => text.includes(title),
 		);
 		expect(shownTitle).toContain(title);
-		await shot(`ndv-${resource.value}-${operation.value}`);
+		// The panel's middle column (parameters), where the recruiter sets the operation up: docs/operations.md shows it.
+		// The panel's middle column (parameters), where the recruiter sets the operation up, down to its last field:
+		// docs/operations.md shows it.
+		const column = await page
+			.locator('[data-test-id="ndv"] [data-test-id="node-parameters"]')
+			.locator('xpath=ancestor::*[.//*[@data-test-id="tab-params"]][1]')
+			.boundingBox();
+		const fields = await page
+			.locator(
+				'[data-test-id="ndv"] [data-test-id="node-parameters"] [data-test-id="parameter-item"]',
+			)
+			.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().bottom));
+		const bottom = Math.max(...fields);
+		expect(column).not.toBeNull();
+		await docsShotOf(
+			page,
+			env,
+			`panel-${resource.value}-${operation.value}`,
+			`nodes/RecruitingAnalysis/actions/${resource.value}/${operation.value}.operation.ts`,
+			{
+				clip: {
+					x: column!.x,
+					y: column!.y,
+					width: column!.width,
+					height: Math.min(column!.height, bottom - column!.y + 16),
+				},
+			},
+		);
 		await expectNoEditorError(where);
 	}
 	for (const [nodeId, parameter] of [
@@ -330,11 +359,10 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 	const chosen = await createJob({ title: 'Data Engineer', company: 'Globex', location: 'Lisbon' });
 	await createJob({ title: 'Product Designer', company: 'Initech', location: 'Berlin' });
 
-	// The "analyze one resume" example with its Analyze Resume node at version 2, against a saved job not yet chosen.
+	// The "analyze one resume" example, its Analyze Resume node against a saved job not yet chosen.
 	const { id } = await env.importExample('analyze-one-resume.json', (wf) => {
 		const node = wf.nodes.find((n) => n.name === 'Analyze Resume')!;
-		node.id = 'analyze-v2';
-		node.typeVersion = 2;
+		node.id = 'analyze';
 		const { jobDescriptionText: _text, ...rest } = node.parameters as Record<string, unknown>;
 		void _text;
 		node.parameters = {
@@ -343,7 +371,7 @@ test('picks a saved job From List (open, search, choose) and runs Analyze Resume
 			jobDescriptionId: { __rl: true, mode: 'list', value: '' },
 		};
 	});
-	await openNodePanel(id, 'analyze-v2', true);
+	await openNodePanel(id, 'analyze', true);
 	const locator = page.locator(
 		'[data-test-id="ndv"] [data-test-id="resource-locator-jobDescriptionId"]',
 	);

@@ -3,9 +3,13 @@
  * `recruitingAnalysisApiTest` (test/nodes/transport/credential.test.ts).
  */
 import {
+	API_KEY_HINT,
+	PRODUCTION_BASE_URL,
 	RecruitingAnalysisApi,
 	SANDBOX_BASE_URL,
+	SANDBOX_START_NOTICE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
+import { resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
 
 const credential = new RecruitingAnalysisApi();
 
@@ -36,6 +40,40 @@ describe('RecruitingAnalysisApi credential', () => {
 		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
 		expect(apiKey?.typeOptions?.password).toBe(true);
 		expect(apiKey?.required).toBe(true);
+	});
+
+	test('a new credential opens on Sandbox, whose address works once the sandbox runs, not on the placeholder Production address', () => {
+		const environment = credential.properties.find((p) => p.name === 'environment');
+		expect(environment?.default).toBe('sandbox');
+		// What a new credential resolves to with every field at its default (n8n fills defaults in before a run).
+		const defaults = Object.fromEntries(
+			credential.properties
+				.filter((p) => p.type !== 'notice')
+				.filter((p) => !p.displayOptions || p.displayOptions.show?.environment?.includes('sandbox'))
+				.map((p) => [p.name, p.default]),
+		);
+		expect(resolveBaseUrl(defaults)).toEqual({ baseUrl: SANDBOX_BASE_URL });
+		expect(resolveBaseUrl({ ...defaults, environment: 'production' })).toEqual({
+			baseUrl: PRODUCTION_BASE_URL,
+		});
+	});
+
+	test('says where a key comes from, and how to start the sandbox when Sandbox is chosen', () => {
+		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
+		expect(apiKey?.hint).toBe(API_KEY_HINT);
+		expect(API_KEY_HINT).toMatch(/workspace Admin .*Settings → Developer → API keys/);
+		const notices = credential.properties.filter((p) => p.type === 'notice');
+		expect(notices.map((p) => [p.displayName, p.displayOptions?.show?.environment])).toEqual([
+			[SANDBOX_START_NOTICE, ['sandbox']],
+		]);
+		expect(SANDBOX_START_NOTICE).toMatch(/npm run -s sandbox/);
+		expect(SANDBOX_START_NOTICE).toMatch(/base URL and a svc_test_ key/);
+		const sandbox = credential.properties
+			.find((p) => p.name === 'environment')
+			?.options?.find((o) => 'value' in o && o.value === 'sandbox');
+		expect(sandbox && 'description' in sandbox ? sandbox.description : '').toMatch(
+			/npm run -s sandbox/,
+		);
 	});
 
 	test("authenticate sends a bearer header with the trimmed key, keeping the request's other headers", async () => {
