@@ -286,6 +286,6 @@ describe('errors in a real execution', () => {
 		const refused = items.filter((item) => item.error !== undefined);
 		expect(refused).toHaveLength(1);
 		expect(JSON.stringify(refused[0])).toContain('Spending Limit of 2 credits reached');
-		expect(JSON.stringify(refused[0])).toContain('spent 2 credits');
+		expect(JSON.stringify(refused[0])).toContain('and 2 were already spent');
 	});
 });

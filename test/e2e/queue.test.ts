@@ -300,11 +300,11 @@ test('Analyze Many with 100 files from database-mode binaries, on a worker', asy
 	expect(ids).toHaveLength(100);
 	for (const id of ids) expect(id).toMatch(/^database:/);
 	const out = nodeOutput(run.data, 'Recruiting Analysis') as Array<{
-		state: string;
+		analysisState: string;
 		reportId: string;
 	}>;
 	expect(out).toHaveLength(100);
-	expect(out.filter((o) => o.state === 'succeeded')).toHaveLength(100);
+	expect(out.filter((o) => o.analysisState === 'succeeded')).toHaveLength(100);
 	reportIds.push(...out.map((o) => o.reportId));
 	const after = await counters();
 	expect(after.attemptsCreated - before.attemptsCreated).toBe(100);
@@ -534,7 +534,7 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 	const rerun = await stack().runManually(created.id, 'Run', 420_000);
 	expect(rerun.status).toBe('success');
 	const out = nodeOutput(rerun.data, 'Recruiting Analysis') as Array<{
-		state: string;
+		analysisState: string;
 		reportId: string;
 	}>;
 	expect(out).toHaveLength(60);
@@ -551,7 +551,7 @@ test('a worker killed (SIGKILL) during Analyze Many of 60 files: what n8n record
 		rerun: {
 			execution: rerun.id,
 			worker: rerun.worker,
-			succeeded: out.filter((o) => o.state === 'succeeded').length,
+			succeeded: out.filter((o) => o.analysisState === 'succeeded').length,
 		},
 		analysesCharged: after.attemptsCreated - before.attemptsCreated,
 		reportsCreated: after.reportsCreated - before.reportsCreated,
