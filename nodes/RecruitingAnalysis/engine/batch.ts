@@ -66,17 +66,18 @@ export async function createBatch(
 	// Only one batch of a kind can be active: BATCH_ALREADY_ACTIVE (e.g. the batch of an earlier, interrupted run
 	// still running) is waited out like a capacity refusal; a refused request created nothing.
 	const apiTime: { dateMs?: number } = {};
-	const request = {
-		method: 'POST' as const,
-		path: BATCH_PATHS[kind],
-		body,
-		idempotencyKey,
-		itemIndex,
-	};
 	const created = (await waitOutCapacity(
 		ctx,
 		itemIndex,
-		async () => await api(ctx, { ...request, apiTime }),
+		async () =>
+			await api(ctx, {
+				method: 'POST',
+				path: BATCH_PATHS[kind],
+				body,
+				idempotencyKey,
+				itemIndex,
+				apiTime,
+			}),
 		['BATCH_ALREADY_ACTIVE'],
 	)) as unknown as { batchId: string; statusUrl?: string };
 	return { ...created, apiDateMs: apiTime.dateMs };
@@ -197,6 +198,26 @@ export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): bo
 		Number.isFinite(apiDateMs) &&
 		created < apiDateMs - REPLAY_MARGIN_MS
 	);
+}
+
+/**
+ * Awaits a charged batch the API answered as created. Created, it may have charged: its items count in the total
+ * saved with the execution before it is awaited (a wait that times out or a read that fails leaves them counted).
+ * An earlier execution's batch, proven by the API's own times, charged this execution nothing (`earlierRun`); a batch
+ * this execution created before (a Retry) stays counted; one that cannot be told counts.
+ */
+export async function awaitChargedBatch<T>(
+	ctx: IExecuteFunctions,
+	kind: BatchKind,
+	created: { batchId: string; apiDateMs?: number },
+	reserved: ReservedChunk<T>,
+	itemIndex: number,
+	timeoutSeconds: number,
+): Promise<{ batch: Batch; earlierRun: boolean; replayed: boolean }> {
+	const ownEarlier = reserved.sent(created.batchId);
+	const batch = await waitForBatch(ctx, kind, created.batchId, itemIndex, timeoutSeconds);
+	const earlierRun = !ownEarlier && isReplayedBatch(batch, created.apiDateMs);
+	return { batch, earlierRun, replayed: ownEarlier || earlierRun };
 }
 
 /**

@@ -5,9 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { executionStore, ledgerOf, type Reservation } from './spending';
-
-const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
+import { executionStore, keep, ledgerOf, type Reservation } from './spending';
 
 /**
  * The credits each item of the batches this execution created counts, by batch id and item key, kept with the

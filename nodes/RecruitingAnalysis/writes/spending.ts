@@ -38,7 +38,7 @@ const inFlightByStore = new WeakMap<object, { inFlight: number }>();
 const runStore = new RunSlot<IDataObject>('spending ledger', () => ({}));
 
 const EPSILON = 1e-9;
-const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
+export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 /** The execution's flow context, where n8n keeps per-execution data that is saved with the execution. */
 export function executionStore(ctx: IExecuteFunctions): IDataObject {

@@ -12,7 +12,7 @@ import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
-	isReplayedBatch,
+	awaitChargedBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
 	quoteBatchItems,
@@ -21,7 +21,6 @@ import {
 	refusedByEarlierRun,
 	reserveChunk,
 	type QuotedEntry,
-	waitForBatch,
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { outcomeOf as settle } from '../../transport/conditions';
@@ -225,15 +224,15 @@ export async function submitAnalyses(
 				};
 			continue;
 		}
-		const { batchId, apiDateMs } = created.value;
-		// Created, so it may have charged: its items count in the total saved with the execution before it is
-		// awaited (a wait that times out or a read that fails leaves them counted); only its answer gives them back.
-		const ownEarlier = reserved.sent(batchId);
-		const batch = await waitForBatch(ctx, 'analyses', batchId, first, batchTimeout(options));
-		// An earlier execution's batch, proven by the API's own times, charged this execution nothing; a batch this
-		// execution created before (a Retry) stays counted; one that cannot be told counts.
-		const earlierRun = !ownEarlier && isReplayedBatch(batch, apiDateMs);
-		const replayed = ownEarlier || earlierRun;
+		const { batchId } = created.value;
+		const { batch, earlierRun, replayed } = await awaitChargedBatch(
+			ctx,
+			'analyses',
+			created.value,
+			reserved,
+			first,
+			batchTimeout(options),
+		);
 		// Batches run one after another, each as long as its slowest analysis: with long analyses and many items, say
 		// which operation is faster (README: which operation for how many resumes).
 		if (

@@ -8,7 +8,7 @@ import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
-	isReplayedBatch,
+	awaitChargedBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
 	quoteBatchItems,
@@ -19,7 +19,6 @@ import {
 	refusesChunk,
 	reserveChunk,
 	type QuotedEntry,
-	waitForBatch,
 } from '../../engine/batch';
 import type { ChunkState } from '../../engine/types';
 import { outcomeOf } from '../../transport/conditions';
@@ -188,15 +187,15 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			pending = await quoteInvitations(this, chunk, reused.again);
 			continue;
 		}
-		const { batchId, apiDateMs } = created.value;
-		// Created, so it may have charged: its items count in the total saved with the execution before it is
-		// awaited (a wait that times out or a read that fails leaves them counted); only its answer gives them back.
-		const ownEarlier = reserved.sent(batchId);
-		const batch = await waitForBatch(this, 'interviews', batchId, first, batchTimeout(options));
-		// An earlier execution's batch, proven by the API's own times, charged this execution nothing; a batch this
-		// execution created before (a Retry) stays counted; one that cannot be told counts.
-		const earlierRun = !ownEarlier && isReplayedBatch(batch, apiDateMs);
-		const replayed = ownEarlier || earlierRun;
+		const { batchId } = created.value;
+		const { batch, earlierRun, replayed } = await awaitChargedBatch(
+			this,
+			'interviews',
+			created.value,
+			reserved,
+			first,
+			batchTimeout(options),
+		);
 		addNotice(this, 'invitationsQueued');
 		const refusedBefore: Pending[] = [];
 		for (const p of pending) {
