@@ -190,6 +190,28 @@ export function analyzeParams(ws: Workspace, options: IDataObject = {}): INodePa
 	};
 }
 
+/**
+ * Analyze Many on the workspace's saved job: `spendingLimit` (0, no limit, when absent) and `simplify` (the node's
+ * default when absent) are fields of their own, the rest go into Options.
+ */
+export function analyzeManyParams(ws: Workspace, options: IDataObject = {}): INodeParameters {
+	const { spendingLimit = 0, simplify, ...rest } = options;
+	return {
+		resource: 'analysis',
+		operation: 'analyzeMany',
+		binaryPropertyName: 'data',
+		jobDescriptionSource: 'existing',
+		jobDescriptionId: ws.jobDescriptionId,
+		...(simplify === undefined ? {} : { simplify: simplify as boolean }),
+		spendingLimit: spendingLimit as number,
+		options: rest as INodeParameters,
+	};
+}
+
+/** `count` PDF resumes named `<tag>-<i>.pdf`, each of a candidate "<tag> <i>". */
+export const pdfFiles = (count: number, tag: string) =>
+	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
+
 /** A completed report, made through the node (Analyze Resume + Wait for Completion). */
 export async function completedReport(ws: Workspace, resume: ResumeOptions = {}): Promise<string> {
 	const result = await runNode(

@@ -5,40 +5,25 @@
  * of the execution (after a Wait, or in n8n's Retry, both of which start from the saved total) is refused when it
  * would pass the limit. Only the batch's answer gives back what it did not charge.
  */
-import type { IContextObject, INodeParameters } from 'n8n-workflow';
+import type { IContextObject } from 'n8n-workflow';
 
 import { SPENT_FIELD } from '../../../nodes/RecruitingAnalysis/writes/spending';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import type { ExecuteNodeResult } from '../../helpers/engine/execute-node';
 import {
+	analyzeManyParams,
 	completedReport,
 	counters,
 	jsonOf,
 	newWorkspace,
-	pdfItem,
+	pdfFiles,
 	runNode,
 	type Workspace,
 } from './helpers';
 
 let sandbox: TestSandbox;
 useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
-
-const files = (count: number, tag: string) =>
-	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
-
-const analyzeMany = (
-	ws: Workspace,
-	{ spendingLimit, ...options }: INodeParameters,
-): INodeParameters => ({
-	resource: 'analysis',
-	operation: 'analyzeMany',
-	binaryPropertyName: 'data',
-	jobDescriptionSource: 'existing',
-	jobDescriptionId: ws.jobDescriptionId,
-	spendingLimit,
-	options,
-});
 
 /** The execution's context as n8n saves it with the execution (JSON) and restores it for a Wait's resume or a Retry. */
 function savedContext(result: ExecuteNodeResult): Record<string, IContextObject> {
@@ -80,8 +65,8 @@ describe('a created batch counts against the Spending Limit before any error lea
 		const ws = await newWorkspace(sandbox.baseUrl);
 		// Analyses that take 4 s, awaited for at most 1 s.
 		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisDurationMs: 4000 });
-		const params = analyzeMany(ws, { spendingLimit: 5, batchTimeout: 1 });
-		const items = files(4, 'Timed Out');
+		const params = analyzeManyParams(ws, { spendingLimit: 5, batchTimeout: 1 });
+		const items = pdfFiles(4, 'Timed Out');
 		const failed = await runNode(ws, params, items);
 		expect(failed.error?.message).toContain('did not complete within 1 seconds');
 		expect((await counters(ws)).attemptsCreated).toBe(4);
@@ -117,7 +102,11 @@ describe('a created batch counts against the Spending Limit before any error lea
 				},
 			],
 		});
-		const failed = await runNode(ws, analyzeMany(ws, { spendingLimit: 5 }), files(4, 'Read 503'));
+		const failed = await runNode(
+			ws,
+			analyzeManyParams(ws, { spendingLimit: 5 }),
+			pdfFiles(4, 'Read 503'),
+		);
 		expect(failed.error).toBeDefined();
 		await sandbox.control.clearFaults();
 		expect((await counters(ws)).attemptsCreated).toBe(4);
@@ -132,8 +121,8 @@ describe('a created batch counts against the Spending Limit before any error lea
 		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisDurationMs: 4000 });
 		const failed = await runNode(
 			ws,
-			analyzeMany(ws, { spendingLimit: 5, batchTimeout: 1 }),
-			files(4, 'Continue'),
+			analyzeManyParams(ws, { spendingLimit: 5, batchTimeout: 1 }),
+			pdfFiles(4, 'Continue'),
 			{ continueOnFail: true },
 		);
 		const out = failed.output[0] ?? [];

@@ -6,16 +6,17 @@
  * submits", measured by the sandbox itself: its high-water mark of reports prepared and not yet submitted for
  * analysis (preparedAheadOfSubmissionMax), taken at every preparation, so no peak can be missed.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { BATCH_CHUNK_SIZE } from '../../../nodes/RecruitingAnalysis/engine/types';
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
+	analyzeManyParams,
 	analyzeParams,
 	counters,
 	jsonOf,
 	newWorkspace,
-	pdfItem,
+	pdfFiles,
 	runNode,
 	type Workspace,
 } from './helpers';
@@ -23,23 +24,9 @@ import {
 let sandbox: TestSandbox;
 useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
 
-/** The sandbox prices an analysis at 1 credit (100 units on a scale of 100). */
-const files = (count: number, tag: string) =>
-	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
-
-const analyzeMany = (
-	ws: Workspace,
-	{ spendingLimit, ...options }: IDataObject = {},
-): INodeParameters => ({
-	resource: 'analysis',
-	operation: 'analyzeMany',
-	binaryPropertyName: 'data',
-	jobDescriptionSource: 'existing',
-	jobDescriptionId: ws.jobDescriptionId,
-	simplify: false,
-	spendingLimit: (spendingLimit ?? 0) as number,
-	options: options as INodeParameters,
-});
+/** Analyze Many with each item's raw state; the sandbox prices an analysis at 1 credit. */
+const analyzeMany = (ws: Workspace, options: IDataObject = {}) =>
+	analyzeManyParams(ws, { simplify: false, ...options });
 
 const refusedByLimit = (out: IDataObject[], limit: number) =>
 	out.filter((item) =>
@@ -59,7 +46,7 @@ describe('the Spending Limit at the default concurrency and across batches', () 
 		const before = await counters(ws);
 		// No Concurrency given: the node's default.
 		const out = jsonOf(
-			await runNode(ws, analyzeParams(ws, { spendingLimit: 7 }), files(30, 'Lanes'), {
+			await runNode(ws, analyzeParams(ws, { spendingLimit: 7 }), pdfFiles(30, 'Lanes'), {
 				continueOnFail: true,
 			}),
 		);
@@ -91,7 +78,7 @@ describe('the Spending Limit at the default concurrency and across batches', () 
 		const items = 2 * BATCH_CHUNK_SIZE + 10;
 		const limit = BATCH_CHUNK_SIZE + 5;
 		const out = jsonOf(
-			await runNode(ws, analyzeMany(ws, { spendingLimit: limit }), files(items, 'Chunks'), {
+			await runNode(ws, analyzeMany(ws, { spendingLimit: limit }), pdfFiles(items, 'Chunks'), {
 				continueOnFail: true,
 			}),
 		);
@@ -131,7 +118,7 @@ describe('the batch pipeline works at most one chunk ahead of the stage that sub
 		// Analyze Resume prepares one more (four at that moment) and submits it; the next one again finds four
 		// (the submitted one no longer counts), so the mark stays at four.
 		for (const tag of ['first', 'second'])
-			expect(jsonOf(await runNode(ws, analyzeParams(ws), files(1, tag)))[0].attemptId).toEqual(
+			expect(jsonOf(await runNode(ws, analyzeParams(ws), pdfFiles(1, tag)))[0].attemptId).toEqual(
 				expect.any(String),
 			);
 		expect((await counters(ws)).preparedAheadOfSubmissionMax).toBe(4);
@@ -144,7 +131,7 @@ describe('the batch pipeline works at most one chunk ahead of the stage that sub
 			rules: [{ method: 'PUT', path: '/_storage', mode: 'latency', rate: 1, latencyMs: 100 }],
 		});
 		const items = 4 * BATCH_CHUNK_SIZE;
-		const out = jsonOf(await runNode(ws, analyzeMany(ws), files(items, 'Ahead')));
+		const out = jsonOf(await runNode(ws, analyzeMany(ws), pdfFiles(items, 'Ahead')));
 		expect(out.filter((item) => item.state === 'succeeded')).toHaveLength(items);
 		const ahead = (await counters(ws)).preparedAheadOfSubmissionMax;
 		// The chunk being submitted and at most one more.

@@ -3,38 +3,26 @@
  * sent, across items and batches; the item's error names the limit, what was spent and what was quoted; the outputs
  * carry the credits each write used; a re-run recovers what was done without counting it again.
  */
-import type { IContextObject, INodeParameters } from 'n8n-workflow';
+import type { IContextObject } from 'n8n-workflow';
 
 import { SPENT_FIELD } from '../../../nodes/RecruitingAnalysis/writes/spending';
 
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
+	analyzeManyParams,
 	analyzeParams,
 	completedReport,
 	counters,
 	jsonOf,
 	newWorkspace,
-	pdfItem,
+	pdfFiles,
 	runNode,
-	type Workspace,
 } from './helpers';
 
 let sandbox: TestSandbox;
 useTestSandbox((started) => (sandbox = started), { clearFaultsAfterEach: true });
 
-/** The sandbox prices an analysis at 100 units on a scale of 100 (1 credit) and an interview at 2.5 credits. */
-const files = (count: number, tag: string) =>
-	Array.from({ length: count }, (_, i) => pdfItem({ candidate: `${tag} ${i}` }, `${tag}-${i}.pdf`));
-
-const analyzeMany = (ws: Workspace, { spendingLimit = 0, ...options }: INodeParameters) => ({
-	resource: 'analysis',
-	operation: 'analyzeMany',
-	binaryPropertyName: 'data',
-	jobDescriptionSource: 'existing',
-	jobDescriptionId: ws.jobDescriptionId,
-	spendingLimit,
-	options,
-});
+// The sandbox prices an analysis at 100 units on a scale of 100 (1 credit) and an interview at 2.5 credits.
 
 /** A refusal's message without the item n8n's error names after it ("[item 4, Limit-3.pdf]"). */
 const withoutItem = (error: unknown) => String(error).replace(/ \[item [^\]]*\]$/, '');
@@ -46,7 +34,7 @@ describe('a spending limit per run', () => {
 		const result = await runNode(
 			ws,
 			analyzeParams(ws, { spendingLimit: 3, concurrency: 1 }),
-			files(5, 'Limit'),
+			pdfFiles(5, 'Limit'),
 			{ continueOnFail: true },
 		);
 		const out = jsonOf(result);
@@ -70,7 +58,7 @@ describe('a spending limit per run', () => {
 		const result = await runNode(
 			ws,
 			{ ...parameters, spendingLimit: undefined },
-			files(12, 'Default'),
+			pdfFiles(12, 'Default'),
 			{
 				continueOnFail: true,
 			},
@@ -88,9 +76,11 @@ describe('a spending limit per run', () => {
 
 	it('Analyze Many leaves out of its batch the items that would pass the limit, and a re-run does not count what it recovers', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
-		const items = files(4, 'Batch');
+		const items = pdfFiles(4, 'Batch');
 		const first = jsonOf(
-			await runNode(ws, analyzeMany(ws, { spendingLimit: 2 }), items, { continueOnFail: true }),
+			await runNode(ws, analyzeManyParams(ws, { spendingLimit: 2 }), items, {
+				continueOnFail: true,
+			}),
 		);
 		expect((await counters(ws)).attemptsCreated).toBe(2);
 		expect(first.filter((item) => item.creditsUsed === 1)).toHaveLength(2);
@@ -102,7 +92,9 @@ describe('a spending limit per run', () => {
 		// The next execution with the same limit: the two analysed files are recovered (not charged, not counted),
 		// so the two others fit.
 		const second = jsonOf(
-			await runNode(ws, analyzeMany(ws, { spendingLimit: 2 }), items, { continueOnFail: true }),
+			await runNode(ws, analyzeManyParams(ws, { spendingLimit: 2 }), items, {
+				continueOnFail: true,
+			}),
 		);
 		expect((await counters(ws)).attemptsCreated).toBe(4);
 		expect(second.filter((item) => item.recovered === true)).toHaveLength(2);
@@ -143,7 +135,7 @@ describe('a spending limit per run', () => {
 		const first = await runNode(
 			ws,
 			analyzeParams(ws, { spendingLimit: 1 }),
-			files(1, 'Before Wait'),
+			pdfFiles(1, 'Before Wait'),
 		);
 		expect(jsonOf(first)[0].creditsUsed).toBe(1);
 		// What n8n saves with the execution when it waits, read back as the resuming process reads it.
@@ -156,7 +148,7 @@ describe('a spending limit per run', () => {
 		const resumed = await runNode(
 			ws,
 			analyzeParams(ws, { spendingLimit: 1 }),
-			files(1, 'After Wait'),
+			pdfFiles(1, 'After Wait'),
 			{ continueOnFail: true, contextData: saved, executionId: first.executionId },
 		);
 		const [refused] = jsonOf(resumed);
@@ -166,7 +158,7 @@ describe('a spending limit per run', () => {
 		expect((await counters(ws)).attemptsCreated - before.attemptsCreated).toBe(0);
 		// Another execution starts from 0.
 		const fresh = jsonOf(
-			await runNode(ws, analyzeParams(ws, { spendingLimit: 1 }), files(1, 'After Wait')),
+			await runNode(ws, analyzeParams(ws, { spendingLimit: 1 }), pdfFiles(1, 'After Wait')),
 		);
 		expect(fresh[0].creditsUsed).toBe(1);
 	});
