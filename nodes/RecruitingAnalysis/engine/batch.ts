@@ -66,20 +66,17 @@ export async function createBatch(
 	// Only one batch of a kind can be active: BATCH_ALREADY_ACTIVE (e.g. the batch of an earlier, interrupted run
 	// still running) is waited out like a capacity refusal; a refused request created nothing.
 	const apiTime: { dateMs?: number } = {};
-	const created = (await waitOutCapacity(
-		ctx,
+	const request = {
+		method: 'POST',
+		path: BATCH_PATHS[kind],
+		body,
+		idempotencyKey,
 		itemIndex,
-		async () =>
-			await api(ctx, {
-				method: 'POST',
-				path: BATCH_PATHS[kind],
-				body,
-				idempotencyKey,
-				itemIndex,
-				apiTime,
-			}),
-		['BATCH_ALREADY_ACTIVE'],
-	)) as unknown as { batchId: string; statusUrl?: string };
+		apiTime,
+	} as const;
+	const created = (await waitOutCapacity(ctx, itemIndex, async () => await api(ctx, request), [
+		'BATCH_ALREADY_ACTIVE',
+	])) as unknown as { batchId: string; statusUrl?: string };
 	return { ...created, apiDateMs: apiTime.dateMs };
 }
 
@@ -180,31 +177,20 @@ export async function readChunk<T extends object>(
 	return entries;
 }
 
-/**
- * How much earlier than the answer to its creation (its Date header, whole seconds of the API's clock) a batch must
- * have been created to be an earlier run's receipt answered again; closer, it cannot be told and counts as new.
- */
+/** The Date header has whole seconds: a batch created closer to it than this cannot be told from a new one. */
 export const REPLAY_MARGIN_MS = 1_000;
 
 /**
- * Whether the API's times prove `batch` an earlier run's batch answered again from its receipt: its `createdAt`
- * against the Date of the answer that named it (`apiDateMs`), never the n8n host's clock. Without both, not proven.
+ * Whether `batch` is an earlier run's receipt answered again, by the API's clock alone: its `createdAt` against the
+ * Date of the answer that named it (`apiDateMs`). Without both (NaN compares false), not proven, so it counts.
  */
 export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): boolean {
-	const created = Date.parse(String(batch.createdAt ?? ''));
-	return (
-		Number.isFinite(created) &&
-		apiDateMs !== undefined &&
-		Number.isFinite(apiDateMs) &&
-		created < apiDateMs - REPLAY_MARGIN_MS
-	);
+	return Date.parse(String(batch.createdAt ?? '')) < (apiDateMs ?? NaN) - REPLAY_MARGIN_MS;
 }
 
 /**
- * Awaits a charged batch the API answered as created. Created, it may have charged: its items count in the total
- * saved with the execution before it is awaited (a wait that times out or a read that fails leaves them counted).
- * An earlier execution's batch, proven by the API's own times, charged this execution nothing (`earlierRun`); a batch
- * this execution created before (a Retry) stays counted; one that cannot be told counts.
+ * Awaits a created batch, its items counted before the wait (a timeout or failed read leaves them counted). Only an
+ * earlier execution's batch, proven by the API's times (`earlierRun`), charged this execution nothing.
  */
 export async function awaitChargedBatch<T>(
 	ctx: IExecuteFunctions,
@@ -317,15 +303,9 @@ export async function quoteBatchItems<T extends QuotedEntry>(
 export interface ReservedChunk<T> {
 	/** The entries to send, in item order. */
 	entries: T[];
-	/**
-	 * The batch `batchId` was created: every entry's credits count as spent from now on, saved with the execution
-	 * (writes/spending.ts countBatch). Returns whether this execution had created that batch before.
-	 */
+	/** Batch `batchId` was created: its entries count as spent (writes/batchCharges.ts); true if created before. */
 	sent(batchId: string): boolean;
-	/**
-	 * Settles an entry's reservation once its item answered: charged (created by this batch) or released (after
-	 * `sent`, its counted credits are given back).
-	 */
+	/** Settles an entry once its item answered: charged, or released (after `sent`, its credits given back). */
 	settle(entry: T, charged: boolean): void;
 	/** Settles every reservation alike (the batch request failed as a whole). */
 	settleAll(charged: boolean): void;
