@@ -10,6 +10,7 @@ import { bootN8n, n8nPackageVersion, type Log } from './lib/n8n';
 import { setLatency, type BenchSandbox } from './lib/sandbox';
 import type { BenchResults } from './results';
 import { LAZY_ACQUIRE_ENV, runB5Fair } from './suites/b5fair';
+import { runB5Ids } from './suites/b5ids';
 import { runB5Profile } from './suites/b5profile';
 import { runB7 } from './suites/b7';
 import { runBeforeAfter } from './suites/beforeAfter';
@@ -136,6 +137,30 @@ export async function runOwnBootSuites(o: {
 			log,
 		});
 		phase('B5 fair (two n8n starts: default, lazy isolates)', t0);
+		t0 = Date.now();
+	}
+	if (suites.includes('B5IDS')) {
+		const n8n = await bootN8n({
+			label: 'bench-b5-ids',
+			tarball,
+			binaryMode: 'filesystem',
+			filesDir: outDir,
+			log,
+			env: LAZY_ACQUIRE_ENV,
+		});
+		try {
+			results.machine.n8nVersion = n8nPackageVersion(n8n);
+			results.b5Ids = await runB5Ids({
+				n8n,
+				sb,
+				rounds: Number(arg('b5ids-rounds') ?? (quick ? 2 : 4)),
+				deliveries: Number(arg('b5ids-deliveries') ?? (quick ? 100 : 200)),
+				log,
+			});
+		} finally {
+			await n8n.stop();
+		}
+		phase('B5 ids (own n8n start, lazy isolates)', t0);
 		t0 = Date.now();
 	}
 	if (suites.includes('B7')) {

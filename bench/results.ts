@@ -9,6 +9,7 @@ import type { B3Result } from './suites/b3';
 import type { B4Result } from './suites/b4';
 import type { B5Results } from './suites/b5';
 import type { B5FairResults } from './suites/b5fair';
+import type { B5IdsResults } from './suites/b5ids';
 import type { B5PgResults } from './suites/b5pg';
 import type { B5ProfileResults } from './suites/b5profile';
 import type { B6Results } from './suites/b6';
@@ -45,6 +46,8 @@ export interface BenchResults {
 	b6?: B6Results;
 	/** B5 fair: our trigger and n8n's bare Webhook node, each under n8n's default and with lazy isolates. */
 	b5Fair?: B5FairResults & { source?: SectionSource };
+	/** The trigger's acknowledgement at 1,000 and 10,000 ids kept, side by side in one run. */
+	b5Ids?: B5IdsResults & { source?: SectionSource };
 	/** The PostgreSQL remedy's cost per delivery at 1,000 and 30 days' worth of ids. */
 	b5Pg?: B5PgResults & { source?: SectionSource };
 	/** Where a webhook acknowledgement's time goes: B5's load under a CPU profile of n8n. */

@@ -15,10 +15,12 @@
  *            B5F: B5 fair, our trigger and n8n's bare Webhook node in two n8n (default, and
  *            N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true), side by side (--b5-rounds 3); then the trigger's cost per delivery
  *            at 1,000 ids and at its cap (--b5-ids-rounds 4)
+ *            B5IDS: the trigger's acknowledgement at 1,000 and 10,000 ids kept, side by side (one n8n, lazy isolates;
+ *            one at a time and 10 at a time; --b5ids-rounds 4, --b5ids-deliveries 200; medians and ratios)
  *            B5PG: the PostgreSQL remedy's cost per delivery at 1,000 ids and --b5pg-rows (25,920,000: 30 days at 10/s)
  *   npm run bench -- --render --add-from <dir>   copy the sections that run measured (Before and after, B7, the
  *                                      B5 profile) into bench/results.json, then re-render the report
- *                                      (--add-only beforeAfter,b7,b5Profile: only those)
+ *                                      (--add-only beforeAfter,b7,b5Profile,b5Fair,b5Pg,b5Ids: only those)
  *   npm run bench -- --render          re-render REPORT.md and chart.svg from bench/results.json (no new measurement),
  *                                      e.g. after editing bench/findings.md (the analysis shown under "Findings")
  *
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
 	// With a baseline, B1 and B6 are measured for both builds (the "Before and after" section) instead of alone.
 	const suites = beforeAfter ? only.filter((b) => b !== 'B1' && b !== 'B6') : only;
 	const needsN8n =
-		['B2', 'B3', 'B5', 'B5P', 'B5F', 'B7'].some((b) => suites.includes(b)) ||
+		['B2', 'B3', 'B5', 'B5P', 'B5F', 'B5IDS', 'B7'].some((b) => suites.includes(b)) ||
 		['B1', 'B6'].some((b) => only.includes(b));
 	if (!needsN8n) {
 		await finish(results, reportDir, outDir, started);
@@ -356,6 +358,7 @@ function addSections(into: BenchResults, from: BenchResults, only?: string[]): v
 	if (from.b5Profile && wanted('b5Profile')) into.b5Profile = { ...from.b5Profile, source };
 	if (from.b5Fair && wanted('b5Fair')) into.b5Fair = { ...from.b5Fair, source };
 	if (from.b5Pg && wanted('b5Pg')) into.b5Pg = { ...from.b5Pg, source };
+	if (from.b5Ids && wanted('b5Ids')) into.b5Ids = { ...from.b5Ids, source };
 }
 
 /** The hand-written analysis of the committed run (causes of missed targets), shown in the report. */

@@ -43,6 +43,12 @@ export function b5FairTargetRows(r: BenchResults): string[] {
 				`| B5 the trigger's acknowledgement, one at a time, at 1,000 ids kept and at its cap (10,000): shown, not judged (it grows) | p50 ${p50(1000)} ms and ${p50(10_000)} ms (+${Math.round((p50(10_000) - p50(1000)) * 10) / 10} ms) | ${b.idsCost.runs.every((x) => x.ok) ? 'grows with the ids kept' : '**problem**'} |`,
 			);
 	}
+	const ids = r.b5Ids;
+	if (ids)
+		for (const x of ids.summary)
+			out.push(
+				`| B5 ids: the trigger's acknowledgement ${x.concurrency === 1 ? 'one at a time' : `${x.concurrency} at a time`} at 1,000 and at 10,000 ids kept, one run, medians of ${ids.rounds} rounds: shown, not judged (it grows) | p50 ${x.p50Ms[1000]} and ${x.p50Ms[10_000]} ms (${ratio(x.p50Ratio)}); p99 ${x.p99Ms[1000]} and ${x.p99Ms[10_000]} ms (${ratio(x.p99Ratio)}) | ${ids.runs.every((y) => y.ok) ? 'grows with the ids kept' : '**problem**'} |`,
+			);
 	const pg = r.b5Pg;
 	if (pg && pg.runs.length >= 2) {
 		const [small, big] = [pg.runs[0], pg.runs[pg.runs.length - 1]];
@@ -127,6 +133,7 @@ export function b5FairSection(r: BenchResults): string[] {
 			'',
 		);
 	}
+	out.push(...b5IdsSection(r));
 	const pg = r.b5Pg;
 	if (pg) {
 		out.push("## B5 remedy: the PostgreSQL step's cost per delivery", '');
@@ -143,4 +150,35 @@ export function b5FairSection(r: BenchResults): string[] {
 		);
 	}
 	return out;
+}
+
+/** B5 ids: the acknowledgement at 1,000 and at 10,000 ids kept, side by side in one run (bench/suites/b5ids.ts). */
+function b5IdsSection(r: BenchResults): string[] {
+	const b = r.b5Ids;
+	if (!b) return [];
+	const at = (c: number) => (c === 1 ? 'one at a time' : `${c} at a time`);
+	return [
+		"## B5 ids: the trigger's acknowledgement at 1,000 and at 10,000 ids kept, side by side",
+		'',
+		sourceLine(b.source) +
+			(b.source?.load
+				? `Load average at its start ${b.source.load.join(' ')} on ${r.machine.nproc} cores. `
+				: '') +
+			`One n8n with \`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true\`, SQLite. In each of ${b.rounds} rounds, a fresh workflow per size and load, *Remembered Event IDs* at ${b.capacity.toLocaleString('en-US')}, its static data filled with 1,000 or 10,000 ids before it was published (the ids stored afterwards are checked); ${b.runs[0]?.deliveries ?? '?'} signed deliveries per load (a tenth of them redeliveries), one at a time and 10 at a time, the sizes' order alternating between rounds. Medians over the rounds; the ratio is the median of the per-round ratios 10,000 ÷ 1,000.`,
+		'',
+		'| Load | p50 at 1,000 ids | p50 at 10,000 ids | p50 ratio | p99 at 1,000 ids | p99 at 10,000 ids | p99 ratio |',
+		'|---|---|---|---|---|---|---|',
+		...b.summary.map(
+			(x) =>
+				`| ${at(x.concurrency)} | ${x.p50Ms[1000]} ms | ${x.p50Ms[10_000]} ms | ${ratio(x.p50Ratio)} | ${x.p99Ms[1000]} ms | ${x.p99Ms[10_000]} ms | ${ratio(x.p99Ratio)} |`,
+		),
+		'',
+		'| Round | Load | Ids kept before | Ids stored after | p50 ack | p99 ack | OK |',
+		'|---|---|---|---|---|---|---|',
+		...b.runs.map(
+			(x) =>
+				`| ${x.round} | ${at(x.concurrency)} | ${x.idsBefore.toLocaleString('en-US')} | ${x.idsAfter.toLocaleString('en-US')} | ${x.p50Ms} ms | ${x.p99Ms} ms | ${x.ok ? 'yes' : `no: ${x.problem}`} |`,
+		),
+		'',
+	];
 }

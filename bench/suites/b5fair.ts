@@ -62,7 +62,7 @@ const RECEIVERS: B5FairReceiver[] = [
 ];
 
 /** Fills the trigger's remembered ids in n8n's SQLite database (the workflow is not published yet). */
-function fillSeenIds(n8n: N8nInstance, workflowId: string, count: number): void {
+export function fillSeenIds(n8n: N8nInstance, workflowId: string, count: number): void {
 	const ids = Array.from({ length: count }, () => randomUUID());
 	const staticData = JSON.stringify({ 'node:Recruiting Analysis Trigger': { seenEventIds: ids } });
 	// Through stdin: 10,000 ids are about 400 KB, more than one command-line argument may hold.
