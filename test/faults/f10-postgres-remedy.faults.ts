@@ -10,6 +10,10 @@
  * every run of every execution of both workflows, and an item carrying no id is counted apart: a copy must stop at
  * the check on both lines (n8n 1.x's PostgreSQL node outputs `{"success": true}` for a statement that returns no
  * row, which is why the check always returns one row and the workflow branches on its verdict).
+ *
+ * Then n8n itself killed (SIGKILL) after the claim, while the steps after it run (in n8n's default mode the process
+ * that runs executions is n8n; the queue-mode worker is F10-queue's): started again on the same database, the
+ * user's Retry and the example's Resume Expired Claims must still deliver the event, once.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -19,11 +23,13 @@ import {
 	effectsOf,
 	newEvent,
 	psql,
+	shortenClaim,
+	slowStepAfterClaim,
 	TABLE,
 	type Answer,
 	type RunLike,
 } from './f10-remedy-harness';
-import { delay } from '../../scripts/n8n-host';
+import { delay, startN8n, type N8nInstance } from '../../scripts/n8n-host';
 import { startPostgres, type PostgresProcess } from '../../scripts/n8n-host/services';
 import {
 	bootRealN8n,
@@ -209,3 +215,121 @@ it('a Feed Trigger beside the webhook trigger in one workflow: refused at activa
 				);
 	expect(refused).toBe(true);
 }, 300_000);
+
+it('n8n killed (SIGKILL) after the claim, while the steps after it run: started again, its Retry and Resume Expired Claims deliver the event exactly once, and a later replay starts nothing', async () => {
+	// An n8n of its own: the case kills it and starts it again on the same database.
+	const own = await bootRealN8n('f10-remedy-killed', { own: true });
+	let n8n: N8nInstance = own.n8n;
+	let restarted: N8nInstance | undefined;
+	try {
+		const postgres = await n8n.createCredential({
+			name: 'F10 remedy PostgreSQL (killed)',
+			type: 'postgres',
+			data: {
+				host: '127.0.0.1',
+				port: pg.port,
+				database: pg.database,
+				user: pg.user,
+				password: '',
+				ssl: 'disable',
+				maxConnections: 20,
+				allowUnauthorizedCerts: false,
+			},
+		});
+		const { id, wf } = await own.importExample('webhook-each-event-once-postgres.json', (w) => {
+			for (const node of w.nodes)
+				if (node.credentials?.postgres) node.credentials.postgres = postgres;
+			// A claim of 20 s (the example's 5 minutes) and a slow step where the user's steps go.
+			shortenClaim(w, 20, 5);
+			slowStepAfterClaim(w, 20);
+		});
+		await n8n.activateWorkflow(id);
+		const path = triggerPath(wf);
+		await n8n.waitForWebhook(path, 60_000, 'POST');
+		const secret = own.sandbox.seed.webhookSecret;
+		const event = newEvent();
+		const first = await deliver(secret, n8n.baseUrl, path, event);
+		expect(first.started).toBe(true);
+		const claimed = () =>
+			psql(pg, `SELECT count(*) FROM ${TABLE} WHERE event_id = '${String(event.id)}'`);
+		const end = Date.now() + 120_000;
+		let executionId: string | undefined;
+		while (!(executionId && claimed() === '1')) {
+			if (Date.now() > end) throw new Error('the event was never claimed');
+			executionId ??= (await n8n.listExecutions(id))[0]?.id;
+			await delay(300);
+		}
+		process.kill(-n8n.child.pid!, 'SIGKILL');
+		await n8n.exited;
+		const killedAt = Date.now();
+		restarted = await startN8n({
+			userFolder: own.userFolder,
+			line: own.line,
+			port: Number(new URL(n8n.baseUrl).port),
+			log: (line) => process.stderr.write(`[f10-remedy] ${line}\n`),
+		});
+		await restarted.login();
+		n8n = restarted;
+		const crashed = await n8n.finishedExecution(executionId!, 120_000);
+		const effectsOfEvent = async () => {
+			const runs: RunLike[] = [];
+			for (const ex of await n8n.listExecutions(id))
+				if (ex.stoppedAt) runs.push((await n8n.getExecution(ex.id)).data as unknown as RunLike);
+			return effectsOf(runs);
+		};
+		// The user's first click: Retry of the crashed execution, as the executions list offers it.
+		const retried = await n8n.request<{ data?: { id: string }; message?: string }>(
+			'POST',
+			`/rest/executions/${executionId}/retry`,
+			{ loadWorkflow: false },
+			{ expectStatus: [200, 400, 404, 409, 500] },
+		);
+		const retry = retried.body.data
+			? await n8n.finishedExecution(retried.body.data.id, 120_000)
+			: undefined;
+		const afterRetry = (await effectsOfEvent()).perEvent.get(String(event.id)) ?? 0;
+		// Nothing else is sent: Resume Expired Claims (every minute) takes the event once its claim expired.
+		const resumeEnd = Date.now() + 240_000;
+		while (((await effectsOfEvent()).perEvent.get(String(event.id)) ?? 0) === 0) {
+			if (Date.now() > resumeEnd) break;
+			await delay(3000);
+		}
+		const deliveredAfterSeconds = Math.round((Date.now() - killedAt) / 1000);
+		// A later copy from the sender (a replay from the application) changes nothing.
+		const replay = await deliver(secret, n8n.baseUrl, path, event);
+		const settleEnd = Date.now() + 120_000;
+		while ((await n8n.listExecutions(id)).some((e) => !e.stoppedAt) && Date.now() < settleEnd)
+			await delay(2000);
+		const { perEvent, withoutId } = await effectsOfEvent();
+		const effects = perEvent.get(String(event.id)) ?? 0;
+		const done = psql(
+			pg,
+			`SELECT count(*) FROM ${TABLE} WHERE event_id = '${String(event.id)}' AND done_at IS NOT NULL`,
+		);
+		book.set('killed.crashed', {
+			status: crashed.status,
+			error: String(crashed.data.resultData.error?.message ?? '').slice(0, 200) || null,
+		});
+		book.set('killed.retry', {
+			answer: retried.status,
+			refused: retried.body.data ? null : String(retried.body.message ?? '').slice(0, 200),
+			status: retry?.status ?? null,
+			effects: afterRetry,
+		});
+		book.set('killed.deliveredWithinSecondsOfTheKill', deliveredAfterSeconds);
+		book.set('killed.replay', { statuses: replay.statuses, started: replay.started });
+		book.set('killed.effects', { event: effects, withoutId, rowDone: done === '1' });
+		process.stderr.write(
+			`[f10-remedy] killed: ${JSON.stringify({ crashed: crashed.status, retry: retried.body.data ? retry?.status : retried.body.message, afterRetry, deliveredAfterSeconds, replay: replay.statuses, effects, withoutId, done })}\n`,
+		);
+		const delivered = book.check(
+			'n8n killed after the claim: the event still had exactly one effect (by the Retry or by Resume Expired Claims once the claim expired), its row is done, and a later replay started nothing',
+			{ effects, withoutId, done, replayStarted: replay.started },
+			effects === 1 && withoutId === 0 && done === '1' && !replay.started,
+		);
+		expect(delivered).toBe(true);
+	} finally {
+		await restarted?.stop();
+		await own.close();
+	}
+}, 900_000);

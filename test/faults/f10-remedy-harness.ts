@@ -2,7 +2,8 @@
  * What the F10 files that run the PostgreSQL remedy (examples/webhook-each-event-once-postgres.json) share: signed
  * deliveries as the service makes them, captured requests resent byte for byte, and the count of effects per event
  * (every item the "Handle Event Once" step output in every run of every execution, an item without an event id
- * counted apart, so that a copy which carries no id is seen).
+ * counted apart, so that a copy which carries no id is seen), and every execution of a workflow as n8n's PostgreSQL
+ * database holds it (n8n's REST list stops at 100).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -10,12 +11,15 @@ import { join } from 'node:path';
 
 import { Webhook } from 'standardwebhooks';
 
-import { delay, type WorkflowJson } from '../../scripts/n8n-host';
+import { delay, type N8nInstance, type WorkflowJson } from '../../scripts/n8n-host';
 import type { PostgresProcess } from '../../scripts/n8n-host/services';
 
+/** What one attempt got: n8n's status, or no answer within the sender's deadline, or no connection at all. */
+export type AttemptOutcome = number | 'timeout' | 'network error';
+
 export interface Answer {
-	/** The statuses of every attempt, in order (a 503 is retried, as the service retries it). */
-	statuses: number[];
+	/** Every attempt's outcome, in order (a 5xx, a timeout and a network error are retried, as the service does). */
+	statuses: AttemptOutcome[];
 	started: boolean;
 }
 
@@ -40,16 +44,18 @@ export function signed(secret: string, event: Record<string, unknown>): Captured
 	};
 }
 
-/** Sends the same bytes again; what n8n answered. */
+/** Sends the same bytes again; what n8n answered (`timeoutMs`: the sender's deadline, as the service's ten seconds). */
 export async function resend(
 	baseUrl: string,
 	path: string,
 	request: Captured,
+	timeoutMs?: number,
 ): Promise<{ status: number; started: boolean }> {
 	const res = await fetch(`${baseUrl}/webhook/${path}`, {
 		method: 'POST',
 		headers: request.headers,
 		body: request.body,
+		...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
 	});
 	const text = await res.text();
 	let started = false;
@@ -61,19 +67,31 @@ export async function resend(
 	return { status: res.status, started };
 }
 
-/** One delivery as the service makes it: a fresh signature per attempt, 5xx retried (here after 1 s, at most 10). */
+/**
+ * One delivery as the service makes it: a fresh signature per attempt, a 5xx, a timeout or a network error retried
+ * (here after `retryAfterMs`, 1 s by default, instead of the service's minutes; at most `attempts`, 10 by default).
+ * `baseUrl` may name the process of each attempt (a balancer's choice). `timeoutMs`: the sender's deadline (none by
+ * default).
+ */
 export async function deliver(
 	secret: string,
-	baseUrl: string,
+	baseUrl: string | ((attempt: number) => string),
 	path: string,
 	event: Record<string, unknown>,
+	o: { attempts?: number; timeoutMs?: number; retryAfterMs?: number } = {},
 ): Promise<Answer> {
-	const statuses: number[] = [];
-	for (let attempt = 0; attempt < 10; attempt++) {
-		const answer = await resend(baseUrl, path, signed(secret, event));
-		statuses.push(answer.status);
-		if (answer.status < 500) return { statuses, started: answer.started };
-		await delay(1000);
+	const statuses: AttemptOutcome[] = [];
+	for (let attempt = 0; attempt < (o.attempts ?? 10); attempt++) {
+		const url = typeof baseUrl === 'string' ? baseUrl : baseUrl(attempt);
+		try {
+			const answer = await resend(url, path, signed(secret, event), o.timeoutMs);
+			statuses.push(answer.status);
+			if (answer.status < 500) return { statuses, started: answer.started };
+		} catch (error) {
+			const name = (error as Error).name;
+			statuses.push(name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network error');
+		}
+		await delay(o.retryAfterMs ?? 1000);
 	}
 	return { statuses, started: false };
 }
@@ -115,6 +133,28 @@ export function shortenClaim(wf: WorkflowJson, claimSeconds: number, waitSeconds
 	wait.parameters.amount = waitSeconds;
 }
 
+/**
+ * A slow step (n8n's Wait, `seconds`) where the user's steps go, between the claim's verdict and "Handle Event Once",
+ * so that the process running the execution can be killed after the claim and before the effect.
+ */
+export function slowStepAfterClaim(wf: WorkflowJson, seconds: number): void {
+	wf.nodes.push({
+		id: randomUUID(),
+		name: 'Slow Step',
+		type: 'n8n-nodes-base.wait',
+		typeVersion: 1.1,
+		position: [550, -200],
+		webhookId: randomUUID(),
+		parameters: { amount: seconds },
+	});
+	const connections = wf.connections as Record<
+		string,
+		{ main: Array<Array<{ node: string; type: string; index: number }>> }
+	>;
+	connections['First Claim?'].main[0] = [{ node: 'Slow Step', type: 'main', index: 0 }];
+	wf.connections['Slow Step'] = { main: [[{ node: 'Handle Event Once', type: 'main', index: 0 }]] };
+}
+
 export interface RunLike {
 	resultData: {
 		runData: Record<
@@ -124,12 +164,18 @@ export interface RunLike {
 	};
 }
 
-/** Every item "Handle Event Once" output, over all its runs: effects per event id, and items without an id. */
-export function effectsOf(runs: RunLike[]): { perEvent: Map<string, number>; withoutId: number } {
+/**
+ * Every item a node ("Handle Event Once" by default: the example's effect) output, over all its runs: effects per
+ * event id, and items without an id.
+ */
+export function effectsOf(
+	runs: RunLike[],
+	node = 'Handle Event Once',
+): { perEvent: Map<string, number>; withoutId: number } {
 	const perEvent = new Map<string, number>();
 	let withoutId = 0;
 	for (const run of runs) {
-		for (const r of run.resultData.runData['Handle Event Once'] ?? []) {
+		for (const r of run.resultData.runData[node] ?? []) {
 			for (const item of r.data?.main?.[0] ?? []) {
 				const id = item.json.id;
 				if (typeof id === 'string' && id !== '') perEvent.set(id, (perEvent.get(id) ?? 0) + 1);
@@ -138,4 +184,59 @@ export function effectsOf(runs: RunLike[]): { perEvent: Map<string, number>; wit
 		}
 	}
 	return { perEvent, withoutId };
+}
+
+export interface ExecutionRow {
+	id: string;
+	status: string;
+	stopped: boolean;
+}
+
+/** Every execution of a workflow, as n8n's PostgreSQL database holds it (queue mode), oldest first. */
+export function allExecutions(pg: PostgresProcess, workflowId: string): ExecutionRow[] {
+	const out = psql(
+		pg,
+		`SELECT id, status, "stoppedAt" IS NOT NULL FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`,
+	);
+	return out
+		.split('\n')
+		.filter(Boolean)
+		.map((line) => {
+			const [id, status, stopped] = line.split('|');
+			return { id, status, stopped: stopped === 't' };
+		});
+}
+
+/** Every finished execution of a workflow in n8n's PostgreSQL database, with its run data (read through n8n). */
+export async function finishedRuns(
+	n8n: N8nInstance,
+	pg: PostgresProcess,
+	workflowId: string,
+): Promise<Array<{ id: string; status: string; data: RunLike }>> {
+	const runs: Array<{ id: string; status: string; data: RunLike }> = [];
+	for (const ex of allExecutions(pg, workflowId)) {
+		if (!ex.stopped) continue;
+		const detail = await n8n.getExecution(ex.id);
+		runs.push({ id: ex.id, status: ex.status, data: detail.data as unknown as RunLike });
+	}
+	return runs;
+}
+
+/** Waits until a workflow has at least `count` executions and none is still running or waiting. */
+export async function settle(
+	pg: PostgresProcess,
+	workflowId: string,
+	count: number,
+	timeoutMs: number,
+): Promise<void> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const list = allExecutions(pg, workflowId);
+		if (list.length >= count && list.every((e) => e.stopped)) return;
+		if (Date.now() > end)
+			throw new Error(
+				`${list.length} executions, ${list.filter((e) => !e.stopped).length} unfinished`,
+			);
+		await delay(2000);
+	}
 }
