@@ -288,6 +288,10 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 			? await n8n.finishedExecution(retried.body.data.id, 120_000)
 			: undefined;
 		const afterRetry = (await effectsOfEvent()).perEvent.get(String(event.id)) ?? 0;
+		// Which execution had the effect: the Retry itself, or Resume Expired Claims meanwhile.
+		const byRetry = retry
+			? (effectsOf([retry.data as unknown as RunLike]).perEvent.get(String(event.id)) ?? 0)
+			: 0;
 		// Nothing else is sent: Resume Expired Claims (every minute) takes the event once its claim expired.
 		const resumeEnd = Date.now() + 240_000;
 		while (((await effectsOfEvent()).perEvent.get(String(event.id)) ?? 0) === 0) {
@@ -314,13 +318,14 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 			answer: retried.status,
 			refused: retried.body.data ? null : String(retried.body.message ?? '').slice(0, 200),
 			status: retry?.status ?? null,
-			effects: afterRetry,
+			effectsByTheRetry: byRetry,
+			effectsWhenTheRetryEnded: afterRetry,
 		});
 		book.set('killed.deliveredWithinSecondsOfTheKill', deliveredAfterSeconds);
 		book.set('killed.replay', { statuses: replay.statuses, started: replay.started });
 		book.set('killed.effects', { event: effects, withoutId, rowDone: done === '1' });
 		process.stderr.write(
-			`[f10-remedy] killed: ${JSON.stringify({ crashed: crashed.status, retry: retried.body.data ? retry?.status : retried.body.message, afterRetry, deliveredAfterSeconds, replay: replay.statuses, effects, withoutId, done })}\n`,
+			`[f10-remedy] killed: ${JSON.stringify({ crashed: crashed.status, retry: retried.body.data ? retry?.status : retried.body.message, afterRetry, byRetry, deliveredAfterSeconds, replay: replay.statuses, effects, withoutId, done })}\n`,
 		);
 		const delivered = book.check(
 			'n8n killed after the claim: the event still had exactly one effect (by the Retry or by Resume Expired Claims once the claim expired), its row is done, and a later replay started nothing',

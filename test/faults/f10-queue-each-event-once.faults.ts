@@ -481,8 +481,16 @@ it('n8n 2.x, a Feed Trigger beside the webhook trigger in one workflow, the main
 	book.set('bothTriggers.effectsPerWebhookEvent', range(webhookEffects));
 	book.set('bothTriggers.effectsPerFeedEvent', range(feedEffects));
 	book.set('bothTriggers.refusedPolls', { count: failed.length, messages: failedMessages });
+	// Every execution the Feed Trigger started, in order: its status and how many events it handed over.
+	const feedTimeline = runs
+		.filter((r) => r.data.resultData.runData.Feed)
+		.map(
+			(r) =>
+				`${r.id} ${r.status} ${r.data.resultData.runData.Feed?.[0]?.data?.main?.[0]?.length ?? 0}`,
+		);
+	book.set('bothTriggers.feedExecutions', feedTimeline);
 	process.stderr.write(
-		`[f10-queue] both triggers: ${JSON.stringify({ activation, active, activationError, restartSeconds, webhook: webhookIds.size, startedAgain, feedPolls: feedPolls.length, feed: feed.size, feedTwice, failed: failed.length, failedMessages, firstFiveXx })}\n`,
+		`[f10-queue] both triggers: ${JSON.stringify({ activation, active, activationError, restartSeconds, webhook: webhookIds.size, startedAgain, feedPolls: feedPolls.length, feedTimeline, feed: feed.size, feedTwice, failed: failed.length, failedMessages, firstFiveXx })}\n`,
 	);
 	// n8n 2.x registers the webhook trigger and the poller at the same time (the documented limit): the workflow is
 	// activated, the Feed Trigger's polls before the webhook trigger's mark hand events over, every later poll is
