@@ -11,6 +11,10 @@
  *   the trigger's static data was erased; effects counted per event id at "Handle Event Once", an item carrying no
  *   id counted apart.
  * - A worker killed (SIGKILL) after the remedy's claim: what n8n's Retry does, and the example's Resume Expired Claims.
+ * - A Feed Trigger beside the webhook trigger in one workflow (n8n 2.x activates it), the main restarted under webhook
+ *   traffic: executions and effects per event id, every webhook event replayed afterwards, feed events handed over.
+ * - Redis stopped for 6 s and for 25 s under webhook traffic, then started again on its port (last: the long outage
+ *   ends every n8n process, which the case starts again as a process manager would): answers and executions per event.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
