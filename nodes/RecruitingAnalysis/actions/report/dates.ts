@@ -1,16 +1,9 @@
-/**
- * Date filters typed or picked in the editor, made into the ISO 8601 date-times with a timezone that the API
- * needs (spec, Reports: createdAfter / createdBefore). n8n's date picker gives a local date-time without a zone:
- * it is read in the workflow's timezone (`this.getTimezone()`), and a date alone means the start of that day
- * there. A value that already carries Z or an offset is kept. Anything else is returned unchanged, so that the
- * validation names the field and the rule.
- */
+// n8n's date picker gives a local date-time without a zone: it is read in the workflow's timezone.
 
 const LOCAL_DATE_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
 const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
-/** Minutes the zone is ahead of UTC at the instant `utcMs` (e.g. 60 for Europe/Berlin in winter). */
 function zoneOffsetMinutes(utcMs: number, timeZone: string): number {
 	const parts = new Intl.DateTimeFormat('en-US', {
 		timeZone,
@@ -34,7 +27,6 @@ function zoneOffsetMinutes(utcMs: number, timeZone: string): number {
 	return Math.round((wall - Math.floor(utcMs / 1000) * 1000) / 60000);
 }
 
-/** The UTC ISO string of a wall-clock time in `timeZone`, or `value` unchanged when it is not one. */
 export function inTimezone(value: string, timeZone: string): string {
 	const text = value.trim();
 	if (HAS_ZONE.test(text)) return text;
