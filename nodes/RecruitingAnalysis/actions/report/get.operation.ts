@@ -27,7 +27,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-// A null result is not a zero score.
+/** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);

@@ -70,6 +70,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
@@ -85,6 +86,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		},
 		itemIndex,
 	);
+	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const timeZone = this.getTimezone();
 	const zoned = (value: string | undefined) =>
 		value === undefined ? undefined : inTimezone(value, timeZone);

@@ -16,6 +16,10 @@ export const description = updateDisplayOptions(
 	),
 );
 
+/**
+ * The detailed evidence result, with the candidate's name. Read it after status completed (or report.result_ready);
+ * null result means pending or failed.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const { result, simplify } = await readResult(
@@ -24,7 +28,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		apiPath('/api/v1/reports/{}/result', reportId),
 	);
 	noticesForReport(this, result, { limitations: true });
-	// The result holds no candidate: the name comes from the input or the summary (actions/common/candidateName.ts).
+	// The result holds no candidate: the name comes from the input item or the report summary (common/candidateName.ts).
 	const name = await candidateNameFor(this, itemIndex, reportId);
 	return withCandidateName(simplify ? simplifyReportResult(result) : result, name);
 }

@@ -18,6 +18,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** Status, attempt and code of a report: queued/processing (wait), completed, requires_action (human review) or failed. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const status = await api(this, {
