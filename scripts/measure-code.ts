@@ -13,29 +13,29 @@ export interface CommentCount {
 	lines: number;
 }
 
-function isJsDocKind(kind: ts.SyntaxKind): boolean {
-	return kind >= ts.SyntaxKind.FirstJSDocNode && kind <= ts.SyntaxKind.LastJSDocNode;
-}
-
 /** Every `//` and `/* *\/` comment of a TypeScript source, found by the parser (so never inside a string or regex). */
 export function commentRanges(source: string): ts.CommentRange[] {
-	const file = ts.createSourceFile('measured.ts', source, ts.ScriptTarget.Latest, true);
+	const file = ts.createSourceFile('measured.ts', source, ts.ScriptTarget.Latest, false);
 	const found = new Map<number, ts.CommentRange>();
-	const add = (ranges: ts.CommentRange[] | undefined) => {
-		for (const range of ranges ?? []) found.set(range.pos, range);
+	// Comments sit only in the trivia around nodes and node lists; a leading scan skips those on the same line.
+	const at = (pos: number) => {
+		for (const range of [
+			...(ts.getLeadingCommentRanges(source, pos) ?? []),
+			...(ts.getTrailingCommentRanges(source, pos) ?? []),
+		]) {
+			found.set(range.pos, range);
+		}
 	};
 	const visit = (node: ts.Node) => {
-		if (isJsDocKind(node.kind)) return;
-		const children = node.getChildren(file);
-		if (children.length === 0) {
-			add(ts.getLeadingCommentRanges(source, node.pos));
-			add(ts.getTrailingCommentRanges(source, node.end));
-			return;
-		}
-		children.forEach(visit);
+		at(node.pos);
+		at(node.end);
+		ts.forEachChild(node, visit, (nodes) => {
+			at(nodes.pos);
+			at(nodes.end);
+			nodes.forEach(visit);
+		});
 	};
 	visit(file);
-	add(ts.getLeadingCommentRanges(source, file.endOfFileToken.pos));
 	return [...found.values()].sort((a, b) => a.pos - b.pos);
 }
 

@@ -40,6 +40,11 @@ describe('measure-code', () => {
 		expect(countComments('const a = 1;\n// last').commentCharacters).toBe('// last'.length);
 		expect(countComments('/* a */ // b\n').commentCharacters).toBe('/* a */// b'.length);
 		expect(countComments('').commentCharacters).toBe(0);
+		const inside =
+			'function f() {\n\t// empty\n}\ncall(/* arg */ 1, 2); // after\nconst t = { a: 1 /* in */ };\n';
+		expect(countComments(inside).commentCharacters).toBe(
+			'// empty/* arg */// after/* in */'.length,
+		);
 	});
 
 	it('counts lines as wc -l does, with or without a last newline', () => {
