@@ -36,6 +36,7 @@ export interface UploadTarget {
 	mimeType: string;
 	sizeBytes: number;
 	expiresInSeconds: number;
+	// When the answer carrying the URL arrived (default: now): its lifetime counts from there.
 	issuedAt?: number;
 }
 
