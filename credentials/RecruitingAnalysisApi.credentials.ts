@@ -6,20 +6,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/**
- * Placeholder production address: the spec names it only `{base_url}`. Replace it here (or use the
- * "Custom Base URL" environment) once the vendor publishes the real one.
- */
+// A placeholder: the spec names the production address only {base_url}.
 export const PRODUCTION_BASE_URL = 'https://api.recruiting-analysis.example';
-/** The local sandbox (`npm run sandbox`) listens here by default; a new credential opens on it. */
 export const SANDBOX_BASE_URL = 'http://127.0.0.1:4010';
-/** Spec, Authentication 5: sandbox keys start with `svc_test_` and work only on the sandbox. */
 export const SANDBOX_KEY_PREFIX = 'svc_test_';
 
-/** Where a key comes from, shown under the API Key field. */
 export const API_KEY_HINT =
 	'A workspace Admin makes API keys in Recruiting Analysis under Settings → Developer → API keys.';
-/** How to start the local sandbox, shown when the environment is Sandbox (sandbox/cli.ts prints that first line). */
 export const SANDBOX_START_NOTICE =
 	'To start the local sandbox, run npm run -s sandbox in a clone of the n8n-nodes-recruiting-analysis repository: its first line prints the base URL and a svc_test_ key to paste here (npm start makes this credential for you).';
 
@@ -65,8 +58,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 						'Another deployment of the same API (for example a proxy or a regional endpoint)',
 				},
 			],
-			// Sandbox, not Production: Production's address is still a placeholder (PRODUCTION_BASE_URL), so a new
-			// credential opened on it could never work; the sandbox's address works once it runs.
+			// Sandbox: Production's address is still a placeholder, so a credential opened on it could never work.
 			default: 'sandbox',
 		},
 		{
@@ -120,11 +112,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Adds `Authorization: Bearer <key>`. A function rather than the generic `={{...}}` form: n8n evaluates a generic
-	 * header as an expression (in its expression sandbox) on every request, about 0.85 ms of n8n's main thread per
-	 * call in the benchmarks (bench/REPORT.md); this is the same header without that cost.
-	 */
+	// A function, not ={{...}}: n8n evaluates that as an expression per request, 0.85 ms each (bench/REPORT.md).
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
@@ -138,6 +126,5 @@ export class RecruitingAnalysisApi implements ICredentialType {
 		};
 	}
 
-	// The test is a function of the nodes (testedBy `recruitingAnalysisApiTest`, transport/credentialTest.ts): it
-	// probes every scope, so that a valid key made for one use passes and learns which scopes it lacks.
+	// Tested by nodes/RecruitingAnalysis/methods/credentialTest.ts, so a key made for one use passes.
 }

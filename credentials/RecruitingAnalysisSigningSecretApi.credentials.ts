@@ -1,16 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-/**
- * The webhook signing secret(s) of one Recruiting Analysis webhook endpoint.
- *
- * Signing secrets are separate from API keys (api-spec "Authentication" 6): the application issues one
- * per endpoint (`whsec_` + base64). During a rotation both the new and the previous secret sign each
- * delivery, so the previous one can be kept here until the rotation ends.
- *
- * There is no API request that could test a signing secret, so the credential is tested by the
- * Recruiting Analysis Trigger node's own `recruitingAnalysisSigningSecretTest` method, which checks
- * the format of both fields (see `testedBy` in the trigger's credentials).
- */
+// During a rotation both secrets sign each delivery, so the previous one is kept here until the rotation ends.
 export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 	name = 'recruitingAnalysisSigningSecretApi';
 

@@ -23,10 +23,6 @@ const resourceDescriptions = [analysis, upload, report, interview, jobDescriptio
 	(r) => r.description,
 );
 
-/**
- * The canvas subtitle in words: each operation's short `action` ("Analyze a resume"), chosen by resource and
- * operation (an expression over a table built from the operation selectors, so it cannot drift from them).
- */
 function subtitleExpression(descriptions: INodeProperties[][]): string {
 	const actions: Record<string, string> = {};
 	for (const property of descriptions.flat()) {
@@ -81,7 +77,6 @@ export class RecruitingAnalysis implements INodeType {
 		name: 'recruitingAnalysis',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
-		// One version (docs/versioning.md): a change to what a saved node sends or outputs comes as a new one.
 		version: ACTION_NODE_VERSION,
 		subtitle: subtitleExpression(resourceDescriptions),
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',
@@ -98,9 +93,6 @@ export class RecruitingAnalysis implements INodeType {
 				testedBy: 'recruitingAnalysisApiTest',
 			},
 		],
-		// A fresh node (a Tool above all) starts on a free read, Report > Get; the Tool variant only (`@tool`): the
-		// switch that lets an agent charge or email without a person's review, and what the model reads about each
-		// operation (its cost).
 		properties: [
 			resourceProperty,
 			...resourceDescriptions.flat(),

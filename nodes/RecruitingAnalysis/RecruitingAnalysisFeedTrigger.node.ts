@@ -25,19 +25,13 @@ import { EVENT_TYPE_OPTIONS, eventsSubtitle } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 
-/** Static-data key (node scope) of the feed position. */
 const FEED_STATE = 'feed';
 const DEFAULT_MAX_EVENTS = 500;
-/** Fraction of n8n's poll budget after which no further page is requested. */
 const BUDGET_SHARE = 0.7;
 const FALLBACK_BUDGET_MS = 60_000;
 const MANUAL_MAX_PAGES = 50;
 
-/**
- * Polls in progress, by workflow and node. n8n fires a poll on every tick of its schedule without waiting for
- * the previous one (n8n-core `ActiveWorkflowTriggers.activatePollTrigger`), and two polls started from the same
- * saved position would hand over the same events: a tick that finds a poll still running is skipped.
- */
+// n8n polls on every tick without waiting for the last (n8n-core activatePollTrigger): a tick meeting one is skipped.
 const pollsInProgress = new Map<string, number>();
 
 function isCursorExpired(error: unknown): boolean {
@@ -56,19 +50,16 @@ function isCursorInvalid(error: unknown): boolean {
 	);
 }
 
-/** A failure the next poll may not meet again: rate limiting or a server-side failure. */
 function isTransient(error: unknown): boolean {
 	const status = apiErrorInfo(error)?.status ?? Number((error as { httpCode?: unknown })?.httpCode);
 	return status === 429 || (status >= 500 && status <= 599);
 }
 
-/** The transport already throws n8n errors; anything else is wrapped so the UI gets a node error. */
 function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeApiError(node, error as JsonObject);
 }
 
-/** Fetch Resource in manual runs: each event with the resource it names, one read at a time. */
 async function withResources(ctx: IPollFunctions, events: IDataObject[]): Promise<IDataObject[]> {
 	if (!(ctx.getNodeParameter('fetchResource', false) as boolean)) return events;
 	const out: IDataObject[] = [];
@@ -326,9 +317,7 @@ async function pollOnce(
 		);
 	}
 
-	// The position is stored together with the items it covers: n8n persists node static data when
-	// this poll's items are handed to an execution (or, with durable poll cursors, commits both in one
-	// transaction). See docs/triggers.md.
+	// Stored with the items it covers: n8n persists static data as they go to an execution (docs/triggers.md).
 	if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
 
 	const items: INodeExecutionData[] = result.items.map((item) => ({

@@ -44,19 +44,14 @@ import {
 } from './webhook/verify';
 
 const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
-/** Static-data key (node scope); the remembered event ids are under SEEN_IDS. */
 const REGISTRATION = 'registration';
 
-/** The process maps of a workflow's node: remembered ids (webhook/dedupe.ts) and kept secrets (webhook/secrets.ts). */
 function nodeScope(ctx: IHookFunctions | IWebhookFunctions): string {
 	const node = ctx.getNode();
 	return `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
 }
 
-/**
- * Activation guard: a trigger without a usable secret would have to accept everything, so it refuses
- * to activate instead.
- */
+// Without a usable secret the trigger would have to accept everything, so it refuses to activate.
 async function assertSigningSecret(this: IHookFunctions): Promise<void> {
 	let data: IDataObject | undefined;
 	try {
@@ -85,13 +80,10 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		name: 'recruitingAnalysisTrigger',
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['trigger'],
-		// One version, numbered 2 rather than 1: n8n evaluates an expression for the body of every delivery to a start
-		// node whose typeVersion is 1 (packages/cli `parseRequestBody`), about 9 ms per delivery (bench/REPORT.md,
-		// "B5 profile"; docs/versioning.md).
+		// Version 2: n8n evaluates an expression per delivery to a version-1 start node (bench/REPORT.md, B5 profile).
 		version: 2,
 		subtitle: eventsSubtitle(),
-		// n8n's nodes panel merges this trigger into the action node's entry and shows this description there (the
-		// editor's generateMergedNodesAndActions), so it begins with the action node's own.
+		// n8n's nodes panel shows this description for the merged entry, so it begins with the action node's.
 		description:
 			'Analyze resumes and run candidate interviews with the Recruiting Analysis API. This trigger starts a workflow on its signed webhook events.',
 		defaults: { name: 'Recruiting Analysis Trigger' },
@@ -115,8 +107,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
-				// Empty, so that n8n answers with the node's `webhookResponse` and reads it just before it saves the
-				// static data and answers (see `acknowledgeWhenStored`).
+				// Empty: n8n then answers with webhookResponse after it saved the static data (acknowledgeWhenStored).
 				responseData: '',
 				path: 'webhook',
 			},
@@ -171,10 +162,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 	methods = {
 		credentialTest: {
 			recruitingAnalysisApiTest,
-			/**
-			 * There is no endpoint that could check a signing secret, so the test checks what can be checked
-			 * offline: both secrets have the documented whsec_<base64> shape.
-			 */
+			// No endpoint can check a signing secret, so the test checks its whsec_ shape offline.
 			async recruitingAnalysisSigningSecretTest(
 				this: ICredentialTestFunctions,
 				credential: ICredentialsDecrypted,
@@ -190,12 +178,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		},
 	};
 
-	/**
-	 * Endpoints, their URL and their subscriptions are managed in the Recruiting Analysis application,
-	 * not through the API (api-spec "Webhook receiver contract" 1), so nothing is registered remotely.
-	 * The methods check the signing secret (activation fails without one) and record which URL the user
-	 * has to register, so the stored state never claims a remote registration that did not happen.
-	 */
+	// Endpoints are managed in the application, not the API (spec, Webhook receiver contract): nothing to register.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
@@ -220,10 +203,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				// Nothing to remove remotely; the endpoint stays registered in the application until the
-				// user deletes or pauses it there. The remembered event IDs stay in the static data so that
-				// retries that arrive after a reactivation are still recognised; this process's copies of them
-				// and of the secrets are dropped (n8n runs this on deactivation and before deleting a workflow).
+				// The remembered ids stay, so that retries arriving after a reactivation are still recognised.
 				delete this.getWorkflowStaticData('node')[REGISTRATION];
 				unmarkWebhookTrigger(this.getWorkflowStaticData('global'), this.getNode());
 				const scope = nodeScope(this);
@@ -250,7 +230,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		let rawBody: unknown;
 		try {
 			kept = await currentSecrets(secretScope, readSecrets);
-			// Verify over the exact bytes received; never over a re-serialised body.
+			// Verify over the exact bytes received, never over a re-serialised body.
 			if (req.rawBody === undefined) await req.readRawBody();
 			rawBody = req.rawBody;
 		} catch (error) {
@@ -264,7 +244,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			verifyWebhook({ rawBody: rawBody as Uint8Array, headers, secrets, now: Date.now() });
 		let verdict = verify(kept.secrets);
 		if (!verdict.ok && RECHECKED_FAILURES.has(verdict.reason) && kept.readAt < arrivedAt) {
-			// The kept secrets predate this delivery: the credential may have been edited since (see webhook/secrets.ts).
+			// The credential may have been edited since the secrets were kept (webhook/secrets.ts).
 			try {
 				verdict = verify(await recheckSecrets(secretScope, readSecrets, arrivedAt));
 			} catch (error) {
@@ -301,9 +281,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			};
 		}
 
-		// Dedupe by the verified event id (retries and replays keep it); the delivery id is the fallback for a body
-		// without one. A test URL serves one request per listening session, on a workflow n8n builds with empty
-		// static data: nothing to deduplicate there, and nothing kept from one session to the next.
+		// Dedupe by the verified event id; a test URL runs on empty static data, so there is nothing to deduplicate.
 		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
 		const staticData = this.getWorkflowStaticData('node');
 		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
@@ -313,11 +291,10 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
 			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity);
 			if (admission.verdict === 'duplicate') {
-				// Nothing new to store: answered at once through `res`.
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
 			}
 			if (admission.verdict === 'inFlight') return inFlight(res);
-			// Seen only once n8n takes the answer (webhook/answers.ts); forgotten if n8n answers otherwise.
+			// Seen only once n8n takes the answer (webhook/answers.ts).
 			acknowledge = admission.acknowledge;
 			abandonUnlessAcknowledged(res, admission.abandon);
 		}

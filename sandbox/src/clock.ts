@@ -1,7 +1,7 @@
 /**
  * The controllable sandbox clock. Expiries (upload URL, preparation, interviews, sandbox data), event
  * retention and cursor age read this clock; `advance` moves it forward without waiting.
- * Worker steps and webhook retries run on real (scaled) timers instead, see worker.ts and webhooks.ts.
+ * Worker steps and webhook retries run on real (scaled) timers instead, see context.ts Timers and webhooks.ts.
  */
 export class SandboxClock {
 	private offsetMs = 0;

@@ -131,7 +131,7 @@ describe(`n8n's own credential test (Test button, ${n8nUnderTest()})`, () => {
 		expect(result).toEqual({ status: 'OK', message: expect.any(String) });
 	});
 
-	// The test is the nodes' own function (transport/credentialTest.ts), the same on both lines: a list read that
+	// The test is the nodes' own function (methods/credentialTest.ts), the same on both lines: a list read that
 	// answers 404 means the base URL is wrong (an earlier version took every 404 for a passed scope check).
 	test('a base URL where the API answers 404 NOT_FOUND fails, naming the 404', async () => {
 		const result = await credentialTest({

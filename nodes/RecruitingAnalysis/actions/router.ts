@@ -11,7 +11,6 @@ import * as report from './report/Report.resource';
 import { refuseUnreviewedToolCall, toolCosts } from './common/toolMode';
 import * as upload from './upload/Upload.resource';
 
-/** Every resource and its operations; the selector options in each resource file list the same keys (a test checks). */
 export const resources: Record<string, Record<string, OperationModule>> = {
 	analysis: analysis.operations,
 	event: event.operations,
@@ -21,12 +20,10 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-/** What each operation costs, for the Tool-mode review check (actions/common/toolMode.ts). */
 const costs = toolCosts(
 	[analysis, event, interview, jobDescription, report, upload].flatMap((r) => r.description),
 );
 
-/** The action node's execute: every item to its resource's operation, run by the engine (engine/run.ts). */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	refuseModelChosenGuardRails(this);
 	refuseUnreviewedToolCall(this, costs);

@@ -1,9 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-/**
- * Runs `worker` over `values`, at most `limit` at a time. The first thrown error stops new work from
- * starting; work already in flight is awaited before the error is rethrown (no dangling requests).
- */
+// Work in flight is awaited before the error is rethrown: no dangling requests.
 export async function mapWithConcurrency<T>(
 	values: T[],
 	limit: number,
@@ -29,14 +26,9 @@ export async function mapWithConcurrency<T>(
 	if (failed) throw firstError;
 }
 
-/** The longest timer a wakeable sleep leaves behind once woken. */
 const SLEEP_STEP_MS = 250;
 
-/**
- * Sleeps `ms`, or until `wake` settles, whichever comes first. The sleep is cut into steps of at most
- * SLEEP_STEP_MS (n8n's `sleep` cannot be cancelled), so once woken no timer outlives it by more than one step:
- * a node run that ends does not keep the process waiting on a long timer.
- */
+// Cut into steps: n8n's sleep cannot be cancelled, and no timer may outlive a finished run by more than one step.
 export async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
 	let woken = false;
 	const woke = wake.then(

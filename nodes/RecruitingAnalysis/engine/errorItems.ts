@@ -1,7 +1,3 @@
-/**
- * What the user sees of an item: its output items (paired with the input item) and, when it failed, the error that
- * stops the node or the error item that Continue On Fail outputs instead, both saying where (item number and file).
- */
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -43,16 +39,11 @@ export function toNodeError(
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
 }
 
-/** Where an error happened, as the user sees it: the item number as the editor counts (from 1) and its file. */
 export interface ItemLocation {
 	itemNumber: number;
 	fileName?: string;
 }
 
-/**
- * The resume file of an item, when it has one: the File Name option, the name of the binary in the operation's
- * Input Binary Field, or the input item's own `fileName` (as Upload Many outputs, for Start Many).
- */
 export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLocation {
 	const where: ItemLocation = { itemNumber: itemIndex + 1 };
 	try {
@@ -72,7 +63,7 @@ export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLoc
 	return where;
 }
 
-/** n8n's own messages end in " [item N]", counted from 0; ours say where, counted as the editor does. */
+// n8n's own messages end in " [item N]" counted from 0; ours count as the editor does.
 const ENGINE_ITEM_SUFFIX = / \[item \d+\]$/;
 
 function locate(message: string, where: ItemLocation): string {
@@ -81,10 +72,7 @@ function locate(message: string, where: ItemLocation): string {
 	return `${text} [item ${where.itemNumber}${file}]`;
 }
 
-/**
- * The message of an error that stops the node: where it happened and, when other items were in the same run, how
- * to let them through (a key or workspace problem, 401 or 403, concerns every item alike and gets no such advice).
- */
+// A 401 or 403 concerns every item alike, so it gets no advice to let the other items through.
 export function stoppingMessage(
 	error: NodeApiError | NodeOperationError,
 	where: ItemLocation,
@@ -114,8 +102,7 @@ export function errorItem(
 		if (info.requestId) facts.requestId = info.requestId;
 	}
 	const message = locate(error.message, where);
-	// n8n's "Continue (using error output)" moves an item to the error output only when its json has no keys but
-	// error, message and details (n8n then adds the input item's fields): the facts go under details there.
+	// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
 	const json: IDataObject = errorOutput
 		? { error: message, details: facts }
 		: { error: message, ...facts };

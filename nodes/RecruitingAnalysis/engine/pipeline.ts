@@ -12,14 +12,7 @@ export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 	}
 }
 
-/**
- * Runs a staged batch operation over its chunks as a pipeline: each stage handles one chunk at a time, in
- * order, and a chunk enters stage i + 1 as soon as it left stage i and the previous chunk left stage i + 1.
- * Without Continue On Fail, the first failure (a stage that throws, or an item that failed) stops the pipeline:
- * stages already running finish, no stage starts after it (so no further batch is submitted or charged for a
- * node run that will fail), and recording then throws at the failing chunk. Resolves once every chunk has
- * settled: no request outlives the node.
- */
+// After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
 	ctx: IExecuteFunctions,
 	stages: PipelineStage[],
@@ -29,7 +22,6 @@ export async function runPipeline(
 ): Promise<Array<Settled<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
-	// passedSubmit[k] settles when chunk k has left the submitting stage (or stopped before it).
 	const passedSubmit: Array<Promise<unknown>> = [];
 	const finished = chunks.map(async (itemIndexes, k) => {
 		let current: Promise<Settled<ChunkState>> = Promise.resolve({

@@ -1,11 +1,4 @@
-/**
- * Report summaries read many at a time from GET /api/v1/reports (newest first, 100 summaries a page). One page
- * answers for up to 100 reports and carries everything a status read gives (status, attemptId, code) plus the
- * summary (candidate, job, score), so the operations that need the state of many reports read pages instead of
- * one report at a time: the shared wait (waiter.ts), Start Many's check for earlier attempts, and Analyze Many's
- * simplified items. A report the pages do not show (deleted, or older than the pages read) is left to the caller,
- * which reads it alone and gets the exact error a single read gives.
- */
+// A list page answers for up to 100 reports; a report the pages miss is read alone, for a single read's exact error.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { listPages } from '../transport/pages';
@@ -13,7 +6,7 @@ import { RunSlot } from '../floor/runState';
 
 export const REPORT_PAGE_LIMIT = 100;
 
-/** When each report this node run has seen in a list page was created (a report's creation time never changes). */
+// A report's creation time never changes, so the run keeps it.
 const createdTimes = new RunSlot('report creation times', () => new Map<string, number>());
 
 function rememberCreated(ctx: IExecuteFunctions, report: IDataObject): void {
@@ -22,10 +15,6 @@ function rememberCreated(ctx: IExecuteFunctions, report: IDataObject): void {
 	createdTimes.of(ctx).set(String(report.id), at);
 }
 
-/**
- * The createdAfter / createdBefore window around `ids` when this run has seen all of them in a list page before
- * (Start Many's check did): one page of that window shows them, wherever they are in the workspace's list.
- */
 function windowOf(ctx: IExecuteFunctions, ids: string[]): IDataObject | undefined {
 	const times = createdTimes.peek(ctx);
 	const known = ids.map((id) => times?.get(id));
@@ -37,11 +26,6 @@ function windowOf(ctx: IExecuteFunctions, ids: string[]): IDataObject | undefine
 	};
 }
 
-/**
- * Walks report list pages with the query `qs` (a createdAfter / createdBefore window, or none for the newest),
- * giving each summary to `visit`, until `done()` says nothing is missing, the list ends, or `maxPages` were read.
- * Returns the number of pages read.
- */
 export async function walkReportPages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -69,13 +53,8 @@ export async function walkReportPages(
 	return pages;
 }
 
-/** How many pages to read for `wanted` reports among the newest: their own pages, and one more. */
 export const pageBudget = (wanted: number): number => Math.ceil(wanted / REPORT_PAGE_LIMIT) + 1;
 
-/**
- * The summaries of `ids` that `pageBudget(ids.length)` pages show: the pages of their creation window when this run
- * has seen them all before, else the newest pages. Every summary read is also given to `seen`. Throws what the list read throws (a missing reports:read scope among others).
- */
 export async function summariesFromPages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -99,7 +78,6 @@ export async function summariesFromPages(
 	return found;
 }
 
-/** How long the pages a run read answer for its checks of earlier attempts. */
 const CHECK_PAGES_FRESH_MS = 60_000;
 
 interface RunPages {
@@ -109,15 +87,7 @@ interface RunPages {
 
 const runPages = new RunSlot<RunPages | undefined>('report pages for checks', () => undefined);
 
-/**
- * The summaries (status, attemptId) of `ids` for the check before a start (Start Many: has this report been
- * started before?). `runIds` are the reports the run will check from here on (this chunk's and the later items'):
- * a walk of the newest pages looks for all of them (at most ⌈n/100⌉ + 1 pages), so one walk serves the run's later
- * chunks too; a minute after a walk, the next call walks again. Each summary is handed out once: a report named a
- * second time is read alone then, since this run may have started it meanwhile. A report the pages did not show
- * is left out, and so is every report when the list read fails: the caller reads each of those alone, with the
- * errors and the missing-scope handling of a single read.
- */
+// Each summary is handed out once: a report named again is read alone, since this run may have started it meanwhile.
 export async function summariesForCheck(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

@@ -1,8 +1,3 @@
-/**
- * The run engine: how one execution of the action node runs its items. Resource and operation are read per item,
- * every item is checked before the first write, item operations run in lanes and batch operations in a pipeline of
- * chunks, and each item ends as output items or as an error (engine/errorItems.ts).
- */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { addNotice } from '../floor/notices';
@@ -21,11 +16,7 @@ import { endWaiting } from './waits';
 
 const DEFAULT_CONCURRENCY = 20;
 
-/**
- * Runs the node: resource and operation are read per item (an expression may send items to different
- * operations), items of the same operation are grouped, item operations run with bounded concurrency and
- * batch operations get chunks of BATCH_CHUNK_SIZE items. Output keeps input order, each item paired.
- */
+// Resource and operation are read per item: an expression may send items to different operations.
 export async function runNode(
 	this: IExecuteFunctions,
 	resources: Record<string, Record<string, OperationModule>>,
@@ -61,8 +52,7 @@ export async function runNode(
 		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
 	};
 
-	// The whole input is checked before the first write: without Continue On Fail a bad item (any item) stops the
-	// node before any item of the run is charged; with it, the bad item becomes an error item and is left out.
+	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
 	for (const group of groups.values()) {
 		const module = group.module;
 		if (!module?.check) continue;
@@ -110,7 +100,6 @@ export async function runNode(
 			}
 			const record = (chunk: number[], settled: Settled<ChunkState>): void => {
 				if (!settled.ok) {
-					// The whole chunk failed (the envelope was rejected, or a request failed): every item of it fails.
 					for (const itemIndex of chunk) fail(itemIndex, settled.error);
 					return;
 				}
@@ -146,12 +135,7 @@ export async function runNode(
 	return [output];
 }
 
-/**
- * Runs an item operation over its items, `concurrency` at a time. An item whose result is still being waited for
- * (a `Later`: Wait for Completion) frees its lane at once; the waits are shared (waiter.ts) and settled after the
- * lanes. Without Continue On Fail the first failure, in a lane or in a wait, stops new items from starting; the
- * other waits then end, with no read left in flight, before the error is thrown.
- */
+// A Later frees its lane at once; after a failure the other waits end, no read in flight, before the error is thrown.
 async function runItems(
 	ctx: IExecuteFunctions,
 	module: ItemOperation,

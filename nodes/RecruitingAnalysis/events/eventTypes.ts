@@ -1,8 +1,4 @@
-/**
- * Every event type the spec lists (api-spec "Events" > "Event types"). Both triggers build their
- * type filters from this one list. Unknown future types are still accepted wherever "all" is chosen
- * (api-spec "Versioning" 5: clients must tolerate unknown future event types).
- */
+// Unknown future types are still accepted where all types are chosen (spec, Versioning 5).
 export const EVENT_TYPES = [
 	'report.completed',
 	'report.requires_action',
@@ -41,7 +37,6 @@ const DESCRIPTIONS: Record<EventType, string> = {
 	'webhook.test': 'A synthetic test delivery without report or candidate data',
 };
 
-/** An event type in words, as n8n's own triggers name events ("report.result_ready": "Report Result Ready"). */
 export function eventTypeName(type: string): string {
 	return type
 		.split(/[._]/)
@@ -49,10 +44,7 @@ export function eventTypeName(type: string): string {
 		.join(' ');
 }
 
-/**
- * Options for an n8n multiOptions parameter: named in words, the raw type as the value (what the API sends and a
- * saved workflow keeps), sorted by name as n8n's lint rules expect.
- */
+// Sorted by name, as n8n's lint rules expect.
 export const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
 	name: eventTypeName(value),
 	value,
@@ -63,16 +55,11 @@ export function isKnownEventType(type: string): type is EventType {
 	return (EVENT_TYPES as readonly string[]).includes(type);
 }
 
-/**
- * The type filter of both triggers: an empty selection, or `'*'` in it, means every type, including
- * types this package does not know yet. A concrete selection matches exactly those names.
- */
 export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
 	if (selected.length === 0 || selected.includes('*')) return true;
 	return selected.includes(type);
 }
 
-/** The canvas subtitle of a trigger: its selected events in words ("All Events" for `*`), prefixed by `prefix`. */
 export function eventsSubtitle(prefix = ''): string {
 	const names: Record<string, string> = { '*': 'All Events' };
 	for (const type of EVENT_TYPES) names[type] = eventTypeName(type);

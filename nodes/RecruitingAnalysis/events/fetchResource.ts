@@ -1,8 +1,4 @@
-/**
- * "Fetch Resource" of both triggers: read the resource an event names with the API credential and attach it to
- * the event's output item, with the late-attempt check for report events (api-spec "Webhook receiver contract"
- * 4). A failed read is attached, not thrown: the event itself was received and must not be lost.
- */
+// A failed read is attached, not thrown: the event was received and must not be lost.
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { apiPath, apiRequest, type ApiContext } from '../transport';
@@ -17,13 +13,6 @@ export const fetchResourceField: INodeProperties = {
 		'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
 };
 
-/**
- * The fields Fetch Resource adds to an event's item: `resourceKind` and `resource`, for report events
- * `attemptCheck` and `delayedEvent` (true when the event speaks of an older attempt than the report's current
- * one), or `resource: null` and `resourceError` when the read failed (a 404 means the resource was deleted; report
- * events then carry `delayedEvent: false`, as nothing shows them to be delayed).
- * Nothing for an event that names no resource (report.deleted, webhook.test, unknown types).
- */
 export async function fetchEventResource(
 	ctx: ApiContext,
 	event: EventEnvelope,
@@ -53,8 +42,7 @@ export async function fetchEventResource(
 				description: e.description ?? null,
 			},
 		};
-		// Whether the event is delayed is unknown without the resource: the flag is there, false, for every report
-		// event that carries an attemptId, so a workflow branching on it never meets a missing field.
+		// delayedEvent is false, not missing, on report events with an attemptId, so a branch on it always finds it.
 		if (checkAttempt(event, {}) !== undefined) output.delayedEvent = false;
 		return output;
 	}

@@ -1,19 +1,8 @@
-/**
- * Which API resource an event names, and how a delayed event compares with the current state.
- * Pure: the trigger passes the returned path to the transport.
- *
- * Payloads (team decision, openapi x-assumption): report.completed/requires_action/failed
- * `{reportId, attemptId, status, code}`; report.result_ready `{reportId, attemptId, resultRevision}`;
- * interview.* `{interviewId, reportId, ...}`; batch.completed `{batchId, kind, ...}`;
- * report.deleted is a tombstone (no data).
- */
-
 export type ResourceKind =
 	'reportStatus' | 'reportResult' | 'interviewResult' | 'interviewStatus' | 'batch';
 
 export interface ResourceRequest {
 	kind: ResourceKind;
-	/** Path template with `{}` placeholders, for the transport's apiPath(). */
 	template: string;
 	ids: string[];
 }
@@ -43,7 +32,6 @@ function dataOf(event: EventEnvelope): Record<string, unknown> {
 		: {};
 }
 
-/** The read that shows the resource an event names, or null when there is nothing to read. */
 export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null {
 	const type = str(event.type) ?? '';
 	const data = dataOf(event);
@@ -82,14 +70,10 @@ export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null
 export interface AttemptCheck {
 	eventAttemptId: string | null;
 	currentAttemptId: string | null;
-	/** False when the event speaks of an older attempt than the report's current one. */
 	isCurrent: boolean;
 }
 
-/**
- * api-spec "Webhook receiver contract" 4: compare `attemptId` with the report's current status before
- * applying a delayed event. Only meaningful for report events whose resource carries an attemptId.
- */
+// A delayed event is compared with the report's current attempt (spec, Webhook receiver contract 4).
 export function checkAttempt(event: EventEnvelope, resource: unknown): AttemptCheck | undefined {
 	const type = str(event.type) ?? '';
 	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object')

@@ -2,10 +2,6 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { RunSlot } from './runState';
 
-/**
- * Warnings the spec asks users to keep in mind, shown once per execution in the output pane
- * (many items produce the same notice; it is added only once).
- */
 export const NOTICES = {
 	emailSent:
 		'"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox.',
@@ -47,7 +43,6 @@ export const NOTICES = {
 
 export type NoticeName = keyof typeof NOTICES;
 
-/** The notices this run has shown already (each is shown once per run). */
 const shown = new RunSlot('notices shown', () => new Set<NoticeName>());
 
 export function addNotice(ctx: IExecuteFunctions, name: NoticeName): void {
@@ -60,11 +55,6 @@ export function addNotice(ctx: IExecuteFunctions, name: NoticeName): void {
 	}
 }
 
-/**
- * Report status / summary / result, or a simplified item: attach the notices that apply to what is output.
- * `limitations`: whether the output carries the result's limitations (a result or a simplified item does; a
- * summary or a batch item does not, so its notice says where they are instead).
- */
 export function noticesForReport(
 	ctx: IExecuteFunctions,
 	report: { status?: unknown; result?: unknown; score?: unknown },
@@ -79,7 +69,6 @@ export function noticesForReport(
 	if (unmeasured) addNotice(ctx, output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-/** Invitation outputs: the notice that matches their emailDelivery ("queued" right after an invitation). */
 export function noticesForEmailDelivery(ctx: IExecuteFunctions, emailDelivery: unknown): void {
 	if (emailDelivery === 'queued') addNotice(ctx, 'emailQueued');
 	if (emailDelivery === 'sent') addNotice(ctx, 'emailSent');
@@ -94,7 +83,6 @@ function hasNullScore(result: unknown): boolean {
 	);
 }
 
-/** Interview objects: emailDelivery "sent" and lifecycle "completed" with an evaluation not yet ready. */
 export function noticesForInterview(
 	ctx: IExecuteFunctions,
 	interview: Record<string, unknown>,

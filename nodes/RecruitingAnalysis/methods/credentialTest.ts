@@ -1,16 +1,4 @@
-/**
- * The API credential's test, for a key made with any set of scopes (spec, Authentication 7 and Scopes).
- *
- * A 401 means the key is invalid, expired or revoked: the test fails. A 403 for a missing scope proves the key
- * itself valid (the API recognised it and read its scopes), so the test passes, and its message names the scopes
- * the key lacks or that could not be confirmed, and what each is needed for. A disabled workspace (403) fails.
- *
- * Every scope is probed with one read that changes nothing: the four list reads with limit=1, and a batch status
- * read of an ID that does not exist for the two write scopes (its 404 comes after the scope check; 403 before).
- *
- * n8n runs credential-test functions with a context that offers only its deprecated `request` helper, so the
- * probes use the runtime's fetch; the key goes to the credential's API base URL only.
- */
+// A 403 for a missing scope proves the key valid (the API read its scopes): the test passes and names what is missing.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -32,7 +20,7 @@ export const SCOPE_USES: Record<string, string> = {
 
 const PROBE_BATCH_ID = 'credential-test-probe';
 
-/** One read per scope; none has an effect. */
+// n8n gives credential tests only its deprecated request helper: the probes use fetch, to the base URL only.
 export const SCOPE_PROBES: Record<string, string> = {
 	'job-descriptions:read': '/api/v1/job-descriptions?limit=1',
 	'reports:read': '/api/v1/reports?limit=1',
@@ -94,8 +82,7 @@ async function probe(
 			? { kind: 'granted' }
 			: { kind: 'notTheApi', status: response.status };
 	}
-	// The batch probes read an ID that does not exist: their 404 comes after the key and scope checks. A list read
-	// never answers 404 on the API, so there it means the base URL is wrong.
+	// A batch probe's 404 comes after the scope checks; a list read never answers 404, so there the base URL is wrong.
 	if (response.status === 404)
 		return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
 	return { kind: 'unconfirmed', why: `HTTP ${response.status}` };
@@ -105,7 +92,6 @@ function listScopes(scopes: string[]): string {
 	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
 }
 
-/** Runs the probes and turns them into n8n's credential test result. */
 export async function testApiCredential(
 	data: ICredentialDataDecryptedObject | undefined,
 ): Promise<INodeCredentialTestResult> {
@@ -172,7 +158,7 @@ export async function testApiCredential(
 	return { status: 'OK', message: parts.join(' ') };
 }
 
-/** The `testedBy` function every node that uses the API credential names (n8n finds the test through a node). */
+// n8n finds a credential's test through a node that names it.
 export async function recruitingAnalysisApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,

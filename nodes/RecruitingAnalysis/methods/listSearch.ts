@@ -1,9 +1,4 @@
-/**
- * The "From List" entries of the action node's resource locators (methods.listSearch). Each list is read with
- * the API's own cursor (newest first), filtered by the text typed in the list's search box, and continued by
- * n8n's "load more" with the cursor as pagination token. The API has no text search, so the filter is applied
- * here, page by page.
- */
+// The API has no text search, so the filter is applied here, page by page.
 import type {
 	IDataObject,
 	ILoadOptionsFunctions,
@@ -13,9 +8,7 @@ import type {
 
 import { listPages } from '../transport';
 
-/** Page size asked of the API (its maximum). */
 const PAGE_SIZE = 100;
-/** A filtered search reads on until it has this many matches, or MAX_PAGES pages, before answering. */
 const ENOUGH_MATCHES = 20;
 const MAX_PAGES = 5;
 
@@ -29,7 +22,6 @@ function matches(filter: string | undefined, fields: unknown[]): boolean {
 	return fields.some((field) => text(field).toLowerCase().includes(wanted));
 }
 
-/** Reads pages from `path` (from `paginationToken` on) until enough entries match `filter`. */
 async function searchList(
 	ctx: ILoadOptionsFunctions,
 	path: string,
@@ -56,7 +48,7 @@ async function searchList(
 	return { results, paginationToken: cursor };
 }
 
-/** The mark of a saved job that is not ACTIVE (the API refuses new resumes for it). */
+// The API refuses new resumes for a saved job that is not ACTIVE.
 export function inactiveMark(status: string): string {
 	return `[${status || 'NOT ACTIVE'}: not usable for uploads]`;
 }

@@ -1,10 +1,6 @@
 import { apiErrorInfo } from './request';
 
-/**
- * Reads the API's sub-condition (QUOTE_STALE, BATCH_ALREADY_ACTIVE, ...) from an error thrown by the transport.
- * The team decision puts it in `error.reason` with the generic `error.code`; the spec leaves the placement
- * open, so both are read.
- */
+// The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.
 export function apiErrorConditions(error: unknown): string[] {
 	if (typeof error !== 'object' || error === null) return [];
 	const found = new Set<string>();
@@ -29,10 +25,6 @@ export function hasApiCondition(error: unknown, condition: string): boolean {
 	return apiErrorConditions(error).includes(condition);
 }
 
-/**
- * Runs `first`; when it fails with the API sub-condition `condition`, runs `recover` instead. Any other error
- * propagates unchanged (it is already the transport's NodeApiError, with its HTTP status, code and hint).
- */
 export async function onApiCondition<T>(
 	condition: string,
 	first: () => Promise<T>,
@@ -46,7 +38,6 @@ export async function onApiCondition<T>(
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-/** A call's value or error, to decide on the error outside a catch block (the transport's errors pass unchanged). */
 export async function outcomeOf<T>(run: () => Promise<T>): Promise<Outcome<T>> {
 	return await run().then(
 		(value) => ({ ok: true as const, value }),

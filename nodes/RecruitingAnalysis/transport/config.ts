@@ -1,7 +1,3 @@
-/**
- * The credential as the transport uses it: read, checked (the key's form, its environment, the base URL's rules)
- * and kept a few seconds per execution context and item, so one item's calls or one poll's pages resolve it once.
- */
 import { NodeOperationError, type ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import type { ApiContext } from './attempt';
@@ -16,19 +12,14 @@ export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
 export interface ResolvedConfig {
 	baseUrl: string;
-	/** The only origin the key is sent to (scheme, host and port of the base URL). */
+	// The only origin the key is sent to.
 	origin: string;
 	apiKey: string;
-	/** Handed to httpRequestWithAuthentication so that n8n does not resolve the credential a second time. */
+	// So that n8n does not resolve the credential a second time.
 	credentials: ICredentialDataDecryptedObject;
 }
 
-/**
- * Resolved credentials per node-execution context and item, kept for a few seconds. Resolving a credential is not
- * free (n8n decrypts it and, in a poll, checks its use by the trigger on every call): a poll draining 100 pages, or
- * an item making several calls, resolves it once. n8n keeps one poll context for the whole activation, so an entry
- * expires after CONFIG_TTL_MS, and at once on a 401: a key replaced in the credential takes effect on the next poll.
- */
+// n8n keeps one poll context for the whole activation, so an entry expires after CONFIG_TTL_MS, and at once on a 401.
 const CONFIG_TTL_MS = 5_000;
 const configCache = new WeakMap<
 	object,
@@ -54,7 +45,6 @@ export async function resolveConfig(
 	return await entry.config;
 }
 
-/** The credential's data, for the storage URL policy (environment.ts, storageUrlProblem). */
 export async function credentialData(
 	this: ApiContext,
 	itemIndex: number | undefined,

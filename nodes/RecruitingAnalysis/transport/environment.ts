@@ -1,4 +1,3 @@
-/** Which base URL a credential points at, and whether its key can work there (spec, Sandbox rules 1). */
 import {
 	PRODUCTION_BASE_URL,
 	PRODUCTION_WITH_SANDBOX_KEY_MESSAGE,
@@ -12,7 +11,6 @@ export interface ApiCredentialData {
 	environment?: unknown;
 	baseUrl?: unknown;
 	apiKey?: unknown;
-	/** Custom Base URL only: plain http accepted for a host that is not loopback (default false). */
 	allowInsecureHttp?: unknown;
 }
 
@@ -23,7 +21,6 @@ export function environmentOf(credentials: ApiCredentialData): Environment {
 	return value === 'sandbox' || value === 'custom' ? value : 'production';
 }
 
-/** Whether plain http may be used towards `url`: loopback always, the Sandbox environment, or the Custom opt-in. */
 export function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
 	if (isLoopbackHost(url.hostname)) return true;
 	const environment = environmentOf(credentials);
@@ -35,10 +32,7 @@ export const INSECURE_HTTP_HINT =
 	'Use the https:// address. Plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or localhost itself, the Sandbox ' +
 	'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).';
 
-/**
- * Why a storage URL the API returned must not be used (undefined when it may): it must be https, except where the
- * credential accepts plain http (plainHttpAllowed). The URL itself is never repeated: it is a bearer capability.
- */
+// The URL itself is never repeated: it is a bearer capability.
 export function storageUrlProblem(credentials: ApiCredentialData, raw: string): string | undefined {
 	let url: URL;
 	try {
@@ -51,11 +45,7 @@ export function storageUrlProblem(credentials: ApiCredentialData, raw: string): 
 	return `The upload URL the API returned (host ${url.host}) uses ${url.protocol.replace(':', '')}, not https: the resume would travel unencrypted, so it was not sent.`;
 }
 
-/**
- * Base URL without a trailing slash. A trailing `/api/v1` typed by the user is dropped, since every path the node
- * sends already starts with it. Returns an error text for a custom URL that is not http(s), and for plain http
- * where it is not accepted (plainHttpAllowed).
- */
+// A trailing /api/v1 typed by the user is dropped: every path the node sends starts with it.
 export function resolveBaseUrl(
 	credentials: ApiCredentialData,
 ): { baseUrl: string } | { problem: string } {
@@ -94,7 +84,7 @@ export function resolveBaseUrl(
 	return { baseUrl: cleaned };
 }
 
-/** A refusal text when the key holds a line break or another control character (it would break the header). */
+// A line break or another control character would break the header.
 export function apiKeyProblem(credentials: ApiCredentialData): string | undefined {
 	const key = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	if (hasControlCharacter(key)) {
@@ -103,7 +93,6 @@ export function apiKeyProblem(credentials: ApiCredentialData): string | undefine
 	return undefined;
 }
 
-/** A refusal text when the key cannot work on the chosen environment; undefined when it can (or may). */
 export function keyEnvironmentProblem(credentials: ApiCredentialData): string | undefined {
 	const key = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	const isSandboxKey = key.startsWith(SANDBOX_KEY_PREFIX);

@@ -1,8 +1,3 @@
-/**
- * API error bodies → what the user reads: a message with the HTTP status, `error.code` and `error.reason`, and a
- * description holding the spec's recovery guidance for that condition plus the request id. Pure functions; the
- * NodeApiError itself is built in request.ts.
- */
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 export interface ApiErrorParts {
@@ -12,13 +7,12 @@ export interface ApiErrorParts {
 	reason?: string;
 	requestId?: string;
 	apiMessage: string;
-	/** The error object of the body, kept for the error's context (no secrets: the API never echoes keys). */
+	// No secrets: the API never echoes keys.
 	body: JsonObject;
 	message: string;
 	description: string;
 }
 
-/** Recovery guidance per `error.reason` (or per sub-condition found in `error.code`, which the client also reads). */
 export const REASON_HINTS: Record<string, string> = {
 	QUOTE_STALE:
 		"The quote is no longer current (price, product version or inputs changed). Get a new quote and start again with it (the node's key includes the quote, so a new quote makes a new key); with Quote Automatically on, the node does this once by itself.",
@@ -59,7 +53,6 @@ export const REASON_HINTS: Record<string, string> = {
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
 };
 
-/** Guidance per HTTP status when no reason applies. */
 export function statusHint(status: number, retries: number, safeToRetry: boolean): string {
 	const retried =
 		retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
@@ -107,7 +100,6 @@ function asString(value: unknown): string | undefined {
 	return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** `details: [{field, rule}]` of VALIDATION_FAILED as "items[3].input.fileName: pattern". */
 export function formatValidationDetails(details: unknown): string | undefined {
 	if (!Array.isArray(details) || details.length === 0) return undefined;
 	const parts = details.slice(0, 10).map((detail) => {
@@ -120,7 +112,6 @@ export function formatValidationDetails(details: unknown): string | undefined {
 	return parts.join('; ');
 }
 
-/** Generic code of the spec's error table for a status, when the body carries none. */
 export const GENERIC_CODES: Record<number, string> = {
 	400: 'BAD_REQUEST',
 	401: 'UNAUTHORIZED',
@@ -156,17 +147,11 @@ export interface DescribeErrorInput {
 	status: number;
 	body: unknown;
 	headers?: IDataObject;
-	/** Retries already made before giving up. */
 	retries?: number;
 	safeToRetry?: boolean;
-	/** What was being done, for the message ("Storage upload"). */
 	subject?: string;
 }
 
-/**
- * The parts of a user-facing error for an API (or storage) error answer. Reads `error.code` and `error.reason`
- * tolerantly: a sub-condition found in `code` is treated as the reason (the spec leaves the placement open).
- */
 export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	const { status } = input;
 	let parsed: unknown = input.body;
@@ -190,7 +175,7 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	let reason = asString(error.reason);
 	let code = rawCode;
 	if (!reason && REASON_HINTS[rawCode] && rawCode !== 'EVENT_CURSOR_EXPIRED') {
-		// A server that puts the sub-condition in `code`: keep the generic code, read the sub-condition as reason.
+		// The spec leaves the placement open: a sub-condition in code is read as the reason.
 		reason = rawCode;
 		code = GENERIC_CODES[status] ?? rawCode;
 	}

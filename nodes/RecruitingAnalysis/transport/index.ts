@@ -1,13 +1,3 @@
-/**
- * Transport: the only code that talks HTTP. Operations import from here.
- *
- *   apiRequest / apiRequestAllItems   API calls through the credential (retries, errors, pagination)
- *   apiPath                           '/api/v1/reports/{}/status' + ids, each URI-encoded
- *   writeKey                          one key per business write (derived from what it is, or the user's)
- *   putResumeToStorage                the resume PUT to the signed URL, without credentials, streamed
- *   binaryHead / binaryDigest         one streamed read of a file per run: its first bytes and sha-256
- *   pollUntil                         Wait for Completion
- */
 export {
 	apiErrorInfo,
 	apiPath,

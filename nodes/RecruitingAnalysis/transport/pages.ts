@@ -1,33 +1,23 @@
-/**
- * The one way to read a list of the API (spec, "Endpoints" > Conventions: paging): follow `nextCursor` with the
- * filters unchanged, never build or decode a cursor. A list ends when a page gives no cursor (null ends the list)
- * or says `hasMore: false` (the event feed always gives a position); a cursor seen twice stops the walk with an
- * error instead of looping. The caller decides how many pages it needs and simply stops iterating.
- */
+// Never build or decode a cursor; a cursor seen twice stops the walk with an error instead of looping.
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import { apiRequest, type ApiContext, type ApiRequestOptions } from './request';
 
 export interface ListPage {
 	items: IDataObject[];
-	/** The position after this page, or undefined when the page gave none. */
 	nextCursor?: string;
 	hasMore?: boolean;
-	/** The page's whole `data` object (unknown fields pass through). */
 	data: IDataObject;
 }
 
 export interface PagesOptions extends ApiRequestOptions {
-	/** Page size of each request (1 to 100); a function is asked before each page. */
 	pageSize: number | (() => number);
-	/** The position to start from (a saved cursor or n8n's pagination token); none starts at the first page. */
 	cursor?: string;
 }
 
 const cursorOf = (data: IDataObject): string | undefined =>
 	typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
 
-/** The pages of a list, one request each, lazily: a caller that stops iterating sends no further request. */
 export async function* listPages(
 	this: ApiContext,
 	options: PagesOptions,
@@ -64,10 +54,6 @@ export async function* listPages(
 	}
 }
 
-/**
- * Every item of a list across its pages (transport/pages.ts). Return All: every page (100 per page); otherwise
- * stops at `limit` items (default 50), asking for min(100, remaining) per page; an empty page also ends it.
- */
 export async function apiRequestAllItems<T = IDataObject>(
 	this: ApiContext,
 	options: ApiRequestOptions & { returnAll: boolean; limit?: number },

@@ -1,9 +1,4 @@
-/**
- * Waiting for an asynchronous outcome (report status, batch completion) without hammering the API: the first read
- * at once (or after `firstReadDelayMs`, for work that cannot have finished yet, such as an analysis just started),
- * then reads spaced by a growing delay (×1.5, capped), until `done` or the time limit. The spec: "Do not
- * infer report failure from elapsed time", so a time-out is reported as `timedOut`, never as a failure.
- */
+// A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -12,7 +7,6 @@ import { growingDelayMs } from './retry';
 export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
 export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
 
-/** Delay before read number `read` (1 = the second read): initial × 1.5^(read-1), capped (retry.ts). Pure. */
 export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
 	return growingDelayMs(read - 1, initialDelayMs, maxDelayMs);
 }
@@ -50,7 +44,7 @@ export async function pollUntil<T>(
 	}
 }
 
-/** pollUntil with its value type kept (a generic function loses its type parameter through `.call`). */
+// A generic function loses its type parameter through .call.
 export async function poll<T>(
 	ctx: IExecuteFunctions,
 	args: PollArgs<T>,

@@ -1,8 +1,3 @@
-/**
- * The one request function: n8n's `httpRequestWithAuthentication` (the credential adds the bearer key), the full
- * response read here (status, headers, body), `{data}` unwrapped, API errors turned into NodeApiError with the
- * spec's recovery hint, and safe requests retried with jittered backoff that honours Retry-After.
- */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
@@ -30,26 +25,21 @@ import type { RetryPolicy } from './retry';
 export type { ApiContext } from './attempt';
 export { credentialData, CREDENTIAL_TYPE };
 
-/** Per-attempt timeout of an API request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface ApiRequestOptions {
 	method: IHttpRequestMethods;
-	/** '/api/v1/...'; build it with apiPath() so every id is encodeURIComponent'ed. */
+	// Built with apiPath(), so that every id is URI-encoded.
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Sends Idempotency-Key; makes a POST safe to retry. */
+	// Makes a POST safe to retry.
 	idempotencyKey?: string;
-	/** For error attribution. */
 	itemIndex?: number;
-	/** The endpoint answers 204 with no body. */
 	expectEmpty?: boolean;
-	/** Filled with the API's own time of a successful answer (its Date header, ms), when it gives one. */
 	apiTime?: { dateMs?: number };
 }
 
-/** What a caller can learn from a NodeApiError this module threw (also stored on `error.context.apiError`). */
 export interface ApiErrorInfo {
 	status: number;
 	code: string;
@@ -58,7 +48,6 @@ export interface ApiErrorInfo {
 	retryAfterMs?: number;
 }
 
-/** Settings tests may tighten (timings only); the node itself always uses the defaults. */
 export const transportSettings: {
 	retry: RetryPolicy;
 	random: () => number;
@@ -69,7 +58,6 @@ export const transportSettings: {
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 };
 
-/** apiPath('/api/v1/reports/{}/status', id): every `{}` replaced by the next id, URI-encoded. */
 export function apiPath(template: string, ...ids: string[]): string {
 	let index = 0;
 	const path = template.replace(/\{\}/g, () => {
@@ -83,7 +71,6 @@ export function apiPath(template: string, ...ids: string[]): string {
 	return path;
 }
 
-/** Reads the API error details back from an error thrown by apiRequest (undefined for other errors). */
 export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
 	return context?.apiError;
@@ -106,10 +93,7 @@ function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
 	return out;
 }
 
-/**
- * Why a request failed, for n8n 2.x (its NodeApiError option `failure`: waits on timed causes, asks for a new
- * credential on `credential-invalid`). n8n 1.x has no such option and ignores it; the error is the same otherwise.
- */
+// n8n 1.x has no NodeApiError failure option and ignores it.
 type FailureCause =
 	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
 	| { cause: 'credential-invalid' };
@@ -117,7 +101,6 @@ type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]
 	failure?: FailureCause;
 };
 
-/** Builds the NodeApiError for an API error answer. */
 export function buildApiError(
 	context: ApiContext,
 	parts: ApiErrorParts,
@@ -208,11 +191,7 @@ function networkFailure(
 	return error;
 }
 
-/**
- * Sends one API request and returns `body.data` (or the whole body when it has no `data` envelope; undefined for
- * a 204). Retries network errors, timeouts, 408, 429 and 5xx when the request is safe to repeat. The key goes only
- * to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts, scrubError).
- */
+// The key goes only to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts scrubError).
 export async function apiRequest<T = IDataObject>(
 	this: ApiContext,
 	options: ApiRequestOptions,

@@ -1,15 +1,4 @@
-/**
- * The resume PUT to the signed storage URL (spec, Uploads: "the API key must not be sent to storage").
- * Sent with `helpers.httpRequest` (no credential), the body streamed from n8n's binary store when the binary has an
- * id (filesystem / database modes) so a 10 MB file is never held whole in memory, with `Content-Type` and
- * `Content-Length` set.
- *
- * Expiry is read as real signed storage (S3, GCS) reports it, not from any API convention: the node knows the
- * URL's lifetime from `expiresInSeconds` and the time it was issued, refreshes it before sending on a URL that has
- * (nearly) expired, and treats any 403 from the storage host as a reason to refresh once and send again from a
- * fresh stream. Storage error bodies are S3-style XML (`<Error><Code>…</Code><Message>…</Message>`); they are read
- * for the message only (a JSON error body is read too), never to decide whether to refresh.
- */
+// Sent without the credential: the API key must never reach storage (spec, Uploads).
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type {
 	IBinaryData,
@@ -35,10 +24,10 @@ import { storageErrorParts } from './storageErrors';
 export { readStorageError } from './storageErrors';
 import { isCancellation, networkErrorCode, withRetries } from './retry';
 
-/** Per-attempt timeout of the storage PUT (10 MB over a slow uplink). */
+// 10 MB over a slow uplink.
 export const STORAGE_TIMEOUT_MS = 300_000;
 
-/** A URL is refreshed before sending when less than this remains of its lifetime (clock skew, a slow start). */
+// Refreshed early for clock skew and a slow start.
 export const STORAGE_EXPIRY_MARGIN_MS = 30_000;
 
 export interface UploadTarget {
@@ -47,7 +36,7 @@ export interface UploadTarget {
 	mimeType: string;
 	sizeBytes: number;
 	expiresInSeconds: number;
-	/** When the URL was issued (epoch ms; at the latest, when its answer was received). Default: now. */
+	// When the answer carrying the URL arrived (default: now): its lifetime counts from there.
 	issuedAt?: number;
 }
 
@@ -57,7 +46,6 @@ interface FullResponse {
 	statusCode: number;
 }
 
-/** Where the bytes come from: a stream opener (fresh stream per attempt) or the in-memory buffer. */
 interface BinarySource {
 	size: number;
 	open: () => Promise<unknown>;
@@ -78,7 +66,6 @@ async function binarySource(
 			size: metadata.fileSize,
 			streamed: true,
 			open: async () => await this.helpers.getBinaryStream(id),
-			// The first bytes come from the read that gave the file's digest (binary.ts): no open of its own.
 			head: async () => await binaryHead(this, binary),
 		};
 	}
@@ -91,13 +78,11 @@ async function binarySource(
 	};
 }
 
-/** Whether less than the margin remains of the URL's lifetime (counted from when it was issued). */
 function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
 	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
 	return Date.now() >= issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
 }
 
-/** The Upload object inside a refresh answer (`{reportId, upload}`), tolerant of a bare upload object. */
 function uploadFromRefresh(data: IDataObject | undefined): UploadTarget | undefined {
 	const candidate = (data?.upload ?? data) as Partial<UploadTarget> | undefined;
 	if (candidate && typeof candidate.url === 'string') {
@@ -113,7 +98,7 @@ function uploadFromRefresh(data: IDataObject | undefined): UploadTarget | undefi
 	return undefined;
 }
 
-/** One PUT with retries on network errors, 408, 429 and 5xx (a PUT of the same bytes is idempotent). */
+// Retried: a PUT of the same bytes is idempotent.
 async function putOnce(
 	this: IExecuteFunctions,
 	args: { upload: UploadTarget; source: BinarySource; itemIndex: number; reportId: string },
@@ -128,7 +113,6 @@ async function putOnce(
 			const request: IHttpRequestOptions = {
 				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
 				url: upload.url,
-				// A stream (or the in-memory buffer); n8n hands it to its HTTP client unchanged.
 				body: (await source.open()) as Buffer,
 				headers: {
 					'Content-Type': upload.mimeType,
@@ -136,7 +120,7 @@ async function putOnce(
 				},
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
-				// Storage gets the URL unchanged or nothing: a redirect is reported, never followed (docs/security.md).
+				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
 				disableFollowRedirect: true,
 				encoding: 'stream',
 				timeout: STORAGE_TIMEOUT_MS,
@@ -146,7 +130,7 @@ async function putOnce(
 				discardBody(response.body);
 				return response;
 			}
-			// Only an error answer is read, and only its first 64 KiB matter; an endless answer ends at the deadline.
+			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
 			const body = await readBounded(
 				response.body,
 				MAX_STORAGE_RESPONSE_BYTES,
@@ -185,12 +169,6 @@ async function putOnce(
 	throw wrapped;
 }
 
-/**
- * PUTs the item's binary property to the signed upload URL. Returns whether the URL had to be refreshed, whether
- * the body was streamed from n8n's binary store (true when the binary has an id), and the bytes sent.
- * Checks before sending: the byte size equals the prepared `sizeBytes`, and the first bytes match the prepared
- * MIME type (PDF or DOCX).
- */
 export async function putResumeToStorage(
 	this: IExecuteFunctions,
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
@@ -281,7 +259,6 @@ export async function putResumeToStorage(
 		refreshed = true;
 	};
 
-	// A URL past (or about to pass) its lifetime is refreshed before the file is sent on it.
 	if (nearlyExpired(upload, issuedAt)) await refresh();
 	for (;;) {
 		checkTarget(upload);
@@ -307,8 +284,7 @@ export async function putResumeToStorage(
 		if (response.statusCode >= 200 && response.statusCode < 300) {
 			return { refreshed, streamed: source.streamed, bytes: source.size };
 		}
-		// Real signed storage answers an expired, revoked or otherwise refused URL with 403 and a body of its own:
-		// any 403 is worth one refresh (the refresh itself says PREPARATION_EXPIRED or ALREADY_ADMITTED when that is why).
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth one refresh.
 		if (response.statusCode === 403 && !refreshed) {
 			await refresh();
 			continue;
@@ -316,7 +292,7 @@ export async function putResumeToStorage(
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
 			storage: true,
-			// Never echo the signed URL's credentials (`signature`, `X-Amz-Signature`, `X-Goog-Signature`, ...).
+			// Never echo the signed URL's signature parameters.
 			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});
 	}

@@ -1,13 +1,8 @@
-/**
- * What a storage error answer says: S3-style XML (`<Error><Code>…</Code><Message>…</Message>`) or a JSON error
- * object, read for the message and the recovery hint only (never to decide whether to refresh, storage.ts), with
- * the signed URL never in what the user sees.
- */
+// Read for the message only, never to decide whether to refresh (storage.ts); the signed URL never reaches the user.
 import type { IDataObject } from 'n8n-workflow';
 
 import { headerValue, type ApiErrorParts } from './errors';
 
-/** Recovery guidance per storage error code (S3 names; GCS uses the same ones for signed URLs). */
 const STORAGE_HINTS: Record<string, string> = {
 	AccessDenied:
 		'Storage refused the upload even with a freshly refreshed URL. Check that nothing between n8n and storage (a proxy) changes the request, then prepare a new upload.',
@@ -21,7 +16,6 @@ const STORAGE_HINTS: Record<string, string> = {
 		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
 };
 
-/** Code, message and request id of a storage error body: S3-style XML, or a JSON error object. */
 export function readStorageError(
 	body: unknown,
 	headers: IDataObject,
@@ -78,7 +72,6 @@ export function readStorageError(
 	};
 }
 
-/** The user-facing parts of a storage error answer (the signed URL never appears in them). */
 export function storageErrorParts(
 	response: { statusCode: number; body: unknown; headers: IDataObject },
 	reportId: string,

@@ -1,7 +1,3 @@
-/**
- * Request bodies as the API takes them: the upload input, invitation inputs, and batch envelopes (1 to 20 items,
- * unique item keys, at most 256 KiB of JSON).
- */
 import { z } from 'zod';
 import type { ZodType, ZodTypeDef } from 'zod';
 
@@ -23,10 +19,6 @@ import {
 	MIN_BATCH_ITEMS,
 	requiredString,
 } from './rules';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Composite request bodies
-// ---------------------------------------------------------------------------------------------------------------
 
 export const jobDescriptionInputSchema = z.discriminatedUnion(
 	'kind',
@@ -86,15 +78,10 @@ function uniqueItemKeys(items: Array<{ itemKey: string }>, ctx: z.RefinementCtx)
 	});
 }
 
-/** UTF-8 byte length of the JSON a body serialises to. */
 export function jsonByteLength(value: unknown): number {
 	return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-/**
- * Batch envelope rules shared by the three kinds (spec "Batch rules"): 1 to 20 items, unique itemKey, request
- * JSON at most 256 KiB.
- */
 export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
 	input: I,
 	extra: z.ZodRawShape = {},

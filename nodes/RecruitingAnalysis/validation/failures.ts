@@ -1,7 +1,3 @@
-/**
- * Turning the first failed rule into a NodeOperationError that names the field as the user sees it in the node
- * ("File Name") and the rule it broke, before any request is sent.
- */
 import { NodeOperationError } from 'n8n-workflow';
 import type {
 	IExecuteFunctions,
@@ -17,11 +13,6 @@ import { FIELD_LABELS } from './rules';
 export type ValidationContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
 
-// ---------------------------------------------------------------------------------------------------------------
-// Turning a failed rule into a NodeOperationError
-// ---------------------------------------------------------------------------------------------------------------
-
-/** 'items[3].input.fileName' style path, as the API reports it in `details[].field`. */
 export function formatPath(path: Array<string | number>): string {
 	let out = '';
 	for (const segment of path) {
@@ -31,7 +22,6 @@ export function formatPath(path: Array<string | number>): string {
 	return out;
 }
 
-/** The label the user sees for a path, e.g. ['items', 3, 'input', 'fileName'] -> 'File Name (entry 4)'. */
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
 	const last = named[named.length - 1];
@@ -48,7 +38,6 @@ export interface ValidationFailure {
 	path: string;
 }
 
-/** First failed rule of a value, or undefined when it passes. Pure (no n8n types); used by the tests too. */
 export function firstFailure<T>(
 	schema: ZodType<T, ZodTypeDef, unknown>,
 	value: unknown,
@@ -64,10 +53,6 @@ export function firstFailure<T>(
 	};
 }
 
-/**
- * Parse `value` with `schema`; on failure throw a NodeOperationError whose message names the field and the
- * rule ('"File Name" must end in .pdf or .docx'), attributed to `itemIndex`.
- */
 export function validateInput<T>(
 	this: ValidationContext,
 	schema: ZodType<T, ZodTypeDef, unknown>,
@@ -105,6 +90,6 @@ export function check<T>(
 }
 
 function describeRule(rule: string): string {
-	// 'must end in .pdf or .docx' -> 'ends in .pdf or .docx' reads awkwardly; keep the rule verbatim instead.
+	// The rule is kept verbatim: rephrased, 'must end in' reads awkwardly.
 	return `meets the rule: ${rule}`;
 }

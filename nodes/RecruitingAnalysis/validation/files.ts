@@ -1,7 +1,3 @@
-/**
- * Resume files: the MIME type n8n gives a binary, the type the file name implies, and whether the file's first bytes
- * are what its type says (a PDF, a DOCX zip), checked before the file is uploaded.
- */
 import { NodeOperationError } from 'n8n-workflow';
 
 import { check, type ValidationContext } from './failures';
@@ -14,11 +10,6 @@ import {
 	type ResumeFile,
 } from './rules';
 
-// ---------------------------------------------------------------------------------------------------------------
-// Named helpers the node calls
-// ---------------------------------------------------------------------------------------------------------------
-
-/** MIME types n8n (or a browser, or a mail client) gives when it does not know better. */
 export const GENERIC_MIME_TYPES = new Set([
 	'',
 	'application/octet-stream',
@@ -34,12 +25,10 @@ export const GENERIC_MIME_TYPES = new Set([
 	'text/plain',
 ]);
 
-/** Lowercased MIME type without parameters ('application/pdf; charset=binary' -> 'application/pdf'). */
 export function normaliseMimeType(mimeType: string | undefined): string {
 	return (mimeType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** The resume MIME type: the declared one, or the one the extension implies when the declared one is generic. */
 export function inferResumeMimeType(fileName: string, mimeType: string | undefined): string {
 	const declared = normaliseMimeType(mimeType);
 	if (!GENERIC_MIME_TYPES.has(declared)) return declared;
@@ -58,7 +47,6 @@ export function validateResumeFile(
 	return check(this, resumeFileSchema, { fileName, fileSize: file.fileSize, mimeType }, itemIndex);
 }
 
-/** The first bytes of a PDF ("%PDF-") or of a DOCX (a ZIP: "PK\x03\x04"). */
 export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
 	if (mimeType === PDF_MIME_TYPE) {
 		return head.length >= 5 && String.fromCharCode(...head.subarray(0, 5)) === '%PDF-';
@@ -75,7 +63,6 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 	return false;
 }
 
-/** What the first bytes of a file show it to be, for the advice when its name or type says otherwise. */
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	const text = String.fromCharCode(...head.subarray(0, 8));
 	if (text.startsWith('%PDF-')) return 'pdf';

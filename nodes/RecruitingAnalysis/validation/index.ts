@@ -1,10 +1,3 @@
-/**
- * Input rules of the Recruiting Analysis Customer API (the spec's sections "Resources and their fields", "Endpoints",
- * "Limits"), checked before any request so a bad input never reaches the service. Split by what they check:
- * rules.ts (the spec's constants and each field's rule), bodies.ts (request bodies and batch envelopes), files.ts
- * (resume files), failures.ts (the first failed rule as an error naming the field); here the named checks the nodes
- * call.
- */
 import type { ZodType, ZodTypeDef } from 'zod';
 
 import { check, type ValidationContext } from './failures';
@@ -117,7 +110,6 @@ export function validateExternalReference(
 	return check(this, externalReferenceSchema, value, itemIndex);
 }
 
-/** Both or neither; empty strings count as not set. Returns the query parameters to send. */
 export function validateExternalReferenceFilter(
 	this: ValidationContext,
 	value: { externalReferenceSource?: string; externalReferenceId?: string },
@@ -130,7 +122,6 @@ export function validateExternalReferenceFilter(
 	return check(this, externalReferenceFilterSchema, cleaned, itemIndex);
 }
 
-/** Exclusive bounds; empty strings count as not set. */
 export function validateCreatedRange(
 	this: ValidationContext,
 	value: { createdAfter?: string; createdBefore?: string },
@@ -167,7 +158,6 @@ export function validateEventType(
 	return check(this, eventTypeSchema, value, itemIndex, 'Event Type');
 }
 
-/** A batch body for one of the batch endpoints (upload, analysis, analysis quote, interview, interview quote). */
 export function validateBatch<T>(
 	this: ValidationContext,
 	schema: ZodType<T, ZodTypeDef, unknown>,

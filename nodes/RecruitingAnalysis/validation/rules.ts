@@ -1,15 +1,6 @@
-/**
- * The input rules of the Recruiting Analysis Customer API as zod schemas (the spec's sections "Resources and their fields",
- * "Endpoints", "Limits"): the spec's constants and the rule of each field. Every schema carries the rule in its
- * message ("must end in .pdf or .docx").
- */
 import { z } from 'zod';
 
 import { EVENT_TYPES } from '../events/eventTypes';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Constants from the spec
-// ---------------------------------------------------------------------------------------------------------------
 
 export const PDF_MIME_TYPE = 'application/pdf';
 export const DOCX_MIME_TYPE =
@@ -34,7 +25,6 @@ export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 export const SUPPORTED_SCHEMA_VERSION = '1';
 
-// The one list of event types (api-spec "Events"), shared with both triggers.
 export { EVENT_TYPES };
 
 export const INTERVIEW_LIFECYCLES = [
@@ -45,7 +35,6 @@ export const INTERVIEW_LIFECYCLES = [
 	'superseded',
 ] as const;
 
-/** Labels of the fields as the node shows them, keyed by the API's field name (the last path segment). */
 export const FIELD_LABELS: Record<string, string> = {
 	fileName: 'File Name',
 	fileSize: 'File Size',
@@ -80,10 +69,6 @@ export const FIELD_LABELS: Record<string, string> = {
 	include: 'Include',
 };
 
-// ---------------------------------------------------------------------------------------------------------------
-// Scalar rules
-// ---------------------------------------------------------------------------------------------------------------
-
 // eslint-friendly control character test without a regex literal holding control characters.
 function hasControlCharacter(value: string): boolean {
 	for (let i = 0; i < value.length; i++) {
@@ -103,10 +88,10 @@ export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
 export const requiredString = (rule: string) =>
 	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
 
-/** Length in characters as the spec counts it: Unicode code points, not UTF-16 units (an emoji is one). */
+// Code points, as the spec counts them: an emoji is one.
 export const characterCount = (value: string): number => [...value].length;
 
-/** A string of `min` to `max` characters (code points); zod's own `.min/.max` would count UTF-16 units. */
+// zod's own .min/.max would count UTF-16 units.
 export const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
 	schema
 		.refine(
@@ -142,8 +127,6 @@ export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
 	'.docx': DOCX_MIME_TYPE,
 };
 
-/** File name, exact byte size and MIME type, with the extension and the declared type agreeing. */
-/** The spec: extension and declared type must agree (used by the resume file and the upload input). */
 export function mimeAgreesWithExtension(
 	file: { fileName: string; mimeType: string },
 	ctx: z.RefinementCtx,
@@ -163,11 +146,6 @@ export const resumeFileSchema = z
 	.superRefine(mimeAgreesWithExtension);
 export type ResumeFile = z.infer<typeof resumeFileSchema>;
 
-/**
- * Email as the spec requires (email format, no leading dot, no consecutive dots). Local part: the usual
- * atext characters with single dots between them; domain: at least two labels of letters, digits and inner
- * hyphens, the last one alphabetic.
- */
 export const EMAIL_PATTERN =
 	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
@@ -240,7 +218,6 @@ export const externalReferenceSchema = z.object({
 });
 export type ExternalReference = z.infer<typeof externalReferenceSchema>;
 
-/** As a list filter: both or neither (spec: "externalReferenceSource, externalReferenceId (both or neither)"). */
 export const externalReferenceFilterSchema = z
 	.object({
 		externalReferenceSource: externalReferenceSourceSchema.optional(),
@@ -258,7 +235,6 @@ export const externalReferenceFilterSchema = z
 		}
 	});
 
-/** ISO 8601 date-time with a timezone (Z or ±hh:mm). */
 export const ISO_DATE_TIME_PATTERN =
 	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -269,7 +245,6 @@ export const dateTimeSchema = requiredString('an ISO 8601 date-time')
 	)
 	.refine((v) => !Number.isNaN(Date.parse(v)), 'must be a real calendar date-time');
 
-/** createdAfter and createdBefore are exclusive bounds; createdBefore must be later than createdAfter. */
 export const createdRangeSchema = z
 	.object({ createdAfter: dateTimeSchema.optional(), createdBefore: dateTimeSchema.optional() })
 	.superRefine((v, ctx) => {

@@ -1,5 +1,5 @@
 /**
- * What each charged write IS, as the identity its idempotency key is computed from (transport/idempotency.ts has
+ * What each charged write IS, as the identity its idempotency key is computed from (writes/keyBuilder.ts has
  * the one key builder). Never the execution, node, run or item index: the same write repeated by any path carries
  * the same key (one exception on purpose: a Resend is a reminder, named by the execution that first ran its node,
  * actions/interview/resend.operation.ts). The user's choices that make a deliberate new write (Options > New Attempt Label, or their own

@@ -4,12 +4,6 @@ import { z } from 'zod';
 import { validateId, validateIdempotencyKey, validateInput } from '../../validation';
 import { optionString, stringParam } from './params';
 
-/**
- * Small adapters over the shared validation module, so operation files read as one line per rule.
- * Every check runs before the operation's first request.
- */
-
-/** The ID in parameter `name`, trimmed and checked; `label` names the field in the error. */
 export function idParam(
 	ctx: IExecuteFunctions,
 	name: string,
@@ -29,7 +23,6 @@ export function checkLimit(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 	return validateInput.call(ctx, totalLimitSchema, value, itemIndex, 'Limit') as number;
 }
 
-/** The user's own idempotency key (Options > Idempotency Key), when given; otherwise idempotencyKeyFor derives one. */
 export function checkUserKey(
 	ctx: IExecuteFunctions,
 	options: IDataObject,

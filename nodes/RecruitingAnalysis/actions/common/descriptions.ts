@@ -2,11 +2,6 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { savedJobLocator } from './locators';
 
-/**
- * Parameter building blocks shared by several operations. Each operation file scopes them with
- * updateDisplayOptions, so the same name can appear under several operations.
- */
-
 export function batchIdField(): INodeProperties {
 	return {
 		displayName: 'Batch ID',
@@ -29,7 +24,6 @@ export const binaryPropertyField: INodeProperties = {
 	description: 'Name of the binary property of the input item that contains the resume file',
 };
 
-/** Job description of an upload: inline text, or a saved job with an optional expected revision. */
 export const jobDescriptionFields: INodeProperties[] = [
 	{
 		displayName: 'Job Description Source',
@@ -70,10 +64,6 @@ export const jobDescriptionFields: INodeProperties[] = [
 	},
 ];
 
-/**
- * An advanced choice, in Options of every operation that names a saved job: the job's revision the resume must be
- * analyzed against (offered only with a saved job).
- */
 export const expectedRevisionOption: INodeProperties = {
 	displayName: 'Expected Revision',
 	name: 'expectedRevision',
@@ -131,14 +121,9 @@ export const attemptLabelOption: INodeProperties = {
 		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
 };
 
-/**
- * The Spending Limit a new node starts with: 10 credits for the execution (10 analyses or 4 interviews at the
- * sandbox's prices), so that a first try, a loop or an expression that went wrong costs at most that much; the
- * builder raises it, or sets 0 for no limit (docs/output.md "Spending limit").
- */
+// 10 credits, so that a first try or a runaway loop costs at most that (docs/output.md, Spending limit).
 export const DEFAULT_SPENDING_LIMIT = 10;
 
-/** The Spending Limit of every charged operation: a top-level field, where the recruiter sets the operation up. */
 export const spendingLimitField: INodeProperties = {
 	displayName: 'Spending Limit (Credits)',
 	name: 'spendingLimit',
@@ -150,7 +135,6 @@ export const spendingLimitField: INodeProperties = {
 		"The most credits the whole execution may spend on analyses and interviews, counted across every Recruiting Analysis node of the execution (not only this one), its items, batches and Wait nodes, at the price each write is sent with (a write quoted again is checked again). A write that would take the execution's total past it is not sent: that item fails, saying what was spent and what it costs. 0 is no limit. Needs Quote Automatically on. If n8n's process is killed mid-node the total is lost: running the workflow again recovers what was done at no charge and may spend up to this limit again on the rest.",
 };
 
-/** One line on a charged operation's panel: what a run charges and the limit in force. */
 export function chargeNotice(unit: string): INodeProperties {
 	return {
 		displayName: `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
@@ -160,7 +144,6 @@ export function chargeNotice(unit: string): INodeProperties {
 	};
 }
 
-/** One line on an emailing operation's panel: running it, Execute step included, emails the candidate. */
 export function emailNotice(
 	whom: 'the candidate' | 'each candidate',
 	show: Record<string, string[]> = {},
@@ -174,17 +157,14 @@ export function emailNotice(
 	};
 }
 
-/** The options of every charged write: the user's own key and the deliberate new attempt. */
 export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
 
-/** The options of every operation that sends a resume file, after its first option (alphabetical order). */
 export const resumeFileOptions: INodeProperties[] = [
 	...externalReferenceOptions,
 	fileNameOverrideOption,
 	...writeOptions,
 ];
 
-/** An operation's Options collection (its options in alphabetical order, as the description test checks). */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
 	return {
@@ -207,7 +187,6 @@ export const concurrencyOption: INodeProperties = {
 		'How many input items are processed at the same time. With Wait for Completion, an item waits without holding its place: the waits of all items are shared.',
 };
 
-/** Simplify for the analysis operations that output finished reports (on by default). */
 export function simplifyReportsField(when: string): INodeProperties {
 	return {
 		displayName: 'Simplify',
@@ -218,10 +197,6 @@ export function simplifyReportsField(when: string): INodeProperties {
 	};
 }
 
-/**
- * Analyze Resume's Wait for Completion: a top-level field, on by default, so that the node outputs the score a
- * recruiter tests next (an IF on `score`) unless told otherwise; many items wait together (engine/waiter.ts).
- */
 export const waitForCompletionField: INodeProperties = {
 	displayName: 'Wait for Completion',
 	name: 'waitForCompletion',
@@ -231,7 +206,6 @@ export const waitForCompletionField: INodeProperties = {
 		'Whether to wait until the analysis has finished and output its score. Off: the node outputs the started analysis at once, without a score.',
 };
 
-/** The wait's finer settings, in Options, for operations whose Wait for Completion is a top-level field. */
 export function waitDetailOptions(): INodeProperties[] {
 	return waitForCompletionOptions
 		.filter((o) => o.name !== 'waitForCompletion')
@@ -249,7 +223,6 @@ export const waitForCompletionOptions: INodeProperties[] = [
 		displayName: 'Output After Waiting',
 		name: 'waitOutput',
 		type: 'options',
-		// With Simplify on, the simplified item is output after waiting.
 		displayOptions: { hide: { '/simplify': [true] } },
 		options: [
 			{
@@ -378,7 +351,6 @@ export const simplifyField: INodeProperties = {
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 
-/** Editor notices for what the spec asks users to keep in mind (shown above the parameters). */
 export function specNotice(name: string, text: string): INodeProperties {
 	return { displayName: text, name, type: 'notice', default: '' };
 }

@@ -1,14 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/**
- * ID parameters of the action node, as resource locators (From List, By ID). The readers (`stringParam`, and so
- * `idParam`) accept either shape: a plain string (an expression's result) or `{__rl, mode, value}`.
- */
-
-/** The action node's one version (docs/versioning.md). */
 export const ACTION_NODE_VERSION = 1;
 
-/** The spec's rule for resource IDs in a path: 1 to 100 characters (opaque, no other rule). */
 const ID_RULE = {
 	type: 'regex',
 	properties: {
@@ -22,12 +15,10 @@ interface LocatorSpec {
 	displayName: string;
 	description: string;
 	placeholder: string;
-	/** The methods.listSearch entry of From List. */
 	searchListMethod: string;
 	listHint: string;
 }
 
-/** The resource locator of one ID parameter. */
 function idLocator(
 	spec: LocatorSpec,
 	show: Record<string, Array<string | boolean>> = {},
@@ -60,7 +51,6 @@ function idLocator(
 	return [locator];
 }
 
-/** The saved job of an upload or analysis (only ACTIVE jobs accept resumes; others are marked in the list). */
 export function savedJobLocator(
 	labels: {
 		displayName: string;

@@ -1,10 +1,6 @@
 import { isResourceLocatorValue, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-/**
- * A string parameter, trimmed ('' when absent). Ids and keys come in through expressions; stray spaces are noise.
- * A resource locator (`{__rl, mode, value}`, node version 2's ID fields) gives its value, and a plain string
- * saved for it (version 1, or typed by hand) is taken as it is, as n8n's own `extractValue` does.
- */
+// A resource locator gives its value and a plain string is taken as it is, as n8n's own extractValue does.
 export function stringParam(
 	ctx: IExecuteFunctions,
 	name: string,
@@ -25,7 +21,6 @@ export function optionsParam(
 	return (ctx.getNodeParameter(name, itemIndex, {}) as IDataObject) ?? {};
 }
 
-/** A string option of a collection, trimmed; undefined when empty. */
 export function optionString(options: IDataObject, name: string): string | undefined {
 	const value = options[name];
 	if (value === undefined || value === null) return undefined;
@@ -33,7 +28,6 @@ export function optionString(options: IDataObject, name: string): string | undef
 	return text === '' ? undefined : text;
 }
 
-/** Drop undefined, null and '' entries from a query string object. */
 export function compactQuery(qs: IDataObject): IDataObject {
 	const out: IDataObject = {};
 	for (const [key, value] of Object.entries(qs)) {
@@ -43,7 +37,6 @@ export function compactQuery(qs: IDataObject): IDataObject {
 	return out;
 }
 
-/** A copy of `value` without `keys` (an output or a request body that leaves some fields out). */
 export function withoutKeys(value: IDataObject, keys: readonly string[]): IDataObject {
 	return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
 }

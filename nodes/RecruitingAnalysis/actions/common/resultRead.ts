@@ -1,7 +1,3 @@
-/**
- * What the two Get Result operations (Report > Get Result, Interview > Get Result) share: their properties around
- * the locator, and the read of a result in the schema version the options ask for.
- */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { api } from '../../transport/api';
@@ -15,7 +11,6 @@ import {
 } from './descriptions';
 import { optionString, optionsParam } from './params';
 
-/** A Get Result operation's properties: the locator, Simplify saying what it keeps, the options. */
 export function resultProperties(locator: INodeProperties[], keeps: string): INodeProperties[] {
 	return [
 		unmeasuredNotice,
@@ -25,7 +20,6 @@ export function resultProperties(locator: INodeProperties[], keeps: string): INo
 	];
 }
 
-/** Reads the result at `path` (GET, in the Schema Version option's version) and whether Simplify is on. */
 export async function readResult(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

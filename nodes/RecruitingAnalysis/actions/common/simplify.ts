@@ -1,10 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/**
- * The Simplify view of a report result: identity, then score with its scale, summary, the human review
- * recommendation and the limitations (spec: read the scale and the limitations before showing a score).
- * A null result or a null score stays null: it means unmeasured, never zero.
- */
+// A null score means unmeasured, never zero: it stays null.
 export function simplifyReportResult(full: IDataObject): IDataObject {
 	const result = (full.result ?? null) as IDataObject | null;
 	return {
@@ -20,7 +16,6 @@ export function simplifyReportResult(full: IDataObject): IDataObject {
 	};
 }
 
-/** The Simplify view of an interview result: lifecycle axes, decision, recommendation, summary, scores, limitations. */
 export function simplifyInterviewResult(full: IDataObject): IDataObject {
 	const result = (full.result ?? null) as IDataObject | null;
 	return {
@@ -37,7 +32,6 @@ export function simplifyInterviewResult(full: IDataObject): IDataObject {
 	};
 }
 
-/** The Simplify view of a saved job in a list: what tells jobs apart, without the description text. */
 export function simplifyJobDescription(job: IDataObject): IDataObject {
 	return {
 		id: job.id,
@@ -50,7 +44,6 @@ export function simplifyJobDescription(job: IDataObject): IDataObject {
 	};
 }
 
-/** The Simplify view of a report summary in a list: candidate, job, status and score, without the reasoning text. */
 export function simplifyReportSummary(report: IDataObject): IDataObject {
 	const candidate = (report.candidate ?? {}) as IDataObject;
 	const job = (report.jobDescription ?? {}) as IDataObject;
@@ -69,15 +62,11 @@ export function simplifyReportSummary(report: IDataObject): IDataObject {
 	};
 }
 
-/** What is known about one analyzed resume when its simplified item is made. */
 export interface ReportFacts {
 	reportId: string | null;
 	fileName?: unknown;
-	/** GET /reports/{id} (candidate, status, code, job). */
 	summary?: IDataObject | null;
-	/** GET /reports/{id}/result (scale, recommendation, limitations); its `result` is null unless completed. */
 	result?: IDataObject | null;
-	/** The last status read, when neither summary nor result was read (a wait that timed out). */
 	status?: IDataObject | null;
 }
 
@@ -86,13 +75,7 @@ const objectOr = (value: unknown): IDataObject | null =>
 		? (value as IDataObject)
 		: null;
 
-/**
- * The simplified item of an analysis operation: the fields a recruiter filters, sorts and exports, flat and first
- * (candidate, score with its scale, summary, recommendation, status, needsReview, reportId, file name), then the
- * facts a workflow may still need (code, reasoning, limitations, attempt, revision). `status` is always the
- * report's own status (a batch item's admission state is output beside it as `analysisState`, never instead of
- * it). Null stays null: an unmeasured score is never 0.
- */
+// status is always the report's own; a batch item's admission state goes beside it as analysisState.
 export function simplifyReport(facts: ReportFacts): IDataObject {
 	const summary = objectOr(facts.summary);
 	const full = objectOr(facts.result);

@@ -1,20 +1,3 @@
-/**
- * The action node as an AI agent's tool ("Recruiting Analysis Tool", the variant n8n's node loader makes of a
- * `usableAsTool` node). Two things differ from the plain node:
- * - What the model reads. n8n sends the model the tool's `toolDescription` (n8n-workflow's
- *   getToolDescriptionForNode): per operation, its short action with what it costs and whether it emails a person,
- *   or that it is free (toolDescriptions).
- * - Who decides. An operation that charges credits or emails a candidate runs only when the call reached the node
- *   through n8n's Human review (a review node between the tool and the agent, whose approval makes the agent run
- *   the tool), or when the builder turned on "Run Without a Person's Review" (off by default).
- *
- * How a reviewed call is recognised (n8n 2.41's engine, n8n-core requests-response.ts): the AI Agent runs a tool by
- * asking the engine to execute the tool node; the node that asked is the run's source (`previousNode`). A direct
- * call comes from the agent; an approved call comes from the review node. Both have this node as an `ai_tool`
- * input; only the agent has a chat model (`ai_languageModel`) input. So a call is reviewed when the node that asked
- * for it takes this node as a tool and takes no chat model. Calls through other paths (older agents, the MCP Server
- * Trigger) run the tool inside the consuming node, whose own source never lists this node as a tool: never reviewed.
- */
 import {
 	NodeConnectionTypes,
 	NodeOperationError,
@@ -25,21 +8,11 @@ import {
 
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
 
-/** What one operation costs, as the model is told. */
 export interface ToolCost {
-	/** What one run is charged per ("analysis", "interview"), when the operation spends credits. */
 	chargedPer?: string;
-	/** Whether the operation can email a candidate. */
 	emails: boolean;
 }
 
-/**
- * An operation's `action` with what it costs, in the words the model reads: n8n sends "<action> in Recruiting
- * Analysis" as a tool's description. Charged: "costs credits: charged per <unit> at the quoted price", and the
- * Spending Limit a tool keeps when it sets none (writes/spending.ts TOOL_DEFAULT_SPENDING_LIMIT); emails: "emails
- * the candidate"; otherwise "free: no credits, no email". Only the Tool variant's description carries it
- * (toolDescriptions): node names, the canvas subtitle and the nodes panel use the short action.
- */
 export function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
 	if (cost.chargedPer) {
@@ -50,19 +23,9 @@ export function priced(action: string, cost: ToolCost): string {
 	return `${action} (free: no credits, no email)`;
 }
 
-/** The node's name, which n8n appends to a tool's automatic description ("<action> in Recruiting Analysis"). */
 const NODE_NAME = 'Recruiting Analysis';
 
-/**
- * The Tool variant's description for the model, one `toolDescription` per operation (shown only in the Tool, `@tool`),
- * whose default is the operation's action with what it costs: "Invite a candidate (costs credits: ...; emails the
- * candidate) in Recruiting Analysis". n8n takes a node's name, the nodes panel's entries and a tool's automatic
- * description from the same `action` (n8n-workflow's makeNodeName and makeDescription), so the price cannot live
- * there without reaching node names; a `toolDescription` property replaces n8n's "Tool Description" pair (the cli's
- * convertNodeToAiTool adds it only when the node has none) and n8n sends its value to the model
- * (getToolDescriptionForNode). Defaults follow the operation: the editor recomputes them when it changes; a
- * description the builder edited is kept.
- */
+// The price cannot go in `action`: n8n-workflow's makeNodeName builds node names from it too.
 export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
 	const costs = toolCosts(properties);
 	return properties.flatMap((property) => {
@@ -89,7 +52,6 @@ export function toolDescriptions(properties: INodeProperties[]): INodeProperties
 	});
 }
 
-/** The operations that can email a candidate (the spec: Invite, Invite Many and Reinterview by email; Resend). */
 const EMAILING = new Set([
 	'interview:invite',
 	'interview:inviteMany',
@@ -97,20 +59,14 @@ const EMAILING = new Set([
 	'interview:resend',
 ]);
 
-/** Per resource, what a charged run of it is charged per. */
 const CHARGE_UNIT: Record<string, string> = { analysis: 'analysis', interview: 'interview' };
 
-/** The parameter of the explicit opt-out, shown only in the Tool variant. */
 export const RUN_WITHOUT_REVIEW = 'runWithoutReview';
 
 function isOptionsList(options: INodeProperties['options']): options is INodePropertyOptions[] {
 	return Array.isArray(options) && options.every((o) => 'value' in o);
 }
 
-/**
- * "resource:operation" keys of the operations that spend credits: those offering a Spending Limit (the Spending
- * Limit is offered exactly where a write is charged), read from the operations' own descriptions.
- */
 export function chargedOperations(properties: INodeProperties[]): Set<string> {
 	const keys = new Set<string>();
 	for (const property of properties) {
@@ -124,7 +80,6 @@ export function chargedOperations(properties: INodeProperties[]): Set<string> {
 	return keys;
 }
 
-/** Every operation's cost, by "resource:operation". */
 export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
 	const charged = chargedOperations(properties);
 	const costs = new Map<string, ToolCost>();
@@ -142,12 +97,7 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 	return costs;
 }
 
-/**
- * "Run Without a Person's Review", one switch per resource whose operations charge or email, shown only on those
- * operations and only in the Tool variant (n8n's `@tool` display condition: the node type's name ends in "Tool").
- * It lives in the node's own properties because n8n 2.41 builds the Tool variant it executes from them (the cli's
- * node-types getByNameAndVersion ignores `usableAsTool.replacements`, which only reach the editor's listing).
- */
+// In the node's own properties: n8n 2.41 builds the Tool it runs from them and ignores usableAsTool.replacements.
 export function reviewSwitches(properties: INodeProperties[]): INodeProperties[] {
 	const gated: Record<string, string[]> = {};
 	for (const [key, cost] of toolCosts(properties)) {
@@ -166,12 +116,11 @@ export function reviewSwitches(properties: INodeProperties[]): INodeProperties[]
 	}));
 }
 
-/** Whether the node runs as an agent's tool (n8n names the Tool variant's type "<node>Tool"). */
 export function isToolNode(ctx: IExecuteFunctions): boolean {
 	return ctx.getNode().type.endsWith('Tool');
 }
 
-/** Whether this run was asked for by a node that takes this node as a tool and takes no chat model: a review node. */
+// n8n-core requests-response.ts: an approved call comes from the review node, which has this tool and no chat model.
 export function cameThroughReview(ctx: IExecuteFunctions): boolean {
 	let asking: string | undefined;
 	try {
@@ -193,11 +142,7 @@ export function cameThroughReview(ctx: IExecuteFunctions): boolean {
 	return models.length === 0;
 }
 
-/**
- * Refuses, before anything is read or sent, a Tool-mode run of an operation that charges or emails when no person
- * reviewed the call and the builder did not turn on "Run Without a Person's Review" (a literal switch: an
- * expression, which the model could fill with $fromAI, does not count).
- */
+// Only a literal switch opts out: an expression could be filled by the model through $fromAI.
 export function refuseUnreviewedToolCall(
 	ctx: IExecuteFunctions,
 	costs: Map<string, ToolCost>,
@@ -230,11 +175,5 @@ export function refuseUnreviewedToolCall(
 	);
 }
 
-/**
- * The resource every fresh node starts on: Report, whose default operation is Get, a free read, so that an agent
- * given a Tool nobody configured can only read. One `resource` property for the node and its Tool variant: n8n's
- * nodes panel lists every operation once per `resource` property it finds (the editor's resourceCategories), so a
- * second selector with another default would list each action twice. A plain node is always added through one
- * of its actions, which sets its resource and operation, so the default only decides what a fresh Tool does.
- */
+// A free read, so that a Tool nobody configured can only read; one resource property, or n8n lists each action twice.
 export const DEFAULT_RESOURCE = 'report';

@@ -21,6 +21,15 @@ describe('inTimezone', () => {
 		expect(inTimezone('2026-03-29T04:00:00', 'Europe/Berlin')).toBe('2026-03-29T02:00:00.000Z');
 	});
 
+	it('a day whose midnight a daylight-saving change skips starts at its first instant, not the day before', () => {
+		// America/Sao_Paulo went from 00:00 to 01:00 on 2018-11-04.
+		expect(inTimezone('2018-11-04', 'America/Sao_Paulo')).toBe('2018-11-04T03:00:00.000Z');
+	});
+
+	it('a timezone n8n does not know reads the value in UTC', () => {
+		expect(inTimezone('2026-01-15T09:30', 'Not/A_Zone')).toBe('2026-01-15T09:30:00.000Z');
+	});
+
 	it('a value with Z or an offset is kept as it is', () => {
 		expect(inTimezone('2026-01-15T09:00:00Z', 'Europe/Berlin')).toBe('2026-01-15T09:00:00Z');
 		expect(inTimezone('2026-01-15T09:00:00+05:30', 'Europe/Berlin')).toBe(
@@ -31,5 +40,6 @@ describe('inTimezone', () => {
 	it('anything else is returned unchanged, for the validation to name the field and the rule', () => {
 		expect(inTimezone('yesterday', 'Europe/Berlin')).toBe('yesterday');
 		expect(inTimezone('2026-02-30', 'Europe/Berlin')).toBe('2026-02-30');
+		expect(inTimezone('2026-01-15T09:60', 'Europe/Berlin')).toBe('2026-01-15T09:60');
 	});
 });
