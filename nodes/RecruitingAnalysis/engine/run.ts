@@ -17,7 +17,7 @@ import {
 	type ItemOperation,
 	type OperationModule,
 } from './types';
-import { endWaiting } from './waits';
+import { endWaiting } from './capacity';
 
 const DEFAULT_CONCURRENCY = 20;
 
