@@ -148,7 +148,7 @@ export async function runNode(
 
 /**
  * Runs an item operation over its items, `concurrency` at a time. An item whose result is still being waited for
- * (a `Later`: Wait for Completion) frees its lane at once; the waits are shared (waiter.ts) and settled after the
+ * (a `Later`: Wait for Completion) frees its lane at once; the waits are shared (engine/capacity.ts) and settled after the
  * lanes. Without Continue On Fail the first failure, in a lane or in a wait, stops new items from starting; the
  * other waits then end, with no read left in flight, before the error is thrown.
  */
