@@ -53,10 +53,7 @@ export interface ChargedBatch<E extends ChargedEntry> {
 		fields: IDataObject,
 		again: Resubmission,
 	) => Promise<IDataObject>;
-	requoted?: (
-		entries: E[],
-		why: { afterBatchId?: string; afterRefusal: boolean; round: number },
-	) => void;
+	requoted?: (entries: E[], why: Resubmission & { round: number }) => void;
 	batchDone?: (replayed: boolean, sentAt: number) => void;
 }
 
