@@ -3,7 +3,7 @@ import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { reportLocator } from '../common/locators';
 import { analysisBatchQuoteSchema } from '../../validation';
 import { idParam } from '../common/checks';
-import { quoteEveryItem } from '../common/chargedWrite';
+import { quoteEveryItem } from '../common/chargedBatch';
 
 const properties: INodeProperties[] = [
 	{

@@ -8,6 +8,7 @@ import {
 	createBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
+	readChunk,
 	readBackReusedBatch,
 	refusalHint,
 	refusedByEarlierRun,
@@ -15,7 +16,9 @@ import {
 	type BatchItem,
 	type QuotedEntry,
 } from '../../engine/batch';
-import type { ChunkState } from '../../engine/types';
+import type { ChunkState, PipelineStage } from '../../engine/types';
+import { addNotice } from '../../floor/notices';
+import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
 import { validateBatch } from '../../validation';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
@@ -178,4 +181,35 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 		});
 	}
 	return started;
+}
+
+export function quoteEveryItem(
+	path: string,
+	schema: ZodType<unknown, ZodTypeDef, unknown>,
+	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
+	shown: (input: IDataObject) => IDataObject,
+): PipelineStage {
+	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
+		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
+		if (valid.length === 0) return chunk;
+		const body = {
+			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
+		};
+		validateBatch.call(this, schema, body, valid[0].itemIndex);
+		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
+		addNotice(this, 'quoteNotBinding');
+		const quoted = (response.items ?? []) as IDataObject[];
+		for (const { position, itemIndex, input } of valid) {
+			const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));
+			chunk.outcomes[position] = {
+				...shown(input),
+				itemKey: itemKeyFor(itemIndex),
+				quote: (entry?.quote ?? null) as IDataObject | null,
+				creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
+				errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
+				batchTotal: (response.total ?? null) as IDataObject | null,
+			};
+		}
+		return chunk;
+	};
 }

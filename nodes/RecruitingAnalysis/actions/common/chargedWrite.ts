@@ -1,14 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { ZodType, ZodTypeDef } from 'zod';
 
-import { itemKeyFor, readChunk } from '../../engine/batch';
-import type { ChunkState, PipelineStage } from '../../engine/types';
-import { addNotice } from '../../floor/notices';
-import { api } from '../../transport/api';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
-import { validateBatch, validateFingerprint } from '../../validation';
+import { validateFingerprint } from '../../validation';
 import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
-import { chargedWrite, creditsOf } from '../../writes/spending';
+import { chargedWrite } from '../../writes/spending';
 
 /** Quote right before the write, or send it with a fingerprint the user quoted beforehand. */
 export interface QuoteChoice {
@@ -75,35 +70,4 @@ export async function sendChargedWrite(
 		throw request.explain ? await request.explain(sent.error) : sent.error;
 	});
 	return { result, quote };
-}
-
-export function quoteEveryItem(
-	path: string,
-	schema: ZodType<unknown, ZodTypeDef, unknown>,
-	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
-	shown: (input: IDataObject) => IDataObject,
-): PipelineStage {
-	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
-		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
-		if (valid.length === 0) return chunk;
-		const body = {
-			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
-		};
-		validateBatch.call(this, schema, body, valid[0].itemIndex);
-		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
-		addNotice(this, 'quoteNotBinding');
-		const quoted = (response.items ?? []) as IDataObject[];
-		for (const { position, itemIndex, input } of valid) {
-			const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));
-			chunk.outcomes[position] = {
-				...shown(input),
-				itemKey: itemKeyFor(itemIndex),
-				quote: (entry?.quote ?? null) as IDataObject | null,
-				creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
-				errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
-				batchTotal: (response.total ?? null) as IDataObject | null,
-			};
-		}
-		return chunk;
-	};
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { reportLocator } from '../common/locators';
 import { interviewBatchQuoteSchema } from '../../validation';
 import { candidateEmailField } from '../common/descriptions';
-import { quoteEveryItem } from '../common/chargedWrite';
+import { quoteEveryItem } from '../common/chargedBatch';
 import { readBatchInvitation } from './batchStages';
 
 const properties: INodeProperties[] = [
