@@ -1,21 +1,24 @@
-/**
- * Capacity refusals (PENDING_UPLOAD_LIMIT on a preparation, ACTIVE_ANALYSIS_LIMIT on a start) are waited out
- * within a bound instead of failing the run: the same request (same key, same body) is sent again after a growing
- * pause, and the wait shows in the output (`capacityWaitSeconds`) and n8n's log. A refused request created
- * nothing (no receipt), so repeating it cannot charge twice.
- */
-import { sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+// Workspace capacity and the run's analyses in flight: a refused request created nothing, so it is sent again, and a
+// run that learned the active-analysis limit holds its next starts until one of its own analyses (ReportWaiter) ends.
+import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { apiPath } from '../transport';
+import { api } from '../transport/api';
 import { hasApiCondition, outcomeOf } from '../transport/conditions';
 import { growingDelayMs } from '../transport/retry';
+import { RunSlot } from '../floor/runState';
+import { mapWithConcurrency, sleepOrWake } from './concurrency';
+import { pageBudget, walkReportPages } from './reportPages';
+import { BATCH_CHUNK_SIZE } from './types';
 
-export const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'] as const;
-/** How long a capacity refusal is waited out at most before it fails the item. */
+const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
 export const CAPACITY_WAIT_SECONDS = 300;
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 10_000;
 
-/** Runs `write`, waiting out capacity refusals (`conditions`) for up to CAPACITY_WAIT_SECONDS; adds capacityWaitSeconds when it waited. */
+const waitedSeconds = (since: number) => Math.round((Date.now() - since) / 100) / 10;
+
+/** Runs `write`, sending it again after a growing pause while it is refused for one of `conditions`. */
 export async function waitOutCapacity(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -28,10 +31,7 @@ export async function waitOutCapacity(
 		const outcome = await outcomeOf(write);
 		if (outcome.ok) {
 			if (refusal === 0) return outcome.value;
-			return {
-				...outcome.value,
-				capacityWaitSeconds: Math.round((Date.now() - started) / 100) / 10,
-			};
+			return { ...outcome.value, capacityWaitSeconds: waitedSeconds(started) };
 		}
 		const refused = conditions.some((condition) => hasApiCondition(outcome.error, condition));
 		if (!refused || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted)
@@ -44,5 +44,351 @@ export async function waitOutCapacity(
 			`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${refusal + 1})`,
 		);
 		await sleep(pause);
+	}
+}
+
+export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
+
+const MIN_ROUND_GAP_MS = 100;
+/** While lanes wait for a place, each round should see some analyses finish, not one at a time. */
+const BOUND_ROUNDS_PER_ANALYSIS = 20;
+const DEFAULT_FIRST_READ_MS = 500;
+const MIN_FIRST_READ_MS = 100;
+const MAX_READ_DELAY_MS = 10_000;
+const WAIT_READ_CONCURRENCY = 5;
+const MAX_QUOTE_HOLD_MS = 10_000;
+
+/** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
+const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
+
+export interface WaitOutcome {
+	status: IDataObject;
+	/** Set when a list page showed the report final, so Report Summary needs no read of its own. */
+	summary?: IDataObject;
+	timedOut: boolean;
+}
+
+interface Entry {
+	reportId: string;
+	itemIndex: number;
+	registeredAt: number;
+	deadline: number;
+	nextReadAt: number;
+	slowReads: number;
+	createdAt?: string;
+	last?: IDataObject;
+	resolve: (outcome: WaitOutcome) => void;
+	reject: (error: unknown) => void;
+}
+
+const statusOf = (report: IDataObject): IDataObject =>
+	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
+
+const isTerminal = (report: IDataObject | undefined): boolean =>
+	TERMINAL_REPORT_STATES.includes(String(report?.status));
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/** One per node run: reads every pending report together from list pages, and gates starts by learned capacity. */
+export class ReportWaiter {
+	private readonly pending = new Map<string, Entry>();
+	private loop?: Promise<void>;
+	private running = false;
+	private wake?: () => void;
+	private lastRound = 0;
+	private closedWith?: unknown;
+	/** Start-to-terminal times of the last 20 reports: the schedule follows what this run observes. */
+	private readonly finished: number[] = [];
+	private capacity = Number.POSITIVE_INFINITY;
+	/** Starts in flight count against the capacity until their wait begins. */
+	private starting = 0;
+	private readonly slotWaiters: Array<() => void> = [];
+	private lanesWaiting = 0;
+	private readonly openingWaiters: Array<() => void> = [];
+	private followUps = 0;
+	private readonly followUpQueue: Array<() => void> = [];
+	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	private expectedMs(): number {
+		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
+	}
+
+	private firstReadDelayMs(): number {
+		const observed = Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs()));
+		return this.finished.length === 0
+			? DEFAULT_FIRST_READ_MS
+			: Math.min(MAX_READ_DELAY_MS, observed);
+	}
+
+	/** Flat steps until twice the observed time, so a usual report is seen within a step; then growing. */
+	private nextReadDelayMs(entry: Entry, now: number): number {
+		const observed = this.finished.length > 0;
+		const steps = this.lanesWaiting > 0 ? BOUND_ROUNDS_PER_ANALYSIS : 10;
+		const step = observed
+			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps)
+			: DEFAULT_FIRST_READ_MS;
+		if (now < entry.registeredAt + 2 * this.expectedMs()) return step;
+		entry.slowReads++;
+		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
+	}
+
+	/** Resolves at a terminal status, or after `timeoutSeconds` with the last status (elapsed time proves nothing). */
+	async wait(
+		reportId: string,
+		itemIndex: number,
+		timeoutSeconds: number,
+		justStarted = true,
+	): Promise<WaitOutcome> {
+		if (this.closedWith !== undefined) throw this.closedWith;
+		const now = Date.now();
+		return await new Promise<WaitOutcome>((resolve, reject) => {
+			const deadline = now + Math.max(0, timeoutSeconds) * 1000;
+			this.pending.set(reportId, {
+				reportId,
+				itemIndex,
+				registeredAt: now,
+				deadline,
+				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
+				slowReads: 0,
+				resolve,
+				reject,
+			});
+			this.wake?.();
+			if (!this.running) {
+				this.running = true;
+				this.loop = this.run();
+			}
+		});
+	}
+
+	/** A follow-up read (summary, result), at most WAIT_READ_CONCURRENCY at a time across the run. */
+	async read<T>(request: () => Promise<T>): Promise<T> {
+		if (this.followUps >= WAIT_READ_CONCURRENCY)
+			await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
+		this.followUps++;
+		try {
+			return await request();
+		} finally {
+			this.followUps--;
+			this.followUpQueue.shift()?.();
+		}
+	}
+
+	/** A refused start learns the limit and waits for one of ours to end (none running: waitOutCapacity's pause). */
+	async withinCapacity(deadline: number, submit: () => Promise<IDataObject>): Promise<IDataObject> {
+		const started = Date.now();
+		for (let refused = false; ; refused = true) {
+			await this.slot(deadline);
+			const outcome = await outcomeOf(submit);
+			this.starting--;
+			if (outcome.ok) {
+				if (!refused) return outcome.value;
+				return { ...outcome.value, capacityWaitSeconds: waitedSeconds(started) };
+			}
+			if (!hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) throw outcome.error;
+			this.capacity = Math.max(1, this.pending.size);
+			if (this.pending.size === 0 || this.closedWith !== undefined || Date.now() >= deadline)
+				throw outcome.error;
+			this.ctx.logger?.info?.(
+				"Recruiting Analysis: a start waits for one of this run's analyses to finish (workspace capacity)",
+			);
+		}
+	}
+
+	private async slot(deadline: number): Promise<void> {
+		this.lanesWaiting++;
+		while (
+			this.closedWith === undefined &&
+			this.pending.size > 0 &&
+			this.pending.size + this.starting >= this.capacity
+		) {
+			const remaining = deadline - Date.now();
+			if (remaining <= 0) break;
+			await sleepOrWake(
+				Math.min(MAX_READ_DELAY_MS, remaining),
+				new Promise<void>((resolve) => this.slotWaiters.push(resolve)),
+			);
+		}
+		this.lanesWaiting--;
+		for (const resolve of this.openingWaiters.splice(0)) resolve();
+		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
+		this.starting++;
+	}
+
+	private wakeSlotWaiters(): void {
+		for (const resolve of [...this.slotWaiters.splice(0), ...this.openingWaiters.splice(0)])
+			resolve();
+	}
+
+	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
+	placeOpening(held: number): Promise<void> | undefined {
+		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
+		return new Promise<void>((resolve) => this.openingWaiters.push(resolve));
+	}
+
+	private roundGapMs(): number {
+		if (this.lanesWaiting === 0) return MIN_ROUND_GAP_MS;
+		return Math.max(MIN_ROUND_GAP_MS, Math.round(this.expectedMs() / BOUND_ROUNDS_PER_ANALYSIS));
+	}
+
+	async close(error: unknown): Promise<void> {
+		this.closedWith ??= error;
+		for (const entry of this.pending.values()) entry.reject(error);
+		this.pending.clear();
+		this.wake?.();
+		this.wakeSlotWaiters();
+		await this.loop;
+	}
+
+	private settle(entry: Entry, outcome: WaitOutcome | { error: unknown }): void {
+		if (this.pending.get(entry.reportId) !== entry) return;
+		this.pending.delete(entry.reportId);
+		if ('error' in outcome) entry.reject(outcome.error);
+		else entry.resolve(outcome);
+		this.wakeSlotWaiters();
+	}
+
+	private async run(): Promise<void> {
+		for (;;) {
+			// Checked and cleared in the same turn as wait() checks it, so a report added now starts a new loop.
+			if (this.pending.size === 0 || this.closedWith !== undefined) {
+				this.running = false;
+				return;
+			}
+			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
+			const at = Math.max(next, this.lastRound + this.roundGapMs());
+			const now = Date.now();
+			if (at > now) {
+				await sleepOrWake(at - now, new Promise<void>((resolve) => (this.wake = resolve)));
+				this.wake = undefined;
+				continue;
+			}
+			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
+				const error = new NodeOperationError(
+					this.ctx.getNode(),
+					'The execution was cancelled while waiting',
+				);
+				for (const entry of [...this.pending.values()]) this.settle(entry, { error });
+				continue;
+			}
+			await this.round();
+		}
+	}
+
+	private async round(): Promise<void> {
+		this.lastRound = Date.now();
+		this.stats.rounds++;
+		const due = [...this.pending.values()].filter((entry) => entry.nextReadAt <= this.lastRound);
+		const seen = new Set<Entry>();
+		// A list page that failed is no answer: what it did not show is read alone, with a single read's errors.
+		await this.readPages(due, seen).catch(() => undefined);
+		const unseen = due.filter((entry) => !seen.has(entry));
+		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
+			this.stats.statusReads++;
+			try {
+				entry.last = await api(this.ctx, {
+					method: 'GET',
+					path: apiPath('/api/v1/reports/{}/status', entry.reportId),
+					itemIndex: entry.itemIndex,
+				});
+				seen.add(entry);
+			} catch (error) {
+				this.settle(entry, { error });
+			}
+		});
+		const now = Date.now();
+		for (const entry of seen) {
+			const report = entry.last as IDataObject;
+			if (isTerminal(report)) {
+				this.finished.push(now - entry.registeredAt);
+				if (this.finished.length > 20) this.finished.shift();
+				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
+				this.settle(entry, {
+					status: statusOf(report),
+					summary: fromPage ? report : undefined,
+					timedOut: false,
+				});
+				continue;
+			}
+			if (!due.includes(entry)) continue;
+			if (now >= entry.deadline) {
+				this.settle(entry, { status: statusOf(report), timedOut: true });
+				continue;
+			}
+			entry.nextReadAt = Math.min(entry.deadline, now + this.nextReadDelayMs(entry, now));
+		}
+	}
+
+	/** The newest pages first (creation times unknown), then the window of the seen reports' creation times. */
+	private async readPages(due: Entry[], seen: Set<Entry>): Promise<void> {
+		const missing = () => due.filter((entry) => !seen.has(entry));
+		const visit = (report: IDataObject) => {
+			const entry = this.pending.get(String(report.id));
+			if (!entry) return;
+			entry.createdAt = String(report.createdAt);
+			entry.last = report;
+			seen.add(entry);
+		};
+		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
+			this.stats.listPages += await walkReportPages(
+				this.ctx,
+				due[0].itemIndex,
+				qs,
+				pageBudget(wanted),
+				visit,
+				() => missing().length === 0,
+			);
+		};
+		if (due.length === 0) return;
+		const unknown = due.filter((entry) => entry.createdAt === undefined);
+		if (unknown.length > 0) await walk({}, this.pending.size);
+		const known = missing().filter((entry) => entry.createdAt !== undefined);
+		if (known.length === 0) return;
+		const times = known
+			.map((entry) => Date.parse(entry.createdAt as string))
+			.filter(Number.isFinite);
+		if (times.length !== known.length) return;
+		const createdAfter = new Date(Math.min(...times) - 1).toISOString();
+		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
+		await walk({ createdAfter, createdBefore }, known.length);
+	}
+}
+
+const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));
+
+export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
+	return waiters.of(ctx);
+}
+
+/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
+export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
+	const waiter = waiters.peek(ctx);
+	if (!waiter) return;
+	if (error === undefined) waiters.clear(ctx);
+	await waiter.close(
+		error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'),
+	);
+}
+
+export async function startWithinCapacity(
+	ctx: IExecuteFunctions,
+	submit: () => Promise<IDataObject>,
+): Promise<IDataObject> {
+	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
+}
+
+/** Holds a quote while more lanes wait for a place than quotes are held: lanes released one by one quote together. */
+export async function holdQuotesForPlaces(
+	ctx: IExecuteFunctions,
+	queued: () => number,
+	asked: () => Promise<void>,
+): Promise<void> {
+	const until = Date.now() + MAX_QUOTE_HOLD_MS;
+	while (queued() < BATCH_CHUNK_SIZE && Date.now() < until) {
+		const opening = waiters.peek(ctx)?.placeOpening(queued());
+		if (!opening) return;
+		await sleepOrWake(until - Date.now(), Promise.race([opening, asked()]));
 	}
 }

@@ -12,7 +12,7 @@ import {
 	type ItemOperation,
 	type OperationModule,
 } from './types';
-import { endWaiting } from './waits';
+import { endWaiting } from './capacity';
 
 const DEFAULT_CONCURRENCY = 20;
 
@@ -135,7 +135,7 @@ export async function runNode(
 	return [output];
 }
 
-// A Later frees its lane at once; after a failure the other waits end, no read in flight, before the error is thrown.
+// A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
 async function runItems(
 	ctx: IExecuteFunctions,
 	module: ItemOperation,

@@ -1,5 +1,5 @@
 /**
- * Shared waiting (engine/waiter.ts): with Wait for Completion, an item's wait does not hold its lane, the
+ * Shared waiting (engine/capacity.ts): with Wait for Completion, an item's wait does not hold its lane, the
  * pending reports are read together (report list pages, which also carry the summary), a report the pages do not
  * show is read alone (with the error a single read gives), and a start refused for the active-analysis limit waits
  * for capacity. Observed through the sandbox: its counters, its timestamps and its event feed, not wall-clock time.

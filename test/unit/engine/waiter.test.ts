@@ -1,11 +1,11 @@
 /**
- * The report waiter on its own (engine/waiter.ts), with a fake clock and a fake transport: the run's pending reports
+ * The report waiter on its own (engine/capacity.ts), with a fake clock and a fake transport: the run's pending reports
  * are read together from report list pages, each wait ends when its report is terminal (with the summary the page
  * showed), and a wait that outlives its limit ends as timed out with the last status, never as a failure.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { ReportWaiter } from '../../../nodes/RecruitingAnalysis/engine/waiter';
+import { ReportWaiter } from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import { fakeContext, ok, type SentRequest } from '../../helpers/fakes';
 
 /** A fake list of reports: each becomes completed at its own simulated time. */

@@ -56,7 +56,6 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		choice: readWriteChoice(this, itemIndex),
@@ -64,16 +63,12 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/** The analysis batch (stage 3) charges; at most one chunk is uploaded and quoted ahead of it. */
+/** Stage 3 charges: at most one chunk is uploaded and quoted ahead of it. */
 export const submitStage = 3;
 
 type AnalyzeChunk = UploadChunk & AnalysisChunk;
 
-/**
- * After the PUTs: every uploaded item becomes an analysis entry, its outcome the upload's facts (the upload
- * batch's ID as uploadBatchId, so that batchId can name the analysis batch as in Start Many). An item whose
- * upload was refused keeps the upload batch item (state, errorCode) and is not analyzed.
- */
+/** The upload batch's id becomes uploadBatchId, so that batchId names the analysis batch as in Start Many. */
 function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 	const pending: AnalysisEntry[] = [];
 	for (const { position, itemIndex, choice, duplicateOf } of chunk.valid ?? []) {
@@ -97,14 +92,13 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 				? {}
 				: { replacesExpiredReportId: upload.replacesExpiredReportId }),
 		} as IDataObject;
-		// An upload that was already admitted (a repeat of this run) has an attempt: checked before it is quoted.
 		const checkExisting = upload.alreadyAdmitted === true;
 		pending.push({ position, itemIndex, reportId: String(upload.reportId), choice, checkExisting });
 	}
 	return { ...chunk, pending };
 }
 
-/** An item whose upload was the same as an earlier item's of the chunk gets that item's analysis (one charge). */
+/** An item uploading the same as an earlier item of the chunk shares its analysis: one charge. */
 function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 	for (const { position, itemIndex, duplicateOf, input } of chunk.valid ?? []) {
 		if (duplicateOf === undefined) continue;
@@ -124,15 +118,7 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 	return chunk;
 }
 
-/**
- * Analyze Many: the batch form of Analyze Resume. Per chunk of up to 20 input items, five stages that the engine
- * runs as a pipeline (each stage one chunk at a time, so one upload batch and one analysis batch at most are
- * active): create the upload batch and read its signed URLs; PUT the files; quote the uploaded reports; submit
- * them as one analysis batch and wait until every analysis has finished; read the report summaries (option).
- * So the next files are uploaded and quoted while this chunk's analyses run. Without Continue On Fail, an item
- * that failed (invalid input, a PUT that kept failing) stops the node: the engine starts no stage of any chunk
- * after it, so that chunk is neither quoted nor submitted and no analysis is charged for a failed run.
- */
+/** One stage per chunk at a time, so at most one upload batch and one analysis batch are active. */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		// A label asks Analyze Many for a new analysis attempt on the same report, not for another report.

@@ -5,7 +5,8 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { readSimplify, readWaitSettings, startAnalysis, waitForReport } from './pipeline';
+import { startAnalysis } from './startAnalysis';
+import { readSimplify, readWaitSettings, waitForReport } from './waitForReport';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -55,13 +56,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The user key's suffixes of Analyze Resume's writes: the upload, its renewal, the start and its requote. */
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 
 /** A label asks Analyze Resume for a new analysis attempt on the same report, not for another report. */
 const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
-/** Everything the item needs, checked before anything is sent (the engine runs this for every item first). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	const input = await readUploadInput(this, itemIndex);
@@ -92,11 +91,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/**
- * The whole flow in one step: prepare the upload, PUT the file, quote, start the analysis (and optionally wait).
- * A repeat of the same item (same file, job, name and reference) reaches the same report; a report that already
- * has an attempt is recovered instead of started again (writes/identity.ts, writes/recover.ts).
- */
+/** A repeat of the same item reaches the same report, and a report with an attempt is recovered, not started. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { write, input, wait } = await check.call(this, itemIndex);
 	const uploaded = await uploadResume(
@@ -133,8 +128,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		});
 		return { ...output, ...(await jobRevisionSince(this, itemIndex, summary.createdAt)) };
 	}
-	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
-	// wait is shared with the other items and does not hold this lane.
+	// The wait is the run's shared one, so it does not hold this lane.
 	return later(
 		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then(
 			(waited) => {
@@ -142,7 +136,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
 				// The same bytes were uploaded before (under this name or another): say so after waiting too.
 				if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
-				// What the start was charged (the price it was sent with), as without waiting.
 				const charged =
 					started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
 				return started.recovered === true

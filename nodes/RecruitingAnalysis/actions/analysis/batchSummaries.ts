@@ -1,31 +1,19 @@
-/**
- * The last stage of Start Many and Analyze Many: what each item becomes once its chunk's analysis batch has
- * completed. With Simplify, the simplified item of its report (summary and result read, the summaries from one list
- * page); without it, the batch item, with the report summary when Include Report Summary is on.
- */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { mapWithConcurrency } from '../../engine/concurrency';
 import { summariesFromPages } from '../../engine/reportPages';
-import { TERMINAL_REPORT_STATES } from '../../engine/waiter';
+import { TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { apiErrorInfo, apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { addNotice, noticesForReport } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/simplify';
 import type { AnalysisChunk } from './batchStages';
-import { readSimplifiedReport, readSimplify } from './pipeline';
+import { readSimplifiedReport, readSimplify } from './waitForReport';
 
-/** How many reports are read at the same time (summaries, results). */
 const REPORT_READ_CONCURRENCY = 10;
 
-/**
- * The last stage. With Simplify (the default from node version 1.1), every item becomes the simplified item of its
- * report: summary and result read for each started report, so that `score`, `status` and `needsReview` are the
- * report's own; an item that was not analyzed keeps status null with its `analysisState` and `errorCode`. Without
- * it, the option Include Report Summary adds each started report's summary to the batch item. An analysis batch
- * completes only once every admitted analysis is terminal, so what is read is final.
- */
+/** An analysis batch completes only once every admitted analysis is terminal, so what is read here is final. */
 export async function readReportSummaries(
 	ctx: IExecuteFunctions,
 	chunk: AnalysisChunk,
@@ -47,12 +35,10 @@ export async function readReportSummaries(
 	return chunk;
 }
 
-/** The file name of an item: the one its upload used, or the input item's own `fileName` (as Upload Many outputs). */
 function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
 	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
 }
 
-/** Simplified first, then the batch item's own facts (`state` as `analysisState`, batch ids, errorCode...). */
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
 	const { state, attemptId, status, code } = outcome;
 	const batchFacts = withoutKeys(outcome, [
@@ -77,11 +63,7 @@ function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObj
 	};
 }
 
-/**
- * The analyses of the chunk have run (and are charged) by now: a key without reports:read must not turn them into
- * a failed run (a re-run would submit them again). Their simplified items then carry what the node knows, and a
- * notice says why the rest is null and what to do.
- */
+/** The analyses are charged by now: a key without reports:read must not fail the run, or a re-run submits again. */
 async function readUnlessForbidden(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -111,7 +93,6 @@ async function readUnlessForbidden(
 	return simplifyReport({ reportId, fileName });
 }
 
-/** Started in this run, or recovered (analyzed by an earlier run on the same input): the report is there to read. */
 const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 	!(outcome instanceof Error) &&
 	(outcome.state === 'succeeded' || outcome.recovered === true) &&
@@ -119,11 +100,7 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 		? outcome.reportId
 		: null;
 
-/**
- * The chunk's reports are final (their batch has completed): one list page (the newest 100 reports, where a chunk
- * just analyzed is), read at the same time as their results, gives their summaries, so each report needs only its
- * result read. A report the page does not show, or every report when the list read fails, is read alone as before.
- */
+/** One list page (the newest 100, where a chunk just analyzed is) gives the summaries; the rest is read alone. */
 async function listedSummaries(
 	ctx: IExecuteFunctions,
 	chunk: AnalysisChunk,
@@ -159,6 +136,5 @@ export const includeReportOption = {
 	default: false,
 	description:
 		"Whether to add each report's summary (status, score, summary) once its batch has completed. Needs the reports:read scope.",
-	// Simplify reads every report itself; the option is for the batch items output when Simplify is off.
 	displayOptions: { hide: { '/simplify': [true] } },
 };

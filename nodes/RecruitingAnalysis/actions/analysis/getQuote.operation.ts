@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { quoteAnalysis } from './quotes';
+import { quoteAnalysis } from './startAnalysis';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { addNotice } from '../../floor/notices';
@@ -17,7 +17,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Price of analyzing the report, with the fingerprint the Start operation needs. Reserves nothing. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	addNotice(this, 'quoteNotBinding');

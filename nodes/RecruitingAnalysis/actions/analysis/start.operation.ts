@@ -1,13 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import {
-	readSimplify,
-	readWaitSettings,
-	START_STEPS,
-	startAnalysis,
-	waitForReport,
-} from './pipeline';
-import { readQuoteChoice } from './quotes';
+import { START_STEPS, startAnalysis } from './startAnalysis';
+import { readSimplify, readWaitSettings, waitForReport } from './waitForReport';
+import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	concurrencyOption,
 	optionsCollection,
@@ -51,10 +46,6 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/**
- * Submit the analysis of an uploaded resume (202: an attempt is created). A report that already has an attempt is
- * recovered, not started again; after a failed report, a new attempt needs Options > New Attempt Label.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { reportId, choice, write, wait } = await check.call(this, itemIndex);
 	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
@@ -63,9 +54,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		addNotice(this, 'noScoreWithoutWaiting');
 		return started;
 	}
-	// After waiting, the output is what the user chose to see (simplified item, summary, result or result view). The
-	// file name is the input item's own, when it has one (as Upload Resume outputs). The wait is shared with the
-	// other items and does not hold this lane.
+	// The wait is the run's shared one, so it does not hold this lane.
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
 	return later(
 		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName).then(

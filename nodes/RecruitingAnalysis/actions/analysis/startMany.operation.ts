@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { reportLocator } from '../common/locators';
-import { readQuoteChoice } from './quotes';
+import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
 	quoteAnalyses,
@@ -45,7 +45,6 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** Each item's report, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
@@ -54,19 +53,15 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/** The analysis batch (stage 1) charges; at most one chunk is quoted ahead of it. */
+/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-/**
- * Validate the chunk's report IDs (and chosen fingerprints); with automatic quoting, quote the chunk with one
- * batch-quote request. Without Continue On Fail, a refused item stops the node before anything is sent.
- */
 async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
 	const pending: AnalysisEntry[] = await readChunk(chunk, (itemIndex) => ({
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
 		choice: readWriteChoice(this, itemIndex),
-		// Start Many names reports that may have been started before (a repeat): each is checked first.
+		// A repeat names reports started before: each is checked, so none is charged twice.
 		checkExisting: true,
 	}));
 	if (refusesChunk(this, chunk.outcomes)) return chunk;
@@ -80,11 +75,6 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 	return await quoteAnalyses(this, { ...chunk, pending }, laterReportIds);
 }
 
-/**
- * Up to 20 input items per analysis batch, in three stages that the engine overlaps across chunks: validate and
- * quote; submit the batch and wait until every admitted analysis has finished; read the report summaries
- * (Include Report Summary). The next chunk is quoted while this chunk's batch runs.
- */
 export const stages = [
 	stage(readAndQuote),
 	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {

@@ -19,10 +19,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/**
- * The interview attempt with its four independent axes: lifecycle, preparation, evaluation and email delivery, and
- * its candidate's name (`candidateName`, common/candidateName.ts).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {

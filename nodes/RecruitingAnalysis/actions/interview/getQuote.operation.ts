@@ -23,7 +23,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Price and fingerprint of an interview for this report, address and delivery choice. Sends no email. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const input = readInvitationInput(this, itemIndex);
 	addNotice(this, 'quoteNotBinding');

@@ -16,10 +16,6 @@ export const description = updateDisplayOptions(
 	),
 );
 
-/**
- * The evaluation of an interview attempt; result is null until evaluation is ready. Transcripts are never returned.
- * The output names the candidate (`candidateName`, common/candidateName.ts).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const { result, simplify } = await readResult(

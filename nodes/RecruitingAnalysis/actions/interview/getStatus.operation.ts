@@ -18,7 +18,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Current state of the interview attempt (the same fields as Get), for polling. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {

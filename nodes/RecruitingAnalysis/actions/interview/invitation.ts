@@ -2,9 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import type { QuoteChoice } from '../analysis/quotes';
 import { api } from '../../transport/api';
-import { onApiCondition, outcomeOf } from '../../transport/conditions';
 import { addNotice, noticesForInterview } from '../../floor/notices';
 import {
 	invitationIdentity,
@@ -12,8 +10,8 @@ import {
 	keyFor,
 	type WriteChoice,
 } from '../../writes/identity';
-import { explainExistingInvitation, withRecovery } from '../../writes/recover';
-import { chargedWrite } from '../../writes/spending';
+import { explainExistingInvitation } from '../../writes/recover';
+import { sendChargedWrite, type QuoteChoice } from '../common/chargedWrite';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { stringParam } from '../common/params';
 
@@ -23,7 +21,6 @@ export interface InvitationInput extends IDataObject {
 	sendEmail: boolean;
 }
 
-/** Report, candidate email and delivery choice of an item, validated (email format, id length). */
 export function readInvitationInput(ctx: IExecuteFunctions, itemIndex: number): InvitationInput {
 	const delivery = ctx.getNodeParameter('delivery', itemIndex, 'email') as string;
 	const value = {
@@ -47,16 +44,7 @@ export async function quoteInterview(
 	});
 }
 
-/**
- * POST an invitation (invite, or reinterview of `previousInterviewId`). The key is the report, the address and the
- * delivery choice (and the previous interview; + New Attempt Label), not the quote: an interview quote counts the
- * report's interviews, so a repeat after a committed invitation quotes a new fingerprint, and the same key with that
- * changed body is refused with IDEMPOTENCY_KEY_REUSED, which recover.ts answers with the invitation that exists.
- * With automatic quoting: quote the same report, address and delivery choice, then invite; on QUOTE_STALE quote once
- * more and, when the new price fits the Spending Limit, invite again under the same key: a refused write leaves no
- * receipt (the sandbox keeps receipts of successful writes only; the spec names no new key for a stale interview
- * quote, unlike an analysis start's).
- */
+/** The key is the invitation, not its quote: a repeat quotes anew, is refused as reused, and reads it back. */
 export async function createInvitation(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -65,58 +53,30 @@ export async function createInvitation(
 	write: WriteChoice,
 	previousInterviewId?: string,
 ): Promise<IDataObject> {
-	const path = previousInterviewId
-		? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId)
-		: '/api/v1/interviews';
-	const identity = invitationIdentity(input, previousInterviewId);
-	const target = {
-		kind: 'invitation' as const,
-		reportId: input.reportId,
-		sendEmail: input.sendEmail,
-		previousInterviewId,
-	};
-	const post = async (fingerprint: string) =>
-		await api(ctx, {
-			method: 'POST',
-			path,
-			body: { ...input, quoteFingerprint: fingerprint },
-			idempotencyKey: keyFor(
-				write,
-				previousInterviewId ? 'interview.reinterview' : 'interview.invite',
-				identity,
-				write.userKey ? invitationStep(input, previousInterviewId) : undefined,
-			),
-			itemIndex,
-		});
-	// The quote comes first: its price is checked against the Spending Limit before anything is charged (spending.ts).
-	let quote = choice.quoteAutomatically ? await quoteInterview(ctx, itemIndex, input) : undefined;
-	const response = await chargedWrite(
-		ctx,
-		itemIndex,
-		quote,
-		previousInterviewId ? 'reinterview' : 'invitation',
-		async (reprice) =>
-			await withExplanation(
-				ctx,
-				itemIndex,
-				target,
-				async () =>
-					await withRecovery(ctx, itemIndex, target, async () => {
-						if (!quote) return await post(choice.quoteFingerprint as string);
-						return await onApiCondition(
-							'QUOTE_STALE',
-							async () => await post(String(quote?.fingerprint)),
-							async () => {
-								quote = await quoteInterview(ctx, itemIndex, input);
-								// The new price must fit the Spending Limit before the invitation is sent again.
-								reprice(quote);
-								return await post(String(quote.fingerprint));
-							},
-						);
-					}),
-			),
+	const target = { reportId: input.reportId, previousInterviewId };
+	const idempotencyKey = keyFor(
+		write,
+		previousInterviewId ? 'interview.reinterview' : 'interview.invite',
+		invitationIdentity(input, previousInterviewId),
+		write.userKey ? invitationStep(input, previousInterviewId) : undefined,
 	);
-	// The candidate's name, read only when the input item does not say it (actions/common/candidateName.ts).
+	const { result: response } = await sendChargedWrite(ctx, itemIndex, {
+		what: previousInterviewId ? 'reinterview' : 'invitation',
+		existing: { kind: 'invitation', sendEmail: input.sendEmail, ...target },
+		choice,
+		quote: async () => await quoteInterview(ctx, itemIndex, input),
+		send: async (fingerprint) =>
+			await api(ctx, {
+				method: 'POST',
+				path: previousInterviewId
+					? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId)
+					: '/api/v1/interviews',
+				body: { ...input, quoteFingerprint: fingerprint },
+				idempotencyKey,
+				itemIndex,
+			}),
+		explain: async (error) => await explainExistingInvitation(ctx, itemIndex, target, error),
+	});
 	const name = await candidateNameFor(ctx, itemIndex, input.reportId);
 	if (response.recovered === true) {
 		noticesForInterview(ctx, response);
@@ -126,10 +86,7 @@ export async function createInvitation(
 	return previousInterviewId ? { previousInterviewId, ...shaped } : shaped;
 }
 
-/**
- * The invitation token is a bearer credential: output only when private-link delivery was chosen, together
- * with the link path the customer delivers. With email delivery it is removed even if the API sent one.
- */
+/** The token is a bearer credential: output only for private-link delivery, removed for email even if sent. */
 export function shapeInvitation(
 	ctx: IExecuteFunctions,
 	response: IDataObject,
@@ -142,19 +99,6 @@ export function shapeInvitation(
 		output.invitationPath = `/interview/${encodeURIComponent(invitationToken)}`;
 		addNotice(ctx, 'invitationToken');
 	}
-	// The notice follows the output's own emailDelivery ("queued" right after an invitation).
 	noticesForInterview(ctx, output);
 	return output;
-}
-
-/** Runs an invitation; a refusal because the report already has an interview names that interview (recover.ts). */
-async function withExplanation(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	target: { reportId: string; previousInterviewId?: string },
-	run: () => Promise<IDataObject>,
-): Promise<IDataObject> {
-	const outcome = await outcomeOf(run);
-	if (outcome.ok) return outcome.value;
-	throw await explainExistingInvitation(ctx, itemIndex, target, outcome.error);
 }

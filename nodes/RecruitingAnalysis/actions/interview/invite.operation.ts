@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/quotes';
+import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -40,10 +40,6 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/**
- * Invite the candidate to an interview, by email or as a private link (the token is output only then). A repeat of
- * the same invitation (report, address, delivery) recovers the one that exists; a second one needs New Attempt Label.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { input, choice, write } = await check.call(this, itemIndex);
 	return await createInvitation(this, itemIndex, input, choice, write);

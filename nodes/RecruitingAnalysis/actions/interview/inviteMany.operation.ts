@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { reportLocator } from '../common/locators';
-import { readQuoteChoice } from '../analysis/quotes';
+import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
 	candidateEmailField,
@@ -39,7 +39,6 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** Each item's invitation, quote choice and key choice, checked before the first chunk starts (engine/run.ts). */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		input: readBatchInvitation(this, itemIndex),
@@ -48,11 +47,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/** The interview batch (stage 1) charges; at most one chunk is quoted ahead of it. */
+/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-/**
- * Quote, then submit and wait, then name each item's candidate; the engine quotes the next chunk while this chunk's
- * batch is processing.
- */
 export const stages = [stage(readAndQuote), stage(submit), stage(nameCandidates)];

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../analysis/quotes';
+import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -45,10 +45,6 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/**
- * A new interview attempt with a new ID; the old attempt keeps its results and its links stop working. A repeat of
- * the same reinterview (previous interview, report, address, delivery) recovers the attempt it created.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { interviewId, input, choice, write } = await check.call(this, itemIndex);
 	const output = await createInvitation(this, itemIndex, input, choice, write, interviewId);

@@ -42,16 +42,9 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-/** Where the node's context of an execution keeps the execution that first ran this node (see `reminderOf`). */
 const FIRST_EXECUTION = 'resendFirstExecutionId';
 
-/**
- * What makes this reminder one deliberate write: the n8n instance, the execution that first ran this node, and the
- * node. n8n keeps the node's context (`getContext('node')`) in the execution's own data: Retry On Fail, every item
- * and every later run of the node within the execution see it, a Wait saves it with the execution, and n8n's Retry
- * of a failed execution starts from the failed execution's data, so it finds the original execution id there, not
- * its own. A later execution (the next day's reminder) starts with an empty context: another email.
- */
+/** The node's context is kept with the execution and its Retry, so only a later execution sends another email. */
 function reminderOf(ctx: IExecuteFunctions): unknown[] {
 	const context = ctx.getContext('node');
 	if (typeof context[FIRST_EXECUTION] !== 'string' || context[FIRST_EXECUTION] === '') {
@@ -61,10 +54,6 @@ function reminderOf(ctx: IExecuteFunctions): unknown[] {
 	return [ctx.getInstanceId(), context[FIRST_EXECUTION], ctx.getNode().id];
 }
 
-/**
- * The API answered INTERVIEW_NOT_ELIGIBLE: no email was queued. The error says so, what the interview is now (read
- * once) and how to reach the candidate, and keeps its HTTP status, code and reason.
- */
 async function notEligible(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -99,13 +88,7 @@ async function notEligible(
 	return error;
 }
 
-/**
- * Queue another invitation email for a pending invitation (no new interview, no charge). A reminder is a deliberate
- * write: its key is the interview and this reminder (reminderOf: the execution that first ran this node, and the
- * node), so a later execution sends another email, while Retry On Fail, the same interview again in the same run and
- * n8n's Retry of a failed execution repeat the same resend and the provider is not asked twice (the spec warns that
- * repeated fresh resend keys can duplicate an email). A user's own Idempotency Key replaces all of it.
- */
+/** Fresh resend keys can duplicate an email (spec), so a retry of this reminder repeats the same key. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { interviewId, write } = await check.call(this, itemIndex);
 	const sent = await outcomeOf(

@@ -1,0 +1,215 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ZodType, ZodTypeDef } from 'zod';
+
+import {
+	awaitChargedBatch,
+	batchItemFor,
+	batchTimeout,
+	createBatch,
+	itemKeyFor,
+	MAX_REPLAYED_BATCHES,
+	readChunk,
+	readBackReusedBatch,
+	refusalHint,
+	refusedByEarlierRun,
+	reserveChunk,
+	type BatchItem,
+	type QuotedEntry,
+} from '../../engine/batch';
+import type { ChunkState, PipelineStage } from '../../engine/types';
+import { addNotice } from '../../floor/notices';
+import { api } from '../../transport/api';
+import { outcomeOf } from '../../transport/conditions';
+import { validateBatch } from '../../validation';
+import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
+import { existsCondition } from '../../writes/recover';
+import { creditsOf } from '../../writes/spending';
+import { optionsParam } from './params';
+
+export interface ChargedEntry extends QuotedEntry {
+	choice: WriteChoice;
+}
+
+export interface Resubmission {
+	afterBatchId?: string;
+	afterRefusal: boolean;
+}
+
+export interface ChargedBatch<E extends ChargedEntry> {
+	kind: 'analyses' | 'interviews';
+	what: string;
+	operationKey: string;
+	schema: ZodType<unknown, ZodTypeDef, unknown>;
+	input: (entry: E) => IDataObject;
+	identity: (entry: E) => unknown[];
+	/** The key names the entries the Spending Limit holds back too, so a re-run under another limit reads them back. */
+	keyNamesHeldBack: boolean;
+	submitAgain: readonly string[];
+	requote: (entries: E[]) => Promise<E[]>;
+	/** Throws when nothing exists, so readBackReusedBatch can submit it again. */
+	recover: (entry: E, from: string) => Promise<void>;
+	recoverItem: (entry: E, from: string) => Promise<void>;
+	notRecovered: (entry: E, error: unknown) => Error;
+	record: (
+		entry: E,
+		item: BatchItem | undefined,
+		fields: IDataObject,
+		again: Resubmission,
+	) => Promise<IDataObject>;
+	requoted?: (entries: E[], why: Resubmission & { round: number }) => void;
+	batchDone?: (replayed: boolean, sentAt: number) => void;
+}
+
+const MAX_LATER_BATCHES = 2;
+
+/** A refused item charged nothing, so one a re-run can fix goes again in a batch named after the refusing one. */
+export async function submitChargedBatch<E extends ChargedEntry>(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	entries: E[],
+	batch: ChargedBatch<E>,
+): Promise<E[]> {
+	let pending = entries;
+	const started: E[] = [];
+	const again: Resubmission = { afterRefusal: false };
+	let replays = 0;
+	for (let round = 0; pending.length > 0; round++) {
+		const asked = pending;
+		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
+		pending = reserved.entries;
+		if (pending.length === 0) break;
+		const first = pending[0].itemIndex;
+		const body = {
+			items: pending.map((entry) => ({
+				itemKey: itemKeyFor(entry.itemIndex),
+				input: { ...batch.input(entry), quoteFingerprint: entry.fingerprint },
+			})),
+		};
+		validateBatch.call(ctx, batch.schema, body, first);
+		const key = chunkIdempotencyKey(
+			batch.operationKey,
+			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
+				identity: batch.identity(entry),
+				choice: entry.choice,
+			})),
+			again.afterBatchId,
+		);
+		const sentAt = Date.now();
+		const created = await outcomeOf(
+			async () => await createBatch(ctx, batch.kind, body, key, first),
+		);
+		if (!created.ok) {
+			// IDEMPOTENCY_KEY_REUSED: an earlier run sent this batch with other quotes; what exists is read back.
+			const reused = await readBackReusedBatch(
+				chunk,
+				reserved,
+				created.error,
+				key,
+				replays,
+				async (entry) => await batch.recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
+			);
+			if (reused.again.length === 0) {
+				for (const { entry, error } of reused.refused)
+					chunk.outcomes[entry.position] = batch.notRecovered(entry, error);
+				break;
+			}
+			replays++;
+			again.afterBatchId = reused.afterBatchId;
+			again.afterRefusal = true;
+			pending = await batch.requote(reused.again);
+			batch.requoted?.(pending, { ...again, round });
+			continue;
+		}
+		const { batchId } = created.value;
+		const {
+			batch: answered,
+			earlierRun,
+			replayed,
+		} = await awaitChargedBatch(
+			ctx,
+			batch.kind,
+			created.value,
+			reserved,
+			first,
+			batchTimeout(optionsParam(ctx, first)),
+		);
+		batch.batchDone?.(replayed, sentAt);
+		const later: E[] = [];
+		const refusedBefore: E[] = [];
+		for (const entry of pending) {
+			const item = batchItemFor(answered, entry.itemIndex);
+			const errorCode = item?.errorCode ?? null;
+			const charged = item?.state === 'succeeded' && !earlierRun;
+			reserved.settle(entry, charged);
+			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
+				await batch.recoverItem(entry, String(errorCode));
+				continue;
+			}
+			const fields: IDataObject = {
+				batchId,
+				itemKey: itemKeyFor(entry.itemIndex),
+				state: item?.state ?? 'unknown',
+				errorCode,
+				...refusalHint(errorCode),
+				...(charged && creditsOf(entry.quote) !== undefined
+					? { creditsUsed: creditsOf(entry.quote) }
+					: {}),
+			};
+			chunk.outcomes[entry.position] = await batch.record(entry, item, fields, again);
+			if (item?.state === 'succeeded') started.push(entry);
+			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
+				refusedBefore.push({ ...entry, fingerprint: undefined });
+			else if (errorCode && batch.submitAgain.includes(errorCode) && round < MAX_LATER_BATCHES)
+				later.push({ ...entry, fingerprint: undefined });
+		}
+		const next = refusedBefore.length > 0 ? refusedBefore : later;
+		if (next.length === 0) break;
+		if (refusedBefore.length > 0) {
+			replays++;
+			again.afterBatchId = batchId;
+		}
+		ctx.logger?.info?.(
+			refusedBefore.length > 0
+				? `Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`
+				: `Recruiting Analysis: ${next.length} item(s) of batch ${batchId} quoted again for a later batch`,
+		);
+		pending = await batch.requote(next);
+		batch.requoted?.(pending, {
+			afterBatchId: refusedBefore.length > 0 ? batchId : undefined,
+			afterRefusal: false,
+			round,
+		});
+	}
+	return started;
+}
+
+export function quoteEveryItem(
+	path: string,
+	schema: ZodType<unknown, ZodTypeDef, unknown>,
+	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
+	shown: (input: IDataObject) => IDataObject,
+): PipelineStage {
+	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
+		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
+		if (valid.length === 0) return chunk;
+		const body = {
+			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
+		};
+		validateBatch.call(this, schema, body, valid[0].itemIndex);
+		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
+		addNotice(this, 'quoteNotBinding');
+		const quoted = (response.items ?? []) as IDataObject[];
+		for (const { position, itemIndex, input } of valid) {
+			const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));
+			chunk.outcomes[position] = {
+				...shown(input),
+				itemKey: itemKeyFor(itemIndex),
+				quote: (entry?.quote ?? null) as IDataObject | null,
+				creditsQuoted: creditsOf(entry?.quote as IDataObject | undefined) ?? null,
+				errorCode: entry ? ((entry.errorCode ?? null) as string | null) : 'MISSING_FROM_RESPONSE',
+				batchTotal: (response.total ?? null) as IDataObject | null,
+			};
+		}
+		return chunk;
+	};
+}

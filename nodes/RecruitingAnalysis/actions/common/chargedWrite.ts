@@ -1,0 +1,73 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
+import { validateFingerprint } from '../../validation';
+import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
+import { chargedWrite } from '../../writes/spending';
+
+/** Quote right before the write, or send it with a fingerprint the user quoted beforehand. */
+export interface QuoteChoice {
+	quoteAutomatically: boolean;
+	quoteFingerprint?: string;
+}
+
+export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): QuoteChoice {
+	const quoteAutomatically = ctx.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
+	if (quoteAutomatically) return { quoteAutomatically };
+	const raw = ctx.getNodeParameter('quoteFingerprint', itemIndex, '') as string;
+	return { quoteAutomatically, quoteFingerprint: validateFingerprint.call(ctx, raw, itemIndex) };
+}
+
+export interface ChargedRequest {
+	what: string;
+	existing: ExistingWrite;
+	choice: QuoteChoice;
+	quote: (again: boolean) => Promise<IDataObject>;
+	send: (fingerprint: string, requoted: boolean) => Promise<IDataObject>;
+	explain?: (error: unknown) => Promise<unknown>;
+}
+
+/** A requote after QUOTE_STALE is checked against the Spending Limit again before the write is resent. */
+export async function sendChargedWrite(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	request: ChargedRequest,
+): Promise<{ result: IDataObject; quote?: IDataObject }> {
+	const { choice, existing } = request;
+	const attempt = async (fingerprint: string, requoted: boolean) =>
+		await withRecovery(
+			ctx,
+			itemIndex,
+			existing,
+			async () => await request.send(fingerprint, requoted),
+		);
+	let quote: IDataObject | undefined;
+	if (choice.quoteAutomatically) {
+		const quoted = await outcomeOf(async () => await request.quote(false));
+		if (!quoted.ok) {
+			// Only a started report's quote answers this; an interview quote never does.
+			if (!hasApiCondition(quoted.error, 'ANALYSIS_ALREADY_STARTED')) throw quoted.error;
+			const from = 'ANALYSIS_ALREADY_STARTED';
+			return { result: await recoverWrite(ctx, itemIndex, existing, from, quoted.error) };
+		}
+		quote = quoted.value;
+	}
+	const send = async (reprice: (next: IDataObject) => void) => {
+		if (!quote) return await attempt(choice.quoteFingerprint as string, false);
+		return await onApiCondition(
+			'QUOTE_STALE',
+			async () => await attempt(String(quote?.fingerprint), false),
+			async () => {
+				quote = await request.quote(true);
+				reprice(quote);
+				return await attempt(String(quote.fingerprint), true);
+			},
+		);
+	};
+	const result = await chargedWrite(ctx, itemIndex, quote, request.what, async (reprice) => {
+		const sent = await outcomeOf(async () => await send(reprice));
+		if (sent.ok) return sent.value;
+		throw request.explain ? await request.explain(sent.error) : sent.error;
+	});
+	return { result, quote };
+}
