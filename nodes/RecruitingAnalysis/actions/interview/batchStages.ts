@@ -129,6 +129,8 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 		const asked = pending;
 		const reserved = reserveChunk(this, chunk, pending, 'invitation');
 		pending = reserved.entries;
+		// Held back by the limit now: if this batch proves an earlier run's (nothing charged), they are tried again.
+		const heldBack = asked.filter((p) => !pending.includes(p));
 		if (pending.length === 0) return chunk;
 		const first = pending[0].itemIndex;
 		const options = optionsParam(this, first);
@@ -181,10 +183,11 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				async (p) => await recover(p, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			for (const { entry, error } of reused.refused) outcomes[entry.position] = error as Error;
-			if (reused.again.length === 0) return chunk;
+			const again = [...reused.again, ...(replays < MAX_REPLAYED_BATCHES ? heldBack : [])];
+			if (again.length === 0) return chunk;
 			afterBatchId = reused.afterBatchId;
-			resubmittedAfterRefusal = true;
-			pending = await quoteInvitations(this, chunk, reused.again);
+			resubmittedAfterRefusal = reused.again.length > 0;
+			pending = await quoteInvitations(this, chunk, again);
 			continue;
 		}
 		const { batchId } = created.value;
@@ -238,6 +241,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 			}
 			if (refusedByEarlierRun(replayed, item)) refusedBefore.push({ ...p, fingerprint: undefined });
 		}
+		if (earlierRun) refusedBefore.push(...heldBack.map((p) => ({ ...p, fingerprint: undefined })));
 		if (refusedBefore.length === 0 || replays >= MAX_REPLAYED_BATCHES) return chunk;
 		this.logger?.info?.(
 			`Recruiting Analysis: ${refusedBefore.length} invitation(s) refused by the earlier run's batch ${batchId} are submitted again`,
