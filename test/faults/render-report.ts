@@ -55,6 +55,8 @@ const ORDER = [
 	'F9-reminders-n8n1',
 	'F9-wait',
 	'F9-wait-n8n1',
+	'F9-failed-wait',
+	'F9-queue',
 	'F10',
 	'F10-n8n1',
 	'F10-queue',
