@@ -57,6 +57,7 @@ const ORDER = [
 	'F9-wait-n8n1',
 	'F9-failed-wait',
 	'F9-queue',
+	'F9-queue-n8n1',
 	'F10',
 	'F10-n8n1',
 	'F10-queue',
