@@ -520,7 +520,7 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 				`killed ${String(worker)}; Retry on ${String(retried?.worker)}; re-run on ${String(rerun.worker)}`,
 				`${crashed.status} (${crashed.data.resultData.error ? crashed.data.resultData.error.message.slice(0, 80) : measured.killedExecutionItems}): ${formatWrites(atCrash)}; Retry ${retried?.status ?? String(retry.refused)}, new writes ${formatWrites(measured.retryWrites)}`,
 				after,
-				`re-run ${rerun.status}: ${recovered.length} recovered, ${fresh.length} invited, ${measured.failedItems} failed; total saved ${measured.rerunSaved}; ${credits} credits of at most ${2 * limit}`,
+				`re-run ${rerun.status}: ${recovered.length} recovered, ${fresh.length} invited, ${measured.failedItems} failed; total saved ${Number.isNaN(measured.rerunSaved) ? 'none' : measured.rerunSaved}; ${credits} credits of at most ${2 * limit}`,
 				held,
 			);
 			book.check(
