@@ -21,6 +21,7 @@ import {
 	type N8nInstance,
 	type Logger,
 	type N8nHost,
+	type N8nLine,
 } from './index';
 import { startPostgres, startRedis, type PostgresProcess, type ServiceProcess } from './services';
 
@@ -41,6 +42,8 @@ export interface QueueStackOptions {
 	mainPort?: number;
 	/** Extra environment for every n8n process. */
 	env?: NodeJS.ProcessEnv;
+	/** The n8n line every process runs (default: 2.x). */
+	line?: N8nLine;
 	log?: Logger;
 }
 
@@ -79,7 +82,7 @@ export class QueueStack {
 	/** Starts Redis, PostgreSQL, the main, the workers and the webhook processes, in that order. */
 	static async start(o: QueueStackOptions): Promise<QueueStack> {
 		const log = o.log ?? defaultLog;
-		const host = await ensureN8n(log);
+		const host = await ensureN8n(log, o.line ?? '2');
 		const redis = await startRedis({ log, logDir: o.userFolder });
 		let postgres: PostgresProcess;
 		try {
@@ -155,6 +158,7 @@ export class QueueStack {
 			port: mainPort,
 			brokerPort,
 			env: this.processEnv(mainPort, brokerPort),
+			line: this.host.line,
 			log: this.log,
 		});
 		this.main = { role: 'main', name: 'main', instance };
@@ -172,6 +176,7 @@ export class QueueStack {
 			port: old.port,
 			brokerPort,
 			env: this.processEnv(old.port, brokerPort),
+			line: this.host.line,
 			log: this.log,
 		});
 		instance.cookie = cookie;
@@ -200,6 +205,7 @@ export class QueueStack {
 			env: this.processEnv(port, brokerPort, extra),
 			command: role,
 			label: name,
+			line: this.host.line,
 			log: this.log,
 		});
 		return { role, name, instance };

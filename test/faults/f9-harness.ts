@@ -5,6 +5,8 @@
  * and recorded in the file's figure book. Every function takes the n8n, the workspace and the workflows it works on.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import type { FigureBook, FigureValue } from './figures';
 import {
@@ -20,12 +22,15 @@ import {
 	type Writes,
 } from './f8-harness';
 import {
+	delay,
 	nodeError,
 	nodeOutput,
 	type ExecutionDetail,
+	type N8nInstance,
 	type WorkflowJson,
 } from '../../scripts/n8n-host';
 import { NODE_TYPES, type RealN8n } from '../e2e/helpers';
+import { makePdf } from '../fixtures/resumes';
 import type { Json } from '../helpers/sandbox';
 
 export const NONE: Writes = { reports: 0, attempts: 0, interviews: 0, emails: 0 };
@@ -45,11 +50,13 @@ export async function recruiterCredential(
 	env: RealN8n,
 	w: CaseWorkspace,
 	name: string,
+	/** Where n8n reaches the API (default: the sandbox itself; a clockShiftingProxy in front of it). */
+	baseUrl = env.sandbox.baseUrl,
 ): Promise<Credential> {
 	return await env.n8n.createCredential({
 		name,
 		type: 'recruitingAnalysisApi',
-		data: { environment: 'sandbox', baseUrl: env.sandbox.baseUrl, apiKey: w.ws.apiKey },
+		data: { environment: 'sandbox', baseUrl, apiKey: w.ws.apiKey },
 	});
 }
 
@@ -311,4 +318,255 @@ export async function step(
 		notHeld: m.named.filter((r) => !m.inSandbox.has(r)),
 	}).toEqual({ step: spec.id, distinct: spec.resources, notHeld: [] });
 	return { execution: m.execution, output: m.output };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The Spending Limit after a failed wait (f9-spending-after-a-failed-wait, f9-spending-in-queue-mode)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** An Input (Code) that returns `count` completed resumes tagged `tag`, each a PDF in the binary field "data". */
+export function resumesCode(tag: string, count: number): string {
+	const items = Array.from({ length: count }, (_, i) => ({
+		json: { fileName: `${tag}-${i}.pdf` },
+		binary: {
+			data: {
+				data: makePdf({ candidate: `F9 ${tag} ${i}`, outcome: 'completed', score: 7 }).toString(
+					'base64',
+				),
+				mimeType: 'application/pdf',
+				fileName: `f9-${tag}-${i}.pdf`,
+				fileExtension: 'pdf',
+			},
+		},
+	}));
+	return `return ${JSON.stringify(items)};`;
+}
+
+/** A Wait node that resumes on a call of its webhook (`$execution.resumeUrl`): the recruiter's approval. */
+export function waitNode(x: number): WorkflowJson['nodes'][number] {
+	return {
+		id: randomId(),
+		name: 'Wait',
+		type: 'n8n-nodes-base.wait',
+		typeVersion: 1.1,
+		position: [x, 0],
+		parameters: { resume: 'webhook', httpMethod: 'POST', options: {} },
+		webhookId: randomId(),
+	};
+}
+
+/**
+ * Input (4 resumes) → Analyze Many (Batch Timeout 1 s) → [Wait →] Invite (the first report, once, On Error:
+ * continue), both under `limit`. `analyzeOnError` sets Analyze Many's On Error (Continue On Fail).
+ */
+export function analyzeThenInvite(o: {
+	credential: Credential;
+	jobDescriptionId: string;
+	name: string;
+	tag: string;
+	limit: number;
+	email: string;
+	wait?: boolean;
+	analyzeOnError?: string;
+	/** The report the Invite names (default: the first one Analyze Many made). */
+	reportId?: string;
+}): WorkflowJson {
+	const analyze = actionNode(
+		o.credential,
+		'Analyze Many',
+		440,
+		{
+			resource: 'analysis',
+			operation: 'analyzeMany',
+			binaryPropertyName: 'data',
+			jobDescriptionSource: 'existing',
+			jobDescriptionId: byId(o.jobDescriptionId),
+			spendingLimit: o.limit,
+			options: { batchTimeout: 1 },
+		},
+		o.analyzeOnError,
+	);
+	const invite = {
+		...actionNode(
+			o.credential,
+			'Invite',
+			o.wait ? 880 : 660,
+			{
+				resource: 'interview',
+				operation: 'invite',
+				reportId: byId(o.reportId ?? "={{ $('Analyze Many').first().json.reportId }}"),
+				candidateEmail: o.email,
+				delivery: 'email',
+				spendingLimit: o.limit,
+			},
+			'continueRegularOutput',
+		),
+		executeOnce: true,
+	};
+	return inputWorkflow(o.name, resumesCode(o.tag, 4), [
+		analyze,
+		...(o.wait ? [waitNode(660)] : []),
+		invite,
+	]);
+}
+
+/** Input (`items`: reportId and email each) → Invite Many under `limit`. */
+export function inviteManyWorkflow(
+	credential: Credential,
+	name: string,
+	items: Array<{ reportId: string; email: string }>,
+	limit: number,
+): WorkflowJson {
+	return inputWorkflow(name, `return ${JSON.stringify(items.map((json) => ({ json })))};`, [
+		actionNode(credential, 'Invite Many', 440, {
+			resource: 'interview',
+			operation: 'inviteMany',
+			reportId: '={{ $json.reportId }}',
+			candidateEmail: '={{ $json.email }}',
+			spendingLimit: limit,
+		}),
+	]);
+}
+
+/** `count` completed reports of the workspace, made by an Analyze Many workflow of their own (its own execution). */
+export async function completedReports(
+	env: RealN8n,
+	w: CaseWorkspace,
+	credential: Credential,
+	tag: string,
+	count: number,
+): Promise<string[]> {
+	const { id } = await env.n8n.createWorkflow(
+		inputWorkflow(`F9 reports ${tag}`, resumesCode(tag, count), [
+			actionNode(credential, 'Analyze Many', 440, {
+				resource: 'analysis',
+				operation: 'analyzeMany',
+				binaryPropertyName: 'data',
+				jobDescriptionSource: 'existing',
+				jobDescriptionId: byId(w.ws.jobDescriptionId),
+				// None: these reports are the case's setting, not what it measures.
+				spendingLimit: 0,
+			}),
+		]),
+	);
+	const analysed = await env.n8n.finishedExecution(await env.n8n.startManualRun(id), STEP_TIMEOUT);
+	return nodeOutput(analysed.data, 'Analyze Many').map((o) => String(o.reportId));
+}
+
+/** The Spending Limit's running total n8n saved with an execution (its flow context), NaN when none was saved. */
+export function savedSpending(e: ExecutionDetail): number {
+	const data = e.data as unknown as {
+		executionData?: { contextData?: { flow?: Record<string, unknown> } };
+	};
+	return Number(data.executionData?.contextData?.flow?.recruitingAnalysisSpentCredits);
+}
+
+/** Credits the sandbox charged for `w` writes at its default prices: 1 per analysis attempt, 2.5 per interview. */
+export const creditsOf = (w: Writes, interviewPrice = 2.5): number =>
+	w.attempts + w.interviews * interviewPrice;
+
+/** Waits until n8n saved the execution as waiting (a Wait node) and returns it. */
+export async function waitingExecution(
+	n8n: N8nInstance,
+	executionId: string,
+	timeoutMs = 180_000,
+): Promise<ExecutionDetail> {
+	const until = Date.now() + timeoutMs;
+	for (;;) {
+		const e = await n8n.getExecution(executionId);
+		if (e.status === 'waiting') return e;
+		if (['success', 'error', 'crashed', 'canceled'].includes(e.status))
+			throw new Error(`execution ${executionId} ended (${e.status}) instead of waiting`);
+		if (Date.now() > until) throw new Error(`execution ${executionId} still ${e.status}`);
+		await delay(250);
+	}
+}
+
+/**
+ * The approval: a call of a waiting execution's resume webhook at `baseUrl` (the process serving /webhook-waiting/).
+ * n8n 2.x signs it with the execution's resume token (query `signature`); n8n 1.x has none.
+ */
+export async function resumeWaiting(
+	n8n: N8nInstance,
+	baseUrl: string,
+	executionId: string,
+): Promise<void> {
+	const e = await n8n.getExecution(executionId);
+	const token = (e.data as { resumeToken?: string }).resumeToken;
+	const url = `${baseUrl}/webhook-waiting/${executionId}${token ? `?signature=${encodeURIComponent(token)}` : ''}`;
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ approved: true }),
+	});
+	const text = await res.text();
+	if (res.status !== 200) throw new Error(`resuming ${executionId}: ${res.status} ${text}`);
+}
+
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z\b/g;
+const shiftTimes = (text: string, ms: number) =>
+	text.replace(ISO_TIME, (t) => new Date(Date.parse(t) + ms).toISOString());
+
+/**
+ * An HTTP proxy on loopback in front of the API whose clock is `offsetMs` apart from this host's, as an API on
+ * another machine would be: every answer's `Date` header and every ISO time in a JSON answer moved by `offsetMs`,
+ * every ISO time in a JSON request moved back (so the API reads its own times). Other bodies pass unchanged.
+ */
+export async function clockShiftingProxy(
+	target: string,
+	offsetMs: number,
+): Promise<{ baseUrl: string; requests: () => number; close: () => Promise<void> }> {
+	let requests = 0;
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			requests++;
+			const raw = Buffer.concat(chunks);
+			const json = String(req.headers['content-type'] ?? '').includes('json');
+			const headers: Record<string, string> = {};
+			for (const [k, v] of Object.entries(req.headers))
+				if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))
+					headers[k] = v;
+			const body =
+				raw.length === 0 ? undefined : json ? shiftTimes(raw.toString('utf8'), -offsetMs) : raw;
+			fetch(`${target}${req.url ?? '/'}`, { method: req.method, headers, body, redirect: 'manual' })
+				.then(async (answer) => {
+					const out = Buffer.from(await answer.arrayBuffer());
+					const isJson = (answer.headers.get('content-type') ?? '').includes('json');
+					const sent = isJson ? Buffer.from(shiftTimes(out.toString('utf8'), offsetMs)) : out;
+					answer.headers.forEach((v, k) => {
+						if (
+							![
+								'content-length',
+								'content-encoding',
+								'transfer-encoding',
+								'connection',
+								'date',
+							].includes(k)
+						)
+							res.setHeader(k, v);
+					});
+					const date = Date.parse(answer.headers.get('date') ?? '');
+					res.setHeader(
+						'date',
+						new Date((Number.isNaN(date) ? Date.now() : date) + offsetMs).toUTCString(),
+					);
+					res.setHeader('content-length', sent.length);
+					res.writeHead(answer.status);
+					res.end(sent);
+				})
+				.catch(() => res.destroy());
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		requests: () => requests,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
 }

@@ -13,22 +13,16 @@
  * reads the total n8n saved with a failed Invite Many whose batch reads answered 503.
  */
 import { FigureBook, type FigureValue } from './figures';
+import { caseWorkspace, formatWrites, minus, retryExecution } from './f8-harness';
 import {
-	caseWorkspace,
-	formatWrites,
-	minus,
-	retryExecution,
-	type CaseWorkspace,
-} from './f8-harness';
-import {
-	actionNode,
-	byId,
-	inputWorkflow,
+	analyzeThenInvite,
+	completedReports,
+	inviteManyWorkflow,
 	recruiterCredential,
+	savedSpending,
 	type Credential,
 } from './f9-harness';
-import { makePdf } from '../fixtures/resumes';
-import { nodeOutput, type WorkflowJson } from '../../scripts/n8n-host';
+import { nodeOutput } from '../../scripts/n8n-host';
 import { bootRealN8n, n8nLineUnderTest, n8nUnderTest, type RealN8n } from '../e2e/helpers';
 
 const line = n8nLineUnderTest();
@@ -53,55 +47,6 @@ afterAll(async () => {
 	book.save();
 	await env?.close();
 }, 120_000);
-
-function resumes(tag: string, count: number): string {
-	const items = Array.from({ length: count }, (_, i) => ({
-		json: { fileName: `${tag}-${i}.pdf` },
-		binary: {
-			data: {
-				data: makePdf({ candidate: `F9 ${tag} ${i}`, outcome: 'completed', score: 7 }).toString(
-					'base64',
-				),
-				mimeType: 'application/pdf',
-				fileName: `f9-${tag}-${i}.pdf`,
-				fileExtension: 'pdf',
-			},
-		},
-	}));
-	return `return ${JSON.stringify(items)};`;
-}
-
-/** Input (4 resumes) → Analyze Many → Invite (the first report, once), both under `limit`. */
-function analyzeThenInvite(w: CaseWorkspace, tag: string, limit: number): WorkflowJson {
-	return inputWorkflow(`F9-failed-wait ${tag}`, resumes(tag, 4), [
-		actionNode(credential, 'Analyze Many', 440, {
-			resource: 'analysis',
-			operation: 'analyzeMany',
-			binaryPropertyName: 'data',
-			jobDescriptionSource: 'existing',
-			jobDescriptionId: byId(w.ws.jobDescriptionId),
-			spendingLimit: limit,
-			options: { batchTimeout: 1 },
-		}),
-		{
-			...actionNode(
-				credential,
-				'Invite',
-				660,
-				{
-					resource: 'interview',
-					operation: 'invite',
-					reportId: byId("={{ $('Analyze Many').first().json.reportId }}"),
-					candidateEmail: `f9-failed-wait-${tag}@example.com`,
-					delivery: 'email',
-					spendingLimit: limit,
-				},
-				'continueRegularOutput',
-			),
-			executeOnce: true,
-		},
-	]);
-}
 
 interface WaitCase {
 	id: string;
@@ -156,7 +101,16 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 					],
 				});
 			const before = await w.writes();
-			const { id } = await env.n8n.createWorkflow(analyzeThenInvite(w, `case${c.id}`, c.limit));
+			const { id } = await env.n8n.createWorkflow(
+				analyzeThenInvite({
+					credential,
+					jobDescriptionId: w.ws.jobDescriptionId,
+					name: `F9-failed-wait case${c.id}`,
+					tag: `case${c.id}`,
+					limit: c.limit,
+					email: `f9-failed-wait-case${c.id}@example.com`,
+				}),
+			);
 			const failed = await env.n8n.finishedExecution(await env.n8n.startManualRun(id));
 			const atFailure = minus(await w.writes(), before);
 			if (c.failure === 'read503') await w.control.clearFaults();
@@ -224,19 +178,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 		const w = await caseWorkspace(env.sandbox.baseUrl);
 		credential = await recruiterCredential(env, w, 'F9-failed-wait 4');
 		// Four completed reports, made by a workflow of their own (its charges are not this execution's).
-		const { id: analyseId } = await env.n8n.createWorkflow(
-			inputWorkflow('F9-failed-wait reports', resumes('case4', 4), [
-				actionNode(credential, 'Analyze Many', 440, {
-					resource: 'analysis',
-					operation: 'analyzeMany',
-					binaryPropertyName: 'data',
-					jobDescriptionSource: 'existing',
-					jobDescriptionId: byId(w.ws.jobDescriptionId),
-				}),
-			]),
-		);
-		const analysed = await env.n8n.finishedExecution(await env.n8n.startManualRun(analyseId));
-		const reportIds = nodeOutput(analysed.data, 'Analyze Many').map((o) => String(o.reportId));
+		const reportIds = await completedReports(env, w, credential, 'case4', 4);
 		expect(reportIds).toHaveLength(4);
 		await w.control.patchWorkspace(w.ws.workspaceId, { interviewCreditUnits: 200 });
 		await w.control.setFaults({
@@ -251,27 +193,17 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 			],
 		});
 		const input = reportIds.map((reportId, i) => ({
-			json: { reportId, email: `f9-failed-wait-many-${i}@example.com` },
+			reportId,
+			email: `f9-failed-wait-many-${i}@example.com`,
 		}));
 		const before = await w.writes();
 		const { id } = await env.n8n.createWorkflow(
-			inputWorkflow('F9-failed-wait invite many', `return ${JSON.stringify(input)};`, [
-				actionNode(credential, 'Invite Many', 440, {
-					resource: 'interview',
-					operation: 'inviteMany',
-					reportId: '={{ $json.reportId }}',
-					candidateEmail: '={{ $json.email }}',
-					spendingLimit: 10,
-				}),
-			]),
+			inviteManyWorkflow(credential, 'F9-failed-wait invite many', input, 10),
 		);
 		const failed = await env.n8n.finishedExecution(await env.n8n.startManualRun(id));
 		await w.control.clearFaults();
 		const charged = minus(await w.writes(), before);
-		const data = failed.data as unknown as {
-			executionData?: { contextData?: { flow?: Record<string, unknown> } };
-		};
-		const saved = Number(data.executionData?.contextData?.flow?.recruitingAnalysisSpentCredits);
+		const saved = savedSpending(failed);
 		rows.push({
 			execution: '4',
 			what: 'Invite Many, limit 10, every batch read answers 503',

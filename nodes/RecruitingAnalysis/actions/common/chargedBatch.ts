@@ -77,6 +77,10 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
 		pending = reserved.entries;
+		// Held back by the limit now: if this batch proves an earlier run's (nothing charged), they are tried again.
+		const heldBack = batch.keyNamesHeldBack
+			? asked.filter((entry) => !pending.includes(entry))
+			: [];
 		if (pending.length === 0) break;
 		const first = pending[0].itemIndex;
 		const body = {
@@ -108,15 +112,15 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 				replays,
 				async (entry) => await batch.recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
-			if (reused.again.length === 0) {
+			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
 					chunk.outcomes[entry.position] = batch.notRecovered(entry, error);
-				break;
-			}
+			const retry = [...reused.again, ...(replays < MAX_REPLAYED_BATCHES ? heldBack : [])];
+			if (retry.length === 0) break;
 			replays++;
 			again.afterBatchId = reused.afterBatchId;
-			again.afterRefusal = true;
-			pending = await batch.requote(reused.again);
+			again.afterRefusal = reused.again.length > 0;
+			pending = await batch.requote(retry);
 			batch.requoted?.(pending, { ...again, round });
 			continue;
 		}
@@ -162,6 +166,8 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			else if (errorCode && batch.submitAgain.includes(errorCode) && round < MAX_LATER_BATCHES)
 				later.push({ ...entry, fingerprint: undefined });
 		}
+		if (earlierRun && replays < MAX_REPLAYED_BATCHES)
+			refusedBefore.push(...heldBack.map((entry) => ({ ...entry, fingerprint: undefined })));
 		const next = refusedBefore.length > 0 ? refusedBefore : later;
 		if (next.length === 0) break;
 		if (refusedBefore.length > 0) {
