@@ -13,7 +13,7 @@ import {
 	type AnalysisEntry,
 } from './batchStages';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
+import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/uploadBatch';
 import {
 	binaryPropertyField,
 	expectedRevisionOption,

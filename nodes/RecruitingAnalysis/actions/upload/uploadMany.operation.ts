@@ -1,7 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { batchTimeoutOption } from '../../engine/batch';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from './batchStages';
+import { createUploadBatch, putUploadBatch, type UploadChunk } from './uploadBatch';
 import {
 	binaryPropertyField,
 	expectedRevisionOption,

@@ -5,7 +5,6 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { putResumeToStorage, type UploadTarget } from '../../transport';
 import { uploadBatchSchema, validateBatch } from '../../validation';
 import {
 	batchItemFor,
@@ -18,28 +17,28 @@ import {
 	type Batch,
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import {
 	chunkIdempotencyKey,
+	isFileReference,
 	type ChunkMember,
 	readWriteChoice,
 	type WriteChoice,
 } from '../../writes/identity';
-import { sameWriteAs } from '../../writes/sameWrites';
 import type { UploadInput } from '../../validation';
-import { optionsParam, stringParam, withoutKeys } from '../common/params';
+import { optionsParam, withoutKeys } from '../common/params';
 import type { ChunkState } from '../../engine/types';
 import { existsCondition } from '../../writes/recover';
-import { readUploadInput } from './resumeUpload';
-import { uploadWriteOf, type UploadOptions, type UploadWrite } from './uploadWrite';
 import {
-	MAX_RENEWALS,
-	prepareWrite,
-	renewedTarget,
-	targetOfFound,
+	checkUpload,
+	prepareOrFind,
+	putToTarget,
+	reportOfReference,
+	targetOf,
 	type FileTarget,
-} from './fileTarget';
-import { byFileReference, reportOfReference } from './sameFile';
+	type PlannedUpload,
+	type UploadOptions,
+	type UploadTarget,
+} from './resumeUpload';
 
 /** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
 export const UPLOAD_CONCURRENCY = 10;
@@ -50,7 +49,7 @@ export interface UploadEntry {
 	input: IDataObject;
 	choice: WriteChoice;
 	/** What the upload is, its key and its body (with the file reference when the user gave no reference). */
-	upload: UploadWrite;
+	upload: PlannedUpload;
 	/** The position of an earlier entry of this chunk with the same upload: this one is not sent, it shares that one's. */
 	duplicateOf?: number;
 	/** The number (from 1) of the first item of this run with the same upload. */
@@ -77,13 +76,12 @@ export async function createUploadBatch(
 ): Promise<UploadChunk> {
 	const valid: UploadEntry[] = await readChunk(chunk, async (itemIndex) => {
 		const choice = readWriteChoice(ctx, itemIndex);
-		const input = await readUploadInput(ctx, itemIndex);
-		const upload = await uploadWriteOf(ctx, itemIndex, input, choice, undefined, options);
+		const checked = await checkUpload(ctx, itemIndex, choice, undefined, options);
 		return {
 			choice,
-			input: input as unknown as IDataObject,
-			upload,
-			sameWriteAs: sameWriteAs(ctx, upload.contentKey, itemIndex),
+			input: checked.input as unknown as IDataObject,
+			upload: checked.planned,
+			sameWriteAs: checked.sameWriteAs,
 		};
 	});
 	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
@@ -179,13 +177,6 @@ async function putEntry(
 		fileName: input.fileName,
 		uploaded: false,
 	};
-	const put = async (reportId: string, target: UploadTarget) =>
-		await putResumeToStorage.call(ctx, {
-			reportId,
-			upload: target,
-			itemIndex,
-			binaryPropertyName: stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data',
-		});
 	const reference = upload.body.externalReference as { source: string; id: string } | undefined;
 	const uploadInput = input as unknown as UploadInput;
 	let target: FileTarget | undefined;
@@ -196,27 +187,15 @@ async function putEntry(
 		reference
 	) {
 		// This reference already has a report (an earlier run, another chunk, name or operation, a forgotten receipt).
-		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (sameFile.ts).
-		const preparation = byFileReference(upload.body)
+		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
+		const preparation = isFileReference(upload.body.externalReference)
 			? {
 					found: await reportOfReference(ctx, itemIndex, uploadInput, reference),
 					verified: true,
 					from: 'EXTERNAL_REFERENCE_CONFLICT',
 				}
-			: await prepareWrite(ctx, itemIndex, uploadInput, upload);
-		if ('prepared' in preparation) target = { ...preparation.prepared, admitted: false };
-		else {
-			target = await targetOfFound(
-				ctx,
-				itemIndex,
-				uploadInput,
-				upload,
-				preparation.found,
-				preparation.verified,
-			);
-			reused = { recovered: true, recoveredFrom: preparation.from };
-			if (preparation.verified) reused.sameFileAsBefore = true;
-		}
+			: await prepareOrFind(ctx, itemIndex, uploadInput, upload);
+		({ target, reused } = await targetOf(ctx, itemIndex, uploadInput, upload, preparation));
 	} else if (item.state === 'succeeded' && item.upload) {
 		target = {
 			reportId: String(item.resourceId),
@@ -225,38 +204,22 @@ async function putEntry(
 		};
 	}
 	if (!target) return base;
-	for (let round = 0; ; round++) {
-		const output: IDataObject = {
-			...base,
-			state: 'succeeded',
-			errorCode: null,
-			reportId: target.reportId,
-			uploaded: true,
-			...reused,
+	const sent = await putToTarget(ctx, itemIndex, uploadInput, upload, target);
+	const output: IDataObject = {
+		...base,
+		state: 'succeeded',
+		errorCode: null,
+		reportId: sent.target.reportId,
+		uploaded: true,
+		...reused,
+	};
+	if (sent.target.replaces) output.replacesExpiredReportId = sent.target.replaces;
+	if (!sent.put)
+		return {
+			...output,
+			alreadyAdmitted: true,
+			recovered: true,
+			recoveredFrom: reused.recoveredFrom ?? 'ALREADY_ADMITTED',
 		};
-		if (target.replaces) output.replacesExpiredReportId = target.replaces;
-		if (target.admitted || !target.upload)
-			return {
-				...output,
-				alreadyAdmitted: true,
-				recovered: true,
-				recoveredFrom: reused.recoveredFrom ?? 'ALREADY_ADMITTED',
-			};
-		const { reportId, upload: destination } = target;
-		const sent = await outcomeOf(async () => await put(reportId, destination));
-		if (sent.ok)
-			return {
-				...output,
-				uploadUrlRefreshed: sent.value.refreshed || reused.recovered === true,
-			};
-		// A replayed batch whose analysis was already admitted: the file is frozen, the write exists.
-		if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
-			target = { ...target, admitted: true };
-			continue;
-		}
-		if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED') || round >= MAX_RENEWALS)
-			return sent.error as Error;
-		// A preparation that expired unadmitted (older than 24 hours): one new preparation, as a single upload makes.
-		target = await renewedTarget(ctx, itemIndex, uploadInput, upload, target.reportId, round + 1);
-	}
+	return { ...output, uploadUrlRefreshed: sent.put.refreshed || reused.recovered === true };
 }
