@@ -116,6 +116,7 @@ export async function runNode(
 				chunks,
 				continueOnFail,
 				module.submitStage,
+				checked,
 			);
 			settled.forEach((chunk, k) => record(chunks[k], chunk));
 			continue;

@@ -25,6 +25,8 @@ export type ChunkOutcomes = Array<IDataObject | Error>;
 export interface ChunkState {
 	itemIndexes: number[];
 	outcomes: ChunkOutcomes;
+	// What `check` returned for each item, by position: the stages take it over instead of reading the items again.
+	checked?: unknown[];
 }
 
 export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;

@@ -56,9 +56,6 @@ import { sameWriteAs } from '../../writes/sameWrites';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
-/* ---------- Read and check the item's resume ---------- */
-
-/** The job description chosen in the node, validated. */
 export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
 	let input: IDataObject;
@@ -75,7 +72,6 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 	return validateJobDescriptionInput.call(ctx, input, itemIndex);
 }
 
-/** The optional external reference, validated: both fields or neither. */
 export function readExternalReference(
 	ctx: IExecuteFunctions,
 	options: IDataObject,
@@ -199,7 +195,7 @@ export function validateResumeContent(
 	});
 }
 
-/** Exact byte length of a binary property without loading a file kept on disk or in a database. */
+// The exact size without loading a file kept on disk or in a database.
 async function byteLength(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
 	if (binary.id) {
 		const metadata = await ctx.helpers.getBinaryMetadata(binary.id);
@@ -217,7 +213,6 @@ export interface ResumeDescription {
 	mimeType: string;
 }
 
-/** File name, exact size and MIME type of the resume in a binary property, checked against the spec's rules. */
 export async function describeResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -241,7 +236,6 @@ function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
 
-/** The UploadInput of one item from the node parameters and its binary property, fully validated. */
 export async function readUploadInput(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -261,38 +255,29 @@ export async function readUploadInput(
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
 
-/* ---------- What the upload is: its identity, key and body ---------- */
-
 /** The step a user key gets in an upload: a new preparation after the replayed one expired. */
 export const UPLOAD_RENEW_STEP = 'renew';
 
-/** How an operation's New Attempt Label acts on its upload. */
 export interface UploadOptions {
-	/** Upload: a label asks for a separate report of the same file; Analyze: for a new attempt on the same report. */
+	// Upload: a label asks for a separate report of the same file; Analyze: for a new attempt on the same report.
 	labelMakesNewReport: boolean;
 }
 
-/** One upload as it will be sent: what the file is, the key and the body with the file reference. */
 export interface PlannedUpload {
-	/** The identity keys were first derived from (the name included), kept so that earlier receipts still answer. */
+	// Kept (the name included) so that receipts of earlier versions still answer.
 	identity: unknown[];
-	/** What the file is, whatever it is called (writes/identity.ts, contentIdentity). */
 	content: unknown[];
-	/** The same for the same bytes, job, type, reference and label: merges and chunk duplicates. */
 	contentKey: string;
-	/** The key sent: the content's under the user's reference, the first identity's under the node's file reference. */
 	key: string;
 	body: UploadInput;
-	/** Bodies earlier versions sent under `key` (asked for again when the key was used with another body). */
+	// What earlier versions sent, asked for again so that their receipts answer instead of a second report.
 	asBefore: UploadInput[];
-	/** The key earlier versions sent an upload under the user's reference with (probed on a reference conflict). */
 	legacyKey: string;
-	/** Whether `key` is derived from the content, so a receipt under it proves these bytes were sent. */
+	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
 	choice: WriteChoice;
 }
 
-/** The upload's body: the user's external reference, or the file reference derived from what the file is. */
 export function withFileReference(
 	input: UploadInput,
 	content: readonly unknown[],
@@ -302,7 +287,6 @@ export function withFileReference(
 	return { ...input, externalReference: fileReference(content, choice.attemptLabel) };
 }
 
-/** What the item's upload is, its key and its body (the file is read once per run: transport/binary.ts). */
 export async function planUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -339,16 +323,13 @@ export async function planUpload(
 	};
 }
 
-/** What `check` hands to `execute` for an upload: the write choice, the checked input and the planned upload. */
 export interface CheckedUpload {
 	write: WriteChoice;
 	input: UploadInput;
 	planned: PlannedUpload;
-	/** The number (from 1) of the first item of this run with the same upload. */
 	sameWriteAs?: number;
 }
 
-/** Reads and checks the item, plans its upload and notes which earlier item of the run makes the same one. */
 export async function checkUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -361,9 +342,6 @@ export async function checkUpload(
 	return { write, input, planned, sameWriteAs: sameWriteAs(ctx, planned.contentKey, itemIndex) };
 }
 
-/* ---------- Prepare, or find the report that holds the file ---------- */
-
-/** The signed storage destination of a prepared upload. */
 export interface UploadTarget {
 	url: string;
 	method: string;
@@ -374,14 +352,12 @@ export interface UploadTarget {
 	issuedAt?: number;
 }
 
-/** What the API answers to POST /api/v1/uploads (and to URL refresh). */
 export interface PreparedUpload {
 	reportId: string;
 	upload: UploadTarget;
 	[key: string]: unknown;
 }
 
-/** POST /api/v1/uploads with the upload's idempotency key. */
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -404,17 +380,10 @@ export async function prepareUpload(
 	return prepared as unknown as PreparedUpload;
 }
 
-/** What a preparation answered: a new (or replayed) preparation, or the report found to hold the item's file. */
 export type Preparation =
 	{ prepared: PreparedUpload } | { found: IDataObject; verified: boolean; from: string };
 
-/**
- * POST /api/v1/uploads of `planned`, and what its refusals mean for the item's file:
- * - IDEMPOTENCY_KEY_REUSED under a content key: these bytes were sent under this reference before (another name);
- * - IDEMPOTENCY_KEY_REUSED under the first key: an earlier version's receipt, asked for with the body it was sent with;
- * - EXTERNAL_REFERENCE_CONFLICT: the node's file reference proves the bytes; under the user's, the legacy key is asked,
- *   else the report is found but not verified.
- */
+// A refusal is a report found only when something proves it holds these bytes: a content key, or the file reference.
 export async function prepareOrFind(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -455,9 +424,6 @@ export async function prepareOrFind(
 	return { found, verified: false, from: 'EXTERNAL_REFERENCE_CONFLICT' };
 }
 
-/* ---------- The same-file check: a found report is the item's only when it holds the item's file ---------- */
-
-/** The report an external reference names, read back (recovered), or the original error when there is none. */
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -478,7 +444,6 @@ export async function reportOfReference(
 	);
 }
 
-/** Whether a prepared upload's declared size and type (the spec's upload fields) are the item's file's. */
 function declaredFor(target: UploadTarget, input: UploadInput): boolean {
 	const declared = target as unknown as IDataObject;
 	return (
@@ -487,7 +452,6 @@ function declaredFor(target: UploadTarget, input: UploadInput): boolean {
 	);
 }
 
-/** The item's file is not the one the report under the user's reference holds: the error names it and what to do. */
 function otherFileUnderReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -513,9 +477,7 @@ function otherFileUnderReference(
 const ANALYSED_OTHER_FILE =
 	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
 
-/* ---------- The URL refresh (the only place that asks for a new signed URL) ---------- */
-
-/** POST /api/v1/uploads/{id}/url: a new signed URL for a preparation not yet admitted (its 24 hours unchanged). */
+// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
 export async function refreshUploadUrl(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -528,7 +490,6 @@ export async function refreshUploadUrl(
 	});
 }
 
-/** A refresh of a report not yet analysed: a live target, or PREPARATION_EXPIRED / ALREADY_ADMITTED told apart. */
 type Refreshed =
 	{ live: true; upload: UploadTarget } | { live: false; expired: boolean; admitted: boolean };
 
@@ -546,20 +507,16 @@ async function refreshTarget(
 	throw answer.error;
 }
 
-/* ---------- Where the file goes: a live preparation, a report already admitted, or a renewal ---------- */
-
 export interface FileTarget {
 	reportId: string;
 	upload?: UploadTarget;
 	admitted: boolean;
-	/** The report whose preparation expired and that this one replaces. */
 	replaces?: string;
 }
 
-/** How many expired preparations in a row are renewed before giving up (each renewal is a new day at most). */
+// Each renewal is a new day at most.
 const MAX_RENEWALS = 4;
 
-/** A preparation made a target; a found report is also `reused` (recovered, and from which refusal). */
 export async function targetOf(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -582,7 +539,7 @@ export async function targetOf(
 	return { target, reused };
 }
 
-/** A found report: refreshed when not yet admitted (its declared file checked when not verified), renewed if expired. */
+// An unverified report is given the file only if it was prepared for its size and type and never analysed.
 async function targetOfFound(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -613,7 +570,6 @@ async function targetOfFound(
 	return await renewedTarget(ctx, itemIndex, input, planned, reportId, 1);
 }
 
-/** One new preparation for an expired one (renewExpiredUpload), made a target; a renewal found expired is renewed. */
 async function renewedTarget(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -641,10 +597,7 @@ async function renewedTarget(
 	return await renewedTarget(ctx, itemIndex, input, planned, reportId, round + 1);
 }
 
-/**
- * An expired, never admitted preparation: one new preparation keyed and referenced by the expired report, so every
- * repeat of this run reaches the same new report. The user's reference stays with the expired report (spec).
- */
+// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
 export async function renewExpiredUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -691,10 +644,6 @@ export async function renewExpiredUpload(
 	return { found: await reportOfReference(ctx, itemIndex, input, reference, renewal.error) };
 }
 
-/**
- * PUTs the item's file to `target`; an admitted report takes nothing more, an expired preparation is renewed. Ends
- * with the target the file is in and whether it was PUT now (`refreshed`: through a refreshed URL).
- */
 export async function putToTarget(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -727,11 +676,7 @@ export async function putToTarget(
 	}
 }
 
-/**
- * Prepare + PUT of the item's resume (Upload Resume, and the first half of Analyze Resume). What the file is, never its
- * name, decides its report: a repeat gets the same report back, by receipt or by reference, and only a report that
- * holds the item's file is given back. The signed URL is used here and never output (a private destination).
- */
+// The signed URL is used here and never output: it is a bearer capability for this upload.
 export async function uploadResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -759,13 +704,10 @@ export async function uploadResume(
 		};
 	return {
 		...output,
-		// A found report not yet analysed was given the item's file through a URL refreshed for it.
 		uploadUrlRefreshed: put.refreshed || 'found' in preparation,
 		...(reused.recovered ? { ...reused, alreadyAdmitted: false } : {}),
 	};
 }
-
-/* ---------- The PUT to signed storage ---------- */
 
 // 10 MB over a slow uplink.
 export const STORAGE_TIMEOUT_MS = 300_000;

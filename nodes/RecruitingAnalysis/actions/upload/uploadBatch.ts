@@ -1,8 +1,4 @@
-/**
- * The upload-batch stages shared by Upload > Upload Many and Analysis > Analyze Many: create the upload batch of
- * a chunk and read its signed URLs (one stage, since only one upload batch can be active), then PUT the files
- * (the next stage, which overlaps the creation of the next chunk's batch).
- */
+// Creating a chunk's batch is one stage because only one upload batch can be active; its PUTs overlap the next one.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { uploadBatchSchema, validateBatch } from '../../validation';
@@ -34,13 +30,21 @@ import {
 	putToTarget,
 	reportOfReference,
 	targetOf,
+	type CheckedUpload,
 	type FileTarget,
 	type PlannedUpload,
 	type UploadOptions,
 	type UploadTarget,
 } from './resumeUpload';
 
-/** How many files of a chunk are PUT at the same time (a chunk of 20 in two rounds). */
+export async function checkBatchUpload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	options: UploadOptions,
+): Promise<CheckedUpload> {
+	return await checkUpload(ctx, itemIndex, readWriteChoice(ctx, itemIndex), undefined, options);
+}
+
 export const UPLOAD_CONCURRENCY = 10;
 
 export interface UploadEntry {
@@ -48,11 +52,9 @@ export interface UploadEntry {
 	itemIndex: number;
 	input: IDataObject;
 	choice: WriteChoice;
-	/** What the upload is, its key and its body (with the file reference when the user gave no reference). */
-	upload: PlannedUpload;
-	/** The position of an earlier entry of this chunk with the same upload: this one is not sent, it shares that one's. */
+	planned: PlannedUpload;
+	// An earlier entry of this chunk with the same upload: this one is not sent, it shares that one's report.
 	duplicateOf?: number;
-	/** The number (from 1) of the first item of this run with the same upload. */
 	sameWriteAs?: number;
 }
 
@@ -62,25 +64,17 @@ export interface UploadChunk extends ChunkState {
 	batchId?: string;
 }
 
-/**
- * Validate every item of the chunk (an invalid item fails alone and is left out; without Continue On Fail it
- * stops the node before anything of the chunk is sent), create the upload batch and read it until it has
- * completed, which gives the signed upload URLs. An item whose upload is the same as an earlier item's of this
- * chunk (the same file for the same job) is not sent twice: it shares that item's report (`sameWriteAs`).
- */
 export async function createUploadBatch(
 	ctx: IExecuteFunctions,
 	chunk: UploadChunk,
-	options: UploadOptions,
 	operationKey = 'uploads.batch',
 ): Promise<UploadChunk> {
-	const valid: UploadEntry[] = await readChunk(chunk, async (itemIndex) => {
-		const choice = readWriteChoice(ctx, itemIndex);
-		const checked = await checkUpload(ctx, itemIndex, choice, undefined, options);
+	const valid: UploadEntry[] = await readChunk(chunk, (itemIndex) => {
+		const checked = chunk.checked?.[chunk.itemIndexes.indexOf(itemIndex)] as CheckedUpload;
 		return {
-			choice,
+			choice: checked.write,
 			input: checked.input as unknown as IDataObject,
-			upload: checked.planned,
+			planned: checked.planned,
 			sameWriteAs: checked.sameWriteAs,
 		};
 	});
@@ -88,8 +82,8 @@ export async function createUploadBatch(
 	const firstOfKey = new Map<string, number>();
 	for (const entry of valid) {
 		// The same bytes for the same job (and reference and label), whatever the names: one upload.
-		const first = firstOfKey.get(entry.upload.contentKey);
-		if (first === undefined) firstOfKey.set(entry.upload.contentKey, entry.position);
+		const first = firstOfKey.get(entry.planned.contentKey);
+		if (first === undefined) firstOfKey.set(entry.planned.contentKey, entry.position);
 		else entry.duplicateOf = first;
 	}
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
@@ -97,25 +91,25 @@ export async function createUploadBatch(
 	const first = sent[0].itemIndex;
 	const batchOptions = optionsParam(ctx, first);
 	const body: IDataObject = {
-		items: sent.map(({ itemIndex, upload }) => ({
+		items: sent.map(({ itemIndex, planned }) => ({
 			itemKey: itemKeyFor(itemIndex),
-			input: upload.body,
+			input: planned.body,
 		})),
 	};
 	// One shared job description goes once at batch level (the request is limited to 256 KiB).
 	const jobs = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription)));
 	if (jobs.size === 1) {
 		body.jobDescription = sent[0].input.jobDescription;
-		body.items = sent.map(({ itemIndex, upload }) => ({
+		body.items = sent.map(({ itemIndex, planned }) => ({
 			itemKey: itemKeyFor(itemIndex),
-			input: withoutKeys(upload.body as unknown as IDataObject, ['jobDescription']),
+			input: withoutKeys(planned.body as unknown as IDataObject, ['jobDescription']),
 		}));
 	}
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
-	const members: ChunkMember[] = sent.map(({ upload, choice }) => ({
-		identity: upload.identity,
-		choice: { ...choice, attemptLabel: upload.choice.attemptLabel },
+	const members: ChunkMember[] = sent.map(({ planned, choice }) => ({
+		identity: planned.identity,
+		choice: { ...choice, attemptLabel: planned.choice.attemptLabel },
 	}));
 	const key = chunkIdempotencyKey(operationKey, members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
@@ -123,12 +117,6 @@ export async function createUploadBatch(
 	return { ...chunk, valid, batch, batchId };
 }
 
-/**
- * PUT each prepared file of the chunk to its signed URL, UPLOAD_CONCURRENCY at a time. Each item's outcome
- * becomes its batch item (state, reportId, errorCode) with `uploaded`; a failed PUT becomes that item's error.
- * An item the service refused because its reference (the user's or the file's) already has a report for the same
- * job is that report, recovered; a replayed preparation that expired is renewed as a single upload renews it.
- */
 export async function putUploadBatch(
 	ctx: IExecuteFunctions,
 	chunk: UploadChunk,
@@ -164,7 +152,7 @@ async function putEntry(
 	batch: Batch,
 	batchId: string,
 ): Promise<IDataObject | Error> {
-	const { itemIndex, input, upload } = entry;
+	const { itemIndex, input, planned } = entry;
 	const item = batchItemFor(batch, itemIndex);
 	if (!item)
 		return new Error(`Batch ${batchId} has no entry for item key ${itemKeyFor(itemIndex)}`);
@@ -177,7 +165,7 @@ async function putEntry(
 		fileName: input.fileName,
 		uploaded: false,
 	};
-	const reference = upload.body.externalReference as { source: string; id: string } | undefined;
+	const reference = planned.body.externalReference as { source: string; id: string } | undefined;
 	const uploadInput = input as unknown as UploadInput;
 	let target: FileTarget | undefined;
 	let reused: IDataObject = {};
@@ -186,16 +174,15 @@ async function putEntry(
 		existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' &&
 		reference
 	) {
-		// This reference already has a report (an earlier run, another chunk, name or operation, a forgotten receipt).
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
-		const preparation = isFileReference(upload.body.externalReference)
+		const preparation = isFileReference(planned.body.externalReference)
 			? {
 					found: await reportOfReference(ctx, itemIndex, uploadInput, reference),
 					verified: true,
 					from: 'EXTERNAL_REFERENCE_CONFLICT',
 				}
-			: await prepareOrFind(ctx, itemIndex, uploadInput, upload);
-		({ target, reused } = await targetOf(ctx, itemIndex, uploadInput, upload, preparation));
+			: await prepareOrFind(ctx, itemIndex, uploadInput, planned);
+		({ target, reused } = await targetOf(ctx, itemIndex, uploadInput, planned, preparation));
 	} else if (item.state === 'succeeded' && item.upload) {
 		target = {
 			reportId: String(item.resourceId),
@@ -204,7 +191,7 @@ async function putEntry(
 		};
 	}
 	if (!target) return base;
-	const sent = await putToTarget(ctx, itemIndex, uploadInput, upload, target);
+	const sent = await putToTarget(ctx, itemIndex, uploadInput, planned, target);
 	const output: IDataObject = {
 		...base,
 		state: 'succeeded',
