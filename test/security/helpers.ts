@@ -30,12 +30,11 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
+import { apiRequest, type ApiRequestOptions } from '../../nodes/RecruitingAnalysis/transport';
 import {
-	apiRequest,
 	putResumeToStorage,
-	type ApiRequestOptions,
 	type UploadTarget,
-} from '../../nodes/RecruitingAnalysis/transport';
+} from '../../nodes/RecruitingAnalysis/actions/upload/resumeUpload';
 import {
 	executeNode,
 	type ExecuteNodeOptions,

@@ -19,6 +19,7 @@ export async function runPipeline(
 	chunks: number[][],
 	continueOnFail: boolean,
 	submitStage = stages.length - 1,
+	checked: ReadonlyMap<number, unknown> = new Map(),
 ): Promise<Array<Settled<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
@@ -26,7 +27,11 @@ export async function runPipeline(
 	const finished = chunks.map(async (itemIndexes, k) => {
 		let current: Promise<Settled<ChunkState>> = Promise.resolve({
 			ok: true,
-			value: { itemIndexes, outcomes: itemIndexes.map(() => ({})) },
+			value: {
+				itemIndexes,
+				outcomes: itemIndexes.map(() => ({})),
+				checked: itemIndexes.map((itemIndex) => checked.get(itemIndex)),
+			},
 		});
 		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
 		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();

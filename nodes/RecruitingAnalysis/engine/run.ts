@@ -53,6 +53,7 @@ export async function runNode(
 	};
 
 	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
+	const checked = new Map<number, unknown>();
 	for (const group of groups.values()) {
 		const module = group.module;
 		if (!module?.check) continue;
@@ -60,7 +61,7 @@ export async function runNode(
 		const refused = new Set<number>();
 		for (const itemIndex of group.indexes) {
 			try {
-				await module.check.call(this, itemIndex);
+				checked.set(itemIndex, await module.check.call(this, itemIndex));
 				const userKey = userKeyOf(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
 				if (earlier !== undefined)
@@ -115,6 +116,7 @@ export async function runNode(
 				chunks,
 				continueOnFail,
 				module.submitStage,
+				checked,
 			);
 			settled.forEach((chunk, k) => record(chunks[k], chunk));
 			continue;
@@ -127,6 +129,7 @@ export async function runNode(
 			readConcurrency(this, group.indexes[0]),
 			outputs,
 			fail,
+			checked,
 		);
 	}
 
@@ -143,6 +146,7 @@ async function runItems(
 	concurrency: number,
 	outputs: INodeExecutionData[][],
 	fail: (itemIndex: number, error: unknown) => void,
+	checked: ReadonlyMap<number, unknown>,
 ): Promise<void> {
 	const waits: Array<Promise<void>> = [];
 	let stopError: unknown;
@@ -157,7 +161,7 @@ async function runItems(
 		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
 			if (stopped) return;
 			try {
-				const result = await module.execute.call(ctx, itemIndex);
+				const result = await module.execute.call(ctx, itemIndex, checked.get(itemIndex));
 				if (result instanceof Later) {
 					waits.push(
 						result.promise.then(

@@ -9,7 +9,12 @@ export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
 export interface ItemOperation {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<ItemResult | Later>;
+	// `checked` is what `check` returned for this item: the work is handed over, not done twice.
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		checked?: unknown,
+	): Promise<ItemResult | Later>;
 	// The engine checks every item first, so a bad item stops the node before any item is charged.
 	check?(this: IExecuteFunctions, itemIndex: number): Promise<unknown>;
 	mode?: undefined;
@@ -20,6 +25,8 @@ export type ChunkOutcomes = Array<IDataObject | Error>;
 export interface ChunkState {
 	itemIndexes: number[];
 	outcomes: ChunkOutcomes;
+	// What `check` returned for each item, by position: the stages take it over instead of reading the items again.
+	checked?: unknown[];
 }
 
 export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;

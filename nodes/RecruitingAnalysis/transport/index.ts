@@ -8,8 +8,6 @@ export {
 } from './request';
 export type { ApiContext, ApiErrorInfo, ApiRequestOptions } from './request';
 export { apiRequestAllItems, listPages, type ListPage, type PagesOptions } from './pages';
-export { putResumeToStorage, STORAGE_TIMEOUT_MS } from './storage';
-export type { UploadTarget } from './storage';
 export { pollUntil, pollDelayMs, type PollArgs } from './poll';
 export { DEFAULT_RETRY_POLICY } from './retry';
 export type { RetryPolicy } from './retry';

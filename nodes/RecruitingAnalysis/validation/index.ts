@@ -24,7 +24,6 @@ import {
 
 export * from './rules';
 export * from './bodies';
-export * from './files';
 export * from './failures';
 
 export function validateEmail(

@@ -16,10 +16,12 @@ import {
 	apiRequest,
 	apiRequestAllItems,
 	pollUntil,
-	putResumeToStorage,
 	type ApiRequestOptions,
-	type UploadTarget,
 } from '../../../nodes/RecruitingAnalysis/transport';
+import {
+	putResumeToStorage,
+	type UploadTarget,
+} from '../../../nodes/RecruitingAnalysis/actions/upload/resumeUpload';
 import { writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 
 export type ProbeCall =

@@ -20,7 +20,6 @@ import {
 	firstFailure,
 	idempotencyKeySchema,
 	idSchema,
-	inferResumeMimeType,
 	interviewBatchSchema,
 	jobDescriptionInputSchema,
 	limitSchema,
@@ -35,10 +34,13 @@ import {
 	validateExternalReferenceFilter,
 	validateId,
 	validateInput,
-	validateResumeFile,
 	validateSchemaVersion,
-	contentMatchesMimeType,
 } from '../../../nodes/RecruitingAnalysis/validation';
+import {
+	contentMatchesMimeType,
+	inferResumeMimeType,
+	validateResumeFile,
+} from '../../../nodes/RecruitingAnalysis/actions/upload/resumeUpload';
 
 const node: INode = {
 	id: 'node-1',

@@ -13,7 +13,12 @@ import {
 	type AnalysisEntry,
 } from './batchStages';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from '../upload/batchStages';
+import {
+	checkBatchUpload,
+	createUploadBatch,
+	putUploadBatch,
+	type UploadChunk,
+} from '../upload/uploadBatch';
 import {
 	binaryPropertyField,
 	expectedRevisionOption,
@@ -24,9 +29,7 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
-import { readUploadInput } from '../upload/resumeUpload';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -56,11 +59,11 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
+/** A label asks Analyze Many for a new analysis attempt on the same report, not for another report. */
+const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
+
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		choice: readWriteChoice(this, itemIndex),
-		input: await readUploadInput(this, itemIndex),
-	};
+	return await checkBatchUpload(this, itemIndex, ANALYSIS_UPLOAD);
 }
 
 /** Stage 3 charges: at most one chunk is uploaded and quoted ahead of it. */
@@ -121,8 +124,7 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 /** One stage per chunk at a time, so at most one upload batch and one analysis batch are active. */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		// A label asks Analyze Many for a new analysis attempt on the same report, not for another report.
-		return await createUploadBatch(this, chunk, { labelMakesNewReport: false });
+		return await createUploadBatch(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return toAnalysisEntries(await putUploadBatch(this, chunk));

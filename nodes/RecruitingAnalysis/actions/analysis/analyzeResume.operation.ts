@@ -23,13 +23,7 @@ import {
 import { addNotice } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
-import {
-	readUploadInput,
-	UPLOAD_RENEW_STEP,
-	uploadResume,
-	uploadWriteOf,
-} from '../upload/resumeUpload';
-import { sameWriteAs } from '../../writes/sameWrites';
+import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
@@ -63,24 +57,8 @@ const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
-	const input = await readUploadInput(this, itemIndex);
-	sameWriteAs(
-		this,
-		(
-			await uploadWriteOf(
-				this,
-				itemIndex,
-				input,
-				write,
-				write.userKey && 'prepare',
-				ANALYSIS_UPLOAD,
-			)
-		).contentKey,
-		itemIndex,
-	);
 	return {
-		write,
-		input,
+		upload: await checkUpload(this, itemIndex, write, write.userKey && 'prepare', ANALYSIS_UPLOAD),
 		wait: readWaitSettings(
 			{
 				...optionsParam(this, itemIndex),
@@ -92,16 +70,13 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 }
 
 /** A repeat of the same item reaches the same report, and a report with an attempt is recovered, not started. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { write, input, wait } = await check.call(this, itemIndex);
-	const uploaded = await uploadResume(
-		this,
-		itemIndex,
-		input,
-		write,
-		write.userKey && 'prepare',
-		ANALYSIS_UPLOAD,
-	);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	{ upload: checked, wait }: Awaited<ReturnType<typeof check>>,
+) {
+	const { write, input } = checked;
+	const uploaded = await uploadResume(this, itemIndex, checked);
 	const reportId = String(uploaded.reportId);
 	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
 	const started = await startAnalysis(

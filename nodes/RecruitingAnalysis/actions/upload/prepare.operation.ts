@@ -82,8 +82,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
  * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
  * No file is known here, so the upload is identified by the job, name, declared size, type and external reference.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { write, input } = await check.call(this, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	{ write, input }: Awaited<ReturnType<typeof check>>,
+) {
 	const prepared = await prepareUpload(
 		this,
 		itemIndex,

@@ -1,10 +1,9 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { idParam } from '../common/checks';
+import { refreshUploadUrl } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report whose upload was prepared (starts with rpt_)'),
@@ -19,9 +18,5 @@ export const description = updateDisplayOptions(
 /** New signed URL for a prepared upload that is not yet admitted (the 24-hour preparation lifetime is not extended). */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-	return await api(this, {
-		method: 'POST',
-		path: apiPath('/api/v1/uploads/{}/url', reportId),
-		itemIndex,
-	});
+	return await refreshUploadUrl(this, itemIndex, reportId);
 }

@@ -1,7 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { batchTimeoutOption } from '../../engine/batch';
-import { createUploadBatch, putUploadBatch, type UploadChunk } from './batchStages';
+import {
+	checkBatchUpload,
+	createUploadBatch,
+	putUploadBatch,
+	type UploadChunk,
+} from './uploadBatch';
 import {
 	binaryPropertyField,
 	expectedRevisionOption,
@@ -9,9 +14,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../common/descriptions';
-import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/types';
-import { readUploadInput } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	{
@@ -32,12 +35,11 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** Each item's input and key choice, checked before the first chunk starts (engine/run.ts). */
+/** A label asks Upload Many for a separate report of the same file. */
+const UPLOAD_OPTIONS = { labelMakesNewReport: true };
+
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		choice: readWriteChoice(this, itemIndex),
-		input: await readUploadInput(this, itemIndex),
-	};
+	return await checkBatchUpload(this, itemIndex, UPLOAD_OPTIONS);
 }
 
 /** The PUTs end a chunk's upload; the next chunk's batch is prepared meanwhile, the one after waits. */
@@ -49,8 +51,7 @@ export const submitStage = 1;
  */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
-		// A label asks Upload Many for a separate report of the same file.
-		return await createUploadBatch(this, chunk, { labelMakesNewReport: true });
+		return await createUploadBatch(this, chunk);
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await putUploadBatch(this, chunk);

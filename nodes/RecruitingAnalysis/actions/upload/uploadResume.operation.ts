@@ -9,8 +9,7 @@ import {
 	resumeFileOptions,
 } from '../common/descriptions';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
-import { sameWriteAs } from '../../writes/sameWrites';
-import { readUploadInput, UPLOAD_RENEW_STEP, uploadResume, uploadWriteOf } from './resumeUpload';
+import { checkUpload, UPLOAD_RENEW_STEP, uploadResume, type CheckedUpload } from './resumeUpload';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -27,19 +26,12 @@ export const description = updateDisplayOptions(
 const UPLOAD_OPTIONS = { labelMakesNewReport: true };
 
 /** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
-export async function check(this: IExecuteFunctions, itemIndex: number) {
+export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedUpload> {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
-	const input = await readUploadInput(this, itemIndex);
-	sameWriteAs(
-		this,
-		(await uploadWriteOf(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS)).contentKey,
-		itemIndex,
-	);
-	return { write, input };
+	return await checkUpload(this, itemIndex, write, undefined, UPLOAD_OPTIONS);
 }
 
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { write, input } = await check.call(this, itemIndex);
-	return await uploadResume(this, itemIndex, input, write, undefined, UPLOAD_OPTIONS);
+export async function execute(this: IExecuteFunctions, itemIndex: number, checked: CheckedUpload) {
+	return await uploadResume(this, itemIndex, checked);
 }
