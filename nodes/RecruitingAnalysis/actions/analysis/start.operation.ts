@@ -46,8 +46,12 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { reportId, choice, write, wait } = await check.call(this, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	checked: Awaited<ReturnType<typeof check>>,
+) {
+	const { reportId, choice, write, wait } = checked;
 	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
 	if (!wait.waitForCompletion) {
 		// Started, not finished: no score yet, and a Filter on score after this node would drop every item.

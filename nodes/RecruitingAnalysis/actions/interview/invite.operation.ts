@@ -40,7 +40,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { input, choice, write } = await check.call(this, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	checked: Awaited<ReturnType<typeof check>>,
+) {
+	const { input, choice, write } = checked;
 	return await createInvitation(this, itemIndex, input, choice, write);
 }

@@ -45,8 +45,12 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	};
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { interviewId, input, choice, write } = await check.call(this, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	checked: Awaited<ReturnType<typeof check>>,
+) {
+	const { interviewId, input, choice, write } = checked;
 	const output = await createInvitation(this, itemIndex, input, choice, write, interviewId);
 	return { previousInterviewId: interviewId, ...output };
 }

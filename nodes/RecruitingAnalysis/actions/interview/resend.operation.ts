@@ -89,8 +89,12 @@ async function notEligible(
 }
 
 /** Fresh resend keys can duplicate an email (spec), so a retry of this reminder repeats the same key. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const { interviewId, write } = await check.call(this, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	checked: Awaited<ReturnType<typeof check>>,
+) {
+	const { interviewId, write } = checked;
 	const sent = await outcomeOf(
 		async () =>
 			await api(this, {
