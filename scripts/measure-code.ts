@@ -219,7 +219,7 @@ export function table(size: CodeSize): string {
 		],
 		...Object.entries(size.versions).map(([node, versions]) => [
 			`versions of ${node}`,
-			versions.join(', '),
+			`${versions.length} (${versions.map((v) => `version ${v}`).join(', ')})`,
 			'one',
 		]),
 	];

@@ -127,6 +127,6 @@ describe('measure-code', () => {
 			'| comments, share of characters | 8.3 % (40 lines) | at most 10 % |',
 		);
 		expect(printed).toContain('| 7 (900 lines) |');
-		expect(printed).toContain('| versions of Node | 1, 2 |');
+		expect(printed).toContain('| versions of Node | 2 (version 1, version 2) |');
 	});
 });
