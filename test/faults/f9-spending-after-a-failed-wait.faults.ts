@@ -16,6 +16,8 @@ import { FigureBook, type FigureValue } from './figures';
 import { caseWorkspace, formatWrites, minus, retryExecution } from './f8-harness';
 import {
 	analyzeThenInvite,
+	failBatchWait,
+	letBatchFinish,
 	completedReports,
 	inviteManyWorkflow,
 	recruiterCredential,
@@ -33,7 +35,6 @@ const book = new FigureBook(
 );
 const rows: Array<Record<string, FigureValue>> = [];
 const log = (text: string) => process.stderr.write(`[F9-failed-wait] ${text}\n`);
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 let env: RealN8n;
 let credential: Credential;
@@ -86,20 +87,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 		it(`${c.id} ${c.what}: ${c.invited ? 'the invitation fits and is sent' : 'the invitation is refused, no interview, no email'}`, async () => {
 			const w = await caseWorkspace(env.sandbox.baseUrl);
 			credential = await recruiterCredential(env, w, `F9-failed-wait ${c.id}`);
-			if (c.failure === 'timeout')
-				await w.control.patchWorkspace(w.ws.workspaceId, { analysisDurationMs: 4000 });
-			else
-				await w.control.setFaults({
-					rules: [
-						{
-							method: 'GET',
-							path: '/api/v1/analysis-batches/{id}',
-							status: 503,
-							rate: 1,
-							mode: 'before',
-						},
-					],
-				});
+			await failBatchWait(w, c.failure);
 			const before = await w.writes();
 			const { id } = await env.n8n.createWorkflow(
 				analyzeThenInvite({
@@ -113,10 +101,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 			);
 			const failed = await env.n8n.finishedExecution(await env.n8n.startManualRun(id));
 			const atFailure = minus(await w.writes(), before);
-			if (c.failure === 'read503') await w.control.clearFaults();
-			// The analyses finish on the service; the user presses Retry.
-			await sleep(c.failure === 'timeout' ? 5000 : 1000);
-			await w.control.patchWorkspace(w.ws.workspaceId, { analysisDurationMs: 0 });
+			await letBatchFinish(w, c.failure);
 			const retry = await retryExecution(env.n8n, failed.id, false);
 			if (!retry.id) throw new Error(`Retry refused: ${String(retry.refused)}`);
 			const retried = await env.n8n.finishedExecution(retry.id);

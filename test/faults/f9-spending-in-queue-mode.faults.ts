@@ -37,6 +37,8 @@ import {
 import {
 	actionNode,
 	analyzeThenInvite,
+	failBatchWait,
+	letBatchFinish,
 	byId,
 	clockShiftingProxy,
 	completedReports,
@@ -152,20 +154,7 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 			`${c.id} ${c.what}: 4 analyses charged once, the Invite refused by the Retry, no interview, no email`,
 			async () => {
 				const { w, credential } = await newCase(c.id);
-				if (c.failure === 'timeout')
-					await w.control.patchWorkspace(w.ws.workspaceId, { analysisDurationMs: 4000 });
-				else
-					await w.control.setFaults({
-						rules: [
-							{
-								method: 'GET',
-								path: '/api/v1/analysis-batches/{id}',
-								status: 503,
-								rate: 1,
-								mode: 'before',
-							},
-						],
-					});
+				await failBatchWait(w, c.failure);
 				const before = await w.writes();
 				const { id } = await env.n8n.createWorkflow(
 					analyzeThenInvite({
@@ -180,10 +169,7 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 				const failed = await stack().waitForExecution(await start(id), TIMEOUT);
 				const atFailure = minus(await w.writes(), before);
 				const savedAtFailure = savedSpending(failed);
-				await w.control.clearFaults();
-				// The analyses finish on the service; the user presses Retry.
-				await delay(c.failure === 'timeout' ? 5000 : 1000);
-				await w.control.patchWorkspace(w.ws.workspaceId, { analysisDurationMs: 0 });
+				await letBatchFinish(w, c.failure);
 				const retry = await retryExecution(env.n8n, failed.id, false);
 				if (!retry.id) throw new Error(`Retry refused: ${String(retry.refused)}`);
 				const retried = await stack().waitForExecution(retry.id, TIMEOUT);
