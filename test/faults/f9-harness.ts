@@ -359,26 +359,26 @@ export function waitNode(x: number): WorkflowJson['nodes'][number] {
  * Input (4 resumes) → Analyze Many (Batch Timeout 1 s) → [Wait →] Invite (the first report, once, On Error:
  * continue), both under `limit`. `analyzeOnError` sets Analyze Many's On Error (Continue On Fail).
  */
+/** Every read of a batch of this kind answers 503 until the faults are cleared. */
+export async function batchReadsFail(
+	w: CaseWorkspace,
+	kind: 'analysis' | 'interview',
+): Promise<void> {
+	await w.control.setFaults({
+		rules: [
+			{ method: 'GET', path: `/api/v1/${kind}-batches/{id}`, status: 503, rate: 1, mode: 'before' },
+		],
+	});
+}
+
 /** Makes Analyze Many's wait fail: its analyses outlast the Batch Timeout, or every read of the batch answers 503. */
 export async function failBatchWait(
 	w: CaseWorkspace,
 	failure: 'timeout' | 'read503',
 ): Promise<void> {
-	if (failure === 'timeout') {
+	if (failure === 'timeout')
 		await w.control.patchWorkspace(w.ws.workspaceId, { analysisDurationMs: 4000 });
-		return;
-	}
-	await w.control.setFaults({
-		rules: [
-			{
-				method: 'GET',
-				path: '/api/v1/analysis-batches/{id}',
-				status: 503,
-				rate: 1,
-				mode: 'before',
-			},
-		],
-	});
+	else await batchReadsFail(w, 'analysis');
 }
 
 /** The analyses finish on the service, as they have by the time a user presses Retry. */

@@ -16,6 +16,7 @@ import { FigureBook, type FigureValue } from './figures';
 import { caseWorkspace, formatWrites, minus, retryExecution } from './f8-harness';
 import {
 	analyzeThenInvite,
+	batchReadsFail,
 	failBatchWait,
 	letBatchFinish,
 	completedReports,
@@ -166,17 +167,7 @@ describe('F9-failed-wait: a charged batch whose wait failed counts in the total 
 		const reportIds = await completedReports(env, w, credential, 'case4', 4);
 		expect(reportIds).toHaveLength(4);
 		await w.control.patchWorkspace(w.ws.workspaceId, { interviewCreditUnits: 200 });
-		await w.control.setFaults({
-			rules: [
-				{
-					method: 'GET',
-					path: '/api/v1/interview-batches/{id}',
-					status: 503,
-					rate: 1,
-					mode: 'before',
-				},
-			],
-		});
+		await batchReadsFail(w, 'interview');
 		const input = reportIds.map((reportId, i) => ({
 			reportId,
 			email: `f9-failed-wait-many-${i}@example.com`,

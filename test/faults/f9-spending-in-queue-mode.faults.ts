@@ -37,6 +37,7 @@ import {
 import {
 	actionNode,
 	analyzeThenInvite,
+	batchReadsFail,
 	failBatchWait,
 	letBatchFinish,
 	byId,
@@ -320,17 +321,7 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 			const reportIds = await completedReports(env, w, credential, 'queue4', 4);
 			expect(reportIds).toHaveLength(4);
 			await w.control.patchWorkspace(w.ws.workspaceId, { interviewCreditUnits: 200 });
-			await w.control.setFaults({
-				rules: [
-					{
-						method: 'GET',
-						path: '/api/v1/interview-batches/{id}',
-						status: 503,
-						rate: 1,
-						mode: 'before',
-					},
-				],
-			});
+			await batchReadsFail(w, 'interview');
 			const input = reportIds.map((reportId, i) => ({
 				reportId,
 				email: `f9-queue-many-${i}@example.com`,
