@@ -15,7 +15,6 @@
  * that runs executions is n8n; the queue-mode worker is F10-queue's): started again on the same database, the
  * user's Retry and the example's Resume Expired Claims must still deliver the event, once.
  */
-import { randomUUID } from 'node:crypto';
 
 import { FigureBook } from './figures';
 import {
@@ -28,15 +27,15 @@ import {
 	TABLE,
 	type Answer,
 	type RunLike,
+	feedNode,
+	postgresCredential,
 } from './f10-remedy-harness';
 import { delay, startN8n, type N8nInstance } from '../../scripts/n8n-host';
 import { startPostgres, type PostgresProcess } from '../../scripts/n8n-host/services';
 import {
 	bootRealN8n,
-	FEED_POLL_TIMES,
 	n8nLineUnderTest,
 	n8nUnderTest,
-	NODE_TYPES,
 	triggerPath,
 	type RealN8n,
 } from '../e2e/helpers';
@@ -64,20 +63,7 @@ afterAll(async () => {
 });
 
 it('two workflows sharing the table, made by the first deliveries; copies at the same moment and after the event was done: exactly one effect per event id over both, none without an id, no failed execution', async () => {
-	const postgres = await env.n8n.createCredential({
-		name: 'F10 remedy PostgreSQL',
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: pg.port,
-			database: pg.database,
-			user: pg.user,
-			password: '',
-			ssl: 'disable',
-			maxConnections: 20,
-			allowUnauthorizedCerts: false,
-		},
-	});
+	const postgres = await postgresCredential(env.n8n, pg, 'F10 remedy PostgreSQL');
 	const tableBefore = psql(pg, `SELECT to_regclass('${TABLE}') IS NOT NULL`);
 	const workflows: Array<{ id: string; path: string }> = [];
 	for (let k = 0; k < 2; k++) {
@@ -156,21 +142,7 @@ it('a Feed Trigger beside the webhook trigger in one workflow: refused at activa
 	const { id } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
 		w.nodes = w.nodes.filter((n) => n.name === 'Recruiting Analysis Trigger');
 		w.connections = {};
-		w.nodes.push({
-			id: randomUUID(),
-			name: 'Feed',
-			type: NODE_TYPES.feed,
-			typeVersion: 1,
-			position: [0, -220],
-			parameters: {
-				pollTimes: FEED_POLL_TIMES,
-				events: ['*'],
-				startAt: 'oldest',
-				filters: {},
-				options: {},
-			},
-			credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
-		});
+		w.nodes.push(feedNode({ recruitingAnalysisApi: env.credentials.recruitingAnalysisApi }));
 	});
 	const refusal = await env.n8n.activateWorkflow(id).then(
 		() => 'activated',
@@ -222,20 +194,7 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 	let n8n: N8nInstance = own.n8n;
 	let restarted: N8nInstance | undefined;
 	try {
-		const postgres = await n8n.createCredential({
-			name: 'F10 remedy PostgreSQL (killed)',
-			type: 'postgres',
-			data: {
-				host: '127.0.0.1',
-				port: pg.port,
-				database: pg.database,
-				user: pg.user,
-				password: '',
-				ssl: 'disable',
-				maxConnections: 20,
-				allowUnauthorizedCerts: false,
-			},
-		});
+		const postgres = await postgresCredential(n8n, pg, 'F10 remedy PostgreSQL (killed)');
 		const { id, wf } = await own.importExample('webhook-each-event-once-postgres.json', (w) => {
 			for (const node of w.nodes)
 				if (node.credentials?.postgres) node.credentials.postgres = postgres;

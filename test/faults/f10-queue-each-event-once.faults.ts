@@ -40,16 +40,11 @@ import {
 	type Answer,
 	type AttemptOutcome,
 	type Captured,
+	feedNode,
+	postgresCredential,
 } from './f10-remedy-harness';
 import { delay } from '../../scripts/n8n-host';
-import {
-	bootRealN8n,
-	FEED_POLL_TIMES,
-	n8nUnderTest,
-	NODE_TYPES,
-	triggerPath,
-	type RealN8n,
-} from '../e2e/helpers';
+import { bootRealN8n, n8nUnderTest, NODE_TYPES, triggerPath, type RealN8n } from '../e2e/helpers';
 
 const book = new FigureBook(
 	'F10-queue',
@@ -76,24 +71,6 @@ afterAll(async () => {
 
 const secret = () => env.sandbox.seed.webhookSecret;
 const webhookUrls = () => env.stack!.webhooks.map((p) => p.instance.baseUrl);
-
-async function postgresCredential(name: string): Promise<{ id: string; name: string }> {
-	const pg = env.stack!.postgres;
-	return env.n8n.createCredential({
-		name,
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: pg.port,
-			database: pg.database,
-			user: pg.user,
-			password: '',
-			ssl: 'disable',
-			maxConnections: 20,
-			allowUnauthorizedCerts: false,
-		},
-	});
-}
 
 const runsOf = (workflowId: string) => finishedRuns(env.n8n, env.stack!.postgres, workflowId);
 const settled = (workflowId: string, count: number, timeoutMs: number) =>
@@ -176,7 +153,7 @@ it('the trigger alone at two webhook processes (10 ids kept): the 10 newest, res
 }, 900_000);
 
 it('the remedy as shipped at two webhook processes: its table made by the first deliveries, simultaneous copies, a burst with redeliveries and replays after the static data was erased reach the steps once per event id, and no item without an id', async () => {
-	const postgres = await postgresCredential('F10 queue PostgreSQL');
+	const postgres = await postgresCredential(env.n8n, env.stack!.postgres, 'F10 queue PostgreSQL');
 	psql(env.stack!.postgres, `DROP TABLE IF EXISTS ${TABLE}`);
 	const { id, wf } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
 		for (const node of w.nodes)
@@ -249,7 +226,11 @@ it('the remedy as shipped at two webhook processes: its table made by the first 
 
 it('a worker killed after the remedy claimed an event: n8n records the execution as failed, its Retry runs nothing, and Resume Expired Claims runs the steps once after the claim expired', async () => {
 	const stack = env.stack!;
-	const postgres = await postgresCredential('F10 queue PostgreSQL (killed worker)');
+	const postgres = await postgresCredential(
+		env.n8n,
+		env.stack!.postgres,
+		'F10 queue PostgreSQL (killed worker)',
+	);
 	const { id, wf } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
 		for (const node of w.nodes)
 			if (node.credentials?.postgres) node.credentials.postgres = postgres;
@@ -374,31 +355,14 @@ it('n8n 2.x, a Feed Trigger beside the webhook trigger in one workflow, the main
 	const { id, wf } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
 		w.nodes = w.nodes.filter((n) => n.type === NODE_TYPES.trigger);
 		const trigger = w.nodes[0].name;
-		w.nodes.push(
-			{
-				id: randomUUID(),
-				name: 'Feed',
-				type: NODE_TYPES.feed,
-				typeVersion: 1,
-				position: [0, -220],
-				parameters: {
-					pollTimes: FEED_POLL_TIMES,
-					events: ['*'],
-					startAt: 'oldest',
-					filters: {},
-					options: {},
-				},
-				credentials: { recruitingAnalysisApi: env.credentials.recruitingAnalysisApi },
-			},
-			{
-				id: randomUUID(),
-				name: 'Effect',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [300, -100],
-				parameters: {},
-			},
-		);
+		w.nodes.push(feedNode({ recruitingAnalysisApi: env.credentials.recruitingAnalysisApi }), {
+			id: randomUUID(),
+			name: 'Effect',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [300, -100],
+			parameters: {},
+		});
 		const toEffect = { main: [[{ node: 'Effect', type: 'main', index: 0 }]] };
 		w.connections = { [trigger]: toEffect, Feed: toEffect };
 	});

@@ -13,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 
 import { delay, type N8nInstance, type WorkflowJson } from '../../scripts/n8n-host';
 import type { PostgresProcess } from '../../scripts/n8n-host/services';
+import { FEED_POLL_TIMES, NODE_TYPES } from '../e2e/helpers';
 
 /** What one attempt got: n8n's status, or no answer within the sender's deadline, or no connection at all. */
 export type AttemptOutcome = number | 'timeout' | 'network error';
@@ -239,4 +240,47 @@ export async function settle(
 			);
 		await delay(2000);
 	}
+}
+
+/** n8n's PostgreSQL credential for the remedy's database. */
+export async function postgresCredential(
+	n8n: N8nInstance,
+	pg: PostgresProcess,
+	name: string,
+): Promise<{ id: string; name: string }> {
+	return await n8n.createCredential({
+		name,
+		type: 'postgres',
+		data: {
+			host: '127.0.0.1',
+			port: pg.port,
+			database: pg.database,
+			user: pg.user,
+			password: '',
+			ssl: 'disable',
+			maxConnections: 20,
+			allowUnauthorizedCerts: false,
+		},
+	});
+}
+
+/** A Feed Trigger reading every event from the oldest, for a workflow that also holds the webhook trigger. */
+export function feedNode(
+	credentials: WorkflowJson['nodes'][number]['credentials'],
+): WorkflowJson['nodes'][number] {
+	return {
+		id: randomUUID(),
+		name: 'Feed',
+		type: NODE_TYPES.feed,
+		typeVersion: 1,
+		position: [0, -220],
+		parameters: {
+			pollTimes: FEED_POLL_TIMES,
+			events: ['*'],
+			startAt: 'oldest',
+			filters: {},
+			options: {},
+		},
+		credentials,
+	};
 }
