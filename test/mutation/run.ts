@@ -64,7 +64,7 @@ async function runGroup(node: string, group: (typeof GROUPS)[number]): Promise<n
 				startedAt: new Date(started).toISOString(),
 				wallSeconds: Math.round((Date.now() - started) / 1000),
 				cores: cpus().length,
-				concurrency: Number(process.env.RA_MUTATION_CONCURRENCY ?? 2),
+				concurrency: Number(process.env.RA_MUTATION_CONCURRENCY ?? 1),
 				exitCode: code,
 				tests: group.tests,
 			},
