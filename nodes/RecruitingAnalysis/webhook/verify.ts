@@ -85,8 +85,7 @@ function header(headers: HeaderBag, name: string): { value?: string; repeated?: 
 export function decodeSigningSecret(secret: string): Buffer | undefined {
 	const body = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
 	if (body.length === 0 || !BASE64.test(body)) return undefined;
-	const key = Buffer.from(body, 'base64');
-	return key.length > 0 ? key : undefined;
+	return Buffer.from(body, 'base64');
 }
 
 export function isWellFormedSigningSecret(secret: string): boolean {
@@ -172,7 +171,6 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	const candidates: Buffer[] = [];
 	let malformed = 0;
 	for (const entry of sig.value.split(' ')) {
-		if (entry === '') continue;
 		const comma = entry.indexOf(',');
 		if (comma < 0) continue;
 		if (entry.slice(0, comma) !== 'v1') continue;
