@@ -31,22 +31,7 @@ const GROUPS = [
 	{
 		name: 'writes',
 		mutate: [`${R}/writes/*.ts`],
-		tests: [
-			'test/unit/writes',
-			'test/security',
-			...[
-				'exactly-once',
-				'exactly-once-per-file',
-				'recovery-verifies',
-				'interview',
-				'rerun-after-crash',
-				'spending-limit',
-				'spending-limit-errors',
-				'spending-limit-lanes',
-				'spending-requote',
-				'quote-stale',
-			].map((f) => `test/nodes/action/${f}.test.ts`),
-		],
+		tests: ['test/unit/writes', 'test/security'],
 	},
 ];
 
