@@ -15,7 +15,7 @@ function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | u
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') as string;
 	if (source !== 'existing') return undefined;
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pinned = options?.expectedRevision ?? '';
+	const pinned = options.expectedRevision ?? '';
 	if (typeof pinned === 'string' && pinned.trim() !== '') return undefined;
 	const raw = ctx.getNodeParameter('jobDescriptionId', itemIndex, '') as unknown;
 	const id = typeof raw === 'object' && raw !== null ? (raw as IDataObject).value : raw;

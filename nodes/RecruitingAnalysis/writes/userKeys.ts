@@ -3,7 +3,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 export function userKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const value = options?.idempotencyKey;
+	const value = options.idempotencyKey;
 	if (value === undefined || value === null) return undefined;
 	const text = String(value).trim();
 	return text === '' ? undefined : text;
