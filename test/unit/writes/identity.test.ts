@@ -276,6 +276,11 @@ describe('the New Attempt Label rule', () => {
 		expect(error.description).toBe(
 			`Change "New Attempt Label" (now "${'x'.repeat(41)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
 		);
+		expect(() => choiceWith({ attemptLabel: `${'y'.repeat(60)}${'z'.repeat(10)}` })).toThrow(
+			expect.objectContaining({
+				description: expect.stringContaining(`(now "${'y'.repeat(60)}")`),
+			}),
+		);
 		expect(() => choiceWith({ attemptLabel: 'two words' })).toThrow('"New Attempt Label"');
 		expect(() => choiceWith({ attemptLabel: '**' })).toThrow('"New Attempt Label"');
 	});

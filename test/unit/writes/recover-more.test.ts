@@ -9,6 +9,7 @@ import {
 	explainExistingInvitation,
 	isNothingToRecover,
 	recoverWrite,
+	tokenUnavailable,
 	withRecovery,
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { wasRefused } from '../../../nodes/RecruitingAnalysis/writes/spending';
@@ -156,6 +157,16 @@ describe('an analysis the API says exists but names no attempt for', () => {
 		expect(
 			await recoverWrite(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED'),
 		).toMatchObject({ attemptId: 'att_1', code: null, recoveredFrom: 'ALREADY_ADMITTED' });
+	});
+});
+
+describe('a recovered private link', () => {
+	it('says in full why its token cannot be shown again and what a new link costs', () => {
+		expect(tokenUnavailable('int_7')).toBe(
+			'The invitation int_7 exists, but its private link token was returned only once, in the answer that was lost; ' +
+				'the API cannot show it again. To give the candidate a new link, run Interview > Reinterview on this interview with Delivery "Private Link" ' +
+				'(a new attempt with a new token; it uses interview allowance and the old link stops working).',
+		);
 	});
 });
 

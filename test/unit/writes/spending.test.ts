@@ -392,3 +392,29 @@ describe('the Spending Limit field, prices and settlements', () => {
 		expect(ledgerOf(ctx).spent).toBe(4);
 	});
 });
+
+describe('the batches an execution created, kept with it', () => {
+	it('an execution saved with a batch record knows that batch as its own on Retry, under the field it was saved in', () => {
+		const { ctx, data } = withLimitField(10);
+		data.flow = {
+			recruitingAnalysisSpentCredits: 2,
+			recruitingAnalysisBatchCharges: { bat_1: { 'item-0': 2 } },
+		};
+		const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+		expect(countBatch(ctx, 'bat_1', [{ itemKey: 'item-0', reservation }])).toBe(true);
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+	});
+
+	it('a damaged batch record is started afresh, and the batch counts', () => {
+		for (const damaged of ['bat_1', ['bat_1'], null]) {
+			const { ctx, data } = withLimitField(10);
+			data.flow = { recruitingAnalysisBatchCharges: damaged };
+			const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+			expect(countBatch(ctx, 'bat_1', [{ itemKey: 'item-0', reservation }])).toBe(false);
+			expect(ledgerOf(ctx).spent).toBe(2);
+			expect((data.flow as IDataObject).recruitingAnalysisBatchCharges).toEqual({
+				bat_1: { 'item-0': 2 },
+			});
+		}
+	});
+});
