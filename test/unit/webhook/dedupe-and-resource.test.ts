@@ -225,6 +225,17 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 		expect(admitEvent(scope, [], 'evt-h', undefined, () => now).verdict).toBe('new');
 	});
 
+	it("an id stays in flight for 10 minutes: the sender's retries after about one and five minutes are answered 503", () => {
+		const scope = `retries-${Math.random()}`;
+		const at = 1_000_000;
+		admitEvent(scope, [], 'evt-r', undefined, () => at);
+		for (const minutes of [1, 5, 9.99])
+			expect(admitEvent(scope, [], 'evt-r', undefined, () => at + minutes * 60_000).verdict).toBe(
+				'inFlight',
+			);
+		expect(admitEvent(scope, [], 'evt-r', undefined, () => at + 10 * 60_000).verdict).toBe('new');
+	});
+
 	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {
 		expect(admitEvent(`restart-${Math.random()}`, ['evt-y'], 'evt-y').verdict).toBe('duplicate');
 	});
