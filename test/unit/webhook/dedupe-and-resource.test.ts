@@ -236,6 +236,34 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 		expect(admitEvent(scope, [], 'evt-r', undefined, () => at + 10 * 60_000).verdict).toBe('new');
 	});
 
+	it('an id whose first delivery expired and came again is not forgotten when the first is abandoned late', () => {
+		const scope = `late-abandon-${Math.random()}`;
+		let now = 1_000_000;
+		const first = admitEvent(scope, [], 'evt-l', undefined, () => now);
+		now += IN_FLIGHT_LIMIT_MS;
+		expect(admitEvent(scope, [], 'evt-l', undefined, () => now).verdict).toBe('new');
+		if (first.verdict === 'new') first.abandon();
+		expect(admitEvent(scope, [], 'evt-l', undefined, () => now + 1).verdict).toBe('inFlight');
+	});
+
+	it('the process holds an acknowledged id once, and lets go of ids whose delivery expired', () => {
+		const scope = `held-${Math.random()}`;
+		let now = 1_000_000;
+		const before = processIdCount();
+		const acked = admitEvent(scope, [], 'evt-1', undefined, () => now);
+		if (acked.verdict === 'new') acked.acknowledge(none());
+		expect(processIdCount()).toBe(before + 1);
+		admitEvent(scope, [], 'evt-2', undefined, () => now);
+		expect(processIdCount()).toBe(before + 2);
+		now += IN_FLIGHT_LIMIT_MS - 1;
+		admitEvent(scope, [], 'evt-3', undefined, () => now);
+		expect(processIdCount()).toBe(before + 3);
+		now += 1;
+		admitEvent(scope, [], 'evt-4', undefined, () => now);
+		expect(processIdCount()).toBe(before + 3);
+		forgetScope(scope);
+	});
+
 	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {
 		expect(admitEvent(`restart-${Math.random()}`, ['evt-y'], 'evt-y').verdict).toBe('duplicate');
 	});
