@@ -25,6 +25,7 @@ import {
 	type BatchItem,
 	type QuotedEntry,
 } from '../../../nodes/RecruitingAnalysis/engine/batch';
+import { BatchTiming, batchTimingFor } from '../../../nodes/RecruitingAnalysis/engine/batchTiming';
 import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/types';
 import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport';
 import { ledgerOf } from '../../../nodes/RecruitingAnalysis/writes/spending';
@@ -439,5 +440,51 @@ describe('a batch key reused by an earlier run', () => {
 			readBackReusedBatch(chunkOf([0]), maybeCharged.reserved, lost, 'k', 0, async () => undefined),
 		).rejects.toBe(lost);
 		expect(maybeCharged.settled).toEqual([true]);
+	});
+});
+
+describe('when an analysis batch is read first', () => {
+	it('a batch found finished at its first read moves the next first read earlier by a tenth', () => {
+		const timing = new BatchTiming(1000);
+		timing.observe([1000]);
+		expect(timing.firstReadMs()).toBe(900);
+		expect(timing.stepMs()).toBe(90);
+	});
+
+	it('a batch found later puts the next first read between the read that missed and the one that found it', () => {
+		const timing = new BatchTiming(100);
+		timing.observe([100, 250, 700]);
+		expect(timing.firstReadMs()).toBe(475);
+	});
+
+	it('stays between 25 ms and 10 seconds, later reads at least 25 ms apart; no reads change nothing', () => {
+		const timing = new BatchTiming(26);
+		timing.observe([26]);
+		expect(timing.firstReadMs()).toBe(25);
+		expect(timing.stepMs()).toBe(25);
+		timing.observe([30_000, 50_000]);
+		expect(timing.firstReadMs()).toBe(10_000);
+		timing.observe([]);
+		expect(timing.firstReadMs()).toBe(10_000);
+	});
+
+	it('is one timing per node run, started from the first initial delay', () => {
+		const { ctx } = fakeContext(() => ok({}));
+		const timing = batchTimingFor(ctx, 100);
+		expect(batchTimingFor(ctx, 500)).toBe(timing);
+		expect(timing.firstReadMs()).toBe(100);
+		expect(batchTimingFor(fakeContext(() => ok({})).ctx, 500).firstReadMs()).toBe(500);
+	});
+
+	it('an analysis batch is first read after the timing, and the timing learns from it', async () => {
+		const { ctx, requests } = fakeContext(() => ok({ id: 'b', status: 'completed', items: [] }));
+		const started = Date.now();
+		await waitForBatch(ctx, 'analyses', 'b', 0, 5);
+		expect(requests[0].at - started).toBeGreaterThanOrEqual(95);
+		expect(batchTimingFor(ctx, 100).firstReadMs()).toBeLessThan(200);
+		const upload = fakeContext(() => ok({ id: 'u', status: 'completed', items: [] }));
+		const uploadStarted = Date.now();
+		await waitForBatch(upload.ctx, 'uploads', 'u', 0, 5);
+		expect(upload.requests[0].at - uploadStarted).toBeLessThan(90);
 	});
 });
