@@ -87,8 +87,7 @@ function limitOf(ctx: IExecuteFunctions, itemIndex: number): Limit | undefined {
 
 export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	const value = ctx.getNodeParameter('spendingLimit', itemIndex, 0) as unknown;
-	if (value === undefined || value === null || value === '' || value === 0) return undefined;
-	const limit = Number(value);
+	const limit = Number(value ?? 0);
 	if (!Number.isFinite(limit) || limit < 0) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -99,7 +98,8 @@ export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): numb
 			},
 		);
 	}
-	return limit;
+	// An expression may give the 0 (no limit) as text.
+	return limit === 0 ? undefined : limit;
 }
 
 const round = (credits: number) => Math.round(credits * 1000) / 1000;

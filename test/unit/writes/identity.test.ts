@@ -285,6 +285,10 @@ describe('the New Attempt Label rule', () => {
 		expect(() => choiceWith({ attemptLabel: '**' })).toThrow('"New Attempt Label"');
 	});
 
+	it('a user key of 128 characters is taken when the operation appends nothing', () => {
+		expect(choiceWith({ idempotencyKey: 'k'.repeat(128) }).userKey).toHaveLength(128);
+	});
+
 	it('a user key too long for the steps: the title names the rule, the description what the node appends', () => {
 		const { ctx } = fakeContext(() => ({ statusCode: 500 }), {
 			options: { idempotencyKey: 'k'.repeat(125) },

@@ -71,6 +71,7 @@ describe('a saved job revised since the report', () => {
 		['inline job text', { jobDescriptionSource: 'inline' }, CREATED],
 		['no job id', { jobDescriptionId: '  ' }, CREATED],
 		['a job id that is not text', { jobDescriptionId: { value: 7 } }, CREATED],
+		['an empty job id', { jobDescriptionId: null }, CREATED],
 		['a report without a readable creation time', {}, 'yesterday'],
 		['a report without a creation time', {}, undefined],
 	])('with %s: nothing is read and nothing said', async (_name, parameters, createdAt) => {

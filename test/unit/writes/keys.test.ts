@@ -74,6 +74,14 @@ describe("a user's own key", () => {
 		);
 	});
 
+	it('too long without any step: refused naming the 128 characters, never cut', () => {
+		expect(() => writeKey({ ...start, userKey: 'k'.repeat(129) })).toThrow(
+			new Error(
+				'Idempotency Key must be at most 128 characters for this operation: the node appends "" to it for one of its writes (an Idempotency-Key is at most 128 characters and is never cut)',
+			),
+		);
+	});
+
 	it('an option that evaluates to null is no key', () => {
 		const { ctx } = fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: null } });
 		expect(userKeyOf(ctx, 0)).toBeUndefined();

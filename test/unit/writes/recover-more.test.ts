@@ -170,6 +170,39 @@ describe('a recovered private link', () => {
 	});
 });
 
+describe('an invitation read back without its delivery or report named', () => {
+	it('is taken as the asked-for one: the API need not repeat what the key already names', async () => {
+		const { ctx } = fakeContext(() =>
+			ok({ items: [{ id: 'int_5', createdAt: '1', lifecycle: 'invited' }] }),
+		);
+		expect(
+			await recoverWrite(
+				ctx,
+				0,
+				{ kind: 'invitation', reportId: 'rpt_1', sendEmail: false },
+				'IDEMPOTENCY_KEY_REUSED',
+			),
+		).toMatchObject({ interviewId: 'int_5', delivery: 'privateLink', recovered: true });
+	});
+});
+
+describe('an analysis recovered as failed', () => {
+	it('says a failed report needs a deliberate new attempt; a running one says nothing', async () => {
+		const failed = fakeContext(() =>
+			ok({ id: 'rpt_1', status: 'failed', attemptId: 'att_1', code: 'DOCUMENT_UNREADABLE' }),
+		);
+		await recoverWrite(failed.ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED');
+		expect(failed.hints).toEqual([
+			'A "failed" report needs a deliberate new attempt: inspect "code", then run Start with Options > New Attempt Label set (a new key and a current quote). Running again without a label gives the failed attempt back.',
+		]);
+		const running = fakeContext(() =>
+			ok({ id: 'rpt_1', status: 'processing', attemptId: 'att_1' }),
+		);
+		await recoverWrite(running.ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED');
+		expect(running.hints).toEqual([]);
+	});
+});
+
 describe('an invitation with nothing to read back', () => {
 	it('is an error that says nothing exists (a batch may submit it again)', async () => {
 		const { ctx } = fakeContext(() => ok({ items: 'none' }));

@@ -232,6 +232,8 @@ describe('which interview an invitation wrote', () => {
 		expect(invitationOf(listed)?.id).toBe('int_2');
 		expect(invitationOf(listed, 'int_2')?.id).toBe('int_3');
 		expect(invitationOf(listed, 'int_9')).toBeUndefined();
+		// An expired interview was not replaced: the one made after it is no reinterview of it.
+		expect(invitationOf(listed, 'int_1')).toBeUndefined();
 	});
 
 	it('gives an Invite after an expired invitation the newer invitation', () => {

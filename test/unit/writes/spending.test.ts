@@ -418,3 +418,47 @@ describe('the batches an execution created, kept with it', () => {
 		}
 	});
 });
+
+describe('the Spending Limit, edge cases a user can reach', () => {
+	it('0 given as text by an expression means no limit, as the number 0 does', () => {
+		expect(spendingLimitOf(withLimitField('0').ctx, 0)).toBeUndefined();
+		expect(spendingLimitOf(withLimitField(' 2.5 ').ctx, 0)).toBe(2.5);
+	});
+
+	it('a refused limit quotes at most 40 characters of what was given', () => {
+		const error = errorOf(() => spendingLimitOf(withLimitField(`${'x'.repeat(40)}TAIL`).ctx, 0));
+		expect(error.description).toBe(
+			`Change "Spending Limit (Credits)" (now "${'x'.repeat(40)}"), or set 0 for no limit. Nothing was sent to the Recruiting Analysis API.`,
+		);
+	});
+
+	it('a damaged saved total (negative or not a number) counts as nothing spent', () => {
+		for (const damaged of [-5, 'abc', 0]) {
+			const { ctx, data } = withLimitField(10);
+			data.flow = { recruitingAnalysisSpentCredits: damaged };
+			expect(ledgerOf(ctx).spent).toBe(0);
+		}
+	});
+
+	it('a write without a price and without a limit is sent and says nothing of credits used', async () => {
+		const { ctx } = withLimitField(0);
+		expect(await chargedWrite(ctx, 0, undefined, 'analysis', async () => ({ id: 'a' }))).toEqual({
+			id: 'a',
+		});
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+	});
+
+	it('a recovered write holds nothing in flight afterwards', async () => {
+		const { ctx } = withLimitField(3);
+		await chargedWrite(ctx, 0, quote(2), 'analysis', async () => ({ recovered: true }));
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+		expect(reserveCredits(ctx, 0, quote(3), 'analysis').credits).toBe(3);
+	});
+
+	it('an item of a batch this execution does not know is settled without error: refused, it is released', () => {
+		const { ctx } = withLimitField(10);
+		const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+		settleBatchItem(ctx, 'bat_unknown', 'item-0', reservation, false);
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+	});
+});
