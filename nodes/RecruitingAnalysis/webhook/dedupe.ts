@@ -8,15 +8,6 @@ export const IN_FLIGHT_LIMIT_MS = 10 * 60_000;
 export const MAX_PROCESS_IDS = 100_000;
 export const processLimits = { maxIds: MAX_PROCESS_IDS };
 
-export interface RememberResult {
-	duplicate: boolean;
-	ids: string[];
-}
-
-export function readSeenIds(stored: unknown): string[] {
-	return Array.isArray(stored) ? stored.filter((v): v is string => typeof v === 'string') : [];
-}
-
 export interface SeenList {
 	ids: string[];
 	order: number[];
@@ -47,18 +38,6 @@ function asSeenList(stored: SeenList | readonly string[]): SeenList {
 export function clampCapacity(capacity: number | undefined): number {
 	if (capacity === undefined || !Number.isFinite(capacity)) return DEFAULT_DEDUPE_CAPACITY;
 	return Math.min(MAX_DEDUPE_CAPACITY, Math.max(1, Math.floor(capacity)));
-}
-
-export function rememberEventId(
-	ids: readonly string[],
-	eventId: string,
-	capacity?: number,
-): RememberResult {
-	const cap = clampCapacity(capacity);
-	const at = ids.indexOf(eventId);
-	const next = at >= 0 ? [...ids.slice(0, at), ...ids.slice(at + 1), eventId] : [...ids, eventId];
-	while (next.length > cap) next.shift();
-	return { duplicate: at >= 0, ids: next };
 }
 
 interface Scope {

@@ -153,6 +153,10 @@ describe('the signed body as the workflow gets it', () => {
 		expect(parseBody(Buffer.concat([Buffer.from([0xef]), json]))).toBeUndefined();
 	});
 
+	it('a body whose later bytes happen to match the mark is read whole', () => {
+		expect(parseBody(Buffer.from([0x22, 0xbb, 0x22]))).toBe('\ufffd');
+	});
+
 	it('a body that is not JSON is undefined, not an error', () => {
 		expect(parseBody(Buffer.from('not json'))).toBeUndefined();
 	});
@@ -185,6 +189,14 @@ describe('an event id is recorded as seen when n8n reads the answer', () => {
 		expect(staticData).toEqual({ [SEEN_IDS]: ['evt_old', 'evt_new'], [SEEN_ORDER]: [8, 9] });
 		expect(result.webhookResponse).toEqual({ received: true, started: true });
 		expect(calls).toHaveLength(1);
+	});
+
+	it('under the static-data fields earlier runs saved them in, so a restart still finds them', () => {
+		const staticData: IDataObject = { seenEventIds: ['evt_old'], seenEventOrder: [8] };
+		const { acknowledge } = acknowledging();
+		expect(storedSeen(staticData)).toEqual({ ids: ['evt_old'], order: [8] });
+		void acknowledgeWhenStored(staticData, acknowledge, []).webhookResponse;
+		expect(staticData).toEqual({ seenEventIds: ['evt_old', 'evt_new'], seenEventOrder: [8, 9] });
 	});
 
 	it('without an id to record, the answer is the same and the static data untouched', () => {

@@ -8,9 +8,7 @@ import {
 	processLimits,
 	processIdCount,
 	mergeSeen,
-	readSeenIds,
 	readSeenList,
-	rememberEventId,
 	type SeenList,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
@@ -29,36 +27,7 @@ import {
 	resourceRequestFor,
 } from '../../../nodes/RecruitingAnalysis/events/resource';
 
-describe('dedupe: bounded LRU of event ids', () => {
-	it('reports the second sighting of an id as a duplicate', () => {
-		const first = rememberEventId([], 'a');
-		expect(first).toEqual({ duplicate: false, ids: ['a'] });
-		const second = rememberEventId(first.ids, 'a');
-		expect(second.duplicate).toBe(true);
-	});
-
-	it('never holds more than its capacity and drops the least recently seen first', () => {
-		let ids: string[] = [];
-		for (const id of ['a', 'b', 'c']) ids = rememberEventId(ids, id, 3).ids;
-		ids = rememberEventId(ids, 'a', 3).ids; // a becomes most recent
-		ids = rememberEventId(ids, 'd', 3).ids; // evicts b
-		expect(ids).toEqual(['c', 'a', 'd']);
-		expect(rememberEventId(ids, 'b', 3).duplicate).toBe(false);
-		expect(rememberEventId(ids, 'a', 3).duplicate).toBe(true);
-	});
-
-	it('does not mutate the array it is given (static data is reassigned, not edited)', () => {
-		const ids = Object.freeze(['x']) as readonly string[];
-		expect(() => rememberEventId(ids, 'y')).not.toThrow();
-		expect(ids).toEqual(['x']);
-	});
-
-	it('tolerates absent or damaged stored data', () => {
-		expect(readSeenIds(undefined)).toEqual([]);
-		expect(readSeenIds({ a: 1 })).toEqual([]);
-		expect(readSeenIds(['a', 3, null, 'b'])).toEqual(['a', 'b']);
-	});
-
+describe('dedupe capacity', () => {
 	it('clamps the capacity to 1..10000 with a default', () => {
 		expect(clampCapacity(undefined)).toBe(DEFAULT_DEDUPE_CAPACITY);
 		expect(clampCapacity(0)).toBe(1);

@@ -418,6 +418,7 @@ describe('signing secrets', () => {
 		['a character outside base64 inside it', (b: string) => `${b.slice(0, 8)}*${b.slice(8)}`],
 		['characters before it', (b: string) => `!!${b}`],
 		['characters after it', (b: string) => `${b}!!`],
+		['its last character missing', (b: string) => b.slice(0, -1)],
 	])('a secret with %s is not a signing secret and verifies nothing', (_name, spoil) => {
 		const secret = `whsec_${spoil(randomBytes(24).toString('base64'))}`;
 		expect(decodeSigningSecret(secret)).toBeUndefined();
