@@ -9,8 +9,10 @@ import {
 	awaitChargedBatch,
 	batchItemFor,
 	batchTimeout,
+	batchTimeoutOption,
 	createBatch,
 	FINAL_ITEM_CODES,
+	isReplayedBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
 	quoteBatchItems,
@@ -486,5 +488,72 @@ describe('when an analysis batch is read first', () => {
 		const uploadStarted = Date.now();
 		await waitForBatch(upload.ctx, 'uploads', 'u', 0, 5);
 		expect(upload.requests[0].at - uploadStarted).toBeLessThan(90);
+	});
+});
+
+describe('batch details a user sees or relies on', () => {
+	it('the timing learns only from a batch that completed: found at its first read, the next first read is 10 % earlier', async () => {
+		const done = fakeContext(() => ok({ id: 'b', status: 'completed', items: [] }));
+		await waitForBatch(done.ctx, 'analyses', 'b', 0, 5);
+		expect(batchTimingFor(done.ctx, 100).firstReadMs()).toBe(90);
+		const late = fakeContext(() => ok({ id: 'b', status: 'processing', items: [] }));
+		await expect(waitForBatch(late.ctx, 'analyses', 'b', 0, 1)).rejects.toThrow(
+			'Batch b did not complete within 1 seconds',
+		);
+		expect(batchTimingFor(late.ctx, 100).firstReadMs()).toBe(100);
+	});
+
+	it('Batch Timeout is offered from 1 to 3600 seconds, 600 by default, saying why each chunk waits', () => {
+		expect(batchTimeoutOption).toEqual({
+			displayName: 'Batch Timeout (Seconds)',
+			name: 'batchTimeout',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 3600 },
+			default: 600,
+			description:
+				'How long to wait at most for each batch of up to 20 items to complete. Only one batch of a kind can be active per workspace, so each chunk waits for the previous one.',
+		});
+	});
+
+	it('a batch created exactly the margin before the answer is not yet proven an earlier run', () => {
+		const apiDateMs = Date.parse('2026-11-28T10:00:00Z');
+		const at = (iso: string) =>
+			({ id: 'b', status: 'completed', items: [], createdAt: iso }) as Batch;
+		expect(isReplayedBatch(at('2026-11-28T09:59:59.000Z'), apiDateMs)).toBe(false);
+		expect(isReplayedBatch(at('2026-11-28T09:59:58.999Z'), apiDateMs)).toBe(true);
+		expect(isReplayedBatch(at('2026-11-28T09:00:00.000Z'), undefined)).toBe(false);
+	});
+
+	it.each([
+		'INVALID_UPLOAD',
+		'DOCUMENT_UNREADABLE',
+		'HUMAN_REVIEW_REQUIRED',
+		'ANALYSIS_NOT_USABLE',
+		'INTERVIEW_NOT_ELIGIBLE',
+		'JD_REVISION_CHANGED',
+		'VALIDATION_FAILED',
+		'PREPARATION_EXPIRED',
+		'NOT_FOUND',
+	])(
+		"%s: running again does not help, and an earlier run's refusal of it is not sent again",
+		(code) => {
+			expect(refusalHint(code).hint).toMatch(
+				/Running again does not change this item: it must change first\.$/,
+			);
+			expect(refusedByEarlierRun(true, item({ errorCode: code }))).toBe(false);
+		},
+	);
+
+	it('the items of a batch quote are checked before the request is sent', async () => {
+		const { ctx, requests } = fakeContext(() => ok({ items: [] }));
+		const strict = z.object({
+			items: z.array(
+				z.object({ itemKey: z.string(), input: z.object({ name: z.string().min(5) }) }),
+			),
+		});
+		await expect(
+			quoteBatchItems(ctx, '/q', strict, [entry(0)], (e) => ({ name: e.name })),
+		).rejects.toThrow();
+		expect(requests).toHaveLength(0);
 	});
 });
