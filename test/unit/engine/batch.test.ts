@@ -503,6 +503,17 @@ describe('batch details a user sees or relies on', () => {
 		expect(batchTimingFor(late.ctx, 100).firstReadMs()).toBe(100);
 	});
 
+	it('a batch found at its second read puts the next first read between its two reads, timed from its creation', async () => {
+		let reads = 0;
+		const { ctx } = fakeContext(() =>
+			ok({ id: 'b', status: ++reads < 2 ? 'processing' : 'completed', items: [] }),
+		);
+		await waitForBatch(ctx, 'analyses', 'b', 0, 5);
+		const next = batchTimingFor(ctx, 100).firstReadMs();
+		expect(next).toBeGreaterThanOrEqual(100);
+		expect(next).toBeLessThan(1000);
+	});
+
 	it('Batch Timeout is offered from 1 to 3600 seconds, 600 by default, saying why each chunk waits', () => {
 		expect(batchTimeoutOption).toEqual({
 			displayName: 'Batch Timeout (Seconds)',
