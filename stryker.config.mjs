@@ -19,8 +19,8 @@ export default {
 	// The product's own tsconfig (nodes and credentials): a mutant that does not compile there is not counted.
 	tsconfigFile: 'tsconfig.json',
 	coverageAnalysis: 'perTest',
-	// The machine is shared: two Stryker processes at most.
-	concurrency: Number(process.env.RA_MUTATION_CONCURRENCY ?? 2),
+	// The machine's 2 cores are shared with other jobs: one Stryker test process.
+	concurrency: Number(process.env.RA_MUTATION_CONCURRENCY ?? 1),
 	mutate: group.mutate,
 	ignorePatterns: [
 		'dist',

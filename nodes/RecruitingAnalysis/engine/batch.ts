@@ -38,7 +38,6 @@ export interface Batch extends IDataObject {
 	items: BatchItem[];
 }
 
-/** The batch's item key for an input item (unique within a request; the batch's key is chunkIdempotencyKey). */
 export function itemKeyFor(itemIndex: number): string {
 	return `item-${itemIndex}`;
 }
@@ -63,8 +62,7 @@ export async function createBatch(
 	idempotencyKey: string,
 	itemIndex: number,
 ): Promise<{ batchId: string; statusUrl?: string; apiDateMs?: number }> {
-	// Only one batch of a kind can be active: BATCH_ALREADY_ACTIVE (e.g. the batch of an earlier, interrupted run
-	// still running) is waited out like a capacity refusal; a refused request created nothing.
+	// BATCH_ALREADY_ACTIVE (an earlier run's batch still running) is waited out like a capacity refusal; it created nothing.
 	const apiTime: { dateMs?: number } = {};
 	const request = {
 		method: 'POST',
@@ -80,13 +78,7 @@ export async function createBatch(
 	return { ...created, apiDateMs: apiTime.dateMs };
 }
 
-/**
- * Polls the batch until its status is "completed" (every item terminal, not every item succeeded). Only one
- * batch of a kind can be active per workspace, so the next chunk waits for this one. Upload and interview
- * batches complete on admission, so the first read is at once; an analysis batch completes only when its
- * analyses have finished, so its first read waits: 100 ms for the run's first batch, then as long as the batches
- * before it took (a read at once would always be wasted).
- */
+// "completed" means every item terminal, not every item succeeded; one active batch of a kind per workspace.
 export async function waitForBatch(
 	ctx: IExecuteFunctions,
 	kind: BatchKind,
@@ -94,7 +86,7 @@ export async function waitForBatch(
 	itemIndex: number,
 	timeoutSeconds: number,
 ): Promise<Batch> {
-	// An analysis batch's first read is timed from the batches this run has seen (waiter.ts).
+	// An analysis batch's first read is timed from the batches this run has seen (engine/batchTiming.ts).
 	const timing = kind === 'analyses' ? batchTimingFor(ctx, BATCH_POLL_INITIAL_MS) : undefined;
 	const answeredAt = Date.now();
 	const offsets: number[] = [];
@@ -125,7 +117,6 @@ export async function waitForBatch(
 	return value;
 }
 
-/** The batch item of an input item, by item key. */
 export function batchItemFor(batch: Batch, itemIndex: number): BatchItem | undefined {
 	const key = itemKeyFor(itemIndex);
 	return (batch.items ?? []).find((item) => item.itemKey === key);
@@ -147,10 +138,7 @@ export function batchTimeout(options: IDataObject): number {
 		: 600;
 }
 
-/**
- * Without Continue On Fail, an item refused before anything was sent (validation) stops the node: then nothing of
- * its chunk is sent either.
- */
+// Without Continue On Fail, an item refused by validation stops the node: nothing of its chunk is sent either.
 export function refusesChunk(
 	ctx: IExecuteFunctions,
 	outcomes: Array<IDataObject | Error>,
@@ -158,10 +146,6 @@ export function refusesChunk(
 	return !ctx.continueOnFail() && outcomes.some((outcome) => outcome instanceof Error);
 }
 
-/**
- * Reads every item of the chunk with `read`. An item whose read throws (it failed the node's checks) gets the
- * error as its outcome and is left out; the others come back with their position in the chunk.
- */
 export async function readChunk<T extends object>(
 	chunk: ChunkState,
 	read: (itemIndex: number) => T | Promise<T>,
@@ -177,21 +161,15 @@ export async function readChunk<T extends object>(
 	return entries;
 }
 
-/** The Date header has whole seconds: a batch created closer to it than this cannot be told from a new one. */
+// The Date header has whole seconds: a batch created closer to it than this cannot be told from a new one.
 export const REPLAY_MARGIN_MS = 1_000;
 
-/**
- * Whether `batch` is an earlier run's receipt answered again, by the API's clock alone: its `createdAt` against the
- * Date of the answer that named it (`apiDateMs`). Without both (NaN compares false), not proven, so it counts.
- */
+// Told by the API's clock alone; without both times (NaN compares false) it is not proven, so it counts.
 export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): boolean {
 	return Date.parse(String(batch.createdAt ?? '')) < (apiDateMs ?? NaN) - REPLAY_MARGIN_MS;
 }
 
-/**
- * Awaits a created batch, its items counted before the wait (a timeout or failed read leaves them counted). Only an
- * earlier execution's batch, proven by the API's times (`earlierRun`), charged this execution nothing.
- */
+// Counted before the wait, so a timeout leaves them counted; only a proven earlier execution's batch charged nothing.
 export async function awaitChargedBatch<T>(
 	ctx: IExecuteFunctions,
 	kind: BatchKind,
@@ -206,11 +184,7 @@ export async function awaitChargedBatch<T>(
 	return { batch, earlierRun, replayed: ownEarlier || earlierRun };
 }
 
-/**
- * Batch item codes a re-run cannot fix by submitting again: the file, the report or the invitation itself must
- * change first (spec, "Analyses": INVALID_UPLOAD needs a corrected upload; "Report status": requires_action needs a
- * human review; an ineligible report or invitation; a job revised after its expected revision).
- */
+// Codes a re-run cannot fix by submitting again: the file, report or invitation must change first.
 export const FINAL_ITEM_CODES = [
 	'INVALID_UPLOAD',
 	'DOCUMENT_UNREADABLE',
@@ -223,13 +197,8 @@ export const FINAL_ITEM_CODES = [
 	'NOT_FOUND',
 ];
 
-/** How many replayed batches of one chunk a run follows before it submits anew (each re-run adds at most one). */
 export const MAX_REPLAYED_BATCHES = 5;
 
-/**
- * What a refused batch item's output says to do: the API's guidance for its code, and whether running again helps
- * (a refused item charged nothing; a re-run submits it again unless the item itself must change first).
- */
 export function refusalHint(errorCode: string | null): IDataObject {
 	if (!errorCode) return {};
 	const guidance = REASON_HINTS[errorCode] ? `${REASON_HINTS[errorCode]} ` : '';
@@ -240,10 +209,7 @@ export function refusalHint(errorCode: string | null): IDataObject {
 	};
 }
 
-/**
- * Whether an item of a replayed batch (an earlier run's receipt answered again) goes again in a new batch: it was
- * refused then, so it charged nothing, for a cause a re-run can fix (not one of FINAL_ITEM_CODES).
- */
+// A replayed batch's refused item charged nothing: it goes again unless the item itself must change.
 export function refusedByEarlierRun(replayed: boolean, item: BatchItem | undefined): boolean {
 	const errorCode = item?.errorCode;
 	return (
@@ -251,22 +217,13 @@ export function refusedByEarlierRun(replayed: boolean, item: BatchItem | undefin
 	);
 }
 
-/** An item of a charged batch (analyses, interviews) as the batch stages carry it from quote to submission. */
 export interface QuotedEntry {
 	position: number;
 	itemIndex: number;
-	/** The quote's fingerprint: set by the user (quote chosen beforehand) or by quoteBatchItems. */
 	fingerprint?: string;
-	/** The quote quoteBatchItems got (its price counts against the Spending Limit). */
 	quote?: IDataObject;
 }
 
-/**
- * Quotes the entries that carry no fingerprint yet with one batch-quote request to `path` (each item's input is
- * `input(entry)`; the body is checked against `schema` before it is sent). A quoted entry keeps its quote's
- * fingerprint and the quote; the others come back in item order with the API's errorCode (NOT_QUOTED when the
- * answer names none), for the caller to record (state "not_quoted") or recover.
- */
 export async function quoteBatchItems<T extends QuotedEntry>(
 	ctx: IExecuteFunctions,
 	path: string,
@@ -299,22 +256,13 @@ export async function quoteBatchItems<T extends QuotedEntry>(
 	return notQuoted;
 }
 
-/** A chunk's entries within the Spending Limit, each with its quoted credits reserved (writes/spending.ts). */
 export interface ReservedChunk<T> {
-	/** The entries to send, in item order. */
 	entries: T[];
-	/** Batch `batchId` was created: its entries count as spent (writes/batchCharges.ts); true if created before. */
 	sent(batchId: string): boolean;
-	/** Settles an entry once its item answered: charged, or released (after `sent`, its credits given back). */
 	settle(entry: T, charged: boolean): void;
-	/** Settles every reservation alike (the batch request failed as a whole). */
 	settleAll(charged: boolean): void;
 }
 
-/**
- * Reserves each entry's quoted price against the Spending Limit, in item order (`what` names the write in the
- * error): an entry that would pass it gets that error as its outcome and is not sent.
- */
 export function reserveChunk<T extends QuotedEntry>(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
@@ -360,15 +308,7 @@ export function reserveChunk<T extends QuotedEntry>(
 	};
 }
 
-/**
- * After the batch of `reserved` failed to be created: any error but IDEMPOTENCY_KEY_REUSED settles its reservations
- * (charged unless the request was refused) and is thrown. IDEMPOTENCY_KEY_REUSED means an earlier run submitted
- * the same batch with other quotes, so nothing was charged now: each entry's write is read back with `recover`
- * (writes/recover.ts; an entry whose read fails otherwise gets that error as its outcome), and the entries that
- * batch had refused (nothing exists) come back with their errors. `again` holds them, fingerprints cleared for a
- * new quote, when they may go in a new batch named after the reused key (`afterBatchId`): some or all of them, not
- * when nothing was refused, and not after MAX_REPLAYED_BATCHES replays.
- */
+// IDEMPOTENCY_KEY_REUSED: an earlier run submitted the same batch with other quotes, so nothing was charged now.
 export async function readBackReusedBatch<T extends QuotedEntry>(
 	chunk: ChunkState,
 	reserved: ReservedChunk<T>,
@@ -389,8 +329,7 @@ export async function readBackReusedBatch<T extends QuotedEntry>(
 		if (isNothingToRecover(read.error)) refused.push({ entry, error: read.error });
 		else chunk.outcomes[entry.position] = read.error as Error;
 	}
-	// Every item refused (a whole batch refused for the allowance, say) goes again as well as some: each charged
-	// nothing, and the service itself refuses a second analysis or current interview of a report.
+	// Each refused item charged nothing, and the service itself refuses a second analysis of a report.
 	const resubmit = refused.length > 0 && replays < MAX_REPLAYED_BATCHES;
 	return {
 		refused,

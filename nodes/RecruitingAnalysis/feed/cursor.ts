@@ -1,14 +1,4 @@
-/**
- * One poll of the event-feed trigger (GET /api/v1/events), free of n8n types.
- *
- * api-spec "Events feed": start without a cursor and keep the returned position; process items before saving
- * `nextCursor`; drain `hasMore`; durable publication order; a `nextCursor` of null ends the list (api-spec
- * "Endpoints" > "Conventions", paging). api-spec "Pull feed retention": a cursor older than the retained history
- * answers 410 EVENT_CURSOR_EXPIRED; reconcile, then start a fresh position.
- *
- * `runFeedPoll` never mutates the state it is given; it returns the state to store (or `undefined` when nothing
- * changed) together with the items it covers, so the caller stores both at once (never in manual mode).
- */
+// Never mutates the state it is given: the caller stores the state and the items at once (never in manual mode).
 import { eventTypeMatches } from '../events/eventTypes';
 import {
 	filterKey,
@@ -35,64 +25,44 @@ export interface FeedPage {
 	items: FeedEvent[];
 	nextCursor: string | null;
 	hasMore: boolean;
-	/** The API's own time of the answer (its Date header, ms), when it gave one. */
 	apiDateMs?: number;
 }
 
-/** What `fetchPage` answers when the API says 410 EVENT_CURSOR_EXPIRED. */
 export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
-/** What `fetchPage` answers when the API refuses the cursor with 400 INVALID_CURSOR. */
 export const CURSOR_INVALID = 'CURSOR_INVALID' as const;
 
 export const MAX_PAGE_SIZE = 100;
-/** Pages Start From Now walks per poll towards the current end; the rest of the walk continues on the next polls. */
+// The rest of Start From Now's walk continues on the next polls.
 export const SEEK_PAGES_PER_POLL = 20;
-/** Retained events are available for 30 days (api-spec "Pull feed retention"). */
 export const RETENTION_MS = 30 * 24 * 60 * 60_000;
-/** Fetch Resource reads running at once. */
 export const RESOURCE_READ_CONCURRENCY = 5;
 
 export type FeedItem = FeedEvent | FeedNotice;
 
 export interface FeedPollResult {
-	/** Events and notices, in the order they happened. */
 	items: FeedItem[];
 	events: FeedEvent[];
 	notices: FeedNotice[];
-	/** The state to store, or undefined when it did not change. */
 	nextState: FeedState | undefined;
-	/** True when the per-poll cap, the time budget or the seek bound stopped the poll before the end. */
 	truncated: boolean;
-	/** A page read that failed after what came before it was handed over (or a transient failure while seeking). */
 	failure?: unknown;
 }
 
 export interface FeedPollArgs {
 	stored: unknown;
 	filters: FeedFilters;
-	/** The API base URL the credential points at. */
 	baseUrl: string;
 	startAt: StartPosition;
-	/** At most this many events per poll (the rest is left for the next poll). */
 	maxEvents: number;
-	/** Page size asked of the API, 1 to 100. */
 	pageSize: number;
-	/** Milliseconds since the epoch; no read (page or resource) is started after `deadline`. */
 	now: () => number;
 	deadline: number;
-	/**
-	 * One GET /api/v1/events (`type` only when a server-side type filter applies). Answers `CURSOR_EXPIRED` for
-	 * 410 EVENT_CURSOR_EXPIRED and `CURSOR_INVALID` for 400 INVALID_CURSOR on a request that carried a cursor;
-	 * other failures reject.
-	 */
 	fetchPage: (q: {
 		cursor: string | null;
 		limit: number;
 		type?: string;
 	}) => Promise<FeedPage | typeof CURSOR_EXPIRED | typeof CURSOR_INVALID>;
-	/** Fetch Resource: the fields to add to one event (a failed read is reported inside them, never thrown). */
 	enrich?: (event: FeedEvent) => Promise<Record<string, unknown>>;
-	/** Whether a failed page read is worth retrying on the next poll (429, 5xx, network) rather than failing now. */
 	isTransient?: (error: unknown) => boolean;
 	seekPagesPerPoll?: number;
 }
@@ -101,12 +71,11 @@ function sameState(a: FeedState | undefined, b: FeedState): boolean {
 	return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** occurredAt in milliseconds; NaN (never "after" anything) when absent or unreadable. */
+// NaN is never "after" anything.
 function occurredMs(event: FeedEvent): number {
 	return typeof event.occurredAt === 'string' ? Date.parse(event.occurredAt) : Number.NaN;
 }
 
-/** After a restarted walk: an event handed over before the restart (older than the last delivered, or that one). */
 function alreadyWalked(event: FeedEvent, state: FeedState): boolean {
 	const after = Date.parse(state.walkResumedAfter ?? '');
 	const at = occurredMs(event);
@@ -117,10 +86,7 @@ function idOf(event: FeedEvent | undefined): string | null {
 	return event !== undefined && typeof event.id === 'string' ? event.id : null;
 }
 
-/**
- * Enriches `events` in order, a few at a time, starting no read after `deadline`. Answers how many events,
- * from the first, are complete (each read started was awaited), so the rest can wait for the next poll.
- */
+// Each read started is awaited, so the rest can wait for the next poll.
 async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<number> {
 	const enrich = args.enrich;
 	if (!enrich) return events.length;
@@ -137,7 +103,6 @@ async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<nu
 	return next;
 }
 
-/** The stored position, or a fresh one with the notice saying why the old one could not be kept. */
 function startingState(args: FeedPollArgs, key: string): { state: FeedState; notice?: FeedNotice } {
 	const stored = readFeedState(args.stored);
 	const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
@@ -153,11 +118,6 @@ function startingState(args: FeedPollArgs, key: string): { state: FeedState; not
 	return { state: { ...stored, baseUrl: args.baseUrl } };
 }
 
-/**
- * One poll of an active trigger: continue from the stored position (or start one), read pages in order, hand
- * over at most `maxEvents` events within the time budget (Fetch Resource reads included), and recover from a
- * position the API no longer accepts with a notice in its place among the events.
- */
 export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 	const key = filterKey(args.filters);
 	const type = serverType(args.filters);
@@ -190,8 +150,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 				(error: unknown) => ({ error }),
 			);
 		if ('error' in outcome) {
-			// What was read before a failing page is handed over; the next poll repeats the failing read. A transient
-			// failure while seeking the end keeps the walk's progress instead of failing (the activation, too).
+			// A transient failure while seeking the end keeps the walk's progress instead of failing.
 			if (events.length > 0 || (seeking && args.isTransient?.(outcome.error) === true)) {
 				failure = outcome.error;
 				break;
@@ -204,10 +163,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			if (state.cursor === null)
 				throw new RangeError(`fetchPage answered ${page} for a request without a cursor`);
 			if (page === CURSOR_EXPIRED && seeking) {
-				// Start From Now's walk outlived the history it was walking past. Everything still retained lies after the
-				// expired cursor, so the walk starts again from the oldest retained event with the same start: history
-				// stays history. Events that occurred after that start are all still retained while it is younger than
-				// the retention; only past that could some have expired unseen, and the notice says so.
+				// Everything retained lies after the expired cursor, so the walk restarts from the oldest with the same start: history stays history.
 				if (args.now() - Date.parse(state.positionSince) >= RETENTION_MS)
 					items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
 				state = {
@@ -227,9 +183,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			continue;
 		}
 
-		// Start From Now starts at its walk's first answered read, told by the API's clock alone, never the host's:
-		// what that read shows existed before it (history); a later event is new when it occurred after that read's
-		// Date (whole seconds) and after the newest event the read showed (the API's milliseconds).
+		// Start From Now's start is told by the API's clock alone (the first read's Date), never the host's.
 		const firstRead =
 			seeking && state.positionSinceByApi === false && Number.isFinite(page.apiDateMs);
 		if (firstRead) {
@@ -247,8 +201,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			const event = pageItems[i];
 			const itemType = typeof event.type === 'string' ? event.type : '';
 			if (!eventTypeMatches(itemType, args.filters.types)) continue;
-			// While seeking the end, only what occurred after the position started is new; after a restarted walk, not
-			// what was delivered before it (the same moment as the last delivered event passes, except that event).
+			// After a restarted walk, what was delivered before it is not new (same moment passes, except that event).
 			if (seeking && (firstRead || !(occurredMs(event) > Date.parse(state.positionSince))))
 				continue;
 			if (seeking && state.walkResumedAfter && alreadyWalked(event, state)) continue;
@@ -303,10 +256,6 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 	};
 }
 
-/**
- * Manual mode: the latest events for the current filters, read from the oldest retained event,
- * without touching any stored state.
- */
 export async function readLatestEvents(args: {
 	filters: FeedFilters;
 	count: number;

@@ -1,16 +1,6 @@
-/**
- * The feed trigger's saved position and the notices it emits when that position has to restart, free of n8n
- * types.
- *
- * api-spec "Events feed": filters and workspace are bound to the cursor. The position is therefore tied to what
- * the API binds it to: the server-side filters (the `type` query, sent only when exactly one type is selected, and
- * the report and interview filters), and the account (the base URL is checked here; a key of another workspace
- * makes the API refuse the cursor with 400 INVALID_CURSOR, which restarts the position with a notice). Types
- * filtered locally are not part of the position, so changing them keeps it.
- */
+// The position is tied to what the API binds the cursor to: server-side filters and the base URL; local type filters keep it.
 
 export interface FeedFilters {
-	/** Selected event types; empty or containing '*' = all (including unknown future types). */
 	types: string[];
 	reportId?: string;
 	interviewId?: string;
@@ -20,53 +10,32 @@ export type StartPosition = 'now' | 'oldest';
 
 export interface FeedState {
 	version: 2;
-	/** The server-side filters this cursor is bound to (see `filterKey`). */
 	filterKey: string;
-	/** The API base URL the cursor was issued by; null when unknown (a position saved before it was recorded). */
 	baseUrl: string | null;
-	/** Where the page being read begins; null = the oldest retained event. */
 	cursor: string | null;
-	/**
-	 * The id of the last event already handled on the page that begins at `cursor` (a page that ended without a
-	 * next cursor, or a poll that stopped inside a page); re-reading that page skips through it.
-	 */
 	skipThrough: string | null;
-	/** 'seekingEnd' while Start From Now walks to the current end; events that occurred after `positionSince` pass. */
 	phase: 'seekingEnd' | 'following';
-	/** When this position was started (ISO). */
 	positionSince: string;
-	/**
-	 * false: Start From Now's `positionSince` is still the n8n host's time, to be replaced by the API's own time (the
-	 * Date of the walk's first answered read) before any event is compared with it; true once it is the API's.
-	 * Absent in positions saved before it was recorded.
-	 */
+	// false while positionSince is still the host's time, replaced by the API's before any event is compared with it.
 	positionSinceByApi?: boolean;
-	/** occurredAt and id of the last event handed to the workflow from this position. */
 	lastEventAt: string | null;
 	lastEventId: string | null;
-	/**
-	 * Set when a Start From Now walk restarted from the oldest retained event after its cursor expired: events that
-	 * occurred before this moment (the last one delivered) were already handed over, so the walk skips them.
-	 */
+	// Events before this moment were handed over before a Start From Now walk restarted, so the walk skips them.
 	walkResumedAfter?: string | null;
 }
 
-/** Why a saved position was replaced by a fresh one. */
 export type RestartReason = 'FILTERS_CHANGED' | 'BASE_URL_CHANGED' | 'CURSOR_INVALID';
 
 export interface FeedNotice {
 	notice: 'EVENT_CURSOR_EXPIRED' | 'FEED_POSITION_RESTARTED';
 	reason: 'CURSOR_EXPIRED' | RestartReason;
 	message: string;
-	/** The last moment up to which events are known to have been delivered from the old position. */
 	eventsMayBeMissedSince: string;
 	lastEventId: string | null;
 	detectedAt: string;
-	/** Where the fresh position continues. */
 	resumedFrom: 'now' | 'oldestRetained';
 }
 
-/** A stable key for the server-side filters a cursor is bound to. */
 export function filterKey(filters: FeedFilters): string {
 	return JSON.stringify({
 		type: serverType(filters) ?? null,
@@ -75,13 +44,12 @@ export function filterKey(filters: FeedFilters): string {
 	});
 }
 
-/** The server-side `type` filter: only when exactly one concrete type is selected. */
 export function serverType(filters: FeedFilters): string | undefined {
 	const types = filters.types.includes('*') ? [] : [...new Set(filters.types)];
 	return types.length === 1 ? types[0] : undefined;
 }
 
-/** A version 1 key listed the selected types; the cursor it guarded was bound to the server-side part only. */
+// A version 1 key listed the selected types; the cursor it guarded was bound to the server-side part only.
 function migrateKey(v1Key: string): string | undefined {
 	try {
 		const k = JSON.parse(v1Key) as { types?: unknown; reportId?: unknown; interviewId?: unknown };
@@ -98,7 +66,6 @@ function migrateKey(v1Key: string): string | undefined {
 	}
 }
 
-/** Reads the stored state (either version); anything unrecognisable counts as absent. */
 export function readFeedState(stored: unknown): FeedState | undefined {
 	if (stored === null || typeof stored !== 'object') return undefined;
 	const s = stored as Record<string, unknown>;
@@ -154,7 +121,6 @@ const RESTART_MESSAGES: Record<RestartReason, string> = {
 		"The API refused the saved feed position as invalid (400 INVALID_CURSOR): the credential's key probably belongs to another workspace now.",
 };
 
-/** The notice for a position that restarts, saying what may have been skipped and from when. */
 export function restartNotice(
 	reason: RestartReason | 'CURSOR_EXPIRED',
 	old: FeedState,

@@ -1,10 +1,4 @@
-/**
- * One attempt of an API request (docs/security.md): sent through the credential with n8n's redirect following
- * switched off (`disableFollowRedirect`: n8n's HTTP client would otherwise follow redirects and, by default, send
- * the Authorization header on to another origin), each redirect decided here (guard.ts: same origin followed,
- * another origin or a downgrade from https refused), and the answer read as a stream, within a size limit and the
- * attempt's deadline, then parsed as `json: true` would.
- */
+// n8n's redirect following is off: by default it would send the Authorization header on to another origin.
 import { NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
@@ -38,7 +32,6 @@ export interface FullResponse {
 	statusCode: number;
 }
 
-/** Errors the transport raised on purpose (a refused redirect, an answer over its limit): thrown as they are. */
 export const refusals = new WeakSet<object>();
 
 export function refusal(

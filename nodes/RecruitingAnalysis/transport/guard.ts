@@ -1,15 +1,5 @@
-/**
- * What the transport refuses, and how it bounds what it reads (docs/security.md): redirects that would take the API
- * key to another origin or off https, header values with line breaks, answers larger than a limit or slower than
- * the request deadline, and any secret left in an error n8n would store or log. Pure functions, no n8n types
- * beyond the error classes it scrubs.
- */
-
-/** Largest API answer read (a page of 100 reports with their results is far below it). */
 export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
-/** Largest storage answer read (an S3-style XML error is a few hundred bytes). */
 export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
-/** Same-origin redirects followed for one request before giving up. */
 export const MAX_SAME_ORIGIN_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -18,7 +8,6 @@ export function isRedirectStatus(status: number): boolean {
 	return REDIRECT_STATUSES.has(status);
 }
 
-/** True when the text holds a character a header value or a path segment must not carry (CR, LF, NUL, ...). */
 export function hasControlCharacter(value: string): boolean {
 	for (let i = 0; i < value.length; i++) {
 		const c = value.charCodeAt(i);
@@ -29,19 +18,13 @@ export function hasControlCharacter(value: string): boolean {
 
 const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[|\]$/g, '');
 
-/**
- * Loopback hosts, as plain http may reach them: a literal loopback address (127.0.0.0/8, ::1; the URL parser has
- * already written 127.1 or [0:0::1] in these forms) or the name `localhost` itself. Any other name, a `*.localhost`
- * one included, is answered by whatever resolver the machine uses, which node code cannot ask (it has no DNS), so
- * the key could go in clear to another host: it is not loopback here.
- */
+// Node code has no DNS, so any name but `localhost` itself could send the key in clear to another host.
 export function isLoopbackHost(hostname: string): boolean {
 	const host = bareHost(hostname);
 	if (host === 'localhost' || host === '::1') return true;
 	return /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
-/** A name under `.localhost` (`api.localhost`): loopback by convention only, so not for plain http (isLoopbackHost). */
 export function isLocalhostSubdomain(hostname: string): boolean {
 	const host = bareHost(hostname).replace(/\.$/, '');
 	return host.endsWith('.localhost') || (host === 'localhost' && hostname.endsWith('.'));
@@ -49,12 +32,7 @@ export function isLocalhostSubdomain(hostname: string): boolean {
 
 export type RedirectDecision = { follow: URL } | { refuse: string; description: string };
 
-/**
- * What to do with a redirect answer of an API request. The key goes only to the credential's origin, so a redirect
- * to another origin (another host, port or scheme) is refused, and so is a redirect from https to http. A same-origin
- * redirect is followed when it keeps the method and body: 307 and 308 for every method, 301/302/303 for GET and HEAD
- * (for a write they would turn it into a GET and silently drop it).
- */
+// The key goes only to the credential's origin; 301/302/303 would turn a write into a GET and silently drop it.
 export function decideRedirect(args: {
 	status: number;
 	location: string | undefined;
@@ -116,14 +94,13 @@ export function decideRedirect(args: {
 	return { follow: target };
 }
 
-/** Thrown when an answer is bigger than its limit; not retried (the same answer would come again). */
+// Not retried: the same answer would come again.
 export class ResponseTooLargeError extends Error {
 	constructor(readonly limitBytes: number) {
 		super(`The answer was larger than ${limitBytes} bytes`);
 	}
 }
 
-/** Thrown when an answer keeps arriving past the request deadline; retried like a timeout. */
 export class ResponseDeadlineError extends Error {
 	readonly code = 'ETIMEDOUT';
 
@@ -145,17 +122,11 @@ function isReadable(value: unknown): value is ReadableLike {
 	);
 }
 
-/** Drops a body that will not be read (the connection is freed instead of drained). */
 export function discardBody(body: unknown): void {
 	if (isReadable(body) && typeof body.destroy === 'function') body.destroy();
 }
 
-/**
- * Reads a streamed answer to the end, stopping at `limitBytes` (ResponseTooLargeError) or when `deadline` (epoch
- * ms) passes (ResponseDeadlineError), whether the body keeps trickling or has gone silent: n8n's `timeout` reaches
- * its HTTP client as an idle timeout of the request, which does not end a streamed body. A body that is not a
- * stream (an already-read answer) is returned as it is.
- */
+// n8n's timeout is an idle timeout of the request, which does not end a streamed body: the deadline does.
 export async function readBounded(
 	body: unknown,
 	limitBytes: number,
@@ -203,7 +174,6 @@ export async function readBounded(
 	return all;
 }
 
-/** A read answer as n8n's `json: true` gives it: parsed JSON, else the text; undefined when empty. */
 export function parseAnswer(raw: unknown): unknown {
 	if (!(raw instanceof Uint8Array)) return raw;
 	if (raw.length === 0) return undefined;
@@ -215,7 +185,6 @@ export function parseAnswer(raw: unknown): unknown {
 	}
 }
 
-/** Replaces every occurrence of each secret (longer than 3 characters) with a mask. */
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
 	let out = text;
 	for (const secret of secrets) {
@@ -224,7 +193,6 @@ export function redactSecrets(text: string, secrets: Array<string | undefined>):
 	return out;
 }
 
-/** A copy of a JSON-like value with every secret masked in every string (keys included); cycles cut. */
 export function redactDeep(
 	value: unknown,
 	secrets: string[],
@@ -242,11 +210,7 @@ export function redactDeep(
 	return out;
 }
 
-/**
- * Masks every secret in an error as n8n keeps it: the engine stores `{...error, message, stack}` in the task data
- * and the saved execution (so `errorResponse`, `context`, `description`, `messages` and every other own field), and
- * `toJSON()` adds `cause`. Fields that hold no secret are left as they are (same objects).
- */
+// n8n stores `{...error, message, stack}` and toJSON() adds `cause`: every own field is masked.
 export function scrubError<E>(error: E, secrets: string[]): E {
 	const usable = secrets.filter((s) => s && s.length > 3);
 	if (usable.length === 0 || !error || typeof error !== 'object') return error;

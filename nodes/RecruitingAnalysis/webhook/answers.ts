@@ -1,32 +1,23 @@
-/**
- * How the webhook trigger answers a delivery (api-spec "Webhook receiver contract" 5 and 6), and how it reads the
- * request: the signed body and the headers as received.
- */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { readSeenList, type SeenList } from './dedupe';
 import type { HeaderBag, VerifyFailureReason } from './verify';
 
-/** Static-data key (node scope) of the remembered event ids (webhook/dedupe.ts). */
 export const SEEN_IDS = 'seenEventIds';
-/** Static-data key (node scope) of each remembered id's place in the order of acknowledgements (webhook/dedupe.ts). */
 export const SEEN_ORDER = 'seenEventOrder';
 
-/** The remembered ids as stored in the node's static data. */
 export function storedSeen(staticData: IDataObject): SeenList {
 	return readSeenList(staticData[SEEN_IDS], staticData[SEEN_ORDER]);
 }
 
 export type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
-/** Failures that secrets read after the delivery arrived could turn into a success. */
 export const RECHECKED_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
 	'SIGNATURE_MISMATCH',
 	'NO_SECRET',
 	'INVALID_SECRET',
 ]);
 
-/** Answers through `res` (no execution starts) and tells n8n that the node has answered. */
 export function answer(
 	res: WebhookResponse,
 	status: number,
@@ -37,11 +28,7 @@ export function answer(
 	return { noWebhookResponse: true };
 }
 
-/**
- * A failure on this side (the secret cannot be read or used, the raw body is missing): 503, which the service
- * retries for about a day and a half (api-spec "Webhook receiver contract" 5 and 6), so the event arrives once
- * the problem is fixed. A 401 would end the delivery for good.
- */
+// 503, which the service retries for a day and a half, so the event arrives once fixed; a 401 would end it for good.
 export function unavailable(
 	res: WebhookResponse,
 	reason: string,
@@ -50,7 +37,6 @@ export function unavailable(
 	return answer(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', reason, message } });
 }
 
-/** The secret could not be read, or the raw body is missing: 503, so that the service retries. */
 export function notReady(
 	ctx: IWebhookFunctions,
 	res: WebhookResponse,
@@ -68,7 +54,7 @@ export function notReady(
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
-/** The signed body as JSON; a leading UTF-8 byte order mark is tolerated (the signature covers it as received). */
+// A leading UTF-8 byte order mark is tolerated: the signature covers it as received.
 export function parseBody(raw: Uint8Array): unknown {
 	const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 	const start = UTF8_BOM.every((b, i) => bytes[i] === b) ? UTF8_BOM.length : 0;
@@ -79,18 +65,8 @@ export function parseBody(raw: Uint8Array): unknown {
 	}
 }
 
-/**
- * Starts the workflow and records the event id as seen at the moment n8n takes the trigger's answer
- * (`acknowledge`), with the remembered ids written to the static data n8n saves just before it answers.
- *
- * n8n reads the node's `webhookResponse` (the answer's body, the description's `responseData` being empty) right
- * before its response callback, which writes a webhook workflow's changed static data and then answers
- * (packages/cli `WebhookHelpers.executeWebhook`, `LiveWebhooks.executeWebhook`). On n8n 2.x that happens only after
- * `WorkflowRunner.run` created the execution; when creating it fails n8n answers 500 and never reads it, so the id is
- * not recorded and the sender's retry starts the event. On 1.x n8n reads it (and answers 200) before it creates the
- * execution. Creating the execution on 2.x also wraps the same static data in a new `Workflow`, which clears its
- * "changed" mark: assigning the ids inside the getter marks them changed again, so they are written on both lines.
- */
+// The id counts as seen only when n8n reads the answer (on 2.x after it created the execution), so a failed start is retried.
+// Assigning inside the getter marks the static data changed again: 2.x's new Workflow clears that mark.
 export function acknowledgeWhenStored(
 	staticData: IDataObject,
 	acknowledge: ((stored: SeenList) => SeenList) | undefined,
@@ -113,10 +89,7 @@ export function acknowledgeWhenStored(
 	return result;
 }
 
-/**
- * A copy of an event whose first delivery n8n has not acknowledged yet (its execution is being created): 503, so the
- * sender retries it; by then the first is either acknowledged (the retry is a duplicate) or failed (the retry runs).
- */
+// 503: by the sender's retry the first copy is either acknowledged (a duplicate) or failed (the retry runs).
 export function inFlight(res: WebhookResponse): IWebhookResponseData {
 	return unavailable(
 		res,
@@ -125,11 +98,7 @@ export function inFlight(res: WebhookResponse): IWebhookResponseData {
 	);
 }
 
-/**
- * Calls `abandon` when n8n answered this request with something other than the trigger's acknowledgement (it failed
- * to start the execution). When the sender left before any answer, the id stays in flight (webhook/dedupe.ts,
- * IN_FLIGHT_LIMIT_MS): n8n may still create the execution.
- */
+// When the sender left before any answer, the id stays in flight (IN_FLIGHT_LIMIT_MS): n8n may still create the execution.
 export function abandonUnlessAcknowledged(res: WebhookResponse, abandon: () => void): void {
 	if (typeof res.once !== 'function') return;
 	res.once('close', () => {

@@ -1,58 +1,19 @@
-/**
- * Dedupe by verified event id (api-spec "Webhook receiver contract" 4: delivery is at least once, retries and manual
- * replays keep the event id).
- *
- * Two copies of what was seen:
- * - the stored list, a bounded list kept as plain JSON arrays in the node's workflow static data (what survives a
- *   restart and what other webhook processes read; n8n saves static data whole, with no compare-and-set, see
- *   docs/triggers.md for where that stops holding);
- * - the process copy per scope (workflow and node), which also holds the ids in flight.
- *
- * Each remembered id carries its place in the order of acknowledgements: a counter one above the highest place this
- * process knows of, stored or its own (a logical clock; no wall clock of any process takes part). Merging the stored
- * list with the process copy keeps, per id, its highest place, and the capacity keeps the highest places. So what one
- * process acknowledges never pushes out ids another process acknowledged more recently, and ids lost when two
- * processes saved at the same moment come back with their own place at this process's next acknowledgement.
- *
- * An id counts as seen only once n8n has acknowledged its delivery (`acknowledge`, called when n8n reads the
- * trigger's answer: on n8n 2.x after it created the execution). Until then it is in flight: a copy arriving meanwhile
- * is answered with a retryable status, and when n8n answers anything else (it failed to create the execution) the id
- * is forgotten (`abandon`), so the sender's retry starts the event.
- */
+// Each id carries its place in the order of acknowledgements (a logical clock, no wall clock), so one process never
+// pushes out ids another acknowledged more recently; an id counts as seen only once n8n acknowledged its delivery.
 
 export const DEFAULT_DEDUPE_CAPACITY = 1000;
 export const MAX_DEDUPE_CAPACITY = 10000;
-/**
- * How long an id stays in flight when n8n never answered (the sender left before n8n created the execution). The
- * sender's next attempts come after about one and five minutes (api-spec "Webhook receiver contract" 6): they are
- * answered 503 meanwhile and the one after this time starts the event, unless n8n acknowledged it by then.
- */
+// The sender retries after about one and five minutes: answered 503 meanwhile, the one after this starts the event.
 export const IN_FLIGHT_LIMIT_MS = 10 * 60_000;
-/** Ids (seen and in flight) this process keeps over all scopes; the least recently used scopes go first. */
 export const MAX_PROCESS_IDS = 100_000;
-/** The bound in force (tests lower it to check it without filling 100,000 ids). */
 export const processLimits = { maxIds: MAX_PROCESS_IDS };
 
-export interface RememberResult {
-	duplicate: boolean;
-	ids: string[];
-}
-
-/** Reads whatever is stored, tolerating absence or damage: only string entries survive. */
-export function readSeenIds(stored: unknown): string[] {
-	return Array.isArray(stored) ? stored.filter((v): v is string => typeof v === 'string') : [];
-}
-
-/** The stored list: ids by ascending place in the order of acknowledgements, and each id's place. */
 export interface SeenList {
 	ids: string[];
 	order: number[];
 }
 
-/**
- * Reads the stored ids and their places, tolerating absence or damage. A list saved without places (before they
- * were kept), or whose places do not match its ids one to one, takes its array positions as places.
- */
+// A list saved without places, or whose places do not match its ids, takes its array positions as places.
 export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList {
 	if (!Array.isArray(storedIds)) return { ids: [], order: [] };
 	const places =
@@ -70,7 +31,6 @@ export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList
 	return list;
 }
 
-/** A plain list of ids (oldest first) as a stored list whose places are the positions. */
 function asSeenList(stored: SeenList | readonly string[]): SeenList {
 	return Array.isArray(stored) ? readSeenList(stored, undefined) : (stored as SeenList);
 }
@@ -80,30 +40,11 @@ export function clampCapacity(capacity: number | undefined): number {
 	return Math.min(MAX_DEDUPE_CAPACITY, Math.max(1, Math.floor(capacity)));
 }
 
-/**
- * Records `eventId` and says whether it was already there. Never mutates `ids`.
- * The result holds at most `capacity` ids; the least recently seen are dropped first.
- */
-export function rememberEventId(
-	ids: readonly string[],
-	eventId: string,
-	capacity?: number,
-): RememberResult {
-	const cap = clampCapacity(capacity);
-	const at = ids.indexOf(eventId);
-	const next = at >= 0 ? [...ids.slice(0, at), ...ids.slice(at + 1), eventId] : [...ids, eventId];
-	while (next.length > cap) next.shift();
-	return { duplicate: at >= 0, ids: next };
-}
-
 interface Scope {
-	/** Acknowledged ids with their places (at most the node's capacity). */
 	seen: Map<string, number>;
-	/** Ids whose first copy n8n has not acknowledged yet, with when they started. */
 	inFlight: Map<string, number>;
 }
 
-/** Per scope, in least recently used order (a Map keeps insertion order; a use re-inserts). */
 const scopes = new Map<string, Scope>();
 
 function size(scope: Scope): number {
@@ -120,7 +61,6 @@ function use(key: string): Scope {
 	return scope;
 }
 
-/** Drops the least recently used scopes while the process holds more than MAX_PROCESS_IDS ids. */
 function bound(keep: string): void {
 	let total = 0;
 	for (const scope of scopes.values()) total += size(scope);
@@ -137,10 +77,7 @@ export type Admission =
 	| { verdict: 'inFlight' }
 	| { verdict: 'new'; acknowledge: (stored: SeenList) => SeenList; abandon: () => void };
 
-/**
- * The stored list and the process copy merged, `eventId` placed one above the highest place either knows, and the
- * `capacity` highest places kept (ties broken by id, so that every process keeps the same ones).
- */
+// Ties broken by id, so that every process keeps the same ones.
 export function mergeSeen(
 	stored: SeenList,
 	own: ReadonlyMap<string, number>,
@@ -167,12 +104,6 @@ export function mergeSeen(
 	return { ids: kept.map((e) => e[0]), order: kept.map((e) => e[1]) };
 }
 
-/**
- * What to do with a delivery of `eventId` in `scope`: a duplicate (seen here or in the stored list), a copy of an
- * event still in flight, or a new event, admitted as in flight. For a new one, `acknowledge` (n8n accepted it)
- * returns the list to store (the stored list, the process copy and the id, newest kept) and `abandon` (n8n did not)
- * forgets it.
- */
 export function admitEvent(
 	key: string,
 	stored: SeenList | readonly string[],
@@ -213,12 +144,10 @@ export function admitEvent(
 	};
 }
 
-/** Forgets every scope of a workflow's node (called when the workflow is deactivated or deleted). */
 export function forgetScope(key: string): void {
 	scopes.delete(key);
 }
 
-/** Ids the process holds, over all scopes (seen and in flight). */
 export function processIdCount(): number {
 	let total = 0;
 	for (const scope of scopes.values()) total += size(scope);

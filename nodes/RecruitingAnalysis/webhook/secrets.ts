@@ -1,28 +1,13 @@
-/**
- * The signing secrets a webhook trigger verifies with, kept in the process between deliveries.
- *
- * Reading the credential costs n8n a database read, a decryption and an expression evaluation for every delivery
- * (bench/REPORT.md, "B5 profile"), while the secret changes only when someone edits the credential. So the secrets
- * of the last read are kept for `SECRET_REUSE_MS` per scope (workflow, node and credential), and read again:
- * - when they are older than that, so an edit (a secret removed after a rotation) takes effect within that time;
- * - when a delivery's signature matches none of them (`recheck`): the credential may have been edited since, and
- *   answering 401 on stale secrets would make the service drop a genuine event (api-spec "Webhook receiver
- *   contract" 5). The answer then comes from a read that started after the delivery arrived.
- *
- * At most one read per scope is in flight: concurrent deliveries share it, and rechecks that arrive while an older
- * read runs share the one read that follows it. A flood of forged deliveries therefore costs one read after another,
- * never one read per delivery at once.
- */
+// Secrets are kept between deliveries (a credential read costs a decryption each) and read again when stale or when
+// no secret matches: a 401 on stale secrets would make the service drop a genuine event. One read per scope at a time.
 
 import type { IDataObject } from 'n8n-workflow';
 
 import { isWellFormedSigningSecret } from './verify';
 
 export const SECRET_REUSE_MS = 30_000;
-/** Scopes kept at most; the least recently used go first (a dropped scope only costs one credential read). */
 export const MAX_SECRET_SCOPES = 1000;
 
-/** The configured secrets, current first (verification reports which one matched). */
 export function secretsFrom(data: IDataObject | undefined): string[] {
 	return [data?.secret, data?.previousSecret]
 		.filter((s): s is string => typeof s === 'string')
@@ -30,7 +15,6 @@ export function secretsFrom(data: IDataObject | undefined): string[] {
 		.filter((s) => s !== '');
 }
 
-/** Why a credential cannot verify deliveries, or undefined when it can. */
 export function secretProblem(data: IDataObject | undefined): string | undefined {
 	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
 	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
@@ -55,11 +39,9 @@ interface Scope {
 	secrets?: string[];
 	readAt?: number;
 	reading?: Read;
-	/** The read queued behind `reading`, for rechecks that arrived after it started. */
 	next?: Promise<string[]>;
 }
 
-/** In least recently used order (a Map keeps insertion order; a use re-inserts). */
 const scopes = new Map<string, Scope>();
 
 function scopeOf(key: string): Scope {
@@ -73,15 +55,10 @@ function scopeOf(key: string): Scope {
 	return scope;
 }
 
-/**
- * Forgets the kept secrets of every scope whose key starts with `prefix` (a workflow's node, whatever its
- * credential), when the workflow is deactivated or deleted.
- */
 export function forgetSecrets(prefix: string): void {
 	for (const key of [...scopes.keys()]) if (key.startsWith(prefix)) scopes.delete(key);
 }
 
-/** How many scopes are kept (for the tests of the bound). */
 export function keptSecretScopes(): number {
 	return scopes.size;
 }
@@ -110,7 +87,6 @@ function start(scope: Scope, load: Loader, now: () => number): Promise<string[]>
 	return read.promise;
 }
 
-/** The secrets to verify with: kept ones while recent, else one shared read. */
 export async function currentSecrets(
 	key: string,
 	load: Loader,
@@ -124,10 +100,7 @@ export async function currentSecrets(
 	return { secrets, readAt: scope.readAt ?? now() };
 }
 
-/**
- * Secrets from a read that started at or after `arrivedAt` (when the delivery arrived), for a delivery whose
- * signature matched none of the kept ones.
- */
+// A read that started after the delivery arrived, so an edited credential is seen before a 401.
 export async function recheckSecrets(
 	key: string,
 	load: Loader,

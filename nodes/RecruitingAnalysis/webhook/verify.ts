@@ -1,16 +1,7 @@
-/**
- * Standard Webhooks verification (api-spec "Webhook receiver contract" 2 and 3).
- *
- * A pure function of (raw body bytes, headers, secrets, now, tolerance): no n8n types, no clock, no I/O.
- * The signed content is `<webhook-id>.<webhook-timestamp>.<raw body>`, HMAC-SHA256 keyed by the base64
- * decoded secret (after removing `whsec_`). `webhook-signature` is a space-separated list of
- * `<version>,<base64 signature>` entries; any `v1` entry may match, and during a rotation the service
- * sends one per active secret. Comparison is constant time over the decoded bytes.
- */
+// Pure: no n8n types, no clock, no I/O.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
-/** Five minutes, both ways (api-spec "Limits": webhook timestamp tolerance). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export const HEADER_ID = 'webhook-id';
@@ -36,23 +27,18 @@ export type VerifyFailureReason =
 	| 'SIGNATURE_MISMATCH';
 
 export interface VerifyInput {
-	/** The exact bytes received. Never a re-serialised body. */
+	// The exact bytes received, never a re-serialised body.
 	rawBody: Uint8Array;
 	headers: HeaderBag;
-	/** Current secret first, then the previous one during a rotation. Empty strings are ignored. */
 	secrets: readonly string[];
-	/** Milliseconds since the epoch. */
 	now: number;
-	/** Seconds; must be positive. Defaults to five minutes. */
 	toleranceSeconds?: number;
 }
 
 export interface VerifySuccess {
 	ok: true;
 	webhookId: string;
-	/** Seconds since the epoch, as sent. */
 	timestamp: number;
-	/** Index into `secrets` of the secret that matched (0 = current, 1 = previous). */
 	secretIndex: number;
 }
 
@@ -64,17 +50,10 @@ export interface VerifyFailure {
 
 export type VerifyResult = VerifySuccess | VerifyFailure;
 
-/**
- * The shortest HMAC key accepted: 16 bytes (128 bits). Standard Webhooks asks for 24 to 64; 16 refuses a
- * truncated or placeholder secret without refusing a short but sound one.
- */
+// 16 bytes refuses a truncated or placeholder secret without refusing a short but sound one.
 export const MIN_SECRET_BYTES = 16;
 
-/**
- * Failures on the receiving side (no usable secret, a body n8n did not keep raw): the sender cannot fix them by
- * signing differently, and they should be answered so that the service retries (api-spec "Webhook receiver
- * contract" 5: 5xx is retried, other failures end the delivery).
- */
+// Failures on the receiving side: answered so that the service retries (5xx is retried, other failures end the delivery).
 export const RECEIVER_SIDE_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
 	'NO_SECRET',
 	'INVALID_SECRET',
@@ -88,7 +67,6 @@ function fail(reason: VerifyFailureReason, message: string): VerifyFailure {
 	return { ok: false, reason, message };
 }
 
-/** Case-insensitive single-valued header lookup; an array (a repeated header) is refused. */
 function header(headers: HeaderBag, name: string): { value?: string; repeated?: boolean } {
 	let found: HeaderValue;
 	for (const key of Object.keys(headers)) {
@@ -104,22 +82,18 @@ function header(headers: HeaderBag, name: string): { value?: string; repeated?: 
 	return { value: typeof found === 'string' ? found : undefined };
 }
 
-/** Decodes `whsec_<base64>` (or bare base64) to the HMAC key; undefined when it is not valid. */
 export function decodeSigningSecret(secret: string): Buffer | undefined {
 	const body = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
 	if (body.length === 0 || !BASE64.test(body)) return undefined;
-	const key = Buffer.from(body, 'base64');
-	return key.length > 0 ? key : undefined;
+	return Buffer.from(body, 'base64');
 }
 
-/** Whether a secret has the documented shape: `whsec_` followed by base64 of at least MIN_SECRET_BYTES bytes. */
 export function isWellFormedSigningSecret(secret: string): boolean {
 	if (!secret.startsWith(SECRET_PREFIX)) return false;
 	const key = decodeSigningSecret(secret);
 	return key !== undefined && key.length >= MIN_SECRET_BYTES;
 }
 
-/** The HMAC key of a usable secret (bare base64 is accepted too), or undefined. */
 function usableKey(secret: string): Buffer | undefined {
 	const key = decodeSigningSecret(secret.trim());
 	return key !== undefined && key.length >= MIN_SECRET_BYTES ? key : undefined;
@@ -132,7 +106,6 @@ function hmac(key: Buffer, webhookId: string, timestamp: string, rawBody: Uint8A
 		.digest();
 }
 
-/** The `v1,<base64>` signature for one secret; for tests and for senders. */
 export function signWebhook(args: {
 	secret: string;
 	webhookId: string;
@@ -152,8 +125,7 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	if (secrets.length === 0) {
 		return fail('NO_SECRET', 'No signing secret is configured; refusing to accept any delivery');
 	}
-	// A secret that cannot be used (garbled, too short) does not stop the others: a delivery signed with a usable
-	// secret is accepted; one that matches none is then a failure on this side, not proof of a forgery.
+	// An unusable secret does not stop the others; matching none is then a failure on this side, not a forgery.
 	const keys: Array<{ index: number; key: Buffer }> = [];
 	secrets.forEach((s, index) => {
 		const key = usableKey(s);
@@ -199,7 +171,6 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	const candidates: Buffer[] = [];
 	let malformed = 0;
 	for (const entry of sig.value.split(' ')) {
-		if (entry === '') continue;
 		const comma = entry.indexOf(',');
 		if (comma < 0) continue;
 		if (entry.slice(0, comma) !== 'v1') continue;

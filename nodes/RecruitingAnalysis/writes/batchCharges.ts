@@ -1,18 +1,8 @@
-/**
- * The Spending Limit's record of the batches an execution created (writes/spending.ts keeps the total): each
- * batch's items count from the moment the batch was created, and are given back only when its answer shows them
- * uncharged.
- */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { executionStore, keep, ledgerOf, type Reservation } from './spending';
 
-/**
- * The credits each item of the batches this execution created counts, by batch id and item key, kept with the
- * execution beside its total: a batch answered again in a Retry (or after a Wait) of the same execution is known as
- * this execution's own by what it recorded, never by comparing clocks, so its items are not counted twice, and an
- * item it refused gives its credits back when the batch is read.
- */
+// Kept with the execution: a Retry knows its own batches by what it recorded, never by comparing clocks.
 export const BATCH_CHARGES_FIELD = 'recruitingAnalysisBatchCharges';
 
 type BatchCharges = Record<string, Record<string, number>>;
@@ -27,14 +17,9 @@ function batchChargesOf(ctx: IExecuteFunctions): BatchCharges {
 	return fresh;
 }
 
-/** Reservations whose credits an earlier attempt of this execution counted for the same batch item. */
 const countedEarlier = new WeakSet<Reservation>();
 
-/**
- * A batch was created (answered with its id): from now on it may have charged, so each item's credits count as
- * spent in the saved total before the batch is awaited (a timeout or a failed read then leaves them counted).
- * Returns whether this execution had created the batch before (its items were counted then, not again now).
- */
+// A created batch may have charged: its items count before it is awaited, so a timeout leaves them counted.
 export function countBatch(
 	ctx: IExecuteFunctions,
 	batchId: string,
@@ -56,10 +41,6 @@ export function countBatch(
 	return earlier;
 }
 
-/**
- * An item of a counted batch was answered: `charged` keeps its credits counted; otherwise (the batch refused it, or
- * it was an earlier execution's write) they are given back, whichever attempt of this execution counted them.
- */
 export function settleBatchItem(
 	ctx: IExecuteFunctions,
 	batchId: string,

@@ -1,10 +1,4 @@
-/**
- * What each charged write IS, as the identity its idempotency key is computed from (writes/keyBuilder.ts has
- * the one key builder). Never the execution, node, run or item index: the same write repeated by any path carries
- * the same key (one exception on purpose: a Resend is a reminder, named by the execution that first ran its node,
- * actions/interview/resend.operation.ts). The user's choices that make a deliberate new write (Options > New Attempt Label, or their own
- * Options > Idempotency Key per item) are read and checked here, before anything is sent.
- */
+// Keys name what a write is, never the execution or item index, so a repeat by any path carries the same key.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { binaryDigest } from '../transport';
@@ -13,7 +7,6 @@ import { optionString, optionsParam, stringParam } from '../actions/common/param
 import { checkUserKey } from '../actions/common/checks';
 import { textDigest, userKeyProblem, writeKey, type WriteIdentity } from './keyBuilder';
 
-/** The user's per-item key and the attempt label, both checked (length with the operation's suffixes, pattern). */
 export interface WriteChoice {
 	userKey?: string;
 	attemptLabel?: string;
@@ -21,7 +14,6 @@ export interface WriteChoice {
 
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
-/** Options > New Attempt Label: 1 to 40 letters, digits, '.', '_' or '-' (it becomes part of a key). */
 export function readAttemptLabel(
 	ctx: IExecuteFunctions,
 	options: IDataObject,
@@ -42,10 +34,6 @@ export function readAttemptLabel(
 	return label;
 }
 
-/**
- * The item's Idempotency Key and New Attempt Label, checked. `steps` are the suffixes the operation may append to a
- * user key (e.g. 'prepare', 'start', 'start.requote'): a key that leaves no room for them is refused, naming the field.
- */
 export function readWriteChoice(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -70,18 +58,13 @@ export function readWriteChoice(
 	return { userKey, attemptLabel };
 }
 
-/**
- * The step a user's own key gets on a write that has no step of its own: the receipts of a workspace are shared by
- * all its endpoints, so one application ID used as the key on Upload Resume, Start and Resend must name three writes.
- * The same as Analyze Resume's own steps, so Upload Resume + Start and Analyze Resume of one file are the same writes.
- */
+// Receipts are shared by a workspace's endpoints, so one user key on Upload Resume, Start and Resend must name three writes.
 export const USER_KEY_STEPS: Record<string, string> = {
 	upload: 'prepare',
 	'analysis.start': 'start',
 	'interview.resend': 'resend',
 };
 
-/** The key of one write of an item. */
 export function keyFor(
 	choice: WriteChoice,
 	write: string,
@@ -98,7 +81,6 @@ export function keyFor(
 	});
 }
 
-/** A saved job by id and expected revision; inline text by its digest. */
 export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined): unknown[] {
 	const value = job as IDataObject | undefined;
 	if (!value) return ['none'];
@@ -110,12 +92,7 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 	];
 }
 
-/**
- * The upload identity keys were first derived from: the job, the file's bytes (sha-256, streamed), its name and type,
- * and the external reference. Upload > Prepare has no bytes: its identity is the declared size instead (`fileDigest`
- * null). The uploads of a file keep these keys so that receipts made by earlier versions still answer; what makes two
- * files the same is contentIdentity (no name).
- */
+// Upload keys keep the name, so receipts made by earlier versions still answer; contentIdentity decides sameness.
 export function uploadIdentity(
 	input: UploadInput | IDataObject,
 	fileDigest: string | null,
@@ -130,11 +107,7 @@ export function uploadIdentity(
 	];
 }
 
-/**
- * What an upload's FILE is, whatever it is called: the job, the file's bytes (sha-256), its type and the external
- * reference. The name is left out on purpose: every download path renames (`resume (1).pdf`, `download.pdf`), and the
- * same bytes for the same job (and reference and label) are one report.
- */
+// The name is left out: every download path renames the same bytes.
 export function contentIdentity(input: UploadInput | IDataObject, fileDigest: string): unknown[] {
 	const reference = input.externalReference as { source?: string; id?: string } | undefined;
 	return [
@@ -145,16 +118,9 @@ export function contentIdentity(input: UploadInput | IDataObject, fileDigest: st
 	];
 }
 
-/** The source of the external reference the node gives an upload when the user gave none (a slug, as the spec asks). */
 export const FILE_REFERENCE_SOURCE = 'n8n-file';
 
-/**
- * The external reference of an upload that has none of its own: a digest of what the file is (job, bytes, type, and
- * a New Attempt Label that asks for a separate report; contentIdentity, never the name). The service keeps an
- * external reference unique in the workspace, so the same bytes for the same job are one report whatever carries
- * them and whatever they are called, even after the service forgot a receipt: a second upload is refused with
- * EXTERNAL_REFERENCE_CONFLICT and the existing report, which holds these bytes by construction, is read back.
- */
+// The service keeps an external reference unique, so the same bytes for the same job stay one report after a forgotten receipt.
 export function fileReference(
 	content: readonly unknown[],
 	attemptLabel?: string,
@@ -165,10 +131,7 @@ export function fileReference(
 	};
 }
 
-/**
- * The file reference versions before content identity gave (it hashed the upload identity, the file name included).
- * Only read back: a re-run after the upgrade asks for such an upload as it was first sent, so its receipt answers.
- */
+// Only read back: a re-run after the upgrade finds an upload's receipt under its first reference.
 export function legacyFileReference(
 	identity: readonly unknown[],
 	attemptLabel?: string,
@@ -179,7 +142,6 @@ export function legacyFileReference(
 	};
 }
 
-/** A file reference the node derived (not one the user gave). */
 export function isFileReference(reference: unknown): boolean {
 	return (
 		typeof reference === 'object' &&
@@ -188,19 +150,12 @@ export function isFileReference(reference: unknown): boolean {
 	);
 }
 
-/** sha-256 of the item's resume (the binary property the operation reads). */
 export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
 	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 	return await binaryDigest(ctx, ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName));
 }
 
-/**
- * The step a user's own key gets on an invitation: a short digest of the address, the delivery and the previous
- * interview. The API never shows an invitation's address, so recovery could not tell a corrected address from a
- * repeat of the same invitation; with the digest in the key, a corrected address under the same user key is a new
- * write (the API then says the report already has an interview, and the error says to use Reinterview), and an
- * answer that this key's write exists always means the same invitation.
- */
+// The API never shows an invitation's address: with its digest in the key, a corrected address is a new write, never a recovery.
 export function invitationStep(
 	input: { candidateEmail: unknown; sendEmail: unknown },
 	previousInterviewId?: string,
@@ -208,10 +163,8 @@ export function invitationStep(
 	return `to-${textDigest(JSON.stringify([String(input.candidateEmail).toLowerCase(), input.sendEmail === true, previousInterviewId ?? null])).slice(0, 8)}`;
 }
 
-/** The longest step invitationStep gives, for the length check of a user key. */
 export const INVITATION_STEP_EXAMPLE = 'to-00000000';
 
-/** An invitation is: the report, the address (case-insensitive) and the delivery choice (and, for a reinterview, the previous interview). */
 export function invitationIdentity(
 	input: { reportId: unknown; candidateEmail: unknown; sendEmail: unknown },
 	previousInterviewId?: string,
@@ -226,24 +179,17 @@ export function invitationIdentity(
 
 export type { WriteIdentity };
 
-/** One item of a chunk as its key sees it: what its write is, and the user's key and label for it. */
 export interface ChunkMember {
 	identity: readonly unknown[];
 	choice: WriteChoice;
 }
 
-/**
- * The idempotency key of one batch request: derived from its items' writes in order (each item's business identity,
- * or its own Idempotency Key when given, and its New Attempt Label). Never from the execution or the item
- * positions: a repeat of the same chunk, by any path, carries the same key.
- */
 export function chunkIdempotencyKey(
 	write: string,
 	members: readonly ChunkMember[],
 	afterBatchId?: string,
 ): string {
-	// A member's own key stands beside its identity, never for it: the same user key on another file or address is
-	// another batch, so a replayed batch is always the same writes.
+	// A member's own key stands beside its identity: the same user key on another file is another batch.
 	const identity = members.map(({ identity: own, choice }) => [
 		choice.userKey ? ['userKey', choice.userKey] : null,
 		own,

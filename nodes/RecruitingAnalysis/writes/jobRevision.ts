@@ -1,9 +1,4 @@
-/**
- * A saved job revised since its report was made: a re-run that gets an existing report back (by receipt or by
- * reference) analysed the job as it was then. The item says so, instead of a silent merge. The job's `updatedAt`
- * (GET /api/v1/job-descriptions/{id}, once per job per run) later than the report's `createdAt` means the report
- * predates the job's current revision; a report made in this run never does.
- */
+// A re-run that gets an existing report back analysed the job as it was then: the item says so, not a silent merge.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { RunSlot } from '../floor/runState';
@@ -16,19 +11,17 @@ const jobsRead = new RunSlot(
 	() => new Map<string, Promise<IDataObject | undefined>>(),
 );
 
-/** The saved job an item analyses against, when the user chose one without an Expected Revision. */
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') as string;
 	if (source !== 'existing') return undefined;
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pinned = options?.expectedRevision ?? '';
+	const pinned = options.expectedRevision ?? '';
 	if (typeof pinned === 'string' && pinned.trim() !== '') return undefined;
 	const raw = ctx.getNodeParameter('jobDescriptionId', itemIndex, '') as unknown;
 	const id = typeof raw === 'object' && raw !== null ? (raw as IDataObject).value : raw;
 	return typeof id === 'string' && id.trim() !== '' ? id.trim() : undefined;
 }
 
-/** `{ jobRevisedSinceReport: true, jobUpdatedAt }` when the item's saved job changed after `reportCreatedAt`. */
 export async function jobRevisionSince(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

@@ -1,12 +1,4 @@
-/**
- * One way to recover a write that already happened, for item and batch operations alike. Every answer that means
- * "this write exists" — ALREADY_ADMITTED (the file of an admitted analysis is frozen), ANALYSIS_ALREADY_STARTED,
- * IDEMPOTENCY_KEY_REUSED (an earlier attempt under this key committed, its answer was lost, and the repeat carries a
- * fresh quote), EXTERNAL_REFERENCE_CONFLICT for the same application and job — is answered by reading the existing
- * state back and outputting it as a success, marked `recovered: true` with `recoveredFrom` (the condition).
- * The sandbox sends these in `error.reason` with the generic `error.code` (CONFLICT); the spec leaves the placement
- * open, so both are read (errors.ts). A batch item carries the same names in its `errorCode`.
- */
+// An answer that says the write exists is read back and output as a recovered success, never charged again.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../transport';
@@ -15,7 +7,6 @@ import { apiErrorConditions, outcomeOf } from '../transport/conditions';
 import { addNotice } from '../floor/notices';
 import { explainsRefusal } from './spending';
 
-/** The answers that mean "this write exists". */
 export const EXISTS_CONDITIONS = [
 	'ALREADY_ADMITTED',
 	'ANALYSIS_ALREADY_STARTED',
@@ -24,13 +15,11 @@ export const EXISTS_CONDITIONS = [
 ] as const;
 export type ExistsCondition = (typeof EXISTS_CONDITIONS)[number];
 
-/** The condition of an error (or a batch item's errorCode) that means the write exists, if any. */
 export function existsCondition(errorOrCode: unknown): ExistsCondition | undefined {
 	const found = typeof errorOrCode === 'string' ? [errorOrCode] : apiErrorConditions(errorOrCode);
 	return EXISTS_CONDITIONS.find((condition) => found.includes(condition));
 }
 
-/** The write to read back: an analysis of a report, an invitation of a report, or an upload by its application. */
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
@@ -40,7 +29,6 @@ export type ExistingWrite =
 			jobDescription: IDataObject;
 	  };
 
-/** Why a recovered private-link invitation has no link, and how to get one. */
 export function tokenUnavailable(interviewId: unknown): string {
 	return (
 		`The invitation ${String(interviewId)} exists, but its private link token was returned only once, in the answer that was lost; ` +
@@ -49,10 +37,7 @@ export function tokenUnavailable(interviewId: unknown): string {
 	);
 }
 
-/**
- * Reads the existing write back and returns it as a recovered success. Throws `error` (the original answer) when
- * nothing matching exists, so a conflict that is not ours is never hidden.
- */
+// Throws the original answer when nothing matching exists, so a conflict that is not ours is never hidden.
 export async function recoverWrite(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -71,8 +56,7 @@ export async function recoverWrite(
 			path: apiPath('/api/v1/reports/{}/status', write.reportId),
 			itemIndex,
 		});
-		// Recovered means the asked-for write exists: an analysis of this report. A key used before for another
-		// request (another report or quote) leaves this report without one, and nothing was started for it.
+		// A key used before for another report or quote leaves this report without an analysis: nothing was started.
 		if (status.attemptId === null || status.attemptId === undefined)
 			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
 		if (status.status === 'failed') addNotice(ctx, 'failedReport');
@@ -139,10 +123,6 @@ export async function recoverWrite(
 	});
 }
 
-/**
- * Runs a write; when its answer means the write exists, reads it back instead (recoverWrite). Any other error
- * propagates unchanged.
- */
 export async function withRecovery(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -156,12 +136,7 @@ export async function withRecovery(
 	return await recoverWrite(ctx, itemIndex, write, from, outcome.error);
 }
 
-/**
- * The interview an invitation wrote, among its report's interviews: for a reinterview, the one made right after the
- * previous interview (which it superseded); for an invite, the newest interview that no reinterview made (an
- * interview made right after a superseded one is that one's reinterview). So an Invite run again after an Invite →
- * Reinterview workflow gets its own invitation back, not the reinterview.
- */
+// An Invite run again after an Invite and a Reinterview gets its own invitation back, not the reinterview.
 export function invitationOf(
 	interviews: IDataObject[],
 	previousInterviewId?: string,
@@ -180,13 +155,11 @@ export function invitationOf(
 	return invites[invites.length - 1];
 }
 
-/** Email delivery as the asked-for invitation would have it: 'not_requested' only for a private link. */
 function deliveryOf(interview: IDataObject): 'email' | 'privateLink' | undefined {
 	if (typeof interview.emailDelivery !== 'string') return undefined;
 	return interview.emailDelivery === 'not_requested' ? 'privateLink' : 'email';
 }
 
-/** A recovered invitation must be of the asked-for report and delivery; anything else is an error saying what exists. */
 function checkSameInvitation(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -212,13 +185,11 @@ function checkSameInvitation(
 	);
 }
 
-/** Marks an error that says the asked-for write does not exist (nothing was created: a batch may submit it again). */
 function nothingToRecover<E extends Error>(error: E): E {
 	(error as E & { nothingToRecover?: boolean }).nothingToRecover = true;
 	return error;
 }
 
-/** Whether recovery found that the asked-for write does not exist (as opposed to one that differs). */
 export function isNothingToRecover(error: unknown): boolean {
 	return (
 		typeof error === 'object' &&
@@ -250,7 +221,6 @@ function noAnalysisToRecover(
 	return nothingToRecover(error);
 }
 
-/** The interview an invitation of `write` would have made, read from its report's interviews (undefined if none). */
 export async function existingInvitation(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -270,13 +240,7 @@ export async function existingInvitation(
 	return invitationOf(items, write.previousInterviewId);
 }
 
-/**
- * The interview a report already has, when the API refuses an invitation as not eligible ("Report already has
- * interview ..." or "already replaced by a reinterview"): the error says which interview exists. The API never shows
- * an invitation's address, so the node cannot tell a repeat of this invitation (for example after the service
- * forgot its receipt) from one to another address: it never outputs that interview as this item's, and nothing was
- * sent or charged.
- */
+// The API never shows an invitation's address: an existing interview is never output as this item's.
 export async function explainExistingInvitation(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

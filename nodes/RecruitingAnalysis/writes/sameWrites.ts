@@ -1,19 +1,11 @@
-/**
- * Merges made visible: two items of one run whose writes are the same (the same file for the same job, the same
- * invitation) share one resource, and the later item says so with `sameWriteAs` (the earlier item's number as the
- * editor counts, from 1), so two applicants with byte-identical files never silently become one report.
- */
+// Two applicants with byte-identical files never silently become one report: the later item says so.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { RunSlot } from '../floor/runState';
 
 const firstItemOfWrite = new RunSlot('first item of each write', () => new Map<string, number>());
 
-/**
- * Notes that `itemIndex` makes the write named `key`; returns the number (from 1) of the item of this run that made
- * the same write first, or undefined when this item is that one. The engine checks every item in order before the
- * first write (engine/run.ts), and the operations call this from their check, so the first is the lowest item.
- */
+// The engine checks every item in order before the first write (engine/run.ts), so the first is the lowest item.
 export function sameWriteAs(
 	ctx: IExecuteFunctions,
 	key: string,

@@ -1,13 +1,9 @@
-/**
- * A user's own Idempotency Key (Options > Idempotency Key) names one item's write: two items of one run with the
- * same key would be one write, so the second is refused before anything is sent.
- */
+// Two items with the same user key would be one write, so the second is refused before anything is sent.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-/** Options > Idempotency Key of an item, as given (checked by the operation's own check). */
 export function userKeyOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const value = options?.idempotencyKey;
+	const value = options.idempotencyKey;
 	if (value === undefined || value === null) return undefined;
 	const text = String(value).trim();
 	return text === '' ? undefined : text;

@@ -8,9 +8,7 @@ import {
 	processLimits,
 	processIdCount,
 	mergeSeen,
-	readSeenIds,
 	readSeenList,
-	rememberEventId,
 	type SeenList,
 } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
@@ -29,36 +27,7 @@ import {
 	resourceRequestFor,
 } from '../../../nodes/RecruitingAnalysis/events/resource';
 
-describe('dedupe: bounded LRU of event ids', () => {
-	it('reports the second sighting of an id as a duplicate', () => {
-		const first = rememberEventId([], 'a');
-		expect(first).toEqual({ duplicate: false, ids: ['a'] });
-		const second = rememberEventId(first.ids, 'a');
-		expect(second.duplicate).toBe(true);
-	});
-
-	it('never holds more than its capacity and drops the least recently seen first', () => {
-		let ids: string[] = [];
-		for (const id of ['a', 'b', 'c']) ids = rememberEventId(ids, id, 3).ids;
-		ids = rememberEventId(ids, 'a', 3).ids; // a becomes most recent
-		ids = rememberEventId(ids, 'd', 3).ids; // evicts b
-		expect(ids).toEqual(['c', 'a', 'd']);
-		expect(rememberEventId(ids, 'b', 3).duplicate).toBe(false);
-		expect(rememberEventId(ids, 'a', 3).duplicate).toBe(true);
-	});
-
-	it('does not mutate the array it is given (static data is reassigned, not edited)', () => {
-		const ids = Object.freeze(['x']) as readonly string[];
-		expect(() => rememberEventId(ids, 'y')).not.toThrow();
-		expect(ids).toEqual(['x']);
-	});
-
-	it('tolerates absent or damaged stored data', () => {
-		expect(readSeenIds(undefined)).toEqual([]);
-		expect(readSeenIds({ a: 1 })).toEqual([]);
-		expect(readSeenIds(['a', 3, null, 'b'])).toEqual(['a', 'b']);
-	});
-
+describe('dedupe capacity', () => {
 	it('clamps the capacity to 1..10000 with a default', () => {
 		expect(clampCapacity(undefined)).toBe(DEFAULT_DEDUPE_CAPACITY);
 		expect(clampCapacity(0)).toBe(1);
@@ -223,6 +192,45 @@ describe('admitEvent (stored list merged with the process copy; seen only once a
 		expect(admitEvent(scope, [], 'evt-h', undefined, () => now).verdict).toBe('inFlight');
 		now += 1;
 		expect(admitEvent(scope, [], 'evt-h', undefined, () => now).verdict).toBe('new');
+	});
+
+	it("an id stays in flight for 10 minutes: the sender's retries after about one and five minutes are answered 503", () => {
+		const scope = `retries-${Math.random()}`;
+		const at = 1_000_000;
+		admitEvent(scope, [], 'evt-r', undefined, () => at);
+		for (const minutes of [1, 5, 9.99])
+			expect(admitEvent(scope, [], 'evt-r', undefined, () => at + minutes * 60_000).verdict).toBe(
+				'inFlight',
+			);
+		expect(admitEvent(scope, [], 'evt-r', undefined, () => at + 10 * 60_000).verdict).toBe('new');
+	});
+
+	it('an id whose first delivery expired and came again is not forgotten when the first is abandoned late', () => {
+		const scope = `late-abandon-${Math.random()}`;
+		let now = 1_000_000;
+		const first = admitEvent(scope, [], 'evt-l', undefined, () => now);
+		now += IN_FLIGHT_LIMIT_MS;
+		expect(admitEvent(scope, [], 'evt-l', undefined, () => now).verdict).toBe('new');
+		if (first.verdict === 'new') first.abandon();
+		expect(admitEvent(scope, [], 'evt-l', undefined, () => now + 1).verdict).toBe('inFlight');
+	});
+
+	it('the process holds an acknowledged id once, and lets go of ids whose delivery expired', () => {
+		const scope = `held-${Math.random()}`;
+		let now = 1_000_000;
+		const before = processIdCount();
+		const acked = admitEvent(scope, [], 'evt-1', undefined, () => now);
+		if (acked.verdict === 'new') acked.acknowledge(none());
+		expect(processIdCount()).toBe(before + 1);
+		admitEvent(scope, [], 'evt-2', undefined, () => now);
+		expect(processIdCount()).toBe(before + 2);
+		now += IN_FLIGHT_LIMIT_MS - 1;
+		admitEvent(scope, [], 'evt-3', undefined, () => now);
+		expect(processIdCount()).toBe(before + 3);
+		now += 1;
+		admitEvent(scope, [], 'evt-4', undefined, () => now);
+		expect(processIdCount()).toBe(before + 3);
+		forgetScope(scope);
 	});
 
 	it('after a restart (empty process copy) the stored list alone finds the duplicate', () => {

@@ -148,3 +148,77 @@ describe('secrets of a signing secret credential', () => {
 		).toBeUndefined();
 	});
 });
+
+describe('kept signing secrets, in time', () => {
+	it('are reused for 30 seconds after the read started, so an edit takes effect within that time', async () => {
+		const scope = randomUUID();
+		const cred = credential(['whsec_a']);
+		let clock = 2_000_000;
+		const now = () => clock;
+		await currentSecrets(scope, cred.load, now);
+		cred.edit(['whsec_b']);
+		clock += 29_999;
+		expect(await currentSecrets(scope, cred.load, now)).toEqual({
+			secrets: ['whsec_a'],
+			readAt: 2_000_000,
+		});
+		clock += 1;
+		expect(await currentSecrets(scope, cred.load, now)).toEqual({
+			secrets: ['whsec_b'],
+			readAt: 2_030_000,
+		});
+	});
+
+	it('a recheck arriving when a read has just started shares that read', async () => {
+		const scope = randomUUID();
+		const cred = credential(['whsec_a']);
+		const clock = 3_000_000;
+		cred.holdReads(true);
+		const first = currentSecrets(scope, cred.load, () => clock);
+		await new Promise((resolve) => setImmediate(resolve));
+		const recheck = recheckSecrets(scope, cred.load, clock, () => clock);
+		cred.release();
+		expect(await recheck).toEqual(['whsec_a']);
+		expect((await first).secrets).toEqual(['whsec_a']);
+		expect(cred.reads()).toBe(1);
+	});
+
+	it('a recheck whose read fails forgets the kept secrets: the next delivery reads again', async () => {
+		const scope = randomUUID();
+		let fail = false;
+		let reads = 0;
+		const load = async () => {
+			reads += 1;
+			if (fail) throw new Error('credential unavailable');
+			return ['whsec_a'];
+		};
+		const clock = 4_000_000;
+		await currentSecrets(scope, load, () => clock);
+		fail = true;
+		await expect(recheckSecrets(scope, load, clock, () => clock)).rejects.toThrow(
+			'credential unavailable',
+		);
+		fail = false;
+		expect((await currentSecrets(scope, load, () => clock)).secrets).toEqual(['whsec_a']);
+		expect(reads).toBe(3);
+	});
+});
+
+describe('what makes a signing secret credential unusable, in the words the node logs', () => {
+	const valid = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+
+	it('each problem in full; blanks around a secret do not count', () => {
+		expect(secretProblem(undefined)).toBe('No signing secret is configured');
+		expect(secretProblem({ secret: '   ' })).toBe('No signing secret is configured');
+		expect(secretProblem({ secret: 'whsec_short' })).toBe(
+			'The signing secret is not whsec_ followed by base64 of at least 16 bytes',
+		);
+		expect(secretProblem({ secret: valid, previousSecret: 'nope' })).toBe(
+			'The previous signing secret is not whsec_ followed by base64 of at least 16 bytes',
+		);
+		expect(secretProblem({ secret: ` ${valid}\n`, previousSecret: `  ${valid} ` })).toBeUndefined();
+		expect(secretProblem({ secret: valid, previousSecret: '  ' })).toBeUndefined();
+		expect(secretProblem({ secret: valid, previousSecret: 7 })).toBeUndefined();
+		expect(secretsFrom({ secret: valid, previousSecret: 7 })).toEqual([valid]);
+	});
+});

@@ -243,10 +243,37 @@ describe('bad deliveries are refused with a reason', () => {
 		],
 	];
 
-	it.each(cases)('%s', (_name, make, reason) => {
-		const result = verifyWebhook(make());
-		expect(result.ok).toBe(false);
-		expect(result).toMatchObject({ reason });
+	// The words the sender reads in the 401 or 503 answer, one per reason.
+	const messages: Record<string, string> = {
+		MISSING_ID: 'Missing webhook-id header',
+		MISSING_TIMESTAMP: 'Missing webhook-timestamp header',
+		MISSING_SIGNATURE: 'Missing webhook-signature header',
+		MALFORMED_SIGNATURE: 'No v1 signature is valid base64 of a SHA-256 digest',
+		SIGNATURE_MISMATCH:
+			'No v1 signature matches. Check the signing secret, and that the raw request body was verified (a re-serialised JSON body does not match)',
+		TIMESTAMP_TOO_OLD: 'webhook-timestamp is more than 300 s in the past',
+		TIMESTAMP_TOO_NEW: 'webhook-timestamp is more than 300 s in the future',
+		INVALID_TIMESTAMP: 'webhook-timestamp is not an integer number of seconds',
+		NO_V1_SIGNATURE: 'webhook-signature carries no v1 signature',
+		REPEATED_HEADER: 'A webhook-* header was sent more than once',
+		NO_SECRET: 'No signing secret is configured; refusing to accept any delivery',
+		INVALID_SECRET:
+			'No configured signing secret is whsec_ followed by base64 of at least 16 bytes',
+		BODY_NOT_RAW:
+			'The body must be the raw bytes as received; a parsed or re-serialised body cannot be verified',
+	};
+
+	it.each(cases)(
+		'%s: refused with its reason and the message the sender reads',
+		(_name, make, reason) => {
+			expect(verifyWebhook(make())).toEqual({ ok: false, reason, message: messages[reason] });
+		},
+	);
+
+	it('a v1 entry without a comma is no v1 signature, not a malformed one', () => {
+		expect(verifyWebhook(withHeader('webhook-signature', 'v1a'))).toMatchObject({
+			reason: 'NO_V1_SIGNATURE',
+		});
 	});
 
 	it('the unmodified delivery passes (the table starts from a valid one)', () => {
@@ -266,7 +293,17 @@ describe('bad deliveries are refused with a reason', () => {
 	});
 
 	it('refuses a non-positive tolerance instead of skipping the check', () => {
-		expect(() => verifyWebhook({ ...base(), toleranceSeconds: 0 })).toThrow(RangeError);
+		expect(() => verifyWebhook({ ...base(), toleranceSeconds: 0 })).toThrow(
+			new RangeError('verifyWebhook: toleranceSeconds must be positive'),
+		);
+	});
+
+	it('a shorter tolerance is the one the message names', () => {
+		expect(verifyWebhook({ ...resignedAt(String(at - 61)), toleranceSeconds: 60 })).toEqual({
+			ok: false,
+			reason: 'TIMESTAMP_TOO_OLD',
+			message: 'webhook-timestamp is more than 60 s in the past',
+		});
 	});
 });
 
@@ -368,6 +405,35 @@ describe('signing secrets', () => {
 	it('accepts the documented form', () => {
 		expect(isWellFormedSigningSecret(VECTOR.secret)).toBe(true);
 	});
+	it('an empty secret, with or without whsec_, decodes to no key', () => {
+		expect(decodeSigningSecret('whsec_')).toBeUndefined();
+		expect(decodeSigningSecret('')).toBeUndefined();
+	});
+	it('bare base64 decodes but is not the documented form', () => {
+		const bare = randomBytes(24).toString('base64');
+		expect(decodeSigningSecret(bare)).toHaveLength(24);
+		expect(isWellFormedSigningSecret(bare)).toBe(false);
+	});
+	it.each([
+		['a character outside base64 inside it', (b: string) => `${b.slice(0, 8)}*${b.slice(8)}`],
+		['characters before it', (b: string) => `!!${b}`],
+		['characters after it', (b: string) => `${b}!!`],
+		['its last character missing', (b: string) => b.slice(0, -1)],
+	])('a secret with %s is not a signing secret and verifies nothing', (_name, spoil) => {
+		const secret = `whsec_${spoil(randomBytes(24).toString('base64'))}`;
+		expect(decodeSigningSecret(secret)).toBeUndefined();
+		expect(isWellFormedSigningSecret(secret)).toBe(false);
+	});
+	it('signing with a secret that is not whsec_<base64> is refused, naming the form', () => {
+		expect(() =>
+			signWebhook({
+				secret: 'whsec_***',
+				webhookId: 'msg',
+				timestamp: 1,
+				rawBody: Buffer.from(''),
+			}),
+		).toThrow(new TypeError('signWebhook: the secret is not whsec_<base64>'));
+	});
 });
 
 describe('secrets that cannot be used are a receiver-side failure, not a forgery', () => {
@@ -397,6 +463,38 @@ describe('secrets that cannot be used are a receiver-side failure, not a forgery
 		).toMatchObject({ reason: 'SIGNATURE_MISMATCH' });
 		expect(RECEIVER_SIDE_FAILURES.has('INVALID_SECRET')).toBe(true);
 		expect(RECEIVER_SIDE_FAILURES.has('SIGNATURE_MISMATCH')).toBe(false);
+	});
+
+	it('a secret of exactly 16 bytes verifies; one with blanks around it too', () => {
+		const sixteen = `whsec_${randomBytes(16).toString('base64')}`;
+		const { rawBody, headers } = signed(sixteen, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [sixteen], now })).toMatchObject({
+			ok: true,
+		});
+		expect(verifyWebhook({ rawBody, headers, secrets: [`  ${sixteen}\n`], now })).toMatchObject({
+			ok: true,
+		});
+	});
+
+	it('no match while a configured secret is unusable: the message says a secret is unusable', () => {
+		const { rawBody, headers } = signed(newSecret(), '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [newSecret(), 'whsec_***'], now })).toEqual({
+			ok: false,
+			reason: 'INVALID_SECRET',
+			message:
+				'No v1 signature matches a usable secret, and a configured signing secret is unusable',
+		});
+	});
+
+	it('a secret with a character outside base64 does not verify a delivery signed with its readable part', () => {
+		const key = randomBytes(24).toString('base64');
+		const readable = `whsec_${key}`;
+		const spoiled = `whsec_${key.slice(0, 8)}*${key.slice(8)}`;
+		const { rawBody, headers } = signed(readable, '{"id":"evt"}', at);
+		expect(verifyWebhook({ rawBody, headers, secrets: [spoiled], now })).toMatchObject({
+			ok: false,
+			reason: 'INVALID_SECRET',
+		});
 	});
 
 	it('a secret shorter than 16 bytes is not well formed and does not verify', () => {

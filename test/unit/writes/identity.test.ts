@@ -7,12 +7,22 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	chunkIdempotencyKey,
+	contentIdentity,
+	fileReference,
+	INVITATION_STEP_EXAMPLE,
 	invitationIdentity,
+	invitationStep,
+	isFileReference,
+	jobIdentity,
 	keyFor,
+	legacyFileReference,
 	readWriteChoice,
 	uploadIdentity,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
-import { DERIVED_KEY_PREFIX } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
+import {
+	DERIVED_KEY_PREFIX,
+	textDigest,
+} from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 import { fakeContext } from '../../helpers/fakes';
 
 const upload = (overrides: IDataObject = {}): IDataObject => ({
@@ -136,5 +146,166 @@ describe('reading the write choice of an item', () => {
 			userKey: 'k'.repeat(114),
 			attemptLabel: undefined,
 		});
+	});
+});
+
+describe('identities the service already holds stay the same (a changed one misses its receipt or reference)', () => {
+	const job = { kind: 'existing', id: 'job_1' };
+	const digest = 'ab'.repeat(32);
+
+	it("a file's external reference is its content's, without the name, and a label makes another", () => {
+		const content = contentIdentity({ jobDescription: job, mimeType: 'application/pdf' }, digest);
+		expect(content).toEqual([['existing', 'job_1', null], digest, 'application/pdf', null]);
+		expect(fileReference(content)).toEqual({
+			source: 'n8n-file',
+			id: 'e64c5e894e8cef66ccfa64d0b27353a6f0db8ca3dfe3a882bf8af96922035bcf',
+		});
+		expect(fileReference(content, 'second').id).toBe(
+			'b280b28f7961376556976c3d8847cc9f7721be7f29389ac2a5dcab6de19fad83',
+		);
+		expect(fileReference(content, '').id).toBe(fileReference(content).id);
+		expect(
+			contentIdentity(
+				{
+					jobDescription: job,
+					mimeType: 'application/pdf',
+					externalReference: { source: 'ats', id: 'a' },
+				},
+				digest,
+			)[3],
+		).toEqual(['ats', 'a']);
+	});
+
+	it('the reference earlier versions gave a file is still found', () => {
+		const identity = uploadIdentity(
+			{ jobDescription: job, mimeType: 'application/pdf', fileName: 'cv.pdf' },
+			digest,
+		);
+		expect(identity).toEqual([
+			['existing', 'job_1', null],
+			digest,
+			'cv.pdf',
+			'application/pdf',
+			null,
+		]);
+		expect(legacyFileReference(identity)).toEqual({
+			source: 'n8n-file',
+			id: 'b9c8e9a0bcb0772c1efed379b9ea5823e274fe26f05a9c5f195d37398e5259d4',
+		});
+		expect(legacyFileReference(identity, 'second').id).toBe(
+			'd44b8a41fa534fa817f6ca9470369458d741ff834928f6de178897ef2f530cad',
+		);
+		expect(uploadIdentity({ jobDescription: job, fileSize: 12 }, null)[1]).toEqual([
+			'declared',
+			12,
+		]);
+	});
+
+	it('only a reference the node made is a file reference', () => {
+		expect(isFileReference({ source: 'n8n-file', id: 'x' })).toBe(true);
+		expect(isFileReference({ source: 'ats', id: 'x' })).toBe(false);
+		expect(isFileReference(null)).toBe(false);
+		expect(isFileReference('n8n-file')).toBe(false);
+	});
+
+	it('a job is named by its id and pinned revision, inline text by its digest, none as none', () => {
+		expect(jobIdentity(undefined)).toEqual(['none']);
+		expect(jobIdentity({ kind: 'text', text: 'Engineer' })).toEqual([
+			'text',
+			textDigest('Engineer'),
+		]);
+		expect(jobIdentity({ kind: 'text' })).toEqual(['text', textDigest('')]);
+		expect(jobIdentity({ kind: 'existing', id: 'job_1', expectedRevision: 'r1' })).toEqual([
+			'existing',
+			'job_1',
+			'r1',
+		]);
+		expect(jobIdentity({ kind: 'existing' })).toEqual(['existing', '', null]);
+	});
+
+	it("an invitation's step is its address (any case), delivery and previous interview", () => {
+		const step = invitationStep({ candidateEmail: 'Ada@Example.com', sendEmail: true });
+		expect(step).toBe('to-b050b3a3');
+		expect(step).toHaveLength(INVITATION_STEP_EXAMPLE.length);
+		expect(invitationStep({ candidateEmail: 'ada@example.com', sendEmail: true })).toBe(step);
+		expect(invitationStep({ candidateEmail: 'Ada@Example.com', sendEmail: true }, 'int_1')).toBe(
+			'to-1d5c2687',
+		);
+		expect(invitationStep({ candidateEmail: 'Ada@Example.com', sendEmail: 'true' })).not.toBe(step);
+		expect(
+			invitationIdentity({ reportId: 'rpt_1', candidateEmail: 'A@B.C', sendEmail: true }, 'int_1'),
+		).toEqual(['int_1', 'rpt_1', 'a@b.c', true]);
+		expect(
+			invitationIdentity({ reportId: 'rpt_1', candidateEmail: 'A@B.C', sendEmail: 'yes' }),
+		).toEqual([null, 'rpt_1', 'a@b.c', false]);
+	});
+
+	it("a chunk's key is its members' writes, and a resubmission's names the batch it follows", () => {
+		expect(
+			chunkIdempotencyKey('analyses.batch', [
+				{ identity: ['a'], choice: {} },
+				{ identity: ['b'], choice: { userKey: 'app-1', attemptLabel: 'two' } },
+			]),
+		).toBe('n8n-ra-8634a1ac447a551cf8519c478677ccb2f02e2a903b1ff9cdee61a038f2eaea13');
+		expect(chunkIdempotencyKey('analyses.batch', [{ identity: ['a'], choice: {} }], 'bat_1')).toBe(
+			'n8n-ra-b78e921d3a20ee3d2fcc1348f78dbf8685a8332b8298f21d1864bfeea507b3b6',
+		);
+	});
+});
+
+describe('the New Attempt Label rule', () => {
+	const choiceWith = (options: IDataObject) =>
+		readWriteChoice(fakeContext(() => ({ statusCode: 500 }), { options }).ctx, 0);
+
+	it('1 to 40 letters, digits, ".", "_" or "-" are taken as they are', () => {
+		expect(choiceWith({ attemptLabel: 'a' }).attemptLabel).toBe('a');
+		expect(
+			choiceWith({ attemptLabel: `Second_try.2-${'x'.repeat(27)}` }).attemptLabel,
+		).toHaveLength(40);
+	});
+
+	it('41 characters, or one outside the rule, are refused quoting what was given', () => {
+		const error = (() => {
+			try {
+				choiceWith({ attemptLabel: 'x'.repeat(41) });
+			} catch (e) {
+				return e as { description: string };
+			}
+			throw new Error('expected a refusal');
+		})();
+		expect(error.description).toBe(
+			`Change "New Attempt Label" (now "${'x'.repeat(41)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+		);
+		expect(() => choiceWith({ attemptLabel: `${'y'.repeat(60)}${'z'.repeat(10)}` })).toThrow(
+			expect.objectContaining({
+				description: expect.stringContaining(`(now "${'y'.repeat(60)}")`),
+			}),
+		);
+		expect(() => choiceWith({ attemptLabel: 'two words' })).toThrow('"New Attempt Label"');
+		expect(() => choiceWith({ attemptLabel: '**' })).toThrow('"New Attempt Label"');
+	});
+
+	it('a user key of 128 characters is taken when the operation appends nothing', () => {
+		expect(choiceWith({ idempotencyKey: 'k'.repeat(128) }).userKey).toHaveLength(128);
+	});
+
+	it('a user key too long for the steps: the title names the rule, the description what the node appends', () => {
+		const { ctx } = fakeContext(() => ({ statusCode: 500 }), {
+			options: { idempotencyKey: 'k'.repeat(125) },
+		});
+		const error = (() => {
+			try {
+				readWriteChoice(ctx, 0, ['start']);
+			} catch (e) {
+				return e as { message: string; description: string };
+			}
+			throw new Error('expected a refusal');
+		})();
+		expect(error.message).toBe(
+			'"Idempotency Key" must be at most 122 characters for this operation',
+		);
+		expect(error.description).toBe(
+			'"Idempotency Key" must be at most 122 characters for this operation: the node appends ":start" to it for one of its writes (an Idempotency-Key is at most 128 characters and is never cut). Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.',
+		);
 	});
 });

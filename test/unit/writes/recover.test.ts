@@ -223,6 +223,19 @@ describe('which interview an invitation wrote', () => {
 		expect(invitationOf(longer, 'int_3')).toBeUndefined();
 	});
 
+	it('orders the interviews by when they were made, whatever order the API lists them in', () => {
+		const listed = [
+			{ id: 'int_3', createdAt: at(3), lifecycle: 'invited' },
+			{ id: 'int_1', createdAt: at(1), lifecycle: 'expired' },
+			{ id: 'int_2', createdAt: at(2), lifecycle: 'superseded' },
+		];
+		expect(invitationOf(listed)?.id).toBe('int_2');
+		expect(invitationOf(listed, 'int_2')?.id).toBe('int_3');
+		expect(invitationOf(listed, 'int_9')).toBeUndefined();
+		// An expired interview was not replaced: the one made after it is no reinterview of it.
+		expect(invitationOf(listed, 'int_1')).toBeUndefined();
+	});
+
 	it('gives an Invite after an expired invitation the newer invitation', () => {
 		const reinvited = [
 			{ id: 'int_1', createdAt: at(1), lifecycle: 'expired' },

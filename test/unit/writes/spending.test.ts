@@ -10,10 +10,15 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	chargedWrite,
+	creditsOf,
+	explainsRefusal,
 	isSpendingLimitError,
 	ledgerOf,
 	reserveCredits,
+	RETRY_SPENDS,
 	SPENT_FIELD,
+	spendingLimitOf,
+	wasRefused,
 } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { countBatch, settleBatchItem } from '../../../nodes/RecruitingAnalysis/writes/batchCharges';
 
@@ -172,5 +177,288 @@ describe("the Spending Limit's store", () => {
 		} as unknown as IExecuteFunctions;
 		reserveCredits(ctx, 0, quote(2), 'analysis').charged();
 		expect(() => reserveCredits(ctx, 0, quote(1), 'analysis')).toThrow('Spending Limit');
+	});
+});
+
+/** An execute context whose Spending Limit field holds `value` as n8n gives it, of a node of `type`. */
+function withLimitField(value: unknown, type = 'n8n-nodes-recruiting-analysis.recruitingAnalysis') {
+	const data: IDataObject = {};
+	const ctx = {
+		getContext: (kind: string) => (data[kind] ??= {}),
+		getNode: () => ({ name: 'Recruiting Analysis', type }),
+		getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) =>
+			name === 'spendingLimit' ? value : fallback,
+	} as unknown as IExecuteFunctions;
+	return { ctx, data };
+}
+
+const errorOf = (run: () => unknown) => {
+	try {
+		run();
+	} catch (error) {
+		return error as { message: string; description?: string };
+	}
+	throw new Error('expected an error');
+};
+
+describe('the Spending Limit field, prices and settlements', () => {
+	it.each([
+		['empty', ''],
+		['null', null],
+		['0', 0],
+	])('%s means no limit: any price is sent', (_name, value) => {
+		expect(spendingLimitOf(withLimitField(value).ctx, 0)).toBeUndefined();
+		expect(reserveCredits(withLimitField(value).ctx, 0, quote(1000), 'analysis').credits).toBe(
+			1000,
+		);
+	});
+
+	it.each([
+		['not a number', 'ten', 'ten'],
+		['negative', -1, '-1'],
+		['infinite', 'Infinity', 'Infinity'],
+	])(
+		'a limit that is %s is refused before anything is sent, naming the field and the rule',
+		(_n, value, shown) => {
+			const error = errorOf(() =>
+				reserveCredits(withLimitField(value).ctx, 0, quote(1), 'analysis'),
+			);
+			expect(error.message).toBe(
+				'"Spending Limit (Credits)" must be a number of credits, 0 or more',
+			);
+			expect(error.description).toBe(
+				`Change "Spending Limit (Credits)" (now "${shown}"), or set 0 for no limit. Nothing was sent to the Recruiting Analysis API.`,
+			);
+		},
+	);
+
+	it('a write that reaches the limit exactly is sent; one beyond it is not', () => {
+		const { ctx } = withLimitField(3);
+		reserveCredits(ctx, 0, quote(2), 'analysis').charged();
+		reserveCredits(ctx, 0, quote(1), 'analysis').charged();
+		expect(ledgerOf(ctx).spent).toBe(3);
+		expect(() => reserveCredits(ctx, 0, quote(0.01), 'analysis')).toThrow(
+			'Spending Limit of 3 credits reached: this analysis costs 0.01 credits and 3 were already spent. Nothing was sent.',
+		);
+	});
+
+	it('a refusal names the credits other lanes have in flight; without any it says nothing of them', () => {
+		const { ctx } = withLimitField(3);
+		const held = reserveCredits(ctx, 0, quote(2), 'analysis');
+		expect(errorOf(() => reserveCredits(ctx, 1, quote(1.5), 'invitation')).message).toBe(
+			'Spending Limit of 3 credits reached: this invitation costs 1.5 credits and 0 were already spent (2 more in flight). Nothing was sent.',
+		);
+		held.release();
+		expect(errorOf(() => reserveCredits(ctx, 1, quote(4), 'invitation')).message).toBe(
+			'Spending Limit of 3 credits reached: this invitation costs 4 credits and 0 were already spent. Nothing was sent.',
+		);
+	});
+
+	it.each([
+		['no credit units', { creditScale: 100 }],
+		['no credit scale', { creditUnits: 100 }],
+		['a zero scale', { creditUnits: 100, creditScale: 0 }],
+		['a negative scale', { creditUnits: 100, creditScale: -100 }],
+	])('a quote with %s gives no price: with a limit the write is not sent', (_name, q) => {
+		expect(creditsOf(q)).toBeUndefined();
+		const error = errorOf(() => reserveCredits(withLimitField(5).ctx, 0, q, 'analysis'));
+		expect(error.message).toBe(
+			'The quote of this analysis gives no price, so the Spending Limit cannot be kept',
+		);
+		expect(error.description).toBe(
+			'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
+		);
+	});
+
+	it("as an agent's tool that sets no limit, 10 credits per execution, said in the builder's words", () => {
+		const { ctx } = withLimitField(0, 'n8n-nodes-recruiting-analysis.recruitingAnalysisTool');
+		reserveCredits(ctx, 0, quote(10), 'analysis').charged();
+		const error = errorOf(() => reserveCredits(ctx, 0, quote(1), 'analysis'));
+		expect(error.message).toBe(
+			"Spending Limit of 10 credits reached (an agent's tool that sets none keeps this one): this analysis costs 1 credit and 10 were already spent. Nothing was sent.",
+		);
+		expect(error.description).toBe(
+			`To allow more, set this tool's Spending Limit (Credits): the builder's choice, never the model's. What was done is recovered, not charged again. ${RETRY_SPENDS}`,
+		);
+		const unpriced = errorOf(() =>
+			reserveCredits(withLimitField('', 'x.recruitingAnalysisTool').ctx, 0, {}, 'invitation'),
+		);
+		expect(unpriced.description).toBe(
+			"As an agent's tool the node keeps a Spending Limit (10 credits per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.",
+		);
+	});
+
+	it('a node that is not a tool and sets no limit sends any price', () => {
+		const { ctx } = withLimitField(0, 'n8n-nodes-recruiting-analysis.recruitingAnalysisToolbox');
+		expect(reserveCredits(ctx, 0, quote(11), 'analysis').credits).toBe(11);
+	});
+
+	it('a reservation counted before its answer is read counts once, and is taken back only when nothing was charged', () => {
+		const { ctx } = withLimitField(10);
+		const kept = reserveCredits(ctx, 0, quote(2), 'analysis');
+		kept.mayHaveCharged();
+		kept.mayHaveCharged();
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+		kept.charged();
+		kept.release();
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+		const back = reserveCredits(ctx, 0, quote(3), 'analysis');
+		back.mayHaveCharged();
+		expect(ledgerOf(ctx).spent).toBe(5);
+		back.release();
+		back.release();
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+	});
+
+	it('a held reservation settled twice counts once', () => {
+		const { ctx } = withLimitField(10);
+		const once = reserveCredits(ctx, 0, quote(2), 'analysis');
+		once.charged();
+		once.charged();
+		once.release();
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+	});
+
+	it('a re-quoted write holds its new price in flight, not the old one', () => {
+		const { ctx } = withLimitField(10);
+		const r = reserveCredits(ctx, 0, quote(2), 'analysis');
+		r.reprice(quote(3));
+		expect(ledgerOf(ctx).inFlight).toBe(3);
+		expect(r.credits).toBe(3);
+		r.charged();
+		r.reprice(quote(9));
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 3, inFlight: 0 });
+	});
+
+	it('a repeat re-quoted past the limit inside a charged write is not sent at the new price', async () => {
+		const { ctx } = withLimitField(5);
+		let sentAgain = false;
+		const error = await chargedWrite(ctx, 0, quote(1), 'analysis', async (reprice) => {
+			reprice(quote(6));
+			sentAgain = true;
+			return { id: 'a' };
+		}).catch((e: unknown) => e);
+		expect(sentAgain).toBe(false);
+		expect(isSpendingLimitError(error)).toBe(true);
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+	});
+
+	it.each([
+		[400, 0],
+		[404, 0],
+		[499, 0],
+		[408, 2],
+		[429, 2],
+		[500, 2],
+		[503, 2],
+	])(
+		'a write answered %i counts %i credits (a 4xx refusal charged nothing, other answers may have charged)',
+		async (status, spent) => {
+			const { ctx } = withLimitField(10);
+			const answered = Object.assign(new Error(`status ${status}`), {
+				context: { apiError: { status } },
+			});
+			await expect(
+				chargedWrite(ctx, 0, quote(2), 'analysis', async () => {
+					throw answered;
+				}),
+			).rejects.toBe(answered);
+			expect(ledgerOf(ctx)).toMatchObject({ spent, inFlight: 0 });
+			expect(wasRefused(answered)).toBe(spent === 0);
+		},
+	);
+
+	it('a write the node explained as a refusal counts nothing; a created one says what it used, a recovered one does not', async () => {
+		const { ctx } = withLimitField(10);
+		const explained = explainsRefusal(new Error('Report already has interview int_1'));
+		await chargedWrite(ctx, 0, quote(2), 'invitation', async () => {
+			throw explained;
+		}).catch(() => undefined);
+		expect(ledgerOf(ctx).spent).toBe(0);
+		expect(
+			await chargedWrite(ctx, 0, quote(2), 'analysis', async () => ({ recovered: true })),
+		).toEqual({
+			recovered: true,
+		});
+		expect(
+			await chargedWrite(ctx, 0, quote(2), 'analysis', async () => ({ id: 'a', recovered: false })),
+		).toEqual({ id: 'a', recovered: false, creditsUsed: 2 });
+		expect(ledgerOf(ctx).spent).toBe(2);
+	});
+
+	it('an execution saved with a total keeps it under the field earlier versions wrote', () => {
+		const { ctx, data } = withLimitField(10);
+		data.flow = { recruitingAnalysisSpentCredits: 4 };
+		expect(ledgerOf(ctx).spent).toBe(4);
+	});
+});
+
+describe('the batches an execution created, kept with it', () => {
+	it('an execution saved with a batch record knows that batch as its own on Retry, under the field it was saved in', () => {
+		const { ctx, data } = withLimitField(10);
+		data.flow = {
+			recruitingAnalysisSpentCredits: 2,
+			recruitingAnalysisBatchCharges: { bat_1: { 'item-0': 2 } },
+		};
+		const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+		expect(countBatch(ctx, 'bat_1', [{ itemKey: 'item-0', reservation }])).toBe(true);
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+	});
+
+	it('a damaged batch record is started afresh, and the batch counts', () => {
+		for (const damaged of ['bat_1', ['bat_1'], null]) {
+			const { ctx, data } = withLimitField(10);
+			data.flow = { recruitingAnalysisBatchCharges: damaged };
+			const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+			expect(countBatch(ctx, 'bat_1', [{ itemKey: 'item-0', reservation }])).toBe(false);
+			expect(ledgerOf(ctx).spent).toBe(2);
+			expect((data.flow as IDataObject).recruitingAnalysisBatchCharges).toEqual({
+				bat_1: { 'item-0': 2 },
+			});
+		}
+	});
+});
+
+describe('the Spending Limit, edge cases a user can reach', () => {
+	it('0 given as text by an expression means no limit, as the number 0 does', () => {
+		expect(spendingLimitOf(withLimitField('0').ctx, 0)).toBeUndefined();
+		expect(spendingLimitOf(withLimitField(' 2.5 ').ctx, 0)).toBe(2.5);
+	});
+
+	it('a refused limit quotes at most 40 characters of what was given', () => {
+		const error = errorOf(() => spendingLimitOf(withLimitField(`${'x'.repeat(40)}TAIL`).ctx, 0));
+		expect(error.description).toBe(
+			`Change "Spending Limit (Credits)" (now "${'x'.repeat(40)}"), or set 0 for no limit. Nothing was sent to the Recruiting Analysis API.`,
+		);
+	});
+
+	it('a damaged saved total (negative or not a number) counts as nothing spent', () => {
+		for (const damaged of [-5, 'abc', 0]) {
+			const { ctx, data } = withLimitField(10);
+			data.flow = { recruitingAnalysisSpentCredits: damaged };
+			expect(ledgerOf(ctx).spent).toBe(0);
+		}
+	});
+
+	it('a write without a price and without a limit is sent and says nothing of credits used', async () => {
+		const { ctx } = withLimitField(0);
+		expect(await chargedWrite(ctx, 0, undefined, 'analysis', async () => ({ id: 'a' }))).toEqual({
+			id: 'a',
+		});
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+	});
+
+	it('a recovered write holds nothing in flight afterwards', async () => {
+		const { ctx } = withLimitField(3);
+		await chargedWrite(ctx, 0, quote(2), 'analysis', async () => ({ recovered: true }));
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+		expect(reserveCredits(ctx, 0, quote(3), 'analysis').credits).toBe(3);
+	});
+
+	it('an item of a batch this execution does not know is settled without error: refused, it is released', () => {
+		const { ctx } = withLimitField(10);
+		const reservation = reserveCredits(ctx, 0, quote(2), 'analysis');
+		settleBatchItem(ctx, 'bat_unknown', 'item-0', reservation, false);
+		expect(ledgerOf(ctx)).toMatchObject({ spent: 0, inFlight: 0 });
 	});
 });
