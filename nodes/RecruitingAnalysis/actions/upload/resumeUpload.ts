@@ -132,19 +132,11 @@ export function validateResumeFile(
 }
 
 export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
-	if (mimeType === PDF_MIME_TYPE) {
-		return head.length >= 5 && String.fromCharCode(...head.subarray(0, 5)) === '%PDF-';
-	}
-	if (mimeType === DOCX_MIME_TYPE) {
-		return (
-			head.length >= 4 &&
-			head[0] === 0x50 &&
-			head[1] === 0x4b &&
-			head[2] === 0x03 &&
-			head[3] === 0x04
-		);
-	}
-	return false;
+	const found = sniffContent(head);
+	return (
+		(mimeType === PDF_MIME_TYPE && found === 'pdf') ||
+		(mimeType === DOCX_MIME_TYPE && found === 'zip')
+	);
 }
 
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
