@@ -5,6 +5,8 @@
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
+import { api } from '../../nodes/RecruitingAnalysis/transport/api';
+
 export interface FakeAnswer {
 	statusCode: number;
 	body?: unknown;
@@ -105,4 +107,15 @@ export function fakeContext(
 		helpers: { httpRequestWithAuthentication },
 	} as unknown as IExecuteFunctions;
 	return { ctx, requests, hints, logs };
+}
+
+/** An invitation sent as the node sends it (a POST with an idempotency key), answered by the fake's handler. */
+export async function postInvitation(ctx: IExecuteFunctions): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/interviews',
+		body: {},
+		idempotencyKey: 'k',
+		itemIndex: 0,
+	});
 }

@@ -13,7 +13,7 @@ import {
 	withRecovery,
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { wasRefused } from '../../../nodes/RecruitingAnalysis/writes/spending';
-import { apiError, fakeContext, ok, type FakeAnswer } from '../../helpers/fakes';
+import { apiError, fakeContext, ok, postInvitation, type FakeAnswer } from '../../helpers/fakes';
 
 const reference = { source: 'n8n-file', id: 'ref-1' };
 const report = (jobId: string | null, extra: IDataObject = {}) => ({
@@ -271,13 +271,7 @@ describe('an invitation refused because the report already has one', () => {
 				? apiError(409, 'CONFLICT', 'INTERVIEW_NOT_ELIGIBLE')
 				: handler(request),
 		);
-		const refusal = await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/interviews',
-			body: {},
-			idempotencyKey: 'k',
-			itemIndex: 0,
-		}).catch((e: unknown) => e);
+		const refusal = await postInvitation(ctx).catch((e: unknown) => e);
 		const explained = await explainExistingInvitation(
 			ctx,
 			0,
@@ -338,13 +332,7 @@ describe('an invitation refused because the report already has one', () => {
 		const { ctx, requests } = fakeContext(() =>
 			apiError(422, 'UNPROCESSABLE_CONTENT', 'INSUFFICIENT_ALLOWANCE'),
 		);
-		const refusal = await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/interviews',
-			body: {},
-			idempotencyKey: 'k',
-			itemIndex: 0,
-		}).catch((e: unknown) => e);
+		const refusal = await postInvitation(ctx).catch((e: unknown) => e);
 		expect(await explainExistingInvitation(ctx, 0, { reportId: 'rpt_1' }, refusal)).toBe(refusal);
 		expect(requests).toHaveLength(1);
 	});

@@ -10,7 +10,7 @@ import {
 	invitationOf,
 	withRecovery,
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
-import { apiError, fakeContext, ok } from '../../helpers/fakes';
+import { apiError, fakeContext, ok, postInvitation } from '../../helpers/fakes';
 
 describe('recovery of a write that exists', () => {
 	it('refuses to call an analysis recovered when the asked-for report has none', async () => {
@@ -85,14 +85,7 @@ describe('recovery of a write that exists', () => {
 				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
 				: ok({ items: [], nextCursor: null }),
 		);
-		const invite = async () =>
-			await api(ctx, {
-				method: 'POST',
-				path: '/api/v1/interviews',
-				body: {},
-				idempotencyKey: 'k',
-				itemIndex: 0,
-			});
+		const invite = async () => await postInvitation(ctx);
 		const outcome = await withRecovery(
 			ctx,
 			0,
@@ -124,14 +117,7 @@ describe('an invitation read back is the one asked for, or an error saying what 
 				? apiError(409, 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED')
 				: ok({ items: [found], nextCursor: null }),
 		);
-		const invite = async () =>
-			await api(ctx, {
-				method: 'POST',
-				path: '/api/v1/interviews',
-				body: {},
-				idempotencyKey: 'k',
-				itemIndex: 0,
-			});
+		const invite = async () => await postInvitation(ctx);
 		return {
 			requests,
 			result: withRecovery(ctx, 0, { kind: 'invitation', reportId: 'rpt_1', sendEmail }, invite),
