@@ -515,19 +515,29 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 		['5 min behind', -300_000],
 		['5 min ahead', 300_000],
 	];
+	/** A case whose credential reaches the sandbox through a proxy shifting the API's times by `offsetMs`. */
+	async function behindSkewedClock(
+		offsetMs: number,
+		name: string,
+		run: (
+			w: CaseWorkspace,
+			credential: Credential,
+			proxy: Awaited<ReturnType<typeof clockShiftingProxy>>,
+		) => Promise<void>,
+	): Promise<void> {
+		const proxy = await clockShiftingProxy(env.sandbox.baseUrl, offsetMs);
+		try {
+			const w = await caseWorkspace(env.sandbox.baseUrl);
+			await run(w, await recruiterCredential(env, w, name, proxy.baseUrl), proxy);
+		} finally {
+			await proxy.close();
+		}
+	}
 	for (const [label, offsetMs] of SKEWS)
 		it(
 			`6 the API's clock ${label} n8n's (a proxy shifting its times): Analyze Many of 25 files under a limit of 20 charges 20, says so item by item, and saves 20`,
-			async () => {
-				const proxy = await clockShiftingProxy(env.sandbox.baseUrl, offsetMs);
-				try {
-					const w = await caseWorkspace(env.sandbox.baseUrl);
-					const credential = await recruiterCredential(
-						env,
-						w,
-						`F9-queue 6 ${label}`,
-						proxy.baseUrl,
-					);
+			async () =>
+				await behindSkewedClock(offsetMs, `F9-queue 6 ${label}`, async (w, credential, proxy) => {
 					const before = await w.writes();
 					const { id } = await env.n8n.createWorkflow(
 						inputWorkflow(`F9-queue 6 ${label}`, resumesCode(`skew${offsetMs}`, 25), [
@@ -586,25 +596,14 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 					);
 					log(`6 ${label}: ${JSON.stringify(measured)}`);
 					expect(measured).toEqual(expected);
-				} finally {
-					await proxy.close();
-				}
-			},
+				}),
 			TIMEOUT,
 		);
 	for (const [label, offsetMs] of SKEWS)
 		it(
 			`7 the API's clock ${label} n8n's (the proxy): a Start Many refused for the allowance is submitted again by a re-run after the top-up`,
-			async () => {
-				const proxy = await clockShiftingProxy(env.sandbox.baseUrl, offsetMs);
-				try {
-					const w = await caseWorkspace(env.sandbox.baseUrl);
-					const credential = await recruiterCredential(
-						env,
-						w,
-						`F9-queue 7 ${label}`,
-						proxy.baseUrl,
-					);
+			async () =>
+				await behindSkewedClock(offsetMs, `F9-queue 7 ${label}`, async (w, credential) => {
 					const { id: uploadId } = await env.n8n.createWorkflow(
 						inputWorkflow(`F9-queue 7 upload ${label}`, resumesCode(`allowance${offsetMs}`, 3), [
 							actionNode(credential, 'Upload Many', 440, {
@@ -685,10 +684,7 @@ describe('F9-queue: the Spending Limit in queue mode', () => {
 						held,
 					);
 					expect(measured).toEqual(expected);
-				} finally {
-					await proxy.close();
-				}
-			},
+				}),
 			TIMEOUT,
 		);
 });
