@@ -93,7 +93,7 @@ async function stopGroup(
 	}
 }
 
-function canConnect(port: number): Promise<boolean> {
+export function canConnect(port: number): Promise<boolean> {
 	return new Promise((r) => {
 		const socket = createConnection({ host: '127.0.0.1', port });
 		socket.once('connect', () => {
@@ -118,11 +118,16 @@ function logTail(file: string, lines = 30): string {
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 
-export async function startRedis(o: { log: Logger; logDir?: string }): Promise<ServiceProcess> {
+/** `port`: a given port, e.g. to start Redis again where a stopped one listened; otherwise a free one. */
+export async function startRedis(o: {
+	log: Logger;
+	logDir?: string;
+	port?: number;
+}): Promise<ServiceProcess> {
 	ensureDebianPackage('redis-server', () => existsSync(REDIS_SERVER), o.log);
 	const account = serviceAccount('redis');
 	const dir = privateFolder('ra-redis-', account);
-	const port = await freePort();
+	const port = o.port ?? (await freePort());
 	const logFile = join(o.logDir ?? dir, `redis-${port}.log`);
 	// No persistence: the queue lives as long as the stack.
 	const { child, exited } = spawnServer(

@@ -16,12 +16,8 @@
  * - Redis stopped for 6 s and for 25 s under webhook traffic, then started again on its port (last: the long outage
  *   ends every n8n process, which the case starts again as a process manager would): answers and executions per event.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 
 import { FigureBook, type FigureValue } from './figures';
 import {
@@ -44,6 +40,7 @@ import {
 	postgresCredential,
 } from './f10-remedy-harness';
 import { delay } from '../../scripts/n8n-host';
+import { canConnect, startRedis, type ServiceProcess } from '../../scripts/n8n-host/services';
 import { bootRealN8n, n8nUnderTest, NODE_TYPES, triggerPath, type RealN8n } from '../e2e/helpers';
 
 const book = new FigureBook(
@@ -62,10 +59,7 @@ afterAll(async () => {
 		book.save();
 	} finally {
 		await env?.close();
-		if (ownRedis) {
-			process.kill(-ownRedis.child.pid!, 'SIGTERM');
-			rmSync(ownRedis.dir, { recursive: true, force: true });
-		}
+		await ownRedis?.stop();
 	}
 });
 
@@ -487,55 +481,26 @@ it('n8n 2.x, a Feed Trigger beside the webhook trigger in one workflow, the main
 }, 1_200_000);
 
 /** A Redis the test started in place of the stack's (the same port), stopped after the stack. */
-let ownRedis: { child: ChildProcess; dir: string } | undefined;
-
-function canConnect(port: number): Promise<boolean> {
-	return new Promise((r) => {
-		const socket = createConnection({ host: '127.0.0.1', port });
-		socket.once('connect', () => {
-			socket.destroy();
-			r(true);
-		});
-		socket.once('error', () => r(false));
-	});
-}
+let ownRedis: ServiceProcess | undefined;
 
 /** Stops the stack's Redis (SIGTERM, as `systemctl stop` does) and waits until its port is closed. */
 async function stopRedis(): Promise<void> {
 	const { redis } = env.stack!;
-	const pid = ownRedis ? ownRedis.child.pid! : redis.pid;
-	process.kill(-pid, 'SIGTERM');
+	if (ownRedis) {
+		await ownRedis.stop();
+		ownRedis = undefined;
+		return;
+	}
+	process.kill(-redis.pid, 'SIGTERM');
 	while (await canConnect(redis.port)) await delay(100);
-	if (ownRedis) rmSync(ownRedis.dir, { recursive: true, force: true });
 }
 
 /** Starts Redis again on the same port, empty (the stack's Redis keeps nothing on disk either). */
 async function startRedisAgain(): Promise<void> {
-	const { redis } = env.stack!;
-	const dir = mkdtempSync(join(tmpdir(), 'ra-redis-again-'));
-	const child = spawn(
-		'/usr/bin/redis-server',
-		[
-			'--port',
-			String(redis.port),
-			'--bind',
-			'127.0.0.1',
-			'--dir',
-			dir,
-			'--save',
-			'',
-			'--appendonly',
-			'no',
-		],
-		{ stdio: 'ignore', detached: true },
-	);
-	ownRedis = { child, dir };
-	const end = Date.now() + 30_000;
-	while (!(await canConnect(redis.port))) {
-		if (Date.now() > end)
-			throw new Error(`Redis did not listen again on ${redis.port} within 30 s`);
-		await delay(100);
-	}
+	ownRedis = await startRedis({
+		log: (line) => process.stderr.write(`[f10-queue] ${line}\n`),
+		port: env.stack!.redis.port,
+	});
 }
 
 it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, each event runs once; stopped for 25 s: every n8n process exits after 10 s, and once they are started again each event runs once', async () => {
