@@ -30,6 +30,8 @@ import {
 	NONE,
 	recruiterCredential,
 	type Credential,
+	resumeWaiting,
+	waitingExecution,
 } from './f9-harness';
 import { makePdf } from '../fixtures/resumes';
 import {
@@ -148,36 +150,6 @@ function workflow(c: Case): WorkflowJson {
 	]);
 }
 
-/** Waits until the execution waits (saved to the database by n8n) and returns it. */
-async function waitingExecution(n8n: N8nInstance, executionId: string): Promise<ExecutionDetail> {
-	const until = Date.now() + 180_000;
-	for (;;) {
-		const e = await n8n.getExecution(executionId);
-		if (e.status === 'waiting') return e;
-		if (['success', 'error', 'crashed', 'canceled'].includes(e.status))
-			throw new Error(`execution ${executionId} ended (${e.status}) instead of waiting`);
-		if (Date.now() > until) throw new Error(`execution ${executionId} still ${e.status}`);
-		await new Promise((resolve) => setTimeout(resolve, 250));
-	}
-}
-
-/**
- * The approval: a call of the Wait's resume webhook (`$execution.resumeUrl`). n8n 2.x signs it with the execution's
- * resume token (query `signature`); n8n 1.x has none.
- */
-async function resume(n8n: N8nInstance, executionId: string): Promise<void> {
-	const e = await n8n.getExecution(executionId);
-	const token = (e.data as { resumeToken?: string }).resumeToken;
-	const url = `${n8n.baseUrl}/webhook-waiting/${executionId}${token ? `?signature=${encodeURIComponent(token)}` : ''}`;
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ approved: true }),
-	});
-	const text = await res.text();
-	if (res.status !== 200) throw new Error(`resuming ${executionId}: ${res.status} ${text}`);
-}
-
 interface Measured {
 	c: Case;
 	executionId: string;
@@ -211,7 +183,7 @@ beforeAll(async () => {
 		await restarted.login();
 		for (const m of measured.values()) {
 			const before = await w.writes();
-			await resume(restarted, m.executionId);
+			await resumeWaiting(restarted, restarted.baseUrl, m.executionId);
 			m.finished = await restarted.finishedExecution(m.executionId);
 			m.afterWait = minus(await w.writes(), before);
 		}
