@@ -14,12 +14,12 @@ module.exports = {
 			from: {},
 			to: { circular: true },
 		},
-		// The action node's floors (docs/architecture.md): imports run down, node classes → actions → engine →
-		// writes → floor → transport and validation.
+		// The action node's layers (docs/architecture.md): imports run down, node classes → actions → engine →
+		// writes → transport and validation.
 		{
 			name: 'engine-below-actions',
 			comment:
-				'engine/ runs every operation: it never imports actions/ (what both need lives in floor/).',
+				'engine/ runs every operation: it never imports actions/ (the run object it hands down lives in engine/run.ts).',
 			severity: 'error',
 			from: { path: '^nodes/RecruitingAnalysis/engine/' },
 			to: { path: '^nodes/RecruitingAnalysis/actions/' },
@@ -27,7 +27,7 @@ module.exports = {
 		{
 			name: 'writes-below-engine',
 			comment:
-				'writes/ is exactly once in one place: it never imports engine/ or actions/ (one exception left: identity.ts reads the write choice through the parameter readers of actions/common, params.ts and checks.ts).',
+				'writes/ is exactly once in one place: it never imports engine/ or actions/ (it names what it keeps per run as WriteRun in spending.ts; one exception left: identity.ts reads the write choice through the parameter readers of actions/common, params.ts and checks.ts).',
 			severity: 'error',
 			from: { path: '^nodes/RecruitingAnalysis/writes/' },
 			to: {
@@ -36,19 +36,11 @@ module.exports = {
 			},
 		},
 		{
-			name: 'floor-below-writes',
-			comment:
-				'floor/ (run state, notices) is what engine/ and writes/ stand on: it imports none of them.',
-			severity: 'error',
-			from: { path: '^nodes/RecruitingAnalysis/floor/' },
-			to: { path: '^nodes/RecruitingAnalysis/(engine|writes|actions)/' },
-		},
-		{
 			name: 'transport-and-validation-at-the-bottom',
-			comment: 'transport/ and validation/ import nothing of the floors above them.',
+			comment: 'transport/ and validation/ import nothing of the layers above them.',
 			severity: 'error',
 			from: { path: '^nodes/RecruitingAnalysis/(transport|validation)/' },
-			to: { path: '^nodes/RecruitingAnalysis/(engine|writes|actions|floor)/' },
+			to: { path: '^nodes/RecruitingAnalysis/(engine|writes|actions)/' },
 		},
 	],
 	options: {

@@ -110,7 +110,7 @@ describe('names in comments', () => {
 	it('fails on a missing file, a missing function, and not on strings, other packages or words', () => {
 		const file = join(NODE_FOLDER, 'engine', 'example.ts');
 		const source = [
-			'// The key goes only to its origin (transport/attempt.ts), see run.ts runNode and pipeline.ts.',
+			'// The key goes only to its origin (transport/attempt.ts), see run.ts runNode and batch.ts.',
 			'// Read from gone/missing.ts, as request.ts noSuchFunction and errors.ts buildMessage do.',
 			"const path = 'also/missing.ts'; // n8n-core requests-response.ts, whose header writes holds it",
 			'/** engine/run.ts reads the CHANGELOG.md. */',

@@ -24,7 +24,7 @@ import {
 } from '../../nodes/RecruitingAnalysis/actions/common/descriptions';
 import { ACTION_NODE_VERSION } from '../../nodes/RecruitingAnalysis/actions/common/locators';
 import { CAPACITY_WAIT_SECONDS } from '../../nodes/RecruitingAnalysis/engine/capacity';
-import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/types';
+import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/capacity';
 import { OPENAPI_FILE } from '../helpers/contract';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';

@@ -10,8 +10,7 @@ import { existsCondition, isNothingToRecover } from '../writes/recover';
 import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';
 import { countBatch, settleBatchItem } from '../writes/batchCharges';
 import { waitOutCapacity } from './capacity';
-import { addNotice } from '../floor/notices';
-import type { ChunkState } from './types';
+import type { ChunkState, Run } from './run';
 import { batchTimingFor } from './batchTiming';
 
 const BATCH_POLL_INITIAL_MS = 100;
@@ -81,13 +80,14 @@ export async function createBatch(
 // "completed" means every item terminal, not every item succeeded; one active batch of a kind per workspace.
 export async function waitForBatch(
 	ctx: IExecuteFunctions,
+	run: Run,
 	kind: BatchKind,
 	batchId: string,
 	itemIndex: number,
 	timeoutSeconds: number,
 ): Promise<Batch> {
 	// An analysis batch's first read is timed from the batches this run has seen (engine/batchTiming.ts).
-	const timing = kind === 'analyses' ? batchTimingFor(ctx, BATCH_POLL_INITIAL_MS) : undefined;
+	const timing = kind === 'analyses' ? batchTimingFor(run, BATCH_POLL_INITIAL_MS) : undefined;
 	const answeredAt = Date.now();
 	const offsets: number[] = [];
 	const { value, timedOut } = await poll(ctx, {
@@ -113,7 +113,7 @@ export async function waitForBatch(
 			},
 		);
 	}
-	addNotice(ctx, 'batchCompleted');
+	run.addNotice('batchCompleted');
 	return value;
 }
 
@@ -172,6 +172,7 @@ export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): bo
 // Counted before the wait, so a timeout leaves them counted; only a proven earlier execution's batch charged nothing.
 export async function awaitChargedBatch<T>(
 	ctx: IExecuteFunctions,
+	run: Run,
 	kind: BatchKind,
 	created: { batchId: string; apiDateMs?: number },
 	reserved: ReservedChunk<T>,
@@ -179,7 +180,7 @@ export async function awaitChargedBatch<T>(
 	timeoutSeconds: number,
 ): Promise<{ batch: Batch; earlierRun: boolean; replayed: boolean }> {
 	const ownEarlier = reserved.sent(created.batchId);
-	const batch = await waitForBatch(ctx, kind, created.batchId, itemIndex, timeoutSeconds);
+	const batch = await waitForBatch(ctx, run, kind, created.batchId, itemIndex, timeoutSeconds);
 	const earlierRun = !ownEarlier && isReplayedBatch(batch, created.apiDateMs);
 	return { batch, earlierRun, replayed: ownEarlier || earlierRun };
 }
@@ -272,7 +273,7 @@ export function reserveChunk<T extends QuotedEntry>(
 	const reservations = new Map<T, Reservation>();
 	const within = entries.filter((entry) => {
 		try {
-			reservations.set(entry, reserveCredits(ctx, entry.itemIndex, entry.quote, what));
+			reservations.set(entry, reserveCredits(ctx, chunk.run, entry.itemIndex, entry.quote, what));
 			return true;
 		} catch (error) {
 			chunk.outcomes[entry.position] = error as Error;
@@ -286,6 +287,7 @@ export function reserveChunk<T extends QuotedEntry>(
 			sentAs = batchId;
 			return countBatch(
 				ctx,
+				chunk.run,
 				batchId,
 				within.flatMap((entry) => {
 					const reservation = reservations.get(entry);
@@ -297,7 +299,7 @@ export function reserveChunk<T extends QuotedEntry>(
 			const reservation = reservations.get(entry);
 			if (!reservation) return;
 			if (sentAs !== undefined)
-				settleBatchItem(ctx, sentAs, itemKeyFor(entry.itemIndex), reservation, charged);
+				settleBatchItem(ctx, chunk.run, sentAs, itemKeyFor(entry.itemIndex), reservation, charged);
 			else if (charged) reservation.charged();
 			else reservation.release();
 		},

@@ -1,7 +1,3 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
-import { RunSlot } from '../floor/runState';
-
 const MIN_BATCH_STEP_MS = 25;
 const MAX_READ_DELAY_MS = 10_000;
 
@@ -30,13 +26,7 @@ export class BatchTiming {
 	}
 }
 
-const batchTimings = new RunSlot<BatchTiming | undefined>('analysis batch timing', () => undefined);
-
-export function batchTimingFor(ctx: IExecuteFunctions, initialMs: number): BatchTiming {
-	let timing = batchTimings.peek(ctx);
-	if (!timing) {
-		timing = new BatchTiming(initialMs);
-		batchTimings.set(ctx, timing);
-	}
-	return timing;
+// The run (engine/run.ts) keeps one, made at its first analysis batch.
+export function batchTimingFor(run: { batchTiming?: BatchTiming }, initialMs: number): BatchTiming {
+	return (run.batchTiming ??= new BatchTiming(initialMs));
 }

@@ -6,10 +6,10 @@ import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { hasApiCondition, outcomeOf } from '../transport/conditions';
 import { growingDelayMs } from '../transport/retry';
-import { RunSlot } from '../floor/runState';
 import { mapWithConcurrency, sleepOrWake } from './concurrency';
-import { pageBudget, walkReportPages } from './reportPages';
-import { BATCH_CHUNK_SIZE } from './types';
+import { pageBudget, type ReportPages } from './reportPages';
+
+export const BATCH_CHUNK_SIZE = 20;
 
 const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
 export const CAPACITY_WAIT_SECONDS = 300;
@@ -109,7 +109,10 @@ export class ReportWaiter {
 	private readonly followUpQueue: Array<() => void> = [];
 	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
 
-	constructor(private readonly ctx: IExecuteFunctions) {}
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly pages: ReportPages,
+	) {}
 
 	private expectedMs(): number {
 		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
@@ -332,8 +335,7 @@ export class ReportWaiter {
 			seen.add(entry);
 		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
-			this.stats.listPages += await walkReportPages(
-				this.ctx,
+			this.stats.listPages += await this.pages.walk(
 				due[0].itemIndex,
 				qs,
 				pageBudget(wanted),
@@ -356,39 +358,108 @@ export class ReportWaiter {
 	}
 }
 
-const waiters = new RunSlot('report waiter', (ctx) => new ReportWaiter(ctx));
-
-export function waiterFor(ctx: IExecuteFunctions): ReportWaiter {
-	return waiters.of(ctx);
-}
-
-/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
-export async function endWaiting(ctx: IExecuteFunctions, error?: unknown): Promise<void> {
-	const waiter = waiters.peek(ctx);
-	if (!waiter) return;
-	if (error === undefined) waiters.clear(ctx);
-	await waiter.close(
-		error ?? new NodeOperationError(ctx.getNode(), 'The waiting of this node run has ended'),
-	);
-}
-
 export async function startWithinCapacity(
-	ctx: IExecuteFunctions,
+	waiter: ReportWaiter,
 	submit: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
-	return await waiterFor(ctx).withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
+	return await waiter.withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }
 
 /** Holds a quote while more lanes wait for a place than quotes are held: lanes released one by one quote together. */
 export async function holdQuotesForPlaces(
-	ctx: IExecuteFunctions,
+	waiter: () => ReportWaiter | undefined,
 	queued: () => number,
 	asked: () => Promise<void>,
 ): Promise<void> {
 	const until = Date.now() + MAX_QUOTE_HOLD_MS;
 	while (queued() < BATCH_CHUNK_SIZE && Date.now() < until) {
-		const opening = waiters.peek(ctx)?.placeOpening(queued());
+		const opening = waiter()?.placeOpening(queued());
 		if (!opening) return;
 		await sleepOrWake(until - Date.now(), Promise.race([opening, asked()]));
+	}
+}
+
+interface QuoteWish {
+	itemIndex: number;
+	reportId: string;
+	resolve: (quote: IDataObject) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * A run's start quotes: sent alone when none is in flight, else gathered into one batch quote as soon as it
+ * answers (no timer). A batch quote's fingerprint equals a single quote's, so the start's key is unchanged.
+ */
+export class QuoteGatherer {
+	private busy = false;
+	private readonly queue: QuoteWish[] = [];
+	private wakeHold?: () => void;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly waiter: () => ReportWaiter | undefined,
+		private readonly quoteAlone: (itemIndex: number, reportId: string) => Promise<IDataObject>,
+	) {}
+
+	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
+		return await new Promise<IDataObject>((resolve, reject) => {
+			this.queue.push({ itemIndex, reportId, resolve, reject });
+			this.wakeHold?.();
+			if (!this.busy) void this.drain();
+		});
+	}
+
+	private async drain(): Promise<void> {
+		this.busy = true;
+		while (this.queue.length > 0) {
+			await holdQuotesForPlaces(
+				this.waiter,
+				() => this.queue.length,
+				async () => await new Promise<void>((resolve) => (this.wakeHold = resolve)),
+			);
+			this.wakeHold = undefined;
+			// A batch names each report once: a report named twice waits for the next request.
+			const group: QuoteWish[] = [];
+			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
+				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
+				else group.push(...this.queue.splice(i, 1));
+			}
+			await this.send(group);
+		}
+		this.busy = false;
+	}
+
+	private alone(wish: QuoteWish): Promise<void> {
+		return this.quoteAlone(wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
+	}
+
+	/** A report the batch could not quote is quoted alone, so its answer and error are a single quote's. */
+	private async send(group: QuoteWish[]): Promise<void> {
+		if (group.length === 1) return await this.alone(group[0]);
+		const keyOf = (position: number) => `quote-${position}`;
+		const answer = await outcomeOf(
+			async () =>
+				await api(this.ctx, {
+					method: 'POST',
+					path: '/api/v1/analysis-batch-quotes',
+					body: {
+						items: group.map((wish, position) => ({
+							itemKey: keyOf(position),
+							input: { reportId: wish.reportId },
+						})),
+					},
+					itemIndex: group[0].itemIndex,
+				}),
+		);
+		const items = (
+			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
+		) as IDataObject[];
+		group.forEach((wish, position) => {
+			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
+				IDataObject | null | undefined;
+			// Not awaited: the next gathered quotes need not wait for this report's own request.
+			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
+			else void this.alone(wish);
+		});
 	}
 }

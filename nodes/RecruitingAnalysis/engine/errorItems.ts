@@ -7,7 +7,8 @@ import {
 } from 'n8n-workflow';
 
 import { apiErrorInfo } from '../transport';
-import type { ItemResult } from './types';
+
+export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
 function isExecutionData(value: unknown): value is INodeExecutionData {
 	return (

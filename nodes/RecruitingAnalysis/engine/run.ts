@@ -1,18 +1,188 @@
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
-
-import { addNotice } from '../floor/notices';
-import { duplicateKeyError, userKeyOf } from '../writes/userKeys';
-import { mapWithConcurrency } from './concurrency';
-import { errorItem, itemLocation, stoppingMessage, toItems, toNodeError } from './errorItems';
-import { runPipeline, type Settled } from './pipeline';
 import {
-	BATCH_CHUNK_SIZE,
-	Later,
-	type ChunkState,
-	type ItemOperation,
-	type OperationModule,
-} from './types';
-import { endWaiting } from './capacity';
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import type { WriteRun } from '../writes/spending';
+import { duplicateKeyError, userKeyOf } from '../writes/userKeys';
+import type { BatchTiming } from './batchTiming';
+import { QuoteGatherer, ReportWaiter, BATCH_CHUNK_SIZE } from './capacity';
+import { mapWithConcurrency } from './concurrency';
+import {
+	errorItem,
+	itemLocation,
+	stoppingMessage,
+	toItems,
+	toNodeError,
+	type ItemResult,
+} from './errorItems';
+import { NOTICES, noticeType, type NoticeName } from './notices';
+import { ReportPages } from './reportPages';
+
+// One per node execution, passed down: n8n gives each execution, Tool call and sub-workflow its own, so nothing leaks.
+export class Run implements WriteRun {
+	readonly spentWithoutFlow: IDataObject = {};
+	readonly firstItemOfWrite = new Map<string, number>();
+	readonly jobsRead = new Map<string, Promise<IDataObject | undefined>>();
+	readonly candidateNames = new Map<string, Promise<string | null>>();
+	readonly reportPages: ReportPages;
+	batchTiming?: BatchTiming;
+	private quotes?: QuoteGatherer;
+	private waiter?: ReportWaiter;
+	private readonly noticesShown = new Set<NoticeName>();
+
+	constructor(readonly ctx: IExecuteFunctions) {
+		this.reportPages = new ReportPages(ctx);
+	}
+
+	addNotice(name: NoticeName): void {
+		if (this.noticesShown.has(name)) return;
+		this.noticesShown.add(name);
+		if (typeof this.ctx.addExecutionHints === 'function') {
+			this.ctx.addExecutionHints({
+				message: NOTICES[name],
+				type: noticeType(name),
+				location: 'outputPane',
+			});
+		}
+	}
+
+	reportWaiter(): ReportWaiter {
+		return (this.waiter ??= new ReportWaiter(this.ctx, this.reportPages));
+	}
+
+	quoteGatherer(
+		quoteAlone: (itemIndex: number, reportId: string) => Promise<IDataObject>,
+	): QuoteGatherer {
+		return (this.quotes ??= new QuoteGatherer(this.ctx, () => this.waiter, quoteAlone));
+	}
+
+	/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
+	async endWaiting(error?: unknown): Promise<void> {
+		const waiter = this.waiter;
+		if (!waiter) return;
+		if (error === undefined) this.waiter = undefined;
+		await waiter.close(
+			error ?? new NodeOperationError(this.ctx.getNode(), 'The waiting of this node run has ended'),
+		);
+	}
+}
+
+export interface ItemOperation {
+	description: INodeProperties[];
+	// `checked` is what `check` returned for this item: the work is handed over, not done twice.
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		checked: unknown,
+		run: Run,
+	): Promise<ItemResult | Later>;
+	// The engine checks every item first, so a bad item stops the node before any item is charged.
+	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
+	mode?: undefined;
+}
+
+export type ChunkOutcomes = Array<IDataObject | Error>;
+
+export interface ChunkState {
+	run: Run;
+	itemIndexes: number[];
+	outcomes: ChunkOutcomes;
+	// What `check` returned for each item, by position: the stages take it over instead of reading the items again.
+	checked?: unknown[];
+}
+
+export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;
+
+export function stage<S extends ChunkState>(
+	body: (this: IExecuteFunctions, chunk: S) => Promise<S>,
+): PipelineStage {
+	return body as unknown as PipelineStage;
+}
+
+// Stages take chunks in order: the API's one active batch per kind holds if one stage creates and awaits a batch.
+export interface BatchOperation {
+	description: INodeProperties[];
+	mode: 'batch';
+	stages: PipelineStage[];
+	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
+	// At most one chunk is prepared and quoted ahead: quotes age, and preparations count against PENDING_UPLOAD_LIMIT.
+	submitStage?: number;
+}
+
+export class Later {
+	constructor(readonly promise: Promise<ItemResult>) {
+		// The engine attaches its handlers when the lane hands this over; never an unhandled rejection meanwhile.
+		promise.catch(() => undefined);
+	}
+}
+
+export function later(promise: Promise<ItemResult>): Later {
+	return new Later(promise);
+}
+export type OperationModule = ItemOperation | BatchOperation;
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+	try {
+		return { ok: true, value: await promise };
+	} catch (error) {
+		return { ok: false, error };
+	}
+}
+
+// After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
+export async function runPipeline(
+	ctx: IExecuteFunctions,
+	run: Run,
+	stages: PipelineStage[],
+	chunks: number[][],
+	continueOnFail: boolean,
+	submitStage = stages.length - 1,
+	checked: ReadonlyMap<number, unknown> = new Map(),
+): Promise<Array<Settled<ChunkState>>> {
+	let stopped = false;
+	const tails: Array<Promise<unknown>> = stages.map(async () => {});
+	const passedSubmit: Array<Promise<unknown>> = [];
+	const finished = chunks.map(async (itemIndexes, k) => {
+		let current: Promise<Settled<ChunkState>> = Promise.resolve({
+			ok: true,
+			value: {
+				run,
+				itemIndexes,
+				outcomes: itemIndexes.map(() => ({})),
+				checked: itemIndexes.map((itemIndex) => checked.get(itemIndex)),
+			},
+		});
+		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
+		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();
+		stages.forEach((stage, index) => {
+			const previous = current;
+			const turn = tails[index];
+			current = (async (): Promise<Settled<ChunkState>> => {
+				const state = await previous;
+				if (index === 0) await gate;
+				await turn;
+				if (!state.ok || stopped) return state;
+				const next = await settle(stage.call(ctx, state.value));
+				if (
+					!continueOnFail &&
+					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
+				)
+					stopped = true;
+				return next;
+			})();
+			tails[index] = current;
+			if (index === Math.min(submitStage, stages.length - 1)) passedSubmit[k] = current;
+		});
+		return await current;
+	});
+	return await Promise.all(finished);
+}
 
 const DEFAULT_CONCURRENCY = 20;
 
@@ -21,6 +191,7 @@ export async function runNode(
 	this: IExecuteFunctions,
 	resources: Record<string, Record<string, OperationModule>>,
 ): Promise<INodeExecutionData[][]> {
+	const run = new Run(this);
 	const items = this.getInputData();
 	const outputs: INodeExecutionData[][] = items.map(() => []);
 	const continueOnFail = this.continueOnFail();
@@ -61,7 +232,7 @@ export async function runNode(
 		const refused = new Set<number>();
 		for (const itemIndex of group.indexes) {
 			try {
-				checked.set(itemIndex, await module.check.call(this, itemIndex));
+				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
 				const userKey = userKeyOf(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
 				if (earlier !== undefined)
@@ -112,6 +283,7 @@ export async function runNode(
 			};
 			const settled = await runPipeline(
 				this,
+				run,
 				module.stages,
 				chunks,
 				continueOnFail,
@@ -124,6 +296,7 @@ export async function runNode(
 
 		await runItems(
 			this,
+			run,
 			module,
 			group.indexes,
 			readConcurrency(this, group.indexes[0]),
@@ -134,13 +307,14 @@ export async function runNode(
 	}
 
 	const output = outputs.flat();
-	if (output.some((item) => item.json.recovered === true)) addNotice(this, 'recovered');
+	if (output.some((item) => item.json.recovered === true)) run.addNotice('recovered');
 	return [output];
 }
 
 // A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
 async function runItems(
 	ctx: IExecuteFunctions,
+	run: Run,
 	module: ItemOperation,
 	indexes: number[],
 	concurrency: number,
@@ -155,13 +329,13 @@ async function runItems(
 		if (stopped) return;
 		stopped = true;
 		stopError = error;
-		void endWaiting(ctx, error);
+		void run.endWaiting(error);
 	};
 	try {
 		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
 			if (stopped) return;
 			try {
-				const result = await module.execute.call(ctx, itemIndex, checked.get(itemIndex));
+				const result = await module.execute.call(ctx, itemIndex, checked.get(itemIndex), run);
 				if (result instanceof Later) {
 					waits.push(
 						result.promise.then(
@@ -191,7 +365,7 @@ async function runItems(
 		});
 		await Promise.all(waits);
 	} finally {
-		await endWaiting(ctx, stopped ? stopError : undefined);
+		await run.endWaiting(stopped ? stopError : undefined);
 	}
 	if (stopped) throw stopError;
 }

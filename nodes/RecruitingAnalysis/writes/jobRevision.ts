@@ -1,15 +1,10 @@
 // A re-run that gets an existing report back analysed the job as it was then: the item says so, not a silent merge.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../floor/runState';
 import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { outcomeOf } from '../transport/conditions';
-
-const jobsRead = new RunSlot(
-	'saved jobs read',
-	() => new Map<string, Promise<IDataObject | undefined>>(),
-);
+import type { WriteRun } from './spending';
 
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') as string;
@@ -24,13 +19,14 @@ function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | u
 
 export async function jobRevisionSince(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	reportCreatedAt: unknown,
 ): Promise<IDataObject> {
 	const jobId = unpinnedSavedJob(ctx, itemIndex);
 	const created = Date.parse(String(reportCreatedAt ?? ''));
 	if (jobId === undefined || !Number.isFinite(created)) return {};
-	const cache = jobsRead.of(ctx);
+	const cache = run.jobsRead;
 	let job = cache.get(jobId);
 	if (!job) {
 		// A job that cannot be read (a key without job-descriptions:read) leaves the output as it was.

@@ -4,8 +4,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiPath } from '../transport';
 import { api } from '../transport/api';
 import { apiErrorConditions, outcomeOf } from '../transport/conditions';
-import { addNotice } from '../floor/notices';
-import { explainsRefusal } from './spending';
+import { explainsRefusal, type WriteRun } from './spending';
 
 export const EXISTS_CONDITIONS = [
 	'ALREADY_ADMITTED',
@@ -20,14 +19,22 @@ export function existsCondition(errorOrCode: unknown): ExistsCondition | undefin
 	return EXISTS_CONDITIONS.find((condition) => found.includes(condition));
 }
 
+export interface ExistingUpload {
+	kind: 'upload';
+	externalReference: { source: string; id: string };
+	jobDescription: IDataObject;
+}
+
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
-	| {
-			kind: 'upload';
-			externalReference: { source: string; id: string };
-			jobDescription: IDataObject;
-	  };
+	| ExistingUpload;
+
+const marked = (found: IDataObject, from: string): IDataObject => ({
+	...found,
+	recovered: true,
+	recoveredFrom: from,
+});
 
 export function tokenUnavailable(interviewId: unknown): string {
 	return (
@@ -40,16 +47,13 @@ export function tokenUnavailable(interviewId: unknown): string {
 // Throws the original answer when nothing matching exists, so a conflict that is not ours is never hidden.
 export async function recoverWrite(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	write: ExistingWrite,
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {
-	const marked = (found: IDataObject): IDataObject => ({
-		...found,
-		recovered: true,
-		recoveredFrom: from,
-	});
+	if (write.kind === 'upload') return await recoverUpload(ctx, itemIndex, write, from, error);
 	if (write.kind === 'analysis') {
 		const status = await api(ctx, {
 			method: 'GET',
@@ -59,43 +63,54 @@ export async function recoverWrite(
 		// A key used before for another report or quote leaves this report without an analysis: nothing was started.
 		if (status.attemptId === null || status.attemptId === undefined)
 			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
-		if (status.status === 'failed') addNotice(ctx, 'failedReport');
-		return marked({
-			reportId: write.reportId,
-			attemptId: status.attemptId ?? null,
-			status: status.status,
-			code: status.code ?? null,
-		});
+		if (status.status === 'failed') run.addNotice('failedReport');
+		return marked(
+			{
+				reportId: write.reportId,
+				attemptId: status.attemptId ?? null,
+				status: status.status,
+				code: status.code ?? null,
+			},
+			from,
+		);
 	}
-	if (write.kind === 'invitation') {
-		const page = await api(ctx, {
-			method: 'GET',
-			path: '/api/v1/interviews',
-			qs: { reportId: write.reportId, limit: 100 },
-			itemIndex,
-		});
-		const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
-		const current = invitationOf(items, write.previousInterviewId);
-		if (!current)
-			throw (
-				error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
-			);
-		checkSameInvitation(ctx, itemIndex, write, current);
-		const output: IDataObject = {
-			interviewId: current.id,
-			reportId: current.reportId,
-			statusUrl: `/api/v1/interviews/${encodeURIComponent(String(current.id))}/status`,
-			emailDelivery: current.emailDelivery,
-			lifecycle: current.lifecycle,
-			delivery: write.sendEmail ? 'email' : 'privateLink',
-		};
-		if (write.previousInterviewId) output.previousInterviewId = write.previousInterviewId;
-		if (!write.sendEmail) {
-			output.invitationToken = null;
-			output.invitationTokenUnavailable = tokenUnavailable(current.id);
-		}
-		return marked(output);
+	const page = await api(ctx, {
+		method: 'GET',
+		path: '/api/v1/interviews',
+		qs: { reportId: write.reportId, limit: 100 },
+		itemIndex,
+	});
+	const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
+	const current = invitationOf(items, write.previousInterviewId);
+	if (!current)
+		throw (
+			error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
+		);
+	checkSameInvitation(ctx, itemIndex, write, current);
+	const output: IDataObject = {
+		interviewId: current.id,
+		reportId: current.reportId,
+		statusUrl: `/api/v1/interviews/${encodeURIComponent(String(current.id))}/status`,
+		emailDelivery: current.emailDelivery,
+		lifecycle: current.lifecycle,
+		delivery: write.sendEmail ? 'email' : 'privateLink',
+	};
+	if (write.previousInterviewId) output.previousInterviewId = write.previousInterviewId;
+	if (!write.sendEmail) {
+		output.invitationToken = null;
+		output.invitationTokenUnavailable = tokenUnavailable(current.id);
 	}
+	return marked(output, from);
+}
+
+// An upload's recovery shows no notice, so the upload module needs no run (actions/upload/resumeUpload.ts).
+export async function recoverUpload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	write: ExistingUpload,
+	from: string,
+	error?: unknown,
+): Promise<IDataObject> {
 	const page = await api(ctx, {
 		method: 'GET',
 		path: '/api/v1/reports',
@@ -115,25 +130,29 @@ export async function recoverWrite(
 		wanted.kind === 'existing' ? job.id === wanted.id : job.id === null || job.id === undefined;
 	if (!report || !sameJob)
 		throw error ?? new Error('No report of this external reference to recover');
-	return marked({
-		reportId: report.id,
-		attemptId: report.attemptId ?? null,
-		status: report.status,
-		code: report.code ?? null,
-	});
+	return marked(
+		{
+			reportId: report.id,
+			attemptId: report.attemptId ?? null,
+			status: report.status,
+			code: report.code ?? null,
+		},
+		from,
+	);
 }
 
 export async function withRecovery(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	write: ExistingWrite,
-	run: () => Promise<IDataObject>,
+	attempt: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
-	const outcome = await outcomeOf(run);
+	const outcome = await outcomeOf(attempt);
 	if (outcome.ok) return outcome.value;
 	const from = existsCondition(outcome.error);
 	if (!from) throw outcome.error;
-	return await recoverWrite(ctx, itemIndex, write, from, outcome.error);
+	return await recoverWrite(ctx, run, itemIndex, write, from, outcome.error);
 }
 
 // An Invite run again after an Invite and a Reinterview gets its own invitation back, not the reinterview.

@@ -1,11 +1,19 @@
 // The spent total lives in the execution's flow context, so a Wait, a resume elsewhere and n8n's Retry keep it.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { RunSlot } from '../floor/runState';
 import { apiErrorInfo } from '../transport';
 import { outcomeOf } from '../transport/conditions';
 
 export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
+
+// What writes/ keeps per node run; engine/run.ts's Run holds it, since writes/ stands below engine/.
+export interface WriteRun {
+	// A bare harness may have no flow context: the total is then the node run's own.
+	readonly spentWithoutFlow: IDataObject;
+	readonly firstItemOfWrite: Map<string, number>;
+	readonly jobsRead: Map<string, Promise<IDataObject | undefined>>;
+	addNotice(name: 'failedReport'): void;
+}
 
 export interface Ledger {
 	readonly spent: number;
@@ -15,24 +23,22 @@ export interface Ledger {
 
 // In flight is per process: n8n saves an execution between nodes, never while one of them runs.
 const inFlightByStore = new WeakMap<object, { inFlight: number }>();
-// A bare harness may have no flow context: the total is then the node run's own.
-const runStore = new RunSlot<IDataObject>('spending ledger', () => ({}));
 
 const EPSILON = 1e-9;
 export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
-export function executionStore(ctx: IExecuteFunctions): IDataObject {
+export function executionStore(ctx: IExecuteFunctions, run: WriteRun): IDataObject {
 	let flow: unknown;
 	try {
 		flow = typeof ctx.getContext === 'function' ? ctx.getContext('flow') : undefined;
 	} catch {
 		flow = undefined;
 	}
-	return typeof flow === 'object' && flow !== null ? (flow as IDataObject) : runStore.of(ctx);
+	return typeof flow === 'object' && flow !== null ? (flow as IDataObject) : run.spentWithoutFlow;
 }
 
-export function ledgerOf(ctx: IExecuteFunctions): Ledger {
-	const store = executionStore(ctx);
+export function ledgerOf(ctx: IExecuteFunctions, run: WriteRun): Ledger {
+	const store = executionStore(ctx, run);
 	let flight = inFlightByStore.get(store);
 	if (!flight) {
 		flight = { inFlight: 0 };
@@ -177,12 +183,13 @@ export interface Reservation {
 
 export function reserveCredits(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	quote: IDataObject | undefined | null,
 	what: string,
 ): Reservation {
 	const limit = limitOf(ctx, itemIndex);
-	const ledger = ledgerOf(ctx);
+	const ledger = ledgerOf(ctx, run);
 	let credits = creditsOf(quote);
 	const refusal = refusalOf(ctx, itemIndex, ledger, limit, credits, 0, what, false);
 	if (refusal) throw refusal;
@@ -233,12 +240,13 @@ export function reserveCredits(
 
 export async function chargedWrite(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	quote: IDataObject | undefined | null,
 	what: string,
 	write: (reprice: (quote: IDataObject) => void) => Promise<IDataObject>,
 ): Promise<IDataObject> {
-	const reservation = reserveCredits(ctx, itemIndex, quote, what);
+	const reservation = reserveCredits(ctx, run, itemIndex, quote, what);
 	const outcome = await outcomeOf(async () => await write((next) => reservation.reprice(next)));
 	if (!outcome.ok) {
 		// A refusal charged nothing; a lost answer may have been charged, so it counts.

@@ -8,7 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { BATCH_CHUNK_SIZE } from '../../../nodes/RecruitingAnalysis/engine/types';
+import { BATCH_CHUNK_SIZE } from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import { useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import {
 	analyzeManyParams,

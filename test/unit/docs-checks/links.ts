@@ -134,7 +134,6 @@ const NODE_FOLDERS = [
 	'validation',
 	'webhook',
 	'feed',
-	'floor',
 	'events',
 	'methods',
 ];

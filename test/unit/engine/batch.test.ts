@@ -28,10 +28,13 @@ import {
 	type QuotedEntry,
 } from '../../../nodes/RecruitingAnalysis/engine/batch';
 import { BatchTiming, batchTimingFor } from '../../../nodes/RecruitingAnalysis/engine/batchTiming';
-import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/types';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/run';
 import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport';
 import { ledgerOf } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
+import { runOf } from './runOf';
 
 const COMPLETED_NOTICE =
 	'A batch status "completed" means every item reached a terminal state, not that every item succeeded: check each item\'s "state" (in a simplified item: "analysisState" beside the report\'s "status") and "errorCode".';
@@ -44,7 +47,8 @@ const item = (over: Partial<BatchItem> = {}): BatchItem => ({
 	errorCode: 'INSUFFICIENT_ALLOWANCE',
 	...over,
 });
-const chunkOf = (itemIndexes: number[]): ChunkState => ({
+const chunkOf = (itemIndexes: number[], ctx = {} as IExecuteFunctions): ChunkState => ({
+	run: runOf(ctx),
 	itemIndexes,
 	outcomes: itemIndexes.map(() => ({})) as ChunkState['outcomes'],
 });
@@ -156,7 +160,7 @@ describe('creating and awaiting a batch', () => {
 		const { ctx, requests, hints } = fakeContext(() =>
 			ok({ id: 'bat_1', status: ++reads < 2 ? 'processing' : 'completed', items: [] }),
 		);
-		const batch = await waitForBatch(ctx, 'analyses', 'bat_1', 0, 30);
+		const batch = await waitForBatch(ctx, runOf(ctx), 'analyses', 'bat_1', 0, 30);
 		expect(batch.status).toBe('completed');
 		expect(requests.map((r) => r.path)).toEqual([
 			'/api/v1/analysis-batches/bat_1',
@@ -167,7 +171,9 @@ describe('creating and awaiting a batch', () => {
 
 	it('a batch still processing at the timeout is an error saying it keeps running and how to read it later', async () => {
 		const { ctx, hints } = fakeContext(() => ok({ id: 'bat_9', status: 'processing', items: [] }));
-		const error = (await waitForBatch(ctx, 'uploads', 'bat_9', 0, 1).catch((e: unknown) => e)) as {
+		const error = (await waitForBatch(ctx, runOf(ctx), 'uploads', 'bat_9', 0, 1).catch(
+			(e: unknown) => e,
+		)) as {
 			message: string;
 			description: string;
 		};
@@ -192,6 +198,7 @@ describe('creating and awaiting a batch', () => {
 		expect(
 			await awaitChargedBatch(
 				earlier.ctx,
+				runOf(earlier.ctx),
 				'uploads',
 				{ batchId: 'bat_1', apiDateMs },
 				reservedNone(false),
@@ -203,6 +210,7 @@ describe('creating and awaiting a batch', () => {
 		expect(
 			await awaitChargedBatch(
 				fresh.ctx,
+				runOf(fresh.ctx),
 				'uploads',
 				{ batchId: 'bat_1', apiDateMs },
 				reservedNone(false),
@@ -214,6 +222,7 @@ describe('creating and awaiting a batch', () => {
 		expect(
 			await awaitChargedBatch(
 				own.ctx,
+				runOf(own.ctx),
 				'uploads',
 				{ batchId: 'bat_1', apiDateMs },
 				reservedNone(true),
@@ -300,7 +309,7 @@ describe('a chunk within the Spending Limit', () => {
 
 	it('an item that would pass the limit gets its refusal as outcome and is not sent; the others are reserved', () => {
 		const { ctx } = fakeContext(() => ok({}), { spendingLimit: 3 });
-		const chunk = chunkOf([0, 1, 2]);
+		const chunk = chunkOf([0, 1, 2], ctx);
 		const reserved = reserveChunk(
 			ctx,
 			chunk,
@@ -309,25 +318,25 @@ describe('a chunk within the Spending Limit', () => {
 		);
 		expect(reserved.entries.map((e) => e.itemIndex)).toEqual([0, 2]);
 		expect((chunk.outcomes[1] as Error).message).toMatch(/^Spending Limit of 3 credits reached/);
-		expect(ledgerOf(ctx).inFlight).toBe(3);
+		expect(ledgerOf(ctx, runOf(ctx)).inFlight).toBe(3);
 		reserved.settle(reserved.entries[0], true);
 		reserved.settle(reserved.entries[1], false);
 		reserved.settle(entry(1, { quote: quote(2) }), true);
-		expect(ledgerOf(ctx)).toMatchObject({ spent: 2, inFlight: 0 });
+		expect(ledgerOf(ctx, runOf(ctx))).toMatchObject({ spent: 2, inFlight: 0 });
 	});
 
 	it('once the batch is created its items count as spent, and an item the batch refused is given back', () => {
 		const { ctx } = fakeContext(() => ok({}), { spendingLimit: 10 });
 		const reserved = reserveChunk(
 			ctx,
-			chunkOf([0, 1]),
+			chunkOf([0, 1], ctx),
 			[entry(0, { quote: quote(2) }), entry(1, { quote: quote(3) })],
 			'analysis',
 		);
 		expect(reserved.sent('bat_1')).toBe(false);
-		expect(ledgerOf(ctx)).toMatchObject({ spent: 5, inFlight: 0 });
+		expect(ledgerOf(ctx, runOf(ctx))).toMatchObject({ spent: 5, inFlight: 0 });
 		reserved.settle(reserved.entries[1], false);
-		expect(ledgerOf(ctx).spent).toBe(2);
+		expect(ledgerOf(ctx, runOf(ctx)).spent).toBe(2);
 		expect(reserved.sent('bat_1')).toBe(true);
 	});
 
@@ -335,16 +344,19 @@ describe('a chunk within the Spending Limit', () => {
 		const charged = fakeContext(() => ok({}), { spendingLimit: 10 });
 		reserveChunk(
 			charged.ctx,
-			chunkOf([0, 1]),
+			chunkOf([0, 1], charged.ctx),
 			[entry(0, { quote: quote(2) }), entry(1, { quote: quote(3) })],
 			'analysis',
 		).settleAll(true);
-		expect(ledgerOf(charged.ctx)).toMatchObject({ spent: 5, inFlight: 0 });
+		expect(ledgerOf(charged.ctx, runOf(charged.ctx))).toMatchObject({ spent: 5, inFlight: 0 });
 		const refused = fakeContext(() => ok({}), { spendingLimit: 10 });
-		reserveChunk(refused.ctx, chunkOf([0]), [entry(0, { quote: quote(2) })], 'analysis').settleAll(
-			false,
-		);
-		expect(ledgerOf(refused.ctx)).toMatchObject({ spent: 0, inFlight: 0 });
+		reserveChunk(
+			refused.ctx,
+			chunkOf([0], refused.ctx),
+			[entry(0, { quote: quote(2) })],
+			'analysis',
+		).settleAll(false);
+		expect(ledgerOf(refused.ctx, runOf(refused.ctx))).toMatchObject({ spent: 0, inFlight: 0 });
 	});
 });
 
@@ -472,21 +484,21 @@ describe('when an analysis batch is read first', () => {
 
 	it('is one timing per node run, started from the first initial delay', () => {
 		const { ctx } = fakeContext(() => ok({}));
-		const timing = batchTimingFor(ctx, 100);
-		expect(batchTimingFor(ctx, 500)).toBe(timing);
+		const timing = batchTimingFor(runOf(ctx), 100);
+		expect(batchTimingFor(runOf(ctx), 500)).toBe(timing);
 		expect(timing.firstReadMs()).toBe(100);
-		expect(batchTimingFor(fakeContext(() => ok({})).ctx, 500).firstReadMs()).toBe(500);
+		expect(batchTimingFor(runOf(fakeContext(() => ok({})).ctx), 500).firstReadMs()).toBe(500);
 	});
 
 	it('an analysis batch is first read after the timing, and the timing learns from it', async () => {
 		const { ctx, requests } = fakeContext(() => ok({ id: 'b', status: 'completed', items: [] }));
 		const started = Date.now();
-		await waitForBatch(ctx, 'analyses', 'b', 0, 5);
+		await waitForBatch(ctx, runOf(ctx), 'analyses', 'b', 0, 5);
 		expect(requests[0].at - started).toBeGreaterThanOrEqual(95);
-		expect(batchTimingFor(ctx, 100).firstReadMs()).toBeLessThan(200);
+		expect(batchTimingFor(runOf(ctx), 100).firstReadMs()).toBeLessThan(200);
 		const upload = fakeContext(() => ok({ id: 'u', status: 'completed', items: [] }));
 		const uploadStarted = Date.now();
-		await waitForBatch(upload.ctx, 'uploads', 'u', 0, 5);
+		await waitForBatch(upload.ctx, runOf(upload.ctx), 'uploads', 'u', 0, 5);
 		expect(upload.requests[0].at - uploadStarted).toBeLessThan(90);
 	});
 });
@@ -494,13 +506,13 @@ describe('when an analysis batch is read first', () => {
 describe('batch details a user sees or relies on', () => {
 	it('the timing learns only from a batch that completed: found at its first read, the next first read is 10 % earlier', async () => {
 		const done = fakeContext(() => ok({ id: 'b', status: 'completed', items: [] }));
-		await waitForBatch(done.ctx, 'analyses', 'b', 0, 5);
-		expect(batchTimingFor(done.ctx, 100).firstReadMs()).toBe(90);
+		await waitForBatch(done.ctx, runOf(done.ctx), 'analyses', 'b', 0, 5);
+		expect(batchTimingFor(runOf(done.ctx), 100).firstReadMs()).toBe(90);
 		const late = fakeContext(() => ok({ id: 'b', status: 'processing', items: [] }));
-		await expect(waitForBatch(late.ctx, 'analyses', 'b', 0, 1)).rejects.toThrow(
+		await expect(waitForBatch(late.ctx, runOf(late.ctx), 'analyses', 'b', 0, 1)).rejects.toThrow(
 			'Batch b did not complete within 1 seconds',
 		);
-		expect(batchTimingFor(late.ctx, 100).firstReadMs()).toBe(100);
+		expect(batchTimingFor(runOf(late.ctx), 100).firstReadMs()).toBe(100);
 	});
 
 	it('a batch found at its second read puts the next first read between its two reads, timed from its creation', async () => {
@@ -508,8 +520,8 @@ describe('batch details a user sees or relies on', () => {
 		const { ctx } = fakeContext(() =>
 			ok({ id: 'b', status: ++reads < 2 ? 'processing' : 'completed', items: [] }),
 		);
-		await waitForBatch(ctx, 'analyses', 'b', 0, 5);
-		const next = batchTimingFor(ctx, 100).firstReadMs();
+		await waitForBatch(ctx, runOf(ctx), 'analyses', 'b', 0, 5);
+		const next = batchTimingFor(runOf(ctx), 100).firstReadMs();
 		expect(next).toBeGreaterThanOrEqual(100);
 		expect(next).toBeLessThan(1000);
 	});

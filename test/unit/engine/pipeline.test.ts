@@ -1,14 +1,19 @@
 /**
- * The batch pipeline on its own (engine/pipeline.ts): stages take one chunk at a time in chunk order, chunks overlap
+ * The batch pipeline on its own (engine/run.ts runPipeline): stages take one chunk at a time in chunk order, chunks overlap
  * across stages, at most one chunk is prepared ahead of the submitting stage, and without Continue On Fail the first
  * failure starts no further stage.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { runPipeline } from '../../../nodes/RecruitingAnalysis/engine/pipeline';
-import type { ChunkState, PipelineStage } from '../../../nodes/RecruitingAnalysis/engine/types';
+import {
+	Run,
+	runPipeline,
+	type ChunkState,
+	type PipelineStage,
+} from '../../../nodes/RecruitingAnalysis/engine/run';
 
 const ctx = {} as IExecuteFunctions;
+const nodeRun = new Run(ctx);
 const tick = async () => await new Promise((resolve) => setImmediate(resolve));
 
 /** Stages that log "stage:chunk:start|end" and finish when the test releases them. */
@@ -52,7 +57,7 @@ function controlledStages(count: number) {
 describe('the batch pipeline', () => {
 	it('overlaps chunks across stages while each stage handles one chunk at a time, in chunk order', async () => {
 		const { stages, log, release, maxActive, started } = controlledStages(2);
-		const run = runPipeline(ctx, stages, [[0], [20], [40]], false);
+		const running = runPipeline(ctx, nodeRun, stages, [[0], [20], [40]], false);
 		await release(0, 0);
 		// Chunk 0 is in stage 1 and chunk 20 in stage 0 at the same time.
 		await tick();
@@ -63,7 +68,7 @@ describe('the batch pipeline', () => {
 		await release(1, 20);
 		await release(0, 40);
 		await release(1, 40);
-		const settled = await run;
+		const settled = await running;
 		expect(settled.map((chunk) => chunk.ok)).toEqual([true, true, true]);
 		expect(maxActive).toEqual([1, 1]);
 		const stageOneOrder = log.filter((entry) => entry.startsWith('1:') && entry.endsWith(':start'));
@@ -72,7 +77,7 @@ describe('the batch pipeline', () => {
 
 	it('starts a chunk only once the chunk two places before it has left the submitting stage', async () => {
 		const { stages, release, started } = controlledStages(2);
-		const run = runPipeline(ctx, stages, [[0], [20], [40]], false, 1);
+		const running = runPipeline(ctx, nodeRun, stages, [[0], [20], [40]], false, 1);
 		await release(0, 0);
 		await release(0, 20);
 		// Chunk 0 is still being submitted (stage 1): chunk 40 must not be prepared yet.
@@ -84,7 +89,7 @@ describe('the batch pipeline', () => {
 		await release(1, 20);
 		await release(0, 40);
 		await release(1, 40);
-		await run;
+		await running;
 	});
 
 	it('without Continue On Fail, starts no stage after the first failure and still settles every chunk', async () => {
@@ -98,7 +103,13 @@ describe('the batch pipeline', () => {
 			calls.push(`submit:${chunk.itemIndexes[0]}`);
 			return chunk;
 		};
-		const settled = await runPipeline(ctx, [failing, submit], [[0], [20], [40], [60]], false);
+		const settled = await runPipeline(
+			ctx,
+			nodeRun,
+			[failing, submit],
+			[[0], [20], [40], [60]],
+			false,
+		);
 		expect(settled[1].ok).toBe(false);
 		expect(calls).not.toContain('submit:20');
 		expect(calls).not.toContain('prepare:60');
@@ -113,7 +124,7 @@ describe('the batch pipeline', () => {
 		const submit: PipelineStage = async function (chunk) {
 			return { ...chunk, outcomes: chunk.itemIndexes.map((itemIndex) => ({ itemIndex })) };
 		};
-		const settled = await runPipeline(ctx, [prepare, submit], [[0], [20], [40]], true);
+		const settled = await runPipeline(ctx, nodeRun, [prepare, submit], [[0], [20], [40]], true);
 		expect(settled.map((chunk) => chunk.ok)).toEqual([true, false, true]);
 		expect(settled[2].ok && settled[2].value.outcomes).toEqual([{ itemIndex: 40 }]);
 	});

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ReportWaiter } from '../../../nodes/RecruitingAnalysis/engine/capacity';
+import { ReportPages } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
 import { fakeContext, ok, type SentRequest } from '../../helpers/fakes';
 
 /** A fake list of reports: each becomes completed at its own simulated time. */
@@ -37,7 +38,7 @@ describe('the report waiter', () => {
 		const epoch = Date.now();
 		const finishing = { rpt_a: 1_000, rpt_b: 2_000, rpt_c: 3_000 };
 		const { ctx, requests } = fakeContext(reportsFinishingAt(finishing, epoch));
-		const waiter = new ReportWaiter(ctx);
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
 		const waits = Object.keys(finishing).map(
 			async (id, itemIndex) => await waiter.wait(id, itemIndex, 60),
 		);
@@ -62,7 +63,7 @@ describe('the report waiter', () => {
 	it('ends a wait past its limit as timed out, with the last status read', async () => {
 		const epoch = Date.now();
 		const { ctx } = fakeContext(reportsFinishingAt({ rpt_slow: 10 * 60_000 }, epoch));
-		const waiter = new ReportWaiter(ctx);
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
 		const wait = waiter.wait('rpt_slow', 0, 5);
 		await jest.advanceTimersByTimeAsync(6_000);
 		const outcome = await wait;
@@ -79,7 +80,7 @@ describe('the report waiter', () => {
 				? answer(request)
 				: ok({ id: 'rpt_hidden', status: 'failed', attemptId: 'att_h', code: 'UNREADABLE' }),
 		);
-		const waiter = new ReportWaiter(ctx);
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
 		const hidden = waiter.wait('rpt_hidden', 0, 60);
 		const listed = waiter.wait('rpt_listed', 1, 60).then(
 			() => 'resolved',
@@ -100,7 +101,7 @@ describe('the report waiter', () => {
 		const epoch = Date.now();
 		const finishing: Record<string, number> = { rpt_1: 1_000, rpt_2: 3_000, rpt_3: 60_000 };
 		const { ctx } = fakeContext(reportsFinishingAt(finishing, epoch));
-		const waiter = new ReportWaiter(ctx);
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
 		const admitted: string[] = [];
 		let refusals = 0;
 		// The workspace runs two analyses at once: a third start is refused while two of them run.

@@ -6,6 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { jobRevisionSince } from '../../../nodes/RecruitingAnalysis/writes/jobRevision';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
+import { runOf } from '../engine/runOf';
 
 const CREATED = '2026-11-20T10:00:00.000Z';
 
@@ -20,7 +21,7 @@ function savedJob(updatedAt: string | undefined, parameters: IDataObject = {}) {
 describe('a saved job revised since the report', () => {
 	it('revised after the report was made: the item says so, with when', async () => {
 		const { ctx, requests } = savedJob('2026-11-21T08:00:00.000Z');
-		expect(await jobRevisionSince(ctx, 0, CREATED)).toEqual({
+		expect(await jobRevisionSince(ctx, runOf(ctx), 0, CREATED)).toEqual({
 			jobRevisedSinceReport: true,
 			jobUpdatedAt: '2026-11-21T08:00:00.000Z',
 		});
@@ -30,17 +31,28 @@ describe('a saved job revised since the report', () => {
 	});
 
 	it('revised at the same moment or before: nothing to say', async () => {
-		expect(await jobRevisionSince(savedJob(CREATED).ctx, 0, CREATED)).toEqual({});
-		expect(await jobRevisionSince(savedJob('2026-11-19T00:00:00.000Z').ctx, 0, CREATED)).toEqual(
-			{},
-		);
-		expect(await jobRevisionSince(savedJob(undefined).ctx, 0, CREATED)).toEqual({});
+		expect(
+			await jobRevisionSince(savedJob(CREATED).ctx, runOf(savedJob(CREATED).ctx), 0, CREATED),
+		).toEqual({});
+		expect(
+			await jobRevisionSince(
+				savedJob('2026-11-19T00:00:00.000Z').ctx,
+				runOf(savedJob('2026-11-19T00:00:00.000Z').ctx),
+				0,
+				CREATED,
+			),
+		).toEqual({});
+		expect(
+			await jobRevisionSince(savedJob(undefined).ctx, runOf(savedJob(undefined).ctx), 0, CREATED),
+		).toEqual({});
 	});
 
 	it('is read once per job per run, however many items name it', async () => {
 		const { ctx, requests } = savedJob('2026-11-21T08:00:00.000Z');
-		await jobRevisionSince(ctx, 0, CREATED);
-		expect(await jobRevisionSince(ctx, 1, CREATED)).toMatchObject({ jobRevisedSinceReport: true });
+		await jobRevisionSince(ctx, runOf(ctx), 0, CREATED);
+		expect(await jobRevisionSince(ctx, runOf(ctx), 1, CREATED)).toMatchObject({
+			jobRevisedSinceReport: true,
+		});
 		expect(requests).toHaveLength(1);
 	});
 
@@ -48,7 +60,7 @@ describe('a saved job revised since the report', () => {
 		const listed = savedJob('2026-11-21T08:00:00.000Z', {
 			jobDescriptionId: { __rl: true, mode: 'list', value: ' job_1 ' },
 		});
-		expect(await jobRevisionSince(listed.ctx, 0, CREATED)).toMatchObject({
+		expect(await jobRevisionSince(listed.ctx, runOf(listed.ctx), 0, CREATED)).toMatchObject({
 			jobRevisedSinceReport: true,
 		});
 		expect(listed.requests[0].path).toBe('/api/v1/job-descriptions/job_1');
@@ -59,7 +71,7 @@ describe('a saved job revised since the report', () => {
 			jobDescriptionSource: 'existing',
 			jobDescriptionId: 'job_1',
 		});
-		expect(await jobRevisionSince(ctx, 0, CREATED)).toEqual({});
+		expect(await jobRevisionSince(ctx, runOf(ctx), 0, CREATED)).toEqual({});
 	});
 
 	it.each([
@@ -76,12 +88,14 @@ describe('a saved job revised since the report', () => {
 		['a report without a creation time', {}, undefined],
 	])('with %s: nothing is read and nothing said', async (_name, parameters, createdAt) => {
 		const { ctx, requests } = savedJob('2026-11-21T08:00:00.000Z', parameters);
-		expect(await jobRevisionSince(ctx, 0, createdAt)).toEqual({});
+		expect(await jobRevisionSince(ctx, runOf(ctx), 0, createdAt)).toEqual({});
 		expect(requests).toHaveLength(0);
 	});
 
 	it('a blank Expected Revision is no pin: the job is read', async () => {
 		const { ctx } = savedJob('2026-11-21T08:00:00.000Z', { options: { expectedRevision: '  ' } });
-		expect(await jobRevisionSince(ctx, 0, CREATED)).toMatchObject({ jobRevisedSinceReport: true });
+		expect(await jobRevisionSince(ctx, runOf(ctx), 0, CREATED)).toMatchObject({
+			jobRevisedSinceReport: true,
+		});
 	});
 });

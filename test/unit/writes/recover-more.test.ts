@@ -14,6 +14,7 @@ import {
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { wasRefused } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { apiError, fakeContext, ok, postInvitation, type FakeAnswer } from '../../helpers/fakes';
+import { runOf } from '../engine/runOf';
 
 const reference = { source: 'n8n-file', id: 'ref-1' };
 const report = (jobId: string | null, extra: IDataObject = {}) => ({
@@ -50,7 +51,7 @@ describe('an upload whose external reference exists already', () => {
 			externalReference: reference,
 			jobDescription: { kind: 'existing', id: 'job_1' },
 		};
-		expect(await withRecovery(ctx, 0, write, upload(ctx))).toEqual({
+		expect(await withRecovery(ctx, runOf(ctx), 0, write, upload(ctx))).toEqual({
 			reportId: 'rpt_1',
 			attemptId: 'att_1',
 			status: 'completed',
@@ -77,19 +78,25 @@ describe('an upload whose external reference exists already', () => {
 			jobDescription: { kind: 'inline', text: 'Engineer' },
 		};
 		const inline = uploadConflict([report(null, { attemptId: undefined, code: 'X' })]);
-		expect(await withRecovery(inline.ctx, 0, write, upload(inline.ctx))).toMatchObject({
+		expect(
+			await withRecovery(inline.ctx, runOf(inline.ctx), 0, write, upload(inline.ctx)),
+		).toMatchObject({
 			reportId: 'rpt_1',
 			attemptId: null,
 			code: 'X',
 			recovered: true,
 		});
 		const noJob = uploadConflict([{ id: 'rpt_3', status: 'queued' }]);
-		expect(await withRecovery(noJob.ctx, 0, write, upload(noJob.ctx))).toMatchObject({
+		expect(
+			await withRecovery(noJob.ctx, runOf(noJob.ctx), 0, write, upload(noJob.ctx)),
+		).toMatchObject({
 			reportId: 'rpt_3',
 			recovered: true,
 		});
 		const saved = uploadConflict([report('job_1')]);
-		await expect(withRecovery(saved.ctx, 0, write, upload(saved.ctx))).rejects.toMatchObject({
+		await expect(
+			withRecovery(saved.ctx, runOf(saved.ctx), 0, write, upload(saved.ctx)),
+		).rejects.toMatchObject({
 			httpCode: '409',
 		});
 	});
@@ -101,20 +108,26 @@ describe('an upload whose external reference exists already', () => {
 			jobDescription: { kind: 'existing', id: 'job_2' },
 		};
 		const other = uploadConflict([report('job_1')]);
-		const conflict = await withRecovery(other.ctx, 0, write, upload(other.ctx)).catch(
-			(e: unknown) => e,
-		);
+		const conflict = await withRecovery(
+			other.ctx,
+			runOf(other.ctx),
+			0,
+			write,
+			upload(other.ctx),
+		).catch((e: unknown) => e);
 		expect(conflict).toMatchObject({ httpCode: '409' });
 		const none = uploadConflict([]);
-		await expect(withRecovery(none.ctx, 0, write, upload(none.ctx))).rejects.toMatchObject({
+		await expect(
+			withRecovery(none.ctx, runOf(none.ctx), 0, write, upload(none.ctx)),
+		).rejects.toMatchObject({
 			httpCode: '409',
 		});
-		await expect(recoverWrite(none.ctx, 0, write, 'EXTERNAL_REFERENCE_CONFLICT')).rejects.toThrow(
-			new Error('No report of this external reference to recover'),
-		);
+		await expect(
+			recoverWrite(none.ctx, runOf(none.ctx), 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
+		).rejects.toThrow(new Error('No report of this external reference to recover'));
 		const notAList = fakeContext(() => ok({ items: 'none' }));
 		await expect(
-			recoverWrite(notAList.ctx, 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
+			recoverWrite(notAList.ctx, runOf(notAList.ctx), 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
 		).rejects.toThrow('No report of this external reference to recover');
 	});
 });
@@ -124,6 +137,7 @@ describe('an analysis the API says exists but names no attempt for', () => {
 		const { ctx } = fakeContext(() => ok({ id: 'rpt_2', status: 'queued', attemptId: null }));
 		const error = (await recoverWrite(
 			ctx,
+			runOf(ctx),
 			0,
 			{ kind: 'analysis', reportId: 'rpt_2' },
 			'IDEMPOTENCY_KEY_REUSED',
@@ -141,6 +155,7 @@ describe('an analysis the API says exists but names no attempt for', () => {
 		const { ctx } = fakeContext(() => ok({ id: 'rpt_2', status: 'queued' }));
 		const error = (await recoverWrite(
 			ctx,
+			runOf(ctx),
 			0,
 			{ kind: 'analysis', reportId: 'rpt_2' },
 			'ANALYSIS_ALREADY_STARTED',
@@ -155,7 +170,13 @@ describe('an analysis the API says exists but names no attempt for', () => {
 			ok({ id: 'rpt_1', status: 'processing', attemptId: 'att_1' }),
 		);
 		expect(
-			await recoverWrite(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED'),
+			await recoverWrite(
+				ctx,
+				runOf(ctx),
+				0,
+				{ kind: 'analysis', reportId: 'rpt_1' },
+				'ALREADY_ADMITTED',
+			),
 		).toMatchObject({ attemptId: 'att_1', code: null, recoveredFrom: 'ALREADY_ADMITTED' });
 	});
 });
@@ -178,6 +199,7 @@ describe('an invitation read back without its delivery or report named', () => {
 		expect(
 			await recoverWrite(
 				ctx,
+				runOf(ctx),
 				0,
 				{ kind: 'invitation', reportId: 'rpt_1', sendEmail: false },
 				'IDEMPOTENCY_KEY_REUSED',
@@ -191,14 +213,26 @@ describe('an analysis recovered as failed', () => {
 		const failed = fakeContext(() =>
 			ok({ id: 'rpt_1', status: 'failed', attemptId: 'att_1', code: 'DOCUMENT_UNREADABLE' }),
 		);
-		await recoverWrite(failed.ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED');
+		await recoverWrite(
+			failed.ctx,
+			runOf(failed.ctx),
+			0,
+			{ kind: 'analysis', reportId: 'rpt_1' },
+			'ALREADY_ADMITTED',
+		);
 		expect(failed.hints).toEqual([
 			'A "failed" report needs a deliberate new attempt: inspect "code", then run Start with Options > New Attempt Label set (a new key and a current quote). Running again without a label gives the failed attempt back.',
 		]);
 		const running = fakeContext(() =>
 			ok({ id: 'rpt_1', status: 'processing', attemptId: 'att_1' }),
 		);
-		await recoverWrite(running.ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, 'ALREADY_ADMITTED');
+		await recoverWrite(
+			running.ctx,
+			runOf(running.ctx),
+			0,
+			{ kind: 'analysis', reportId: 'rpt_1' },
+			'ALREADY_ADMITTED',
+		);
 		expect(running.hints).toEqual([]);
 	});
 });
@@ -208,6 +242,7 @@ describe('an invitation with nothing to read back', () => {
 		const { ctx } = fakeContext(() => ok({ items: 'none' }));
 		const error = await recoverWrite(
 			ctx,
+			runOf(ctx),
 			0,
 			{ kind: 'invitation', reportId: 'rpt_1', sendEmail: true },
 			'IDEMPOTENCY_KEY_REUSED',
@@ -243,6 +278,7 @@ describe('an invitation with nothing to read back', () => {
 		expect(
 			await recoverWrite(
 				ctx,
+				runOf(ctx),
 				0,
 				{ kind: 'invitation', reportId: 'rpt_1', sendEmail: true, previousInterviewId: 'int_1' },
 				'IDEMPOTENCY_KEY_REUSED',

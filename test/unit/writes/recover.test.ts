@@ -11,6 +11,7 @@ import {
 	withRecovery,
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { apiError, fakeContext, ok, postInvitation } from '../../helpers/fakes';
+import { runOf } from '../engine/runOf';
 
 describe('recovery of a write that exists', () => {
 	it('refuses to call an analysis recovered when the asked-for report has none', async () => {
@@ -28,7 +29,7 @@ describe('recovery of a write that exists', () => {
 				itemIndex: 0,
 			});
 		await expect(
-			withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_2' }, start),
+			withRecovery(ctx, runOf(ctx), 0, { kind: 'analysis', reportId: 'rpt_2' }, start),
 		).rejects.toThrow('Report rpt_2 has no analysis to recover');
 	});
 
@@ -46,7 +47,13 @@ describe('recovery of a write that exists', () => {
 				idempotencyKey: 'k',
 				itemIndex: 0,
 			});
-		const result = await withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, start);
+		const result = await withRecovery(
+			ctx,
+			runOf(ctx),
+			0,
+			{ kind: 'analysis', reportId: 'rpt_1' },
+			start,
+		);
 		expect(result).toEqual({
 			reportId: 'rpt_1',
 			attemptId: 'att_1',
@@ -74,7 +81,7 @@ describe('recovery of a write that exists', () => {
 				itemIndex: 0,
 			});
 		await expect(
-			withRecovery(ctx, 0, { kind: 'analysis', reportId: 'rpt_1' }, start),
+			withRecovery(ctx, runOf(ctx), 0, { kind: 'analysis', reportId: 'rpt_1' }, start),
 		).rejects.toBeInstanceOf(NodeApiError);
 		expect(requests).toHaveLength(1);
 	});
@@ -88,6 +95,7 @@ describe('recovery of a write that exists', () => {
 		const invite = async () => await postInvitation(ctx);
 		const outcome = await withRecovery(
 			ctx,
+			runOf(ctx),
 			0,
 			{ kind: 'invitation', reportId: 'rpt_1', sendEmail: true },
 			invite,
@@ -120,7 +128,13 @@ describe('an invitation read back is the one asked for, or an error saying what 
 		const invite = async () => await postInvitation(ctx);
 		return {
 			requests,
-			result: withRecovery(ctx, 0, { kind: 'invitation', reportId: 'rpt_1', sendEmail }, invite),
+			result: withRecovery(
+				ctx,
+				runOf(ctx),
+				0,
+				{ kind: 'invitation', reportId: 'rpt_1', sendEmail },
+				invite,
+			),
 		};
 	};
 

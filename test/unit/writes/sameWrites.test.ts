@@ -8,6 +8,7 @@ import {
 	legacyFileReference,
 	uploadIdentity,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import { Run } from '../../../nodes/RecruitingAnalysis/engine/run';
 import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
 import {
 	EXTERNAL_REFERENCE_SOURCE_PATTERN,
@@ -16,12 +17,12 @@ import {
 
 describe('the same write twice in one run', () => {
 	it('marks every later item with the number of the first, as the editor counts', () => {
-		const run = {} as IExecuteFunctions;
+		const run = new Run({} as IExecuteFunctions);
 		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
 		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
 		expect(sameWriteAs(run, 'key-b', 1)).toBeUndefined();
 		expect(sameWriteAs(run, 'key-a', 4)).toBe(1);
-		expect(sameWriteAs({} as IExecuteFunctions, 'key-a', 4)).toBeUndefined();
+		expect(sameWriteAs(new Run({} as IExecuteFunctions), 'key-a', 4)).toBeUndefined();
 	});
 });
 

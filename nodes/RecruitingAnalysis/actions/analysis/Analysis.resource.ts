@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationModule } from '../../engine/types';
+import type { OperationModule } from '../../engine/run';
 import * as analyzeMany from './analyzeMany.operation';
 import * as analyzeResume from './analyzeResume.operation';
 import * as getBatch from './getBatch.operation';

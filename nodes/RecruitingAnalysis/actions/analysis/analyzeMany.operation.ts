@@ -29,7 +29,8 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { stage } from '../../engine/types';
+import { stage } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -62,8 +63,8 @@ export const mode = 'batch';
 /** A label asks Analyze Many for a new analysis attempt on the same report, not for another report. */
 const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return await checkBatchUpload(this, itemIndex, ANALYSIS_UPLOAD);
+export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
+	return await checkBatchUpload(this, run, itemIndex, ANALYSIS_UPLOAD);
 }
 
 /** Stage 3 charges: at most one chunk is uploaded and quoted ahead of it. */

@@ -20,15 +20,15 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { addNotice } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
-import { later } from '../../engine/types';
+import { later } from '../../engine/run';
 import { inputEmail } from '../common/inputEmail';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -55,10 +55,17 @@ export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'sta
 /** A label asks Analyze Resume for a new analysis attempt on the same report, not for another report. */
 const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
+export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	return {
-		upload: await checkUpload(this, itemIndex, write, write.userKey && 'prepare', ANALYSIS_UPLOAD),
+		upload: await checkUpload(
+			this,
+			run,
+			itemIndex,
+			write,
+			write.userKey && 'prepare',
+			ANALYSIS_UPLOAD,
+		),
 		wait: readWaitSettings(
 			{
 				...optionsParam(this, itemIndex),
@@ -74,6 +81,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	{ upload: checked, wait }: Awaited<ReturnType<typeof check>>,
+	run: Run,
 ) {
 	const { write, input } = checked;
 	const uploaded = await uploadResume(this, itemIndex, checked);
@@ -81,6 +89,7 @@ export async function execute(
 	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
 	const started = await startAnalysis(
 		this,
+		run,
 		itemIndex,
 		reportId,
 		{ quoteAutomatically: true },
@@ -93,7 +102,7 @@ export async function execute(
 	const email = inputEmail(this, itemIndex);
 	const output = { ...upload, ...started, ...email };
 	if (!wait.waitForCompletion) {
-		addNotice(this, 'noScoreWithoutWaiting');
+		run.addNotice('noScoreWithoutWaiting');
 		// A report an earlier run made (its analysis was already admitted) may predate the saved job's revision.
 		if (uploaded.alreadyAdmitted !== true && started.recovered !== true) return output;
 		const summary = await api(this, {
@@ -101,28 +110,33 @@ export async function execute(
 			path: apiPath('/api/v1/reports/{}', reportId),
 			itemIndex,
 		});
-		return { ...output, ...(await jobRevisionSince(this, itemIndex, summary.createdAt)) };
+		return { ...output, ...(await jobRevisionSince(this, run, itemIndex, summary.createdAt)) };
 	}
 	// The wait is the run's shared one, so it does not hold this lane.
 	return later(
-		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, input.fileName).then(
-			(waited) => {
-				const merged: IDataObject =
-					uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
-				// The same bytes were uploaded before (under this name or another): say so after waiting too.
-				if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
-				const charged =
-					started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
-				return started.recovered === true
-					? {
-							...waited,
-							recovered: true,
-							recoveredFrom: started.recoveredFrom,
-							...merged,
-							...email,
-						}
-					: { ...waited, ...merged, ...charged, ...email };
-			},
-		),
+		waitForReport(
+			this,
+			run,
+			itemIndex,
+			reportId,
+			wait,
+			started.recovered !== true,
+			input.fileName,
+		).then((waited) => {
+			const merged: IDataObject =
+				uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+			// The same bytes were uploaded before (under this name or another): say so after waiting too.
+			if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
+			const charged = started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
+			return started.recovered === true
+				? {
+						...waited,
+						recovered: true,
+						recoveredFrom: started.recoveredFrom,
+						...merged,
+						...email,
+					}
+				: { ...waited, ...merged, ...charged, ...email };
+		}),
 	);
 }

@@ -4,11 +4,10 @@ import { analysisBatchQuoteSchema, analysisBatchSchema } from '../../validation'
 import { existingAttempt, startIdentity } from './startAnalysis';
 import { itemKeyFor, quoteBatchItems, type QuotedEntry } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
-import { addNotice } from '../../floor/notices';
 import type { WriteChoice } from '../../writes/identity';
 import { existsCondition, recoverWrite } from '../../writes/recover';
-import { summariesForCheck } from '../../engine/reportPages';
-import { BATCH_CHUNK_SIZE, type ChunkState } from '../../engine/types';
+import { BATCH_CHUNK_SIZE } from '../../engine/capacity';
+import type { ChunkState } from '../../engine/run';
 import { submitChargedBatch } from '../common/chargedBatch';
 
 /** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
@@ -42,6 +41,7 @@ async function recoverEntry(
 ): Promise<void> {
 	const found = await recoverWrite(
 		ctx,
+		chunk.run,
 		entry.itemIndex,
 		{ kind: 'analysis', reportId: entry.reportId },
 		from,
@@ -74,7 +74,10 @@ export async function quoteAnalyses(
 	const ids = toCheck.map((entry) => entry.reportId);
 	const known =
 		toCheck.length > 0
-			? await summariesForCheck(ctx, toCheck[0].itemIndex, ids, [...ids, ...laterReportIds()])
+			? await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, [
+					...ids,
+					...laterReportIds(),
+				])
 			: new Map();
 	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
 		if (
@@ -170,7 +173,7 @@ export async function submitAnalyses(
 				Date.now() - sentAt >= SLOW_BATCH_MS &&
 				ctx.getInputData().length > BATCH_CHUNK_SIZE
 			)
-				addNotice(ctx, 'slowBatches');
+				chunk.run.addNotice('slowBatches');
 		},
 	});
 	return { ...chunk, started };

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { mapWithConcurrency } from '../../engine/concurrency';
-import { summariesFromPages } from '../../engine/reportPages';
 import { TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { apiErrorInfo, apiPath } from '../../transport';
 import { api } from '../../transport/api';
-import { addNotice, noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
+import type { Run } from '../../engine/run';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/simplify';
 import type { AnalysisChunk } from './batchStages';
@@ -29,7 +29,7 @@ export async function readReportSummaries(
 			path: apiPath('/api/v1/reports/{}', entry.reportId),
 			itemIndex: entry.itemIndex,
 		});
-		noticesForReport(ctx, report);
+		noticesForReport(chunk.run, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
 	});
 	return chunk;
@@ -66,6 +66,7 @@ function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObj
 /** The analyses are charged by now: a key without reports:read must not fail the run, or a re-run submits again. */
 async function readUnlessForbidden(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: string,
 	fileName: unknown,
@@ -78,6 +79,7 @@ async function readUnlessForbidden(
 	});
 	const outcome = await readSimplifiedReport(
 		ctx,
+		run,
 		itemIndex,
 		reportId,
 		fileName,
@@ -89,7 +91,7 @@ async function readUnlessForbidden(
 	);
 	if (outcome.ok) return outcome.value;
 	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
-	addNotice(ctx, 'reportsNotReadable');
+	run.addNotice('reportsNotReadable');
 	return simplifyReport({ reportId, fileName });
 }
 
@@ -107,9 +109,9 @@ async function listedSummaries(
 ): Promise<Map<string, IDataObject>> {
 	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
 	if (ids.length === 0) return new Map();
-	return await summariesFromPages(ctx, chunk.itemIndexes[0], ids).catch(
-		() => new Map<string, IDataObject>(),
-	);
+	return await chunk.run.reportPages
+		.summaries(chunk.itemIndexes[0], ids)
+		.catch(() => new Map<string, IDataObject>());
 }
 
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
@@ -122,7 +124,7 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Prom
 		const fileName = fileNameOf(ctx, outcome, itemIndex);
 		const analyzed = analyzedReportId(outcome);
 		const simplified = analyzed
-			? await readUnlessForbidden(ctx, itemIndex, analyzed, fileName, listed)
+			? await readUnlessForbidden(ctx, chunk.run, itemIndex, analyzed, fileName, listed)
 			: simplifyReport({ reportId, fileName });
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});

@@ -3,9 +3,9 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { quoteAnalysis } from './startAnalysis';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { addNotice } from '../../floor/notices';
 import { idParam } from '../common/checks';
 import { creditsOf } from '../../writes/spending';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of the report with an uploaded resume (starts with rpt_)'),
@@ -17,9 +17,14 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-	addNotice(this, 'quoteNotBinding');
+	run.addNotice('quoteNotBinding');
 	const quote = await quoteAnalysis(this, itemIndex, reportId);
 	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
 }

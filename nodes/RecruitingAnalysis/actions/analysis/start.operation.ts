@@ -16,9 +16,9 @@ import {
 import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
-import { addNotice } from '../../floor/notices';
 import { idParam } from '../common/checks';
-import { later } from '../../engine/types';
+import { later } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -50,18 +50,19 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	checked: Awaited<ReturnType<typeof check>>,
+	run: Run,
 ) {
 	const { reportId, choice, write, wait } = checked;
-	const started = await startAnalysis(this, itemIndex, reportId, choice, write);
+	const started = await startAnalysis(this, run, itemIndex, reportId, choice, write);
 	if (!wait.waitForCompletion) {
 		// Started, not finished: no score yet, and a Filter on score after this node would drop every item.
-		addNotice(this, 'noScoreWithoutWaiting');
+		run.addNotice('noScoreWithoutWaiting');
 		return started;
 	}
 	// The wait is the run's shared one, so it does not hold this lane.
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
 	return later(
-		waitForReport(this, itemIndex, reportId, wait, started.recovered !== true, fileName).then(
+		waitForReport(this, run, itemIndex, reportId, wait, started.recovered !== true, fileName).then(
 			(waited) =>
 				started.recovered === true
 					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom }

@@ -3,9 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { holdQuotesForPlaces, startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
-import { BATCH_CHUNK_SIZE } from '../../engine/types';
-import { RunSlot } from '../../floor/runState';
+import { startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
+import type { Run } from '../../engine/run';
 import { keyFor, type WriteChoice } from '../../writes/identity';
 import { recoverWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
@@ -23,89 +22,6 @@ export async function quoteAnalysis(
 		itemIndex,
 	});
 }
-
-interface QuoteWish {
-	itemIndex: number;
-	reportId: string;
-	resolve: (quote: IDataObject) => void;
-	reject: (error: unknown) => void;
-}
-
-/**
- * A run's start quotes: sent alone when none is in flight, else gathered into one batch quote as soon as it
- * answers (no timer). A batch quote's fingerprint equals a single quote's, so the start's key is unchanged.
- */
-class QuoteGatherer {
-	private busy = false;
-	private readonly queue: QuoteWish[] = [];
-	private wakeHold?: () => void;
-
-	constructor(private readonly ctx: IExecuteFunctions) {}
-
-	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
-		return await new Promise<IDataObject>((resolve, reject) => {
-			this.queue.push({ itemIndex, reportId, resolve, reject });
-			this.wakeHold?.();
-			if (!this.busy) void this.drain();
-		});
-	}
-
-	private async drain(): Promise<void> {
-		this.busy = true;
-		while (this.queue.length > 0) {
-			await holdQuotesForPlaces(
-				this.ctx,
-				() => this.queue.length,
-				async () => await new Promise<void>((resolve) => (this.wakeHold = resolve)),
-			);
-			this.wakeHold = undefined;
-			// A batch names each report once: a report named twice waits for the next request.
-			const group: QuoteWish[] = [];
-			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
-				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
-				else group.push(...this.queue.splice(i, 1));
-			}
-			await this.send(group);
-		}
-		this.busy = false;
-	}
-
-	private alone(wish: QuoteWish): Promise<void> {
-		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
-	}
-
-	/** A report the batch could not quote is quoted alone, so its answer and error are a single quote's. */
-	private async send(group: QuoteWish[]): Promise<void> {
-		if (group.length === 1) return await this.alone(group[0]);
-		const keyOf = (position: number) => `quote-${position}`;
-		const answer = await outcomeOf(
-			async () =>
-				await api(this.ctx, {
-					method: 'POST',
-					path: '/api/v1/analysis-batch-quotes',
-					body: {
-						items: group.map((wish, position) => ({
-							itemKey: keyOf(position),
-							input: { reportId: wish.reportId },
-						})),
-					},
-					itemIndex: group[0].itemIndex,
-				}),
-		);
-		const items = (
-			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
-		) as IDataObject[];
-		group.forEach((wish, position) => {
-			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
-				IDataObject | null | undefined;
-			// Not awaited: the next gathered quotes need not wait for this report's own request.
-			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
-			else void this.alone(wish);
-		});
-	}
-}
-
-const gatherers = new RunSlot('quote gatherer', (ctx) => new QuoteGatherer(ctx));
 
 export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
 
@@ -153,6 +69,7 @@ export function startIdentity(
 /** POST /api/v1/analyses under the key of report and quote: a new quote after QUOTE_STALE is a new start. */
 export async function startAnalysis(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: string,
 	choice: QuoteChoice,
@@ -162,7 +79,7 @@ export async function startAnalysis(
 ): Promise<IDataObject> {
 	const existing = { kind: 'analysis' as const, reportId };
 	if (checkExisting && (await existingAttempt(ctx, itemIndex, reportId, write)))
-		return await recoverWrite(ctx, itemIndex, existing, 'ANALYSIS_ALREADY_STARTED');
+		return await recoverWrite(ctx, run, itemIndex, existing, 'ANALYSIS_ALREADY_STARTED');
 	const post = async (fingerprint: string, requoted: boolean) =>
 		await api(ctx, {
 			method: 'POST',
@@ -176,19 +93,25 @@ export async function startAnalysis(
 			),
 			itemIndex,
 		});
-	const { result, quote } = await sendChargedWrite(ctx, itemIndex, {
+	const { result, quote } = await sendChargedWrite(ctx, run, itemIndex, {
 		what: 'analysis',
 		existing,
 		choice,
 		quote: async (again) =>
 			again
 				? await quoteAnalysis(ctx, itemIndex, reportId)
-				: await gatherers.of(ctx).quote(itemIndex, reportId),
+				: await run
+						.quoteGatherer(async (at, id) => await quoteAnalysis(ctx, at, id))
+						.quote(itemIndex, reportId),
 		send: async (fingerprint, requoted) =>
 			await waitOutCapacity(
 				ctx,
 				itemIndex,
-				async () => await startWithinCapacity(ctx, async () => await post(fingerprint, requoted)),
+				async () =>
+					await startWithinCapacity(
+						run.reportWaiter(),
+						async () => await post(fingerprint, requoted),
+					),
 			),
 	});
 	if (!quote || result.recovered === true) return result;

@@ -18,7 +18,7 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { stage } from '../../engine/types';
+import { stage } from '../../engine/run';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
-import { waiterFor } from '../../engine/capacity';
-import { noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
+import type { Run } from '../../engine/run';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { simplifyReport, simplifyReportResult } from '../common/simplify';
 
@@ -33,6 +33,7 @@ export function readWaitSettings(options: IDataObject, simplify = false): WaitSe
 /** The result exists only for a completed report; a summary a list page already showed is not read again. */
 export async function readSimplifiedReport(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: string,
 	fileName: unknown,
@@ -54,22 +55,23 @@ export async function readSimplifiedReport(
 	]);
 	const simplified = {
 		...simplifyReport({ reportId, fileName, summary, result }),
-		...(await jobRevisionSince(ctx, itemIndex, summary?.createdAt)),
+		...(await jobRevisionSince(ctx, run, itemIndex, summary?.createdAt)),
 	};
-	noticesForReport(ctx, simplified, { limitations: true });
+	noticesForReport(run, simplified, { limitations: true });
 	return simplified;
 }
 
 /** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */
 export async function waitForReport(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: string,
 	settings: WaitSettings,
 	justStarted = true,
 	fileName?: unknown,
 ): Promise<IDataObject> {
-	const waiter = waiterFor(ctx);
+	const waiter = run.reportWaiter();
 	const {
 		status,
 		summary: listed,
@@ -85,6 +87,7 @@ export async function waitForReport(
 			async () =>
 				await readSimplifiedReport(
 					ctx,
+					run,
 					itemIndex,
 					reportId,
 					fileName,
@@ -94,7 +97,7 @@ export async function waitForReport(
 		);
 		return { ...simplified, timedOut: false };
 	}
-	noticesForReport(ctx, status);
+	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
 		const summary =
 			listed ??
@@ -106,7 +109,7 @@ export async function waitForReport(
 						itemIndex,
 					}),
 			));
-		noticesForReport(ctx, summary);
+		noticesForReport(run, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };
 	}
@@ -119,7 +122,7 @@ export async function waitForReport(
 				itemIndex,
 			}),
 	);
-	noticesForReport(ctx, result, { limitations: true });
+	noticesForReport(run, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, timedOut: false };
 }

@@ -1,9 +1,7 @@
 // A name is never invented nor taken from another report's item; an unreadable one never fails the item.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { summariesFromPages } from '../../engine/reportPages';
-import { addNotice } from '../../floor/notices';
-import { RunSlot } from '../../floor/runState';
+import type { Run } from '../../engine/run';
 import { apiPath, apiErrorInfo } from '../../transport';
 import { api } from '../../transport/api';
 
@@ -38,14 +36,11 @@ function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: stri
 	return nameInItem(json, reportId);
 }
 
-const namesRead = new RunSlot('candidate names', () => new Map<string, Promise<string | null>>());
-
 const nameInSummary = (summary: IDataObject | undefined): string | null =>
 	nameOf(objectOr(summary?.candidate)?.name) ?? null;
 
-function unreadable(ctx: IExecuteFunctions, error: unknown): null {
-	addNotice(
-		ctx,
+function unreadable(run: Run, error: unknown): null {
+	run.addNotice(
 		apiErrorInfo(error)?.status === 403 ? 'candidateNameNoScope' : 'candidateNameNotRead',
 	);
 	return null;
@@ -53,17 +48,18 @@ function unreadable(ctx: IExecuteFunctions, error: unknown): null {
 
 async function readName(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: string,
 ): Promise<string | null> {
-	const names = namesRead.of(ctx);
+	const names = run.candidateNames;
 	let name = names.get(reportId);
 	if (!name) {
 		name = api(ctx, {
 			method: 'GET',
 			path: apiPath('/api/v1/reports/{}', reportId),
 			itemIndex,
-		}).then(nameInSummary, (error: unknown) => unreadable(ctx, error));
+		}).then(nameInSummary, (error: unknown) => unreadable(run, error));
 		names.set(reportId, name);
 	}
 	return await name;
@@ -71,20 +67,22 @@ async function readName(
 
 export async function candidateNameFor(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	reportId: unknown,
 ): Promise<string | null> {
 	if (typeof reportId !== 'string' || reportId === '') return null;
 	const known = nameFromInput(ctx, itemIndex, reportId);
 	if (known !== undefined) return known;
-	return await readName(ctx, itemIndex, reportId);
+	return await readName(ctx, run, itemIndex, reportId);
 }
 
 export async function candidateNamesFor(
 	ctx: IExecuteFunctions,
+	run: Run,
 	entries: Array<{ itemIndex: number; reportId: unknown }>,
 ): Promise<Array<string | null>> {
-	const names = namesRead.of(ctx);
+	const names = run.candidateNames;
 	const unknown = entries.filter(
 		(e) =>
 			typeof e.reportId === 'string' &&
@@ -94,18 +92,18 @@ export async function candidateNamesFor(
 	);
 	const ids = [...new Set(unknown.map((e) => e.reportId as string))];
 	if (ids.length > 1) {
-		const listed = await summariesFromPages(ctx, unknown[0].itemIndex, ids).catch(
-			(error: unknown) => {
+		const listed = await run.reportPages
+			.summaries(unknown[0].itemIndex, ids)
+			.catch((error: unknown) => {
 				// Without reports:read no single read would succeed either.
 				if (apiErrorInfo(error)?.status === 403)
-					for (const id of ids) names.set(id, Promise.resolve(unreadable(ctx, error)));
+					for (const id of ids) names.set(id, Promise.resolve(unreadable(run, error)));
 				return new Map<string, IDataObject>();
-			},
-		);
+			});
 		for (const [id, summary] of listed) names.set(id, Promise.resolve(nameInSummary(summary)));
 	}
 	return await Promise.all(
-		entries.map(async (e) => await candidateNameFor(ctx, e.itemIndex, e.reportId)),
+		entries.map(async (e) => await candidateNameFor(ctx, run, e.itemIndex, e.reportId)),
 	);
 }
 

@@ -16,8 +16,7 @@ import {
 	type BatchItem,
 	type QuotedEntry,
 } from '../../engine/batch';
-import type { ChunkState, PipelineStage } from '../../engine/types';
-import { addNotice } from '../../floor/notices';
+import type { ChunkState, PipelineStage } from '../../engine/run';
 import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
 import { validateBatch } from '../../validation';
@@ -131,6 +130,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			replayed,
 		} = await awaitChargedBatch(
 			ctx,
+			chunk.run,
 			batch.kind,
 			created.value,
 			reserved,
@@ -203,7 +203,7 @@ export function quoteEveryItem(
 		};
 		validateBatch.call(this, schema, body, valid[0].itemIndex);
 		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
-		addNotice(this, 'quoteNotBinding');
+		chunk.run.addNotice('quoteNotBinding');
 		const quoted = (response.items ?? []) as IDataObject[];
 		for (const { position, itemIndex, input } of valid) {
 			const entry = quoted.find((q) => q.itemKey === itemKeyFor(itemIndex));

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
 import { validateFingerprint } from '../../validation';
 import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
-import { chargedWrite } from '../../writes/spending';
+import { chargedWrite, type WriteRun } from '../../writes/spending';
 
 /** Quote right before the write, or send it with a fingerprint the user quoted beforehand. */
 export interface QuoteChoice {
@@ -30,6 +30,7 @@ export interface ChargedRequest {
 /** A requote after QUOTE_STALE is checked against the Spending Limit again before the write is resent. */
 export async function sendChargedWrite(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	request: ChargedRequest,
 ): Promise<{ result: IDataObject; quote?: IDataObject }> {
@@ -37,6 +38,7 @@ export async function sendChargedWrite(
 	const attempt = async (fingerprint: string, requoted: boolean) =>
 		await withRecovery(
 			ctx,
+			run,
 			itemIndex,
 			existing,
 			async () => await request.send(fingerprint, requoted),
@@ -48,7 +50,7 @@ export async function sendChargedWrite(
 			// Only a started report's quote answers this; an interview quote never does.
 			if (!hasApiCondition(quoted.error, 'ANALYSIS_ALREADY_STARTED')) throw quoted.error;
 			const from = 'ANALYSIS_ALREADY_STARTED';
-			return { result: await recoverWrite(ctx, itemIndex, existing, from, quoted.error) };
+			return { result: await recoverWrite(ctx, run, itemIndex, existing, from, quoted.error) };
 		}
 		quote = quoted.value;
 	}
@@ -64,7 +66,7 @@ export async function sendChargedWrite(
 			},
 		);
 	};
-	const result = await chargedWrite(ctx, itemIndex, quote, request.what, async (reprice) => {
+	const result = await chargedWrite(ctx, run, itemIndex, quote, request.what, async (reprice) => {
 		const sent = await outcomeOf(async () => await send(reprice));
 		if (sent.ok) return sent.value;
 		throw request.explain ? await request.explain(sent.error) : sent.error;

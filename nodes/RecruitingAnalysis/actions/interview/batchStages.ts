@@ -8,7 +8,7 @@ import {
 	refusesChunk,
 	type QuotedEntry,
 } from '../../engine/batch';
-import type { ChunkState } from '../../engine/types';
+import type { ChunkState } from '../../engine/run';
 import { outcomeOf } from '../../transport/conditions';
 import {
 	interviewBatchQuoteSchema,
@@ -18,7 +18,6 @@ import {
 } from '../../validation';
 import { invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
 import { existingInvitation, recoverWrite } from '../../writes/recover';
-import { addNotice } from '../../floor/notices';
 import { submitChargedBatch } from '../common/chargedBatch';
 import { readQuoteChoice } from '../common/chargedWrite';
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
@@ -88,6 +87,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 	const recover = async (p: Pending, from: string): Promise<void> => {
 		const found = await recoverWrite(
 			this,
+			chunk.run,
 			p.itemIndex,
 			{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
 			from,
@@ -146,7 +146,7 @@ export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promi
 				hint: `Report ${String(p.input.reportId)} already has interview ${String(existing.id)} (${String(existing.lifecycle)}), made before this batch. The API never shows an invitation's address: if it was sent to this item's address, nothing more is needed; to reach another address, run Interview > Reinterview on ${String(existing.id)}.`,
 			};
 		},
-		batchDone: () => addNotice(this, 'invitationsQueued'),
+		batchDone: () => chunk.run.addNotice('invitationsQueued'),
 	});
 	return chunk;
 }
@@ -161,6 +161,7 @@ export async function nameCandidates(
 		.filter((e): e is typeof e & { outcome: IDataObject } => !(e.outcome instanceof Error));
 	const names = await candidateNamesFor(
 		this,
+		chunk.run,
 		named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId })),
 	);
 	named.forEach((e, i) => (chunk.outcomes[e.position] = withCandidateName(e.outcome, names[i])));

@@ -4,9 +4,10 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { noticesForInterview } from '../../floor/notices';
+import { noticesForInterview } from '../../engine/notices';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	interviewAxesNotice,
@@ -19,13 +20,21 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/interviews/{}', interviewId),
 		itemIndex,
 	});
-	noticesForInterview(this, interview);
-	return withCandidateName(interview, await candidateNameFor(this, itemIndex, interview.reportId));
+	noticesForInterview(run, interview);
+	return withCandidateName(
+		interview,
+		await candidateNameFor(this, run, itemIndex, interview.reportId),
+	);
 }

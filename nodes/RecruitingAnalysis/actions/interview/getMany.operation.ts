@@ -8,9 +8,10 @@ import {
 } from '../../validation';
 import { apiAll } from '../../transport/api';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
-import { noticesForInterview } from '../../floor/notices';
+import { noticesForInterview } from '../../engine/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { checkLimit } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	returnAllField,
@@ -54,7 +55,12 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? undefined
@@ -82,6 +88,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		limit,
 		itemIndex,
 	});
-	for (const interview of interviews) noticesForInterview(this, interview);
+	for (const interview of interviews) noticesForInterview(run, interview);
 	return interviews;
 }

@@ -7,9 +7,9 @@ import {
 	optionsCollection,
 } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { addNotice } from '../../floor/notices';
 import { quoteInterview, readInvitationInput } from './invitation';
 import { creditsOf } from '../../writes/spending';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -23,9 +23,14 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const input = readInvitationInput(this, itemIndex);
-	addNotice(this, 'quoteNotBinding');
+	run.addNotice('quoteNotBinding');
 	const quote = await quoteInterview(this, itemIndex, input);
 	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
 }

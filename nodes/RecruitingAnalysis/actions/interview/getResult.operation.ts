@@ -2,11 +2,12 @@ import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { interviewLocator } from '../common/locators';
-import { noticesForInterview } from '../../floor/notices';
+import { noticesForInterview } from '../../engine/notices';
 import { simplifyInterviewResult } from '../common/simplify';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { readResult, resultProperties } from '../common/resultRead';
+import type { Run } from '../../engine/run';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['interview'], operation: ['getResult'] } },
@@ -16,14 +17,19 @@ export const description = updateDisplayOptions(
 	),
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const { result, simplify } = await readResult(
 		this,
 		itemIndex,
 		apiPath('/api/v1/interviews/{}/result', interviewId),
 	);
-	noticesForInterview(this, result);
-	const name = await candidateNameFor(this, itemIndex, result.reportId);
+	noticesForInterview(run, result);
+	const name = await candidateNameFor(this, run, itemIndex, result.reportId);
 	return withCandidateName(simplify ? simplifyInterviewResult(result) : result, name);
 }

@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
 import { api } from '../../transport/api';
-import { addNotice, noticesForInterview } from '../../floor/notices';
+import { noticesForInterview, type NoticeBoard } from '../../engine/notices';
+import type { Run } from '../../engine/run';
 import {
 	invitationIdentity,
 	invitationStep,
@@ -47,6 +48,7 @@ export async function quoteInterview(
 /** The key is the invitation, not its quote: a repeat quotes anew, is refused as reused, and reads it back. */
 export async function createInvitation(
 	ctx: IExecuteFunctions,
+	run: Run,
 	itemIndex: number,
 	input: InvitationInput,
 	choice: QuoteChoice,
@@ -60,7 +62,7 @@ export async function createInvitation(
 		invitationIdentity(input, previousInterviewId),
 		write.userKey ? invitationStep(input, previousInterviewId) : undefined,
 	);
-	const { result: response } = await sendChargedWrite(ctx, itemIndex, {
+	const { result: response } = await sendChargedWrite(ctx, run, itemIndex, {
 		what: previousInterviewId ? 'reinterview' : 'invitation',
 		existing: { kind: 'invitation', sendEmail: input.sendEmail, ...target },
 		choice,
@@ -77,18 +79,18 @@ export async function createInvitation(
 			}),
 		explain: async (error) => await explainExistingInvitation(ctx, itemIndex, target, error),
 	});
-	const name = await candidateNameFor(ctx, itemIndex, input.reportId);
+	const name = await candidateNameFor(ctx, run, itemIndex, input.reportId);
 	if (response.recovered === true) {
-		noticesForInterview(ctx, response);
+		noticesForInterview(run, response);
 		return withCandidateName({ reportId: input.reportId, ...response }, name);
 	}
-	const shaped = withCandidateName(shapeInvitation(ctx, response, input.sendEmail), name);
+	const shaped = withCandidateName(shapeInvitation(run, response, input.sendEmail), name);
 	return previousInterviewId ? { previousInterviewId, ...shaped } : shaped;
 }
 
 /** The token is a bearer credential: output only for private-link delivery, removed for email even if sent. */
 export function shapeInvitation(
-	ctx: IExecuteFunctions,
+	run: NoticeBoard,
 	response: IDataObject,
 	sendEmail: boolean,
 ): IDataObject {
@@ -97,8 +99,8 @@ export function shapeInvitation(
 	if (!sendEmail && typeof invitationToken === 'string' && invitationToken !== '') {
 		output.invitationToken = invitationToken;
 		output.invitationPath = `/interview/${encodeURIComponent(invitationToken)}`;
-		addNotice(ctx, 'invitationToken');
+		run.addNotice('invitationToken');
 	}
-	noticesForInterview(ctx, output);
+	noticesForInterview(run, output);
 	return output;
 }

@@ -15,6 +15,7 @@ import {
 import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -44,7 +45,8 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	checked: Awaited<ReturnType<typeof check>>,
+	run: Run,
 ) {
 	const { input, choice, write } = checked;
-	return await createInvitation(this, itemIndex, input, choice, write);
+	return await createInvitation(this, run, itemIndex, input, choice, write);
 }

@@ -13,7 +13,7 @@ import {
 	spendingLimitField,
 } from '../common/descriptions';
 import { readWriteChoice } from '../../writes/identity';
-import { stage } from '../../engine/types';
+import { stage } from '../../engine/run';
 import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [

@@ -16,6 +16,7 @@ import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 import { idParam } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -49,8 +50,9 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	checked: Awaited<ReturnType<typeof check>>,
+	run: Run,
 ) {
 	const { interviewId, input, choice, write } = checked;
-	const output = await createInvitation(this, itemIndex, input, choice, write, interviewId);
+	const output = await createInvitation(this, run, itemIndex, input, choice, write, interviewId);
 	return { previousInterviewId: interviewId, ...output };
 }

@@ -18,9 +18,9 @@ import {
 	writeOptions,
 } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { addNotice } from '../../floor/notices';
 import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	emailNotice('the candidate'),
@@ -93,6 +93,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	checked: Awaited<ReturnType<typeof check>>,
+	run: Run,
 ) {
 	const { interviewId, write } = checked;
 	const sent = await outcomeOf(
@@ -113,6 +114,6 @@ export async function execute(
 			throw await notEligible(this, itemIndex, interviewId, sent.error);
 		throw sent.error;
 	}
-	addNotice(this, 'resendQueued');
+	run.addNotice('resendQueued');
 	return sent.value;
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationModule } from '../../engine/types';
+import type { OperationModule } from '../../engine/run';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as getResult from './getResult.operation';

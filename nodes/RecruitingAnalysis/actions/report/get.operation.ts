@@ -4,9 +4,10 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
 import { optionsParam } from '../common/params';
 import { idParam } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	...reportLocator(),
@@ -28,7 +29,12 @@ export const description = updateDisplayOptions(
 );
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
 	const report = await api(this, {
@@ -37,6 +43,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		qs: options.includeReference === true ? { include: 'reference' } : undefined,
 		itemIndex,
 	});
-	noticesForReport(this, report);
+	noticesForReport(run, report);
 	return report;
 }

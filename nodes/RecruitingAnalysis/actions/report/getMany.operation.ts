@@ -15,10 +15,11 @@ import {
 	returnAllField,
 	simplifyField,
 } from '../common/descriptions';
-import { noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { simplifyReportSummary } from '../common/simplify';
 import { checkLimit } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	returnAllField,
@@ -71,7 +72,12 @@ export const description = updateDisplayOptions(
 );
 
 /** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? undefined
@@ -111,7 +117,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		limit,
 		itemIndex,
 	});
-	for (const report of reports) noticesForReport(this, report);
+	for (const report of reports) noticesForReport(run, report);
 	return this.getNodeParameter('simplify', itemIndex, false) === true
 		? reports.map(simplifyReportSummary)
 		: reports;

@@ -2,11 +2,12 @@ import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
 import { simplifyReportResult } from '../common/simplify';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { readResult, resultProperties } from '../common/resultRead';
+import type { Run } from '../../engine/run';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['report'], operation: ['getResult'] } },
@@ -20,15 +21,20 @@ export const description = updateDisplayOptions(
  * The detailed evidence result, with the candidate's name. Read it after status completed (or report.result_ready);
  * null result means pending or failed.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const { result, simplify } = await readResult(
 		this,
 		itemIndex,
 		apiPath('/api/v1/reports/{}/result', reportId),
 	);
-	noticesForReport(this, result, { limitations: true });
+	noticesForReport(run, result, { limitations: true });
 	// The result holds no candidate: the name comes from the input item or the report summary (common/candidateName.ts).
-	const name = await candidateNameFor(this, itemIndex, reportId);
+	const name = await candidateNameFor(this, run, itemIndex, reportId);
 	return withCandidateName(simplify ? simplifyReportResult(result) : result, name);
 }

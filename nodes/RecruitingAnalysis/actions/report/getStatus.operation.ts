@@ -4,8 +4,9 @@ import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { concurrencyOption, humanReviewNotice, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
-import { noticesForReport } from '../../floor/notices';
+import { noticesForReport } from '../../engine/notices';
 import { idParam } from '../common/checks';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	humanReviewNotice,
@@ -19,13 +20,18 @@ export const description = updateDisplayOptions(
 );
 
 /** Status, attempt and code of a report: queued/processing (wait), completed, requires_action (human review) or failed. */
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	_checked: unknown,
+	run: Run,
+) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const status = await api(this, {
 		method: 'GET',
 		path: apiPath('/api/v1/reports/{}/status', reportId),
 		itemIndex,
 	});
-	noticesForReport(this, status);
+	noticesForReport(run, status);
 	return status;
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationModule } from '../../engine/types';
+import type { OperationModule } from '../../engine/run';
 import * as cancel from './cancel.operation';
 import * as getBatch from './getBatch.operation';
 import * as prepare from './prepare.operation';

@@ -51,8 +51,9 @@ import {
 	uploadIdentity,
 	type WriteChoice,
 } from '../../writes/identity';
-import { existsCondition, recoverWrite } from '../../writes/recover';
+import { existsCondition, recoverUpload } from '../../writes/recover';
 import { sameWriteAs } from '../../writes/sameWrites';
+import type { WriteRun } from '../../writes/spending';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
@@ -324,6 +325,7 @@ export interface CheckedUpload {
 
 export async function checkUpload(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	write: WriteChoice,
 	step: string | undefined,
@@ -331,7 +333,7 @@ export async function checkUpload(
 ): Promise<CheckedUpload> {
 	const input = await readUploadInput(ctx, itemIndex);
 	const planned = await planUpload(ctx, itemIndex, input, write, step, options);
-	return { write, input, planned, sameWriteAs: sameWriteAs(ctx, planned.contentKey, itemIndex) };
+	return { write, input, planned, sameWriteAs: sameWriteAs(run, planned.contentKey, itemIndex) };
 }
 
 export interface UploadTarget {
@@ -423,7 +425,7 @@ export async function reportOfReference(
 	reference: { source: string; id: string },
 	error?: unknown,
 ): Promise<IDataObject> {
-	return await recoverWrite(
+	return await recoverUpload(
 		ctx,
 		itemIndex,
 		{

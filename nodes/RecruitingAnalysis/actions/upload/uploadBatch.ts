@@ -22,8 +22,9 @@ import {
 } from '../../writes/identity';
 import type { UploadInput } from '../../validation';
 import { optionsParam, withoutKeys } from '../common/params';
-import type { ChunkState } from '../../engine/types';
+import type { ChunkState } from '../../engine/run';
 import { existsCondition } from '../../writes/recover';
+import type { WriteRun } from '../../writes/spending';
 import {
 	checkUpload,
 	prepareOrFind,
@@ -39,10 +40,18 @@ import {
 
 export async function checkBatchUpload(
 	ctx: IExecuteFunctions,
+	run: WriteRun,
 	itemIndex: number,
 	options: UploadOptions,
 ): Promise<CheckedUpload> {
-	return await checkUpload(ctx, itemIndex, readWriteChoice(ctx, itemIndex), undefined, options);
+	return await checkUpload(
+		ctx,
+		run,
+		itemIndex,
+		readWriteChoice(ctx, itemIndex),
+		undefined,
+		options,
+	);
 }
 
 export const UPLOAD_CONCURRENCY = 10;
@@ -113,7 +122,14 @@ export async function createUploadBatch(
 	}));
 	const key = chunkIdempotencyKey(operationKey, members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
-	const batch = await waitForBatch(ctx, 'uploads', batchId, first, batchTimeout(batchOptions));
+	const batch = await waitForBatch(
+		ctx,
+		chunk.run,
+		'uploads',
+		batchId,
+		first,
+		batchTimeout(batchOptions),
+	);
 	return { ...chunk, valid, batch, batchId };
 }
 

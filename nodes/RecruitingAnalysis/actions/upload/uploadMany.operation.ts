@@ -14,7 +14,8 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../common/descriptions';
-import { stage } from '../../engine/types';
+import { stage } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	{
@@ -38,8 +39,8 @@ export const mode = 'batch';
 /** A label asks Upload Many for a separate report of the same file. */
 const UPLOAD_OPTIONS = { labelMakesNewReport: true };
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return await checkBatchUpload(this, itemIndex, UPLOAD_OPTIONS);
+export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
+	return await checkBatchUpload(this, run, itemIndex, UPLOAD_OPTIONS);
 }
 
 /** The PUTs end a chunk's upload; the next chunk's batch is prepared meanwhile, the one after waits. */

@@ -10,6 +10,7 @@ import {
 } from '../common/descriptions';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume, type CheckedUpload } from './resumeUpload';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	binaryPropertyField,
@@ -26,9 +27,13 @@ export const description = updateDisplayOptions(
 const UPLOAD_OPTIONS = { labelMakesNewReport: true };
 
 /** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
-export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedUpload> {
+export async function check(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Run,
+): Promise<CheckedUpload> {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
-	return await checkUpload(this, itemIndex, write, undefined, UPLOAD_OPTIONS);
+	return await checkUpload(this, run, itemIndex, write, undefined, UPLOAD_OPTIONS);
 }
 
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */

@@ -1,7 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
-import { RunSlot } from './runState';
-
+// What the output pane tells the user, each notice once per node run (engine/run.ts keeps which were shown).
 export const NOTICES = {
 	emailSent:
 		'"emailDelivery": "sent" means the mail provider accepted the email, not that it reached the inbox.',
@@ -43,35 +40,31 @@ export const NOTICES = {
 
 export type NoticeName = keyof typeof NOTICES;
 
-const shown = new RunSlot('notices shown', () => new Set<NoticeName>());
+export interface NoticeBoard {
+	addNotice(name: NoticeName): void;
+}
 
-export function addNotice(ctx: IExecuteFunctions, name: NoticeName): void {
-	const set = shown.of(ctx);
-	if (set.has(name)) return;
-	set.add(name);
-	const type = name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';
-	if (typeof ctx.addExecutionHints === 'function') {
-		ctx.addExecutionHints({ message: NOTICES[name], type, location: 'outputPane' });
-	}
+export function noticeType(name: NoticeName): 'warning' | 'info' {
+	return name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';
 }
 
 export function noticesForReport(
-	ctx: IExecuteFunctions,
+	run: NoticeBoard,
 	report: { status?: unknown; result?: unknown; score?: unknown },
 	output: { limitations: boolean } = { limitations: false },
 ): void {
-	if (report.status === 'requires_action') addNotice(ctx, 'requiresAction');
-	if (report.status === 'failed') addNotice(ctx, 'failedReport');
+	if (report.status === 'requires_action') run.addNotice('requiresAction');
+	if (report.status === 'failed') run.addNotice('failedReport');
 	const unmeasured =
 		report.result === null ||
 		hasNullScore(report.result) ||
 		('score' in report && report.score === null);
-	if (unmeasured) addNotice(ctx, output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
+	if (unmeasured) run.addNotice(output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-export function noticesForEmailDelivery(ctx: IExecuteFunctions, emailDelivery: unknown): void {
-	if (emailDelivery === 'queued') addNotice(ctx, 'emailQueued');
-	if (emailDelivery === 'sent') addNotice(ctx, 'emailSent');
+export function noticesForEmailDelivery(run: NoticeBoard, emailDelivery: unknown): void {
+	if (emailDelivery === 'queued') run.addNotice('emailQueued');
+	if (emailDelivery === 'sent') run.addNotice('emailSent');
 }
 
 function hasNullScore(result: unknown): boolean {
@@ -83,12 +76,9 @@ function hasNullScore(result: unknown): boolean {
 	);
 }
 
-export function noticesForInterview(
-	ctx: IExecuteFunctions,
-	interview: Record<string, unknown>,
-): void {
-	noticesForEmailDelivery(ctx, interview.emailDelivery);
+export function noticesForInterview(run: NoticeBoard, interview: Record<string, unknown>): void {
+	noticesForEmailDelivery(run, interview.emailDelivery);
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')
-		addNotice(ctx, 'completedNotEvaluated');
-	if ('result' in interview && interview.result === null) addNotice(ctx, 'nullUnmeasured');
+		run.addNotice('completedNotEvaluated');
+	if ('result' in interview && interview.result === null) run.addNotice('nullUnmeasured');
 }
