@@ -35,8 +35,8 @@ import {
 import { DEFAULT_DEDUPE_CAPACITY } from '../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
 	DERIVED_KEY_PREFIX,
-	deriveWriteKey,
-} from '../../nodes/RecruitingAnalysis/writes/keyBuilder';
+	derivedIdempotencyKey,
+} from '../../nodes/RecruitingAnalysis/writes/identity';
 
 const root = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -254,7 +254,7 @@ describe('node versions', () => {
 
 describe('what an idempotency key is made of', () => {
 	check('the stated prefix and length are what the key builder makes', () => {
-		const key = deriveWriteKey({ write: 'upload', identity: ['job', 'sha256'] });
+		const key = derivedIdempotencyKey({ write: 'upload', identity: ['job', 'sha256'] });
 		const stated = statements(
 			/Each key is `([^`]+)` followed by a SHA-256 of those facts \((\d+) characters\)/,
 		);
@@ -268,8 +268,8 @@ describe('what an idempotency key is made of', () => {
 		'no doc says a key is derived from the execution (it never is: the builder takes no execution)',
 		() => {
 			expect(statements(/(derived from the execution)/i)).toEqual([]);
-			expect(deriveWriteKey({ write: 'upload', identity: ['same'] })).toBe(
-				deriveWriteKey({ write: 'upload', identity: ['same'] }),
+			expect(derivedIdempotencyKey({ write: 'upload', identity: ['same'] })).toBe(
+				derivedIdempotencyKey({ write: 'upload', identity: ['same'] }),
 			);
 		},
 	);

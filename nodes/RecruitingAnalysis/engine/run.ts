@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import type { WriteRun } from '../writes/spending';
-import { duplicateKeyError, userKeyOf } from '../writes/userKeys';
+import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
 import { QuoteGatherer, ReportWaiter, BATCH_CHUNK_SIZE } from './capacity';
 import { mapWithConcurrency } from './concurrency';
@@ -233,7 +233,7 @@ export async function runNode(
 		for (const itemIndex of group.indexes) {
 			try {
 				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
-				const userKey = userKeyOf(this, itemIndex);
+				const userKey = itemUserKey(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
 				if (earlier !== undefined)
 					throw duplicateKeyError(this, userKey as string, earlier, itemIndex);

@@ -1,11 +1,76 @@
 // Keys name what a write is, never the execution or item index, so a repeat by any path carries the same key.
+import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { binaryDigest } from '../transport';
 import type { JobDescriptionInput, UploadInput } from '../validation';
+import {
+	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
+	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
+} from '../validation/rules';
 import { optionString, optionsParam, stringParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';
-import { textDigest, userKeyProblem, writeKey, type WriteIdentity } from './keyBuilder';
+import type { WriteRun } from './spending';
+
+export const DERIVED_KEY_PREFIX = 'n8n-ra-';
+export { MAX_KEY_LENGTH };
+// Changing what goes into a derived key changes this version (old receipts then no longer match).
+export const DERIVATION_VERSION = 'recruiting-analysis/write/v2';
+
+export interface WriteIdentity {
+	write: string;
+	identity: readonly unknown[];
+	attemptLabel?: string;
+	step?: string;
+}
+
+export function derivedIdempotencyKey(parts: WriteIdentity): string {
+	const material = JSON.stringify([
+		DERIVATION_VERSION,
+		parts.write,
+		parts.step ?? '',
+		parts.identity,
+		parts.attemptLabel ?? '',
+	]);
+	return DERIVED_KEY_PREFIX + createHash('sha256').update(material).digest('hex');
+}
+
+export function userIdempotencyKey(userKey: string, attemptLabel?: string, step?: string): string {
+	return [userKey, attemptLabel, step]
+		.filter((part) => part !== undefined && part !== '')
+		.join(':');
+}
+
+export function userKeyProblem(
+	userKey: string,
+	attemptLabel: string | undefined,
+	steps: readonly string[],
+): string | undefined {
+	if (!KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
+	const longest = [undefined, ...steps]
+		.map((step) => userIdempotencyKey(userKey, attemptLabel, step))
+		.sort((a, b) => b.length - a.length)[0];
+	if (longest.length <= MAX_KEY_LENGTH) return undefined;
+	const room = MAX_KEY_LENGTH - (longest.length - userKey.length);
+	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_KEY_LENGTH} characters and is never cut)`;
+}
+
+export function idempotencyKeyOf(parts: WriteIdentity & { userKey?: string }): string {
+	if (parts.userKey !== undefined && parts.userKey !== '') {
+		const key = userIdempotencyKey(parts.userKey, parts.attemptLabel, parts.step);
+		// Validation ran before anything was sent; this guards the rule, it never truncates.
+		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key))
+			throw new Error(
+				`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`,
+			);
+		return key;
+	}
+	return derivedIdempotencyKey(parts);
+}
+
+export function textDigest(text: string): string {
+	return createHash('sha256').update(text, 'utf8').digest('hex');
+}
 
 export interface WriteChoice {
 	userKey?: string;
@@ -65,14 +130,14 @@ export const USER_KEY_STEPS: Record<string, string> = {
 	'interview.resend': 'resend',
 };
 
-export function keyFor(
+export function writeIdempotencyKey(
 	choice: WriteChoice,
 	write: string,
 	identity: readonly unknown[],
 	step?: string,
 ): string {
 	const named = step ?? (choice.userKey ? USER_KEY_STEPS[write] : undefined);
-	return writeKey({
+	return idempotencyKeyOf({
 		write,
 		identity,
 		step: named,
@@ -177,14 +242,12 @@ export function invitationIdentity(
 	];
 }
 
-export type { WriteIdentity };
-
 export interface ChunkMember {
 	identity: readonly unknown[];
 	choice: WriteChoice;
 }
 
-export function chunkIdempotencyKey(
+export function batchIdempotencyKey(
 	write: string,
 	members: readonly ChunkMember[],
 	afterBatchId?: string,
@@ -196,5 +259,47 @@ export function chunkIdempotencyKey(
 		choice.attemptLabel ?? '',
 	]);
 	// Items a replayed batch refused (nothing charged) go again in a new batch, named after the batch that refused them.
-	return writeKey({ write: afterBatchId ? `${write}.after:${afterBatchId}` : write, identity });
+	return idempotencyKeyOf({
+		write: afterBatchId ? `${write}.after:${afterBatchId}` : write,
+		identity,
+	});
+}
+
+// Two items with the same user key would be one write, so the second is refused before anything is sent.
+export function itemUserKey(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const value = options.idempotencyKey;
+	if (value === undefined || value === null) return undefined;
+	const text = String(value).trim();
+	return text === '' ? undefined : text;
+}
+
+export function duplicateKeyError(
+	ctx: IExecuteFunctions,
+	key: string,
+	earlier: number,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		'"Idempotency Key" must be different for each item',
+		{
+			itemIndex,
+			description:
+				`Items ${earlier} and ${itemIndex} both have the Idempotency Key "${key.slice(0, 128)}": one key names one write, so the second ` +
+				"would be refused or get the first item's resource. Use an expression that differs per item (for example the application ID), " +
+				'or leave the option empty to let the node derive a key from each write. Nothing was sent to the Recruiting Analysis API.',
+		},
+	);
+}
+
+// Records the write; checks run in item order (engine/run.ts), so the earlier item it names (as the editor counts) is the first.
+export function recordWrite(run: WriteRun, key: string, itemIndex: number): number | undefined {
+	const writes = run.firstItemOfWrite;
+	const first = writes.get(key);
+	if (first === undefined || first === itemIndex) {
+		writes.set(key, itemIndex);
+		return undefined;
+	}
+	return first + 1;
 }

@@ -18,10 +18,10 @@ import {
 import type { InputItem } from '../../helpers/n8n-engine';
 import { PDF_MIME } from '../../fixtures/resumes';
 import {
+	idempotencyKeyOf,
 	legacyFileReference,
 	uploadIdentity,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
-import { writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
 import {
 	analyzeParams,
 	apiCall,
@@ -230,7 +230,7 @@ describe('identity is the content, not the name', () => {
 			'POST',
 			'/api/v1/uploads',
 			{ ...input, externalReference: legacyFileReference(identity) },
-			{ 'idempotency-key': writeKey({ write: 'upload', identity }) },
+			{ 'idempotency-key': idempotencyKeyOf({ write: 'upload', identity }) },
 		);
 		expect(prepared.status).toBe(201);
 		const made = (prepared.body as IDataObject).data as IDataObject;
@@ -287,7 +287,7 @@ describe('an expired preparation is renewed, and the file reference follows it',
 					'POST',
 					'/api/v1/uploads',
 					{ ...input, externalReference: legacyFileReference(ids) },
-					{ 'idempotency-key': writeKey({ write: 'upload', identity: ids, step }) },
+					{ 'idempotency-key': idempotencyKeyOf({ write: 'upload', identity: ids, step }) },
 				);
 				expect(answer.status).toBe(201);
 				return (answer.body as IDataObject).data as IDataObject;

@@ -22,7 +22,7 @@ import {
 	putResumeToStorage,
 	type UploadTarget,
 } from '../../../nodes/RecruitingAnalysis/actions/upload/resumeUpload';
-import { writeKey } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
+import { idempotencyKeyOf } from '../../../nodes/RecruitingAnalysis/writes/identity';
 
 export type ProbeCall =
 	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }
@@ -71,7 +71,7 @@ export class TransportProbe implements INodeType {
 					case 'apiRequest': {
 						const options = { ...spec.options, itemIndex };
 						if (spec.keyFor)
-							options.idempotencyKey = writeKey({
+							options.idempotencyKey = idempotencyKeyOf({
 								write: spec.keyFor,
 								identity: [options.body ?? null],
 							});
@@ -101,7 +101,7 @@ export class TransportProbe implements INodeType {
 							method: 'POST',
 							path: '/api/v1/uploads',
 							body: spec.input,
-							idempotencyKey: writeKey({ write: 'upload', identity: [spec.input] }),
+							idempotencyKey: idempotencyKeyOf({ write: 'upload', identity: [spec.input] }),
 							itemIndex,
 						});
 						const put = await putResumeToStorage.call(this, {
@@ -115,8 +115,8 @@ export class TransportProbe implements INodeType {
 					}
 					case 'idempotencyKey':
 						result = {
-							key: writeKey(spec),
-							again: writeKey({ ...spec, identity: [...spec.identity] }),
+							key: idempotencyKeyOf(spec),
+							again: idempotencyKeyOf({ ...spec, identity: [...spec.identity] }),
 						};
 						break;
 					case 'pollStatus': {

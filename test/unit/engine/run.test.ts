@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { Run, runNode, type OperationModule } from '../../../nodes/RecruitingAnalysis/engine/run';
-import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
+import { recordWrite } from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { ledgerOf, reserveCredits } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { fakeContext, ok } from '../../helpers/fakes';
 
@@ -41,7 +41,7 @@ describe('the run object', () => {
 			},
 			execute: async function (itemIndex, _checked, run) {
 				seen.push(run);
-				return { first: sameWriteAs(run, 'same-file', after + itemIndex) ?? null };
+				return { first: recordWrite(run, 'same-file', after + itemIndex) ?? null };
 			},
 		};
 		const first = await execution(operation, 3);
@@ -90,9 +90,9 @@ describe('the run object', () => {
 	it('keeps two runs apart when they exist at once', () => {
 		const a = new Run({} as IExecuteFunctions);
 		const b = new Run({} as IExecuteFunctions);
-		expect(sameWriteAs(a, 'k', 0)).toBeUndefined();
-		expect(sameWriteAs(a, 'k', 2)).toBe(1);
-		expect(sameWriteAs(b, 'k', 2)).toBeUndefined();
+		expect(recordWrite(a, 'k', 0)).toBeUndefined();
+		expect(recordWrite(a, 'k', 2)).toBe(1);
+		expect(recordWrite(b, 'k', 2)).toBeUndefined();
 		expect(a.reportWaiter()).toBe(a.reportWaiter());
 		expect(a.reportWaiter()).not.toBe(b.reportWaiter());
 	});

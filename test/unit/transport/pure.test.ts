@@ -10,11 +10,11 @@ import {
 	parseRetryAfter,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
 import {
-	deriveWriteKey,
+	derivedIdempotencyKey,
 	DERIVED_KEY_PREFIX,
 	userKeyProblem,
-	writeKey,
-} from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
+	idempotencyKeyOf,
+} from '../../../nodes/RecruitingAnalysis/writes/identity';
 import {
 	describeApiError,
 	REASON_HINTS,
@@ -129,35 +129,35 @@ describe('idempotency key derivation', () => {
 		identity: [['existing', 'jd_1', null], 'f'.repeat(64), 'cv.pdf', 'application/pdf', null],
 	};
 	test('deterministic and within the spec pattern and length', () => {
-		const key = deriveWriteKey(parts);
-		expect(key).toBe(deriveWriteKey({ ...parts, identity: [...parts.identity] }));
+		const key = derivedIdempotencyKey(parts);
+		expect(key).toBe(derivedIdempotencyKey({ ...parts, identity: [...parts.identity] }));
 		expect(key.startsWith(DERIVED_KEY_PREFIX)).toBe(true);
 		expect(key).toHaveLength(DERIVED_KEY_PREFIX.length + 64);
 		expect(idempotencyKeySchema.safeParse(key).success).toBe(true);
 	});
 	test('each identifying part changes the key (write, identity, label, step); nothing else goes in', () => {
-		const base = deriveWriteKey(parts);
+		const base = derivedIdempotencyKey(parts);
 		const variants = [
 			{ write: 'analysis.start' },
 			{ identity: [...parts.identity.slice(0, 4), ['ats', 'app-1']] },
 			{ identity: [parts.identity[0], 'e'.repeat(64), ...parts.identity.slice(2)] },
 			{ attemptLabel: 'second' },
 			{ step: 'renew' },
-		].map((change) => deriveWriteKey({ ...parts, ...change }));
+		].map((change) => derivedIdempotencyKey({ ...parts, ...change }));
 		expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
 	});
 	test('a user key is used as given, with the label and step appended; never truncated', () => {
-		expect(writeKey({ ...parts, userKey: 'app-7' })).toBe('app-7');
-		expect(writeKey({ ...parts, userKey: 'app-7', attemptLabel: 'two', step: 'start' })).toBe(
-			'app-7:two:start',
-		);
+		expect(idempotencyKeyOf({ ...parts, userKey: 'app-7' })).toBe('app-7');
+		expect(
+			idempotencyKeyOf({ ...parts, userKey: 'app-7', attemptLabel: 'two', step: 'start' }),
+		).toBe('app-7:two:start');
 		expect(userKeyProblem('k'.repeat(120), undefined, ['start.requote'])).toMatch(
 			/must be at most 114 characters/,
 		);
 		expect(userKeyProblem('k'.repeat(114), undefined, ['start.requote'])).toBeUndefined();
-		expect(() => writeKey({ ...parts, userKey: 'k'.repeat(120), step: 'start.requote' })).toThrow(
-			/at most 114 characters/,
-		);
+		expect(() =>
+			idempotencyKeyOf({ ...parts, userKey: 'k'.repeat(120), step: 'start.requote' }),
+		).toThrow(/at most 114 characters/);
 	});
 });
 

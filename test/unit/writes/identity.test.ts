@@ -1,28 +1,26 @@
 /**
- * What makes two writes the same (writes/identity.ts, writes/keyBuilder.ts), on their own: the key is computed from
+ * What makes two writes the same (writes/identity.ts), on their own: the key is computed from
  * what the write is, so the same write has the same key whatever run, item position or chunk carries it, and any
  * change of what it is (file, job revision, address, label, the user's own key) makes another key.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	chunkIdempotencyKey,
+	batchIdempotencyKey,
 	contentIdentity,
+	DERIVED_KEY_PREFIX,
 	fileReference,
 	INVITATION_STEP_EXAMPLE,
 	invitationIdentity,
 	invitationStep,
 	isFileReference,
 	jobIdentity,
-	keyFor,
 	legacyFileReference,
 	readWriteChoice,
-	uploadIdentity,
-} from '../../../nodes/RecruitingAnalysis/writes/identity';
-import {
-	DERIVED_KEY_PREFIX,
 	textDigest,
-} from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
+	uploadIdentity,
+	writeIdempotencyKey,
+} from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { fakeContext } from '../../helpers/fakes';
 
 const upload = (overrides: IDataObject = {}): IDataObject => ({
@@ -34,7 +32,7 @@ const upload = (overrides: IDataObject = {}): IDataObject => ({
 	...overrides,
 });
 const uploadKey = (input: IDataObject, digest: string | null = 'd'.repeat(64), label?: string) =>
-	keyFor({ attemptLabel: label }, 'upload', uploadIdentity(input, digest));
+	writeIdempotencyKey({ attemptLabel: label }, 'upload', uploadIdentity(input, digest));
 
 describe('write identity', () => {
 	it('gives the same upload the same derived key, and a different key for a different file, job revision or label', () => {
@@ -82,39 +80,48 @@ describe('write identity', () => {
 			{ identity: ['a'], choice: {} },
 			{ identity: ['b'], choice: {} },
 		];
-		const key = chunkIdempotencyKey('analyses.batch', members);
+		const key = batchIdempotencyKey('analyses.batch', members);
 		expect(
-			chunkIdempotencyKey(
+			batchIdempotencyKey(
 				'analyses.batch',
 				members.map((member) => ({ ...member })),
 			),
 		).toBe(key);
-		expect(chunkIdempotencyKey('uploads.batch', members)).not.toBe(key);
+		expect(batchIdempotencyKey('uploads.batch', members)).not.toBe(key);
 		const withUserKey = [{ identity: ['a'], choice: { userKey: 'app-1' } }, members[1]];
 		const sameUserKeyOtherIdentity = [
 			{ identity: ['z'], choice: { userKey: 'app-1' } },
 			members[1],
 		];
 		// The same user key on another file is another batch: a replayed batch is always the same writes.
-		expect(chunkIdempotencyKey('analyses.batch', withUserKey)).not.toBe(
-			chunkIdempotencyKey('analyses.batch', sameUserKeyOtherIdentity),
+		expect(batchIdempotencyKey('analyses.batch', withUserKey)).not.toBe(
+			batchIdempotencyKey('analyses.batch', sameUserKeyOtherIdentity),
 		);
-		expect(chunkIdempotencyKey('analyses.batch', withUserKey)).not.toBe(key);
-		expect(chunkIdempotencyKey('analyses.batch', members, 'bat_1')).not.toBe(key);
-		expect(chunkIdempotencyKey('analyses.batch', members, 'bat_1')).toBe(
-			chunkIdempotencyKey('analyses.batch', members, 'bat_1'),
+		expect(batchIdempotencyKey('analyses.batch', withUserKey)).not.toBe(key);
+		expect(batchIdempotencyKey('analyses.batch', members, 'bat_1')).not.toBe(key);
+		expect(batchIdempotencyKey('analyses.batch', members, 'bat_1')).toBe(
+			batchIdempotencyKey('analyses.batch', members, 'bat_1'),
 		);
 	});
 
 	it('uses the user key as given, with the label and the step appended; a write without a step of its own is named', () => {
 		expect(
-			keyFor({ userKey: 'app-1', attemptLabel: 'retry2' }, 'analysis.start', ['rpt_1'], 'start'),
+			writeIdempotencyKey(
+				{ userKey: 'app-1', attemptLabel: 'retry2' },
+				'analysis.start',
+				['rpt_1'],
+				'start',
+			),
 		).toBe('app-1:retry2:start');
 		// One application ID as the key of Upload Resume, Start and Resend names three writes (receipts are the workspace's).
-		expect(keyFor({ userKey: 'app-1' }, 'upload', ['x'])).toBe('app-1:prepare');
-		expect(keyFor({ userKey: 'app-1' }, 'analysis.start', ['rpt_1'])).toBe('app-1:start');
-		expect(keyFor({ userKey: 'app-1' }, 'interview.resend', ['int_1'])).toBe('app-1:resend');
-		expect(keyFor({}, 'upload', ['x'])).toMatch(/^n8n-ra-[a-f0-9]{64}$/);
+		expect(writeIdempotencyKey({ userKey: 'app-1' }, 'upload', ['x'])).toBe('app-1:prepare');
+		expect(writeIdempotencyKey({ userKey: 'app-1' }, 'analysis.start', ['rpt_1'])).toBe(
+			'app-1:start',
+		);
+		expect(writeIdempotencyKey({ userKey: 'app-1' }, 'interview.resend', ['int_1'])).toBe(
+			'app-1:resend',
+		);
+		expect(writeIdempotencyKey({}, 'upload', ['x'])).toMatch(/^n8n-ra-[a-f0-9]{64}$/);
 	});
 });
 
@@ -242,12 +249,12 @@ describe('identities the service already holds stay the same (a changed one miss
 
 	it("a chunk's key is its members' writes, and a resubmission's names the batch it follows", () => {
 		expect(
-			chunkIdempotencyKey('analyses.batch', [
+			batchIdempotencyKey('analyses.batch', [
 				{ identity: ['a'], choice: {} },
 				{ identity: ['b'], choice: { userKey: 'app-1', attemptLabel: 'two' } },
 			]),
 		).toBe('n8n-ra-8634a1ac447a551cf8519c478677ccb2f02e2a903b1ff9cdee61a038f2eaea13');
-		expect(chunkIdempotencyKey('analyses.batch', [{ identity: ['a'], choice: {} }], 'bat_1')).toBe(
+		expect(batchIdempotencyKey('analyses.batch', [{ identity: ['a'], choice: {} }], 'bat_1')).toBe(
 			'n8n-ra-b78e921d3a20ee3d2fcc1348f78dbf8685a8332b8298f21d1864bfeea507b3b6',
 		);
 	});

@@ -1,49 +1,50 @@
 /**
- * Idempotency keys (writes/keyBuilder.ts, writes/userKeys.ts): a derived key stays the same for the same write, so
+ * Idempotency keys (writes/identity.ts): a derived key stays the same for the same write, so
  * receipts made earlier still answer; a user's key gets its steps appended, never cut.
  */
 import {
-	deriveWriteKey,
+	derivedIdempotencyKey,
+	duplicateKeyError,
+	idempotencyKeyOf,
+	itemUserKey,
 	MAX_KEY_LENGTH,
+	userIdempotencyKey,
 	userKeyProblem,
-	userWriteKey,
-	writeKey,
-} from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
-import { duplicateKeyError, userKeyOf } from '../../../nodes/RecruitingAnalysis/writes/userKeys';
+} from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { fakeContext } from '../../helpers/fakes';
 
 const start = { write: 'analysis.start', identity: ['rpt_1', 'quote-fp'] };
 
 describe('derived keys', () => {
 	it('are the same as the keys this version of the node sent before (a changed key misses its receipt)', () => {
-		expect(deriveWriteKey(start)).toBe(
+		expect(derivedIdempotencyKey(start)).toBe(
 			'n8n-ra-e87fa293c35d5102f243e9d8632a2d2bfe5e56624c98e2bdaf07cbad7324ef8a',
 		);
-		expect(deriveWriteKey({ ...start, step: 'requote', attemptLabel: 'second' })).toBe(
+		expect(derivedIdempotencyKey({ ...start, step: 'requote', attemptLabel: 'second' })).toBe(
 			'n8n-ra-2280005837a397a041e23ed63bbbbc2942847b14f5e9bc4544765f6f7c7af06b',
 		);
 	});
 
 	it('a step or a New Attempt Label alone makes another write', () => {
 		const keys = [
-			deriveWriteKey(start),
-			deriveWriteKey({ ...start, step: 'requote' }),
-			deriveWriteKey({ ...start, attemptLabel: 'second' }),
-			deriveWriteKey({ ...start, step: 'second' }),
+			derivedIdempotencyKey(start),
+			derivedIdempotencyKey({ ...start, step: 'requote' }),
+			derivedIdempotencyKey({ ...start, attemptLabel: 'second' }),
+			derivedIdempotencyKey({ ...start, step: 'second' }),
 		];
 		expect(new Set(keys).size).toBe(4);
-		expect(deriveWriteKey({ ...start, step: '', attemptLabel: '' })).toBe(keys[0]);
+		expect(derivedIdempotencyKey({ ...start, step: '', attemptLabel: '' })).toBe(keys[0]);
 	});
 });
 
 describe("a user's own key", () => {
 	it('gets only the parts it has, separated by ":"', () => {
-		expect(userWriteKey('app-7')).toBe('app-7');
-		expect(userWriteKey('app-7', undefined, 'start')).toBe('app-7:start');
-		expect(userWriteKey('app-7', '', 'start')).toBe('app-7:start');
-		expect(userWriteKey('app-7', 'two', '')).toBe('app-7:two');
-		expect(writeKey({ ...start, userKey: 'app-7', step: 'start' })).toBe('app-7:start');
-		expect(writeKey({ ...start, userKey: '' })).toBe(deriveWriteKey(start));
+		expect(userIdempotencyKey('app-7')).toBe('app-7');
+		expect(userIdempotencyKey('app-7', undefined, 'start')).toBe('app-7:start');
+		expect(userIdempotencyKey('app-7', '', 'start')).toBe('app-7:start');
+		expect(userIdempotencyKey('app-7', 'two', '')).toBe('app-7:two');
+		expect(idempotencyKeyOf({ ...start, userKey: 'app-7', step: 'start' })).toBe('app-7:start');
+		expect(idempotencyKeyOf({ ...start, userKey: '' })).toBe(derivedIdempotencyKey(start));
 	});
 
 	it('with a character outside the pattern is refused, naming the allowed ones', () => {
@@ -63,19 +64,21 @@ describe("a user's own key", () => {
 
 	it('of exactly the longest length is sent as it is; one character more is never cut but refused', () => {
 		const exact = 'k'.repeat(MAX_KEY_LENGTH - ':start'.length);
-		expect(writeKey({ ...start, userKey: exact, step: 'start' })).toHaveLength(MAX_KEY_LENGTH);
-		expect(() => writeKey({ ...start, userKey: `${exact}k`, step: 'start' })).toThrow(
+		expect(idempotencyKeyOf({ ...start, userKey: exact, step: 'start' })).toHaveLength(
+			MAX_KEY_LENGTH,
+		);
+		expect(() => idempotencyKeyOf({ ...start, userKey: `${exact}k`, step: 'start' })).toThrow(
 			new Error(
 				'Idempotency Key must be at most 122 characters for this operation: the node appends ":start" to it for one of its writes (an Idempotency-Key is at most 128 characters and is never cut)',
 			),
 		);
-		expect(() => writeKey({ ...start, userKey: 'app 7' })).toThrow(
+		expect(() => idempotencyKeyOf({ ...start, userKey: 'app 7' })).toThrow(
 			'Idempotency Key may only contain letters, digits and . _ : -',
 		);
 	});
 
 	it('too long without any step: refused naming the 128 characters, never cut', () => {
-		expect(() => writeKey({ ...start, userKey: 'k'.repeat(129) })).toThrow(
+		expect(() => idempotencyKeyOf({ ...start, userKey: 'k'.repeat(129) })).toThrow(
 			new Error(
 				'Idempotency Key must be at most 128 characters for this operation: the node appends "" to it for one of its writes (an Idempotency-Key is at most 128 characters and is never cut)',
 			),
@@ -84,9 +87,9 @@ describe("a user's own key", () => {
 
 	it('an option that evaluates to null is no key', () => {
 		const { ctx } = fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: null } });
-		expect(userKeyOf(ctx, 0)).toBeUndefined();
+		expect(itemUserKey(ctx, 0)).toBeUndefined();
 		const numeric = fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: 42 } });
-		expect(userKeyOf(numeric.ctx, 0)).toBe('42');
+		expect(itemUserKey(numeric.ctx, 0)).toBe('42');
 	});
 
 	it('shared by two items: the error quotes at most 128 characters of it', () => {

@@ -1,15 +1,15 @@
-/** Merges made visible (writes/sameWrites.ts) and the file reference that names an upload (writes/identity.ts). */
+/** Merges made visible (writes/identity.ts recordWrite) and the file reference that names an upload (writes/identity.ts). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	contentIdentity,
-	fileReference,
 	FILE_REFERENCE_SOURCE,
+	fileReference,
 	legacyFileReference,
+	recordWrite,
 	uploadIdentity,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { Run } from '../../../nodes/RecruitingAnalysis/engine/run';
-import { sameWriteAs } from '../../../nodes/RecruitingAnalysis/writes/sameWrites';
 import {
 	EXTERNAL_REFERENCE_SOURCE_PATTERN,
 	MAX_EXTERNAL_REFERENCE_ID_LENGTH,
@@ -18,11 +18,11 @@ import {
 describe('the same write twice in one run', () => {
 	it('marks every later item with the number of the first, as the editor counts', () => {
 		const run = new Run({} as IExecuteFunctions);
-		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
-		expect(sameWriteAs(run, 'key-a', 0)).toBeUndefined();
-		expect(sameWriteAs(run, 'key-b', 1)).toBeUndefined();
-		expect(sameWriteAs(run, 'key-a', 4)).toBe(1);
-		expect(sameWriteAs(new Run({} as IExecuteFunctions), 'key-a', 4)).toBeUndefined();
+		expect(recordWrite(run, 'key-a', 0)).toBeUndefined();
+		expect(recordWrite(run, 'key-a', 0)).toBeUndefined();
+		expect(recordWrite(run, 'key-b', 1)).toBeUndefined();
+		expect(recordWrite(run, 'key-a', 4)).toBe(1);
+		expect(recordWrite(new Run({} as IExecuteFunctions), 'key-a', 4)).toBeUndefined();
 	});
 });
 

@@ -1,22 +1,22 @@
-/** The user's own Idempotency Key per item (writes/userKeys.ts): read as given, and a key shared by two items refused. */
-import { duplicateKeyError, userKeyOf } from '../../../nodes/RecruitingAnalysis/writes/userKeys';
+/** The user's own Idempotency Key per item (writes/identity.ts itemUserKey): read as given, and a key shared by two items refused. */
+import { duplicateKeyError, itemUserKey } from '../../../nodes/RecruitingAnalysis/writes/identity';
 import { fakeContext } from '../../helpers/fakes';
 
 describe("the user's own key", () => {
 	it('is read trimmed, and an empty option is no key', () => {
 		expect(
-			userKeyOf(
+			itemUserKey(
 				fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '  app-1 ' } }).ctx,
 				0,
 			),
 		).toBe('app-1');
 		expect(
-			userKeyOf(
+			itemUserKey(
 				fakeContext(() => ({ statusCode: 500 }), { options: { idempotencyKey: '' } }).ctx,
 				0,
 			),
 		).toBeUndefined();
-		expect(userKeyOf(fakeContext(() => ({ statusCode: 500 })).ctx, 0)).toBeUndefined();
+		expect(itemUserKey(fakeContext(() => ({ statusCode: 500 })).ctx, 0)).toBeUndefined();
 	});
 
 	it('shared by two items is an error naming both items, the field and that nothing was sent', () => {

@@ -5,7 +5,7 @@ import { api } from '../../transport/api';
 import { hasApiCondition, outcomeOf } from '../../transport/conditions';
 import { startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
 import type { Run } from '../../engine/run';
-import { keyFor, type WriteChoice } from '../../writes/identity';
+import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { recoverWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
 import { sendChargedWrite, type QuoteChoice } from '../common/chargedWrite';
@@ -85,7 +85,7 @@ export async function startAnalysis(
 			method: 'POST',
 			path: '/api/v1/analyses',
 			body: { reportId, quoteFingerprint: fingerprint },
-			idempotencyKey: keyFor(
+			idempotencyKey: writeIdempotencyKey(
 				write,
 				'analysis.start',
 				startIdentity(reportId, fingerprint, write),

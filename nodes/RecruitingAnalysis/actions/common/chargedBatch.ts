@@ -20,7 +20,7 @@ import type { ChunkState, PipelineStage } from '../../engine/run';
 import { api } from '../../transport/api';
 import { outcomeOf } from '../../transport/conditions';
 import { validateBatch } from '../../validation';
-import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
+import { batchIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { existsCondition } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
 import { optionsParam } from './params';
@@ -89,7 +89,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			})),
 		};
 		validateBatch.call(ctx, batch.schema, body, first);
-		const key = chunkIdempotencyKey(
+		const key = batchIdempotencyKey(
 			batch.operationKey,
 			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
 				identity: batch.identity(entry),

@@ -8,7 +8,7 @@ import type { Run } from '../../engine/run';
 import {
 	invitationIdentity,
 	invitationStep,
-	keyFor,
+	writeIdempotencyKey,
 	type WriteChoice,
 } from '../../writes/identity';
 import { explainExistingInvitation } from '../../writes/recover';
@@ -56,7 +56,7 @@ export async function createInvitation(
 	previousInterviewId?: string,
 ): Promise<IDataObject> {
 	const target = { reportId: input.reportId, previousInterviewId };
-	const idempotencyKey = keyFor(
+	const idempotencyKey = writeIdempotencyKey(
 		write,
 		previousInterviewId ? 'interview.reinterview' : 'interview.invite',
 		invitationIdentity(input, previousInterviewId),

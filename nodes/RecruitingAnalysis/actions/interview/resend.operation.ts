@@ -18,7 +18,7 @@ import {
 	writeOptions,
 } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
-import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
+import { writeIdempotencyKey, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
@@ -101,7 +101,7 @@ export async function execute(
 			await api(this, {
 				method: 'POST',
 				path: apiPath('/api/v1/interviews/{}/resend', interviewId),
-				idempotencyKey: keyFor(write, 'interview.resend', [
+				idempotencyKey: writeIdempotencyKey(write, 'interview.resend', [
 					interviewId,
 					'resend',
 					reminderOf(this),

@@ -16,7 +16,12 @@ import {
 } from '../common/descriptions';
 import { optionsParam, stringParam } from '../common/params';
 import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
-import { keyFor, readWriteChoice, uploadIdentity, USER_KEY_STEPS } from '../../writes/identity';
+import {
+	writeIdempotencyKey,
+	readWriteChoice,
+	uploadIdentity,
+	USER_KEY_STEPS,
+} from '../../writes/identity';
 
 const properties: INodeProperties[] = [
 	{
@@ -91,7 +96,7 @@ export async function execute(
 		this,
 		itemIndex,
 		input,
-		keyFor(write, 'upload', uploadIdentity(input, null)),
+		writeIdempotencyKey(write, 'upload', uploadIdentity(input, null)),
 	);
 	return prepared as IDataObject;
 }

@@ -45,14 +45,14 @@ import {
 	contentIdentity,
 	fileReference,
 	isFileReference,
-	keyFor,
 	legacyFileReference,
+	recordWrite,
 	resumeDigest,
 	uploadIdentity,
+	writeIdempotencyKey,
 	type WriteChoice,
 } from '../../writes/identity';
 import { existsCondition, recoverUpload } from '../../writes/recover';
-import { sameWriteAs } from '../../writes/sameWrites';
 import type { WriteRun } from '../../writes/spending';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { idParam } from '../common/checks';
@@ -292,13 +292,16 @@ export async function planUpload(
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const legacyKey = keyFor(choice, 'upload', identity, step);
-	const contentKey = keyFor({ attemptLabel: choice.attemptLabel }, 'upload', ['content', content]);
+	const legacyKey = writeIdempotencyKey(choice, 'upload', identity, step);
+	const contentKey = writeIdempotencyKey({ attemptLabel: choice.attemptLabel }, 'upload', [
+		'content',
+		content,
+	]);
 	const userReference = input.externalReference !== undefined;
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
 	const key =
 		userReference && !choice.userKey
-			? keyFor(choice, 'upload', ['content', content], step)
+			? writeIdempotencyKey(choice, 'upload', ['content', content], step)
 			: legacyKey;
 	const asBefore = userReference
 		? []
@@ -333,7 +336,7 @@ export async function checkUpload(
 ): Promise<CheckedUpload> {
 	const input = await readUploadInput(ctx, itemIndex);
 	const planned = await planUpload(ctx, itemIndex, input, write, step, options);
-	return { write, input, planned, sameWriteAs: sameWriteAs(run, planned.contentKey, itemIndex) };
+	return { write, input, planned, sameWriteAs: recordWrite(run, planned.contentKey, itemIndex) };
 }
 
 export interface UploadTarget {
@@ -615,7 +618,12 @@ export async function renewExpiredUpload(
 	}
 	const renews = ['renews', expiredReportId];
 	const body = withFileReference(input, [...planned.content, renews], planned.choice);
-	const key = keyFor(planned.choice, 'upload', [...planned.identity, renews], UPLOAD_RENEW_STEP);
+	const key = writeIdempotencyKey(
+		planned.choice,
+		'upload',
+		[...planned.identity, renews],
+		UPLOAD_RENEW_STEP,
+	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
 	if (existsCondition(renewal.error) === 'IDEMPOTENCY_KEY_REUSED') {

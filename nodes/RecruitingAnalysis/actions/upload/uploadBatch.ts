@@ -14,7 +14,7 @@ import {
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/concurrency';
 import {
-	chunkIdempotencyKey,
+	batchIdempotencyKey,
 	isFileReference,
 	type ChunkMember,
 	readWriteChoice,
@@ -120,7 +120,7 @@ export async function createUploadBatch(
 		identity: planned.identity,
 		choice: { ...choice, attemptLabel: planned.choice.attemptLabel },
 	}));
-	const key = chunkIdempotencyKey(operationKey, members);
+	const key = batchIdempotencyKey(operationKey, members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
 	const batch = await waitForBatch(
 		ctx,
