@@ -23,8 +23,10 @@ import {
 	waitForCompletionOptions,
 } from '../../nodes/RecruitingAnalysis/actions/common/descriptions';
 import { ACTION_NODE_VERSION } from '../../nodes/RecruitingAnalysis/actions/common/locators';
-import { CAPACITY_WAIT_SECONDS } from '../../nodes/RecruitingAnalysis/engine/capacity';
-import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/capacity';
+import {
+	BATCH_CHUNK_SIZE,
+	CAPACITY_WAIT_SECONDS,
+} from '../../nodes/RecruitingAnalysis/engine/capacity';
 import { OPENAPI_FILE } from '../helpers/contract';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';

@@ -3,10 +3,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { analysisBatchQuoteSchema, analysisBatchSchema } from '../../validation';
 import { existingAttempt, startIdentity } from './startAnalysis';
 import { itemKeyFor, quoteBatchItems, type QuotedEntry } from '../../engine/batch';
-import { mapWithConcurrency } from '../../engine/concurrency';
+import { BATCH_CHUNK_SIZE, mapWithConcurrency } from '../../engine/capacity';
 import type { WriteChoice } from '../../writes/identity';
 import { existsCondition, recoverWrite } from '../../writes/recover';
-import { BATCH_CHUNK_SIZE } from '../../engine/capacity';
 import type { ChunkState } from '../../engine/run';
 import { submitChargedBatch } from '../common/chargedBatch';
 

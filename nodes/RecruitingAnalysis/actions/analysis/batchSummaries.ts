@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { mapWithConcurrency } from '../../engine/concurrency';
-import { TERMINAL_REPORT_STATES } from '../../engine/capacity';
+import { mapWithConcurrency, TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { apiErrorInfo, apiPath } from '../../transport';
 import { api } from '../../transport/api';
 import { noticesForReport } from '../../engine/notices';

@@ -12,7 +12,7 @@ import {
 	waitForBatch,
 	type Batch,
 } from '../../engine/batch';
-import { mapWithConcurrency } from '../../engine/concurrency';
+import { mapWithConcurrency } from '../../engine/capacity';
 import {
 	batchIdempotencyKey,
 	isFileReference,
