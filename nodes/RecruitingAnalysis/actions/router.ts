@@ -1,7 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { runNode } from '../engine/run';
-import type { OperationModule } from '../engine/run';
+import { runNode, type OperationModule } from '../engine/run';
 import * as analysis from './analysis/Analysis.resource';
 import { refuseModelChosenGuardRails } from './common/modelChoices';
 import * as event from './event/Event.resource';

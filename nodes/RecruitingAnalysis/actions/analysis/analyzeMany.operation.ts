@@ -29,8 +29,7 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { stage } from '../../engine/run';
-import type { Run } from '../../engine/run';
+import { stage, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),

@@ -26,9 +26,8 @@ import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUp
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { apiPath } from '../../transport';
 import { api } from '../../transport/api';
-import { later } from '../../engine/run';
+import { later, type Run } from '../../engine/run';
 import { inputEmail } from '../common/inputEmail';
-import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),

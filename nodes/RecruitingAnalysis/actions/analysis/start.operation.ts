@@ -17,8 +17,7 @@ import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
-import { later } from '../../engine/run';
-import type { Run } from '../../engine/run';
+import { later, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),

@@ -14,8 +14,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../common/descriptions';
-import { stage } from '../../engine/run';
-import type { Run } from '../../engine/run';
+import { stage, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	{
