@@ -92,7 +92,7 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 	];
 }
 
-// Upload keys keep the name, so receipts made by earlier versions still answer; contentIdentity decides sameness.
+// The upload's key names the file as given; contentIdentity (its file reference) decides sameness.
 export function uploadIdentity(
 	input: UploadInput | IDataObject,
 	fileDigest: string | null,
@@ -128,17 +128,6 @@ export function fileReference(
 	return {
 		source: FILE_REFERENCE_SOURCE,
 		id: textDigest(JSON.stringify(['recruiting-analysis/file/v2', content, attemptLabel ?? ''])),
-	};
-}
-
-// Only read back: a re-run after the upgrade finds an upload's receipt under its first reference.
-export function legacyFileReference(
-	identity: readonly unknown[],
-	attemptLabel?: string,
-): { source: string; id: string } {
-	return {
-		source: FILE_REFERENCE_SOURCE,
-		id: textDigest(JSON.stringify(['recruiting-analysis/file/v1', identity, attemptLabel ?? ''])),
 	};
 }
 

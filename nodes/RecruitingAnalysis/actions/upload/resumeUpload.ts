@@ -46,7 +46,6 @@ import {
 	fileReference,
 	isFileReference,
 	keyFor,
-	legacyFileReference,
 	resumeDigest,
 	uploadIdentity,
 	type WriteChoice,
@@ -256,15 +255,11 @@ export interface UploadOptions {
 }
 
 export interface PlannedUpload {
-	// Kept (the name included) so that receipts of earlier versions still answer.
 	identity: unknown[];
 	content: unknown[];
 	contentKey: string;
 	key: string;
 	body: UploadInput;
-	// What earlier versions sent, asked for again so that their receipts answer instead of a second report.
-	asBefore: UploadInput[];
-	legacyKey: string;
 	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
 	choice: WriteChoice;
@@ -291,26 +286,16 @@ export async function planUpload(
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const legacyKey = keyFor(choice, 'upload', identity, step);
 	const contentKey = keyFor({ attemptLabel: choice.attemptLabel }, 'upload', ['content', content]);
-	const userReference = input.externalReference !== undefined;
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
-	const key =
-		userReference && !choice.userKey
-			? keyFor(choice, 'upload', ['content', content], step)
-			: legacyKey;
-	const asBefore = userReference
-		? []
-		: [{ ...input, externalReference: legacyFileReference(identity, choice.attemptLabel) }, input];
+	const keyIsContent = input.externalReference !== undefined && !choice.userKey;
 	return {
 		identity,
 		content,
 		contentKey,
-		key,
+		key: keyFor(choice, 'upload', keyIsContent ? ['content', content] : identity, step),
 		body: withFileReference(input, content, choice),
-		asBefore,
-		legacyKey,
-		keyIsContent: key !== legacyKey,
+		keyIsContent,
 		choice,
 	};
 }
@@ -388,32 +373,12 @@ export async function prepareOrFind(
 	if (first.ok) return { prepared: first.value };
 	const condition = existsCondition(first.error);
 	const reference = planned.body.externalReference;
-	if (condition === 'IDEMPOTENCY_KEY_REUSED') {
-		if (planned.keyIsContent && reference) {
-			const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-			return { found, verified: true, from: 'IDEMPOTENCY_KEY_REUSED' };
-		}
-		for (const body of planned.asBefore) {
-			const asBefore = await outcomeOf(
-				async () => await prepareUpload(ctx, itemIndex, body, planned.key),
-			);
-			if (asBefore.ok) return { prepared: asBefore.value };
-		}
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (!reference || (reused ? !planned.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
 		throw first.error;
-	}
-	if (condition !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference) throw first.error;
-	if (isFileReference(planned.body.externalReference)) {
-		const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-		return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };
-	}
-	if (planned.keyIsContent) {
-		const legacy = await outcomeOf(
-			async () => await prepareUpload(ctx, itemIndex, input, planned.legacyKey),
-		);
-		if (legacy.ok) return { prepared: legacy.value };
-	}
 	const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-	return { found, verified: false, from: 'EXTERNAL_REFERENCE_CONFLICT' };
+	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
+	return { found, verified: reused || isFileReference(reference), from };
 }
 
 export async function reportOfReference(
@@ -616,19 +581,6 @@ export async function renewExpiredUpload(
 	const key = keyFor(planned.choice, 'upload', [...planned.identity, renews], UPLOAD_RENEW_STEP);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	if (existsCondition(renewal.error) === 'IDEMPOTENCY_KEY_REUSED') {
-		// A renewal an earlier version made under this key, with the file reference of its time: asked for as it was sent.
-		const before = {
-			...input,
-			externalReference: legacyFileReference(
-				[...planned.identity, renews],
-				planned.choice.attemptLabel,
-			),
-		};
-		const asBefore = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, before, key));
-		if (asBefore.ok) return { prepared: asBefore.value };
-		throw renewal.error;
-	}
 	const reference = body.externalReference;
 	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference)
 		throw renewal.error;
