@@ -20,7 +20,8 @@ import {
 } from './feed/cursor';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
-import { apiErrorInfo, apiRequest, resolveBaseUrl } from './transport';
+import { apiErrorInfo, apiRequest } from './transport';
+import { resolveBaseUrl } from './transport/environment';
 import { EVENT_TYPE_OPTIONS, eventsSubtitle } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';

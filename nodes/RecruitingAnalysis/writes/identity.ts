@@ -1,7 +1,7 @@
 // Keys name what a write is, never the execution or item index, so a repeat by any path carries the same key.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest } from '../transport';
+import { binaryDigest } from '../transport/binary';
 import type { JobDescriptionInput, UploadInput } from '../validation';
 import { optionString, optionsParam, stringParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';

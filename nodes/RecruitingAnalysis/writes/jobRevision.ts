@@ -2,9 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { RunSlot } from '../floor/runState';
-import { apiPath } from '../transport';
-import { api } from '../transport/api';
-import { outcomeOf } from '../transport/conditions';
+import { apiPath, api, outcomeOf } from '../transport';
 
 const jobsRead = new RunSlot(
 	'saved jobs read',

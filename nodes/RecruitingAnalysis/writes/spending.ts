@@ -2,8 +2,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { RunSlot } from '../floor/runState';
-import { apiErrorInfo } from '../transport';
-import { outcomeOf } from '../transport/conditions';
+import { apiErrorInfo, outcomeOf } from '../transport';
 
 export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
 

@@ -29,7 +29,7 @@ import {
 } from '../../../nodes/RecruitingAnalysis/engine/batch';
 import { BatchTiming, batchTimingFor } from '../../../nodes/RecruitingAnalysis/engine/batchTiming';
 import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/types';
-import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport';
+import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport/errors';
 import { ledgerOf } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 

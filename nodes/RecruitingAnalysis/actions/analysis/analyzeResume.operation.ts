@@ -25,8 +25,7 @@ import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, api } from '../../transport';
 import { later } from '../../engine/types';
 import { inputEmail } from '../common/inputEmail';
 

@@ -1,8 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
+import { apiPath, api, hasApiCondition, outcomeOf } from '../../transport';
 import { holdQuotesForPlaces, startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
 import { BATCH_CHUNK_SIZE } from '../../engine/types';
 import { RunSlot } from '../../floor/runState';

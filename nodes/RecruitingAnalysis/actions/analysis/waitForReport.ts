@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, api } from '../../transport';
 import { waiterFor } from '../../engine/capacity';
 import { noticesForReport } from '../../floor/notices';
 import { jobRevisionSince } from '../../writes/jobRevision';

@@ -4,8 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { summariesFromPages } from '../../engine/reportPages';
 import { addNotice } from '../../floor/notices';
 import { RunSlot } from '../../floor/runState';
-import { apiPath, apiErrorInfo } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, apiErrorInfo, api } from '../../transport';
 
 type Known = string | null | undefined;
 

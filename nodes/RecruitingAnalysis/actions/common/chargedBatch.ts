@@ -18,8 +18,7 @@ import {
 } from '../../engine/batch';
 import type { ChunkState, PipelineStage } from '../../engine/types';
 import { addNotice } from '../../floor/notices';
-import { api } from '../../transport/api';
-import { outcomeOf } from '../../transport/conditions';
+import { api, outcomeOf } from '../../transport';
 import { validateBatch } from '../../validation';
 import { chunkIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { existsCondition } from '../../writes/recover';

@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
-import { listPages } from '../../transport/pages';
+import { listPages } from '../../transport';
 import { compactQuery, optionString, optionsParam } from '../common/params';
 import { optionsCollection } from '../common/descriptions';
 

@@ -9,7 +9,7 @@ import {
 	type QuotedEntry,
 } from '../../engine/batch';
 import type { ChunkState } from '../../engine/types';
-import { outcomeOf } from '../../transport/conditions';
+import { outcomeOf } from '../../transport';
 import {
 	interviewBatchQuoteSchema,
 	interviewBatchSchema,

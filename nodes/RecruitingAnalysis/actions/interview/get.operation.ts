@@ -1,7 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, api } from '../../transport';
 import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
 import { interviewLocator } from '../common/locators';
 import { noticesForInterview } from '../../floor/notices';

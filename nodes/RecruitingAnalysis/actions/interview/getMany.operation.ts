@@ -6,7 +6,7 @@ import {
 	validateId,
 	validateInput,
 } from '../../validation';
-import { apiAll } from '../../transport/api';
+import { apiAll } from '../../transport';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../../floor/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';

@@ -8,9 +8,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
+import { apiPath, api, hasApiCondition, outcomeOf } from '../../transport';
 import {
 	concurrencyOption,
 	emailNotice,

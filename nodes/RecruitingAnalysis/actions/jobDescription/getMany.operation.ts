@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiAll } from '../../transport/api';
+import { apiAll } from '../../transport';
 import { limitField, returnAllField, simplifyField } from '../common/descriptions';
 import { simplifyJobDescription } from '../common/simplify';
 import { checkLimit } from '../common/checks';

@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 
 import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
-import { apiAll } from '../../transport/api';
+import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
 	externalReferenceOptions,

@@ -1,7 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, api } from '../../transport';
 import { concurrencyOption, optionsCollection } from '../common/descriptions';
 import { reportLocator } from '../common/locators';
 import { idParam } from '../common/checks';

@@ -9,10 +9,16 @@ import {
 	type IHttpRequestOptions,
 } from 'n8n-workflow';
 
-import { apiPath, binaryHead } from '../../transport';
-import { api } from '../../transport/api';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { storageUrlProblem } from '../../transport/environment';
+import {
+	apiPath,
+	api,
+	hasApiCondition,
+	outcomeOf,
+	buildApiError,
+	transportSettings,
+} from '../../transport';
+import { binaryHead } from '../../transport/binary';
+import { storageUrlProblem, credentialData } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
 	discardBody,
@@ -22,7 +28,6 @@ import {
 	readBounded,
 	ResponseTooLargeError,
 } from '../../transport/guard';
-import { buildApiError, credentialData, transportSettings } from '../../transport/request';
 import { isCancellation, networkErrorCode, withRetries } from '../../transport/retry';
 import {
 	check,
