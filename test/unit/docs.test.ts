@@ -28,10 +28,7 @@ import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/types';
 import { OPENAPI_FILE } from '../helpers/contract';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
-import {
-	MAX_BATCH_ITEMS,
-	MAX_FILE_SIZE_BYTES,
-} from '../../nodes/RecruitingAnalysis/validation/rules';
+import { MAX_BATCH_ITEMS, MAX_FILE_SIZE_BYTES } from '../../nodes/RecruitingAnalysis/validation';
 import { DEFAULT_DEDUPE_CAPACITY } from '../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
 	DERIVED_KEY_PREFIX,

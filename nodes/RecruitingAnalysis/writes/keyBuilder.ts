@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import {
 	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
 	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
-} from '../validation/rules';
+} from '../validation';
 
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
 export { MAX_KEY_LENGTH };
