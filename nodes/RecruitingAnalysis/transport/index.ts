@@ -1,5 +1,5 @@
-// Every call of the API: one request with its options, a list walked page by page, and the conditions of its errors.
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+// Every call of the API: one request, a list page by page, a read until done, and the conditions of its errors.
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
 import { describeApiError, headerValue, redactSecrets } from './errors';
@@ -9,6 +9,7 @@ import { refusals, sendAttempt, type ApiContext, type FullResponse } from './att
 import { hasControlCharacter, redactDeep, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
+	growingDelayMs,
 	isCancellation,
 	isRetryableStatus,
 	isSafeToRetry,
@@ -401,6 +402,56 @@ export async function apiRequestAllItems<T = IDataObject>(
 		if (items.length >= limit || page.items.length === 0) break;
 	}
 	return items.length > limit ? items.slice(0, limit) : items;
+}
+
+// A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
+export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
+export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
+
+export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
+	return growingDelayMs(read - 1, initialDelayMs, maxDelayMs);
+}
+
+export interface PollArgs<T> {
+	fetch: () => Promise<T>;
+	done: (value: T) => boolean;
+	timeoutSeconds: number;
+	initialDelayMs?: number;
+	maxDelayMs?: number;
+	firstReadDelayMs?: number;
+}
+
+export async function pollUntil<T>(
+	this: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
+	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
+	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
+	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
+	const first = Math.max(0, args.firstReadDelayMs ?? 0);
+	for (let read = 0; ; read++) {
+		const delay = read > 0 ? pollDelayMs(read, initial, cap) : first;
+		if (delay > 0) {
+			const remaining = deadline - Date.now();
+			await sleep(Math.max(0, Math.min(delay, remaining)));
+		}
+		const signal = this.getExecutionCancelSignal?.();
+		if (signal?.aborted) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled while waiting');
+		}
+		const value = await args.fetch();
+		if (args.done(value)) return { value, timedOut: false };
+		if (Date.now() >= deadline) return { value, timedOut: true };
+	}
+}
+
+// A generic function loses its type parameter through .call.
+export async function poll<T>(
+	ctx: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
+	const typed = pollUntil<T>;
+	return await typed.call(ctx, args);
 }
 
 // The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.

@@ -17,7 +17,7 @@ import {
 	apiRequestAllItems,
 	type ApiRequestOptions,
 } from '../../../nodes/RecruitingAnalysis/transport';
-import { pollUntil } from '../../../nodes/RecruitingAnalysis/transport/poll';
+import { pollUntil } from '../../../nodes/RecruitingAnalysis/transport';
 import {
 	putResumeToStorage,
 	type UploadTarget,

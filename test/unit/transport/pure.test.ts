@@ -25,7 +25,7 @@ import {
 	resolveBaseUrl,
 } from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
-import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport/poll';
+import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport';
 import { idempotencyKeySchema } from '../../../nodes/RecruitingAnalysis/validation';
 import {
 	PRODUCTION_BASE_URL,
