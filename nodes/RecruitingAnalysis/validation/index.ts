@@ -574,14 +574,6 @@ export function validateSchemaVersion(
 	);
 }
 
-export function validateExternalReference(
-	this: ValidationContext,
-	value: { source?: string; id?: string },
-	itemIndex: number,
-): ExternalReference {
-	return check(this, externalReferenceSchema, value, itemIndex);
-}
-
 export function validateExternalReferenceFilter(
 	this: ValidationContext,
 	value: { externalReferenceSource?: string; externalReferenceId?: string },

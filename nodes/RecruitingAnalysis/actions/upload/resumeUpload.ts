@@ -36,7 +36,6 @@ import {
 	MIME_BY_EXTENSION,
 	PDF_MIME_TYPE,
 	resumeFileSchema,
-	validateExternalReference,
 	validateExternalReferenceFilter,
 	validateJobDescriptionInput,
 	validateUploadInput,
@@ -91,11 +90,7 @@ export function readExternalReference(
 	);
 	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
 		return undefined;
-	return validateExternalReference.call(
-		ctx,
-		{ source: checked.externalReferenceSource, id: checked.externalReferenceId },
-		itemIndex,
-	);
+	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
 }
 
 export const GENERIC_MIME_TYPES = new Set([
@@ -279,7 +274,7 @@ export function withFileReference(
 	return { ...input, externalReference: fileReference(content, choice.attemptLabel) };
 }
 
-export async function planUpload(
+async function planUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
@@ -509,11 +504,13 @@ async function targetOfFound(
 	planned: PlannedUpload,
 	found: IDataObject,
 	verified: boolean,
+	renewal?: { round: number; replaces: string },
 ): Promise<FileTarget> {
 	const reportId = String(found.reportId);
+	const replaces = renewal?.replaces;
 	const admitted = () => {
 		if (!verified) throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-		return { reportId, admitted: true };
+		return { reportId, admitted: true, replaces };
 	};
 	if (found.attemptId !== null && found.attemptId !== undefined) return admitted();
 	const refreshed = await refreshTarget(ctx, itemIndex, reportId);
@@ -526,10 +523,10 @@ async function targetOfFound(
 				found,
 				'That report was prepared for a file of another size or type and never analysed.',
 			);
-		return { reportId, upload: refreshed.upload, admitted: false };
+		return { reportId, upload: refreshed.upload, admitted: false, replaces };
 	}
 	if (refreshed.admitted) return admitted();
-	return await renewedTarget(ctx, itemIndex, input, planned, reportId, 1);
+	return await renewedTarget(ctx, itemIndex, input, planned, reportId, (renewal?.round ?? 0) + 1);
 }
 
 async function renewedTarget(
@@ -540,23 +537,19 @@ async function renewedTarget(
 	expiredReportId: string,
 	round: number,
 ): Promise<FileTarget> {
+	if (round > MAX_RENEWALS)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The upload preparation of report ${expiredReportId} expired`,
+			{ itemIndex },
+		);
 	const renewal = await renewExpiredUpload(ctx, itemIndex, input, planned, expiredReportId);
 	if ('prepared' in renewal)
 		return { ...renewal.prepared, admitted: false, replaces: expiredReportId };
-	const reportId = String(renewal.found.reportId);
-	if (renewal.found.attemptId !== null && renewal.found.attemptId !== undefined)
-		return { reportId, admitted: true, replaces: expiredReportId };
-	const refreshed = await refreshTarget(ctx, itemIndex, reportId);
-	if (refreshed.live)
-		return { reportId, upload: refreshed.upload, admitted: false, replaces: expiredReportId };
-	if (refreshed.admitted) return { reportId, admitted: true, replaces: expiredReportId };
-	if (round >= MAX_RENEWALS)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The upload preparation of report ${reportId} expired`,
-			{ itemIndex },
-		);
-	return await renewedTarget(ctx, itemIndex, input, planned, reportId, round + 1);
+	return await targetOfFound(ctx, itemIndex, input, planned, renewal.found, true, {
+		round,
+		replaces: expiredReportId,
+	});
 }
 
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
