@@ -3,7 +3,8 @@
  * same"): a report is given back for an item only when it holds the item's file; a corrected file under the user's
  * External Reference ID fails before any charge, naming the report that holds the reference; the same bytes under
  * another name are one report, and the item says so; a preparation that expired is renewed, and the node's own file
- * reference does not stay bound to the dead report. Through n8n's engine (n8n-core) against the sandbox over HTTP; every run a new execution.
+ * reference does not stay bound to the dead report. Through n8n's engine (n8n-core) against the sandbox over HTTP;
+ * every run a new execution.
  */
 import type { IDataObject } from 'n8n-workflow';
 
