@@ -2,11 +2,11 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { describeApiError, headerValue, redactSecrets } from './errors';
+import { describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
 import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
-import { hasControlCharacter, redactDeep, scrubError } from './guard';
+import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
 	growingDelayMs,

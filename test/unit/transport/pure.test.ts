@@ -15,11 +15,8 @@ import {
 	userKeyProblem,
 	writeKey,
 } from '../../../nodes/RecruitingAnalysis/writes/keyBuilder';
-import {
-	describeApiError,
-	REASON_HINTS,
-	redactSecrets,
-} from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { describeApiError, REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/guard';
 import {
 	keyEnvironmentProblem,
 	resolveBaseUrl,
