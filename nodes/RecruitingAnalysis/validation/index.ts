@@ -1,6 +1,7 @@
 // The spec's input rules as zod schemas, and the one check that turns a broken rule into an error naming the field.
 import { NodeOperationError } from 'n8n-workflow';
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	ILoadOptionsFunctions,
@@ -499,128 +500,50 @@ function describeRule(rule: string): string {
 	return `meets the rule: ${rule}`;
 }
 
-export function validateEmail(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Candidate Email',
-): string {
-	return check(this, emailSchema, value, itemIndex, label);
-}
-
-export function validateId(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'ID',
-): string {
-	return check(this, idSchema, typeof value === 'string' ? value.trim() : value, itemIndex, label);
-}
-
-export function validateIdempotencyKey(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Idempotency Key',
-): string {
-	return check(this, idempotencyKeySchema, value, itemIndex, label);
-}
-
-export function validateFingerprint(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Quote Fingerprint',
-): string {
-	return check(
-		this,
-		fingerprintSchema,
-		typeof value === 'string' ? value.trim() : value,
-		itemIndex,
-		label,
-	);
-}
-
-export function validateLimit(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Limit',
-): number {
-	return check(this, limitSchema, value, itemIndex, label);
-}
-
-export function validateCursor(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Cursor',
-): string {
-	return check(this, cursorSchema, value, itemIndex, label);
-}
-
-export function validateSchemaVersion(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Schema Version',
-): '1' {
-	return check(
-		this,
-		schemaVersionSchema,
-		value === undefined || value === '' ? '1' : String(value),
-		itemIndex,
-		label,
-	);
-}
-
-export function validateExternalReferenceFilter(
-	this: ValidationContext,
-	value: { externalReferenceSource?: string; externalReferenceId?: string },
-	itemIndex: number,
-): { externalReferenceSource?: string; externalReferenceId?: string } {
-	const cleaned = {
-		externalReferenceSource: value.externalReferenceSource || undefined,
-		externalReferenceId: value.externalReferenceId || undefined,
+function namedCheck<T>(
+	schema: ZodType<T, ZodTypeDef, unknown>,
+	defaultLabel?: string,
+	tidy: (value: unknown) => unknown = (value) => value,
+) {
+	return function (
+		this: ValidationContext,
+		value: unknown,
+		itemIndex: number,
+		label = defaultLabel,
+	): T {
+		return check(this, schema, tidy(value), itemIndex, label);
 	};
-	return check(this, externalReferenceFilterSchema, cleaned, itemIndex);
 }
 
-export function validateCreatedRange(
-	this: ValidationContext,
-	value: { createdAfter?: string; createdBefore?: string },
-	itemIndex: number,
-): { createdAfter?: string; createdBefore?: string } {
-	const cleaned = {
-		createdAfter: value.createdAfter || undefined,
-		createdBefore: value.createdBefore || undefined,
-	};
-	return check(this, createdRangeSchema, cleaned, itemIndex);
-}
+const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
+// An empty field of n8n's UI means "not set".
+const unsetWhenEmpty =
+	(...fields: string[]) =>
+	(value: unknown) =>
+		Object.fromEntries(fields.map((field) => [field, (value as IDataObject)[field] || undefined]));
 
-export function validateJobDescriptionInput(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): JobDescriptionInput {
-	return check(this, jobDescriptionInputSchema, value, itemIndex);
-}
-
-export function validateUploadInput(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): UploadInput {
-	return check(this, uploadInputSchema, value, itemIndex);
-}
-
-export function validateEventType(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): string {
-	return check(this, eventTypeSchema, value, itemIndex, 'Event Type');
-}
+export const validateEmail = namedCheck(emailSchema, 'Candidate Email');
+export const validateId = namedCheck(idSchema, 'ID', trimmed);
+export const validateIdempotencyKey = namedCheck(idempotencyKeySchema, 'Idempotency Key');
+export const validateFingerprint = namedCheck(fingerprintSchema, 'Quote Fingerprint', trimmed);
+export const validateLimit = namedCheck(limitSchema, 'Limit');
+export const validateCursor = namedCheck(cursorSchema, 'Cursor');
+export const validateSchemaVersion = namedCheck(schemaVersionSchema, 'Schema Version', (value) =>
+	value === undefined || value === '' ? '1' : String(value),
+);
+export const validateExternalReferenceFilter = namedCheck(
+	externalReferenceFilterSchema,
+	undefined,
+	unsetWhenEmpty('externalReferenceSource', 'externalReferenceId'),
+);
+export const validateCreatedRange = namedCheck(
+	createdRangeSchema,
+	undefined,
+	unsetWhenEmpty('createdAfter', 'createdBefore'),
+);
+export const validateJobDescriptionInput = namedCheck(jobDescriptionInputSchema);
+export const validateUploadInput = namedCheck(uploadInputSchema);
+export const validateEventType = namedCheck(eventTypeSchema, 'Event Type');
 
 export function validateBatch<T>(
 	this: ValidationContext,
