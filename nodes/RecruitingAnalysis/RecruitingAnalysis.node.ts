@@ -13,7 +13,7 @@ import * as interview from './actions/interview/Interview.resource';
 import * as jobDescription from './actions/jobDescription/JobDescription.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
-import { ACTION_NODE_VERSION } from './actions/common/locators';
+import { ACTION_NODE_VERSION } from './actions/common/descriptions';
 import { DEFAULT_RESOURCE, reviewSwitches, toolDescriptions } from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';

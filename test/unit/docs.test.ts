@@ -21,8 +21,8 @@ import {
 	concurrencyOption,
 	quoteFields,
 	waitForCompletionOptions,
+	ACTION_NODE_VERSION,
 } from '../../nodes/RecruitingAnalysis/actions/common/descriptions';
-import { ACTION_NODE_VERSION } from '../../nodes/RecruitingAnalysis/actions/common/locators';
 import { CAPACITY_WAIT_SECONDS } from '../../nodes/RecruitingAnalysis/engine/capacity';
 import { BATCH_CHUNK_SIZE } from '../../nodes/RecruitingAnalysis/engine/types';
 import { OPENAPI_FILE } from '../helpers/contract';

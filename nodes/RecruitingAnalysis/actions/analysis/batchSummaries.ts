@@ -6,9 +6,9 @@ import { TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { apiErrorInfo, apiPath, api } from '../../transport';
 import { addNotice, noticesForReport } from '../../floor/notices';
 import { optionsParam, withoutKeys } from '../common/params';
-import { simplifyReport } from '../common/simplify';
+import { simplifyReport } from '../common/descriptions';
 import type { AnalysisChunk } from './batchStages';
-import { readSimplifiedReport, readSimplify } from './waitForReport';
+import { readSimplifiedReport, readSimplify } from './startAnalysis';
 
 const REPORT_READ_CONCURRENCY = 10;
 

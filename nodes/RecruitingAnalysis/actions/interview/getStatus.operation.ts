@@ -1,8 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
-import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
-import { interviewLocator } from '../common/locators';
+import {
+	concurrencyOption,
+	interviewAxesNotice,
+	optionsCollection,
+	interviewLocator,
+} from '../common/descriptions';
 import { noticesForInterview } from '../../floor/notices';
 import { idParam } from '../common/checks';
 

@@ -14,8 +14,8 @@ import {
 	emailNotice,
 	optionsCollection,
 	writeOptions,
+	interviewLocator,
 } from '../common/descriptions';
-import { interviewLocator } from '../common/locators';
 import { addNotice } from '../../floor/notices';
 import { keyFor, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';

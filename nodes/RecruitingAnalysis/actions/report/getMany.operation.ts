@@ -14,10 +14,10 @@ import {
 	optionsCollection,
 	returnAllField,
 	simplifyField,
+	simplifyReportSummary,
 } from '../common/descriptions';
 import { noticesForReport } from '../../floor/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
-import { simplifyReportSummary } from '../common/simplify';
 import { checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [

@@ -1,8 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
-import { concurrencyOption, humanReviewNotice, optionsCollection } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
+import {
+	concurrencyOption,
+	humanReviewNotice,
+	optionsCollection,
+	reportLocator,
+} from '../common/descriptions';
 import { noticesForReport } from '../../floor/notices';
 import { idParam } from '../common/checks';
 
