@@ -466,47 +466,40 @@ export const humanReviewNotice = specNotice(
 );
 
 // A null score means unmeasured, never zero: it stays null.
+const resultFields = (full: IDataObject, names: string[]): IDataObject =>
+	Object.fromEntries(names.map((name) => [name, (full.result as IDataObject)?.[name] ?? null]));
+
 export function simplifyReportResult(full: IDataObject): IDataObject {
-	const result = (full.result ?? null) as IDataObject | null;
 	return {
 		reportId: full.reportId,
 		attemptId: full.attemptId ?? null,
 		status: full.status,
 		resultRevision: full.resultRevision ?? null,
-		score: result ? (result.score ?? null) : null,
-		scoreScale: result ? (result.scoreScale ?? null) : null,
-		summary: result ? (result.summary ?? null) : null,
-		humanReviewRecommendation: result ? (result.humanReviewRecommendation ?? null) : null,
-		limitations: result ? (result.limitations ?? null) : null,
+		...resultFields(full, [
+			'score',
+			'scoreScale',
+			'summary',
+			'humanReviewRecommendation',
+			'limitations',
+		]),
 	};
 }
 
 export function simplifyInterviewResult(full: IDataObject): IDataObject {
-	const result = (full.result ?? null) as IDataObject | null;
 	return {
 		interviewId: full.id,
 		reportId: full.reportId,
 		lifecycle: full.lifecycle,
 		evaluation: full.evaluation,
 		resultRevision: full.resultRevision ?? null,
-		decision: result ? (result.decision ?? null) : null,
-		recommendation: result ? (result.recommendation ?? null) : null,
-		summary: result ? (result.summary ?? null) : null,
-		scores: result ? (result.scores ?? null) : null,
-		limitations: result ? (result.limitations ?? null) : null,
+		...resultFields(full, ['decision', 'recommendation', 'summary', 'scores', 'limitations']),
 	};
 }
 
+const JOB_FIELDS = ['id', 'title', 'company', 'location', 'status', 'revision', 'updatedAt'];
+
 export function simplifyJobDescription(job: IDataObject): IDataObject {
-	return {
-		id: job.id,
-		title: job.title,
-		company: job.company,
-		location: job.location,
-		status: job.status,
-		revision: job.revision,
-		updatedAt: job.updatedAt,
-	};
+	return Object.fromEntries(JOB_FIELDS.map((name) => [name, job[name]]));
 }
 
 export function simplifyReportSummary(report: IDataObject): IDataObject {
