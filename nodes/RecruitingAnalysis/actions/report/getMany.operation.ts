@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
+import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../common/descriptions';
 import { noticesForReport } from '../../floor/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
-import { checkLimit } from '../common/checks';
+import { checkExternalReference, checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [
 	returnAllField,
@@ -78,14 +78,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
-	const reference = validateExternalReferenceFilter.call(
-		this,
-		{
-			externalReferenceSource: optionString(filters, 'externalReferenceSource'),
-			externalReferenceId: optionString(filters, 'externalReferenceId'),
-		},
-		itemIndex,
-	);
+	const reference = checkExternalReference(this, filters, itemIndex);
 	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const timeZone = this.getTimezone();
 	const zoned = (value: string | undefined) =>

@@ -36,7 +36,6 @@ import {
 	MIME_BY_EXTENSION,
 	PDF_MIME_TYPE,
 	resumeFileSchema,
-	validateExternalReferenceFilter,
 	validateJobDescriptionInput,
 	validateUploadInput,
 	type JobDescriptionInput,
@@ -57,7 +56,7 @@ import {
 import { existsCondition, recoverWrite } from '../../writes/recover';
 import { sameWriteAs } from '../../writes/sameWrites';
 import { optionString, optionsParam, stringParam } from '../common/params';
-import { idParam } from '../common/checks';
+import { checkExternalReference, idParam } from '../common/checks';
 
 export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
@@ -80,14 +79,7 @@ export function readExternalReference(
 	options: IDataObject,
 	itemIndex: number,
 ) {
-	const checked = validateExternalReferenceFilter.call(
-		ctx,
-		{
-			externalReferenceSource: optionString(options, 'externalReferenceSource'),
-			externalReferenceId: optionString(options, 'externalReferenceId'),
-		},
-		itemIndex,
-	);
+	const checked = checkExternalReference(ctx, options, itemIndex);
 	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
 		return undefined;
 	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
@@ -141,14 +133,7 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	const text = String.fromCharCode(...head.subarray(0, 8));
 	if (text.startsWith('%PDF-')) return 'pdf';
-	if (
-		head.length >= 4 &&
-		head[0] === 0x50 &&
-		head[1] === 0x4b &&
-		head[2] === 0x03 &&
-		head[3] === 0x04
-	)
-		return 'zip';
+	if (text.startsWith('PK\x03\x04')) return 'zip';
 	if (/^\s*</.test(text)) return 'html';
 	return 'unknown';
 }
