@@ -13,8 +13,13 @@ import * as interview from './actions/interview/Interview.resource';
 import * as jobDescription from './actions/jobDescription/JobDescription.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
-import { ACTION_NODE_VERSION } from './actions/common/locators';
-import { DEFAULT_RESOURCE, reviewSwitches, toolDescriptions } from './actions/common/toolMode';
+import { ACTION_NODE_VERSION } from './actions/common/descriptions';
+import {
+	DEFAULT_RESOURCE,
+	reviewSwitches,
+	toolCosts,
+	toolDescriptions,
+} from './actions/common/toolMode';
 import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
@@ -25,15 +30,8 @@ const resourceDescriptions = [analysis, upload, report, interview, jobDescriptio
 
 function subtitleExpression(descriptions: INodeProperties[][]): string {
 	const actions: Record<string, string> = {};
-	for (const property of descriptions.flat()) {
-		if (property.name !== 'operation') continue;
-		const resource = property.displayOptions?.show?.resource?.[0];
-		for (const option of property.options ?? []) {
-			if ('value' in option && 'action' in option && typeof option.action === 'string') {
-				actions[`${String(resource)}:${String(option.value)}`] = option.action;
-			}
-		}
-	}
+	for (const [key, { action }] of toolCosts(descriptions.flat()))
+		if (action !== undefined) actions[key] = action;
 	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
 

@@ -20,8 +20,9 @@ import {
 } from './feed/cursor';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
-import { apiErrorInfo, apiRequest, resolveBaseUrl } from './transport';
-import { EVENT_TYPE_OPTIONS, eventsSubtitle } from './events/eventTypes';
+import { apiErrorInfo, apiRequest } from './transport';
+import { resolveBaseUrl } from './transport/environment';
+import { eventsField, eventsSubtitle } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 
@@ -90,23 +91,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
 		],
 		properties: [
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: ['*'],
-				description:
-					'Event types that start the workflow. "All Events" also passes event types added to the API later. A change keeps the feed position unless it changes the type sent to the API (exactly one type selected, before or after); then a notice item says what was skipped.',
-				options: [
-					{
-						name: 'All Events (Including Future Types)',
-						value: '*',
-						description: 'Every event, including types this node does not know yet',
-					},
-					...EVENT_TYPE_OPTIONS,
-				],
-			},
+			eventsField(
+				'Event types that start the workflow. "All Events" also passes event types added to the API later. A change keeps the feed position unless it changes the type sent to the API (exactly one type selected, before or after); then a notice item says what was skipped.',
+			),
 			{
 				displayName: 'Start From',
 				name: 'startAt',

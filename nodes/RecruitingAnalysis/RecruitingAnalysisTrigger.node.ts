@@ -14,7 +14,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
-import { EVENT_TYPE_OPTIONS, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
+import { eventsField, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/fetchResource';
 import type { EventEnvelope } from './events/resource';
 import {
@@ -120,23 +120,9 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: ['*'],
-				description:
-					'Event types that start the workflow. Other verified deliveries are acknowledged without running it. "All Events" also passes event types added to the API later.',
-				options: [
-					{
-						name: 'All Events (Including Future Types)',
-						value: '*',
-						description: 'Every event, including types this node does not know yet',
-					},
-					...EVENT_TYPE_OPTIONS,
-				],
-			},
+			eventsField(
+				'Event types that start the workflow. Other verified deliveries are acknowledged without running it. "All Events" also passes event types added to the API later.',
+			),
 			fetchResourceField,
 			{
 				displayName: 'Options',

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import { api } from '../../nodes/RecruitingAnalysis/transport/api';
+import { api } from '../../nodes/RecruitingAnalysis/transport';
 
 export interface FakeAnswer {
 	statusCode: number;

@@ -7,11 +7,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import {
-	DEFAULT_RETRY_POLICY,
-	REQUEST_TIMEOUT_MS,
-	transportSettings,
-} from '../../nodes/RecruitingAnalysis/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/RecruitingAnalysis/transport/retry';
+import { REQUEST_TIMEOUT_MS, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
 import { MAX_API_RESPONSE_BYTES } from '../../nodes/RecruitingAnalysis/transport/guard';
 import { liveKey, runProbe, startHostile, type HostileServer } from './helpers';
 

@@ -9,7 +9,8 @@ import type { ServerResponse } from 'node:http';
 
 import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
-import { DEFAULT_RETRY_POLICY, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/RecruitingAnalysis/transport/retry';
+import { transportSettings } from '../../nodes/RecruitingAnalysis/transport';
 import { executeNode } from '../helpers/n8n-engine';
 import {
 	captureLog,

@@ -7,7 +7,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY, transportSettings } from '../../nodes/RecruitingAnalysis/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/RecruitingAnalysis/transport/retry';
+import { transportSettings } from '../../nodes/RecruitingAnalysis/transport';
 import { PDF_MIME, makePdf } from '../fixtures/resumes';
 import {
 	everything,

@@ -111,13 +111,13 @@ describe('names in comments', () => {
 		const file = join(NODE_FOLDER, 'engine', 'example.ts');
 		const source = [
 			'// The key goes only to its origin (transport/attempt.ts), see run.ts runNode and batch.ts.',
-			'// Read from gone/missing.ts, as request.ts noSuchFunction and errors.ts buildMessage do.',
+			'// Read from gone/missing.ts, as binary.ts noSuchFunction and errors.ts buildMessage do.',
 			"const path = 'also/missing.ts'; // n8n-core requests-response.ts, whose header writes holds it",
 			'/** engine/run.ts reads the CHANGELOG.md. */',
 		].join('\n');
 		expect(wrongNames(file, source, repository)).toEqual([
 			'nodes/RecruitingAnalysis/engine/example.ts:2 names gone/missing.ts, which is not in the repository',
-			'nodes/RecruitingAnalysis/engine/example.ts:2 names request.ts noSuchFunction, which is not in request.ts',
+			'nodes/RecruitingAnalysis/engine/example.ts:2 names binary.ts noSuchFunction, which is not in binary.ts',
 			'nodes/RecruitingAnalysis/engine/example.ts:2 names errors.ts buildMessage, which is not in errors.ts',
 		]);
 	});

@@ -21,8 +21,8 @@ import {
 	concurrencyOption,
 	quoteFields,
 	waitForCompletionOptions,
+	ACTION_NODE_VERSION,
 } from '../../nodes/RecruitingAnalysis/actions/common/descriptions';
-import { ACTION_NODE_VERSION } from '../../nodes/RecruitingAnalysis/actions/common/locators';
 import {
 	BATCH_CHUNK_SIZE,
 	CAPACITY_WAIT_SECONDS,
@@ -30,10 +30,7 @@ import {
 import { OPENAPI_FILE } from '../helpers/contract';
 import { RecruitingAnalysis } from '../../nodes/RecruitingAnalysis/RecruitingAnalysis.node';
 import { RecruitingAnalysisFeedTrigger } from '../../nodes/RecruitingAnalysis/RecruitingAnalysisFeedTrigger.node';
-import {
-	MAX_BATCH_ITEMS,
-	MAX_FILE_SIZE_BYTES,
-} from '../../nodes/RecruitingAnalysis/validation/rules';
+import { MAX_BATCH_ITEMS, MAX_FILE_SIZE_BYTES } from '../../nodes/RecruitingAnalysis/validation';
 import { DEFAULT_DEDUPE_CAPACITY } from '../../nodes/RecruitingAnalysis/webhook/dedupe';
 import {
 	DERIVED_KEY_PREFIX,

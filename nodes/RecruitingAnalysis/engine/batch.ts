@@ -1,10 +1,8 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import type { ZodType, ZodTypeDef } from 'zod';
 
-import { apiPath, REASON_HINTS } from '../transport';
-import { api } from '../transport/api';
-import { outcomeOf } from '../transport/conditions';
-import { poll } from '../transport/poll';
+import { apiPath, api, outcomeOf, poll } from '../transport';
+import { REASON_HINTS } from '../transport/errors';
 import { validateBatch } from '../validation';
 import { existsCondition, isNothingToRecover } from '../writes/recover';
 import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';

@@ -2,9 +2,7 @@
 // run that learned the active-analysis limit holds its next starts until one of its own analyses (ReportWaiter) ends.
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../transport';
-import { api } from '../transport/api';
-import { hasApiCondition, outcomeOf } from '../transport/conditions';
+import { apiPath, api, hasApiCondition, outcomeOf } from '../transport';
 import { growingDelayMs } from '../transport/retry';
 import { pageBudget, type ReportPages } from './reportPages';
 

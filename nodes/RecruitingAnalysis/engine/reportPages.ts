@@ -1,7 +1,7 @@
 // A list page answers for up to 100 reports; a report the pages miss is read alone, for a single read's exact error.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { listPages } from '../transport/pages';
+import { listPages } from '../transport';
 
 export const REPORT_PAGE_LIMIT = 100;
 

@@ -1,3 +1,5 @@
+import type { INodeProperties } from 'n8n-workflow';
+
 // Unknown future types are still accepted where all types are chosen (spec, Versioning 5).
 export const EVENT_TYPES = [
 	'report.completed',
@@ -45,11 +47,31 @@ export function eventTypeName(type: string): string {
 }
 
 // Sorted by name, as n8n's lint rules expect.
-export const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
+const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
 	name: eventTypeName(value),
 	value,
 	description: DESCRIPTIONS[value],
 })).sort((a, b) => a.name.localeCompare(b.name));
+
+// Both triggers' Events: "*" passes types the API adds later too.
+export function eventsField(description: string): INodeProperties {
+	return {
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		default: ['*'],
+		description,
+		options: [
+			{
+				name: 'All Events (Including Future Types)',
+				value: '*',
+				description: 'Every event, including types this node does not know yet',
+			},
+			...EVENT_TYPE_OPTIONS,
+		],
+	};
+}
 
 export function isKnownEventType(type: string): type is EventType {
 	return (EVENT_TYPES as readonly string[]).includes(type);

@@ -1,7 +1,8 @@
 // A failed read is attached, not thrown: the event was received and must not be lost.
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { apiPath, apiRequest, type ApiContext } from '../transport';
+import { apiPath, apiRequest } from '../transport';
+import { type ApiContext } from '../transport/attempt';
 import { checkAttempt, resourceRequestFor, type EventEnvelope } from './resource';
 
 export const fetchResourceField: INodeProperties = {

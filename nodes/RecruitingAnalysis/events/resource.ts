@@ -39,24 +39,16 @@ export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null
 	const interviewId = str(data.interviewId);
 
 	if (type === 'report.deleted' || type === 'webhook.test') return null;
-	if (type === 'report.result_ready' && reportId) {
-		return { kind: 'reportResult', template: '/api/v1/reports/{}/result', ids: [reportId] };
-	}
-	if (type.startsWith('report.') && reportId) {
-		return { kind: 'reportStatus', template: '/api/v1/reports/{}/status', ids: [reportId] };
-	}
-	if (type === 'interview.result_ready' && interviewId) {
+	const family = (['report', 'interview'] as const).find((f) => type.startsWith(`${f}.`));
+	const id = family === 'report' ? reportId : family === 'interview' ? interviewId : undefined;
+	if (family && id) {
+		// result_ready: the published result; any other event of the family: its status.
+		const [read, kind] =
+			type === `${family}.result_ready` ? ['result', 'Result'] : ['status', 'Status'];
 		return {
-			kind: 'interviewResult',
-			template: '/api/v1/interviews/{}/result',
-			ids: [interviewId],
-		};
-	}
-	if (type.startsWith('interview.') && interviewId) {
-		return {
-			kind: 'interviewStatus',
-			template: '/api/v1/interviews/{}/status',
-			ids: [interviewId],
+			kind: `${family}${kind}` as ResourceKind,
+			template: `/api/v1/${family}s/{}/${read}`,
+			ids: [id],
 		};
 	}
 	if (type === 'batch.completed') {

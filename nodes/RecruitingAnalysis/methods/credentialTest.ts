@@ -66,12 +66,9 @@ async function probe(
 			why: cause?.code ?? cause?.message ?? (error as Error).message ?? 'network error',
 		};
 	}
-	let body: { error?: { code?: unknown; reason?: unknown } } = {};
-	try {
-		body = (await response.json()) as typeof body;
-	} catch {
-		body = {};
-	}
+	const body = (await response.json().catch(() => ({}))) as {
+		error?: { code?: unknown; reason?: unknown };
+	} | null;
 	const reason = body?.error?.reason;
 	if (response.status === 401) return { kind: 'invalidKey' };
 	if (response.status === 403)
@@ -118,7 +115,7 @@ export async function testApiCredential(
 	if (outcomes.some((o) => o.kind === 'invalidKey'))
 		return { status: 'Error', message: INVALID_KEY_MESSAGE };
 	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
-	if (notTheApi && notTheApi.kind === 'notTheApi') {
+	if (notTheApi) {
 		return {
 			status: 'Error',
 			message:
@@ -129,13 +126,16 @@ export async function testApiCredential(
 	if (outcomes.some((o) => o.kind === 'workspaceDisabled'))
 		return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
 
-	const granted = scopes.filter((_, i) => outcomes[i].kind === 'granted');
-	const missing = scopes.filter((_, i) => outcomes[i].kind === 'missing');
-	const unconfirmed = scopes.filter((_, i) => outcomes[i].kind === 'unconfirmed');
+	const scopesOf = (kind: ProbeOutcome['kind']) =>
+		scopes.filter((_, i) => outcomes[i].kind === kind);
+	const whyOf = (o: ProbeOutcome) => (o.kind === 'unconfirmed' ? o.why : '');
+	const [granted, missing, unconfirmed] = [
+		scopesOf('granted'),
+		scopesOf('missing'),
+		scopesOf('unconfirmed'),
+	];
 	if (granted.length === 0 && missing.length === 0) {
-		const why =
-			outcomes.map((o) => (o.kind === 'unconfirmed' ? o.why : '')).find((w) => w !== '') ??
-			'no answer';
+		const why = outcomes.map(whyOf).find((w) => w !== '') ?? 'no answer';
 		return { status: 'Error', message: `Could not reach the API at ${resolved.baseUrl} (${why}).` };
 	}
 
@@ -147,10 +147,7 @@ export async function testApiCredential(
 		);
 	}
 	if (unconfirmed.length > 0) {
-		const reasons = unconfirmed.map((scope) => {
-			const outcome = outcomes[scopes.indexOf(scope)];
-			return outcome.kind === 'unconfirmed' ? outcome.why : '';
-		});
+		const reasons = unconfirmed.map((scope) => whyOf(outcomes[scopes.indexOf(scope)]));
 		parts.push(
 			`Could not confirm (${[...new Set(reasons)].join(', ')}): ${listScopes(unconfirmed)}.`,
 		);

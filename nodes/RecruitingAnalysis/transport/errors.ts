@@ -129,7 +129,7 @@ export const GENERIC_CODES: Record<number, string> = {
 	504: 'GATEWAY_TIMEOUT',
 };
 
-function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
+export function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
 	if (!headers) return undefined;
 	const wanted = name.toLowerCase();
 	for (const [key, value] of Object.entries(headers)) {
@@ -140,8 +140,6 @@ function headerValue(headers: IDataObject | undefined, name: string): string | u
 	}
 	return undefined;
 }
-
-export { headerValue };
 
 export interface DescribeErrorInput {
 	status: number;
@@ -227,5 +225,3 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 		description: hints.join(' '),
 	};
 }
-
-export { redactSecrets } from './guard';

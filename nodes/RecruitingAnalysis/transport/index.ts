@@ -1,16 +1,500 @@
-export {
-	apiErrorInfo,
-	apiPath,
-	apiRequest,
-	CREDENTIAL_TYPE,
-	REQUEST_TIMEOUT_MS,
-	transportSettings,
-} from './request';
-export type { ApiContext, ApiErrorInfo, ApiRequestOptions } from './request';
-export { apiRequestAllItems, listPages, type ListPage, type PagesOptions } from './pages';
-export { pollUntil, pollDelayMs, type PollArgs } from './poll';
-export { DEFAULT_RETRY_POLICY } from './retry';
-export type { RetryPolicy } from './retry';
-export { binaryDigest, binaryHead, readBinaryFacts, type BinaryFacts } from './binary';
-export { describeApiError, REASON_HINTS } from './errors';
-export { keyEnvironmentProblem, resolveBaseUrl } from './environment';
+// Every call of the API: one request, a list page by page, a read until done, and the conditions of its errors.
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
+
+import { describeApiError, headerValue } from './errors';
+import type { ApiErrorParts } from './errors';
+import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
+import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
+import {
+	DEFAULT_RETRY_POLICY,
+	growingDelayMs,
+	isCancellation,
+	isRetryableStatus,
+	isSafeToRetry,
+	withRetries,
+	parseRetryAfter,
+} from './retry';
+import type { RetryPolicy } from './retry';
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ApiRequestOptions {
+	method: IHttpRequestMethods;
+	// Built with apiPath(), so that every id is URI-encoded.
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	// Makes a POST safe to retry.
+	idempotencyKey?: string;
+	itemIndex?: number;
+	expectEmpty?: boolean;
+	apiTime?: { dateMs?: number };
+}
+
+export interface ApiErrorInfo {
+	status: number;
+	code: string;
+	reason?: string;
+	requestId?: string;
+	retryAfterMs?: number;
+}
+
+export const transportSettings: {
+	retry: RetryPolicy;
+	random: () => number;
+	requestTimeoutMs: number;
+} = {
+	retry: { ...DEFAULT_RETRY_POLICY },
+	random: Math.random,
+	requestTimeoutMs: REQUEST_TIMEOUT_MS,
+};
+
+export function apiPath(template: string, ...ids: string[]): string {
+	let index = 0;
+	const path = template.replace(/\{\}/g, () => {
+		const id = ids[index++];
+		if (id === undefined)
+			throw new RangeError(`apiPath: no id for placeholder ${index} in ${template}`);
+		return encodeURIComponent(String(id));
+	});
+	if (index !== ids.length)
+		throw new RangeError(`apiPath: ${ids.length} ids for ${index} placeholders in ${template}`);
+	return path;
+}
+
+export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
+	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
+	return context?.apiError;
+}
+
+function cancelled(context: ApiContext): boolean {
+	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+	return (
+		typeof withSignal.getExecutionCancelSignal === 'function' &&
+		withSignal.getExecutionCancelSignal()?.aborted === true
+	);
+}
+
+function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
+	if (!qs) return undefined;
+	const out: IDataObject = {};
+	for (const [key, value] of Object.entries(qs)) {
+		if (value !== undefined && value !== null && value !== '') out[key] = value;
+	}
+	return out;
+}
+
+// n8n 1.x has no NodeApiError failure option and ignores it.
+type FailureCause =
+	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
+	| { cause: 'credential-invalid' };
+type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
+	failure?: FailureCause;
+};
+
+export function buildApiError(
+	context: ApiContext,
+	parts: ApiErrorParts,
+	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number; storage?: boolean },
+): NodeApiError {
+	const message = redactSecrets(parts.message, options.secrets ?? []);
+	const description = redactSecrets(parts.description, options.secrets ?? []);
+	let failure: FailureCause | undefined;
+	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
+	else if (parts.status === 503)
+		failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
+	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
+	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
+	const errorOptions: ApiErrorOptions = {
+		message,
+		description,
+		httpCode: parts.httpCode,
+		itemIndex: options.itemIndex,
+		failure,
+	};
+	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
+	const body = redactDeep(
+		parts.body,
+		(options.secrets ?? []).filter((s) => s.length > 3),
+	) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
+	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
+	error.message = message;
+	error.description = description;
+	const info: ApiErrorInfo = {
+		status: parts.status,
+		code: parts.code,
+		reason: parts.reason,
+		requestId: parts.requestId,
+		retryAfterMs: options.retryAfterMs,
+	};
+	error.context.apiError = info as unknown as IDataObject;
+	return error;
+}
+
+function networkFailure(
+	context: ApiContext,
+	args: {
+		code: string;
+		attempts: number;
+		method: string;
+		path: string;
+		safe: boolean;
+		idempotencyKey?: string;
+		itemIndex?: number;
+		baseUrl: string;
+	},
+): NodeApiError {
+	const { code, attempts, method, path, safe, idempotencyKey } = args;
+	const what = `${method} ${path.split('?')[0]}`;
+	let advice: string;
+	if (idempotencyKey) {
+		advice =
+			`The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
+			'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
+			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.';
+	} else if (safe) {
+		advice = 'This request has no side effects; run again when the API is reachable.';
+	} else {
+		advice =
+			'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+	}
+	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
+	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
+	const errorOptions: ApiErrorOptions = {
+		message,
+		description,
+		itemIndex: args.itemIndex,
+		failure: { cause: 'temporarily-unavailable' },
+	};
+	const error = new NodeApiError(
+		context.getNode(),
+		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
+		errorOptions,
+	);
+	error.message = message;
+	error.description = description;
+	error.context.apiError = {
+		status: 0,
+		code: 'NETWORK_ERROR',
+		reason: code,
+	} as unknown as IDataObject;
+	return error;
+}
+
+// The key goes only to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts scrubError).
+export async function apiRequest<T = IDataObject>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+): Promise<T> {
+	let secrets: string[] = [];
+	try {
+		const config = await resolveConfig.call(this, options.itemIndex);
+		secrets = [config.apiKey, config.apiKey.trim()];
+		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(
+			this,
+			options,
+			config,
+		);
+	} catch (error) {
+		throw scrubError(error, secrets);
+	}
+}
+
+async function sendApiRequest<T>(
+	this: ApiContext,
+	options: ApiRequestOptions,
+	config: ResolvedConfig,
+): Promise<T> {
+	const { method, path, itemIndex, idempotencyKey } = options;
+	const policy = transportSettings.retry;
+	const safe = isSafeToRetry(method, path, idempotencyKey);
+	const secrets = [config.apiKey, config.apiKey.trim()];
+	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			'Refused before sending: the Idempotency Key contains a line break or another control character',
+			{
+				itemIndex,
+				description:
+					'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
+			},
+		);
+	}
+	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+	const dotSegment = path
+		.split('?')[0]
+		.split('/')
+		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+	if (hasControlCharacter(path) || dotSegment) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
+			{
+				itemIndex,
+				description:
+					'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
+			},
+		);
+	}
+
+	const outcome = await withRetries<FullResponse>({
+		safe,
+		policy,
+		random: transportSettings.random,
+		beforeAttempt: () => {
+			if (cancelled(this))
+				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		},
+		send: async () => {
+			const headers: IDataObject = { Accept: 'application/json' };
+			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+			return await sendAttempt(this, {
+				credentialType: CREDENTIAL_TYPE,
+				credentials: config.credentials,
+				origin: config.origin,
+				method,
+				url: `${config.baseUrl}${path}`,
+				headers,
+				qs: cleanQuery(options.qs),
+				body: options.body,
+				timeoutMs: transportSettings.requestTimeoutMs,
+				itemIndex,
+			});
+		},
+	});
+	const attempt = outcome.attempts - 1;
+	const response = outcome.response;
+	if (!response) {
+		const error = outcome.error;
+		if (error && typeof error === 'object' && refusals.has(error)) throw error;
+		if (isCancellation(error) || cancelled(this)) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		}
+		const code = outcome.networkCode;
+		if (!code) {
+			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+			throw new NodeOperationError(
+				this.getNode(),
+				`Request to the Recruiting Analysis API failed: ${text}`,
+				{
+					itemIndex,
+					description: `${method} ${path.split('?')[0]} could not be sent.`,
+				},
+			);
+		}
+		throw networkFailure(this, {
+			code,
+			attempts: attempt + 1,
+			method,
+			path,
+			safe,
+			idempotencyKey,
+			itemIndex,
+			baseUrl: config.baseUrl,
+		});
+	}
+	const status = response.statusCode;
+	if (status >= 200 && status < 300) {
+		if (options.apiTime) {
+			const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+			options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
+		}
+		if (options.expectEmpty || status === 204) return undefined as T;
+		const body = response.body;
+		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+			return (body as { data: T }).data;
+		}
+		return body as T;
+	}
+
+	// A refused key is read again on the next request (the user may have replaced it in the credential).
+	if (status === 401) forgetConfig(this, itemIndex);
+	const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
+	const parts = describeApiError({
+		status,
+		body: response.body,
+		headers: response.headers,
+		retries: isRetryableStatus(status) && safe ? attempt : 0,
+		safeToRetry: safe,
+	});
+	throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
+}
+
+export async function api(
+	ctx: IExecuteFunctions,
+	options: ApiRequestOptions,
+): Promise<IDataObject> {
+	return (await apiRequest.call(ctx, options)) as IDataObject;
+}
+
+export async function apiAll(
+	ctx: IExecuteFunctions,
+	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
+): Promise<IDataObject[]> {
+	return (await apiRequestAllItems.call(ctx, options)) as IDataObject[];
+}
+
+// Never build or decode a cursor; a cursor seen twice stops the walk with an error instead of looping.
+export interface ListPage {
+	items: IDataObject[];
+	nextCursor?: string;
+	hasMore?: boolean;
+	data: IDataObject;
+}
+
+export interface PagesOptions extends ApiRequestOptions {
+	pageSize: number | (() => number);
+	cursor?: string;
+}
+
+const cursorOf = (data: IDataObject): string | undefined =>
+	typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
+
+export async function* listPages(
+	this: ApiContext,
+	options: PagesOptions,
+): AsyncGenerator<ListPage> {
+	const { pageSize, cursor: start, ...request } = options;
+	const seen = new Set<string>();
+	let cursor = start;
+	for (;;) {
+		const limit = typeof pageSize === 'function' ? pageSize() : pageSize;
+		const data = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(
+			this,
+			{
+				...request,
+				qs: { ...(request.qs ?? {}), limit, ...(cursor ? { cursor } : {}) },
+			},
+		);
+		const page: ListPage = {
+			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
+			nextCursor: cursorOf(data ?? {}),
+			hasMore: typeof data?.hasMore === 'boolean' ? data.hasMore : undefined,
+			data: data ?? {},
+		};
+		yield page;
+		if (page.nextCursor === undefined || page.hasMore === false) return;
+		if (seen.has(page.nextCursor)) {
+			throw new NodeOperationError(this.getNode(), 'The API returned the same page cursor twice', {
+				itemIndex: request.itemIndex,
+				description:
+					'Paging stopped to avoid an endless loop. Run again; if it repeats, report it.',
+			});
+		}
+		seen.add(page.nextCursor);
+		cursor = page.nextCursor;
+	}
+}
+
+export async function apiRequestAllItems<T = IDataObject>(
+	this: ApiContext,
+	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
+): Promise<T[]> {
+	const { returnAll, limit: wanted, ...request } = options;
+	const limit = returnAll ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(wanted ?? 50));
+	const items: T[] = [];
+	const pageSize = () => Math.min(100, limit - items.length);
+	for await (const page of listPages.call(this, { ...request, pageSize })) {
+		items.push(...(page.items as T[]));
+		if (items.length >= limit || page.items.length === 0) break;
+	}
+	return items.length > limit ? items.slice(0, limit) : items;
+}
+
+// A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
+export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
+export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
+
+export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
+	return growingDelayMs(read - 1, initialDelayMs, maxDelayMs);
+}
+
+export interface PollArgs<T> {
+	fetch: () => Promise<T>;
+	done: (value: T) => boolean;
+	timeoutSeconds: number;
+	initialDelayMs?: number;
+	maxDelayMs?: number;
+	firstReadDelayMs?: number;
+}
+
+export async function pollUntil<T>(
+	this: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
+	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
+	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
+	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
+	const first = Math.max(0, args.firstReadDelayMs ?? 0);
+	for (let read = 0; ; read++) {
+		const delay = read > 0 ? pollDelayMs(read, initial, cap) : first;
+		if (delay > 0) {
+			const remaining = deadline - Date.now();
+			await sleep(Math.max(0, Math.min(delay, remaining)));
+		}
+		const signal = this.getExecutionCancelSignal?.();
+		if (signal?.aborted) {
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled while waiting');
+		}
+		const value = await args.fetch();
+		if (args.done(value)) return { value, timedOut: false };
+		if (Date.now() >= deadline) return { value, timedOut: true };
+	}
+}
+
+// A generic function loses its type parameter through .call.
+export async function poll<T>(
+	ctx: IExecuteFunctions,
+	args: PollArgs<T>,
+): Promise<{ value: T; timedOut: boolean }> {
+	const typed = pollUntil<T>;
+	return await typed.call(ctx, args);
+}
+
+// The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.
+export function apiErrorConditions(error: unknown): string[] {
+	if (typeof error !== 'object' || error === null) return [];
+	const found = new Set<string>();
+	const info = apiErrorInfo(error);
+	if (info?.reason) found.add(info.reason);
+	if (info?.code) found.add(info.code);
+	const visit = (value: unknown, depth: number): void => {
+		if (depth > 4 || typeof value !== 'object' || value === null) return;
+		const record = value as Record<string, unknown>;
+		for (const key of ['reason', 'code']) {
+			if (typeof record[key] === 'string') found.add(record[key] as string);
+		}
+		for (const key of ['context', 'cause', 'error', 'errorResponse', 'body']) {
+			if (key in record) visit(record[key], depth + 1);
+		}
+	};
+	visit(error, 0);
+	return [...found];
+}
+
+export function hasApiCondition(error: unknown, condition: string): boolean {
+	return apiErrorConditions(error).includes(condition);
+}
+
+export async function onApiCondition<T>(
+	condition: string,
+	first: () => Promise<T>,
+	recover: (error: unknown) => Promise<T>,
+): Promise<T> {
+	const outcome = await outcomeOf(first);
+	if (outcome.ok) return outcome.value;
+	if (!hasApiCondition(outcome.error, condition)) throw outcome.error;
+	return await recover(outcome.error);
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export async function outcomeOf<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+	return await run().then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error }),
+	);
+}

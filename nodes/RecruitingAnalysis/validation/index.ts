@@ -1,161 +1,549 @@
+// The spec's input rules as zod schemas, and the one check that turns a broken rule into an error naming the field.
+import { NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+import { z } from 'zod';
 import type { ZodType, ZodTypeDef } from 'zod';
 
-import { check, type ValidationContext } from './failures';
-import {
-	createdRangeSchema,
-	cursorSchema,
-	emailSchema,
-	eventTypeSchema,
+import { EVENT_TYPES } from '../events/eventTypes';
+
+export const PDF_MIME_TYPE = 'application/pdf';
+export const DOCX_MIME_TYPE =
+	'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const RESUME_MIME_TYPES = [PDF_MIME_TYPE, DOCX_MIME_TYPE] as const;
+export type ResumeMimeType = (typeof RESUME_MIME_TYPES)[number];
+
+export const MAX_FILE_SIZE_BYTES = 10_485_760;
+export const MAX_FILE_NAME_LENGTH = 200;
+export const MAX_ID_LENGTH = 100;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
+export const MAX_CURSOR_LENGTH = 2048;
+export const MAX_PAGE_SIZE = 100;
+export const FINGERPRINT_PATTERN = /^[a-f0-9]{64}$/;
+export const REVISION_PATTERN = /^[A-Fa-f0-9]{64}$/;
+export const EXTERNAL_REFERENCE_SOURCE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH = 64;
+export const MAX_EXTERNAL_REFERENCE_ID_LENGTH = 128;
+export const MIN_BATCH_ITEMS = 1;
+export const MAX_BATCH_ITEMS = 20;
+export const MAX_BATCH_BODY_BYTES = 256 * 1024;
+export const SUPPORTED_SCHEMA_VERSION = '1';
+
+export { EVENT_TYPES };
+
+export const INTERVIEW_LIFECYCLES = [
+	'invited',
+	'in_progress',
+	'completed',
+	'expired',
+	'superseded',
+] as const;
+
+export const FIELD_LABELS: Record<string, string> = {
+	fileName: 'File Name',
+	fileSize: 'File Size',
+	mimeType: 'MIME Type',
+	candidateEmail: 'Candidate Email',
+	sendEmail: 'Send Email',
+	reportId: 'Report ID',
+	interviewId: 'Interview ID',
+	jobDescriptionId: 'Job Description ID',
+	batchId: 'Batch ID',
+	id: 'ID',
+	idempotencyKey: 'Idempotency Key',
+	cursor: 'Cursor',
+	limit: 'Limit',
+	quoteFingerprint: 'Quote Fingerprint',
+	fingerprint: 'Quote Fingerprint',
+	externalReference: 'External Reference',
+	externalReferenceSource: 'External Reference Source',
+	externalReferenceId: 'External Reference ID',
+	source: 'External Reference Source',
+	createdAfter: 'Created After',
+	createdBefore: 'Created Before',
+	items: 'Items',
+	itemKey: 'Item Key',
+	jobDescription: 'Job Description',
+	text: 'Job Description Text',
+	expectedRevision: 'Expected Revision',
+	kind: 'Job Description Source',
+	schemaVersion: 'Schema Version',
+	type: 'Event Type',
+	lifecycle: 'Lifecycle',
+	include: 'Include',
+};
+
+// eslint-friendly control character test without a regex literal holding control characters.
+function hasControlCharacter(value: string): boolean {
+	for (let i = 0; i < value.length; i++) {
+		const c = value.charCodeAt(i);
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+	}
+	return false;
+}
+
+export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
+	const lower = fileName.toLowerCase();
+	if (lower.endsWith('.pdf')) return '.pdf';
+	if (lower.endsWith('.docx')) return '.docx';
+	return undefined;
+}
+
+export const requiredString = (rule: string) =>
+	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
+
+// Code points, as the spec counts them: an emoji is one.
+export const characterCount = (value: string): number => [...value].length;
+
+// zod's own .min/.max would count UTF-16 units.
+export const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+	schema
+		.refine(
+			(v) => characterCount(v) >= min,
+			min === 1 ? 'must not be empty' : `must be at least ${min} characters`,
+		)
+		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
+
+export const fileNameSchema = charactersBetween(
+	requiredString('1 to 200 characters'),
+	1,
+	MAX_FILE_NAME_LENGTH,
+)
+	.refine(
+		(v) => !v.includes('/') && !v.includes('\\'),
+		'must not contain / or \\ (a path is not a file name)',
+	)
+	.refine((v) => !hasControlCharacter(v), 'must not contain control characters')
+	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
+
+export const fileSizeSchema = z
+	.number({ required_error: 'is required', invalid_type_error: 'must be a number of bytes' })
+	.int('must be a whole number of bytes')
+	.min(1, 'must be at least 1 byte (the file is empty)')
+	.max(MAX_FILE_SIZE_BYTES, `must be at most ${MAX_FILE_SIZE_BYTES} bytes (10 MiB)`);
+
+export const mimeTypeSchema = z.enum(RESUME_MIME_TYPES, {
+	errorMap: () => ({ message: `must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}` }),
+});
+
+export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
+	'.pdf': PDF_MIME_TYPE,
+	'.docx': DOCX_MIME_TYPE,
+};
+
+export function mimeAgreesWithExtension(
+	file: { fileName: string; mimeType: string },
+	ctx: z.RefinementCtx,
+): void {
+	const ext = extensionOf(file.fileName);
+	if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
+		ctx.addIssue({
+			code: z.ZodIssueCode.custom,
+			path: ['mimeType'],
+			message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
+		});
+	}
+}
+
+export const resumeFileSchema = z
+	.object({ fileName: fileNameSchema, fileSize: fileSizeSchema, mimeType: mimeTypeSchema })
+	.superRefine(mimeAgreesWithExtension);
+export type ResumeFile = z.infer<typeof resumeFileSchema>;
+
+export const EMAIL_PATTERN =
+	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
+	.refine((v) => !v.startsWith('.'), 'must not start with a dot')
+	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
+	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
+
+// An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH)
+	.refine(
+		(v) => !hasControlCharacter(v),
+		'must not contain line breaks or other control characters',
+	)
+	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
+	.refine(
+		(v) => !v.includes('/') && !v.includes('\\'),
+		'must not contain / or \\ (an ID is one path segment)',
+	);
+
+export const idempotencyKeySchema = charactersBetween(
+	requiredString('1 to 128 characters'),
+	1,
+	MAX_IDEMPOTENCY_KEY_LENGTH,
+).refine((v) => IDEMPOTENCY_KEY_PATTERN.test(v), 'may only contain letters, digits and . _ : -');
+
+export const cursorSchema = charactersBetween(
+	requiredString('1 to 2048 characters'),
+	1,
+	MAX_CURSOR_LENGTH,
+);
+
+export const limitSchema = z
+	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
+	.int('must be a whole number')
+	.min(1, 'must be at least 1')
+	.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
+
+export const fingerprintSchema = requiredString('64 lowercase hexadecimal characters').regex(
+	FINGERPRINT_PATTERN,
+	'must be 64 lowercase hexadecimal characters (copy it unchanged from the quote)',
+);
+
+export const revisionSchema = requiredString('64 hexadecimal characters').regex(
+	REVISION_PATTERN,
+	'must be 64 hexadecimal characters (the job description revision)',
+);
+
+export const externalReferenceSourceSchema = charactersBetween(
+	requiredString('a source slug'),
+	1,
+	MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH,
+).refine(
+	(v) => EXTERNAL_REFERENCE_SOURCE_PATTERN.test(v),
+	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
+);
+
+export const externalReferenceIdSchema = charactersBetween(
+	requiredString('1 to 128 characters'),
+	1,
+	MAX_EXTERNAL_REFERENCE_ID_LENGTH,
+).refine(
+	(v) => !hasControlCharacter(v),
+	'must not contain line breaks or other control characters',
+);
+
+export const externalReferenceSchema = z.object({
+	source: externalReferenceSourceSchema,
+	id: externalReferenceIdSchema,
+});
+export type ExternalReference = z.infer<typeof externalReferenceSchema>;
+
+export const externalReferenceFilterSchema = z
+	.object({
+		externalReferenceSource: externalReferenceSourceSchema.optional(),
+		externalReferenceId: externalReferenceIdSchema.optional(),
+	})
+	.superRefine((v, ctx) => {
+		const hasSource = v.externalReferenceSource !== undefined;
+		const hasId = v.externalReferenceId !== undefined;
+		if (hasSource !== hasId) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: [hasSource ? 'externalReferenceId' : 'externalReferenceSource'],
+				message: 'must be set together with the other external reference field (both or neither)',
+			});
+		}
+	});
+
+export const ISO_DATE_TIME_PATTERN =
+	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+export const dateTimeSchema = requiredString('an ISO 8601 date-time')
+	.regex(
+		ISO_DATE_TIME_PATTERN,
+		'must be an ISO 8601 date-time with a timezone, e.g. 2026-01-31T09:00:00Z',
+	)
+	.refine((v) => !Number.isNaN(Date.parse(v)), 'must be a real calendar date-time');
+
+export const createdRangeSchema = z
+	.object({ createdAfter: dateTimeSchema.optional(), createdBefore: dateTimeSchema.optional() })
+	.superRefine((v, ctx) => {
+		if (
+			v.createdAfter &&
+			v.createdBefore &&
+			Date.parse(v.createdBefore) <= Date.parse(v.createdAfter)
+		) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: ['createdBefore'],
+				message: 'must be later than Created After',
+			});
+		}
+	});
+
+export const schemaVersionSchema = z.literal(SUPPORTED_SCHEMA_VERSION, {
+	errorMap: () => ({ message: 'must be "1" (the only supported result schema version)' }),
+});
+
+export const eventTypeSchema = z.enum(EVENT_TYPES, {
+	errorMap: () => ({ message: `must be one of the event types: ${EVENT_TYPES.join(', ')}` }),
+});
+
+export const interviewLifecycleSchema = z.enum(INTERVIEW_LIFECYCLES, {
+	errorMap: () => ({ message: `must be one of ${INTERVIEW_LIFECYCLES.join(', ')}` }),
+});
+
+export const sendEmailSchema = z.boolean({ invalid_type_error: 'must be true or false' });
+
+export const jobDescriptionInputSchema = z.discriminatedUnion(
+	'kind',
+	[
+		z.object({
+			kind: z.literal('text'),
+			text: requiredString('the job description text')
+				.trim()
+				.min(1, 'must not be empty (paste the job description or choose a saved job)'),
+		}),
+		z.object({
+			kind: z.literal('existing'),
+			id: idSchema,
+			expectedRevision: revisionSchema.optional(),
+		}),
+	],
+	{ errorMap: () => ({ message: 'must be inline text or a saved job' }) },
+);
+export type JobDescriptionInput = z.infer<typeof jobDescriptionInputSchema>;
+
+export const uploadInputSchema = z
+	.object({
+		fileName: fileNameSchema,
+		fileSize: fileSizeSchema,
+		mimeType: mimeTypeSchema,
+		externalReference: externalReferenceSchema.optional(),
+		jobDescription: jobDescriptionInputSchema,
+	})
+	.superRefine(mimeAgreesWithExtension);
+export type UploadInput = z.infer<typeof uploadInputSchema>;
+
+export const interviewInputSchema = z.object({
+	reportId: idSchema,
+	candidateEmail: emailSchema,
+	sendEmail: sendEmailSchema.optional(),
+});
+
+export const interviewInviteSchema = interviewInputSchema.extend({
+	quoteFingerprint: fingerprintSchema,
+});
+
+export const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
+
+function uniqueItemKeys(items: Array<{ itemKey: string }>, ctx: z.RefinementCtx): void {
+	const seen = new Map<string, number>();
+	items.forEach((item, index) => {
+		const first = seen.get(item.itemKey);
+		if (first !== undefined) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: ['items', index, 'itemKey'],
+				message: `must be unique within the batch ("${item.itemKey}" is also used by entry ${first + 1})`,
+			});
+		} else {
+			seen.set(item.itemKey, index);
+		}
+	});
+}
+
+export function jsonByteLength(value: unknown): number {
+	return new TextEncoder().encode(JSON.stringify(value)).length;
+}
+
+export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
+	input: I,
+	extra: z.ZodRawShape = {},
+) {
+	return z
+		.object({
+			...extra,
+			items: z
+				.array(z.object({ itemKey: itemKeySchema, input }), {
+					required_error: 'is required',
+					invalid_type_error: 'must be a list',
+				})
+				.min(MIN_BATCH_ITEMS, `must hold at least ${MIN_BATCH_ITEMS} entry`)
+				.max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} entries per batch`),
+		})
+		.superRefine((body, ctx) => {
+			uniqueItemKeys(body.items as Array<{ itemKey: string }>, ctx);
+			const bytes = jsonByteLength(body);
+			if (bytes > MAX_BATCH_BODY_BYTES) {
+				ctx.addIssue({
+					code: z.ZodIssueCode.custom,
+					path: ['items'],
+					message: `must serialise to at most ${MAX_BATCH_BODY_BYTES} bytes (256 KiB) of JSON; this batch is ${bytes} bytes`,
+				});
+			}
+		});
+}
+
+export const uploadBatchSchema = batchSchema(
+	z
+		.object({
+			fileName: fileNameSchema,
+			fileSize: fileSizeSchema,
+			mimeType: mimeTypeSchema,
+			externalReference: externalReferenceSchema.optional(),
+			jobDescription: jobDescriptionInputSchema.optional(),
+		})
+		.superRefine(mimeAgreesWithExtension),
+	{ jobDescription: jobDescriptionInputSchema.optional() },
+).superRefine((body, ctx) => {
+	const batchJob = (body as { jobDescription?: unknown }).jobDescription;
+	(body.items as Array<{ input: { jobDescription?: unknown } }>).forEach((item, index) => {
+		if (batchJob === undefined && item.input.jobDescription === undefined) {
+			ctx.addIssue({
+				code: z.ZodIssueCode.custom,
+				path: ['items', index, 'input', 'jobDescription'],
+				message: 'is required when the batch has no job description',
+			});
+		}
+	});
+});
+
+export const analysisBatchQuoteSchema = batchSchema(z.object({ reportId: idSchema }));
+export const analysisBatchSchema = batchSchema(
+	z.object({ reportId: idSchema, quoteFingerprint: fingerprintSchema }),
+);
+const interviewBatchEntrySchema = z.object({
+	reportId: idSchema,
+	candidateEmail: emailSchema,
+	sendEmail: z.literal(true, {
+		errorMap: () => ({ message: 'must be true (batches only send email)' }),
+	}),
+});
+export const interviewBatchQuoteSchema = batchSchema(interviewBatchEntrySchema);
+export const interviewBatchSchema = batchSchema(
+	interviewBatchEntrySchema.extend({ quoteFingerprint: fingerprintSchema }),
+);
+
+export type ValidationContext =
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+
+export function formatPath(path: Array<string | number>): string {
+	let out = '';
+	for (const segment of path) {
+		if (typeof segment === 'number') out += `[${segment}]`;
+		else out += out ? `.${segment}` : segment;
+	}
+	return out;
+}
+
+export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
+	const named = path.filter((s): s is string => typeof s === 'string');
+	const last = named[named.length - 1];
+	let label = last !== undefined ? (FIELD_LABELS[last] ?? last) : (fieldLabel ?? 'Value');
+	if (last === undefined && fieldLabel) label = fieldLabel;
+	const firstIndex = path.find((s): s is number => typeof s === 'number');
+	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
+	return label;
+}
+
+export interface ValidationFailure {
+	label: string;
+	rule: string;
+	path: string;
+}
+
+export function firstFailure<T>(
+	schema: ZodType<T, ZodTypeDef, unknown>,
+	value: unknown,
+	fieldLabel?: string,
+): ValidationFailure | undefined {
+	const result = schema.safeParse(value);
+	if (result.success) return undefined;
+	const issue = result.error.issues[0];
+	return {
+		label: labelForPath(issue.path, fieldLabel),
+		rule: issue.message,
+		path: formatPath(issue.path),
+	};
+}
+
+export function validateInput<T>(
+	this: ValidationContext,
+	schema: ZodType<T, ZodTypeDef, unknown>,
+	value: unknown,
+	itemIndex: number,
+	fieldLabel?: string,
+): T {
+	return check(this, schema, value, itemIndex, fieldLabel);
+}
+
+export function check<T>(
+	context: ValidationContext,
+	schema: ZodType<T, ZodTypeDef, unknown>,
+	value: unknown,
+	itemIndex: number,
+	fieldLabel?: string,
+): T {
+	const result = schema.safeParse(value);
+	if (result.success) return result.data;
+	const issues = result.error.issues;
+	const first = issues[0];
+	const label = labelForPath(first.path, fieldLabel);
+	const others = issues
+		.slice(1, 5)
+		.map((i) => `"${labelForPath(i.path, fieldLabel)}" ${i.message}`)
+		.join('; ');
+	const description =
+		`Change "${label}" so that it ${describeRule(first.message)}, then run the node again. ` +
+		'Nothing was sent to the Recruiting Analysis API.' +
+		(others ? ` Other problems on this item: ${others}.` : '');
+	throw new NodeOperationError(context.getNode(), `"${label}" ${first.message}`, {
+		itemIndex,
+		description,
+	});
+}
+
+function describeRule(rule: string): string {
+	// The rule is kept verbatim: rephrased, 'must end in' reads awkwardly.
+	return `meets the rule: ${rule}`;
+}
+
+function namedCheck<T>(
+	schema: ZodType<T, ZodTypeDef, unknown>,
+	defaultLabel?: string,
+	tidy: (value: unknown) => unknown = (value) => value,
+) {
+	return function (
+		this: ValidationContext,
+		value: unknown,
+		itemIndex: number,
+		label = defaultLabel,
+	): T {
+		return check(this, schema, tidy(value), itemIndex, label);
+	};
+}
+
+const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
+// An empty field of n8n's UI means "not set".
+const unsetWhenEmpty =
+	(...fields: string[]) =>
+	(value: unknown) =>
+		Object.fromEntries(fields.map((field) => [field, (value as IDataObject)[field] || undefined]));
+
+export const validateEmail = namedCheck(emailSchema, 'Candidate Email');
+export const validateId = namedCheck(idSchema, 'ID', trimmed);
+export const validateIdempotencyKey = namedCheck(idempotencyKeySchema, 'Idempotency Key');
+export const validateFingerprint = namedCheck(fingerprintSchema, 'Quote Fingerprint', trimmed);
+export const validateLimit = namedCheck(limitSchema, 'Limit');
+export const validateCursor = namedCheck(cursorSchema, 'Cursor');
+export const validateSchemaVersion = namedCheck(schemaVersionSchema, 'Schema Version', (value) =>
+	value === undefined || value === '' ? '1' : String(value),
+);
+export const validateExternalReferenceFilter = namedCheck(
 	externalReferenceFilterSchema,
-	externalReferenceSchema,
-	fingerprintSchema,
-	idempotencyKeySchema,
-	idSchema,
-	limitSchema,
-	schemaVersionSchema,
-	type ExternalReference,
-} from './rules';
-import {
-	jobDescriptionInputSchema,
-	uploadInputSchema,
-	type JobDescriptionInput,
-	type UploadInput,
-} from './bodies';
-
-export * from './rules';
-export * from './bodies';
-export * from './failures';
-
-export function validateEmail(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Candidate Email',
-): string {
-	return check(this, emailSchema, value, itemIndex, label);
-}
-
-export function validateId(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'ID',
-): string {
-	return check(this, idSchema, typeof value === 'string' ? value.trim() : value, itemIndex, label);
-}
-
-export function validateIdempotencyKey(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Idempotency Key',
-): string {
-	return check(this, idempotencyKeySchema, value, itemIndex, label);
-}
-
-export function validateFingerprint(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Quote Fingerprint',
-): string {
-	return check(
-		this,
-		fingerprintSchema,
-		typeof value === 'string' ? value.trim() : value,
-		itemIndex,
-		label,
-	);
-}
-
-export function validateLimit(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Limit',
-): number {
-	return check(this, limitSchema, value, itemIndex, label);
-}
-
-export function validateCursor(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Cursor',
-): string {
-	return check(this, cursorSchema, value, itemIndex, label);
-}
-
-export function validateSchemaVersion(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-	label = 'Schema Version',
-): '1' {
-	return check(
-		this,
-		schemaVersionSchema,
-		value === undefined || value === '' ? '1' : String(value),
-		itemIndex,
-		label,
-	);
-}
-
-export function validateExternalReference(
-	this: ValidationContext,
-	value: { source?: string; id?: string },
-	itemIndex: number,
-): ExternalReference {
-	return check(this, externalReferenceSchema, value, itemIndex);
-}
-
-export function validateExternalReferenceFilter(
-	this: ValidationContext,
-	value: { externalReferenceSource?: string; externalReferenceId?: string },
-	itemIndex: number,
-): { externalReferenceSource?: string; externalReferenceId?: string } {
-	const cleaned = {
-		externalReferenceSource: value.externalReferenceSource || undefined,
-		externalReferenceId: value.externalReferenceId || undefined,
-	};
-	return check(this, externalReferenceFilterSchema, cleaned, itemIndex);
-}
-
-export function validateCreatedRange(
-	this: ValidationContext,
-	value: { createdAfter?: string; createdBefore?: string },
-	itemIndex: number,
-): { createdAfter?: string; createdBefore?: string } {
-	const cleaned = {
-		createdAfter: value.createdAfter || undefined,
-		createdBefore: value.createdBefore || undefined,
-	};
-	return check(this, createdRangeSchema, cleaned, itemIndex);
-}
-
-export function validateJobDescriptionInput(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): JobDescriptionInput {
-	return check(this, jobDescriptionInputSchema, value, itemIndex);
-}
-
-export function validateUploadInput(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): UploadInput {
-	return check(this, uploadInputSchema, value, itemIndex);
-}
-
-export function validateEventType(
-	this: ValidationContext,
-	value: unknown,
-	itemIndex: number,
-): string {
-	return check(this, eventTypeSchema, value, itemIndex, 'Event Type');
-}
+	undefined,
+	unsetWhenEmpty('externalReferenceSource', 'externalReferenceId'),
+);
+export const validateCreatedRange = namedCheck(
+	createdRangeSchema,
+	undefined,
+	unsetWhenEmpty('createdAfter', 'createdBefore'),
+);
+export const validateJobDescriptionInput = namedCheck(jobDescriptionInputSchema);
+export const validateUploadInput = namedCheck(uploadInputSchema);
+export const validateEventType = namedCheck(eventTypeSchema, 'Event Type');
 
 export function validateBatch<T>(
 	this: ValidationContext,

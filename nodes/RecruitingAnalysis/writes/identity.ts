@@ -2,12 +2,12 @@
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest } from '../transport';
+import { binaryDigest } from '../transport/binary';
 import type { JobDescriptionInput, UploadInput } from '../validation';
 import {
 	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
 	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
-} from '../validation/rules';
+} from '../validation';
 import { optionString, optionsParam, stringParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';
 import type { WriteRun } from './spending';
@@ -157,7 +157,7 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 	];
 }
 
-// Upload keys keep the name, so receipts made by earlier versions still answer; contentIdentity decides sameness.
+// The upload's key names the file as given; contentIdentity (its file reference) decides sameness.
 export function uploadIdentity(
 	input: UploadInput | IDataObject,
 	fileDigest: string | null,
@@ -193,17 +193,6 @@ export function fileReference(
 	return {
 		source: FILE_REFERENCE_SOURCE,
 		id: textDigest(JSON.stringify(['recruiting-analysis/file/v2', content, attemptLabel ?? ''])),
-	};
-}
-
-// Only read back: a re-run after the upgrade finds an upload's receipt under its first reference.
-export function legacyFileReference(
-	identity: readonly unknown[],
-	attemptLabel?: string,
-): { source: string; id: string } {
-	return {
-		source: FILE_REFERENCE_SOURCE,
-		id: textDigest(JSON.stringify(['recruiting-analysis/file/v1', identity, attemptLabel ?? ''])),
 	};
 }
 

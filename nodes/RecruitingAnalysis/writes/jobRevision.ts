@@ -1,9 +1,7 @@
 // A re-run that gets an existing report back analysed the job as it was then: the item says so, not a silent merge.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../transport';
-import { api } from '../transport/api';
-import { outcomeOf } from '../transport/conditions';
+import { apiPath, api, outcomeOf } from '../transport';
 import type { WriteRun } from './spending';
 
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {

@@ -1,9 +1,7 @@
 // An answer that says the write exists is read back and output as a recovered success, never charged again.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../transport';
-import { api } from '../transport/api';
-import { apiErrorConditions, outcomeOf } from '../transport/conditions';
+import { apiPath, api, apiErrorConditions, outcomeOf } from '../transport';
 import { explainsRefusal, type WriteRun } from './spending';
 
 export const EXISTS_CONDITIONS = [

@@ -1,8 +1,7 @@
 // The spent total lives in the execution's flow context, so a Wait, a resume elsewhere and n8n's Retry keep it.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiErrorInfo } from '../transport';
-import { outcomeOf } from '../transport/conditions';
+import { apiErrorInfo, outcomeOf } from '../transport';
 
 export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
 

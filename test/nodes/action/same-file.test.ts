@@ -2,26 +2,14 @@
  * Recovery checks the file, and identity is the content, not the name (docs/idempotency.md, "What makes a file the
  * same"): a report is given back for an item only when it holds the item's file; a corrected file under the user's
  * External Reference ID fails before any charge, naming the report that holds the reference; the same bytes under
- * another name are one report, and the item says so; a report made before content identity (its file reference hashed
- * the name) is still found; a preparation that expired is renewed, and the node's own file reference does not stay
- * bound to the dead report. Through n8n's engine (n8n-core) against the sandbox over HTTP; every run a new execution.
+ * another name are one report, and the item says so; a preparation that expired is renewed, and the node's own file
+ * reference does not stay bound to the dead report. Through n8n's engine (n8n-core) against the sandbox over HTTP;
+ * every run a new execution.
  */
-import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	startTestSandbox,
-	uploadFile,
-	useTestSandbox,
-	type TestSandbox,
-} from '../../helpers/sandbox';
+import { startTestSandbox, useTestSandbox, type TestSandbox } from '../../helpers/sandbox';
 import type { InputItem } from '../../helpers/n8n-engine';
-import { PDF_MIME } from '../../fixtures/resumes';
-import {
-	idempotencyKeyOf,
-	legacyFileReference,
-	uploadIdentity,
-} from '../../../nodes/RecruitingAnalysis/writes/identity';
 import {
 	analyzeParams,
 	apiCall,
@@ -212,37 +200,6 @@ describe('identity is the content, not the name', () => {
 		expect(third.sameFileAsBefore).toBe(true);
 		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
 	});
-
-	it('a report made before content identity (its upload key and file reference hashed the name) is found on a re-run after the upgrade: no second report or charge', async () => {
-		const ws = await newWorkspace(sandbox.baseUrl);
-		const file = pdfItem({ candidate: 'Made Before' }, 'before.pdf');
-		const bytes = file.binary?.data.data as unknown as Buffer;
-		// What the previous version sent for this item: the same key derivation, the file reference of its time.
-		const input = {
-			fileName: 'before.pdf',
-			fileSize: bytes.length,
-			mimeType: PDF_MIME,
-			jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
-		};
-		const identity = uploadIdentity(input, createHash('sha256').update(bytes).digest('hex'));
-		const prepared = await apiCall(
-			ws,
-			'POST',
-			'/api/v1/uploads',
-			{ ...input, externalReference: legacyFileReference(identity) },
-			{ 'idempotency-key': idempotencyKeyOf({ write: 'upload', identity }) },
-		);
-		expect(prepared.status).toBe(201);
-		const made = (prepared.body as IDataObject).data as IDataObject;
-		const target = made.upload as IDataObject;
-		expect((await uploadFile(sandbox, String(target.url), bytes, PDF_MIME)).status).toBe(200);
-		const [analysed] = jsonOf(await runNode(ws, waited(ws), [file], execution()));
-		expect(reportOf(analysed)).toBe(made.reportId);
-		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
-		const [again] = jsonOf(await runNode(ws, waited(ws), [file], execution()));
-		expect(reportOf(again)).toBe(made.reportId);
-		expect(await charged(ws)).toEqual({ reports: 1, attempts: 1 });
-	});
 });
 
 describe('an expired preparation is renewed, and the file reference follows it', () => {
@@ -261,45 +218,6 @@ describe('an expired preparation is renewed, and the file reference follows it',
 			expect((await own.control.forgetReceipts(ws.workspaceId)).kept).toBe(0);
 			const [again] = jsonOf(await runNode(ws, waited(ws), [file], execution()));
 			expect(reportOf(again)).toBe(reportOf(analysed));
-			expect(await charged(ws)).toEqual({ reports: 2, attempts: 1 });
-		} finally {
-			await own.close();
-		}
-	});
-
-	it('a preparation and its renewal made before content identity (file references that hashed the name): a re-run after the upgrade reaches that renewal, no third report', async () => {
-		const own = await startTestSandbox();
-		try {
-			const ws = await newWorkspace(own.baseUrl);
-			const file = pdfItem({ candidate: 'Renewed Before' }, 'renewed.pdf');
-			const bytes = file.binary?.data.data as unknown as Buffer;
-			const input = {
-				fileName: 'renewed.pdf',
-				fileSize: bytes.length,
-				mimeType: PDF_MIME,
-				jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
-			};
-			const identity = uploadIdentity(input, createHash('sha256').update(bytes).digest('hex'));
-			// What the previous version sent: the upload, and a day later its renewal, each with the reference of its time.
-			const prepare = async (ids: unknown[], step?: string) => {
-				const answer = await apiCall(
-					ws,
-					'POST',
-					'/api/v1/uploads',
-					{ ...input, externalReference: legacyFileReference(ids) },
-					{ 'idempotency-key': idempotencyKeyOf({ write: 'upload', identity: ids, step }) },
-				);
-				expect(answer.status).toBe(201);
-				return (answer.body as IDataObject).data as IDataObject;
-			};
-			const expired = await prepare(identity);
-			await own.control.advanceClock(25 * 3600 * 1000);
-			const renewal = await prepare([...identity, ['renews', expired.reportId]], 'renew');
-			const target = renewal.upload as IDataObject;
-			expect((await uploadFile(own, String(target.url), bytes, PDF_MIME)).status).toBe(200);
-			const [analysed] = jsonOf(await runNode(ws, waited(ws), [file], execution()));
-			expect(reportOf(analysed)).toBe(renewal.reportId);
-			expect(analysed.status).toBe('completed');
 			expect(await charged(ws)).toEqual({ reports: 2, attempts: 1 });
 		} finally {
 			await own.close();

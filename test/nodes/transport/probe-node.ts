@@ -15,9 +15,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import {
 	apiRequest,
 	apiRequestAllItems,
-	pollUntil,
 	type ApiRequestOptions,
 } from '../../../nodes/RecruitingAnalysis/transport';
+import { pollUntil } from '../../../nodes/RecruitingAnalysis/transport';
 import {
 	putResumeToStorage,
 	type UploadTarget,

@@ -13,11 +13,8 @@ import {
 	RecruitingAnalysisApi,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import {
-	REASON_HINTS,
-	REQUEST_TIMEOUT_MS,
-	transportSettings,
-} from '../../../nodes/RecruitingAnalysis/transport';
+import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { REQUEST_TIMEOUT_MS, transportSettings } from '../../../nodes/RecruitingAnalysis/transport';
 import { DOCX_MIME, makeDocx, makePdf, PDF_MIME } from '../../fixtures/resumes';
 import { executeNode, type ExecuteNodeOptions, type InputItem } from '../../helpers/n8n-engine';
 import {

@@ -31,7 +31,7 @@ import { BatchTiming, batchTimingFor } from '../../../nodes/RecruitingAnalysis/e
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/run';
-import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport';
+import { REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport/errors';
 import { ledgerOf } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 import { runOf } from './runOf';

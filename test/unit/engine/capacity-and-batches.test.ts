@@ -8,7 +8,7 @@ import {
 	CAPACITY_WAIT_SECONDS,
 	waitOutCapacity,
 } from '../../../nodes/RecruitingAnalysis/engine/capacity';
-import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
+import { api } from '../../../nodes/RecruitingAnalysis/transport';
 import { apiError, fakeContext, ok } from '../../helpers/fakes';
 
 const start = (ctx: Parameters<typeof api>[0]) => async () =>

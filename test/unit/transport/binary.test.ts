@@ -12,7 +12,7 @@ import {
 	binaryDigest,
 	binaryHead,
 	readBinaryFacts,
-} from '../../../nodes/RecruitingAnalysis/transport';
+} from '../../../nodes/RecruitingAnalysis/transport/binary';
 
 function store(bytes: Buffer, chunkSize?: number) {
 	const opens: string[] = [];

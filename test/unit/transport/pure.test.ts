@@ -15,17 +15,14 @@ import {
 	userKeyProblem,
 	idempotencyKeyOf,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
-import {
-	describeApiError,
-	REASON_HINTS,
-	redactSecrets,
-} from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { describeApiError, REASON_HINTS } from '../../../nodes/RecruitingAnalysis/transport/errors';
+import { redactSecrets } from '../../../nodes/RecruitingAnalysis/transport/guard';
 import {
 	keyEnvironmentProblem,
 	resolveBaseUrl,
 } from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
-import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport/poll';
+import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport';
 import { idempotencyKeySchema } from '../../../nodes/RecruitingAnalysis/validation';
 import {
 	PRODUCTION_BASE_URL,

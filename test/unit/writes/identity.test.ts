@@ -15,7 +15,6 @@ import {
 	invitationStep,
 	isFileReference,
 	jobIdentity,
-	legacyFileReference,
 	readWriteChoice,
 	textDigest,
 	uploadIdentity,
@@ -183,7 +182,7 @@ describe('identities the service already holds stay the same (a changed one miss
 		).toEqual(['ats', 'a']);
 	});
 
-	it('the reference earlier versions gave a file is still found', () => {
+	it('names an upload by its job, bytes, name, type and reference, or by its declared size before the bytes are read', () => {
 		const identity = uploadIdentity(
 			{ jobDescription: job, mimeType: 'application/pdf', fileName: 'cv.pdf' },
 			digest,
@@ -195,13 +194,6 @@ describe('identities the service already holds stay the same (a changed one miss
 			'application/pdf',
 			null,
 		]);
-		expect(legacyFileReference(identity)).toEqual({
-			source: 'n8n-file',
-			id: 'b9c8e9a0bcb0772c1efed379b9ea5823e274fe26f05a9c5f195d37398e5259d4',
-		});
-		expect(legacyFileReference(identity, 'second').id).toBe(
-			'd44b8a41fa534fa817f6ca9470369458d741ff834928f6de178897ef2f530cad',
-		);
 		expect(uploadIdentity({ jobDescription: job, fileSize: 12 }, null)[1]).toEqual([
 			'declared',
 			12,

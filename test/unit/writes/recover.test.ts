@@ -4,7 +4,7 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { api } from '../../../nodes/RecruitingAnalysis/transport/api';
+import { api } from '../../../nodes/RecruitingAnalysis/transport';
 import {
 	existsCondition,
 	invitationOf,

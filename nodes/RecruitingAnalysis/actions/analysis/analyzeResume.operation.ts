@@ -5,8 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { startAnalysis } from './startAnalysis';
-import { readSimplify, readWaitSettings, waitForReport } from './waitForReport';
+import { startAnalysis, readSimplify, readWaitSettings, waitForReport } from './startAnalysis';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -24,10 +23,8 @@ import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
+import { apiPath, api } from '../../transport';
 import { later, type Run } from '../../engine/run';
-import { inputEmail } from '../common/inputEmail';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -75,6 +72,13 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 	};
 }
 
+function inputEmail(json: IDataObject): IDataObject {
+	const value = [json.candidateEmail, json.email].find(
+		(v) => typeof v === 'string' && v.includes('@'),
+	);
+	return value === undefined ? {} : { candidateEmail: (value as string).trim() };
+}
+
 /** A repeat of the same item reaches the same report, and a report with an attempt is recovered, not started. */
 export async function execute(
 	this: IExecuteFunctions,
@@ -98,7 +102,7 @@ export async function execute(
 		uploaded.alreadyAdmitted === true,
 	);
 	// The candidate's address from the input item, for the node after (an Invite): reports carry none.
-	const email = inputEmail(this, itemIndex);
+	const email = inputEmail(this.getInputData()[itemIndex]?.json ?? {});
 	const output = { ...upload, ...started, ...email };
 	if (!wait.waitForCompletion) {
 		run.addNotice('noScoreWithoutWaiting');

@@ -1,14 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { apiErrorInfo, apiPath, api } from '../../transport';
 import { mapWithConcurrency, TERMINAL_REPORT_STATES } from '../../engine/capacity';
-import { apiErrorInfo, apiPath } from '../../transport';
-import { api } from '../../transport/api';
 import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import { optionsParam, withoutKeys } from '../common/params';
-import { simplifyReport } from '../common/simplify';
+import { simplifyReport } from '../common/descriptions';
 import type { AnalysisChunk } from './batchStages';
-import { readSimplifiedReport, readSimplify } from './waitForReport';
+import { readSimplifiedReport, readSimplify } from './startAnalysis';
 
 const REPORT_READ_CONCURRENCY = 10;
 

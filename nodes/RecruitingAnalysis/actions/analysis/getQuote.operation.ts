@@ -1,8 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { quoteAnalysis } from './startAnalysis';
-import { concurrencyOption, optionsCollection } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
+import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 import { creditsOf } from '../../writes/spending';
 import type { Run } from '../../engine/run';

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { reportLocator } from '../common/locators';
+import { reportLocator } from '../common/descriptions';
 import { analysisBatchQuoteSchema } from '../../validation';
 import { idParam } from '../common/checks';
 import { quoteEveryItem } from '../common/chargedBatch';

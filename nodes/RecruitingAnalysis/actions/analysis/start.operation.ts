@@ -1,7 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { START_STEPS, startAnalysis } from './startAnalysis';
-import { readSimplify, readWaitSettings, waitForReport } from './waitForReport';
+import {
+	START_STEPS,
+	startAnalysis,
+	readSimplify,
+	readWaitSettings,
+	waitForReport,
+} from './startAnalysis';
 import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	concurrencyOption,
@@ -12,8 +17,8 @@ import {
 	writeOptions,
 	chargeNotice,
 	spendingLimitField,
+	reportLocator,
 } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
 import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';

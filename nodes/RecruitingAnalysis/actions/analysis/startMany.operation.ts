@@ -1,6 +1,14 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { reportLocator } from '../common/locators';
+import {
+	reportLocator,
+	optionsCollection,
+	quoteFields,
+	simplifyReportsField,
+	writeOptions,
+	chargeNotice,
+	spendingLimitField,
+} from '../common/descriptions';
 import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
 import {
@@ -10,14 +18,6 @@ import {
 	type AnalysisEntry,
 } from './batchStages';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
-import {
-	optionsCollection,
-	quoteFields,
-	simplifyReportsField,
-	writeOptions,
-	chargeNotice,
-	spendingLimitField,
-} from '../common/descriptions';
 import { stage } from '../../engine/run';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';

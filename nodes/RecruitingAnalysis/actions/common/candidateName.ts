@@ -1,9 +1,8 @@
 // A name is never invented nor taken from another report's item; an unreadable one never fails the item.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { apiPath, apiErrorInfo, api } from '../../transport';
 import type { Run } from '../../engine/run';
-import { apiPath, apiErrorInfo } from '../../transport';
-import { api } from '../../transport/api';
 
 type Known = string | null | undefined;
 

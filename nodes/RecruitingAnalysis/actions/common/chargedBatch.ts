@@ -16,9 +16,8 @@ import {
 	type BatchItem,
 	type QuotedEntry,
 } from '../../engine/batch';
+import { api, outcomeOf } from '../../transport';
 import type { ChunkState, PipelineStage } from '../../engine/run';
-import { api } from '../../transport/api';
-import { outcomeOf } from '../../transport/conditions';
 import { validateBatch } from '../../validation';
 import { batchIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { existsCondition } from '../../writes/recover';

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport/conditions';
+import { hasApiCondition, onApiCondition, outcomeOf } from '../../transport';
 import { validateFingerprint } from '../../validation';
 import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
 import { chargedWrite, type WriteRun } from '../../writes/spending';

@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { validateId, validateIdempotencyKey, validateInput } from '../../validation';
+import {
+	validateExternalReferenceFilter,
+	validateId,
+	validateIdempotencyKey,
+	validateInput,
+} from '../../validation';
 import { optionString, stringParam } from './params';
 
 export function idParam(
@@ -30,4 +35,19 @@ export function checkUserKey(
 ): string | undefined {
 	const value = optionString(options, 'idempotencyKey');
 	return value === undefined ? undefined : validateIdempotencyKey.call(ctx, value, itemIndex);
+}
+
+// The filters and the uploads take the pair together or not at all.
+export function checkExternalReference(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+) {
+	const externalReferenceSource = optionString(options, 'externalReferenceSource');
+	const externalReferenceId = optionString(options, 'externalReferenceId');
+	return validateExternalReferenceFilter.call(
+		ctx,
+		{ externalReferenceSource, externalReferenceId },
+		itemIndex,
+	);
 }

@@ -1,6 +1,101 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { savedJobLocator } from './locators';
+export const ACTION_NODE_VERSION = 1;
+
+const ID_RULE = {
+	type: 'regex',
+	properties: {
+		regex: '^\\S.{0,99}$',
+		errorMessage: 'An ID is 1 to 100 characters, without leading spaces',
+	},
+};
+
+interface LocatorSpec {
+	name: string;
+	displayName: string;
+	description: string;
+	placeholder: string;
+	searchListMethod: string;
+	listHint: string;
+}
+
+function idLocator(
+	spec: LocatorSpec,
+	show: Record<string, Array<string | boolean>> = {},
+): INodeProperties[] {
+	const locator: INodeProperties = {
+		displayName: spec.displayName,
+		name: spec.name,
+		type: 'resourceLocator',
+		required: true,
+		default: { mode: 'list', value: '' },
+		description: spec.description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				hint: spec.listHint,
+				typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: spec.placeholder,
+				validation: [ID_RULE],
+			},
+		],
+		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
+	};
+	return [locator];
+}
+
+export function savedJobLocator(
+	labels: {
+		displayName: string;
+		description: string;
+	},
+	show: Record<string, Array<string | boolean>> = {},
+): INodeProperties[] {
+	return idLocator(
+		{
+			name: 'jobDescriptionId',
+			...labels,
+			placeholder: 'jd_...',
+			searchListMethod: 'searchJobDescriptions',
+			listHint:
+				'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
+		},
+		show,
+	);
+}
+
+export function reportLocator(
+	description = 'ID of the report (starts with rpt_)',
+): INodeProperties[] {
+	return idLocator({
+		name: 'reportId',
+		displayName: 'Report',
+		description,
+		placeholder: 'rpt_...',
+		searchListMethod: 'searchReports',
+		listHint: 'Most recent first. Type to filter by candidate, job or ID.',
+	});
+}
+
+export function interviewLocator(
+	description = 'ID of the interview attempt (starts with int_), not the report ID',
+): INodeProperties[] {
+	return idLocator({
+		name: 'interviewId',
+		displayName: 'Interview',
+		description,
+		placeholder: 'int_...',
+		searchListMethod: 'searchInterviews',
+		listHint: 'Most recent first. Type to filter by ID, report or state.',
+	});
+}
 
 export function batchIdField(): INodeProperties {
 	return {
@@ -369,3 +464,104 @@ export const humanReviewNotice = specNotice(
 	'humanReviewNotice',
 	'A report in status "requires_action" needs a human review in the application: do not resubmit it to bypass the review',
 );
+
+// A null score means unmeasured, never zero: it stays null.
+const resultFields = (full: IDataObject, names: string[]): IDataObject =>
+	Object.fromEntries(names.map((name) => [name, (full.result as IDataObject)?.[name] ?? null]));
+
+export function simplifyReportResult(full: IDataObject): IDataObject {
+	return {
+		reportId: full.reportId,
+		attemptId: full.attemptId ?? null,
+		status: full.status,
+		resultRevision: full.resultRevision ?? null,
+		...resultFields(full, [
+			'score',
+			'scoreScale',
+			'summary',
+			'humanReviewRecommendation',
+			'limitations',
+		]),
+	};
+}
+
+export function simplifyInterviewResult(full: IDataObject): IDataObject {
+	return {
+		interviewId: full.id,
+		reportId: full.reportId,
+		lifecycle: full.lifecycle,
+		evaluation: full.evaluation,
+		resultRevision: full.resultRevision ?? null,
+		...resultFields(full, ['decision', 'recommendation', 'summary', 'scores', 'limitations']),
+	};
+}
+
+const JOB_FIELDS = ['id', 'title', 'company', 'location', 'status', 'revision', 'updatedAt'];
+
+export function simplifyJobDescription(job: IDataObject): IDataObject {
+	return Object.fromEntries(JOB_FIELDS.map((name) => [name, job[name]]));
+}
+
+export function simplifyReportSummary(report: IDataObject): IDataObject {
+	const candidate = (report.candidate ?? {}) as IDataObject;
+	const job = (report.jobDescription ?? {}) as IDataObject;
+	const result = (report.result ?? null) as IDataObject | null;
+	return {
+		id: report.id,
+		createdAt: report.createdAt,
+		status: report.status,
+		candidateName: candidate.name ?? null,
+		jobTitle: job.title ?? null,
+		score: result ? (result.score ?? null) : null,
+		summary: result ? (result.summary ?? null) : null,
+		...(report.externalReference === undefined
+			? {}
+			: { externalReference: report.externalReference }),
+	};
+}
+
+export interface ReportFacts {
+	reportId: string | null;
+	fileName?: unknown;
+	summary?: IDataObject | null;
+	result?: IDataObject | null;
+	status?: IDataObject | null;
+}
+
+const objectOr = (value: unknown): IDataObject | null =>
+	typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as IDataObject)
+		: null;
+
+// status is always the report's own; a batch item's admission state goes beside it as analysisState.
+export function simplifyReport(facts: ReportFacts): IDataObject {
+	const summary = objectOr(facts.summary);
+	const full = objectOr(facts.result);
+	const result = objectOr(full?.result);
+	const summaryResult = objectOr(summary?.result);
+	const candidate = objectOr(summary?.candidate);
+	const scale = objectOr(result?.scoreScale);
+	const job = objectOr(summary?.jobDescription);
+	const status = (full?.status ?? summary?.status ?? facts.status?.status ?? null) as string | null;
+	const pick = (...values: unknown[]) =>
+		values.find((value) => value !== undefined && value !== null) ?? null;
+	return {
+		candidateName: pick(candidate?.name),
+		currentRole: pick(candidate?.currentRole),
+		score: pick(result?.score, summaryResult?.score),
+		scoreMinimum: pick(scale?.minimum),
+		scoreMaximum: pick(scale?.maximum),
+		summary: pick(result?.summary, summaryResult?.summary),
+		recommendation: pick(result?.humanReviewRecommendation),
+		status,
+		needsReview: status === 'requires_action',
+		reportId: facts.reportId,
+		fileName: typeof facts.fileName === 'string' ? facts.fileName : null,
+		code: pick(full?.code, summary?.code, facts.status?.code),
+		scoreReasoning: pick(result?.scoreReasoning, summaryResult?.scoreReasoning),
+		limitations: pick(result?.limitations),
+		jobTitle: pick(job?.title),
+		attemptId: pick(full?.attemptId, summary?.attemptId, facts.status?.attemptId),
+		resultRevision: pick(full?.resultRevision),
+	};
+}

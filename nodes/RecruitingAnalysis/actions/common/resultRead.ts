@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { api } from '../../transport/api';
+import { api } from '../../transport';
 import { validateSchemaVersion } from '../../validation';
 import {
 	concurrencyOption,

@@ -9,6 +9,7 @@ import {
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
 
 export interface ToolCost {
+	action?: string;
 	chargedPer?: string;
 	emails: boolean;
 }
@@ -27,28 +28,21 @@ const NODE_NAME = 'Recruiting Analysis';
 
 // The price cannot go in `action`: n8n-workflow's makeNodeName builds node names from it too.
 export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
-	const costs = toolCosts(properties);
-	return properties.flatMap((property) => {
-		if (property.name !== 'operation' || !isOptionsList(property.options)) return [];
-		const resource = String(property.displayOptions?.show?.resource?.[0]);
-		return property.options.flatMap((option): INodeProperties[] => {
-			const cost = costs.get(`${resource}:${String(option.value)}`);
-			if (typeof option.action !== 'string' || !cost) return [];
-			return [
-				{
-					displayName: 'Description',
-					name: 'toolDescription',
-					type: 'string',
-					default: `${priced(option.action, cost)} in ${NODE_NAME}`,
-					typeOptions: { rows: 2 },
-					description:
-						'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',
-					displayOptions: {
-						show: { '@tool': [true], resource: [resource], operation: [String(option.value)] },
-					},
-				},
-			];
-		});
+	return [...toolCosts(properties)].flatMap(([key, cost]): INodeProperties[] => {
+		if (cost.action === undefined) return [];
+		const [resource, operation] = key.split(':');
+		return [
+			{
+				displayName: 'Description',
+				name: 'toolDescription',
+				type: 'string',
+				default: `${priced(cost.action, cost)} in ${NODE_NAME}`,
+				typeOptions: { rows: 2 },
+				description:
+					'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',
+				displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+			},
+		];
 	});
 }
 
@@ -89,6 +83,7 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 		for (const option of property.options) {
 			const key = `${resource}:${String(option.value)}`;
 			costs.set(key, {
+				action: typeof option.action === 'string' ? option.action : undefined,
 				chargedPer: charged.has(key) ? (CHARGE_UNIT[resource] ?? 'run') : undefined,
 				emails: EMAILING.has(key),
 			});

@@ -6,28 +6,20 @@ import {
 } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
-import { listPages } from '../../transport/pages';
+import { listPages } from '../../transport';
 import { compactQuery, optionString, optionsParam } from '../common/params';
-import { optionsCollection } from '../common/descriptions';
+import { limitField, optionsCollection, returnAllField } from '../common/descriptions';
+import { EVENT_TYPES } from '../../events/eventTypes';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
+		...returnAllField,
 		hint: 'On: drain every retained page (following the cursor while "hasMore" is true). Off: read one page.',
 	},
 	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
+		...limitField,
 		typeOptions: { minValue: 1, maxValue: 100 },
-		default: 50,
-		description: 'Max number of results to return',
 		hint: 'The size of the page to read: 1 to 100',
-		displayOptions: { show: { returnAll: [false] } },
 	},
 	{
 		displayName: 'Filters',
@@ -41,23 +33,8 @@ const properties: INodeProperties[] = [
 				displayName: 'Event Type',
 				name: 'type',
 				type: 'options',
-				options: [
-					{ name: 'batch.completed', value: 'batch.completed' },
-					{ name: 'interview.completed', value: 'interview.completed' },
-					{ name: 'interview.expired', value: 'interview.expired' },
-					{ name: 'interview.invitation_failed', value: 'interview.invitation_failed' },
-					{ name: 'interview.invited', value: 'interview.invited' },
-					{ name: 'interview.preparation_failed', value: 'interview.preparation_failed' },
-					{ name: 'interview.result_failed', value: 'interview.result_failed' },
-					{ name: 'interview.result_ready', value: 'interview.result_ready' },
-					{ name: 'interview.started', value: 'interview.started' },
-					{ name: 'report.completed', value: 'report.completed' },
-					{ name: 'report.deleted', value: 'report.deleted' },
-					{ name: 'report.failed', value: 'report.failed' },
-					{ name: 'report.requires_action', value: 'report.requires_action' },
-					{ name: 'report.result_ready', value: 'report.result_ready' },
-					{ name: 'webhook.test', value: 'webhook.test' },
-				],
+				// The raw type names, sorted as n8n's lint rules expect.
+				options: [...EVENT_TYPES].sort().map((type) => ({ name: type, value: type })),
 				default: 'report.completed',
 				description: 'Only events of this type',
 			},

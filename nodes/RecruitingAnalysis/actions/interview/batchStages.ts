@@ -8,8 +8,8 @@ import {
 	refusesChunk,
 	type QuotedEntry,
 } from '../../engine/batch';
+import { outcomeOf } from '../../transport';
 import type { ChunkState } from '../../engine/run';
-import { outcomeOf } from '../../transport/conditions';
 import {
 	interviewBatchQuoteSchema,
 	interviewBatchSchema,

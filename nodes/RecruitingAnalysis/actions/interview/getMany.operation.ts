@@ -1,16 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import {
-	interviewLifecycleSchema,
-	validateExternalReferenceFilter,
-	validateId,
-	validateInput,
-} from '../../validation';
-import { apiAll } from '../../transport/api';
+import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
+import { apiAll } from '../../transport';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
-import { checkLimit } from '../common/checks';
+import { checkExternalReference, checkLimit } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -72,14 +67,7 @@ export async function execute(
 	const lifecycle = optionString(filters, 'lifecycle');
 	if (lifecycle !== undefined)
 		validateInput.call(this, interviewLifecycleSchema, lifecycle, itemIndex, 'Lifecycle');
-	const reference = validateExternalReferenceFilter.call(
-		this,
-		{
-			externalReferenceSource: optionString(filters, 'externalReferenceSource'),
-			externalReferenceId: optionString(filters, 'externalReferenceId'),
-		},
-		itemIndex,
-	);
+	const reference = checkExternalReference(this, filters, itemIndex);
 	const interviews = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/interviews',

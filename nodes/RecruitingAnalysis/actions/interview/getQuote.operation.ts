@@ -5,8 +5,8 @@ import {
 	concurrencyOption,
 	deliveryField,
 	optionsCollection,
+	reportLocator,
 } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
 import { quoteInterview, readInvitationInput } from './invitation';
 import { creditsOf } from '../../writes/spending';
 import type { Run } from '../../engine/run';

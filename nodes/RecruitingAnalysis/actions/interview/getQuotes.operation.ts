@@ -1,8 +1,7 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { reportLocator } from '../common/locators';
+import { reportLocator, candidateEmailField } from '../common/descriptions';
 import { interviewBatchQuoteSchema } from '../../validation';
-import { candidateEmailField } from '../common/descriptions';
 import { quoteEveryItem } from '../common/chargedBatch';
 import { readBatchInvitation } from './batchStages';
 

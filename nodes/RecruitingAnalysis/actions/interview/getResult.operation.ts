@@ -1,9 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { interviewLocator } from '../common/locators';
+import { interviewLocator, simplifyInterviewResult } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
-import { simplifyInterviewResult } from '../common/simplify';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { readResult, resultProperties } from '../common/resultRead';

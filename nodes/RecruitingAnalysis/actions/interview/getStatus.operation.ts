@@ -1,9 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { concurrencyOption, interviewAxesNotice, optionsCollection } from '../common/descriptions';
-import { interviewLocator } from '../common/locators';
+import { apiPath, api } from '../../transport';
+import {
+	concurrencyOption,
+	interviewAxesNotice,
+	optionsCollection,
+	interviewLocator,
+} from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
+import { apiPath, api } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import { api } from '../../transport/api';
 import { noticesForInterview, type NoticeBoard } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import {

@@ -11,8 +11,8 @@ import {
 	chargeNotice,
 	emailNotice,
 	spendingLimitField,
+	reportLocator,
 } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 import type { Run } from '../../engine/run';

@@ -1,9 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { reportLocator } from '../common/locators';
-import { readQuoteChoice } from '../common/chargedWrite';
-import { batchTimeoutOption } from '../../engine/batch';
 import {
+	reportLocator,
 	candidateEmailField,
 	optionsCollection,
 	quoteFields,
@@ -12,6 +10,8 @@ import {
 	emailNotice,
 	spendingLimitField,
 } from '../common/descriptions';
+import { readQuoteChoice } from '../common/chargedWrite';
+import { batchTimeoutOption } from '../../engine/batch';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/run';
 import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';

@@ -11,8 +11,9 @@ import {
 	chargeNotice,
 	emailNotice,
 	spendingLimitField,
+	interviewLocator,
+	reportLocator,
 } from '../common/descriptions';
-import { interviewLocator, reportLocator } from '../common/locators';
 import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 import { idParam } from '../common/checks';

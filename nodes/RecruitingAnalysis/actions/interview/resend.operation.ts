@@ -8,16 +8,14 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
+import { apiPath, api, hasApiCondition } from '../../transport';
 import {
 	concurrencyOption,
 	emailNotice,
 	optionsCollection,
 	writeOptions,
+	interviewLocator,
 } from '../common/descriptions';
-import { interviewLocator } from '../common/locators';
 import { writeIdempotencyKey, readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
@@ -60,15 +58,12 @@ async function notEligible(
 	interviewId: string,
 	error: NodeApiError,
 ): Promise<NodeApiError> {
-	const read = await outcomeOf(
-		async () =>
-			await api(ctx, {
-				method: 'GET',
-				path: apiPath('/api/v1/interviews/{}', interviewId),
-				itemIndex,
-			}),
-	);
-	const interview: IDataObject = read.ok ? read.value : {};
+	// Only the message depends on this read: a failed one still refuses, in general terms.
+	const interview: IDataObject = await api(ctx, {
+		method: 'GET',
+		path: apiPath('/api/v1/interviews/{}', interviewId),
+		itemIndex,
+	}).catch(() => ({}));
 	const lifecycle = typeof interview.lifecycle === 'string' ? interview.lifecycle : undefined;
 	const privateLink = interview.emailDelivery === 'not_requested';
 	const state = privateLink
@@ -96,24 +91,20 @@ export async function execute(
 	run: Run,
 ) {
 	const { interviewId, write } = checked;
-	const sent = await outcomeOf(
-		async () =>
-			await api(this, {
-				method: 'POST',
-				path: apiPath('/api/v1/interviews/{}/resend', interviewId),
-				idempotencyKey: writeIdempotencyKey(write, 'interview.resend', [
-					interviewId,
-					'resend',
-					reminderOf(this),
-				]),
-				itemIndex,
-			}),
-	);
-	if (!sent.ok) {
-		if (sent.error instanceof NodeApiError && hasApiCondition(sent.error, 'INTERVIEW_NOT_ELIGIBLE'))
-			throw await notEligible(this, itemIndex, interviewId, sent.error);
-		throw sent.error;
-	}
+	const sent = await api(this, {
+		method: 'POST',
+		path: apiPath('/api/v1/interviews/{}/resend', interviewId),
+		idempotencyKey: writeIdempotencyKey(write, 'interview.resend', [
+			interviewId,
+			'resend',
+			reminderOf(this),
+		]),
+		itemIndex,
+	}).catch(async (error: unknown) => {
+		if (error instanceof NodeApiError && hasApiCondition(error, 'INTERVIEW_NOT_ELIGIBLE'))
+			throw await notEligible(this, itemIndex, interviewId, error);
+		throw error;
+	});
 	run.addNotice('resendQueued');
-	return sent.value;
+	return sent;
 }

@@ -1,8 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { savedJobLocator } from '../common/locators';
+import { apiPath, api } from '../../transport';
+import { savedJobLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [

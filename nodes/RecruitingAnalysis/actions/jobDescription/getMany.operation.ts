@@ -1,8 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiAll } from '../../transport/api';
-import { limitField, returnAllField, simplifyField } from '../common/descriptions';
-import { simplifyJobDescription } from '../common/simplify';
+import { apiAll } from '../../transport';
+import {
+	limitField,
+	returnAllField,
+	simplifyField,
+	simplifyJobDescription,
+} from '../common/descriptions';
 import { checkLimit } from '../common/checks';
 
 const properties: INodeProperties[] = [

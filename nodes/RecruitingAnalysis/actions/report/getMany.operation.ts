@@ -5,8 +5,8 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { validateCreatedRange, validateExternalReferenceFilter } from '../../validation';
-import { apiAll } from '../../transport/api';
+import { validateCreatedRange } from '../../validation';
+import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
 	externalReferenceOptions,
@@ -14,11 +14,11 @@ import {
 	optionsCollection,
 	returnAllField,
 	simplifyField,
+	simplifyReportSummary,
 } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { compactQuery, optionString, optionsParam } from '../common/params';
-import { simplifyReportSummary } from '../common/simplify';
-import { checkLimit } from '../common/checks';
+import { checkExternalReference, checkLimit } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -84,14 +84,7 @@ export async function execute(
 		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
-	const reference = validateExternalReferenceFilter.call(
-		this,
-		{
-			externalReferenceSource: optionString(filters, 'externalReferenceSource'),
-			externalReferenceId: optionString(filters, 'externalReferenceId'),
-		},
-		itemIndex,
-	);
+	const reference = checkExternalReference(this, filters, itemIndex);
 	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const timeZone = this.getTimezone();
 	const zoned = (value: string | undefined) =>

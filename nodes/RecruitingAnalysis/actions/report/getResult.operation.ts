@@ -1,9 +1,8 @@
 import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath } from '../../transport';
-import { reportLocator } from '../common/locators';
+import { reportLocator, simplifyReportResult } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
-import { simplifyReportResult } from '../common/simplify';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { readResult, resultProperties } from '../common/resultRead';

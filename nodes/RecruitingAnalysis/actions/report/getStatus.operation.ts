@@ -1,9 +1,12 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { concurrencyOption, humanReviewNotice, optionsCollection } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
+import { apiPath, api } from '../../transport';
+import {
+	concurrencyOption,
+	humanReviewNotice,
+	optionsCollection,
+	reportLocator,
+} from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';

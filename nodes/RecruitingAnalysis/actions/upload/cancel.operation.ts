@@ -1,9 +1,7 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { apiPath } from '../../transport';
-import { api } from '../../transport/api';
-import { concurrencyOption, optionsCollection } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
+import { apiPath, api } from '../../transport';
+import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 
 const properties: INodeProperties[] = [

@@ -1,7 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { concurrencyOption, optionsCollection } from '../common/descriptions';
-import { reportLocator } from '../common/locators';
+import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 import { refreshUploadUrl } from './resumeUpload';
 

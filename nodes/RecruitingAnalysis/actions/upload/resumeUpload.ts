@@ -9,10 +9,16 @@ import {
 	type IHttpRequestOptions,
 } from 'n8n-workflow';
 
-import { apiPath, binaryHead } from '../../transport';
-import { api } from '../../transport/api';
-import { hasApiCondition, outcomeOf } from '../../transport/conditions';
-import { storageUrlProblem } from '../../transport/environment';
+import {
+	apiPath,
+	api,
+	hasApiCondition,
+	outcomeOf,
+	buildApiError,
+	transportSettings,
+} from '../../transport';
+import { binaryHead } from '../../transport/binary';
+import { storageUrlProblem, credentialData } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
 	discardBody,
@@ -22,7 +28,6 @@ import {
 	readBounded,
 	ResponseTooLargeError,
 } from '../../transport/guard';
-import { buildApiError, credentialData, transportSettings } from '../../transport/request';
 import { isCancellation, networkErrorCode, withRetries } from '../../transport/retry';
 import {
 	check,
@@ -31,8 +36,6 @@ import {
 	MIME_BY_EXTENSION,
 	PDF_MIME_TYPE,
 	resumeFileSchema,
-	validateExternalReference,
-	validateExternalReferenceFilter,
 	validateJobDescriptionInput,
 	validateUploadInput,
 	type JobDescriptionInput,
@@ -45,7 +48,6 @@ import {
 	contentIdentity,
 	fileReference,
 	isFileReference,
-	legacyFileReference,
 	recordWrite,
 	resumeDigest,
 	uploadIdentity,
@@ -55,7 +57,7 @@ import {
 import { existsCondition, recoverUpload } from '../../writes/recover';
 import type { WriteRun } from '../../writes/spending';
 import { optionString, optionsParam, stringParam } from '../common/params';
-import { idParam } from '../common/checks';
+import { checkExternalReference, idParam } from '../common/checks';
 
 export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
@@ -78,21 +80,10 @@ export function readExternalReference(
 	options: IDataObject,
 	itemIndex: number,
 ) {
-	const checked = validateExternalReferenceFilter.call(
-		ctx,
-		{
-			externalReferenceSource: optionString(options, 'externalReferenceSource'),
-			externalReferenceId: optionString(options, 'externalReferenceId'),
-		},
-		itemIndex,
-	);
+	const checked = checkExternalReference(ctx, options, itemIndex);
 	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
 		return undefined;
-	return validateExternalReference.call(
-		ctx,
-		{ source: checked.externalReferenceSource, id: checked.externalReferenceId },
-		itemIndex,
-	);
+	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
 }
 
 export const GENERIC_MIME_TYPES = new Set([
@@ -143,14 +134,7 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	const text = String.fromCharCode(...head.subarray(0, 8));
 	if (text.startsWith('%PDF-')) return 'pdf';
-	if (
-		head.length >= 4 &&
-		head[0] === 0x50 &&
-		head[1] === 0x4b &&
-		head[2] === 0x03 &&
-		head[3] === 0x04
-	)
-		return 'zip';
+	if (text.startsWith('PK\x03\x04')) return 'zip';
 	if (/^\s*</.test(text)) return 'html';
 	return 'unknown';
 }
@@ -257,15 +241,11 @@ export interface UploadOptions {
 }
 
 export interface PlannedUpload {
-	// Kept (the name included) so that receipts of earlier versions still answer.
 	identity: unknown[];
 	content: unknown[];
 	contentKey: string;
 	key: string;
 	body: UploadInput;
-	// What earlier versions sent, asked for again so that their receipts answer instead of a second report.
-	asBefore: UploadInput[];
-	legacyKey: string;
 	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
 	choice: WriteChoice;
@@ -280,7 +260,7 @@ export function withFileReference(
 	return { ...input, externalReference: fileReference(content, choice.attemptLabel) };
 }
 
-export async function planUpload(
+async function planUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
@@ -292,29 +272,24 @@ export async function planUpload(
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const legacyKey = writeIdempotencyKey(choice, 'upload', identity, step);
 	const contentKey = writeIdempotencyKey({ attemptLabel: choice.attemptLabel }, 'upload', [
 		'content',
 		content,
 	]);
-	const userReference = input.externalReference !== undefined;
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
-	const key =
-		userReference && !choice.userKey
-			? writeIdempotencyKey(choice, 'upload', ['content', content], step)
-			: legacyKey;
-	const asBefore = userReference
-		? []
-		: [{ ...input, externalReference: legacyFileReference(identity, choice.attemptLabel) }, input];
+	const keyIsContent = input.externalReference !== undefined && !choice.userKey;
 	return {
 		identity,
 		content,
 		contentKey,
-		key,
+		key: writeIdempotencyKey(
+			choice,
+			'upload',
+			keyIsContent ? ['content', content] : identity,
+			step,
+		),
 		body: withFileReference(input, content, choice),
-		asBefore,
-		legacyKey,
-		keyIsContent: key !== legacyKey,
+		keyIsContent,
 		choice,
 	};
 }
@@ -393,32 +368,12 @@ export async function prepareOrFind(
 	if (first.ok) return { prepared: first.value };
 	const condition = existsCondition(first.error);
 	const reference = planned.body.externalReference;
-	if (condition === 'IDEMPOTENCY_KEY_REUSED') {
-		if (planned.keyIsContent && reference) {
-			const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-			return { found, verified: true, from: 'IDEMPOTENCY_KEY_REUSED' };
-		}
-		for (const body of planned.asBefore) {
-			const asBefore = await outcomeOf(
-				async () => await prepareUpload(ctx, itemIndex, body, planned.key),
-			);
-			if (asBefore.ok) return { prepared: asBefore.value };
-		}
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (!reference || (reused ? !planned.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
 		throw first.error;
-	}
-	if (condition !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference) throw first.error;
-	if (isFileReference(planned.body.externalReference)) {
-		const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-		return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };
-	}
-	if (planned.keyIsContent) {
-		const legacy = await outcomeOf(
-			async () => await prepareUpload(ctx, itemIndex, input, planned.legacyKey),
-		);
-		if (legacy.ok) return { prepared: legacy.value };
-	}
 	const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-	return { found, verified: false, from: 'EXTERNAL_REFERENCE_CONFLICT' };
+	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
+	return { found, verified: reused || isFileReference(reference), from };
 }
 
 export async function reportOfReference(
@@ -544,11 +499,13 @@ async function targetOfFound(
 	planned: PlannedUpload,
 	found: IDataObject,
 	verified: boolean,
+	renewal?: { round: number; replaces: string },
 ): Promise<FileTarget> {
 	const reportId = String(found.reportId);
+	const replaces = renewal?.replaces;
 	const admitted = () => {
 		if (!verified) throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-		return { reportId, admitted: true };
+		return { reportId, admitted: true, replaces };
 	};
 	if (found.attemptId !== null && found.attemptId !== undefined) return admitted();
 	const refreshed = await refreshTarget(ctx, itemIndex, reportId);
@@ -561,10 +518,10 @@ async function targetOfFound(
 				found,
 				'That report was prepared for a file of another size or type and never analysed.',
 			);
-		return { reportId, upload: refreshed.upload, admitted: false };
+		return { reportId, upload: refreshed.upload, admitted: false, replaces };
 	}
 	if (refreshed.admitted) return admitted();
-	return await renewedTarget(ctx, itemIndex, input, planned, reportId, 1);
+	return await renewedTarget(ctx, itemIndex, input, planned, reportId, (renewal?.round ?? 0) + 1);
 }
 
 async function renewedTarget(
@@ -575,23 +532,19 @@ async function renewedTarget(
 	expiredReportId: string,
 	round: number,
 ): Promise<FileTarget> {
+	if (round > MAX_RENEWALS)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The upload preparation of report ${expiredReportId} expired`,
+			{ itemIndex },
+		);
 	const renewal = await renewExpiredUpload(ctx, itemIndex, input, planned, expiredReportId);
 	if ('prepared' in renewal)
 		return { ...renewal.prepared, admitted: false, replaces: expiredReportId };
-	const reportId = String(renewal.found.reportId);
-	if (renewal.found.attemptId !== null && renewal.found.attemptId !== undefined)
-		return { reportId, admitted: true, replaces: expiredReportId };
-	const refreshed = await refreshTarget(ctx, itemIndex, reportId);
-	if (refreshed.live)
-		return { reportId, upload: refreshed.upload, admitted: false, replaces: expiredReportId };
-	if (refreshed.admitted) return { reportId, admitted: true, replaces: expiredReportId };
-	if (round >= MAX_RENEWALS)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The upload preparation of report ${reportId} expired`,
-			{ itemIndex },
-		);
-	return await renewedTarget(ctx, itemIndex, input, planned, reportId, round + 1);
+	return await targetOfFound(ctx, itemIndex, input, planned, renewal.found, true, {
+		round,
+		replaces: expiredReportId,
+	});
 }
 
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
@@ -626,19 +579,6 @@ export async function renewExpiredUpload(
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	if (existsCondition(renewal.error) === 'IDEMPOTENCY_KEY_REUSED') {
-		// A renewal an earlier version made under this key, with the file reference of its time: asked for as it was sent.
-		const before = {
-			...input,
-			externalReference: legacyFileReference(
-				[...planned.identity, renews],
-				planned.choice.attemptLabel,
-			),
-		};
-		const asBefore = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, before, key));
-		if (asBefore.ok) return { prepared: asBefore.value };
-		throw renewal.error;
-	}
 	const reference = body.externalReference;
 	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference)
 		throw renewal.error;

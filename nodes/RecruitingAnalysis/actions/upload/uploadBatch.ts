@@ -99,21 +99,17 @@ export async function createUploadBatch(
 
 	const first = sent[0].itemIndex;
 	const batchOptions = optionsParam(ctx, first);
+	// One shared job description goes once at batch level (the request is limited to 256 KiB).
+	const oneJob = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription))).size === 1;
 	const body: IDataObject = {
 		items: sent.map(({ itemIndex, planned }) => ({
 			itemKey: itemKeyFor(itemIndex),
-			input: planned.body,
+			input: oneJob
+				? withoutKeys(planned.body as unknown as IDataObject, ['jobDescription'])
+				: planned.body,
 		})),
 	};
-	// One shared job description goes once at batch level (the request is limited to 256 KiB).
-	const jobs = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription)));
-	if (jobs.size === 1) {
-		body.jobDescription = sent[0].input.jobDescription;
-		body.items = sent.map(({ itemIndex, planned }) => ({
-			itemKey: itemKeyFor(itemIndex),
-			input: withoutKeys(planned.body as unknown as IDataObject, ['jobDescription']),
-		}));
-	}
+	if (oneJob) body.jobDescription = sent[0].input.jobDescription;
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
 	const members: ChunkMember[] = sent.map(({ planned, choice }) => ({
