@@ -218,6 +218,8 @@ describe('an answer of the API', () => {
 			json(res, 422, { error: { code: 'VALIDATION_FAILED', message: 'jobId is required' } });
 		const { result, output } = await attempt({ method: 'GET', path: '/api/v1/reports/rpt_1' });
 		expect(result.error).toBeUndefined();
+		// Asked for as JSON even when the caller names no Accept header.
+		expect(api.received[0].headers.accept).toBe('application/json');
 		expect(output).toEqual([
 			{
 				statusCode: 422,
@@ -312,6 +314,21 @@ describe('redirects', () => {
 		expect(api.received.map((r) => [r.method, r.url, r.body, r.headers.authorization])).toEqual([
 			['POST', '/old?wait=false', '{"jobId":"job_2"}', `Bearer ${API_KEY}`],
 			['POST', '/api/v1/analyses?page=2', '{"jobId":"job_2"}', `Bearer ${API_KEY}`],
+		]);
+	});
+
+	it('a redirect to a fragment of the same address keeps the query the request was sent with', async () => {
+		api.handle = (req, res) =>
+			api.received.length === 1
+				? res.writeHead(307, { location: '#top' }).end()
+				: json(res, 200, { url: req.url });
+		const { output } = await attempt({
+			method: 'GET',
+			path: '/api/v1/reports',
+			qs: { limit: 5, status: 'completed', cursor: undefined, jobId: null },
+		});
+		expect(output).toEqual([
+			{ statusCode: 200, body: { url: '/api/v1/reports?limit=5&status=completed' }, requestId: '' },
 		]);
 	});
 
