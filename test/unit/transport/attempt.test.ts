@@ -220,6 +220,9 @@ describe('an answer of the API', () => {
 		expect(result.error).toBeUndefined();
 		// Asked for as JSON even when the caller names no Accept header.
 		expect(api.received[0].headers.accept).toBe('application/json');
+		// A request without a body sends none.
+		expect(api.received[0].body).toBe('');
+		expect(api.received[0].headers['content-type']).toBeUndefined();
 		expect(output).toEqual([
 			{
 				statusCode: 422,
