@@ -182,6 +182,21 @@ describe('which failures are worth another attempt', () => {
 		expect(at).toHaveLength(2);
 	});
 
+	it('every 5xx up to 599 is answered again, and nothing past it', async () => {
+		const { send, at } = sender({ statusCode: 599 }, { statusCode: 600 });
+		const outcome = await withRetries({ safe: true, policy, random: () => 0, send });
+		expect(outcome).toEqual({ response: { statusCode: 600 }, attempts: 2 });
+		expect(at).toHaveLength(2);
+	});
+
+	it('a failure whose cause is null or a text ends the search there', () => {
+		expect(networkErrorCode(Object.assign(new Error('failed'), { cause: null }))).toBeUndefined();
+		expect(
+			networkErrorCode(Object.assign(new Error('failed'), { cause: 'ECONNRESET' })),
+		).toBeUndefined();
+		expect(isCancellation(Object.assign(new Error('failed'), { cause: null }))).toBe(false);
+	});
+
 	it('a failure with another code, or none, is not a network failure', () => {
 		expect(networkErrorCode(code('ENOTFOUND_X'))).toBeUndefined();
 		expect(networkErrorCode(code('ERR_INVALID_URL'))).toBeUndefined();
@@ -208,9 +223,10 @@ describe('which failures are worth another attempt', () => {
 	});
 
 	it('a cancelled execution is neither retried nor taken for a network failure, however it is named', () => {
+		// Messages a dropped connection would also give: only the name or code tells a cancellation apart.
 		const abort = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
-		const canceled = Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' });
-		const named = Object.assign(new Error('x'), { name: 'CanceledError' });
+		const canceled = Object.assign(new Error('Request aborted'), { code: 'ERR_CANCELED' });
+		const named = Object.assign(new Error('socket hang up'), { name: 'CanceledError' });
 		for (const error of [abort, canceled, named]) {
 			expect(networkErrorCode(error)).toBeUndefined();
 			expect(networkErrorCode({ cause: error })).toBeUndefined();
