@@ -35,6 +35,9 @@ interface RunRecord {
 	concurrency?: number;
 	exitCode: number;
 	tests: string[];
+	/** Whether no incremental file existed before the run, so every mutant was tested (absent: not recorded). */
+	fresh?: boolean;
+	lastFresh?: { commit: string; startedAt: string; wallSeconds: number };
 }
 
 const slugOf = (name: string): string => name.replace(/\W+/g, '-');
@@ -79,6 +82,20 @@ const score = (t: Tally): string => pct(t.killed + t.timedOut, t.valid);
 const minutes = (s: number): string =>
 	`${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 
+/** The whole group's time: its fresh run's, or the last fresh one an incremental run carried over. */
+function freshSeconds(run: RunRecord): number | undefined {
+	return run.fresh ? run.wallSeconds : run.lastFresh?.wallSeconds;
+}
+
+function wallTime(run: RunRecord): string {
+	if (run.fresh) return `${minutes(run.wallSeconds)} (fresh)`;
+	if (run.lastFresh)
+		return `${minutes(run.lastFresh.wallSeconds)} (fresh, at ${run.lastFresh.commit.slice(0, 10)}); this incremental run ${minutes(run.wallSeconds)}`;
+	if (run.fresh === false)
+		return `${minutes(run.wallSeconds)} (incremental; no fresh run recorded)`;
+	return `${minutes(run.wallSeconds)} (not recorded whether fresh)`;
+}
+
 function keptReasons(): Record<string, string> {
 	const file = join(__dirname, 'kept.json');
 	return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
@@ -103,6 +120,7 @@ export function renderMutationReport(): string {
 	const survivors: string[] = [];
 	const pending: string[] = [];
 	const runs: RunRecord[] = [];
+	const mutated: string[] = [];
 	for (const group of GROUPS) {
 		const slug = slugOf(group.name);
 		const reportFile = join(out, `${slug}.json`);
@@ -122,7 +140,15 @@ export function renderMutationReport(): string {
 		all.push(...mutants);
 		const t = tally(mutants);
 		lines.push(
-			`| ${group.name} | ${run.commit.slice(0, 10)}${run.uncommittedChanges ? ' (+ uncommitted)' : ''} | ${minutes(run.wallSeconds)} | ${t.valid} | ${t.killed} | ${t.timedOut} | ${t.survived} | ${t.noCoverage} | ${score(t)} | ${pct(t.killed, t.valid)} |`,
+			`| ${group.name} | ${run.commit.slice(0, 10)}${run.uncommittedChanges ? ' (+ uncommitted)' : ''} | ${wallTime(run)} | ${t.valid} | ${t.killed} | ${t.timedOut} | ${t.survived} | ${t.noCoverage} | ${score(t)} | ${pct(t.killed, t.valid)} |`,
+		);
+		mutated.push(
+			`- ${group.name}, at commit ${run.commit}${run.uncommittedChanges ? ' with uncommitted changes' : ''}: ${Object.keys(
+				report.files,
+			)
+				.map((f) => relative(root, join(root, f)))
+				.sort()
+				.join(', ')}`,
 		);
 		for (const [file, { mutants: ms }] of Object.entries(report.files).sort()) {
 			const rel = relative(root, join(root, file));
@@ -138,14 +164,18 @@ export function renderMutationReport(): string {
 	}
 	const total = tally(all);
 	lines.push(
-		`| **all finished modules** | | ${minutes(runs.reduce((s, r) => s + r.wallSeconds, 0))} | ${total.valid} | ${total.killed} | ${total.timedOut} | ${total.survived} | ${total.noCoverage} | **${score(total)}** | ${pct(total.killed, total.valid)} |`,
+		`| **all finished modules** | | ${runs.every((r) => freshSeconds(r) !== undefined) ? `${minutes(runs.reduce((sum, r) => sum + (freshSeconds(r) ?? 0), 0))} (fresh runs)` : 'not every fresh run recorded'} | ${total.valid} | ${total.killed} | ${total.timedOut} | ${total.survived} | ${total.noCoverage} | **${score(total)}** | ${pct(total.killed, total.valid)} |`,
 		'',
 		`Compile errors (not counted): ${total.compileErrors}. Runtime errors or ignored (not counted): ${total.other}.`,
 		'',
 		`Command: \`npm run test:mutation\` (groups one after the other; \`npm run test:mutation -- <group>\` for one).`,
 		`Machine: ${runs[0]?.cores ?? 2} cores, shared with other jobs while it ran. Stryker concurrency per group: ${runs.map((r) => `${r.group} ${r.concurrency ?? 'not recorded'}`).join(', ')}. Wall time is per group, from the start of Stryker to its end (${runs.map((r) => `${r.group} started ${r.startedAt}`).join('; ')}).`,
 		'',
-		"Stryker runs incrementally (reports/mutation/<group>.incremental.json): a group's wall time covers the mutants that run re-tested; the others' results come from the group's earlier run, on the same product code.",
+		"Wall time is that of a fresh run, one that tested every mutant of the group: reports/mutation/<group>.incremental.json was deleted before it. Stryker runs incrementally when that file exists (it re-tests only the mutants whose code or tests changed and reuses the other results); where the row's result comes from such a later run, the cell gives the last fresh run's time and commit, then the incremental run's.",
+		'',
+		'What each group mutated (the files of its Stryker report) and at which commit:',
+		'',
+		...mutated,
 		'',
 		'Tests run per module (test/mutation/groups.js):',
 		'',

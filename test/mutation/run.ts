@@ -2,10 +2,12 @@
  * npm run test:mutation: StrykerJS (stryker.config.mjs) over the groups of test/mutation/groups.js, one group after
  * the other (or those named: `npm run test:mutation -- feed writes`), then test/mutation/REPORT.md from their
  * results (test/mutation/render.ts). Stryker 10 needs Node 22 or later: on an older Node it runs on the Node 24 the
- * n8n host uses (scripts/n8n-host/node-runtime.ts). Each group's commit and wall time are kept beside its result.
+ * n8n host uses (scripts/n8n-host/node-runtime.ts). Each group's commit and wall time are kept beside its result,
+ * with whether the run was fresh (no reports/mutation/<group>.incremental.json before it) and, for an incremental
+ * run, the group's last fresh run.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +40,18 @@ async function runGroup(node: string, group: (typeof GROUPS)[number]): Promise<n
 	)
 		.toString()
 		.trim();
+	const slug = slugOf(group.name);
+	// Without an incremental file Stryker tests every mutant: only such a run's wall time is the whole group's.
+	const fresh = !existsSync(join(out, `${slug}.incremental.json`));
+	const runFile = join(out, `${slug}.run.json`);
+	const before = existsSync(runFile)
+		? (JSON.parse(readFileSync(runFile, 'utf8')) as Record<string, unknown>)
+		: undefined;
+	const lastFresh = fresh
+		? undefined
+		: before?.fresh === true
+			? { commit: before.commit, startedAt: before.startedAt, wallSeconds: before.wallSeconds }
+			: before?.lastFresh;
 	const started = Date.now();
 	const code = await new Promise<number>((resolve) => {
 		const child = spawn(
@@ -60,7 +74,7 @@ async function runGroup(node: string, group: (typeof GROUPS)[number]): Promise<n
 		child.on('exit', (c) => resolve(c ?? 1));
 	});
 	writeFileSync(
-		join(out, `${slugOf(group.name)}.run.json`),
+		runFile,
 		JSON.stringify(
 			{
 				group: group.name,
@@ -68,6 +82,8 @@ async function runGroup(node: string, group: (typeof GROUPS)[number]): Promise<n
 				uncommittedChanges: dirty.length > 0,
 				startedAt: new Date(started).toISOString(),
 				wallSeconds: Math.round((Date.now() - started) / 1000),
+				fresh,
+				...(lastFresh ? { lastFresh } : {}),
 				cores: cpus().length,
 				concurrency: Number(process.env.RA_MUTATION_CONCURRENCY ?? 1),
 				exitCode: code,

@@ -49,34 +49,15 @@ export function serverType(filters: FeedFilters): string | undefined {
 	return types.length === 1 ? types[0] : undefined;
 }
 
-// A version 1 key listed the selected types; the cursor it guarded was bound to the server-side part only.
-function migrateKey(v1Key: string): string | undefined {
-	try {
-		const k = JSON.parse(v1Key) as { types?: unknown; reportId?: unknown; interviewId?: unknown };
-		const types = Array.isArray(k.types)
-			? k.types.filter((t): t is string => typeof t === 'string')
-			: [];
-		return filterKey({
-			types,
-			reportId: typeof k.reportId === 'string' ? k.reportId : undefined,
-			interviewId: typeof k.interviewId === 'string' ? k.interviewId : undefined,
-		});
-	} catch {
-		return undefined;
-	}
-}
-
 export function readFeedState(stored: unknown): FeedState | undefined {
 	if (stored === null || typeof stored !== 'object') return undefined;
 	const s = stored as Record<string, unknown>;
-	if ((s.version !== 1 && s.version !== 2) || typeof s.filterKey !== 'string') return undefined;
+	if (s.version !== 2 || typeof s.filterKey !== 'string') return undefined;
 	if (s.cursor !== null && typeof s.cursor !== 'string') return undefined;
 	if (s.phase !== 'seekingEnd' && s.phase !== 'following') return undefined;
-	const key = s.version === 1 ? migrateKey(s.filterKey) : s.filterKey;
-	if (key === undefined) return undefined;
 	return {
 		version: 2,
-		filterKey: key,
+		filterKey: s.filterKey,
 		baseUrl: typeof s.baseUrl === 'string' ? s.baseUrl : null,
 		cursor: s.cursor,
 		skipThrough: typeof s.skipThrough === 'string' ? s.skipThrough : null,

@@ -75,8 +75,8 @@ export async function sendAttempt(
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 			timeout: Math.max(1, deadline - Date.now()),
+			body: args.body,
 		};
-		if (args.body !== undefined) request.body = args.body;
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			args.credentialType,

@@ -144,7 +144,6 @@ export async function readBounded(
 		onDeadline = () => reject(new ResponseDeadlineError(timeoutMs));
 		watchdog.addEventListener('abort', onDeadline, { once: true });
 	});
-	expired.catch(() => undefined);
 	const iterator = body[Symbol.asyncIterator]();
 	let complete = false;
 	try {
@@ -213,7 +212,7 @@ export function redactDeep(
 // n8n stores `{...error, message, stack}` and toJSON() adds `cause`: every own field is masked.
 export function scrubError<E>(error: E, secrets: string[]): E {
 	const usable = secrets.filter((s) => s && s.length > 3);
-	if (usable.length === 0 || !error || typeof error !== 'object') return error;
+	if (!error || typeof error !== 'object') return error;
 	const target = error as Record<string, unknown>;
 	const contains = (value: unknown): boolean => {
 		let text: string;
@@ -227,7 +226,7 @@ export function scrubError<E>(error: E, secrets: string[]): E {
 	};
 	for (const key of [...Object.keys(target), 'message', 'stack', 'description', 'cause']) {
 		const value = target[key];
-		if (value === undefined || value === null || !contains(value)) continue;
+		if (!contains(value)) continue;
 		if (key === 'cause' && value instanceof Error) {
 			target[key] = { name: value.name, message: redactSecrets(value.message, usable) };
 			continue;

@@ -118,7 +118,6 @@ export function parseRetryAfter(value: unknown, nowMs: number): number | undefin
 	if (typeof raw === 'number' && Number.isFinite(raw)) return Math.max(0, raw * 1000);
 	if (typeof raw !== 'string') return undefined;
 	const text = raw.trim();
-	if (text === '') return undefined;
 	if (/^\d+(?:\.\d+)?$/.test(text)) return Math.max(0, Math.round(Number(text) * 1000));
 	// HTTP-date ("Sat, 21 Nov 2026 10:00:30 GMT"): must name a weekday or month, so "-5" is not read as year -5.
 	if (!/[A-Za-z]{3}/.test(text)) return undefined;

@@ -259,3 +259,71 @@ describe('secrets left in what n8n stores', () => {
 		expect(scrubError(cyclic, [key])).toMatchObject({ note: '[redacted]' });
 	});
 });
+
+describe('what else a stored error may carry', () => {
+	const key = 'svc_live_secretvalue';
+
+	it("a cause given to Error's constructor (not enumerable) is masked too, and one whose stack alone holds the secret", () => {
+		const error = new Error('failed', { cause: new TypeError(`cause ${key}`) });
+		scrubError(error, [key]);
+		expect(error.cause).toEqual({ name: 'TypeError', message: 'cause [redacted]' });
+
+		const quiet = new Error('plain');
+		quiet.stack = `Error: plain\n    at ${key}`;
+		const outer = Object.assign(new Error('outer'), { cause: quiet });
+		scrubError(outer, [key]);
+		expect(outer.cause).toEqual({ name: 'Error', message: 'plain' });
+	});
+
+	it('a field is masked when it holds any one of the secrets; a cause without one stays as it is', () => {
+		const cause = new TypeError('cause abc');
+		const error = Object.assign(new Error(`failed with ${key}`), { cause });
+		scrubError(error, ['other_secret_value', key, '', 'abc']);
+		expect(error.message).toBe('failed with [redacted]');
+		expect(error.cause).toBe(cause);
+	});
+
+	it('nothing, null or undefined is returned as it is', () => {
+		expect(scrubError(null, [key])).toBeNull();
+		expect(scrubError(undefined, [key])).toBeUndefined();
+		const empty = Object.assign(new Error('x'), { missing: undefined, none: null });
+		expect(scrubError(empty, [key])).toMatchObject({ missing: undefined, none: null });
+	});
+});
+
+describe('hosts by convention', () => {
+	it('only localhost may end in a dot and still count; another name ending in a dot does not', () => {
+		expect(isLocalhostSubdomain('example.com.')).toBe(false);
+	});
+});
+
+describe('a read that ends before its deadline', () => {
+	it('leaves no failure behind when the deadline passes later', async () => {
+		const unhandled: unknown[] = [];
+		const record = (reason: unknown) => unhandled.push(reason);
+		process.on('unhandledRejection', record);
+		try {
+			const read = await readBounded(Readable.from(['{}']), 100, Date.now() + 30, 30);
+			expect(Buffer.from(read as Uint8Array).toString()).toBe('{}');
+			await new Promise((resolve) => setTimeout(resolve, 120));
+			expect(unhandled).toEqual([]);
+		} finally {
+			process.off('unhandledRejection', record);
+		}
+	});
+
+	it('a stream that never pauses is still stopped at the deadline', async () => {
+		const started = Date.now();
+		const byte = new Uint8Array(1);
+		// Chunks that are always ready: no timer runs between them, so only the clock check can stop the read.
+		const endless = {
+			[Symbol.asyncIterator]: () => ({
+				next: async () => ({ done: Date.now() - started > 1_000, value: byte }),
+			}),
+		};
+		// Without the check the read would end with the stream, after a second, and succeed.
+		await expect(readBounded(endless, 1e9, started + 50, 50)).rejects.toBeInstanceOf(
+			ResponseDeadlineError,
+		);
+	});
+});
