@@ -6,7 +6,8 @@ const { projectsFor, realN8nProject } = require('./test/n8n-lines');
  * installed and packs this package once (RA_E2E_TARBALL reuses a tarball). The figures of a run go to a temporary
  * folder; `npm run report:faults` runs the suite and renders test/faults/REPORT.md from them. On n8n 2.x every file
  * runs; on n8n 1.x (RA_N8N_VERSIONS, default both) the real-n8n files F3/F4, F9 (with F9-wait and F9-queue, the
- * Spending Limit in a 1.x queue stack), F10 and F10's PostgreSQL remedy run again.
+ * Spending Limit in a 1.x queue stack), F10, F10's PostgreSQL remedy and F10 in queue mode (a 1.x queue stack) run
+ * again.
  * @type {import('jest').Config}
  */
 const projects = projectsFor(realN8nProject(['<rootDir>/test/faults/**/*.faults.ts']), (line) =>
@@ -22,6 +23,7 @@ const projects = projectsFor(realN8nProject(['<rootDir>/test/faults/**/*.faults.
 					'<rootDir>/test/faults/f9-spending-in-queue-mode.faults.ts',
 					'<rootDir>/test/faults/f10-every-event-once.faults.ts',
 					'<rootDir>/test/faults/f10-postgres-remedy.faults.ts',
+					'<rootDir>/test/faults/f10-queue-each-event-once.faults.ts',
 				],
 			},
 );

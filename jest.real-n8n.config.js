@@ -11,8 +11,8 @@ const e2e = require('./jest.e2e.config');
 /**
  * RA_REAL_N8N_PART splits the files for jest runs side by side (scripts/test-all.ts): `polls`, the files that spend
  * most of their time waiting for n8n's poll ticks on the shared n8n (F3/F4 and F10: the feed trigger polls once a
- * minute; the tests poll four times a minute); `own`, the files that boot an n8n of their own and wait on it (F10 in
- * queue mode, F4 with durable poll cursors, queue mode's and `npm start`'s end-to-end files: n8n 2.x only; the
+ * minute; the tests poll four times a minute); `own`, the files that boot an n8n of their own and wait on it (F4 with
+ * durable poll cursors, queue mode's and `npm start`'s end-to-end files: n8n 2.x only; F10 in queue mode and the
  * Spending Limit in queue mode, F9-queue: both lines) and the security file, whose n8n logs at debug level (a boot
  * setting no other file shares); and `rest`, every other file.
  * Unset: every file.

@@ -10,8 +10,8 @@
  *    line jest runs of the fault and end-to-end suites (jest.real-n8n.config.js: `polls`, F3/F4 and F10; `own`, the
  *    files that boot an n8n of their own and the security file; and `rest`, every other file; within a run the
  *    files share one running n8n per boot setting).
- *    By default five chains of lanes: the jest checks; n8n 2.x's `rest`; n8n 2.x's `own`; n8n 1.x's `rest`, then
- *    its `own`, then the static checks; n8n 2.x's `polls`, then n8n 1.x's. RA_TEST_LANES=all runs every lane at
+ *    By default five chains of lanes: the jest checks, then the static checks; n8n 2.x's `rest`; n8n 2.x's `own`;
+ *    n8n 1.x's `rest`, then its `polls`; n8n 2.x's `polls`, then n8n 1.x's `own`. RA_TEST_LANES=all runs every lane at
  *    once, RA_TEST_LANES=lines one jest per line beside the checks, RA_TEST_LANES=serial every lane one after another.
  * 3. The table: each step's wall time, each test file's (test/timing-reporter.js), each n8n started
  *    (scripts/n8n-host/start.ts writes RA_N8N_BOOT_LOG), then the plain line `N passed, N failed` (tests, plus
@@ -262,18 +262,21 @@ async function main(): Promise<number> {
 		else if (process.env.RA_TEST_LANES === 'all')
 			await Promise.all(lanes.map((l) => runLane(l.lane, l.steps)));
 		else {
-			// The default, five chains on two cores: the jest checks; n8n 2.x's other files (the longest busy lane);
-			// n8n 2.x's files with an n8n of their own; n8n 1.x's other files, then its own, then the static checks,
-			// which are all CPU (first, beside four lanes starting their n8n, they took 5 minutes; late in the run about
-			// 2); the poll-tick files of n8n 2.x, then of n8n 1.x, which mostly wait for the trigger's polls (about a
-			// minute of CPU in five). Five at once, never more: every lane at once on two cores starved the browser
-			// steps past their limits.
+			// The default, five chains on two cores, each about as long as the longest lane (CONTRIBUTING "How long the
+			// commands take": a fresh-clone run's lanes, 2.x own 13:42, 2.x rest 12:11, checks 9:03, 1.x rest 8:58, 2.x
+			// polls 4:51, 1.x polls 4:43, 1.x own 2:09 before F10 in queue mode ran on 1.x and about 5:37 with it, lint
+			// 1:21): the jest checks, then the static checks, which are all CPU (first, beside four lanes starting their
+			// n8n, they took 5 minutes; late in the run about 1.5); n8n 2.x's other files; n8n 2.x's files with an n8n of
+			// their own; n8n 1.x's other files, then its poll-tick files; n8n 2.x's poll-tick files (about a minute of CPU
+			// in five), then n8n 1.x's files with an n8n of their own (F10 and F9 in queue mode: after 1.x rest, with lint,
+			// they made that chain about 16 minutes, the longest). Five at once, never more: every lane at once on two cores
+			// starved the browser steps past their limits.
 			const chains = [
-				named('checks'),
+				named('checks', 'lint'),
 				named('n8n 2.x rest', 'n8n 2.x'),
 				named('n8n 2.x own'),
-				named('n8n 1.x rest', 'n8n 1.x own', 'n8n 1.x', 'lint'),
-				named('n8n 2.x polls', 'n8n 1.x polls'),
+				named('n8n 1.x rest', 'n8n 1.x', 'n8n 1.x polls'),
+				named('n8n 2.x polls', 'n8n 1.x own'),
 			];
 			const chained = new Set(chains.flat());
 			await Promise.all([

@@ -198,9 +198,10 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 		const { id, wf } = await own.importExample('webhook-each-event-once-postgres.json', (w) => {
 			for (const node of w.nodes)
 				if (node.credentials?.postgres) node.credentials.postgres = postgres;
-			// A claim of 20 s (the example's 5 minutes) and a slow step where the user's steps go.
-			shortenClaim(w, 20, 5);
-			slowStepAfterClaim(w, 20);
+			// A claim of 30 s (the example's 5 minutes) and a slow step of 10 s where the user's steps go: the claim
+			// outlasts the steps, as the example asks (F10-queue saw a 20 s step under a 20 s claim run twice).
+			shortenClaim(w, 30, 5);
+			slowStepAfterClaim(w, 10);
 		});
 		await n8n.activateWorkflow(id);
 		const path = triggerPath(wf);

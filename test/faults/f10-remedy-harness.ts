@@ -134,6 +134,15 @@ export function shortenClaim(wf: WorkflowJson, claimSeconds: number, waitSeconds
 	wait.parameters.amount = waitSeconds;
 }
 
+/** Resume Expired Claims every `seconds` instead of every minute (the example's schedule), for a test that waits on it. */
+export function resumeExpiredEvery(wf: WorkflowJson, seconds: number): void {
+	const node = wf.nodes.find((n) => n.name === 'Every Minute')!;
+	const rule = JSON.stringify(node.parameters.rule);
+	if (rule !== JSON.stringify({ interval: [{ field: 'minutes', minutesInterval: 1 }] }))
+		throw new Error(`Every Minute: the schedule is no longer every minute (${rule})`);
+	node.parameters.rule = { interval: [{ field: 'seconds', secondsInterval: seconds }] };
+}
+
 /**
  * A slow step (n8n's Wait, `seconds`) where the user's steps go, between the claim's verdict and "Handle Event Once",
  * so that the process running the execution can be killed after the claim and before the effect.
