@@ -75,21 +75,13 @@ async function readUnlessForbidden(
 		const summary = summaries.get(reportId);
 		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
 	});
-	const outcome = await readSimplifiedReport(
-		ctx,
-		itemIndex,
-		reportId,
-		fileName,
-		undefined,
-		known,
-	).then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
+	return await readSimplifiedReport(ctx, itemIndex, reportId, fileName, undefined, known).catch(
+		(error: unknown) => {
+			if (apiErrorInfo(error)?.status !== 403) throw error;
+			addNotice(ctx, 'reportsNotReadable');
+			return simplifyReport({ reportId, fileName });
+		},
 	);
-	if (outcome.ok) return outcome.value;
-	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
-	addNotice(ctx, 'reportsNotReadable');
-	return simplifyReport({ reportId, fileName });
 }
 
 const analyzedReportId = (outcome: IDataObject | Error): string | null =>
