@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, outcomeOf } from '../../transport';
+import { apiPath, api, hasApiCondition } from '../../transport';
 import {
 	holdQuotesForPlaces,
 	startWithinCapacity,
@@ -84,23 +84,19 @@ class QuoteGatherer {
 	private async send(group: QuoteWish[]): Promise<void> {
 		if (group.length === 1) return await this.alone(group[0]);
 		const keyOf = (position: number) => `quote-${position}`;
-		const answer = await outcomeOf(
-			async () =>
-				await api(this.ctx, {
-					method: 'POST',
-					path: '/api/v1/analysis-batch-quotes',
-					body: {
-						items: group.map((wish, position) => ({
-							itemKey: keyOf(position),
-							input: { reportId: wish.reportId },
-						})),
-					},
-					itemIndex: group[0].itemIndex,
-				}),
-		);
-		const items = (
-			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
-		) as IDataObject[];
+		// A failed batch quote leaves every report to its own quote below.
+		const answer = await api(this.ctx, {
+			method: 'POST',
+			path: '/api/v1/analysis-batch-quotes',
+			body: {
+				items: group.map((wish, position) => ({
+					itemKey: keyOf(position),
+					input: { reportId: wish.reportId },
+				})),
+			},
+			itemIndex: group[0].itemIndex,
+		}).catch(() => undefined);
+		const items = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
 		group.forEach((wish, position) => {
 			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
 				IDataObject | null | undefined;
@@ -126,23 +122,17 @@ export async function existingAttempt(
 	write: WriteChoice,
 	known?: IDataObject,
 ): Promise<IDataObject | undefined> {
-	let status = known;
-	if (!status) {
-		const read = await outcomeOf(
-			async () =>
-				await api(ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/reports/{}/status', reportId),
-					itemIndex,
-				}),
-		);
-		if (!read.ok) {
-			if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
-			throw read.error;
-		}
-		status = read.value;
-	}
-	if (status.attemptId === null || status.attemptId === undefined) return undefined;
+	const status =
+		known ??
+		(await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}/status', reportId),
+			itemIndex,
+		}).catch((error: unknown) => {
+			if (hasApiCondition(error, 'FORBIDDEN')) return undefined;
+			throw error;
+		}));
+	if (status?.attemptId === null || status?.attemptId === undefined) return undefined;
 	if (status.status === 'failed' && write.attemptLabel) return undefined;
 	return status;
 }
