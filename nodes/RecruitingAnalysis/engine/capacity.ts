@@ -434,23 +434,19 @@ export class QuoteGatherer {
 	private async send(group: QuoteWish[]): Promise<void> {
 		if (group.length === 1) return await this.alone(group[0]);
 		const keyOf = (position: number) => `quote-${position}`;
-		const answer = await outcomeOf(
-			async () =>
-				await api(this.ctx, {
-					method: 'POST',
-					path: '/api/v1/analysis-batch-quotes',
-					body: {
-						items: group.map((wish, position) => ({
-							itemKey: keyOf(position),
-							input: { reportId: wish.reportId },
-						})),
-					},
-					itemIndex: group[0].itemIndex,
-				}),
-		);
-		const items = (
-			answer.ok && Array.isArray(answer.value.items) ? answer.value.items : []
-		) as IDataObject[];
+		// A failed batch quote leaves every report to its own quote below.
+		const answer = await api(this.ctx, {
+			method: 'POST',
+			path: '/api/v1/analysis-batch-quotes',
+			body: {
+				items: group.map((wish, position) => ({
+					itemKey: keyOf(position),
+					input: { reportId: wish.reportId },
+				})),
+			},
+			itemIndex: group[0].itemIndex,
+		}).catch(() => undefined);
+		const items = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
 		group.forEach((wish, position) => {
 			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
 				IDataObject | null | undefined;

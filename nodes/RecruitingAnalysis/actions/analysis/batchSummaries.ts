@@ -75,7 +75,7 @@ async function readUnlessForbidden(
 		const summary = summaries.get(reportId);
 		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
 	});
-	const outcome = await readSimplifiedReport(
+	return await readSimplifiedReport(
 		ctx,
 		run,
 		itemIndex,
@@ -83,14 +83,11 @@ async function readUnlessForbidden(
 		fileName,
 		undefined,
 		known,
-	).then(
-		(value) => ({ ok: true as const, value }),
-		(error: unknown) => ({ ok: false as const, error }),
-	);
-	if (outcome.ok) return outcome.value;
-	if (apiErrorInfo(outcome.error)?.status !== 403) throw outcome.error;
-	run.addNotice('reportsNotReadable');
-	return simplifyReport({ reportId, fileName });
+	).catch((error: unknown) => {
+		if (apiErrorInfo(error)?.status !== 403) throw error;
+		run.addNotice('reportsNotReadable');
+		return simplifyReport({ reportId, fileName });
+	});
 }
 
 const analyzedReportId = (outcome: IDataObject | Error): string | null =>

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, outcomeOf } from '../../transport';
+import { apiPath, api, hasApiCondition } from '../../transport';
 import { startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
@@ -37,23 +37,17 @@ export async function existingAttempt(
 	write: WriteChoice,
 	known?: IDataObject,
 ): Promise<IDataObject | undefined> {
-	let status = known;
-	if (!status) {
-		const read = await outcomeOf(
-			async () =>
-				await api(ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/reports/{}/status', reportId),
-					itemIndex,
-				}),
-		);
-		if (!read.ok) {
-			if (hasApiCondition(read.error, 'FORBIDDEN')) return undefined;
-			throw read.error;
-		}
-		status = read.value;
-	}
-	if (status.attemptId === null || status.attemptId === undefined) return undefined;
+	const status =
+		known ??
+		(await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}/status', reportId),
+			itemIndex,
+		}).catch((error: unknown) => {
+			if (hasApiCondition(error, 'FORBIDDEN')) return undefined;
+			throw error;
+		}));
+	if (status?.attemptId === null || status?.attemptId === undefined) return undefined;
 	if (status.status === 'failed' && write.attemptLabel) return undefined;
 	return status;
 }

@@ -26,13 +26,11 @@ export function nameInItem(json: IDataObject | undefined, reportId: string): Kno
 }
 
 function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
-	let json: IDataObject | undefined;
 	try {
-		json = ctx.getInputData()[itemIndex]?.json;
+		return nameInItem(ctx.getInputData()[itemIndex]?.json, reportId);
 	} catch {
-		json = undefined;
+		return undefined;
 	}
-	return nameInItem(json, reportId);
 }
 
 const nameInSummary = (summary: IDataObject | undefined): string | null =>
