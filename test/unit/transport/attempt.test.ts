@@ -36,7 +36,7 @@ interface Call {
 	url?: string;
 }
 
-/** What sendAttempt threw, as the caller (request.ts, retry.ts) gets it; n8n stores its own copy. */
+/** What sendAttempt threw, as the caller (transport/index.ts, retry.ts) gets it; n8n stores its own copy. */
 let thrown: unknown[] = [];
 
 /** A test-only node: each input item is one sendAttempt with the credential n8n decrypted for the node. */
