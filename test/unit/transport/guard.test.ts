@@ -283,6 +283,13 @@ describe('what else a stored error may carry', () => {
 		expect(error.cause).toBe(cause);
 	});
 
+	it('a stack read before the error reached the node is masked too', () => {
+		const error = new Error(`failed with ${key}`);
+		expect(error.stack).toContain(key);
+		scrubError(error, [key]);
+		expect(error.stack).not.toContain(key);
+	});
+
 	it('nothing, null or undefined is returned as it is', () => {
 		expect(scrubError(null, [key])).toBeNull();
 		expect(scrubError(undefined, [key])).toBeUndefined();
