@@ -712,3 +712,86 @@ describe('manual mode bounds', () => {
 		expect(cut.complete).toBe(false);
 	});
 });
+
+describe("Start From Now's start is told by the API's clock, whatever the host's says", () => {
+	const HOUR_MS = 60 * 60_000;
+	/**
+	 * A feed whose answers carry the API's Date (the moment of its newest event, as the sandbox's do), with
+	 * `between` run once the first page is served: events that occur while the walk is under way.
+	 */
+	function datedFeed(history: number, between: (feed: MemoryFeed) => void = () => undefined) {
+		const feed = new MemoryFeed();
+		feed.add(history);
+		let served = 0;
+		const fetchPage: FeedPollArgs['fetchPage'] = async (q) => {
+			const apiDateMs = msOf(feed.events[feed.events.length - 1]);
+			const page = await feed.fetchPage(q);
+			if (++served === 1) between(feed);
+			return page === CURSOR_EXPIRED || page === CURSOR_INVALID ? page : { ...page, apiDateMs };
+		};
+		return { feed, fetchPage };
+	}
+
+	it.each([
+		['an hour behind the API', -HOUR_MS],
+		['an hour ahead of the API', HOUR_MS],
+	])(
+		'with the host clock %s: no event before the first read is delivered, every one that occurs during the walk is',
+		async (_, skew) => {
+			const { feed, fetchPage } = datedFeed(150, (f) => f.add(2));
+			const host = msOf(feed.events[149]) + skew;
+			const r = await runFeedPoll(
+				args(feed, undefined, {
+					startAt: 'now',
+					fetchPage,
+					now: () => host,
+					deadline: host + 60_000,
+				}),
+			);
+			// 150 retained events take two pages of the walk; the two new ones arrive on its second page.
+			expect(feed.requests).toHaveLength(2);
+			expect(ids(r.events)).toEqual(['evt-150', 'evt-151']);
+			expect(r.nextState).toMatchObject({ phase: 'following', cursor: 'c:152' });
+		},
+	);
+
+	it("an event without a readable time on the walk's first page does not stop the walk", async () => {
+		const { feed, fetchPage } = datedFeed(3);
+		delete feed.events[0].occurredAt;
+		const host = msOf(feed.events[2]);
+		const r = await runFeedPoll(
+			args(feed, undefined, {
+				startAt: 'now',
+				fetchPage,
+				now: () => host,
+				deadline: host + 60_000,
+			}),
+		);
+		expect(ids(r.events)).toEqual([]);
+		expect(r.nextState).toMatchObject({ phase: 'following', cursor: 'c:3' });
+	});
+
+	it("an activation whose first read failed for a moment still starts at the API's clock on the next poll, from the saved position", async () => {
+		const { feed, fetchPage } = datedFeed(5);
+		const busy = new Error('429');
+		const host = msOf(feed.events[4]) - HOUR_MS;
+		const failed = await runFeedPoll(
+			args(feed, undefined, {
+				startAt: 'now',
+				fetchPage: async () => await Promise.reject(busy),
+				isTransient: (e) => e === busy,
+				now: () => host,
+				deadline: host + 60_000,
+			}),
+		);
+		expect(failed.failure).toBe(busy);
+		expect(failed.nextState).toMatchObject({ phase: 'seekingEnd', cursor: null });
+		// n8n keeps the position as JSON in the trigger's static data.
+		const saved: unknown = JSON.parse(JSON.stringify(failed.nextState));
+		const next = await runFeedPoll(
+			args(feed, saved, { startAt: 'now', fetchPage, now: () => host, deadline: host + 60_000 }),
+		);
+		expect(ids(next.events)).toEqual([]);
+		expect(next.nextState).toMatchObject({ phase: 'following', cursor: 'c:5' });
+	});
+});
