@@ -408,6 +408,8 @@ describe('the Spending Limit field, prices and settlements', () => {
 	});
 
 	it.each([
+		[300, 2],
+		[308, 2],
 		[400, 0],
 		[404, 0],
 		[499, 0],
@@ -416,7 +418,7 @@ describe('the Spending Limit field, prices and settlements', () => {
 		[500, 2],
 		[503, 2],
 	])(
-		'a write answered %i counts %i credits (a 4xx refusal charged nothing, other answers may have charged)',
+		'a write answered %i counts %i credits (a 4xx refusal charged nothing, other answers, a redirect the node did not follow among them, may have charged)',
 		async (status, spent) => {
 			const { ctx } = withLimitField(10);
 			const answered = Object.assign(new Error(`status ${status}`), {
