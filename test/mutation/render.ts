@@ -4,6 +4,7 @@
  * surviving mutants, with the reason a survivor stays where test/mutation/kept.json gives one.
  * Run alone (`npm run report:mutation`) it re-renders from the last results without mutating anything.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -14,6 +15,19 @@ const { GROUPS } = require('./groups.js') as {
 
 const root = join(__dirname, '..', '..');
 const out = join(root, 'reports', 'mutation');
+
+/** Whether the mutated files still read as they did at the run's commit, so its score holds for the code rendered. */
+function sinceThen(commit: string, files: string[]): string {
+	const head = execFileSync('git', ['rev-parse', '--short=10', 'HEAD'], { cwd: root })
+		.toString()
+		.trim();
+	try {
+		execFileSync('git', ['diff', '--quiet', commit, '--', ...files], { cwd: root });
+		return ` (unchanged in the working tree at ${head})`;
+	} catch {
+		return ` (CHANGED since: the score is that commit's, not ${head}'s)`;
+	}
+}
 
 interface Mutant {
 	id: string;
@@ -142,13 +156,11 @@ export function renderMutationReport(): string {
 		lines.push(
 			`| ${group.name} | ${run.commit.slice(0, 10)}${run.uncommittedChanges ? ' (+ uncommitted)' : ''} | ${wallTime(run)} | ${t.valid} | ${t.killed} | ${t.timedOut} | ${t.survived} | ${t.noCoverage} | ${score(t)} | ${pct(t.killed, t.valid)} |`,
 		);
+		const files = Object.keys(report.files)
+			.map((f) => relative(root, join(root, f)))
+			.sort();
 		mutated.push(
-			`- ${group.name}, at commit ${run.commit}${run.uncommittedChanges ? ' with uncommitted changes' : ''}: ${Object.keys(
-				report.files,
-			)
-				.map((f) => relative(root, join(root, f)))
-				.sort()
-				.join(', ')}`,
+			`- ${group.name}, at commit ${run.commit}${run.uncommittedChanges ? ' with uncommitted changes' : ''}: ${files.join(', ')}${sinceThen(run.commit, files)}`,
 		);
 		for (const [file, { mutants: ms }] of Object.entries(report.files).sort()) {
 			const rel = relative(root, join(root, file));
