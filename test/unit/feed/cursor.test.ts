@@ -732,6 +732,14 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		return { feed, fetchPage };
 	}
 
+	// A Start From Now poll with the host's clock read as `host`.
+	const fromNow = (host: number, over: Partial<FeedPollArgs>): Partial<FeedPollArgs> => ({
+		startAt: 'now',
+		now: () => host,
+		deadline: host + 60_000,
+		...over,
+	});
+
 	it.each([
 		['an hour behind the API', -HOUR_MS],
 		['an hour ahead of the API', HOUR_MS],
@@ -740,14 +748,7 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		async (_, skew) => {
 			const { feed, fetchPage } = datedFeed(150, (f) => f.add(2));
 			const host = msOf(feed.events[149]) + skew;
-			const r = await runFeedPoll(
-				args(feed, undefined, {
-					startAt: 'now',
-					fetchPage,
-					now: () => host,
-					deadline: host + 60_000,
-				}),
-			);
+			const r = await runFeedPoll(args(feed, undefined, fromNow(host, { fetchPage })));
 			// 150 retained events take two pages of the walk; the two new ones arrive on its second page.
 			expect(feed.requests).toHaveLength(2);
 			expect(ids(r.events)).toEqual(['evt-150', 'evt-151']);
@@ -759,14 +760,7 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		const { feed, fetchPage } = datedFeed(3);
 		delete feed.events[0].occurredAt;
 		const host = msOf(feed.events[2]);
-		const r = await runFeedPoll(
-			args(feed, undefined, {
-				startAt: 'now',
-				fetchPage,
-				now: () => host,
-				deadline: host + 60_000,
-			}),
-		);
+		const r = await runFeedPoll(args(feed, undefined, fromNow(host, { fetchPage })));
 		expect(ids(r.events)).toEqual([]);
 		expect(r.nextState).toMatchObject({ phase: 'following', cursor: 'c:3' });
 	});
@@ -776,21 +770,20 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		const busy = new Error('429');
 		const host = msOf(feed.events[4]) - HOUR_MS;
 		const failed = await runFeedPoll(
-			args(feed, undefined, {
-				startAt: 'now',
-				fetchPage: async () => await Promise.reject(busy),
-				isTransient: (e) => e === busy,
-				now: () => host,
-				deadline: host + 60_000,
-			}),
+			args(
+				feed,
+				undefined,
+				fromNow(host, {
+					fetchPage: async () => await Promise.reject(busy),
+					isTransient: (e) => e === busy,
+				}),
+			),
 		);
 		expect(failed.failure).toBe(busy);
 		expect(failed.nextState).toMatchObject({ phase: 'seekingEnd', cursor: null });
 		// n8n keeps the position as JSON in the trigger's static data.
 		const saved: unknown = JSON.parse(JSON.stringify(failed.nextState));
-		const next = await runFeedPoll(
-			args(feed, saved, { startAt: 'now', fetchPage, now: () => host, deadline: host + 60_000 }),
-		);
+		const next = await runFeedPoll(args(feed, saved, fromNow(host, { fetchPage })));
 		expect(ids(next.events)).toEqual([]);
 		expect(next.nextState).toMatchObject({ phase: 'following', cursor: 'c:5' });
 	});
