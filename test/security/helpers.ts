@@ -25,9 +25,7 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeType,
-	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../credentials/RecruitingAnalysisApi.credentials';
 import { apiRequest, type ApiRequestOptions } from '../../nodes/RecruitingAnalysis/transport';
@@ -41,6 +39,7 @@ import {
 	type ExecuteNodeResult,
 	type InputItem,
 } from '../helpers/n8n-engine';
+import { apiProbeDescription } from '../helpers/api-probe';
 
 export interface Recorded {
 	method: string;
@@ -214,18 +213,11 @@ export type SecurityCall =
 
 /** A test-only node: calls the transport for each item; a thrown error is kept in `thrown` and thrown on to n8n. */
 export class SecurityProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Security Probe',
-		name: 'securityProbe',
-		group: ['transform'],
-		version: 1,
-		description: 'Test-only: calls the transport',
-		defaults: { name: 'Security Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
-		properties: [],
-	};
+	description = apiProbeDescription(
+		'Security Probe',
+		'securityProbe',
+		'Test-only: calls the transport',
+	);
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const out: INodeExecutionData[] = [];

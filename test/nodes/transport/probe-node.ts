@@ -3,14 +3,7 @@
  * call and with what; the node outputs the result (or, with On Error: Continue, the error). It runs inside
  * WorkflowExecute like the real action node, so the transport sees a real IExecuteFunctions.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import {
 	apiRequest,
@@ -23,6 +16,7 @@ import {
 	type UploadTarget,
 } from '../../../nodes/RecruitingAnalysis/actions/upload/resumeUpload';
 import { idempotencyKeyOf } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import { apiProbeDescription } from '../../helpers/api-probe';
 
 export type ProbeCall =
 	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }
@@ -47,18 +41,11 @@ export type ProbeCall =
 	| { call: 'pollStatus'; reportId: string; timeoutSeconds: number };
 
 export class TransportProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Transport Probe',
-		name: 'transportProbe',
-		group: ['transform'],
-		version: 1,
-		description: 'Test-only: calls the transport',
-		defaults: { name: 'Transport Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
-		properties: [],
-	};
+	description = apiProbeDescription(
+		'Transport Probe',
+		'transportProbe',
+		'Test-only: calls the transport',
+	);
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();

@@ -16,14 +16,13 @@ import type {
 	IHttpRequestMethods,
 	INodeExecutionData,
 	INodeType,
-	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { refusals, sendAttempt } from '../../../nodes/RecruitingAnalysis/transport/attempt';
 import { networkErrorCode } from '../../../nodes/RecruitingAnalysis/transport/retry';
 import { executeNode } from '../../helpers/n8n-engine';
+import { apiProbeDescription } from '../../helpers/api-probe';
 
 interface Call {
 	method: IHttpRequestMethods;
@@ -41,18 +40,11 @@ let thrown: unknown[] = [];
 
 /** A test-only node: each input item is one sendAttempt with the credential n8n decrypted for the node. */
 class AttemptProbe implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Attempt Probe',
-		name: 'attemptProbe',
-		group: ['transform'],
-		version: 1,
-		description: 'Test-only: one attempt of an API request',
-		defaults: { name: 'Attempt Probe' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recruitingAnalysisApi', required: true }],
-		properties: [],
-	};
+	description = apiProbeDescription(
+		'Attempt Probe',
+		'attemptProbe',
+		'Test-only: one attempt of an API request',
+	);
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const credentials = await this.getCredentials('recruitingAnalysisApi');
