@@ -16,6 +16,7 @@
  * user's Retry and the example's Resume Expired Claims must still deliver the event, once.
  */
 
+import { retryExecution } from './f8-harness';
 import { FigureBook } from './figures';
 import {
 	deliver,
@@ -238,15 +239,8 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 			return effectsOf(runs);
 		};
 		// The user's first click: Retry of the crashed execution, as the executions list offers it.
-		const retried = await n8n.request<{ data?: { id: string }; message?: string }>(
-			'POST',
-			`/rest/executions/${executionId}/retry`,
-			{ loadWorkflow: false },
-			{ expectStatus: [200, 400, 404, 409, 500] },
-		);
-		const retry = retried.body.data
-			? await n8n.finishedExecution(retried.body.data.id, 120_000)
-			: undefined;
+		const retried = await retryExecution(n8n, executionId, false);
+		const retry = retried.id ? await n8n.finishedExecution(retried.id, 120_000) : undefined;
 		const afterRetry = (await effectsOfEvent()).perEvent.get(String(event.id)) ?? 0;
 		// Which execution had the effect: the Retry itself, or Resume Expired Claims meanwhile.
 		const byRetry = retry
@@ -276,7 +270,7 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 		});
 		book.set('killed.retry', {
 			answer: retried.status,
-			refused: retried.body.data ? null : String(retried.body.message ?? '').slice(0, 200),
+			refused: retried.id ? null : String(retried.message ?? '').slice(0, 200),
 			status: retry?.status ?? null,
 			effectsByTheRetry: byRetry,
 			effectsWhenTheRetryEnded: afterRetry,
@@ -285,7 +279,7 @@ it('n8n killed (SIGKILL) after the claim, while the steps after it run: started 
 		book.set('killed.replay', { statuses: replay.statuses, started: replay.started });
 		book.set('killed.effects', { event: effects, withoutId, rowDone: done === '1' });
 		process.stderr.write(
-			`[f10-remedy] killed: ${JSON.stringify({ crashed: crashed.status, retry: retried.body.data ? retry?.status : retried.body.message, afterRetry, byRetry, deliveredAfterSeconds, replay: replay.statuses, effects, withoutId, done })}\n`,
+			`[f10-remedy] killed: ${JSON.stringify({ crashed: crashed.status, retry: retried.id ? retry?.status : retried.message, afterRetry, byRetry, deliveredAfterSeconds, replay: replay.statuses, effects, withoutId, done })}\n`,
 		);
 		const delivered = book.check(
 			'n8n killed after the claim: the event still had exactly one effect (by the Retry or by Resume Expired Claims once the claim expired), its row is done, and a later replay started nothing',

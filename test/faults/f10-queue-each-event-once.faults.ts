@@ -27,6 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
+import { retryExecution } from './f8-harness';
 import { FigureBook, type FigureValue } from './figures';
 import {
 	allExecutions,
@@ -293,15 +294,8 @@ it(
 		const replacement = stack.startWorker();
 		const killed = await stack.waitForExecution(executionId!, 240_000);
 		// The user's first click: Retry of that execution, as the executions list offers it.
-		const retried = await env.n8n.request<{ data?: { id: string }; message?: string }>(
-			'POST',
-			`/rest/executions/${executionId}/retry`,
-			{ loadWorkflow: false },
-			{ expectStatus: [200, 400, 404, 409, 500] },
-		);
-		const retry = retried.body.data
-			? await stack.waitForExecution(retried.body.data.id, 240_000)
-			: undefined;
+		const retried = await retryExecution(env.n8n, executionId!, false);
+		const retry = retried.id ? await stack.waitForExecution(retried.id, 240_000) : undefined;
 		const effectsOfEvent = async () =>
 			effectsOf((await runsOf(id)).map((r) => r.data)).perEvent.get(String(event.id)) ?? 0;
 		const effectsAfterRetry = await effectsOfEvent();
@@ -320,9 +314,9 @@ it(
 		const byRetry = retry
 			? (effectsOf([retry.data as unknown as RunLike]).perEvent.get(String(event.id)) ?? 0)
 			: 0;
-		const retryAnswer = retried.body.data
+		const retryAnswer = retried.id
 			? `${retry!.status}${retry!.data.resultData.error ? `: ${retry!.data.resultData.error.message.slice(0, 120)}` : ''}`
-			: `refused ${retried.status}: ${String(retried.body.message ?? '').slice(0, 120)}`;
+			: `refused ${retried.status}: ${String(retried.message ?? '').slice(0, 120)}`;
 		book.set('killedWorker.killedExecution', {
 			status: killed.status,
 			error: killed.data.resultData.error?.message?.slice(0, 200) ?? null,

@@ -640,7 +640,7 @@ export async function retryExecution(
 	n8n: N8nInstance,
 	executionId: string,
 	loadWorkflow: boolean,
-): Promise<{ id?: string; refused?: string }> {
+): Promise<{ id?: string; refused?: string; status: number; message?: string }> {
 	const res = await n8n.request<{ data?: { id: string }; message?: string }>(
 		'POST',
 		`/rest/executions/${executionId}/retry`,
@@ -648,8 +648,12 @@ export async function retryExecution(
 		{ expectStatus: [200, 400, 404, 409, 500] },
 	);
 	if (res.status !== 200 || !res.body.data)
-		return { refused: `${res.status} ${res.body.message ?? JSON.stringify(res.body)}` };
-	return { id: res.body.data.id };
+		return {
+			refused: `${res.status} ${res.body.message ?? JSON.stringify(res.body)}`,
+			status: res.status,
+			message: res.body.message,
+		};
+	return { id: res.body.data.id, status: res.status };
 }
 
 /** Saves a changed workflow, as the editor's Save does (PATCH /rest/workflows/:id with the version it edited). */
