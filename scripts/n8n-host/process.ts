@@ -3,7 +3,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -177,6 +177,39 @@ export async function freePort(): Promise<number> {
 			const port = typeof address === 'object' && address ? address.port : 0;
 			srv.close(() => resolvePort(port));
 		});
+	});
+}
+
+/** Whether process `pid` holds the socket listening on `port` (Linux: /proc/net/tcp* and the process's descriptors). */
+export function listensOn(pid: number, port: number): boolean {
+	const inodes = new Set<string>();
+	for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+		let lines: string[] = [];
+		try {
+			lines = readFileSync(table, 'utf8').trim().split('\n').slice(1);
+		} catch {
+			continue;
+		}
+		for (const line of lines) {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode; state 0A is LISTEN
+			const f = line.trim().split(/\s+/);
+			if (f[3] === '0A' && parseInt(f[1].split(':')[1], 16) === port) inodes.add(f[9]);
+		}
+	}
+	let fds: string[];
+	try {
+		fds = readdirSync(`/proc/${pid}/fd`);
+	} catch {
+		return false;
+	}
+	return fds.some((fd) => {
+		try {
+			return inodes.has(
+				/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? '',
+			);
+		} catch {
+			return false;
+		}
 	});
 }
 

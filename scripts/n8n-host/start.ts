@@ -7,7 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import { N8nInstance } from './instance';
 import { ensureN8n } from './n8n-install';
 import { n8nEnv } from './n8n-env';
-import { defaultLog, delay, freePort, killGroupOnExit, type Logger } from './process';
+import { defaultLog, delay, freePort, killGroupOnExit, listensOn, type Logger } from './process';
 import type { N8nLine } from './versions';
 
 export interface StartOptions {
@@ -27,6 +27,21 @@ export interface StartOptions {
 }
 
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	// Ports are picked free and only then bound by n8n, so another process can take one in between: a start that
+	// lost its port is started again on fresh ones (a port the caller chose is kept, and its loss is an error).
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startOnce(options);
+		} catch (error) {
+			if (!(error instanceof PortTaken) || options.port !== undefined || attempt === 3) throw error;
+			(options.log ?? defaultLog)(`${error.message}; starting again on other ports`);
+		}
+	}
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(options: StartOptions): Promise<N8nInstance> {
 	// n8n resolves a relative N8N_USER_FOLDER against its own cwd: always hand it an absolute path.
 	const opts = { ...options, userFolder: resolve(options.userFolder) };
 	const log = opts.log ?? defaultLog;
@@ -68,6 +83,10 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	let lastBeat = started;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
+			if (/port \d+ is already in use/.test(instance.logTail(20)))
+				throw new PortTaken(
+					`${label}'s port ${port} or ${brokerPort} was taken by another process`,
+				);
 			throw new Error(
 				`${label} exited (${child.exitCode ?? child.signalCode}) before it was ready\n${instance.logTail()}`,
 			);
@@ -77,8 +96,10 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			await res.arrayBuffer();
 			// n8n 1.x reports ready once its database is migrated, before its REST routes exist: wait for those too
 			// (only the main serves them; a worker or a webhook process is ready with its health check).
-			if (res.status === 200 && command !== 'start') break;
-			if (res.status === 200) {
+			// Another n8n that took the port answers ready too: only an answer from this child counts.
+			const ours = res.status === 200 && listensOn(child.pid!, port);
+			if (ours && command !== 'start') break;
+			if (ours) {
 				const settings = await fetch(`${instance.baseUrl}/rest/settings`);
 				await settings.arrayBuffer();
 				if (settings.status === 200) break;
