@@ -679,8 +679,7 @@ export async function putResumeToStorage(
 			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
 		);
 	}
-	const head = buffer ? buffer.subarray(0, 16) : await binaryHead(this, binary);
-	if (!contentMatchesMimeType(head, args.upload.mimeType)) {
+	if (!contentMatchesMimeType(await binaryHead(this, binary), args.upload.mimeType)) {
 		throw refusal(
 			this,
 			itemIndex,
@@ -694,21 +693,8 @@ export async function putResumeToStorage(
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
 	const refresh = async () => {
-		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as
-			UploadTarget | undefined;
-		if (typeof fresh?.url !== 'string') {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Refreshing the upload URL of report ${reportId} returned no URL`,
-				{ itemIndex },
-			);
-		}
-		upload = {
-			...fresh,
-			method: fresh.method || 'PUT',
-			mimeType: fresh.mimeType || upload.mimeType,
-			sizeBytes: fresh.sizeBytes || upload.sizeBytes,
-		};
+		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+		upload = { ...upload, ...fresh };
 		issuedAt = Date.now();
 		refreshed = true;
 	};
