@@ -215,7 +215,11 @@ export interface UploadOptions {
 	labelMakesNewReport: boolean;
 }
 
-export interface PlannedUpload {
+export interface CheckedUpload {
+	write: WriteChoice;
+	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
+	keyChoice: WriteChoice;
+	input: UploadInput;
 	identity: unknown[];
 	content: unknown[];
 	contentKey: string;
@@ -223,13 +227,6 @@ export interface PlannedUpload {
 	body: UploadInput;
 	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
-	choice: WriteChoice;
-}
-
-export interface CheckedUpload {
-	write: WriteChoice;
-	input: UploadInput;
-	planned: PlannedUpload;
 	sameWriteAs?: number;
 }
 
@@ -251,31 +248,29 @@ export async function checkUpload(
 	options: UploadOptions,
 ): Promise<CheckedUpload> {
 	const input = await readUploadInput(ctx, itemIndex);
-	const choice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
+	const keyChoice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const contentKey = writeIdempotencyKey({ attemptLabel: choice.attemptLabel }, 'upload', [
+	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
 		'content',
 		content,
 	]);
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
-	const keyIsContent = input.externalReference !== undefined && !choice.userKey;
-	const planned: PlannedUpload = {
+	const keyIsContent = input.externalReference !== undefined && !keyChoice.userKey;
+	const keyIdentity = keyIsContent ? ['content', content] : identity;
+	return {
+		write,
+		keyChoice,
+		input,
 		identity,
 		content,
 		contentKey,
-		key: writeIdempotencyKey(
-			choice,
-			'upload',
-			keyIsContent ? ['content', content] : identity,
-			step,
-		),
-		body: withFileReference(input, content, choice),
+		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		body: withFileReference(input, content, keyChoice),
 		keyIsContent,
-		choice,
+		sameWriteAs: recordWrite(run, contentKey, itemIndex),
 	};
-	return { write, input, planned, sameWriteAs: recordWrite(run, contentKey, itemIndex) };
 }
 
 // ---- Prepare, or find the report that holds the file ----
@@ -337,19 +332,18 @@ export async function reportOfReference(
 export async function prepareOrFind(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
+	upload: CheckedUpload,
 ): Promise<Preparation> {
 	const first = await outcomeOf(
-		async () => await prepareUpload(ctx, itemIndex, planned.body, planned.key),
+		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
 	);
 	if (first.ok) return { prepared: first.value };
 	const condition = existsCondition(first.error);
-	const reference = planned.body.externalReference;
+	const reference = upload.body.externalReference;
 	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (!reference || (reused ? !planned.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
+	if (!reference || (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
 		throw first.error;
-	const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
+	const found = await reportOfReference(ctx, itemIndex, upload.input, reference, first.error);
 	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
 	return { found, verified: reused || isFileReference(reference), from };
 }
@@ -416,10 +410,10 @@ async function freshTarget(
 async function renewExpiredUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
+	upload: CheckedUpload,
 	expiredReportId: string,
 ): Promise<Preparation> {
+	const { input, keyChoice } = upload;
 	if (input.externalReference) {
 		const reference = input.externalReference;
 		throw new NodeOperationError(
@@ -435,11 +429,11 @@ async function renewExpiredUpload(
 		);
 	}
 	const renews = ['renews', expiredReportId];
-	const body = withFileReference(input, [...planned.content, renews], planned.choice);
+	const body = withFileReference(input, [...upload.content, renews], keyChoice);
 	const key = writeIdempotencyKey(
-		planned.choice,
+		keyChoice,
 		'upload',
-		[...planned.identity, renews],
+		[...upload.identity, renews],
 		UPLOAD_RENEW_STEP,
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
@@ -472,10 +466,10 @@ const ANALYSED_OTHER_FILE =
 export async function sendResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
+	checked: CheckedUpload,
 	start: Preparation,
 ): Promise<SentResume> {
+	const { input } = checked;
 	const reused: IDataObject = {};
 	if ('found' in start) {
 		reused.recovered = true;
@@ -535,7 +529,7 @@ export async function sendResume(
 			const message = `The upload preparation of report ${reportId} expired`;
 			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
 		}
-		current = await renewExpiredUpload(ctx, itemIndex, input, planned, reportId);
+		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
 		replaces = reportId;
 	}
 }
@@ -546,15 +540,15 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const { input, planned } = checked;
+	const { input } = checked;
 	const output: IDataObject = {
 		fileName: input.fileName,
 		fileSize: input.fileSize,
 		mimeType: input.mimeType,
 	};
 	if (checked.sameWriteAs !== undefined) output.sameWriteAs = checked.sameWriteAs;
-	const preparation = await prepareOrFind(ctx, itemIndex, input, planned);
-	const sent = await sendResume(ctx, itemIndex, input, planned, preparation);
+	const preparation = await prepareOrFind(ctx, itemIndex, checked);
+	const sent = await sendResume(ctx, itemIndex, checked, preparation);
 	const { reused } = sent;
 	const result: IDataObject = { reportId: sent.reportId, ...output, uploaded: true };
 	if (sent.replaces) result.replacesExpiredReportId = sent.replaces;

@@ -1,7 +1,7 @@
 // Creating a chunk's batch is one stage because only one upload batch can be active; its PUTs overlap the next one.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { uploadBatchSchema, validateBatch, type UploadInput } from '../../validation';
+import { uploadBatchSchema, validateBatch } from '../../validation';
 import {
 	batchItemFor,
 	batchTimeout,
@@ -27,7 +27,6 @@ import {
 	reportOfReference,
 	sendResume,
 	type CheckedUpload,
-	type PlannedUpload,
 	type Preparation,
 	type UploadOptions,
 	type UploadTarget,
@@ -45,15 +44,12 @@ export async function checkBatchUpload(
 
 const UPLOAD_CONCURRENCY = 10;
 
-export interface UploadEntry {
+export interface UploadEntry extends CheckedUpload {
 	position: number;
 	itemIndex: number;
-	input: UploadInput;
 	choice: WriteChoice;
-	planned: PlannedUpload;
 	// An earlier entry of this chunk with the same upload: this one is not sent, it shares that one's report.
 	duplicateOf?: number;
-	sameWriteAs?: number;
 }
 
 export interface UploadChunk extends ChunkState {
@@ -68,11 +64,11 @@ export async function createUploadBatch(
 ): Promise<UploadChunk> {
 	const firstOfKey = new Map<string, number>();
 	const valid = chunk.itemIndexes.map((itemIndex, position): UploadEntry => {
-		const { write, input, planned, sameWriteAs } = chunk.checked?.[position] as CheckedUpload;
+		const checked = chunk.checked?.[position] as CheckedUpload;
 		// The same bytes for the same job (and reference and label), whatever the names: one upload.
-		const duplicateOf = firstOfKey.get(planned.contentKey);
-		if (duplicateOf === undefined) firstOfKey.set(planned.contentKey, position);
-		return { position, itemIndex, input, choice: write, planned, duplicateOf, sameWriteAs };
+		const duplicateOf = firstOfKey.get(checked.contentKey);
+		if (duplicateOf === undefined) firstOfKey.set(checked.contentKey, position);
+		return { ...checked, position, itemIndex, choice: checked.write, duplicateOf };
 	});
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
 
@@ -80,20 +76,15 @@ export async function createUploadBatch(
 	// One shared job description goes once at batch level (the request is limited to 256 KiB).
 	const oneJob = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription))).size === 1;
 	const body: IDataObject = {
-		items: sent.map(({ itemIndex, planned }) => ({
+		items: sent.map(({ itemIndex, body: input }) => ({
 			itemKey: itemKeyFor(itemIndex),
-			input: oneJob
-				? withoutKeys(planned.body as unknown as IDataObject, ['jobDescription'])
-				: planned.body,
+			input: oneJob ? withoutKeys(input as unknown as IDataObject, ['jobDescription']) : input,
 		})),
 	};
 	if (oneJob) body.jobDescription = sent[0].input.jobDescription;
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
-	const members = sent.map(({ planned, choice }) => ({
-		identity: planned.identity,
-		choice: { ...choice, attemptLabel: planned.choice.attemptLabel },
-	}));
+	const members = sent.map(({ identity, keyChoice }) => ({ identity, choice: keyChoice }));
 	const key = batchIdempotencyKey('uploads.batch', members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
 	const timeout = batchTimeout(optionsParam(ctx, first));
@@ -136,7 +127,7 @@ async function putEntry(
 	batch: Batch,
 	batchId: string,
 ): Promise<IDataObject | Error> {
-	const { itemIndex, input, planned } = entry;
+	const { itemIndex, input } = entry;
 	const item = batchItemFor(batch, itemIndex);
 	if (!item)
 		return new Error(`Batch ${batchId} has no entry for item key ${itemKeyFor(itemIndex)}`);
@@ -149,7 +140,7 @@ async function putEntry(
 		fileName: input.fileName,
 		uploaded: false,
 	};
-	const reference = planned.body.externalReference;
+	const reference = entry.body.externalReference;
 	let start: Preparation;
 	if (item.state === 'succeeded' && item.upload) {
 		const upload = item.upload as unknown as UploadTarget;
@@ -166,11 +157,11 @@ async function putEntry(
 					verified: true,
 					from: 'EXTERNAL_REFERENCE_CONFLICT',
 				}
-			: await prepareOrFind(ctx, itemIndex, input, planned);
+			: await prepareOrFind(ctx, itemIndex, entry);
 	} else {
 		return base;
 	}
-	const sent = await sendResume(ctx, itemIndex, input, planned, start);
+	const sent = await sendResume(ctx, itemIndex, entry, start);
 	const output: IDataObject = {
 		...base,
 		state: 'succeeded',
