@@ -224,19 +224,11 @@ export interface CheckedUpload {
 	content: unknown[];
 	contentKey: string;
 	key: string;
-	body: UploadInput;
+	// What is sent: the input under its external reference, or else under the node's reference to the file.
+	body: UploadInput & { externalReference: { source: string; id: string } };
 	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
 	sameWriteAs?: number;
-}
-
-function withFileReference(
-	input: UploadInput,
-	content: readonly unknown[],
-	choice: WriteChoice,
-): UploadInput {
-	if (input.externalReference) return input;
-	return { ...input, externalReference: fileReference(content, choice.attemptLabel) };
 }
 
 export async function checkUpload(
@@ -267,7 +259,10 @@ export async function checkUpload(
 		content,
 		contentKey,
 		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
-		body: withFileReference(input, content, keyChoice),
+		body: {
+			...input,
+			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
+		},
 		keyIsContent,
 		sameWriteAs: recordWrite(run, contentKey, itemIndex),
 	};
@@ -341,7 +336,7 @@ export async function prepareOrFind(
 	const condition = existsCondition(first.error);
 	const reference = upload.body.externalReference;
 	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (!reference || (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
+	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
 		throw first.error;
 	const found = await reportOfReference(ctx, itemIndex, upload.input, reference, first.error);
 	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
@@ -429,7 +424,8 @@ async function renewExpiredUpload(
 		);
 	}
 	const renews = ['renews', expiredReportId];
-	const body = withFileReference(input, [...upload.content, renews], keyChoice);
+	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
+	const body = { ...input, externalReference: reference };
 	const key = writeIdempotencyKey(
 		keyChoice,
 		'upload',
@@ -438,9 +434,7 @@ async function renewExpiredUpload(
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	const reference = body.externalReference;
-	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference)
-		throw renewal.error;
+	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
 	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
 	const found = await reportOfReference(ctx, itemIndex, input, reference, renewal.error);
 	return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };

@@ -140,17 +140,13 @@ async function putEntry(
 		fileName: input.fileName,
 		uploaded: false,
 	};
-	const reference = entry.body.externalReference;
 	let start: Preparation;
 	if (item.state === 'succeeded' && item.upload) {
 		const upload = item.upload as unknown as UploadTarget;
 		start = { prepared: { reportId: String(item.resourceId), upload } };
-	} else if (
-		item.state !== 'succeeded' &&
-		existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' &&
-		reference
-	) {
+	} else if (existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT') {
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
+		const reference = entry.body.externalReference;
 		start = isFileReference(reference)
 			? {
 					found: await reportOfReference(ctx, itemIndex, input, reference),
