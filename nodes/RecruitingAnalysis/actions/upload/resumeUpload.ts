@@ -446,7 +446,6 @@ export interface SentResume {
 	admitted: boolean;
 	uploadUrlRefreshed: boolean;
 	replaces?: string;
-	// How a found report was reached: recovered, recoveredFrom, sameFileAsBefore.
 	reused: IDataObject;
 }
 
@@ -648,7 +647,6 @@ export async function putResumeToStorage(
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
 	const { reportId, itemIndex, binaryPropertyName } = args;
 	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	// A stored file is streamed from n8n's binary store; an inline one is already in memory.
 	const id = binary.id ?? '';
 	const streamed = id !== '';
 	const buffer = streamed
