@@ -1,5 +1,5 @@
-// The upload of a resume, in the API's order: read and check the file, say what the upload is, prepare (or find the
-// report that holds the file), refresh the URL, PUT the bytes. Used by the single and the batch uploads alike.
+// The upload of a resume, in the API's order: read and check the file, plan its key, prepare (or find the report
+// that holds the file), PUT the bytes (refreshing the URL once), renew an expired preparation.
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -59,6 +59,8 @@ import type { WriteRun } from '../../writes/spending';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { checkExternalReference, idParam } from '../common/checks';
 
+// ---- Reading the item ----
+
 export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
 	let input: IDataObject;
@@ -86,7 +88,7 @@ export function readExternalReference(
 	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
 }
 
-export const GENERIC_MIME_TYPES = new Set([
+const GENERIC_MIME_TYPES = new Set([
 	'',
 	'application/octet-stream',
 	'binary/octet-stream',
@@ -101,12 +103,8 @@ export const GENERIC_MIME_TYPES = new Set([
 	'text/plain',
 ]);
 
-export function normaliseMimeType(mimeType: string | undefined): string {
-	return (mimeType ?? '').split(';')[0].trim().toLowerCase();
-}
-
 export function inferResumeMimeType(fileName: string, mimeType: string | undefined): string {
-	const declared = normaliseMimeType(mimeType);
+	const declared = (mimeType ?? '').split(';')[0].trim().toLowerCase();
 	if (!GENERIC_MIME_TYPES.has(declared)) return declared;
 	const ext = extensionOf(fileName);
 	return ext ? MIME_BY_EXTENSION[ext] : declared;
@@ -123,14 +121,6 @@ export function validateResumeFile(
 	return check(this, resumeFileSchema, { fileName, fileSize: file.fileSize, mimeType }, itemIndex);
 }
 
-export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
-	const found = sniffContent(head);
-	return (
-		(mimeType === PDF_MIME_TYPE && found === 'pdf') ||
-		(mimeType === DOCX_MIME_TYPE && found === 'zip')
-	);
-}
-
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	const text = String.fromCharCode(...head.subarray(0, 8));
 	if (text.startsWith('%PDF-')) return 'pdf';
@@ -139,8 +129,16 @@ function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	return 'unknown';
 }
 
-export function validateResumeContent(
-	this: ValidationContext,
+export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
+	const found = sniffContent(head);
+	return (
+		(mimeType === PDF_MIME_TYPE && found === 'pdf') ||
+		(mimeType === DOCX_MIME_TYPE && found === 'zip')
+	);
+}
+
+function validateResumeContent(
+	ctx: IExecuteFunctions,
 	head: Uint8Array,
 	file: { fileName: string; mimeType: string },
 	itemIndex: number,
@@ -166,7 +164,7 @@ export function validateResumeContent(
 		advice =
 			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
-	throw new NodeOperationError(this.getNode(), message, {
+	throw new NodeOperationError(ctx.getNode(), message, {
 		itemIndex,
 		description: `${advice} Nothing was uploaded.`,
 	});
@@ -174,63 +172,40 @@ export function validateResumeContent(
 
 // The exact size without loading a file kept on disk or in a database.
 async function byteLength(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
-	if (binary.id) {
-		const metadata = await ctx.helpers.getBinaryMetadata(binary.id);
-		return metadata.fileSize;
-	}
+	if (binary.id) return (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize;
 	if (typeof binary.bytes === 'number') return binary.bytes;
 	const data = binary.data ?? '';
 	const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
 	return Math.floor((data.length * 3) / 4) - padding;
 }
 
-export interface ResumeDescription {
-	fileName: string;
-	fileSize: number;
-	mimeType: string;
-}
-
-export async function describeResume(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	binaryPropertyName: string,
-	fileNameOverride?: string,
-): Promise<ResumeDescription> {
-	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const fileName = fileNameOverride ?? binary.fileName;
-	const fileSize = await byteLength(ctx, binary);
-	const file = validateResumeFile.call(
-		ctx,
-		{ fileName, fileSize, mimeType: binary.mimeType },
-		itemIndex,
-	);
-	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-	validateResumeContent.call(ctx, await binaryHead(ctx, binary), file, itemIndex);
-	return file;
-}
-
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
 
-export async function readUploadInput(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-): Promise<UploadInput> {
+async function readUploadInput(ctx: IExecuteFunctions, itemIndex: number): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
 	const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
 	const jobDescription = readJobDescription(ctx, itemIndex);
 	const externalReference = readExternalReference(ctx, options, itemIndex);
-	const file = await describeResume(
+	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
+	const file = validateResumeFile.call(
 		ctx,
+		{
+			fileName: optionString(options, 'fileName') ?? binary.fileName,
+			fileSize: await byteLength(ctx, binary),
+			mimeType: binary.mimeType,
+		},
 		itemIndex,
-		binaryPropertyName,
-		optionString(options, 'fileName'),
 	);
+	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
+	validateResumeContent(ctx, await binaryHead(ctx, binary), file, itemIndex);
 	const input: IDataObject = { ...file, jobDescription };
 	if (externalReference) input.externalReference = externalReference;
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
+
+// ---- What the upload is: its keys and body, checked before anything is sent ----
 
 /** The step a user key gets in an upload: a new preparation after the replayed one expired. */
 export const UPLOAD_RENEW_STEP = 'renew';
@@ -240,64 +215,19 @@ export interface UploadOptions {
 	labelMakesNewReport: boolean;
 }
 
-export interface PlannedUpload {
+export interface CheckedUpload {
+	write: WriteChoice;
+	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
+	keyChoice: WriteChoice;
+	input: UploadInput;
 	identity: unknown[];
 	content: unknown[];
 	contentKey: string;
 	key: string;
-	body: UploadInput;
+	// What is sent: the input under its external reference, or else under the node's reference to the file.
+	body: UploadInput & { externalReference: { source: string; id: string } };
 	// A receipt under a content key proves these bytes were sent.
 	keyIsContent: boolean;
-	choice: WriteChoice;
-}
-
-export function withFileReference(
-	input: UploadInput,
-	content: readonly unknown[],
-	choice: WriteChoice,
-): UploadInput {
-	if (input.externalReference) return input;
-	return { ...input, externalReference: fileReference(content, choice.attemptLabel) };
-}
-
-async function planUpload(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	write: WriteChoice,
-	step: string | undefined,
-	options: UploadOptions,
-): Promise<PlannedUpload> {
-	const choice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
-	const digest = await resumeDigest(ctx, itemIndex);
-	const identity = uploadIdentity(input, digest);
-	const content = contentIdentity(input, digest);
-	const contentKey = writeIdempotencyKey({ attemptLabel: choice.attemptLabel }, 'upload', [
-		'content',
-		content,
-	]);
-	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
-	const keyIsContent = input.externalReference !== undefined && !choice.userKey;
-	return {
-		identity,
-		content,
-		contentKey,
-		key: writeIdempotencyKey(
-			choice,
-			'upload',
-			keyIsContent ? ['content', content] : identity,
-			step,
-		),
-		body: withFileReference(input, content, choice),
-		keyIsContent,
-		choice,
-	};
-}
-
-export interface CheckedUpload {
-	write: WriteChoice;
-	input: UploadInput;
-	planned: PlannedUpload;
 	sameWriteAs?: number;
 }
 
@@ -310,9 +240,35 @@ export async function checkUpload(
 	options: UploadOptions,
 ): Promise<CheckedUpload> {
 	const input = await readUploadInput(ctx, itemIndex);
-	const planned = await planUpload(ctx, itemIndex, input, write, step, options);
-	return { write, input, planned, sameWriteAs: recordWrite(run, planned.contentKey, itemIndex) };
+	const keyChoice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
+	const digest = await resumeDigest(ctx, itemIndex);
+	const identity = uploadIdentity(input, digest);
+	const content = contentIdentity(input, digest);
+	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
+		'content',
+		content,
+	]);
+	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
+	const keyIsContent = input.externalReference !== undefined && !keyChoice.userKey;
+	const keyIdentity = keyIsContent ? ['content', content] : identity;
+	return {
+		write,
+		keyChoice,
+		input,
+		identity,
+		content,
+		contentKey,
+		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		body: {
+			...input,
+			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
+		},
+		keyIsContent,
+		sameWriteAs: recordWrite(run, contentKey, itemIndex),
+	};
 }
+
+// ---- Prepare, or find the report that holds the file ----
 
 export interface UploadTarget {
 	url: string;
@@ -355,27 +311,6 @@ export async function prepareUpload(
 export type Preparation =
 	{ prepared: PreparedUpload } | { found: IDataObject; verified: boolean; from: string };
 
-// A refusal is a report found only when something proves it holds these bytes: a content key, or the file reference.
-export async function prepareOrFind(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
-): Promise<Preparation> {
-	const first = await outcomeOf(
-		async () => await prepareUpload(ctx, itemIndex, planned.body, planned.key),
-	);
-	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
-	const reference = planned.body.externalReference;
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (!reference || (reused ? !planned.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT'))
-		throw first.error;
-	const found = await reportOfReference(ctx, itemIndex, input, reference, first.error);
-	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
-	return { found, verified: reused || isFileReference(reference), from };
-}
-
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -383,26 +318,45 @@ export async function reportOfReference(
 	reference: { source: string; id: string },
 	error?: unknown,
 ): Promise<IDataObject> {
-	return await recoverUpload(
-		ctx,
-		itemIndex,
-		{
-			kind: 'upload',
-			externalReference: reference,
-			jobDescription: input.jobDescription as unknown as IDataObject,
-		},
-		'EXTERNAL_REFERENCE_CONFLICT',
-		error,
-	);
+	const jobDescription = input.jobDescription as unknown as IDataObject;
+	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
+	return await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
 }
 
-function declaredFor(target: UploadTarget, input: UploadInput): boolean {
-	const declared = target as unknown as IDataObject;
-	return (
-		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
-		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
+// A refusal is a report found only when something proves it holds these bytes: a content key, or the file reference.
+export async function prepareOrFind(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	upload: CheckedUpload,
+): Promise<Preparation> {
+	const first = await outcomeOf(
+		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
 	);
+	if (first.ok) return { prepared: first.value };
+	const condition = existsCondition(first.error);
+	const reference = upload.body.externalReference;
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
+		throw first.error;
+	const found = await reportOfReference(ctx, itemIndex, upload.input, reference, first.error);
+	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
+	return { found, verified: reused || isFileReference(reference), from };
 }
+
+// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
+export async function refreshUploadUrl(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: apiPath('/api/v1/uploads/{}/url', reportId),
+		itemIndex,
+	});
+}
+
+// ---- Send the file where it belongs, renewing an expired preparation ----
 
 function otherFileUnderReference(
 	ctx: IExecuteFunctions,
@@ -426,135 +380,35 @@ function otherFileUnderReference(
 	);
 }
 
-const ANALYSED_OTHER_FILE =
-	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
-
-// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
-export async function refreshUploadUrl(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: apiPath('/api/v1/uploads/{}/url', reportId),
-		itemIndex,
-	});
+function preparedFor(target: UploadTarget, input: UploadInput): boolean {
+	const declared = target as Partial<UploadTarget>;
+	return (
+		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
+		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
+	);
 }
 
-type Refreshed =
-	{ live: true; upload: UploadTarget } | { live: false; expired: boolean; admitted: boolean };
-
-async function refreshTarget(
+// A found report that is not admitted gets a fresh URL: the one it was prepared with is long gone.
+async function freshTarget(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reportId: string,
-): Promise<Refreshed> {
+): Promise<UploadTarget | 'expired' | 'admitted'> {
 	const answer = await outcomeOf(async () => await refreshUploadUrl(ctx, itemIndex, reportId));
-	if (answer.ok) return { live: true, upload: answer.value.upload as unknown as UploadTarget };
-	if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED'))
-		return { live: false, expired: true, admitted: false };
-	if (hasApiCondition(answer.error, 'ALREADY_ADMITTED'))
-		return { live: false, expired: false, admitted: true };
+	if (answer.ok) return answer.value.upload as unknown as UploadTarget;
+	if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
+	if (hasApiCondition(answer.error, 'ALREADY_ADMITTED')) return 'admitted';
 	throw answer.error;
 }
 
-export interface FileTarget {
-	reportId: string;
-	upload?: UploadTarget;
-	admitted: boolean;
-	replaces?: string;
-}
-
-// Each renewal is a new day at most.
-const MAX_RENEWALS = 4;
-
-export async function targetOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
-	preparation: Preparation,
-): Promise<{ target: FileTarget; reused: IDataObject }> {
-	if ('prepared' in preparation)
-		return { target: { ...preparation.prepared, admitted: false }, reused: {} };
-	const target = await targetOfFound(
-		ctx,
-		itemIndex,
-		input,
-		planned,
-		preparation.found,
-		preparation.verified,
-	);
-	const reused: IDataObject = { recovered: true, recoveredFrom: preparation.from };
-	if (preparation.verified) reused.sameFileAsBefore = true;
-	return { target, reused };
-}
-
-// An unverified report is given the file only if it was prepared for its size and type and never analysed.
-async function targetOfFound(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
-	found: IDataObject,
-	verified: boolean,
-	renewal?: { round: number; replaces: string },
-): Promise<FileTarget> {
-	const reportId = String(found.reportId);
-	const replaces = renewal?.replaces;
-	const admitted = () => {
-		if (!verified) throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-		return { reportId, admitted: true, replaces };
-	};
-	if (found.attemptId !== null && found.attemptId !== undefined) return admitted();
-	const refreshed = await refreshTarget(ctx, itemIndex, reportId);
-	if (refreshed.live) {
-		if (!verified && !declaredFor(refreshed.upload, input))
-			throw otherFileUnderReference(
-				ctx,
-				itemIndex,
-				input,
-				found,
-				'That report was prepared for a file of another size or type and never analysed.',
-			);
-		return { reportId, upload: refreshed.upload, admitted: false, replaces };
-	}
-	if (refreshed.admitted) return admitted();
-	return await renewedTarget(ctx, itemIndex, input, planned, reportId, (renewal?.round ?? 0) + 1);
-}
-
-async function renewedTarget(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
-	expiredReportId: string,
-	round: number,
-): Promise<FileTarget> {
-	if (round > MAX_RENEWALS)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The upload preparation of report ${expiredReportId} expired`,
-			{ itemIndex },
-		);
-	const renewal = await renewExpiredUpload(ctx, itemIndex, input, planned, expiredReportId);
-	if ('prepared' in renewal)
-		return { ...renewal.prepared, admitted: false, replaces: expiredReportId };
-	return await targetOfFound(ctx, itemIndex, input, planned, renewal.found, true, {
-		round,
-		replaces: expiredReportId,
-	});
-}
-
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
-export async function renewExpiredUpload(
+async function renewExpiredUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
+	upload: CheckedUpload,
 	expiredReportId: string,
-): Promise<{ prepared: PreparedUpload } | { found: IDataObject }> {
+): Promise<Preparation> {
+	const { input, keyChoice } = upload;
 	if (input.externalReference) {
 		const reference = input.externalReference;
 		throw new NodeOperationError(
@@ -570,51 +424,106 @@ export async function renewExpiredUpload(
 		);
 	}
 	const renews = ['renews', expiredReportId];
-	const body = withFileReference(input, [...planned.content, renews], planned.choice);
+	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
+	const body = { ...input, externalReference: reference };
 	const key = writeIdempotencyKey(
-		planned.choice,
+		keyChoice,
 		'upload',
-		[...planned.identity, renews],
+		[...upload.identity, renews],
 		UPLOAD_RENEW_STEP,
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	const reference = body.externalReference;
-	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT' || !reference)
-		throw renewal.error;
+	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
 	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	return { found: await reportOfReference(ctx, itemIndex, input, reference, renewal.error) };
+	const found = await reportOfReference(ctx, itemIndex, input, reference, renewal.error);
+	return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };
 }
 
-export async function putToTarget(
+export interface SentResume {
+	reportId: string;
+	// The analysis was already admitted: the file is frozen and the write exists, so nothing was PUT.
+	admitted: boolean;
+	uploadUrlRefreshed: boolean;
+	replaces?: string;
+	reused: IDataObject;
+}
+
+// Each renewal is a new day at most.
+const MAX_RENEWALS = 4;
+
+const ANALYSED_OTHER_FILE =
+	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
+
+// An unverified found report is given the file only if it was prepared for its size and type and never analysed.
+export async function sendResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	planned: PlannedUpload,
-	first: FileTarget,
-): Promise<{ target: FileTarget; put?: { refreshed: boolean } }> {
-	let target = first;
-	for (let round = 0; ; round++) {
-		if (target.admitted || !target.upload) return { target };
-		const { reportId, upload } = target;
-		const sent = await outcomeOf(
-			async () =>
-				await putResumeToStorage.call(ctx, {
-					reportId,
-					upload,
+	checked: CheckedUpload,
+	start: Preparation,
+): Promise<SentResume> {
+	const { input } = checked;
+	const reused: IDataObject = {};
+	if ('found' in start) {
+		reused.recovered = true;
+		reused.recoveredFrom = start.from;
+		if (start.verified) reused.sameFileAsBefore = true;
+	}
+	let current = start;
+	let replaces: string | undefined;
+	const sent = (reportId: string, admitted: boolean, refreshed = false): SentResume => ({
+		reportId,
+		admitted,
+		uploadUrlRefreshed: refreshed || 'found' in start,
+		replaces,
+		reused,
+	});
+	for (let renewals = 0; ; renewals++) {
+		let reportId: string;
+		let upload: UploadTarget | undefined;
+		let expiredError: unknown;
+		if ('prepared' in current) {
+			({ reportId, upload } = current.prepared);
+		} else {
+			const { found, verified } = current;
+			reportId = String(found.reportId);
+			const hasAttempt = found.attemptId !== null && found.attemptId !== undefined;
+			const state = hasAttempt ? 'admitted' : await freshTarget(ctx, itemIndex, reportId);
+			if (state === 'admitted') {
+				if (!verified)
+					throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
+				return sent(reportId, true);
+			}
+			if (state !== 'expired' && !verified && !preparedFor(state, input))
+				throw otherFileUnderReference(
+					ctx,
 					itemIndex,
-					binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
-				}),
-		);
-		if (sent.ok) return { target, put: { refreshed: sent.value.refreshed } };
-		// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
-		if (existsCondition(sent.error) === 'ALREADY_ADMITTED') {
-			target = { ...target, admitted: true };
-			continue;
+					input,
+					found,
+					'That report was prepared for a file of another size or type and never analysed.',
+				);
+			if (state !== 'expired') upload = state;
 		}
-		if (!hasApiCondition(sent.error, 'PREPARATION_EXPIRED') || round >= MAX_RENEWALS)
-			throw sent.error;
-		target = await renewedTarget(ctx, itemIndex, input, planned, reportId, round + 1);
+		if (upload) {
+			const args = {
+				reportId,
+				upload,
+				itemIndex,
+				binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
+			};
+			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
+			if (put.ok) return sent(reportId, false, put.value.refreshed);
+			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
+			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, true);
+			if (!hasApiCondition(put.error, 'PREPARATION_EXPIRED')) throw put.error;
+			expiredError = put.error;
+		}
+		if (renewals >= MAX_RENEWALS) {
+			const message = `The upload preparation of report ${reportId} expired`;
+			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
+		}
+		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
+		replaces = reportId;
 	}
 }
 
@@ -624,38 +533,33 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const { input, planned } = checked;
-	const facts: IDataObject = {
+	const { input } = checked;
+	const output: IDataObject = {
 		fileName: input.fileName,
 		fileSize: input.fileSize,
 		mimeType: input.mimeType,
 	};
-	if (checked.sameWriteAs !== undefined) facts.sameWriteAs = checked.sameWriteAs;
-	const preparation = await prepareOrFind(ctx, itemIndex, input, planned);
-	const { target: first, reused } = await targetOf(ctx, itemIndex, input, planned, preparation);
-	const { target, put } = await putToTarget(ctx, itemIndex, input, planned, first);
-	const output: IDataObject = { reportId: target.reportId, ...facts, uploaded: true };
-	if (target.replaces) output.replacesExpiredReportId = target.replaces;
-	if (!put)
-		return {
-			...output,
-			alreadyAdmitted: true,
-			recovered: true,
-			recoveredFrom: 'ALREADY_ADMITTED',
-			...reused,
-		};
-	return {
-		...output,
-		uploadUrlRefreshed: put.refreshed || 'found' in preparation,
-		...(reused.recovered ? { ...reused, alreadyAdmitted: false } : {}),
-	};
+	if (checked.sameWriteAs !== undefined) output.sameWriteAs = checked.sameWriteAs;
+	const preparation = await prepareOrFind(ctx, itemIndex, checked);
+	const sent = await sendResume(ctx, itemIndex, checked, preparation);
+	const { reused } = sent;
+	const result: IDataObject = { reportId: sent.reportId, ...output, uploaded: true };
+	if (sent.replaces) result.replacesExpiredReportId = sent.replaces;
+	if (sent.admitted) {
+		const recovery = { recovered: true, recoveredFrom: 'ALREADY_ADMITTED', ...reused };
+		return { ...result, alreadyAdmitted: true, ...recovery };
+	}
+	const recovered = reused.recovered ? { ...reused, alreadyAdmitted: false } : {};
+	return { ...result, uploadUrlRefreshed: sent.uploadUrlRefreshed, ...recovered };
 }
 
+// ---- The PUT to storage ----
+
 // 10 MB over a slow uplink.
-export const STORAGE_TIMEOUT_MS = 300_000;
+const STORAGE_TIMEOUT_MS = 300_000;
 
 // Refreshed early for clock skew and a slow start.
-export const STORAGE_EXPIRY_MARGIN_MS = 30_000;
+const STORAGE_EXPIRY_MARGIN_MS = 30_000;
 
 interface FullResponse {
 	body: unknown;
@@ -663,64 +567,19 @@ interface FullResponse {
 	statusCode: number;
 }
 
-interface BinarySource {
-	size: number;
-	open: () => Promise<unknown>;
-	head: () => Promise<Uint8Array>;
-	streamed: boolean;
-}
-
-async function binarySource(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	binaryPropertyName: string,
-): Promise<BinarySource> {
-	const binary: IBinaryData = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const id = binary.id;
-	if (typeof id === 'string' && id !== '') {
-		const metadata = await this.helpers.getBinaryMetadata(id);
-		return {
-			size: metadata.fileSize,
-			streamed: true,
-			open: async () => await this.helpers.getBinaryStream(id),
-			head: async () => await binaryHead(this, binary),
-		};
-	}
-	const buffer = await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
-	return {
-		size: buffer.length,
-		streamed: false,
-		open: async () => buffer,
-		head: async () => buffer.subarray(0, 16),
-	};
-}
-
 function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
 	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
 	return Date.now() >= issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
 }
 
-function uploadFromRefresh(data: IDataObject | undefined): UploadTarget | undefined {
-	const candidate = (data?.upload ?? data) as Partial<UploadTarget> | undefined;
-	if (candidate && typeof candidate.url === 'string') {
-		return {
-			url: candidate.url,
-			method: typeof candidate.method === 'string' ? candidate.method : 'PUT',
-			mimeType: typeof candidate.mimeType === 'string' ? candidate.mimeType : '',
-			sizeBytes: typeof candidate.sizeBytes === 'number' ? candidate.sizeBytes : 0,
-			expiresInSeconds:
-				typeof candidate.expiresInSeconds === 'number' ? candidate.expiresInSeconds : 600,
-		};
-	}
-	return undefined;
-}
-
 // Retried: a PUT of the same bytes is idempotent.
 async function putOnce(
-	this: IExecuteFunctions,
-	args: { upload: UploadTarget; source: BinarySource; itemIndex: number; reportId: string },
+	ctx: IExecuteFunctions,
+	upload: UploadTarget,
+	file: { size: number; open: () => Promise<unknown> },
+	itemIndex: number,
+	reportId: string,
 ): Promise<FullResponse> {
-	const { upload, source, itemIndex, reportId } = args;
 	const outcome = await withRetries<FullResponse>({
 		safe: true,
 		policy: transportSettings.retry,
@@ -730,11 +589,8 @@ async function putOnce(
 			const request: IHttpRequestOptions = {
 				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
 				url: upload.url,
-				body: (await source.open()) as Buffer,
-				headers: {
-					'Content-Type': upload.mimeType,
-					'Content-Length': String(source.size),
-				},
+				body: (await file.open()) as Buffer,
+				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
@@ -742,7 +598,7 @@ async function putOnce(
 				encoding: 'stream',
 				timeout: STORAGE_TIMEOUT_MS,
 			};
-			const response = (await this.helpers.httpRequest(request)) as FullResponse;
+			const response = (await ctx.helpers.httpRequest(request)) as FullResponse;
 			if (isRedirectStatus(response.statusCode)) {
 				discardBody(response.body);
 				return response;
@@ -757,15 +613,13 @@ async function putOnce(
 				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
 				throw error;
 			});
-			return {
-				...response,
-				body: body instanceof Uint8Array ? new TextDecoder().decode(body) : body,
-			};
+			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
+			return { ...response, body: text };
 		},
 	});
 	if (outcome.response) return outcome.response;
 	if (isCancellation(outcome.error)) {
-		throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 	}
 	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
 	const attempts = outcome.attempts;
@@ -773,17 +627,17 @@ async function putOnce(
 	const message = `Could not upload the resume of report ${reportId} to storage`;
 	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
 	const wrapped = new NodeApiError(
-		this.getNode(),
+		ctx.getNode(),
 		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
-		{
-			message,
-			description,
-			itemIndex,
-		},
+		{ message, description, itemIndex },
 	);
 	wrapped.message = message;
 	wrapped.description = description;
 	throw wrapped;
+}
+
+function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /** PUTs the resume to its signed URL without the credential (the API key must never reach storage: spec, Uploads). */
@@ -792,110 +646,84 @@ export async function putResumeToStorage(
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
 	const { reportId, itemIndex, binaryPropertyName } = args;
-	const source = await binarySource.call(this, itemIndex, binaryPropertyName);
+	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
+	const id = binary.id ?? '';
+	const streamed = id !== '';
+	const buffer = streamed
+		? undefined
+		: await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
+	const file = {
+		size: buffer ? buffer.length : (await this.helpers.getBinaryMetadata(id)).fileSize,
+		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
+	};
 
-	if (args.upload.sizeBytes && source.size !== args.upload.sizeBytes) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`"Input Binary Field" ${binaryPropertyName} has ${source.size} bytes but the upload was prepared for ${args.upload.sizeBytes}`,
-			{
-				itemIndex,
-				description:
-					'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
-			},
+	if (args.upload.sizeBytes && file.size !== args.upload.sizeBytes) {
+		throw refusal(
+			this,
+			itemIndex,
+			`"Input Binary Field" ${binaryPropertyName} has ${file.size} bytes but the upload was prepared for ${args.upload.sizeBytes}`,
+			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
 		);
 	}
-	const head = await source.head();
-	if (!contentMatchesMimeType(head, args.upload.mimeType)) {
-		throw new NodeOperationError(
-			this.getNode(),
+	if (!contentMatchesMimeType(await binaryHead(this, binary), args.upload.mimeType)) {
+		throw refusal(
+			this,
+			itemIndex,
 			`"Input Binary Field" ${binaryPropertyName} content does not match its type ${args.upload.mimeType}`,
-			{
-				itemIndex,
-				description:
-					'Extension, declared type and content must agree: a PDF starts with %PDF-, a DOCX is a ZIP archive. Check that the binary property holds the resume itself. Nothing was uploaded.',
-			},
+			'Extension, declared type and content must agree: a PDF starts with %PDF-, a DOCX is a ZIP archive. Check that the binary property holds the resume itself. Nothing was uploaded.',
 		);
 	}
 
 	const credentials = await credentialData.call(this, itemIndex);
-	const checkTarget = (target: UploadTarget) => {
-		const problem = storageUrlProblem(credentials, target.url);
-		if (problem) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Refused to upload the resume of report ${reportId}: ${problem}`,
-				{
-					itemIndex,
-					description:
-						'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
-				},
-			);
-		}
-		if (hasControlCharacter(target.mimeType) || hasControlCharacter(target.method ?? '')) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`,
-				{
-					itemIndex,
-					description:
-						'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
-				},
-			);
-		}
-	};
-
 	let upload = args.upload;
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
 	const refresh = async () => {
-		const data = await refreshUploadUrl(this, itemIndex, reportId);
-		const fresh = uploadFromRefresh(data);
-		if (!fresh) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Refreshing the upload URL of report ${reportId} returned no URL`,
-				{
-					itemIndex,
-				},
-			);
-		}
-		upload = {
-			...fresh,
-			mimeType: fresh.mimeType || upload.mimeType,
-			sizeBytes: fresh.sizeBytes || upload.sizeBytes,
-		};
+		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+		upload = { ...upload, ...fresh };
 		issuedAt = Date.now();
 		refreshed = true;
 	};
 
 	if (nearlyExpired(upload, issuedAt)) await refresh();
 	for (;;) {
-		checkTarget(upload);
-		const response = await putOnce.call(this, { upload, source, itemIndex, reportId });
-		if (isRedirectStatus(response.statusCode)) {
+		const problem = storageUrlProblem(credentials, upload.url);
+		if (problem) {
+			throw refusal(
+				this,
+				itemIndex,
+				`Refused to upload the resume of report ${reportId}: ${problem}`,
+				'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
+			);
+		}
+		if (hasControlCharacter(upload.mimeType) || hasControlCharacter(upload.method ?? '')) {
+			throw refusal(
+				this,
+				itemIndex,
+				`Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`,
+				'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
+			);
+		}
+		const response = await putOnce(this, upload, file, itemIndex, reportId);
+		const status = response.statusCode;
+		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
 			let host = 'an address that is not a URL';
 			try {
 				host = location ? new URL(location, upload.url).host : 'no address';
 			} catch {
-				// host stays as set
+				// Not a URL: said so in the message.
 			}
-			throw new NodeOperationError(
-				this.getNode(),
-				`Storage redirected the resume upload of report ${reportId} (${response.statusCode}) to ${host}; the node does not follow storage redirects`,
-				{
-					itemIndex,
-					description:
-						'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
-				},
+			throw refusal(
+				this,
+				itemIndex,
+				`Storage redirected the resume upload of report ${reportId} (${status}) to ${host}; the node does not follow storage redirects`,
+				'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
 			);
 		}
-		if (response.statusCode >= 200 && response.statusCode < 300) {
-			return { refreshed, streamed: source.streamed, bytes: source.size };
-		}
+		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
 		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth one refresh.
-		if (response.statusCode === 403 && !refreshed) {
+		if (status === 403 && !refreshed) {
 			await refresh();
 			continue;
 		}
@@ -922,37 +750,31 @@ const STORAGE_HINTS: Record<string, string> = {
 		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
 };
 
-export function readStorageError(
+const XML_ENTITIES: Record<string, string> = {
+	'&apos;': "'",
+	'&quot;': '"',
+	'&lt;': '<',
+	'&gt;': '>',
+	'&amp;': '&',
+};
+
+// S3 and GCS answer in XML, other stores in JSON or plain text.
+function readStorageError(
 	body: unknown,
 	headers: IDataObject,
 ): { code?: string; message?: string; requestId?: string } {
-	const text =
-		typeof body === 'string'
-			? body
-			: body instanceof Uint8Array
-				? new TextDecoder().decode(body)
-				: undefined;
+	const text = typeof body === 'string' ? body : undefined;
 	const requestId =
 		headerValue(headers, 'x-amz-request-id') ??
 		headerValue(headers, 'x-guploader-uploadid') ??
 		headerValue(headers, 'x-request-id');
-	const element = (name: string) => {
-		const match = text === undefined ? null : new RegExp(`<${name}>([^<]*)</${name}>`).exec(text);
-		return match
-			? match[1]
-					.replace(/&apos;/g, "'")
-					.replace(/&quot;/g, '"')
-					.replace(/&lt;/g, '<')
-					.replace(/&gt;/g, '>')
-					.replace(/&amp;/g, '&')
-			: undefined;
-	};
-	if (text !== undefined && text.includes('<Error>')) {
-		return {
-			code: element('Code'),
-			message: element('Message'),
-			requestId: element('RequestId') ?? requestId,
-		};
+	if (text?.includes('<Error>')) {
+		const element = (name: string) =>
+			new RegExp(`<${name}>([^<]*)</${name}>`)
+				.exec(text)?.[1]
+				.replace(/&(apos|quot|lt|gt|amp);/g, (entity) => XML_ENTITIES[entity]);
+		const code = element('Code');
+		return { code, message: element('Message'), requestId: element('RequestId') ?? requestId };
 	}
 	let parsed: unknown = body;
 	if (text !== undefined) {
@@ -962,24 +784,14 @@ export function readStorageError(
 			return { message: text.slice(0, 200) || undefined, requestId };
 		}
 	}
-	const error = (
-		parsed as { error?: { reason?: unknown; code?: unknown; message?: unknown } } | undefined
-	)?.error;
-	const code =
-		typeof error?.reason === 'string'
-			? error.reason
-			: typeof error?.code === 'string'
-				? error.code
-				: undefined;
-	return {
-		code,
-		message: typeof error?.message === 'string' ? error.message : undefined,
-		requestId,
-	};
+	const error = (parsed as { error?: IDataObject } | undefined)?.error;
+	const code = [error?.reason, error?.code].find((value) => typeof value === 'string');
+	const message = typeof error?.message === 'string' ? error.message : undefined;
+	return { code: code as string | undefined, message, requestId };
 }
 
 function storageErrorParts(
-	response: { statusCode: number; body: unknown; headers: IDataObject },
+	response: FullResponse,
 	reportId: string,
 	refreshed: boolean,
 ): ApiErrorParts {

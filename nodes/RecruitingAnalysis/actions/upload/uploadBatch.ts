@@ -7,33 +7,27 @@ import {
 	batchTimeout,
 	createBatch,
 	itemKeyFor,
-	readChunk,
-	refusesChunk,
 	waitForBatch,
 	type Batch,
 } from '../../engine/batch';
 import { mapWithConcurrency } from '../../engine/capacity';
+import type { ChunkState } from '../../engine/run';
 import {
 	batchIdempotencyKey,
 	isFileReference,
-	type ChunkMember,
 	readWriteChoice,
 	type WriteChoice,
 } from '../../writes/identity';
-import type { UploadInput } from '../../validation';
-import { optionsParam, withoutKeys } from '../common/params';
-import type { ChunkState } from '../../engine/run';
 import { existsCondition } from '../../writes/recover';
 import type { WriteRun } from '../../writes/spending';
+import { optionsParam, withoutKeys } from '../common/params';
 import {
 	checkUpload,
 	prepareOrFind,
-	putToTarget,
 	reportOfReference,
-	targetOf,
+	sendResume,
 	type CheckedUpload,
-	type FileTarget,
-	type PlannedUpload,
+	type Preparation,
 	type UploadOptions,
 	type UploadTarget,
 } from './resumeUpload';
@@ -44,27 +38,18 @@ export async function checkBatchUpload(
 	itemIndex: number,
 	options: UploadOptions,
 ): Promise<CheckedUpload> {
-	return await checkUpload(
-		ctx,
-		run,
-		itemIndex,
-		readWriteChoice(ctx, itemIndex),
-		undefined,
-		options,
-	);
+	const write = readWriteChoice(ctx, itemIndex);
+	return await checkUpload(ctx, run, itemIndex, write, undefined, options);
 }
 
-export const UPLOAD_CONCURRENCY = 10;
+const UPLOAD_CONCURRENCY = 10;
 
-export interface UploadEntry {
+export interface UploadEntry extends CheckedUpload {
 	position: number;
 	itemIndex: number;
-	input: IDataObject;
 	choice: WriteChoice;
-	planned: PlannedUpload;
 	// An earlier entry of this chunk with the same upload: this one is not sent, it shares that one's report.
 	duplicateOf?: number;
-	sameWriteAs?: number;
 }
 
 export interface UploadChunk extends ChunkState {
@@ -76,56 +61,34 @@ export interface UploadChunk extends ChunkState {
 export async function createUploadBatch(
 	ctx: IExecuteFunctions,
 	chunk: UploadChunk,
-	operationKey = 'uploads.batch',
 ): Promise<UploadChunk> {
-	const valid: UploadEntry[] = await readChunk(chunk, (itemIndex) => {
-		const checked = chunk.checked?.[chunk.itemIndexes.indexOf(itemIndex)] as CheckedUpload;
-		return {
-			choice: checked.write,
-			input: checked.input as unknown as IDataObject,
-			planned: checked.planned,
-			sameWriteAs: checked.sameWriteAs,
-		};
-	});
-	if (valid.length === 0 || refusesChunk(ctx, chunk.outcomes)) return { ...chunk, valid: [] };
 	const firstOfKey = new Map<string, number>();
-	for (const entry of valid) {
+	const valid = chunk.itemIndexes.map((itemIndex, position): UploadEntry => {
+		const checked = chunk.checked?.[position] as CheckedUpload;
 		// The same bytes for the same job (and reference and label), whatever the names: one upload.
-		const first = firstOfKey.get(entry.planned.contentKey);
-		if (first === undefined) firstOfKey.set(entry.planned.contentKey, entry.position);
-		else entry.duplicateOf = first;
-	}
+		const duplicateOf = firstOfKey.get(checked.contentKey);
+		if (duplicateOf === undefined) firstOfKey.set(checked.contentKey, position);
+		return { ...checked, position, itemIndex, choice: checked.write, duplicateOf };
+	});
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
 
 	const first = sent[0].itemIndex;
-	const batchOptions = optionsParam(ctx, first);
 	// One shared job description goes once at batch level (the request is limited to 256 KiB).
 	const oneJob = new Set(sent.map(({ input }) => JSON.stringify(input.jobDescription))).size === 1;
 	const body: IDataObject = {
-		items: sent.map(({ itemIndex, planned }) => ({
+		items: sent.map(({ itemIndex, body: input }) => ({
 			itemKey: itemKeyFor(itemIndex),
-			input: oneJob
-				? withoutKeys(planned.body as unknown as IDataObject, ['jobDescription'])
-				: planned.body,
+			input: oneJob ? withoutKeys(input as unknown as IDataObject, ['jobDescription']) : input,
 		})),
 	};
 	if (oneJob) body.jobDescription = sent[0].input.jobDescription;
 	validateBatch.call(ctx, uploadBatchSchema, body, first);
 	// The batch is what its uploads are: each file's digest (streamed), job, name, type and reference, in order.
-	const members: ChunkMember[] = sent.map(({ planned, choice }) => ({
-		identity: planned.identity,
-		choice: { ...choice, attemptLabel: planned.choice.attemptLabel },
-	}));
-	const key = batchIdempotencyKey(operationKey, members);
+	const members = sent.map(({ identity, keyChoice }) => ({ identity, choice: keyChoice }));
+	const key = batchIdempotencyKey('uploads.batch', members);
 	const { batchId } = await createBatch(ctx, 'uploads', body, key, first);
-	const batch = await waitForBatch(
-		ctx,
-		chunk.run,
-		'uploads',
-		batchId,
-		first,
-		batchTimeout(batchOptions),
-	);
+	const timeout = batchTimeout(optionsParam(ctx, first));
+	const batch = await waitForBatch(ctx, chunk.run, 'uploads', batchId, first, timeout);
 	return { ...chunk, valid, batch, batchId };
 }
 
@@ -144,8 +107,8 @@ export async function putUploadBatch(
 		}
 	});
 	for (const entry of valid) {
-		const shared = entry.duplicateOf === undefined ? undefined : outcomes[entry.duplicateOf];
 		if (entry.duplicateOf !== undefined) {
+			const shared = outcomes[entry.duplicateOf];
 			outcomes[entry.position] =
 				shared instanceof Error
 					? shared
@@ -164,7 +127,7 @@ async function putEntry(
 	batch: Batch,
 	batchId: string,
 ): Promise<IDataObject | Error> {
-	const { itemIndex, input, planned } = entry;
+	const { itemIndex, input } = entry;
 	const item = batchItemFor(batch, itemIndex);
 	if (!item)
 		return new Error(`Batch ${batchId} has no entry for item key ${itemKeyFor(itemIndex)}`);
@@ -177,48 +140,34 @@ async function putEntry(
 		fileName: input.fileName,
 		uploaded: false,
 	};
-	const reference = planned.body.externalReference as { source: string; id: string } | undefined;
-	const uploadInput = input as unknown as UploadInput;
-	let target: FileTarget | undefined;
-	let reused: IDataObject = {};
-	if (
-		item.state !== 'succeeded' &&
-		existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT' &&
-		reference
-	) {
+	let start: Preparation;
+	if (item.state === 'succeeded' && item.upload) {
+		const upload = item.upload as unknown as UploadTarget;
+		start = { prepared: { reportId: String(item.resourceId), upload } };
+	} else if (existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT') {
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
-		const preparation = isFileReference(planned.body.externalReference)
+		const reference = entry.body.externalReference;
+		start = isFileReference(reference)
 			? {
-					found: await reportOfReference(ctx, itemIndex, uploadInput, reference),
+					found: await reportOfReference(ctx, itemIndex, input, reference),
 					verified: true,
 					from: 'EXTERNAL_REFERENCE_CONFLICT',
 				}
-			: await prepareOrFind(ctx, itemIndex, uploadInput, planned);
-		({ target, reused } = await targetOf(ctx, itemIndex, uploadInput, planned, preparation));
-	} else if (item.state === 'succeeded' && item.upload) {
-		target = {
-			reportId: String(item.resourceId),
-			upload: item.upload as unknown as UploadTarget,
-			admitted: false,
-		};
+			: await prepareOrFind(ctx, itemIndex, entry);
+	} else {
+		return base;
 	}
-	if (!target) return base;
-	const sent = await putToTarget(ctx, itemIndex, uploadInput, planned, target);
+	const sent = await sendResume(ctx, itemIndex, entry, start);
 	const output: IDataObject = {
 		...base,
 		state: 'succeeded',
 		errorCode: null,
-		reportId: sent.target.reportId,
+		reportId: sent.reportId,
 		uploaded: true,
-		...reused,
+		...sent.reused,
 	};
-	if (sent.target.replaces) output.replacesExpiredReportId = sent.target.replaces;
-	if (!sent.put)
-		return {
-			...output,
-			alreadyAdmitted: true,
-			recovered: true,
-			recoveredFrom: reused.recoveredFrom ?? 'ALREADY_ADMITTED',
-		};
-	return { ...output, uploadUrlRefreshed: sent.put.refreshed || reused.recovered === true };
+	if (sent.replaces) output.replacesExpiredReportId = sent.replaces;
+	if (!sent.admitted) return { ...output, uploadUrlRefreshed: sent.uploadUrlRefreshed };
+	const recoveredFrom = sent.reused.recoveredFrom ?? 'ALREADY_ADMITTED';
+	return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom };
 }
