@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { apiErrorInfo } from '../transport';
+import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
@@ -120,16 +120,6 @@ export function later(promise: Promise<ItemResult>): Later {
 }
 export type OperationModule = ItemOperation | BatchOperation;
 
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-	try {
-		return { ok: true, value: await promise };
-	} catch (error) {
-		return { ok: false, error };
-	}
-}
-
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
 	ctx: IExecuteFunctions,
@@ -139,12 +129,12 @@ export async function runPipeline(
 	continueOnFail: boolean,
 	submitStage = stages.length - 1,
 	checked: ReadonlyMap<number, unknown> = new Map(),
-): Promise<Array<Settled<ChunkState>>> {
+): Promise<Array<Outcome<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
 	const passedSubmit: Array<Promise<unknown>> = [];
 	const finished = chunks.map(async (itemIndexes, k) => {
-		let current: Promise<Settled<ChunkState>> = Promise.resolve({
+		let current: Promise<Outcome<ChunkState>> = Promise.resolve({
 			ok: true,
 			value: {
 				run,
@@ -158,12 +148,12 @@ export async function runPipeline(
 		stages.forEach((stage, index) => {
 			const previous = current;
 			const turn = tails[index];
-			current = (async (): Promise<Settled<ChunkState>> => {
+			current = (async (): Promise<Outcome<ChunkState>> => {
 				const state = await previous;
 				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
-				const next = await settle(stage.call(ctx, state.value));
+				const next = await outcomeOf(async () => await stage.call(ctx, state.value));
 				if (
 					!continueOnFail &&
 					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
@@ -265,7 +255,7 @@ export async function runNode(
 			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
 				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
-			const record = (chunk: number[], settled: Settled<ChunkState>): void => {
+			const record = (chunk: number[], settled: Outcome<ChunkState>): void => {
 				if (!settled.ok) {
 					for (const itemIndex of chunk) fail(itemIndex, settled.error);
 					return;

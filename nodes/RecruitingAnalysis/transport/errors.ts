@@ -1,7 +1,8 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 export interface ApiErrorParts {
-	httpCode: string;
+	// Absent when no answer came (a network failure).
+	httpCode?: string;
 	status: number;
 	code: string;
 	reason?: string;
