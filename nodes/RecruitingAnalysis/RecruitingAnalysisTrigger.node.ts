@@ -15,8 +15,7 @@ import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { eventsField, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
-import { fetchEventResource, fetchResourceField } from './events/fetchResource';
-import type { EventEnvelope } from './events/resource';
+import { fetchEventResource, fetchResourceField, type EventEnvelope } from './events/resource';
 import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
