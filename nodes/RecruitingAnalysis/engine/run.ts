@@ -279,16 +279,7 @@ export async function runNode(
 			continue;
 		}
 
-		await runItems(
-			this,
-			run,
-			module,
-			group.indexes,
-			readConcurrency(this, group.indexes[0]),
-			outputs,
-			fail,
-			checked,
-		);
+		await runItems(run, module, group.indexes, outputs, fail, checked);
 	}
 
 	const output = outputs.flat();
@@ -298,11 +289,9 @@ export async function runNode(
 
 // A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
 async function runItems(
-	ctx: IExecuteFunctions,
 	run: Run,
 	module: ItemOperation,
 	indexes: number[],
-	concurrency: number,
 	outputs: INodeExecutionData[][],
 	fail: (itemIndex: number, error: unknown) => void,
 	checked: ReadonlyMap<number, unknown>,
@@ -310,17 +299,22 @@ async function runItems(
 	const waits: Array<Promise<void>> = [];
 	let stopError: unknown;
 	let stopped = false;
-	const stop = (error: unknown): void => {
-		if (stopped) return;
-		stopped = true;
-		stopError = error;
-		void run.endWaiting(error);
+	// `fail` throws when the node stops at this item: the other lanes and waits then end.
+	const failOrStop = (itemIndex: number, error: unknown): void => {
+		try {
+			fail(itemIndex, error);
+		} catch (nodeError) {
+			if (stopped) return;
+			stopped = true;
+			stopError = nodeError;
+			void run.endWaiting(nodeError);
+		}
 	};
 	try {
-		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
+		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
 			if (stopped) return;
 			try {
-				const result = await module.execute.call(ctx, itemIndex, checked.get(itemIndex), run);
+				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
 				if (result instanceof Later) {
 					waits.push(
 						result.promise.then(
@@ -328,12 +322,7 @@ async function runItems(
 								outputs[itemIndex] = toItems(value, itemIndex);
 							},
 							(error: unknown) => {
-								if (stopped) return;
-								try {
-									fail(itemIndex, error);
-								} catch (nodeError) {
-									stop(nodeError);
-								}
+								if (!stopped) failOrStop(itemIndex, error);
 							},
 						),
 					);
@@ -341,11 +330,7 @@ async function runItems(
 				}
 				outputs[itemIndex] = toItems(result, itemIndex);
 			} catch (error) {
-				try {
-					fail(itemIndex, error);
-				} catch (nodeError) {
-					stop(nodeError);
-				}
+				failOrStop(itemIndex, error);
 			}
 		});
 		await Promise.all(waits);
