@@ -148,7 +148,6 @@ export interface DescribeErrorInput {
 	headers?: IDataObject;
 	retries?: number;
 	safeToRetry?: boolean;
-	subject?: string;
 }
 
 export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
@@ -160,12 +159,6 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 			parsed = JSON.parse(text);
 		} catch {
 			parsed = { text: text.slice(0, 200) };
-		}
-	} else if (parsed instanceof Uint8Array) {
-		try {
-			parsed = JSON.parse(new TextDecoder().decode(parsed));
-		} catch {
-			parsed = {};
 		}
 	}
 	const envelope = asObject(parsed) ?? {};
@@ -212,8 +205,7 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	if (allow) hints.push(`Allowed methods: ${allow}.`);
 	if (requestId) hints.push(`Request ID: ${requestId} (quote it when contacting support).`);
 
-	const subject = input.subject ?? 'Recruiting Analysis API';
-	const message = `${subject}: ${status} ${code}${reason ? ` (${reason})` : ''}: ${apiMessage}`;
+	const message = `Recruiting Analysis API: ${status} ${code}${reason ? ` (${reason})` : ''}: ${apiMessage}`;
 	return {
 		httpCode: String(status),
 		status,

@@ -69,12 +69,9 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 	return context?.apiError;
 }
 
+// Not every context n8n hands the transport carries a cancel signal, hence the optional call.
 function cancelled(context: ApiContext): boolean {
-	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return (
-		typeof withSignal.getExecutionCancelSignal === 'function' &&
-		withSignal.getExecutionCancelSignal()?.aborted === true
-	);
+	return (context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.()?.aborted === true;
 }
 
 function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
