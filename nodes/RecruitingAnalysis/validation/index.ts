@@ -36,8 +36,6 @@ export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 export const SUPPORTED_SCHEMA_VERSION = '1';
 
-export { EVENT_TYPES };
-
 export const INTERVIEW_LIFECYCLES = [
 	'invited',
 	'in_progress',
