@@ -66,8 +66,13 @@ export class Run implements WriteRun {
 
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
-export interface ItemOperation {
+interface Operation {
 	description: INodeProperties[];
+	// The engine checks every item first, so a bad item stops the node before any item is charged.
+	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
+}
+
+export interface ItemOperation extends Operation {
 	// `checked` is what `check` returned for this item: the work is handed over, not done twice.
 	execute(
 		this: IExecuteFunctions,
@@ -75,17 +80,13 @@ export interface ItemOperation {
 		checked: unknown,
 		run: Run,
 	): Promise<ItemResult | Later>;
-	// The engine checks every item first, so a bad item stops the node before any item is charged.
-	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 	mode?: undefined;
 }
-
-export type ChunkOutcomes = Array<IDataObject | Error>;
 
 export interface ChunkState {
 	run: Run;
 	itemIndexes: number[];
-	outcomes: ChunkOutcomes;
+	outcomes: Array<IDataObject | Error>;
 	// What `check` returned for each item, by position: the stages take it over instead of reading the items again.
 	checked?: unknown[];
 }
@@ -99,11 +100,9 @@ export function stage<S extends ChunkState>(
 }
 
 // Stages take chunks in order: the API's one active batch per kind holds if one stage creates and awaits a batch.
-export interface BatchOperation {
-	description: INodeProperties[];
+export interface BatchOperation extends Operation {
 	mode: 'batch';
 	stages: PipelineStage[];
-	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 	// At most one chunk is prepared and quoted ahead: quotes age, and preparations count against PENDING_UPLOAD_LIMIT.
 	submitStage?: number;
 }
@@ -241,9 +240,7 @@ export async function runNode(
 					new NodeOperationError(
 						this.getNode(),
 						`The operation "${group.operation}" is not known for resource "${group.resource}"`,
-						{
-							itemIndex,
-						},
+						{ itemIndex },
 					),
 				);
 			}
@@ -255,17 +252,6 @@ export async function runNode(
 			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
 				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
-			const record = (chunk: number[], settled: Outcome<ChunkState>): void => {
-				if (!settled.ok) {
-					for (const itemIndex of chunk) fail(itemIndex, settled.error);
-					return;
-				}
-				chunk.forEach((itemIndex, position) => {
-					const outcome = settled.value.outcomes[position];
-					if (outcome instanceof Error) fail(itemIndex, outcome);
-					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
-				});
-			};
 			const settled = await runPipeline(
 				this,
 				run,
@@ -275,7 +261,14 @@ export async function runNode(
 				module.submitStage,
 				checked,
 			);
-			settled.forEach((chunk, k) => record(chunks[k], chunk));
+			settled.forEach((chunk, k) => {
+				chunks[k].forEach((itemIndex, position) => {
+					if (!chunk.ok) return fail(itemIndex, chunk.error);
+					const outcome = chunk.value.outcomes[position];
+					if (outcome instanceof Error) fail(itemIndex, outcome);
+					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
+				});
+			});
 			continue;
 		}
 
