@@ -344,14 +344,8 @@ export class ReportWaiter {
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);
-		if (known.length === 0) return;
-		const times = known
-			.map((entry) => Date.parse(entry.createdAt as string))
-			.filter(Number.isFinite);
-		if (times.length !== known.length) return;
-		const createdAfter = new Date(Math.min(...times) - 1).toISOString();
-		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
-		await walk({ createdAfter, createdBefore }, known.length);
+		const window = this.pages.windowOf(known.map((entry) => entry.reportId));
+		if (window) await walk(window, known.length);
 	}
 }
 
