@@ -1,4 +1,4 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { jsonParse, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 export interface ApiErrorParts {
 	// Absent when no answer came (a network failure).
@@ -152,15 +152,10 @@ export interface DescribeErrorInput {
 
 export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	const { status } = input;
-	let parsed: unknown = input.body;
-	if (typeof input.body === 'string') {
-		const text = input.body;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			parsed = { text: text.slice(0, 200) };
-		}
-	}
+	const parsed =
+		typeof input.body === 'string'
+			? jsonParse(input.body, { fallbackValue: { text: input.body.slice(0, 200) } })
+			: input.body;
 	const envelope = asObject(parsed) ?? {};
 	const error = asObject(envelope.error) ?? {};
 	const rawCode = asString(error.code) ?? GENERIC_CODES[status] ?? `HTTP_${status}`;
