@@ -121,7 +121,6 @@ export type OperationModule = ItemOperation | BatchOperation;
 
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
-	ctx: IExecuteFunctions,
 	run: Run,
 	stages: PipelineStage[],
 	chunks: number[][],
@@ -152,7 +151,7 @@ export async function runPipeline(
 				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
-				const next = await outcomeOf(async () => await stage.call(ctx, state.value));
+				const next = await outcomeOf(async () => await stage.call(run.ctx, state.value));
 				if (
 					!continueOnFail &&
 					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
@@ -253,7 +252,6 @@ export async function runNode(
 				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
 			const settled = await runPipeline(
-				this,
 				run,
 				module.stages,
 				chunks,
