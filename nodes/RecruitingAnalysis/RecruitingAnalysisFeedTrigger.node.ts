@@ -23,8 +23,7 @@ import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/be
 import { apiErrorInfo, apiRequest } from './transport';
 import { resolveBaseUrl } from './transport/environment';
 import { eventsField, eventsSubtitle } from './events/eventTypes';
-import { fetchEventResource, fetchResourceField } from './events/fetchResource';
-import type { EventEnvelope } from './events/resource';
+import { fetchEventResource, fetchResourceField, type EventEnvelope } from './events/resource';
 
 const FEED_STATE = 'feed';
 const DEFAULT_MAX_EVENTS = 500;
@@ -257,58 +256,39 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		}
 		pollsInProgress.set(pollKey, startedAt);
 		try {
-			return await pollOnce(this, { filters, options, startAt, fetchPage, now, deadline });
+			const credentials = await this.getCredentials('recruitingAnalysisApi');
+			const resolved = resolveBaseUrl(credentials as Parameters<typeof resolveBaseUrl>[0]);
+			if ('problem' in resolved) throw new NodeOperationError(node, resolved.problem);
+			const staticData = this.getWorkflowStaticData('node');
+			const result = await runFeedPoll({
+				stored: staticData[FEED_STATE],
+				filters,
+				baseUrl: resolved.baseUrl,
+				startAt,
+				maxEvents:
+					typeof options.maxEventsPerPoll === 'number'
+						? options.maxEventsPerPoll
+						: DEFAULT_MAX_EVENTS,
+				pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
+				now,
+				deadline,
+				fetchPage,
+				enrich: (this.getNodeParameter('fetchResource', false) as boolean)
+					? async (event) => await fetchEventResource(this, event as EventEnvelope)
+					: undefined,
+				isTransient,
+			});
+			if (result.failure !== undefined) {
+				this.logger.warn(
+					`Recruiting Analysis Feed Trigger stopped reading the feed after ${result.events.length} event(s): ${(result.failure as Error).message ?? String(result.failure)}; the next poll repeats the failed read`,
+				);
+			}
+			// Stored with the items it covers: n8n persists static data as they go to an execution (docs/triggers.md).
+			if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
+			const items = result.items.map((item) => ({ json: item as unknown as IDataObject }));
+			return items.length > 0 ? [items] : null;
 		} finally {
 			pollsInProgress.delete(pollKey);
 		}
 	}
-}
-
-async function pollOnce(
-	ctx: IPollFunctions,
-	args: {
-		filters: FeedFilters;
-		options: IDataObject;
-		startAt: StartPosition;
-		fetchPage: Parameters<typeof runFeedPoll>[0]['fetchPage'];
-		now: () => number;
-		deadline: number;
-	},
-): Promise<INodeExecutionData[][] | null> {
-	const credentials = await ctx.getCredentials('recruitingAnalysisApi');
-	const resolved = resolveBaseUrl(credentials as Parameters<typeof resolveBaseUrl>[0]);
-	if ('problem' in resolved) throw new NodeOperationError(ctx.getNode(), resolved.problem);
-	const fetchResource = ctx.getNodeParameter('fetchResource', false) as boolean;
-	const { options } = args;
-
-	const staticData = ctx.getWorkflowStaticData('node');
-	const result = await runFeedPoll({
-		stored: staticData[FEED_STATE],
-		filters: args.filters,
-		baseUrl: resolved.baseUrl,
-		startAt: args.startAt,
-		maxEvents:
-			typeof options.maxEventsPerPoll === 'number' ? options.maxEventsPerPoll : DEFAULT_MAX_EVENTS,
-		pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
-		now: args.now,
-		deadline: args.deadline,
-		fetchPage: args.fetchPage,
-		enrich: fetchResource
-			? async (event) => await fetchEventResource(ctx, event as EventEnvelope)
-			: undefined,
-		isTransient,
-	});
-	if (result.failure !== undefined) {
-		ctx.logger.warn(
-			`Recruiting Analysis Feed Trigger stopped reading the feed after ${result.events.length} event(s): ${(result.failure as Error).message ?? String(result.failure)}; the next poll repeats the failed read`,
-		);
-	}
-
-	// Stored with the items it covers: n8n persists static data as they go to an execution (docs/triggers.md).
-	if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;
-
-	const items: INodeExecutionData[] = result.items.map((item) => ({
-		json: item as unknown as IDataObject,
-	}));
-	return items.length > 0 ? [items] : null;
 }

@@ -15,8 +15,7 @@ import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { eventsField, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
-import { fetchEventResource, fetchResourceField } from './events/fetchResource';
-import type { EventEnvelope } from './events/resource';
+import { fetchEventResource, fetchResourceField, type EventEnvelope } from './events/resource';
 import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
@@ -36,12 +35,7 @@ import {
 	secretProblem,
 	secretsFrom,
 } from './webhook/secrets';
-import {
-	RECEIVER_SIDE_FAILURES,
-	verifyWebhook,
-	type HeaderBag,
-	type VerifyFailure,
-} from './webhook/verify';
+import { RECEIVER_SIDE_FAILURES, verifyWebhook, type HeaderBag } from './webhook/verify';
 
 const SIGNING_CREDENTIAL = 'recruitingAnalysisSigningSecretApi';
 const REGISTRATION = 'registration';
@@ -205,8 +199,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const res = this.getResponseObject();
 
 		const arrivedAt = Date.now();
-		const node = this.getNode();
-		const credential = node.credentials?.[SIGNING_CREDENTIAL];
+		const credential = this.getNode().credentials?.[SIGNING_CREDENTIAL];
 		const scope = nodeScope(this);
 		const secretScope = `${scope}:${credential?.id ?? credential?.name ?? ''}`;
 		const readSecrets = async () =>
@@ -238,13 +231,10 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			}
 		}
 		if (!verdict.ok) {
-			const failure: VerifyFailure = verdict;
-			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${failure.reason}`);
-			if (RECEIVER_SIDE_FAILURES.has(failure.reason))
-				return unavailable(res, failure.reason, failure.message);
-			return answer(res, 401, {
-				error: { code: 'UNAUTHORIZED', reason: failure.reason, message: failure.message },
-			});
+			const { reason, message } = verdict;
+			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${reason}`);
+			if (RECEIVER_SIDE_FAILURES.has(reason)) return unavailable(res, reason, message);
+			return answer(res, 401, { error: { code: 'UNAUTHORIZED', reason, message } });
 		}
 
 		const parsed = parseBody(rawBody as Uint8Array);

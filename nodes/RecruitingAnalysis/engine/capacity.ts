@@ -344,14 +344,8 @@ export class ReportWaiter {
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);
-		if (known.length === 0) return;
-		const times = known
-			.map((entry) => Date.parse(entry.createdAt as string))
-			.filter(Number.isFinite);
-		if (times.length !== known.length) return;
-		const createdAfter = new Date(Math.min(...times) - 1).toISOString();
-		const createdBefore = new Date(Math.max(...times) + 1).toISOString();
-		await walk({ createdAfter, createdBefore }, known.length);
+		const window = this.pages.windowOf(known.map((entry) => entry.reportId));
+		if (window) await walk(window, known.length);
 	}
 }
 
@@ -360,20 +354,6 @@ export async function startWithinCapacity(
 	submit: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
 	return await waiter.withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
-}
-
-/** Holds a quote while more lanes wait for a place than quotes are held: lanes released one by one quote together. */
-export async function holdQuotesForPlaces(
-	waiter: () => ReportWaiter | undefined,
-	queued: () => number,
-	asked: () => Promise<void>,
-): Promise<void> {
-	const until = Date.now() + MAX_QUOTE_HOLD_MS;
-	while (queued() < BATCH_CHUNK_SIZE && Date.now() < until) {
-		const opening = waiter()?.placeOpening(queued());
-		if (!opening) return;
-		await sleepOrWake(until - Date.now(), Promise.race([opening, asked()]));
-	}
 }
 
 interface QuoteWish {
@@ -409,11 +389,7 @@ export class QuoteGatherer {
 	private async drain(): Promise<void> {
 		this.busy = true;
 		while (this.queue.length > 0) {
-			await holdQuotesForPlaces(
-				this.waiter,
-				() => this.queue.length,
-				async () => await new Promise<void>((resolve) => (this.wakeHold = resolve)),
-			);
+			await this.hold();
 			this.wakeHold = undefined;
 			// A batch names each report once: a report named twice waits for the next request.
 			const group: QuoteWish[] = [];
@@ -424,6 +400,17 @@ export class QuoteGatherer {
 			await this.send(group);
 		}
 		this.busy = false;
+	}
+
+	/** Holds the quotes while more lanes wait for a place than are queued: lanes released one by one quote together. */
+	private async hold(): Promise<void> {
+		const until = Date.now() + MAX_QUOTE_HOLD_MS;
+		while (this.queue.length < BATCH_CHUNK_SIZE && Date.now() < until) {
+			const opening = this.waiter()?.placeOpening(this.queue.length);
+			if (!opening) return;
+			const asked = new Promise<void>((resolve) => (this.wakeHold = resolve));
+			await sleepOrWake(until - Date.now(), Promise.race([opening, asked]));
+		}
 	}
 
 	private alone(wish: QuoteWish): Promise<void> {

@@ -22,7 +22,7 @@ export class ReportPages {
 		this.createdTimes.set(String(report.id), at);
 	}
 
-	private windowOf(ids: string[]): IDataObject | undefined {
+	windowOf(ids: string[]): IDataObject | undefined {
 		const known = ids.map((id) => this.createdTimes.get(id));
 		if (known.length === 0 || known.some((at) => at === undefined)) return undefined;
 		const values = known as number[];

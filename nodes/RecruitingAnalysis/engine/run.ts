@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { apiErrorInfo } from '../transport';
+import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
@@ -66,8 +66,13 @@ export class Run implements WriteRun {
 
 export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
-export interface ItemOperation {
+interface Operation {
 	description: INodeProperties[];
+	// The engine checks every item first, so a bad item stops the node before any item is charged.
+	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
+}
+
+export interface ItemOperation extends Operation {
 	// `checked` is what `check` returned for this item: the work is handed over, not done twice.
 	execute(
 		this: IExecuteFunctions,
@@ -75,17 +80,13 @@ export interface ItemOperation {
 		checked: unknown,
 		run: Run,
 	): Promise<ItemResult | Later>;
-	// The engine checks every item first, so a bad item stops the node before any item is charged.
-	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 	mode?: undefined;
 }
-
-export type ChunkOutcomes = Array<IDataObject | Error>;
 
 export interface ChunkState {
 	run: Run;
 	itemIndexes: number[];
-	outcomes: ChunkOutcomes;
+	outcomes: Array<IDataObject | Error>;
 	// What `check` returned for each item, by position: the stages take it over instead of reading the items again.
 	checked?: unknown[];
 }
@@ -99,11 +100,9 @@ export function stage<S extends ChunkState>(
 }
 
 // Stages take chunks in order: the API's one active batch per kind holds if one stage creates and awaits a batch.
-export interface BatchOperation {
-	description: INodeProperties[];
+export interface BatchOperation extends Operation {
 	mode: 'batch';
 	stages: PipelineStage[];
-	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 	// At most one chunk is prepared and quoted ahead: quotes age, and preparations count against PENDING_UPLOAD_LIMIT.
 	submitStage?: number;
 }
@@ -120,31 +119,20 @@ export function later(promise: Promise<ItemResult>): Later {
 }
 export type OperationModule = ItemOperation | BatchOperation;
 
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-	try {
-		return { ok: true, value: await promise };
-	} catch (error) {
-		return { ok: false, error };
-	}
-}
-
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
-	ctx: IExecuteFunctions,
 	run: Run,
 	stages: PipelineStage[],
 	chunks: number[][],
 	continueOnFail: boolean,
 	submitStage = stages.length - 1,
 	checked: ReadonlyMap<number, unknown> = new Map(),
-): Promise<Array<Settled<ChunkState>>> {
+): Promise<Array<Outcome<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
 	const passedSubmit: Array<Promise<unknown>> = [];
 	const finished = chunks.map(async (itemIndexes, k) => {
-		let current: Promise<Settled<ChunkState>> = Promise.resolve({
+		let current: Promise<Outcome<ChunkState>> = Promise.resolve({
 			ok: true,
 			value: {
 				run,
@@ -158,12 +146,12 @@ export async function runPipeline(
 		stages.forEach((stage, index) => {
 			const previous = current;
 			const turn = tails[index];
-			current = (async (): Promise<Settled<ChunkState>> => {
+			current = (async (): Promise<Outcome<ChunkState>> => {
 				const state = await previous;
 				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
-				const next = await settle(stage.call(ctx, state.value));
+				const next = await outcomeOf(async () => await stage.call(run.ctx, state.value));
 				if (
 					!continueOnFail &&
 					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
@@ -251,9 +239,7 @@ export async function runNode(
 					new NodeOperationError(
 						this.getNode(),
 						`The operation "${group.operation}" is not known for resource "${group.resource}"`,
-						{
-							itemIndex,
-						},
+						{ itemIndex },
 					),
 				);
 			}
@@ -265,19 +251,7 @@ export async function runNode(
 			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
 				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
-			const record = (chunk: number[], settled: Settled<ChunkState>): void => {
-				if (!settled.ok) {
-					for (const itemIndex of chunk) fail(itemIndex, settled.error);
-					return;
-				}
-				chunk.forEach((itemIndex, position) => {
-					const outcome = settled.value.outcomes[position];
-					if (outcome instanceof Error) fail(itemIndex, outcome);
-					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
-				});
-			};
 			const settled = await runPipeline(
-				this,
 				run,
 				module.stages,
 				chunks,
@@ -285,20 +259,18 @@ export async function runNode(
 				module.submitStage,
 				checked,
 			);
-			settled.forEach((chunk, k) => record(chunks[k], chunk));
+			settled.forEach((chunk, k) => {
+				chunks[k].forEach((itemIndex, position) => {
+					if (!chunk.ok) return fail(itemIndex, chunk.error);
+					const outcome = chunk.value.outcomes[position];
+					if (outcome instanceof Error) fail(itemIndex, outcome);
+					else outputs[itemIndex] = toItems(outcome ?? {}, itemIndex);
+				});
+			});
 			continue;
 		}
 
-		await runItems(
-			this,
-			run,
-			module,
-			group.indexes,
-			readConcurrency(this, group.indexes[0]),
-			outputs,
-			fail,
-			checked,
-		);
+		await runItems(run, module, group.indexes, outputs, fail, checked);
 	}
 
 	const output = outputs.flat();
@@ -308,11 +280,9 @@ export async function runNode(
 
 // A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
 async function runItems(
-	ctx: IExecuteFunctions,
 	run: Run,
 	module: ItemOperation,
 	indexes: number[],
-	concurrency: number,
 	outputs: INodeExecutionData[][],
 	fail: (itemIndex: number, error: unknown) => void,
 	checked: ReadonlyMap<number, unknown>,
@@ -320,17 +290,22 @@ async function runItems(
 	const waits: Array<Promise<void>> = [];
 	let stopError: unknown;
 	let stopped = false;
-	const stop = (error: unknown): void => {
-		if (stopped) return;
-		stopped = true;
-		stopError = error;
-		void run.endWaiting(error);
+	// `fail` throws when the node stops at this item: the other lanes and waits then end.
+	const failOrStop = (itemIndex: number, error: unknown): void => {
+		try {
+			fail(itemIndex, error);
+		} catch (nodeError) {
+			if (stopped) return;
+			stopped = true;
+			stopError = nodeError;
+			void run.endWaiting(nodeError);
+		}
 	};
 	try {
-		await mapWithConcurrency(indexes, concurrency, async (itemIndex) => {
+		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
 			if (stopped) return;
 			try {
-				const result = await module.execute.call(ctx, itemIndex, checked.get(itemIndex), run);
+				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
 				if (result instanceof Later) {
 					waits.push(
 						result.promise.then(
@@ -338,12 +313,7 @@ async function runItems(
 								outputs[itemIndex] = toItems(value, itemIndex);
 							},
 							(error: unknown) => {
-								if (stopped) return;
-								try {
-									fail(itemIndex, error);
-								} catch (nodeError) {
-									stop(nodeError);
-								}
+								if (!stopped) failOrStop(itemIndex, error);
 							},
 						),
 					);
@@ -351,11 +321,7 @@ async function runItems(
 				}
 				outputs[itemIndex] = toItems(result, itemIndex);
 			} catch (error) {
-				try {
-					fail(itemIndex, error);
-				} catch (nodeError) {
-					stop(nodeError);
-				}
+				failOrStop(itemIndex, error);
 			}
 		});
 		await Promise.all(waits);

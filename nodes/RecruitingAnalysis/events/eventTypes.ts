@@ -73,10 +73,6 @@ export function eventsField(description: string): INodeProperties {
 	};
 }
 
-export function isKnownEventType(type: string): type is EventType {
-	return (EVENT_TYPES as readonly string[]).includes(type);
-}
-
 export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
 	if (selected.length === 0 || selected.includes('*')) return true;
 	return selected.includes(type);

@@ -88,15 +88,6 @@ export function resolveBaseUrl(
 	return { baseUrl: cleaned };
 }
 
-// A line break or another control character would break the header.
-export function apiKeyProblem(credentials: ApiCredentialData): string | undefined {
-	const key = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
-	if (hasControlCharacter(key)) {
-		return 'Refused before sending: the API Key of the Recruiting Analysis API credential contains a line break or another control character. Paste the key again as one line.';
-	}
-	return undefined;
-}
-
 export function keyEnvironmentProblem(credentials: ApiCredentialData): string | undefined {
 	const key = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	const isSandboxKey = key.startsWith(SANDBOX_KEY_PREFIX);
@@ -159,32 +150,31 @@ async function readConfig(
 	itemIndex: number | undefined,
 ): Promise<ResolvedConfig> {
 	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
-	const keyProblem = apiKeyProblem(credentials);
-	if (keyProblem) {
-		throw new NodeOperationError(this.getNode(), keyProblem, {
+	const refuse = (message: string, advice = '') =>
+		new NodeOperationError(this.getNode(), message, {
 			itemIndex,
-			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
+			description: `${advice}Edit the Recruiting Analysis API credential. Nothing was sent.`,
 		});
+	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';
+	// A line break or another control character would break the header.
+	if (hasControlCharacter(apiKey.trim())) {
+		throw refuse(
+			'Refused before sending: the API Key of the Recruiting Analysis API credential contains a line break or another control character. Paste the key again as one line.',
+		);
 	}
 	const problem = keyEnvironmentProblem(credentials);
 	if (problem) {
-		throw new NodeOperationError(this.getNode(), problem, {
-			itemIndex,
-			description:
-				'Sandbox keys (svc_test_...) work only on the sandbox and production keys only on production. Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
+		throw refuse(
+			problem,
+			'Sandbox keys (svc_test_...) work only on the sandbox and production keys only on production. ',
+		);
 	}
 	const resolved = resolveBaseUrl(credentials);
-	if ('problem' in resolved) {
-		throw new NodeOperationError(this.getNode(), resolved.problem, {
-			itemIndex,
-			description: 'Edit the Recruiting Analysis API credential. Nothing was sent.',
-		});
-	}
+	if ('problem' in resolved) throw refuse(resolved.problem);
 	return {
 		baseUrl: resolved.baseUrl,
 		origin: new URL(resolved.baseUrl).origin,
-		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
+		apiKey,
 		credentials: credentials as ICredentialDataDecryptedObject,
 	};
 }

@@ -1,7 +1,8 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { jsonParse, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 export interface ApiErrorParts {
-	httpCode: string;
+	// Absent when no answer came (a network failure).
+	httpCode?: string;
 	status: number;
 	code: string;
 	reason?: string;
@@ -147,26 +148,14 @@ export interface DescribeErrorInput {
 	headers?: IDataObject;
 	retries?: number;
 	safeToRetry?: boolean;
-	subject?: string;
 }
 
 export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	const { status } = input;
-	let parsed: unknown = input.body;
-	if (typeof input.body === 'string') {
-		const text = input.body;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			parsed = { text: text.slice(0, 200) };
-		}
-	} else if (parsed instanceof Uint8Array) {
-		try {
-			parsed = JSON.parse(new TextDecoder().decode(parsed));
-		} catch {
-			parsed = {};
-		}
-	}
+	const parsed =
+		typeof input.body === 'string'
+			? jsonParse(input.body, { fallbackValue: { text: input.body.slice(0, 200) } })
+			: input.body;
 	const envelope = asObject(parsed) ?? {};
 	const error = asObject(envelope.error) ?? {};
 	const rawCode = asString(error.code) ?? GENERIC_CODES[status] ?? `HTTP_${status}`;
@@ -211,8 +200,7 @@ export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
 	if (allow) hints.push(`Allowed methods: ${allow}.`);
 	if (requestId) hints.push(`Request ID: ${requestId} (quote it when contacting support).`);
 
-	const subject = input.subject ?? 'Recruiting Analysis API';
-	const message = `${subject}: ${status} ${code}${reason ? ` (${reason})` : ''}: ${apiMessage}`;
+	const message = `Recruiting Analysis API: ${status} ${code}${reason ? ` (${reason})` : ''}: ${apiMessage}`;
 	return {
 		httpCode: String(status),
 		status,

@@ -69,12 +69,9 @@ export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
 	return context?.apiError;
 }
 
+// Not every context n8n hands the transport carries a cancel signal, hence the optional call.
 function cancelled(context: ApiContext): boolean {
-	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return (
-		typeof withSignal.getExecutionCancelSignal === 'function' &&
-		withSignal.getExecutionCancelSignal()?.aborted === true
-	);
+	return (context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.()?.aborted === true;
 }
 
 function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
@@ -103,7 +100,8 @@ export function buildApiError(
 	const description = redactSecrets(parts.description, options.secrets ?? []);
 	let failure: FailureCause | undefined;
 	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
-	else if (parts.status === 503)
+	// Status 0 is a request that got no answer at all (networkFailure).
+	else if (parts.status === 503 || parts.status === 0)
 		failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
 	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
 	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
@@ -136,19 +134,13 @@ export function buildApiError(
 
 function networkFailure(
 	context: ApiContext,
-	args: {
-		code: string;
-		attempts: number;
-		method: string;
-		path: string;
-		safe: boolean;
-		idempotencyKey?: string;
-		itemIndex?: number;
-		baseUrl: string;
-	},
+	code: string,
+	attempts: number,
+	options: ApiRequestOptions,
+	safe: boolean,
+	baseUrl: string,
 ): NodeApiError {
-	const { code, attempts, method, path, safe, idempotencyKey } = args;
-	const what = `${method} ${path.split('?')[0]}`;
+	const { method, path, idempotencyKey, itemIndex } = options;
 	let advice: string;
 	if (idempotencyKey) {
 		advice =
@@ -161,27 +153,17 @@ function networkFailure(
 		advice =
 			'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
 	}
-	const message = `Could not get an answer from the Recruiting Analysis API for ${what}`;
-	const description = `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${args.baseUrl}. ${advice}`;
-	const errorOptions: ApiErrorOptions = {
-		message,
-		description,
-		itemIndex: args.itemIndex,
-		failure: { cause: 'temporarily-unavailable' },
-	};
-	const error = new NodeApiError(
-		context.getNode(),
-		{ error: { code: 'NETWORK_ERROR', reason: code } } as JsonObject,
-		errorOptions,
-	);
-	error.message = message;
-	error.description = description;
-	error.context.apiError = {
+	const message = `Could not get an answer from the Recruiting Analysis API for ${method} ${path.split('?')[0]}`;
+	const parts: ApiErrorParts = {
 		status: 0,
 		code: 'NETWORK_ERROR',
 		reason: code,
-	} as unknown as IDataObject;
-	return error;
+		apiMessage: message,
+		body: { error: { code: 'NETWORK_ERROR', reason: code } },
+		message,
+		description: `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${baseUrl}. ${advice}`,
+	};
+	return buildApiError(context, parts, { itemIndex });
 }
 
 // The key goes only to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts scrubError).
@@ -193,28 +175,23 @@ export async function apiRequest<T = IDataObject>(
 	try {
 		const config = await resolveConfig.call(this, options.itemIndex);
 		secrets = [config.apiKey, config.apiKey.trim()];
-		return await sendApiRequest.call<ApiContext, [ApiRequestOptions, ResolvedConfig], Promise<T>>(
-			this,
-			options,
-			config,
-		);
+		return await send<T>(this, options, config, secrets);
 	} catch (error) {
 		throw scrubError(error, secrets);
 	}
 }
 
-async function sendApiRequest<T>(
-	this: ApiContext,
+async function send<T>(
+	ctx: ApiContext,
 	options: ApiRequestOptions,
 	config: ResolvedConfig,
+	secrets: string[],
 ): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
-	const policy = transportSettings.retry;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
-	const secrets = [config.apiKey, config.apiKey.trim()];
 	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
 		throw new NodeOperationError(
-			this.getNode(),
+			ctx.getNode(),
 			'Refused before sending: the Idempotency Key contains a line break or another control character',
 			{
 				itemIndex,
@@ -230,7 +207,7 @@ async function sendApiRequest<T>(
 		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 	if (hasControlCharacter(path) || dotSegment) {
 		throw new NodeOperationError(
-			this.getNode(),
+			ctx.getNode(),
 			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
 			{
 				itemIndex,
@@ -242,16 +219,16 @@ async function sendApiRequest<T>(
 
 	const outcome = await withRetries<FullResponse>({
 		safe,
-		policy,
+		policy: transportSettings.retry,
 		random: transportSettings.random,
 		beforeAttempt: () => {
-			if (cancelled(this))
-				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+			if (cancelled(ctx))
+				throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 		},
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
 			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			return await sendAttempt(this, {
+			return await sendAttempt(ctx, {
 				credentialType: CREDENTIAL_TYPE,
 				credentials: config.credentials,
 				origin: config.origin,
@@ -265,19 +242,18 @@ async function sendApiRequest<T>(
 			});
 		},
 	});
-	const attempt = outcome.attempts - 1;
 	const response = outcome.response;
 	if (!response) {
 		const error = outcome.error;
 		if (error && typeof error === 'object' && refusals.has(error)) throw error;
-		if (isCancellation(error) || cancelled(this)) {
-			throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		if (isCancellation(error) || cancelled(ctx)) {
+			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 		}
 		const code = outcome.networkCode;
 		if (!code) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
 			throw new NodeOperationError(
-				this.getNode(),
+				ctx.getNode(),
 				`Request to the Recruiting Analysis API failed: ${text}`,
 				{
 					itemIndex,
@@ -285,16 +261,7 @@ async function sendApiRequest<T>(
 				},
 			);
 		}
-		throw networkFailure(this, {
-			code,
-			attempts: attempt + 1,
-			method,
-			path,
-			safe,
-			idempotencyKey,
-			itemIndex,
-			baseUrl: config.baseUrl,
-		});
+		throw networkFailure(ctx, code, outcome.attempts, options, safe, config.baseUrl);
 	}
 	const status = response.statusCode;
 	if (status >= 200 && status < 300) {
@@ -311,16 +278,16 @@ async function sendApiRequest<T>(
 	}
 
 	// A refused key is read again on the next request (the user may have replaced it in the credential).
-	if (status === 401) forgetConfig(this, itemIndex);
+	if (status === 401) forgetConfig(ctx, itemIndex);
 	const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
 	const parts = describeApiError({
 		status,
 		body: response.body,
 		headers: response.headers,
-		retries: isRetryableStatus(status) && safe ? attempt : 0,
+		retries: isRetryableStatus(status) && safe ? outcome.attempts - 1 : 0,
 		safeToRetry: safe,
 	});
-	throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
+	throw buildApiError(ctx, parts, { itemIndex, secrets, retryAfterMs });
 }
 
 export async function api(
@@ -330,19 +297,11 @@ export async function api(
 	return (await apiRequest.call(ctx, options)) as IDataObject;
 }
 
-export async function apiAll(
-	ctx: IExecuteFunctions,
-	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
-): Promise<IDataObject[]> {
-	return (await apiRequestAllItems.call(ctx, options)) as IDataObject[];
-}
-
 // Never build or decode a cursor; a cursor seen twice stops the walk with an error instead of looping.
 export interface ListPage {
 	items: IDataObject[];
 	nextCursor?: string;
 	hasMore?: boolean;
-	data: IDataObject;
 }
 
 export interface PagesOptions extends ApiRequestOptions {
@@ -373,7 +332,6 @@ export async function* listPages(
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
 			nextCursor: cursorOf(data ?? {}),
 			hasMore: typeof data?.hasMore === 'boolean' ? data.hasMore : undefined,
-			data: data ?? {},
 		};
 		yield page;
 		if (page.nextCursor === undefined || page.hasMore === false) return;
@@ -389,27 +347,19 @@ export async function* listPages(
 	}
 }
 
-export async function apiRequestAllItems<T = IDataObject>(
-	this: ApiContext,
+export async function apiAll(
+	ctx: ApiContext,
 	options: ApiRequestOptions & { returnAll: boolean; limit?: number },
-): Promise<T[]> {
+): Promise<IDataObject[]> {
 	const { returnAll, limit: wanted, ...request } = options;
 	const limit = returnAll ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(wanted ?? 50));
-	const items: T[] = [];
+	const items: IDataObject[] = [];
 	const pageSize = () => Math.min(100, limit - items.length);
-	for await (const page of listPages.call(this, { ...request, pageSize })) {
-		items.push(...(page.items as T[]));
+	for await (const page of listPages.call(ctx, { ...request, pageSize })) {
+		items.push(...page.items);
 		if (items.length >= limit || page.items.length === 0) break;
 	}
 	return items.length > limit ? items.slice(0, limit) : items;
-}
-
-// A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
-export const DEFAULT_POLL_INITIAL_DELAY_MS = 1_000;
-export const DEFAULT_POLL_MAX_DELAY_MS = 15_000;
-
-export function pollDelayMs(read: number, initialDelayMs: number, maxDelayMs: number): number {
-	return growingDelayMs(read - 1, initialDelayMs, maxDelayMs);
 }
 
 export interface PollArgs<T> {
@@ -421,37 +371,24 @@ export interface PollArgs<T> {
 	firstReadDelayMs?: number;
 }
 
-export async function pollUntil<T>(
-	this: IExecuteFunctions,
+// A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
+export async function poll<T>(
+	ctx: IExecuteFunctions,
 	args: PollArgs<T>,
 ): Promise<{ value: T; timedOut: boolean }> {
-	const initial = Math.max(0, args.initialDelayMs ?? DEFAULT_POLL_INITIAL_DELAY_MS);
-	const cap = Math.max(initial, args.maxDelayMs ?? DEFAULT_POLL_MAX_DELAY_MS);
+	const initial = Math.max(0, args.initialDelayMs ?? 1_000);
+	const cap = Math.max(initial, args.maxDelayMs ?? 15_000);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
-	const first = Math.max(0, args.firstReadDelayMs ?? 0);
 	for (let read = 0; ; read++) {
-		const delay = read > 0 ? pollDelayMs(read, initial, cap) : first;
-		if (delay > 0) {
-			const remaining = deadline - Date.now();
-			await sleep(Math.max(0, Math.min(delay, remaining)));
-		}
-		const signal = this.getExecutionCancelSignal?.();
-		if (signal?.aborted) {
-			throw new NodeOperationError(this.getNode(), 'The execution was cancelled while waiting');
+		const delay = read > 0 ? growingDelayMs(read - 1, initial, cap) : (args.firstReadDelayMs ?? 0);
+		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
+		if (ctx.getExecutionCancelSignal?.()?.aborted) {
+			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
 		}
 		const value = await args.fetch();
 		if (args.done(value)) return { value, timedOut: false };
 		if (Date.now() >= deadline) return { value, timedOut: true };
 	}
-}
-
-// A generic function loses its type parameter through .call.
-export async function poll<T>(
-	ctx: IExecuteFunctions,
-	args: PollArgs<T>,
-): Promise<{ value: T; timedOut: boolean }> {
-	const typed = pollUntil<T>;
-	return await typed.call(ctx, args);
 }
 
 // The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.

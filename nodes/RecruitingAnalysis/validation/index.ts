@@ -36,8 +36,6 @@ export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 export const SUPPORTED_SCHEMA_VERSION = '1';
 
-export { EVENT_TYPES };
-
 export const INTERVIEW_LIFECYCLES = [
 	'invited',
 	'in_progress',
@@ -152,9 +150,12 @@ export function mimeAgreesWithExtension(
 	}
 }
 
-export const resumeFileSchema = z
-	.object({ fileName: fileNameSchema, fileSize: fileSizeSchema, mimeType: mimeTypeSchema })
-	.superRefine(mimeAgreesWithExtension);
+const resumeFileShape = z.object({
+	fileName: fileNameSchema,
+	fileSize: fileSizeSchema,
+	mimeType: mimeTypeSchema,
+});
+export const resumeFileSchema = resumeFileShape.superRefine(mimeAgreesWithExtension);
 export type ResumeFile = z.infer<typeof resumeFileSchema>;
 
 export const EMAIL_PATTERN =
@@ -305,25 +306,17 @@ export const jobDescriptionInputSchema = z.discriminatedUnion(
 );
 export type JobDescriptionInput = z.infer<typeof jobDescriptionInputSchema>;
 
-export const uploadInputSchema = z
-	.object({
-		fileName: fileNameSchema,
-		fileSize: fileSizeSchema,
-		mimeType: mimeTypeSchema,
-		externalReference: externalReferenceSchema.optional(),
-		jobDescription: jobDescriptionInputSchema,
-	})
-	.superRefine(mimeAgreesWithExtension);
+const uploadShape = resumeFileShape.extend({
+	externalReference: externalReferenceSchema.optional(),
+	jobDescription: jobDescriptionInputSchema,
+});
+export const uploadInputSchema = uploadShape.superRefine(mimeAgreesWithExtension);
 export type UploadInput = z.infer<typeof uploadInputSchema>;
 
 export const interviewInputSchema = z.object({
 	reportId: idSchema,
 	candidateEmail: emailSchema,
 	sendEmail: sendEmailSchema.optional(),
-});
-
-export const interviewInviteSchema = interviewInputSchema.extend({
-	quoteFingerprint: fingerprintSchema,
 });
 
 export const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
@@ -377,15 +370,7 @@ export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
 }
 
 export const uploadBatchSchema = batchSchema(
-	z
-		.object({
-			fileName: fileNameSchema,
-			fileSize: fileSizeSchema,
-			mimeType: mimeTypeSchema,
-			externalReference: externalReferenceSchema.optional(),
-			jobDescription: jobDescriptionInputSchema.optional(),
-		})
-		.superRefine(mimeAgreesWithExtension),
+	uploadShape.partial({ jobDescription: true }).superRefine(mimeAgreesWithExtension),
 	{ jobDescription: jobDescriptionInputSchema.optional() },
 ).superRefine((body, ctx) => {
 	const batchJob = (body as { jobDescription?: unknown }).jobDescription;
@@ -419,44 +404,13 @@ export const interviewBatchSchema = batchSchema(
 export type ValidationContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
 
-export function formatPath(path: Array<string | number>): string {
-	let out = '';
-	for (const segment of path) {
-		if (typeof segment === 'number') out += `[${segment}]`;
-		else out += out ? `.${segment}` : segment;
-	}
-	return out;
-}
-
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
 	const last = named[named.length - 1];
 	let label = last !== undefined ? (FIELD_LABELS[last] ?? last) : (fieldLabel ?? 'Value');
-	if (last === undefined && fieldLabel) label = fieldLabel;
 	const firstIndex = path.find((s): s is number => typeof s === 'number');
 	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
 	return label;
-}
-
-export interface ValidationFailure {
-	label: string;
-	rule: string;
-	path: string;
-}
-
-export function firstFailure<T>(
-	schema: ZodType<T, ZodTypeDef, unknown>,
-	value: unknown,
-	fieldLabel?: string,
-): ValidationFailure | undefined {
-	const result = schema.safeParse(value);
-	if (result.success) return undefined;
-	const issue = result.error.issues[0];
-	return {
-		label: labelForPath(issue.path, fieldLabel),
-		rule: issue.message,
-		path: formatPath(issue.path),
-	};
 }
 
 export function validateInput<T>(
@@ -486,18 +440,13 @@ export function check<T>(
 		.map((i) => `"${labelForPath(i.path, fieldLabel)}" ${i.message}`)
 		.join('; ');
 	const description =
-		`Change "${label}" so that it ${describeRule(first.message)}, then run the node again. ` +
+		`Change "${label}" so that it meets the rule: ${first.message}, then run the node again. ` +
 		'Nothing was sent to the Recruiting Analysis API.' +
 		(others ? ` Other problems on this item: ${others}.` : '');
 	throw new NodeOperationError(context.getNode(), `"${label}" ${first.message}`, {
 		itemIndex,
 		description,
 	});
-}
-
-function describeRule(rule: string): string {
-	// The rule is kept verbatim: rephrased, 'must end in' reads awkwardly.
-	return `meets the rule: ${rule}`;
 }
 
 function namedCheck<T>(
@@ -545,11 +494,5 @@ export const validateJobDescriptionInput = namedCheck(jobDescriptionInputSchema)
 export const validateUploadInput = namedCheck(uploadInputSchema);
 export const validateEventType = namedCheck(eventTypeSchema, 'Event Type');
 
-export function validateBatch<T>(
-	this: ValidationContext,
-	schema: ZodType<T, ZodTypeDef, unknown>,
-	body: unknown,
-	itemIndex: number,
-): T {
-	return check(this, schema, body, itemIndex);
-}
+// A batch body's labels come from its own paths (items[2].input.reportId), never from one field label.
+export const validateBatch = validateInput;

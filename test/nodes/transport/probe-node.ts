@@ -6,11 +6,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import {
+	apiAll,
 	apiRequest,
-	apiRequestAllItems,
+	poll,
 	type ApiRequestOptions,
 } from '../../../nodes/RecruitingAnalysis/transport';
-import { pollUntil } from '../../../nodes/RecruitingAnalysis/transport';
 import {
 	putResumeToStorage,
 	type UploadTarget,
@@ -21,7 +21,7 @@ import { apiProbeDescription } from '../../helpers/api-probe';
 export type ProbeCall =
 	| { call: 'apiRequest'; options: ApiRequestOptions; keyFor?: string }
 	| {
-			call: 'apiRequestAllItems';
+			call: 'apiAll';
 			options: ApiRequestOptions & { returnAll: boolean; limit?: number };
 	  }
 	| { call: 'upload'; reportId: string; upload: UploadTarget; binaryPropertyName?: string }
@@ -68,8 +68,8 @@ export class TransportProbe implements INodeType {
 						};
 						break;
 					}
-					case 'apiRequestAllItems':
-						result = { items: await apiRequestAllItems.call(this, { ...spec.options, itemIndex }) };
+					case 'apiAll':
+						result = { items: await apiAll(this, { ...spec.options, itemIndex }) };
 						break;
 					case 'upload':
 						result = await putResumeToStorage.call(this, {
@@ -108,7 +108,7 @@ export class TransportProbe implements INodeType {
 						break;
 					case 'pollStatus': {
 						let reads = 0;
-						const polled = await pollUntil.call(this, {
+						const polled = await poll(this, {
 							fetch: async () => {
 								reads++;
 								return await apiRequest.call<

@@ -672,7 +672,7 @@ describe('pagination', () => {
 		const from = sb.responses.length;
 		const result = await run(ws, [
 			{
-				call: 'apiRequestAllItems',
+				call: 'apiAll',
 				options: {
 					method: 'GET',
 					path: '/api/v1/events',
@@ -702,7 +702,7 @@ describe('pagination', () => {
 		const from = sb.responses.length;
 		const result = await run(ws, [
 			{
-				call: 'apiRequestAllItems',
+				call: 'apiAll',
 				options: { method: 'GET', path: '/api/v1/events', returnAll: false, limit: 130 },
 			},
 		]);
@@ -718,7 +718,7 @@ describe('pagination', () => {
 		const from = sb.responses.length;
 		const result = await run(ws, [
 			{
-				call: 'apiRequestAllItems',
+				call: 'apiAll',
 				options: { method: 'GET', path: '/api/v1/job-descriptions', returnAll: true },
 			},
 		]);
@@ -769,7 +769,7 @@ describe('idempotency keys and polling', () => {
 		);
 	});
 
-	test('pollUntil waits for a terminal status, and reports a time-out as timedOut (not as a failure)', async () => {
+	test('poll waits for a terminal status, and reports a time-out as timedOut (not as a failure)', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const client = { baseUrl: sb.baseUrl, seed: { apiKey: ws.apiKey } };
 		const pdf = makePdf({ candidate: 'Poll', outcome: 'completed' });

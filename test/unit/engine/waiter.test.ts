@@ -60,6 +60,27 @@ describe('the report waiter', () => {
 		await waiter.close(new Error('done'));
 	});
 
+	it("reads the newest pages once, then only the window of the seen reports' creation times", async () => {
+		const epoch = Date.now();
+		const { ctx, requests } = fakeContext(
+			reportsFinishingAt({ rpt_a: 3_000, rpt_b: 3_000 }, epoch),
+		);
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const waits = [waiter.wait('rpt_a', 0, 60), waiter.wait('rpt_b', 1, 60)];
+		await jest.advanceTimersByTimeAsync(10_000);
+		await Promise.all(waits);
+		const pages = requests.filter((request) => request.path === '/api/v1/reports');
+		expect(pages.length).toBeGreaterThan(1);
+		expect(pages[0].qs?.createdAfter).toBeUndefined();
+		for (const page of pages.slice(1)) {
+			expect(page.qs).toMatchObject({
+				createdAfter: new Date(epoch - 1).toISOString(),
+				createdBefore: new Date(epoch + 1).toISOString(),
+			});
+		}
+		await waiter.close(new Error('done'));
+	});
+
 	it('ends a wait past its limit as timed out, with the last status read', async () => {
 		const epoch = Date.now();
 		const { ctx } = fakeContext(reportsFinishingAt({ rpt_slow: 10 * 60_000 }, epoch));

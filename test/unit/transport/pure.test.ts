@@ -1,6 +1,7 @@
 /** Pure parts of the transport: backoff, Retry-After, retry eligibility, key derivation, error mapping, paths. */
 import {
 	backoffDelayMs,
+	growingDelayMs,
 	DEFAULT_RETRY_POLICY,
 	isRetryableStatus,
 	isSafeToRetry,
@@ -22,7 +23,6 @@ import {
 	resolveBaseUrl,
 } from '../../../nodes/RecruitingAnalysis/transport/environment';
 import { apiPath } from '../../../nodes/RecruitingAnalysis/transport';
-import { pollDelayMs } from '../../../nodes/RecruitingAnalysis/transport';
 import { idempotencyKeySchema } from '../../../nodes/RecruitingAnalysis/validation';
 import {
 	PRODUCTION_BASE_URL,
@@ -55,10 +55,10 @@ describe('backoff', () => {
 		expect(nextDelayMs(0, 5_000, policy, () => 0.5)).toBe(5_000);
 	});
 	test('poll delay grows by 1.5 and is capped', () => {
-		expect(pollDelayMs(1, 1000, 15000)).toBe(1000);
-		expect(pollDelayMs(2, 1000, 15000)).toBe(1500);
-		expect(pollDelayMs(3, 1000, 15000)).toBe(2250);
-		expect(pollDelayMs(20, 1000, 15000)).toBe(15000);
+		expect(growingDelayMs(0, 1000, 15000)).toBe(1000);
+		expect(growingDelayMs(1, 1000, 15000)).toBe(1500);
+		expect(growingDelayMs(2, 1000, 15000)).toBe(2250);
+		expect(growingDelayMs(19, 1000, 15000)).toBe(15000);
 	});
 });
 

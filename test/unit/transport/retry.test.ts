@@ -2,6 +2,8 @@
  * The one retry loop (transport/retry.ts withRetries) on its own: which answers and failures are sent again, how
  * many times, after how long, and what the caller gets back at the end.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
 import {
 	DEFAULT_RETRY_POLICY,
 	growingDelayMs,
@@ -11,6 +13,8 @@ import {
 	parseRetryAfter,
 	withRetries,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
+import { api } from '../../../nodes/RecruitingAnalysis/transport';
+import { fakeContext, ok } from '../../helpers/fakes';
 
 const policy = {
 	...DEFAULT_RETRY_POLICY,
@@ -294,5 +298,33 @@ describe('how long Retry-After asks to wait', () => {
 		expect(parseRetryAfter('21 Nov 2026 10:00:05 GMT', now)).toBe(5000);
 		expect(parseRetryAfter('2026-11-21T10:00:05Z', now)).toBeUndefined();
 		expect(parseRetryAfter('Xyz, 99 Foo 2026', now)).toBeUndefined();
+	});
+});
+
+describe('a request of a cancelled execution (transport/index.ts)', () => {
+	const withSignal = (signal: AbortSignal | undefined) => {
+		const fake = fakeContext(() => ok({ items: [] }));
+		const ctx = { ...fake.ctx, getExecutionCancelSignal: () => signal } as IExecuteFunctions;
+		return { ctx, requests: fake.requests };
+	};
+
+	it('is refused before it is sent', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const { ctx, requests } = withSignal(controller.signal);
+		await expect(api(ctx, { method: 'GET', path: '/api/v1/reports' })).rejects.toThrow(
+			'The execution was cancelled',
+		);
+		expect(requests).toHaveLength(0);
+	});
+
+	it('is sent while the signal is not aborted, or where the context has none', async () => {
+		for (const signal of [new AbortController().signal, undefined]) {
+			const { ctx, requests } = withSignal(signal);
+			await expect(api(ctx, { method: 'GET', path: '/api/v1/reports' })).resolves.toEqual({
+				items: [],
+			});
+			expect(requests).toHaveLength(1);
+		}
 	});
 });

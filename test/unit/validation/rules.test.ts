@@ -4,6 +4,7 @@
  */
 import { NodeOperationError } from 'n8n-workflow';
 import type { INode, IExecuteFunctions } from 'n8n-workflow';
+import type { ZodType, ZodTypeDef } from 'zod';
 
 import {
 	analysisBatchSchema,
@@ -17,11 +18,11 @@ import {
 	fileNameSchema,
 	fileSizeSchema,
 	fingerprintSchema,
-	firstFailure,
 	idempotencyKeySchema,
 	idSchema,
 	interviewBatchSchema,
 	jobDescriptionInputSchema,
+	labelForPath,
 	limitSchema,
 	MAX_BATCH_BODY_BYTES,
 	PDF_MIME_TYPE,
@@ -53,7 +54,20 @@ const node: INode = {
 // validateInput only needs the node to attribute its error; the node-level tests run it inside n8n's engine.
 const context = { getNode: () => node } as unknown as IExecuteFunctions;
 
-function rule(schema: Parameters<typeof firstFailure>[0], value: unknown): string | undefined {
+// The first broken rule as validateInput reports it: the field's label and the rule's message.
+function firstFailure(schema: ZodType<unknown, ZodTypeDef, unknown>, value: unknown) {
+	const result = schema.safeParse(value);
+	if (result.success) return undefined;
+	const issue = result.error.issues[0];
+	const path = issue.path
+		.map((segment, index) =>
+			typeof segment === 'number' ? `[${segment}]` : index ? `.${segment}` : segment,
+		)
+		.join('');
+	return { label: labelForPath(issue.path), rule: issue.message, path };
+}
+
+function rule(schema: ZodType<unknown, ZodTypeDef, unknown>, value: unknown): string | undefined {
 	return firstFailure(schema, value)?.rule;
 }
 
