@@ -648,7 +648,10 @@ const SLOW_SECONDS = 40;
  * replaces the run data of an execution a worker held when it exited by an item without an id
  * ({isArtificialRecoveredEventItem: true}) and a crashed next node; its node stack still holds the event.
  */
-async function eventsOfExecution(executionId: string, trigger: string): Promise<string[]> {
+async function eventsOfExecution(
+	executionId: string,
+	trigger: string,
+): Promise<{ events: string[]; triggerOutput: string }> {
 	const data = (await env.n8n.getExecution(executionId)).data as unknown as RunLike & {
 		executionData?: { nodeExecutionStack?: Array<{ node: { name: string }; data?: RunItems }> };
 	};
@@ -658,9 +661,19 @@ async function eventsOfExecution(executionId: string, trigger: string): Promise<
 			.filter((s) => s.node.name === trigger)
 			.flatMap((s) => s.data?.main?.[0] ?? []),
 	];
-	return [
-		...new Set(items.map((i) => i.json.id).filter((e): e is string => typeof e === 'string')),
-	];
+	const shown = (data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []);
+	// What the execution's page shows as the trigger's output: the event, n8n's placeholder, or nothing.
+	const triggerOutput = shown.length
+		? shown
+				.map((i) => (typeof i.json.id === 'string' ? 'the event' : JSON.stringify(i.json)))
+				.join()
+		: 'none';
+	return {
+		events: [
+			...new Set(items.map((i) => i.json.id).filter((e): e is string => typeof e === 'string')),
+		],
+		triggerOutput,
+	};
 }
 type RunItems = { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
 
@@ -798,13 +811,17 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	// either ran or is held by a crashed execution.
 	const allSent = [...events.keys()];
 	const crashedEvents = new Map<string, string[]>();
+	const crashedTriggerOutput = new Map<string, string>();
 	let perEvent = new Map<string, number>();
 	const settleEnd = Date.now() + 300_000;
 	for (;;) {
 		const rows = allExecutions(stack.postgres, id);
 		for (const r of rows)
-			if (r.status === 'crashed' && !crashedEvents.has(r.id))
-				crashedEvents.set(r.id, await eventsOfExecution(r.id, trigger));
+			if (r.status === 'crashed' && !crashedEvents.has(r.id)) {
+				const held = await eventsOfExecution(r.id, trigger);
+				crashedEvents.set(r.id, held.events);
+				crashedTriggerOutput.set(r.id, held.triggerOutput);
+			}
 		perEvent = (await itemsPerEvent(id, trigger)).perEvent;
 		const held = new Set([...crashedEvents.values()].flat());
 		const ended = rows.every((r) => r.status !== 'new' && r.status !== 'running');
@@ -876,9 +893,10 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		eventRanInALaterExecution: ranElsewhere,
 		notRunEvents: notRun.length,
 		slowEventsExecution: slowStatus,
+		triggerOutputShown: [...new Set(crashedTriggerOutput.values())],
 	});
 	process.stderr.write(
-		`[f10-queue] Redis down, before the Retries: ${JSON.stringify({ slowExecution, slowStatus, crashedIds, crashedEvents: [...crashedEvents.entries()], lost: lost.map((c) => c.id), notRun })}\n`,
+		`[f10-queue] Redis down, before the Retries: ${JSON.stringify({ slowExecution, slowStatus, crashedIds, crashedEvents: [...crashedEvents.entries()], triggerOutput: [...crashedTriggerOutput.entries()], lost: lost.map((c) => c.id), notRun })}\n`,
 	);
 	const crashedAsExpected = book.check(
 		'Redis stopped for 25 s with an execution in its slow step: once the processes started again n8n listed that execution as crashed, each crashed execution held one event, no event ran twice, and every event that never ran is held by a crashed execution (the slow one among them)',
