@@ -19,7 +19,9 @@
  * - Redis stopped for 6 s and for 25 s under webhook traffic, then started again on its port (last: the long outage
  *   ends every n8n process, which the case starts again as a process manager would): answers and executions per event;
  *   a delivery the service ended (n8n 1.x: a 404 until the restarted main registered the webhook) replayed as a user
- *   would from the delivery history.
+ *   would from the delivery history. One event is still in a slow step on a worker when the long outage begins, so
+ *   that an execution is crashed in every run: what a replay of its delivery gets, and the user's remedy (Retry of
+ *   each crashed execution whose event no execution ran), effects counted per event id at a step after the trigger.
  *
  * One stack serves every case; the waits are bounded polls on what a case needs (a poll's execution, a finished
  * execution, an effect), not fixed times.
@@ -27,7 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-import { retryExecution } from './f8-harness';
+import { executionsWithStatus, retryExecution } from './f8-harness';
 import { FigureBook, type FigureValue } from './figures';
 import {
 	allExecutions,
@@ -638,21 +640,105 @@ async function startRedisAgain(): Promise<void> {
 	});
 }
 
-it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, each event runs once; stopped for 25 s: every n8n process exits after 10 s, and once they are started again each event runs at most once, one whose execution crashed not at all', async () => {
+/** How long the slow step holds the event sent just before the long outage: longer than Redis is away. */
+const SLOW_SECONDS = 40;
+
+/**
+ * The event ids a crashed execution holds: its trigger's items, run or still waiting in its node stack. n8n 2.x
+ * replaces the run data of an execution a worker held when it exited by an item without an id
+ * ({isArtificialRecoveredEventItem: true}) and a crashed next node; its node stack still holds the event.
+ */
+async function eventsOfExecution(
+	executionId: string,
+	trigger: string,
+): Promise<{ events: string[]; triggerOutput: string }> {
+	const data = (await env.n8n.getExecution(executionId)).data as unknown as RunLike & {
+		executionData?: { nodeExecutionStack?: Array<{ node: { name: string }; data?: RunItems }> };
+	};
+	const items = [
+		...(data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []),
+		...(data.executionData?.nodeExecutionStack ?? [])
+			.filter((s) => s.node.name === trigger)
+			.flatMap((s) => s.data?.main?.[0] ?? []),
+	];
+	const shown = (data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []);
+	// What the execution's page shows as the trigger's output: the event, n8n's placeholder, or nothing.
+	const triggerOutput = shown.length
+		? shown
+				.map((i) => (typeof i.json.id === 'string' ? 'the event' : JSON.stringify(i.json)))
+				.join()
+		: 'none';
+	return {
+		events: [
+			...new Set(items.map((i) => i.json.id).filter((e): e is string => typeof e === 'string')),
+		],
+		triggerOutput,
+	};
+}
+type RunItems = { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
+
+it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, each event runs once; stopped for 25 s with an execution in a slow step: every n8n process exits, that execution is listed crashed and its event never ran, a replay of its delivery is a duplicate, and a Retry of each crashed execution whose event no execution ran gives every event exactly one effect', async () => {
 	const stack = env.stack!;
 	const { id, wf } = await env.importExample('webhook-each-event-once-postgres.json', (w) => {
 		w.nodes = w.nodes.filter((n) => n.type === NODE_TYPES.trigger);
-		w.connections = {};
+		const trigger = w.nodes[0].name;
+		// A slow step (n8n's Wait, held by the worker) for the one event that asks for it, then the effect counted.
+		w.nodes.push(
+			{
+				id: randomUUID(),
+				name: 'Slow Step',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
+				position: [250, 0],
+				webhookId: randomUUID(),
+				parameters: { amount: '={{ $json.data.slowSeconds ?? 0 }}', unit: 'seconds' },
+			},
+			{
+				id: randomUUID(),
+				name: 'Effect',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [500, 0],
+				parameters: {},
+			},
+		);
+		w.connections = {
+			[trigger]: { main: [[{ node: 'Slow Step', type: 'main', index: 0 }]] },
+			'Slow Step': { main: [[{ node: 'Effect', type: 'main', index: 0 }]] },
+		};
 	});
 	await env.n8n.activateWorkflow(id);
 	const path = triggerPath(wf);
+	const trigger = wf.nodes[0].name;
 	for (const p of stack.webhooks) await p.instance.waitForWebhook(path, 60_000, 'POST');
 
 	const outages: Record<string, FigureValue> = {};
-	const allSent: string[] = [];
+	const events = new Map<string, Record<string, unknown>>();
 	// Deliveries the service ended on an answer it does not retry (a 4xx other than 408 and 429): their events.
 	const ended: Array<{ event: Record<string, unknown>; status: AttemptOutcome }> = [];
+	let slowExecution = '';
+	let slowEvent = '';
 	for (const seconds of [6, 25]) {
+		if (seconds === 25) {
+			// One event whose execution is still in its slow step on a worker when Redis stops, in every run.
+			const before = Math.max(0, ...allExecutions(stack.postgres, id).map((r) => Number(r.id)));
+			const slow = newEvent();
+			slow.data = { test: true, slowSeconds: SLOW_SECONDS };
+			const answer = await deliver(secret(), webhookUrls()[0], path, slow);
+			if (answer.statuses.join() !== '200' || !answer.started)
+				throw new Error(`the slow event was answered ${answer.statuses.join(', ')}, not started`);
+			slowEvent = String(slow.id);
+			events.set(slowEvent, slow);
+			const end = Date.now() + 60_000;
+			while (!slowExecution) {
+				if (Date.now() > end) throw new Error('the slow event never ran on a worker');
+				slowExecution =
+					allExecutions(stack.postgres, id).find(
+						(r) => Number(r.id) > before && r.status === 'running',
+					)?.id ?? '';
+				await delay(300);
+			}
+		}
 		// A new event every second from 3 s before the stop to 3 s after Redis is back; failures retried after 5 s.
 		const stream = traffic(path, 1000, 5000);
 		await delay(3000);
@@ -683,7 +769,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		);
 		for (const p of stack.webhooks) await p.instance.waitForWebhook(path, 120_000, 'POST');
 		const answers = await stream.answers();
-		allSent.push(...stream.sent.map((s) => String(s.event.id)));
+		for (const s of stream.sent) events.set(String(s.event.id), s.event);
 		for (const [i, a] of answers.entries())
 			if (a.statuses.at(-1) !== 200)
 				ended.push({ event: stream.sent[i].event, status: a.statuses.at(-1)! });
@@ -721,12 +807,26 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	const replays: Answer[] = [];
 	for (const [i, e] of ended.entries())
 		replays.push(await deliver(secret(), webhookUrls()[i % 2], path, e.event));
-	// Every event's execution finished (an execution n8n created but never queued stays unfinished: counted apart).
-	const end = Date.now() + 300_000;
+	// Until every execution ended (the restarted main marks those the exited processes held crashed) and every event
+	// either ran or is held by a crashed execution.
+	const allSent = [...events.keys()];
+	const crashedEvents = new Map<string, string[]>();
+	const crashedTriggerOutput = new Map<string, string>();
 	let perEvent = new Map<string, number>();
-	while (Date.now() < end) {
-		perEvent = (await itemsPerEvent(id, wf.nodes[0].name)).perEvent;
-		if (allSent.every((e) => (perEvent.get(e) ?? 0) > 0)) break;
+	const settleEnd = Date.now() + 300_000;
+	for (;;) {
+		const rows = allExecutions(stack.postgres, id);
+		for (const r of rows)
+			if (r.status === 'crashed' && !crashedEvents.has(r.id)) {
+				const held = await eventsOfExecution(r.id, trigger);
+				crashedEvents.set(r.id, held.events);
+				crashedTriggerOutput.set(r.id, held.triggerOutput);
+			}
+		perEvent = (await itemsPerEvent(id, trigger)).perEvent;
+		const held = new Set([...crashedEvents.values()].flat());
+		const ended = rows.every((r) => r.status !== 'new' && r.status !== 'running');
+		if (ended && allSent.every((e) => perEvent.has(e) || held.has(e))) break;
+		if (Date.now() > settleEnd) break;
 		await delay(3000);
 	}
 	const rows = allExecutions(stack.postgres, id);
@@ -734,7 +834,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	const six = outages['6s'] as Record<string, FigureValue>;
 	const long = outages['25s'] as Record<string, FigureValue>;
 	book.set('redisDown.outages', outages);
-	book.set('redisDown.executionsPerEvent', {
+	book.set('redisDown.executionsPerEventBeforeRetry', {
 		events: executions.length,
 		min: Math.min(...executions),
 		max: Math.max(...executions),
@@ -773,13 +873,117 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 					replays.every((a) => a.statuses.join() === '200' && a.started)
 				: long.delivered === long.deliveries),
 	);
-	// An execution running when every process exits is marked crashed; its delivery was already answered 200.
-	const crashed = rows.filter((r) => r.status === 'crashed').length;
-	const notRun = executions.filter((n) => n === 0).length;
-	const once = book.check(
-		'each event delivered around both outages ran at most once, and each one that did not run has a crashed execution',
-		{ events: executions.length, once: executions.filter((n) => n === 1).length, notRun, crashed },
-		executions.every((n) => n <= 1) && notRun <= crashed,
+
+	// What the user finds: the workflow's executions filtered on status "crashed" in n8n's executions list, each
+	// with the event id its trigger received. A crashed execution whose event a later execution ran (its delivery was
+	// cut before n8n answered 200, so the service sent it again) is not retried: its Retry would run the event twice.
+	const crashedListed = await executionsWithStatus(env.n8n, id, ['crashed']);
+	const crashedIds = crashedListed.map((c) => c.id).sort();
+	const held = new Set([...crashedEvents.values()].flat());
+	const notRun = allSent.filter((e) => !perEvent.has(e));
+	const lost = crashedListed.filter((c) =>
+		(crashedEvents.get(c.id) ?? []).every((e) => !perEvent.has(e)),
 	);
-	expect({ waited, exitedAll, once }).toEqual({ waited: true, exitedAll: true, once: true });
+	const ranElsewhere = crashedListed.length - lost.length;
+	const slowStatus = rows.find((r) => r.id === slowExecution)?.status ?? 'missing';
+	book.set('redisDown.crashedBeforeRetry', {
+		listed: crashedIds.length,
+		inDatabase: rows.filter((r) => r.status === 'crashed').length,
+		eventNotRun: lost.length,
+		eventRanInALaterExecution: ranElsewhere,
+		notRunEvents: notRun.length,
+		slowEventsExecution: slowStatus,
+		triggerOutputShown: [...new Set(crashedTriggerOutput.values())],
+	});
+	process.stderr.write(
+		`[f10-queue] Redis down, before the Retries: ${JSON.stringify({ slowExecution, slowStatus, crashedIds, crashedEvents: [...crashedEvents.entries()], triggerOutput: [...crashedTriggerOutput.entries()], lost: lost.map((c) => c.id), notRun })}\n`,
+	);
+	const crashedAsExpected = book.check(
+		'Redis stopped for 25 s with an execution in its slow step: once the processes started again n8n listed that execution as crashed, each crashed execution held one event, no event ran twice, and every event that never ran is held by a crashed execution (the slow one among them)',
+		{
+			events: allSent.length,
+			ranOnce: executions.filter((n) => n === 1).length,
+			notRun: notRun.length,
+			crashed: crashedIds.length,
+			crashedEventNotRun: lost.length,
+			crashedEventRanInALaterExecution: ranElsewhere,
+		},
+		slowStatus === 'crashed' &&
+			crashedIds.includes(slowExecution) &&
+			crashedIds.join() === [...crashedEvents.keys()].sort().join() &&
+			[...crashedEvents.values()].every((e) => e.length === 1) &&
+			executions.every((n) => n <= 1) &&
+			notRun.includes(slowEvent) &&
+			notRun.every((e) => held.has(e)),
+	);
+	// A replay of a crashed execution's lost event from the application's delivery history (same id and body, a fresh
+	// signature), before anything else: what the trigger answers.
+	const lostEvents = lost.flatMap((c) => crashedEvents.get(c.id)!);
+	const crashedReplays: Answer[] = [];
+	for (const [i, e] of lostEvents.entries())
+		crashedReplays.push(await deliver(secret(), webhookUrls()[i % 2], path, events.get(e)!));
+	// What the docs tell the user: Retry each of those crashed executions (with its original workflow).
+	const retries: string[] = [];
+	for (const c of lost) {
+		const retried = await retryExecution(env.n8n, c.id, false);
+		if (!retried.id) {
+			retries.push(`refused ${retried.refused}`.slice(0, 160));
+			continue;
+		}
+		const run = await stack.waitForExecution(retried.id, 240_000);
+		retries.push(
+			`${run.status}${run.data.resultData.error ? `: ${run.data.resultData.error.message.slice(0, 120)}` : ''}`,
+		);
+	}
+	await settled(id, rows.length + retries.length, 300_000);
+	const runs = await runsOf(id);
+	const effects = effectsOf(
+		runs.map((r) => r.data),
+		'Effect',
+	);
+	const afterRetry = (await itemsPerEvent(id, trigger)).perEvent;
+	const effectsPerEvent = allSent.map((e) => effects.perEvent.get(e) ?? 0);
+	const executionsAfter = allSent.map((e) => afterRetry.get(e) ?? 0);
+	const replayOutcomes = crashedReplays.map(
+		(a) => `${a.statuses.join(', ')}${a.started ? ' started' : ''}`,
+	);
+	book.set('redisDown.replayOfCrashedDelivery', replayOutcomes);
+	book.set('redisDown.retries', retries);
+	book.set('redisDown.effectsPerEventAfterRetry', {
+		events: effectsPerEvent.length,
+		min: Math.min(...effectsPerEvent),
+		max: Math.max(...effectsPerEvent),
+		withoutId: effects.withoutId,
+	});
+	process.stderr.write(
+		`[f10-queue] Redis down, crashed: ${JSON.stringify({ crashedIds, slowExecution, notRun: notRun.length, replayOutcomes, retries, effects: { min: Math.min(...effectsPerEvent), max: Math.max(...effectsPerEvent), withoutId: effects.withoutId } })}\n`,
+	);
+	const replayDuplicate = book.check(
+		'a replay from the delivery history of each event a crashed execution held and no execution ran was answered 200 and started nothing (the trigger took it for a duplicate)',
+		{ replays: replayOutcomes },
+		crashedReplays.length === lostEvents.length &&
+			crashedReplays.every((a) => a.statuses.join() === '200' && !a.started),
+	);
+	const retriedOnce = book.check(
+		'after the Retry of each crashed execution whose event no execution ran (each Retry succeeded), every event delivered around both outages had exactly one execution and one effect, and no effect carried no id',
+		{
+			events: allSent.length,
+			retries,
+			effectsOnce: effectsPerEvent.filter((n) => n === 1).length,
+			executionsOnce: executionsAfter.filter((n) => n === 1).length,
+			withoutId: effects.withoutId,
+		},
+		retries.length === lost.length &&
+			retries.every((r) => r === 'success') &&
+			effectsPerEvent.every((n) => n === 1) &&
+			executionsAfter.every((n) => n === 1) &&
+			effects.withoutId === 0,
+	);
+	expect({ waited, exitedAll, crashedAsExpected, replayDuplicate, retriedOnce }).toEqual({
+		waited: true,
+		exitedAll: true,
+		crashedAsExpected: true,
+		replayDuplicate: true,
+		retriedOnce: true,
+	});
 }, 1_200_000);

@@ -656,6 +656,23 @@ export async function retryExecution(
 	return { id: res.body.data.id, status: res.status };
 }
 
+/**
+ * The executions list filtered as the editor's filter does (GET /rest/executions, filter {workflowId, status}): a
+ * workflow's executions with one of `statuses` (e.g. "crashed"), newest first, at most 100.
+ */
+export async function executionsWithStatus(
+	n8n: N8nInstance,
+	workflowId: string,
+	statuses: string[],
+): Promise<Array<{ id: string; status: string; mode: string }>> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: statuses }));
+	const data = await n8n.rest<{ results: Array<{ id: string; status: string; mode: string }> }>(
+		'GET',
+		`/executions?filter=${filter}&limit=100`,
+	);
+	return data.results;
+}
+
 /** Saves a changed workflow, as the editor's Save does (PATCH /rest/workflows/:id with the version it edited). */
 export async function updateWorkflow(
 	n8n: N8nInstance,
