@@ -14,7 +14,7 @@ import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/run';
-import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
+import { nameCandidates, quoteInvitations, readBatchInvitation, submit } from './batchStages';
 
 const properties: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -50,4 +50,4 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-export const stages = [stage(readAndQuote), stage(submit), stage(nameCandidates)];
+export const stages = [stage(quoteInvitations), stage(submit), stage(nameCandidates)];
