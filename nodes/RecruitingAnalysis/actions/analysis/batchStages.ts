@@ -38,7 +38,6 @@ function analysisBatch(ctx: IExecuteFunctions, chunk: AnalysisChunk): ChargedBat
 	return {
 		kind: 'analyses',
 		what: 'analysis',
-		operationKey: 'analyses.batch',
 		quotePath: '/api/v1/analysis-batch-quotes',
 		quoteSchema: analysisBatchQuoteSchema,
 		schema: analysisBatchSchema,

@@ -41,7 +41,6 @@ export interface Resubmission {
 export interface ChargedBatch<E extends ChargedEntry> {
 	kind: 'analyses' | 'interviews';
 	what: string;
-	operationKey: string;
 	quotePath: string;
 	quoteSchema: Schema;
 	schema: Schema;
@@ -135,7 +134,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 		};
 		validateBatch.call(ctx, batch.schema, body, first);
 		const key = batchIdempotencyKey(
-			batch.operationKey,
+			`${batch.kind}.batch`,
 			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
 				identity: batch.identity(entry),
 				choice: entry.choice,
@@ -196,7 +195,6 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			}
 			const fields: IDataObject = {
 				batchId,
-				itemKey: itemKeyFor(entry.itemIndex),
 				state: item?.state ?? 'unknown',
 				errorCode,
 				...refusalHint(errorCode),

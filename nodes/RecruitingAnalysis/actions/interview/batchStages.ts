@@ -3,12 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemKeyFor, refusalHint } from '../../engine/batch';
 import { outcomeOf } from '../../transport';
 import type { ChunkState } from '../../engine/run';
-import {
-	interviewBatchQuoteSchema,
-	interviewBatchSchema,
-	interviewInputSchema,
-	validateInput,
-} from '../../validation';
+import { interviewBatchQuoteSchema, interviewBatchSchema } from '../../validation';
 import { invitationIdentity, type WriteChoice } from '../../writes/identity';
 import { existingInvitation } from '../../writes/recover';
 import {
@@ -20,18 +15,7 @@ import {
 } from '../common/chargedBatch';
 import type { QuoteChoice } from '../common/chargedWrite';
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
-import { stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';
-
-/** Batches support email delivery only. */
-export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): InvitationInput {
-	const value = {
-		reportId: stringParam(ctx, 'reportId', itemIndex),
-		candidateEmail: stringParam(ctx, 'candidateEmail', itemIndex),
-		sendEmail: true,
-	};
-	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as InvitationInput;
-}
 
 interface InviteEntry extends ChargedEntry {
 	input: InvitationInput;
@@ -46,7 +30,6 @@ function invitationBatch(ctx: IExecuteFunctions, chunk: InviteChunk): ChargedBat
 	const batch: ChargedBatch<InviteEntry> = {
 		kind: 'interviews',
 		what: 'invitation',
-		operationKey: 'interviews.batch',
 		quotePath: '/api/v1/interview-batch-quotes',
 		quoteSchema: interviewBatchQuoteSchema,
 		schema: interviewBatchSchema,

@@ -14,7 +14,8 @@ import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/run';
-import { nameCandidates, quoteInvitations, readBatchInvitation, submit } from './batchStages';
+import { nameCandidates, quoteInvitations, submit } from './batchStages';
+import { readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -41,7 +42,7 @@ export const mode = 'batch';
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
-		input: readBatchInvitation(this, itemIndex),
+		input: readInvitationInput(this, itemIndex, true),
 		choice: readQuoteChoice(this, itemIndex),
 		write: readWriteChoice(this, itemIndex),
 	};
