@@ -56,7 +56,8 @@ export interface ChargedBatch<E extends ChargedEntry> {
 	/** Without it, a failed recovery of a batch item fails the chunk. */
 	recoverItem?: (entry: E, from: string) => Promise<void>;
 	notRecovered: (entry: E, error: unknown) => Error;
-	record?: (entry: E, outcome: IDataObject) => Promise<IDataObject>;
+	/** A refusal a read can explain further (an invitation made before this batch). */
+	explainOutcome?: (entry: E, outcome: IDataObject) => Promise<IDataObject>;
 	requoted?: (entries: E[], why: Resubmission & { round: number }) => void;
 	batchDone?: (replayed: boolean, sentAt: number) => void;
 }
@@ -203,7 +204,9 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 					: {}),
 			};
 			const outcome = batch.outcome(entry, fields, item, again);
-			chunk.outcomes[entry.position] = batch.record ? await batch.record(entry, outcome) : outcome;
+			chunk.outcomes[entry.position] = batch.explainOutcome
+				? await batch.explainOutcome(entry, outcome)
+				: outcome;
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
 				refusedBefore.push({ ...entry, fingerprint: undefined });

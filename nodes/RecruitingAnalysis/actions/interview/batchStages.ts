@@ -61,7 +61,7 @@ function invitationBatch(ctx: IExecuteFunctions, chunk: InviteChunk): ChargedBat
 			if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
 		},
 		notRecovered: (_entry, error) => error as Error,
-		record: async (entry, outcome) => {
+		explainOutcome: async (entry, outcome) => {
 			if (outcome.errorCode !== 'INTERVIEW_NOT_ELIGIBLE') return outcome;
 			const existing = await existingInvitation(ctx, entry.itemIndex, {
 				reportId: entry.reportId,
