@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import type { ZodType, ZodTypeDef } from 'zod';
 
 import {
@@ -6,6 +6,7 @@ import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
+	getBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
 	quoteBatchItems,
@@ -15,6 +16,7 @@ import {
 	refusedByEarlierRun,
 	reserveChunk,
 	type BatchItem,
+	type BatchKind,
 	type QuotedEntry,
 } from '../../engine/batch';
 import { api, outcomeOf } from '../../transport';
@@ -23,6 +25,8 @@ import { validateBatch } from '../../validation';
 import { batchIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { existsCondition, recoverWrite, type ExistingWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
+import { idParam } from './checks';
+import { batchIdField } from './descriptions';
 import { optionsParam } from './params';
 
 type Schema = ZodType<unknown, ZodTypeDef, unknown>;
@@ -264,5 +268,18 @@ export function quoteEveryItem(
 			};
 		}
 		return chunk;
+	};
+}
+
+/** Get Batch of Analysis and Interview: the batch as the API shows it, its items' states and codes. */
+export function getBatchOperation(resource: string, kind: BatchKind) {
+	return {
+		description: updateDisplayOptions({ show: { resource: [resource], operation: ['getBatch'] } }, [
+			batchIdField(),
+		]),
+		async execute(this: IExecuteFunctions, itemIndex: number) {
+			const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');
+			return await getBatch(this, kind, batchId, itemIndex);
+		},
 	};
 }
