@@ -1,6 +1,6 @@
 import { simplifyInterviewResult } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
-import { getResultOperation } from '../common/resultRead';
+import { getResultOperation } from '../common/readOperations';
 
 export const { description, execute } = getResultOperation({
 	resource: 'interview',

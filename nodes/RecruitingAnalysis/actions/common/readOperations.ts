@@ -1,4 +1,9 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { api, apiPath } from '../../transport';
 import type { Run } from '../../engine/run';
@@ -16,8 +21,42 @@ import {
 } from './descriptions';
 import { optionString, optionsParam } from './params';
 
+type ReadResource = 'report' | 'interview';
+
+const locatorOf = (resource: ReadResource) =>
+	resource === 'report' ? reportLocator() : interviewLocator();
+
+function idOf(ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number): string {
+	const label = resource === 'report' ? 'Report ID' : 'Interview ID';
+	return idParam(ctx, `${resource}Id`, itemIndex, label);
+}
+
+/** Get Status of Report and Interview: the status as the API shows it, with what its notices say. */
+export function getStatusOperation(
+	resource: ReadResource,
+	notice: INodeProperties,
+	notices: (run: Run, status: IDataObject) => void,
+) {
+	return {
+		description: updateDisplayOptions(
+			{ show: { resource: [resource], operation: ['getStatus'] } },
+			[notice, ...locatorOf(resource), optionsCollection([concurrencyOption])],
+		),
+		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
+			const id = idOf(this, resource, itemIndex);
+			const status = await api(this, {
+				method: 'GET',
+				path: apiPath(`/api/v1/${resource}s/{}/status`, id),
+				itemIndex,
+			});
+			notices(run, status);
+			return status;
+		},
+	};
+}
+
 interface ResultRead {
-	resource: 'report' | 'interview';
+	resource: ReadResource;
 	keeps: string;
 	notices: (run: Run, result: IDataObject) => void;
 	simplified: (result: IDataObject) => IDataObject;
@@ -33,14 +72,13 @@ export function getResultOperation(read: ResultRead) {
 			{ show: { resource: [resource], operation: ['getResult'] } },
 			[
 				unmeasuredNotice,
-				...(resource === 'report' ? reportLocator() : interviewLocator()),
+				...locatorOf(resource),
 				{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
 				optionsCollection([concurrencyOption, schemaVersionOption]),
 			],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const label = resource === 'report' ? 'Report ID' : 'Interview ID';
-			const id = idParam(this, `${resource}Id`, itemIndex, label);
+			const id = idOf(this, resource, itemIndex);
 			const schemaVersion = validateSchemaVersion.call(
 				this,
 				optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1',
