@@ -1,6 +1,5 @@
 // A 403 for a missing scope proves the key valid (the API read its scopes): the test passes and names what is missing.
 import type {
-	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	INodeCredentialTestResult,
@@ -89,10 +88,12 @@ function listScopes(scopes: string[]): string {
 	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
 }
 
-export async function testApiCredential(
-	data: ICredentialDataDecryptedObject | undefined,
+// n8n finds a credential's test through a node that names it.
+export async function recruitingAnalysisApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
-	const credentials = data ?? {};
+	const credentials = credential.data ?? {};
 	const refusal = keyEnvironmentProblem(credentials);
 	if (refusal) return { status: 'Error', message: refusal };
 	const resolved = resolveBaseUrl(credentials);
@@ -153,12 +154,4 @@ export async function testApiCredential(
 		);
 	}
 	return { status: 'OK', message: parts.join(' ') };
-}
-
-// n8n finds a credential's test through a node that names it.
-export async function recruitingAnalysisApiTest(
-	this: ICredentialTestFunctions,
-	credential: ICredentialsDecrypted,
-): Promise<INodeCredentialTestResult> {
-	return await testApiCredential(credential.data);
 }

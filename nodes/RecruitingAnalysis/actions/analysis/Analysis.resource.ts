@@ -73,11 +73,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'analyzeResume',
 	},
-	...analyzeResume.description,
-	...analyzeMany.description,
-	...getQuote.description,
-	...start.description,
-	...getQuotes.description,
-	...startMany.description,
-	...getBatch.description,
+	// Each operation's own fields, shown only for it, so their order here changes nothing in the panel.
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

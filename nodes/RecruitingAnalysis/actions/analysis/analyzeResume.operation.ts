@@ -5,7 +5,13 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { startAnalysis, readSimplify, readWaitSettings, waitForReport } from './startAnalysis';
+import {
+	readReport,
+	readSimplify,
+	readWaitSettings,
+	startAnalysis,
+	waitForReport,
+} from './startAnalysis';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -23,7 +29,6 @@ import { optionsParam, withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { apiPath, api } from '../../transport';
 import { later, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -108,11 +113,7 @@ export async function execute(
 		run.addNotice('noScoreWithoutWaiting');
 		// A report an earlier run made (its analysis was already admitted) may predate the saved job's revision.
 		if (uploaded.alreadyAdmitted !== true && started.recovered !== true) return output;
-		const summary = await api(this, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		});
+		const summary = await readReport(this, itemIndex, reportId);
 		return { ...output, ...(await jobRevisionSince(this, run, itemIndex, summary.createdAt)) };
 	}
 	// The wait is the run's shared one, so it does not hold this lane.
@@ -125,21 +126,17 @@ export async function execute(
 			wait,
 			started.recovered !== true,
 			input.fileName,
-		).then((waited) => {
-			const merged: IDataObject =
-				uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs };
+		).then((waited) => ({
+			...waited,
+			...(started.recovered === true
+				? { recovered: true, recoveredFrom: started.recoveredFrom }
+				: {}),
+			...(uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs }),
 			// The same bytes were uploaded before (under this name or another): say so after waiting too.
-			if (uploaded.sameFileAsBefore === true) merged.sameFileAsBefore = true;
-			const charged = started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed };
-			return started.recovered === true
-				? {
-						...waited,
-						recovered: true,
-						recoveredFrom: started.recoveredFrom,
-						...merged,
-						...email,
-					}
-				: { ...waited, ...merged, ...charged, ...email };
-		}),
+			...(uploaded.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
+			// A recovered start charged nothing, so it has no creditsUsed.
+			...(started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed }),
+			...email,
+		})),
 	);
 }

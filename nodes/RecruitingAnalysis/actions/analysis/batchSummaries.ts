@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiErrorInfo, apiPath, api } from '../../transport';
+import { apiErrorInfo } from '../../transport';
 import { mapWithConcurrency, TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/descriptions';
 import type { AnalysisChunk } from './batchStages';
-import { readSimplifiedReport, readSimplify } from './startAnalysis';
+import { readReport, readSimplifiedReport, readSimplify } from './startAnalysis';
 
 const REPORT_READ_CONCURRENCY = 10;
 
@@ -22,19 +22,11 @@ export async function readReportSummaries(
 	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true)
 		return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
-		const report = await api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', entry.reportId),
-			itemIndex: entry.itemIndex,
-		});
+		const report = await readReport(ctx, entry.itemIndex, entry.reportId);
 		noticesForReport(chunk.run, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
 	});
 	return chunk;
-}
-
-function fileNameOf(ctx: IExecuteFunctions, outcome: IDataObject, itemIndex: number): unknown {
-	return outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
 }
 
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
@@ -98,10 +90,7 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 		: null;
 
 /** One list page (the newest 100, where a chunk just analyzed is) gives the summaries; the rest is read alone. */
-async function listedSummaries(
-	ctx: IExecuteFunctions,
-	chunk: AnalysisChunk,
-): Promise<Map<string, IDataObject>> {
+async function listedSummaries(chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
 	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
 	if (ids.length === 0) return new Map();
 	return await chunk.run.reportPages
@@ -111,12 +100,12 @@ async function listedSummaries(
 
 async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
-	const listed = listedSummaries(ctx, chunk);
+	const listed = listedSummaries(chunk);
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) return;
 		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
-		const fileName = fileNameOf(ctx, outcome, itemIndex);
+		const fileName = outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
 		const analyzed = analyzedReportId(outcome);
 		const simplified = analyzed
 			? await readUnlessForbidden(ctx, chunk.run, itemIndex, analyzed, fileName, listed)

@@ -144,6 +144,27 @@ export function readWaitSettings(options: IDataObject, simplify = false): WaitSe
 	};
 }
 
+/** A report's summary, or its result (schema version 1, the only one). */
+export async function readReport(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+	part: 'summary' | 'result' = 'summary',
+): Promise<IDataObject> {
+	if (part === 'summary')
+		return await api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}', reportId),
+			itemIndex,
+		});
+	return await api(ctx, {
+		method: 'GET',
+		path: apiPath('/api/v1/reports/{}/result', reportId),
+		qs: { schemaVersion: '1' },
+		itemIndex,
+	});
+}
+
 /** The result exists only for a completed report; a summary a list page already showed is not read again. */
 export async function readSimplifiedReport(
 	ctx: IExecuteFunctions,
@@ -154,17 +175,12 @@ export async function readSimplifiedReport(
 	knownStatus?: string,
 	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
 ): Promise<IDataObject> {
-	const readSummary = async () =>
-		await api(ctx, { method: 'GET', path: apiPath('/api/v1/reports/{}', reportId), itemIndex });
 	const [summary, result] = await Promise.all([
-		Promise.resolve(knownSummary).then(async (known) => known ?? (await readSummary())),
+		Promise.resolve(knownSummary).then(
+			async (known) => known ?? (await readReport(ctx, itemIndex, reportId)),
+		),
 		knownStatus === undefined || knownStatus === 'completed'
-			? api(ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/reports/{}/result', reportId),
-					qs: { schemaVersion: '1' },
-					itemIndex,
-				})
+			? readReport(ctx, itemIndex, reportId, 'result')
 			: Promise.resolve(null),
 	]);
 	const simplified = {
@@ -214,27 +230,13 @@ export async function waitForReport(
 	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
 		const summary =
-			listed ??
-			(await waiter.read(
-				async () =>
-					await api(ctx, {
-						method: 'GET',
-						path: apiPath('/api/v1/reports/{}', reportId),
-						itemIndex,
-					}),
-			));
+			listed ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
 		noticesForReport(run, summary);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
 		return { reportId, ...summary, timedOut: false };
 	}
 	const result = await waiter.read(
-		async () =>
-			await api(ctx, {
-				method: 'GET',
-				path: apiPath('/api/v1/reports/{}/result', reportId),
-				qs: { schemaVersion: '1' },
-				itemIndex,
-			}),
+		async () => await readReport(ctx, itemIndex, reportId, 'result'),
 	);
 	noticesForReport(run, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;

@@ -10,7 +10,7 @@ import {
 	spendingLimitField,
 } from '../common/descriptions';
 import { readQuoteChoice } from '../common/chargedWrite';
-import { batchTimeoutOption, readChunk, refusesChunk } from '../../engine/batch';
+import { batchTimeoutOption } from '../../engine/batch';
 import {
 	quoteAnalyses,
 	submitAnalyses,
@@ -56,15 +56,16 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const pending: AnalysisEntry[] = await readChunk(chunk, (itemIndex) => ({
-		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
-		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
-		choice: readWriteChoice(this, itemIndex),
+/** The items as `check` read them: nothing is read or validated twice. */
+async function quote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+	const pending = chunk.itemIndexes.map((itemIndex, position): AnalysisEntry => {
+		const { reportId, choice, write } = chunk.checked?.[position] as Awaited<
+			ReturnType<typeof check>
+		>;
 		// A repeat names reports started before: each is checked, so none is charged twice.
-		checkExisting: true,
-	}));
-	if (refusesChunk(this, chunk.outcomes)) return chunk;
+		const fingerprint = choice.quoteFingerprint;
+		return { position, itemIndex, reportId, fingerprint, choice: write, checkExisting: true };
+	});
 	// The later items' reports, so that the list pages read for this chunk's check serve theirs too.
 	const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
 	const laterReportIds = () =>
@@ -76,7 +77,7 @@ async function readAndQuote(this: IExecuteFunctions, chunk: AnalysisChunk): Prom
 }
 
 export const stages = [
-	stage(readAndQuote),
+	stage(quote),
 	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {
 		return await submitAnalyses(this, chunk);
 	}),

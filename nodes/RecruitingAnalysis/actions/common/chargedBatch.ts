@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import type { ZodType, ZodTypeDef } from 'zod';
 
 import {
@@ -6,25 +6,33 @@ import {
 	batchItemFor,
 	batchTimeout,
 	createBatch,
+	getBatch,
 	itemKeyFor,
 	MAX_REPLAYED_BATCHES,
+	quoteBatchItems,
 	readChunk,
 	readBackReusedBatch,
 	refusalHint,
 	refusedByEarlierRun,
 	reserveChunk,
 	type BatchItem,
+	type BatchKind,
 	type QuotedEntry,
 } from '../../engine/batch';
 import { api, outcomeOf } from '../../transport';
 import type { ChunkState, PipelineStage } from '../../engine/run';
 import { validateBatch } from '../../validation';
 import { batchIdempotencyKey, type WriteChoice } from '../../writes/identity';
-import { existsCondition } from '../../writes/recover';
+import { existsCondition, recoverWrite, type ExistingWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
+import { idParam } from './checks';
+import { batchIdField } from './descriptions';
 import { optionsParam } from './params';
 
+type Schema = ZodType<unknown, ZodTypeDef, unknown>;
+
 export interface ChargedEntry extends QuotedEntry {
+	reportId: string;
 	choice: WriteChoice;
 }
 
@@ -33,29 +41,69 @@ export interface Resubmission {
 	afterRefusal: boolean;
 }
 
+/** What differs between an analysis batch and an invitation batch; quoting, sending and recovering are shared. */
 export interface ChargedBatch<E extends ChargedEntry> {
 	kind: 'analyses' | 'interviews';
 	what: string;
-	operationKey: string;
-	schema: ZodType<unknown, ZodTypeDef, unknown>;
+	quotePath: string;
+	quoteSchema: Schema;
+	schema: Schema;
 	input: (entry: E) => IDataObject;
 	identity: (entry: E) => unknown[];
+	existing: (entry: E) => ExistingWrite;
+	/** An item's outcome from what the quote, the batch or a recovery says of it. */
+	outcome: (entry: E, facts: IDataObject, item?: BatchItem, again?: Resubmission) => IDataObject;
 	/** The key names the entries the Spending Limit holds back too, so a re-run under another limit reads them back. */
 	keyNamesHeldBack: boolean;
 	submitAgain: readonly string[];
 	requote: (entries: E[]) => Promise<E[]>;
-	/** Throws when nothing exists, so readBackReusedBatch can submit it again. */
-	recover: (entry: E, from: string) => Promise<void>;
-	recoverItem: (entry: E, from: string) => Promise<void>;
+	/** Without it, a failed recovery of a batch item fails the chunk. */
+	recoverItem?: (entry: E, from: string) => Promise<void>;
 	notRecovered: (entry: E, error: unknown) => Error;
-	record: (
-		entry: E,
-		item: BatchItem | undefined,
-		fields: IDataObject,
-		again: Resubmission,
-	) => Promise<IDataObject>;
+	/** A refusal a read can explain further (an invitation made before this batch). */
+	explainOutcome?: (entry: E, outcome: IDataObject) => Promise<IDataObject>;
 	requoted?: (entries: E[], why: Resubmission & { round: number }) => void;
 	batchDone?: (replayed: boolean, sentAt: number) => void;
+}
+
+/** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
+export async function recoverCharged<E extends ChargedEntry>(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	batch: ChargedBatch<E>,
+	entry: E,
+	from: string,
+): Promise<void> {
+	const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
+	chunk.outcomes[entry.position] = {
+		...batch.outcome(entry, { state: 'succeeded', errorCode: null }),
+		...found,
+	};
+}
+
+/** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
+export async function quoteCharged<E extends ChargedEntry>(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	batch: ChargedBatch<E>,
+	entries: E[],
+): Promise<E[]> {
+	const notQuoted = await quoteBatchItems(
+		ctx,
+		batch.quotePath,
+		batch.quoteSchema,
+		entries,
+		batch.input,
+	);
+	const recovered = new Set<E>();
+	for (const { entry, errorCode } of notQuoted) {
+		if (existsCondition(errorCode)) {
+			await recoverCharged(ctx, chunk, batch, entry, errorCode);
+			recovered.add(entry);
+		} else
+			chunk.outcomes[entry.position] = batch.outcome(entry, { state: 'not_quoted', errorCode });
+	}
+	return entries.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
 }
 
 const MAX_LATER_BATCHES = 2;
@@ -71,6 +119,8 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 	const started: E[] = [];
 	const again: Resubmission = { afterRefusal: false };
 	let replays = 0;
+	const recover = async (entry: E, from: string) =>
+		await recoverCharged(ctx, chunk, batch, entry, from);
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
@@ -89,7 +139,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 		};
 		validateBatch.call(ctx, batch.schema, body, first);
 		const key = batchIdempotencyKey(
-			batch.operationKey,
+			`${batch.kind}.batch`,
 			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
 				identity: batch.identity(entry),
 				choice: entry.choice,
@@ -108,7 +158,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 				created.error,
 				key,
 				replays,
-				async (entry) => await batch.recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
+				async (entry) => await recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
@@ -145,12 +195,11 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				await batch.recoverItem(entry, String(errorCode));
+				await (batch.recoverItem ?? recover)(entry, String(errorCode));
 				continue;
 			}
 			const fields: IDataObject = {
 				batchId,
-				itemKey: itemKeyFor(entry.itemIndex),
 				state: item?.state ?? 'unknown',
 				errorCode,
 				...refusalHint(errorCode),
@@ -158,7 +207,10 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 					? { creditsUsed: creditsOf(entry.quote) }
 					: {}),
 			};
-			chunk.outcomes[entry.position] = await batch.record(entry, item, fields, again);
+			const outcome = batch.outcome(entry, fields, item, again);
+			chunk.outcomes[entry.position] = batch.explainOutcome
+				? await batch.explainOutcome(entry, outcome)
+				: outcome;
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
 				refusedBefore.push({ ...entry, fingerprint: undefined });
@@ -216,5 +268,18 @@ export function quoteEveryItem(
 			};
 		}
 		return chunk;
+	};
+}
+
+/** Get Batch of Analysis and Interview: the batch as the API shows it, its items' states and codes. */
+export function getBatchOperation(resource: string, kind: BatchKind) {
+	return {
+		description: updateDisplayOptions({ show: { resource: [resource], operation: ['getBatch'] } }, [
+			batchIdField(),
+		]),
+		async execute(this: IExecuteFunctions, itemIndex: number) {
+			const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');
+			return await getBatch(this, kind, batchId, itemIndex);
+		},
 	};
 }

@@ -54,22 +54,21 @@ export async function sendChargedWrite(
 		}
 		quote = quoted.value;
 	}
-	const send = async (reprice: (next: IDataObject) => void) => {
-		if (!quote) return await attempt(choice.quoteFingerprint as string, false);
-		return await onApiCondition(
-			'QUOTE_STALE',
-			async () => await attempt(String(quote?.fingerprint), false),
-			async () => {
-				quote = await request.quote(true);
-				reprice(quote);
-				return await attempt(String(quote.fingerprint), true);
-			},
-		);
-	};
 	const result = await chargedWrite(ctx, run, itemIndex, quote, request.what, async (reprice) => {
-		const sent = await outcomeOf(async () => await send(reprice));
-		if (sent.ok) return sent.value;
-		throw request.explain ? await request.explain(sent.error) : sent.error;
+		try {
+			if (!quote) return await attempt(choice.quoteFingerprint as string, false);
+			return await onApiCondition(
+				'QUOTE_STALE',
+				async () => await attempt(String(quote?.fingerprint), false),
+				async () => {
+					quote = await request.quote(true);
+					reprice(quote);
+					return await attempt(String(quote.fingerprint), true);
+				},
+			);
+		} catch (error) {
+			throw request.explain ? await request.explain(error) : error;
+		}
 	});
 	return { result, quote };
 }

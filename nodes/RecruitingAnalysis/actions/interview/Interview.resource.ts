@@ -104,15 +104,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'invite',
 	},
-	...getQuote.description,
-	...invite.description,
-	...resend.description,
-	...reinterview.description,
-	...getQuotes.description,
-	...inviteMany.description,
-	...getBatch.description,
-	...get.description,
-	...getMany.description,
-	...getStatus.description,
-	...getResult.description,
+	// Each operation's own fields, shown only for it, so their order here changes nothing in the panel.
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -1,153 +1,114 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	itemKeyFor,
-	quoteBatchItems,
-	readChunk,
-	refusalHint,
-	refusesChunk,
-	type QuotedEntry,
-} from '../../engine/batch';
+import { itemKeyFor, refusalHint } from '../../engine/batch';
 import { outcomeOf } from '../../transport';
 import type { ChunkState } from '../../engine/run';
+import { interviewBatchQuoteSchema, interviewBatchSchema } from '../../validation';
+import { invitationIdentity, type WriteChoice } from '../../writes/identity';
+import { existingInvitation } from '../../writes/recover';
 import {
-	interviewBatchQuoteSchema,
-	interviewBatchSchema,
-	interviewInputSchema,
-	validateInput,
-} from '../../validation';
-import { invitationIdentity, readWriteChoice, type WriteChoice } from '../../writes/identity';
-import { existingInvitation, recoverWrite } from '../../writes/recover';
-import { submitChargedBatch } from '../common/chargedBatch';
-import { readQuoteChoice } from '../common/chargedWrite';
+	quoteCharged,
+	recoverCharged,
+	submitChargedBatch,
+	type ChargedBatch,
+	type ChargedEntry,
+} from '../common/chargedBatch';
+import type { QuoteChoice } from '../common/chargedWrite';
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
-import { stringParam } from '../common/params';
 import type { InvitationInput } from './invitation';
 
-/** Batches support email delivery only. */
-export function readBatchInvitation(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	const value = {
-		reportId: stringParam(ctx, 'reportId', itemIndex),
-		candidateEmail: stringParam(ctx, 'candidateEmail', itemIndex),
-		sendEmail: true,
-	};
-	return validateInput.call(ctx, interviewInputSchema, value, itemIndex) as IDataObject;
+interface InviteEntry extends ChargedEntry {
+	input: InvitationInput;
 }
 
-export interface InviteChunk extends ChunkState {
-	pending?: Pending[];
+interface InviteChunk extends ChunkState {
+	pending?: InviteEntry[];
 }
 
-interface Pending extends QuotedEntry {
-	input: IDataObject;
-	choice: WriteChoice;
-}
-
-export async function readAndQuote(
-	this: IExecuteFunctions,
-	chunk: InviteChunk,
-): Promise<InviteChunk> {
-	const { outcomes } = chunk;
-	const pending: Pending[] = await readChunk(chunk, (itemIndex) => ({
-		input: readBatchInvitation(this, itemIndex),
-		fingerprint: readQuoteChoice(this, itemIndex).quoteFingerprint,
-		choice: readWriteChoice(this, itemIndex),
-	}));
-	if (pending.length === 0 || refusesChunk(this, outcomes)) return chunk;
-	return { ...chunk, pending: await quoteInvitations(this, chunk, pending) };
-}
-
-async function quoteInvitations(
-	ctx: IExecuteFunctions,
-	chunk: InviteChunk,
-	pending: Pending[],
-): Promise<Pending[]> {
-	const notQuoted = await quoteBatchItems(
-		ctx,
-		'/api/v1/interview-batch-quotes',
-		interviewBatchQuoteSchema,
-		pending,
-		(p) => p.input,
-	);
-	for (const { entry: p, errorCode } of notQuoted) {
-		chunk.outcomes[p.position] = {
-			reportId: p.input.reportId,
-			itemKey: itemKeyFor(p.itemIndex),
-			state: 'not_quoted',
-			interviewId: null,
-			errorCode,
-			...refusalHint(errorCode),
-		};
-	}
-	return pending.filter((p) => p.fingerprint !== undefined);
-}
-
-/** One interview batch per chunk (actions/common/chargedBatch.ts). */
-export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
-	const recover = async (p: Pending, from: string): Promise<void> => {
-		const found = await recoverWrite(
-			this,
-			chunk.run,
-			p.itemIndex,
-			{ kind: 'invitation', reportId: String(p.input.reportId), sendEmail: true },
-			from,
-		);
-		chunk.outcomes[p.position] = {
-			reportId: p.input.reportId,
-			itemKey: itemKeyFor(p.itemIndex),
-			state: 'succeeded',
-			errorCode: null,
-			...found,
-		};
-	};
-	await submitChargedBatch(this, chunk, chunk.pending ?? [], {
+/** The invitation, not its quote, is the key: a repeat after a committed batch quotes anew and reads each back. */
+function invitationBatch(ctx: IExecuteFunctions, chunk: InviteChunk): ChargedBatch<InviteEntry> {
+	const batch: ChargedBatch<InviteEntry> = {
 		kind: 'interviews',
 		what: 'invitation',
-		operationKey: 'interviews.batch',
+		quotePath: '/api/v1/interview-batch-quotes',
+		quoteSchema: interviewBatchQuoteSchema,
 		schema: interviewBatchSchema,
-		input: (p) => p.input,
-		// The invitation, not its quote: a repeat after a committed batch quotes anew and reads each invitation back.
-		identity: (p) => invitationIdentity(p.input as InvitationInput),
+		input: (entry) => entry.input,
+		identity: (entry) => invitationIdentity(entry.input),
+		existing: (entry) => ({ kind: 'invitation', reportId: entry.reportId, sendEmail: true }),
+		outcome: (entry, { batchId, state, errorCode, creditsUsed }, item, again) => ({
+			...(batchId === undefined ? {} : { batchId }),
+			reportId: entry.reportId,
+			itemKey: itemKeyFor(entry.itemIndex),
+			state,
+			interviewId: item?.resourceId ?? null,
+			errorCode,
+			...refusalHint(errorCode as string | null),
+			...(again?.afterBatchId === undefined
+				? {}
+				: again.afterRefusal
+					? { submittedAgainAfterRefusal: true }
+					: { submittedAgainAfterBatch: again.afterBatchId }),
+			...(creditsUsed === undefined ? {} : { creditsUsed }),
+		}),
 		keyNamesHeldBack: true,
 		submitAgain: [],
-		requote: async (entries) => await quoteInvitations(this, chunk, entries),
-		recover,
-		recoverItem: async (p, from) => {
-			const read = await outcomeOf(async () => await recover(p, from));
-			if (!read.ok) chunk.outcomes[p.position] = read.error as Error;
+		requote: async (entries) => await quoteCharged(ctx, chunk, batch, entries),
+		recoverItem: async (entry, from) => {
+			const read = await outcomeOf(
+				async () => await recoverCharged(ctx, chunk, batch, entry, from),
+			);
+			if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
 		},
-		notRecovered: (_p, error) => error as Error,
-		record: async (p, item, fields, again) => {
-			const { batchId, itemKey, state, errorCode, creditsUsed, ...hint } = fields;
-			const outcome: IDataObject = {
-				batchId,
-				reportId: p.input.reportId,
-				itemKey,
-				state,
-				interviewId: item?.resourceId ?? null,
-				errorCode,
-				...hint,
-				...(again.afterBatchId === undefined
-					? {}
-					: again.afterRefusal
-						? { submittedAgainAfterRefusal: true }
-						: { submittedAgainAfterBatch: again.afterBatchId }),
-				...(creditsUsed === undefined ? {} : { creditsUsed }),
-			};
-			if (errorCode !== 'INTERVIEW_NOT_ELIGIBLE') return outcome;
-			const existing = await existingInvitation(this, p.itemIndex, {
-				reportId: String(p.input.reportId),
+		notRecovered: (_entry, error) => error as Error,
+		explainOutcome: async (entry, outcome) => {
+			if (outcome.errorCode !== 'INTERVIEW_NOT_ELIGIBLE') return outcome;
+			const existing = await existingInvitation(ctx, entry.itemIndex, {
+				reportId: entry.reportId,
 			});
 			if (!existing) return outcome;
 			// The API never shows an invitation's address, so the node cannot claim that interview as this item's.
 			return {
 				...outcome,
 				existingInterviewId: existing.id,
-				hint: `Report ${String(p.input.reportId)} already has interview ${String(existing.id)} (${String(existing.lifecycle)}), made before this batch. The API never shows an invitation's address: if it was sent to this item's address, nothing more is needed; to reach another address, run Interview > Reinterview on ${String(existing.id)}.`,
+				hint: `Report ${entry.reportId} already has interview ${String(existing.id)} (${String(existing.lifecycle)}), made before this batch. The API never shows an invitation's address: if it was sent to this item's address, nothing more is needed; to reach another address, run Interview > Reinterview on ${String(existing.id)}.`,
 			};
 		},
 		batchDone: () => chunk.run.addNotice('invitationsQueued'),
+	};
+	return batch;
+}
+
+/** The items as `check` read them: nothing is read or validated twice. */
+export async function quoteInvitations(
+	this: IExecuteFunctions,
+	chunk: InviteChunk,
+): Promise<InviteChunk> {
+	const pending = chunk.itemIndexes.map((itemIndex, position): InviteEntry => {
+		const { input, choice, write } = chunk.checked?.[position] as {
+			input: InvitationInput;
+			choice: QuoteChoice;
+			write: WriteChoice;
+		};
+		const { reportId } = input;
+		return {
+			position,
+			itemIndex,
+			reportId,
+			input,
+			fingerprint: choice.quoteFingerprint,
+			choice: write,
+		};
 	});
+	return {
+		...chunk,
+		pending: await quoteCharged(this, chunk, invitationBatch(this, chunk), pending),
+	};
+}
+
+/** One interview batch per chunk (actions/common/chargedBatch.ts). */
+export async function submit(this: IExecuteFunctions, chunk: InviteChunk): Promise<InviteChunk> {
+	await submitChargedBatch(this, chunk, chunk.pending ?? [], invitationBatch(this, chunk));
 	return chunk;
 }
 

@@ -3,7 +3,7 @@ import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { reportLocator, candidateEmailField } from '../common/descriptions';
 import { interviewBatchQuoteSchema } from '../../validation';
 import { quoteEveryItem } from '../common/chargedBatch';
-import { readBatchInvitation } from './batchStages';
+import { readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,7 +27,7 @@ export const stages = [
 	quoteEveryItem(
 		'/api/v1/interview-batch-quotes',
 		interviewBatchQuoteSchema,
-		readBatchInvitation,
+		(ctx, itemIndex) => readInvitationInput(ctx, itemIndex, true),
 		({ reportId, candidateEmail }) => ({ reportId, candidateEmail }),
 	),
 ];

@@ -21,8 +21,13 @@ export interface InvitationInput extends IDataObject {
 	sendEmail: boolean;
 }
 
-export function readInvitationInput(ctx: IExecuteFunctions, itemIndex: number): InvitationInput {
-	const delivery = ctx.getNodeParameter('delivery', itemIndex, 'email') as string;
+/** Batches support email delivery only. */
+export function readInvitationInput(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	emailOnly = false,
+): InvitationInput {
+	const delivery = emailOnly ? 'email' : ctx.getNodeParameter('delivery', itemIndex, 'email');
 	const value = {
 		reportId: stringParam(ctx, 'reportId', itemIndex),
 		candidateEmail: stringParam(ctx, 'candidateEmail', itemIndex),
@@ -83,8 +88,7 @@ export async function createInvitation(
 		noticesForInterview(run, response);
 		return withCandidateName({ reportId: input.reportId, ...response }, name);
 	}
-	const shaped = withCandidateName(shapeInvitation(run, response, input.sendEmail), name);
-	return previousInterviewId ? { previousInterviewId, ...shaped } : shaped;
+	return withCandidateName(shapeInvitation(run, response, input.sendEmail), name);
 }
 
 /** The token is a bearer credential: output only for private-link delivery, removed for email even if sent. */

@@ -14,7 +14,8 @@ import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/run';
-import { nameCandidates, readAndQuote, readBatchInvitation, submit } from './batchStages';
+import { nameCandidates, quoteInvitations, submit } from './batchStages';
+import { readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -41,7 +42,7 @@ export const mode = 'batch';
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
-		input: readBatchInvitation(this, itemIndex),
+		input: readInvitationInput(this, itemIndex, true),
 		choice: readQuoteChoice(this, itemIndex),
 		write: readWriteChoice(this, itemIndex),
 	};
@@ -50,4 +51,4 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 /** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-export const stages = [stage(readAndQuote), stage(submit), stage(nameCandidates)];
+export const stages = [stage(quoteInvitations), stage(submit), stage(nameCandidates)];

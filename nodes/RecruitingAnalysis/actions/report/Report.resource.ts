@@ -43,8 +43,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'get',
 	},
-	...get.description,
-	...getMany.description,
-	...getStatus.description,
-	...getResult.description,
+	// Each operation's own fields, shown only for it, so their order here changes nothing in the panel.
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -1,0 +1,99 @@
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import { api, apiPath } from '../../transport';
+import type { Run } from '../../engine/run';
+import { validateSchemaVersion } from '../../validation';
+import { candidateNameFor, withCandidateName } from './candidateName';
+import { idParam } from './checks';
+import {
+	concurrencyOption,
+	interviewLocator,
+	optionsCollection,
+	reportLocator,
+	schemaVersionOption,
+	simplifyField,
+	unmeasuredNotice,
+} from './descriptions';
+import { optionString, optionsParam } from './params';
+
+type ReadResource = 'report' | 'interview';
+
+const locatorOf = (resource: ReadResource) =>
+	resource === 'report' ? reportLocator() : interviewLocator();
+
+function idOf(ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number): string {
+	const label = resource === 'report' ? 'Report ID' : 'Interview ID';
+	return idParam(ctx, `${resource}Id`, itemIndex, label);
+}
+
+/** Get Status of Report and Interview: the status as the API shows it, with what its notices say. */
+export function getStatusOperation(
+	resource: ReadResource,
+	notice: INodeProperties,
+	notices: (run: Run, status: IDataObject) => void,
+) {
+	return {
+		description: updateDisplayOptions(
+			{ show: { resource: [resource], operation: ['getStatus'] } },
+			[notice, ...locatorOf(resource), optionsCollection([concurrencyOption])],
+		),
+		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
+			const id = idOf(this, resource, itemIndex);
+			const status = await api(this, {
+				method: 'GET',
+				path: apiPath(`/api/v1/${resource}s/{}/status`, id),
+				itemIndex,
+			});
+			notices(run, status);
+			return status;
+		},
+	};
+}
+
+interface ResultRead {
+	resource: ReadResource;
+	keeps: string;
+	notices: (run: Run, result: IDataObject) => void;
+	simplified: (result: IDataObject) => IDataObject;
+	/** A report's result holds no candidate: the name comes from the input item or the report summary. */
+	reportIdOf: (id: string, result: IDataObject) => unknown;
+}
+
+/** Get Result of Report and Interview: the result in the schema version asked for, with the candidate's name. */
+export function getResultOperation(read: ResultRead) {
+	const { resource } = read;
+	return {
+		description: updateDisplayOptions(
+			{ show: { resource: [resource], operation: ['getResult'] } },
+			[
+				unmeasuredNotice,
+				...locatorOf(resource),
+				{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
+				optionsCollection([concurrencyOption, schemaVersionOption]),
+			],
+		),
+		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
+			const id = idOf(this, resource, itemIndex);
+			const schemaVersion = validateSchemaVersion.call(
+				this,
+				optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1',
+				itemIndex,
+			);
+			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+			const result = await api(this, {
+				method: 'GET',
+				path: apiPath(`/api/v1/${resource}s/{}/result`, id),
+				qs: { schemaVersion },
+				itemIndex,
+			});
+			read.notices(run, result);
+			const name = await candidateNameFor(this, run, itemIndex, read.reportIdOf(id, result));
+			return withCandidateName(simplify ? read.simplified(result) : result, name);
+		},
+	};
+}
