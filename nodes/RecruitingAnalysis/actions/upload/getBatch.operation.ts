@@ -1,17 +1,3 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { getBatchOperation } from '../common/chargedBatch';
 
-import { getBatch } from '../../engine/batch';
-import { batchIdField } from '../common/descriptions';
-import { idParam } from '../common/checks';
-
-const properties: INodeProperties[] = [batchIdField()];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['upload'], operation: ['getBatch'] } },
-	properties,
-);
-
-export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');
-	return await getBatch(this, 'uploads', batchId, itemIndex);
-}
+export const { description, execute } = getBatchOperation('upload', 'uploads');
