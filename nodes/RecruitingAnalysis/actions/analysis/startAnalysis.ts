@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, api, hasApiCondition } from '../../transport';
-import { startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
+import { CAPACITY_CONDITIONS, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
@@ -102,11 +102,9 @@ export async function startAnalysis(
 			await waitOutCapacity(
 				ctx,
 				itemIndex,
-				async () =>
-					await startWithinCapacity(
-						run.reportWaiter(),
-						async () => await post(fingerprint, requoted),
-					),
+				async () => await post(fingerprint, requoted),
+				CAPACITY_CONDITIONS,
+				run.reportWaiter(),
 			),
 	});
 	if (!quote || result.recovered === true) return result;
