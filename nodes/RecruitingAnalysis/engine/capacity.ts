@@ -13,11 +13,7 @@ export const CAPACITY_WAIT_SECONDS = 300;
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 10_000;
 
-/**
- * Runs `write`, sending it again while it is refused for one of `conditions`, for at most CAPACITY_WAIT_SECONDS.
- * With the run's `waiter`, a start waits for room first, and a refusal while this run's analyses are in flight
- * waits for one of them to end; otherwise, and with none in flight, it is sent again after a growing pause.
- */
+/** One deadline bounds the whole wait: for a place under the run's learned limit (`waiter`), or a growing pause. */
 export async function waitOutCapacity(
 	ctx: IExecuteFunctions,
 	itemIndex: number,

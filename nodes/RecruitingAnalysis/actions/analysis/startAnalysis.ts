@@ -149,16 +149,11 @@ export async function readReport(
 	reportId: string,
 	part: 'summary' | 'result' = 'summary',
 ): Promise<IDataObject> {
-	if (part === 'summary')
-		return await api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		});
+	const result = part === 'result';
 	return await api(ctx, {
 		method: 'GET',
-		path: apiPath('/api/v1/reports/{}/result', reportId),
-		qs: { schemaVersion: '1' },
+		path: apiPath(result ? '/api/v1/reports/{}/result' : '/api/v1/reports/{}', reportId),
+		qs: result ? { schemaVersion: '1' } : undefined,
 		itemIndex,
 	});
 }
@@ -220,7 +215,7 @@ export async function waitForReport(
 					reportId,
 					fileName,
 					String(status.status),
-					listed ?? undefined,
+					listed,
 				),
 		);
 		return { ...simplified, timedOut: false };
