@@ -106,9 +106,9 @@ export class ReportWaiter {
 	private capacity = Number.POSITIVE_INFINITY;
 	/** Starts in flight count against the capacity until their wait begins. */
 	private starting = 0;
-	private readonly slotWaiters: Array<() => void> = [];
+	/** Woken whenever a place may have opened or been taken: each re-checks its own condition. */
+	private readonly placeWaiters: Array<() => void> = [];
 	private lanesWaiting = 0;
-	private readonly openingWaiters: Array<() => void> = [];
 	private followUps = 0;
 	private readonly followUpQueue: Array<() => void> = [];
 	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
@@ -212,24 +212,23 @@ export class ReportWaiter {
 			if (remaining <= 0) break;
 			await sleepOrWake(
 				Math.min(MAX_READ_DELAY_MS, remaining),
-				new Promise<void>((resolve) => this.slotWaiters.push(resolve)),
+				new Promise<void>((resolve) => this.placeWaiters.push(resolve)),
 			);
 		}
 		this.lanesWaiting--;
-		for (const resolve of this.openingWaiters.splice(0)) resolve();
+		this.wakePlaceWaiters();
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
 	}
 
-	private wakeSlotWaiters(): void {
-		for (const resolve of [...this.slotWaiters.splice(0), ...this.openingWaiters.splice(0)])
-			resolve();
+	private wakePlaceWaiters(): void {
+		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
 
 	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
-		return new Promise<void>((resolve) => this.openingWaiters.push(resolve));
+		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
 	}
 
 	private roundGapMs(): number {
@@ -242,7 +241,7 @@ export class ReportWaiter {
 		for (const entry of this.pending.values()) entry.reject(error);
 		this.pending.clear();
 		this.wake?.();
-		this.wakeSlotWaiters();
+		this.wakePlaceWaiters();
 		await this.loop;
 	}
 
@@ -251,7 +250,7 @@ export class ReportWaiter {
 		this.pending.delete(entry.reportId);
 		if ('error' in outcome) entry.reject(outcome.error);
 		else entry.resolve(outcome);
-		this.wakeSlotWaiters();
+		this.wakePlaceWaiters();
 	}
 
 	private async run(): Promise<void> {
