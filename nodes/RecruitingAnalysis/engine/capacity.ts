@@ -469,7 +469,7 @@ export async function mapWithConcurrency<T>(
 const SLEEP_STEP_MS = 250;
 
 // Cut into steps: n8n's sleep cannot be cancelled, and no timer may outlive a finished run by more than one step.
-export async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
+async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
 	let woken = false;
 	const woke = wake.then(
 		() => (woken = true),
