@@ -170,6 +170,27 @@ describe('the report waiter', () => {
 		await waiter.close(new Error('done'));
 		await Promise.all(waits);
 	});
+	it("a start refused while none of the run's analyses is in flight backs off with growing pauses, as any capacity refusal", async () => {
+		const { ctx } = fakeContext(reportsFinishingAt({}, Date.now()));
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const sent: number[] = [];
+		const started = waitOutCapacity(
+			ctx,
+			0,
+			async () => {
+				sent.push(Date.now());
+				if (sent.length < 3)
+					throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
+				return { reportId: 'rpt_1' };
+			},
+			CAPACITY_CONDITIONS,
+			waiter,
+		);
+		await jest.advanceTimersByTimeAsync(5_000);
+		await expect(started).resolves.toMatchObject({ reportId: 'rpt_1', capacityWaitSeconds: 1.3 });
+		expect(sent.map((at) => at - sent[0])).toEqual([0, 500, 1_250]);
+		await waiter.close(new Error('done'));
+	});
 	it('a start held for a place gives up with the refusal once the capacity wait has passed, the place wait included', async () => {
 		const { ctx } = fakeContext(reportsFinishingAt({ rpt_1: 3_600_000 }, Date.now()));
 		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
