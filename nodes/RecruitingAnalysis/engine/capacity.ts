@@ -1,44 +1,51 @@
-// Workspace capacity and the run's analyses in flight: a refused request created nothing, so it is sent again, and a
-// run that learned the active-analysis limit holds its next starts until one of its own analyses (ReportWaiter) ends.
+// Workspace capacity: a refused request created nothing, so it is sent again; a run that learned the active-analysis
+// limit holds its next starts until one of its own analyses (ReportWaiter) ends.
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, outcomeOf } from '../transport';
+import { apiPath, api, hasApiCondition, outcomeOf, type Outcome } from '../transport';
 import { growingDelayMs } from '../transport/retry';
 import { pageBudget, type ReportPages } from './reportPages';
 
 export const BATCH_CHUNK_SIZE = 20;
 
-const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
+export const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
 export const CAPACITY_WAIT_SECONDS = 300;
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 10_000;
 
-const waitedSeconds = (since: number) => Math.round((Date.now() - since) / 100) / 10;
-
-/** Runs `write`, sending it again after a growing pause while it is refused for one of `conditions`. */
+/** One deadline bounds the whole wait: for a place under the run's learned limit (`waiter`), or a growing pause. */
 export async function waitOutCapacity(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	write: () => Promise<IDataObject>,
 	conditions: readonly string[] = CAPACITY_CONDITIONS,
+	waiter?: ReportWaiter,
 ): Promise<IDataObject> {
 	const started = Date.now();
 	const deadline = started + CAPACITY_WAIT_SECONDS * 1000;
-	for (let refusal = 0; ; refusal++) {
-		const outcome = await outcomeOf(write);
+	for (let pauses = 0, refused = false; ; refused = true) {
+		const outcome = waiter ? await waiter.sendWithRoom(deadline, write) : await outcomeOf(write);
 		if (outcome.ok) {
-			if (refusal === 0) return outcome.value;
-			return { ...outcome.value, capacityWaitSeconds: waitedSeconds(started) };
+			if (!refused) return outcome.value;
+			const capacityWaitSeconds = Math.round((Date.now() - started) / 100) / 10;
+			return { ...outcome.value, capacityWaitSeconds };
 		}
-		const refused = conditions.some((condition) => hasApiCondition(outcome.error, condition));
-		if (!refused || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted)
+		const held = waiter?.learnCapacity(outcome.error) === true;
+		const retried = conditions.some((condition) => hasApiCondition(outcome.error, condition));
+		if (!retried || Date.now() >= deadline || ctx.getExecutionCancelSignal?.()?.aborted)
 			throw outcome.error;
+		if (held) {
+			ctx.logger?.info?.(
+				"Recruiting Analysis: a start waits for one of this run's analyses to finish (workspace capacity)",
+			);
+			continue;
+		}
 		const pause = Math.min(
-			growingDelayMs(refusal, FIRST_PAUSE_MS, MAX_PAUSE_MS),
+			growingDelayMs(pauses++, FIRST_PAUSE_MS, MAX_PAUSE_MS),
 			Math.max(0, deadline - Date.now()),
 		);
 		ctx.logger?.info?.(
-			`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${refusal + 1})`,
+			`Recruiting Analysis: item ${itemIndex} waits ${pause} ms for workspace capacity (refusal ${pauses})`,
 		);
 		await sleep(pause);
 	}
@@ -99,9 +106,9 @@ export class ReportWaiter {
 	private capacity = Number.POSITIVE_INFINITY;
 	/** Starts in flight count against the capacity until their wait begins. */
 	private starting = 0;
-	private readonly slotWaiters: Array<() => void> = [];
+	/** Woken whenever a place may have opened or been taken: each re-checks its own condition. */
+	private readonly placeWaiters: Array<() => void> = [];
 	private lanesWaiting = 0;
-	private readonly openingWaiters: Array<() => void> = [];
 	private followUps = 0;
 	private readonly followUpQueue: Array<() => void> = [];
 	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
@@ -176,25 +183,22 @@ export class ReportWaiter {
 		}
 	}
 
-	/** A refused start learns the limit and waits for one of ours to end (none running: waitOutCapacity's pause). */
-	async withinCapacity(deadline: number, submit: () => Promise<IDataObject>): Promise<IDataObject> {
-		const started = Date.now();
-		for (let refused = false; ; refused = true) {
-			await this.slot(deadline);
-			const outcome = await outcomeOf(submit);
-			this.starting--;
-			if (outcome.ok) {
-				if (!refused) return outcome.value;
-				return { ...outcome.value, capacityWaitSeconds: waitedSeconds(started) };
-			}
-			if (!hasApiCondition(outcome.error, 'ACTIVE_ANALYSIS_LIMIT')) throw outcome.error;
-			this.capacity = Math.max(1, this.pending.size);
-			if (this.pending.size === 0 || this.closedWith !== undefined || Date.now() >= deadline)
-				throw outcome.error;
-			this.ctx.logger?.info?.(
-				"Recruiting Analysis: a start waits for one of this run's analyses to finish (workspace capacity)",
-			);
-		}
+	/** Sends a start once this run has room for it (see slot). */
+	async sendWithRoom(
+		deadline: number,
+		submit: () => Promise<IDataObject>,
+	): Promise<Outcome<IDataObject>> {
+		await this.slot(deadline);
+		const outcome = await outcomeOf(submit);
+		this.starting--;
+		return outcome;
+	}
+
+	/** ACTIVE_ANALYSIS_LIMIT sets the run's capacity to its analyses in flight; true when one of them can still end. */
+	learnCapacity(error: unknown): boolean {
+		if (!hasApiCondition(error, 'ACTIVE_ANALYSIS_LIMIT')) return false;
+		this.capacity = Math.max(1, this.pending.size);
+		return this.pending.size > 0 && this.closedWith === undefined;
 	}
 
 	private async slot(deadline: number): Promise<void> {
@@ -208,24 +212,23 @@ export class ReportWaiter {
 			if (remaining <= 0) break;
 			await sleepOrWake(
 				Math.min(MAX_READ_DELAY_MS, remaining),
-				new Promise<void>((resolve) => this.slotWaiters.push(resolve)),
+				new Promise<void>((resolve) => this.placeWaiters.push(resolve)),
 			);
 		}
 		this.lanesWaiting--;
-		for (const resolve of this.openingWaiters.splice(0)) resolve();
+		this.wakePlaceWaiters();
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
 	}
 
-	private wakeSlotWaiters(): void {
-		for (const resolve of [...this.slotWaiters.splice(0), ...this.openingWaiters.splice(0)])
-			resolve();
+	private wakePlaceWaiters(): void {
+		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
 
 	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
-		return new Promise<void>((resolve) => this.openingWaiters.push(resolve));
+		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
 	}
 
 	private roundGapMs(): number {
@@ -238,7 +241,7 @@ export class ReportWaiter {
 		for (const entry of this.pending.values()) entry.reject(error);
 		this.pending.clear();
 		this.wake?.();
-		this.wakeSlotWaiters();
+		this.wakePlaceWaiters();
 		await this.loop;
 	}
 
@@ -247,7 +250,7 @@ export class ReportWaiter {
 		this.pending.delete(entry.reportId);
 		if ('error' in outcome) entry.reject(outcome.error);
 		else entry.resolve(outcome);
-		this.wakeSlotWaiters();
+		this.wakePlaceWaiters();
 	}
 
 	private async run(): Promise<void> {
@@ -347,13 +350,6 @@ export class ReportWaiter {
 		const window = this.pages.windowOf(known.map((entry) => entry.reportId));
 		if (window) await walk(window, known.length);
 	}
-}
-
-export async function startWithinCapacity(
-	waiter: ReportWaiter,
-	submit: () => Promise<IDataObject>,
-): Promise<IDataObject> {
-	return await waiter.withinCapacity(Date.now() + CAPACITY_WAIT_SECONDS * 1000, submit);
 }
 
 interface QuoteWish {
@@ -473,7 +469,7 @@ export async function mapWithConcurrency<T>(
 const SLEEP_STEP_MS = 250;
 
 // Cut into steps: n8n's sleep cannot be cancelled, and no timer may outlive a finished run by more than one step.
-export async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
+async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
 	let woken = false;
 	const woke = wake.then(
 		() => (woken = true),

@@ -5,7 +5,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { ReportWaiter } from '../../../nodes/RecruitingAnalysis/engine/capacity';
+import {
+	CAPACITY_CONDITIONS,
+	CAPACITY_WAIT_SECONDS,
+	ReportWaiter,
+	waitOutCapacity,
+} from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import { ReportPages } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
 import { fakeContext, ok, type SentRequest } from '../../helpers/fakes';
 
@@ -127,14 +132,20 @@ describe('the report waiter', () => {
 		let refusals = 0;
 		// The workspace runs two analyses at once: a third start is refused while two of them run.
 		const start = async (id: string) =>
-			await waiter.withinCapacity(Date.now() + 60_000, async () => {
-				if (admitted.filter((a) => Date.now() - epoch < finishing[a]).length >= 2) {
-					refusals++;
-					throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
-				}
-				admitted.push(id);
-				return { reportId: id };
-			});
+			await waitOutCapacity(
+				ctx,
+				0,
+				async () => {
+					if (admitted.filter((a) => Date.now() - epoch < finishing[a]).length >= 2) {
+						refusals++;
+						throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
+					}
+					admitted.push(id);
+					return { reportId: id };
+				},
+				CAPACITY_CONDITIONS,
+				waiter,
+			);
 		const waits: Array<Promise<unknown>> = [];
 		for (const [index, id] of ['rpt_1', 'rpt_2'].entries()) {
 			await start(id);
@@ -158,5 +169,51 @@ describe('the report waiter', () => {
 		expect(refusals).toBe(1);
 		await waiter.close(new Error('done'));
 		await Promise.all(waits);
+	});
+	it("a start refused while none of the run's analyses is in flight backs off with growing pauses, as any capacity refusal", async () => {
+		const { ctx } = fakeContext(reportsFinishingAt({}, Date.now()));
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const sent: number[] = [];
+		const started = waitOutCapacity(
+			ctx,
+			0,
+			async () => {
+				sent.push(Date.now());
+				if (sent.length < 3)
+					throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
+				return { reportId: 'rpt_1' };
+			},
+			CAPACITY_CONDITIONS,
+			waiter,
+		);
+		await jest.advanceTimersByTimeAsync(5_000);
+		await expect(started).resolves.toMatchObject({ reportId: 'rpt_1', capacityWaitSeconds: 1.3 });
+		expect(sent.map((at) => at - sent[0])).toEqual([0, 500, 1_250]);
+		await waiter.close(new Error('done'));
+	});
+	it('a start held for a place gives up with the refusal once the capacity wait has passed, the place wait included', async () => {
+		const { ctx } = fakeContext(reportsFinishingAt({ rpt_1: 3_600_000 }, Date.now()));
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const running = waiter.wait('rpt_1', 0, 3_600).catch(() => undefined);
+		const sent: number[] = [];
+		const outcome = waitOutCapacity(
+			ctx,
+			1,
+			async () => {
+				sent.push(Date.now());
+				throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
+			},
+			CAPACITY_CONDITIONS,
+			waiter,
+		).then(
+			() => 'admitted',
+			(error: { error: IDataObject }) => error.error.reason,
+		);
+		await jest.advanceTimersByTimeAsync((CAPACITY_WAIT_SECONDS + 20) * 1000);
+		expect(await outcome).toBe('ACTIVE_ANALYSIS_LIMIT');
+		// Refused once, then held for a place (no pauses, no resends) until the wait's one deadline.
+		expect(sent.map((at) => at - sent[0])).toEqual([0, CAPACITY_WAIT_SECONDS * 1000]);
+		await waiter.close(new Error('done'));
+		await running;
 	});
 });

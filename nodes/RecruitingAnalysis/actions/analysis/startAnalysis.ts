@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, api, hasApiCondition } from '../../transport';
-import { startWithinCapacity, waitOutCapacity } from '../../engine/capacity';
+import { CAPACITY_CONDITIONS, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
@@ -102,11 +102,9 @@ export async function startAnalysis(
 			await waitOutCapacity(
 				ctx,
 				itemIndex,
-				async () =>
-					await startWithinCapacity(
-						run.reportWaiter(),
-						async () => await post(fingerprint, requoted),
-					),
+				async () => await post(fingerprint, requoted),
+				CAPACITY_CONDITIONS,
+				run.reportWaiter(),
 			),
 	});
 	if (!quote || result.recovered === true) return result;
@@ -151,16 +149,11 @@ export async function readReport(
 	reportId: string,
 	part: 'summary' | 'result' = 'summary',
 ): Promise<IDataObject> {
-	if (part === 'summary')
-		return await api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		});
+	const result = part === 'result';
 	return await api(ctx, {
 		method: 'GET',
-		path: apiPath('/api/v1/reports/{}/result', reportId),
-		qs: { schemaVersion: '1' },
+		path: apiPath(result ? '/api/v1/reports/{}/result' : '/api/v1/reports/{}', reportId),
+		qs: result ? { schemaVersion: '1' } : undefined,
 		itemIndex,
 	});
 }
@@ -222,7 +215,7 @@ export async function waitForReport(
 					reportId,
 					fileName,
 					String(status.status),
-					listed ?? undefined,
+					listed,
 				),
 		);
 		return { ...simplified, timedOut: false };

@@ -231,23 +231,19 @@ export const spendingLimitField: INodeProperties = {
 };
 
 export function chargeNotice(unit: string): INodeProperties {
-	return {
-		displayName: `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
-		name: 'chargeNotice',
-		type: 'notice',
-		default: '',
-	};
+	return specNotice(
+		'chargeNotice',
+		`Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
+	);
 }
 
 export function emailNotice(
 	whom: 'the candidate' | 'each candidate',
 	show: Record<string, string[]> = {},
 ): INodeProperties {
+	const text = `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`;
 	return {
-		displayName: `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`,
-		name: 'emailNotice',
-		type: 'notice',
-		default: '',
+		...specNotice('emailNotice', text),
 		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
 	};
 }
