@@ -1,12 +1,13 @@
 /**
  * The suites that boot n8n on their own (one build, one workflow or one profile per boot) before the shared n8n of
- * the other suites starts: Before and after (B1 and B6 of a baseline build and of this checkout, boots alternating),
+ * the other suites starts: Before and after (B1, B6 and B7 of a baseline build and of this checkout, boots alternating),
  * the B5 profile (n8n under --cpu-prof) and B7 (a fresh n8n per workflow, so each memory figure has its own heap).
  */
 import { join } from 'node:path';
 
 import { packRef, type PackedRef } from './lib/baseline';
 import { bootN8n, n8nPackageVersion, type Log } from './lib/n8n';
+import { OUR_NODE_VERSION } from './lib/workflowNodes';
 import { setLatency, type BenchSandbox } from './lib/sandbox';
 import type { BenchResults } from './results';
 import { LAZY_ACQUIRE_ENV, runB5Fair } from './suites/b5fair';
@@ -23,6 +24,8 @@ export async function runOwnBootSuites(o: {
 	beforeAfter: boolean;
 	results: BenchResults;
 	sb: BenchSandbox;
+	/** Stops the sandbox and starts a fresh one (the caller's sandbox from then on). */
+	renewSandbox: () => Promise<BenchSandbox>;
 	tarball: string;
 	outDir: string;
 	latencyMs: number;
@@ -40,7 +43,6 @@ export async function runOwnBootSuites(o: {
 		suites,
 		beforeAfter,
 		results,
-		sb,
 		tarball,
 		outDir,
 		latencyMs,
@@ -50,6 +52,7 @@ export async function runOwnBootSuites(o: {
 	} = o;
 	const baselineRef = arg('baseline-ref');
 	const baselineTarball = arg('baseline-tarball');
+	let sb = o.sb;
 	let t0 = Date.now();
 	if (beforeAfter) {
 		let before = {
@@ -57,6 +60,7 @@ export async function runOwnBootSuites(o: {
 			label: `tarball ${baselineTarball}`,
 			commit: '?',
 			tarball: baselineTarball ?? '',
+			nodeVersion: Number(arg('baseline-node-version') ?? OUR_NODE_VERSION),
 		};
 		if (baselineRef !== undefined) {
 			const baseline = await packRef(baselineRef, log);
@@ -66,6 +70,7 @@ export async function runOwnBootSuites(o: {
 				label: baselineRef,
 				commit: baseline.commit.slice(0, 7),
 				tarball: baseline.tarball,
+				nodeVersion: Number(arg('baseline-node-version') ?? baseline.nodeVersion),
 			};
 			phase(`baseline ${baselineRef}: checkout, npm ci, build, pack`, t0);
 		}
@@ -78,6 +83,7 @@ export async function runOwnBootSuites(o: {
 				label: 'this checkout',
 				commit: results.machine.gitCommit ?? '?',
 				tarball,
+				nodeVersion: OUR_NODE_VERSION,
 			},
 			rounds: Number(arg('baseline-rounds') ?? 4),
 			b1N: Number(arg('baseline-n') ?? 100),
@@ -85,7 +91,13 @@ export async function runOwnBootSuites(o: {
 			b6N: only.includes('B6') ? Number(arg('b6-n') ?? (quick ? 100 : 500)) : 0,
 			b6AnalysisMs: Math.round(30_000 * Number(arg('b6-scale') ?? 0.2)),
 			b6ActiveLimit: Number(arg('b6-active-limit') ?? 50),
+			b7N: only.includes('B7') ? Number(arg('b7-n') ?? (quick ? 1000 : 5000)) : 0,
 			sb,
+			renewSandbox: async () => {
+				sb = await o.renewSandbox();
+				await setLatency(sb, latencyMs);
+				return sb;
+			},
 			filesRoot: outDir,
 			log,
 			onRound: (partial) => {
@@ -94,7 +106,7 @@ export async function runOwnBootSuites(o: {
 			},
 		});
 		await setLatency(sb, 0);
-		phase('Before and after (B1, B6 of both builds)', t0);
+		phase('Before and after (B1, B6, B7 of both builds)', t0);
 		results.machine.n8nVersion = results.beforeAfter.n8nVersion;
 		t0 = Date.now();
 	}

@@ -6,9 +6,11 @@
  *   options: --only B1,B4  --sizes 20,100  --latency 25  --concurrency 5  --tarball <file>  --out <dir>
  *            --variants perItem,http (B1 only these)  --report-dir <dir> (write the report elsewhere; created if missing)
  *            B6: --b6-n 500  --b6-scale 0.2 (30 s analyses last 6 s)  --b6-active-limit 50  --b6-concurrencies 5,10,20
- *            Before and after (B1 and B6 of two builds, alternating n8n boots; replaces B1 and B6 in this run):
+ *            Before and after (B1, B6 and B7 of two builds, alternating n8n boots, a fresh sandbox each round;
+ *            replaces B1, B6 and B7 in this run; B6's N is --b6-n, B7's --b7-n (quick: 1,000)):
  *            --baseline-ref <git ref> (packed from a temporary git worktree)  or  --baseline-tarball <file>
  *            --baseline-rounds 4 (n8n boots, builds alternating)  --baseline-n 100 (B1's N)  --repeats 2 (B1 per boot)
+ *            --baseline-node-version 2 (our node's version in the baseline's workflows; default: the one its bench used)
  *            B7: --b7-n 5000 (resumes in one execution; analyses as B6's)  --b7-http-n 5000 (the HTTP Request workflow's memory run; 0 skips it)
  *            B5: --b5-rounds 3 (rounds of the three receivers side by side, order rotating; quick: 2)
  *            B5P: B5's load on the receivers in one n8n started with --cpu-prof; where the time goes (--b5-deliveries)
@@ -140,9 +142,9 @@ async function main(): Promise<void> {
 	const baselineTarball = arg('baseline-tarball');
 	const beforeAfter =
 		(baselineRef !== undefined || baselineTarball !== undefined) &&
-		['B1', 'B6'].some((b) => only.includes(b));
-	// With a baseline, B1 and B6 are measured for both builds (the "Before and after" section) instead of alone.
-	const suites = beforeAfter ? only.filter((b) => b !== 'B1' && b !== 'B6') : only;
+		['B1', 'B6', 'B7'].some((b) => only.includes(b));
+	// With a baseline, B1, B6 and B7 are measured for both builds (the "Before and after" section) instead of alone.
+	const suites = beforeAfter ? only.filter((b) => !['B1', 'B6', 'B7'].includes(b)) : only;
 	const needsN8n =
 		['B2', 'B3', 'B5', 'B5P', 'B5F', 'B5IDS', 'B7'].some((b) => suites.includes(b)) ||
 		['B1', 'B6'].some((b) => only.includes(b));
@@ -175,6 +177,11 @@ async function main(): Promise<void> {
 			beforeAfter,
 			results,
 			sb,
+			renewSandbox: async () => {
+				await sb.stop();
+				sb = await startBenchSandbox({ logFile: join(outDir, 'sandbox.log'), workerDelayMs });
+				return sb;
+			},
 			tarball,
 			outDir,
 			latencyMs,

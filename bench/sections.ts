@@ -9,6 +9,7 @@ const NAMES: Record<string, string> = {
 	'B1:many': 'B1 Analyze Many (default options)',
 	'B6:perItem': 'B6 Analyze Resume, Wait for Completion (default options)',
 	'B6:many': 'B6 Analyze Many (default options)',
+	'B7:perItem': 'B7 Analyze Resume, Wait for Completion, all resumes in one execution (time)',
 };
 
 const from = (s: BeforeAfterResults['source']): string =>
@@ -36,6 +37,12 @@ export function beforeAfterSection(r: BenchResults): string[] {
 			(b.b6.n > 0
 				? `, then B6 at N = ${b.b6.n} with analyses of ${ms(b.b6.analysisMs)} (A = ${b.b6.activeAnalysisLimit} at once; floors ⌈N/A⌉·D = ${ms(b.b6.floorMs)} and, for Analyze Many, ⌈N/20⌉·D = ${ms(b.b6.batchFloorMs)}). `
 				: '. ') +
+			(b.b7
+				? `Then, in an n8n of its own started right after (fresh heap), B7: a warm-up of 20 resumes, then N = ${b.b7.n.toLocaleString('en-US')} in one execution (B6's analyses and limit; floor ⌈N/A⌉·D = ${ms(b.b7.floorMs)}), the n8n main process's RSS sampled every second and its kernel high-water mark read at the end. `
+				: '') +
+			(b.freshSandboxEachRound
+				? 'Every round after the first starts with a fresh sandbox, so no round inherits the reports of the ones before it. '
+				: '') +
 			'Medians over all runs of a build; every run must leave its N reports `completed`. n8n ready after ' +
 			`${b.bootSeconds.join(', ')} s per boot.`,
 		'',
@@ -46,6 +53,8 @@ export function beforeAfterSection(r: BenchResults): string[] {
 	);
 	// Runs per boot: B1 `repeats`, B6 one; pair k is the k-th boot of each build (consecutive boots).
 	const perBoot = (c: BeforeAfterCase) => (c.suite === 'B1' ? b.repeats : 1);
+	const floorOf = (suite: string, variant: string): number =>
+		suite === 'B7' ? (b.b7?.floorMs ?? NaN) : variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs;
 	const bootMedians = (c?: BeforeAfterCase): number[] => {
 		if (!c) return [];
 		const out: number[] = [];
@@ -68,14 +77,15 @@ export function beforeAfterSection(r: BenchResults): string[] {
 					.filter(Boolean)
 					.join('; ') || 'incomplete';
 		const floor =
-			suite === 'B6'
-				? ` (× floor ${ratio((x?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))} → ${ratio((y?.medianMs ?? NaN) / (variant === 'many' ? b.b6.batchFloorMs : b.b6.floorMs))})`
+			suite === 'B6' || suite === 'B7'
+				? ` (× floor ${ratio((x?.medianMs ?? NaN) / floorOf(suite, variant))} → ${ratio((y?.medianMs ?? NaN) / floorOf(suite, variant))})`
 				: '';
 		out.push(
 			`| ${NAMES[key]} | ${x?.n ?? y?.n} | ${runs(x)} | ${runs(y)} | **${ratio((y?.medianMs ?? NaN) / (x?.medianMs ?? NaN))}**${floor} | ${pairs(bootMedians(x), bootMedians(y))} | ${x?.callsPerResume.toFixed(2) ?? 'n/a'} → ${y?.callsPerResume.toFixed(2) ?? 'n/a'} | ${ok} |`,
 		);
 	}
 	out.push('');
+	out.push(...b7MemoryTable(pick('B7', 'perItem', 'before'), pick('B7', 'perItem', 'after')));
 	const endpoints = new Set<string>();
 	for (const c of b.cases) for (const e of Object.keys(c.calls)) endpoints.add(e);
 	const cols = Object.keys(NAMES)
@@ -92,6 +102,29 @@ export function beforeAfterSection(r: BenchResults): string[] {
 		out.push(`| \`${e}\` | ${cols.map((c) => c.calls[e] ?? 0).join(' | ')} |`);
 	out.push('');
 	return out;
+}
+
+/** B7's memory before and after: the n8n main process's growth during the run (peak − RSS before) and its peak. */
+function b7MemoryTable(x?: BeforeAfterCase, y?: BeforeAfterCase): string[] {
+	if (!x?.memory?.length && !y?.memory?.length) return [];
+	const growth = (c?: BeforeAfterCase) => c?.memory?.map((m) => m.growthMb) ?? [];
+	const peak = (c?: BeforeAfterCase) => c?.memory?.map((m) => m.peakMb) ?? [];
+	const cell = (v: number[]) => (v.length ? `${median(v)} MB (${v.join(', ')})` : 'n/a');
+	const rows: Array<[string, (c?: BeforeAfterCase) => number[]]> = [
+		['RSS growth during the run (peak − before)', growth],
+		['Peak RSS', peak],
+	];
+	return [
+		`B7's memory (n8n's main process, N = ${(x ?? y)?.n.toLocaleString('en-US')}):`,
+		'',
+		'| Figure | Before: median (runs) | After: median (runs) | After ÷ before (medians) | After ÷ before, boot by boot |',
+		'|---|---|---|---|---|',
+		...rows.map(
+			([name, f]) =>
+				`| ${name} | ${cell(f(x))} | ${cell(f(y))} | **${ratio(median(f(y)) / median(f(x)))}** | ${pairs(f(x), f(y))} |`,
+		),
+		'',
+	];
 }
 
 const met = (ok: boolean | undefined): string =>

@@ -10,11 +10,14 @@ import { join } from 'node:path';
 
 import { cleanNpmEnv, REPO_ROOT, run } from '../../scripts/n8n-host';
 import type { Log } from './n8n';
+import { OUR_NODE_VERSION } from './workflowNodes';
 
 export interface PackedRef {
 	tarball: string;
 	/** The full commit the ref named when it was packed. */
 	commit: string;
+	/** Our node's version that commit's own bench put in its workflows (the version a user added then). */
+	nodeVersion: number;
 	/** Removes the temporary folder holding the tarball. */
 	remove: () => void;
 }
@@ -28,6 +31,15 @@ export async function resolveRef(ref: string): Promise<string> {
 	} catch {
 		throw new Error(`--baseline-ref: "${ref}" names no commit of this repository`);
 	}
+}
+
+/** OUR_NODE_VERSION of the commit's bench/lib/workflowNodes.ts (today's when that commit has none). */
+async function benchNodeVersion(commit: string): Promise<number> {
+	const source = await run('git', ['show', `${commit}:bench/lib/workflowNodes.ts`], {
+		cwd: REPO_ROOT,
+	}).catch(() => ({ stdout: '' }));
+	const found = /OUR_NODE_VERSION = ([0-9.]+)/.exec(source.stdout);
+	return found ? Number(found[1]) : OUR_NODE_VERSION;
 }
 
 export async function packRef(ref: string, log: Log): Promise<PackedRef> {
@@ -58,7 +70,14 @@ export async function packRef(ref: string, log: Log): Promise<PackedRef> {
 		const tarball = join(dest, info[0].filename);
 		if (!existsSync(tarball)) throw new Error(`npm pack did not write ${tarball}`);
 		log(`baseline packed: ${tarball}`);
-		return { tarball, commit, remove: () => rmSync(root, { recursive: true, force: true }) };
+		const nodeVersion = await benchNodeVersion(commit);
+		log(`baseline: its bench used our node at version ${nodeVersion}`);
+		return {
+			tarball,
+			commit,
+			nodeVersion,
+			remove: () => rmSync(root, { recursive: true, force: true }),
+		};
 	} catch (error) {
 		rmSync(root, { recursive: true, force: true });
 		throw error;

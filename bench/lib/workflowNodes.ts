@@ -72,6 +72,26 @@ export function ours(
 	};
 }
 
+/**
+ * The workflow as an earlier build of the package takes it: before the action node had one version (the bench
+ * then used version 2), Wait for Completion sat in Options and Spending Limit was no parameter of its own.
+ */
+export function atNodeVersion(wf: WorkflowJson, version: number): WorkflowJson {
+	if (version === OUR_NODE_VERSION) return wf;
+	const nodes = wf.nodes.map((node) => {
+		if (node.type !== NODE_TYPES.action) return node;
+		const parameters = { ...node.parameters };
+		if (version >= 2) {
+			const { waitForCompletion, spendingLimit: _limit, ...rest } = parameters;
+			const options = { ...((rest.options as Record<string, unknown> | undefined) ?? {}) };
+			if (waitForCompletion !== undefined) options.waitForCompletion = waitForCompletion;
+			return { ...node, typeVersion: version, parameters: { ...rest, options } };
+		}
+		return { ...node, typeVersion: version, parameters };
+	});
+	return { ...wf, nodes };
+}
+
 export const settings = {
 	executionOrder: 'v1',
 	saveDataSuccessExecution: 'all',

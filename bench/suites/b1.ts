@@ -24,6 +24,7 @@ import {
 } from '../lib/sandbox';
 import { median } from '../lib/stats';
 import { analyzeBatch, analyzeHttpRequest, analyzeMany, analyzePerItem } from '../lib/workflows';
+import { atNodeVersion } from '../lib/workflowNodes';
 import type { WorkflowJson } from '../../scripts/n8n-host';
 
 export type B1Variant =
@@ -184,6 +185,8 @@ export async function runB1Once(o: {
 	label?: string;
 	/** Told the run's fresh workspace (B7 reads its counters and allowance afterwards). */
 	onWorkspace?: (workspaceId: string) => void;
+	/** Our node's version in the workflow (an earlier build's, for Before and after; absent: today's). */
+	nodeVersion?: number;
 }): Promise<{
 	wallMs: number;
 	calls: Record<string, number>;
@@ -222,6 +225,7 @@ export async function runB1Once(o: {
 		wf.nodes = wf.nodes.filter((node) => node.name === 'Webhook' || node.name === 'Read Resumes');
 		wf.connections = { Webhook: wf.connections.Webhook };
 	}
+	if (o.nodeVersion !== undefined) wf = atNodeVersion(wf, o.nodeVersion);
 	const id = await publish(n8n, wf);
 	const before = await counters(sb, ws.workspaceId);
 	const run = await runWebhook(n8n, path, 30 * 60_000);

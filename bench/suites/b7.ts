@@ -88,8 +88,8 @@ async function allowanceLeft(sb: BenchSandbox, workspaceId: string): Promise<num
 	return settings.analysisAllowance;
 }
 
-/** One measured run with a 1 s VmRSS sampler and the kernel's high-water mark. */
-async function measured(o: {
+/** One measured run with a 1 s VmRSS sampler and the kernel's high-water mark (also Before and after's B7). */
+export async function measureB7Run(o: {
 	n8n: N8nInstance;
 	sb: BenchSandbox;
 	variant: B7Run['variant'];
@@ -97,6 +97,8 @@ async function measured(o: {
 	workspace: Record<string, unknown>;
 	filesRoot: string;
 	log: Log;
+	/** Our node's version in the workflow (an earlier build's, for Before and after; absent: today's). */
+	nodeVersion?: number;
 }): Promise<B7Run> {
 	const pid = n8nPid(o.n8n);
 	const before = procMemory(pid).rss;
@@ -217,7 +219,7 @@ export async function runB7(o: {
 			problem: ref.problem,
 		};
 		o.onRun?.(results);
-		const run = await measured({ ...common, n8n, variant: 'perItem', n: o.n, workspace });
+		const run = await measureB7Run({ ...common, n8n, variant: 'perItem', n: o.n, workspace });
 		results.runs.push(run);
 		o.log(
 			`B7 Analyze Resume N=${o.n}: ${run.wallMs} ms (floor ${results.floorMs} ms), ${(run.totalCalls / o.n).toFixed(2)} calls per resume, RSS +${run.memory.growthMb} MB${run.problem ? `, PROBLEM: ${run.problem}` : ''}`,
@@ -254,7 +256,7 @@ export async function runB7(o: {
 			label: 'B7-warm',
 			workspace: httpWorkspace,
 		});
-		const run = await measured({
+		const run = await measureB7Run({
 			...common,
 			n8n,
 			variant: 'http',
