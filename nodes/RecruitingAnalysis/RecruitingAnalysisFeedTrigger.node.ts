@@ -18,6 +18,7 @@ import {
 	type FeedPage,
 	type StartPosition,
 } from './feed/cursor';
+import { readFeedState } from './feed/state';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
 import { apiErrorInfo, apiRequest } from './transport';
@@ -203,14 +204,16 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			}
 		}
 
+		// The API's time at this poll's first answer, a refusal included.
+		let firstAnswerMs: number | undefined;
 		const fetchPage = async (q: { cursor: string | null; limit: number; type?: string }) => {
 			const qs: IDataObject = { limit: q.limit };
 			if (q.cursor !== null) qs.cursor = q.cursor;
 			if (q.type !== undefined) qs.type = q.type;
 			if (filters.reportId !== undefined) qs.reportId = filters.reportId;
 			if (filters.interviewId !== undefined) qs.interviewId = filters.interviewId;
+			const apiTime: { dateMs?: number } = {};
 			try {
-				const apiTime: { dateMs?: number } = {};
 				const page = await apiRequest.call(this, {
 					method: 'GET',
 					path: '/api/v1/events',
@@ -219,6 +222,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				});
 				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
 			} catch (error) {
+				firstAnswerMs ??= apiTime.dateMs;
 				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
 				if (q.cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;
 				throw asNodeError(this.getNode(), error);
@@ -282,6 +286,21 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				this.logger.warn(
 					`Recruiting Analysis Feed Trigger stopped reading the feed after ${result.events.length} event(s): ${(result.failure as Error).message ?? String(result.failure)}; the next poll repeats the failed read`,
 				);
+			}
+			// Start From Now whose first read was refused starts at the refusal's time by the API's clock, so events
+			// published before the next read succeeds are not taken for history.
+			const next = result.nextState ?? readFeedState(staticData[FEED_STATE]);
+			if (
+				result.failure !== undefined &&
+				next?.phase === 'seekingEnd' &&
+				next.positionSinceByApi === false &&
+				firstAnswerMs !== undefined
+			) {
+				result.nextState = {
+					...next,
+					positionSince: new Date(firstAnswerMs).toISOString(),
+					positionSinceByApi: true,
+				};
 			}
 			// Stored with the items it covers: n8n persists static data as they go to an execution (docs/triggers.md).
 			if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;

@@ -264,11 +264,12 @@ async function send<T>(
 		throw networkFailure(ctx, code, outcome.attempts, options, safe, config.baseUrl);
 	}
 	const status = response.statusCode;
+	// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
+	if (options.apiTime) {
+		const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+		options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
+	}
 	if (status >= 200 && status < 300) {
-		if (options.apiTime) {
-			const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
-			options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
-		}
 		if (options.expectEmpty || status === 204) return undefined as T;
 		const body = response.body;
 		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
