@@ -204,8 +204,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			}
 		}
 
-		// The API's time at this poll's first answer, a refusal included.
-		let firstAnswerMs: number | undefined;
+		// The API's time at this poll's first refused read (its Date header).
+		let firstRefusalMs: number | undefined;
 		const fetchPage = async (q: { cursor: string | null; limit: number; type?: string }) => {
 			const qs: IDataObject = { limit: q.limit };
 			if (q.cursor !== null) qs.cursor = q.cursor;
@@ -222,7 +222,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				});
 				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
 			} catch (error) {
-				firstAnswerMs ??= apiTime.dateMs;
+				firstRefusalMs ??= apiTime.dateMs;
 				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
 				if (q.cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;
 				throw asNodeError(this.getNode(), error);
@@ -294,11 +294,11 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				result.failure !== undefined &&
 				next?.phase === 'seekingEnd' &&
 				next.positionSinceByApi === false &&
-				firstAnswerMs !== undefined
+				firstRefusalMs !== undefined
 			) {
 				result.nextState = {
 					...next,
-					positionSince: new Date(firstAnswerMs).toISOString(),
+					positionSince: new Date(firstRefusalMs).toISOString(),
 					positionSinceByApi: true,
 				};
 			}

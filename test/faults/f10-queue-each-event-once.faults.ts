@@ -658,13 +658,13 @@ async function eventsOfExecution(
 	const data = (await env.n8n.getExecution(executionId)).data as unknown as RunLike & {
 		executionData?: { nodeExecutionStack?: Array<{ node: { name: string }; data?: RunItems }> };
 	};
+	const shown = (data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []);
 	const items = [
-		...(data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []),
+		...shown,
 		...(data.executionData?.nodeExecutionStack ?? [])
 			.filter((s) => s.node.name === trigger)
 			.flatMap((s) => s.data?.main?.[0] ?? []),
 	];
-	const shown = (data.resultData.runData[trigger] ?? []).flatMap((r) => r.data?.main?.[0] ?? []);
 	// What the execution's page shows as the trigger's output: the event, n8n's placeholder, or nothing.
 	const triggerOutput = shown.length
 		? shown
