@@ -1,48 +1,23 @@
 // The spec's input rules as zod schemas, and the one check that turns a broken rule into an error naming the field.
-import { NodeOperationError } from 'n8n-workflow';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 import type { ZodType, ZodTypeDef } from 'zod';
 
 import { EVENT_TYPES } from '../events/eventTypes';
+import type { ApiContext } from '../transport/attempt';
 
 export const PDF_MIME_TYPE = 'application/pdf';
 export const DOCX_MIME_TYPE =
 	'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-export const RESUME_MIME_TYPES = [PDF_MIME_TYPE, DOCX_MIME_TYPE] as const;
-export type ResumeMimeType = (typeof RESUME_MIME_TYPES)[number];
 
 export const MAX_FILE_SIZE_BYTES = 10_485_760;
-export const MAX_FILE_NAME_LENGTH = 200;
-export const MAX_ID_LENGTH = 100;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
-export const MAX_CURSOR_LENGTH = 2048;
 export const MAX_PAGE_SIZE = 100;
-export const FINGERPRINT_PATTERN = /^[a-f0-9]{64}$/;
-export const REVISION_PATTERN = /^[A-Fa-f0-9]{64}$/;
 export const EXTERNAL_REFERENCE_SOURCE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH = 64;
 export const MAX_EXTERNAL_REFERENCE_ID_LENGTH = 128;
-export const MIN_BATCH_ITEMS = 1;
 export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
-export const SUPPORTED_SCHEMA_VERSION = '1';
-
-export const INTERVIEW_LIFECYCLES = [
-	'invited',
-	'in_progress',
-	'completed',
-	'expired',
-	'superseded',
-] as const;
 
 export const FIELD_LABELS: Record<string, string> = {
 	fileName: 'File Name',
@@ -87,11 +62,11 @@ function hasControlCharacter(value: string): boolean {
 	return false;
 }
 
+export const MIME_BY_EXTENSION = { '.pdf': PDF_MIME_TYPE, '.docx': DOCX_MIME_TYPE } as const;
+
 export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
 	const lower = fileName.toLowerCase();
-	if (lower.endsWith('.pdf')) return '.pdf';
-	if (lower.endsWith('.docx')) return '.docx';
-	return undefined;
+	return lower.endsWith('.pdf') ? '.pdf' : lower.endsWith('.docx') ? '.docx' : undefined;
 }
 
 export const requiredString = (rule: string) =>
@@ -109,11 +84,7 @@ export const charactersBetween = (schema: z.ZodString, min: number, max: number)
 		)
 		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
 
-export const fileNameSchema = charactersBetween(
-	requiredString('1 to 200 characters'),
-	1,
-	MAX_FILE_NAME_LENGTH,
-)
+export const fileNameSchema = charactersBetween(requiredString('1 to 200 characters'), 1, 200)
 	.refine(
 		(v) => !v.includes('/') && !v.includes('\\'),
 		'must not contain / or \\ (a path is not a file name)',
@@ -127,16 +98,7 @@ export const fileSizeSchema = z
 	.min(1, 'must be at least 1 byte (the file is empty)')
 	.max(MAX_FILE_SIZE_BYTES, `must be at most ${MAX_FILE_SIZE_BYTES} bytes (10 MiB)`);
 
-export const mimeTypeSchema = z.enum(RESUME_MIME_TYPES, {
-	errorMap: () => ({ message: `must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}` }),
-});
-
-export const MIME_BY_EXTENSION: Record<'.pdf' | '.docx', ResumeMimeType> = {
-	'.pdf': PDF_MIME_TYPE,
-	'.docx': DOCX_MIME_TYPE,
-};
-
-export function mimeAgreesWithExtension(
+function mimeAgreesWithExtension(
 	file: { fileName: string; mimeType: string },
 	ctx: z.RefinementCtx,
 ): void {
@@ -153,12 +115,14 @@ export function mimeAgreesWithExtension(
 const resumeFileShape = z.object({
 	fileName: fileNameSchema,
 	fileSize: fileSizeSchema,
-	mimeType: mimeTypeSchema,
+	mimeType: z.enum([PDF_MIME_TYPE, DOCX_MIME_TYPE], {
+		errorMap: () => ({ message: `must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}` }),
+	}),
 });
 export const resumeFileSchema = resumeFileShape.superRefine(mimeAgreesWithExtension);
 export type ResumeFile = z.infer<typeof resumeFileSchema>;
 
-export const EMAIL_PATTERN =
+const EMAIL_PATTERN =
 	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
@@ -167,7 +131,7 @@ export const emailSchema = charactersBetween(requiredString('an email address').
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
 
 // An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
-export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, MAX_ID_LENGTH)
+export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, 100)
 	.refine(
 		(v) => !hasControlCharacter(v),
 		'must not contain line breaks or other control characters',
@@ -184,11 +148,7 @@ export const idempotencyKeySchema = charactersBetween(
 	MAX_IDEMPOTENCY_KEY_LENGTH,
 ).refine((v) => IDEMPOTENCY_KEY_PATTERN.test(v), 'may only contain letters, digits and . _ : -');
 
-export const cursorSchema = charactersBetween(
-	requiredString('1 to 2048 characters'),
-	1,
-	MAX_CURSOR_LENGTH,
-);
+export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, 2048);
 
 export const limitSchema = z
 	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
@@ -197,19 +157,19 @@ export const limitSchema = z
 	.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
 
 export const fingerprintSchema = requiredString('64 lowercase hexadecimal characters').regex(
-	FINGERPRINT_PATTERN,
+	/^[a-f0-9]{64}$/,
 	'must be 64 lowercase hexadecimal characters (copy it unchanged from the quote)',
 );
 
-export const revisionSchema = requiredString('64 hexadecimal characters').regex(
-	REVISION_PATTERN,
+const revisionSchema = requiredString('64 hexadecimal characters').regex(
+	/^[A-Fa-f0-9]{64}$/,
 	'must be 64 hexadecimal characters (the job description revision)',
 );
 
-export const externalReferenceSourceSchema = charactersBetween(
+const externalReferenceSourceSchema = charactersBetween(
 	requiredString('a source slug'),
 	1,
-	MAX_EXTERNAL_REFERENCE_SOURCE_LENGTH,
+	64,
 ).refine(
 	(v) => EXTERNAL_REFERENCE_SOURCE_PATTERN.test(v),
 	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
@@ -247,12 +207,9 @@ export const externalReferenceFilterSchema = z
 		}
 	});
 
-export const ISO_DATE_TIME_PATTERN =
-	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
-
-export const dateTimeSchema = requiredString('an ISO 8601 date-time')
+const dateTimeSchema = requiredString('an ISO 8601 date-time')
 	.regex(
-		ISO_DATE_TIME_PATTERN,
+		/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i,
 		'must be an ISO 8601 date-time with a timezone, e.g. 2026-01-31T09:00:00Z',
 	)
 	.refine((v) => !Number.isNaN(Date.parse(v)), 'must be a real calendar date-time');
@@ -273,7 +230,7 @@ export const createdRangeSchema = z
 		}
 	});
 
-export const schemaVersionSchema = z.literal(SUPPORTED_SCHEMA_VERSION, {
+export const schemaVersionSchema = z.literal('1', {
 	errorMap: () => ({ message: 'must be "1" (the only supported result schema version)' }),
 });
 
@@ -281,11 +238,16 @@ export const eventTypeSchema = z.enum(EVENT_TYPES, {
 	errorMap: () => ({ message: `must be one of the event types: ${EVENT_TYPES.join(', ')}` }),
 });
 
+const INTERVIEW_LIFECYCLES = [
+	'invited',
+	'in_progress',
+	'completed',
+	'expired',
+	'superseded',
+] as const;
 export const interviewLifecycleSchema = z.enum(INTERVIEW_LIFECYCLES, {
 	errorMap: () => ({ message: `must be one of ${INTERVIEW_LIFECYCLES.join(', ')}` }),
 });
-
-export const sendEmailSchema = z.boolean({ invalid_type_error: 'must be true or false' });
 
 export const jobDescriptionInputSchema = z.discriminatedUnion(
 	'kind',
@@ -316,32 +278,12 @@ export type UploadInput = z.infer<typeof uploadInputSchema>;
 export const interviewInputSchema = z.object({
 	reportId: idSchema,
 	candidateEmail: emailSchema,
-	sendEmail: sendEmailSchema.optional(),
+	sendEmail: z.boolean({ invalid_type_error: 'must be true or false' }).optional(),
 });
 
-export const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
+const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
 
-function uniqueItemKeys(items: Array<{ itemKey: string }>, ctx: z.RefinementCtx): void {
-	const seen = new Map<string, number>();
-	items.forEach((item, index) => {
-		const first = seen.get(item.itemKey);
-		if (first !== undefined) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: ['items', index, 'itemKey'],
-				message: `must be unique within the batch ("${item.itemKey}" is also used by entry ${first + 1})`,
-			});
-		} else {
-			seen.set(item.itemKey, index);
-		}
-	});
-}
-
-export function jsonByteLength(value: unknown): number {
-	return new TextEncoder().encode(JSON.stringify(value)).length;
-}
-
-export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
+function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
 	input: I,
 	extra: z.ZodRawShape = {},
 ) {
@@ -353,12 +295,22 @@ export function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
 					required_error: 'is required',
 					invalid_type_error: 'must be a list',
 				})
-				.min(MIN_BATCH_ITEMS, `must hold at least ${MIN_BATCH_ITEMS} entry`)
+				.min(1, 'must hold at least 1 entry')
 				.max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} entries per batch`),
 		})
 		.superRefine((body, ctx) => {
-			uniqueItemKeys(body.items as Array<{ itemKey: string }>, ctx);
-			const bytes = jsonByteLength(body);
+			const firstUse = new Map<string, number>();
+			(body.items as Array<{ itemKey: string }>).forEach(({ itemKey }, index) => {
+				const first = firstUse.get(itemKey);
+				if (first === undefined) firstUse.set(itemKey, index);
+				else
+					ctx.addIssue({
+						code: z.ZodIssueCode.custom,
+						path: ['items', index, 'itemKey'],
+						message: `must be unique within the batch ("${itemKey}" is also used by entry ${first + 1})`,
+					});
+			});
+			const bytes = new TextEncoder().encode(JSON.stringify(body)).length;
 			if (bytes > MAX_BATCH_BODY_BYTES) {
 				ctx.addIssue({
 					code: z.ZodIssueCode.custom,
@@ -401,8 +353,7 @@ export const interviewBatchSchema = batchSchema(
 	interviewBatchEntrySchema.extend({ quoteFingerprint: fingerprintSchema }),
 );
 
-export type ValidationContext =
-	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+export type ValidationContext = ApiContext;
 
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
