@@ -11,12 +11,7 @@ import {
 import type { ApiContext } from './attempt';
 import { hasControlCharacter, isLocalhostSubdomain, isLoopbackHost } from './guard';
 
-export interface ApiCredentialData {
-	environment?: unknown;
-	baseUrl?: unknown;
-	apiKey?: unknown;
-	allowInsecureHttp?: unknown;
-}
+export type ApiCredentialData = Record<string, unknown>;
 
 export type Environment = 'production' | 'sandbox' | 'custom';
 
@@ -31,10 +26,6 @@ export function plainHttpAllowed(credentials: ApiCredentialData, url: URL): bool
 	if (environment === 'sandbox') return true;
 	return environment === 'custom' && credentials.allowInsecureHttp === true;
 }
-
-export const INSECURE_HTTP_HINT =
-	'Use the https:// address. Plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or localhost itself, the Sandbox ' +
-	'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).';
 
 // The URL itself is never repeated: it is a bearer capability.
 export function storageUrlProblem(credentials: ApiCredentialData, raw: string): string | undefined {
@@ -81,7 +72,10 @@ export function resolveBaseUrl(
 			};
 		}
 		return {
-			problem: `The credential's base URL ${url.origin} uses plain http: the API key would travel unencrypted. ${INSECURE_HTTP_HINT}`,
+			problem:
+				`The credential's base URL ${url.origin} uses plain http: the API key would travel unencrypted. ` +
+				'Use the https:// address. Plain http is accepted only for a literal loopback address (127.0.0.0/8, ::1) or localhost itself, the Sandbox ' +
+				'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).',
 		};
 	}
 	const cleaned = chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
@@ -119,11 +113,8 @@ export async function resolveConfig(
 	this: ApiContext,
 	itemIndex: number | undefined,
 ): Promise<ResolvedConfig> {
-	let byItem = configCache.get(this);
-	if (!byItem) {
-		byItem = new Map();
-		configCache.set(this, byItem);
-	}
+	const byItem = configCache.get(this) ?? new Map();
+	configCache.set(this, byItem);
 	const key = itemIndex ?? -1;
 	const now = Date.now();
 	let entry = byItem.get(key);
@@ -138,7 +129,7 @@ export async function credentialData(
 	this: ApiContext,
 	itemIndex: number | undefined,
 ): Promise<ApiCredentialData> {
-	return (await resolveConfig.call(this, itemIndex)).credentials as ApiCredentialData;
+	return (await resolveConfig.call(this, itemIndex)).credentials;
 }
 
 export function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
@@ -149,7 +140,7 @@ async function readConfig(
 	this: ApiContext,
 	itemIndex: number | undefined,
 ): Promise<ResolvedConfig> {
-	const credentials = (await this.getCredentials(CREDENTIAL_TYPE, itemIndex)) as ApiCredentialData;
+	const credentials = await this.getCredentials(CREDENTIAL_TYPE, itemIndex);
 	const refuse = (message: string, advice = '') =>
 		new NodeOperationError(this.getNode(), message, {
 			itemIndex,
@@ -175,6 +166,6 @@ async function readConfig(
 		baseUrl: resolved.baseUrl,
 		origin: new URL(resolved.baseUrl).origin,
 		apiKey,
-		credentials: credentials as ICredentialDataDecryptedObject,
+		credentials,
 	};
 }

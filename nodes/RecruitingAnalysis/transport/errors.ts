@@ -54,7 +54,7 @@ export const REASON_HINTS: Record<string, string> = {
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
 };
 
-export function statusHint(status: number, retries: number, safeToRetry: boolean): string {
+function statusHint(status: number, retries: number, safeToRetry: boolean): string {
 	const retried =
 		retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
 	switch (status) {
@@ -101,7 +101,7 @@ function asString(value: unknown): string | undefined {
 	return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function formatValidationDetails(details: unknown): string | undefined {
+function formatValidationDetails(details: unknown): string | undefined {
 	if (!Array.isArray(details) || details.length === 0) return undefined;
 	const parts = details.slice(0, 10).map((detail) => {
 		const d = asObject(detail) ?? {};
@@ -113,7 +113,7 @@ export function formatValidationDetails(details: unknown): string | undefined {
 	return parts.join('; ');
 }
 
-export const GENERIC_CODES: Record<number, string> = {
+const GENERIC_CODES: Record<number, string> = {
 	400: 'BAD_REQUEST',
 	401: 'UNAUTHORIZED',
 	403: 'FORBIDDEN',
@@ -131,26 +131,19 @@ export const GENERIC_CODES: Record<number, string> = {
 };
 
 export function headerValue(headers: IDataObject | undefined, name: string): string | undefined {
-	if (!headers) return undefined;
 	const wanted = name.toLowerCase();
-	for (const [key, value] of Object.entries(headers)) {
-		if (key.toLowerCase() === wanted) {
-			if (Array.isArray(value)) return asString(value[0]);
-			return typeof value === 'number' ? String(value) : asString(value);
-		}
-	}
-	return undefined;
+	const found = Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === wanted)?.[1];
+	const value = Array.isArray(found) ? found[0] : found;
+	return typeof value === 'number' ? String(value) : asString(value);
 }
 
-export interface DescribeErrorInput {
+export function describeApiError(input: {
 	status: number;
 	body: unknown;
 	headers?: IDataObject;
 	retries?: number;
 	safeToRetry?: boolean;
-}
-
-export function describeApiError(input: DescribeErrorInput): ApiErrorParts {
+}): ApiErrorParts {
 	const { status } = input;
 	const parsed =
 		typeof input.body === 'string'

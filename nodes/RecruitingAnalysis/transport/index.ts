@@ -74,15 +74,6 @@ function cancelled(context: ApiContext): boolean {
 	return (context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.()?.aborted === true;
 }
 
-function cleanQuery(qs: IDataObject | undefined): IDataObject | undefined {
-	if (!qs) return undefined;
-	const out: IDataObject = {};
-	for (const [key, value] of Object.entries(qs)) {
-		if (value !== undefined && value !== null && value !== '') out[key] = value;
-	}
-	return out;
-}
-
 // n8n 1.x has no NodeApiError failure option and ignores it.
 type FailureCause =
 	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
@@ -96,38 +87,28 @@ export function buildApiError(
 	parts: ApiErrorParts,
 	options: { itemIndex?: number; secrets?: string[]; retryAfterMs?: number; storage?: boolean },
 ): NodeApiError {
-	const message = redactSecrets(parts.message, options.secrets ?? []);
-	const description = redactSecrets(parts.description, options.secrets ?? []);
+	const { httpCode, status, code, reason, requestId } = parts;
+	const { itemIndex, secrets = [], retryAfterMs } = options;
+	const message = redactSecrets(parts.message, secrets);
+	const description = redactSecrets(parts.description, secrets);
 	let failure: FailureCause | undefined;
-	if (parts.status === 429) failure = { cause: 'rate-limited', retryAfterMs: options.retryAfterMs };
+	if (status === 429) failure = { cause: 'rate-limited', retryAfterMs };
 	// Status 0 is a request that got no answer at all (networkFailure).
-	else if (parts.status === 503 || parts.status === 0)
-		failure = { cause: 'temporarily-unavailable', retryAfterMs: options.retryAfterMs };
+	else if (status === 503 || status === 0)
+		failure = { cause: 'temporarily-unavailable', retryAfterMs };
 	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
-	else if (parts.status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
-	const errorOptions: ApiErrorOptions = {
-		message,
-		description,
-		httpCode: parts.httpCode,
-		itemIndex: options.itemIndex,
-		failure,
-	};
+	else if (status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
+	const errorOptions: ApiErrorOptions = { message, description, httpCode, itemIndex, failure };
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
 	const body = redactDeep(
 		parts.body,
-		(options.secrets ?? []).filter((s) => s.length > 3),
-	) as JsonObject;
-	const error = new NodeApiError(context.getNode(), body, errorOptions);
+		secrets.filter((s) => s.length > 3),
+	);
+	const error = new NodeApiError(context.getNode(), body as JsonObject, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
-	const info: ApiErrorInfo = {
-		status: parts.status,
-		code: parts.code,
-		reason: parts.reason,
-		requestId: parts.requestId,
-		retryAfterMs: options.retryAfterMs,
-	};
+	const info: ApiErrorInfo = { status, code, reason, requestId, retryAfterMs };
 	error.context.apiError = info as unknown as IDataObject;
 	return error;
 }
@@ -235,7 +216,11 @@ async function send<T>(
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
-				qs: cleanQuery(options.qs),
+				qs:
+					options.qs &&
+					Object.fromEntries(
+						Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+					),
 				body: options.body,
 				timeoutMs: transportSettings.requestTimeoutMs,
 				itemIndex,
@@ -299,39 +284,23 @@ export async function api(
 }
 
 // Never build or decode a cursor; a cursor seen twice stops the walk with an error instead of looping.
-export interface ListPage {
-	items: IDataObject[];
-	nextCursor?: string;
-	hasMore?: boolean;
-}
-
-export interface PagesOptions extends ApiRequestOptions {
-	pageSize: number | (() => number);
-	cursor?: string;
-}
-
-const cursorOf = (data: IDataObject): string | undefined =>
-	typeof data.nextCursor === 'string' && data.nextCursor !== '' ? data.nextCursor : undefined;
-
 export async function* listPages(
 	this: ApiContext,
-	options: PagesOptions,
-): AsyncGenerator<ListPage> {
+	options: ApiRequestOptions & { pageSize: number | (() => number); cursor?: string },
+): AsyncGenerator<{ items: IDataObject[]; nextCursor?: string; hasMore?: boolean }> {
 	const { pageSize, cursor: start, ...request } = options;
 	const seen = new Set<string>();
 	let cursor = start;
 	for (;;) {
 		const limit = typeof pageSize === 'function' ? pageSize() : pageSize;
-		const data = await apiRequest.call<ApiContext, [ApiRequestOptions], Promise<IDataObject>>(
-			this,
-			{
-				...request,
-				qs: { ...(request.qs ?? {}), limit, ...(cursor ? { cursor } : {}) },
-			},
-		);
-		const page: ListPage = {
+		const data = (await apiRequest.call(this, {
+			...request,
+			qs: { ...request.qs, limit, cursor },
+		})) as IDataObject | undefined;
+		const next = data?.nextCursor;
+		const page = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
-			nextCursor: cursorOf(data ?? {}),
+			nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
 			hasMore: typeof data?.hasMore === 'boolean' ? data.hasMore : undefined,
 		};
 		yield page;
@@ -396,16 +365,13 @@ export async function poll<T>(
 export function apiErrorConditions(error: unknown): string[] {
 	if (typeof error !== 'object' || error === null) return [];
 	const found = new Set<string>();
-	const info = apiErrorInfo(error);
-	if (info?.reason) found.add(info.reason);
-	if (info?.code) found.add(info.code);
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;
 		const record = value as Record<string, unknown>;
 		for (const key of ['reason', 'code']) {
 			if (typeof record[key] === 'string') found.add(record[key] as string);
 		}
-		for (const key of ['context', 'cause', 'error', 'errorResponse', 'body']) {
+		for (const key of ['context', 'apiError', 'cause', 'error', 'errorResponse', 'body']) {
 			if (key in record) visit(record[key], depth + 1);
 		}
 	};
