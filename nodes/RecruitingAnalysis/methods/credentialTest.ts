@@ -31,25 +31,18 @@ export const SCOPE_PROBES: Record<string, string> = {
 
 const PROBE_TIMEOUT_MS = 15_000;
 
-export const INVALID_KEY_MESSAGE =
+const INVALID_KEY_MESSAGE =
 	'The API key is invalid, expired or revoked (401). Create a new key in the application under Settings > Developer > API keys.';
-export const WORKSPACE_DISABLED_MESSAGE =
+const WORKSPACE_DISABLED_MESSAGE =
 	'The workspace has API access disabled (403). A workspace Admin can enable it in the application.';
 
-type ProbeOutcome =
-	| { kind: 'granted' }
-	| { kind: 'missing' }
-	| { kind: 'invalidKey' }
-	| { kind: 'workspaceDisabled' }
-	| { kind: 'notTheApi'; status: number }
-	| { kind: 'unconfirmed'; why: string };
+type ProbeOutcome = {
+	kind: 'granted' | 'missing' | 'invalidKey' | 'workspaceDisabled' | 'notTheApi' | 'unconfirmed';
+	status?: number;
+	why?: string;
+};
 
-async function probe(
-	baseUrl: string,
-	apiKey: string,
-	path: string,
-	expectNotFound: boolean,
-): Promise<ProbeOutcome> {
+async function probe(baseUrl: string, apiKey: string, path: string): Promise<ProbeOutcome> {
 	let response: Response;
 	try {
 		response = await fetch(`${baseUrl}${path}`, {
@@ -65,23 +58,24 @@ async function probe(
 			why: cause?.code ?? cause?.message ?? (error as Error).message ?? 'network error',
 		};
 	}
+	const { status } = response;
 	const body = (await response.json().catch(() => ({}))) as {
 		error?: { code?: unknown; reason?: unknown };
 	} | null;
-	const reason = body?.error?.reason;
-	if (response.status === 401) return { kind: 'invalidKey' };
-	if (response.status === 403)
-		return reason === 'WORKSPACE_DISABLED' ? { kind: 'workspaceDisabled' } : { kind: 'missing' };
+	if (status === 401) return { kind: 'invalidKey' };
+	if (status === 403)
+		return { kind: body?.error?.reason === 'WORKSPACE_DISABLED' ? 'workspaceDisabled' : 'missing' };
 	// A list read answers 2xx with the API's `data` envelope; anything else there is not the API.
-	if (response.status >= 200 && response.status < 300) {
-		return body !== null && typeof body === 'object' && 'data' in body
-			? { kind: 'granted' }
-			: { kind: 'notTheApi', status: response.status };
+	if (status >= 200 && status < 300) {
+		return {
+			kind: body !== null && typeof body === 'object' && 'data' in body ? 'granted' : 'notTheApi',
+			status,
+		};
 	}
 	// A batch probe's 404 comes after the scope checks; a list read never answers 404, so there the base URL is wrong.
-	if (response.status === 404)
-		return expectNotFound ? { kind: 'granted' } : { kind: 'notTheApi', status: 404 };
-	return { kind: 'unconfirmed', why: `HTTP ${response.status}` };
+	if (status === 404)
+		return { kind: path.includes(PROBE_BATCH_ID) ? 'granted' : 'notTheApi', status };
+	return { kind: 'unconfirmed', why: `HTTP ${status}` };
 }
 
 function listScopes(scopes: string[]): string {
@@ -103,18 +97,10 @@ export async function recruitingAnalysisApiTest(
 
 	const scopes = Object.keys(SCOPE_PROBES);
 	const outcomes = await Promise.all(
-		scopes.map(
-			async (scope) =>
-				await probe(
-					resolved.baseUrl,
-					apiKey,
-					SCOPE_PROBES[scope],
-					SCOPE_PROBES[scope].includes(PROBE_BATCH_ID),
-				),
-		),
+		scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope])),
 	);
-	if (outcomes.some((o) => o.kind === 'invalidKey'))
-		return { status: 'Error', message: INVALID_KEY_MESSAGE };
+	const kinds = outcomes.map((o) => o.kind);
+	if (kinds.includes('invalidKey')) return { status: 'Error', message: INVALID_KEY_MESSAGE };
 	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
 	if (notTheApi) {
 		return {
@@ -124,20 +110,21 @@ export async function recruitingAnalysisApiTest(
 				'Check the environment and the base URL (the address without /api/v1).',
 		};
 	}
-	if (outcomes.some((o) => o.kind === 'workspaceDisabled'))
+	if (kinds.includes('workspaceDisabled'))
 		return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
 
-	const scopesOf = (kind: ProbeOutcome['kind']) =>
-		scopes.filter((_, i) => outcomes[i].kind === kind);
-	const whyOf = (o: ProbeOutcome) => (o.kind === 'unconfirmed' ? o.why : '');
+	const scopesOf = (kind: ProbeOutcome['kind']) => scopes.filter((_, i) => kinds[i] === kind);
 	const [granted, missing, unconfirmed] = [
 		scopesOf('granted'),
 		scopesOf('missing'),
 		scopesOf('unconfirmed'),
 	];
+	const reasons = [...new Set(outcomes.map((o) => o.why).filter((why) => why !== undefined))];
 	if (granted.length === 0 && missing.length === 0) {
-		const why = outcomes.map(whyOf).find((w) => w !== '') ?? 'no answer';
-		return { status: 'Error', message: `Could not reach the API at ${resolved.baseUrl} (${why}).` };
+		return {
+			status: 'Error',
+			message: `Could not reach the API at ${resolved.baseUrl} (${reasons[0] ?? 'no answer'}).`,
+		};
 	}
 
 	const parts = ['Connection successful: the API key is valid.'];
@@ -148,10 +135,7 @@ export async function recruitingAnalysisApiTest(
 		);
 	}
 	if (unconfirmed.length > 0) {
-		const reasons = unconfirmed.map((scope) => whyOf(outcomes[scopes.indexOf(scope)]));
-		parts.push(
-			`Could not confirm (${[...new Set(reasons)].join(', ')}): ${listScopes(unconfirmed)}.`,
-		);
+		parts.push(`Could not confirm (${reasons.join(', ')}): ${listScopes(unconfirmed)}.`);
 	}
 	return { status: 'OK', message: parts.join(' ') };
 }
