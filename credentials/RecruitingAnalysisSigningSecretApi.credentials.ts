@@ -1,4 +1,4 @@
-import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 // During a rotation both secrets sign each delivery, so the previous one is kept here until the rotation ends.
 export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
@@ -6,10 +6,7 @@ export class RecruitingAnalysisSigningSecretApi implements ICredentialType {
 
 	displayName = 'Recruiting Analysis Webhook Signing Secret API';
 
-	icon = {
-		light: 'file:recruitingAnalysis.svg',
-		dark: 'file:recruitingAnalysis.dark.svg',
-	} as const;
+	icon: Icon = { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' };
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-recruiting-analysis#webhook-setup';
 

@@ -12,9 +12,7 @@ const PAGE_SIZE = 100;
 const ENOUGH_MATCHES = 20;
 const MAX_PAGES = 5;
 
-function text(value: unknown): string {
-	return typeof value === 'string' ? value : '';
-}
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 function matches(filter: string | undefined, fields: unknown[]): boolean {
 	const wanted = (filter ?? '').trim().toLowerCase();
@@ -48,11 +46,6 @@ async function searchList(
 	return { results, paginationToken: cursor };
 }
 
-// The API refuses new resumes for a saved job that is not ACTIVE.
-export function inactiveMark(status: string): string {
-	return `[${status || 'NOT ACTIVE'}: not usable for uploads]`;
-}
-
 export async function searchJobDescriptions(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -64,7 +57,8 @@ export async function searchJobDescriptions(
 		const name = [
 			text(job.title) || text(job.id),
 			where ? `— ${where}` : '',
-			status === 'ACTIVE' ? '' : inactiveMark(status),
+			// The API refuses new resumes for a saved job that is not ACTIVE.
+			status === 'ACTIVE' ? '' : `[${status || 'NOT ACTIVE'}: not usable for uploads]`,
 		]
 			.filter((part) => part !== '')
 			.join(' ');
@@ -75,9 +69,7 @@ export async function searchJobDescriptions(
 	});
 }
 
-function day(timestamp: unknown): string {
-	return text(timestamp).slice(0, 10);
-}
+const day = (timestamp: unknown): string => text(timestamp).slice(0, 10);
 
 export async function searchReports(
 	this: ILoadOptionsFunctions,

@@ -33,13 +33,9 @@ export interface ApiRequestOptions {
 	apiTime?: { dateMs?: number };
 }
 
-export interface ApiErrorInfo {
-	status: number;
-	code: string;
-	reason?: string;
-	requestId?: string;
+export type ApiErrorInfo = Pick<ApiErrorParts, 'status' | 'code' | 'reason' | 'requestId'> & {
 	retryAfterMs?: number;
-}
+};
 
 export const transportSettings: {
 	retry: RetryPolicy;
