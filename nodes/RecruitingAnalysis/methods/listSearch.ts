@@ -14,12 +14,6 @@ const MAX_PAGES = 5;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-function matches(filter: string | undefined, fields: unknown[]): boolean {
-	const wanted = (filter ?? '').trim().toLowerCase();
-	if (wanted === '') return true;
-	return fields.some((field) => text(field).toLowerCase().includes(wanted));
-}
-
 async function searchList(
 	ctx: ILoadOptionsFunctions,
 	path: string,
@@ -27,6 +21,7 @@ async function searchList(
 	paginationToken: string | undefined,
 	toEntry: (item: IDataObject) => { entry: INodeListSearchItems; searchable: unknown[] },
 ): Promise<INodeListSearchResult> {
+	const wanted = (filter ?? '').trim().toLowerCase();
 	const results: INodeListSearchItems[] = [];
 	let cursor: string | undefined = paginationToken || undefined;
 	let pages = 0;
@@ -38,7 +33,9 @@ async function searchList(
 	})) {
 		for (const item of page.items) {
 			const { entry, searchable } = toEntry(item);
-			if (matches(filter, searchable)) results.push(entry);
+			// Every text includes '', so an empty filter keeps every entry.
+			if (searchable.some((field) => text(field).toLowerCase().includes(wanted)))
+				results.push(entry);
 		}
 		cursor = page.nextCursor;
 		if (results.length >= ENOUGH_MATCHES || ++pages >= MAX_PAGES) break;

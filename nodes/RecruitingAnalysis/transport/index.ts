@@ -37,12 +37,8 @@ export type ApiErrorInfo = Pick<ApiErrorParts, 'status' | 'code' | 'reason' | 'r
 	retryAfterMs?: number;
 };
 
-export const transportSettings: {
-	retry: RetryPolicy;
-	random: () => number;
-	requestTimeoutMs: number;
-} = {
-	retry: { ...DEFAULT_RETRY_POLICY },
+export const transportSettings = {
+	retry: { ...DEFAULT_RETRY_POLICY } as RetryPolicy,
 	random: Math.random,
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 };
