@@ -114,18 +114,13 @@ function networkFailure(
 	baseUrl: string,
 ): NodeApiError {
 	const { method, path, idempotencyKey, itemIndex } = options;
-	let advice: string;
-	if (idempotencyKey) {
-		advice =
-			`The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
+	const advice = idempotencyKey
+		? `The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
 			'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
-			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.';
-	} else if (safe) {
-		advice = 'This request has no side effects; run again when the API is reachable.';
-	} else {
-		advice =
-			'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
-	}
+			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.'
+		: safe
+			? 'This request has no side effects; run again when the API is reachable.'
+			: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
 	const message = `Could not get an answer from the Recruiting Analysis API for ${method} ${path.split('?')[0]}`;
 	const parts: ApiErrorParts = {
 		status: 0,
@@ -162,6 +157,8 @@ async function send<T>(
 ): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
 	const safe = isSafeToRetry(method, path, idempotencyKey);
+	const cancellation = () =>
+		new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -195,8 +192,7 @@ async function send<T>(
 		policy: transportSettings.retry,
 		random: transportSettings.random,
 		beforeAttempt: () => {
-			if (cancelled(ctx))
-				throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+			if (cancelled(ctx)) throw cancellation();
 		},
 		send: async () => {
 			const headers: IDataObject = { Accept: 'application/json' };
@@ -223,9 +219,7 @@ async function send<T>(
 	if (!response) {
 		const error = outcome.error;
 		if (error && typeof error === 'object' && refusals.has(error)) throw error;
-		if (isCancellation(error) || cancelled(ctx)) {
-			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-		}
+		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
 		const code = outcome.networkCode;
 		if (!code) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
