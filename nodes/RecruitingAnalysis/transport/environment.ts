@@ -15,12 +15,12 @@ export type ApiCredentialData = Record<string, unknown>;
 
 export type Environment = 'production' | 'sandbox' | 'custom';
 
-export function environmentOf(credentials: ApiCredentialData): Environment {
+function environmentOf(credentials: ApiCredentialData): Environment {
 	const value = credentials.environment;
 	return value === 'sandbox' || value === 'custom' ? value : 'production';
 }
 
-export function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
+function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
 	if (isLoopbackHost(url.hostname)) return true;
 	const environment = environmentOf(credentials);
 	if (environment === 'sandbox') return true;

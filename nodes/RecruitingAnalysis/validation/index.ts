@@ -64,14 +64,14 @@ export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
 	return lower.endsWith('.pdf') ? '.pdf' : lower.endsWith('.docx') ? '.docx' : undefined;
 }
 
-export const requiredString = (rule: string) =>
+const requiredString = (rule: string) =>
 	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
 
 // Code points, as the spec counts them: an emoji is one.
 export const characterCount = (value: string): number => [...value].length;
 
 // zod's own .min/.max would count UTF-16 units.
-export const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
 	schema
 		.refine(
 			(v) => characterCount(v) >= min,
