@@ -704,11 +704,19 @@ async function writeLock(database: string): Promise<{ release: () => Promise<voi
 	child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 	child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-	child.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n");
+	// n8n may be writing at this moment: wait for the lock (.timeout) rather than fail, and stop on an error, whose
+	// "database is locked" must not read as the lock taken.
+	child.stdin.write(
+		".timeout 30000\n.bail on\nBEGIN IMMEDIATE;\nSELECT 'write' || ' lock held';\n",
+	);
 	await until(
 		'the SQLite write lock taken',
-		async () => (out.includes('locked') ? true : undefined),
-		30_000,
+		async () => {
+			if (out.includes('write lock held')) return true;
+			if (child.exitCode !== null) throw new Error(`sqlite3 could not take the write lock: ${out}`);
+			return undefined;
+		},
+		40_000,
 	);
 	return {
 		release: async () => {

@@ -22,6 +22,7 @@
  *   would from the delivery history. One event is still in a slow step on a worker when the long outage begins, so
  *   that an execution is crashed in every run: what a replay of its delivery gets, and the user's remedy (Retry of
  *   each crashed execution whose event no execution ran), effects counted per event id at a step after the trigger.
+ *   n8n 1.x answers before it creates the execution: an event answered 200 that no execution holds is its limit.
  *
  * One stack serves every case; the waits are bounded polls on what a case needs (a poll's execution, a finished
  * execution, an effect), not fixed times.
@@ -654,7 +655,7 @@ const SLOW_SECONDS = 40;
 async function eventsOfExecution(
 	executionId: string,
 	trigger: string,
-): Promise<{ events: string[]; triggerOutput: string }> {
+): Promise<{ events: string[]; triggerOutput: string; effectRan: boolean }> {
 	const data = (await env.n8n.getExecution(executionId)).data as unknown as RunLike & {
 		executionData?: { nodeExecutionStack?: Array<{ node: { name: string }; data?: RunItems }> };
 	};
@@ -676,6 +677,7 @@ async function eventsOfExecution(
 			...new Set(items.map((i) => i.json.id).filter((e): e is string => typeof e === 'string')),
 		],
 		triggerOutput,
+		effectRan: (data.resultData.runData.Effect ?? []).length > 0,
 	};
 }
 type RunItems = { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
@@ -716,6 +718,8 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	for (const p of stack.webhooks) await p.instance.waitForWebhook(path, 60_000, 'POST');
 
 	const outages: Record<string, FigureValue> = {};
+	/** Each event's delivery as the service made it, by event id. */
+	const answerOf = new Map<string, Answer>();
 	const events = new Map<string, Record<string, unknown>>();
 	// Deliveries the service ended on an answer it does not retry (a 4xx other than 408 and 429): their events.
 	const ended: Array<{ event: Record<string, unknown>; status: AttemptOutcome }> = [];
@@ -772,7 +776,10 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		);
 		for (const p of stack.webhooks) await p.instance.waitForWebhook(path, 120_000, 'POST');
 		const answers = await stream.answers();
-		for (const s of stream.sent) events.set(String(s.event.id), s.event);
+		for (const [i, s] of stream.sent.entries()) {
+			events.set(String(s.event.id), s.event);
+			answerOf.set(String(s.event.id), answers[i]);
+		}
 		for (const [i, a] of answers.entries())
 			if (a.statuses.at(-1) !== 200)
 				ended.push({ event: stream.sent[i].event, status: a.statuses.at(-1)! });
@@ -815,6 +822,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	const allSent = [...events.keys()];
 	const crashedEvents = new Map<string, string[]>();
 	const crashedTriggerOutput = new Map<string, string>();
+	const crashedAfterItsEffect = new Set<string>();
 	let perEvent = new Map<string, number>();
 	const settleEnd = Date.now() + 300_000;
 	for (;;) {
@@ -824,6 +832,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 				const held = await eventsOfExecution(r.id, trigger);
 				crashedEvents.set(r.id, held.events);
 				crashedTriggerOutput.set(r.id, held.triggerOutput);
+				if (held.effectRan) crashedAfterItsEffect.add(r.id);
 			}
 		perEvent = (await itemsPerEvent(id, trigger)).perEvent;
 		const held = new Set([...crashedEvents.values()].flat());
@@ -888,13 +897,23 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		(crashedEvents.get(c.id) ?? []).every((e) => !perEvent.has(e)),
 	);
 	const ranElsewhere = crashedListed.length - lost.length;
+	// n8n 1.x answers before it creates the execution (docs/triggers.md, "Where the trigger alone stops holding"): a
+	// process that exits in between leaves an event answered 200 that no execution holds, in n8n's database or not.
+	const inNoExecution = (e: string) =>
+		psql(stack.postgres, `SELECT count(*) FROM execution_data WHERE data LIKE '%${e}%'`) === '0';
+	const answeredWithoutExecution = notRun.filter(
+		(e) => !held.has(e) && answerOf.get(e)?.statuses.at(-1) === 200 && inNoExecution(e),
+	);
 	const slowStatus = rows.find((r) => r.id === slowExecution)?.status ?? 'missing';
 	book.set('redisDown.crashedBeforeRetry', {
 		listed: crashedIds.length,
 		inDatabase: rows.filter((r) => r.status === 'crashed').length,
 		eventNotRun: lost.length,
-		eventRanInALaterExecution: ranElsewhere,
+		eventHandledByAnExecution: ranElsewhere,
+		// n8n 1.x's restarted main lists as crashed executions whose every step had run.
+		everyStepHadRun: crashedAfterItsEffect.size,
 		notRunEvents: notRun.length,
+		answered200WithNoExecution: answeredWithoutExecution.length,
 		slowEventsExecution: slowStatus,
 		triggerOutputShown: [...new Set(crashedTriggerOutput.values())],
 	});
@@ -902,14 +921,17 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		`[f10-queue] Redis down, before the Retries: ${JSON.stringify({ slowExecution, slowStatus, crashedIds, crashedEvents: [...crashedEvents.entries()], triggerOutput: [...crashedTriggerOutput.entries()], lost: lost.map((c) => c.id), notRun })}\n`,
 	);
 	const crashedAsExpected = book.check(
-		'Redis stopped for 25 s with an execution in its slow step: once the processes started again n8n listed that execution as crashed, each crashed execution held one event, no event ran twice, and every event that never ran is held by a crashed execution (the slow one among them)',
+		line === '1'
+			? "Redis stopped for 25 s with an execution in its slow step: once the processes started again n8n listed that execution as crashed, each crashed execution held one event, no event ran twice, and every event that never ran is held by a crashed execution (the slow one among them) or, n8n 1.x's documented limit, was answered 200 and is in no execution at all (the process exited between its answer and the execution's creation)"
+			: 'Redis stopped for 25 s with an execution in its slow step: once the processes started again n8n listed that execution as crashed, each crashed execution held one event, no event ran twice, and every event that never ran is held by a crashed execution (the slow one among them)',
 		{
 			events: allSent.length,
 			ranOnce: executions.filter((n) => n === 1).length,
 			notRun: notRun.length,
 			crashed: crashedIds.length,
 			crashedEventNotRun: lost.length,
-			crashedEventRanInALaterExecution: ranElsewhere,
+			crashedEventHandledByAnExecution: ranElsewhere,
+			answered200WithNoExecution: answeredWithoutExecution.length,
 		},
 		slowStatus === 'crashed' &&
 			crashedIds.includes(slowExecution) &&
@@ -917,7 +939,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 			[...crashedEvents.values()].every((e) => e.length === 1) &&
 			executions.every((n) => n <= 1) &&
 			notRun.includes(slowEvent) &&
-			notRun.every((e) => held.has(e)),
+			notRun.every((e) => held.has(e) || (line === '1' && answeredWithoutExecution.includes(e))),
 	);
 	// A replay of a crashed execution's lost event from the application's delivery history (same id and body, a fresh
 	// signature), before anything else: what the trigger answers.
@@ -925,6 +947,13 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 	const crashedReplays: Answer[] = [];
 	for (const [i, e] of lostEvents.entries())
 		crashedReplays.push(await deliver(secret(), webhookUrls()[i % 2], path, events.get(e)!));
+	const unheldReplays: Answer[] = [];
+	for (const [i, e] of answeredWithoutExecution.entries())
+		unheldReplays.push(await deliver(secret(), webhookUrls()[i % 2], path, events.get(e)!));
+	book.set(
+		'redisDown.replayOfEventInNoExecution',
+		unheldReplays.map((a) => `${a.statuses.join(', ')}${a.started ? ' started' : ''}`),
+	);
 	// What the docs tell the user: Retry each of those crashed executions (with its original workflow).
 	const retries: string[] = [];
 	for (const c of lost) {
@@ -945,8 +974,14 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 		'Effect',
 	);
 	const afterRetry = (await itemsPerEvent(id, trigger)).perEvent;
-	const effectsPerEvent = allSent.map((e) => effects.perEvent.get(e) ?? 0);
-	const executionsAfter = allSent.map((e) => afterRetry.get(e) ?? 0);
+	const reachable = allSent.filter((e) => !answeredWithoutExecution.includes(e));
+	const effectsPerEvent = reachable.map((e) => effects.perEvent.get(e) ?? 0);
+	const executionsAfter = reachable.map((e) => afterRetry.get(e) ?? 0);
+	// Executions and effects of each such event after its replay: [0, 0] for a duplicate, [1, 1] if the replay started it.
+	const unheldAfter = answeredWithoutExecution.map((e) => [
+		afterRetry.get(e) ?? 0,
+		effects.perEvent.get(e) ?? 0,
+	]);
 	const replayOutcomes = crashedReplays.map(
 		(a) => `${a.statuses.join(', ')}${a.started ? ' started' : ''}`,
 	);
@@ -968,9 +1003,13 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 			crashedReplays.every((a) => a.statuses.join() === '200' && !a.started),
 	);
 	const retriedOnce = book.check(
-		'after the Retry of each crashed execution whose event no execution ran (each Retry succeeded), every event delivered around both outages had exactly one execution and one effect, and no effect carried no id',
+		line === '1'
+			? 'after the Retry of each crashed execution whose event no execution ran (each Retry succeeded), every event delivered around both outages had exactly one execution and one effect but those answered 200 in no execution, which stay at none (a replay of one is a duplicate or starts it once), and no effect carried no id'
+			: 'after the Retry of each crashed execution whose event no execution ran (each Retry succeeded), every event delivered around both outages had exactly one execution and one effect, and no effect carried no id',
 		{
 			events: allSent.length,
+			answered200WithNoExecution: answeredWithoutExecution.length,
+			afterTheirReplay: unheldAfter,
 			retries,
 			effectsOnce: effectsPerEvent.filter((n) => n === 1).length,
 			executionsOnce: executionsAfter.filter((n) => n === 1).length,
@@ -980,6 +1019,7 @@ it('Redis stopped for 6 s under webhook traffic: requests wait for it, no 5xx, e
 			retries.every((r) => r === 'success') &&
 			effectsPerEvent.every((n) => n === 1) &&
 			executionsAfter.every((n) => n === 1) &&
+			unheldReplays.every((a, i) => unheldAfter[i].every((n) => n === (a.started ? 1 : 0))) &&
 			effects.withoutId === 0,
 	);
 	expect({ waited, exitedAll, crashedAsExpected, replayDuplicate, retriedOnce }).toEqual({
