@@ -37,20 +37,13 @@ const MANUAL_MAX_PAGES = 50;
 // n8n polls on every tick without waiting for the last (n8n-core activatePollTrigger): a tick meeting one is skipped.
 const pollsInProgress = new Map<string, number>();
 
-function isCursorExpired(error: unknown): boolean {
-	if (error === null || typeof error !== 'object') return false;
-	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
-	if (String(e.httpCode) === '410') return true;
-	return [e.message, e.description].some(
-		(t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'),
-	);
-}
-
-function isCursorInvalid(error: unknown): boolean {
+// The API refuses a cursor behind its retention with 410 and one it did not issue with 400 INVALID_CURSOR.
+function refusedCursor(error: unknown) {
 	const info = apiErrorInfo(error);
-	return (
-		info?.status === 400 && (info.code === 'INVALID_CURSOR' || info.reason === 'INVALID_CURSOR')
-	);
+	if (info?.status === 410 || info?.code === 'EVENT_CURSOR_EXPIRED') return CURSOR_EXPIRED;
+	if (info?.status === 400 && [info.code, info.reason].includes('INVALID_CURSOR'))
+		return CURSOR_INVALID;
+	return undefined;
 }
 
 function isTransient(error: unknown): boolean {
@@ -208,8 +201,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
 			} catch (error) {
 				firstRefusalMs ??= apiTime.dateMs;
-				if (cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
-				if (cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;
+				const refused = cursor === null ? undefined : refusedCursor(error);
+				if (refused) return refused;
 				throw asNodeError(this.getNode(), error);
 			}
 		};
