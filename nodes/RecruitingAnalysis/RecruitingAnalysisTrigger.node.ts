@@ -79,11 +79,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
-			{
-				name: 'recruitingAnalysisSigningSecretApi',
-				required: true,
-				testedBy: 'recruitingAnalysisSigningSecretTest',
-			},
+			{ name: SIGNING_CREDENTIAL, required: true, testedBy: 'recruitingAnalysisSigningSecretTest' },
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,

@@ -1,6 +1,23 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 export const ACTION_NODE_VERSION = 1;
+
+// One selector per resource: n8n lists each operation's action in the nodes panel from it.
+export function operationSelector(
+	resource: string,
+	defaultOperation: string,
+	options: INodePropertyOptions[],
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
+}
 
 // Panels without conditions carry no displayOptions at all.
 function shownWhen(show: Record<string, Array<string | boolean>>) {
