@@ -19,7 +19,6 @@ export function operationSelector(
 	};
 }
 
-// Panels without conditions carry no displayOptions at all.
 function shownWhen(show: Record<string, Array<string | boolean>>) {
 	return Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
 }
