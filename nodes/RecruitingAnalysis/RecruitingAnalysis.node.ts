@@ -7,12 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import * as analysis from './actions/analysis/Analysis.resource';
-import * as event from './actions/event/Event.resource';
-import * as interview from './actions/interview/Interview.resource';
-import * as jobDescription from './actions/jobDescription/JobDescription.resource';
-import * as report from './actions/report/Report.resource';
-import { router } from './actions/router';
+import { operationProperties, router } from './actions/router';
 import { ACTION_NODE_VERSION } from './actions/common/descriptions';
 import {
 	DEFAULT_RESOURCE,
@@ -20,17 +15,12 @@ import {
 	toolCosts,
 	toolDescriptions,
 } from './actions/common/toolMode';
-import * as upload from './actions/upload/Upload.resource';
 import { searchInterviews, searchJobDescriptions, searchReports } from './methods/listSearch';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 
-const resourceDescriptions = [analysis, upload, report, interview, jobDescription, event].map(
-	(r) => r.description,
-);
-
-function subtitleExpression(descriptions: INodeProperties[][]): string {
+function subtitleExpression(properties: INodeProperties[]): string {
 	const actions: Record<string, string> = {};
-	for (const [key, { action }] of toolCosts(descriptions.flat()))
+	for (const [key, { action }] of toolCosts(properties))
 		if (action !== undefined) actions[key] = action;
 	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
@@ -41,30 +31,12 @@ const resourceProperty: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	options: [
-		{
-			name: 'Analysis',
-			value: 'analysis',
-		},
-		{
-			name: 'Event',
-			value: 'event',
-		},
-		{
-			name: 'Interview',
-			value: 'interview',
-		},
-		{
-			name: 'Job Description',
-			value: 'jobDescription',
-		},
-		{
-			name: 'Report',
-			value: 'report',
-		},
-		{
-			name: 'Upload',
-			value: 'upload',
-		},
+		{ name: 'Analysis', value: 'analysis' },
+		{ name: 'Event', value: 'event' },
+		{ name: 'Interview', value: 'interview' },
+		{ name: 'Job Description', value: 'jobDescription' },
+		{ name: 'Report', value: 'report' },
+		{ name: 'Upload', value: 'upload' },
 	],
 	default: DEFAULT_RESOURCE,
 };
@@ -76,26 +48,20 @@ export class RecruitingAnalysis implements INodeType {
 		icon: { light: 'file:recruitingAnalysis.svg', dark: 'file:recruitingAnalysis.dark.svg' },
 		group: ['transform'],
 		version: ACTION_NODE_VERSION,
-		subtitle: subtitleExpression(resourceDescriptions),
+		subtitle: subtitleExpression(operationProperties),
 		description: 'Analyze resumes and run candidate interviews with the Recruiting Analysis API',
-		defaults: {
-			name: 'Recruiting Analysis',
-		},
+		defaults: { name: 'Recruiting Analysis' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
-			{
-				name: 'recruitingAnalysisApi',
-				required: true,
-				testedBy: 'recruitingAnalysisApiTest',
-			},
+			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
 		],
 		properties: [
 			resourceProperty,
-			...resourceDescriptions.flat(),
-			...reviewSwitches(resourceDescriptions.flat()),
-			...toolDescriptions(resourceDescriptions.flat()),
+			...operationProperties,
+			...reviewSwitches(operationProperties),
+			...toolDescriptions(operationProperties),
 		],
 	};
 

@@ -14,8 +14,10 @@ import {
 	CURSOR_INVALID,
 	readLatestEvents,
 	runFeedPoll,
+	type FeedEvent,
 	type FeedFilters,
 	type FeedPage,
+	type FeedPollArgs,
 	type StartPosition,
 } from './feed/cursor';
 import { readFeedState } from './feed/state';
@@ -24,7 +26,7 @@ import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/be
 import { apiErrorInfo, apiRequest } from './transport';
 import { resolveBaseUrl } from './transport/environment';
 import { eventsField, eventsSubtitle } from './events/eventTypes';
-import { fetchEventResource, fetchResourceField, type EventEnvelope } from './events/resource';
+import { fetchEventResource, fetchResourceField } from './events/resource';
 
 const FEED_STATE = 'feed';
 const DEFAULT_MAX_EVENTS = 500;
@@ -35,20 +37,13 @@ const MANUAL_MAX_PAGES = 50;
 // n8n polls on every tick without waiting for the last (n8n-core activatePollTrigger): a tick meeting one is skipped.
 const pollsInProgress = new Map<string, number>();
 
-function isCursorExpired(error: unknown): boolean {
-	if (error === null || typeof error !== 'object') return false;
-	const e = error as { httpCode?: unknown; message?: unknown; description?: unknown };
-	if (String(e.httpCode) === '410') return true;
-	return [e.message, e.description].some(
-		(t) => typeof t === 'string' && t.includes('EVENT_CURSOR_EXPIRED'),
-	);
-}
-
-function isCursorInvalid(error: unknown): boolean {
+// The API refuses a cursor behind its retention with 410 and one it did not issue with 400 INVALID_CURSOR.
+function refusedCursor(error: unknown) {
 	const info = apiErrorInfo(error);
-	return (
-		info?.status === 400 && (info.code === 'INVALID_CURSOR' || info.reason === 'INVALID_CURSOR')
-	);
+	if (info?.status === 410 || info?.code === 'EVENT_CURSOR_EXPIRED') return CURSOR_EXPIRED;
+	if (info?.status === 400 && [info.code, info.reason].includes('INVALID_CURSOR'))
+		return CURSOR_INVALID;
+	return undefined;
 }
 
 function isTransient(error: unknown): boolean {
@@ -59,14 +54,6 @@ function isTransient(error: unknown): boolean {
 function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeApiError(node, error as JsonObject);
-}
-
-async function withResources(ctx: IPollFunctions, events: IDataObject[]): Promise<IDataObject[]> {
-	if (!(ctx.getNodeParameter('fetchResource', false) as boolean)) return events;
-	const out: IDataObject[] = [];
-	for (const event of events)
-		out.push({ ...event, ...(await fetchEventResource(ctx, event as EventEnvelope)) });
-	return out;
 }
 
 function optionalId(value: unknown): string | undefined {
@@ -186,32 +173,23 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			const { message, description } = besideWebhookTriggerProblem(webhookTriggers);
 			throw new NodeOperationError(this.getNode(), message, { description });
 		}
-		const selected = this.getNodeParameter('events', ['*']) as string[];
-		const filterParams = this.getNodeParameter('filters', {}) as IDataObject;
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const startAt = this.getNodeParameter('startAt', 'now') as StartPosition;
 		const filters: FeedFilters = {
-			types: selected,
-			reportId: optionalId(filterParams.reportId),
-			interviewId: optionalId(filterParams.interviewId),
+			types: this.getNodeParameter('events', ['*']) as string[],
+			reportId: optionalId(this.getNodeParameter('filters.reportId', '')),
+			interviewId: optionalId(this.getNodeParameter('filters.interviewId', '')),
 		};
-		for (const [field, value] of [
-			['reportId', filters.reportId],
-			['interviewId', filters.interviewId],
-		] as const) {
-			if (value !== undefined && value.length > 100) {
+		for (const field of ['reportId', 'interviewId'] as const) {
+			if ((filters[field]?.length ?? 0) > 100) {
 				throw new NodeOperationError(this.getNode(), `Filter ${field} must be 1 to 100 characters`);
 			}
 		}
 
 		// The API's time at this poll's first refused read (its Date header).
 		let firstRefusalMs: number | undefined;
-		const fetchPage = async (q: { cursor: string | null; limit: number; type?: string }) => {
-			const qs: IDataObject = { limit: q.limit };
-			if (q.cursor !== null) qs.cursor = q.cursor;
-			if (q.type !== undefined) qs.type = q.type;
-			if (filters.reportId !== undefined) qs.reportId = filters.reportId;
-			if (filters.interviewId !== undefined) qs.interviewId = filters.interviewId;
+		const fetchPage = async ({ cursor, limit, type }: Parameters<FeedPollArgs['fetchPage']>[0]) => {
+			const { reportId, interviewId } = filters;
+			// The transport drops the parameters that are null or undefined.
+			const qs = { limit, cursor, type, reportId, interviewId };
 			const apiTime: { dateMs?: number } = {};
 			try {
 				const page = await apiRequest.call(this, {
@@ -223,11 +201,14 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
 			} catch (error) {
 				firstRefusalMs ??= apiTime.dateMs;
-				if (q.cursor !== null && isCursorExpired(error)) return CURSOR_EXPIRED;
-				if (q.cursor !== null && isCursorInvalid(error)) return CURSOR_INVALID;
+				const refused = cursor === null ? undefined : refusedCursor(error);
+				if (refused) return refused;
 				throw asNodeError(this.getNode(), error);
 			}
 		};
+		const enrich = (this.getNodeParameter('fetchResource', false) as boolean)
+			? async (event: FeedEvent) => await fetchEventResource(this, event)
+			: undefined;
 		const startedAt = Date.now();
 		// n8n 2.x tells a poll its time budget; n8n 1.x has no such call (and no budget): take the fallback there.
 		const budget = (this as Partial<{ getPollBudgetMs: () => number }>).getPollBudgetMs;
@@ -239,14 +220,16 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			// A test run shows the latest events and never reads or writes the saved position.
 			const { events } = await readLatestEvents({
 				filters,
-				count: typeof options.manualCount === 'number' ? options.manualCount : 10,
+				count: this.getNodeParameter('options.manualCount', 10) as number,
 				now,
 				deadline,
 				maxPages: MANUAL_MAX_PAGES,
 				fetchPage,
 			});
-			const shown = await withResources(this, events as IDataObject[]);
-			return shown.length > 0 ? [shown.map((json) => ({ json }))] : null;
+			const shown: INodeExecutionData[] = [];
+			for (const event of events)
+				shown.push({ json: { ...event, ...(await enrich?.(event)) } as IDataObject });
+			return shown.length > 0 ? [shown] : null;
 		}
 
 		const node = this.getNode();
@@ -268,18 +251,13 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				stored: staticData[FEED_STATE],
 				filters,
 				baseUrl: resolved.baseUrl,
-				startAt,
-				maxEvents:
-					typeof options.maxEventsPerPoll === 'number'
-						? options.maxEventsPerPoll
-						: DEFAULT_MAX_EVENTS,
-				pageSize: typeof options.pageSize === 'number' ? options.pageSize : 100,
+				startAt: this.getNodeParameter('startAt', 'now') as StartPosition,
+				maxEvents: this.getNodeParameter('options.maxEventsPerPoll', DEFAULT_MAX_EVENTS) as number,
+				pageSize: this.getNodeParameter('options.pageSize', 100) as number,
 				now,
 				deadline,
 				fetchPage,
-				enrich: (this.getNodeParameter('fetchResource', false) as boolean)
-					? async (event) => await fetchEventResource(this, event as EventEnvelope)
-					: undefined,
+				enrich,
 				isTransient,
 			});
 			if (result.failure !== undefined) {

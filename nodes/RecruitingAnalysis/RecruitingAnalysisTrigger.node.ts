@@ -15,7 +15,7 @@ import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { eventsField, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
-import { fetchEventResource, fetchResourceField, type EventEnvelope } from './events/resource';
+import { fetchEventResource, fetchResourceField } from './events/resource';
 import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
@@ -47,18 +47,13 @@ function nodeScope(ctx: IHookFunctions | IWebhookFunctions): string {
 
 // Without a usable secret the trigger would have to accept everything, so it refuses to activate.
 async function assertSigningSecret(this: IHookFunctions): Promise<void> {
-	let data: IDataObject | undefined;
-	try {
-		data = (await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject;
-	} catch (error) {
+	const data = await this.getCredentials(SIGNING_CREDENTIAL).catch((error: Error) => {
 		throw new NodeOperationError(
 			this.getNode(),
 			'A webhook signing secret credential is required',
-			{
-				description: (error as Error).message,
-			},
+			{ description: error.message },
 		);
-	}
+	});
 	const problem = secretProblem(data);
 	if (problem) {
 		throw new NodeOperationError(this.getNode(), `${problem}; the trigger refuses to activate`, {
@@ -84,11 +79,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
-			{
-				name: 'recruitingAnalysisSigningSecretApi',
-				required: true,
-				testedBy: 'recruitingAnalysisSigningSecretTest',
-			},
+			{ name: SIGNING_CREDENTIAL, required: true, testedBy: 'recruitingAnalysisSigningSecretTest' },
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,
@@ -247,7 +238,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				},
 			});
 		}
-		const event = parsed as EventEnvelope;
+		const event = parsed as IDataObject;
 
 		const eventType = typeof event.type === 'string' ? event.type : '';
 		const selected = this.getNodeParameter('events', ['*']) as string[];
@@ -262,10 +253,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const staticData = this.getWorkflowStaticData('node');
 		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {
-			const options = this.getNodeParameter('options', {}) as IDataObject;
-			const capacity =
-				typeof options.dedupeCapacity === 'number' ? options.dedupeCapacity : undefined;
-			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity);
+			const capacity = this.getNodeParameter('options.dedupeCapacity', DEFAULT_DEDUPE_CAPACITY);
+			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity as number);
 			if (admission.verdict === 'duplicate') {
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
 			}
@@ -277,7 +266,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		res.set('cache-control', 'no-store');
 
 		const output: IDataObject = {
-			...(event as IDataObject),
+			...event,
 			delivery: {
 				webhookId: verdict.webhookId,
 				timestamp: new Date(verdict.timestamp * 1000).toISOString(),

@@ -19,9 +19,17 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-const costs = toolCosts(
-	[analysis, event, interview, jobDescription, report, upload].flatMap((r) => r.description),
-);
+// Every resource's operation selector and fields, in the panel's order of resources.
+export const operationProperties = [
+	analysis,
+	upload,
+	report,
+	interview,
+	jobDescription,
+	event,
+].flatMap((r) => r.description);
+
+const costs = toolCosts(operationProperties);
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	refuseModelChosenGuardRails(this);

@@ -1,27 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-// Unknown future types are still accepted where all types are chosen (spec, Versioning 5).
-export const EVENT_TYPES = [
-	'report.completed',
-	'report.requires_action',
-	'report.failed',
-	'report.result_ready',
-	'report.deleted',
-	'interview.invited',
-	'interview.started',
-	'interview.completed',
-	'interview.expired',
-	'interview.preparation_failed',
-	'interview.result_failed',
-	'interview.invitation_failed',
-	'interview.result_ready',
-	'batch.completed',
-	'webhook.test',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-const DESCRIPTIONS: Record<EventType, string> = {
+const DESCRIPTIONS = {
 	'report.completed': 'An analysis finished and its result can be read',
 	'report.requires_action': 'A human review in the application is needed',
 	'report.failed': 'An analysis failed; inspect the code',
@@ -39,7 +18,12 @@ const DESCRIPTIONS: Record<EventType, string> = {
 	'webhook.test': 'A synthetic test delivery without report or candidate data',
 };
 
-export function eventTypeName(type: string): string {
+export type EventType = keyof typeof DESCRIPTIONS;
+
+// Unknown future types are still accepted where all types are chosen (spec, Versioning 5).
+export const EVENT_TYPES = Object.keys(DESCRIPTIONS) as [EventType, ...EventType[]];
+
+function eventTypeName(type: string): string {
 	return type
 		.split(/[._]/)
 		.map((word) => word.charAt(0).toUpperCase() + word.slice(1))

@@ -4,23 +4,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { apiPath, apiRequest } from '../transport';
 import { type ApiContext } from '../transport/attempt';
 
-export type ResourceKind =
-	'reportStatus' | 'reportResult' | 'interviewResult' | 'interviewStatus' | 'batch';
-
-export interface ResourceRequest {
-	kind: ResourceKind;
-	template: string;
-	ids: string[];
-}
-
-export interface EventEnvelope {
-	id?: unknown;
-	type?: unknown;
-	schemaVersion?: unknown;
-	occurredAt?: unknown;
-	data?: unknown;
-	[key: string]: unknown;
-}
+// Any JSON object: unknown fields and event types pass through.
+export type EventEnvelope = Record<string, unknown>;
 
 const BATCH_PATHS: Record<string, string> = {
 	uploads: '/api/v1/upload-batches/{}',
@@ -38,21 +23,18 @@ function dataOf(event: EventEnvelope): Record<string, unknown> {
 		: {};
 }
 
-export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null {
+export function resourceRequestFor(event: EventEnvelope) {
 	const type = str(event.type) ?? '';
 	const data = dataOf(event);
-	const reportId = str(data.reportId);
-	const interviewId = str(data.interviewId);
-
 	if (type === 'report.deleted' || type === 'webhook.test') return null;
 	const family = (['report', 'interview'] as const).find((f) => type.startsWith(`${f}.`));
-	const id = family === 'report' ? reportId : family === 'interview' ? interviewId : undefined;
+	const id = family && str(data[`${family}Id`]);
 	if (family && id) {
 		// result_ready: the published result; any other event of the family: its status.
 		const [read, kind] =
 			type === `${family}.result_ready` ? ['result', 'Result'] : ['status', 'Status'];
 		return {
-			kind: `${family}${kind}` as ResourceKind,
+			kind: `${family}${kind}`,
 			template: `/api/v1/${family}s/{}/${read}`,
 			ids: [id],
 		};
@@ -65,14 +47,8 @@ export function resourceRequestFor(event: EventEnvelope): ResourceRequest | null
 	return null;
 }
 
-export interface AttemptCheck {
-	eventAttemptId: string | null;
-	currentAttemptId: string | null;
-	isCurrent: boolean;
-}
-
 // A delayed event is compared with the report's current attempt (spec, Webhook receiver contract 4).
-export function checkAttempt(event: EventEnvelope, resource: unknown): AttemptCheck | undefined {
+export function checkAttempt(event: EventEnvelope, resource: unknown) {
 	const type = str(event.type) ?? '';
 	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object')
 		return undefined;

@@ -3,18 +3,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, apiErrorInfo, api } from '../../transport';
 import type { Run } from '../../engine/run';
+import { objectOr } from './descriptions';
 
 type Known = string | null | undefined;
-
-const objectOr = (value: unknown): IDataObject | undefined =>
-	typeof value === 'object' && value !== null && !Array.isArray(value)
-		? (value as IDataObject)
-		: undefined;
 
 const nameOf = (value: unknown): Known =>
 	typeof value === 'string' && value.trim() !== '' ? value : value === null ? null : undefined;
 
-export function nameInItem(json: IDataObject | undefined, reportId: string): Known {
+function nameInItem(json: IDataObject | undefined, reportId: string): Known {
 	if (!json) return undefined;
 	if (json.reportId === reportId && 'candidateName' in json) return nameOf(json.candidateName);
 	if (json.id === reportId) {
@@ -43,25 +39,6 @@ function unreadable(run: Run, error: unknown): null {
 	return null;
 }
 
-async function readName(
-	ctx: IExecuteFunctions,
-	run: Run,
-	itemIndex: number,
-	reportId: string,
-): Promise<string | null> {
-	const names = run.candidateNames;
-	let name = names.get(reportId);
-	if (!name) {
-		name = api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		}).then(nameInSummary, (error: unknown) => unreadable(run, error));
-		names.set(reportId, name);
-	}
-	return await name;
-}
-
 export async function candidateNameFor(
 	ctx: IExecuteFunctions,
 	run: Run,
@@ -71,7 +48,16 @@ export async function candidateNameFor(
 	if (typeof reportId !== 'string' || reportId === '') return null;
 	const known = nameFromInput(ctx, itemIndex, reportId);
 	if (known !== undefined) return known;
-	return await readName(ctx, run, itemIndex, reportId);
+	let name = run.candidateNames.get(reportId);
+	if (!name) {
+		name = api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/reports/{}', reportId),
+			itemIndex,
+		}).then(nameInSummary, (error: unknown) => unreadable(run, error));
+		run.candidateNames.set(reportId, name);
+	}
+	return await name;
 }
 
 export async function candidateNamesFor(

@@ -1,6 +1,27 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 export const ACTION_NODE_VERSION = 1;
+
+// One selector per resource: n8n lists each operation's action in the nodes panel from it.
+export function operationSelector(
+	resource: string,
+	defaultOperation: string,
+	options: INodePropertyOptions[],
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
+}
+
+function shownWhen(show: Record<string, Array<string | boolean>>) {
+	return Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
+}
 
 const ID_RULE = {
 	type: 'regex',
@@ -10,45 +31,42 @@ const ID_RULE = {
 	},
 };
 
-interface LocatorSpec {
-	name: string;
-	displayName: string;
-	description: string;
-	placeholder: string;
-	searchListMethod: string;
-	listHint: string;
-}
+type LocatorSpec = Record<
+	'name' | 'displayName' | 'description' | 'placeholder' | 'searchListMethod' | 'listHint',
+	string
+>;
 
 function idLocator(
 	spec: LocatorSpec,
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
-	const locator: INodeProperties = {
-		displayName: spec.displayName,
-		name: spec.name,
-		type: 'resourceLocator',
-		required: true,
-		default: { mode: 'list', value: '' },
-		description: spec.description,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				hint: spec.listHint,
-				typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: spec.placeholder,
-				validation: [ID_RULE],
-			},
-		],
-		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
-	};
-	return [locator];
+	return [
+		{
+			displayName: spec.displayName,
+			name: spec.name,
+			type: 'resourceLocator',
+			required: true,
+			default: { mode: 'list', value: '' },
+			description: spec.description,
+			modes: [
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					hint: spec.listHint,
+					typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
+				},
+				{
+					displayName: 'By ID',
+					name: 'id',
+					type: 'string',
+					placeholder: spec.placeholder,
+					validation: [ID_RULE],
+				},
+			],
+			...shownWhen(show),
+		},
+	];
 }
 
 export function savedJobLocator(
@@ -189,33 +207,6 @@ export const externalReferenceOptions: INodeProperties[] = [
 	},
 ];
 
-export const fileNameOverrideOption: INodeProperties = {
-	displayName: 'File Name',
-	name: 'fileName',
-	type: 'string',
-	default: '',
-	description: 'Overrides the file name of the binary data. Must end in .pdf or .docx.',
-};
-
-export const idempotencyKeyOption: INodeProperties = {
-	displayName: 'Idempotency Key',
-	name: 'idempotencyKey',
-	type: 'string',
-	default: '',
-	description:
-		'Your own key for this item\'s write, usually an expression that names the item, such as the application ID (1 to 128 characters: letters, digits, ".", "_", ":" and "-"; each item needs its own). Leave empty and the node derives the key from what the write is (file, job, report, quote, address), so a retry or a re-run on the same input never charges twice.',
-};
-
-export const attemptLabelOption: INodeProperties = {
-	displayName: 'New Attempt Label',
-	name: 'attemptLabel',
-	type: 'string',
-	default: '',
-	placeholder: 'second-try',
-	description:
-		'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
-};
-
 // 10 credits, so that a first try or a runaway loop costs at most that (docs/output.md, Spending limit).
 export const DEFAULT_SPENDING_LIMIT = 10;
 
@@ -242,17 +233,38 @@ export function emailNotice(
 	show: Record<string, string[]> = {},
 ): INodeProperties {
 	const text = `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`;
-	return {
-		...specNotice('emailNotice', text),
-		...(Object.keys(show).length > 0 ? { displayOptions: { show } } : {}),
-	};
+	return { ...specNotice('emailNotice', text), ...shownWhen(show) };
 }
 
-export const writeOptions: INodeProperties[] = [idempotencyKeyOption, attemptLabelOption];
+export const writeOptions: INodeProperties[] = [
+	{
+		displayName: 'Idempotency Key',
+		name: 'idempotencyKey',
+		type: 'string',
+		default: '',
+		description:
+			'Your own key for this item\'s write, usually an expression that names the item, such as the application ID (1 to 128 characters: letters, digits, ".", "_", ":" and "-"; each item needs its own). Leave empty and the node derives the key from what the write is (file, job, report, quote, address), so a retry or a re-run on the same input never charges twice.',
+	},
+	{
+		displayName: 'New Attempt Label',
+		name: 'attemptLabel',
+		type: 'string',
+		default: '',
+		placeholder: 'second-try',
+		description:
+			'Makes a deliberate new attempt of a write that already happened (for example after a failed report, or another resend): a word that goes into the idempotency key. Leave empty to get back what was already created when the same input runs again.',
+	},
+];
 
 export const resumeFileOptions: INodeProperties[] = [
 	...externalReferenceOptions,
-	fileNameOverrideOption,
+	{
+		displayName: 'File Name',
+		name: 'fileName',
+		type: 'string',
+		default: '',
+		description: 'Overrides the file name of the binary data. Must end in .pdf or .docx.',
+	},
 	...writeOptions,
 ];
 
@@ -492,6 +504,11 @@ export function simplifyInterviewResult(full: IDataObject): IDataObject {
 	};
 }
 
+export const objectOr = (value: unknown): IDataObject | null =>
+	typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as IDataObject)
+		: null;
+
 const JOB_FIELDS = ['id', 'title', 'company', 'location', 'status', 'revision', 'updatedAt'];
 
 export function simplifyJobDescription(job: IDataObject): IDataObject {
@@ -499,17 +516,15 @@ export function simplifyJobDescription(job: IDataObject): IDataObject {
 }
 
 export function simplifyReportSummary(report: IDataObject): IDataObject {
-	const candidate = (report.candidate ?? {}) as IDataObject;
-	const job = (report.jobDescription ?? {}) as IDataObject;
-	const result = (report.result ?? null) as IDataObject | null;
+	const result = objectOr(report.result);
 	return {
 		id: report.id,
 		createdAt: report.createdAt,
 		status: report.status,
-		candidateName: candidate.name ?? null,
-		jobTitle: job.title ?? null,
-		score: result ? (result.score ?? null) : null,
-		summary: result ? (result.summary ?? null) : null,
+		candidateName: objectOr(report.candidate)?.name ?? null,
+		jobTitle: objectOr(report.jobDescription)?.title ?? null,
+		score: result?.score ?? null,
+		summary: result?.summary ?? null,
 		...(report.externalReference === undefined
 			? {}
 			: { externalReference: report.externalReference }),
@@ -523,11 +538,6 @@ export interface ReportFacts {
 	result?: IDataObject | null;
 	status?: IDataObject | null;
 }
-
-const objectOr = (value: unknown): IDataObject | null =>
-	typeof value === 'object' && value !== null && !Array.isArray(value)
-		? (value as IDataObject)
-		: null;
 
 // status is always the report's own; a batch item's admission state goes beside it as analysisState.
 export function simplifyReport(facts: ReportFacts): IDataObject {

@@ -1,12 +1,12 @@
 // Guard rails are the builder's: through $fromAI a model could set its limit, or charge again per key it invents.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-export const GUARD_RAIL_OPTIONS: Record<string, string> = {
+const GUARD_RAIL_OPTIONS: Record<string, string> = {
 	attemptLabel: 'New Attempt Label',
 	idempotencyKey: 'Idempotency Key',
 };
 
-export const GUARD_RAIL_FIELDS: Record<string, string> = {
+const GUARD_RAIL_FIELDS: Record<string, string> = {
 	spendingLimit: 'Spending Limit (Credits)',
 };
 
@@ -15,17 +15,11 @@ const FROM_AI_CALL = /\$fromai\s*\(/i;
 
 export function modelChosenGuardRails(parameters: IDataObject): string[] {
 	const fromAi = (value: unknown) => typeof value === 'string' && FROM_AI_CALL.test(value);
-	const fields = Object.entries(GUARD_RAIL_FIELDS)
-		.filter(([name]) => fromAi(parameters[name]))
-		.map(([, label]) => label);
-	const options = parameters.options;
-	if (typeof options !== 'object' || options === null || Array.isArray(options)) return fields;
+	const options = (parameters.options ?? {}) as IDataObject;
 	return [
-		...fields,
-		...Object.entries(GUARD_RAIL_OPTIONS)
-			.filter(([name]) => fromAi((options as IDataObject)[name]))
-			.map(([, label]) => label),
-	];
+		...Object.entries(GUARD_RAIL_FIELDS).filter(([name]) => fromAi(parameters[name])),
+		...Object.entries(GUARD_RAIL_OPTIONS).filter(([name]) => fromAi(options[name])),
+	].map(([, label]) => label);
 }
 
 export function refuseModelChosenGuardRails(ctx: IExecuteFunctions): void {

@@ -8,13 +8,13 @@ import {
 
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
 
-export interface ToolCost {
+interface ToolCost {
 	action?: string;
 	chargedPer?: string;
 	emails: boolean;
 }
 
-export function priced(action: string, cost: ToolCost): string {
+function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
 	if (cost.chargedPer) {
 		const charge = `costs credits: charged per ${cost.chargedPer} at the quoted price; as a tool, at most ${TOOL_DEFAULT_SPENDING_LIMIT} credits per execution unless its Spending Limit is set`;
@@ -28,22 +28,21 @@ const NODE_NAME = 'Recruiting Analysis';
 
 // The price cannot go in `action`: n8n-workflow's makeNodeName builds node names from it too.
 export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
-	return [...toolCosts(properties)].flatMap(([key, cost]): INodeProperties[] => {
-		if (cost.action === undefined) return [];
-		const [resource, operation] = key.split(':');
-		return [
-			{
+	return [...toolCosts(properties)]
+		.filter(([, cost]) => cost.action !== undefined)
+		.map(([key, cost]) => {
+			const [resource, operation] = key.split(':');
+			return {
 				displayName: 'Description',
 				name: 'toolDescription',
 				type: 'string',
-				default: `${priced(cost.action, cost)} in ${NODE_NAME}`,
+				default: `${priced(cost.action as string, cost)} in ${NODE_NAME}`,
 				typeOptions: { rows: 2 },
 				description:
 					'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',
 				displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
-			},
-		];
-	});
+			};
+		});
 }
 
 const EMAILING = new Set([
@@ -55,32 +54,22 @@ const EMAILING = new Set([
 
 const CHARGE_UNIT: Record<string, string> = { analysis: 'analysis', interview: 'interview' };
 
-export const RUN_WITHOUT_REVIEW = 'runWithoutReview';
+const RUN_WITHOUT_REVIEW = 'runWithoutReview';
 
-function isOptionsList(options: INodeProperties['options']): options is INodePropertyOptions[] {
-	return Array.isArray(options) && options.every((o) => 'value' in o);
-}
-
-export function chargedOperations(properties: INodeProperties[]): Set<string> {
-	const keys = new Set<string>();
-	for (const property of properties) {
-		if (property.name !== 'spendingLimit') continue;
-		for (const resource of property.displayOptions?.show?.resource ?? []) {
-			for (const operation of property.displayOptions?.show?.operation ?? []) {
-				keys.add(`${String(resource)}:${String(operation)}`);
-			}
-		}
-	}
-	return keys;
-}
-
+// An operation is charged where its panel shows the Spending Limit.
 export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
-	const charged = chargedOperations(properties);
+	const charged = new Set<string>();
+	for (const { name, displayOptions } of properties) {
+		if (name !== 'spendingLimit') continue;
+		for (const resource of displayOptions?.show?.resource ?? [])
+			for (const operation of displayOptions?.show?.operation ?? [])
+				charged.add(`${String(resource)}:${String(operation)}`);
+	}
 	const costs = new Map<string, ToolCost>();
 	for (const property of properties) {
-		if (property.name !== 'operation' || !isOptionsList(property.options)) continue;
+		if (property.name !== 'operation') continue;
 		const resource = String(property.displayOptions?.show?.resource?.[0]);
-		for (const option of property.options) {
+		for (const option of property.options as INodePropertyOptions[]) {
 			const key = `${resource}:${String(option.value)}`;
 			costs.set(key, {
 				action: typeof option.action === 'string' ? option.action : undefined,
@@ -111,10 +100,6 @@ export function reviewSwitches(properties: INodeProperties[]): INodeProperties[]
 	}));
 }
 
-export function isToolNode(ctx: IExecuteFunctions): boolean {
-	return ctx.getNode().type.endsWith('Tool');
-}
-
 // n8n-core requests-response.ts: an approved call comes from the review node, which has this tool and no chat model.
 export function cameThroughReview(ctx: IExecuteFunctions): boolean {
 	let asking: string | undefined;
@@ -142,8 +127,8 @@ export function refuseUnreviewedToolCall(
 	ctx: IExecuteFunctions,
 	costs: Map<string, ToolCost>,
 ): void {
-	if (!isToolNode(ctx)) return;
 	const node = ctx.getNode();
+	if (!node.type.endsWith('Tool')) return;
 	const resource = String(ctx.getNodeParameter('resource', 0));
 	const operation = String(ctx.getNodeParameter('operation', 0));
 	const cost = costs.get(`${resource}:${operation}`);

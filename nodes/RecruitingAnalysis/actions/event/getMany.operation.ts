@@ -7,7 +7,7 @@ import {
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
 import { listPages } from '../../transport';
-import { compactQuery, optionString, optionsParam } from '../common/params';
+import { optionString, optionsParam } from '../common/params';
 import { limitField, optionsCollection, returnAllField } from '../common/descriptions';
 import { EVENT_TYPES } from '../../events/eventTypes';
 
@@ -120,11 +120,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	let hasMore = false;
 	let nextCursor: string | null = cursor ?? null;
 	let pages = 0;
-	const qs = compactQuery({ type, reportId, interviewId });
 	for await (const page of listPages.call(this, {
 		method: 'GET',
 		path: '/api/v1/events',
-		qs,
+		qs: { type, reportId, interviewId },
 		pageSize: limit,
 		cursor,
 		itemIndex,

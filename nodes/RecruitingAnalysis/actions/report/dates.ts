@@ -14,7 +14,8 @@ function wallClockToUtc(text: string, timeZone: string): string | undefined {
 	}
 }
 
-export function inTimezone(value: string, timeZone: string): string {
+export function inTimezone(value: string | undefined, timeZone: string): string | undefined {
+	if (value === undefined) return value;
 	const text = value.trim();
 	if (!LOCAL_DATE_TIME.test(text)) return text;
 	return wallClockToUtc(text, timeZone) ?? wallClockToUtc(text, 'UTC') ?? text;

@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
@@ -17,7 +12,7 @@ import {
 	simplifyReportSummary,
 } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
-import { compactQuery, optionString, optionsParam } from '../common/params';
+import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkLimit } from '../common/checks';
 import type { Run } from '../../engine/run';
 
@@ -86,26 +81,21 @@ export async function execute(
 	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
 	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
-	const timeZone = this.getTimezone();
-	const zoned = (value: string | undefined) =>
-		value === undefined ? undefined : inTimezone(value, timeZone);
+	const zoned = (name: string) => inTimezone(optionString(filters, name), this.getTimezone());
 	const range = validateCreatedRange.call(
 		this,
-		{
-			createdAfter: zoned(optionString(filters, 'createdAfter')),
-			createdBefore: zoned(optionString(filters, 'createdBefore')),
-		},
+		{ createdAfter: zoned('createdAfter'), createdBefore: zoned('createdBefore') },
 		itemIndex,
 	);
-	const qs: IDataObject = compactQuery({
-		...reference,
-		...range,
-		include: options.includeReference === true ? 'reference' : undefined,
-	});
 	const reports = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/reports',
-		qs,
+		// The transport drops the parameters left unset.
+		qs: {
+			...reference,
+			...range,
+			include: options.includeReference === true ? 'reference' : undefined,
+		},
 		returnAll,
 		limit,
 		itemIndex,
