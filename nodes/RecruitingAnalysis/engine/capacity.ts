@@ -88,9 +88,6 @@ interface Entry {
 const statusOf = (report: IDataObject): IDataObject =>
 	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
-const isTerminal = (report: IDataObject | undefined): boolean =>
-	TERMINAL_REPORT_STATES.includes(String(report?.status));
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** One per node run: reads every pending report together from list pages, and gates starts by learned capacity. */
@@ -111,7 +108,6 @@ export class ReportWaiter {
 	private lanesWaiting = 0;
 	private followUps = 0;
 	private readonly followUpQueue: Array<() => void> = [];
-	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -123,10 +119,11 @@ export class ReportWaiter {
 	}
 
 	private firstReadDelayMs(): number {
-		const observed = Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs()));
-		return this.finished.length === 0
-			? DEFAULT_FIRST_READ_MS
-			: Math.min(MAX_READ_DELAY_MS, observed);
+		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
+		return Math.min(
+			MAX_READ_DELAY_MS,
+			Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())),
+		);
 	}
 
 	/** Flat steps until twice the observed time, so a usual report is seen within a step; then growing. */
@@ -183,25 +180,11 @@ export class ReportWaiter {
 		}
 	}
 
-	/** Sends a start once this run has room for it (see slot). */
+	/** Sends a start once this run has room for it: its analyses in flight and its starts under the learned capacity. */
 	async sendWithRoom(
 		deadline: number,
 		submit: () => Promise<IDataObject>,
 	): Promise<Outcome<IDataObject>> {
-		await this.slot(deadline);
-		const outcome = await outcomeOf(submit);
-		this.starting--;
-		return outcome;
-	}
-
-	/** ACTIVE_ANALYSIS_LIMIT sets the run's capacity to its analyses in flight; true when one of them can still end. */
-	learnCapacity(error: unknown): boolean {
-		if (!hasApiCondition(error, 'ACTIVE_ANALYSIS_LIMIT')) return false;
-		this.capacity = Math.max(1, this.pending.size);
-		return this.pending.size > 0 && this.closedWith === undefined;
-	}
-
-	private async slot(deadline: number): Promise<void> {
 		this.lanesWaiting++;
 		while (
 			this.closedWith === undefined &&
@@ -219,6 +202,16 @@ export class ReportWaiter {
 		this.wakePlaceWaiters();
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
+		const outcome = await outcomeOf(submit);
+		this.starting--;
+		return outcome;
+	}
+
+	/** ACTIVE_ANALYSIS_LIMIT sets the run's capacity to its analyses in flight; true when one of them can still end. */
+	learnCapacity(error: unknown): boolean {
+		if (!hasApiCondition(error, 'ACTIVE_ANALYSIS_LIMIT')) return false;
+		this.capacity = Math.max(1, this.pending.size);
+		return this.pending.size > 0 && this.closedWith === undefined;
 	}
 
 	private wakePlaceWaiters(): void {
@@ -282,14 +275,12 @@ export class ReportWaiter {
 
 	private async round(): Promise<void> {
 		this.lastRound = Date.now();
-		this.stats.rounds++;
 		const due = [...this.pending.values()].filter((entry) => entry.nextReadAt <= this.lastRound);
 		const seen = new Set<Entry>();
 		// A list page that failed is no answer: what it did not show is read alone, with a single read's errors.
 		await this.readPages(due, seen).catch(() => undefined);
 		const unseen = due.filter((entry) => !seen.has(entry));
 		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
-			this.stats.statusReads++;
 			try {
 				entry.last = await api(this.ctx, {
 					method: 'GET',
@@ -304,7 +295,7 @@ export class ReportWaiter {
 		const now = Date.now();
 		for (const entry of seen) {
 			const report = entry.last as IDataObject;
-			if (isTerminal(report)) {
+			if (TERMINAL_REPORT_STATES.includes(String(report.status))) {
 				this.finished.push(now - entry.registeredAt);
 				if (this.finished.length > 20) this.finished.shift();
 				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
@@ -334,15 +325,14 @@ export class ReportWaiter {
 			entry.last = report;
 			seen.add(entry);
 		};
-		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
-			this.stats.listPages += await this.pages.walk(
+		const walk = async (qs: IDataObject, wanted: number): Promise<void> =>
+			await this.pages.walk(
 				due[0].itemIndex,
 				qs,
 				pageBudget(wanted),
 				visit,
 				() => missing().length === 0,
 			);
-		};
 		if (due.length === 0) return;
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
@@ -447,23 +437,18 @@ export async function mapWithConcurrency<T>(
 	worker: (value: T) => Promise<void>,
 ): Promise<void> {
 	let next = 0;
-	let firstError: unknown;
-	let failed = false;
-	const lanes = Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, async () => {
-		while (!failed && next < values.length) {
-			const value = values[next++];
+	let failure: { error: unknown } | undefined;
+	const lane = async () => {
+		while (!failure && next < values.length) {
 			try {
-				await worker(value);
+				await worker(values[next++]);
 			} catch (error) {
-				if (!failed) {
-					failed = true;
-					firstError = error;
-				}
+				failure ??= { error };
 			}
 		}
-	});
-	await Promise.all(lanes);
-	if (failed) throw firstError;
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, lane));
+	if (failure) throw failure.error;
 }
 
 const SLEEP_STEP_MS = 250;

@@ -16,12 +16,6 @@ export class ReportPages {
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
-	private rememberCreated(report: IDataObject): void {
-		const at = Date.parse(String(report.createdAt));
-		if (!Number.isFinite(at)) return;
-		this.createdTimes.set(String(report.id), at);
-	}
-
 	windowOf(ids: string[]): IDataObject | undefined {
 		const known = ids.map((id) => this.createdTimes.get(id));
 		if (known.length === 0 || known.some((at) => at === undefined)) return undefined;
@@ -38,9 +32,9 @@ export class ReportPages {
 		maxPages: number,
 		visit: (report: IDataObject) => void,
 		done: () => boolean,
-	): Promise<number> {
+	): Promise<void> {
 		let pages = 0;
-		if (maxPages < 1 || done()) return pages;
+		if (maxPages < 1 || done()) return;
 		for await (const page of listPages.call(this.ctx, {
 			method: 'GET',
 			path: '/api/v1/reports',
@@ -48,14 +42,13 @@ export class ReportPages {
 			pageSize: REPORT_PAGE_LIMIT,
 			itemIndex,
 		})) {
-			pages++;
 			for (const report of page.items) {
-				this.rememberCreated(report);
+				const at = Date.parse(String(report.createdAt));
+				if (Number.isFinite(at)) this.createdTimes.set(String(report.id), at);
 				visit(report);
 			}
-			if (pages >= maxPages || done()) break;
+			if (++pages >= maxPages || done()) return;
 		}
-		return pages;
 	}
 
 	async summaries(

@@ -12,7 +12,7 @@ import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
 import { BATCH_CHUNK_SIZE, mapWithConcurrency, QuoteGatherer, ReportWaiter } from './capacity';
-import { NOTICES, noticeType, type NoticeName } from './notices';
+import { NOTICES, type NoticeName } from './notices';
 import { ReportPages } from './reportPages';
 
 // One per node execution, passed down: n8n gives each execution, Tool call and sub-workflow its own, so nothing leaks.
@@ -34,13 +34,12 @@ export class Run implements WriteRun {
 	addNotice(name: NoticeName): void {
 		if (this.noticesShown.has(name)) return;
 		this.noticesShown.add(name);
-		if (typeof this.ctx.addExecutionHints === 'function') {
-			this.ctx.addExecutionHints({
-				message: NOTICES[name],
-				type: noticeType(name),
-				location: 'outputPane',
-			});
-		}
+		const warns = name === 'requiresAction' || name === 'invitationToken';
+		this.ctx.addExecutionHints?.({
+			message: NOTICES[name],
+			type: warns ? 'warning' : 'info',
+			location: 'outputPane',
+		});
 	}
 
 	reportWaiter(): ReportWaiter {
@@ -180,22 +179,6 @@ export async function runNode(
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
-	const groups = new Map<
-		string,
-		{ module?: OperationModule; resource: string; operation: string; indexes: number[] }
-	>();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const resource = this.getNodeParameter('resource', itemIndex) as string;
-		const operation = this.getNodeParameter('operation', itemIndex) as string;
-		const key = `${resource}:${operation}`;
-		let group = groups.get(key);
-		if (!group) {
-			group = { module: resources[resource]?.[operation], resource, operation, indexes: [] };
-			groups.set(key, group);
-		}
-		group.indexes.push(itemIndex);
-	}
-
 	const fail = (itemIndex: number, error: unknown): void => {
 		const nodeError = toNodeError(this, error, itemIndex);
 		const where = itemLocation(this, itemIndex);
@@ -206,14 +189,27 @@ export async function runNode(
 		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
 	};
 
+	const groups = new Map<OperationModule, number[]>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const resource = this.getNodeParameter('resource', itemIndex) as string;
+		const operation = this.getNodeParameter('operation', itemIndex) as string;
+		const module = resources[resource]?.[operation];
+		if (!module) {
+			const unknown = `The operation "${operation}" is not known for resource "${resource}"`;
+			fail(itemIndex, new NodeOperationError(this.getNode(), unknown, { itemIndex }));
+			continue;
+		}
+		if (!groups.has(module)) groups.set(module, []);
+		groups.get(module)?.push(itemIndex);
+	}
+
 	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
 	const checked = new Map<number, unknown>();
-	for (const group of groups.values()) {
-		const module = group.module;
-		if (!module?.check) continue;
+	for (const [module, indexes] of groups) {
+		if (!module.check) continue;
 		const keys = new Map<string, number>();
 		const refused = new Set<number>();
-		for (const itemIndex of group.indexes) {
+		for (const itemIndex of indexes) {
 			try {
 				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
 				const userKey = itemUserKey(this, itemIndex);
@@ -226,30 +222,18 @@ export async function runNode(
 				refused.add(itemIndex);
 			}
 		}
-		group.indexes = group.indexes.filter((itemIndex) => !refused.has(itemIndex));
+		groups.set(
+			module,
+			indexes.filter((itemIndex) => !refused.has(itemIndex)),
+		);
 	}
 
-	for (const group of groups.values()) {
-		const module = group.module;
-		if (group.indexes.length === 0) continue;
-		if (!module) {
-			for (const itemIndex of group.indexes) {
-				fail(
-					itemIndex,
-					new NodeOperationError(
-						this.getNode(),
-						`The operation "${group.operation}" is not known for resource "${group.resource}"`,
-						{ itemIndex },
-					),
-				);
-			}
-			continue;
-		}
-
+	for (const [module, indexes] of groups) {
+		if (indexes.length === 0) continue;
 		if (module.mode === 'batch') {
 			const chunks: number[][] = [];
-			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
-				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
+			for (let start = 0; start < indexes.length; start += BATCH_CHUNK_SIZE) {
+				chunks.push(indexes.slice(start, start + BATCH_CHUNK_SIZE));
 			}
 			const settled = await runPipeline(
 				run,
@@ -270,7 +254,7 @@ export async function runNode(
 			continue;
 		}
 
-		await runItems(run, module, group.indexes, outputs, fail, checked);
+		await runItems(run, module, indexes, outputs, fail, checked);
 	}
 
 	const output = outputs.flat();
@@ -337,21 +321,12 @@ function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
 	return Math.min(Math.floor(value), 20);
 }
 
-function isExecutionData(value: unknown): value is INodeExecutionData {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		'json' in value &&
-		typeof (value as INodeExecutionData).json === 'object'
-	);
-}
-
 export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
-	const list = Array.isArray(result) ? result : [result];
-	return list.map((entry) => {
-		if (isExecutionData(entry)) return { ...entry, pairedItem: { item: itemIndex } };
-		return { json: entry as IDataObject, pairedItem: { item: itemIndex } };
-	});
+	return (Array.isArray(result) ? result : [result]).map((entry) =>
+		typeof entry.json === 'object'
+			? { ...(entry as INodeExecutionData), pairedItem: { item: itemIndex } }
+			: { json: entry as IDataObject, pairedItem: { item: itemIndex } },
+	);
 }
 
 export function toNodeError(
