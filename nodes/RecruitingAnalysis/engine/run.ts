@@ -11,9 +11,14 @@ import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
-import { BATCH_CHUNK_SIZE, mapWithConcurrency, QuoteGatherer, ReportWaiter } from './capacity';
+import {
+	BATCH_CHUNK_SIZE,
+	mapWithConcurrency,
+	QuoteGatherer,
+	ReportPages,
+	ReportWaiter,
+} from './capacity';
 import { NOTICES, type NoticeName } from './notices';
-import { ReportPages } from './reportPages';
 
 // One per node execution, passed down: n8n gives each execution, Tool call and sub-workflow its own, so nothing leaks.
 export class Run implements WriteRun {
@@ -113,9 +118,8 @@ export class Later {
 	}
 }
 
-export function later(promise: Promise<ItemResult>): Later {
-	return new Later(promise);
-}
+export const later = (promise: Promise<ItemResult>): Later => new Later(promise);
+
 export type OperationModule = ItemOperation | BatchOperation;
 
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
@@ -272,47 +276,38 @@ async function runItems(
 	checked: ReadonlyMap<number, unknown>,
 ): Promise<void> {
 	const waits: Array<Promise<void>> = [];
-	let stopError: unknown;
-	let stopped = false;
+	let stop: { error: unknown } | undefined;
 	// `fail` throws when the node stops at this item: the other lanes and waits then end.
 	const failOrStop = (itemIndex: number, error: unknown): void => {
+		if (stop) return;
 		try {
 			fail(itemIndex, error);
 		} catch (nodeError) {
-			if (stopped) return;
-			stopped = true;
-			stopError = nodeError;
+			stop = { error: nodeError };
 			void run.endWaiting(nodeError);
 		}
 	};
 	try {
 		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
-			if (stopped) return;
+			if (stop) return;
 			try {
 				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
-				if (result instanceof Later) {
-					waits.push(
-						result.promise.then(
-							(value) => {
-								outputs[itemIndex] = toItems(value, itemIndex);
-							},
-							(error: unknown) => {
-								if (!stopped) failOrStop(itemIndex, error);
-							},
-						),
-					);
-					return;
-				}
-				outputs[itemIndex] = toItems(result, itemIndex);
+				const settled = result instanceof Later ? result.promise : Promise.resolve(result);
+				waits.push(
+					settled.then(
+						(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
+						(error: unknown) => failOrStop(itemIndex, error),
+					),
+				);
 			} catch (error) {
 				failOrStop(itemIndex, error);
 			}
 		});
 		await Promise.all(waits);
 	} finally {
-		await run.endWaiting(stopped ? stopError : undefined);
+		await run.endWaiting(stop?.error);
 	}
-	if (stopped) throw stopError;
+	if (stop) throw stop.error;
 }
 
 function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {

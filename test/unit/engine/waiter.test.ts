@@ -8,10 +8,10 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	CAPACITY_CONDITIONS,
 	CAPACITY_WAIT_SECONDS,
+	ReportPages,
 	ReportWaiter,
 	waitOutCapacity,
 } from '../../../nodes/RecruitingAnalysis/engine/capacity';
-import { ReportPages } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
 import { fakeContext, ok, type SentRequest } from '../../helpers/fakes';
 
 /** A fake list of reports: each becomes completed at its own simulated time. */
