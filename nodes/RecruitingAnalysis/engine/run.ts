@@ -184,13 +184,28 @@ export async function runNode(
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
 	const fail = (itemIndex: number, error: unknown): void => {
-		const nodeError = toNodeError(this, error, itemIndex);
-		const where = itemLocation(this, itemIndex);
+		const { nodeError, fileName, message } = locatedError(this, error, itemIndex);
+		const info = apiErrorInfo(nodeError);
 		if (!continueOnFail) {
-			nodeError.message = stoppingMessage(nodeError, where, items.length);
+			// A 401 or 403 concerns every item alike, so it gets no advice to let the other items through.
+			const alike = items.length < 2 || info?.status === 401 || info?.status === 403;
+			nodeError.message = alike
+				? message
+				: `${message}. To let the other ${fileName ? 'files' : 'items'} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
 			throw nodeError;
 		}
-		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
+		const facts: IDataObject = {};
+		if (fileName) facts.fileName = fileName;
+		if (nodeError.description) facts.description = nodeError.description;
+		if (info) {
+			facts.httpCode = info.status;
+			facts.code = info.code;
+			if (info.reason) facts.reason = info.reason;
+			if (info.requestId) facts.requestId = info.requestId;
+		}
+		// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
+		const json = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
+		outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 	};
 
 	const groups = new Map<OperationModule, number[]>();
@@ -324,26 +339,17 @@ export function toItems(result: ItemResult, itemIndex: number): INodeExecutionDa
 	);
 }
 
-export function toNodeError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
+// n8n's own messages end in " [item N]" counted from 0; ours count as the editor does, and name the item's file.
+function locatedError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
+	let nodeError: NodeApiError | NodeOperationError;
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		nodeError = error;
 		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
+	} else {
+		const message = error instanceof Error ? error.message : String(error);
+		nodeError = new NodeOperationError(ctx.getNode(), message, { itemIndex });
 	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
-}
-
-export interface ItemLocation {
-	itemNumber: number;
-	fileName?: string;
-}
-
-export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLocation {
-	const where: ItemLocation = { itemNumber: itemIndex + 1 };
+	let fileName: string | undefined;
 	try {
 		const item = ctx.getInputData()[itemIndex];
 		const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -353,56 +359,12 @@ export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLoc
 			property ? item?.binary?.[property]?.fileName : undefined,
 			item?.json?.fileName,
 		];
-		const fileName = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
-		if (typeof fileName === 'string') where.fileName = fileName.trim();
+		const found = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
+		if (typeof found === 'string') fileName = found.trim();
 	} catch {
 		// A parameter whose expression fails has its own error; the location then carries the item number only.
 	}
-	return where;
-}
-
-// n8n's own messages end in " [item N]" counted from 0; ours count as the editor does.
-const ENGINE_ITEM_SUFFIX = / \[item \d+\]$/;
-
-function locate(message: string, where: ItemLocation): string {
-	const text = message.replace(ENGINE_ITEM_SUFFIX, '');
-	const file = where.fileName && !text.includes(where.fileName) ? `, ${where.fileName}` : '';
-	return `${text} [item ${where.itemNumber}${file}]`;
-}
-
-// A 401 or 403 concerns every item alike, so it gets no advice to let the other items through.
-export function stoppingMessage(
-	error: NodeApiError | NodeOperationError,
-	where: ItemLocation,
-	itemCount: number,
-): string {
-	const located = locate(error.message, where);
-	const status = apiErrorInfo(error)?.status;
-	if (itemCount < 2 || status === 401 || status === 403) return located;
-	const others = where.fileName ? 'files' : 'items';
-	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
-}
-
-export function errorItem(
-	error: NodeApiError | NodeOperationError,
-	itemIndex: number,
-	where: ItemLocation,
-	errorOutput: boolean,
-): INodeExecutionData {
-	const facts: IDataObject = {};
-	if (where.fileName) facts.fileName = where.fileName;
-	if (error.description) facts.description = error.description;
-	const info = apiErrorInfo(error);
-	if (info) {
-		facts.httpCode = info.status;
-		facts.code = info.code;
-		if (info.reason) facts.reason = info.reason;
-		if (info.requestId) facts.requestId = info.requestId;
-	}
-	const message = locate(error.message, where);
-	// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
-	const json: IDataObject = errorOutput
-		? { error: message, details: facts }
-		: { error: message, ...facts };
-	return { json, pairedItem: { item: itemIndex } };
+	const text = nodeError.message.replace(/ \[item \d+\]$/, '');
+	const file = fileName && !text.includes(fileName) ? `, ${fileName}` : '';
+	return { nodeError, fileName, message: `${text} [item ${itemIndex + 1}${file}]` };
 }
