@@ -96,23 +96,22 @@ export class ReportPages {
 		}
 	}
 
+	/** The summaries of `ids` the pages show; with `all`, every summary they show on the way. */
 	async summaries(
 		itemIndex: number,
 		ids: string[],
-		seen?: (report: IDataObject) => void,
+		all = false,
 	): Promise<Map<string, IDataObject>> {
-		const wanted = new Set(ids);
+		const wanted = [...new Set(ids)];
 		const found = new Map<string, IDataObject>();
-		if (wanted.size === 0) return found;
 		await this.walk(
 			itemIndex,
-			this.windowOf([...wanted]) ?? {},
-			wanted.size,
+			this.windowOf(wanted) ?? {},
+			wanted.length,
 			(report) => {
-				seen?.(report);
-				if (wanted.has(String(report.id))) found.set(String(report.id), report);
+				if (all || wanted.includes(String(report.id))) found.set(String(report.id), report);
 			},
-			() => found.size === wanted.size,
+			() => wanted.every((id) => found.has(id)),
 		);
 		return found;
 	}
@@ -125,16 +124,11 @@ export class ReportPages {
 	): Promise<Map<string, IDataObject>> {
 		let pages = this.checkPages;
 		if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
-			const summaries = new Map<string, IDataObject>();
-			try {
-				await this.summaries(itemIndex, [...new Set([...ids, ...runIds])], (report) =>
-					summaries.set(String(report.id), report),
-				);
-			} catch {
-				return new Map();
-			}
-			pages = { readAt: Date.now(), summaries };
-			this.checkPages = pages;
+			const summaries = await this.summaries(itemIndex, [...ids, ...runIds], true).catch(
+				() => undefined,
+			);
+			if (!summaries) return new Map();
+			this.checkPages = pages = { readAt: Date.now(), summaries };
 		}
 		const found = new Map<string, IDataObject>();
 		for (const id of ids) {
@@ -184,8 +178,6 @@ interface Entry {
 const statusOf = (report: IDataObject): IDataObject =>
 	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
-
 /** One per node run: reads every pending report together from list pages, and gates starts by learned capacity. */
 export class ReportWaiter {
 	private readonly pending = new Map<string, Entry>();
@@ -211,7 +203,8 @@ export class ReportWaiter {
 	) {}
 
 	private expectedMs(): number {
-		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
+		const sorted = [...this.finished].sort((a, b) => a - b);
+		return sorted.length === 0 ? DEFAULT_FIRST_READ_MS : sorted[sorted.length >> 1];
 	}
 
 	private firstReadDelayMs(): number {

@@ -250,10 +250,9 @@ export async function runNode(
 	for (const [module, indexes] of groups) {
 		if (indexes.length === 0) continue;
 		if (module.mode === 'batch') {
-			const chunks: number[][] = [];
-			for (let start = 0; start < indexes.length; start += BATCH_CHUNK_SIZE) {
-				chunks.push(indexes.slice(start, start + BATCH_CHUNK_SIZE));
-			}
+			const chunks = Array.from({ length: Math.ceil(indexes.length / BATCH_CHUNK_SIZE) }, (_, k) =>
+				indexes.slice(k * BATCH_CHUNK_SIZE, (k + 1) * BATCH_CHUNK_SIZE),
+			);
 			const settled = await runPipeline(
 				run,
 				module.stages,
