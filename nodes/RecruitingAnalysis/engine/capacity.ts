@@ -2,9 +2,8 @@
 // limit holds its next starts until one of its own analyses (ReportWaiter) ends.
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, outcomeOf, type Outcome } from '../transport';
+import { apiPath, api, hasApiCondition, listPages, outcomeOf, type Outcome } from '../transport';
 import { growingDelayMs } from '../transport/retry';
-import { pageBudget, type ReportPages } from './reportPages';
 
 export const BATCH_CHUNK_SIZE = 20;
 
@@ -51,6 +50,97 @@ export async function waitOutCapacity(
 	}
 }
 
+// A list page answers for up to 100 reports; a report the pages miss is read alone, for a single read's exact error.
+export const REPORT_PAGE_LIMIT = 100;
+
+const CHECK_PAGES_FRESH_MS = 60_000;
+
+// One per node run (engine/run.ts): a report's creation time never changes, so the run keeps it to narrow later pages.
+export class ReportPages {
+	private readonly createdTimes = new Map<string, number>();
+	private checkPages?: { readAt: number; summaries: Map<string, IDataObject> };
+
+	constructor(private readonly ctx: IExecuteFunctions) {}
+
+	windowOf(ids: string[]): IDataObject | undefined {
+		const values = ids.map((id) => this.createdTimes.get(id));
+		if (values.length === 0 || values.includes(undefined)) return undefined;
+		return {
+			createdAfter: new Date(Math.min(...(values as number[])) - 1).toISOString(),
+			createdBefore: new Date(Math.max(...(values as number[])) + 1).toISOString(),
+		};
+	}
+
+	async walk(
+		itemIndex: number,
+		qs: IDataObject,
+		wanted: number,
+		visit: (report: IDataObject) => void,
+		done: () => boolean,
+	): Promise<void> {
+		let pages = 0;
+		if (done()) return;
+		for await (const page of listPages.call(this.ctx, {
+			method: 'GET',
+			path: '/api/v1/reports',
+			qs,
+			pageSize: REPORT_PAGE_LIMIT,
+			itemIndex,
+		})) {
+			for (const report of page.items) {
+				const at = Date.parse(String(report.createdAt));
+				if (Number.isFinite(at)) this.createdTimes.set(String(report.id), at);
+				visit(report);
+			}
+			if (++pages > Math.ceil(wanted / REPORT_PAGE_LIMIT) || done()) return;
+		}
+	}
+
+	/** The summaries of `ids` the pages show; with `all`, every summary they show on the way. */
+	async summaries(
+		itemIndex: number,
+		ids: string[],
+		all = false,
+	): Promise<Map<string, IDataObject>> {
+		const wanted = [...new Set(ids)];
+		const found = new Map<string, IDataObject>();
+		await this.walk(
+			itemIndex,
+			this.windowOf(wanted) ?? {},
+			wanted.length,
+			(report) => {
+				if (all || wanted.includes(String(report.id))) found.set(String(report.id), report);
+			},
+			() => wanted.every((id) => found.has(id)),
+		);
+		return found;
+	}
+
+	// Each summary is handed out once: a report named again is read alone, since this run may have started it meanwhile.
+	async forCheck(
+		itemIndex: number,
+		ids: string[],
+		runIds: string[] = ids,
+	): Promise<Map<string, IDataObject>> {
+		let pages = this.checkPages;
+		if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
+			const summaries = await this.summaries(itemIndex, [...ids, ...runIds], true).catch(
+				() => undefined,
+			);
+			if (!summaries) return new Map();
+			this.checkPages = pages = { readAt: Date.now(), summaries };
+		}
+		const found = new Map<string, IDataObject>();
+		for (const id of ids) {
+			const summary = pages.summaries.get(id);
+			if (!summary) continue;
+			found.set(id, summary);
+			pages.summaries.delete(id);
+		}
+		return found;
+	}
+}
+
 export const TERMINAL_REPORT_STATES = ['completed', 'requires_action', 'failed'];
 
 const MIN_ROUND_GAP_MS = 100;
@@ -88,11 +178,6 @@ interface Entry {
 const statusOf = (report: IDataObject): IDataObject =>
 	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
-const isTerminal = (report: IDataObject | undefined): boolean =>
-	TERMINAL_REPORT_STATES.includes(String(report?.status));
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
-
 /** One per node run: reads every pending report together from list pages, and gates starts by learned capacity. */
 export class ReportWaiter {
 	private readonly pending = new Map<string, Entry>();
@@ -111,7 +196,6 @@ export class ReportWaiter {
 	private lanesWaiting = 0;
 	private followUps = 0;
 	private readonly followUpQueue: Array<() => void> = [];
-	readonly stats = { rounds: 0, listPages: 0, statusReads: 0 };
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -119,14 +203,16 @@ export class ReportWaiter {
 	) {}
 
 	private expectedMs(): number {
-		return this.finished.length === 0 ? DEFAULT_FIRST_READ_MS : median(this.finished);
+		const sorted = [...this.finished].sort((a, b) => a - b);
+		return sorted.length === 0 ? DEFAULT_FIRST_READ_MS : sorted[sorted.length >> 1];
 	}
 
 	private firstReadDelayMs(): number {
-		const observed = Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs()));
-		return this.finished.length === 0
-			? DEFAULT_FIRST_READ_MS
-			: Math.min(MAX_READ_DELAY_MS, observed);
+		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
+		return Math.min(
+			MAX_READ_DELAY_MS,
+			Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())),
+		);
 	}
 
 	/** Flat steps until twice the observed time, so a usual report is seen within a step; then growing. */
@@ -183,25 +269,11 @@ export class ReportWaiter {
 		}
 	}
 
-	/** Sends a start once this run has room for it (see slot). */
+	/** Sends a start once this run has room for it: its analyses in flight and its starts under the learned capacity. */
 	async sendWithRoom(
 		deadline: number,
 		submit: () => Promise<IDataObject>,
 	): Promise<Outcome<IDataObject>> {
-		await this.slot(deadline);
-		const outcome = await outcomeOf(submit);
-		this.starting--;
-		return outcome;
-	}
-
-	/** ACTIVE_ANALYSIS_LIMIT sets the run's capacity to its analyses in flight; true when one of them can still end. */
-	learnCapacity(error: unknown): boolean {
-		if (!hasApiCondition(error, 'ACTIVE_ANALYSIS_LIMIT')) return false;
-		this.capacity = Math.max(1, this.pending.size);
-		return this.pending.size > 0 && this.closedWith === undefined;
-	}
-
-	private async slot(deadline: number): Promise<void> {
 		this.lanesWaiting++;
 		while (
 			this.closedWith === undefined &&
@@ -219,6 +291,16 @@ export class ReportWaiter {
 		this.wakePlaceWaiters();
 		// Taken in the same turn as the check, so that two lanes woken together do not both take the last place.
 		this.starting++;
+		const outcome = await outcomeOf(submit);
+		this.starting--;
+		return outcome;
+	}
+
+	/** ACTIVE_ANALYSIS_LIMIT sets the run's capacity to its analyses in flight; true when one of them can still end. */
+	learnCapacity(error: unknown): boolean {
+		if (!hasApiCondition(error, 'ACTIVE_ANALYSIS_LIMIT')) return false;
+		this.capacity = Math.max(1, this.pending.size);
+		return this.pending.size > 0 && this.closedWith === undefined;
 	}
 
 	private wakePlaceWaiters(): void {
@@ -282,14 +364,12 @@ export class ReportWaiter {
 
 	private async round(): Promise<void> {
 		this.lastRound = Date.now();
-		this.stats.rounds++;
 		const due = [...this.pending.values()].filter((entry) => entry.nextReadAt <= this.lastRound);
 		const seen = new Set<Entry>();
 		// A list page that failed is no answer: what it did not show is read alone, with a single read's errors.
 		await this.readPages(due, seen).catch(() => undefined);
 		const unseen = due.filter((entry) => !seen.has(entry));
 		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
-			this.stats.statusReads++;
 			try {
 				entry.last = await api(this.ctx, {
 					method: 'GET',
@@ -304,7 +384,7 @@ export class ReportWaiter {
 		const now = Date.now();
 		for (const entry of seen) {
 			const report = entry.last as IDataObject;
-			if (isTerminal(report)) {
+			if (TERMINAL_REPORT_STATES.includes(String(report.status))) {
 				this.finished.push(now - entry.registeredAt);
 				if (this.finished.length > 20) this.finished.shift();
 				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
@@ -334,15 +414,8 @@ export class ReportWaiter {
 			entry.last = report;
 			seen.add(entry);
 		};
-		const walk = async (qs: IDataObject, wanted: number): Promise<void> => {
-			this.stats.listPages += await this.pages.walk(
-				due[0].itemIndex,
-				qs,
-				pageBudget(wanted),
-				visit,
-				() => missing().length === 0,
-			);
-		};
+		const walk = async (qs: IDataObject, wanted: number): Promise<void> =>
+			await this.pages.walk(due[0].itemIndex, qs, wanted, visit, () => missing().length === 0);
 		if (due.length === 0) return;
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
@@ -447,23 +520,18 @@ export async function mapWithConcurrency<T>(
 	worker: (value: T) => Promise<void>,
 ): Promise<void> {
 	let next = 0;
-	let firstError: unknown;
-	let failed = false;
-	const lanes = Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, async () => {
-		while (!failed && next < values.length) {
-			const value = values[next++];
+	let failure: { error: unknown } | undefined;
+	const lane = async () => {
+		while (!failure && next < values.length) {
 			try {
-				await worker(value);
+				await worker(values[next++]);
 			} catch (error) {
-				if (!failed) {
-					failed = true;
-					firstError = error;
-				}
+				failure ??= { error };
 			}
 		}
-	});
-	await Promise.all(lanes);
-	if (failed) throw firstError;
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, lane));
+	if (failure) throw failure.error;
 }
 
 const SLEEP_STEP_MS = 250;

@@ -44,10 +44,6 @@ export interface NoticeBoard {
 	addNotice(name: NoticeName): void;
 }
 
-export function noticeType(name: NoticeName): 'warning' | 'info' {
-	return name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';
-}
-
 export function noticesForReport(
 	run: NoticeBoard,
 	report: { status?: unknown; result?: unknown; score?: unknown },
@@ -57,27 +53,14 @@ export function noticesForReport(
 	if (report.status === 'failed') run.addNotice('failedReport');
 	const unmeasured =
 		report.result === null ||
-		hasNullScore(report.result) ||
+		(report.result as { score?: unknown } | undefined)?.score === null ||
 		('score' in report && report.score === null);
 	if (unmeasured) run.addNotice(output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-export function noticesForEmailDelivery(run: NoticeBoard, emailDelivery: unknown): void {
-	if (emailDelivery === 'queued') run.addNotice('emailQueued');
-	if (emailDelivery === 'sent') run.addNotice('emailSent');
-}
-
-function hasNullScore(result: unknown): boolean {
-	return (
-		typeof result === 'object' &&
-		result !== null &&
-		'score' in result &&
-		(result as { score: unknown }).score === null
-	);
-}
-
 export function noticesForInterview(run: NoticeBoard, interview: Record<string, unknown>): void {
-	noticesForEmailDelivery(run, interview.emailDelivery);
+	if (interview.emailDelivery === 'queued') run.addNotice('emailQueued');
+	if (interview.emailDelivery === 'sent') run.addNotice('emailSent');
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')
 		run.addNotice('completedNotEvaluated');
 	if ('result' in interview && interview.result === null) run.addNotice('nullUnmeasured');

@@ -11,9 +11,14 @@ import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
 import type { BatchTiming } from './batchTiming';
-import { BATCH_CHUNK_SIZE, mapWithConcurrency, QuoteGatherer, ReportWaiter } from './capacity';
-import { NOTICES, noticeType, type NoticeName } from './notices';
-import { ReportPages } from './reportPages';
+import {
+	BATCH_CHUNK_SIZE,
+	mapWithConcurrency,
+	QuoteGatherer,
+	ReportPages,
+	ReportWaiter,
+} from './capacity';
+import { NOTICES, type NoticeName } from './notices';
 
 // One per node execution, passed down: n8n gives each execution, Tool call and sub-workflow its own, so nothing leaks.
 export class Run implements WriteRun {
@@ -34,13 +39,12 @@ export class Run implements WriteRun {
 	addNotice(name: NoticeName): void {
 		if (this.noticesShown.has(name)) return;
 		this.noticesShown.add(name);
-		if (typeof this.ctx.addExecutionHints === 'function') {
-			this.ctx.addExecutionHints({
-				message: NOTICES[name],
-				type: noticeType(name),
-				location: 'outputPane',
-			});
-		}
+		const warns = name === 'requiresAction' || name === 'invitationToken';
+		this.ctx.addExecutionHints?.({
+			message: NOTICES[name],
+			type: warns ? 'warning' : 'info',
+			location: 'outputPane',
+		});
 	}
 
 	reportWaiter(): ReportWaiter {
@@ -114,9 +118,8 @@ export class Later {
 	}
 }
 
-export function later(promise: Promise<ItemResult>): Later {
-	return new Later(promise);
-}
+export const later = (promise: Promise<ItemResult>): Later => new Later(promise);
+
 export type OperationModule = ItemOperation | BatchOperation;
 
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
@@ -180,40 +183,52 @@ export async function runNode(
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
-	const groups = new Map<
-		string,
-		{ module?: OperationModule; resource: string; operation: string; indexes: number[] }
-	>();
+	const fail = (itemIndex: number, error: unknown): void => {
+		const { nodeError, fileName, message } = locatedError(this, error, itemIndex);
+		const info = apiErrorInfo(nodeError);
+		if (!continueOnFail) {
+			// A 401 or 403 concerns every item alike, so it gets no advice to let the other items through.
+			const alike = items.length < 2 || info?.status === 401 || info?.status === 403;
+			nodeError.message = alike
+				? message
+				: `${message}. To let the other ${fileName ? 'files' : 'items'} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
+			throw nodeError;
+		}
+		const facts: IDataObject = {};
+		if (fileName) facts.fileName = fileName;
+		if (nodeError.description) facts.description = nodeError.description;
+		if (info) {
+			facts.httpCode = info.status;
+			facts.code = info.code;
+			if (info.reason) facts.reason = info.reason;
+			if (info.requestId) facts.requestId = info.requestId;
+		}
+		// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
+		const json = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
+		outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
+	};
+
+	const groups = new Map<OperationModule, number[]>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const resource = this.getNodeParameter('resource', itemIndex) as string;
 		const operation = this.getNodeParameter('operation', itemIndex) as string;
-		const key = `${resource}:${operation}`;
-		let group = groups.get(key);
-		if (!group) {
-			group = { module: resources[resource]?.[operation], resource, operation, indexes: [] };
-			groups.set(key, group);
+		const module = resources[resource]?.[operation];
+		if (!module) {
+			const unknown = `The operation "${operation}" is not known for resource "${resource}"`;
+			fail(itemIndex, new NodeOperationError(this.getNode(), unknown, { itemIndex }));
+			continue;
 		}
-		group.indexes.push(itemIndex);
+		if (!groups.has(module)) groups.set(module, []);
+		groups.get(module)?.push(itemIndex);
 	}
-
-	const fail = (itemIndex: number, error: unknown): void => {
-		const nodeError = toNodeError(this, error, itemIndex);
-		const where = itemLocation(this, itemIndex);
-		if (!continueOnFail) {
-			nodeError.message = stoppingMessage(nodeError, where, items.length);
-			throw nodeError;
-		}
-		outputs[itemIndex] = [errorItem(nodeError, itemIndex, where, errorOutput)];
-	};
 
 	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
 	const checked = new Map<number, unknown>();
-	for (const group of groups.values()) {
-		const module = group.module;
-		if (!module?.check) continue;
+	for (const [module, indexes] of groups) {
+		if (!module.check) continue;
 		const keys = new Map<string, number>();
 		const refused = new Set<number>();
-		for (const itemIndex of group.indexes) {
+		for (const itemIndex of indexes) {
 			try {
 				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
 				const userKey = itemUserKey(this, itemIndex);
@@ -226,31 +241,18 @@ export async function runNode(
 				refused.add(itemIndex);
 			}
 		}
-		group.indexes = group.indexes.filter((itemIndex) => !refused.has(itemIndex));
+		groups.set(
+			module,
+			indexes.filter((itemIndex) => !refused.has(itemIndex)),
+		);
 	}
 
-	for (const group of groups.values()) {
-		const module = group.module;
-		if (group.indexes.length === 0) continue;
-		if (!module) {
-			for (const itemIndex of group.indexes) {
-				fail(
-					itemIndex,
-					new NodeOperationError(
-						this.getNode(),
-						`The operation "${group.operation}" is not known for resource "${group.resource}"`,
-						{ itemIndex },
-					),
-				);
-			}
-			continue;
-		}
-
+	for (const [module, indexes] of groups) {
+		if (indexes.length === 0) continue;
 		if (module.mode === 'batch') {
-			const chunks: number[][] = [];
-			for (let start = 0; start < group.indexes.length; start += BATCH_CHUNK_SIZE) {
-				chunks.push(group.indexes.slice(start, start + BATCH_CHUNK_SIZE));
-			}
+			const chunks = Array.from({ length: Math.ceil(indexes.length / BATCH_CHUNK_SIZE) }, (_, k) =>
+				indexes.slice(k * BATCH_CHUNK_SIZE, (k + 1) * BATCH_CHUNK_SIZE),
+			);
 			const settled = await runPipeline(
 				run,
 				module.stages,
@@ -270,7 +272,7 @@ export async function runNode(
 			continue;
 		}
 
-		await runItems(run, module, group.indexes, outputs, fail, checked);
+		await runItems(run, module, indexes, outputs, fail, checked);
 	}
 
 	const output = outputs.flat();
@@ -288,47 +290,38 @@ async function runItems(
 	checked: ReadonlyMap<number, unknown>,
 ): Promise<void> {
 	const waits: Array<Promise<void>> = [];
-	let stopError: unknown;
-	let stopped = false;
+	let stop: { error: unknown } | undefined;
 	// `fail` throws when the node stops at this item: the other lanes and waits then end.
 	const failOrStop = (itemIndex: number, error: unknown): void => {
+		if (stop) return;
 		try {
 			fail(itemIndex, error);
 		} catch (nodeError) {
-			if (stopped) return;
-			stopped = true;
-			stopError = nodeError;
+			stop = { error: nodeError };
 			void run.endWaiting(nodeError);
 		}
 	};
 	try {
 		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
-			if (stopped) return;
+			if (stop) return;
 			try {
 				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
-				if (result instanceof Later) {
-					waits.push(
-						result.promise.then(
-							(value) => {
-								outputs[itemIndex] = toItems(value, itemIndex);
-							},
-							(error: unknown) => {
-								if (!stopped) failOrStop(itemIndex, error);
-							},
-						),
-					);
-					return;
-				}
-				outputs[itemIndex] = toItems(result, itemIndex);
+				const settled = result instanceof Later ? result.promise : Promise.resolve(result);
+				waits.push(
+					settled.then(
+						(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
+						(error: unknown) => failOrStop(itemIndex, error),
+					),
+				);
 			} catch (error) {
 				failOrStop(itemIndex, error);
 			}
 		});
 		await Promise.all(waits);
 	} finally {
-		await run.endWaiting(stopped ? stopError : undefined);
+		await run.endWaiting(stop?.error);
 	}
-	if (stopped) throw stopError;
+	if (stop) throw stop.error;
 }
 
 function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
@@ -337,43 +330,25 @@ function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
 	return Math.min(Math.floor(value), 20);
 }
 
-function isExecutionData(value: unknown): value is INodeExecutionData {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		'json' in value &&
-		typeof (value as INodeExecutionData).json === 'object'
+export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
+	return (Array.isArray(result) ? result : [result]).map((entry) =>
+		typeof entry.json === 'object'
+			? { ...(entry as INodeExecutionData), pairedItem: { item: itemIndex } }
+			: { json: entry as IDataObject, pairedItem: { item: itemIndex } },
 	);
 }
 
-export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
-	const list = Array.isArray(result) ? result : [result];
-	return list.map((entry) => {
-		if (isExecutionData(entry)) return { ...entry, pairedItem: { item: itemIndex } };
-		return { json: entry as IDataObject, pairedItem: { item: itemIndex } };
-	});
-}
-
-export function toNodeError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
+// n8n's own messages end in " [item N]" counted from 0; ours count as the editor does, and name the item's file.
+function locatedError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
+	let nodeError: NodeApiError | NodeOperationError;
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		nodeError = error;
 		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
+	} else {
+		const message = error instanceof Error ? error.message : String(error);
+		nodeError = new NodeOperationError(ctx.getNode(), message, { itemIndex });
 	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
-}
-
-export interface ItemLocation {
-	itemNumber: number;
-	fileName?: string;
-}
-
-export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLocation {
-	const where: ItemLocation = { itemNumber: itemIndex + 1 };
+	let fileName: string | undefined;
 	try {
 		const item = ctx.getInputData()[itemIndex];
 		const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -383,56 +358,12 @@ export function itemLocation(ctx: IExecuteFunctions, itemIndex: number): ItemLoc
 			property ? item?.binary?.[property]?.fileName : undefined,
 			item?.json?.fileName,
 		];
-		const fileName = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
-		if (typeof fileName === 'string') where.fileName = fileName.trim();
+		const found = candidates.find((value) => typeof value === 'string' && value.trim() !== '');
+		if (typeof found === 'string') fileName = found.trim();
 	} catch {
 		// A parameter whose expression fails has its own error; the location then carries the item number only.
 	}
-	return where;
-}
-
-// n8n's own messages end in " [item N]" counted from 0; ours count as the editor does.
-const ENGINE_ITEM_SUFFIX = / \[item \d+\]$/;
-
-function locate(message: string, where: ItemLocation): string {
-	const text = message.replace(ENGINE_ITEM_SUFFIX, '');
-	const file = where.fileName && !text.includes(where.fileName) ? `, ${where.fileName}` : '';
-	return `${text} [item ${where.itemNumber}${file}]`;
-}
-
-// A 401 or 403 concerns every item alike, so it gets no advice to let the other items through.
-export function stoppingMessage(
-	error: NodeApiError | NodeOperationError,
-	where: ItemLocation,
-	itemCount: number,
-): string {
-	const located = locate(error.message, where);
-	const status = apiErrorInfo(error)?.status;
-	if (itemCount < 2 || status === 401 || status === 403) return located;
-	const others = where.fileName ? 'files' : 'items';
-	return `${located}. To let the other ${others} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
-}
-
-export function errorItem(
-	error: NodeApiError | NodeOperationError,
-	itemIndex: number,
-	where: ItemLocation,
-	errorOutput: boolean,
-): INodeExecutionData {
-	const facts: IDataObject = {};
-	if (where.fileName) facts.fileName = where.fileName;
-	if (error.description) facts.description = error.description;
-	const info = apiErrorInfo(error);
-	if (info) {
-		facts.httpCode = info.status;
-		facts.code = info.code;
-		if (info.reason) facts.reason = info.reason;
-		if (info.requestId) facts.requestId = info.requestId;
-	}
-	const message = locate(error.message, where);
-	// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
-	const json: IDataObject = errorOutput
-		? { error: message, details: facts }
-		: { error: message, ...facts };
-	return { json, pairedItem: { item: itemIndex } };
+	const text = nodeError.message.replace(/ \[item \d+\]$/, '');
+	const file = fileName && !text.includes(fileName) ? `, ${fileName}` : '';
+	return { nodeError, fileName, message: `${text} [item ${itemIndex + 1}${file}]` };
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 
 import { spendingLimitField } from '../../../nodes/RecruitingAnalysis/actions/common/descriptions';
-import { REPORT_PAGE_LIMIT } from '../../../nodes/RecruitingAnalysis/engine/reportPages';
+import { REPORT_PAGE_LIMIT } from '../../../nodes/RecruitingAnalysis/engine/capacity';
 import {
 	MAX_PAGE_SIZE,
 	RESOURCE_READ_CONCURRENCY,

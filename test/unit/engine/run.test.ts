@@ -87,6 +87,29 @@ describe('the run object', () => {
 		expect((await execution(spend(1), 1, sub)).output).toEqual([{ spent: 5 }]);
 	});
 
+	it('refuses an item whose operation no resource knows with the checks, before any item is executed', async () => {
+		const executed: number[] = [];
+		const operation: OperationModule = {
+			description: [],
+			execute: async function (itemIndex) {
+				executed.push(itemIndex);
+				return {};
+			},
+		};
+		const { ctx } = fakeContext(() => ok({}));
+		const context = {
+			...ctx,
+			getInputData: () => [{ json: {} }, { json: {} }],
+			getNode: () => ({ name: 'Recruiting Analysis', type: 'recruitingAnalysis' }),
+			getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) =>
+				({ resource: 'test', operation: itemIndex === 0 ? 'run' : 'fly' })[name] ?? fallback,
+		} as unknown as IExecuteFunctions;
+		await expect(runNode.call(context, { test: { run: operation } })).rejects.toThrow(
+			'The operation "fly" is not known for resource "test" [item 2]',
+		);
+		expect(executed).toEqual([]);
+	});
+
 	it('keeps two runs apart when they exist at once', () => {
 		const a = new Run({} as IExecuteFunctions);
 		const b = new Run({} as IExecuteFunctions);
