@@ -6,23 +6,22 @@ import { noticesForReport } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/descriptions';
-import type { AnalysisChunk } from './batchStages';
+import type { ChargedChunk } from '../common/chargedBatch';
 import { readReport, readSimplifiedReport, readSimplify } from './startAnalysis';
 
 const REPORT_READ_CONCURRENCY = 10;
 
 /** An analysis batch completes only once every admitted analysis is terminal, so what is read here is final. */
 export async function readReportSummaries(
-	ctx: IExecuteFunctions,
-	chunk: AnalysisChunk,
-): Promise<AnalysisChunk> {
-	const firstItem = chunk.itemIndexes[0];
-	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
+	this: IExecuteFunctions,
+	chunk: ChargedChunk,
+): Promise<ChargedChunk> {
+	if (readSimplify(this, chunk.itemIndexes[0])) return await simplifyChunk(this, chunk);
 	const started = chunk.started ?? [];
-	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true)
+	if (started.length === 0 || optionsParam(this, started[0].itemIndex).includeReport !== true)
 		return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
-		const report = await readReport(ctx, entry.itemIndex, entry.reportId);
+		const report = await readReport(this, entry.itemIndex, entry.reportId);
 		noticesForReport(chunk.run, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
 	});
@@ -90,7 +89,7 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 		: null;
 
 /** One list page (the newest 100, where a chunk just analyzed is) gives the summaries; the rest is read alone. */
-async function listedSummaries(chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
+async function listedSummaries(chunk: ChargedChunk): Promise<Map<string, IDataObject>> {
 	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
 	if (ids.length === 0) return new Map();
 	return await chunk.run.reportPages
@@ -98,7 +97,7 @@ async function listedSummaries(chunk: AnalysisChunk): Promise<Map<string, IDataO
 		.catch(() => new Map<string, IDataObject>());
 }
 
-async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+async function simplifyChunk(ctx: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
 	const listed = listedSummaries(chunk);
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
