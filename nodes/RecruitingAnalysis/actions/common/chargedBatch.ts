@@ -417,8 +417,7 @@ export async function submitCharged(
 }
 
 export function quoteEveryItem(
-	path: string,
-	schema: ZodType<unknown, ZodTypeDef, unknown>,
+	{ quotePath, quoteSchema }: ChargedBatch,
 	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
 	shown: (input: IDataObject) => IDataObject,
 ): PipelineStage {
@@ -428,8 +427,9 @@ export function quoteEveryItem(
 		const body = {
 			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
 		};
-		validateBatch.call(this, schema, body, valid[0].itemIndex);
-		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
+		const first = valid[0].itemIndex;
+		validateBatch.call(this, quoteSchema, body, first);
+		const response = await api(this, { method: 'POST', path: quotePath, body, itemIndex: first });
 		chunk.run.addNotice('quoteNotBinding');
 		const quoted = (response.items ?? []) as IDataObject[];
 		for (const { position, itemIndex, input } of valid) {
