@@ -1,5 +1,5 @@
 /**
- * A re-run's output tells the truth about earlier writes (actions/interview/batchStages.ts): Invite Many whose
+ * A re-run's output tells the truth about earlier writes (actions/common/chargedBatch.ts): Invite Many whose
  * process lost every answer after its batch was created (as a killed worker does: the execution, its outputs and its
  * total are gone) made 7 of 12 invitations (its Spending Limit held back 5). Run again as a new execution, the 7 come
  * back `recovered: true` with the interview each has (as the interview list of its report shows), the 5 are invited,

@@ -7,11 +7,12 @@ import {
 
 import { batchTimeoutOption } from '../../engine/batch';
 import {
-	quoteAnalyses,
-	submitAnalyses,
-	type AnalysisChunk,
-	type AnalysisEntry,
-} from './batchStages';
+	ANALYSIS_BATCH,
+	quoteCharged,
+	submitCharged,
+	type ChargedChunk,
+	type ChargedEntry,
+} from '../common/chargedBatch';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
 import {
 	checkBatchUpload,
@@ -69,11 +70,11 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 /** Stage 3 charges: at most one chunk is uploaded and quoted ahead of it. */
 export const submitStage = 3;
 
-type AnalyzeChunk = UploadChunk & AnalysisChunk;
+type AnalyzeChunk = UploadChunk & ChargedChunk;
 
 /** The upload batch's id becomes uploadBatchId, so that batchId names the analysis batch as in Start Many. */
 function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
-	const pending: AnalysisEntry[] = [];
+	const pending: ChargedEntry[] = [];
 	for (const { position, itemIndex, choice, duplicateOf } of chunk.valid ?? []) {
 		const outcome = chunk.outcomes[position];
 		// The same upload as an earlier item of this chunk: analysed once, with that item (shareDuplicates).
@@ -95,8 +96,9 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 				? {}
 				: { replacesExpiredReportId: upload.replacesExpiredReportId }),
 		} as IDataObject;
+		const reportId = String(upload.reportId);
 		const checkExisting = upload.alreadyAdmitted === true;
-		pending.push({ position, itemIndex, reportId: String(upload.reportId), choice, checkExisting });
+		pending.push({ position, itemIndex, reportId, input: { reportId }, choice, checkExisting });
 	}
 	return { ...chunk, pending };
 }
@@ -130,12 +132,13 @@ export const stages = [
 		return toAnalysisEntries(await putUploadBatch(this, chunk));
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await quoteAnalyses(this, chunk);
+		return {
+			...chunk,
+			pending: await quoteCharged(this, chunk, ANALYSIS_BATCH, chunk.pending ?? []),
+		};
 	}),
 	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return shareDuplicates(await submitAnalyses(this, chunk));
+		return shareDuplicates(await submitCharged(this, chunk, ANALYSIS_BATCH));
 	}),
-	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
-		return await readReportSummaries(this, chunk);
-	}),
+	stage(readReportSummaries),
 ];

@@ -5,13 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import {
-	readReport,
-	readSimplify,
-	readWaitSettings,
-	startAnalysis,
-	waitForReport,
-} from './startAnalysis';
+import { readReport, readWaitSettings, startAnalysis, waitForStarted } from './startAnalysis';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -25,11 +19,11 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { optionsParam, withoutKeys } from '../common/params';
+import { withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import { later, type Run } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -68,11 +62,9 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 			ANALYSIS_UPLOAD,
 		),
 		wait: readWaitSettings(
-			{
-				...optionsParam(this, itemIndex),
-				waitForCompletion: this.getNodeParameter('waitForCompletion', itemIndex, true) === true,
-			},
-			readSimplify(this, itemIndex),
+			this,
+			itemIndex,
+			this.getNodeParameter('waitForCompletion', itemIndex, true) === true,
 		),
 	};
 }
@@ -116,27 +108,12 @@ export async function execute(
 		const summary = await readReport(this, itemIndex, reportId);
 		return { ...output, ...(await jobRevisionSince(this, run, itemIndex, summary.createdAt)) };
 	}
-	// The wait is the run's shared one, so it does not hold this lane.
-	return later(
-		waitForReport(
-			this,
-			run,
-			itemIndex,
-			reportId,
-			wait,
-			started.recovered !== true,
-			input.fileName,
-		).then((waited) => ({
-			...waited,
-			...(started.recovered === true
-				? { recovered: true, recoveredFrom: started.recoveredFrom }
-				: {}),
-			...(uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs }),
-			// The same bytes were uploaded before (under this name or another): say so after waiting too.
-			...(uploaded.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
-			// A recovered start charged nothing, so it has no creditsUsed.
-			...(started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed }),
-			...email,
-		})),
-	);
+	return waitForStarted(this, run, itemIndex, reportId, started, wait, input.fileName, {
+		...(uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs }),
+		// The same bytes were uploaded before (under this name or another): say so after waiting too.
+		...(uploaded.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
+		// A recovered start charged nothing, so it has no creditsUsed.
+		...(started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed }),
+		...email,
+	});
 }

@@ -3,26 +3,24 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiErrorInfo } from '../../transport';
 import { mapWithConcurrency, TERMINAL_REPORT_STATES } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
-import type { Run } from '../../engine/run';
 import { optionsParam, withoutKeys } from '../common/params';
 import { simplifyReport } from '../common/descriptions';
-import type { AnalysisChunk } from './batchStages';
+import type { ChargedChunk } from '../common/chargedBatch';
 import { readReport, readSimplifiedReport, readSimplify } from './startAnalysis';
 
 const REPORT_READ_CONCURRENCY = 10;
 
 /** An analysis batch completes only once every admitted analysis is terminal, so what is read here is final. */
 export async function readReportSummaries(
-	ctx: IExecuteFunctions,
-	chunk: AnalysisChunk,
-): Promise<AnalysisChunk> {
-	const firstItem = chunk.itemIndexes[0];
-	if (readSimplify(ctx, firstItem)) return await simplifyChunk(ctx, chunk);
+	this: IExecuteFunctions,
+	chunk: ChargedChunk,
+): Promise<ChargedChunk> {
+	if (readSimplify(this, chunk.itemIndexes[0])) return await simplifyChunk(this, chunk);
 	const started = chunk.started ?? [];
-	if (started.length === 0 || optionsParam(ctx, started[0].itemIndex).includeReport !== true)
+	if (started.length === 0 || optionsParam(this, started[0].itemIndex).includeReport !== true)
 		return chunk;
 	await mapWithConcurrency(started, REPORT_READ_CONCURRENCY, async (entry) => {
-		const report = await readReport(ctx, entry.itemIndex, entry.reportId);
+		const report = await readReport(this, entry.itemIndex, entry.reportId);
 		noticesForReport(chunk.run, report);
 		(chunk.outcomes[entry.position] as IDataObject).report = report;
 	});
@@ -53,35 +51,6 @@ function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObj
 	};
 }
 
-/** The analyses are charged by now: a key without reports:read must not fail the run, or a re-run submits again. */
-async function readUnlessForbidden(
-	ctx: IExecuteFunctions,
-	run: Run,
-	itemIndex: number,
-	reportId: string,
-	fileName: unknown,
-	listed?: Promise<Map<string, IDataObject>>,
-): Promise<IDataObject> {
-	// The list page is read while the results are: a report it shows final needs no summary read of its own.
-	const known = listed?.then((summaries) => {
-		const summary = summaries.get(reportId);
-		return summary && TERMINAL_REPORT_STATES.includes(String(summary.status)) ? summary : undefined;
-	});
-	return await readSimplifiedReport(
-		ctx,
-		run,
-		itemIndex,
-		reportId,
-		fileName,
-		undefined,
-		known,
-	).catch((error: unknown) => {
-		if (apiErrorInfo(error)?.status !== 403) throw error;
-		run.addNotice('reportsNotReadable');
-		return simplifyReport({ reportId, fileName });
-	});
-}
-
 const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 	!(outcome instanceof Error) &&
 	(outcome.state === 'succeeded' || outcome.recovered === true) &&
@@ -89,27 +58,51 @@ const analyzedReportId = (outcome: IDataObject | Error): string | null =>
 		? outcome.reportId
 		: null;
 
-/** One list page (the newest 100, where a chunk just analyzed is) gives the summaries; the rest is read alone. */
-async function listedSummaries(chunk: AnalysisChunk): Promise<Map<string, IDataObject>> {
-	const ids = chunk.outcomes.map(analyzedReportId).filter((id): id is string => id !== null);
-	if (ids.length === 0) return new Map();
-	return await chunk.run.reportPages
-		.summaries(chunk.itemIndexes[0], ids)
-		.catch(() => new Map<string, IDataObject>());
-}
-
-async function simplifyChunk(ctx: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
+async function simplifyChunk(ctx: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
+	const analyzed = chunk.outcomes.map(analyzedReportId);
+	const ids = analyzed.filter((id): id is string => id !== null);
+	// One list page (the newest 100, where a chunk just analyzed is) gives the summaries; the rest is read alone.
+	const listed =
+		ids.length === 0
+			? Promise.resolve(new Map<string, IDataObject>())
+			: chunk.run.reportPages
+					.summaries(chunk.itemIndexes[0], ids)
+					.catch(() => new Map<string, IDataObject>());
 	const positions = chunk.itemIndexes.map((itemIndex, position) => ({ itemIndex, position }));
-	const listed = listedSummaries(chunk);
 	await mapWithConcurrency(positions, REPORT_READ_CONCURRENCY, async ({ itemIndex, position }) => {
 		const outcome = chunk.outcomes[position];
 		if (outcome instanceof Error) return;
-		const reportId = typeof outcome.reportId === 'string' ? outcome.reportId : null;
 		const fileName = outcome.fileName ?? ctx.getInputData()[itemIndex]?.json?.fileName;
-		const analyzed = analyzedReportId(outcome);
-		const simplified = analyzed
-			? await readUnlessForbidden(ctx, chunk.run, itemIndex, analyzed, fileName, listed)
-			: simplifyReport({ reportId, fileName });
+		const reportId = analyzed[position];
+		if (reportId === null) {
+			const unread = typeof outcome.reportId === 'string' ? outcome.reportId : null;
+			chunk.outcomes[position] = withBatchFacts(
+				simplifyReport({ reportId: unread, fileName }),
+				outcome,
+			);
+			return;
+		}
+		// The list page is read while the results are: a report it shows final needs no summary read of its own.
+		const known = listed.then((summaries) => {
+			const summary = summaries.get(reportId);
+			return summary && TERMINAL_REPORT_STATES.includes(String(summary.status))
+				? summary
+				: undefined;
+		});
+		const simplified = await readSimplifiedReport(
+			ctx,
+			chunk.run,
+			itemIndex,
+			reportId,
+			fileName,
+			undefined,
+			known,
+		).catch((error: unknown) => {
+			// The analyses are charged by now: a key without reports:read must not fail the run, or a re-run submits again.
+			if (apiErrorInfo(error)?.status !== 403) throw error;
+			chunk.run.addNotice('reportsNotReadable');
+			return simplifyReport({ reportId, fileName });
+		});
 		chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 	});
 	return chunk;

@@ -1,9 +1,8 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { reportLocator } from '../common/descriptions';
-import { analysisBatchQuoteSchema } from '../../validation';
 import { idParam } from '../common/checks';
-import { quoteEveryItem } from '../common/chargedBatch';
+import { ANALYSIS_BATCH, quoteEveryItem } from '../common/chargedBatch';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,8 +23,7 @@ export const mode = 'batch';
 
 export const stages = [
 	quoteEveryItem(
-		'/api/v1/analysis-batch-quotes',
-		analysisBatchQuoteSchema,
+		ANALYSIS_BATCH,
 		(ctx, itemIndex) => ({ reportId: idParam(ctx, 'reportId', itemIndex, 'Report ID') }),
 		(input) => input,
 	),

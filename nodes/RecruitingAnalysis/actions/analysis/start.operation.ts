@@ -1,12 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import {
-	START_STEPS,
-	startAnalysis,
-	readSimplify,
-	readWaitSettings,
-	waitForReport,
-} from './startAnalysis';
+import { START_STEPS, startAnalysis, readWaitSettings, waitForStarted } from './startAnalysis';
 import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	concurrencyOption,
@@ -19,10 +13,9 @@ import {
 	spendingLimitField,
 	reportLocator,
 } from '../common/descriptions';
-import { optionsParam } from '../common/params';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
-import { later, type Run } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -46,7 +39,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 			USER_KEY_STEPS['analysis.start'],
 			START_STEPS.requote,
 		]),
-		wait: readWaitSettings(optionsParam(this, itemIndex), readSimplify(this, itemIndex)),
+		wait: readWaitSettings(this, itemIndex),
 	};
 }
 
@@ -63,14 +56,6 @@ export async function execute(
 		run.addNotice('noScoreWithoutWaiting');
 		return started;
 	}
-	// The wait is the run's shared one, so it does not hold this lane.
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
-	return later(
-		waitForReport(this, run, itemIndex, reportId, wait, started.recovered !== true, fileName).then(
-			(waited) =>
-				started.recovered === true
-					? { ...waited, recovered: true, recoveredFrom: started.recoveredFrom }
-					: waited,
-		),
-	);
+	return waitForStarted(this, run, itemIndex, reportId, started, wait, fileName);
 }

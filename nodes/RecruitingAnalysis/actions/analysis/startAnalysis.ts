@@ -3,13 +3,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath, api, hasApiCondition } from '../../transport';
 import { CAPACITY_CONDITIONS, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
-import type { Run } from '../../engine/run';
+import { later, type Later, type Run } from '../../engine/run';
 import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { recoverWrite } from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
 import { sendChargedWrite, type QuoteChoice } from '../common/chargedWrite';
 import { simplifyReport, simplifyReportResult } from '../common/descriptions';
+import { optionsParam } from '../common/params';
 
 export async function quoteAnalysis(
 	ctx: IExecuteFunctions,
@@ -129,14 +130,20 @@ export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean
 	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
 }
 
-export function readWaitSettings(options: IDataObject, simplify = false): WaitSettings {
+/** Wait for Completion is a field of Analyze Resume and an option of Start. */
+export function readWaitSettings(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	waitForCompletion?: boolean,
+): WaitSettings {
+	const options = optionsParam(ctx, itemIndex);
 	return {
-		waitForCompletion: options.waitForCompletion === true,
+		waitForCompletion: waitForCompletion ?? options.waitForCompletion === true,
 		waitTimeout:
 			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
 				? options.waitTimeout
 				: 300,
-		waitOutput: simplify
+		waitOutput: readSimplify(ctx, itemIndex)
 			? 'simplified'
 			: ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
 	};
@@ -184,15 +191,36 @@ export async function readSimplifiedReport(
 	return simplified;
 }
 
+/** The wait is the run's shared one, so it does not hold this lane; a recovered start says so after waiting too. */
+export function waitForStarted(
+	ctx: IExecuteFunctions,
+	run: Run,
+	itemIndex: number,
+	reportId: string,
+	started: IDataObject,
+	settings: WaitSettings,
+	fileName: unknown,
+	kept: IDataObject = {},
+): Later {
+	const recovered = started.recovered === true;
+	return later(
+		waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName).then((waited) => ({
+			...waited,
+			...(recovered ? { recovered: true, recoveredFrom: started.recoveredFrom } : {}),
+			...kept,
+		})),
+	);
+}
+
 /** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */
-export async function waitForReport(
+async function waitForReport(
 	ctx: IExecuteFunctions,
 	run: Run,
 	itemIndex: number,
 	reportId: string,
 	settings: WaitSettings,
-	justStarted = true,
-	fileName?: unknown,
+	justStarted: boolean,
+	fileName: unknown,
 ): Promise<IDataObject> {
 	const waiter = run.reportWaiter();
 	const {

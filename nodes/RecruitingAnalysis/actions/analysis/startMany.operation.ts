@@ -12,11 +12,11 @@ import {
 import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
-	quoteAnalyses,
-	submitAnalyses,
-	type AnalysisChunk,
-	type AnalysisEntry,
-} from './batchStages';
+	ANALYSIS_BATCH,
+	quoteCharged,
+	submitCharged,
+	type ChargedChunk,
+} from '../common/chargedBatch';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { stage } from '../../engine/run';
 import { readWriteChoice } from '../../writes/identity';
@@ -57,14 +57,23 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 export const submitStage = 1;
 
 /** The items as `check` read them: nothing is read or validated twice. */
-async function quote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<AnalysisChunk> {
-	const pending = chunk.itemIndexes.map((itemIndex, position): AnalysisEntry => {
+async function quote(this: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
+	const pending = chunk.itemIndexes.map((itemIndex, position) => {
 		const { reportId, choice, write } = chunk.checked?.[position] as Awaited<
 			ReturnType<typeof check>
 		>;
 		// A repeat names reports started before: each is checked, so none is charged twice.
 		const fingerprint = choice.quoteFingerprint;
-		return { position, itemIndex, reportId, fingerprint, choice: write, checkExisting: true };
+		const input = { reportId };
+		return {
+			position,
+			itemIndex,
+			reportId,
+			input,
+			fingerprint,
+			choice: write,
+			checkExisting: true,
+		};
 	});
 	// The later items' reports, so that the list pages read for this chunk's check serve theirs too.
 	const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
@@ -73,15 +82,16 @@ async function quote(this: IExecuteFunctions, chunk: AnalysisChunk): Promise<Ana
 			.slice(last + 1)
 			.map((_, offset) => stringParam(this, 'reportId', last + 1 + offset))
 			.filter((id) => id !== '');
-	return await quoteAnalyses(this, { ...chunk, pending }, laterReportIds);
+	return {
+		...chunk,
+		pending: await quoteCharged(this, chunk, ANALYSIS_BATCH, pending, laterReportIds),
+	};
 }
 
 export const stages = [
 	stage(quote),
-	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {
-		return await submitAnalyses(this, chunk);
+	stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
+		return await submitCharged(this, chunk, ANALYSIS_BATCH);
 	}),
-	stage(async function (this: IExecuteFunctions, chunk: AnalysisChunk) {
-		return await readReportSummaries(this, chunk);
-	}),
+	stage(readReportSummaries),
 ];

@@ -19,12 +19,26 @@ import {
 	type BatchKind,
 	type QuotedEntry,
 } from '../../engine/batch';
+import { BATCH_CHUNK_SIZE, mapWithConcurrency } from '../../engine/capacity';
 import { api, outcomeOf } from '../../transport';
 import type { ChunkState, PipelineStage } from '../../engine/run';
-import { validateBatch } from '../../validation';
-import { batchIdempotencyKey, type WriteChoice } from '../../writes/identity';
-import { existsCondition, recoverWrite, type ExistingWrite } from '../../writes/recover';
+import {
+	analysisBatchQuoteSchema,
+	analysisBatchSchema,
+	interviewBatchQuoteSchema,
+	interviewBatchSchema,
+	validateBatch,
+} from '../../validation';
+import { batchIdempotencyKey, invitationIdentity, type WriteChoice } from '../../writes/identity';
+import {
+	existingInvitation,
+	existsCondition,
+	recoverWrite,
+	type ExistingWrite,
+} from '../../writes/recover';
 import { creditsOf } from '../../writes/spending';
+import { existingAttempt, startIdentity } from '../analysis/startAnalysis';
+import type { InvitationInput } from '../interview/invitation';
 import { idParam } from './checks';
 import { batchIdField } from './descriptions';
 import { optionsParam } from './params';
@@ -34,93 +48,254 @@ type Schema = ZodType<unknown, ZodTypeDef, unknown>;
 export interface ChargedEntry extends QuotedEntry {
 	reportId: string;
 	choice: WriteChoice;
+	/** What the batch sends for the item, without its quote. */
+	input: IDataObject;
+	/** Start Many, or an upload recovered as already admitted: the report may have an attempt already. */
+	checkExisting?: boolean;
 }
 
-export interface Resubmission {
+export interface ChargedChunk extends ChunkState {
+	pending?: ChargedEntry[];
+	started?: ChargedEntry[];
+}
+
+interface Resubmission {
 	afterBatchId?: string;
 	afterRefusal: boolean;
 }
 
 /** What differs between an analysis batch and an invitation batch; quoting, sending and recovering are shared. */
-export interface ChargedBatch<E extends ChargedEntry> {
+export interface ChargedBatch {
 	kind: 'analyses' | 'interviews';
 	what: string;
 	quotePath: string;
 	quoteSchema: Schema;
 	schema: Schema;
-	input: (entry: E) => IDataObject;
-	identity: (entry: E) => unknown[];
-	existing: (entry: E) => ExistingWrite;
-	/** An item's outcome from what the quote, the batch or a recovery says of it. */
-	outcome: (entry: E, facts: IDataObject, item?: BatchItem, again?: Resubmission) => IDataObject;
+	identity: (entry: ChargedEntry) => unknown[];
+	existing: (entry: ChargedEntry) => ExistingWrite;
+	/** The write the batch item made, under the name the item's output gives it. */
+	made: (item?: BatchItem) => IDataObject;
+	/** An analysis keeps its upload's fields and the mark of every resubmission; an invitation shows its last batch. */
+	keepsOutcome: boolean;
 	/** The key names the entries the Spending Limit holds back too, so a re-run under another limit reads them back. */
 	keyNamesHeldBack: boolean;
 	submitAgain: readonly string[];
-	requote: (entries: E[]) => Promise<E[]>;
-	/** Without it, a failed recovery of a batch item fails the chunk. */
-	recoverItem?: (entry: E, from: string) => Promise<void>;
-	notRecovered: (entry: E, error: unknown) => Error;
+	/** Otherwise a failed recovery of a batch item fails the chunk. */
+	recoveryFailsItemOnly: boolean;
+	notRecovered: (entry: ChargedEntry, error: unknown) => Error;
 	/** A refusal a read can explain further (an invitation made before this batch). */
-	explainOutcome?: (entry: E, outcome: IDataObject) => Promise<IDataObject>;
-	requoted?: (entries: E[], why: Resubmission & { round: number }) => void;
-	batchDone?: (replayed: boolean, sentAt: number) => void;
+	explain?: (
+		ctx: IExecuteFunctions,
+		entry: ChargedEntry,
+		outcome: IDataObject,
+	) => Promise<IDataObject>;
+	batchDone: (ctx: IExecuteFunctions, chunk: ChunkState, replayed: boolean, sentAt: number) => void;
+}
+
+/** An analysis batch that took this long (ms) makes Analyze Resume with Wait the faster choice for many items. */
+const SLOW_BATCH_MS = 2000;
+
+export const ANALYSIS_BATCH: ChargedBatch = {
+	kind: 'analyses',
+	what: 'analysis',
+	quotePath: '/api/v1/analysis-batch-quotes',
+	quoteSchema: analysisBatchQuoteSchema,
+	schema: analysisBatchSchema,
+	identity: (entry) => startIdentity(entry.reportId, entry.fingerprint, entry.choice),
+	existing: (entry) => ({ kind: 'analysis', reportId: entry.reportId }),
+	made: (item) => ({ attemptId: item?.attemptId ?? null }),
+	keepsOutcome: true,
+	keyNamesHeldBack: false,
+	submitAgain: ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'],
+	recoveryFailsItemOnly: false,
+	notRecovered: (entry) =>
+		new Error(
+			`Report ${entry.reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
+		),
+	// Batches run one after another, each as long as its slowest analysis: for many items, say which is faster.
+	batchDone: (ctx, chunk, replayed, sentAt) => {
+		if (
+			!replayed &&
+			Date.now() - sentAt >= SLOW_BATCH_MS &&
+			ctx.getInputData().length > BATCH_CHUNK_SIZE
+		)
+			chunk.run.addNotice('slowBatches');
+	},
+};
+
+/** The invitation, not its quote, is the key: a repeat after a committed batch quotes anew and reads each back. */
+export const INVITATION_BATCH: ChargedBatch = {
+	kind: 'interviews',
+	what: 'invitation',
+	quotePath: '/api/v1/interview-batch-quotes',
+	quoteSchema: interviewBatchQuoteSchema,
+	schema: interviewBatchSchema,
+	identity: (entry) => invitationIdentity(entry.input as InvitationInput),
+	existing: (entry) => ({ kind: 'invitation', reportId: entry.reportId, sendEmail: true }),
+	made: (item) => ({ interviewId: item?.resourceId ?? null }),
+	keepsOutcome: false,
+	keyNamesHeldBack: true,
+	submitAgain: [],
+	recoveryFailsItemOnly: true,
+	notRecovered: (_entry, error) => error as Error,
+	explain: async (ctx, entry, outcome) => {
+		if (outcome.errorCode !== 'INTERVIEW_NOT_ELIGIBLE') return outcome;
+		const existing = await existingInvitation(ctx, entry.itemIndex, { reportId: entry.reportId });
+		if (!existing) return outcome;
+		// The API never shows an invitation's address, so the node cannot claim that interview as this item's.
+		return {
+			...outcome,
+			existingInterviewId: existing.id,
+			hint: `Report ${entry.reportId} already has interview ${String(existing.id)} (${String(existing.lifecycle)}), made before this batch. The API never shows an invitation's address: if it was sent to this item's address, nothing more is needed; to reach another address, run Interview > Reinterview on ${String(existing.id)}.`,
+		};
+	},
+	batchDone: (_ctx, chunk) => chunk.run.addNotice('invitationsQueued'),
+};
+
+/** An earlier stage (the upload, an earlier round) may have written fields the outcome keeps. */
+function outcomeSoFar(chunk: ChunkState, entry: ChargedEntry): IDataObject {
+	const outcome = chunk.outcomes[entry.position];
+	return outcome instanceof Error ? {} : outcome;
+}
+
+/** An item's outcome from what the quote, the batch or a recovery says of it. */
+function itemOutcome(
+	chunk: ChunkState,
+	batch: ChargedBatch,
+	entry: ChargedEntry,
+	{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
+	item?: BatchItem,
+	again?: Resubmission,
+): IDataObject {
+	const resubmitted =
+		batch.keepsOutcome || again?.afterBatchId === undefined
+			? {}
+			: again.afterRefusal
+				? { submittedAgainAfterRefusal: true }
+				: { submittedAgainAfterBatch: again.afterBatchId };
+	return {
+		...(batch.keepsOutcome ? outcomeSoFar(chunk, entry) : {}),
+		...(batchId === undefined ? {} : { batchId }),
+		reportId: entry.reportId,
+		itemKey: itemKeyFor(entry.itemIndex),
+		state,
+		...batch.made(item),
+		errorCode,
+		...hint,
+		...resubmitted,
+		...(creditsUsed === undefined ? {} : { creditsUsed }),
+	};
+}
+
+/** Marks kept on an analysis's outcome: the resubmission is told even when a later round recovers the item. */
+function markResubmitted(
+	chunk: ChunkState,
+	entries: ChargedEntry[],
+	why: Resubmission & { round: number },
+): void {
+	for (const entry of entries) {
+		const outcome = outcomeSoFar(chunk, entry);
+		if (why.afterRefusal)
+			chunk.outcomes[entry.position] = { ...outcome, submittedAgainAfterRefusal: true };
+		else if (why.afterBatchId) outcome.submittedAgainAfterBatch = why.afterBatchId;
+		else outcome.submittedAgain = why.round + 1;
+	}
 }
 
 /** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
-export async function recoverCharged<E extends ChargedEntry>(
+async function recoverCharged(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
-	batch: ChargedBatch<E>,
-	entry: E,
+	batch: ChargedBatch,
+	entry: ChargedEntry,
 	from: string,
 ): Promise<void> {
 	const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
 	chunk.outcomes[entry.position] = {
-		...batch.outcome(entry, { state: 'succeeded', errorCode: null }),
+		...itemOutcome(chunk, batch, entry, { state: 'succeeded', errorCode: null }),
 		...found,
 	};
 }
 
-/** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
-export async function quoteCharged<E extends ChargedEntry>(
+const EXISTING_CHECK_CONCURRENCY = 10;
+
+/** A report that already has an attempt is recovered before it is quoted, so it is never charged twice. */
+async function recoverStarted(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
-	batch: ChargedBatch<E>,
-	entries: E[],
-): Promise<E[]> {
+	batch: ChargedBatch,
+	entries: ChargedEntry[],
+	laterReportIds: () => string[],
+): Promise<Set<ChargedEntry>> {
+	const recovered = new Set<ChargedEntry>();
+	const toCheck = entries.filter((entry) => entry.checkExisting);
+	if (toCheck.length === 0) return recovered;
+	// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
+	const ids = toCheck.map((entry) => entry.reportId);
+	const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, [
+		...ids,
+		...laterReportIds(),
+	]);
+	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
+		const { itemIndex, reportId, choice } = entry;
+		if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
+			await recoverCharged(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+			recovered.add(entry);
+		}
+	});
+	return recovered;
+}
+
+/** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
+export async function quoteCharged(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	batch: ChargedBatch,
+	entries: ChargedEntry[],
+	laterReportIds: () => string[] = () => [],
+): Promise<ChargedEntry[]> {
+	const recovered = await recoverStarted(ctx, chunk, batch, entries, laterReportIds);
+	const unstarted = entries.filter((entry) => !recovered.has(entry));
 	const notQuoted = await quoteBatchItems(
 		ctx,
 		batch.quotePath,
 		batch.quoteSchema,
-		entries,
-		batch.input,
+		unstarted,
+		(entry) => entry.input,
 	);
-	const recovered = new Set<E>();
 	for (const { entry, errorCode } of notQuoted) {
 		if (existsCondition(errorCode)) {
 			await recoverCharged(ctx, chunk, batch, entry, errorCode);
 			recovered.add(entry);
 		} else
-			chunk.outcomes[entry.position] = batch.outcome(entry, { state: 'not_quoted', errorCode });
+			chunk.outcomes[entry.position] = itemOutcome(chunk, batch, entry, {
+				state: 'not_quoted',
+				errorCode,
+				...(batch.kind === 'interviews' ? refusalHint(errorCode) : {}),
+			});
 	}
-	return entries.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
+	return unstarted.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
 }
 
 const MAX_LATER_BATCHES = 2;
 
 /** A refused item charged nothing, so one a re-run can fix goes again in a batch named after the refusing one. */
-export async function submitChargedBatch<E extends ChargedEntry>(
+export async function submitCharged(
 	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	entries: E[],
-	batch: ChargedBatch<E>,
-): Promise<E[]> {
-	let pending = entries;
-	const started: E[] = [];
+	chunk: ChargedChunk,
+	batch: ChargedBatch,
+): Promise<ChargedChunk> {
+	let pending = chunk.pending ?? [];
+	const started: ChargedEntry[] = [];
 	const again: Resubmission = { afterRefusal: false };
 	let replays = 0;
-	const recover = async (entry: E, from: string) =>
+	const recover = async (entry: ChargedEntry, from: string) =>
 		await recoverCharged(ctx, chunk, batch, entry, from);
+	const requote = async (entries: ChargedEntry[], why: Resubmission & { round: number }) => {
+		const quoted = await quoteCharged(ctx, chunk, batch, entries);
+		if (batch.keepsOutcome) markResubmitted(chunk, quoted, why);
+		return quoted;
+	};
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
@@ -134,7 +309,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 		const body = {
 			items: pending.map((entry) => ({
 				itemKey: itemKeyFor(entry.itemIndex),
-				input: { ...batch.input(entry), quoteFingerprint: entry.fingerprint },
+				input: { ...entry.input, quoteFingerprint: entry.fingerprint },
 			})),
 		};
 		validateBatch.call(ctx, batch.schema, body, first);
@@ -168,8 +343,7 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			replays++;
 			again.afterBatchId = reused.afterBatchId;
 			again.afterRefusal = reused.again.length > 0;
-			pending = await batch.requote(retry);
-			batch.requoted?.(pending, { ...again, round });
+			pending = await requote(retry, { ...again, round });
 			continue;
 		}
 		const { batchId } = created.value;
@@ -186,16 +360,19 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 			first,
 			batchTimeout(optionsParam(ctx, first)),
 		);
-		batch.batchDone?.(replayed, sentAt);
-		const later: E[] = [];
-		const refusedBefore: E[] = [];
+		batch.batchDone(ctx, chunk, replayed, sentAt);
+		const later: ChargedEntry[] = [];
+		const refusedBefore: ChargedEntry[] = [];
 		for (const entry of pending) {
 			const item = batchItemFor(answered, entry.itemIndex);
 			const errorCode = item?.errorCode ?? null;
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				await (batch.recoverItem ?? recover)(entry, String(errorCode));
+				const read = await outcomeOf(async () => await recover(entry, String(errorCode)));
+				if (read.ok) continue;
+				if (!batch.recoveryFailsItemOnly) throw read.error;
+				chunk.outcomes[entry.position] = read.error as Error;
 				continue;
 			}
 			const fields: IDataObject = {
@@ -207,9 +384,9 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 					? { creditsUsed: creditsOf(entry.quote) }
 					: {}),
 			};
-			const outcome = batch.outcome(entry, fields, item, again);
-			chunk.outcomes[entry.position] = batch.explainOutcome
-				? await batch.explainOutcome(entry, outcome)
+			const outcome = itemOutcome(chunk, batch, entry, fields, item, again);
+			chunk.outcomes[entry.position] = batch.explain
+				? await batch.explain(ctx, entry, outcome)
 				: outcome;
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
@@ -230,19 +407,17 @@ export async function submitChargedBatch<E extends ChargedEntry>(
 				? `Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`
 				: `Recruiting Analysis: ${next.length} item(s) of batch ${batchId} quoted again for a later batch`,
 		);
-		pending = await batch.requote(next);
-		batch.requoted?.(pending, {
+		pending = await requote(next, {
 			afterBatchId: refusedBefore.length > 0 ? batchId : undefined,
 			afterRefusal: false,
 			round,
 		});
 	}
-	return started;
+	return { ...chunk, started };
 }
 
 export function quoteEveryItem(
-	path: string,
-	schema: ZodType<unknown, ZodTypeDef, unknown>,
+	{ quotePath, quoteSchema }: ChargedBatch,
 	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
 	shown: (input: IDataObject) => IDataObject,
 ): PipelineStage {
@@ -252,8 +427,9 @@ export function quoteEveryItem(
 		const body = {
 			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
 		};
-		validateBatch.call(this, schema, body, valid[0].itemIndex);
-		const response = await api(this, { method: 'POST', path, body, itemIndex: valid[0].itemIndex });
+		const first = valid[0].itemIndex;
+		validateBatch.call(this, quoteSchema, body, first);
+		const response = await api(this, { method: 'POST', path: quotePath, body, itemIndex: first });
 		chunk.run.addNotice('quoteNotBinding');
 		const quoted = (response.items ?? []) as IDataObject[];
 		for (const { position, itemIndex, input } of valid) {

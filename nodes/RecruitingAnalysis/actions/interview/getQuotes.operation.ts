@@ -1,8 +1,7 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { reportLocator, candidateEmailField } from '../common/descriptions';
-import { interviewBatchQuoteSchema } from '../../validation';
-import { quoteEveryItem } from '../common/chargedBatch';
+import { INVITATION_BATCH, quoteEveryItem } from '../common/chargedBatch';
 import { readInvitationInput } from './invitation';
 
 const properties: INodeProperties[] = [
@@ -25,8 +24,7 @@ export const mode = 'batch';
 
 export const stages = [
 	quoteEveryItem(
-		'/api/v1/interview-batch-quotes',
-		interviewBatchQuoteSchema,
+		INVITATION_BATCH,
 		(ctx, itemIndex) => readInvitationInput(ctx, itemIndex, true),
 		({ reportId, candidateEmail }) => ({ reportId, candidateEmail }),
 	),
