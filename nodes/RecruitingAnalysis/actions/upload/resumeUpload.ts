@@ -280,18 +280,12 @@ export interface UploadTarget {
 	issuedAt?: number;
 }
 
-export interface PreparedUpload {
-	reportId: string;
-	upload: UploadTarget;
-	[key: string]: unknown;
-}
-
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	idempotencyKey: string,
-): Promise<PreparedUpload> {
+): Promise<{ reportId: string; upload: UploadTarget }> {
 	// PENDING_UPLOAD_LIMIT is waited out (engine/capacity.ts): a refused preparation created nothing.
 	const prepared = await waitOutCapacity(
 		ctx,
@@ -305,25 +299,29 @@ export async function prepareUpload(
 				itemIndex,
 			}),
 	);
-	return prepared as unknown as PreparedUpload;
+	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
 export type Preparation =
-	{ prepared: PreparedUpload } | { found: IDataObject; verified: boolean; from: string };
+	| { prepared: { reportId: string; upload: UploadTarget } }
+	| { found: IDataObject; verified: boolean; from: string };
 
+// `verified`: something proves the found report holds these bytes (a content key, or the file reference).
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	reference: { source: string; id: string },
+	from: string,
+	verified: boolean,
 	error?: unknown,
-): Promise<IDataObject> {
+): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
 	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
-	return await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	return { found, verified, from };
 }
 
-// A refusal is a report found only when something proves it holds these bytes: a content key, or the file reference.
 export async function prepareOrFind(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -333,14 +331,29 @@ export async function prepareOrFind(
 		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
 	);
 	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
 	const reference = upload.body.externalReference;
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
-		throw first.error;
-	const found = await reportOfReference(ctx, itemIndex, upload.input, reference, first.error);
-	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
-	return { found, verified: reused || isFileReference(reference), from };
+	const from = existsCondition(first.error);
+	if (from === 'IDEMPOTENCY_KEY_REUSED' && upload.keyIsContent)
+		return await reportOfReference(
+			ctx,
+			itemIndex,
+			upload.input,
+			reference,
+			from,
+			true,
+			first.error,
+		);
+	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw first.error;
+	const verified = isFileReference(reference);
+	return await reportOfReference(
+		ctx,
+		itemIndex,
+		upload.input,
+		reference,
+		from,
+		verified,
+		first.error,
+	);
 }
 
 // The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
@@ -380,26 +393,40 @@ function otherFileUnderReference(
 	);
 }
 
-function preparedFor(target: UploadTarget, input: UploadInput): boolean {
-	const declared = target as Partial<UploadTarget>;
-	return (
-		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
-		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
-	);
-}
-
-// A found report that is not admitted gets a fresh URL: the one it was prepared with is long gone.
-async function freshTarget(
+// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
+// prepared for this file's size and type and never analysed.
+async function targetOfFound(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	reportId: string,
+	input: UploadInput,
+	{ found, verified }: { found: IDataObject; verified: boolean },
 ): Promise<UploadTarget | 'expired' | 'admitted'> {
-	const answer = await outcomeOf(async () => await refreshUploadUrl(ctx, itemIndex, reportId));
-	if (answer.ok) return answer.value.upload as unknown as UploadTarget;
-	if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
-	if (hasApiCondition(answer.error, 'ALREADY_ADMITTED')) return 'admitted';
-	throw answer.error;
+	let target: UploadTarget | 'admitted' = 'admitted';
+	if (found.attemptId === null || found.attemptId === undefined) {
+		const answer = await outcomeOf(
+			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
+		);
+		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
+		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
+		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
+	}
+	if (verified) return target;
+	if (target === 'admitted')
+		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
+	const declared = target as Partial<UploadTarget>;
+	if (
+		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
+		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+	)
+		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
+	return target;
 }
+
+const ANALYSED_OTHER_FILE =
+	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
+
+const PREPARED_FOR_OTHER_FILE =
+	'That report was prepared for a file of another size or type and never analysed.';
 
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
 async function renewExpiredUpload(
@@ -434,35 +461,22 @@ async function renewExpiredUpload(
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
+	const from = existsCondition(renewal.error);
+	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
 	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	const found = await reportOfReference(ctx, itemIndex, input, reference, renewal.error);
-	return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };
-}
-
-export interface SentResume {
-	reportId: string;
-	// The analysis was already admitted: the file is frozen and the write exists, so nothing was PUT.
-	admitted: boolean;
-	uploadUrlRefreshed: boolean;
-	replaces?: string;
-	reused: IDataObject;
+	return await reportOfReference(ctx, itemIndex, input, reference, from, true, renewal.error);
 }
 
 // Each renewal is a new day at most.
 const MAX_RENEWALS = 4;
 
-const ANALYSED_OTHER_FILE =
-	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
-
-// An unverified found report is given the file only if it was prepared for its size and type and never analysed.
+/** The upload's output fields: an admitted analysis means the file is frozen and the write exists, so nothing was PUT. */
 export async function sendResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	checked: CheckedUpload,
 	start: Preparation,
-): Promise<SentResume> {
-	const { input } = checked;
+): Promise<IDataObject> {
 	const reused: IDataObject = {};
 	if ('found' in start) {
 		reused.recovered = true;
@@ -471,50 +485,35 @@ export async function sendResume(
 	}
 	let current = start;
 	let replaces: string | undefined;
-	const sent = (reportId: string, admitted: boolean, refreshed = false): SentResume => ({
+	const sent = (reportId: string, fields: IDataObject): IDataObject => ({
 		reportId,
-		admitted,
-		uploadUrlRefreshed: refreshed || 'found' in start,
-		replaces,
-		reused,
+		uploaded: true,
+		...(replaces ? { replacesExpiredReportId: replaces } : {}),
+		...fields,
+		...reused,
 	});
+	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	for (let renewals = 0; ; renewals++) {
-		let reportId: string;
-		let upload: UploadTarget | undefined;
+		const reportId =
+			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
+		const target =
+			'prepared' in current
+				? current.prepared.upload
+				: await targetOfFound(ctx, itemIndex, checked.input, current);
+		if (target === 'admitted') return sent(reportId, admitted);
 		let expiredError: unknown;
-		if ('prepared' in current) {
-			({ reportId, upload } = current.prepared);
-		} else {
-			const { found, verified } = current;
-			reportId = String(found.reportId);
-			const hasAttempt = found.attemptId !== null && found.attemptId !== undefined;
-			const state = hasAttempt ? 'admitted' : await freshTarget(ctx, itemIndex, reportId);
-			if (state === 'admitted') {
-				if (!verified)
-					throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-				return sent(reportId, true);
-			}
-			if (state !== 'expired' && !verified && !preparedFor(state, input))
-				throw otherFileUnderReference(
-					ctx,
-					itemIndex,
-					input,
-					found,
-					'That report was prepared for a file of another size or type and never analysed.',
-				);
-			if (state !== 'expired') upload = state;
-		}
-		if (upload) {
+		if (target !== 'expired') {
 			const args = {
 				reportId,
-				upload,
+				upload: target,
 				itemIndex,
 				binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
 			};
 			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok) return sent(reportId, false, put.value.refreshed);
+			if (put.ok)
+				return sent(reportId, { uploadUrlRefreshed: put.value.refreshed || 'found' in start });
 			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
-			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, true);
+			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, admitted);
 			if (!hasApiCondition(put.error, 'PREPARATION_EXPIRED')) throw put.error;
 			expiredError = put.error;
 		}
@@ -533,24 +532,13 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const { input } = checked;
-	const output: IDataObject = {
-		fileName: input.fileName,
-		fileSize: input.fileSize,
-		mimeType: input.mimeType,
-	};
-	if (checked.sameWriteAs !== undefined) output.sameWriteAs = checked.sameWriteAs;
 	const preparation = await prepareOrFind(ctx, itemIndex, checked);
 	const sent = await sendResume(ctx, itemIndex, checked, preparation);
-	const { reused } = sent;
-	const result: IDataObject = { reportId: sent.reportId, ...output, uploaded: true };
-	if (sent.replaces) result.replacesExpiredReportId = sent.replaces;
-	if (sent.admitted) {
-		const recovery = { recovered: true, recoveredFrom: 'ALREADY_ADMITTED', ...reused };
-		return { ...result, alreadyAdmitted: true, ...recovery };
-	}
-	const recovered = reused.recovered ? { ...reused, alreadyAdmitted: false } : {};
-	return { ...result, uploadUrlRefreshed: sent.uploadUrlRefreshed, ...recovered };
+	const { fileName, fileSize, mimeType } = checked.input;
+	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
+	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
+	return { ...result, ...sent };
 }
 
 // ---- The PUT to storage ----
