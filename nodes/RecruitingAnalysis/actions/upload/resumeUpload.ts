@@ -555,11 +555,6 @@ interface FullResponse {
 	statusCode: number;
 }
 
-function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
-	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
-	return Date.now() >= issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
-}
-
 // Retried: a PUT of the same bytes is idempotent.
 async function putOnce(
 	ctx: IExecuteFunctions,
@@ -666,15 +661,17 @@ export async function putResumeToStorage(
 	let upload = args.upload;
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
-	const refresh = async () => {
-		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
-		upload = { ...upload, ...fresh };
-		issuedAt = Date.now();
-		refreshed = true;
-	};
-
-	if (nearlyExpired(upload, issuedAt)) await refresh();
+	let status = 0;
 	for (;;) {
+		const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
+		const refreshAt = issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh.
+		if (!refreshed && (status === 403 || Date.now() >= refreshAt)) {
+			const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+			upload = { ...upload, ...fresh };
+			issuedAt = Date.now();
+			refreshed = true;
+		}
 		const problem = storageUrlProblem(credentials, upload.url);
 		if (problem) {
 			throw refusal(
@@ -693,7 +690,7 @@ export async function putResumeToStorage(
 			);
 		}
 		const response = await putOnce(this, upload, file, itemIndex, reportId);
-		const status = response.statusCode;
+		status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
 			let host = 'an address that is not a URL';
@@ -710,11 +707,7 @@ export async function putResumeToStorage(
 			);
 		}
 		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
-		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth one refresh.
-		if (status === 403 && !refreshed) {
-			await refresh();
-			continue;
-		}
+		if (status === 403 && !refreshed) continue;
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
 			storage: true,
@@ -738,57 +731,41 @@ const STORAGE_HINTS: Record<string, string> = {
 		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
 };
 
-const XML_ENTITIES: Record<string, string> = {
-	'&apos;': "'",
-	'&quot;': '"',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&amp;': '&',
-};
+const XML_ENTITIES: Record<string, string> = { apos: "'", quot: '"', lt: '<', gt: '>', amp: '&' };
 
 // S3 and GCS answer in XML, other stores in JSON or plain text.
-function readStorageError(
-	body: unknown,
-	headers: IDataObject,
-): { code?: string; message?: string; requestId?: string } {
-	const text = typeof body === 'string' ? body : undefined;
-	const requestId =
-		headerValue(headers, 'x-amz-request-id') ??
-		headerValue(headers, 'x-guploader-uploadid') ??
-		headerValue(headers, 'x-request-id');
-	if (text?.includes('<Error>')) {
-		const element = (name: string) =>
-			new RegExp(`<${name}>([^<]*)</${name}>`)
-				.exec(text)?.[1]
-				.replace(/&(apos|quot|lt|gt|amp);/g, (entity) => XML_ENTITIES[entity]);
-		const code = element('Code');
-		return { code, message: element('Message'), requestId: element('RequestId') ?? requestId };
-	}
-	let parsed: unknown = body;
-	if (text !== undefined) {
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			return { message: text.slice(0, 200) || undefined, requestId };
-		}
-	}
-	const error = (parsed as { error?: IDataObject } | undefined)?.error;
-	const code = [error?.reason, error?.code].find((value) => typeof value === 'string');
-	const message = typeof error?.message === 'string' ? error.message : undefined;
-	return { code: code as string | undefined, message, requestId };
-}
-
 function storageErrorParts(
 	response: FullResponse,
 	reportId: string,
 	refreshed: boolean,
 ): ApiErrorParts {
 	const status = response.statusCode;
-	const {
-		code = `HTTP_${status}`,
-		message = `HTTP ${status}`,
-		requestId,
-	} = readStorageError(response.body, response.headers);
+	const text = typeof response.body === 'string' ? response.body : undefined;
+	let found: { code?: unknown; message?: unknown; requestId?: string } = {};
+	if (text?.includes('<Error>')) {
+		const element = (name: string) =>
+			new RegExp(`<${name}>([^<]*)</${name}>`)
+				.exec(text)?.[1]
+				.replace(/&(apos|quot|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity]);
+		found = { code: element('Code'), message: element('Message'), requestId: element('RequestId') };
+	} else {
+		try {
+			const error = (
+				(text === undefined ? response.body : JSON.parse(text)) as { error?: IDataObject } | null
+			)?.error;
+			found = { code: [error?.reason, error?.code].find((value) => typeof value === 'string') };
+			if (typeof error?.message === 'string') found.message = error.message;
+		} catch {
+			found = { message: text?.slice(0, 200) || undefined };
+		}
+	}
+	const code = (found.code as string | undefined) ?? `HTTP_${status}`;
+	const message = (found.message as string | undefined) ?? `HTTP ${status}`;
+	const requestId =
+		found.requestId ??
+		headerValue(response.headers, 'x-amz-request-id') ??
+		headerValue(response.headers, 'x-guploader-uploadid') ??
+		headerValue(response.headers, 'x-request-id');
 	const hints: string[] = [];
 	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
 	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');
