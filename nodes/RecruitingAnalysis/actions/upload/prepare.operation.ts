@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
+import { DOCX_MIME_TYPE, PDF_MIME_TYPE } from '../../validation';
 import {
 	concurrencyOption,
 	externalReferenceOptions,
@@ -14,8 +14,8 @@ import {
 	optionsCollection,
 	writeOptions,
 } from '../common/descriptions';
-import { optionsParam, stringParam } from '../common/params';
-import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
+import { stringParam } from '../common/params';
+import { prepareUpload, readUploadInput } from './resumeUpload';
 import {
 	writeIdempotencyKey,
 	readWriteChoice,
@@ -68,18 +68,13 @@ export const description = updateDisplayOptions(
 );
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	const options = optionsParam(this, itemIndex);
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload]);
-	const jobDescription = readJobDescription(this, itemIndex);
-	const externalReference = readExternalReference(this, options, itemIndex);
-	const input: IDataObject = {
+	const input = await readUploadInput(this, itemIndex, async () => ({
 		fileName: stringParam(this, 'fileName', itemIndex),
 		fileSize: this.getNodeParameter('fileSize', itemIndex) as number,
 		mimeType: this.getNodeParameter('mimeType', itemIndex) as string,
-		jobDescription,
-	};
-	if (externalReference) input.externalReference = externalReference;
-	return { write, input: validateUploadInput.call(this, input, itemIndex) };
+	}));
+	return { write, input };
 }
 
 /**

@@ -61,7 +61,7 @@ import { checkExternalReference, idParam } from '../common/checks';
 
 // ---- Reading the item ----
 
-export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
+function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
 	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
 	let input: IDataObject;
 	if (source === 'text') {
@@ -75,17 +75,6 @@ export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): J
 		if (expectedRevision) input.expectedRevision = expectedRevision;
 	}
 	return validateJobDescriptionInput.call(ctx, input, itemIndex);
-}
-
-export function readExternalReference(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-) {
-	const checked = checkExternalReference(ctx, options, itemIndex);
-	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
-		return undefined;
-	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
 }
 
 const GENERIC_MIME_TYPES = new Set([
@@ -148,22 +137,23 @@ function validateResumeContent(
 	const expected = isPdf ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
 	const found = sniffContent(head);
 	const stem = file.fileName.replace(/\.[^.]*$/, '');
-	let message = `"Input Binary Field" content must agree with its type: ${file.fileName} is not ${expected}`;
+	let what = `is not ${expected}`;
 	let advice =
 		'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
 		'property holds the resume itself and not, for example, an HTML error page.';
 	if (isPdf && found === 'zip') {
 		// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
+		what = `is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
 		advice = `Rename the file to ${stem}.docx (or use the File Name option) if it is a Word document; other ZIP archives cannot be analyzed.`;
 	} else if (!isPdf && found === 'pdf') {
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a PDF, not a DOCX. Rename it ${stem}.pdf`;
+		what = `is a PDF, not a DOCX. Rename it ${stem}.pdf`;
 		advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
 	} else if (found === 'html') {
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} holds HTML (a web page), not ${expected}`;
+		what = `holds HTML (a web page), not ${expected}`;
 		advice =
 			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
+	const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
 	throw new NodeOperationError(ctx.getNode(), message, {
 		itemIndex,
 		description: `${advice} Nothing was uploaded.`,
@@ -183,25 +173,18 @@ function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
 
-async function readUploadInput(ctx: IExecuteFunctions, itemIndex: number): Promise<UploadInput> {
+// The file's fields come from the binary (Upload, Analyze) or from the panel (Prepare Only).
+export async function readUploadInput(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	readFile: (options: IDataObject) => Promise<IDataObject>,
+): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
-	const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
 	const jobDescription = readJobDescription(ctx, itemIndex);
-	const externalReference = readExternalReference(ctx, options, itemIndex);
-	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const file = validateResumeFile.call(
-		ctx,
-		{
-			fileName: optionString(options, 'fileName') ?? binary.fileName,
-			fileSize: await byteLength(ctx, binary),
-			mimeType: binary.mimeType,
-		},
-		itemIndex,
-	);
-	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-	validateResumeContent(ctx, await binaryHead(ctx, binary), file, itemIndex);
-	const input: IDataObject = { ...file, jobDescription };
-	if (externalReference) input.externalReference = externalReference;
+	const reference = checkExternalReference(ctx, options, itemIndex);
+	const input: IDataObject = { ...(await readFile(options)), jobDescription };
+	const { externalReferenceSource: source, externalReferenceId: id } = reference;
+	if (source !== undefined && id !== undefined) input.externalReference = { source, id };
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
 
@@ -237,10 +220,24 @@ export async function checkUpload(
 	itemIndex: number,
 	write: WriteChoice,
 	step: string | undefined,
-	options: UploadOptions,
+	{ labelMakesNewReport }: UploadOptions,
 ): Promise<CheckedUpload> {
-	const input = await readUploadInput(ctx, itemIndex);
-	const keyChoice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
+	const input = await readUploadInput(ctx, itemIndex, async (options) => {
+		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
+		const file = validateResumeFile.call(
+			ctx,
+			{
+				fileName: optionString(options, 'fileName') ?? binary.fileName,
+				fileSize: await byteLength(ctx, binary),
+				mimeType: binary.mimeType,
+			},
+			itemIndex,
+		);
+		// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
+		validateResumeContent(ctx, await binaryHead(ctx, binary), file, itemIndex);
+		return file;
+	});
+	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
