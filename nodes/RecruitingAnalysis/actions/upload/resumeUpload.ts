@@ -3,7 +3,6 @@
 import {
 	NodeApiError,
 	NodeOperationError,
-	type IBinaryData,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
@@ -17,7 +16,7 @@ import {
 	buildApiError,
 	transportSettings,
 } from '../../transport';
-import { binaryHead } from '../../transport/binary';
+import { binaryHead, readBinaryFacts } from '../../transport/binary';
 import { storageUrlProblem, credentialData } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
@@ -160,15 +159,6 @@ function validateResumeContent(
 	});
 }
 
-// The exact size without loading a file kept on disk or in a database.
-async function byteLength(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
-	if (binary.id) return (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize;
-	if (typeof binary.bytes === 'number') return binary.bytes;
-	const data = binary.data ?? '';
-	const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-	return Math.floor((data.length * 3) / 4) - padding;
-}
-
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
@@ -228,7 +218,10 @@ export async function checkUpload(
 			ctx,
 			{
 				fileName: optionString(options, 'fileName') ?? binary.fileName,
-				fileSize: await byteLength(ctx, binary),
+				// A stored file's size without reading it; bytes in memory are counted in the read that hashes them.
+				fileSize: binary.id
+					? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
+					: (await readBinaryFacts(ctx, binary)).size,
 				mimeType: binary.mimeType,
 			},
 			itemIndex,
