@@ -296,20 +296,19 @@ export type Preparation =
 	| { prepared: { reportId: string; upload: UploadTarget } }
 	| { found: IDataObject; verified: boolean; from: string };
 
-// `verified`: something proves the found report holds these bytes (a content key, or the file reference).
+// `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	reference: { source: string; id: string },
-	from: string,
-	verified: boolean,
+	proof: { from: string; verified: boolean },
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
 	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
 	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
-	return { found, verified, from };
+	return { found, ...proof };
 }
 
 export async function prepareOrFind(
@@ -317,33 +316,18 @@ export async function prepareOrFind(
 	itemIndex: number,
 	upload: CheckedUpload,
 ): Promise<Preparation> {
-	const first = await outcomeOf(
-		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
-	);
+	const { input, body } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
 	if (first.ok) return { prepared: first.value };
-	const reference = upload.body.externalReference;
-	const from = existsCondition(first.error);
-	if (from === 'IDEMPOTENCY_KEY_REUSED' && upload.keyIsContent)
-		return await reportOfReference(
-			ctx,
-			itemIndex,
-			upload.input,
-			reference,
-			from,
-			true,
-			first.error,
-		);
-	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw first.error;
-	const verified = isFileReference(reference);
-	return await reportOfReference(
-		ctx,
-		itemIndex,
-		upload.input,
-		reference,
-		from,
-		verified,
-		first.error,
-	);
+	const condition = existsCondition(first.error);
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
+		throw first.error;
+	const proof = {
+		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
+		verified: reused || isFileReference(body.externalReference),
+	};
+	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
 }
 
 // The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
@@ -454,7 +438,8 @@ async function renewExpiredUpload(
 	const from = existsCondition(renewal.error);
 	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
 	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	return await reportOfReference(ctx, itemIndex, input, reference, from, true, renewal.error);
+	const proof = { from, verified: true };
+	return await reportOfReference(ctx, itemIndex, input, reference, proof, renewal.error);
 }
 
 // Each renewal is a new day at most.
