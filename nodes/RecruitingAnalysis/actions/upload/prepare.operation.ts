@@ -77,11 +77,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return { write, input };
 }
 
-/**
- * Prepare an upload only: creates the report and returns the signed storage URL. Send the file yourself with
- * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
- * No file is known here, so the upload is identified by the job, name, declared size, type and external reference.
- */
+// No file is known here, so the key comes from the job, name, declared size, type and external reference.
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
