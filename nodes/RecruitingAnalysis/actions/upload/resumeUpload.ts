@@ -37,7 +37,6 @@ import {
 	resumeFileSchema,
 	validateJobDescriptionInput,
 	validateUploadInput,
-	type JobDescriptionInput,
 	type ResumeFile,
 	type UploadInput,
 	type ValidationContext,
@@ -59,22 +58,6 @@ import { optionString, optionsParam, stringParam } from '../common/params';
 import { checkExternalReference, idParam } from '../common/checks';
 
 // ---- Reading the item ----
-
-function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
-	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
-	let input: IDataObject;
-	if (source === 'text') {
-		input = {
-			kind: 'text',
-			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
-		};
-	} else {
-		input = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
-		const expectedRevision = optionString(optionsParam(ctx, itemIndex), 'expectedRevision');
-		if (expectedRevision) input.expectedRevision = expectedRevision;
-	}
-	return validateJobDescriptionInput.call(ctx, input, itemIndex);
-}
 
 const GENERIC_MIME_TYPES = new Set([
 	'',
@@ -170,7 +153,19 @@ export async function readUploadInput(
 	readFile: (options: IDataObject) => Promise<IDataObject>,
 ): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
-	const jobDescription = readJobDescription(ctx, itemIndex);
+	const jobSource = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
+	let job: IDataObject;
+	if (jobSource === 'text') {
+		job = {
+			kind: 'text',
+			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
+		};
+	} else {
+		job = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
+		const expectedRevision = optionString(options, 'expectedRevision');
+		if (expectedRevision) job.expectedRevision = expectedRevision;
+	}
+	const jobDescription = validateJobDescriptionInput.call(ctx, job, itemIndex);
 	const reference = checkExternalReference(ctx, options, itemIndex);
 	const input: IDataObject = { ...(await readFile(options)), jobDescription };
 	const { externalReferenceSource: source, externalReferenceId: id } = reference;
