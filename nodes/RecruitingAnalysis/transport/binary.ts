@@ -57,7 +57,3 @@ export async function readBinaryFacts(
 export async function binaryDigest(ctx: IExecuteFunctions, binary: IBinaryData): Promise<string> {
 	return (await readBinaryFacts(ctx, binary)).digest;
 }
-
-export async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData): Promise<Uint8Array> {
-	return (await readBinaryFacts(ctx, binary)).head;
-}

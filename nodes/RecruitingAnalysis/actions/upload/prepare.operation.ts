@@ -83,11 +83,6 @@ export async function execute(
 	itemIndex: number,
 	{ write, input }: Awaited<ReturnType<typeof check>>,
 ) {
-	const prepared = await prepareUpload(
-		this,
-		itemIndex,
-		input,
-		writeIdempotencyKey(write, 'upload', uploadIdentity(input, null)),
-	);
-	return prepared as IDataObject;
+	const key = writeIdempotencyKey(write, 'upload', uploadIdentity(input, null));
+	return (await prepareUpload(this, itemIndex, input, key)) as IDataObject;
 }

@@ -16,7 +16,7 @@ import {
 	buildApiError,
 	transportSettings,
 } from '../../transport';
-import { binaryHead, readBinaryFacts } from '../../transport/binary';
+import { readBinaryFacts } from '../../transport/binary';
 import { storageUrlProblem, credentialData } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
@@ -222,7 +222,7 @@ export async function checkUpload(
 			itemIndex,
 		);
 		// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-		validateResumeContent(ctx, await binaryHead(ctx, binary), file, itemIndex);
+		validateResumeContent(ctx, (await readBinaryFacts(ctx, binary)).head, file, itemIndex);
 		return file;
 	});
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
@@ -618,7 +618,7 @@ export async function putResumeToStorage(
 			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
 		);
 	}
-	if (!contentMatchesMimeType(await binaryHead(this, binary), args.upload.mimeType)) {
+	if (!contentMatchesMimeType((await readBinaryFacts(this, binary)).head, args.upload.mimeType)) {
 		throw refusal(
 			this,
 			itemIndex,
