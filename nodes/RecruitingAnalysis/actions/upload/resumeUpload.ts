@@ -183,21 +183,7 @@ export interface UploadOptions {
 	labelMakesNewReport: boolean;
 }
 
-export interface CheckedUpload {
-	write: WriteChoice;
-	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
-	keyChoice: WriteChoice;
-	input: UploadInput;
-	identity: unknown[];
-	content: unknown[];
-	contentKey: string;
-	key: string;
-	// What is sent: the input under its external reference, or else under the node's reference to the file.
-	body: UploadInput & { externalReference: { source: string; id: string } };
-	// A receipt under a content key proves these bytes were sent.
-	keyIsContent: boolean;
-	sameWriteAs?: number;
-}
+export type CheckedUpload = Awaited<ReturnType<typeof checkUpload>>;
 
 export async function checkUpload(
 	ctx: IExecuteFunctions,
@@ -206,7 +192,7 @@ export async function checkUpload(
 	write: WriteChoice,
 	step: string | undefined,
 	{ labelMakesNewReport }: UploadOptions,
-): Promise<CheckedUpload> {
+) {
 	const input = await readUploadInput(ctx, itemIndex, async (options) => {
 		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
 		const file = validateResumeFile.call(
@@ -225,6 +211,7 @@ export async function checkUpload(
 		validateResumeContent(ctx, (await readBinaryFacts(ctx, binary)).head, file, itemIndex);
 		return file;
 	});
+	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
@@ -244,6 +231,7 @@ export async function checkUpload(
 		content,
 		contentKey,
 		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		// What is sent: the input under its external reference, or else under the node's reference to the file.
 		body: {
 			...input,
 			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
