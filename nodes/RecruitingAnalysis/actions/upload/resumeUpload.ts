@@ -651,12 +651,8 @@ export async function putResumeToStorage(
 		status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
-			let host = 'an address that is not a URL';
-			try {
-				host = location ? new URL(location, upload.url).host : 'no address';
-			} catch {
-				// Not a URL: said so in the message.
-			}
+			let host = location ? 'an address that is not a URL' : 'no address';
+			if (location && URL.canParse(location, upload.url)) host = new URL(location, upload.url).host;
 			throw refusal(
 				this,
 				itemIndex,
