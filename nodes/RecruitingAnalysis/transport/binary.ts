@@ -9,19 +9,30 @@ export interface BinaryFacts {
 	size: number;
 }
 
-export const HEAD_BYTES = 16;
+const HEAD_BYTES = 16;
 
+// Data held in memory is decoded a slice at a time, never as a second whole copy.
 const BASE64_SLICE = 1 << 20;
 
 const known = new WeakMap<IBinaryData, { id: string; facts: Promise<BinaryFacts> }>();
 
-async function readStored(ctx: IExecuteFunctions, id: string): Promise<BinaryFacts> {
+async function* bytesOf(ctx: IExecuteFunctions, binary: IBinaryData): AsyncIterable<Uint8Array> {
+	if (binary.id) {
+		const stream = await ctx.helpers.getBinaryStream(binary.id);
+		for await (const chunk of stream as AsyncIterable<Uint8Array | string>)
+			yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		return;
+	}
+	const data = binary.data ?? '';
+	for (let offset = 0; offset < data.length; offset += BASE64_SLICE)
+		yield Buffer.from(data.slice(offset, offset + BASE64_SLICE), 'base64');
+}
+
+async function readFacts(ctx: IExecuteFunctions, binary: IBinaryData): Promise<BinaryFacts> {
 	const hash = createHash('sha256');
 	const head = new Uint8Array(HEAD_BYTES);
 	let size = 0;
-	const stream = await ctx.helpers.getBinaryStream(id);
-	for await (const chunk of stream as AsyncIterable<Uint8Array | string>) {
-		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+	for await (const bytes of bytesOf(ctx, binary)) {
 		// Copied, not a view: a view would keep a database-mode file's whole buffer alive.
 		if (size < HEAD_BYTES) head.set(bytes.subarray(0, HEAD_BYTES - size), size);
 		size += bytes.length;
@@ -30,32 +41,14 @@ async function readStored(ctx: IExecuteFunctions, id: string): Promise<BinaryFac
 	return { head: head.slice(0, Math.min(size, HEAD_BYTES)), digest: hash.digest('hex'), size };
 }
 
-function inlineHead(data: string): Uint8Array {
-	return Uint8Array.from(
-		Buffer.from(data.slice(0, 4 * Math.ceil(HEAD_BYTES / 3)), 'base64').subarray(0, HEAD_BYTES),
-	);
-}
-
-function readInline(data: string): BinaryFacts {
-	const hash = createHash('sha256');
-	let size = 0;
-	for (let offset = 0; offset < data.length; offset += BASE64_SLICE) {
-		const bytes = Buffer.from(data.slice(offset, offset + BASE64_SLICE), 'base64');
-		size += bytes.length;
-		hash.update(bytes);
-	}
-	return { head: inlineHead(data), digest: hash.digest('hex'), size };
-}
-
 export async function readBinaryFacts(
 	ctx: IExecuteFunctions,
 	binary: IBinaryData,
 ): Promise<BinaryFacts> {
-	const id = binary.id;
-	if (typeof id !== 'string' || id === '') return readInline(binary.data ?? '');
+	const id = binary.id ?? '';
 	const cached = known.get(binary);
-	if (cached && cached.id === id) return await cached.facts;
-	const facts = readStored(ctx, id);
+	if (cached?.id === id) return await cached.facts;
+	const facts = readFacts(ctx, binary);
 	known.set(binary, { id, facts });
 	facts.catch(() => known.delete(binary));
 	return await facts;
@@ -63,9 +56,4 @@ export async function readBinaryFacts(
 
 export async function binaryDigest(ctx: IExecuteFunctions, binary: IBinaryData): Promise<string> {
 	return (await readBinaryFacts(ctx, binary)).digest;
-}
-
-export async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData): Promise<Uint8Array> {
-	if (typeof binary.id !== 'string' || binary.id === '') return inlineHead(binary.data ?? '');
-	return (await readBinaryFacts(ctx, binary)).head;
 }

@@ -8,11 +8,7 @@ import { Readable } from 'node:stream';
 
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	binaryDigest,
-	binaryHead,
-	readBinaryFacts,
-} from '../../../nodes/RecruitingAnalysis/transport/binary';
+import { binaryDigest, readBinaryFacts } from '../../../nodes/RecruitingAnalysis/transport/binary';
 
 function store(bytes: Buffer, chunkSize?: number) {
 	const opens: string[] = [];
@@ -38,12 +34,12 @@ describe('readBinaryFacts', () => {
 	test('database mode (the whole file in one chunk): one open for head, digest and the PUT check; the head is a copy', async () => {
 		const { ctx, opens } = store(file);
 		const binary = { id: 'database:abc', mimeType: 'application/pdf', data: '' } as IBinaryData;
-		const head = await binaryHead(ctx, binary);
+		const head = (await readBinaryFacts(ctx, binary)).head;
 		expect(Buffer.from(head).toString('latin1')).toBe(file.subarray(0, 16).toString('latin1'));
 		// A view of the chunk would keep the whole file alive as long as the head is remembered.
 		expect(head.buffer.byteLength).toBeLessThanOrEqual(16);
 		expect(await binaryDigest(ctx, binary)).toBe(sha);
-		expect(await binaryHead(ctx, binary)).toEqual(head);
+		expect((await readBinaryFacts(ctx, binary)).head).toEqual(head);
 		expect((await readBinaryFacts(ctx, binary)).size).toBe(file.length);
 		expect(opens).toEqual(['database:abc']);
 	});
@@ -105,7 +101,9 @@ describe('readBinaryFacts', () => {
 			digest: sha,
 			size: file.length,
 		});
-		expect(await binaryHead(ctx, binary)).toEqual(Uint8Array.from(file.subarray(0, 16)));
+		expect((await readBinaryFacts(ctx, binary)).head).toEqual(
+			Uint8Array.from(file.subarray(0, 16)),
+		);
 		expect(opens).toEqual([]);
 	});
 });

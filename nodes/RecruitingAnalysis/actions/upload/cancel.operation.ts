@@ -14,10 +14,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/**
- * Remove a preparation that was not admitted, so it stops using preparation capacity. Safe to repeat for an
- * absent preparation; an accepted analysis is not cancelled (409).
- */
+/** Frees preparation capacity; repeating it for an absent preparation is safe, an admitted one answers 409. */
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	await api(this, {

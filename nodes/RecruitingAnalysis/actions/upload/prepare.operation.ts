@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { DOCX_MIME_TYPE, PDF_MIME_TYPE, validateUploadInput } from '../../validation';
+import { DOCX_MIME_TYPE, PDF_MIME_TYPE } from '../../validation';
 import {
 	concurrencyOption,
 	externalReferenceOptions,
@@ -14,8 +14,8 @@ import {
 	optionsCollection,
 	writeOptions,
 } from '../common/descriptions';
-import { optionsParam, stringParam } from '../common/params';
-import { prepareUpload, readExternalReference, readJobDescription } from './resumeUpload';
+import { stringParam } from '../common/params';
+import { prepareUpload, readUploadInput } from './resumeUpload';
 import {
 	writeIdempotencyKey,
 	readWriteChoice,
@@ -68,35 +68,21 @@ export const description = updateDisplayOptions(
 );
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	const options = optionsParam(this, itemIndex);
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload]);
-	const jobDescription = readJobDescription(this, itemIndex);
-	const externalReference = readExternalReference(this, options, itemIndex);
-	const input: IDataObject = {
+	const input = await readUploadInput(this, itemIndex, async () => ({
 		fileName: stringParam(this, 'fileName', itemIndex),
 		fileSize: this.getNodeParameter('fileSize', itemIndex) as number,
 		mimeType: this.getNodeParameter('mimeType', itemIndex) as string,
-		jobDescription,
-	};
-	if (externalReference) input.externalReference = externalReference;
-	return { write, input: validateUploadInput.call(this, input, itemIndex) };
+	}));
+	return { write, input };
 }
 
-/**
- * Prepare an upload only: creates the report and returns the signed storage URL. Send the file yourself with
- * PUT to upload.url, Content-Type upload.mimeType and no Authorization header, within upload.expiresInSeconds.
- * No file is known here, so the upload is identified by the job, name, declared size, type and external reference.
- */
+// No file is known here, so the key comes from the job, name, declared size, type and external reference.
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	{ write, input }: Awaited<ReturnType<typeof check>>,
 ) {
-	const prepared = await prepareUpload(
-		this,
-		itemIndex,
-		input,
-		writeIdempotencyKey(write, 'upload', uploadIdentity(input, null)),
-	);
-	return prepared as IDataObject;
+	const key = writeIdempotencyKey(write, 'upload', uploadIdentity(input, null));
+	return (await prepareUpload(this, itemIndex, input, key)) as IDataObject;
 }

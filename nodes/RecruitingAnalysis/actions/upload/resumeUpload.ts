@@ -3,7 +3,6 @@
 import {
 	NodeApiError,
 	NodeOperationError,
-	type IBinaryData,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
@@ -17,7 +16,7 @@ import {
 	buildApiError,
 	transportSettings,
 } from '../../transport';
-import { binaryHead } from '../../transport/binary';
+import { readBinaryFacts } from '../../transport/binary';
 import { storageUrlProblem, credentialData } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
@@ -38,7 +37,6 @@ import {
 	resumeFileSchema,
 	validateJobDescriptionInput,
 	validateUploadInput,
-	type JobDescriptionInput,
 	type ResumeFile,
 	type UploadInput,
 	type ValidationContext,
@@ -60,33 +58,6 @@ import { optionString, optionsParam, stringParam } from '../common/params';
 import { checkExternalReference, idParam } from '../common/checks';
 
 // ---- Reading the item ----
-
-export function readJobDescription(ctx: IExecuteFunctions, itemIndex: number): JobDescriptionInput {
-	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
-	let input: IDataObject;
-	if (source === 'text') {
-		input = {
-			kind: 'text',
-			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
-		};
-	} else {
-		input = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
-		const expectedRevision = optionString(optionsParam(ctx, itemIndex), 'expectedRevision');
-		if (expectedRevision) input.expectedRevision = expectedRevision;
-	}
-	return validateJobDescriptionInput.call(ctx, input, itemIndex);
-}
-
-export function readExternalReference(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-) {
-	const checked = checkExternalReference(ctx, options, itemIndex);
-	if (checked.externalReferenceSource === undefined || checked.externalReferenceId === undefined)
-		return undefined;
-	return { source: checked.externalReferenceSource, id: checked.externalReferenceId };
-}
 
 const GENERIC_MIME_TYPES = new Set([
 	'',
@@ -148,60 +119,57 @@ function validateResumeContent(
 	const expected = isPdf ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
 	const found = sniffContent(head);
 	const stem = file.fileName.replace(/\.[^.]*$/, '');
-	let message = `"Input Binary Field" content must agree with its type: ${file.fileName} is not ${expected}`;
+	let what = `is not ${expected}`;
 	let advice =
 		'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
 		'property holds the resume itself and not, for example, an HTML error page.';
 	if (isPdf && found === 'zip') {
 		// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
+		what = `is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
 		advice = `Rename the file to ${stem}.docx (or use the File Name option) if it is a Word document; other ZIP archives cannot be analyzed.`;
 	} else if (!isPdf && found === 'pdf') {
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} is a PDF, not a DOCX. Rename it ${stem}.pdf`;
+		what = `is a PDF, not a DOCX. Rename it ${stem}.pdf`;
 		advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
 	} else if (found === 'html') {
-		message = `"Input Binary Field" content must agree with its type: ${file.fileName} holds HTML (a web page), not ${expected}`;
+		what = `holds HTML (a web page), not ${expected}`;
 		advice =
 			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
+	const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
 	throw new NodeOperationError(ctx.getNode(), message, {
 		itemIndex,
 		description: `${advice} Nothing was uploaded.`,
 	});
 }
 
-// The exact size without loading a file kept on disk or in a database.
-async function byteLength(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
-	if (binary.id) return (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize;
-	if (typeof binary.bytes === 'number') return binary.bytes;
-	const data = binary.data ?? '';
-	const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-	return Math.floor((data.length * 3) / 4) - padding;
-}
-
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
 
-async function readUploadInput(ctx: IExecuteFunctions, itemIndex: number): Promise<UploadInput> {
+// The file's fields come from the binary (Upload, Analyze) or from the panel (Prepare Only).
+export async function readUploadInput(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	readFile: (options: IDataObject) => Promise<IDataObject>,
+): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
-	const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
-	const jobDescription = readJobDescription(ctx, itemIndex);
-	const externalReference = readExternalReference(ctx, options, itemIndex);
-	const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const file = validateResumeFile.call(
-		ctx,
-		{
-			fileName: optionString(options, 'fileName') ?? binary.fileName,
-			fileSize: await byteLength(ctx, binary),
-			mimeType: binary.mimeType,
-		},
-		itemIndex,
-	);
-	// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-	validateResumeContent(ctx, await binaryHead(ctx, binary), file, itemIndex);
-	const input: IDataObject = { ...file, jobDescription };
-	if (externalReference) input.externalReference = externalReference;
+	const jobSource = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
+	let job: IDataObject;
+	if (jobSource === 'text') {
+		job = {
+			kind: 'text',
+			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
+		};
+	} else {
+		job = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
+		const expectedRevision = optionString(options, 'expectedRevision');
+		if (expectedRevision) job.expectedRevision = expectedRevision;
+	}
+	const jobDescription = validateJobDescriptionInput.call(ctx, job, itemIndex);
+	const reference = checkExternalReference(ctx, options, itemIndex);
+	const input: IDataObject = { ...(await readFile(options)), jobDescription };
+	const { externalReferenceSource: source, externalReferenceId: id } = reference;
+	if (source !== undefined && id !== undefined) input.externalReference = { source, id };
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
 
@@ -215,21 +183,7 @@ export interface UploadOptions {
 	labelMakesNewReport: boolean;
 }
 
-export interface CheckedUpload {
-	write: WriteChoice;
-	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
-	keyChoice: WriteChoice;
-	input: UploadInput;
-	identity: unknown[];
-	content: unknown[];
-	contentKey: string;
-	key: string;
-	// What is sent: the input under its external reference, or else under the node's reference to the file.
-	body: UploadInput & { externalReference: { source: string; id: string } };
-	// A receipt under a content key proves these bytes were sent.
-	keyIsContent: boolean;
-	sameWriteAs?: number;
-}
+export type CheckedUpload = Awaited<ReturnType<typeof checkUpload>>;
 
 export async function checkUpload(
 	ctx: IExecuteFunctions,
@@ -237,10 +191,28 @@ export async function checkUpload(
 	itemIndex: number,
 	write: WriteChoice,
 	step: string | undefined,
-	options: UploadOptions,
-): Promise<CheckedUpload> {
-	const input = await readUploadInput(ctx, itemIndex);
-	const keyChoice = options.labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
+	{ labelMakesNewReport }: UploadOptions,
+) {
+	const input = await readUploadInput(ctx, itemIndex, async (options) => {
+		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
+		const file = validateResumeFile.call(
+			ctx,
+			{
+				fileName: optionString(options, 'fileName') ?? binary.fileName,
+				// A stored file's size without reading it; bytes in memory are counted in the read that hashes them.
+				fileSize: binary.id
+					? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
+					: (await readBinaryFacts(ctx, binary)).size,
+				mimeType: binary.mimeType,
+			},
+			itemIndex,
+		);
+		// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
+		validateResumeContent(ctx, (await readBinaryFacts(ctx, binary)).head, file, itemIndex);
+		return file;
+	});
+	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
+	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
@@ -259,6 +231,7 @@ export async function checkUpload(
 		content,
 		contentKey,
 		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		// What is sent: the input under its external reference, or else under the node's reference to the file.
 		body: {
 			...input,
 			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
@@ -280,18 +253,12 @@ export interface UploadTarget {
 	issuedAt?: number;
 }
 
-export interface PreparedUpload {
-	reportId: string;
-	upload: UploadTarget;
-	[key: string]: unknown;
-}
-
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	idempotencyKey: string,
-): Promise<PreparedUpload> {
+): Promise<{ reportId: string; upload: UploadTarget }> {
 	// PENDING_UPLOAD_LIMIT is waited out (engine/capacity.ts): a refused preparation created nothing.
 	const prepared = await waitOutCapacity(
 		ctx,
@@ -305,42 +272,45 @@ export async function prepareUpload(
 				itemIndex,
 			}),
 	);
-	return prepared as unknown as PreparedUpload;
+	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
 export type Preparation =
-	{ prepared: PreparedUpload } | { found: IDataObject; verified: boolean; from: string };
+	| { prepared: { reportId: string; upload: UploadTarget } }
+	| { found: IDataObject; verified: boolean; from: string };
 
+// `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	input: UploadInput,
 	reference: { source: string; id: string },
+	proof: { from: string; verified: boolean },
 	error?: unknown,
-): Promise<IDataObject> {
+): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
 	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
-	return await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	return { found, ...proof };
 }
 
-// A refusal is a report found only when something proves it holds these bytes: a content key, or the file reference.
 export async function prepareOrFind(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	upload: CheckedUpload,
 ): Promise<Preparation> {
-	const first = await outcomeOf(
-		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
-	);
+	const { input, body } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
 	if (first.ok) return { prepared: first.value };
 	const condition = existsCondition(first.error);
-	const reference = upload.body.externalReference;
 	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
 	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
 		throw first.error;
-	const found = await reportOfReference(ctx, itemIndex, upload.input, reference, first.error);
-	const from = reused ? 'IDEMPOTENCY_KEY_REUSED' : 'EXTERNAL_REFERENCE_CONFLICT';
-	return { found, verified: reused || isFileReference(reference), from };
+	const proof = {
+		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
+		verified: reused || isFileReference(body.externalReference),
+	};
+	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
 }
 
 // The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
@@ -380,26 +350,40 @@ function otherFileUnderReference(
 	);
 }
 
-function preparedFor(target: UploadTarget, input: UploadInput): boolean {
-	const declared = target as Partial<UploadTarget>;
-	return (
-		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
-		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
-	);
-}
-
-// A found report that is not admitted gets a fresh URL: the one it was prepared with is long gone.
-async function freshTarget(
+// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
+// prepared for this file's size and type and never analysed.
+async function targetOfFound(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	reportId: string,
+	input: UploadInput,
+	{ found, verified }: { found: IDataObject; verified: boolean },
 ): Promise<UploadTarget | 'expired' | 'admitted'> {
-	const answer = await outcomeOf(async () => await refreshUploadUrl(ctx, itemIndex, reportId));
-	if (answer.ok) return answer.value.upload as unknown as UploadTarget;
-	if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
-	if (hasApiCondition(answer.error, 'ALREADY_ADMITTED')) return 'admitted';
-	throw answer.error;
+	let target: UploadTarget | 'admitted' = 'admitted';
+	if (found.attemptId === null || found.attemptId === undefined) {
+		const answer = await outcomeOf(
+			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
+		);
+		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
+		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
+		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
+	}
+	if (verified) return target;
+	if (target === 'admitted')
+		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
+	const declared = target as Partial<UploadTarget>;
+	if (
+		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
+		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+	)
+		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
+	return target;
 }
+
+const ANALYSED_OTHER_FILE =
+	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
+
+const PREPARED_FOR_OTHER_FILE =
+	'That report was prepared for a file of another size or type and never analysed.';
 
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
 async function renewExpiredUpload(
@@ -434,35 +418,23 @@ async function renewExpiredUpload(
 	);
 	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
 	if (renewal.ok) return { prepared: renewal.value };
-	if (existsCondition(renewal.error) !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
+	const from = existsCondition(renewal.error);
+	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
 	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	const found = await reportOfReference(ctx, itemIndex, input, reference, renewal.error);
-	return { found, verified: true, from: 'EXTERNAL_REFERENCE_CONFLICT' };
-}
-
-export interface SentResume {
-	reportId: string;
-	// The analysis was already admitted: the file is frozen and the write exists, so nothing was PUT.
-	admitted: boolean;
-	uploadUrlRefreshed: boolean;
-	replaces?: string;
-	reused: IDataObject;
+	const proof = { from, verified: true };
+	return await reportOfReference(ctx, itemIndex, input, reference, proof, renewal.error);
 }
 
 // Each renewal is a new day at most.
 const MAX_RENEWALS = 4;
 
-const ANALYSED_OTHER_FILE =
-	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
-
-// An unverified found report is given the file only if it was prepared for its size and type and never analysed.
+/** The upload's output fields: an admitted analysis means the file is frozen and the write exists, so nothing was PUT. */
 export async function sendResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	checked: CheckedUpload,
 	start: Preparation,
-): Promise<SentResume> {
-	const { input } = checked;
+): Promise<IDataObject> {
 	const reused: IDataObject = {};
 	if ('found' in start) {
 		reused.recovered = true;
@@ -471,50 +443,35 @@ export async function sendResume(
 	}
 	let current = start;
 	let replaces: string | undefined;
-	const sent = (reportId: string, admitted: boolean, refreshed = false): SentResume => ({
+	const sent = (reportId: string, fields: IDataObject): IDataObject => ({
 		reportId,
-		admitted,
-		uploadUrlRefreshed: refreshed || 'found' in start,
-		replaces,
-		reused,
+		uploaded: true,
+		...(replaces ? { replacesExpiredReportId: replaces } : {}),
+		...fields,
+		...reused,
 	});
+	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	for (let renewals = 0; ; renewals++) {
-		let reportId: string;
-		let upload: UploadTarget | undefined;
+		const reportId =
+			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
+		const target =
+			'prepared' in current
+				? current.prepared.upload
+				: await targetOfFound(ctx, itemIndex, checked.input, current);
+		if (target === 'admitted') return sent(reportId, admitted);
 		let expiredError: unknown;
-		if ('prepared' in current) {
-			({ reportId, upload } = current.prepared);
-		} else {
-			const { found, verified } = current;
-			reportId = String(found.reportId);
-			const hasAttempt = found.attemptId !== null && found.attemptId !== undefined;
-			const state = hasAttempt ? 'admitted' : await freshTarget(ctx, itemIndex, reportId);
-			if (state === 'admitted') {
-				if (!verified)
-					throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-				return sent(reportId, true);
-			}
-			if (state !== 'expired' && !verified && !preparedFor(state, input))
-				throw otherFileUnderReference(
-					ctx,
-					itemIndex,
-					input,
-					found,
-					'That report was prepared for a file of another size or type and never analysed.',
-				);
-			if (state !== 'expired') upload = state;
-		}
-		if (upload) {
+		if (target !== 'expired') {
 			const args = {
 				reportId,
-				upload,
+				upload: target,
 				itemIndex,
 				binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
 			};
 			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok) return sent(reportId, false, put.value.refreshed);
+			if (put.ok)
+				return sent(reportId, { uploadUrlRefreshed: put.value.refreshed || 'found' in start });
 			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
-			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, true);
+			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, admitted);
 			if (!hasApiCondition(put.error, 'PREPARATION_EXPIRED')) throw put.error;
 			expiredError = put.error;
 		}
@@ -533,24 +490,13 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const { input } = checked;
-	const output: IDataObject = {
-		fileName: input.fileName,
-		fileSize: input.fileSize,
-		mimeType: input.mimeType,
-	};
-	if (checked.sameWriteAs !== undefined) output.sameWriteAs = checked.sameWriteAs;
 	const preparation = await prepareOrFind(ctx, itemIndex, checked);
 	const sent = await sendResume(ctx, itemIndex, checked, preparation);
-	const { reused } = sent;
-	const result: IDataObject = { reportId: sent.reportId, ...output, uploaded: true };
-	if (sent.replaces) result.replacesExpiredReportId = sent.replaces;
-	if (sent.admitted) {
-		const recovery = { recovered: true, recoveredFrom: 'ALREADY_ADMITTED', ...reused };
-		return { ...result, alreadyAdmitted: true, ...recovery };
-	}
-	const recovered = reused.recovered ? { ...reused, alreadyAdmitted: false } : {};
-	return { ...result, uploadUrlRefreshed: sent.uploadUrlRefreshed, ...recovered };
+	const { fileName, fileSize, mimeType } = checked.input;
+	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
+	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
+	return { ...result, ...sent };
 }
 
 // ---- The PUT to storage ----
@@ -565,11 +511,6 @@ interface FullResponse {
 	body: unknown;
 	headers: IDataObject;
 	statusCode: number;
-}
-
-function nearlyExpired(upload: UploadTarget, issuedAt: number): boolean {
-	const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
-	return Date.now() >= issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
 }
 
 // Retried: a PUT of the same bytes is idempotent.
@@ -665,7 +606,7 @@ export async function putResumeToStorage(
 			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
 		);
 	}
-	if (!contentMatchesMimeType(await binaryHead(this, binary), args.upload.mimeType)) {
+	if (!contentMatchesMimeType((await readBinaryFacts(this, binary)).head, args.upload.mimeType)) {
 		throw refusal(
 			this,
 			itemIndex,
@@ -678,15 +619,17 @@ export async function putResumeToStorage(
 	let upload = args.upload;
 	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
-	const refresh = async () => {
-		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
-		upload = { ...upload, ...fresh };
-		issuedAt = Date.now();
-		refreshed = true;
-	};
-
-	if (nearlyExpired(upload, issuedAt)) await refresh();
+	let status = 0;
 	for (;;) {
+		const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
+		const refreshAt = issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh.
+		if (!refreshed && (status === 403 || Date.now() >= refreshAt)) {
+			const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+			upload = { ...upload, ...fresh };
+			issuedAt = Date.now();
+			refreshed = true;
+		}
 		const problem = storageUrlProblem(credentials, upload.url);
 		if (problem) {
 			throw refusal(
@@ -705,15 +648,11 @@ export async function putResumeToStorage(
 			);
 		}
 		const response = await putOnce(this, upload, file, itemIndex, reportId);
-		const status = response.statusCode;
+		status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
-			let host = 'an address that is not a URL';
-			try {
-				host = location ? new URL(location, upload.url).host : 'no address';
-			} catch {
-				// Not a URL: said so in the message.
-			}
+			let host = location ? 'an address that is not a URL' : 'no address';
+			if (location && URL.canParse(location, upload.url)) host = new URL(location, upload.url).host;
 			throw refusal(
 				this,
 				itemIndex,
@@ -722,11 +661,7 @@ export async function putResumeToStorage(
 			);
 		}
 		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
-		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth one refresh.
-		if (status === 403 && !refreshed) {
-			await refresh();
-			continue;
-		}
+		if (status === 403 && !refreshed) continue;
 		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
 			itemIndex,
 			storage: true,
@@ -750,57 +685,41 @@ const STORAGE_HINTS: Record<string, string> = {
 		'The file is larger than the size declared at preparation (an exact byte count). Prepare the upload again with the exact size.',
 };
 
-const XML_ENTITIES: Record<string, string> = {
-	'&apos;': "'",
-	'&quot;': '"',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&amp;': '&',
-};
+const XML_ENTITIES: Record<string, string> = { apos: "'", quot: '"', lt: '<', gt: '>', amp: '&' };
 
 // S3 and GCS answer in XML, other stores in JSON or plain text.
-function readStorageError(
-	body: unknown,
-	headers: IDataObject,
-): { code?: string; message?: string; requestId?: string } {
-	const text = typeof body === 'string' ? body : undefined;
-	const requestId =
-		headerValue(headers, 'x-amz-request-id') ??
-		headerValue(headers, 'x-guploader-uploadid') ??
-		headerValue(headers, 'x-request-id');
-	if (text?.includes('<Error>')) {
-		const element = (name: string) =>
-			new RegExp(`<${name}>([^<]*)</${name}>`)
-				.exec(text)?.[1]
-				.replace(/&(apos|quot|lt|gt|amp);/g, (entity) => XML_ENTITIES[entity]);
-		const code = element('Code');
-		return { code, message: element('Message'), requestId: element('RequestId') ?? requestId };
-	}
-	let parsed: unknown = body;
-	if (text !== undefined) {
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			return { message: text.slice(0, 200) || undefined, requestId };
-		}
-	}
-	const error = (parsed as { error?: IDataObject } | undefined)?.error;
-	const code = [error?.reason, error?.code].find((value) => typeof value === 'string');
-	const message = typeof error?.message === 'string' ? error.message : undefined;
-	return { code: code as string | undefined, message, requestId };
-}
-
 function storageErrorParts(
 	response: FullResponse,
 	reportId: string,
 	refreshed: boolean,
 ): ApiErrorParts {
 	const status = response.statusCode;
-	const {
-		code = `HTTP_${status}`,
-		message = `HTTP ${status}`,
-		requestId,
-	} = readStorageError(response.body, response.headers);
+	const text = typeof response.body === 'string' ? response.body : undefined;
+	let found: { code?: unknown; message?: unknown; requestId?: string } = {};
+	if (text?.includes('<Error>')) {
+		const element = (name: string) =>
+			new RegExp(`<${name}>([^<]*)</${name}>`)
+				.exec(text)?.[1]
+				.replace(/&(apos|quot|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity]);
+		found = { code: element('Code'), message: element('Message'), requestId: element('RequestId') };
+	} else {
+		try {
+			const error = (
+				(text === undefined ? response.body : JSON.parse(text)) as { error?: IDataObject } | null
+			)?.error;
+			found = { code: [error?.reason, error?.code].find((value) => typeof value === 'string') };
+			if (typeof error?.message === 'string') found.message = error.message;
+		} catch {
+			found = { message: text?.slice(0, 200) || undefined };
+		}
+	}
+	const code = (found.code as string | undefined) ?? `HTTP_${status}`;
+	const message = (found.message as string | undefined) ?? `HTTP ${status}`;
+	const requestId =
+		found.requestId ??
+		headerValue(response.headers, 'x-amz-request-id') ??
+		headerValue(response.headers, 'x-guploader-uploadid') ??
+		headerValue(response.headers, 'x-request-id');
 	const hints: string[] = [];
 	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
 	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');

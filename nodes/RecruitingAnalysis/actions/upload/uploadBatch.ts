@@ -147,27 +147,13 @@ async function putEntry(
 	} else if (existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT') {
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
 		const reference = entry.body.externalReference;
+		const proof = { from: 'EXTERNAL_REFERENCE_CONFLICT', verified: true };
 		start = isFileReference(reference)
-			? {
-					found: await reportOfReference(ctx, itemIndex, input, reference),
-					verified: true,
-					from: 'EXTERNAL_REFERENCE_CONFLICT',
-				}
+			? await reportOfReference(ctx, itemIndex, input, reference, proof)
 			: await prepareOrFind(ctx, itemIndex, entry);
 	} else {
 		return base;
 	}
 	const sent = await sendResume(ctx, itemIndex, entry, start);
-	const output: IDataObject = {
-		...base,
-		state: 'succeeded',
-		errorCode: null,
-		reportId: sent.reportId,
-		uploaded: true,
-		...sent.reused,
-	};
-	if (sent.replaces) output.replacesExpiredReportId = sent.replaces;
-	if (!sent.admitted) return { ...output, uploadUrlRefreshed: sent.uploadUrlRefreshed };
-	const recoveredFrom = sent.reused.recoveredFrom ?? 'ALREADY_ADMITTED';
-	return { ...output, alreadyAdmitted: true, recovered: true, recoveredFrom };
+	return { ...base, state: 'succeeded', errorCode: null, ...sent };
 }

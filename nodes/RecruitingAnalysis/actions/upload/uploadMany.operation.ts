@@ -35,20 +35,15 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** A label asks Upload Many for a separate report of the same file. */
-const UPLOAD_OPTIONS = { labelMakesNewReport: true };
-
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
-	return await checkBatchUpload(this, run, itemIndex, UPLOAD_OPTIONS);
+	// A label asks Upload Many for a separate report of the same file.
+	return await checkBatchUpload(this, run, itemIndex, { labelMakesNewReport: true });
 }
 
 /** The PUTs end a chunk's upload; the next chunk's batch is prepared meanwhile, the one after waits. */
 export const submitStage = 1;
 
-/**
- * One upload batch per chunk of up to 20 input items, in two stages: create the batch and read its signed URLs,
- * then PUT the files. The engine overlaps them: the next chunk's batch is created while these files are PUT.
- */
+/** Create the chunk's batch and read its signed URLs, then PUT the files. */
 export const stages = [
 	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await createUploadBatch(this, chunk);

@@ -23,9 +23,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** A label asks Upload Resume for a separate report of the same file. */
-const UPLOAD_OPTIONS = { labelMakesNewReport: true };
-
 /** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
 export async function check(
 	this: IExecuteFunctions,
@@ -33,7 +30,8 @@ export async function check(
 	run: Run,
 ): Promise<CheckedUpload> {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
-	return await checkUpload(this, run, itemIndex, write, undefined, UPLOAD_OPTIONS);
+	// A label asks Upload Resume for a separate report of the same file.
+	return await checkUpload(this, run, itemIndex, write, undefined, { labelMakesNewReport: true });
 }
 
 /** Prepare the upload (creates the report) and PUT the resume to the signed storage URL. No analysis is started. */
