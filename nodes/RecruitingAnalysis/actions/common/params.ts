@@ -28,15 +28,6 @@ export function optionString(options: IDataObject, name: string): string | undef
 	return text === '' ? undefined : text;
 }
 
-export function compactQuery(qs: IDataObject): IDataObject {
-	const out: IDataObject = {};
-	for (const [key, value] of Object.entries(qs)) {
-		if (value === undefined || value === null || value === '') continue;
-		out[key] = value;
-	}
-	return out;
-}
-
 export function withoutKeys(value: IDataObject, keys: readonly string[]): IDataObject {
 	return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
 }

@@ -4,7 +4,7 @@ import { interviewLifecycleSchema, validateId, validateInput } from '../../valid
 import { apiAll } from '../../transport';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
-import { compactQuery, optionString, optionsParam } from '../common/params';
+import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkLimit } from '../common/checks';
 import type { Run } from '../../engine/run';
 
@@ -71,7 +71,7 @@ export async function execute(
 	const interviews = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/interviews',
-		qs: compactQuery({ reportId, lifecycle, ...reference }),
+		qs: { reportId, lifecycle, ...reference },
 		returnAll,
 		limit,
 		itemIndex,

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationSelector } from '../common/descriptions';
 import type { OperationModule } from '../../engine/run';
 import * as cancel from './cancel.operation';
 import * as getBatch from './getBatch.operation';
@@ -18,52 +19,44 @@ export const operations: Record<string, OperationModule> = {
 };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['upload'] } },
-		options: [
-			{
-				name: 'Cancel',
-				value: 'cancel',
-				description: 'Remove a prepared upload whose analysis was not started',
-				action: 'Cancel an upload',
-			},
-			{
-				name: 'Get Batch',
-				value: 'getBatch',
-				description: 'Check the progress of an Upload Many batch',
-				action: 'Get an upload batch',
-			},
-			{
-				name: 'Prepare Only',
-				value: 'prepare',
-				description: "Create a report and get an upload address for another system's file",
-				action: 'Prepare an upload',
-			},
-			{
-				name: 'Refresh URL',
-				value: 'refreshUrl',
-				description: 'Get a new upload address when the old one expired',
-				action: 'Refresh an upload URL',
-			},
-			{
-				name: 'Upload Many',
-				value: 'uploadMany',
-				description: 'Upload many resumes without analyzing them yet',
-				action: 'Upload many resumes',
-			},
-			{
-				name: 'Upload Resume',
-				value: 'uploadResume',
-				description: 'Upload one resume without analyzing it yet',
-				action: 'Upload a resume',
-			},
-		],
-		default: 'uploadResume',
-	},
+	operationSelector('upload', 'uploadResume', [
+		{
+			name: 'Cancel',
+			value: 'cancel',
+			description: 'Remove a prepared upload whose analysis was not started',
+			action: 'Cancel an upload',
+		},
+		{
+			name: 'Get Batch',
+			value: 'getBatch',
+			description: 'Check the progress of an Upload Many batch',
+			action: 'Get an upload batch',
+		},
+		{
+			name: 'Prepare Only',
+			value: 'prepare',
+			description: "Create a report and get an upload address for another system's file",
+			action: 'Prepare an upload',
+		},
+		{
+			name: 'Refresh URL',
+			value: 'refreshUrl',
+			description: 'Get a new upload address when the old one expired',
+			action: 'Refresh an upload URL',
+		},
+		{
+			name: 'Upload Many',
+			value: 'uploadMany',
+			description: 'Upload many resumes without analyzing them yet',
+			action: 'Upload many resumes',
+		},
+		{
+			name: 'Upload Resume',
+			value: 'uploadResume',
+			description: 'Upload one resume without analyzing it yet',
+			action: 'Upload a resume',
+		},
+	]),
 	...uploadResume.description,
 	...prepare.description,
 	...refreshUrl.description,
