@@ -79,7 +79,12 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
-			{ name: SIGNING_CREDENTIAL, required: true, testedBy: 'recruitingAnalysisSigningSecretTest' },
+			// A literal name: n8n's community-package lint reads testedBy from here to find the credential's test.
+			{
+				name: 'recruitingAnalysisSigningSecretApi',
+				required: true,
+				testedBy: 'recruitingAnalysisSigningSecretTest',
+			},
 			{
 				name: 'recruitingAnalysisApi',
 				required: true,
