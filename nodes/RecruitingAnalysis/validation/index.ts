@@ -53,6 +53,7 @@ export const FIELD_LABELS: Record<string, string> = {
 	include: 'Include',
 };
 
+// Not guard.ts's: that one runs at send time, names no field, sees no body field and lets C1 controls through.
 // C0 and C1 controls, compared as text: a regex literal holding them is refused by eslint.
 const hasControlCharacter = (value: string): boolean =>
 	[...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
@@ -145,11 +146,12 @@ export const idempotencyKeySchema = charactersBetween(
 
 export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, 2048);
 
-export const limitSchema = z
+// n8n's "Limit" of a list is the total number of results (paged by the transport), not the page size.
+const totalLimitSchema = z
 	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
 	.int('must be a whole number')
-	.min(1, 'must be at least 1')
-	.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
+	.min(1, 'must be at least 1');
+export const limitSchema = totalLimitSchema.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
 
 export const fingerprintSchema = requiredString('64 lowercase hexadecimal characters').regex(
 	/^[a-f0-9]{64}$/,
@@ -422,6 +424,7 @@ export const validateId = namedCheck(idSchema, 'ID', trimmed);
 export const validateIdempotencyKey = namedCheck(idempotencyKeySchema, 'Idempotency Key');
 export const validateFingerprint = namedCheck(fingerprintSchema, 'Quote Fingerprint', trimmed);
 export const validateLimit = namedCheck(limitSchema, 'Limit');
+export const validateTotalLimit = namedCheck(totalLimitSchema, 'Limit');
 export const validateCursor = namedCheck(cursorSchema, 'Cursor');
 export const validateSchemaVersion = namedCheck(schemaVersionSchema, 'Schema Version', (value) =>
 	value === undefined || value === '' ? '1' : String(value),
