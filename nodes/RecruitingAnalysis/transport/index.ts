@@ -67,11 +67,10 @@ function cancelled(context: ApiContext): boolean {
 }
 
 // n8n 1.x has no NodeApiError failure option and ignores it.
-type FailureCause =
-	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
-	| { cause: 'credential-invalid' };
 type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
-	failure?: FailureCause;
+	failure?:
+		| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
+		| { cause: 'credential-invalid' };
 };
 
 export function buildApiError(
@@ -83,7 +82,7 @@ export function buildApiError(
 	const { itemIndex, secrets = [], retryAfterMs } = options;
 	const message = redactSecrets(parts.message, secrets);
 	const description = redactSecrets(parts.description, secrets);
-	let failure: FailureCause | undefined;
+	let failure: ApiErrorOptions['failure'];
 	if (status === 429) failure = { cause: 'rate-limited', retryAfterMs };
 	// Status 0 is a request that got no answer at all (networkFailure).
 	else if (status === 503 || status === 0)
@@ -159,17 +158,6 @@ async function send<T>(
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const cancellation = () =>
 		new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Refused before sending: the Idempotency Key contains a line break or another control character',
-			{
-				itemIndex,
-				description:
-					'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
-			},
-		);
-	}
 	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
 	const dotSegment = path
 		.split('?')[0]

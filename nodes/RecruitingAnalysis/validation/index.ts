@@ -419,7 +419,6 @@ const unsetWhenEmpty =
 	(value: unknown) =>
 		Object.fromEntries(fields.map((field) => [field, (value as IDataObject)[field] || undefined]));
 
-export const validateEmail = namedCheck(emailSchema, 'Candidate Email');
 export const validateId = namedCheck(idSchema, 'ID', trimmed);
 export const validateIdempotencyKey = namedCheck(idempotencyKeySchema, 'Idempotency Key');
 export const validateFingerprint = namedCheck(fingerprintSchema, 'Quote Fingerprint', trimmed);

@@ -72,10 +72,7 @@ function idLocator(
 }
 
 export function savedJobLocator(
-	labels: {
-		displayName: string;
-		description: string;
-	},
+	labels: Pick<LocatorSpec, 'displayName' | 'description'>,
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
 	return idLocator(
