@@ -19,39 +19,21 @@ export const MAX_EXTERNAL_REFERENCE_ID_LENGTH = 128;
 export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 
-export const FIELD_LABELS: Record<string, string> = {
-	fileName: 'File Name',
-	fileSize: 'File Size',
+// Where the panel's label is not the field name in Title Case (reportId is Report ID).
+const FIELD_LABELS: Record<string, string> = {
 	mimeType: 'MIME Type',
-	candidateEmail: 'Candidate Email',
-	sendEmail: 'Send Email',
-	reportId: 'Report ID',
-	interviewId: 'Interview ID',
-	jobDescriptionId: 'Job Description ID',
-	batchId: 'Batch ID',
-	id: 'ID',
-	idempotencyKey: 'Idempotency Key',
-	cursor: 'Cursor',
-	limit: 'Limit',
-	quoteFingerprint: 'Quote Fingerprint',
 	fingerprint: 'Quote Fingerprint',
-	externalReference: 'External Reference',
-	externalReferenceSource: 'External Reference Source',
-	externalReferenceId: 'External Reference ID',
 	source: 'External Reference Source',
-	createdAfter: 'Created After',
-	createdBefore: 'Created Before',
-	items: 'Items',
-	itemKey: 'Item Key',
-	jobDescription: 'Job Description',
 	text: 'Job Description Text',
-	expectedRevision: 'Expected Revision',
 	kind: 'Job Description Source',
-	schemaVersion: 'Schema Version',
 	type: 'Event Type',
-	lifecycle: 'Lifecycle',
-	include: 'Include',
 };
+
+const titleCase = (name: string): string =>
+	name
+		.replace(/^./, (first) => first.toUpperCase())
+		.replace(/\B(?=[A-Z])/g, ' ')
+		.replace(/\bId$/, 'ID');
 
 // Not guard.ts's: that one runs at send time, names no field, sees no body field and lets C1 controls through.
 // C0 and C1 controls, compared as text: a regex literal holding them is refused by eslint.
@@ -355,7 +337,8 @@ export type ValidationContext = ApiContext;
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
 	const last = named[named.length - 1];
-	let label = last !== undefined ? (FIELD_LABELS[last] ?? last) : (fieldLabel ?? 'Value');
+	let label =
+		last !== undefined ? (FIELD_LABELS[last] ?? titleCase(last)) : (fieldLabel ?? 'Value');
 	const firstIndex = path.find((s): s is number => typeof s === 'number');
 	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
 	return label;
