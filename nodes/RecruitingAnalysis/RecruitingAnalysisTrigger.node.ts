@@ -11,6 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { optionsCollection } from './actions/common/descriptions';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
@@ -115,24 +116,17 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				'Event types that start the workflow. Other verified deliveries are acknowledged without running it. "All Events" also passes event types added to the API later.',
 			),
 			fetchResourceField,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Remembered Event IDs',
-						name: 'dedupeCapacity',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 10000 },
-						default: DEFAULT_DEDUPE_CAPACITY,
-						description:
-							'How many recent event IDs are remembered to drop retried and replayed duplicates',
-					},
-				],
-			},
+			optionsCollection([
+				{
+					displayName: 'Remembered Event IDs',
+					name: 'dedupeCapacity',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 10000 },
+					default: DEFAULT_DEDUPE_CAPACITY,
+					description:
+						'How many recent event IDs are remembered to drop retried and replayed duplicates',
+				},
+			]),
 		],
 	};
 
