@@ -2,7 +2,7 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { describeApiError, headerValue } from './errors';
+import { asString, describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
 import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
@@ -271,10 +271,9 @@ export async function* listPages(
 			...request,
 			qs: { ...request.qs, limit, cursor },
 		})) as IDataObject | undefined;
-		const next = data?.nextCursor;
 		const page = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
-			nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
+			nextCursor: asString(data?.nextCursor),
 			hasMore: typeof data?.hasMore === 'boolean' ? data.hasMore : undefined,
 		};
 		yield page;
