@@ -325,7 +325,7 @@ export async function poll<T>(
 	for (let read = 0; ; read++) {
 		const delay = read > 0 ? growingDelayMs(read - 1, initial, cap) : (args.firstReadDelayMs ?? 0);
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
-		if (ctx.getExecutionCancelSignal?.()?.aborted) {
+		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
 		}
 		const value = await args.fetch();
