@@ -26,9 +26,8 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	if (limit !== undefined) checkLimit(this, limit, itemIndex);
 	const jobs = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/job-descriptions',
