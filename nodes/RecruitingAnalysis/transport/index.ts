@@ -2,7 +2,7 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { asString, describeApiError, headerValue } from './errors';
+import { asObject, asString, describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
 import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
@@ -230,11 +230,8 @@ async function send<T>(
 	}
 	if (status >= 200 && status < 300) {
 		if (options.expectEmpty || status === 204) return undefined as T;
-		const body = response.body;
-		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
-			return (body as { data: T }).data;
-		}
-		return body as T;
+		const envelope = asObject(response.body);
+		return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
 	}
 
 	// A refused key is read again on the next request (the user may have replaced it in the credential).
@@ -336,7 +333,6 @@ export async function poll<T>(
 
 // The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.
 export function apiErrorConditions(error: unknown): string[] {
-	if (typeof error !== 'object' || error === null) return [];
 	const found = new Set<string>();
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;
