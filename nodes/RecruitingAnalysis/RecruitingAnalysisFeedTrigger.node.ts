@@ -21,6 +21,7 @@ import {
 	type StartPosition,
 } from './feed/cursor';
 import { readFeedState } from './feed/state';
+import { optionsCollection } from './actions/common/descriptions';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
 import { apiErrorInfo, apiRequest } from './transport';
@@ -127,40 +128,33 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 					},
 				],
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Latest Events in Manual Runs',
-						name: 'manualCount',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 100 },
-						default: 10,
-						description:
-							'How many of the latest events a manual test run shows; it never moves the saved position',
-					},
-					{
-						displayName: 'Max Events per Poll',
-						name: 'maxEventsPerPoll',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 5000 },
-						default: DEFAULT_MAX_EVENTS,
-						description: 'The rest of a backlog is read by the following polls, in order',
-					},
-					{
-						displayName: 'Page Size',
-						name: 'pageSize',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 100 },
-						default: 100,
-						description: 'Events asked for per request (1 to 100)',
-					},
-				],
-			},
+			optionsCollection([
+				{
+					displayName: 'Latest Events in Manual Runs',
+					name: 'manualCount',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 100 },
+					default: 10,
+					description:
+						'How many of the latest events a manual test run shows; it never moves the saved position',
+				},
+				{
+					displayName: 'Max Events per Poll',
+					name: 'maxEventsPerPoll',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 5000 },
+					default: DEFAULT_MAX_EVENTS,
+					description: 'The rest of a backlog is read by the following polls, in order',
+				},
+				{
+					displayName: 'Page Size',
+					name: 'pageSize',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 100 },
+					default: 100,
+					description: 'Events asked for per request (1 to 100)',
+				},
+			]),
 		],
 	};
 

@@ -11,11 +11,13 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { optionsCollection } from './actions/common/descriptions';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { markWebhookTrigger, unmarkWebhookTrigger } from './webhook/besideFeed';
 import { admitEvent, DEFAULT_DEDUPE_CAPACITY, forgetScope, type SeenList } from './webhook/dedupe';
 import { eventsField, eventsSubtitle, eventTypeMatches } from './events/eventTypes';
 import { fetchEventResource, fetchResourceField } from './events/resource';
+import { asObject, asString } from './transport/errors';
 import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
@@ -114,24 +116,17 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				'Event types that start the workflow. Other verified deliveries are acknowledged without running it. "All Events" also passes event types added to the API later.',
 			),
 			fetchResourceField,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Remembered Event IDs',
-						name: 'dedupeCapacity',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 10000 },
-						default: DEFAULT_DEDUPE_CAPACITY,
-						description:
-							'How many recent event IDs are remembered to drop retried and replayed duplicates',
-					},
-				],
-			},
+			optionsCollection([
+				{
+					displayName: 'Remembered Event IDs',
+					name: 'dedupeCapacity',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 10000 },
+					default: DEFAULT_DEDUPE_CAPACITY,
+					description:
+						'How many recent event IDs are remembered to drop retried and replayed duplicates',
+				},
+			]),
 		],
 	};
 
@@ -233,8 +228,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			return answer(res, 401, { error: { code: 'UNAUTHORIZED', reason, message } });
 		}
 
-		const parsed = parseBody(rawBody as Uint8Array);
-		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		const event = asObject(parseBody(rawBody as Uint8Array));
+		if (!event) {
 			return answer(res, 400, {
 				error: {
 					code: 'BAD_REQUEST',
@@ -243,18 +238,16 @@ export class RecruitingAnalysisTrigger implements INodeType {
 				},
 			});
 		}
-		const event = parsed as IDataObject;
 
-		const eventType = typeof event.type === 'string' ? event.type : '';
 		const selected = this.getNodeParameter('events', ['*']) as string[];
-		if (!eventTypeMatches(eventType, selected)) {
+		if (!eventTypeMatches(asString(event.type) ?? '', selected)) {
 			return {
 				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
 			};
 		}
 
 		// Dedupe by the verified event id; a test URL runs on empty static data, so there is nothing to deduplicate.
-		const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : verdict.webhookId;
+		const eventId = asString(event.id) ?? verdict.webhookId;
 		const staticData = this.getWorkflowStaticData('node');
 		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {

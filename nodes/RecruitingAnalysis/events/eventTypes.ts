@@ -58,8 +58,7 @@ export function eventsField(description: string): INodeProperties {
 }
 
 export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
-	if (selected.length === 0 || selected.includes('*')) return true;
-	return selected.includes(type);
+	return selected.length === 0 || selected.includes('*') || selected.includes(type);
 }
 
 export function eventsSubtitle(prefix = ''): string {

@@ -3,6 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { apiPath, apiRequest } from '../transport';
 import { type ApiContext } from '../transport/attempt';
+import { asObject, asString } from '../transport/errors';
 
 // Any JSON object: unknown fields and event types pass through.
 export type EventEnvelope = Record<string, unknown>;
@@ -13,22 +14,12 @@ const BATCH_PATHS: Record<string, string> = {
 	interviews: '/api/v1/interview-batches/{}',
 };
 
-function str(v: unknown): string | undefined {
-	return typeof v === 'string' && v.length > 0 ? v : undefined;
-}
-
-function dataOf(event: EventEnvelope): Record<string, unknown> {
-	return event.data !== null && typeof event.data === 'object'
-		? (event.data as Record<string, unknown>)
-		: {};
-}
-
 export function resourceRequestFor(event: EventEnvelope) {
-	const type = str(event.type) ?? '';
-	const data = dataOf(event);
+	const type = asString(event.type) ?? '';
+	const data = asObject(event.data) ?? {};
 	if (type === 'report.deleted' || type === 'webhook.test') return null;
 	const family = (['report', 'interview'] as const).find((f) => type.startsWith(`${f}.`));
-	const id = family && str(data[`${family}Id`]);
+	const id = family && asString(data[`${family}Id`]);
 	if (family && id) {
 		// result_ready: the published result; any other event of the family: its status.
 		const [read, kind] =
@@ -40,8 +31,8 @@ export function resourceRequestFor(event: EventEnvelope) {
 		};
 	}
 	if (type === 'batch.completed') {
-		const batchId = str(data.batchId);
-		const template = BATCH_PATHS[str(data.kind) ?? ''];
+		const batchId = asString(data.batchId);
+		const template = BATCH_PATHS[asString(data.kind) ?? ''];
 		if (batchId && template) return { kind: 'batch', template, ids: [batchId] };
 	}
 	return null;
@@ -49,13 +40,13 @@ export function resourceRequestFor(event: EventEnvelope) {
 
 // A delayed event is compared with the report's current attempt (spec, Webhook receiver contract 4).
 export function checkAttempt(event: EventEnvelope, resource: unknown) {
-	const type = str(event.type) ?? '';
+	const type = asString(event.type) ?? '';
 	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object')
 		return undefined;
-	const data = dataOf(event);
+	const data = asObject(event.data) ?? {};
 	if (!('attemptId' in data)) return undefined;
-	const eventAttemptId = str(data.attemptId) ?? null;
-	const currentAttemptId = str((resource as Record<string, unknown>).attemptId) ?? null;
+	const eventAttemptId = asString(data.attemptId) ?? null;
+	const currentAttemptId = asString((resource as Record<string, unknown>).attemptId) ?? null;
 	return {
 		eventAttemptId,
 		currentAttemptId,

@@ -114,11 +114,9 @@ export async function recruitingAnalysisApiTest(
 		return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
 
 	const scopesOf = (kind: ProbeOutcome['kind']) => scopes.filter((_, i) => kinds[i] === kind);
-	const [granted, missing, unconfirmed] = [
-		scopesOf('granted'),
-		scopesOf('missing'),
-		scopesOf('unconfirmed'),
-	];
+	const granted = scopesOf('granted');
+	const missing = scopesOf('missing');
+	const unconfirmed = scopesOf('unconfirmed');
 	const reasons = [...new Set(outcomes.map((o) => o.why).filter((why) => why !== undefined))];
 	if (granted.length === 0 && missing.length === 0) {
 		return {

@@ -91,13 +91,13 @@ function statusHint(status: number, retries: number, safeToRetry: boolean): stri
 	}
 }
 
-function asObject(value: unknown): IDataObject | undefined {
+export function asObject(value: unknown): IDataObject | undefined {
 	return value && typeof value === 'object' && !Array.isArray(value)
 		? (value as IDataObject)
 		: undefined;
 }
 
-function asString(value: unknown): string | undefined {
+export function asString(value: unknown): string | undefined {
 	return typeof value === 'string' && value !== '' ? value : undefined;
 }
 

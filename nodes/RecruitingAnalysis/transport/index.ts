@@ -2,7 +2,7 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { describeApiError, headerValue } from './errors';
+import { asObject, asString, describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
 import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
@@ -67,11 +67,10 @@ function cancelled(context: ApiContext): boolean {
 }
 
 // n8n 1.x has no NodeApiError failure option and ignores it.
-type FailureCause =
-	| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
-	| { cause: 'credential-invalid' };
 type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
-	failure?: FailureCause;
+	failure?:
+		| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
+		| { cause: 'credential-invalid' };
 };
 
 export function buildApiError(
@@ -83,7 +82,7 @@ export function buildApiError(
 	const { itemIndex, secrets = [], retryAfterMs } = options;
 	const message = redactSecrets(parts.message, secrets);
 	const description = redactSecrets(parts.description, secrets);
-	let failure: FailureCause | undefined;
+	let failure: ApiErrorOptions['failure'];
 	if (status === 429) failure = { cause: 'rate-limited', retryAfterMs };
 	// Status 0 is a request that got no answer at all (networkFailure).
 	else if (status === 503 || status === 0)
@@ -159,17 +158,6 @@ async function send<T>(
 	const safe = isSafeToRetry(method, path, idempotencyKey);
 	const cancellation = () =>
 		new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	if (idempotencyKey !== undefined && hasControlCharacter(idempotencyKey)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Refused before sending: the Idempotency Key contains a line break or another control character',
-			{
-				itemIndex,
-				description:
-					'An idempotency key may only contain letters, digits and . _ : - (Options > Idempotency Key). Nothing was sent.',
-			},
-		);
-	}
 	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
 	const dotSegment = path
 		.split('?')[0]
@@ -242,11 +230,8 @@ async function send<T>(
 	}
 	if (status >= 200 && status < 300) {
 		if (options.expectEmpty || status === 204) return undefined as T;
-		const body = response.body;
-		if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
-			return (body as { data: T }).data;
-		}
-		return body as T;
+		const envelope = asObject(response.body);
+		return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
 	}
 
 	// A refused key is read again on the next request (the user may have replaced it in the credential).
@@ -283,10 +268,9 @@ export async function* listPages(
 			...request,
 			qs: { ...request.qs, limit, cursor },
 		})) as IDataObject | undefined;
-		const next = data?.nextCursor;
 		const page = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
-			nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
+			nextCursor: asString(data?.nextCursor),
 			hasMore: typeof data?.hasMore === 'boolean' ? data.hasMore : undefined,
 		};
 		yield page;
@@ -338,7 +322,7 @@ export async function poll<T>(
 	for (let read = 0; ; read++) {
 		const delay = read > 0 ? growingDelayMs(read - 1, initial, cap) : (args.firstReadDelayMs ?? 0);
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
-		if (ctx.getExecutionCancelSignal?.()?.aborted) {
+		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
 		}
 		const value = await args.fetch();
@@ -349,7 +333,6 @@ export async function poll<T>(
 
 // The spec leaves the sub-condition's placement open, so both error.reason and error.code are read.
 export function apiErrorConditions(error: unknown): string[] {
-	if (typeof error !== 'object' || error === null) return [];
 	const found = new Set<string>();
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;

@@ -19,40 +19,23 @@ export const MAX_EXTERNAL_REFERENCE_ID_LENGTH = 128;
 export const MAX_BATCH_ITEMS = 20;
 export const MAX_BATCH_BODY_BYTES = 256 * 1024;
 
-export const FIELD_LABELS: Record<string, string> = {
-	fileName: 'File Name',
-	fileSize: 'File Size',
+// Where the panel's label is not the field name in Title Case (reportId is Report ID).
+const FIELD_LABELS: Record<string, string> = {
 	mimeType: 'MIME Type',
-	candidateEmail: 'Candidate Email',
-	sendEmail: 'Send Email',
-	reportId: 'Report ID',
-	interviewId: 'Interview ID',
-	jobDescriptionId: 'Job Description ID',
-	batchId: 'Batch ID',
-	id: 'ID',
-	idempotencyKey: 'Idempotency Key',
-	cursor: 'Cursor',
-	limit: 'Limit',
-	quoteFingerprint: 'Quote Fingerprint',
 	fingerprint: 'Quote Fingerprint',
-	externalReference: 'External Reference',
-	externalReferenceSource: 'External Reference Source',
-	externalReferenceId: 'External Reference ID',
 	source: 'External Reference Source',
-	createdAfter: 'Created After',
-	createdBefore: 'Created Before',
-	items: 'Items',
-	itemKey: 'Item Key',
-	jobDescription: 'Job Description',
 	text: 'Job Description Text',
-	expectedRevision: 'Expected Revision',
 	kind: 'Job Description Source',
-	schemaVersion: 'Schema Version',
 	type: 'Event Type',
-	lifecycle: 'Lifecycle',
-	include: 'Include',
 };
 
+const titleCase = (name: string): string =>
+	name
+		.replace(/^./, (first) => first.toUpperCase())
+		.replace(/\B(?=[A-Z])/g, ' ')
+		.replace(/\bId$/, 'ID');
+
+// Not guard.ts's: that one runs at send time, names no field, sees no body field and lets C1 controls through.
 // C0 and C1 controls, compared as text: a regex literal holding them is refused by eslint.
 const hasControlCharacter = (value: string): boolean =>
 	[...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
@@ -145,11 +128,12 @@ export const idempotencyKeySchema = charactersBetween(
 
 export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, 2048);
 
-export const limitSchema = z
+// n8n's "Limit" of a list is the total number of results (paged by the transport), not the page size.
+const totalLimitSchema = z
 	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
 	.int('must be a whole number')
-	.min(1, 'must be at least 1')
-	.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
+	.min(1, 'must be at least 1');
+export const limitSchema = totalLimitSchema.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`);
 
 export const fingerprintSchema = requiredString('64 lowercase hexadecimal characters').regex(
 	/^[a-f0-9]{64}$/,
@@ -353,7 +337,8 @@ export type ValidationContext = ApiContext;
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
 	const named = path.filter((s): s is string => typeof s === 'string');
 	const last = named[named.length - 1];
-	let label = last !== undefined ? (FIELD_LABELS[last] ?? last) : (fieldLabel ?? 'Value');
+	let label =
+		last !== undefined ? (FIELD_LABELS[last] ?? titleCase(last)) : (fieldLabel ?? 'Value');
 	const firstIndex = path.find((s): s is number => typeof s === 'number');
 	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
 	return label;
@@ -417,11 +402,11 @@ const unsetWhenEmpty =
 	(value: unknown) =>
 		Object.fromEntries(fields.map((field) => [field, (value as IDataObject)[field] || undefined]));
 
-export const validateEmail = namedCheck(emailSchema, 'Candidate Email');
 export const validateId = namedCheck(idSchema, 'ID', trimmed);
 export const validateIdempotencyKey = namedCheck(idempotencyKeySchema, 'Idempotency Key');
 export const validateFingerprint = namedCheck(fingerprintSchema, 'Quote Fingerprint', trimmed);
 export const validateLimit = namedCheck(limitSchema, 'Limit');
+export const validateTotalLimit = namedCheck(totalLimitSchema, 'Limit');
 export const validateCursor = namedCheck(cursorSchema, 'Cursor');
 export const validateSchemaVersion = namedCheck(schemaVersionSchema, 'Schema Version', (value) =>
 	value === undefined || value === '' ? '1' : String(value),

@@ -21,6 +21,7 @@ import {
 	idempotencyKeySchema,
 	idSchema,
 	interviewBatchSchema,
+	interviewInputSchema,
 	jobDescriptionInputSchema,
 	labelForPath,
 	limitSchema,
@@ -31,7 +32,6 @@ import {
 	uploadBatchSchema,
 	uploadInputSchema,
 	validateCreatedRange,
-	validateEmail,
 	validateExternalReferenceFilter,
 	validateId,
 	validateInput,
@@ -426,7 +426,8 @@ describe('validateInput → NodeOperationError naming field and rule', () => {
 		).toEqual({ fileName: 'cv.docx', fileSize: 10, mimeType: DOCX_MIME_TYPE });
 	});
 	test('scalar helpers use their field label', () => {
-		expect(() => validateEmail.call(context, 'x..y@example.com', 0)).toThrow(
+		const invitation = { reportId: 'rpt_1', candidateEmail: 'x..y@example.com' };
+		expect(() => validateInput.call(context, interviewInputSchema, invitation, 0)).toThrow(
 			'"Candidate Email" must not contain consecutive dots',
 		);
 		expect(() => validateId.call(context, 'r'.repeat(101), 0, 'Report ID')).toThrow(

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, apiErrorInfo, api } from '../../transport';
 import type { Run } from '../../engine/run';
-import { objectOr } from './descriptions';
+import { asObject } from '../../transport/errors';
 
 type Known = string | null | undefined;
 
@@ -14,7 +14,7 @@ function nameInItem(json: IDataObject | undefined, reportId: string): Known {
 	if (!json) return undefined;
 	if (json.reportId === reportId && 'candidateName' in json) return nameOf(json.candidateName);
 	if (json.id === reportId) {
-		const candidate = objectOr(json.candidate);
+		const candidate = asObject(json.candidate);
 		if (candidate && 'name' in candidate) return nameOf(candidate.name);
 		if ('candidateName' in json) return nameOf(json.candidateName);
 	}
@@ -30,7 +30,7 @@ function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: stri
 }
 
 const nameInSummary = (summary: IDataObject | undefined): string | null =>
-	nameOf(objectOr(summary?.candidate)?.name) ?? null;
+	nameOf(asObject(summary?.candidate)?.name) ?? null;
 
 function unreadable(run: Run, error: unknown): null {
 	run.addNotice(

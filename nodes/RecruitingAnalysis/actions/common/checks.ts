@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { z } from 'zod';
 
 import {
 	validateExternalReferenceFilter,
 	validateId,
 	validateIdempotencyKey,
-	validateInput,
+	validateTotalLimit,
 } from '../../validation';
 import { optionString, stringParam } from './params';
 
@@ -18,14 +17,8 @@ export function idParam(
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
-/** n8n's "Limit" is the total number of results (paged by the transport), not the page size. */
-const totalLimitSchema = z
-	.number({ required_error: 'is required', invalid_type_error: 'must be a number' })
-	.int('must be a whole number')
-	.min(1, 'must be at least 1');
-
 export function checkLimit(ctx: IExecuteFunctions, value: unknown, itemIndex: number): number {
-	return validateInput.call(ctx, totalLimitSchema, value, itemIndex, 'Limit') as number;
+	return validateTotalLimit.call(ctx, value, itemIndex);
 }
 
 export function checkUserKey(

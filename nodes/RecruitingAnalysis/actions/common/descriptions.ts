@@ -1,5 +1,7 @@
 import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { asObject } from '../../transport/errors';
+
 export const ACTION_NODE_VERSION = 1;
 
 // One selector per resource: n8n lists each operation's action in the nodes panel from it.
@@ -70,10 +72,7 @@ function idLocator(
 }
 
 export function savedJobLocator(
-	labels: {
-		displayName: string;
-		description: string;
-	},
+	labels: Pick<LocatorSpec, 'displayName' | 'description'>,
 	show: Record<string, Array<string | boolean>> = {},
 ): INodeProperties[] {
 	return idLocator(
@@ -504,11 +503,6 @@ export function simplifyInterviewResult(full: IDataObject): IDataObject {
 	};
 }
 
-export const objectOr = (value: unknown): IDataObject | null =>
-	typeof value === 'object' && value !== null && !Array.isArray(value)
-		? (value as IDataObject)
-		: null;
-
 const JOB_FIELDS = ['id', 'title', 'company', 'location', 'status', 'revision', 'updatedAt'];
 
 export function simplifyJobDescription(job: IDataObject): IDataObject {
@@ -516,13 +510,13 @@ export function simplifyJobDescription(job: IDataObject): IDataObject {
 }
 
 export function simplifyReportSummary(report: IDataObject): IDataObject {
-	const result = objectOr(report.result);
+	const result = asObject(report.result);
 	return {
 		id: report.id,
 		createdAt: report.createdAt,
 		status: report.status,
-		candidateName: objectOr(report.candidate)?.name ?? null,
-		jobTitle: objectOr(report.jobDescription)?.title ?? null,
+		candidateName: asObject(report.candidate)?.name ?? null,
+		jobTitle: asObject(report.jobDescription)?.title ?? null,
 		score: result?.score ?? null,
 		summary: result?.summary ?? null,
 		...(report.externalReference === undefined
@@ -541,13 +535,13 @@ export interface ReportFacts {
 
 // status is always the report's own; a batch item's admission state goes beside it as analysisState.
 export function simplifyReport(facts: ReportFacts): IDataObject {
-	const summary = objectOr(facts.summary);
-	const full = objectOr(facts.result);
-	const result = objectOr(full?.result);
-	const summaryResult = objectOr(summary?.result);
-	const candidate = objectOr(summary?.candidate);
-	const scale = objectOr(result?.scoreScale);
-	const job = objectOr(summary?.jobDescription);
+	const summary = asObject(facts.summary);
+	const full = asObject(facts.result);
+	const result = asObject(full?.result);
+	const summaryResult = asObject(summary?.result);
+	const candidate = asObject(summary?.candidate);
+	const scale = asObject(result?.scoreScale);
+	const job = asObject(summary?.jobDescription);
 	const status = (full?.status ?? summary?.status ?? facts.status?.status ?? null) as string | null;
 	const pick = (...values: unknown[]) =>
 		values.find((value) => value !== undefined && value !== null) ?? null;

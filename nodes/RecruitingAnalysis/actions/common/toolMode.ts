@@ -52,8 +52,6 @@ const EMAILING = new Set([
 	'interview:resend',
 ]);
 
-const CHARGE_UNIT: Record<string, string> = { analysis: 'analysis', interview: 'interview' };
-
 const RUN_WITHOUT_REVIEW = 'runWithoutReview';
 
 // An operation is charged where its panel shows the Spending Limit.
@@ -73,7 +71,8 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 			const key = `${resource}:${String(option.value)}`;
 			costs.set(key, {
 				action: typeof option.action === 'string' ? option.action : undefined,
-				chargedPer: charged.has(key) ? (CHARGE_UNIT[resource] ?? 'run') : undefined,
+				// Each charge is one analysis or one interview, the resource it is sent from.
+				chargedPer: charged.has(key) ? resource : undefined,
 				emails: EMAILING.has(key),
 			});
 		}

@@ -96,10 +96,7 @@ export const description = updateDisplayOptions(
 /** Safety stop for draining: 1,000 pages of 100 events, far beyond 30 days of a workspace's retained events. */
 const MAX_DRAIN_PAGES = 1000;
 
-/**
- * Reads the retained event feed: one page, or every page while "hasMore" is true. Unknown event types pass
- * through unchanged; tombstones keep only id, type and occurredAt.
- */
+// Unknown event types pass through unchanged; tombstones keep only id, type and occurredAt.
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
