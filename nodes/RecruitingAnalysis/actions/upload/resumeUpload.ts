@@ -47,7 +47,6 @@ import {
 	fileReference,
 	isFileReference,
 	recordWrite,
-	resumeDigest,
 	uploadIdentity,
 	writeIdempotencyKey,
 	type WriteChoice,
@@ -193,6 +192,7 @@ export async function checkUpload(
 	step: string | undefined,
 	{ labelMakesNewReport }: UploadOptions,
 ) {
+	let digest = '';
 	const input = await readUploadInput(ctx, itemIndex, async (options) => {
 		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
 		const file = validateResumeFile.call(
@@ -207,13 +207,14 @@ export async function checkUpload(
 			},
 			itemIndex,
 		);
-		// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-		validateResumeContent(ctx, (await readBinaryFacts(ctx, binary)).head, file, itemIndex);
+		// One streamed read gives the first bytes and the digest of the upload's key (transport/binary.ts).
+		const facts = await readBinaryFacts(ctx, binary);
+		validateResumeContent(ctx, facts.head, file, itemIndex);
+		digest = facts.digest;
 		return file;
 	});
 	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
-	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
 	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
@@ -586,9 +587,9 @@ export async function putResumeToStorage(
 	this: IExecuteFunctions,
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
+	// The file's size and content were held to what is prepared before anything was sent (checkUpload).
 	const { reportId, itemIndex, binaryPropertyName } = args;
-	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const id = binary.id ?? '';
+	const id = this.helpers.assertBinaryData(itemIndex, binaryPropertyName).id ?? '';
 	const streamed = id !== '';
 	const buffer = streamed
 		? undefined
@@ -597,23 +598,6 @@ export async function putResumeToStorage(
 		size: buffer ? buffer.length : (await this.helpers.getBinaryMetadata(id)).fileSize,
 		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
 	};
-
-	if (args.upload.sizeBytes && file.size !== args.upload.sizeBytes) {
-		throw refusal(
-			this,
-			itemIndex,
-			`"Input Binary Field" ${binaryPropertyName} has ${file.size} bytes but the upload was prepared for ${args.upload.sizeBytes}`,
-			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
-		);
-	}
-	if (!contentMatchesMimeType((await readBinaryFacts(this, binary)).head, args.upload.mimeType)) {
-		throw refusal(
-			this,
-			itemIndex,
-			`"Input Binary Field" ${binaryPropertyName} content does not match its type ${args.upload.mimeType}`,
-			'Extension, declared type and content must agree: a PDF starts with %PDF-, a DOCX is a ZIP archive. Check that the binary property holds the resume itself. Nothing was uploaded.',
-		);
-	}
 
 	const credentials = await credentialData.call(this, itemIndex);
 	let upload = args.upload;
