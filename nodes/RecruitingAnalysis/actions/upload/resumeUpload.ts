@@ -295,10 +295,11 @@ export async function reportOfReference(
 	return { found, ...proof };
 }
 
+// The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
 export async function prepareOrFind(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	upload: CheckedUpload,
+	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
 ): Promise<Preparation> {
 	const { input, body } = upload;
 	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
@@ -410,20 +411,13 @@ async function renewExpiredUpload(
 	}
 	const renews = ['renews', expiredReportId];
 	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
-	const body = { ...input, externalReference: reference };
-	const key = writeIdempotencyKey(
-		keyChoice,
-		'upload',
-		[...upload.identity, renews],
-		UPLOAD_RENEW_STEP,
-	);
-	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
-	if (renewal.ok) return { prepared: renewal.value };
-	const from = existsCondition(renewal.error);
-	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
-	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	const proof = { from, verified: true };
-	return await reportOfReference(ctx, itemIndex, input, reference, proof, renewal.error);
+	// An earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
+	return await prepareOrFind(ctx, itemIndex, {
+		input,
+		body: { ...input, externalReference: reference },
+		key: writeIdempotencyKey(keyChoice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP),
+		keyIsContent: false,
+	});
 }
 
 // Each renewal is a new day at most.
