@@ -58,6 +58,10 @@ import { checkExternalReference, idParam } from '../common/checks';
 
 // ---- Reading the item ----
 
+function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+}
+
 const GENERIC_MIME_TYPES = new Set([
 	'',
 	'application/octet-stream',
@@ -135,10 +139,7 @@ function validateResumeContent(
 			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
 	const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
-	throw new NodeOperationError(ctx.getNode(), message, {
-		itemIndex,
-		description: `${advice} Nothing was uploaded.`,
-	});
+	throw refusal(ctx, itemIndex, message, `${advice} Nothing was uploaded.`);
 }
 
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -242,7 +243,22 @@ export async function checkUpload(
 	};
 }
 
-// ---- Prepare, or find the report that holds the file ----
+// ---- Prepare, put, recover ----
+
+// The signed URL is used here and never output: it is a bearer capability for this upload.
+export async function uploadResume(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	checked: CheckedUpload,
+): Promise<IDataObject> {
+	const preparation = await prepareOrFind(ctx, itemIndex, checked);
+	const sent = await sendResume(ctx, itemIndex, checked, preparation);
+	const { fileName, fileSize, mimeType } = checked.input;
+	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
+	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
+	return { ...result, ...sent };
+}
 
 export interface UploadTarget {
 	url: string;
@@ -252,6 +268,30 @@ export interface UploadTarget {
 	expiresInSeconds: number;
 	// When the answer carrying the URL arrived (default: now): its lifetime counts from there.
 	issuedAt?: number;
+}
+
+export type Preparation =
+	| { prepared: { reportId: string; upload: UploadTarget } }
+	| { found: IDataObject; verified: boolean; from: string };
+
+// The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
+export async function prepareOrFind(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
+): Promise<Preparation> {
+	const { input, body } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
+	if (first.ok) return { prepared: first.value };
+	const condition = existsCondition(first.error);
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
+		throw first.error;
+	const proof = {
+		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
+		verified: reused || isFileReference(body.externalReference),
+	};
+	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
 }
 
 export async function prepareUpload(
@@ -276,10 +316,6 @@ export async function prepareUpload(
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
-export type Preparation =
-	| { prepared: { reportId: string; upload: UploadTarget } }
-	| { found: IDataObject; verified: boolean; from: string };
-
 // `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
@@ -293,131 +329,6 @@ export async function reportOfReference(
 	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
 	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
 	return { found, ...proof };
-}
-
-// The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
-export async function prepareOrFind(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
-): Promise<Preparation> {
-	const { input, body } = upload;
-	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
-	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
-		throw first.error;
-	const proof = {
-		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
-		verified: reused || isFileReference(body.externalReference),
-	};
-	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
-}
-
-// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
-export async function refreshUploadUrl(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: apiPath('/api/v1/uploads/{}/url', reportId),
-		itemIndex,
-	});
-}
-
-// ---- Send the file where it belongs, renewing an expired preparation ----
-
-function otherFileUnderReference(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	found: IDataObject,
-	why: string,
-): NodeOperationError {
-	const reference = input.externalReference as { source: string; id: string };
-	const state = [found.status, found.code].filter((part) => typeof part === 'string').join(', ');
-	return new NodeOperationError(
-		ctx.getNode(),
-		`External reference ${reference.source}/${reference.id} is held by report ${String(found.reportId)} (${state}), not made from this file`,
-		{
-			itemIndex,
-			description:
-				`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
-				'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
-				`give it another External Reference ID (for example "${reference.id}-2") and run again; if it is the same file, report ${String(found.reportId)} is its analysis.`,
-		},
-	);
-}
-
-// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
-// prepared for this file's size and type and never analysed.
-async function targetOfFound(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	{ found, verified }: { found: IDataObject; verified: boolean },
-): Promise<UploadTarget | 'expired' | 'admitted'> {
-	let target: UploadTarget | 'admitted' = 'admitted';
-	if (found.attemptId === null || found.attemptId === undefined) {
-		const answer = await outcomeOf(
-			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
-		);
-		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
-		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
-		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
-	}
-	if (verified) return target;
-	if (target === 'admitted')
-		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-	const declared = target as Partial<UploadTarget>;
-	if (
-		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
-		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
-	)
-		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
-	return target;
-}
-
-const ANALYSED_OTHER_FILE =
-	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
-
-const PREPARED_FOR_OTHER_FILE =
-	'That report was prepared for a file of another size or type and never analysed.';
-
-// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
-async function renewExpiredUpload(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	upload: CheckedUpload,
-	expiredReportId: string,
-): Promise<Preparation> {
-	const { input, keyChoice } = upload;
-	if (input.externalReference) {
-		const reference = input.externalReference;
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The upload preparation of report ${expiredReportId} expired before it was analysed`,
-			{
-				itemIndex,
-				description:
-					`Report ${expiredReportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
-					'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
-					`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
-			},
-		);
-	}
-	const renews = ['renews', expiredReportId];
-	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
-	// An earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
-	return await prepareOrFind(ctx, itemIndex, {
-		input,
-		body: { ...input, externalReference: reference },
-		key: writeIdempotencyKey(keyChoice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP),
-		keyIsContent: false,
-	});
 }
 
 // Each renewal is a new day at most.
@@ -479,22 +390,93 @@ export async function sendResume(
 	}
 }
 
-// The signed URL is used here and never output: it is a bearer capability for this upload.
-export async function uploadResume(
+// ---- A found report, an expired preparation ----
+
+// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
+// prepared for this file's size and type and never analysed.
+async function targetOfFound(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	checked: CheckedUpload,
-): Promise<IDataObject> {
-	const preparation = await prepareOrFind(ctx, itemIndex, checked);
-	const sent = await sendResume(ctx, itemIndex, checked, preparation);
-	const { fileName, fileSize, mimeType } = checked.input;
-	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
-	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
-	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
-	return { ...result, ...sent };
+	input: UploadInput,
+	{ found, verified }: { found: IDataObject; verified: boolean },
+): Promise<UploadTarget | 'expired' | 'admitted'> {
+	let target: UploadTarget | 'admitted' = 'admitted';
+	if (found.attemptId === null || found.attemptId === undefined) {
+		const answer = await outcomeOf(
+			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
+		);
+		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
+		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
+		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
+	}
+	if (verified) return target;
+	if (target === 'admitted')
+		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
+	const declared = target as Partial<UploadTarget>;
+	if (
+		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
+		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+	)
+		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
+	return target;
 }
 
-// ---- The PUT to storage ----
+const ANALYSED_OTHER_FILE =
+	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
+
+const PREPARED_FOR_OTHER_FILE =
+	'That report was prepared for a file of another size or type and never analysed.';
+
+function otherFileUnderReference(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: UploadInput,
+	found: IDataObject,
+	why: string,
+): NodeOperationError {
+	const reference = input.externalReference as { source: string; id: string };
+	const state = [found.status, found.code].filter((part) => typeof part === 'string').join(', ');
+	return refusal(
+		ctx,
+		itemIndex,
+		`External reference ${reference.source}/${reference.id} is held by report ${String(found.reportId)} (${state}), not made from this file`,
+		`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
+			'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
+			`give it another External Reference ID (for example "${reference.id}-2") and run again; if it is the same file, report ${String(found.reportId)} is its analysis.`,
+	);
+}
+
+// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
+async function renewExpiredUpload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	upload: CheckedUpload,
+	expiredReportId: string,
+): Promise<Preparation> {
+	const { input, keyChoice } = upload;
+	if (input.externalReference) {
+		const reference = input.externalReference;
+		throw refusal(
+			ctx,
+			itemIndex,
+			`The upload preparation of report ${expiredReportId} expired before it was analysed`,
+			`Report ${expiredReportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
+				'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
+				`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
+		);
+	}
+	const renews = ['renews', expiredReportId];
+	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
+	// An earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
+	return await prepareOrFind(ctx, itemIndex, {
+		input,
+		body: { ...input, externalReference: reference },
+		key: writeIdempotencyKey(keyChoice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP),
+		keyIsContent: false,
+	});
+}
+
+// ---- The PUT to storage, refreshing the URL once ----
 
 // 10 MB over a slow uplink.
 const STORAGE_TIMEOUT_MS = 300_000;
@@ -506,74 +488,6 @@ interface FullResponse {
 	body: unknown;
 	headers: IDataObject;
 	statusCode: number;
-}
-
-// Retried: a PUT of the same bytes is idempotent.
-async function putOnce(
-	ctx: IExecuteFunctions,
-	upload: UploadTarget,
-	file: { size: number; open: () => Promise<unknown> },
-	itemIndex: number,
-	reportId: string,
-): Promise<FullResponse> {
-	const outcome = await withRetries<FullResponse>({
-		safe: true,
-		policy: transportSettings.retry,
-		random: transportSettings.random,
-		send: async () => {
-			const started = Date.now();
-			const request: IHttpRequestOptions = {
-				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
-				url: upload.url,
-				body: (await file.open()) as Buffer,
-				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
-				disableFollowRedirect: true,
-				encoding: 'stream',
-				timeout: STORAGE_TIMEOUT_MS,
-			};
-			const response = (await ctx.helpers.httpRequest(request)) as FullResponse;
-			if (isRedirectStatus(response.statusCode)) {
-				discardBody(response.body);
-				return response;
-			}
-			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
-			const body = await readBounded(
-				response.body,
-				MAX_STORAGE_RESPONSE_BYTES,
-				started + STORAGE_TIMEOUT_MS,
-				STORAGE_TIMEOUT_MS,
-			).catch((error: unknown) => {
-				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
-				throw error;
-			});
-			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
-			return { ...response, body: text };
-		},
-	});
-	if (outcome.response) return outcome.response;
-	if (isCancellation(outcome.error)) {
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	}
-	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
-	const attempts = outcome.attempts;
-	// Never include the signed URL: it is a bearer capability for this upload.
-	const message = `Could not upload the resume of report ${reportId} to storage`;
-	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-	const wrapped = new NodeApiError(
-		ctx.getNode(),
-		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
-		{ message, description, itemIndex },
-	);
-	wrapped.message = message;
-	wrapped.description = description;
-	throw wrapped;
-}
-
-function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /** PUTs the resume to its signed URL without the credential (the API key must never reach storage: spec, Uploads). */
@@ -647,6 +561,83 @@ export async function putResumeToStorage(
 			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
 		});
 	}
+}
+
+// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
+export async function refreshUploadUrl(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: apiPath('/api/v1/uploads/{}/url', reportId),
+		itemIndex,
+	});
+}
+
+// Retried: a PUT of the same bytes is idempotent.
+async function putOnce(
+	ctx: IExecuteFunctions,
+	upload: UploadTarget,
+	file: { size: number; open: () => Promise<unknown> },
+	itemIndex: number,
+	reportId: string,
+): Promise<FullResponse> {
+	const outcome = await withRetries<FullResponse>({
+		safe: true,
+		policy: transportSettings.retry,
+		random: transportSettings.random,
+		send: async () => {
+			const started = Date.now();
+			const request: IHttpRequestOptions = {
+				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
+				url: upload.url,
+				body: (await file.open()) as Buffer,
+				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
+				disableFollowRedirect: true,
+				encoding: 'stream',
+				timeout: STORAGE_TIMEOUT_MS,
+			};
+			const response = (await ctx.helpers.httpRequest(request)) as FullResponse;
+			if (isRedirectStatus(response.statusCode)) {
+				discardBody(response.body);
+				return response;
+			}
+			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
+			const body = await readBounded(
+				response.body,
+				MAX_STORAGE_RESPONSE_BYTES,
+				started + STORAGE_TIMEOUT_MS,
+				STORAGE_TIMEOUT_MS,
+			).catch((error: unknown) => {
+				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				throw error;
+			});
+			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
+			return { ...response, body: text };
+		},
+	});
+	if (outcome.response) return outcome.response;
+	if (isCancellation(outcome.error)) {
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+	}
+	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
+	const attempts = outcome.attempts;
+	// Never include the signed URL: it is a bearer capability for this upload.
+	const message = `Could not upload the resume of report ${reportId} to storage`;
+	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
+	const wrapped = new NodeApiError(
+		ctx.getNode(),
+		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
+		{ message, description, itemIndex },
+	);
+	wrapped.message = message;
+	wrapped.description = description;
+	throw wrapped;
 }
 
 // Read for the message only, never to decide whether to refresh; the signed URL never reaches the user.
