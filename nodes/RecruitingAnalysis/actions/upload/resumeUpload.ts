@@ -6,6 +6,7 @@ import {
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
+	type IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
 import {
@@ -484,12 +485,6 @@ const STORAGE_TIMEOUT_MS = 300_000;
 // Refreshed early for clock skew and a slow start.
 const STORAGE_EXPIRY_MARGIN_MS = 30_000;
 
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
-
 /** PUTs the resume to its signed URL without the credential (the API key must never reach storage: spec, Uploads). */
 export async function putResumeToStorage(
 	this: IExecuteFunctions,
@@ -583,8 +578,8 @@ async function putOnce(
 	file: { size: number; open: () => Promise<unknown> },
 	itemIndex: number,
 	reportId: string,
-): Promise<FullResponse> {
-	const outcome = await withRetries<FullResponse>({
+): Promise<IN8nHttpFullResponse> {
+	const outcome = await withRetries<IN8nHttpFullResponse>({
 		safe: true,
 		policy: transportSettings.retry,
 		random: transportSettings.random,
@@ -602,7 +597,7 @@ async function putOnce(
 				encoding: 'stream',
 				timeout: STORAGE_TIMEOUT_MS,
 			};
-			const response = (await ctx.helpers.httpRequest(request)) as FullResponse;
+			const response = (await ctx.helpers.httpRequest(request)) as IN8nHttpFullResponse;
 			if (isRedirectStatus(response.statusCode)) {
 				discardBody(response.body);
 				return response;
@@ -618,7 +613,7 @@ async function putOnce(
 				throw error;
 			});
 			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
-			return { ...response, body: text };
+			return { ...response, body: text as IN8nHttpFullResponse['body'] };
 		},
 	});
 	if (outcome.response) return outcome.response;
@@ -658,7 +653,7 @@ const XML_ENTITIES: Record<string, string> = { apos: "'", quot: '"', lt: '<', gt
 
 // S3 and GCS answer in XML, other stores in JSON or plain text.
 function storageErrorParts(
-	response: FullResponse,
+	response: IN8nHttpFullResponse,
 	reportId: string,
 	refreshed: boolean,
 ): ApiErrorParts {
