@@ -491,6 +491,53 @@ describe('storage upload', () => {
 		}
 	});
 
+	test("storage's JSON or plain-text refusal names its code and message; an empty one its status", async () => {
+		// A loopback storage host answering each PUT with the next of these refusals.
+		const answers = [
+			{ type: 'application/json', body: '{"error":{"code":"QuotaExceeded","message":"No room"}}' },
+			{ type: 'text/plain', body: `Bucket is locked${'.'.repeat(300)}` },
+			{ type: 'text/plain', body: '' },
+		];
+		const server = createServer((req, res) => {
+			req.resume();
+			req.on('end', () => {
+				const answer = answers.shift();
+				res.writeHead(400, { 'Content-Type': String(answer?.type) }).end(answer?.body);
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const port = (server.address() as AddressInfo).port;
+			const ws = await sb.control.createWorkspace({});
+			const pdf = makePdf({ candidate: 'Refused' });
+			const upload = {
+				url: `http://127.0.0.1:${port}/upload?signature=abc`,
+				method: 'PUT',
+				mimeType: PDF_MIME,
+				sizeBytes: pdf.length,
+				expiresInSeconds: 600,
+			};
+			const messages: Array<string | undefined> = [];
+			for (let i = 0; i < 3; i++) {
+				const result = await run(ws, [
+					{
+						json: { call: 'upload', reportId: 'rpt_refused', upload },
+						binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'r.pdf' } },
+					},
+				]);
+				expect(result.error?.name).toBe('NodeApiError');
+				messages.push(result.error?.message);
+			}
+			expect(messages).toEqual([
+				'Storage upload of report rpt_refused: 400 QuotaExceeded: No room',
+				`Storage upload of report rpt_refused: 400 HTTP_400: Bucket is locked${'.'.repeat(184)}`,
+				'Storage upload of report rpt_refused: 400 HTTP_400: HTTP 400',
+			]);
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
 	test('in the default (memory) binary mode the buffer is sent', async () => {
 		const ws = await sb.control.createWorkspace({});
 		const docx = makeDocx({ candidate: 'Memory' });

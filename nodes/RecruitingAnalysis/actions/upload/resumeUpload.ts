@@ -1,6 +1,7 @@
 // The upload of a resume, in the API's order: read and check the file, plan its key, prepare (or find the report
 // that holds the file), PUT the bytes (refreshing the URL once), renew an expired preparation.
 import {
+	jsonParse,
 	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
@@ -659,7 +660,7 @@ function storageErrorParts(
 ): ApiErrorParts {
 	const status = response.statusCode;
 	const text = typeof response.body === 'string' ? response.body : undefined;
-	let found: { code?: unknown; message?: unknown; requestId?: string } = {};
+	let found: { code?: string; message?: string; requestId?: string };
 	if (text?.includes('<Error>')) {
 		const element = (name: string) =>
 			new RegExp(`<${name}>([^<]*)</${name}>`)
@@ -667,18 +668,16 @@ function storageErrorParts(
 				.replace(/&(apos|quot|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity]);
 		found = { code: element('Code'), message: element('Message'), requestId: element('RequestId') };
 	} else {
-		try {
-			const error = (
-				(text === undefined ? response.body : JSON.parse(text)) as { error?: IDataObject } | null
-			)?.error;
-			found = { code: [error?.reason, error?.code].find((value) => typeof value === 'string') };
-			if (typeof error?.message === 'string') found.message = error.message;
-		} catch {
-			found = { message: text?.slice(0, 200) || undefined };
-		}
+		// Plain text is kept as the message, cut to 200 characters.
+		const fallbackValue = { error: { message: text?.slice(0, 200) || undefined } };
+		const parsed = text === undefined ? response.body : jsonParse(text, { fallbackValue });
+		const error = (parsed as { error?: IDataObject } | null)?.error;
+		const code = [error?.reason, error?.code].find((value) => typeof value === 'string');
+		const message = typeof error?.message === 'string' ? error.message : undefined;
+		found = { code: code as string | undefined, message };
 	}
-	const code = (found.code as string | undefined) ?? `HTTP_${status}`;
-	const message = (found.message as string | undefined) ?? `HTTP ${status}`;
+	const code = found.code ?? `HTTP_${status}`;
+	const message = found.message ?? `HTTP ${status}`;
 	const requestId =
 		found.requestId ??
 		headerValue(response.headers, 'x-amz-request-id') ??
