@@ -668,7 +668,6 @@ function storageErrorParts(
 				.replace(/&(apos|quot|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity]);
 		found = { code: element('Code'), message: element('Message'), requestId: element('RequestId') };
 	} else {
-		// Plain text is kept as the message, cut to 200 characters.
 		const fallbackValue = { error: { message: text?.slice(0, 200) || undefined } };
 		const parsed = text === undefined ? response.body : jsonParse(text, { fallbackValue });
 		const error = (parsed as { error?: IDataObject } | null)?.error;
