@@ -343,22 +343,16 @@ export async function sendResume(
 	checked: CheckedUpload,
 	start: Preparation,
 ): Promise<IDataObject> {
+	// Said of the first preparation even after a renewal replaced it.
 	const reused: IDataObject = {};
 	if ('found' in start) {
 		reused.recovered = true;
 		reused.recoveredFrom = start.from;
 		if (start.verified) reused.sameFileAsBefore = true;
 	}
-	let current = start;
-	let replaces: string | undefined;
-	const sent = (reportId: string, fields: IDataObject): IDataObject => ({
-		reportId,
-		uploaded: true,
-		...(replaces ? { replacesExpiredReportId: replaces } : {}),
-		...fields,
-		...reused,
-	});
 	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	let current = start;
+	let replaces: IDataObject = {};
 	for (let renewals = 0; ; renewals++) {
 		const reportId =
 			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
@@ -366,29 +360,25 @@ export async function sendResume(
 			'prepared' in current
 				? current.prepared.upload
 				: await targetOfFound(ctx, itemIndex, checked.input, current);
-		if (target === 'admitted') return sent(reportId, admitted);
+		let fields: IDataObject | undefined = target === 'admitted' ? admitted : undefined;
 		let expiredError: unknown;
-		if (target !== 'expired') {
-			const args = {
-				reportId,
-				upload: target,
-				itemIndex,
-				binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
-			};
+		if (typeof target === 'object') {
+			const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
+			const args = { reportId, upload: target, itemIndex, binaryPropertyName };
 			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok)
-				return sent(reportId, { uploadUrlRefreshed: put.value.refreshed || 'found' in start });
+			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || 'found' in start };
 			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
-			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, admitted);
-			if (!hasApiCondition(put.error, 'PREPARATION_EXPIRED')) throw put.error;
-			expiredError = put.error;
+			else if (existsCondition(put.error) === 'ALREADY_ADMITTED') fields = admitted;
+			else if (hasApiCondition(put.error, 'PREPARATION_EXPIRED')) expiredError = put.error;
+			else throw put.error;
 		}
+		if (fields) return { reportId, uploaded: true, ...replaces, ...fields, ...reused };
 		if (renewals >= MAX_RENEWALS) {
 			const message = `The upload preparation of report ${reportId} expired`;
 			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
 		}
 		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
-		replaces = reportId;
+		replaces = { replacesExpiredReportId: reportId };
 	}
 }
 
