@@ -151,6 +151,55 @@ describe('Upload > Upload Resume', () => {
 		expect(item.mimeType).toBe(PDF_MIME);
 		expect(item.uploaded).toBe(true);
 	});
+	it('a binary of another size than the report under its reference was prepared for is refused before the PUT', async () => {
+		const pdf = makePdf({ candidate: 'Size Mismatch' });
+		const reference = { source: 'acme-ats', id: `SIZE-${Date.now()}` };
+		const prepared = await apiCall(
+			ws,
+			'POST',
+			'/api/v1/uploads',
+			{
+				fileName: 'm.pdf',
+				fileSize: pdf.length + 1,
+				mimeType: PDF_MIME,
+				jobDescription: { kind: 'existing', id: ws.jobDescriptionId },
+				externalReference: reference,
+			},
+			{ 'idempotency-key': reference.id },
+		);
+		expect(prepared.status).toBe(201);
+		const before = await counters(ws);
+		const result = await runNode(
+			ws,
+			uploadParams({
+				options: { externalReferenceSource: reference.source, externalReferenceId: reference.id },
+			}),
+			[{ json: {}, binary: { data: { data: pdf, mimeType: PDF_MIME, fileName: 'm.pdf' } } }],
+		);
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(result.error?.message).toContain(
+			`held by report ${String((prepared.body.data as IDataObject).reportId)}`,
+		);
+		expect(String((result.error as { description?: string }).description)).toContain(
+			'prepared for a file of another size or type',
+		);
+		expect((await counters(ws)).storagePuts).toBe(before.storagePuts);
+	});
+
+	it('content that is not a PDF is refused before anything is sent', async () => {
+		const html = Buffer.from('<html><body>not a resume</body></html>');
+		const before = await counters(ws);
+		const result = await runNode(ws, uploadParams(), [
+			{ json: {}, binary: { data: { data: html, mimeType: PDF_MIME, fileName: 'fake.pdf' } } },
+		]);
+		expect(result.error?.name).toBe('NodeOperationError');
+		expect(result.error?.message).toBe(
+			'"Input Binary Field" content must agree with its type: fake.pdf holds HTML (a web page), not a PDF (starting with %PDF-) [item 1]',
+		);
+		const after = await counters(ws);
+		expect(after.preparationsCreated).toBe(before.preparationsCreated);
+		expect(after.storagePuts).toBe(before.storagePuts);
+	});
 });
 
 describe('Upload > Prepare Only, Refresh URL, Cancel', () => {

@@ -31,7 +31,7 @@ const file = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2 * 1024 * 1
 const sha = createHash('sha256').update(file).digest('hex');
 
 describe('readBinaryFacts', () => {
-	test('database mode (the whole file in one chunk): one open for head, digest and the PUT check; the head is a copy', async () => {
+	test('database mode (the whole file in one chunk): one open for head, digest and size; the head is a copy', async () => {
 		const { ctx, opens } = store(file);
 		const binary = { id: 'database:abc', mimeType: 'application/pdf', data: '' } as IBinaryData;
 		const head = (await readBinaryFacts(ctx, binary)).head;

@@ -1,11 +1,13 @@
 // The upload of a resume, in the API's order: read and check the file, plan its key, prepare (or find the report
 // that holds the file), PUT the bytes (refreshing the URL once), renew an expired preparation.
 import {
+	jsonParse,
 	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
+	type IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
 import {
@@ -47,7 +49,6 @@ import {
 	fileReference,
 	isFileReference,
 	recordWrite,
-	resumeDigest,
 	uploadIdentity,
 	writeIdempotencyKey,
 	type WriteChoice,
@@ -58,6 +59,10 @@ import { optionString, optionsParam, stringParam } from '../common/params';
 import { checkExternalReference, idParam } from '../common/checks';
 
 // ---- Reading the item ----
+
+function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+}
 
 const GENERIC_MIME_TYPES = new Set([
 	'',
@@ -136,10 +141,7 @@ function validateResumeContent(
 			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
 	}
 	const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
-	throw new NodeOperationError(ctx.getNode(), message, {
-		itemIndex,
-		description: `${advice} Nothing was uploaded.`,
-	});
+	throw refusal(ctx, itemIndex, message, `${advice} Nothing was uploaded.`);
 }
 
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -193,6 +195,7 @@ export async function checkUpload(
 	step: string | undefined,
 	{ labelMakesNewReport }: UploadOptions,
 ) {
+	let digest = '';
 	const input = await readUploadInput(ctx, itemIndex, async (options) => {
 		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
 		const file = validateResumeFile.call(
@@ -207,13 +210,14 @@ export async function checkUpload(
 			},
 			itemIndex,
 		);
-		// One streamed read of a stored file gives these bytes and, later, the digest of the upload's key (transport/binary.ts).
-		validateResumeContent(ctx, (await readBinaryFacts(ctx, binary)).head, file, itemIndex);
+		// One streamed read gives the first bytes and the digest of the upload's key (transport/binary.ts).
+		const facts = await readBinaryFacts(ctx, binary);
+		validateResumeContent(ctx, facts.head, file, itemIndex);
+		digest = facts.digest;
 		return file;
 	});
 	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
-	const digest = await resumeDigest(ctx, itemIndex);
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
 	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
@@ -241,7 +245,22 @@ export async function checkUpload(
 	};
 }
 
-// ---- Prepare, or find the report that holds the file ----
+// ---- Prepare, put, recover ----
+
+// The signed URL is used here and never output: it is a bearer capability for this upload.
+export async function uploadResume(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	checked: CheckedUpload,
+): Promise<IDataObject> {
+	const preparation = await prepareOrFind(ctx, itemIndex, checked);
+	const sent = await sendResume(ctx, itemIndex, checked, preparation);
+	const { fileName, fileSize, mimeType } = checked.input;
+	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
+	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
+	return { ...result, ...sent };
+}
 
 export interface UploadTarget {
 	url: string;
@@ -251,6 +270,30 @@ export interface UploadTarget {
 	expiresInSeconds: number;
 	// When the answer carrying the URL arrived (default: now): its lifetime counts from there.
 	issuedAt?: number;
+}
+
+export type Preparation =
+	| { prepared: { reportId: string; upload: UploadTarget } }
+	| { found: IDataObject; verified: boolean; from: string };
+
+// The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
+export async function prepareOrFind(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
+): Promise<Preparation> {
+	const { input, body } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
+	if (first.ok) return { prepared: first.value };
+	const condition = existsCondition(first.error);
+	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
+	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
+		throw first.error;
+	const proof = {
+		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
+		verified: reused || isFileReference(body.externalReference),
+	};
+	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
 }
 
 export async function prepareUpload(
@@ -275,10 +318,6 @@ export async function prepareUpload(
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
-export type Preparation =
-	| { prepared: { reportId: string; upload: UploadTarget } }
-	| { found: IDataObject; verified: boolean; from: string };
-
 // `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
@@ -294,61 +333,56 @@ export async function reportOfReference(
 	return { found, ...proof };
 }
 
-export async function prepareOrFind(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	upload: CheckedUpload,
-): Promise<Preparation> {
-	const { input, body } = upload;
-	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
-	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
-		throw first.error;
-	const proof = {
-		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
-		verified: reused || isFileReference(body.externalReference),
-	};
-	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
-}
+// Each renewal is a new day at most.
+const MAX_RENEWALS = 4;
 
-// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
-export async function refreshUploadUrl(
+/** The upload's output fields: an admitted analysis means the file is frozen and the write exists, so nothing was PUT. */
+export async function sendResume(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	reportId: string,
+	checked: CheckedUpload,
+	start: Preparation,
 ): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: apiPath('/api/v1/uploads/{}/url', reportId),
-		itemIndex,
-	});
+	// Said of the first preparation even after a renewal replaced it.
+	const reused: IDataObject = {};
+	if ('found' in start) {
+		reused.recovered = true;
+		reused.recoveredFrom = start.from;
+		if (start.verified) reused.sameFileAsBefore = true;
+	}
+	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	let current = start;
+	let replaces: IDataObject = {};
+	for (let renewals = 0; ; renewals++) {
+		const reportId =
+			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
+		const target =
+			'prepared' in current
+				? current.prepared.upload
+				: await targetOfFound(ctx, itemIndex, checked.input, current);
+		let fields: IDataObject | undefined = target === 'admitted' ? admitted : undefined;
+		let expiredError: unknown;
+		if (typeof target === 'object') {
+			const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
+			const args = { reportId, upload: target, itemIndex, binaryPropertyName };
+			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
+			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || 'found' in start };
+			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
+			else if (existsCondition(put.error) === 'ALREADY_ADMITTED') fields = admitted;
+			else if (hasApiCondition(put.error, 'PREPARATION_EXPIRED')) expiredError = put.error;
+			else throw put.error;
+		}
+		if (fields) return { reportId, uploaded: true, ...replaces, ...fields, ...reused };
+		if (renewals >= MAX_RENEWALS) {
+			const message = `The upload preparation of report ${reportId} expired`;
+			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
+		}
+		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
+		replaces = { replacesExpiredReportId: reportId };
+	}
 }
 
-// ---- Send the file where it belongs, renewing an expired preparation ----
-
-function otherFileUnderReference(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	found: IDataObject,
-	why: string,
-): NodeOperationError {
-	const reference = input.externalReference as { source: string; id: string };
-	const state = [found.status, found.code].filter((part) => typeof part === 'string').join(', ');
-	return new NodeOperationError(
-		ctx.getNode(),
-		`External reference ${reference.source}/${reference.id} is held by report ${String(found.reportId)} (${state}), not made from this file`,
-		{
-			itemIndex,
-			description:
-				`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
-				'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
-				`give it another External Reference ID (for example "${reference.id}-2") and run again; if it is the same file, report ${String(found.reportId)} is its analysis.`,
-		},
-	);
-}
+// ---- A found report, an expired preparation ----
 
 // A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
 // prepared for this file's size and type and never analysed.
@@ -385,6 +419,25 @@ const ANALYSED_OTHER_FILE =
 const PREPARED_FOR_OTHER_FILE =
 	'That report was prepared for a file of another size or type and never analysed.';
 
+function otherFileUnderReference(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	input: UploadInput,
+	found: IDataObject,
+	why: string,
+): NodeOperationError {
+	const reference = input.externalReference as { source: string; id: string };
+	const state = [found.status, found.code].filter((part) => typeof part === 'string').join(', ');
+	return refusal(
+		ctx,
+		itemIndex,
+		`External reference ${reference.source}/${reference.id} is held by report ${String(found.reportId)} (${state}), not made from this file`,
+		`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
+			'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
+			`give it another External Reference ID (for example "${reference.id}-2") and run again; if it is the same file, report ${String(found.reportId)} is its analysis.`,
+	);
+}
+
 // Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
 async function renewExpiredUpload(
 	ctx: IExecuteFunctions,
@@ -395,111 +448,27 @@ async function renewExpiredUpload(
 	const { input, keyChoice } = upload;
 	if (input.externalReference) {
 		const reference = input.externalReference;
-		throw new NodeOperationError(
-			ctx.getNode(),
+		throw refusal(
+			ctx,
+			itemIndex,
 			`The upload preparation of report ${expiredReportId} expired before it was analysed`,
-			{
-				itemIndex,
-				description:
-					`Report ${expiredReportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
-					'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
-					`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
-			},
+			`Report ${expiredReportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
+				'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
+				`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
 		);
 	}
 	const renews = ['renews', expiredReportId];
 	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
-	const body = { ...input, externalReference: reference };
-	const key = writeIdempotencyKey(
-		keyChoice,
-		'upload',
-		[...upload.identity, renews],
-		UPLOAD_RENEW_STEP,
-	);
-	const renewal = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
-	if (renewal.ok) return { prepared: renewal.value };
-	const from = existsCondition(renewal.error);
-	if (from !== 'EXTERNAL_REFERENCE_CONFLICT') throw renewal.error;
-	// An earlier run renewed it already (and its receipt is gone): the renewal's reference finds it.
-	const proof = { from, verified: true };
-	return await reportOfReference(ctx, itemIndex, input, reference, proof, renewal.error);
-}
-
-// Each renewal is a new day at most.
-const MAX_RENEWALS = 4;
-
-/** The upload's output fields: an admitted analysis means the file is frozen and the write exists, so nothing was PUT. */
-export async function sendResume(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	checked: CheckedUpload,
-	start: Preparation,
-): Promise<IDataObject> {
-	const reused: IDataObject = {};
-	if ('found' in start) {
-		reused.recovered = true;
-		reused.recoveredFrom = start.from;
-		if (start.verified) reused.sameFileAsBefore = true;
-	}
-	let current = start;
-	let replaces: string | undefined;
-	const sent = (reportId: string, fields: IDataObject): IDataObject => ({
-		reportId,
-		uploaded: true,
-		...(replaces ? { replacesExpiredReportId: replaces } : {}),
-		...fields,
-		...reused,
+	// An earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
+	return await prepareOrFind(ctx, itemIndex, {
+		input,
+		body: { ...input, externalReference: reference },
+		key: writeIdempotencyKey(keyChoice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP),
+		keyIsContent: false,
 	});
-	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
-	for (let renewals = 0; ; renewals++) {
-		const reportId =
-			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
-		const target =
-			'prepared' in current
-				? current.prepared.upload
-				: await targetOfFound(ctx, itemIndex, checked.input, current);
-		if (target === 'admitted') return sent(reportId, admitted);
-		let expiredError: unknown;
-		if (target !== 'expired') {
-			const args = {
-				reportId,
-				upload: target,
-				itemIndex,
-				binaryPropertyName: binaryPropertyOf(ctx, itemIndex),
-			};
-			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok)
-				return sent(reportId, { uploadUrlRefreshed: put.value.refreshed || 'found' in start });
-			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
-			if (existsCondition(put.error) === 'ALREADY_ADMITTED') return sent(reportId, admitted);
-			if (!hasApiCondition(put.error, 'PREPARATION_EXPIRED')) throw put.error;
-			expiredError = put.error;
-		}
-		if (renewals >= MAX_RENEWALS) {
-			const message = `The upload preparation of report ${reportId} expired`;
-			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
-		}
-		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
-		replaces = reportId;
-	}
 }
 
-// The signed URL is used here and never output: it is a bearer capability for this upload.
-export async function uploadResume(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	checked: CheckedUpload,
-): Promise<IDataObject> {
-	const preparation = await prepareOrFind(ctx, itemIndex, checked);
-	const sent = await sendResume(ctx, itemIndex, checked, preparation);
-	const { fileName, fileSize, mimeType } = checked.input;
-	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
-	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
-	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
-	return { ...result, ...sent };
-}
-
-// ---- The PUT to storage ----
+// ---- The PUT to storage, refreshing the URL once ----
 
 // 10 MB over a slow uplink.
 const STORAGE_TIMEOUT_MS = 300_000;
@@ -507,88 +476,14 @@ const STORAGE_TIMEOUT_MS = 300_000;
 // Refreshed early for clock skew and a slow start.
 const STORAGE_EXPIRY_MARGIN_MS = 30_000;
 
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
-
-// Retried: a PUT of the same bytes is idempotent.
-async function putOnce(
-	ctx: IExecuteFunctions,
-	upload: UploadTarget,
-	file: { size: number; open: () => Promise<unknown> },
-	itemIndex: number,
-	reportId: string,
-): Promise<FullResponse> {
-	const outcome = await withRetries<FullResponse>({
-		safe: true,
-		policy: transportSettings.retry,
-		random: transportSettings.random,
-		send: async () => {
-			const started = Date.now();
-			const request: IHttpRequestOptions = {
-				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
-				url: upload.url,
-				body: (await file.open()) as Buffer,
-				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
-				disableFollowRedirect: true,
-				encoding: 'stream',
-				timeout: STORAGE_TIMEOUT_MS,
-			};
-			const response = (await ctx.helpers.httpRequest(request)) as FullResponse;
-			if (isRedirectStatus(response.statusCode)) {
-				discardBody(response.body);
-				return response;
-			}
-			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
-			const body = await readBounded(
-				response.body,
-				MAX_STORAGE_RESPONSE_BYTES,
-				started + STORAGE_TIMEOUT_MS,
-				STORAGE_TIMEOUT_MS,
-			).catch((error: unknown) => {
-				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
-				throw error;
-			});
-			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
-			return { ...response, body: text };
-		},
-	});
-	if (outcome.response) return outcome.response;
-	if (isCancellation(outcome.error)) {
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	}
-	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
-	const attempts = outcome.attempts;
-	// Never include the signed URL: it is a bearer capability for this upload.
-	const message = `Could not upload the resume of report ${reportId} to storage`;
-	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-	const wrapped = new NodeApiError(
-		ctx.getNode(),
-		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
-		{ message, description, itemIndex },
-	);
-	wrapped.message = message;
-	wrapped.description = description;
-	throw wrapped;
-}
-
-function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-}
-
 /** PUTs the resume to its signed URL without the credential (the API key must never reach storage: spec, Uploads). */
 export async function putResumeToStorage(
 	this: IExecuteFunctions,
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
+	// The file's size and content were held to what is prepared before anything was sent (checkUpload).
 	const { reportId, itemIndex, binaryPropertyName } = args;
-	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
-	const id = binary.id ?? '';
+	const id = this.helpers.assertBinaryData(itemIndex, binaryPropertyName).id ?? '';
 	const streamed = id !== '';
 	const buffer = streamed
 		? undefined
@@ -597,23 +492,6 @@ export async function putResumeToStorage(
 		size: buffer ? buffer.length : (await this.helpers.getBinaryMetadata(id)).fileSize,
 		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
 	};
-
-	if (args.upload.sizeBytes && file.size !== args.upload.sizeBytes) {
-		throw refusal(
-			this,
-			itemIndex,
-			`"Input Binary Field" ${binaryPropertyName} has ${file.size} bytes but the upload was prepared for ${args.upload.sizeBytes}`,
-			'The file size sent to storage must equal the exact byte size declared when preparing the upload. Prepare the upload again from the same binary data.',
-		);
-	}
-	if (!contentMatchesMimeType((await readBinaryFacts(this, binary)).head, args.upload.mimeType)) {
-		throw refusal(
-			this,
-			itemIndex,
-			`"Input Binary Field" ${binaryPropertyName} content does not match its type ${args.upload.mimeType}`,
-			'Extension, declared type and content must agree: a PDF starts with %PDF-, a DOCX is a ZIP archive. Check that the binary property holds the resume itself. Nothing was uploaded.',
-		);
-	}
 
 	const credentials = await credentialData.call(this, itemIndex);
 	let upload = args.upload;
@@ -671,6 +549,83 @@ export async function putResumeToStorage(
 	}
 }
 
+// The only request for a new signed URL: the PUT, a found report and the Refresh URL operation all use it.
+export async function refreshUploadUrl(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: apiPath('/api/v1/uploads/{}/url', reportId),
+		itemIndex,
+	});
+}
+
+// Retried: a PUT of the same bytes is idempotent.
+async function putOnce(
+	ctx: IExecuteFunctions,
+	upload: UploadTarget,
+	file: { size: number; open: () => Promise<unknown> },
+	itemIndex: number,
+	reportId: string,
+): Promise<IN8nHttpFullResponse> {
+	const outcome = await withRetries<IN8nHttpFullResponse>({
+		safe: true,
+		policy: transportSettings.retry,
+		random: transportSettings.random,
+		send: async () => {
+			const started = Date.now();
+			const request: IHttpRequestOptions = {
+				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
+				url: upload.url,
+				body: (await file.open()) as Buffer,
+				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
+				disableFollowRedirect: true,
+				encoding: 'stream',
+				timeout: STORAGE_TIMEOUT_MS,
+			};
+			const response = (await ctx.helpers.httpRequest(request)) as IN8nHttpFullResponse;
+			if (isRedirectStatus(response.statusCode)) {
+				discardBody(response.body);
+				return response;
+			}
+			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
+			const body = await readBounded(
+				response.body,
+				MAX_STORAGE_RESPONSE_BYTES,
+				started + STORAGE_TIMEOUT_MS,
+				STORAGE_TIMEOUT_MS,
+			).catch((error: unknown) => {
+				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				throw error;
+			});
+			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
+			return { ...response, body: text as IN8nHttpFullResponse['body'] };
+		},
+	});
+	if (outcome.response) return outcome.response;
+	if (isCancellation(outcome.error)) {
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+	}
+	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
+	const attempts = outcome.attempts;
+	// Never include the signed URL: it is a bearer capability for this upload.
+	const message = `Could not upload the resume of report ${reportId} to storage`;
+	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
+	const wrapped = new NodeApiError(
+		ctx.getNode(),
+		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
+		{ message, description, itemIndex },
+	);
+	wrapped.message = message;
+	wrapped.description = description;
+	throw wrapped;
+}
+
 // Read for the message only, never to decide whether to refresh; the signed URL never reaches the user.
 const STORAGE_HINTS: Record<string, string> = {
 	AccessDenied:
@@ -689,13 +644,13 @@ const XML_ENTITIES: Record<string, string> = { apos: "'", quot: '"', lt: '<', gt
 
 // S3 and GCS answer in XML, other stores in JSON or plain text.
 function storageErrorParts(
-	response: FullResponse,
+	response: IN8nHttpFullResponse,
 	reportId: string,
 	refreshed: boolean,
 ): ApiErrorParts {
 	const status = response.statusCode;
 	const text = typeof response.body === 'string' ? response.body : undefined;
-	let found: { code?: unknown; message?: unknown; requestId?: string } = {};
+	let found: { code?: string; message?: string; requestId?: string };
 	if (text?.includes('<Error>')) {
 		const element = (name: string) =>
 			new RegExp(`<${name}>([^<]*)</${name}>`)
@@ -703,18 +658,15 @@ function storageErrorParts(
 				.replace(/&(apos|quot|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity]);
 		found = { code: element('Code'), message: element('Message'), requestId: element('RequestId') };
 	} else {
-		try {
-			const error = (
-				(text === undefined ? response.body : JSON.parse(text)) as { error?: IDataObject } | null
-			)?.error;
-			found = { code: [error?.reason, error?.code].find((value) => typeof value === 'string') };
-			if (typeof error?.message === 'string') found.message = error.message;
-		} catch {
-			found = { message: text?.slice(0, 200) || undefined };
-		}
+		const fallbackValue = { error: { message: text?.slice(0, 200) || undefined } };
+		const parsed = text === undefined ? response.body : jsonParse(text, { fallbackValue });
+		const error = (parsed as { error?: IDataObject } | null)?.error;
+		const code = [error?.reason, error?.code].find((value) => typeof value === 'string');
+		const message = typeof error?.message === 'string' ? error.message : undefined;
+		found = { code: code as string | undefined, message };
 	}
-	const code = (found.code as string | undefined) ?? `HTTP_${status}`;
-	const message = (found.message as string | undefined) ?? `HTTP ${status}`;
+	const code = found.code ?? `HTTP_${status}`;
+	const message = found.message ?? `HTTP ${status}`;
 	const requestId =
 		found.requestId ??
 		headerValue(response.headers, 'x-amz-request-id') ??

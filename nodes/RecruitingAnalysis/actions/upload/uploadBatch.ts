@@ -96,8 +96,8 @@ export async function putUploadBatch(
 	ctx: IExecuteFunctions,
 	chunk: UploadChunk,
 ): Promise<UploadChunk> {
-	const { outcomes, valid = [], batch, batchId } = chunk;
-	if (!batch || !batchId) return chunk;
+	// Reached only after createUploadBatch succeeded: a failed stage stops the chunk (engine/run.ts).
+	const { outcomes, valid, batch, batchId } = chunk as Required<UploadChunk>;
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
 	await mapWithConcurrency(sent, UPLOAD_CONCURRENCY, async (entry) => {
 		try {
