@@ -593,18 +593,6 @@ describe('storage upload', () => {
 		expect(storageAnswers()).toEqual(['403 AccessDenied', '200']);
 	});
 
-	test('a URL whose lifetime (expiresInSeconds from issuedAt) has passed is refreshed before the file is sent: no 403 at all', async () => {
-		const { ws, upload, item, storageAnswers } = await preparedUpload('known-late');
-		await sb.control.advanceClock(601_000);
-		const result = await run(ws, [item({ ...upload, issuedAt: Date.now() - 601_000 })]);
-		expect(result.error).toBeUndefined();
-		expect(outputJson(result)[0]).toMatchObject({ refreshed: true });
-		expect(
-			(await sb.control.counters(ws.workspaceId)).requests['POST /api/v1/uploads/{id}/url'],
-		).toBe(1);
-		expect(storageAnswers()).toEqual(['200']);
-	});
-
 	test('any 403 from the storage host is a reason to refresh once, whatever its body', async () => {
 		const { ws, upload, item, storageAnswers } = await preparedUpload('any-403');
 		await sb.control.setFaults({

@@ -268,8 +268,6 @@ export interface UploadTarget {
 	mimeType: string;
 	sizeBytes: number;
 	expiresInSeconds: number;
-	// When the answer carrying the URL arrived (default: now): its lifetime counts from there.
-	issuedAt?: number;
 }
 
 export type Preparation =
@@ -473,9 +471,6 @@ async function renewExpiredUpload(
 // 10 MB over a slow uplink.
 const STORAGE_TIMEOUT_MS = 300_000;
 
-// Refreshed early for clock skew and a slow start.
-const STORAGE_EXPIRY_MARGIN_MS = 30_000;
-
 /** PUTs the resume to its signed URL without the credential (the API key must never reach storage: spec, Uploads). */
 export async function putResumeToStorage(
 	this: IExecuteFunctions,
@@ -495,17 +490,14 @@ export async function putResumeToStorage(
 
 	const credentials = await credentialData.call(this, itemIndex);
 	let upload = args.upload;
-	let issuedAt = args.upload.issuedAt ?? Date.now();
 	let refreshed = false;
 	let status = 0;
 	for (;;) {
-		const lifetimeMs = (upload.expiresInSeconds > 0 ? upload.expiresInSeconds : 600) * 1000;
-		const refreshAt = issuedAt + lifetimeMs - Math.min(STORAGE_EXPIRY_MARGIN_MS, lifetimeMs / 10);
-		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh.
-		if (!refreshed && (status === 403 || Date.now() >= refreshAt)) {
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
+		// lifetime is not compared with this host's clock (it counts on the API's).
+		if (!refreshed && status === 403) {
 			const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
 			upload = { ...upload, ...fresh };
-			issuedAt = Date.now();
 			refreshed = true;
 		}
 		const problem = storageUrlProblem(credentials, upload.url);
