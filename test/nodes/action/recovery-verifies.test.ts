@@ -330,6 +330,8 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 				submittedAgainAfterBatch: batchId,
 			});
 			expect(String(o.attemptId)).toMatch(/^att_/);
+			// The refusal's advice to run again does not stay on the item the later batch admitted.
+			expect(o.hint).toBeUndefined();
 		}
 		expect(await writes(ws)).toEqual({ reports: 3, attempts: 3, interviews: 0, emails: 0 });
 		const third = jsonOf(await runNode(ws, startMany, items, execution()));
