@@ -25,6 +25,9 @@ export async function quoteAnalysis(
 	});
 }
 
+/** A label asks Analyze Resume and Analyze Many for a new analysis attempt on the same report, not another report. */
+export const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
+
 export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
 
 /**
@@ -203,13 +206,9 @@ export function waitForStarted(
 	kept: IDataObject = {},
 ): Later {
 	const recovered = started.recovered === true;
-	return later(
-		waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName).then((waited) => ({
-			...waited,
-			...(recovered ? { recovered: true, recoveredFrom: started.recoveredFrom } : {}),
-			...kept,
-		})),
-	);
+	const recoveredFields = recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {};
+	const waited = waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName);
+	return later(waited.then((output) => ({ ...output, ...recoveredFields, ...kept })));
 }
 
 /** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */
@@ -223,11 +222,12 @@ async function waitForReport(
 	fileName: unknown,
 ): Promise<IDataObject> {
 	const waiter = run.reportWaiter();
-	const {
-		status,
-		summary: listed,
-		timedOut,
-	} = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
+	const { status, summary, timedOut } = await waiter.wait(
+		reportId,
+		itemIndex,
+		settings.waitTimeout,
+		justStarted,
+	);
 	if (timedOut) {
 		if (settings.waitOutput === 'simplified')
 			return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
@@ -243,18 +243,18 @@ async function waitForReport(
 					reportId,
 					fileName,
 					String(status.status),
-					listed,
+					summary,
 				),
 		);
 		return { ...simplified, timedOut: false };
 	}
 	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
-		const summary =
-			listed ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
-		noticesForReport(run, summary);
+		const read =
+			summary ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
+		noticesForReport(run, read);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
-		return { reportId, ...summary, timedOut: false };
+		return { reportId, ...read, timedOut: false };
 	}
 	const result = await waiter.read(
 		async () => await readReport(ctx, itemIndex, reportId, 'result'),
