@@ -185,6 +185,18 @@ async function recoverCharged(
 	};
 }
 
+/** A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent. */
+async function recoverItem(
+	ctx: IExecuteFunctions,
+	chunk: ChunkState,
+	batch: ChargedBatch,
+	entry: ChargedEntry,
+	from: string,
+): Promise<void> {
+	const read = await outcomeOf(async () => await recoverCharged(ctx, chunk, batch, entry, from));
+	if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
+}
+
 const EXISTING_CHECK_CONCURRENCY = 10;
 
 /** A report that already has an attempt is recovered before it is quoted, so it is never charged twice. */
@@ -207,7 +219,7 @@ async function recoverStarted(
 	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
 		const { itemIndex, reportId, choice } = entry;
 		if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
-			await recoverCharged(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+			await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
 			recovered.add(entry);
 		}
 	});
@@ -233,7 +245,7 @@ export async function quoteCharged(
 	);
 	for (const { entry, errorCode } of notQuoted) {
 		if (existsCondition(errorCode)) {
-			await recoverCharged(ctx, chunk, batch, entry, errorCode);
+			await recoverItem(ctx, chunk, batch, entry, errorCode);
 			recovered.add(entry);
 		} else
 			chunk.outcomes[entry.position] = itemOutcome(batch, entry, {
@@ -338,9 +350,7 @@ export async function submitCharged(
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				// A recovery that fails names its item; the chunk's other items keep what they made.
-				const read = await outcomeOf(async () => await recover(entry, String(errorCode)));
-				if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
+				await recoverItem(ctx, chunk, batch, entry, String(errorCode));
 				continue;
 			}
 			const fields: IDataObject = {
