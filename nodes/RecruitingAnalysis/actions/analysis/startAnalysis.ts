@@ -28,7 +28,8 @@ export async function quoteAnalysis(
 /** A label asks Analyze Resume and Analyze Many for a new analysis attempt on the same report, not another report. */
 export const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
-export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
+/** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
+export const REQUOTE_STEP = 'requote';
 
 /**
  * The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
@@ -73,7 +74,7 @@ export async function startAnalysis(
 	reportId: string,
 	choice: QuoteChoice,
 	write: WriteChoice,
-	steps: { first?: string; requote: string } = START_STEPS,
+	requoteStep = REQUOTE_STEP,
 	checkExisting = true,
 ): Promise<IDataObject> {
 	const existing = { kind: 'analysis' as const, reportId };
@@ -88,7 +89,7 @@ export async function startAnalysis(
 				write,
 				'analysis.start',
 				startIdentity(reportId, fingerprint, write),
-				requoted ? steps.requote : steps.first,
+				requoted ? requoteStep : undefined,
 			),
 			itemIndex,
 		});
