@@ -199,33 +199,6 @@ async function recoverItem(
 
 const EXISTING_CHECK_CONCURRENCY = 10;
 
-/** A report that already has an attempt is recovered before it is quoted, so it is never charged twice. */
-async function recoverStarted(
-	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	batch: ChargedBatch,
-	entries: ChargedEntry[],
-	laterReportIds: () => string[],
-): Promise<Set<ChargedEntry>> {
-	const recovered = new Set<ChargedEntry>();
-	const toCheck = entries.filter((entry) => entry.checkExisting);
-	if (toCheck.length === 0) return recovered;
-	// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
-	const ids = toCheck.map((entry) => entry.reportId);
-	const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, [
-		...ids,
-		...laterReportIds(),
-	]);
-	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
-		const { itemIndex, reportId, choice } = entry;
-		if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
-			await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
-			recovered.add(entry);
-		}
-	});
-	return recovered;
-}
-
 /** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
 export async function quoteCharged(
 	ctx: IExecuteFunctions,
@@ -234,7 +207,22 @@ export async function quoteCharged(
 	entries: ChargedEntry[],
 	laterReportIds: () => string[] = () => [],
 ): Promise<ChargedEntry[]> {
-	const recovered = await recoverStarted(ctx, chunk, batch, entries, laterReportIds);
+	const recovered = new Set<ChargedEntry>();
+	const toCheck = entries.filter((entry) => entry.checkExisting);
+	if (toCheck.length > 0) {
+		// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
+		const ids = toCheck.map((entry) => entry.reportId);
+		const pages = [...ids, ...laterReportIds()];
+		const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, pages);
+		// A report that already has an attempt is recovered before it is quoted, so it is never charged twice.
+		await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
+			const { itemIndex, reportId, choice } = entry;
+			if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
+				await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+				recovered.add(entry);
+			}
+		});
+	}
 	const unstarted = entries.filter((entry) => !recovered.has(entry));
 	const notQuoted = await quoteBatchItems(
 		ctx,
@@ -269,8 +257,6 @@ export async function submitCharged(
 	const started: ChargedEntry[] = [];
 	let afterBatchId: string | undefined;
 	let replays = 0;
-	const recover = async (entry: ChargedEntry, from: string) =>
-		await recoverCharged(ctx, chunk, batch, entry, from);
 	const requote = async (entries: ChargedEntry[], mark: IDataObject) =>
 		await quoteCharged(ctx, chunk, batch, resubmitted(entries, mark));
 	for (let round = 0; pending.length > 0; round++) {
@@ -310,7 +296,7 @@ export async function submitCharged(
 				created.error,
 				key,
 				replays,
-				async (entry) => await recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
+				async (entry) => await recoverCharged(ctx, chunk, batch, entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
