@@ -75,7 +75,7 @@ export interface ChargedBatch {
 	existing: (entry: ChargedEntry) => ExistingWrite;
 	/** The write the batch item made, under the name the item's output gives it. */
 	made: (item?: BatchItem) => IDataObject;
-	/** The key names the entries the Spending Limit holds back too, so a re-run under another limit reads them back. */
+	/** An API difference: the key names held-back entries, as an invitation never shows its address. */
 	keyNamesHeldBack: boolean;
 	/** Codes a later batch of this run may overcome; ACTIVE_ANALYSIS_LIMIT exists for analyses only. */
 	submitAgain: readonly string[];
