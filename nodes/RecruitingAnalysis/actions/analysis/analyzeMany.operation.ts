@@ -31,7 +31,6 @@ import {
 	spendingLimitField,
 } from '../common/descriptions';
 import { stage, type Run } from '../../engine/run';
-import { ANALYSIS_UPLOAD } from './startAnalysis';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -60,6 +59,9 @@ export const description = updateDisplayOptions(
 );
 
 export const mode = 'batch';
+
+/** A label asks Analyze Many for a new analysis attempt on the same report, not for another report. */
+const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
 	return await checkBatchUpload(this, run, itemIndex, ANALYSIS_UPLOAD);

@@ -5,13 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import {
-	ANALYSIS_UPLOAD,
-	readReport,
-	readWaitSettings,
-	startAnalysis,
-	waitForStarted,
-} from './startAnalysis';
+import { readReport, readWaitSettings, startAnalysis, waitForStarted } from './startAnalysis';
 import {
 	binaryPropertyField,
 	concurrencyOption,
@@ -52,6 +46,9 @@ export const description = updateDisplayOptions(
 );
 
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
+
+/** A label asks Analyze Resume for a new analysis attempt on the same report, not for another report. */
+const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
 
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);

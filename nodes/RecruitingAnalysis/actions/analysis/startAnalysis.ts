@@ -25,9 +25,6 @@ export async function quoteAnalysis(
 	});
 }
 
-/** A label asks Analyze Resume and Analyze Many for a new analysis attempt on the same report, not another report. */
-export const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
-
 /** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
 export const REQUOTE_STEP = 'requote';
 
