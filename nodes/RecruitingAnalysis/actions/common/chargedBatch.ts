@@ -344,9 +344,7 @@ export async function submitCharged(
 				state: item?.state ?? 'unknown',
 				errorCode,
 				...refusalHint(errorCode),
-				...(charged && creditsOf(entry.quote) !== undefined
-					? { creditsUsed: creditsOf(entry.quote) }
-					: {}),
+				creditsUsed: charged ? creditsOf(entry.quote) : undefined,
 			};
 			const outcome = itemOutcome(batch, entry, fields, item);
 			chunk.outcomes[entry.position] = batch.explain
