@@ -330,6 +330,8 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 				submittedAgainAfterBatch: batchId,
 			});
 			expect(String(o.attemptId)).toMatch(/^att_/);
+			// The refusal's advice to run again does not stay on the item the later batch admitted.
+			expect(o.hint).toBeUndefined();
 		}
 		expect(await writes(ws)).toEqual({ reports: 3, attempts: 3, interviews: 0, emails: 0 });
 		const third = jsonOf(await runNode(ws, startMany, items, execution()));
@@ -458,5 +460,32 @@ describe('a re-run finishes what a replayed batch refused, and charges nothing t
 		});
 		expect(second.submittedAgainAfterBatch).toBeUndefined();
 		expect(await writes(ws)).toEqual({ reports: 1, attempts: 0, interviews: 0, emails: 0 });
+	});
+
+	it('Start Many whose recovery of a started report cannot read it (a key without reports:read): that item fails, named; the other item is started, charged once', async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		const reportIds = await uploadedReports(ws, 2, 'unreadable-recovery');
+		await runNode(
+			ws,
+			{ resource: 'analysis', operation: 'start', reportId: reportIds[0] },
+			[{ json: {} }],
+			execution(),
+		);
+		const { apiKey } = await sandbox.control.createKey(ws.workspaceId, {
+			scopes: ['analyses:write'],
+		});
+		const out = jsonOf(
+			await runNode(
+				{ ...ws, apiKey },
+				startMany,
+				reportIds.map((reportId) => ({ json: { reportId } })),
+				{ ...execution(), continueOnFail: true },
+			),
+		);
+		expect(String(out[0].error)).toContain('reports:read scope. [item 1]');
+		expect(out[0].attemptId).toBeUndefined();
+		expect(out[1]).toMatchObject({ reportId: reportIds[1], state: 'succeeded' });
+		expect(String(out[1].attemptId)).toMatch(/^att_/);
+		expect(await writes(ws)).toEqual({ reports: 2, attempts: 2, interviews: 0, emails: 0 });
 	});
 });

@@ -84,7 +84,7 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			chunk.outcomes[position] = { uploadBatchId, ...upload };
 			continue;
 		}
-		chunk.outcomes[position] = {
+		const kept: IDataObject = {
 			reportId: upload.reportId,
 			fileName: upload.fileName,
 			uploadBatchId,
@@ -95,10 +95,19 @@ function toAnalysisEntries(chunk: AnalyzeChunk): AnalyzeChunk {
 			...(upload.replacesExpiredReportId === undefined
 				? {}
 				: { replacesExpiredReportId: upload.replacesExpiredReportId }),
-		} as IDataObject;
+		};
+		chunk.outcomes[position] = kept;
 		const reportId = String(upload.reportId);
 		const checkExisting = upload.alreadyAdmitted === true;
-		pending.push({ position, itemIndex, reportId, input: { reportId }, choice, checkExisting });
+		pending.push({
+			position,
+			itemIndex,
+			reportId,
+			input: { reportId },
+			choice,
+			checkExisting,
+			kept,
+		});
 	}
 	return { ...chunk, pending };
 }

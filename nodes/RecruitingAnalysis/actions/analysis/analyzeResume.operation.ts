@@ -94,7 +94,7 @@ export async function execute(
 		reportId,
 		{ quoteAutomatically: true },
 		write,
-		{ first: write.userKey && 'start', requote: 'start.requote' },
+		'start.requote',
 		// A fresh upload cannot have an attempt yet: only a recovered one is checked (one read).
 		uploaded.alreadyAdmitted === true,
 	);

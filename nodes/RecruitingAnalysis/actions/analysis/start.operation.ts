@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { START_STEPS, startAnalysis, readWaitSettings, waitForStarted } from './startAnalysis';
+import { REQUOTE_STEP, startAnalysis, readWaitSettings, waitForStarted } from './startAnalysis';
 import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	concurrencyOption,
@@ -35,10 +35,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
 		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
 		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [
-			USER_KEY_STEPS['analysis.start'],
-			START_STEPS.requote,
-		]),
+		write: readWriteChoice(this, itemIndex, [USER_KEY_STEPS['analysis.start'], REQUOTE_STEP]),
 		wait: readWaitSettings(this, itemIndex),
 	};
 }

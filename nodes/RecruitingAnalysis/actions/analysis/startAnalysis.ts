@@ -25,7 +25,8 @@ export async function quoteAnalysis(
 	});
 }
 
-export const START_STEPS = { first: undefined as string | undefined, requote: 'requote' };
+/** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
+export const REQUOTE_STEP = 'requote';
 
 /**
  * The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
@@ -70,7 +71,7 @@ export async function startAnalysis(
 	reportId: string,
 	choice: QuoteChoice,
 	write: WriteChoice,
-	steps: { first?: string; requote: string } = START_STEPS,
+	requoteStep = REQUOTE_STEP,
 	checkExisting = true,
 ): Promise<IDataObject> {
 	const existing = { kind: 'analysis' as const, reportId };
@@ -85,7 +86,7 @@ export async function startAnalysis(
 				write,
 				'analysis.start',
 				startIdentity(reportId, fingerprint, write),
-				requoted ? steps.requote : steps.first,
+				requoted ? requoteStep : undefined,
 			),
 			itemIndex,
 		});
@@ -203,13 +204,9 @@ export function waitForStarted(
 	kept: IDataObject = {},
 ): Later {
 	const recovered = started.recovered === true;
-	return later(
-		waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName).then((waited) => ({
-			...waited,
-			...(recovered ? { recovered: true, recoveredFrom: started.recoveredFrom } : {}),
-			...kept,
-		})),
-	);
+	const recoveredFields = recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {};
+	const waited = waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName);
+	return later(waited.then((output) => ({ ...output, ...recoveredFields, ...kept })));
 }
 
 /** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */
@@ -223,11 +220,12 @@ async function waitForReport(
 	fileName: unknown,
 ): Promise<IDataObject> {
 	const waiter = run.reportWaiter();
-	const {
-		status,
-		summary: listed,
-		timedOut,
-	} = await waiter.wait(reportId, itemIndex, settings.waitTimeout, justStarted);
+	const { status, summary, timedOut } = await waiter.wait(
+		reportId,
+		itemIndex,
+		settings.waitTimeout,
+		justStarted,
+	);
 	if (timedOut) {
 		if (settings.waitOutput === 'simplified')
 			return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
@@ -243,18 +241,18 @@ async function waitForReport(
 					reportId,
 					fileName,
 					String(status.status),
-					listed,
+					summary,
 				),
 		);
 		return { ...simplified, timedOut: false };
 	}
 	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
-		const summary =
-			listed ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
-		noticesForReport(run, summary);
+		const read =
+			summary ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
+		noticesForReport(run, read);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
-		return { reportId, ...summary, timedOut: false };
+		return { reportId, ...read, timedOut: false };
 	}
 	const result = await waiter.read(
 		async () => await readReport(ctx, itemIndex, reportId, 'result'),

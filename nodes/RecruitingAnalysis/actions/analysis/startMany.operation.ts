@@ -13,9 +13,9 @@ import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import {
 	ANALYSIS_BATCH,
-	quoteCharged,
-	submitCharged,
-	type ChargedChunk,
+	quoteCheckedStage,
+	submitChargedStage,
+	type CheckedEntry,
 } from '../common/chargedBatch';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
 import { stage } from '../../engine/run';
@@ -45,53 +45,34 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
+export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedEntry> {
+	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
+	const { quoteFingerprint } = readQuoteChoice(this, itemIndex);
+	const write = readWriteChoice(this, itemIndex);
+	// A repeat names reports started before: each is checked, so none is charged twice.
 	return {
-		reportId: idParam(this, 'reportId', itemIndex, 'Report ID'),
-		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex),
+		reportId,
+		input: { reportId },
+		fingerprint: quoteFingerprint,
+		choice: write,
+		checkExisting: true,
 	};
 }
 
 /** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
-/** The items as `check` read them: nothing is read or validated twice. */
-async function quote(this: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
-	const pending = chunk.itemIndexes.map((itemIndex, position) => {
-		const { reportId, choice, write } = chunk.checked?.[position] as Awaited<
-			ReturnType<typeof check>
-		>;
-		// A repeat names reports started before: each is checked, so none is charged twice.
-		const fingerprint = choice.quoteFingerprint;
-		const input = { reportId };
-		return {
-			position,
-			itemIndex,
-			reportId,
-			input,
-			fingerprint,
-			choice: write,
-			checkExisting: true,
-		};
-	});
-	// The later items' reports, so that the list pages read for this chunk's check serve theirs too.
-	const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
-	const laterReportIds = () =>
-		this.getInputData()
-			.slice(last + 1)
-			.map((_, offset) => stringParam(this, 'reportId', last + 1 + offset))
-			.filter((id) => id !== '');
-	return {
-		...chunk,
-		pending: await quoteCharged(this, chunk, ANALYSIS_BATCH, pending, laterReportIds),
-	};
+/** The later items' reports, so that the list pages read for this chunk's check serve theirs too. */
+function laterReportIds(ctx: IExecuteFunctions, last: number): string[] {
+	return ctx
+		.getInputData()
+		.slice(last + 1)
+		.map((_, offset) => stringParam(ctx, 'reportId', last + 1 + offset))
+		.filter((id) => id !== '');
 }
 
 export const stages = [
-	stage(quote),
-	stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
-		return await submitCharged(this, chunk, ANALYSIS_BATCH);
-	}),
+	quoteCheckedStage(ANALYSIS_BATCH, laterReportIds),
+	submitChargedStage(ANALYSIS_BATCH),
 	stage(readReportSummaries),
 ];

@@ -21,7 +21,7 @@ import {
 } from '../../engine/batch';
 import { BATCH_CHUNK_SIZE, mapWithConcurrency } from '../../engine/capacity';
 import { api, outcomeOf } from '../../transport';
-import type { ChunkState, PipelineStage } from '../../engine/run';
+import { stage, type ChunkState, type PipelineStage } from '../../engine/run';
 import {
 	analysisBatchQuoteSchema,
 	analysisBatchSchema,
@@ -52,16 +52,16 @@ export interface ChargedEntry extends QuotedEntry {
 	input: IDataObject;
 	/** Start Many, or an upload recovered as already admitted: the report may have an attempt already. */
 	checkExisting?: boolean;
+	/** What the output keeps whatever the batch answers: the upload's fields and the marks of a resubmission. */
+	kept?: IDataObject;
 }
+
+/** An item as `check` read it, handed to the quote stage so that nothing is read or validated twice. */
+export type CheckedEntry = Omit<ChargedEntry, 'position' | 'itemIndex'>;
 
 export interface ChargedChunk extends ChunkState {
 	pending?: ChargedEntry[];
 	started?: ChargedEntry[];
-}
-
-interface Resubmission {
-	afterBatchId?: string;
-	afterRefusal: boolean;
 }
 
 /** What differs between an analysis batch and an invitation batch; quoting, sending and recovering are shared. */
@@ -75,13 +75,10 @@ export interface ChargedBatch {
 	existing: (entry: ChargedEntry) => ExistingWrite;
 	/** The write the batch item made, under the name the item's output gives it. */
 	made: (item?: BatchItem) => IDataObject;
-	/** An analysis keeps its upload's fields and the mark of every resubmission; an invitation shows its last batch. */
-	keepsOutcome: boolean;
-	/** The key names the entries the Spending Limit holds back too, so a re-run under another limit reads them back. */
+	/** An API difference: the key names held-back entries, as an invitation never shows its address. */
 	keyNamesHeldBack: boolean;
+	/** Codes a later batch of this run may overcome; ACTIVE_ANALYSIS_LIMIT exists for analyses only. */
 	submitAgain: readonly string[];
-	/** Otherwise a failed recovery of a batch item fails the chunk. */
-	recoveryFailsItemOnly: boolean;
 	notRecovered: (entry: ChargedEntry, error: unknown) => Error;
 	/** A refusal a read can explain further (an invitation made before this batch). */
 	explain?: (
@@ -104,10 +101,8 @@ export const ANALYSIS_BATCH: ChargedBatch = {
 	identity: (entry) => startIdentity(entry.reportId, entry.fingerprint, entry.choice),
 	existing: (entry) => ({ kind: 'analysis', reportId: entry.reportId }),
 	made: (item) => ({ attemptId: item?.attemptId ?? null }),
-	keepsOutcome: true,
 	keyNamesHeldBack: false,
 	submitAgain: ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'],
-	recoveryFailsItemOnly: false,
 	notRecovered: (entry) =>
 		new Error(
 			`Report ${entry.reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
@@ -133,10 +128,8 @@ export const INVITATION_BATCH: ChargedBatch = {
 	identity: (entry) => invitationIdentity(entry.input as InvitationInput),
 	existing: (entry) => ({ kind: 'invitation', reportId: entry.reportId, sendEmail: true }),
 	made: (item) => ({ interviewId: item?.resourceId ?? null }),
-	keepsOutcome: false,
 	keyNamesHeldBack: true,
 	submitAgain: [],
-	recoveryFailsItemOnly: true,
 	notRecovered: (_entry, error) => error as Error,
 	explain: async (ctx, entry, outcome) => {
 		if (outcome.errorCode !== 'INTERVIEW_NOT_ELIGIBLE') return outcome;
@@ -152,29 +145,15 @@ export const INVITATION_BATCH: ChargedBatch = {
 	batchDone: (_ctx, chunk) => chunk.run.addNotice('invitationsQueued'),
 };
 
-/** An earlier stage (the upload, an earlier round) may have written fields the outcome keeps. */
-function outcomeSoFar(chunk: ChunkState, entry: ChargedEntry): IDataObject {
-	const outcome = chunk.outcomes[entry.position];
-	return outcome instanceof Error ? {} : outcome;
-}
-
-/** An item's outcome from what the quote, the batch or a recovery says of it. */
+/** An item's outcome from what the quote, the batch or a recovery says of it; a refusal's fields never outlive it. */
 function itemOutcome(
-	chunk: ChunkState,
 	batch: ChargedBatch,
 	entry: ChargedEntry,
 	{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
 	item?: BatchItem,
-	again?: Resubmission,
 ): IDataObject {
-	const resubmitted =
-		batch.keepsOutcome || again?.afterBatchId === undefined
-			? {}
-			: again.afterRefusal
-				? { submittedAgainAfterRefusal: true }
-				: { submittedAgainAfterBatch: again.afterBatchId };
 	return {
-		...(batch.keepsOutcome ? outcomeSoFar(chunk, entry) : {}),
+		...entry.kept,
 		...(batchId === undefined ? {} : { batchId }),
 		reportId: entry.reportId,
 		itemKey: itemKeyFor(entry.itemIndex),
@@ -182,24 +161,13 @@ function itemOutcome(
 		...batch.made(item),
 		errorCode,
 		...hint,
-		...resubmitted,
 		...(creditsUsed === undefined ? {} : { creditsUsed }),
 	};
 }
 
-/** Marks kept on an analysis's outcome: the resubmission is told even when a later round recovers the item. */
-function markResubmitted(
-	chunk: ChunkState,
-	entries: ChargedEntry[],
-	why: Resubmission & { round: number },
-): void {
-	for (const entry of entries) {
-		const outcome = outcomeSoFar(chunk, entry);
-		if (why.afterRefusal)
-			chunk.outcomes[entry.position] = { ...outcome, submittedAgainAfterRefusal: true };
-		else if (why.afterBatchId) outcome.submittedAgainAfterBatch = why.afterBatchId;
-		else outcome.submittedAgain = why.round + 1;
-	}
+/** The mark of a resubmission stays on the item's output whatever the next batch answers, a recovery too. */
+function resubmitted(entries: ChargedEntry[], mark: IDataObject): ChargedEntry[] {
+	return entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } }));
 }
 
 /** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
@@ -212,39 +180,24 @@ async function recoverCharged(
 ): Promise<void> {
 	const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
 	chunk.outcomes[entry.position] = {
-		...itemOutcome(chunk, batch, entry, { state: 'succeeded', errorCode: null }),
+		...itemOutcome(batch, entry, { state: 'succeeded', errorCode: null }),
 		...found,
 	};
 }
 
-const EXISTING_CHECK_CONCURRENCY = 10;
-
-/** A report that already has an attempt is recovered before it is quoted, so it is never charged twice. */
-async function recoverStarted(
+/** A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent. */
+async function recoverItem(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
 	batch: ChargedBatch,
-	entries: ChargedEntry[],
-	laterReportIds: () => string[],
-): Promise<Set<ChargedEntry>> {
-	const recovered = new Set<ChargedEntry>();
-	const toCheck = entries.filter((entry) => entry.checkExisting);
-	if (toCheck.length === 0) return recovered;
-	// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
-	const ids = toCheck.map((entry) => entry.reportId);
-	const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, [
-		...ids,
-		...laterReportIds(),
-	]);
-	await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
-		const { itemIndex, reportId, choice } = entry;
-		if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
-			await recoverCharged(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
-			recovered.add(entry);
-		}
-	});
-	return recovered;
+	entry: ChargedEntry,
+	from: string,
+): Promise<void> {
+	const read = await outcomeOf(async () => await recoverCharged(ctx, chunk, batch, entry, from));
+	if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
 }
+
+const EXISTING_CHECK_CONCURRENCY = 10;
 
 /** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
 export async function quoteCharged(
@@ -254,7 +207,22 @@ export async function quoteCharged(
 	entries: ChargedEntry[],
 	laterReportIds: () => string[] = () => [],
 ): Promise<ChargedEntry[]> {
-	const recovered = await recoverStarted(ctx, chunk, batch, entries, laterReportIds);
+	const recovered = new Set<ChargedEntry>();
+	const toCheck = entries.filter((entry) => entry.checkExisting);
+	if (toCheck.length > 0) {
+		// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
+		const ids = toCheck.map((entry) => entry.reportId);
+		const pages = [...ids, ...laterReportIds()];
+		const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, pages);
+		// A report that already has an attempt is recovered before it is quoted, so it is never charged twice.
+		await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
+			const { itemIndex, reportId, choice } = entry;
+			if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
+				await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+				recovered.add(entry);
+			}
+		});
+	}
 	const unstarted = entries.filter((entry) => !recovered.has(entry));
 	const notQuoted = await quoteBatchItems(
 		ctx,
@@ -265,13 +233,13 @@ export async function quoteCharged(
 	);
 	for (const { entry, errorCode } of notQuoted) {
 		if (existsCondition(errorCode)) {
-			await recoverCharged(ctx, chunk, batch, entry, errorCode);
+			await recoverItem(ctx, chunk, batch, entry, errorCode);
 			recovered.add(entry);
 		} else
-			chunk.outcomes[entry.position] = itemOutcome(chunk, batch, entry, {
+			chunk.outcomes[entry.position] = itemOutcome(batch, entry, {
 				state: 'not_quoted',
 				errorCode,
-				...(batch.kind === 'interviews' ? refusalHint(errorCode) : {}),
+				...refusalHint(errorCode),
 			});
 	}
 	return unstarted.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
@@ -287,15 +255,10 @@ export async function submitCharged(
 ): Promise<ChargedChunk> {
 	let pending = chunk.pending ?? [];
 	const started: ChargedEntry[] = [];
-	const again: Resubmission = { afterRefusal: false };
+	let afterBatchId: string | undefined;
 	let replays = 0;
-	const recover = async (entry: ChargedEntry, from: string) =>
-		await recoverCharged(ctx, chunk, batch, entry, from);
-	const requote = async (entries: ChargedEntry[], why: Resubmission & { round: number }) => {
-		const quoted = await quoteCharged(ctx, chunk, batch, entries);
-		if (batch.keepsOutcome) markResubmitted(chunk, quoted, why);
-		return quoted;
-	};
+	const requote = async (entries: ChargedEntry[], mark: IDataObject) =>
+		await quoteCharged(ctx, chunk, batch, resubmitted(entries, mark));
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
@@ -319,7 +282,7 @@ export async function submitCharged(
 				identity: batch.identity(entry),
 				choice: entry.choice,
 			})),
-			again.afterBatchId,
+			afterBatchId,
 		);
 		const sentAt = Date.now();
 		const created = await outcomeOf(
@@ -333,7 +296,7 @@ export async function submitCharged(
 				created.error,
 				key,
 				replays,
-				async (entry) => await recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
+				async (entry) => await recoverCharged(ctx, chunk, batch, entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
@@ -341,9 +304,13 @@ export async function submitCharged(
 			const retry = [...reused.again, ...(replays < MAX_REPLAYED_BATCHES ? heldBack : [])];
 			if (retry.length === 0) break;
 			replays++;
-			again.afterBatchId = reused.afterBatchId;
-			again.afterRefusal = reused.again.length > 0;
-			pending = await requote(retry, { ...again, round });
+			afterBatchId = reused.afterBatchId;
+			pending = await requote(
+				retry,
+				reused.again.length > 0
+					? { submittedAgainAfterRefusal: true }
+					: { submittedAgainAfterBatch: afterBatchId },
+			);
 			continue;
 		}
 		const { batchId } = created.value;
@@ -369,10 +336,7 @@ export async function submitCharged(
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				const read = await outcomeOf(async () => await recover(entry, String(errorCode)));
-				if (read.ok) continue;
-				if (!batch.recoveryFailsItemOnly) throw read.error;
-				chunk.outcomes[entry.position] = read.error as Error;
+				await recoverItem(ctx, chunk, batch, entry, String(errorCode));
 				continue;
 			}
 			const fields: IDataObject = {
@@ -380,11 +344,9 @@ export async function submitCharged(
 				state: item?.state ?? 'unknown',
 				errorCode,
 				...refusalHint(errorCode),
-				...(charged && creditsOf(entry.quote) !== undefined
-					? { creditsUsed: creditsOf(entry.quote) }
-					: {}),
+				creditsUsed: charged ? creditsOf(entry.quote) : undefined,
 			};
-			const outcome = itemOutcome(chunk, batch, entry, fields, item, again);
+			const outcome = itemOutcome(batch, entry, fields, item);
 			chunk.outcomes[entry.position] = batch.explain
 				? await batch.explain(ctx, entry, outcome)
 				: outcome;
@@ -396,25 +358,44 @@ export async function submitCharged(
 		}
 		if (earlierRun && replays < MAX_REPLAYED_BATCHES)
 			refusedBefore.push(...heldBack.map((entry) => ({ ...entry, fingerprint: undefined })));
-		const next = refusedBefore.length > 0 ? refusedBefore : later;
-		if (next.length === 0) break;
 		if (refusedBefore.length > 0) {
 			replays++;
-			again.afterBatchId = batchId;
-		}
-		ctx.logger?.info?.(
-			refusedBefore.length > 0
-				? `Recruiting Analysis: ${next.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`
-				: `Recruiting Analysis: ${next.length} item(s) of batch ${batchId} quoted again for a later batch`,
-		);
-		pending = await requote(next, {
-			afterBatchId: refusedBefore.length > 0 ? batchId : undefined,
-			afterRefusal: false,
-			round,
-		});
+			afterBatchId = batchId;
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${refusedBefore.length} item(s) refused by the earlier run's batch ${batchId} are submitted again`,
+			);
+			pending = await requote(refusedBefore, { submittedAgainAfterBatch: batchId });
+		} else if (later.length > 0) {
+			ctx.logger?.info?.(
+				`Recruiting Analysis: ${later.length} item(s) of batch ${batchId} quoted again for a later batch`,
+			);
+			pending = await requote(later, { submittedAgain: round + 1 });
+		} else break;
 	}
 	return { ...chunk, started };
 }
+
+/** Start Many and Invite Many quote their items as `check` read them; `laterReportIds` serves the list walk. */
+export function quoteCheckedStage(
+	batch: ChargedBatch,
+	laterReportIds?: (ctx: IExecuteFunctions, last: number) => string[],
+): PipelineStage {
+	return stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
+		const entries = chunk.itemIndexes.map((itemIndex, position) => ({
+			...(chunk.checked?.[position] as CheckedEntry),
+			position,
+			itemIndex,
+		}));
+		const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
+		const later = laterReportIds && (() => laterReportIds(this, last));
+		return { ...chunk, pending: await quoteCharged(this, chunk, batch, entries, later) };
+	});
+}
+
+export const submitChargedStage = (batch: ChargedBatch): PipelineStage =>
+	stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
+		return await submitCharged(this, chunk, batch);
+	});
 
 export function quoteEveryItem(
 	{ quotePath, quoteSchema }: ChargedBatch,

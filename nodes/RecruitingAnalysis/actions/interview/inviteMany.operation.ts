@@ -21,9 +21,10 @@ import { readWriteChoice } from '../../writes/identity';
 import { stage } from '../../engine/run';
 import {
 	INVITATION_BATCH,
-	quoteCharged,
-	submitCharged,
+	quoteCheckedStage,
+	submitChargedStage,
 	type ChargedChunk,
+	type CheckedEntry,
 } from '../common/chargedBatch';
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
 import { readInvitationInput } from './invitation';
@@ -51,26 +52,15 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		input: readInvitationInput(this, itemIndex, true),
-		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex),
-	};
+export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedEntry> {
+	const input = readInvitationInput(this, itemIndex, true);
+	const { quoteFingerprint } = readQuoteChoice(this, itemIndex);
+	const write = readWriteChoice(this, itemIndex);
+	return { reportId: input.reportId, input, fingerprint: quoteFingerprint, choice: write };
 }
 
 /** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
-
-/** The items as `check` read them: nothing is read or validated twice. */
-async function quote(this: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
-	const pending = chunk.itemIndexes.map((itemIndex, position) => {
-		const { input, choice, write } = chunk.checked?.[position] as Awaited<ReturnType<typeof check>>;
-		const fingerprint = choice.quoteFingerprint;
-		return { position, itemIndex, reportId: input.reportId, input, fingerprint, choice: write };
-	});
-	return { ...chunk, pending: await quoteCharged(this, chunk, INVITATION_BATCH, pending) };
-}
 
 /** After the batch has completed, so naming the candidates never delays a submission. */
 async function nameCandidates(this: IExecuteFunctions, chunk: ChargedChunk): Promise<ChargedChunk> {
@@ -87,9 +77,7 @@ async function nameCandidates(this: IExecuteFunctions, chunk: ChargedChunk): Pro
 }
 
 export const stages = [
-	stage(quote),
-	stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
-		return await submitCharged(this, chunk, INVITATION_BATCH);
-	}),
+	quoteCheckedStage(INVITATION_BATCH),
+	submitChargedStage(INVITATION_BATCH),
 	stage(nameCandidates),
 ];

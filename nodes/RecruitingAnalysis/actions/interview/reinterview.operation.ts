@@ -1,6 +1,5 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -14,8 +13,8 @@ import {
 	interviewLocator,
 	reportLocator,
 } from '../common/descriptions';
-import { createInvitation, readInvitationInput } from './invitation';
-import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
+import { createInvitation } from './invitation';
+import * as invite from './invite.operation';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
@@ -38,13 +37,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** Invite's fields, read after the previous interview's ID. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		interviewId: idParam(this, 'interviewId', itemIndex, 'Interview ID'),
-		input: readInvitationInput(this, itemIndex),
-		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
-	};
+	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
+	return { interviewId, ...(await invite.check.call(this, itemIndex)) };
 }
 
 export async function execute(
