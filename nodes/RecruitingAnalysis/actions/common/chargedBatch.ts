@@ -77,7 +77,7 @@ export interface ChargedBatch {
 	made: (item?: BatchItem) => IDataObject;
 	/** An API difference: the key names held-back entries, as an invitation never shows its address. */
 	keyNamesHeldBack: boolean;
-	/** Codes a later batch of this run may overcome; ACTIVE_ANALYSIS_LIMIT exists for analyses only. */
+	/** Codes a later batch of this run may overcome; the spec names QUOTE_STALE and ACTIVE_ANALYSIS_LIMIT for analyses only. */
 	submitAgain: readonly string[];
 	notRecovered: (entry: ChargedEntry, error: unknown) => Error;
 	/** A refusal a read can explain further (an invitation made before this batch). */
