@@ -416,7 +416,6 @@ export class ReportWaiter {
 		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> =>
 			await this.pages.walk(due[0].itemIndex, qs, wanted, visit, () => missing().length === 0);
-		if (due.length === 0) return;
 		const unknown = due.filter((entry) => entry.createdAt === undefined);
 		if (unknown.length > 0) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);

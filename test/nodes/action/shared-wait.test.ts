@@ -134,6 +134,27 @@ describe('Wait for Completion, shared across items', () => {
 		expect(calls / 8).toBeLessThanOrEqual(5);
 	});
 
+	it("one report's wait reads one list page per round on the waiter's schedule: six reads for an analysis of 6 s", async () => {
+		const ws = await newWorkspace(sandbox.baseUrl);
+		await sandbox.control.patchWorkspace(ws.workspaceId, { analysisDurationMs: 6_000 });
+		const before = await counters(ws);
+		const output = jsonOf(
+			await runNode(ws, analyzeParams(ws, { waitForCompletion: true, waitTimeout: 60 }), [
+				pdfItem({ candidate: 'Schedule' }, 'schedule.pdf'),
+			]),
+		);
+		const after = await counters(ws);
+		expect(output).toMatchObject([{ status: 'completed', timedOut: false }]);
+		const diff = (route: string) =>
+			requests(after as unknown as IDataObject, route) -
+			requests(before as unknown as IDataObject, route);
+		// Rounds at 0.5 and 1 s after the start, then ×1.5 apart (1.75, 2.9, 4.6 and 7.1 s): the one after the
+		// analysis ends (about 6 s) sees it. A second page per round, or another schedule, changes this count.
+		expect(diff('GET /api/v1/reports')).toBe(6);
+		expect(diff('GET /api/v1/reports/{id}/status')).toBe(0);
+		expect(diff('GET /api/v1/reports/{id}')).toBe(0);
+	});
+
 	it('a report the list pages do not show is read alone, and fails its item as a single read would (404), the others complete', async () => {
 		const ws = await newWorkspace(sandbox.baseUrl);
 		const items = [0, 1, 2].map((i) => pdfItem({ candidate: `Deleted ${i}` }, `deleted-${i}.pdf`));

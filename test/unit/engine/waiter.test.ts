@@ -83,6 +83,32 @@ describe('the report waiter', () => {
 		await waiter.close(new Error('done'));
 	});
 
+	it("a round reads the pending reports' own share of the newest pages and one page more, then reads a report they miss alone", async () => {
+		const created = new Date(Date.now()).toISOString();
+		// 300 reports of others after the run's listed one: the list is longer than a round may read.
+		const listed = ['rpt_listed', ...Array.from({ length: 300 }, (_, i) => `rpt_other_${i}`)];
+		const { ctx, requests } = fakeContext((request) => {
+			if (request.path !== '/api/v1/reports')
+				return ok({ id: 'rpt_gone', status: 'failed', attemptId: 'att_gone', code: 'GONE' });
+			const from = Number(request.qs?.cursor ?? 0);
+			const items = listed
+				.slice(from, from + 100)
+				.map((id) => ({ id, createdAt: created, status: 'completed', attemptId: `att_${id}` }));
+			return ok({ items, nextCursor: from + 100 < listed.length ? String(from + 100) : null });
+		});
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const waits = [waiter.wait('rpt_listed', 0, 60), waiter.wait('rpt_gone', 1, 60)];
+		await jest.advanceTimersByTimeAsync(1_000);
+		await Promise.all(waits);
+		// Two pending reports fit in one page: that page and one more, never the whole list, then the missing one alone.
+		expect(requests.map((request) => request.path)).toEqual([
+			'/api/v1/reports',
+			'/api/v1/reports',
+			'/api/v1/reports/rpt_gone/status',
+		]);
+		await waiter.close(new Error('done'));
+	});
+
 	it('ends a wait past its limit as timed out, with the last status read', async () => {
 		const epoch = Date.now();
 		const { ctx } = fakeContext(reportsFinishingAt({ rpt_slow: 10 * 60_000 }, epoch));
