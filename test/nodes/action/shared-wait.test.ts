@@ -28,6 +28,12 @@ useTestSandbox((started) => (sandbox = started), { sandbox: { workerDelayMs: 400
 const requests = (c: IDataObject, route: string): number =>
 	(c.requests as Record<string, number> | undefined)?.[route] ?? 0;
 
+/** The requests to a route between two counter snapshots. */
+const requestsBetween =
+	(before: object, after: object) =>
+	(route: string): number =>
+		requests(after as IDataObject, route) - requests(before as IDataObject, route);
+
 async function reportsOf(ws: Workspace): Promise<IDataObject[]> {
 	const { body } = await apiCall(ws, 'GET', '/api/v1/reports?limit=100');
 	return ((body.data as IDataObject).items as IDataObject[]) ?? [];
@@ -87,9 +93,7 @@ describe('Wait for Completion, shared across items', () => {
 				timedOut: false,
 			});
 		}
-		const diff = (route: string) =>
-			requests(after as unknown as IDataObject, route) -
-			requests(before as unknown as IDataObject, route);
+		const diff = requestsBetween(before, after);
 		expect(diff('GET /api/v1/reports/{id}/status')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}/result')).toBe(6);
@@ -118,9 +122,7 @@ describe('Wait for Completion, shared across items', () => {
 			expect(item.id).toBe(item.reportId);
 			expect((item.result as IDataObject).score).toBe(7);
 		}
-		const diff = (route: string) =>
-			requests(after as unknown as IDataObject, route) -
-			requests(before as unknown as IDataObject, route);
+		const diff = requestsBetween(before, after);
 		expect(diff('GET /api/v1/reports/{id}/status')).toBe(0);
 		expect(diff('GET /api/v1/reports/{id}')).toBe(0);
 		// One page answers for every pending report; how many rounds the wait takes depends on how fast the machine
@@ -145,9 +147,7 @@ describe('Wait for Completion, shared across items', () => {
 		);
 		const after = await counters(ws);
 		expect(output).toMatchObject([{ status: 'completed', timedOut: false }]);
-		const diff = (route: string) =>
-			requests(after as unknown as IDataObject, route) -
-			requests(before as unknown as IDataObject, route);
+		const diff = requestsBetween(before, after);
 		// Rounds at 0.5 and 1 s after the start, then ×1.5 apart (1.75, 2.9, 4.6 and 7.1 s): the one after the
 		// analysis ends (about 6 s) sees it. A second page per round, or another schedule, changes this count.
 		expect(diff('GET /api/v1/reports')).toBe(6);
