@@ -4,7 +4,6 @@ import {
 	validateExternalReferenceFilter,
 	validateId,
 	validateIdempotencyKey,
-	validateTotalLimit,
 } from '../../validation';
 import { optionString, stringParam } from './params';
 
@@ -15,10 +14,6 @@ export function idParam(
 	label: string,
 ): string {
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
-}
-
-export function checkLimit(ctx: IExecuteFunctions, value: unknown, itemIndex: number): number {
-	return validateTotalLimit.call(ctx, value, itemIndex);
 }
 
 export function checkUserKey(

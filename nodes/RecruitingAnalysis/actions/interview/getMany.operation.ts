@@ -1,11 +1,16 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
+import {
+	interviewLifecycleSchema,
+	validateId,
+	validateInput,
+	validateTotalLimit,
+} from '../../validation';
 import { apiAll } from '../../transport';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
-import { checkExternalReference, checkLimit } from '../common/checks';
+import { checkExternalReference } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -59,7 +64,7 @@ export async function execute(
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? undefined
-		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
 	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');

@@ -7,7 +7,7 @@ import {
 	simplifyField,
 	simplifyJobDescription,
 } from '../common/descriptions';
-import { checkLimit } from '../common/checks';
+import { validateTotalLimit } from '../../validation';
 
 const properties: INodeProperties[] = [
 	returnAllField,
@@ -26,8 +26,9 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
-	if (limit !== undefined) checkLimit(this, limit, itemIndex);
+	const limit = returnAll
+		? undefined
+		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const jobs = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/job-descriptions',

@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { validateCreatedRange } from '../../validation';
+import { validateCreatedRange, validateTotalLimit } from '../../validation';
 import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
-import { checkExternalReference, checkLimit } from '../common/checks';
+import { checkExternalReference } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -76,7 +76,7 @@ export async function execute(
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? undefined
-		: checkLimit(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
