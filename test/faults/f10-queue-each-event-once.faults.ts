@@ -400,26 +400,27 @@ function traffic(path: string, everyMs: number, retryAfterMs: number) {
 	};
 }
 
-/**
- * Waits (bounded) until a workflow has `count` finished poll executions (any mode but a webhook's) of `status` with an
- * id above `after`; returns their ids.
- */
+/** A workflow's finished poll executions (any mode but a webhook's) with one of `statuses` and an id above `after`. */
+function finishedPolls(workflowId: string, statuses: string[], after = 0): number[] {
+	return psql(
+		env.stack!.postgres,
+		`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}' AND mode <> 'webhook' AND status IN (${statuses.map((st) => `'${st}'`).join(', ')}) AND "stoppedAt" IS NOT NULL AND id > ${after} ORDER BY id`,
+	)
+		.split('\n')
+		.filter(Boolean)
+		.map(Number);
+}
+
+/** Waits (bounded) until a workflow has `count` finished poll executions of `status` with an id above `after`. */
 async function pollsOf(
 	workflowId: string,
 	status: 'success' | 'error',
 	count: number,
 	after: number,
 ): Promise<number[]> {
-	const statuses = `'${status}'`;
 	const end = Date.now() + 120_000;
 	for (;;) {
-		const ids = psql(
-			env.stack!.postgres,
-			`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}' AND mode <> 'webhook' AND status IN (${statuses}) AND "stoppedAt" IS NOT NULL AND id > ${after} ORDER BY id`,
-		)
-			.split('\n')
-			.filter(Boolean)
-			.map(Number);
+		const ids = finishedPolls(workflowId, [status], after);
 		if (ids.length >= count) return ids;
 		if (Date.now() > end)
 			throw new Error(
@@ -455,11 +456,8 @@ async function firstPollOrRefusal(
 	for (;;) {
 		const { status, message } = feedTriggerStatus(workflowId, feedNodeId);
 		if (status === 'failed') return { outcome: 'refusedAtActivation', message };
-		const polls = psql(
-			env.stack!.postgres,
-			`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${workflowId}' AND mode <> 'webhook' AND status IN ('success', 'error') AND "stoppedAt" IS NOT NULL`,
-		);
-		if (Number(polls) > 0) return { outcome: 'polled', message };
+		if (finishedPolls(workflowId, ['success', 'error']).length > 0)
+			return { outcome: 'polled', message };
 		if (Date.now() > end)
 			throw new Error(
 				`within 120 s of the activation, neither a finished poll nor a failed Feed Trigger status (status: ${status || 'none'})`,
