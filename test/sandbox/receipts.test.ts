@@ -6,7 +6,7 @@
  * once the service has forgotten one.
  */
 import { makePdf } from '../fixtures/resumes';
-import { api, http, useTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { api, http, useTestSandbox, waitFor, type TestSandbox } from '../helpers/sandbox';
 import {
 	created,
 	expectError,
@@ -79,6 +79,11 @@ describe('a key names one write in its workspace, whatever the endpoint', () => 
 			body: { ...batchBody('a.pdf'), jobDescription: { kind: 'existing', id: w.jobDescriptionId } },
 		});
 		expect(batch.status).toBe(202);
+		// The batch prepares its item after the 202: counted before the single upload, not during it.
+		await waitFor(async () => {
+			const read = await w.call('GET', `/api/v1/upload-batches/${batch.body.data.batchId}`);
+			return read.body?.data?.status === 'completed';
+		}, 8000);
 		const before = created(await w.counters());
 		expectError(
 			await w.call('POST', '/api/v1/uploads', { idempotencyKey: k, body: uploadBody(w, pdf) }),
