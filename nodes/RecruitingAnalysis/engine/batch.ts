@@ -9,9 +9,7 @@ import { reserveCredits, wasRefused, type Reservation } from '../writes/spending
 import { countBatch, settleBatchItem } from '../writes/batchCharges';
 import { waitOutCapacity } from './capacity';
 import type { ChunkState, Run } from './run';
-import { batchTimingFor } from './batchTiming';
-
-const BATCH_POLL_INITIAL_MS = 100;
+import { BATCH_POLL_INITIAL_MS } from './batchTiming';
 
 export type BatchKind = 'uploads' | 'analyses' | 'interviews';
 
@@ -69,9 +67,13 @@ export async function createBatch(
 		itemIndex,
 		apiTime,
 	} as const;
-	const created = (await waitOutCapacity(ctx, itemIndex, async () => await api(ctx, request), [
-		'BATCH_ALREADY_ACTIVE',
-	])) as unknown as { batchId: string; statusUrl?: string };
+	const created = (await waitOutCapacity(
+		ctx,
+		itemIndex,
+		async () => await api(ctx, request),
+		undefined,
+		['BATCH_ALREADY_ACTIVE'],
+	)) as unknown as { batchId: string; statusUrl?: string };
 	return { ...created, apiDateMs: apiTime.dateMs };
 }
 
@@ -84,8 +86,7 @@ export async function waitForBatch(
 	itemIndex: number,
 	timeoutSeconds: number,
 ): Promise<Batch> {
-	// An analysis batch's first read is timed from the batches this run has seen (engine/batchTiming.ts).
-	const timing = kind === 'analyses' ? batchTimingFor(run, BATCH_POLL_INITIAL_MS) : undefined;
+	const timing = kind === 'analyses' ? run.batchTiming : undefined;
 	const answeredAt = Date.now();
 	const offsets: number[] = [];
 	const { value, timedOut } = await poll(ctx, {
@@ -134,14 +135,6 @@ export function batchTimeout(options: IDataObject): number {
 	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0
 		? options.batchTimeout
 		: 600;
-}
-
-// Without Continue On Fail, an item refused by validation stops the node: nothing of its chunk is sent either.
-export function refusesChunk(
-	ctx: IExecuteFunctions,
-	outcomes: Array<IDataObject | Error>,
-): boolean {
-	return !ctx.continueOnFail() && outcomes.some((outcome) => outcome instanceof Error);
 }
 
 export async function readChunk<T extends object>(

@@ -1,3 +1,4 @@
+export const BATCH_POLL_INITIAL_MS = 100;
 const MIN_BATCH_STEP_MS = 25;
 const MAX_READ_DELAY_MS = 10_000;
 
@@ -24,9 +25,4 @@ export class BatchTiming {
 		const next = missed === undefined ? this.firstMs * 0.9 : (missed + found) / 2;
 		this.firstMs = Math.min(MAX_READ_DELAY_MS, Math.max(MIN_BATCH_STEP_MS, Math.round(next)));
 	}
-}
-
-// The run (engine/run.ts) keeps one, made at its first analysis batch.
-export function batchTimingFor(run: { batchTiming?: BatchTiming }, initialMs: number): BatchTiming {
-	return (run.batchTiming ??= new BatchTiming(initialMs));
 }

@@ -7,7 +7,7 @@ import { growingDelayMs } from '../transport/retry';
 
 export const BATCH_CHUNK_SIZE = 20;
 
-export const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
+const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
 export const CAPACITY_WAIT_SECONDS = 300;
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 10_000;
@@ -17,8 +17,8 @@ export async function waitOutCapacity(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	write: () => Promise<IDataObject>,
-	conditions: readonly string[] = CAPACITY_CONDITIONS,
 	waiter?: ReportWaiter,
+	conditions: readonly string[] = CAPACITY_CONDITIONS,
 ): Promise<IDataObject> {
 	const started = Date.now();
 	const deadline = started + CAPACITY_WAIT_SECONDS * 1000;
@@ -424,6 +424,19 @@ export class ReportWaiter {
 	}
 }
 
+export async function quoteAnalysis(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject> {
+	return await api(ctx, {
+		method: 'POST',
+		path: '/api/v1/analysis-quotes',
+		body: { reportId },
+		itemIndex,
+	});
+}
+
 interface QuoteWish {
 	itemIndex: number;
 	reportId: string;
@@ -443,7 +456,6 @@ export class QuoteGatherer {
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly waiter: () => ReportWaiter | undefined,
-		private readonly quoteAlone: (itemIndex: number, reportId: string) => Promise<IDataObject>,
 	) {}
 
 	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
@@ -482,7 +494,7 @@ export class QuoteGatherer {
 	}
 
 	private alone(wish: QuoteWish): Promise<void> {
-		return this.quoteAlone(wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
+		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
 	}
 
 	/** A report the batch could not quote is quoted alone, so its answer and error are a single quote's. */

@@ -40,12 +40,9 @@ export const NOTICES = {
 
 export type NoticeName = keyof typeof NOTICES;
 
-export interface NoticeBoard {
-	addNotice(name: NoticeName): void;
-}
-
+// `run` is engine/run.ts's Run, named by its one method here since run.ts imports this file.
 export function noticesForReport(
-	run: NoticeBoard,
+	run: { addNotice(name: NoticeName): void },
 	report: { status?: unknown; result?: unknown; score?: unknown },
 	output: { limitations: boolean } = { limitations: false },
 ): void {
@@ -58,7 +55,10 @@ export function noticesForReport(
 	if (unmeasured) run.addNotice(output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-export function noticesForInterview(run: NoticeBoard, interview: Record<string, unknown>): void {
+export function noticesForInterview(
+	run: { addNotice(name: NoticeName): void },
+	interview: Record<string, unknown>,
+): void {
 	if (interview.emailDelivery === 'queued') run.addNotice('emailQueued');
 	if (interview.emailDelivery === 'sent') run.addNotice('emailSent');
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')

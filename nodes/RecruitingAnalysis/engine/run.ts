@@ -10,7 +10,7 @@ import {
 import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
-import type { BatchTiming } from './batchTiming';
+import { BATCH_POLL_INITIAL_MS, BatchTiming } from './batchTiming';
 import {
 	BATCH_CHUNK_SIZE,
 	mapWithConcurrency,
@@ -27,13 +27,15 @@ export class Run implements WriteRun {
 	readonly jobsRead = new Map<string, Promise<IDataObject | undefined>>();
 	readonly candidateNames = new Map<string, Promise<string | null>>();
 	readonly reportPages: ReportPages;
-	batchTiming?: BatchTiming;
-	private quotes?: QuoteGatherer;
+	// An analysis batch's first read is timed from the batches this run has seen.
+	readonly batchTiming = new BatchTiming(BATCH_POLL_INITIAL_MS);
+	readonly quotes: QuoteGatherer;
 	private waiter?: ReportWaiter;
 	private readonly noticesShown = new Set<NoticeName>();
 
 	constructor(readonly ctx: IExecuteFunctions) {
 		this.reportPages = new ReportPages(ctx);
+		this.quotes = new QuoteGatherer(ctx, () => this.waiter);
 	}
 
 	addNotice(name: NoticeName): void {
@@ -49,12 +51,6 @@ export class Run implements WriteRun {
 
 	reportWaiter(): ReportWaiter {
 		return (this.waiter ??= new ReportWaiter(this.ctx, this.reportPages));
-	}
-
-	quoteGatherer(
-		quoteAlone: (itemIndex: number, reportId: string) => Promise<IDataObject>,
-	): QuoteGatherer {
-		return (this.quotes ??= new QuoteGatherer(this.ctx, () => this.waiter, quoteAlone));
 	}
 
 	/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
@@ -97,6 +93,7 @@ export interface ChunkState {
 
 export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;
 
+// Only actions/upload/uploadMany.operation.ts still wraps its stages; the stages type accepts them bare.
 export function stage<S extends ChunkState>(
 	body: (this: IExecuteFunctions, chunk: S) => Promise<S>,
 ): PipelineStage {
@@ -106,7 +103,8 @@ export function stage<S extends ChunkState>(
 // Stages take chunks in order: the API's one active batch per kind holds if one stage creates and awaits a batch.
 export interface BatchOperation extends Operation {
 	mode: 'batch';
-	stages: PipelineStage[];
+	// `never`: each operation's stages take its own chunk type, which extends ChunkState.
+	stages: Array<(this: IExecuteFunctions, chunk: never) => Promise<ChunkState>>;
 	// At most one chunk is prepared and quoted ahead: quotes age, and preparations count against PENDING_UPLOAD_LIMIT.
 	submitStage?: number;
 }
@@ -117,8 +115,6 @@ export class Later {
 		promise.catch(() => undefined);
 	}
 }
-
-export const later = (promise: Promise<ItemResult>): Later => new Later(promise);
 
 export type OperationModule = ItemOperation | BatchOperation;
 
@@ -255,7 +251,7 @@ export async function runNode(
 			);
 			const settled = await runPipeline(
 				run,
-				module.stages,
+				module.stages as PipelineStage[],
 				chunks,
 				continueOnFail,
 				module.submitStage,

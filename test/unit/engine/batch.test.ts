@@ -20,14 +20,13 @@ import {
 	readChunk,
 	refusalHint,
 	refusedByEarlierRun,
-	refusesChunk,
 	reserveChunk,
 	waitForBatch,
 	type Batch,
 	type BatchItem,
 	type QuotedEntry,
 } from '../../../nodes/RecruitingAnalysis/engine/batch';
-import { BatchTiming, batchTimingFor } from '../../../nodes/RecruitingAnalysis/engine/batchTiming';
+import { BatchTiming } from '../../../nodes/RecruitingAnalysis/engine/batchTiming';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ChunkState } from '../../../nodes/RecruitingAnalysis/engine/run';
@@ -67,13 +66,6 @@ describe('batch items and options', () => {
 		expect(batchTimeout({ batchTimeout: 0 })).toBe(600);
 		expect(batchTimeout({ batchTimeout: '30' })).toBe(600);
 		expect(batchTimeout({})).toBe(600);
-	});
-
-	it('without Continue On Fail an item that failed its checks stops the chunk; with it, the chunk goes on', () => {
-		const outcomes = [{}, new Error('bad')];
-		expect(refusesChunk(fakeContext(() => ok({})).ctx, outcomes)).toBe(true);
-		expect(refusesChunk(fakeContext(() => ok({})).ctx, [{}, {}])).toBe(false);
-		expect(refusesChunk(fakeContext(() => ok({}), {}, true).ctx, outcomes)).toBe(false);
 	});
 
 	it('reading a chunk keeps each item with its position; an item that fails its read gets the error as its outcome', async () => {
@@ -484,10 +476,11 @@ describe('when an analysis batch is read first', () => {
 
 	it('is one timing per node run, started from the first initial delay', () => {
 		const { ctx } = fakeContext(() => ok({}));
-		const timing = batchTimingFor(runOf(ctx), 100);
-		expect(batchTimingFor(runOf(ctx), 500)).toBe(timing);
+		const timing = runOf(ctx).batchTiming;
+		expect(runOf(ctx).batchTiming).toBe(timing);
 		expect(timing.firstReadMs()).toBe(100);
-		expect(batchTimingFor(runOf(fakeContext(() => ok({})).ctx), 500).firstReadMs()).toBe(500);
+		expect(runOf(fakeContext(() => ok({})).ctx).batchTiming).not.toBe(timing);
+		expect(new BatchTiming(500).firstReadMs()).toBe(500);
 	});
 
 	it('an analysis batch is first read after the timing, and the timing learns from it', async () => {
@@ -495,7 +488,7 @@ describe('when an analysis batch is read first', () => {
 		const started = Date.now();
 		await waitForBatch(ctx, runOf(ctx), 'analyses', 'b', 0, 5);
 		expect(requests[0].at - started).toBeGreaterThanOrEqual(95);
-		expect(batchTimingFor(runOf(ctx), 100).firstReadMs()).toBeLessThan(200);
+		expect(runOf(ctx).batchTiming.firstReadMs()).toBeLessThan(200);
 		const upload = fakeContext(() => ok({ id: 'u', status: 'completed', items: [] }));
 		const uploadStarted = Date.now();
 		await waitForBatch(upload.ctx, runOf(upload.ctx), 'uploads', 'u', 0, 5);
@@ -507,12 +500,12 @@ describe('batch details a user sees or relies on', () => {
 	it('the timing learns only from a batch that completed: found at its first read, the next first read is 10 % earlier', async () => {
 		const done = fakeContext(() => ok({ id: 'b', status: 'completed', items: [] }));
 		await waitForBatch(done.ctx, runOf(done.ctx), 'analyses', 'b', 0, 5);
-		expect(batchTimingFor(runOf(done.ctx), 100).firstReadMs()).toBe(90);
+		expect(runOf(done.ctx).batchTiming.firstReadMs()).toBe(90);
 		const late = fakeContext(() => ok({ id: 'b', status: 'processing', items: [] }));
 		await expect(waitForBatch(late.ctx, runOf(late.ctx), 'analyses', 'b', 0, 1)).rejects.toThrow(
 			'Batch b did not complete within 1 seconds',
 		);
-		expect(batchTimingFor(runOf(late.ctx), 100).firstReadMs()).toBe(100);
+		expect(runOf(late.ctx).batchTiming.firstReadMs()).toBe(100);
 	});
 
 	it('a batch found at its second read puts the next first read between its two reads, timed from its creation', async () => {
@@ -521,7 +514,7 @@ describe('batch details a user sees or relies on', () => {
 			ok({ id: 'b', status: ++reads < 2 ? 'processing' : 'completed', items: [] }),
 		);
 		await waitForBatch(ctx, runOf(ctx), 'analyses', 'b', 0, 5);
-		const next = batchTimingFor(runOf(ctx), 100).firstReadMs();
+		const next = runOf(ctx).batchTiming.firstReadMs();
 		expect(next).toBeGreaterThanOrEqual(100);
 		expect(next).toBeLessThan(1000);
 	});

@@ -110,6 +110,24 @@ describe('the batch pipeline', () => {
 		expect(calls).not.toContain('submit:40');
 	});
 
+	it('without Continue On Fail an item that failed its checks stops the stages after it; with it, they go on', async () => {
+		const calls: string[] = [];
+		const check: PipelineStage = async function (chunk: ChunkState) {
+			const outcomes = chunk.itemIndexes.map((itemIndex) =>
+				itemIndex === 1 ? new Error('bad') : {},
+			);
+			return { ...chunk, outcomes };
+		};
+		const submit: PipelineStage = async function (chunk: ChunkState) {
+			calls.push(`submit:${chunk.itemIndexes[0]}`);
+			return chunk;
+		};
+		await runPipeline(nodeRun, [check, submit], [[0, 1]], false);
+		expect(calls).toEqual([]);
+		await runPipeline(nodeRun, [check, submit], [[0, 1]], true);
+		expect(calls).toEqual(['submit:0']);
+	});
+
 	it('with Continue On Fail, a failed chunk does not stop the others', async () => {
 		const prepare: PipelineStage = async function (chunk) {
 			if (chunk.itemIndexes[0] === 20) throw new Error('refused');

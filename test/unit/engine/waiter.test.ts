@@ -6,7 +6,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	CAPACITY_CONDITIONS,
 	CAPACITY_WAIT_SECONDS,
 	ReportPages,
 	ReportWaiter,
@@ -166,7 +165,6 @@ describe('the report waiter', () => {
 					admitted.push(id);
 					return { reportId: id };
 				},
-				CAPACITY_CONDITIONS,
 				waiter,
 			);
 		const waits: Array<Promise<unknown>> = [];
@@ -206,7 +204,6 @@ describe('the report waiter', () => {
 					throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
 				return { reportId: 'rpt_1' };
 			},
-			CAPACITY_CONDITIONS,
 			waiter,
 		);
 		await jest.advanceTimersByTimeAsync(5_000);
@@ -226,7 +223,6 @@ describe('the report waiter', () => {
 				sent.push(Date.now());
 				throw { error: { code: 'UNPROCESSABLE_CONTENT', reason: 'ACTIVE_ANALYSIS_LIMIT' } };
 			},
-			CAPACITY_CONDITIONS,
 			waiter,
 		).then(
 			() => 'admitted',

@@ -30,7 +30,7 @@ import {
 	chargeNotice,
 	spendingLimitField,
 } from '../common/descriptions';
-import { stage, type Run } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -134,20 +134,20 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 
 /** One stage per chunk at a time, so at most one upload batch and one analysis batch are active. */
 export const stages = [
-	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+	async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return await createUploadBatch(this, chunk);
-	}),
-	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+	},
+	async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return toAnalysisEntries(await putUploadBatch(this, chunk));
-	}),
-	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+	},
+	async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return {
 			...chunk,
 			pending: await quoteCharged(this, chunk, ANALYSIS_BATCH, chunk.pending ?? []),
 		};
-	}),
-	stage(async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
+	},
+	async function (this: IExecuteFunctions, chunk: AnalyzeChunk) {
 		return shareDuplicates(await submitCharged(this, chunk, ANALYSIS_BATCH));
-	}),
-	stage(readReportSummaries),
+	},
+	readReportSummaries,
 ];

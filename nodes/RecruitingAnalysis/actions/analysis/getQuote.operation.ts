@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { quoteAnalysis } from './startAnalysis';
+import { quoteAnalysis } from '../../engine/capacity';
 import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 import { creditsOf } from '../../writes/spending';

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, api, hasApiCondition } from '../../transport';
-import { CAPACITY_CONDITIONS, waitOutCapacity } from '../../engine/capacity';
+import { quoteAnalysis, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
-import { later, type Later, type Run } from '../../engine/run';
+import { Later, type Run } from '../../engine/run';
 import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { recoverWrite } from '../../writes/recover';
@@ -11,19 +11,6 @@ import { creditsOf } from '../../writes/spending';
 import { sendChargedWrite, type QuoteChoice } from '../common/chargedWrite';
 import { simplifyReport, simplifyReportResult } from '../common/descriptions';
 import { optionsParam } from '../common/params';
-
-export async function quoteAnalysis(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/analysis-quotes',
-		body: { reportId },
-		itemIndex,
-	});
-}
 
 /** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
 export const REQUOTE_STEP = 'requote';
@@ -97,15 +84,12 @@ export async function startAnalysis(
 		quote: async (again) =>
 			again
 				? await quoteAnalysis(ctx, itemIndex, reportId)
-				: await run
-						.quoteGatherer(async (at, id) => await quoteAnalysis(ctx, at, id))
-						.quote(itemIndex, reportId),
+				: await run.quotes.quote(itemIndex, reportId),
 		send: async (fingerprint, requoted) =>
 			await waitOutCapacity(
 				ctx,
 				itemIndex,
 				async () => await post(fingerprint, requoted),
-				CAPACITY_CONDITIONS,
 				run.reportWaiter(),
 			),
 	});
@@ -206,7 +190,7 @@ export function waitForStarted(
 	const recovered = started.recovered === true;
 	const recoveredFields = recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {};
 	const waited = waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName);
-	return later(waited.then((output) => ({ ...output, ...recoveredFields, ...kept })));
+	return new Later(waited.then((output) => ({ ...output, ...recoveredFields, ...kept })));
 }
 
 /** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */

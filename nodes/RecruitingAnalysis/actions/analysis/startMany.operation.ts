@@ -18,7 +18,6 @@ import {
 	type CheckedEntry,
 } from '../common/chargedBatch';
 import { includeReportOption, readReportSummaries } from './batchSummaries';
-import { stage } from '../../engine/run';
 import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';
@@ -74,5 +73,5 @@ function laterReportIds(ctx: IExecuteFunctions, last: number): string[] {
 export const stages = [
 	quoteCheckedStage(ANALYSIS_BATCH, laterReportIds),
 	submitChargedStage(ANALYSIS_BATCH),
-	stage(readReportSummaries),
+	readReportSummaries,
 ];

@@ -21,7 +21,7 @@ import {
 } from '../../engine/batch';
 import { BATCH_CHUNK_SIZE, mapWithConcurrency } from '../../engine/capacity';
 import { api, outcomeOf } from '../../transport';
-import { stage, type ChunkState, type PipelineStage } from '../../engine/run';
+import type { ChunkState } from '../../engine/run';
 import {
 	analysisBatchQuoteSchema,
 	analysisBatchSchema,
@@ -165,11 +165,6 @@ function itemOutcome(
 	};
 }
 
-/** The mark of a resubmission stays on the item's output whatever the next batch answers, a recovery too. */
-function resubmitted(entries: ChargedEntry[], mark: IDataObject): ChargedEntry[] {
-	return entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } }));
-}
-
 /** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
 async function recoverCharged(
 	ctx: IExecuteFunctions,
@@ -257,8 +252,14 @@ export async function submitCharged(
 	const started: ChargedEntry[] = [];
 	let afterBatchId: string | undefined;
 	let replays = 0;
+	// The mark of a resubmission stays on the item's output whatever the next batch answers, a recovery too.
 	const requote = async (entries: ChargedEntry[], mark: IDataObject) =>
-		await quoteCharged(ctx, chunk, batch, resubmitted(entries, mark));
+		await quoteCharged(
+			ctx,
+			chunk,
+			batch,
+			entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } })),
+		);
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
@@ -379,8 +380,8 @@ export async function submitCharged(
 export function quoteCheckedStage(
 	batch: ChargedBatch,
 	laterReportIds?: (ctx: IExecuteFunctions, last: number) => string[],
-): PipelineStage {
-	return stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
+) {
+	return async function (this: IExecuteFunctions, chunk: ChargedChunk) {
 		const entries = chunk.itemIndexes.map((itemIndex, position) => ({
 			...(chunk.checked?.[position] as CheckedEntry),
 			position,
@@ -389,19 +390,19 @@ export function quoteCheckedStage(
 		const last = chunk.itemIndexes[chunk.itemIndexes.length - 1];
 		const later = laterReportIds && (() => laterReportIds(this, last));
 		return { ...chunk, pending: await quoteCharged(this, chunk, batch, entries, later) };
-	});
+	};
 }
 
-export const submitChargedStage = (batch: ChargedBatch): PipelineStage =>
-	stage(async function (this: IExecuteFunctions, chunk: ChargedChunk) {
+export const submitChargedStage = (batch: ChargedBatch) =>
+	async function (this: IExecuteFunctions, chunk: ChargedChunk) {
 		return await submitCharged(this, chunk, batch);
-	});
+	};
 
 export function quoteEveryItem(
 	{ quotePath, quoteSchema }: ChargedBatch,
 	read: (ctx: IExecuteFunctions, itemIndex: number) => IDataObject,
 	shown: (input: IDataObject) => IDataObject,
-): PipelineStage {
+) {
 	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
 		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
 		if (valid.length === 0) return chunk;

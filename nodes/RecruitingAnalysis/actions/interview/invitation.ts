@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import { interviewInputSchema, validateInput } from '../../validation';
-import { noticesForInterview, type NoticeBoard } from '../../engine/notices';
+import { noticesForInterview } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import {
 	invitationIdentity,
@@ -92,11 +92,7 @@ export async function createInvitation(
 }
 
 /** The token is a bearer credential: output only for private-link delivery, removed for email even if sent. */
-export function shapeInvitation(
-	run: NoticeBoard,
-	response: IDataObject,
-	sendEmail: boolean,
-): IDataObject {
+export function shapeInvitation(run: Run, response: IDataObject, sendEmail: boolean): IDataObject {
 	const { invitationToken, ...rest } = response;
 	const output: IDataObject = { ...rest, delivery: sendEmail ? 'email' : 'privateLink' };
 	if (!sendEmail && typeof invitationToken === 'string' && invitationToken !== '') {

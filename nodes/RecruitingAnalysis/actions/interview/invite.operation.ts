@@ -47,6 +47,5 @@ export async function execute(
 	checked: Awaited<ReturnType<typeof check>>,
 	run: Run,
 ) {
-	const { input, choice, write } = checked;
-	return await createInvitation(this, run, itemIndex, input, choice, write);
+	return await createInvitation(this, run, itemIndex, checked.input, checked.choice, checked.write);
 }

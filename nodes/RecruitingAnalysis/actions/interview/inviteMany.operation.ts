@@ -18,7 +18,6 @@ import {
 import { readQuoteChoice } from '../common/chargedWrite';
 import { batchTimeoutOption } from '../../engine/batch';
 import { readWriteChoice } from '../../writes/identity';
-import { stage } from '../../engine/run';
 import {
 	INVITATION_BATCH,
 	quoteCheckedStage,
@@ -79,5 +78,5 @@ async function nameCandidates(this: IExecuteFunctions, chunk: ChargedChunk): Pro
 export const stages = [
 	quoteCheckedStage(INVITATION_BATCH),
 	submitChargedStage(INVITATION_BATCH),
-	stage(nameCandidates),
+	nameCandidates,
 ];
