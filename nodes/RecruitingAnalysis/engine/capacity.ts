@@ -120,11 +120,11 @@ export class ReportPages {
 	async forCheck(
 		itemIndex: number,
 		ids: string[],
-		runIds: string[] = ids,
+		laterIds: string[],
 	): Promise<Map<string, IDataObject>> {
 		let pages = this.checkPages;
 		if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
-			const summaries = await this.summaries(itemIndex, [...ids, ...runIds], true).catch(
+			const summaries = await this.summaries(itemIndex, [...ids, ...laterIds], true).catch(
 				() => undefined,
 			);
 			if (!summaries) return new Map();

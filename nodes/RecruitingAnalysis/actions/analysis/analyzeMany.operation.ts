@@ -60,11 +60,9 @@ export const description = updateDisplayOptions(
 
 export const mode = 'batch';
 
-/** A label asks Analyze Many for a new analysis attempt on the same report, not for another report. */
-const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
-
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
-	return await checkBatchUpload(this, run, itemIndex, ANALYSIS_UPLOAD);
+	// A label asks Analyze Many for a new analysis attempt on the same report, not for another report.
+	return await checkBatchUpload(this, run, itemIndex, { labelMakesNewReport: false });
 }
 
 /** Stage 3 charges: at most one chunk is uploaded and quoted ahead of it. */

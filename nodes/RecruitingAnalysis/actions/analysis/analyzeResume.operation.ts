@@ -23,7 +23,7 @@ import { withoutKeys } from '../common/params';
 import { readWriteChoice } from '../../writes/identity';
 import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUpload';
 import { jobRevisionSince } from '../../writes/jobRevision';
-import type { Run } from '../../engine/run';
+import { Later, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -47,9 +47,6 @@ export const description = updateDisplayOptions(
 
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 
-/** A label asks Analyze Resume for a new analysis attempt on the same report, not for another report. */
-const ANALYSIS_UPLOAD = { labelMakesNewReport: false };
-
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
 	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
 	return {
@@ -59,7 +56,8 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 			itemIndex,
 			write,
 			write.userKey && 'prepare',
-			ANALYSIS_UPLOAD,
+			// A label asks Analyze Resume for a new analysis attempt on the same report, not for another report.
+			{ labelMakesNewReport: false },
 		),
 		wait: readWaitSettings(
 			this,
@@ -108,12 +106,14 @@ export async function execute(
 		const summary = await readReport(this, itemIndex, reportId);
 		return { ...output, ...(await jobRevisionSince(this, run, itemIndex, summary.createdAt)) };
 	}
-	return waitForStarted(this, run, itemIndex, reportId, started, wait, input.fileName, {
-		...(uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs }),
-		// The same bytes were uploaded before (under this name or another): say so after waiting too.
-		...(uploaded.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
-		// A recovered start charged nothing, so it has no creditsUsed.
-		...(started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed }),
-		...email,
-	});
+	return new Later(
+		waitForStarted(this, run, itemIndex, reportId, started, wait, input.fileName, {
+			...(uploaded.sameWriteAs === undefined ? {} : { sameWriteAs: uploaded.sameWriteAs }),
+			// The same bytes were uploaded before (under this name or another): say so after waiting too.
+			...(uploaded.sameFileAsBefore === true ? { sameFileAsBefore: true } : {}),
+			// A recovered start charged nothing, so it has no creditsUsed.
+			...(started.creditsUsed === undefined ? {} : { creditsUsed: started.creditsUsed }),
+			...email,
+		}),
+	);
 }

@@ -15,7 +15,7 @@ import {
 } from '../common/descriptions';
 import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
-import type { Run } from '../../engine/run';
+import { Later, type Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	chargeNotice('analysis'),
@@ -54,5 +54,5 @@ export async function execute(
 		return started;
 	}
 	const fileName = this.getInputData()[itemIndex]?.json?.fileName;
-	return waitForStarted(this, run, itemIndex, reportId, started, wait, fileName);
+	return new Later(waitForStarted(this, run, itemIndex, reportId, started, wait, fileName));
 }

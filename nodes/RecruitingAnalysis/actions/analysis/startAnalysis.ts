@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath, api, hasApiCondition } from '../../transport';
 import { quoteAnalysis, waitOutCapacity } from '../../engine/capacity';
 import { noticesForReport } from '../../engine/notices';
-import { Later, type Run } from '../../engine/run';
+import type { Run } from '../../engine/run';
 import { writeIdempotencyKey, type WriteChoice } from '../../writes/identity';
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { recoverWrite } from '../../writes/recover';
@@ -176,8 +176,11 @@ export async function readSimplifiedReport(
 	return simplified;
 }
 
-/** The wait is the run's shared one, so it does not hold this lane; a recovered start says so after waiting too. */
-export function waitForStarted(
+/**
+ * The wait is the run's shared one, so the callers hand it over as a Later and it does not hold their lane. On timeout
+ * the last status is output (timedOut): elapsed time proves nothing about the report.
+ */
+export async function waitForStarted(
 	ctx: IExecuteFunctions,
 	run: Run,
 	itemIndex: number,
@@ -186,34 +189,25 @@ export function waitForStarted(
 	settings: WaitSettings,
 	fileName: unknown,
 	kept: IDataObject = {},
-): Later {
-	const recovered = started.recovered === true;
-	const recoveredFields = recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {};
-	const waited = waitForReport(ctx, run, itemIndex, reportId, settings, !recovered, fileName);
-	return new Later(waited.then((output) => ({ ...output, ...recoveredFields, ...kept })));
-}
-
-/** On timeout the last status is output (timedOut): elapsed time proves nothing about the report. */
-async function waitForReport(
-	ctx: IExecuteFunctions,
-	run: Run,
-	itemIndex: number,
-	reportId: string,
-	settings: WaitSettings,
-	justStarted: boolean,
-	fileName: unknown,
 ): Promise<IDataObject> {
+	const recovered = started.recovered === true;
 	const waiter = run.reportWaiter();
 	const { status, summary, timedOut } = await waiter.wait(
 		reportId,
 		itemIndex,
 		settings.waitTimeout,
-		justStarted,
+		!recovered,
 	);
+	// A recovered start says so after waiting too.
+	const after = {
+		timedOut,
+		...(recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {}),
+		...kept,
+	};
 	if (timedOut) {
 		if (settings.waitOutput === 'simplified')
-			return { ...simplifyReport({ reportId, fileName, status }), timedOut: true };
-		return { reportId, ...status, timedOut: true };
+			return { ...simplifyReport({ reportId, fileName, status }), ...after };
+		return { reportId, ...status, ...after };
 	}
 	if (settings.waitOutput === 'simplified') {
 		const simplified = await waiter.read(
@@ -228,7 +222,7 @@ async function waitForReport(
 					summary,
 				),
 		);
-		return { ...simplified, timedOut: false };
+		return { ...simplified, ...after };
 	}
 	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
@@ -236,12 +230,12 @@ async function waitForReport(
 			summary ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
 		noticesForReport(run, read);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
-		return { reportId, ...read, timedOut: false };
+		return { reportId, ...read, ...after };
 	}
 	const result = await waiter.read(
 		async () => await readReport(ctx, itemIndex, reportId, 'result'),
 	);
 	noticesForReport(run, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
-	return { ...output, timedOut: false };
+	return { ...output, ...after };
 }

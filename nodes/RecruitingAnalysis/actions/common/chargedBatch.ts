@@ -207,8 +207,7 @@ export async function quoteCharged(
 	if (toCheck.length > 0) {
 		// One walk of list pages answers for this chunk and the later ones, instead of a status read per report.
 		const ids = toCheck.map((entry) => entry.reportId);
-		const pages = [...ids, ...laterReportIds()];
-		const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, pages);
+		const known = await chunk.run.reportPages.forCheck(toCheck[0].itemIndex, ids, laterReportIds());
 		// A report that already has an attempt is recovered before it is quoted, so it is never charged twice.
 		await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
 			const { itemIndex, reportId, choice } = entry;
