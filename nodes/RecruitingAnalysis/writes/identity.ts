@@ -2,13 +2,12 @@
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest } from '../transport/binary';
 import type { JobDescriptionInput, UploadInput } from '../validation';
 import {
 	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
 	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
 } from '../validation';
-import { optionString, optionsParam, stringParam } from '../actions/common/params';
+import { optionString, optionsParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';
 import type { WriteRun } from './spending';
 
@@ -137,13 +136,7 @@ export function writeIdempotencyKey(
 	step?: string,
 ): string {
 	const named = step ?? (choice.userKey ? USER_KEY_STEPS[write] : undefined);
-	return idempotencyKeyOf({
-		write,
-		identity,
-		step: named,
-		attemptLabel: choice.attemptLabel,
-		userKey: choice.userKey,
-	});
+	return idempotencyKeyOf({ ...choice, write, identity, step: named });
 }
 
 export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined): unknown[] {
@@ -162,18 +155,15 @@ export function uploadIdentity(
 	input: UploadInput | IDataObject,
 	fileDigest: string | null,
 ): unknown[] {
-	const reference = input.externalReference as { source?: string; id?: string } | undefined;
-	return [
-		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
+	const [job, digest, mimeType, reference] = contentIdentity(
+		input,
 		fileDigest ?? ['declared', input.fileSize],
-		input.fileName,
-		input.mimeType,
-		reference ? [reference.source, reference.id] : null,
-	];
+	);
+	return [job, digest, input.fileName, mimeType, reference];
 }
 
 // The name is left out: every download path renames the same bytes.
-export function contentIdentity(input: UploadInput | IDataObject, fileDigest: string): unknown[] {
+export function contentIdentity(input: UploadInput | IDataObject, fileDigest: unknown): unknown[] {
 	const reference = input.externalReference as { source?: string; id?: string } | undefined;
 	return [
 		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
@@ -197,16 +187,7 @@ export function fileReference(
 }
 
 export function isFileReference(reference: unknown): boolean {
-	return (
-		typeof reference === 'object' &&
-		reference !== null &&
-		(reference as IDataObject).source === FILE_REFERENCE_SOURCE
-	);
-}
-
-export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
-	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
-	return await binaryDigest(ctx, ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName));
+	return (reference as IDataObject | null | undefined)?.source === FILE_REFERENCE_SOURCE;
 }
 
 // The API never shows an invitation's address: with its digest in the key, a corrected address is a new write, never a recovery.
@@ -231,14 +212,9 @@ export function invitationIdentity(
 	];
 }
 
-export interface ChunkMember {
-	identity: readonly unknown[];
-	choice: WriteChoice;
-}
-
 export function batchIdempotencyKey(
 	write: string,
-	members: readonly ChunkMember[],
+	members: ReadonlyArray<{ identity: readonly unknown[]; choice: WriteChoice }>,
 	afterBatchId?: string,
 ): string {
 	// A member's own key stands beside its identity: the same user key on another file is another batch.
@@ -256,11 +232,7 @@ export function batchIdempotencyKey(
 
 // Two items with the same user key would be one write, so the second is refused before anything is sent.
 export function itemUserKey(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const value = options.idempotencyKey;
-	if (value === undefined || value === null) return undefined;
-	const text = String(value).trim();
-	return text === '' ? undefined : text;
+	return optionString(optionsParam(ctx, itemIndex), 'idempotencyKey');
 }
 
 export function duplicateKeyError(
