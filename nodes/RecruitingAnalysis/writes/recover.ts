@@ -4,15 +4,14 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiPath, api, apiErrorConditions, outcomeOf } from '../transport';
 import { explainsRefusal, type WriteRun } from './spending';
 
-export const EXISTS_CONDITIONS = [
+const EXISTS_CONDITIONS = [
 	'ALREADY_ADMITTED',
 	'ANALYSIS_ALREADY_STARTED',
 	'IDEMPOTENCY_KEY_REUSED',
 	'EXTERNAL_REFERENCE_CONFLICT',
-] as const;
-export type ExistsCondition = (typeof EXISTS_CONDITIONS)[number];
+];
 
-export function existsCondition(errorOrCode: unknown): ExistsCondition | undefined {
+export function existsCondition(errorOrCode: unknown): string | undefined {
 	const found = typeof errorOrCode === 'string' ? [errorOrCode] : apiErrorConditions(errorOrCode);
 	return EXISTS_CONDITIONS.find((condition) => found.includes(condition));
 }
@@ -33,6 +32,29 @@ const marked = (found: IDataObject, from: string): IDataObject => ({
 	recovered: true,
 	recoveredFrom: from,
 });
+
+const recoveredReport = (reportId: IDataObject[string], report: IDataObject, from: string) => ({
+	reportId,
+	attemptId: report.attemptId ?? null,
+	status: report.status,
+	code: report.code ?? null,
+	recovered: true,
+	recoveredFrom: from,
+});
+
+async function interviewsOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject[]> {
+	const page = await api(ctx, {
+		method: 'GET',
+		path: '/api/v1/interviews',
+		qs: { reportId, limit: 100 },
+		itemIndex,
+	});
+	return (Array.isArray(page.items) ? page.items : []) as IDataObject[];
+}
 
 export function tokenUnavailable(interviewId: unknown): string {
 	return (
@@ -62,24 +84,12 @@ export async function recoverWrite(
 		if (status.attemptId === null || status.attemptId === undefined)
 			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
 		if (status.status === 'failed') run.addNotice('failedReport');
-		return marked(
-			{
-				reportId: write.reportId,
-				attemptId: status.attemptId ?? null,
-				status: status.status,
-				code: status.code ?? null,
-			},
-			from,
-		);
+		return recoveredReport(write.reportId, status, from);
 	}
-	const page = await api(ctx, {
-		method: 'GET',
-		path: '/api/v1/interviews',
-		qs: { reportId: write.reportId, limit: 100 },
-		itemIndex,
-	});
-	const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
-	const current = invitationOf(items, write.previousInterviewId);
+	const current = invitationOf(
+		await interviewsOf(ctx, itemIndex, write.reportId),
+		write.previousInterviewId,
+	);
 	if (!current)
 		throw (
 			error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
@@ -128,15 +138,7 @@ export async function recoverUpload(
 		wanted.kind === 'existing' ? job.id === wanted.id : job.id === null || job.id === undefined;
 	if (!report || !sameJob)
 		throw error ?? new Error('No report of this external reference to recover');
-	return marked(
-		{
-			reportId: report.id,
-			attemptId: report.attemptId ?? null,
-			status: report.status,
-			code: report.code ?? null,
-		},
-		from,
-	);
+	return recoveredReport(report.id, report, from);
 }
 
 export async function withRecovery(
@@ -243,18 +245,10 @@ export async function existingInvitation(
 	itemIndex: number,
 	write: { reportId: string; previousInterviewId?: string },
 ): Promise<IDataObject | undefined> {
-	const page = await outcomeOf(
-		async () =>
-			await api(ctx, {
-				method: 'GET',
-				path: '/api/v1/interviews',
-				qs: { reportId: write.reportId, limit: 100 },
-				itemIndex,
-			}),
+	const interviews = await outcomeOf(
+		async () => await interviewsOf(ctx, itemIndex, write.reportId),
 	);
-	if (!page.ok) return undefined;
-	const items = (Array.isArray(page.value.items) ? page.value.items : []) as IDataObject[];
-	return invitationOf(items, write.previousInterviewId);
+	return interviews.ok ? invitationOf(interviews.value, write.previousInterviewId) : undefined;
 }
 
 // The API never shows an invitation's address: an existing interview is never output as this item's.
