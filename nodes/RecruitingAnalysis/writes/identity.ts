@@ -55,7 +55,7 @@ export function userKeyProblem(
 }
 
 export function idempotencyKeyOf(parts: WriteIdentity & { userKey?: string }): string {
-	if (parts.userKey !== undefined && parts.userKey !== '') {
+	if (parts.userKey) {
 		const key = userIdempotencyKey(parts.userKey, parts.attemptLabel, parts.step);
 		// Validation ran before anything was sent; this guards the rule, it never truncates.
 		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key))
@@ -78,26 +78,6 @@ export interface WriteChoice {
 
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
-export function readAttemptLabel(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): string | undefined {
-	const label = optionString(options, 'attemptLabel');
-	if (label === undefined) return undefined;
-	if (!LABEL_PATTERN.test(label)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
-			{
-				itemIndex,
-				description: `Change "New Attempt Label" (now "${label.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-			},
-		);
-	}
-	return label;
-}
-
 export function readWriteChoice(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -105,7 +85,17 @@ export function readWriteChoice(
 ): WriteChoice {
 	const options = optionsParam(ctx, itemIndex);
 	const userKey = checkUserKey(ctx, options, itemIndex);
-	const attemptLabel = readAttemptLabel(ctx, options, itemIndex);
+	const attemptLabel = optionString(options, 'attemptLabel');
+	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
+			{
+				itemIndex,
+				description: `Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+			},
+		);
+	}
 	if (userKey !== undefined) {
 		const problem = userKeyProblem(userKey, attemptLabel, steps);
 		if (problem) {

@@ -27,12 +27,6 @@ export type ExistingWrite =
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
 	| ExistingUpload;
 
-const marked = (found: IDataObject, from: string): IDataObject => ({
-	...found,
-	recovered: true,
-	recoveredFrom: from,
-});
-
 const recoveredReport = (reportId: IDataObject[string], report: IDataObject, from: string) => ({
 	reportId,
 	attemptId: report.attemptId ?? null,
@@ -108,7 +102,7 @@ export async function recoverWrite(
 		output.invitationToken = null;
 		output.invitationTokenUnavailable = tokenUnavailable(current.id);
 	}
-	return marked(output, from);
+	return { ...output, recovered: true, recoveredFrom: from };
 }
 
 // An upload's recovery shows no notice, so the upload module needs no run (actions/upload/resumeUpload.ts).
