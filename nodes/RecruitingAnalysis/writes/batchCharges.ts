@@ -28,7 +28,7 @@ export function countBatch(
 ): boolean {
 	const all = batchChargesOf(ctx, run);
 	const earlier = all[batchId] !== undefined;
-	const record = all[batchId] ?? {};
+	const record = (all[batchId] ??= {});
 	for (const { itemKey, reservation } of items) {
 		if (record[itemKey] !== undefined) {
 			countedEarlier.add(reservation);
@@ -38,7 +38,6 @@ export function countBatch(
 		reservation.mayHaveCharged();
 		record[itemKey] = keep(reservation.credits);
 	}
-	all[batchId] = record;
 	return earlier;
 }
 

@@ -2,17 +2,17 @@
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import type { JobDescriptionInput, UploadInput } from '../validation';
 import {
-	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
-	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
+	IDEMPOTENCY_KEY_PATTERN,
+	MAX_IDEMPOTENCY_KEY_LENGTH,
+	type JobDescriptionInput,
+	type UploadInput,
 } from '../validation';
 import { optionString, optionsParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';
 import type { WriteRun } from './spending';
 
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
-export { MAX_KEY_LENGTH };
 // Changing what goes into a derived key changes this version (old receipts then no longer match).
 export const DERIVATION_VERSION = 'recruiting-analysis/write/v2';
 
@@ -45,20 +45,20 @@ export function userKeyProblem(
 	attemptLabel: string | undefined,
 	steps: readonly string[],
 ): string | undefined {
-	if (!KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
+	if (!IDEMPOTENCY_KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
 	const longest = [undefined, ...steps]
 		.map((step) => userIdempotencyKey(userKey, attemptLabel, step))
 		.sort((a, b) => b.length - a.length)[0];
-	if (longest.length <= MAX_KEY_LENGTH) return undefined;
-	const room = MAX_KEY_LENGTH - (longest.length - userKey.length);
-	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_KEY_LENGTH} characters and is never cut)`;
+	if (longest.length <= MAX_IDEMPOTENCY_KEY_LENGTH) return undefined;
+	const room = MAX_IDEMPOTENCY_KEY_LENGTH - (longest.length - userKey.length);
+	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters and is never cut)`;
 }
 
 export function idempotencyKeyOf(parts: WriteIdentity & { userKey?: string }): string {
 	if (parts.userKey) {
 		const key = userIdempotencyKey(parts.userKey, parts.attemptLabel, parts.step);
 		// Validation ran before anything was sent; this guards the rule, it never truncates.
-		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key))
+		if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key))
 			throw new Error(
 				`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`,
 			);
