@@ -16,16 +16,14 @@ export function existsCondition(errorOrCode: unknown): string | undefined {
 	return EXISTS_CONDITIONS.find((condition) => found.includes(condition));
 }
 
-export interface ExistingUpload {
-	kind: 'upload';
-	externalReference: { source: string; id: string };
-	jobDescription: IDataObject;
-}
-
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
-	| ExistingUpload;
+	| {
+			kind: 'upload';
+			externalReference: { source: string; id: string };
+			jobDescription: IDataObject;
+	  };
 
 const recoveredReport = (reportId: IDataObject[string], report: IDataObject, from: string) => ({
 	reportId,
@@ -109,7 +107,7 @@ export async function recoverWrite(
 export async function recoverUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	write: ExistingUpload,
+	write: Extract<ExistingWrite, { kind: 'upload' }>,
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {

@@ -170,13 +170,10 @@ export function reserveCredits(
 		ledger.addSpent(amount);
 	};
 	const settle = (charged: boolean) => {
-		if (state === 'settled') return;
-		const was = state;
+		if (charged) count();
+		else if (state === 'held') ledger.inFlight -= amount;
+		else if (state === 'counted') ledger.addSpent(-amount);
 		state = 'settled';
-		if (was === 'held') {
-			ledger.inFlight -= amount;
-			if (charged) ledger.addSpent(amount);
-		} else if (!charged) ledger.addSpent(-amount);
 	};
 	return {
 		get credits() {
