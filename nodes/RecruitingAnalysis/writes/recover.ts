@@ -82,10 +82,10 @@ export async function recoverWrite(
 		await interviewsOf(ctx, itemIndex, write.reportId),
 		write.previousInterviewId,
 	);
-	if (!current)
-		throw (
-			error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
-		);
+	if (!current) {
+		const none = new Error(`No interview of report ${write.reportId} to recover`);
+		throw error ?? Object.assign(none, { nothingToRecover: true });
+	}
 	checkSameInvitation(ctx, itemIndex, write, current);
 	const output: IDataObject = {
 		interviewId: current.id,
@@ -196,17 +196,8 @@ function checkSameInvitation(
 	);
 }
 
-function nothingToRecover<E extends Error>(error: E): E {
-	(error as E & { nothingToRecover?: boolean }).nothingToRecover = true;
-	return error;
-}
-
 export function isNothingToRecover(error: unknown): boolean {
-	return (
-		typeof error === 'object' &&
-		error !== null &&
-		(error as { nothingToRecover?: boolean }).nothingToRecover === true
-	);
+	return (error as { nothingToRecover?: unknown } | null | undefined)?.nothingToRecover === true;
 }
 
 function noAnalysisToRecover(
@@ -229,7 +220,7 @@ function noAnalysisToRecover(
 				'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
 		},
 	);
-	return nothingToRecover(error);
+	return Object.assign(error, { nothingToRecover: true });
 }
 
 export async function existingInvitation(
