@@ -27,13 +27,13 @@ const EPSILON = 1e-9;
 export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 export function executionStore(ctx: IExecuteFunctions, run: WriteRun): IDataObject {
-	let flow: unknown;
 	try {
-		flow = typeof ctx.getContext === 'function' ? ctx.getContext('flow') : undefined;
+		const flow: unknown = ctx.getContext('flow');
+		if (typeof flow === 'object' && flow !== null) return flow as IDataObject;
 	} catch {
-		flow = undefined;
+		// A bare harness has no flow context.
 	}
-	return typeof flow === 'object' && flow !== null ? (flow as IDataObject) : run.spentWithoutFlow;
+	return run.spentWithoutFlow;
 }
 
 export function ledgerOf(ctx: IExecuteFunctions, run: WriteRun): Ledger {
