@@ -35,9 +35,7 @@ export function derivedIdempotencyKey(parts: WriteIdentity): string {
 }
 
 export function userIdempotencyKey(userKey: string, attemptLabel?: string, step?: string): string {
-	return [userKey, attemptLabel, step]
-		.filter((part) => part !== undefined && part !== '')
-		.join(':');
+	return [userKey, attemptLabel, step].filter(Boolean).join(':');
 }
 
 export function userKeyProblem(
@@ -246,11 +244,7 @@ export function duplicateKeyError(
 
 // Records the write; checks run in item order (engine/run.ts), so the earlier item it names (as the editor counts) is the first.
 export function recordWrite(run: WriteRun, key: string, itemIndex: number): number | undefined {
-	const writes = run.firstItemOfWrite;
-	const first = writes.get(key);
-	if (first === undefined || first === itemIndex) {
-		writes.set(key, itemIndex);
-		return undefined;
-	}
-	return first + 1;
+	const first = run.firstItemOfWrite.get(key) ?? itemIndex;
+	run.firstItemOfWrite.set(key, first);
+	return first === itemIndex ? undefined : first + 1;
 }
