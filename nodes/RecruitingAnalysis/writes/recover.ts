@@ -228,10 +228,8 @@ export async function existingInvitation(
 	itemIndex: number,
 	write: { reportId: string; previousInterviewId?: string },
 ): Promise<IDataObject | undefined> {
-	const interviews = await outcomeOf(
-		async () => await interviewsOf(ctx, itemIndex, write.reportId),
-	);
-	return interviews.ok ? invitationOf(interviews.value, write.previousInterviewId) : undefined;
+	const interviews = await interviewsOf(ctx, itemIndex, write.reportId).catch(() => undefined);
+	return interviews ? invitationOf(interviews, write.previousInterviewId) : undefined;
 }
 
 // The API never shows an invitation's address: an existing interview is never output as this item's.
