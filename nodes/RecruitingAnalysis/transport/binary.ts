@@ -53,7 +53,3 @@ export async function readBinaryFacts(
 	facts.catch(() => known.delete(binary));
 	return await facts;
 }
-
-export async function binaryDigest(ctx: IExecuteFunctions, binary: IBinaryData): Promise<string> {
-	return (await readBinaryFacts(ctx, binary)).digest;
-}

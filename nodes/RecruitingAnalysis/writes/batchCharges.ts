@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { executionStore, keep, ledgerOf, type Reservation, type WriteRun } from './spending';
 
@@ -10,11 +10,9 @@ type BatchCharges = Record<string, Record<string, number>>;
 function batchChargesOf(ctx: IExecuteFunctions, run: WriteRun): BatchCharges {
 	const store = executionStore(ctx, run);
 	const value = store[BATCH_CHARGES_FIELD];
-	if (typeof value === 'object' && value !== null && !Array.isArray(value))
-		return value as unknown as BatchCharges;
-	const fresh: BatchCharges = {};
-	store[BATCH_CHARGES_FIELD] = fresh as unknown as IDataObject;
-	return fresh;
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		store[BATCH_CHARGES_FIELD] = {};
+	return store[BATCH_CHARGES_FIELD] as unknown as BatchCharges;
 }
 
 const countedEarlier = new WeakSet<Reservation>();
@@ -28,7 +26,7 @@ export function countBatch(
 ): boolean {
 	const all = batchChargesOf(ctx, run);
 	const earlier = all[batchId] !== undefined;
-	const record = all[batchId] ?? {};
+	const record = (all[batchId] ??= {});
 	for (const { itemKey, reservation } of items) {
 		if (record[itemKey] !== undefined) {
 			countedEarlier.add(reservation);
@@ -38,7 +36,6 @@ export function countBatch(
 		reservation.mayHaveCharged();
 		record[itemKey] = keep(reservation.credits);
 	}
-	all[batchId] = record;
 	return earlier;
 }
 

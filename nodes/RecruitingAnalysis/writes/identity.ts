@@ -2,18 +2,17 @@
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest } from '../transport/binary';
-import type { JobDescriptionInput, UploadInput } from '../validation';
 import {
-	IDEMPOTENCY_KEY_PATTERN as KEY_PATTERN,
-	MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH,
+	IDEMPOTENCY_KEY_PATTERN,
+	MAX_IDEMPOTENCY_KEY_LENGTH,
+	type JobDescriptionInput,
+	type UploadInput,
 } from '../validation';
-import { optionString, optionsParam, stringParam } from '../actions/common/params';
+import { optionString, optionsParam } from '../actions/common/params';
 import { checkUserKey } from '../actions/common/checks';
 import type { WriteRun } from './spending';
 
 export const DERIVED_KEY_PREFIX = 'n8n-ra-';
-export { MAX_KEY_LENGTH };
 // Changing what goes into a derived key changes this version (old receipts then no longer match).
 export const DERIVATION_VERSION = 'recruiting-analysis/write/v2';
 
@@ -36,9 +35,7 @@ export function derivedIdempotencyKey(parts: WriteIdentity): string {
 }
 
 export function userIdempotencyKey(userKey: string, attemptLabel?: string, step?: string): string {
-	return [userKey, attemptLabel, step]
-		.filter((part) => part !== undefined && part !== '')
-		.join(':');
+	return [userKey, attemptLabel, step].filter(Boolean).join(':');
 }
 
 export function userKeyProblem(
@@ -46,20 +43,20 @@ export function userKeyProblem(
 	attemptLabel: string | undefined,
 	steps: readonly string[],
 ): string | undefined {
-	if (!KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
+	if (!IDEMPOTENCY_KEY_PATTERN.test(userKey)) return 'may only contain letters, digits and . _ : -';
 	const longest = [undefined, ...steps]
 		.map((step) => userIdempotencyKey(userKey, attemptLabel, step))
 		.sort((a, b) => b.length - a.length)[0];
-	if (longest.length <= MAX_KEY_LENGTH) return undefined;
-	const room = MAX_KEY_LENGTH - (longest.length - userKey.length);
-	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_KEY_LENGTH} characters and is never cut)`;
+	if (longest.length <= MAX_IDEMPOTENCY_KEY_LENGTH) return undefined;
+	const room = MAX_IDEMPOTENCY_KEY_LENGTH - (longest.length - userKey.length);
+	return `must be at most ${room} characters for this operation: the node appends "${longest.slice(userKey.length)}" to it for one of its writes (an Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters and is never cut)`;
 }
 
 export function idempotencyKeyOf(parts: WriteIdentity & { userKey?: string }): string {
-	if (parts.userKey !== undefined && parts.userKey !== '') {
+	if (parts.userKey) {
 		const key = userIdempotencyKey(parts.userKey, parts.attemptLabel, parts.step);
 		// Validation ran before anything was sent; this guards the rule, it never truncates.
-		if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key))
+		if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key))
 			throw new Error(
 				`Idempotency Key ${userKeyProblem(parts.userKey, parts.attemptLabel, [parts.step ?? ''])}`,
 			);
@@ -79,26 +76,6 @@ export interface WriteChoice {
 
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
-export function readAttemptLabel(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): string | undefined {
-	const label = optionString(options, 'attemptLabel');
-	if (label === undefined) return undefined;
-	if (!LABEL_PATTERN.test(label)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
-			{
-				itemIndex,
-				description: `Change "New Attempt Label" (now "${label.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-			},
-		);
-	}
-	return label;
-}
-
 export function readWriteChoice(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -106,7 +83,17 @@ export function readWriteChoice(
 ): WriteChoice {
 	const options = optionsParam(ctx, itemIndex);
 	const userKey = checkUserKey(ctx, options, itemIndex);
-	const attemptLabel = readAttemptLabel(ctx, options, itemIndex);
+	const attemptLabel = optionString(options, 'attemptLabel');
+	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
+			{
+				itemIndex,
+				description: `Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+			},
+		);
+	}
 	if (userKey !== undefined) {
 		const problem = userKeyProblem(userKey, attemptLabel, steps);
 		if (problem) {
@@ -137,13 +124,7 @@ export function writeIdempotencyKey(
 	step?: string,
 ): string {
 	const named = step ?? (choice.userKey ? USER_KEY_STEPS[write] : undefined);
-	return idempotencyKeyOf({
-		write,
-		identity,
-		step: named,
-		attemptLabel: choice.attemptLabel,
-		userKey: choice.userKey,
-	});
+	return idempotencyKeyOf({ ...choice, write, identity, step: named });
 }
 
 export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined): unknown[] {
@@ -162,18 +143,15 @@ export function uploadIdentity(
 	input: UploadInput | IDataObject,
 	fileDigest: string | null,
 ): unknown[] {
-	const reference = input.externalReference as { source?: string; id?: string } | undefined;
-	return [
-		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
+	const [job, digest, mimeType, reference] = contentIdentity(
+		input,
 		fileDigest ?? ['declared', input.fileSize],
-		input.fileName,
-		input.mimeType,
-		reference ? [reference.source, reference.id] : null,
-	];
+	);
+	return [job, digest, input.fileName, mimeType, reference];
 }
 
 // The name is left out: every download path renames the same bytes.
-export function contentIdentity(input: UploadInput | IDataObject, fileDigest: string): unknown[] {
+export function contentIdentity(input: UploadInput | IDataObject, fileDigest: unknown): unknown[] {
 	const reference = input.externalReference as { source?: string; id?: string } | undefined;
 	return [
 		jobIdentity(input.jobDescription as JobDescriptionInput | undefined),
@@ -197,16 +175,7 @@ export function fileReference(
 }
 
 export function isFileReference(reference: unknown): boolean {
-	return (
-		typeof reference === 'object' &&
-		reference !== null &&
-		(reference as IDataObject).source === FILE_REFERENCE_SOURCE
-	);
-}
-
-export async function resumeDigest(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
-	const binaryPropertyName = stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
-	return await binaryDigest(ctx, ctx.helpers.assertBinaryData(itemIndex, binaryPropertyName));
+	return (reference as IDataObject | null | undefined)?.source === FILE_REFERENCE_SOURCE;
 }
 
 // The API never shows an invitation's address: with its digest in the key, a corrected address is a new write, never a recovery.
@@ -231,14 +200,9 @@ export function invitationIdentity(
 	];
 }
 
-export interface ChunkMember {
-	identity: readonly unknown[];
-	choice: WriteChoice;
-}
-
 export function batchIdempotencyKey(
 	write: string,
-	members: readonly ChunkMember[],
+	members: ReadonlyArray<{ identity: readonly unknown[]; choice: WriteChoice }>,
 	afterBatchId?: string,
 ): string {
 	// A member's own key stands beside its identity: the same user key on another file is another batch.
@@ -256,11 +220,7 @@ export function batchIdempotencyKey(
 
 // Two items with the same user key would be one write, so the second is refused before anything is sent.
 export function itemUserKey(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const value = options.idempotencyKey;
-	if (value === undefined || value === null) return undefined;
-	const text = String(value).trim();
-	return text === '' ? undefined : text;
+	return optionString(optionsParam(ctx, itemIndex), 'idempotencyKey');
 }
 
 export function duplicateKeyError(
@@ -284,11 +244,7 @@ export function duplicateKeyError(
 
 // Records the write; checks run in item order (engine/run.ts), so the earlier item it names (as the editor counts) is the first.
 export function recordWrite(run: WriteRun, key: string, itemIndex: number): number | undefined {
-	const writes = run.firstItemOfWrite;
-	const first = writes.get(key);
-	if (first === undefined || first === itemIndex) {
-		writes.set(key, itemIndex);
-		return undefined;
-	}
-	return first + 1;
+	const first = run.firstItemOfWrite.get(key) ?? itemIndex;
+	run.firstItemOfWrite.set(key, first);
+	return first === itemIndex ? undefined : first + 1;
 }

@@ -1,7 +1,7 @@
 // A re-run that gets an existing report back analysed the job as it was then: the item says so, not a silent merge.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, outcomeOf } from '../transport';
+import { apiPath, api } from '../transport';
 import type { WriteRun } from './spending';
 
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
@@ -24,21 +24,18 @@ export async function jobRevisionSince(
 	const jobId = unpinnedSavedJob(ctx, itemIndex);
 	const created = Date.parse(String(reportCreatedAt ?? ''));
 	if (jobId === undefined || !Number.isFinite(created)) return {};
-	const cache = run.jobsRead;
-	let job = cache.get(jobId);
-	if (!job) {
+	let reading = run.jobsRead.get(jobId);
+	if (!reading) {
 		// A job that cannot be read (a key without job-descriptions:read) leaves the output as it was.
-		job = outcomeOf(
-			async () =>
-				await api(ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/job-descriptions/{}', jobId),
-					itemIndex,
-				}),
-		).then((read) => (read.ok ? read.value : undefined));
-		cache.set(jobId, job);
+		reading = api(ctx, {
+			method: 'GET',
+			path: apiPath('/api/v1/job-descriptions/{}', jobId),
+			itemIndex,
+		}).catch(() => undefined);
+		run.jobsRead.set(jobId, reading);
 	}
-	const updated = Date.parse(String((await job)?.updatedAt ?? ''));
+	const job = await reading;
+	const updated = Date.parse(String(job?.updatedAt ?? ''));
 	if (!Number.isFinite(updated) || updated <= created) return {};
-	return { jobRevisedSinceReport: true, jobUpdatedAt: (await job)?.updatedAt };
+	return { jobRevisedSinceReport: true, jobUpdatedAt: job?.updatedAt };
 }

@@ -4,35 +4,49 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiPath, api, apiErrorConditions, outcomeOf } from '../transport';
 import { explainsRefusal, type WriteRun } from './spending';
 
-export const EXISTS_CONDITIONS = [
+const EXISTS_CONDITIONS = [
 	'ALREADY_ADMITTED',
 	'ANALYSIS_ALREADY_STARTED',
 	'IDEMPOTENCY_KEY_REUSED',
 	'EXTERNAL_REFERENCE_CONFLICT',
-] as const;
-export type ExistsCondition = (typeof EXISTS_CONDITIONS)[number];
+];
 
-export function existsCondition(errorOrCode: unknown): ExistsCondition | undefined {
+export function existsCondition(errorOrCode: unknown): string | undefined {
 	const found = typeof errorOrCode === 'string' ? [errorOrCode] : apiErrorConditions(errorOrCode);
 	return EXISTS_CONDITIONS.find((condition) => found.includes(condition));
-}
-
-export interface ExistingUpload {
-	kind: 'upload';
-	externalReference: { source: string; id: string };
-	jobDescription: IDataObject;
 }
 
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
 	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
-	| ExistingUpload;
+	| {
+			kind: 'upload';
+			externalReference: { source: string; id: string };
+			jobDescription: IDataObject;
+	  };
 
-const marked = (found: IDataObject, from: string): IDataObject => ({
-	...found,
+const recoveredReport = (reportId: IDataObject[string], report: IDataObject, from: string) => ({
+	reportId,
+	attemptId: report.attemptId ?? null,
+	status: report.status,
+	code: report.code ?? null,
 	recovered: true,
 	recoveredFrom: from,
 });
+
+async function interviewsOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reportId: string,
+): Promise<IDataObject[]> {
+	const page = await api(ctx, {
+		method: 'GET',
+		path: '/api/v1/interviews',
+		qs: { reportId, limit: 100 },
+		itemIndex,
+	});
+	return (Array.isArray(page.items) ? page.items : []) as IDataObject[];
+}
 
 export function tokenUnavailable(interviewId: unknown): string {
 	return (
@@ -62,28 +76,16 @@ export async function recoverWrite(
 		if (status.attemptId === null || status.attemptId === undefined)
 			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
 		if (status.status === 'failed') run.addNotice('failedReport');
-		return marked(
-			{
-				reportId: write.reportId,
-				attemptId: status.attemptId ?? null,
-				status: status.status,
-				code: status.code ?? null,
-			},
-			from,
-		);
+		return recoveredReport(write.reportId, status, from);
 	}
-	const page = await api(ctx, {
-		method: 'GET',
-		path: '/api/v1/interviews',
-		qs: { reportId: write.reportId, limit: 100 },
-		itemIndex,
-	});
-	const items = (Array.isArray(page.items) ? page.items : []) as IDataObject[];
-	const current = invitationOf(items, write.previousInterviewId);
-	if (!current)
-		throw (
-			error ?? nothingToRecover(new Error(`No interview of report ${write.reportId} to recover`))
-		);
+	const current = invitationOf(
+		await interviewsOf(ctx, itemIndex, write.reportId),
+		write.previousInterviewId,
+	);
+	if (!current) {
+		const none = new Error(`No interview of report ${write.reportId} to recover`);
+		throw error ?? Object.assign(none, { nothingToRecover: true });
+	}
 	checkSameInvitation(ctx, itemIndex, write, current);
 	const output: IDataObject = {
 		interviewId: current.id,
@@ -98,14 +100,14 @@ export async function recoverWrite(
 		output.invitationToken = null;
 		output.invitationTokenUnavailable = tokenUnavailable(current.id);
 	}
-	return marked(output, from);
+	return { ...output, recovered: true, recoveredFrom: from };
 }
 
 // An upload's recovery shows no notice, so the upload module needs no run (actions/upload/resumeUpload.ts).
 export async function recoverUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	write: ExistingUpload,
+	write: Extract<ExistingWrite, { kind: 'upload' }>,
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {
@@ -128,15 +130,7 @@ export async function recoverUpload(
 		wanted.kind === 'existing' ? job.id === wanted.id : job.id === null || job.id === undefined;
 	if (!report || !sameJob)
 		throw error ?? new Error('No report of this external reference to recover');
-	return marked(
-		{
-			reportId: report.id,
-			attemptId: report.attemptId ?? null,
-			status: report.status,
-			code: report.code ?? null,
-		},
-		from,
-	);
+	return recoveredReport(report.id, report, from);
 }
 
 export async function withRecovery(
@@ -202,17 +196,8 @@ function checkSameInvitation(
 	);
 }
 
-function nothingToRecover<E extends Error>(error: E): E {
-	(error as E & { nothingToRecover?: boolean }).nothingToRecover = true;
-	return error;
-}
-
 export function isNothingToRecover(error: unknown): boolean {
-	return (
-		typeof error === 'object' &&
-		error !== null &&
-		(error as { nothingToRecover?: boolean }).nothingToRecover === true
-	);
+	return (error as { nothingToRecover?: unknown } | null | undefined)?.nothingToRecover === true;
 }
 
 function noAnalysisToRecover(
@@ -235,7 +220,7 @@ function noAnalysisToRecover(
 				'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
 		},
 	);
-	return nothingToRecover(error);
+	return Object.assign(error, { nothingToRecover: true });
 }
 
 export async function existingInvitation(
@@ -243,18 +228,8 @@ export async function existingInvitation(
 	itemIndex: number,
 	write: { reportId: string; previousInterviewId?: string },
 ): Promise<IDataObject | undefined> {
-	const page = await outcomeOf(
-		async () =>
-			await api(ctx, {
-				method: 'GET',
-				path: '/api/v1/interviews',
-				qs: { reportId: write.reportId, limit: 100 },
-				itemIndex,
-			}),
-	);
-	if (!page.ok) return undefined;
-	const items = (Array.isArray(page.value.items) ? page.value.items : []) as IDataObject[];
-	return invitationOf(items, write.previousInterviewId);
+	const interviews = await interviewsOf(ctx, itemIndex, write.reportId).catch(() => undefined);
+	return interviews ? invitationOf(interviews, write.previousInterviewId) : undefined;
 }
 
 // The API never shows an invitation's address: an existing interview is never output as this item's.

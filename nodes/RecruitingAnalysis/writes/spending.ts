@@ -21,47 +21,37 @@ export interface Ledger {
 }
 
 // In flight is per process: n8n saves an execution between nodes, never while one of them runs.
-const inFlightByStore = new WeakMap<object, { inFlight: number }>();
+const ledgers = new WeakMap<object, Ledger>();
 
 const EPSILON = 1e-9;
 export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 export function executionStore(ctx: IExecuteFunctions, run: WriteRun): IDataObject {
-	let flow: unknown;
 	try {
-		flow = typeof ctx.getContext === 'function' ? ctx.getContext('flow') : undefined;
+		const flow: unknown = ctx.getContext('flow');
+		if (typeof flow === 'object' && flow !== null) return flow as IDataObject;
 	} catch {
-		flow = undefined;
+		// A bare harness has no flow context.
 	}
-	return typeof flow === 'object' && flow !== null ? (flow as IDataObject) : run.spentWithoutFlow;
+	return run.spentWithoutFlow;
 }
 
 export function ledgerOf(ctx: IExecuteFunctions, run: WriteRun): Ledger {
 	const store = executionStore(ctx, run);
-	let flight = inFlightByStore.get(store);
-	if (!flight) {
-		flight = { inFlight: 0 };
-		inFlightByStore.set(store, flight);
-	}
-	const counter = flight;
-	const spent = () => {
-		const value = Number(store[SPENT_FIELD]);
-		return Number.isFinite(value) && value > 0 ? value : 0;
-	};
-	return {
+	const known = ledgers.get(store);
+	if (known) return known;
+	const ledger: Ledger = {
 		get spent() {
-			return spent();
+			const value = Number(store[SPENT_FIELD]);
+			return Number.isFinite(value) && value > 0 ? value : 0;
 		},
-		get inFlight() {
-			return counter.inFlight;
-		},
-		set inFlight(value: number) {
-			counter.inFlight = value;
-		},
+		inFlight: 0,
 		addSpent(credits: number) {
-			store[SPENT_FIELD] = Math.max(0, keep(spent() + credits));
+			store[SPENT_FIELD] = Math.max(0, keep(ledger.spent + credits));
 		},
 	};
+	ledgers.set(store, ledger);
+	return ledger;
 }
 
 export function creditsOf(quote: IDataObject | undefined | null): number | undefined {
@@ -74,20 +64,13 @@ export function creditsOf(quote: IDataObject | undefined | null): number | undef
 // An agent, not a person, decides how often a tool runs: a tool that sets no limit keeps this per execution.
 export const TOOL_DEFAULT_SPENDING_LIMIT = 10;
 
-// n8n names the Tool variant's type "<node>Tool".
-function runsAsTool(ctx: IExecuteFunctions): boolean {
-	return ctx.getNode().type.endsWith('Tool');
-}
-
-interface Limit {
-	credits: number;
-	byDefault: boolean;
-}
-
-function limitOf(ctx: IExecuteFunctions, itemIndex: number): Limit | undefined {
+function limitOf(ctx: IExecuteFunctions, itemIndex: number) {
 	const set = spendingLimitOf(ctx, itemIndex);
 	if (set !== undefined) return { credits: set, byDefault: false };
-	return runsAsTool(ctx) ? { credits: TOOL_DEFAULT_SPENDING_LIMIT, byDefault: true } : undefined;
+	// n8n names the Tool variant's type "<node>Tool".
+	if (ctx.getNode().type.endsWith('Tool'))
+		return { credits: TOOL_DEFAULT_SPENDING_LIMIT, byDefault: true };
+	return undefined;
 }
 
 export function spendingLimitOf(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
@@ -118,53 +101,6 @@ export function isSpendingLimitError(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && limitErrors.has(error);
 }
 
-function limitError(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	message: string,
-	description: string,
-): NodeOperationError {
-	const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-	limitErrors.add(error);
-	return error;
-}
-
-function refusalOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	ledger: Ledger,
-	limit: Limit | undefined,
-	credits: number | undefined,
-	held: number,
-	what: string,
-	requoted: boolean,
-): NodeOperationError | undefined {
-	if (limit === undefined) return undefined;
-	if (credits === undefined) {
-		return limitError(
-			ctx,
-			itemIndex,
-			`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
-			limit.byDefault
-				? `As an agent's tool the node keeps a Spending Limit (${creditWords(limit.credits)} per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
-				: 'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
-		);
-	}
-	const others = ledger.inFlight - held;
-	if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
-	const spent = round(ledger.spent);
-	const whose = limit.byDefault ? " (an agent's tool that sets none keeps this one)" : '';
-	const raise = limit.byDefault
-		? "To allow more, set this tool's Spending Limit (Credits): the builder's choice, never the model's."
-		: 'Raise Spending Limit (Credits) on this node, or run the rest in a later execution.';
-	return limitError(
-		ctx,
-		itemIndex,
-		`Spending Limit of ${creditWords(limit.credits)} reached${whose}: this ${what} costs ${creditWords(credits)}${requoted ? ' (quoted again)' : ''} and ${spent} ${spent === 1 ? 'was' : 'were'} already spent${others > EPSILON ? ` (${round(others)} more in flight)` : ''}. Nothing was sent.`,
-		`${raise} What was done is recovered, not charged again. ${RETRY_SPENDS}`,
-	);
-}
-
 function creditWords(credits: number): string {
 	const n = round(credits);
 	return `${n} ${n === 1 ? 'credit' : 'credits'}`;
@@ -189,8 +125,39 @@ export function reserveCredits(
 ): Reservation {
 	const limit = limitOf(ctx, itemIndex);
 	const ledger = ledgerOf(ctx, run);
+	const limitError = (message: string, description: string) => {
+		const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+		limitErrors.add(error);
+		return error;
+	};
+	const refusalOf = (
+		credits: number | undefined,
+		held: number,
+		requoted: boolean,
+	): NodeOperationError | undefined => {
+		if (limit === undefined) return undefined;
+		if (credits === undefined) {
+			return limitError(
+				`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
+				limit.byDefault
+					? `As an agent's tool the node keeps a Spending Limit (${creditWords(limit.credits)} per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
+					: 'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
+			);
+		}
+		const others = ledger.inFlight - held;
+		if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
+		const spent = round(ledger.spent);
+		const whose = limit.byDefault ? " (an agent's tool that sets none keeps this one)" : '';
+		const raise = limit.byDefault
+			? "To allow more, set this tool's Spending Limit (Credits): the builder's choice, never the model's."
+			: 'Raise Spending Limit (Credits) on this node, or run the rest in a later execution.';
+		return limitError(
+			`Spending Limit of ${creditWords(limit.credits)} reached${whose}: this ${what} costs ${creditWords(credits)}${requoted ? ' (quoted again)' : ''} and ${spent} ${spent === 1 ? 'was' : 'were'} already spent${others > EPSILON ? ` (${round(others)} more in flight)` : ''}. Nothing was sent.`,
+			`${raise} What was done is recovered, not charged again. ${RETRY_SPENDS}`,
+		);
+	};
 	let credits = creditsOf(quote);
-	const refusal = refusalOf(ctx, itemIndex, ledger, limit, credits, 0, what, false);
+	const refusal = refusalOf(credits, 0, false);
 	if (refusal) throw refusal;
 	let amount = credits ?? 0;
 	ledger.inFlight += amount;
@@ -203,15 +170,11 @@ export function reserveCredits(
 		ledger.addSpent(amount);
 	};
 	const settle = (charged: boolean) => {
-		if (state === 'settled') return;
-		const was = state;
+		if (charged) count();
+		else if (state === 'held') ledger.inFlight -= amount;
+		else if (state === 'counted') ledger.addSpent(-amount);
 		state = 'settled';
-		if (was === 'held') {
-			ledger.inFlight -= amount;
-			if (charged) ledger.addSpent(amount);
-		} else if (!charged) ledger.addSpent(-amount);
 	};
-	const settled = () => state !== 'held';
 	return {
 		get credits() {
 			return amount;
@@ -220,9 +183,9 @@ export function reserveCredits(
 			return credits !== undefined;
 		},
 		reprice(next) {
-			if (settled()) return;
+			if (state !== 'held') return;
 			const nextCredits = creditsOf(next);
-			const refusal = refusalOf(ctx, itemIndex, ledger, limit, nextCredits, amount, what, true);
+			const refusal = refusalOf(nextCredits, amount, true);
 			if (refusal) {
 				settle(false);
 				throw refusal;

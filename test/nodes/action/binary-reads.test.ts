@@ -94,7 +94,7 @@ describe("each resume is opened twice in n8n's binary store: one streamed read (
 
 /**
  * The key of an upload is computed from the same bytes as before: these are the keys the code before this change
- * (a separate streamed digest, `binaryDigest`) gave for this file. The node's key is read back by replaying it:
+ * (a separate streamed digest) gave for this file. The node's key is read back by replaying it:
  * POST /api/v1/uploads with the expected key and the same body (with its file reference) answers with the report the node created, and only
  * when the node used that key (another key would make a new report).
  */

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-import { binaryDigest, readBinaryFacts } from '../../../nodes/RecruitingAnalysis/transport/binary';
+import { readBinaryFacts } from '../../../nodes/RecruitingAnalysis/transport/binary';
 
 function store(bytes: Buffer, chunkSize?: number) {
 	const opens: string[] = [];
@@ -38,7 +38,7 @@ describe('readBinaryFacts', () => {
 		expect(Buffer.from(head).toString('latin1')).toBe(file.subarray(0, 16).toString('latin1'));
 		// A view of the chunk would keep the whole file alive as long as the head is remembered.
 		expect(head.buffer.byteLength).toBeLessThanOrEqual(16);
-		expect(await binaryDigest(ctx, binary)).toBe(sha);
+		expect((await readBinaryFacts(ctx, binary)).digest).toBe(sha);
 		expect((await readBinaryFacts(ctx, binary)).head).toEqual(head);
 		expect((await readBinaryFacts(ctx, binary)).size).toBe(file.length);
 		expect(opens).toEqual(['database:abc']);
@@ -59,11 +59,13 @@ describe('readBinaryFacts', () => {
 			size: 4000,
 		});
 		expect(
-			await binaryDigest(ctx, {
-				id: 'filesystem-v2:y',
-				mimeType: 'application/pdf',
-				data: '',
-			} as IBinaryData),
+			(
+				await readBinaryFacts(ctx, {
+					id: 'filesystem-v2:y',
+					mimeType: 'application/pdf',
+					data: '',
+				} as IBinaryData)
+			).digest,
 		).toBe(sha);
 	});
 

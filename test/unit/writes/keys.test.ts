@@ -7,10 +7,10 @@ import {
 	duplicateKeyError,
 	idempotencyKeyOf,
 	itemUserKey,
-	MAX_KEY_LENGTH,
 	userIdempotencyKey,
 	userKeyProblem,
 } from '../../../nodes/RecruitingAnalysis/writes/identity';
+import { MAX_IDEMPOTENCY_KEY_LENGTH as MAX_KEY_LENGTH } from '../../../nodes/RecruitingAnalysis/validation';
 import { fakeContext } from '../../helpers/fakes';
 
 const start = { write: 'analysis.start', identity: ['rpt_1', 'quote-fp'] };
