@@ -253,13 +253,16 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const preparation = await prepareOrFind(ctx, itemIndex, checked);
-	const sent = await sendResume(ctx, itemIndex, checked, preparation);
+	const sent = await sendResume(
+		ctx,
+		itemIndex,
+		checked,
+		await prepareOrFind(ctx, itemIndex, checked),
+	);
 	const { fileName, fileSize, mimeType } = checked.input;
-	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
-	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	const sameWriteAs = checked.sameWriteAs === undefined ? {} : { sameWriteAs: checked.sameWriteAs };
 	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
-	return { ...result, ...sent };
+	return { reportId: sent.reportId, fileName, fileSize, mimeType, ...sameWriteAs, ...sent };
 }
 
 export interface UploadTarget {
@@ -280,38 +283,29 @@ export async function prepareOrFind(
 	itemIndex: number,
 	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
 ): Promise<Preparation> {
-	const { input, body } = upload;
-	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
+	const first = await outcomeOf(
+		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
+	);
 	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
-		throw first.error;
-	const proof = {
-		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
-		verified: reused || isFileReference(body.externalReference),
-	};
-	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
+	const from = existsCondition(first.error);
+	const reused = from === 'IDEMPOTENCY_KEY_REUSED' && upload.keyIsContent;
+	if (!reused && from !== 'EXTERNAL_REFERENCE_CONFLICT') throw first.error;
+	const verified = reused || isFileReference(upload.body.externalReference);
+	return await reportOfReference(ctx, itemIndex, upload, { from, verified }, first.error);
 }
 
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
+	body: UploadInput,
 	idempotencyKey: string,
 ): Promise<{ reportId: string; upload: UploadTarget }> {
+	const request = { method: 'POST' as const, path: '/api/v1/uploads', idempotencyKey, itemIndex };
 	// PENDING_UPLOAD_LIMIT is waited out (engine/capacity.ts): a refused preparation created nothing.
 	const prepared = await waitOutCapacity(
 		ctx,
 		itemIndex,
-		async () =>
-			await api(ctx, {
-				method: 'POST',
-				path: '/api/v1/uploads',
-				body: input as unknown as IDataObject,
-				idempotencyKey,
-				itemIndex,
-			}),
+		async () => await api(ctx, { ...request, body: body as unknown as IDataObject }),
 	);
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
@@ -320,13 +314,16 @@ export async function prepareUpload(
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	reference: { source: string; id: string },
+	{ input, body }: Pick<CheckedUpload, 'input' | 'body'>,
 	proof: { from: string; verified: boolean },
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
-	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
+	const write = {
+		kind: 'upload' as const,
+		externalReference: body.externalReference,
+		jobDescription,
+	};
 	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
 	return { found, ...proof };
 }
@@ -342,12 +339,9 @@ export async function sendResume(
 	start: Preparation,
 ): Promise<IDataObject> {
 	// Said of the first preparation even after a renewal replaced it.
-	const reused: IDataObject = {};
-	if ('found' in start) {
-		reused.recovered = true;
-		reused.recoveredFrom = start.from;
-		if (start.verified) reused.sameFileAsBefore = true;
-	}
+	const sameFile = 'found' in start && start.verified ? { sameFileAsBefore: true } : {};
+	const reused =
+		'found' in start ? { recovered: true, recoveredFrom: start.from, ...sameFile } : {};
 	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	let current = start;
 	let replaces: IDataObject = {};
@@ -478,13 +472,15 @@ export async function putResumeToStorage(
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
 	// The file's size and content were held to what is prepared before anything was sent (checkUpload).
 	const { reportId, itemIndex, binaryPropertyName } = args;
-	const id = this.helpers.assertBinaryData(itemIndex, binaryPropertyName).id ?? '';
+	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
+	const id = binary.id ?? '';
 	const streamed = id !== '';
 	const buffer = streamed
 		? undefined
 		: await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
 	const file = {
-		size: buffer ? buffer.length : (await this.helpers.getBinaryMetadata(id)).fileSize,
+		// The size the check counted: transport/binary.ts keeps it per binary, so n8n is not asked again.
+		size: (await readBinaryFacts(this, binary)).size,
 		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
 	};
 
