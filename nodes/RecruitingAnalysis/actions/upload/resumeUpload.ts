@@ -486,16 +486,7 @@ export async function putResumeToStorage(
 
 	const credentials = await credentialData.call(this, itemIndex);
 	let upload = args.upload;
-	let refreshed = false;
-	let status = 0;
-	for (;;) {
-		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
-		// lifetime is not compared with this host's clock (it counts on the API's).
-		if (!refreshed && status === 403) {
-			const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
-			upload = { ...upload, ...fresh };
-			refreshed = true;
-		}
+	for (let refreshed = false; ; refreshed = true) {
 		const problem = storageUrlProblem(credentials, upload.url);
 		if (problem) {
 			throw refusal(
@@ -514,7 +505,7 @@ export async function putResumeToStorage(
 			);
 		}
 		const response = await putOnce(this, upload, file, itemIndex, reportId);
-		status = response.statusCode;
+		const status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
 			let host = location ? 'an address that is not a URL' : 'no address';
@@ -527,13 +518,20 @@ export async function putResumeToStorage(
 			);
 		}
 		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
-		if (status === 403 && !refreshed) continue;
-		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
-			itemIndex,
-			storage: true,
-			// Never echo the signed URL's signature parameters.
-			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
-		});
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
+		// lifetime is not compared with this host's clock (it counts on the API's).
+		if (status !== 403 || refreshed) {
+			throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
+				itemIndex,
+				storage: true,
+				// Never echo the signed URL's signature parameters.
+				secrets: [...new URL(upload.url).searchParams.values()].filter(
+					(value) => value.length >= 16,
+				),
+			});
+		}
+		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+		upload = { ...upload, ...fresh };
 	}
 }
 
