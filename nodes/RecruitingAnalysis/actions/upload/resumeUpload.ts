@@ -155,18 +155,15 @@ export async function readUploadInput(
 	readFile: (options: IDataObject) => Promise<IDataObject>,
 ): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
-	const jobSource = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
-	let job: IDataObject;
-	if (jobSource === 'text') {
-		job = {
-			kind: 'text',
-			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
-		};
-	} else {
-		job = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
-		const expectedRevision = optionString(options, 'expectedRevision');
-		if (expectedRevision) job.expectedRevision = expectedRevision;
-	}
+	const expectedRevision = optionString(options, 'expectedRevision');
+	const job =
+		ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') === 'text'
+			? { kind: 'text', text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') }
+			: {
+					kind: 'existing',
+					id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID'),
+					...(expectedRevision ? { expectedRevision } : {}),
+				};
 	const jobDescription = validateJobDescriptionInput.call(ctx, job, itemIndex);
 	const reference = checkExternalReference(ctx, options, itemIndex);
 	const input: IDataObject = { ...(await readFile(options)), jobDescription };
@@ -220,13 +217,11 @@ export async function checkUpload(
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
-		'content',
-		content,
-	]);
+	const byContent = ['content', content];
+	const { attemptLabel } = keyChoice;
+	const contentKey = writeIdempotencyKey({ attemptLabel }, 'upload', byContent);
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
 	const keyIsContent = input.externalReference !== undefined && !keyChoice.userKey;
-	const keyIdentity = keyIsContent ? ['content', content] : identity;
 	return {
 		write,
 		keyChoice,
@@ -234,11 +229,11 @@ export async function checkUpload(
 		identity,
 		content,
 		contentKey,
-		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		key: writeIdempotencyKey(keyChoice, 'upload', keyIsContent ? byContent : identity, step),
 		// What is sent: the input under its external reference, or else under the node's reference to the file.
 		body: {
 			...input,
-			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
+			externalReference: input.externalReference ?? fileReference(content, attemptLabel),
 		},
 		keyIsContent,
 		sameWriteAs: recordWrite(run, contentKey, itemIndex),
@@ -253,12 +248,8 @@ export async function uploadResume(
 	itemIndex: number,
 	checked: CheckedUpload,
 ): Promise<IDataObject> {
-	const sent = await sendResume(
-		ctx,
-		itemIndex,
-		checked,
-		await prepareOrFind(ctx, itemIndex, checked),
-	);
+	const preparation = await prepareOrFind(ctx, itemIndex, checked);
+	const sent = await sendResume(ctx, itemIndex, checked, preparation);
 	const { fileName, fileSize, mimeType } = checked.input;
 	const sameWriteAs = checked.sameWriteAs === undefined ? {} : { sameWriteAs: checked.sameWriteAs };
 	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
@@ -319,11 +310,8 @@ export async function reportOfReference(
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
-	const write = {
-		kind: 'upload' as const,
-		externalReference: body.externalReference,
-		jobDescription,
-	};
+	const { externalReference } = body;
+	const write = { kind: 'upload' as const, externalReference, jobDescription };
 	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
 	return { found, ...proof };
 }
