@@ -105,12 +105,10 @@ function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	return 'unknown';
 }
 
+const CONTENT_OF_TYPE: Record<string, string> = { [PDF_MIME_TYPE]: 'pdf', [DOCX_MIME_TYPE]: 'zip' };
+
 export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
-	const found = sniffContent(head);
-	return (
-		(mimeType === PDF_MIME_TYPE && found === 'pdf') ||
-		(mimeType === DOCX_MIME_TYPE && found === 'zip')
-	);
+	return sniffContent(head) === CONTENT_OF_TYPE[mimeType];
 }
 
 function validateResumeContent(
@@ -574,7 +572,7 @@ async function putOnce(
 				started + STORAGE_TIMEOUT_MS,
 				STORAGE_TIMEOUT_MS,
 			).catch((error: unknown) => {
-				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				if (error instanceof ResponseTooLargeError) return new Uint8Array();
 				throw error;
 			});
 			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
