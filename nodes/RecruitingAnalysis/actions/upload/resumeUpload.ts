@@ -262,9 +262,12 @@ export interface UploadTarget {
 	expiresInSeconds: number;
 }
 
-export type Preparation =
-	| { prepared: { reportId: string; upload: UploadTarget } }
-	| { found: IDataObject; verified: boolean; from: string };
+export interface Preparation {
+	reportId: string;
+	target: UploadTarget | 'expired' | 'admitted';
+	// A report found, not prepared: `verified` when something proves it holds these bytes.
+	found?: { from: string; verified: boolean };
+}
 
 // The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
 export async function prepareOrFind(
@@ -272,14 +275,13 @@ export async function prepareOrFind(
 	itemIndex: number,
 	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
 ): Promise<Preparation> {
-	const first = await outcomeOf(
-		async () => await prepareUpload(ctx, itemIndex, upload.body, upload.key),
-	);
-	if (first.ok) return { prepared: first.value };
+	const { body, key } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
+	if (first.ok) return { reportId: first.value.reportId, target: first.value.upload };
 	const from = existsCondition(first.error);
 	const reused = from === 'IDEMPOTENCY_KEY_REUSED' && upload.keyIsContent;
 	if (!reused && from !== 'EXTERNAL_REFERENCE_CONFLICT') throw first.error;
-	const verified = reused || isFileReference(upload.body.externalReference);
+	const verified = reused || isFileReference(body.externalReference);
 	return await reportOfReference(ctx, itemIndex, upload, { from, verified }, first.error);
 }
 
@@ -299,19 +301,38 @@ export async function prepareUpload(
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
-// `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
+// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
+// prepared for this file's size and type and never analysed.
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	{ input, body }: Pick<CheckedUpload, 'input' | 'body'>,
-	proof: { from: string; verified: boolean },
+	found: { from: string; verified: boolean },
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
 	const { externalReference } = body;
 	const write = { kind: 'upload' as const, externalReference, jobDescription };
-	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
-	return { found, ...proof };
+	const report = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	const reportId = String(report.reportId);
+	let target: UploadTarget | 'admitted' = 'admitted';
+	if (report.attemptId === null || report.attemptId === undefined) {
+		const answer = await outcomeOf(async () => await refreshUploadUrl(ctx, itemIndex, reportId));
+		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
+		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED'))
+			return { reportId, target: 'expired', found };
+		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
+	}
+	if (found.verified) return { reportId, target, found };
+	if (target === 'admitted')
+		throw otherFileUnderReference(ctx, itemIndex, input, report, ANALYSED_OTHER_FILE);
+	const declared = target as Partial<UploadTarget>;
+	if (
+		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
+		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+	)
+		throw otherFileUnderReference(ctx, itemIndex, input, report, PREPARED_FOR_OTHER_FILE);
+	return { reportId, target, found };
 }
 
 // Each renewal is a new day at most.
@@ -325,26 +346,21 @@ export async function sendResume(
 	start: Preparation,
 ): Promise<IDataObject> {
 	// Said of the first preparation even after a renewal replaced it.
-	const sameFile = 'found' in start && start.verified ? { sameFileAsBefore: true } : {};
-	const reused =
-		'found' in start ? { recovered: true, recoveredFrom: start.from, ...sameFile } : {};
+	const { found } = start;
+	const sameFile = found?.verified ? { sameFileAsBefore: true } : {};
+	const reused = found ? { recovered: true, recoveredFrom: found.from, ...sameFile } : {};
 	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	let current = start;
 	let replaces: IDataObject = {};
 	for (let renewals = 0; ; renewals++) {
-		const reportId =
-			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
-		const target =
-			'prepared' in current
-				? current.prepared.upload
-				: await targetOfFound(ctx, itemIndex, checked.input, current);
+		const { reportId, target } = current;
 		let fields: IDataObject | undefined = target === 'admitted' ? admitted : undefined;
 		let expiredError: unknown;
 		if (typeof target === 'object') {
 			const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
 			const args = { reportId, upload: target, itemIndex, binaryPropertyName };
 			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || 'found' in start };
+			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || found !== undefined };
 			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
 			else if (existsCondition(put.error) === 'ALREADY_ADMITTED') fields = admitted;
 			else if (hasApiCondition(put.error, 'PREPARATION_EXPIRED')) expiredError = put.error;
@@ -361,35 +377,6 @@ export async function sendResume(
 }
 
 // ---- A found report, an expired preparation ----
-
-// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
-// prepared for this file's size and type and never analysed.
-async function targetOfFound(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	{ found, verified }: { found: IDataObject; verified: boolean },
-): Promise<UploadTarget | 'expired' | 'admitted'> {
-	let target: UploadTarget | 'admitted' = 'admitted';
-	if (found.attemptId === null || found.attemptId === undefined) {
-		const answer = await outcomeOf(
-			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
-		);
-		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
-		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
-		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
-	}
-	if (verified) return target;
-	if (target === 'admitted')
-		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-	const declared = target as Partial<UploadTarget>;
-	if (
-		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
-		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
-	)
-		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
-	return target;
-}
 
 const ANALYSED_OTHER_FILE =
 	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';

@@ -142,8 +142,7 @@ async function putEntry(
 	};
 	let start: Preparation;
 	if (item.state === 'succeeded' && item.upload) {
-		const upload = item.upload as unknown as UploadTarget;
-		start = { prepared: { reportId: String(item.resourceId), upload } };
+		start = { reportId: String(item.resourceId), target: item.upload as unknown as UploadTarget };
 	} else if (existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT') {
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
 		const proof = { from: 'EXTERNAL_REFERENCE_CONFLICT', verified: true };
