@@ -57,10 +57,6 @@ export const description: INodeProperties[] = [
 			action: 'Upload a resume',
 		},
 	]),
-	...uploadResume.description,
-	...prepare.description,
-	...refreshUrl.description,
-	...cancel.description,
-	...uploadMany.description,
-	...getBatch.description,
+	// Each operation's own fields, shown only for it, so their order here changes nothing in the panel.
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -105,12 +105,10 @@ function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
 	return 'unknown';
 }
 
+const CONTENT_OF_TYPE: Record<string, string> = { [PDF_MIME_TYPE]: 'pdf', [DOCX_MIME_TYPE]: 'zip' };
+
 export function contentMatchesMimeType(head: Uint8Array, mimeType: string): boolean {
-	const found = sniffContent(head);
-	return (
-		(mimeType === PDF_MIME_TYPE && found === 'pdf') ||
-		(mimeType === DOCX_MIME_TYPE && found === 'zip')
-	);
+	return sniffContent(head) === CONTENT_OF_TYPE[mimeType];
 }
 
 function validateResumeContent(
@@ -155,18 +153,15 @@ export async function readUploadInput(
 	readFile: (options: IDataObject) => Promise<IDataObject>,
 ): Promise<UploadInput> {
 	const options = optionsParam(ctx, itemIndex);
-	const jobSource = ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') as string;
-	let job: IDataObject;
-	if (jobSource === 'text') {
-		job = {
-			kind: 'text',
-			text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') as string,
-		};
-	} else {
-		job = { kind: 'existing', id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID') };
-		const expectedRevision = optionString(options, 'expectedRevision');
-		if (expectedRevision) job.expectedRevision = expectedRevision;
-	}
+	const expectedRevision = optionString(options, 'expectedRevision');
+	const job =
+		ctx.getNodeParameter('jobDescriptionSource', itemIndex, 'existing') === 'text'
+			? { kind: 'text', text: ctx.getNodeParameter('jobDescriptionText', itemIndex, '') }
+			: {
+					kind: 'existing',
+					id: idParam(ctx, 'jobDescriptionId', itemIndex, 'Saved Job ID'),
+					...(expectedRevision ? { expectedRevision } : {}),
+				};
 	const jobDescription = validateJobDescriptionInput.call(ctx, job, itemIndex);
 	const reference = checkExternalReference(ctx, options, itemIndex);
 	const input: IDataObject = { ...(await readFile(options)), jobDescription };
@@ -220,13 +215,11 @@ export async function checkUpload(
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
-	const contentKey = writeIdempotencyKey({ attemptLabel: keyChoice.attemptLabel }, 'upload', [
-		'content',
-		content,
-	]);
+	const byContent = ['content', content];
+	const { attemptLabel } = keyChoice;
+	const contentKey = writeIdempotencyKey({ attemptLabel }, 'upload', byContent);
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
 	const keyIsContent = input.externalReference !== undefined && !keyChoice.userKey;
-	const keyIdentity = keyIsContent ? ['content', content] : identity;
 	return {
 		write,
 		keyChoice,
@@ -234,11 +227,11 @@ export async function checkUpload(
 		identity,
 		content,
 		contentKey,
-		key: writeIdempotencyKey(keyChoice, 'upload', keyIdentity, step),
+		key: writeIdempotencyKey(keyChoice, 'upload', keyIsContent ? byContent : identity, step),
 		// What is sent: the input under its external reference, or else under the node's reference to the file.
 		body: {
 			...input,
-			externalReference: input.externalReference ?? fileReference(content, keyChoice.attemptLabel),
+			externalReference: input.externalReference ?? fileReference(content, attemptLabel),
 		},
 		keyIsContent,
 		sameWriteAs: recordWrite(run, contentKey, itemIndex),
@@ -256,10 +249,9 @@ export async function uploadResume(
 	const preparation = await prepareOrFind(ctx, itemIndex, checked);
 	const sent = await sendResume(ctx, itemIndex, checked, preparation);
 	const { fileName, fileSize, mimeType } = checked.input;
-	const result: IDataObject = { reportId: sent.reportId, fileName, fileSize, mimeType };
-	if (checked.sameWriteAs !== undefined) result.sameWriteAs = checked.sameWriteAs;
+	const sameWriteAs = checked.sameWriteAs === undefined ? {} : { sameWriteAs: checked.sameWriteAs };
 	if (sent.recovered === true) sent.alreadyAdmitted ??= false;
-	return { ...result, ...sent };
+	return { reportId: sent.reportId, fileName, fileSize, mimeType, ...sameWriteAs, ...sent };
 }
 
 export interface UploadTarget {
@@ -270,9 +262,12 @@ export interface UploadTarget {
 	expiresInSeconds: number;
 }
 
-export type Preparation =
-	| { prepared: { reportId: string; upload: UploadTarget } }
-	| { found: IDataObject; verified: boolean; from: string };
+export interface Preparation {
+	reportId: string;
+	target: UploadTarget | 'expired' | 'admitted';
+	// A report found, not prepared: `verified` when something proves it holds these bytes.
+	found?: { from: string; verified: boolean };
+}
 
 // The upload's own key or reference may already hold a report: found by the reference, never prepared twice.
 export async function prepareOrFind(
@@ -280,55 +275,64 @@ export async function prepareOrFind(
 	itemIndex: number,
 	upload: Pick<CheckedUpload, 'input' | 'body' | 'key' | 'keyIsContent'>,
 ): Promise<Preparation> {
-	const { input, body } = upload;
-	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, upload.key));
-	if (first.ok) return { prepared: first.value };
-	const condition = existsCondition(first.error);
-	const reused = condition === 'IDEMPOTENCY_KEY_REUSED';
-	if (reused ? !upload.keyIsContent : condition !== 'EXTERNAL_REFERENCE_CONFLICT')
-		throw first.error;
-	const proof = {
-		from: reused ? condition : 'EXTERNAL_REFERENCE_CONFLICT',
-		verified: reused || isFileReference(body.externalReference),
-	};
-	return await reportOfReference(ctx, itemIndex, input, body.externalReference, proof, first.error);
+	const { body, key } = upload;
+	const first = await outcomeOf(async () => await prepareUpload(ctx, itemIndex, body, key));
+	if (first.ok) return { reportId: first.value.reportId, target: first.value.upload };
+	const from = existsCondition(first.error);
+	const reused = from === 'IDEMPOTENCY_KEY_REUSED' && upload.keyIsContent;
+	if (!reused && from !== 'EXTERNAL_REFERENCE_CONFLICT') throw first.error;
+	const verified = reused || isFileReference(body.externalReference);
+	return await reportOfReference(ctx, itemIndex, upload, { from, verified }, first.error);
 }
 
 export async function prepareUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
+	body: UploadInput,
 	idempotencyKey: string,
 ): Promise<{ reportId: string; upload: UploadTarget }> {
+	const request = { method: 'POST' as const, path: '/api/v1/uploads', idempotencyKey, itemIndex };
 	// PENDING_UPLOAD_LIMIT is waited out (engine/capacity.ts): a refused preparation created nothing.
 	const prepared = await waitOutCapacity(
 		ctx,
 		itemIndex,
-		async () =>
-			await api(ctx, {
-				method: 'POST',
-				path: '/api/v1/uploads',
-				body: input as unknown as IDataObject,
-				idempotencyKey,
-				itemIndex,
-			}),
+		async () => await api(ctx, { ...request, body: body as unknown as IDataObject }),
 	);
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
-// `verified`: something proves the found report holds these bytes (a content key's receipt, or the file reference).
+// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
+// prepared for this file's size and type and never analysed.
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	input: UploadInput,
-	reference: { source: string; id: string },
-	proof: { from: string; verified: boolean },
+	{ input, body }: Pick<CheckedUpload, 'input' | 'body'>,
+	found: { from: string; verified: boolean },
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
-	const write = { kind: 'upload' as const, externalReference: reference, jobDescription };
-	const found = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
-	return { found, ...proof };
+	const { externalReference } = body;
+	const write = { kind: 'upload' as const, externalReference, jobDescription };
+	const report = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
+	const reportId = String(report.reportId);
+	let target: UploadTarget | 'admitted' = 'admitted';
+	if (report.attemptId === null || report.attemptId === undefined) {
+		const answer = await outcomeOf(async () => await refreshUploadUrl(ctx, itemIndex, reportId));
+		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
+		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED'))
+			return { reportId, target: 'expired', found };
+		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
+	}
+	if (found.verified) return { reportId, target, found };
+	if (target === 'admitted')
+		throw otherFileUnderReference(ctx, itemIndex, input, report, ANALYSED_OTHER_FILE);
+	const declared = target as Partial<UploadTarget>;
+	if (
+		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
+		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+	)
+		throw otherFileUnderReference(ctx, itemIndex, input, report, PREPARED_FOR_OTHER_FILE);
+	return { reportId, target, found };
 }
 
 // Each renewal is a new day at most.
@@ -342,29 +346,21 @@ export async function sendResume(
 	start: Preparation,
 ): Promise<IDataObject> {
 	// Said of the first preparation even after a renewal replaced it.
-	const reused: IDataObject = {};
-	if ('found' in start) {
-		reused.recovered = true;
-		reused.recoveredFrom = start.from;
-		if (start.verified) reused.sameFileAsBefore = true;
-	}
+	const { found } = start;
+	const sameFile = found?.verified ? { sameFileAsBefore: true } : {};
+	const reused = found ? { recovered: true, recoveredFrom: found.from, ...sameFile } : {};
 	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
 	let current = start;
 	let replaces: IDataObject = {};
 	for (let renewals = 0; ; renewals++) {
-		const reportId =
-			'prepared' in current ? current.prepared.reportId : String(current.found.reportId);
-		const target =
-			'prepared' in current
-				? current.prepared.upload
-				: await targetOfFound(ctx, itemIndex, checked.input, current);
+		const { reportId, target } = current;
 		let fields: IDataObject | undefined = target === 'admitted' ? admitted : undefined;
 		let expiredError: unknown;
 		if (typeof target === 'object') {
 			const binaryPropertyName = binaryPropertyOf(ctx, itemIndex);
 			const args = { reportId, upload: target, itemIndex, binaryPropertyName };
 			const put = await outcomeOf(async () => await putResumeToStorage.call(ctx, args));
-			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || 'found' in start };
+			if (put.ok) fields = { uploadUrlRefreshed: put.value.refreshed || found !== undefined };
 			// A replayed preparation whose analysis was already admitted: the file is frozen, the write exists.
 			else if (existsCondition(put.error) === 'ALREADY_ADMITTED') fields = admitted;
 			else if (hasApiCondition(put.error, 'PREPARATION_EXPIRED')) expiredError = put.error;
@@ -381,35 +377,6 @@ export async function sendResume(
 }
 
 // ---- A found report, an expired preparation ----
-
-// A found report not yet admitted gets a fresh URL (its first one is long gone); unverified, it must have been
-// prepared for this file's size and type and never analysed.
-async function targetOfFound(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	{ found, verified }: { found: IDataObject; verified: boolean },
-): Promise<UploadTarget | 'expired' | 'admitted'> {
-	let target: UploadTarget | 'admitted' = 'admitted';
-	if (found.attemptId === null || found.attemptId === undefined) {
-		const answer = await outcomeOf(
-			async () => await refreshUploadUrl(ctx, itemIndex, String(found.reportId)),
-		);
-		if (answer.ok) target = answer.value.upload as unknown as UploadTarget;
-		else if (hasApiCondition(answer.error, 'PREPARATION_EXPIRED')) return 'expired';
-		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
-	}
-	if (verified) return target;
-	if (target === 'admitted')
-		throw otherFileUnderReference(ctx, itemIndex, input, found, ANALYSED_OTHER_FILE);
-	const declared = target as Partial<UploadTarget>;
-	if (
-		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
-		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
-	)
-		throw otherFileUnderReference(ctx, itemIndex, input, found, PREPARED_FOR_OTHER_FILE);
-	return target;
-}
 
 const ANALYSED_OTHER_FILE =
 	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
@@ -478,28 +445,21 @@ export async function putResumeToStorage(
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
 	// The file's size and content were held to what is prepared before anything was sent (checkUpload).
 	const { reportId, itemIndex, binaryPropertyName } = args;
-	const id = this.helpers.assertBinaryData(itemIndex, binaryPropertyName).id ?? '';
+	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
+	const id = binary.id ?? '';
 	const streamed = id !== '';
 	const buffer = streamed
 		? undefined
 		: await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
 	const file = {
-		size: buffer ? buffer.length : (await this.helpers.getBinaryMetadata(id)).fileSize,
+		// The size the check counted: transport/binary.ts keeps it per binary, so n8n is not asked again.
+		size: (await readBinaryFacts(this, binary)).size,
 		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
 	};
 
 	const credentials = await credentialData.call(this, itemIndex);
 	let upload = args.upload;
-	let refreshed = false;
-	let status = 0;
-	for (;;) {
-		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
-		// lifetime is not compared with this host's clock (it counts on the API's).
-		if (!refreshed && status === 403) {
-			const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
-			upload = { ...upload, ...fresh };
-			refreshed = true;
-		}
+	for (let refreshed = false; ; refreshed = true) {
 		const problem = storageUrlProblem(credentials, upload.url);
 		if (problem) {
 			throw refusal(
@@ -518,7 +478,7 @@ export async function putResumeToStorage(
 			);
 		}
 		const response = await putOnce(this, upload, file, itemIndex, reportId);
-		status = response.statusCode;
+		const status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
 			let host = location ? 'an address that is not a URL' : 'no address';
@@ -531,13 +491,20 @@ export async function putResumeToStorage(
 			);
 		}
 		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
-		if (status === 403 && !refreshed) continue;
-		throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
-			itemIndex,
-			storage: true,
-			// Never echo the signed URL's signature parameters.
-			secrets: [...new URL(upload.url).searchParams.values()].filter((value) => value.length >= 16),
-		});
+		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
+		// lifetime is not compared with this host's clock (it counts on the API's).
+		if (status !== 403 || refreshed) {
+			throw buildApiError(this, storageErrorParts(response, reportId, refreshed), {
+				itemIndex,
+				storage: true,
+				// Never echo the signed URL's signature parameters.
+				secrets: [...new URL(upload.url).searchParams.values()].filter(
+					(value) => value.length >= 16,
+				),
+			});
+		}
+		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
+		upload = { ...upload, ...fresh };
 	}
 }
 
@@ -592,7 +559,7 @@ async function putOnce(
 				started + STORAGE_TIMEOUT_MS,
 				STORAGE_TIMEOUT_MS,
 			).catch((error: unknown) => {
-				if (error instanceof ResponseTooLargeError) return new TextEncoder().encode('');
+				if (error instanceof ResponseTooLargeError) return new Uint8Array();
 				throw error;
 			});
 			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;

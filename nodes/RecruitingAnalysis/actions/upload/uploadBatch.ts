@@ -142,14 +142,12 @@ async function putEntry(
 	};
 	let start: Preparation;
 	if (item.state === 'succeeded' && item.upload) {
-		const upload = item.upload as unknown as UploadTarget;
-		start = { prepared: { reportId: String(item.resourceId), upload } };
+		start = { reportId: String(item.resourceId), target: item.upload as unknown as UploadTarget };
 	} else if (existsCondition(item.errorCode) === 'EXTERNAL_REFERENCE_CONFLICT') {
 		// The node's file reference proves the bytes; under the user's, the single upload's key is asked (prepareOrFind).
-		const reference = entry.body.externalReference;
 		const proof = { from: 'EXTERNAL_REFERENCE_CONFLICT', verified: true };
-		start = isFileReference(reference)
-			? await reportOfReference(ctx, itemIndex, input, reference, proof)
+		start = isFileReference(entry.body.externalReference)
+			? await reportOfReference(ctx, itemIndex, entry, proof)
 			: await prepareOrFind(ctx, itemIndex, entry);
 	} else {
 		return base;
