@@ -93,13 +93,6 @@ export interface ChunkState {
 
 export type PipelineStage = (this: IExecuteFunctions, chunk: ChunkState) => Promise<ChunkState>;
 
-// Only actions/upload/uploadMany.operation.ts still wraps its stages; the stages type accepts them bare.
-export function stage<S extends ChunkState>(
-	body: (this: IExecuteFunctions, chunk: S) => Promise<S>,
-): PipelineStage {
-	return body as unknown as PipelineStage;
-}
-
 // Stages take chunks in order: the API's one active batch per kind holds if one stage creates and awaits a batch.
 export interface BatchOperation extends Operation {
 	mode: 'batch';

@@ -14,7 +14,7 @@ import {
 	optionsCollection,
 	resumeFileOptions,
 } from '../common/descriptions';
-import { stage, type Run } from '../../engine/run';
+import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
 	{
@@ -45,10 +45,10 @@ export const submitStage = 1;
 
 /** Create the chunk's batch and read its signed URLs, then PUT the files. */
 export const stages = [
-	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
+	async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await createUploadBatch(this, chunk);
-	}),
-	stage(async function (this: IExecuteFunctions, chunk: UploadChunk) {
+	},
+	async function (this: IExecuteFunctions, chunk: UploadChunk) {
 		return await putUploadBatch(this, chunk);
-	}),
+	},
 ];
