@@ -114,13 +114,8 @@ interface ReadableLike {
 	destroy?: (error?: Error) => void;
 }
 
-function isReadable(value: unknown): value is ReadableLike {
-	return (
-		!!value &&
-		typeof value === 'object' &&
-		typeof (value as ReadableLike)[Symbol.asyncIterator] === 'function'
-	);
-}
+const isReadable = (value: unknown): value is ReadableLike =>
+	typeof (value as ReadableLike | undefined)?.[Symbol.asyncIterator] === 'function';
 
 export function discardBody(body: unknown): void {
 	if (isReadable(body) && typeof body.destroy === 'function') body.destroy();
@@ -150,9 +145,8 @@ export async function readBounded(
 		for (;;) {
 			const step = await Promise.race([iterator.next(), expired]);
 			if (step.done) break;
-			const chunk = step.value;
 			const bytes =
-				typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+				typeof step.value === 'string' ? Buffer.from(step.value) : (step.value as Uint8Array);
 			total += bytes.length;
 			if (total > limitBytes) throw new ResponseTooLargeError(limitBytes);
 			if (Date.now() > deadline) throw new ResponseDeadlineError(timeoutMs);
@@ -164,13 +158,7 @@ export async function readBounded(
 		// An answer not read to its end is let go rather than drained.
 		if (!complete) discardBody(body);
 	}
-	const all = new Uint8Array(total);
-	let offset = 0;
-	for (const chunk of chunks) {
-		all.set(chunk, offset);
-		offset += chunk.length;
-	}
-	return all;
+	return Buffer.concat(chunks, total);
 }
 
 export function parseAnswer(raw: unknown): unknown {

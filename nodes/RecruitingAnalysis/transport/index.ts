@@ -91,11 +91,8 @@ export function buildApiError(
 	else if (status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = { message, description, httpCode, itemIndex, failure };
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
-	const body = redactDeep(
-		parts.body,
-		secrets.filter((s) => s.length > 3),
-	);
-	const error = new NodeApiError(context.getNode(), body as JsonObject, errorOptions);
+	const body = redactDeep(parts.body, secrets) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -206,7 +203,7 @@ async function send<T>(
 	const response = outcome.response;
 	if (!response) {
 		const error = outcome.error;
-		if (error && typeof error === 'object' && refusals.has(error)) throw error;
+		if (refusals.has(error as object)) throw error;
 		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
 		const code = outcome.networkCode;
 		if (!code) {

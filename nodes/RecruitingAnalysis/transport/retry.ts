@@ -21,7 +21,7 @@ export function isRetryableStatus(status: number): boolean {
 	return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 	'ECONNRESET',
 	'ECONNREFUSED',
 	'ECONNABORTED',
@@ -43,54 +43,42 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 const NETWORK_MESSAGE_PATTERN =
 	/socket hang up|timeout of \d+ms exceeded|network error|terminated|aborted/i;
 
-export function networkErrorCode(error: unknown): string | undefined {
+type Failure = { code?: unknown; cause?: unknown; message?: unknown; name?: unknown };
+
+// The error and its causes, outermost first, each once: a cause may point back to its error.
+function* causeChain(error: unknown): Generator<Failure> {
 	const seen = new Set<unknown>();
-	let current: unknown = error;
+	let current = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		const candidate = current as {
-			code?: unknown;
-			cause?: unknown;
-			message?: unknown;
-			name?: unknown;
-		};
-		if (typeof candidate.code === 'string' && RETRYABLE_NETWORK_CODES.has(candidate.code))
-			return candidate.code;
+		yield current as Failure;
+		current = (current as Failure).cause;
+	}
+}
+
+const isAbort = (failure: Failure): boolean =>
+	failure.name === 'CanceledError' ||
+	failure.name === 'AbortError' ||
+	failure.code === 'ERR_CANCELED';
+
+export function networkErrorCode(error: unknown): string | undefined {
+	for (const failure of causeChain(error)) {
+		if (typeof failure.code === 'string' && RETRYABLE_NETWORK_CODES.has(failure.code))
+			return failure.code;
+		if (isAbort(failure)) return undefined;
 		if (
-			candidate.name === 'CanceledError' ||
-			candidate.name === 'AbortError' ||
-			candidate.code === 'ERR_CANCELED'
-		) {
-			return undefined;
-		}
-		if (
-			typeof candidate.message === 'string' &&
-			NETWORK_MESSAGE_PATTERN.test(candidate.message) &&
-			!candidate.cause
+			typeof failure.message === 'string' &&
+			NETWORK_MESSAGE_PATTERN.test(failure.message) &&
+			!failure.cause
 		) {
 			return 'ECONNRESET';
 		}
-		current = candidate.cause;
 	}
 	return undefined;
 }
 
 export function isCancellation(error: unknown): boolean {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		const candidate = current as { code?: unknown; cause?: unknown; name?: unknown };
-		if (
-			candidate.name === 'CanceledError' ||
-			candidate.code === 'ERR_CANCELED' ||
-			candidate.name === 'AbortError'
-		) {
-			return true;
-		}
-		current = candidate.cause;
-	}
-	return false;
+	return [...causeChain(error)].some(isAbort);
 }
 
 const SIDE_EFFECT_FREE_POSTS: RegExp[] = [
@@ -146,20 +134,13 @@ export function growingDelayMs(step: number, firstMs: number, maxMs: number): nu
 	return Math.min(maxMs, Math.round(firstMs * 1.5 ** Math.max(0, step)));
 }
 
-export interface RetriedRequest<R> {
-	response?: R;
-	error?: unknown;
-	networkCode?: string;
-	attempts: number;
-}
-
 export async function withRetries<R extends { statusCode: number; headers?: unknown }>(args: {
 	safe: boolean;
 	policy: RetryPolicy;
 	random: () => number;
 	send: (attempt: number) => Promise<R>;
 	beforeAttempt?: () => void;
-}): Promise<RetriedRequest<R>> {
+}): Promise<{ response?: R; error?: unknown; networkCode?: string; attempts: number }> {
 	const { safe, policy, random, send } = args;
 	for (let attempt = 0; ; attempt++) {
 		const last = !safe || attempt + 1 >= policy.maxAttempts;
@@ -170,7 +151,7 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 		} catch (error) {
 			const networkCode = isCancellation(error) ? undefined : networkErrorCode(error);
 			if (networkCode && !last) {
-				await sleep(nextDelayMs(attempt, undefined, policy, random) ?? 0);
+				await sleep(backoffDelayMs(attempt, policy, random));
 				continue;
 			}
 			return { error, networkCode, attempts: attempt + 1 };

@@ -167,7 +167,6 @@ export const externalReferenceSchema = z.object({
 	source: externalReferenceSourceSchema,
 	id: externalReferenceIdSchema,
 });
-export type ExternalReference = z.infer<typeof externalReferenceSchema>;
 
 export const externalReferenceFilterSchema = z
 	.object({
