@@ -299,25 +299,24 @@ export async function apiAll(
 	return items.length > limit ? items.slice(0, limit) : items;
 }
 
-export interface PollArgs<T> {
-	fetch: () => Promise<T>;
-	done: (value: T) => boolean;
-	timeoutSeconds: number;
-	initialDelayMs?: number;
-	maxDelayMs?: number;
-	firstReadDelayMs?: number;
-}
-
 // A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
 export async function poll<T>(
 	ctx: IExecuteFunctions,
-	args: PollArgs<T>,
+	args: {
+		fetch: () => Promise<T>;
+		done: (value: T) => boolean;
+		timeoutSeconds: number;
+		initialDelayMs: number;
+		maxDelayMs: number;
+		firstReadDelayMs?: number;
+	},
 ): Promise<{ value: T; timedOut: boolean }> {
-	const initial = Math.max(0, args.initialDelayMs ?? 1_000);
-	const cap = Math.max(initial, args.maxDelayMs ?? 15_000);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
 	for (let read = 0; ; read++) {
-		const delay = read > 0 ? growingDelayMs(read - 1, initial, cap) : (args.firstReadDelayMs ?? 0);
+		const delay =
+			read > 0
+				? growingDelayMs(read - 1, args.initialDelayMs, args.maxDelayMs)
+				: (args.firstReadDelayMs ?? 0);
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
 		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
