@@ -1,4 +1,4 @@
-// n8n's redirect following is off: by default it would send the Authorization header on to another origin.
+// Redirects are followed here, not by n8n: its redirect options would still let a 303 turn a write into a GET.
 import { NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,

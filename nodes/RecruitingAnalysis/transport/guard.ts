@@ -30,8 +30,6 @@ export function isLocalhostSubdomain(hostname: string): boolean {
 	return host.endsWith('.localhost') || (host === 'localhost' && hostname.endsWith('.'));
 }
 
-export type RedirectDecision = { follow: URL } | { refuse: string; description: string };
-
 // The key goes only to the credential's origin; 301/302/303 would turn a write into a GET and silently drop it.
 export function decideRedirect(args: {
 	status: number;
@@ -40,7 +38,7 @@ export function decideRedirect(args: {
 	current: URL;
 	credentialOrigin: string;
 	hops: number;
-}): RedirectDecision {
+}): { follow: URL } | { refuse: string; description: string } {
 	const { status, method, current, credentialOrigin } = args;
 	const what = `${method} ${current.pathname}`;
 	if (!args.location) {
@@ -121,7 +119,7 @@ export function discardBody(body: unknown): void {
 	if (isReadable(body) && typeof body.destroy === 'function') body.destroy();
 }
 
-// n8n's timeout is an idle timeout of the request, which does not end a streamed body: the deadline does.
+// n8n's timeout is idle time, which does not end a streamed body, and n8n sets abortSignal itself: the deadline does.
 export async function readBounded(
 	body: unknown,
 	limitBytes: number,
