@@ -160,10 +160,5 @@ async function readConfig(
 	}
 	const resolved = resolveBaseUrl(credentials);
 	if ('problem' in resolved) throw refuse(resolved.problem);
-	return {
-		baseUrl: resolved.baseUrl,
-		origin: new URL(resolved.baseUrl).origin,
-		apiKey,
-		credentials,
-	};
+	return { ...resolved, origin: new URL(resolved.baseUrl).origin, apiKey, credentials };
 }

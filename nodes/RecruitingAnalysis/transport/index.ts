@@ -172,7 +172,7 @@ async function send<T>(
 		);
 	}
 
-	const outcome = await withRetries<FullResponse>({
+	const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
 		safe,
 		policy: transportSettings.retry,
 		random: transportSettings.random,
@@ -200,13 +200,10 @@ async function send<T>(
 			});
 		},
 	});
-	const response = outcome.response;
 	if (!response) {
-		const error = outcome.error;
 		if (refusals.has(error as object)) throw error;
 		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
-		const code = outcome.networkCode;
-		if (!code) {
+		if (!networkCode) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
 			throw new NodeOperationError(
 				ctx.getNode(),
@@ -217,7 +214,7 @@ async function send<T>(
 				},
 			);
 		}
-		throw networkFailure(ctx, code, outcome.attempts, options, safe, config.baseUrl);
+		throw networkFailure(ctx, networkCode, attempts, options, safe, config.baseUrl);
 	}
 	const status = response.statusCode;
 	// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
@@ -238,7 +235,7 @@ async function send<T>(
 		status,
 		body: response.body,
 		headers: response.headers,
-		retries: isRetryableStatus(status) && safe ? outcome.attempts - 1 : 0,
+		retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
 		safeToRetry: safe,
 	});
 	throw buildApiError(ctx, parts, { itemIndex, secrets, retryAfterMs });
