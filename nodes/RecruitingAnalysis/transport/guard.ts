@@ -2,11 +2,8 @@ export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
 export const MAX_SAME_ORIGIN_REDIRECTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-export function isRedirectStatus(status: number): boolean {
-	return REDIRECT_STATUSES.has(status);
-}
+export const isRedirectStatus = (status: number): boolean =>
+	[301, 302, 303, 307, 308].includes(status);
 
 export function hasControlCharacter(value: string): boolean {
 	for (let i = 0; i < value.length; i++) {

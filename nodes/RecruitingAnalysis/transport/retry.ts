@@ -81,13 +81,8 @@ export function isCancellation(error: unknown): boolean {
 	return [...causeChain(error)].some(isAbort);
 }
 
-const SIDE_EFFECT_FREE_POSTS: RegExp[] = [
-	/^\/api\/v1\/analysis-quotes$/,
-	/^\/api\/v1\/analysis-batch-quotes$/,
-	/^\/api\/v1\/interview-quotes$/,
-	/^\/api\/v1\/interview-batch-quotes$/,
-	/^\/api\/v1\/uploads\/[^/]+\/url$/,
-];
+const SIDE_EFFECT_FREE_POST =
+	/^\/api\/v1\/(?:(?:analysis|interview)(?:-batch)?-quotes|uploads\/[^/]+\/url)$/;
 
 // Only requests safe to send again are retried: idempotent methods, quotes, and writes carrying an Idempotency-Key.
 export function isSafeToRetry(
@@ -97,8 +92,7 @@ export function isSafeToRetry(
 ): boolean {
 	if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'PUT') return true;
 	if (idempotencyKey) return true;
-	const pathOnly = path.split('?')[0];
-	return method === 'POST' && SIDE_EFFECT_FREE_POSTS.some((pattern) => pattern.test(pathOnly));
+	return method === 'POST' && SIDE_EFFECT_FREE_POST.test(path.split('?')[0]);
 }
 
 export function parseRetryAfter(value: unknown, nowMs: number): number | undefined {
