@@ -189,11 +189,7 @@ async function send<T>(
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
-				qs:
-					options.qs &&
-					Object.fromEntries(
-						Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
-					),
+				qs: options.qs,
 				body: options.body,
 				timeoutMs: transportSettings.requestTimeoutMs,
 				itemIndex,
