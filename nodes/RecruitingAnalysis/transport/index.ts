@@ -172,6 +172,8 @@ async function send<T>(
 		);
 	}
 
+	const headers: IDataObject = { Accept: 'application/json' };
+	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
 	const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
 		safe,
 		policy: transportSettings.retry,
@@ -179,10 +181,8 @@ async function send<T>(
 		beforeAttempt: () => {
 			if (cancelled(ctx)) throw cancellation();
 		},
-		send: async () => {
-			const headers: IDataObject = { Accept: 'application/json' };
-			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			return await sendAttempt(ctx, {
+		send: async () =>
+			await sendAttempt(ctx, {
 				credentialType: CREDENTIAL_TYPE,
 				credentials: config.credentials,
 				origin: config.origin,
@@ -193,8 +193,7 @@ async function send<T>(
 				body: options.body,
 				timeoutMs: transportSettings.requestTimeoutMs,
 				itemIndex,
-			});
-		},
+			}),
 	});
 	if (!response) {
 		if (refusals.has(error as object)) throw error;
