@@ -61,17 +61,14 @@ export async function sendAttempt(
 	},
 ): Promise<FullResponse> {
 	const deadline = Date.now() + args.timeoutMs;
-	// The query is sent in the URL, so that a redirect decision sees it (a Location carries its own).
 	let url = new URL(args.url);
-	for (const [key, value] of Object.entries(args.qs ?? {})) {
-		if (value !== undefined && value !== null && value !== '')
-			url.searchParams.set(key, String(value));
-	}
+	let qs = args.qs;
 	for (let hops = 0; ; hops++) {
 		const request: IHttpRequestOptions = {
 			method: args.method,
 			url: url.href,
 			headers: { ...args.headers },
+			qs,
 			json: true,
 			encoding: 'stream',
 			returnFullResponse: true,
@@ -95,17 +92,20 @@ export async function sendAttempt(
 		)) as FullResponse;
 		if (isRedirectStatus(response.statusCode)) {
 			discardBody(response.body);
+			// The first hop's query is part of `url` from here on (a Location carries its own).
+			const current = qs ? withQuery(url, qs) : url;
 			const decision = decideRedirect({
 				status: response.statusCode,
 				location: headerValue(response.headers, 'location'),
 				method: args.method,
-				current: url,
+				current,
 				credentialOrigin: args.origin,
 				hops,
 			});
 			if ('refuse' in decision)
 				throw refusal(context, decision.refuse, decision.description, args.itemIndex);
 			url = decision.follow;
+			qs = undefined;
 			continue;
 		}
 		try {
@@ -133,4 +133,12 @@ export async function sendAttempt(
 			);
 		}
 	}
+}
+
+function withQuery(url: URL, qs: IDataObject): URL {
+	const out = new URL(url.href);
+	for (const [key, value] of Object.entries(qs)) {
+		if (value !== undefined && value !== null) out.searchParams.set(key, String(value));
+	}
+	return out;
 }

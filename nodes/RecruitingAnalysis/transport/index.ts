@@ -189,7 +189,11 @@ async function send<T>(
 				method,
 				url: `${config.baseUrl}${path}`,
 				headers,
-				qs: options.qs,
+				qs:
+					options.qs &&
+					Object.fromEntries(
+						Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+					),
 				body: options.body,
 				timeoutMs: transportSettings.requestTimeoutMs,
 				itemIndex,
