@@ -1,4 +1,4 @@
-// n8n's redirect following is off: by default it would send the Authorization header on to another origin.
+// Redirects are followed here, not by n8n: its redirect options would still let a 303 turn a write into a GET.
 import { NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
@@ -6,7 +6,6 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IPollFunctions,
 	IWebhookFunctions,
@@ -64,23 +63,22 @@ export async function sendAttempt(
 	let url = new URL(args.url);
 	let qs = args.qs;
 	for (let hops = 0; ; hops++) {
-		const request: IHttpRequestOptions = {
-			method: args.method,
-			url: url.href,
-			headers: { ...args.headers },
-			qs,
-			json: true,
-			encoding: 'stream',
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-			timeout: Math.max(1, deadline - Date.now()),
-			body: args.body,
-		};
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			args.credentialType,
-			request,
+			{
+				method: args.method,
+				url: url.href,
+				headers: { ...args.headers },
+				qs,
+				json: true,
+				encoding: 'stream',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				timeout: Math.max(1, deadline - Date.now()),
+				body: args.body,
+			},
 			{
 				credentialsDecrypted: {
 					id: '',

@@ -11,11 +11,9 @@ import {
 import type { ApiContext } from './attempt';
 import { hasControlCharacter, isLocalhostSubdomain, isLoopbackHost } from './guard';
 
-export type ApiCredentialData = Record<string, unknown>;
+type ApiCredentialData = Record<string, unknown>;
 
-export type Environment = 'production' | 'sandbox' | 'custom';
-
-function environmentOf(credentials: ApiCredentialData): Environment {
+function environmentOf(credentials: ApiCredentialData): 'production' | 'sandbox' | 'custom' {
 	const value = credentials.environment;
 	return value === 'sandbox' || value === 'custom' ? value : 'production';
 }
@@ -162,10 +160,5 @@ async function readConfig(
 	}
 	const resolved = resolveBaseUrl(credentials);
 	if ('problem' in resolved) throw refuse(resolved.problem);
-	return {
-		baseUrl: resolved.baseUrl,
-		origin: new URL(resolved.baseUrl).origin,
-		apiKey,
-		credentials,
-	};
+	return { ...resolved, origin: new URL(resolved.baseUrl).origin, apiKey, credentials };
 }

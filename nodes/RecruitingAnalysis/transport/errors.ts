@@ -181,10 +181,9 @@ export function describeApiError(input: {
 		hints.push(
 			`The API key lacks the scope ${named}. A workspace Admin creates keys with scopes in the application under Settings > Developer > API keys; create one that includes ${named} and update the Recruiting Analysis API credential.`,
 		);
-	} else if (reason && REASON_HINTS[reason]) {
-		hints.push(REASON_HINTS[reason]);
-	} else if (REASON_HINTS[code]) {
-		hints.push(REASON_HINTS[code]);
+	} else {
+		const hint = (reason && REASON_HINTS[reason]) || REASON_HINTS[code];
+		if (hint) hints.push(hint);
 	}
 	if (hints.length === 0 || status === 429 || status >= 500) {
 		hints.push(statusHint(status, input.retries ?? 0, input.safeToRetry ?? false));

@@ -2,11 +2,8 @@ export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
 export const MAX_SAME_ORIGIN_REDIRECTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-export function isRedirectStatus(status: number): boolean {
-	return REDIRECT_STATUSES.has(status);
-}
+export const isRedirectStatus = (status: number): boolean =>
+	[301, 302, 303, 307, 308].includes(status);
 
 export function hasControlCharacter(value: string): boolean {
 	for (let i = 0; i < value.length; i++) {
@@ -30,8 +27,6 @@ export function isLocalhostSubdomain(hostname: string): boolean {
 	return host.endsWith('.localhost') || (host === 'localhost' && hostname.endsWith('.'));
 }
 
-export type RedirectDecision = { follow: URL } | { refuse: string; description: string };
-
 // The key goes only to the credential's origin; 301/302/303 would turn a write into a GET and silently drop it.
 export function decideRedirect(args: {
 	status: number;
@@ -40,7 +35,7 @@ export function decideRedirect(args: {
 	current: URL;
 	credentialOrigin: string;
 	hops: number;
-}): RedirectDecision {
+}): { follow: URL } | { refuse: string; description: string } {
 	const { status, method, current, credentialOrigin } = args;
 	const what = `${method} ${current.pathname}`;
 	if (!args.location) {
@@ -114,19 +109,14 @@ interface ReadableLike {
 	destroy?: (error?: Error) => void;
 }
 
-function isReadable(value: unknown): value is ReadableLike {
-	return (
-		!!value &&
-		typeof value === 'object' &&
-		typeof (value as ReadableLike)[Symbol.asyncIterator] === 'function'
-	);
-}
+const isReadable = (value: unknown): value is ReadableLike =>
+	typeof (value as ReadableLike | undefined)?.[Symbol.asyncIterator] === 'function';
 
 export function discardBody(body: unknown): void {
 	if (isReadable(body) && typeof body.destroy === 'function') body.destroy();
 }
 
-// n8n's timeout is an idle timeout of the request, which does not end a streamed body: the deadline does.
+// n8n's timeout is idle time, which does not end a streamed body, and n8n sets abortSignal itself: the deadline does.
 export async function readBounded(
 	body: unknown,
 	limitBytes: number,
@@ -150,9 +140,8 @@ export async function readBounded(
 		for (;;) {
 			const step = await Promise.race([iterator.next(), expired]);
 			if (step.done) break;
-			const chunk = step.value;
 			const bytes =
-				typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+				typeof step.value === 'string' ? Buffer.from(step.value) : (step.value as Uint8Array);
 			total += bytes.length;
 			if (total > limitBytes) throw new ResponseTooLargeError(limitBytes);
 			if (Date.now() > deadline) throw new ResponseDeadlineError(timeoutMs);
@@ -164,13 +153,7 @@ export async function readBounded(
 		// An answer not read to its end is let go rather than drained.
 		if (!complete) discardBody(body);
 	}
-	const all = new Uint8Array(total);
-	let offset = 0;
-	for (const chunk of chunks) {
-		all.set(chunk, offset);
-		offset += chunk.length;
-	}
-	return all;
+	return Buffer.concat(chunks, total);
 }
 
 export function parseAnswer(raw: unknown): unknown {

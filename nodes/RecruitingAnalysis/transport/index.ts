@@ -91,11 +91,8 @@ export function buildApiError(
 	else if (status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
 	const errorOptions: ApiErrorOptions = { message, description, httpCode, itemIndex, failure };
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
-	const body = redactDeep(
-		parts.body,
-		secrets.filter((s) => s.length > 3),
-	);
-	const error = new NodeApiError(context.getNode(), body as JsonObject, errorOptions);
+	const body = redactDeep(parts.body, secrets) as JsonObject;
+	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
@@ -175,17 +172,17 @@ async function send<T>(
 		);
 	}
 
-	const outcome = await withRetries<FullResponse>({
+	const headers: IDataObject = { Accept: 'application/json' };
+	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+	const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
 		safe,
 		policy: transportSettings.retry,
 		random: transportSettings.random,
 		beforeAttempt: () => {
 			if (cancelled(ctx)) throw cancellation();
 		},
-		send: async () => {
-			const headers: IDataObject = { Accept: 'application/json' };
-			if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-			return await sendAttempt(ctx, {
+		send: async () =>
+			await sendAttempt(ctx, {
 				credentialType: CREDENTIAL_TYPE,
 				credentials: config.credentials,
 				origin: config.origin,
@@ -200,16 +197,12 @@ async function send<T>(
 				body: options.body,
 				timeoutMs: transportSettings.requestTimeoutMs,
 				itemIndex,
-			});
-		},
+			}),
 	});
-	const response = outcome.response;
 	if (!response) {
-		const error = outcome.error;
-		if (error && typeof error === 'object' && refusals.has(error)) throw error;
+		if (refusals.has(error as object)) throw error;
 		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
-		const code = outcome.networkCode;
-		if (!code) {
+		if (!networkCode) {
 			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
 			throw new NodeOperationError(
 				ctx.getNode(),
@@ -220,7 +213,7 @@ async function send<T>(
 				},
 			);
 		}
-		throw networkFailure(ctx, code, outcome.attempts, options, safe, config.baseUrl);
+		throw networkFailure(ctx, networkCode, attempts, options, safe, config.baseUrl);
 	}
 	const status = response.statusCode;
 	// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
@@ -241,7 +234,7 @@ async function send<T>(
 		status,
 		body: response.body,
 		headers: response.headers,
-		retries: isRetryableStatus(status) && safe ? outcome.attempts - 1 : 0,
+		retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
 		safeToRetry: safe,
 	});
 	throw buildApiError(ctx, parts, { itemIndex, secrets, retryAfterMs });
@@ -302,25 +295,24 @@ export async function apiAll(
 	return items.length > limit ? items.slice(0, limit) : items;
 }
 
-export interface PollArgs<T> {
-	fetch: () => Promise<T>;
-	done: (value: T) => boolean;
-	timeoutSeconds: number;
-	initialDelayMs?: number;
-	maxDelayMs?: number;
-	firstReadDelayMs?: number;
-}
-
 // A time-out is reported as timedOut, never as a failure (spec: do not infer report failure from elapsed time).
 export async function poll<T>(
 	ctx: IExecuteFunctions,
-	args: PollArgs<T>,
+	args: {
+		fetch: () => Promise<T>;
+		done: (value: T) => boolean;
+		timeoutSeconds: number;
+		initialDelayMs: number;
+		maxDelayMs: number;
+		firstReadDelayMs?: number;
+	},
 ): Promise<{ value: T; timedOut: boolean }> {
-	const initial = Math.max(0, args.initialDelayMs ?? 1_000);
-	const cap = Math.max(initial, args.maxDelayMs ?? 15_000);
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
 	for (let read = 0; ; read++) {
-		const delay = read > 0 ? growingDelayMs(read - 1, initial, cap) : (args.firstReadDelayMs ?? 0);
+		const delay =
+			read > 0
+				? growingDelayMs(read - 1, args.initialDelayMs, args.maxDelayMs)
+				: (args.firstReadDelayMs ?? 0);
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
 		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');

@@ -21,7 +21,7 @@ export function isRetryableStatus(status: number): boolean {
 	return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 	'ECONNRESET',
 	'ECONNREFUSED',
 	'ECONNABORTED',
@@ -43,63 +43,46 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 const NETWORK_MESSAGE_PATTERN =
 	/socket hang up|timeout of \d+ms exceeded|network error|terminated|aborted/i;
 
-export function networkErrorCode(error: unknown): string | undefined {
+type Failure = { code?: unknown; cause?: unknown; message?: unknown; name?: unknown };
+
+// The error and its causes, outermost first, each once: a cause may point back to its error.
+function* causeChain(error: unknown): Generator<Failure> {
 	const seen = new Set<unknown>();
-	let current: unknown = error;
+	let current = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		const candidate = current as {
-			code?: unknown;
-			cause?: unknown;
-			message?: unknown;
-			name?: unknown;
-		};
-		if (typeof candidate.code === 'string' && RETRYABLE_NETWORK_CODES.has(candidate.code))
-			return candidate.code;
+		yield current as Failure;
+		current = (current as Failure).cause;
+	}
+}
+
+const isAbort = (failure: Failure): boolean =>
+	failure.name === 'CanceledError' ||
+	failure.name === 'AbortError' ||
+	failure.code === 'ERR_CANCELED';
+
+export function networkErrorCode(error: unknown): string | undefined {
+	for (const failure of causeChain(error)) {
+		if (typeof failure.code === 'string' && RETRYABLE_NETWORK_CODES.has(failure.code))
+			return failure.code;
+		if (isAbort(failure)) return undefined;
 		if (
-			candidate.name === 'CanceledError' ||
-			candidate.name === 'AbortError' ||
-			candidate.code === 'ERR_CANCELED'
-		) {
-			return undefined;
-		}
-		if (
-			typeof candidate.message === 'string' &&
-			NETWORK_MESSAGE_PATTERN.test(candidate.message) &&
-			!candidate.cause
+			typeof failure.message === 'string' &&
+			NETWORK_MESSAGE_PATTERN.test(failure.message) &&
+			!failure.cause
 		) {
 			return 'ECONNRESET';
 		}
-		current = candidate.cause;
 	}
 	return undefined;
 }
 
 export function isCancellation(error: unknown): boolean {
-	const seen = new Set<unknown>();
-	let current: unknown = error;
-	while (current && typeof current === 'object' && !seen.has(current)) {
-		seen.add(current);
-		const candidate = current as { code?: unknown; cause?: unknown; name?: unknown };
-		if (
-			candidate.name === 'CanceledError' ||
-			candidate.code === 'ERR_CANCELED' ||
-			candidate.name === 'AbortError'
-		) {
-			return true;
-		}
-		current = candidate.cause;
-	}
-	return false;
+	return [...causeChain(error)].some(isAbort);
 }
 
-const SIDE_EFFECT_FREE_POSTS: RegExp[] = [
-	/^\/api\/v1\/analysis-quotes$/,
-	/^\/api\/v1\/analysis-batch-quotes$/,
-	/^\/api\/v1\/interview-quotes$/,
-	/^\/api\/v1\/interview-batch-quotes$/,
-	/^\/api\/v1\/uploads\/[^/]+\/url$/,
-];
+const SIDE_EFFECT_FREE_POST =
+	/^\/api\/v1\/(?:(?:analysis|interview)(?:-batch)?-quotes|uploads\/[^/]+\/url)$/;
 
 // Only requests safe to send again are retried: idempotent methods, quotes, and writes carrying an Idempotency-Key.
 export function isSafeToRetry(
@@ -109,8 +92,7 @@ export function isSafeToRetry(
 ): boolean {
 	if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'PUT') return true;
 	if (idempotencyKey) return true;
-	const pathOnly = path.split('?')[0];
-	return method === 'POST' && SIDE_EFFECT_FREE_POSTS.some((pattern) => pattern.test(pathOnly));
+	return method === 'POST' && SIDE_EFFECT_FREE_POST.test(path.split('?')[0]);
 }
 
 export function parseRetryAfter(value: unknown, nowMs: number): number | undefined {
@@ -146,20 +128,13 @@ export function growingDelayMs(step: number, firstMs: number, maxMs: number): nu
 	return Math.min(maxMs, Math.round(firstMs * 1.5 ** Math.max(0, step)));
 }
 
-export interface RetriedRequest<R> {
-	response?: R;
-	error?: unknown;
-	networkCode?: string;
-	attempts: number;
-}
-
 export async function withRetries<R extends { statusCode: number; headers?: unknown }>(args: {
 	safe: boolean;
 	policy: RetryPolicy;
 	random: () => number;
 	send: (attempt: number) => Promise<R>;
 	beforeAttempt?: () => void;
-}): Promise<RetriedRequest<R>> {
+}): Promise<{ response?: R; error?: unknown; networkCode?: string; attempts: number }> {
 	const { safe, policy, random, send } = args;
 	for (let attempt = 0; ; attempt++) {
 		const last = !safe || attempt + 1 >= policy.maxAttempts;
@@ -170,7 +145,7 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 		} catch (error) {
 			const networkCode = isCancellation(error) ? undefined : networkErrorCode(error);
 			if (networkCode && !last) {
-				await sleep(nextDelayMs(attempt, undefined, policy, random) ?? 0);
+				await sleep(backoffDelayMs(attempt, policy, random));
 				continue;
 			}
 			return { error, networkCode, attempts: attempt + 1 };

@@ -167,7 +167,6 @@ export const externalReferenceSchema = z.object({
 	source: externalReferenceSourceSchema,
 	id: externalReferenceIdSchema,
 });
-export type ExternalReference = z.infer<typeof externalReferenceSchema>;
 
 export const externalReferenceFilterSchema = z
 	.object({
@@ -335,13 +334,11 @@ export const interviewBatchSchema = batchSchema(
 export type ValidationContext = ApiContext;
 
 export function labelForPath(path: Array<string | number>, fieldLabel?: string): string {
-	const named = path.filter((s): s is string => typeof s === 'string');
-	const last = named[named.length - 1];
-	let label =
+	const last = path.filter((s): s is string => typeof s === 'string').at(-1);
+	const label =
 		last !== undefined ? (FIELD_LABELS[last] ?? titleCase(last)) : (fieldLabel ?? 'Value');
 	const firstIndex = path.find((s): s is number => typeof s === 'number');
-	if (firstIndex !== undefined) label = `${label} (entry ${firstIndex + 1})`;
-	return label;
+	return firstIndex === undefined ? label : `${label} (entry ${firstIndex + 1})`;
 }
 
 export function validateInput<T>(
@@ -363,11 +360,10 @@ export function check<T>(
 ): T {
 	const result = schema.safeParse(value);
 	if (result.success) return result.data;
-	const issues = result.error.issues;
-	const first = issues[0];
+	const [first, ...rest] = result.error.issues;
 	const label = labelForPath(first.path, fieldLabel);
-	const others = issues
-		.slice(1, 5)
+	const others = rest
+		.slice(0, 4)
 		.map((i) => `"${labelForPath(i.path, fieldLabel)}" ${i.message}`)
 		.join('; ');
 	const description =
