@@ -123,13 +123,6 @@ export async function resolveConfig(
 	return await entry.config;
 }
 
-export async function credentialData(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ApiCredentialData> {
-	return (await resolveConfig.call(this, itemIndex)).credentials;
-}
-
 export function forgetConfig(context: ApiContext, itemIndex: number | undefined): void {
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }

@@ -7,7 +7,6 @@ export interface ApiErrorParts {
 	code: string;
 	reason?: string;
 	requestId?: string;
-	apiMessage: string;
 	// No secrets: the API never echoes keys.
 	body: JsonObject;
 	message: string;
@@ -199,7 +198,6 @@ export function describeApiError(input: {
 		code,
 		reason,
 		requestId,
-		apiMessage,
 		body: { error: error as JsonObject } as JsonObject,
 		message,
 		description: hints.join(' '),

@@ -122,7 +122,6 @@ function networkFailure(
 		status: 0,
 		code: 'NETWORK_ERROR',
 		reason: code,
-		apiMessage: message,
 		body: { error: { code: 'NETWORK_ERROR', reason: code } },
 		message,
 		description: `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${baseUrl}. ${advice}`,

@@ -19,7 +19,7 @@ import {
 	transportSettings,
 } from '../../transport';
 import { readBinaryFacts } from '../../transport/binary';
-import { storageUrlProblem, credentialData } from '../../transport/environment';
+import { storageUrlProblem, resolveConfig } from '../../transport/environment';
 import { headerValue, type ApiErrorParts } from '../../transport/errors';
 import {
 	discardBody,
@@ -457,7 +457,7 @@ export async function putResumeToStorage(
 		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
 	};
 
-	const credentials = await credentialData.call(this, itemIndex);
+	const { credentials } = await resolveConfig.call(this, itemIndex);
 	let upload = args.upload;
 	for (let refreshed = false; ; refreshed = true) {
 		const problem = storageUrlProblem(credentials, upload.url);
@@ -647,7 +647,6 @@ function storageErrorParts(
 		status,
 		code,
 		requestId,
-		apiMessage: message,
 		body: { error: { code, message, ...(requestId ? { requestId } : {}) } },
 		message: `Storage upload of report ${reportId}: ${status} ${code}: ${message}`,
 		description: hints.join(' ') || `Unexpected storage answer ${status}.`,
