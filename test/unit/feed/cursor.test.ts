@@ -727,7 +727,8 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 			const apiDateMs = msOf(feed.events[feed.events.length - 1]);
 			const page = await feed.fetchPage(q);
 			if (++served === 1) between(feed);
-			return page === CURSOR_EXPIRED || page === CURSOR_INVALID ? page : { ...page, apiDateMs };
+			if (page !== CURSOR_EXPIRED && page !== CURSOR_INVALID) q.apiTime.dateMs = apiDateMs;
+			return page;
 		};
 		return { feed, fetchPage };
 	}
@@ -786,5 +787,34 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		const next = await runFeedPoll(args(feed, saved, fromNow(host, { fetchPage })));
 		expect(ids(next.events)).toEqual([]);
 		expect(next.nextState).toMatchObject({ phase: 'following', cursor: 'c:5' });
+	});
+
+	it("an activation whose first read was refused starts at the refusal's time by the API's clock: events published before the next read are new", async () => {
+		const { feed, fetchPage } = datedFeed(5);
+		const busy = new Error('429');
+		const refusedAt = msOf(feed.events[4]) + 500;
+		const host = msOf(feed.events[4]) - HOUR_MS;
+		const failed = await runFeedPoll(
+			args(
+				feed,
+				undefined,
+				fromNow(host, {
+					fetchPage: async (q) => {
+						q.apiTime.dateMs = refusedAt;
+						return await Promise.reject(busy);
+					},
+					isTransient: (e) => e === busy,
+				}),
+			),
+		);
+		expect(failed.failure).toBe(busy);
+		expect(failed.nextState).toMatchObject({
+			phase: 'seekingEnd',
+			positionSince: new Date(refusedAt).toISOString(),
+			positionSinceByApi: true,
+		});
+		feed.add(3);
+		const next = await runFeedPoll(args(feed, failed.nextState, fromNow(host, { fetchPage })));
+		expect(ids(next.events)).toEqual(['evt-5', 'evt-6', 'evt-7']);
 	});
 });
