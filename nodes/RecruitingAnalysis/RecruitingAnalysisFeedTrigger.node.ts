@@ -202,14 +202,13 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		const budget = (this as Partial<{ getPollBudgetMs: () => number }>).getPollBudgetMs;
 		const budgetMs = typeof budget === 'function' ? budget.call(this) : FALLBACK_BUDGET_MS;
 		const deadline = startedAt + budgetMs * BUDGET_SHARE;
-		const now = () => Date.now();
 
 		if (this.getMode() === 'manual') {
 			// A test run shows the latest events and never reads or writes the saved position.
 			const { events } = await readLatestEvents({
 				filters,
 				count: this.getNodeParameter('options.manualCount', 10) as number,
-				now,
+				now: Date.now,
 				deadline,
 				maxPages: MANUAL_MAX_PAGES,
 				fetchPage,
@@ -242,7 +241,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				startAt: this.getNodeParameter('startAt', 'now') as StartPosition,
 				maxEvents: this.getNodeParameter('options.maxEventsPerPoll', DEFAULT_MAX_EVENTS) as number,
 				pageSize: this.getNodeParameter('options.pageSize', 100) as number,
-				now,
+				now: Date.now,
 				deadline,
 				fetchPage,
 				enrich,

@@ -51,28 +51,21 @@ export function serverType(filters: FeedFilters): string | undefined {
 	return types.length === 1 ? types[0] : undefined;
 }
 
+// Only this code writes the position (JSON in static data): a recognisable one is taken as saved, gaps at their defaults.
 export function readFeedState(stored: unknown): FeedState | undefined {
-	if (stored === null || typeof stored !== 'object') return undefined;
-	const s = stored as Record<string, unknown>;
+	const s = stored as Partial<FeedState> | null;
+	if (s === null || typeof s !== 'object') return undefined;
 	if (s.version !== 2 || typeof s.filterKey !== 'string') return undefined;
 	if (s.cursor !== null && typeof s.cursor !== 'string') return undefined;
 	if (s.phase !== 'seekingEnd' && s.phase !== 'following') return undefined;
 	return {
-		version: 2,
-		filterKey: s.filterKey,
-		baseUrl: typeof s.baseUrl === 'string' ? s.baseUrl : null,
-		cursor: s.cursor,
-		skipThrough: typeof s.skipThrough === 'string' ? s.skipThrough : null,
-		phase: s.phase,
-		positionSince:
-			typeof s.positionSince === 'string' ? s.positionSince : new Date(0).toISOString(),
-		lastEventAt: typeof s.lastEventAt === 'string' ? s.lastEventAt : null,
-		lastEventId: typeof s.lastEventId === 'string' ? s.lastEventId : null,
-		...(typeof s.positionSinceByApi === 'boolean'
-			? { positionSinceByApi: s.positionSinceByApi }
-			: {}),
-		...(typeof s.walkResumedAfter === 'string' ? { walkResumedAfter: s.walkResumedAfter } : {}),
-	};
+		baseUrl: null,
+		skipThrough: null,
+		positionSince: new Date(0).toISOString(),
+		lastEventAt: null,
+		lastEventId: null,
+		...s,
+	} as FeedState;
 }
 
 export function freshState(
