@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { readSeenList, type SeenList } from './dedupe';
-import type { HeaderBag, VerifyFailureReason } from './verify';
+import type { VerifyFailureReason } from './verify';
 
 export const SEEN_IDS = 'seenEventIds';
 export const SEEN_ORDER = 'seenEventOrder';
@@ -104,9 +104,4 @@ export function abandonUnlessAcknowledged(res: WebhookResponse, abandon: () => v
 	res.once('close', () => {
 		if (res.writableFinished) abandon();
 	});
-}
-
-export function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {
-	// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
-	return req.headersDistinct ?? req.headers;
 }
