@@ -238,7 +238,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		}
 
 		const selected = this.getNodeParameter('events', ['*']) as string[];
-		if (!eventTypeMatches(asString(event.type) ?? '', selected)) {
+		if (!eventTypeMatches(event.type, selected)) {
 			return {
 				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
 			};

@@ -57,8 +57,9 @@ export function eventsField(description: string): INodeProperties {
 	};
 }
 
-export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
-	return selected.length === 0 || selected.includes('*') || selected.includes(type);
+// A type that is not a string matches only "all".
+export function eventTypeMatches(type: unknown, selected: readonly string[]): boolean {
+	return selected.length === 0 || selected.includes('*') || selected.includes(type as string);
 }
 
 export function eventsSubtitle(prefix = ''): string {

@@ -177,10 +177,6 @@ export interface FeedPollArgs {
 	seekPagesPerPoll?: number;
 }
 
-function sameState(a: FeedState | undefined, b: FeedState): boolean {
-	return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
-}
-
 // NaN is never "after" anything.
 function occurredMs(event: FeedEvent): number {
 	return typeof event.occurredAt === 'string' ? Date.parse(event.occurredAt) : Number.NaN;
@@ -303,15 +299,15 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			continue;
 		}
 
+		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// Start From Now's start is told by the API's clock alone (the first read's Date), never the host's.
 		const firstRead =
 			seeking && state.positionSinceByApi === false && Number.isFinite(apiTime.dateMs);
 		if (firstRead) {
-			const shown = (Array.isArray(page.items) ? page.items : []).map(occurredMs);
-			const since = Math.max(Number(apiTime.dateMs), ...shown.filter(Number.isFinite));
+			const shown = pageItems.map(occurredMs).filter(Number.isFinite);
+			const since = Math.max(Number(apiTime.dateMs), ...shown);
 			state = { ...state, positionSince: new Date(since).toISOString(), positionSinceByApi: true };
 		}
-		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// A page re-read from the same start skips what was already handled on it.
 		const skipAt =
 			state.skipThrough === null ? -1 : pageItems.findIndex((e) => idOf(e) === state.skipThrough);
@@ -319,8 +315,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		const candidates: Array<{ index: number; event: FeedEvent }> = [];
 		for (let i = from; i < pageItems.length; i++) {
 			const event = pageItems[i];
-			const itemType = typeof event.type === 'string' ? event.type : '';
-			if (!eventTypeMatches(itemType, args.filters.types)) continue;
+			if (!eventTypeMatches(event.type, args.filters.types)) continue;
 			// After a restarted walk, what was delivered before it is not new (same moment passes, except that event).
 			if (seeking && (firstRead || !(occurredMs(event) > Date.parse(state.positionSince))))
 				continue;
@@ -384,7 +379,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		items,
 		events,
 		notices,
-		nextState: sameState(storedBefore, state) ? undefined : state,
+		nextState: JSON.stringify(storedBefore) === JSON.stringify(state) ? undefined : state,
 		truncated,
 		failure,
 	};
@@ -409,8 +404,7 @@ export async function readLatestEvents(args: {
 		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID)
 			return { events: latest, complete: false };
 		for (const item of Array.isArray(page.items) ? page.items : []) {
-			const itemType = typeof item.type === 'string' ? item.type : '';
-			if (eventTypeMatches(itemType, args.filters.types)) latest.push(item);
+			if (eventTypeMatches(item.type, args.filters.types)) latest.push(item);
 		}
 		if (latest.length > count) latest = latest.slice(latest.length - count);
 		if (!page.hasMore || typeof page.nextCursor !== 'string')
