@@ -161,10 +161,8 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 	const candidates: Buffer[] = [];
 	let malformed = 0;
 	for (const entry of sig.value.split(' ')) {
-		const comma = entry.indexOf(',');
-		if (comma < 0) continue;
-		if (entry.slice(0, comma) !== 'v1') continue;
-		const encoded = entry.slice(comma + 1);
+		if (!entry.startsWith('v1,')) continue;
+		const encoded = entry.slice('v1,'.length);
 		const decoded = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
 		if (!decoded || decoded.length !== SHA256_BYTES) {
 			malformed++;
