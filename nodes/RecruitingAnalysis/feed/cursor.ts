@@ -245,7 +245,6 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 	let truncated = false;
 	let failure: unknown;
 	let seekPagesRead = 0;
-	// The API's time at this poll's first refused read.
 	let firstRefusalMs: number | undefined;
 
 	for (;;) {
