@@ -79,9 +79,7 @@ export function decodeSigningSecret(secret: string): Buffer | undefined {
 }
 
 export function isWellFormedSigningSecret(secret: string): boolean {
-	if (!secret.startsWith(SECRET_PREFIX)) return false;
-	const key = decodeSigningSecret(secret);
-	return key !== undefined && key.length >= MIN_SECRET_BYTES;
+	return secret.startsWith(SECRET_PREFIX) && usableKey(secret) !== undefined;
 }
 
 function usableKey(secret: string): Buffer | undefined {
