@@ -57,7 +57,6 @@ export function eventsField(description: string): INodeProperties {
 	};
 }
 
-// A type that is not a string matches only "all".
 export function eventTypeMatches(type: unknown, selected: readonly string[]): boolean {
 	return selected.length === 0 || selected.includes('*') || selected.includes(type as string);
 }
