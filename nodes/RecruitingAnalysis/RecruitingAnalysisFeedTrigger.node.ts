@@ -20,7 +20,6 @@ import {
 	type FeedPollArgs,
 	type StartPosition,
 } from './feed/cursor';
-import { readFeedState } from './feed/state';
 import { optionsCollection } from './actions/common/descriptions';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
@@ -178,23 +177,18 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			}
 		}
 
-		// The API's time at this poll's first refused read (its Date header).
-		let firstRefusalMs: number | undefined;
-		const fetchPage = async ({ cursor, limit, type }: Parameters<FeedPollArgs['fetchPage']>[0]) => {
+		const fetchPage: FeedPollArgs['fetchPage'] = async ({ cursor, limit, type, apiTime }) => {
 			const { reportId, interviewId } = filters;
-			// The transport drops the parameters that are null or undefined.
-			const qs = { limit, cursor, type, reportId, interviewId };
-			const apiTime: { dateMs?: number } = {};
 			try {
+				// The transport drops the parameters that are null or undefined.
 				const page = await apiRequest.call(this, {
 					method: 'GET',
 					path: '/api/v1/events',
-					qs,
+					qs: { limit, cursor, type, reportId, interviewId },
 					apiTime,
 				});
-				return { ...(page as unknown as FeedPage), apiDateMs: apiTime.dateMs };
+				return page as unknown as FeedPage;
 			} catch (error) {
-				firstRefusalMs ??= apiTime.dateMs;
 				const refused = cursor === null ? undefined : refusedCursor(error);
 				if (refused) return refused;
 				throw asNodeError(this.getNode(), error);
@@ -208,14 +202,13 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		const budget = (this as Partial<{ getPollBudgetMs: () => number }>).getPollBudgetMs;
 		const budgetMs = typeof budget === 'function' ? budget.call(this) : FALLBACK_BUDGET_MS;
 		const deadline = startedAt + budgetMs * BUDGET_SHARE;
-		const now = () => Date.now();
 
 		if (this.getMode() === 'manual') {
 			// A test run shows the latest events and never reads or writes the saved position.
 			const { events } = await readLatestEvents({
 				filters,
 				count: this.getNodeParameter('options.manualCount', 10) as number,
-				now,
+				now: Date.now,
 				deadline,
 				maxPages: MANUAL_MAX_PAGES,
 				fetchPage,
@@ -248,7 +241,7 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				startAt: this.getNodeParameter('startAt', 'now') as StartPosition,
 				maxEvents: this.getNodeParameter('options.maxEventsPerPoll', DEFAULT_MAX_EVENTS) as number,
 				pageSize: this.getNodeParameter('options.pageSize', 100) as number,
-				now,
+				now: Date.now,
 				deadline,
 				fetchPage,
 				enrich,
@@ -258,21 +251,6 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				this.logger.warn(
 					`Recruiting Analysis Feed Trigger stopped reading the feed after ${result.events.length} event(s): ${(result.failure as Error).message ?? String(result.failure)}; the next poll repeats the failed read`,
 				);
-			}
-			// Start From Now whose first read was refused starts at the refusal's time by the API's clock, so events
-			// published before the next read succeeds are not taken for history.
-			const next = result.nextState ?? readFeedState(staticData[FEED_STATE]);
-			if (
-				result.failure !== undefined &&
-				next?.phase === 'seekingEnd' &&
-				next.positionSinceByApi === false &&
-				firstRefusalMs !== undefined
-			) {
-				result.nextState = {
-					...next,
-					positionSince: new Date(firstRefusalMs).toISOString(),
-					positionSinceByApi: true,
-				};
 			}
 			// Stored with the items it covers: n8n persists static data as they go to an execution (docs/triggers.md).
 			if (result.nextState) staticData[FEED_STATE] = result.nextState as unknown as IDataObject;

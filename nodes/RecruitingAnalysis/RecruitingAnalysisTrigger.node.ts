@@ -22,7 +22,6 @@ import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
 	answer,
-	headerBag,
 	inFlight,
 	notReady,
 	parseBody,
@@ -207,9 +206,8 @@ export class RecruitingAnalysisTrigger implements INodeType {
 			return notReady(this, res, error);
 		}
 
-		const headers = headerBag(
-			req as unknown as { headers: HeaderBag; headersDistinct?: HeaderBag },
-		);
+		// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
+		const headers = (req.headersDistinct ?? req.headers) as HeaderBag;
 		const verify = (secrets: string[]) =>
 			verifyWebhook({ rawBody: rawBody as Uint8Array, headers, secrets, now: Date.now() });
 		let verdict = verify(kept.secrets);
@@ -240,7 +238,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		}
 
 		const selected = this.getNodeParameter('events', ['*']) as string[];
-		if (!eventTypeMatches(asString(event.type) ?? '', selected)) {
+		if (!eventTypeMatches(event.type, selected)) {
 			return {
 				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
 			};

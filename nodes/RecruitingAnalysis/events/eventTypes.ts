@@ -57,8 +57,8 @@ export function eventsField(description: string): INodeProperties {
 	};
 }
 
-export function eventTypeMatches(type: string, selected: readonly string[]): boolean {
-	return selected.length === 0 || selected.includes('*') || selected.includes(type);
+export function eventTypeMatches(type: unknown, selected: readonly string[]): boolean {
+	return selected.length === 0 || selected.includes('*') || selected.includes(type as string);
 }
 
 export function eventsSubtitle(prefix = ''): string {

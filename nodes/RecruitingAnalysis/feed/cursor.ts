@@ -1,18 +1,127 @@
 // Never mutates the state it is given: the caller stores the state and the items at once (never in manual mode).
 import { eventTypeMatches } from '../events/eventTypes';
-import {
-	filterKey,
-	freshState,
-	readFeedState,
-	restartNotice,
-	serverType,
-	type FeedFilters,
-	type FeedNotice,
-	type FeedState,
-	type StartPosition,
-} from './state';
 
-export * from './state';
+// The position is tied to what the API binds the cursor to: server-side filters and the base URL; local type filters keep it.
+export interface FeedFilters {
+	types: string[];
+	reportId?: string;
+	interviewId?: string;
+}
+
+export type StartPosition = 'now' | 'oldest';
+
+export interface FeedState {
+	version: 2;
+	filterKey: string;
+	baseUrl: string | null;
+	cursor: string | null;
+	skipThrough: string | null;
+	phase: 'seekingEnd' | 'following';
+	positionSince: string;
+	// false while positionSince is still the host's time, replaced by the API's before any event is compared with it.
+	positionSinceByApi?: boolean;
+	lastEventAt: string | null;
+	lastEventId: string | null;
+	// Events before this moment were handed over before a Start From Now walk restarted, so the walk skips them.
+	walkResumedAfter?: string | null;
+}
+
+export type RestartReason = 'FILTERS_CHANGED' | 'BASE_URL_CHANGED' | 'CURSOR_INVALID';
+
+export interface FeedNotice {
+	notice: 'EVENT_CURSOR_EXPIRED' | 'FEED_POSITION_RESTARTED';
+	reason: 'CURSOR_EXPIRED' | RestartReason;
+	message: string;
+	eventsMayBeMissedSince: string;
+	lastEventId: string | null;
+	detectedAt: string;
+	resumedFrom: 'now' | 'oldestRetained';
+}
+
+export function filterKey(filters: FeedFilters): string {
+	return JSON.stringify({
+		type: serverType(filters) ?? null,
+		reportId: filters.reportId ?? null,
+		interviewId: filters.interviewId ?? null,
+	});
+}
+
+export function serverType(filters: FeedFilters): string | undefined {
+	const types = filters.types.includes('*') ? [] : [...new Set(filters.types)];
+	return types.length === 1 ? types[0] : undefined;
+}
+
+// Only this code writes the position (JSON in static data): a recognisable one is taken as saved, gaps at their defaults.
+export function readFeedState(stored: unknown): FeedState | undefined {
+	const s = stored as Partial<FeedState> | null;
+	if (s === null || typeof s !== 'object') return undefined;
+	if (s.version !== 2 || typeof s.filterKey !== 'string') return undefined;
+	if (s.cursor !== null && typeof s.cursor !== 'string') return undefined;
+	if (s.phase !== 'seekingEnd' && s.phase !== 'following') return undefined;
+	return {
+		baseUrl: null,
+		skipThrough: null,
+		positionSince: new Date(0).toISOString(),
+		lastEventAt: null,
+		lastEventId: null,
+		...s,
+	} as FeedState;
+}
+
+export function freshState(
+	key: string,
+	baseUrl: string,
+	startAt: StartPosition,
+	nowMs: number,
+): FeedState {
+	return {
+		version: 2,
+		filterKey: key,
+		baseUrl,
+		cursor: null,
+		skipThrough: null,
+		phase: startAt === 'now' ? 'seekingEnd' : 'following',
+		positionSince: new Date(nowMs).toISOString(),
+		...(startAt === 'now' ? { positionSinceByApi: false } : {}),
+		lastEventAt: null,
+		lastEventId: null,
+	};
+}
+
+const RESTART_MESSAGES: Record<RestartReason, string> = {
+	FILTERS_CHANGED:
+		'The server-side filters changed (a single selected event type, the report or the interview filter), and a feed position is bound to its filters.',
+	BASE_URL_CHANGED:
+		'The credential now points at another API base URL, where the saved feed position does not exist.',
+	CURSOR_INVALID:
+		"The API refused the saved feed position as invalid (400 INVALID_CURSOR): the credential's key probably belongs to another workspace now.",
+};
+
+export function restartNotice(
+	reason: RestartReason | 'CURSOR_EXPIRED',
+	old: FeedState,
+	resumedFrom: 'now' | 'oldestRetained',
+	nowMs: number,
+): FeedNotice {
+	const since = old.lastEventAt ?? old.positionSince;
+	const effect =
+		resumedFrom === 'now'
+			? ` The trigger continues with events published from now on: events of the current selection published since ${since} were not delivered. Reconcile current reports and interviews for that gap.`
+			: ' The trigger continues from the oldest retained event: events delivered before may be delivered again (deduplicate by id).';
+	const expired = reason === 'CURSOR_EXPIRED';
+	return {
+		notice: expired ? 'EVENT_CURSOR_EXPIRED' : 'FEED_POSITION_RESTARTED',
+		reason,
+		message: expired
+			? 'The saved feed position is older than the retained history, so events may have been missed. ' +
+				'Reconcile current reports and interviews; the trigger continues from the oldest retained event.'
+			: RESTART_MESSAGES[reason] + effect,
+		eventsMayBeMissedSince: since,
+		lastEventId: old.lastEventId,
+		detectedAt: new Date(nowMs).toISOString(),
+		resumedFrom,
+	};
+}
 
 export interface FeedEvent {
 	id?: unknown;
@@ -25,7 +134,6 @@ export interface FeedPage {
 	items: FeedEvent[];
 	nextCursor: string | null;
 	hasMore: boolean;
-	apiDateMs?: number;
 }
 
 export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
@@ -57,18 +165,16 @@ export interface FeedPollArgs {
 	pageSize: number;
 	now: () => number;
 	deadline: number;
+	// apiTime receives the API's time (its Date header) of every answer, a refusal too.
 	fetchPage: (q: {
 		cursor: string | null;
 		limit: number;
 		type?: string;
+		apiTime: { dateMs?: number };
 	}) => Promise<FeedPage | typeof CURSOR_EXPIRED | typeof CURSOR_INVALID>;
 	enrich?: (event: FeedEvent) => Promise<Record<string, unknown>>;
 	isTransient?: (error: unknown) => boolean;
 	seekPagesPerPoll?: number;
-}
-
-function sameState(a: FeedState | undefined, b: FeedState): boolean {
-	return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
 // NaN is never "after" anything.
@@ -103,19 +209,26 @@ async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<nu
 	return next;
 }
 
-function startingState(args: FeedPollArgs, key: string): { state: FeedState; notice?: FeedNotice } {
-	const stored = readFeedState(args.stored);
-	const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
-	if (!stored) return { state: freshState(key, args.baseUrl, args.startAt, args.now()) };
-	if (stored.baseUrl !== null && stored.baseUrl !== args.baseUrl) {
-		const notice = restartNotice('BASE_URL_CHANGED', stored, resumedFrom, args.now());
-		return { state: freshState(key, args.baseUrl, args.startAt, args.now()), notice };
-	}
-	if (stored.filterKey !== key) {
-		const notice = restartNotice('FILTERS_CHANGED', stored, resumedFrom, args.now());
-		return { state: freshState(key, args.baseUrl, args.startAt, args.now()), notice };
-	}
-	return { state: { ...stored, baseUrl: args.baseUrl } };
+function startingState(
+	args: FeedPollArgs,
+	key: string,
+	stored: FeedState | undefined,
+): { state: FeedState; notice?: FeedNotice } {
+	const state = () => freshState(key, args.baseUrl, args.startAt, args.now());
+	if (!stored) return { state: state() };
+	const reason =
+		stored.baseUrl !== null && stored.baseUrl !== args.baseUrl
+			? 'BASE_URL_CHANGED'
+			: stored.filterKey !== key
+				? 'FILTERS_CHANGED'
+				: undefined;
+	if (!reason) return { state: { ...stored, baseUrl: args.baseUrl } };
+	const notice = restartNotice(reason, stored, resumedFrom(args.startAt), args.now());
+	return { state: state(), notice };
+}
+
+function resumedFrom(startAt: StartPosition) {
+	return startAt === 'now' ? 'now' : 'oldestRetained';
 }
 
 export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
@@ -125,13 +238,14 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 	const maxEvents = Math.max(1, Math.floor(args.maxEvents));
 	const seekPages = Math.max(1, args.seekPagesPerPoll ?? SEEK_PAGES_PER_POLL);
 	const storedBefore = readFeedState(args.stored);
-	const start = startingState(args, key);
+	const start = startingState(args, key, storedBefore);
 	let state = start.state;
 	const items: FeedItem[] = start.notice ? [start.notice] : [];
 	const events: FeedEvent[] = [];
 	let truncated = false;
 	let failure: unknown;
 	let seekPagesRead = 0;
+	let firstRefusalMs: number | undefined;
 
 	for (;;) {
 		const seeking = state.phase === 'seekingEnd';
@@ -143,12 +257,14 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 			truncated = true;
 			break;
 		}
+		const apiTime: { dateMs?: number } = {};
 		const outcome = await args
-			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type })
+			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type, apiTime })
 			.then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);
+		if ('error' in outcome || typeof outcome.answer === 'string') firstRefusalMs ??= apiTime.dateMs;
 		if ('error' in outcome) {
 			// A transient failure while seeking the end keeps the walk's progress instead of failing.
 			if (events.length > 0 || (seeking && args.isTransient?.(outcome.error) === true)) {
@@ -176,22 +292,21 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
 				state = freshState(key, args.baseUrl, 'oldest', args.now());
 			} else {
-				const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
-				items.push(restartNotice('CURSOR_INVALID', state, resumedFrom, args.now()));
+				items.push(restartNotice('CURSOR_INVALID', state, resumedFrom(args.startAt), args.now()));
 				state = freshState(key, args.baseUrl, args.startAt, args.now());
 			}
 			continue;
 		}
 
+		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// Start From Now's start is told by the API's clock alone (the first read's Date), never the host's.
 		const firstRead =
-			seeking && state.positionSinceByApi === false && Number.isFinite(page.apiDateMs);
+			seeking && state.positionSinceByApi === false && Number.isFinite(apiTime.dateMs);
 		if (firstRead) {
-			const shown = (Array.isArray(page.items) ? page.items : []).map(occurredMs);
-			const since = Math.max(Number(page.apiDateMs), ...shown.filter(Number.isFinite));
+			const shown = pageItems.map(occurredMs).filter(Number.isFinite);
+			const since = Math.max(Number(apiTime.dateMs), ...shown);
 			state = { ...state, positionSince: new Date(since).toISOString(), positionSinceByApi: true };
 		}
-		const pageItems = Array.isArray(page.items) ? page.items : [];
 		// A page re-read from the same start skips what was already handled on it.
 		const skipAt =
 			state.skipThrough === null ? -1 : pageItems.findIndex((e) => idOf(e) === state.skipThrough);
@@ -199,8 +314,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		const candidates: Array<{ index: number; event: FeedEvent }> = [];
 		for (let i = from; i < pageItems.length; i++) {
 			const event = pageItems[i];
-			const itemType = typeof event.type === 'string' ? event.type : '';
-			if (!eventTypeMatches(itemType, args.filters.types)) continue;
+			if (!eventTypeMatches(event.type, args.filters.types)) continue;
 			// After a restarted walk, what was delivered before it is not new (same moment passes, except that event).
 			if (seeking && (firstRead || !(occurredMs(event) > Date.parse(state.positionSince))))
 				continue;
@@ -243,6 +357,20 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		if (typeof page.nextCursor !== 'string' || page.nextCursor.length === 0) break; // no way forward
 	}
 
+	// Start From Now whose first read was refused starts at the refusal's time by the API's clock, so events
+	// published before the next read succeeds are not taken for history.
+	if (
+		failure !== undefined &&
+		state.phase === 'seekingEnd' &&
+		state.positionSinceByApi === false &&
+		firstRefusalMs !== undefined
+	) {
+		state = {
+			...state,
+			positionSince: new Date(firstRefusalMs).toISOString(),
+			positionSinceByApi: true,
+		};
+	}
 	const notices = items.filter(
 		(i): i is FeedNotice => typeof (i as FeedNotice).notice === 'string',
 	);
@@ -250,7 +378,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		items,
 		events,
 		notices,
-		nextState: sameState(storedBefore, state) ? undefined : state,
+		nextState: JSON.stringify(storedBefore) === JSON.stringify(state) ? undefined : state,
 		truncated,
 		failure,
 	};
@@ -270,13 +398,12 @@ export async function readLatestEvents(args: {
 	let cursor: string | null = null;
 	for (let pages = 0; pages < args.maxPages; pages++) {
 		if (args.now() > args.deadline) return { events: latest, complete: false };
-		const page = await args.fetchPage({ cursor, limit: MAX_PAGE_SIZE, type });
+		const page = await args.fetchPage({ cursor, limit: MAX_PAGE_SIZE, type, apiTime: {} });
 		// Retention moved past this read while it ran: what was read so far is still the latest.
 		if (page === CURSOR_EXPIRED || page === CURSOR_INVALID)
 			return { events: latest, complete: false };
 		for (const item of Array.isArray(page.items) ? page.items : []) {
-			const itemType = typeof item.type === 'string' ? item.type : '';
-			if (eventTypeMatches(itemType, args.filters.types)) latest.push(item);
+			if (eventTypeMatches(item.type, args.filters.types)) latest.push(item);
 		}
 		if (latest.length > count) latest = latest.slice(latest.length - count);
 		if (!page.hasMore || typeof page.nextCursor !== 'string')

@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { readSeenList, type SeenList } from './dedupe';
-import type { HeaderBag, VerifyFailureReason } from './verify';
+import type { VerifyFailureReason } from './verify';
 
 export const SEEN_IDS = 'seenEventIds';
 export const SEEN_ORDER = 'seenEventOrder';
@@ -52,14 +52,10 @@ export function notReady(
 	);
 }
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
-
-// A leading UTF-8 byte order mark is tolerated: the signature covers it as received.
+// TextDecoder skips a leading UTF-8 byte order mark, which the signature covers as received.
 export function parseBody(raw: Uint8Array): unknown {
-	const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-	const start = UTF8_BOM.every((b, i) => bytes[i] === b) ? UTF8_BOM.length : 0;
 	try {
-		return JSON.parse(bytes.subarray(start).toString('utf8'));
+		return JSON.parse(new TextDecoder().decode(raw));
 	} catch {
 		return undefined;
 	}
@@ -104,9 +100,4 @@ export function abandonUnlessAcknowledged(res: WebhookResponse, abandon: () => v
 	res.once('close', () => {
 		if (res.writableFinished) abandon();
 	});
-}
-
-export function headerBag(req: { headers: HeaderBag; headersDistinct?: HeaderBag }): HeaderBag {
-	// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
-	return req.headersDistinct ?? req.headers;
 }

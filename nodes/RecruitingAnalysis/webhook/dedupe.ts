@@ -62,8 +62,7 @@ function use(key: string): Scope {
 }
 
 function bound(keep: string): void {
-	let total = 0;
-	for (const scope of scopes.values()) total += size(scope);
+	let total = processIdCount();
 	for (const [key, scope] of scopes) {
 		if (total <= processLimits.maxIds) break;
 		if (key === keep) continue;
@@ -87,12 +86,10 @@ export function mergeSeen(
 	const cap = clampCapacity(capacity);
 	const merged = new Map<string, number>();
 	let top = 0;
-	stored.ids.forEach((id, i) => {
-		const place = stored.order[i];
-		if ((merged.get(id) ?? 0) < place) merged.set(id, place);
-		if (place > top) top = place;
-	});
-	for (const [id, place] of own) {
+	for (const [id, place] of [
+		...stored.ids.map((id, i) => [id, stored.order[i]] as const),
+		...own,
+	]) {
 		if ((merged.get(id) ?? 0) < place) merged.set(id, place);
 		if (place > top) top = place;
 	}

@@ -727,7 +727,8 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 			const apiDateMs = msOf(feed.events[feed.events.length - 1]);
 			const page = await feed.fetchPage(q);
 			if (++served === 1) between(feed);
-			return page === CURSOR_EXPIRED || page === CURSOR_INVALID ? page : { ...page, apiDateMs };
+			if (page !== CURSOR_EXPIRED && page !== CURSOR_INVALID) q.apiTime.dateMs = apiDateMs;
+			return page;
 		};
 		return { feed, fetchPage };
 	}
@@ -786,5 +787,72 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		const next = await runFeedPoll(args(feed, saved, fromNow(host, { fetchPage })));
 		expect(ids(next.events)).toEqual([]);
 		expect(next.nextState).toMatchObject({ phase: 'following', cursor: 'c:5' });
+	});
+
+	it("an activation whose first read was refused starts at the refusal's time by the API's clock: events published before the next read are new", async () => {
+		const { feed, fetchPage } = datedFeed(5);
+		const busy = new Error('429');
+		const refusedAt = msOf(feed.events[4]) + 500;
+		const host = msOf(feed.events[4]) - HOUR_MS;
+		const failed = await runFeedPoll(
+			args(
+				feed,
+				undefined,
+				fromNow(host, {
+					fetchPage: async (q) => {
+						q.apiTime.dateMs = refusedAt;
+						return await Promise.reject(busy);
+					},
+					isTransient: (e) => e === busy,
+				}),
+			),
+		);
+		expect(failed.failure).toBe(busy);
+		expect(failed.nextState).toMatchObject({
+			phase: 'seekingEnd',
+			positionSince: new Date(refusedAt).toISOString(),
+			positionSinceByApi: true,
+		});
+		feed.add(3);
+		const next = await runFeedPoll(args(feed, failed.nextState, fromNow(host, { fetchPage })));
+		expect(ids(next.events)).toEqual(['evt-5', 'evt-6', 'evt-7']);
+	});
+
+	it('a refused cursor counts as the first refused read: a walk restarted by it and then failing starts at its time', async () => {
+		const refusedAt = Date.parse('2026-03-01T10:00:00.000Z');
+		const busy = new Error('429');
+		const stored = {
+			version: 2,
+			filterKey: filterKey({ types: ['*'] }),
+			baseUrl: 'https://api.example.test',
+			cursor: 'c:5',
+			skipThrough: null,
+			phase: 'following',
+			positionSince: '2026-01-01T00:00:00.000Z',
+			lastEventAt: null,
+			lastEventId: null,
+		};
+		const r = await runFeedPoll(
+			args(new MemoryFeed(), stored, {
+				startAt: 'now',
+				fetchPage: async (q) => {
+					if (q.cursor !== null) {
+						q.apiTime.dateMs = refusedAt;
+						return CURSOR_INVALID;
+					}
+					q.apiTime.dateMs = refusedAt + 60_000;
+					return await Promise.reject(busy);
+				},
+				isTransient: (e) => e === busy,
+			}),
+		);
+		expect(r.failure).toBe(busy);
+		expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
+		expect(r.nextState).toMatchObject({
+			phase: 'seekingEnd',
+			cursor: null,
+			positionSince: new Date(refusedAt).toISOString(),
+			positionSinceByApi: true,
+		});
 	});
 });

@@ -10,7 +10,6 @@ import {
 	abandonUnlessAcknowledged,
 	acknowledgeWhenStored,
 	answer,
-	headerBag,
 	inFlight,
 	notReady,
 	parseBody,
@@ -256,16 +255,5 @@ describe('an event n8n did not start', () => {
 				throw new Error('abandoned');
 			}),
 		).not.toThrow();
-	});
-});
-
-describe('the headers a delivery is verified with', () => {
-	it("keeps repeated headers apart when n8n's request has them, else the joined ones", () => {
-		const distinct = { 'webhook-id': ['a', 'b'] };
-		expect(headerBag({ headers: { 'webhook-id': 'a, b' }, headersDistinct: distinct })).toBe(
-			distinct,
-		);
-		const joined = { 'webhook-id': 'a' };
-		expect(headerBag({ headers: joined })).toBe(joined);
 	});
 });
