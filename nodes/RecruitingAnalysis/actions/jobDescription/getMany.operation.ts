@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiAll } from '../../transport';
 import {
@@ -9,19 +9,17 @@ import {
 } from '../common/descriptions';
 import { validateTotalLimit } from '../../validation';
 
-const properties: INodeProperties[] = [
-	returnAllField,
-	limitField,
-	{
-		...simplifyField,
-		description:
-			'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
-	},
-];
-
 export const description = updateDisplayOptions(
 	{ show: { resource: ['jobDescription'], operation: ['getMany'] } },
-	properties,
+	[
+		returnAllField,
+		limitField,
+		{
+			...simplifyField,
+			description:
+				'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
+		},
+	],
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { validateCreatedRange, validateTotalLimit } from '../../validation';
 import { apiAll } from '../../transport';
@@ -16,54 +16,53 @@ import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
-	returnAllField,
-	limitField,
-	{
-		...simplifyField,
-		description:
-			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
-	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Created After',
-				name: 'createdAfter',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			{
-				displayName: 'Created Before',
-				name: 'createdBefore',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			...externalReferenceOptions,
-		],
-	},
-	optionsCollection([
-		{
-			displayName: 'Include External Reference',
-			name: 'includeReference',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to include the external reference (your application ID) of each report',
-		},
-	]),
-];
-
 export const description = updateDisplayOptions(
 	{ show: { resource: ['report'], operation: ['getMany'] } },
-	properties,
+	[
+		returnAllField,
+		limitField,
+		{
+			...simplifyField,
+			description:
+				'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+		},
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Created After',
+					name: 'createdAfter',
+					type: 'dateTime',
+					default: '',
+					description:
+						"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+				},
+				{
+					displayName: 'Created Before',
+					name: 'createdBefore',
+					type: 'dateTime',
+					default: '',
+					description:
+						"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+				},
+				...externalReferenceOptions,
+			],
+		},
+		optionsCollection([
+			{
+				displayName: 'Include External Reference',
+				name: 'includeReference',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to include the external reference (your application ID) of each report',
+			},
+		]),
+	],
 );
 
 /** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
