@@ -65,7 +65,6 @@ export const description = updateDisplayOptions(
 	],
 );
 
-/** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -79,7 +78,6 @@ export async function execute(
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
-	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const zoned = (name: string) => inTimezone(optionString(filters, name), this.getTimezone());
 	const range = validateCreatedRange.call(
 		this,
