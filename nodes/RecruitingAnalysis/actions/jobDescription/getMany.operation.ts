@@ -7,7 +7,7 @@ import {
 	simplifyField,
 	simplifyJobDescription,
 } from '../common/descriptions';
-import { validateTotalLimit } from '../../validation';
+import { checkListSize } from '../common/checks';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['jobDescription'], operation: ['getMany'] } },
@@ -23,15 +23,10 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
 	const jobs = await apiAll(this, {
 		method: 'GET',
 		path: '/api/v1/job-descriptions',
-		returnAll,
-		limit,
+		...checkListSize(this, itemIndex),
 		itemIndex,
 	});
 	return this.getNodeParameter('simplify', itemIndex, false) === true

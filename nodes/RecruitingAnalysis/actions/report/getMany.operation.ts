@@ -1,6 +1,6 @@
 import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
-import { validateCreatedRange, validateTotalLimit } from '../../validation';
+import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
-import { checkExternalReference } from '../common/checks';
+import { checkExternalReference, checkListSize } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 export const description = updateDisplayOptions(
@@ -71,10 +71,7 @@ export async function execute(
 	_checked: unknown,
 	run: Run,
 ) {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
@@ -93,8 +90,7 @@ export async function execute(
 			...range,
 			include: options.includeReference === true ? 'reference' : undefined,
 		},
-		returnAll,
-		limit,
+		...size,
 		itemIndex,
 	});
 	for (const report of reports) noticesForReport(run, report);
