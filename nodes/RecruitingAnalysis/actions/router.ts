@@ -19,7 +19,6 @@ export const resources: Record<string, Record<string, OperationModule>> = {
 	upload: upload.operations,
 };
 
-// Every resource's operation selector and fields, in the panel's order of resources.
 export const operationProperties = [
 	analysis,
 	upload,

@@ -78,6 +78,8 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 	return { kind: 'unconfirmed', why: `HTTP ${status}` };
 }
 
+const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
+
 function listScopes(scopes: string[]): string {
 	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
 }
@@ -89,41 +91,34 @@ export async function recruitingAnalysisApiTest(
 ): Promise<INodeCredentialTestResult> {
 	const credentials = credential.data ?? {};
 	const refusal = keyEnvironmentProblem(credentials);
-	if (refusal) return { status: 'Error', message: refusal };
+	if (refusal) return fail(refusal);
 	const resolved = resolveBaseUrl(credentials);
-	if ('problem' in resolved) return { status: 'Error', message: resolved.problem };
+	if ('problem' in resolved) return fail(resolved.problem);
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
-	if (apiKey === '') return { status: 'Error', message: 'The API key is empty.' };
+	if (apiKey === '') return fail('The API key is empty.');
 
 	const scopes = Object.keys(SCOPE_PROBES);
 	const outcomes = await Promise.all(
 		scopes.map(async (scope) => await probe(resolved.baseUrl, apiKey, SCOPE_PROBES[scope])),
 	);
 	const kinds = outcomes.map((o) => o.kind);
-	if (kinds.includes('invalidKey')) return { status: 'Error', message: INVALID_KEY_MESSAGE };
+	if (kinds.includes('invalidKey')) return fail(INVALID_KEY_MESSAGE);
 	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
 	if (notTheApi) {
-		return {
-			status: 'Error',
-			message:
-				`${resolved.baseUrl} answered ${notTheApi.status}, but not like the Recruiting Analysis API. ` +
+		return fail(
+			`${resolved.baseUrl} answered ${notTheApi.status}, but not like the Recruiting Analysis API. ` +
 				'Check the environment and the base URL (the address without /api/v1).',
-		};
+		);
 	}
-	if (kinds.includes('workspaceDisabled'))
-		return { status: 'Error', message: WORKSPACE_DISABLED_MESSAGE };
+	if (kinds.includes('workspaceDisabled')) return fail(WORKSPACE_DISABLED_MESSAGE);
 
 	const scopesOf = (kind: ProbeOutcome['kind']) => scopes.filter((_, i) => kinds[i] === kind);
 	const granted = scopesOf('granted');
 	const missing = scopesOf('missing');
 	const unconfirmed = scopesOf('unconfirmed');
 	const reasons = [...new Set(outcomes.map((o) => o.why).filter((why) => why !== undefined))];
-	if (granted.length === 0 && missing.length === 0) {
-		return {
-			status: 'Error',
-			message: `Could not reach the API at ${resolved.baseUrl} (${reasons[0] ?? 'no answer'}).`,
-		};
-	}
+	if (granted.length === 0 && missing.length === 0)
+		return fail(`Could not reach the API at ${resolved.baseUrl} (${reasons[0] ?? 'no answer'}).`);
 
 	const parts = ['Connection successful: the API key is valid.'];
 	if (granted.length > 0) parts.push(`Scopes confirmed: ${granted.join(', ')}.`);

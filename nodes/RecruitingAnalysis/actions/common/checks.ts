@@ -4,6 +4,7 @@ import {
 	validateExternalReferenceFilter,
 	validateId,
 	validateIdempotencyKey,
+	validateTotalLimit,
 } from '../../validation';
 import { optionString, stringParam } from './params';
 
@@ -14,6 +15,14 @@ export function idParam(
 	label: string,
 ): string {
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
+}
+
+// Return All follows the cursor to the end; otherwise Limit caps the whole read.
+export function checkListSize(ctx: IExecuteFunctions, itemIndex: number) {
+	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	if (returnAll) return { returnAll, limit: undefined };
+	const limit = ctx.getNodeParameter('limit', itemIndex, 50);
+	return { returnAll, limit: validateTotalLimit.call(ctx, limit, itemIndex) };
 }
 
 export function checkUserKey(

@@ -1,25 +1,21 @@
 // Guard rails are the builder's: through $fromAI a model could set its limit, or charge again per key it invents.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-const GUARD_RAIL_OPTIONS: Record<string, string> = {
-	attemptLabel: 'New Attempt Label',
-	idempotencyKey: 'Idempotency Key',
-};
-
-const GUARD_RAIL_FIELDS: Record<string, string> = {
-	spendingLimit: 'Spending Limit (Credits)',
-};
-
 // n8n's own pattern (n8n-workflow from-ai-parse-utils): case-insensitive, spaces allowed.
 const FROM_AI_CALL = /\$fromai\s*\(/i;
 
+const GUARD_RAILS = [
+	{ inOptions: false, name: 'spendingLimit', label: 'Spending Limit (Credits)' },
+	{ inOptions: true, name: 'attemptLabel', label: 'New Attempt Label' },
+	{ inOptions: true, name: 'idempotencyKey', label: 'Idempotency Key' },
+];
+
 export function modelChosenGuardRails(parameters: IDataObject): string[] {
-	const fromAi = (value: unknown) => typeof value === 'string' && FROM_AI_CALL.test(value);
 	const options = (parameters.options ?? {}) as IDataObject;
-	return [
-		...Object.entries(GUARD_RAIL_FIELDS).filter(([name]) => fromAi(parameters[name])),
-		...Object.entries(GUARD_RAIL_OPTIONS).filter(([name]) => fromAi(options[name])),
-	].map(([, label]) => label);
+	return GUARD_RAILS.filter(({ inOptions, name }) => {
+		const value = (inOptions ? options : parameters)[name];
+		return typeof value === 'string' && FROM_AI_CALL.test(value);
+	}).map(({ label }) => label);
 }
 
 export function refuseModelChosenGuardRails(ctx: IExecuteFunctions): void {

@@ -9,8 +9,7 @@ export function stringParam(
 ): string {
 	const raw = ctx.getNodeParameter(name, itemIndex, fallback) as unknown;
 	const value = isResourceLocatorValue(raw) ? raw.value : raw;
-	if (value === null || value === undefined) return '';
-	return String(value).trim();
+	return String(value ?? '').trim();
 }
 
 export function optionsParam(

@@ -31,7 +31,6 @@ function idOf(ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number)
 	return idParam(ctx, `${resource}Id`, itemIndex, label);
 }
 
-/** Get Status of Report and Interview: the status as the API shows it, with what its notices say. */
 export function getStatusOperation(
 	resource: ReadResource,
 	notice: INodeProperties,
@@ -64,7 +63,6 @@ interface ResultRead {
 	reportIdOf: (id: string, result: IDataObject) => unknown;
 }
 
-/** Get Result of Report and Interview: the result in the schema version asked for, with the candidate's name. */
 export function getResultOperation(read: ResultRead) {
 	const { resource } = read;
 	return {

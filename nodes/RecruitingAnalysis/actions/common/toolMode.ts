@@ -24,8 +24,6 @@ function priced(action: string, cost: ToolCost): string {
 	return `${action} (free: no credits, no email)`;
 }
 
-const NODE_NAME = 'Recruiting Analysis';
-
 // The price cannot go in `action`: n8n-workflow's makeNodeName builds node names from it too.
 export function toolDescriptions(properties: INodeProperties[]): INodeProperties[] {
 	return [...toolCosts(properties)]
@@ -36,7 +34,7 @@ export function toolDescriptions(properties: INodeProperties[]): INodeProperties
 				displayName: 'Description',
 				name: 'toolDescription',
 				type: 'string',
-				default: `${priced(cost.action as string, cost)} in ${NODE_NAME}`,
+				default: `${priced(cost.action as string, cost)} in Recruiting Analysis`,
 				typeOptions: { rows: 2 },
 				description:
 					'What the AI agent reads about this tool: what it does, what it costs and whether it emails a candidate',

@@ -22,6 +22,5 @@ export const description: INodeProperties[] = [
 			action: 'Get many job descriptions',
 		},
 	]),
-	...get.description,
-	...getMany.description,
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -1,19 +1,12 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import { savedJobLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 
-const properties: INodeProperties[] = [
-	...savedJobLocator({
-		displayName: 'Job Description',
-		description: 'The saved job description',
-	}),
-];
-
 export const description = updateDisplayOptions(
 	{ show: { resource: ['jobDescription'], operation: ['get'] } },
-	properties,
+	savedJobLocator({ displayName: 'Job Description', description: 'The saved job description' }),
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {

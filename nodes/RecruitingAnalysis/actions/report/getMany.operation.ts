@@ -1,6 +1,6 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
 
-import { validateCreatedRange, validateTotalLimit } from '../../validation';
+import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
@@ -13,74 +13,68 @@ import {
 } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
-import { checkExternalReference } from '../common/checks';
+import { checkExternalReference, checkListSize } from '../common/checks';
 import type { Run } from '../../engine/run';
-
-const properties: INodeProperties[] = [
-	returnAllField,
-	limitField,
-	{
-		...simplifyField,
-		description:
-			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
-	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Created After',
-				name: 'createdAfter',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			{
-				displayName: 'Created Before',
-				name: 'createdBefore',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			...externalReferenceOptions,
-		],
-	},
-	optionsCollection([
-		{
-			displayName: 'Include External Reference',
-			name: 'includeReference',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to include the external reference (your application ID) of each report',
-		},
-	]),
-];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['report'], operation: ['getMany'] } },
-	properties,
+	[
+		returnAllField,
+		limitField,
+		{
+			...simplifyField,
+			description:
+				'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+		},
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Created After',
+					name: 'createdAfter',
+					type: 'dateTime',
+					default: '',
+					description:
+						"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+				},
+				{
+					displayName: 'Created Before',
+					name: 'createdBefore',
+					type: 'dateTime',
+					default: '',
+					description:
+						"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+				},
+				...externalReferenceOptions,
+			],
+		},
+		optionsCollection([
+			{
+				displayName: 'Include External Reference',
+				name: 'includeReference',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to include the external reference (your application ID) of each report',
+			},
+		]),
+	],
 );
 
-/** Reports of the workspace, newest first, with filters; Return All follows the cursor to the end. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	_checked: unknown,
 	run: Run,
 ) {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
-	// A date-time without a zone is read in the workflow's timezone; a date alone is that day's start there.
 	const zoned = (name: string) => inTimezone(optionString(filters, name), this.getTimezone());
 	const range = validateCreatedRange.call(
 		this,
@@ -96,8 +90,7 @@ export async function execute(
 			...range,
 			include: options.includeReference === true ? 'reference' : undefined,
 		},
-		returnAll,
-		limit,
+		...size,
 		itemIndex,
 	});
 	for (const report of reports) noticesForReport(run, report);

@@ -2,7 +2,6 @@ import { simplifyReportResult } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { getResultOperation } from '../common/readOperations';
 
-/** Read after status completed (or report.result_ready); a null result means pending or failed. */
 export const { description, execute } = getResultOperation({
 	resource: 'report',
 	keeps: 'the score, its scale, the summary, the human review recommendation and the limitations',
