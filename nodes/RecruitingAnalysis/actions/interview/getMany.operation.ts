@@ -1,16 +1,11 @@
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import {
-	interviewLifecycleSchema,
-	validateId,
-	validateInput,
-	validateTotalLimit,
-} from '../../validation';
+import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
 import { apiAll } from '../../transport';
 import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
-import { checkExternalReference } from '../common/checks';
+import { checkExternalReference, checkListSize } from '../common/checks';
 import type { Run } from '../../engine/run';
 
 const properties: INodeProperties[] = [
@@ -61,10 +56,7 @@ export async function execute(
 	_checked: unknown,
 	run: Run,
 ) {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? undefined
-		: validateTotalLimit.call(this, this.getNodeParameter('limit', itemIndex, 50), itemIndex);
+	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
 	if (reportId !== undefined) validateId.call(this, reportId, itemIndex, 'Report ID');
@@ -77,8 +69,7 @@ export async function execute(
 		method: 'GET',
 		path: '/api/v1/interviews',
 		qs: { reportId, lifecycle, ...reference },
-		returnAll,
-		limit,
+		...size,
 		itemIndex,
 	});
 	for (const interview of interviews) noticesForInterview(run, interview);
