@@ -79,7 +79,6 @@ export class ReportPages {
 		done: () => boolean,
 	): Promise<void> {
 		let pages = 0;
-		if (done()) return;
 		for await (const page of listPages.call(this.ctx, {
 			method: 'GET',
 			path: '/api/v1/reports',
@@ -182,8 +181,8 @@ const statusOf = (report: IDataObject): IDataObject =>
 export class ReportWaiter {
 	private readonly pending = new Map<string, Entry>();
 	private loop?: Promise<void>;
-	private running = false;
-	private wake?: () => void;
+	/** Wakes the loop early when a report is added or the waiter closes, never for a place: rounds keep their gap. */
+	private wakeLoop?: () => void;
 	private lastRound = 0;
 	private closedWith?: unknown;
 	/** Start-to-terminal times of the last 20 reports: the schedule follows what this run observes. */
@@ -248,11 +247,8 @@ export class ReportWaiter {
 				resolve,
 				reject,
 			});
-			this.wake?.();
-			if (!this.running) {
-				this.running = true;
-				this.loop = this.run();
-			}
+			this.wakeLoop?.();
+			this.loop ??= this.run();
 		});
 	}
 
@@ -282,10 +278,7 @@ export class ReportWaiter {
 		) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await sleepOrWake(
-				Math.min(MAX_READ_DELAY_MS, remaining),
-				new Promise<void>((resolve) => this.placeWaiters.push(resolve)),
-			);
+			await sleepOrWake(Math.min(MAX_READ_DELAY_MS, remaining), this.placeChange());
 		}
 		this.lanesWaiting--;
 		this.wakePlaceWaiters();
@@ -303,6 +296,10 @@ export class ReportWaiter {
 		return this.pending.size > 0 && this.closedWith === undefined;
 	}
 
+	private placeChange(): Promise<void> {
+		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
+	}
+
 	private wakePlaceWaiters(): void {
 		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
@@ -310,7 +307,7 @@ export class ReportWaiter {
 	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
-		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
+		return this.placeChange();
 	}
 
 	private roundGapMs(): number {
@@ -322,7 +319,7 @@ export class ReportWaiter {
 		this.closedWith ??= error;
 		for (const entry of this.pending.values()) entry.reject(error);
 		this.pending.clear();
-		this.wake?.();
+		this.wakeLoop?.();
 		this.wakePlaceWaiters();
 		await this.loop;
 	}
@@ -339,15 +336,14 @@ export class ReportWaiter {
 		for (;;) {
 			// Checked and cleared in the same turn as wait() checks it, so a report added now starts a new loop.
 			if (this.pending.size === 0 || this.closedWith !== undefined) {
-				this.running = false;
+				this.loop = undefined;
 				return;
 			}
 			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
 			const at = Math.max(next, this.lastRound + this.roundGapMs());
 			const now = Date.now();
 			if (at > now) {
-				await sleepOrWake(at - now, new Promise<void>((resolve) => (this.wake = resolve)));
-				this.wake = undefined;
+				await sleepOrWake(at - now, new Promise((resolve) => (this.wakeLoop = resolve)));
 				continue;
 			}
 			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
@@ -470,7 +466,6 @@ export class QuoteGatherer {
 		this.busy = true;
 		while (this.queue.length > 0) {
 			await this.hold();
-			this.wakeHold = undefined;
 			// A batch names each report once: a report named twice waits for the next request.
 			const group: QuoteWish[] = [];
 			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
@@ -547,13 +542,10 @@ export async function mapWithConcurrency<T>(
 
 const SLEEP_STEP_MS = 250;
 
-// Cut into steps: n8n's sleep cannot be cancelled, and no timer may outlive a finished run by more than one step.
-async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
+// Cut into steps: n8n 1.x's sleep takes no abort signal, and no timer may outlive a finished run by more than one step.
+async function sleepOrWake(ms: number, wake: Promise<void>): Promise<void> {
 	let woken = false;
-	const woke = wake.then(
-		() => (woken = true),
-		() => (woken = true),
-	);
+	const woke = wake.then(() => (woken = true));
 	const until = Date.now() + ms;
 	for (;;) {
 		const left = until - Date.now();

@@ -216,23 +216,22 @@ export async function runNode(
 	for (const [module, indexes] of groups) {
 		if (!module.check) continue;
 		const keys = new Map<string, number>();
-		const refused = new Set<number>();
 		for (const itemIndex of indexes) {
 			try {
-				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
+				const result = await module.check.call(this, itemIndex, run);
 				const userKey = itemUserKey(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
 				if (earlier !== undefined)
 					throw duplicateKeyError(this, userKey as string, earlier, itemIndex);
 				if (userKey !== undefined) keys.set(userKey, itemIndex);
+				checked.set(itemIndex, result);
 			} catch (error) {
 				fail(itemIndex, error);
-				refused.add(itemIndex);
 			}
 		}
 		groups.set(
 			module,
-			indexes.filter((itemIndex) => !refused.has(itemIndex)),
+			indexes.filter((itemIndex) => checked.has(itemIndex)),
 		);
 	}
 
