@@ -56,9 +56,8 @@ export class Run implements WriteRun {
 	/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
 	async endWaiting(error?: unknown): Promise<void> {
 		const waiter = this.waiter;
-		if (!waiter) return;
 		if (error === undefined) this.waiter = undefined;
-		await waiter.close(
+		await waiter?.close(
 			error ?? new NodeOperationError(this.ctx.getNode(), 'The waiting of this node run has ended'),
 		);
 	}
