@@ -170,8 +170,7 @@ interface Entry {
 	slowReads: number;
 	createdAt?: string;
 	last?: IDataObject;
-	resolve: (outcome: WaitOutcome) => void;
-	reject: (error: unknown) => void;
+	waits: Array<{ resolve: (outcome: WaitOutcome) => void; reject: (error: unknown) => void }>;
 }
 
 const statusOf = (report: IDataObject): IDataObject =>
@@ -236,6 +235,9 @@ export class ReportWaiter {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
 		return await new Promise<WaitOutcome>((resolve, reject) => {
+			// Two items about one report share its wait, so that neither is left unsettled.
+			const earlier = this.pending.get(reportId);
+			if (earlier) return void earlier.waits.push({ resolve, reject });
 			const deadline = now + Math.max(0, timeoutSeconds) * 1000;
 			this.pending.set(reportId, {
 				reportId,
@@ -244,8 +246,7 @@ export class ReportWaiter {
 				deadline,
 				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
 				slowReads: 0,
-				resolve,
-				reject,
+				waits: [{ resolve, reject }],
 			});
 			this.wakeLoop?.();
 			this.loop ??= this.run();
@@ -317,7 +318,7 @@ export class ReportWaiter {
 
 	async close(error: unknown): Promise<void> {
 		this.closedWith ??= error;
-		for (const entry of this.pending.values()) entry.reject(error);
+		for (const entry of this.pending.values()) for (const wait of entry.waits) wait.reject(error);
 		this.pending.clear();
 		this.wakeLoop?.();
 		this.wakePlaceWaiters();
@@ -327,8 +328,10 @@ export class ReportWaiter {
 	private settle(entry: Entry, outcome: WaitOutcome | { error: unknown }): void {
 		if (this.pending.get(entry.reportId) !== entry) return;
 		this.pending.delete(entry.reportId);
-		if ('error' in outcome) entry.reject(outcome.error);
-		else entry.resolve(outcome);
+		for (const wait of entry.waits) {
+			if ('error' in outcome) wait.reject(outcome.error);
+			else wait.resolve(outcome);
+		}
 		this.wakePlaceWaiters();
 	}
 
