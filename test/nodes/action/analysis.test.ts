@@ -302,7 +302,7 @@ describe('Analysis > Get Quote and Start', () => {
 	});
 
 	it('Start with Wait for Completion on two items naming one report: both end with its outcome, one attempt', async () => {
-		const reportId = await uploadedReport('Twice');
+		const reportId = await uploadedReport('One Report Two Items');
 		const before = await counters(ws);
 		const result = await runNode(
 			ws,
