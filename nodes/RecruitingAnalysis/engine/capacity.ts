@@ -79,7 +79,6 @@ export class ReportPages {
 		done: () => boolean,
 	): Promise<void> {
 		let pages = 0;
-		if (done()) return;
 		for await (const page of listPages.call(this.ctx, {
 			method: 'GET',
 			path: '/api/v1/reports',
@@ -171,8 +170,7 @@ interface Entry {
 	slowReads: number;
 	createdAt?: string;
 	last?: IDataObject;
-	resolve: (outcome: WaitOutcome) => void;
-	reject: (error: unknown) => void;
+	waits: Array<{ resolve: (outcome: WaitOutcome) => void; reject: (error: unknown) => void }>;
 }
 
 const statusOf = (report: IDataObject): IDataObject =>
@@ -182,8 +180,8 @@ const statusOf = (report: IDataObject): IDataObject =>
 export class ReportWaiter {
 	private readonly pending = new Map<string, Entry>();
 	private loop?: Promise<void>;
-	private running = false;
-	private wake?: () => void;
+	/** Wakes the loop early when a report is added or the waiter closes, never for a place: rounds keep their gap. */
+	private wakeLoop?: () => void;
 	private lastRound = 0;
 	private closedWith?: unknown;
 	/** Start-to-terminal times of the last 20 reports: the schedule follows what this run observes. */
@@ -237,6 +235,9 @@ export class ReportWaiter {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
 		return await new Promise<WaitOutcome>((resolve, reject) => {
+			// Two items about one report share its wait, so that neither is left unsettled.
+			const earlier = this.pending.get(reportId);
+			if (earlier) return void earlier.waits.push({ resolve, reject });
 			const deadline = now + Math.max(0, timeoutSeconds) * 1000;
 			this.pending.set(reportId, {
 				reportId,
@@ -245,14 +246,10 @@ export class ReportWaiter {
 				deadline,
 				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
 				slowReads: 0,
-				resolve,
-				reject,
+				waits: [{ resolve, reject }],
 			});
-			this.wake?.();
-			if (!this.running) {
-				this.running = true;
-				this.loop = this.run();
-			}
+			this.wakeLoop?.();
+			this.loop ??= this.run();
 		});
 	}
 
@@ -282,10 +279,7 @@ export class ReportWaiter {
 		) {
 			const remaining = deadline - Date.now();
 			if (remaining <= 0) break;
-			await sleepOrWake(
-				Math.min(MAX_READ_DELAY_MS, remaining),
-				new Promise<void>((resolve) => this.placeWaiters.push(resolve)),
-			);
+			await sleepOrWake(Math.min(MAX_READ_DELAY_MS, remaining), this.placeChange());
 		}
 		this.lanesWaiting--;
 		this.wakePlaceWaiters();
@@ -303,6 +297,10 @@ export class ReportWaiter {
 		return this.pending.size > 0 && this.closedWith === undefined;
 	}
 
+	private placeChange(): Promise<void> {
+		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
+	}
+
 	private wakePlaceWaiters(): void {
 		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
@@ -310,7 +308,7 @@ export class ReportWaiter {
 	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
-		return new Promise<void>((resolve) => this.placeWaiters.push(resolve));
+		return this.placeChange();
 	}
 
 	private roundGapMs(): number {
@@ -320,9 +318,9 @@ export class ReportWaiter {
 
 	async close(error: unknown): Promise<void> {
 		this.closedWith ??= error;
-		for (const entry of this.pending.values()) entry.reject(error);
+		for (const entry of this.pending.values()) for (const wait of entry.waits) wait.reject(error);
 		this.pending.clear();
-		this.wake?.();
+		this.wakeLoop?.();
 		this.wakePlaceWaiters();
 		await this.loop;
 	}
@@ -330,8 +328,10 @@ export class ReportWaiter {
 	private settle(entry: Entry, outcome: WaitOutcome | { error: unknown }): void {
 		if (this.pending.get(entry.reportId) !== entry) return;
 		this.pending.delete(entry.reportId);
-		if ('error' in outcome) entry.reject(outcome.error);
-		else entry.resolve(outcome);
+		for (const wait of entry.waits) {
+			if ('error' in outcome) wait.reject(outcome.error);
+			else wait.resolve(outcome);
+		}
 		this.wakePlaceWaiters();
 	}
 
@@ -339,15 +339,14 @@ export class ReportWaiter {
 		for (;;) {
 			// Checked and cleared in the same turn as wait() checks it, so a report added now starts a new loop.
 			if (this.pending.size === 0 || this.closedWith !== undefined) {
-				this.running = false;
+				this.loop = undefined;
 				return;
 			}
 			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
 			const at = Math.max(next, this.lastRound + this.roundGapMs());
 			const now = Date.now();
 			if (at > now) {
-				await sleepOrWake(at - now, new Promise<void>((resolve) => (this.wake = resolve)));
-				this.wake = undefined;
+				await sleepOrWake(at - now, new Promise((resolve) => (this.wakeLoop = resolve)));
 				continue;
 			}
 			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
@@ -470,7 +469,6 @@ export class QuoteGatherer {
 		this.busy = true;
 		while (this.queue.length > 0) {
 			await this.hold();
-			this.wakeHold = undefined;
 			// A batch names each report once: a report named twice waits for the next request.
 			const group: QuoteWish[] = [];
 			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
@@ -547,13 +545,10 @@ export async function mapWithConcurrency<T>(
 
 const SLEEP_STEP_MS = 250;
 
-// Cut into steps: n8n's sleep cannot be cancelled, and no timer may outlive a finished run by more than one step.
-async function sleepOrWake(ms: number, wake: Promise<unknown>): Promise<void> {
+// Cut into steps: n8n 1.x's sleep takes no abort signal, and no timer may outlive a finished run by more than one step.
+async function sleepOrWake(ms: number, wake: Promise<void>): Promise<void> {
 	let woken = false;
-	const woke = wake.then(
-		() => (woken = true),
-		() => (woken = true),
-	);
+	const woke = wake.then(() => (woken = true));
 	const until = Date.now() + ms;
 	for (;;) {
 		const left = until - Date.now();

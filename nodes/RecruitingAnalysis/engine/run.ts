@@ -56,9 +56,8 @@ export class Run implements WriteRun {
 	/** With an error the waiter stays closed for the run, so no item starts waiting or submits after the node stopped. */
 	async endWaiting(error?: unknown): Promise<void> {
 		const waiter = this.waiter;
-		if (!waiter) return;
 		if (error === undefined) this.waiter = undefined;
-		await waiter.close(
+		await waiter?.close(
 			error ?? new NodeOperationError(this.ctx.getNode(), 'The waiting of this node run has ended'),
 		);
 	}
@@ -216,23 +215,22 @@ export async function runNode(
 	for (const [module, indexes] of groups) {
 		if (!module.check) continue;
 		const keys = new Map<string, number>();
-		const refused = new Set<number>();
 		for (const itemIndex of indexes) {
 			try {
-				checked.set(itemIndex, await module.check.call(this, itemIndex, run));
+				const result = await module.check.call(this, itemIndex, run);
 				const userKey = itemUserKey(this, itemIndex);
 				const earlier = userKey === undefined ? undefined : keys.get(userKey);
 				if (earlier !== undefined)
 					throw duplicateKeyError(this, userKey as string, earlier, itemIndex);
 				if (userKey !== undefined) keys.set(userKey, itemIndex);
+				checked.set(itemIndex, result);
 			} catch (error) {
 				fail(itemIndex, error);
-				refused.add(itemIndex);
 			}
 		}
 		groups.set(
 			module,
-			indexes.filter((itemIndex) => !refused.has(itemIndex)),
+			indexes.filter((itemIndex) => checked.has(itemIndex)),
 		);
 	}
 

@@ -301,6 +301,28 @@ describe('Analysis > Get Quote and Start', () => {
 		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
 	});
 
+	it('Start with Wait for Completion on two items naming one report: both end with its outcome, one attempt', async () => {
+		const reportId = await uploadedReport('One Report Two Items');
+		const before = await counters(ws);
+		const result = await runNode(
+			ws,
+			{
+				resource: 'analysis',
+				operation: 'start',
+				reportId,
+				options: { waitForCompletion: true, waitTimeout: 30 },
+			},
+			[{ json: {} }, { json: {} }],
+		);
+		const items = jsonOf(result);
+		expect(items.map((item) => [item.reportId, item.status, item.timedOut])).toEqual([
+			[reportId, 'completed', false],
+			[reportId, 'completed', false],
+		]);
+		const after = await counters(ws);
+		expect(after.attemptsCreated - before.attemptsCreated).toBe(1);
+	});
+
 	// A second Start of an admitted report is the same write again; it used to fail with the API's
 	// conflict, it now reads the attempt back and outputs it as recovered, without a second quote or attempt.
 	it('Start on an already admitted report recovers the existing attempt (recovered: true), no second attempt', async () => {

@@ -145,6 +145,22 @@ describe('the report waiter', () => {
 		await waiter.close(new Error('the node stopped'));
 		expect(await listed).toBe('the node stopped');
 	});
+	it('two items waiting for one report both end with its outcome, from the one entry the rounds read', async () => {
+		const epoch = Date.now();
+		const { ctx, requests } = fakeContext(reportsFinishingAt({ rpt_a: 1_000 }, epoch));
+		const waiter = new ReportWaiter(ctx, new ReportPages(ctx));
+		const waits = [waiter.wait('rpt_a', 0, 60), waiter.wait('rpt_a', 1, 60)];
+		await jest.advanceTimersByTimeAsync(5_000);
+		const outcomes = await Promise.all(waits);
+		expect(outcomes.map((outcome) => [outcome.status.status, outcome.timedOut])).toEqual([
+			['completed', false],
+			['completed', false],
+		]);
+		// The second item added no reads of its own: each round read one page, for both.
+		expect(requests.every((request) => request.path === '/api/v1/reports')).toBe(true);
+		await waiter.close(new Error('done'));
+	});
+
 	it("a lane waiting for a place (the limit learned from a refusal) holds a step back until one of the run's analyses finishes", async () => {
 		const epoch = Date.now();
 		const finishing: Record<string, number> = { rpt_1: 1_000, rpt_2: 3_000, rpt_3: 60_000 };
