@@ -855,4 +855,148 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 			positionSinceByApi: true,
 		});
 	});
+
+	describe('a refused read dates the start only of a Start From Now walk still seeking the end, undated, and failing', () => {
+		const refusedAt = Date.parse('2026-03-01T10:00:00.000Z');
+		const busy = new Error('429');
+		// A position following the feed, as saved by an earlier poll, at the cursor `cursor` of `feed`.
+		const following = (cursor: string) => ({
+			version: 2,
+			filterKey: filterKey({ types: ['*'] }),
+			baseUrl: 'https://api.example.test',
+			cursor,
+			skipThrough: null,
+			phase: 'following',
+			positionSince: '2026-01-01T00:00:00.000Z',
+			lastEventAt: null,
+			lastEventId: null,
+		});
+
+		it("a walk restarted by a refused cursor that ends at the deadline without a failure leaves its start to the next read's Date", async () => {
+			const host = Date.parse('2026-03-01T09:00:00.000Z');
+			const deadline = host + 60_000;
+			let clock = host;
+			const refusing = new MemoryFeed();
+			const r = await runFeedPoll(
+				args(refusing, following('c:5'), {
+					startAt: 'now',
+					now: () => clock,
+					deadline,
+					fetchPage: async (q) => {
+						refusing.requests.push(q);
+						// The refusal takes the rest of the poll's time.
+						clock = deadline + 1;
+						q.apiTime.dateMs = refusedAt;
+						return CURSOR_INVALID;
+					},
+				}),
+			);
+			expect(refusing.requests).toHaveLength(1);
+			expect(r.failure).toBeUndefined();
+			expect(r.truncated).toBe(true);
+			expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
+			expect(r.nextState).toMatchObject({
+				phase: 'seekingEnd',
+				cursor: null,
+				positionSince: new Date(deadline + 1).toISOString(),
+				positionSinceByApi: false,
+			});
+			const { feed, fetchPage } = datedFeed(3);
+			const next = await runFeedPoll(args(feed, r.nextState, fromNow(host, { fetchPage })));
+			expect(next.nextState).toMatchObject({
+				phase: 'following',
+				positionSince: new Date(msOf(feed.events[2])).toISOString(),
+				positionSinceByApi: true,
+			});
+		});
+
+		it('a Start From Now position that reached the end without a Date keeps its start when a later read fails', async () => {
+			const feed = new MemoryFeed();
+			feed.add(2);
+			const first = await runFeedPoll(args(feed, undefined, { startAt: 'now' }));
+			expect(first.nextState).toMatchObject({
+				phase: 'following',
+				cursor: 'c:2',
+				positionSinceByApi: false,
+			});
+			feed.add(4);
+			let reads = 0;
+			const r = await runFeedPoll(
+				args(feed, first.nextState, {
+					startAt: 'now',
+					pageSize: 2,
+					fetchPage: async (q) => {
+						if (reads++ === 0) return await feed.fetchPage(q);
+						q.apiTime.dateMs = refusedAt;
+						return await Promise.reject(busy);
+					},
+					isTransient: (e) => e === busy,
+				}),
+			);
+			expect(r.failure).toBe(busy);
+			expect(ids(r.events)).toEqual(['evt-2', 'evt-3']);
+			expect(r.nextState).toMatchObject({
+				phase: 'following',
+				cursor: 'c:4',
+				positionSince: first.nextState?.positionSince,
+				positionSinceByApi: false,
+			});
+		});
+
+		it("a start already dated by the API's first read is not re-dated by a later transient failure while seeking the end", async () => {
+			const { feed, fetchPage: dated } = datedFeed(150);
+			let reads = 0;
+			const r = await runFeedPoll(
+				args(feed, undefined, {
+					startAt: 'now',
+					fetchPage: async (q) => {
+						if (reads++ === 0) return await dated(q);
+						q.apiTime.dateMs = refusedAt;
+						return await Promise.reject(busy);
+					},
+					isTransient: (e) => e === busy,
+				}),
+			);
+			expect(r.failure).toBe(busy);
+			expect(r.nextState).toMatchObject({
+				phase: 'seekingEnd',
+				cursor: 'c:100',
+				positionSince: new Date(msOf(feed.events[149])).toISOString(),
+				positionSinceByApi: true,
+			});
+		});
+
+		it("a refused cursor after pages read with the API's Date dates the restarted walk at the refusal, not at those reads", async () => {
+			const feed = new MemoryFeed();
+			feed.add(4);
+			const pageDateMs = msOf(feed.events[3]);
+			const r = await runFeedPoll(
+				args(feed, following('c:0'), {
+					startAt: 'now',
+					pageSize: 2,
+					fetchPage: async (q) => {
+						if (q.cursor === 'c:0') {
+							q.apiTime.dateMs = pageDateMs;
+							return await feed.fetchPage(q);
+						}
+						if (q.cursor !== null) {
+							q.apiTime.dateMs = refusedAt;
+							return CURSOR_INVALID;
+						}
+						q.apiTime.dateMs = refusedAt + 60_000;
+						return await Promise.reject(busy);
+					},
+					isTransient: (e) => e === busy,
+				}),
+			);
+			expect(r.failure).toBe(busy);
+			expect(ids(r.events)).toEqual(['evt-0', 'evt-1']);
+			expect(r.nextState).toMatchObject({
+				phase: 'seekingEnd',
+				cursor: null,
+				positionSince: new Date(refusedAt).toISOString(),
+				positionSinceByApi: true,
+			});
+		});
+	});
 });
