@@ -17,6 +17,8 @@ export default defineConfig(
 		'bench/out/**',
 		'test/e2e/artifacts/**',
 		'.n8n-runs/**',
+		// Stryker's copies of the project while a mutation run is going (npm run test:mutation).
+		'.stryker-tmp/**',
 		'**/*.d.ts',
 	]),
 	{ files: shipped, extends: [n8nCommunityNodeConfig] },
