@@ -818,44 +818,6 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 		expect(ids(next.events)).toEqual(['evt-5', 'evt-6', 'evt-7']);
 	});
 
-	it('a refused cursor counts as the first refused read: a walk restarted by it and then failing starts at its time', async () => {
-		const refusedAt = Date.parse('2026-03-01T10:00:00.000Z');
-		const busy = new Error('429');
-		const stored = {
-			version: 2,
-			filterKey: filterKey({ types: ['*'] }),
-			baseUrl: 'https://api.example.test',
-			cursor: 'c:5',
-			skipThrough: null,
-			phase: 'following',
-			positionSince: '2026-01-01T00:00:00.000Z',
-			lastEventAt: null,
-			lastEventId: null,
-		};
-		const r = await runFeedPoll(
-			args(new MemoryFeed(), stored, {
-				startAt: 'now',
-				fetchPage: async (q) => {
-					if (q.cursor !== null) {
-						q.apiTime.dateMs = refusedAt;
-						return CURSOR_INVALID;
-					}
-					q.apiTime.dateMs = refusedAt + 60_000;
-					return await Promise.reject(busy);
-				},
-				isTransient: (e) => e === busy,
-			}),
-		);
-		expect(r.failure).toBe(busy);
-		expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
-		expect(r.nextState).toMatchObject({
-			phase: 'seekingEnd',
-			cursor: null,
-			positionSince: new Date(refusedAt).toISOString(),
-			positionSinceByApi: true,
-		});
-	});
-
 	describe('a refused read dates the start only of a Start From Now walk still seeking the end, undated, and failing', () => {
 		const refusedAt = Date.parse('2026-03-01T10:00:00.000Z');
 		const busy = new Error('429');
@@ -870,6 +832,33 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 			positionSince: '2026-01-01T00:00:00.000Z',
 			lastEventAt: null,
 			lastEventId: null,
+		});
+		// Every cursor is refused at `refusedAt`; the walk it restarts fails on its first read, a minute later.
+		const refuseCursorThenFail: FeedPollArgs['fetchPage'] = async (q) => {
+			if (q.cursor !== null) {
+				q.apiTime.dateMs = refusedAt;
+				return CURSOR_INVALID;
+			}
+			q.apiTime.dateMs = refusedAt + 60_000;
+			return await Promise.reject(busy);
+		};
+
+		it('a refused cursor counts as the first refused read: a walk restarted by it and then failing starts at its time', async () => {
+			const r = await runFeedPoll(
+				args(new MemoryFeed(), following('c:5'), {
+					startAt: 'now',
+					fetchPage: refuseCursorThenFail,
+					isTransient: (e) => e === busy,
+				}),
+			);
+			expect(r.failure).toBe(busy);
+			expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
+			expect(r.nextState).toMatchObject({
+				phase: 'seekingEnd',
+				cursor: null,
+				positionSince: new Date(refusedAt).toISOString(),
+				positionSinceByApi: true,
+			});
 		});
 
 		it("a walk restarted by a refused cursor that ends at the deadline without a failure leaves its start to the next read's Date", async () => {
@@ -975,16 +964,9 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 					startAt: 'now',
 					pageSize: 2,
 					fetchPage: async (q) => {
-						if (q.cursor === 'c:0') {
-							q.apiTime.dateMs = pageDateMs;
-							return await feed.fetchPage(q);
-						}
-						if (q.cursor !== null) {
-							q.apiTime.dateMs = refusedAt;
-							return CURSOR_INVALID;
-						}
-						q.apiTime.dateMs = refusedAt + 60_000;
-						return await Promise.reject(busy);
+						if (q.cursor !== 'c:0') return await refuseCursorThenFail(q);
+						q.apiTime.dateMs = pageDateMs;
+						return await feed.fetchPage(q);
 					},
 					isTransient: (e) => e === busy,
 				}),
