@@ -175,11 +175,6 @@ export async function readUploadInput(
 /** The step a user key gets in an upload: a new preparation after the replayed one expired. */
 export const UPLOAD_RENEW_STEP = 'renew';
 
-export interface UploadOptions {
-	// Upload: a label asks for a separate report of the same file; Analyze: for a new attempt on the same report.
-	labelMakesNewReport: boolean;
-}
-
 export type CheckedUpload = Awaited<ReturnType<typeof checkUpload>>;
 
 export async function checkUpload(
@@ -188,7 +183,8 @@ export async function checkUpload(
 	itemIndex: number,
 	write: WriteChoice,
 	step: string | undefined,
-	{ labelMakesNewReport }: UploadOptions,
+	// Upload: a label asks for a separate report of the same file; Analyze: for a new attempt on the same report.
+	{ labelMakesNewReport }: { labelMakesNewReport: boolean },
 ) {
 	let digest = '';
 	const input = await readUploadInput(ctx, itemIndex, async (options) => {
@@ -292,12 +288,9 @@ export async function prepareUpload(
 	idempotencyKey: string,
 ): Promise<{ reportId: string; upload: UploadTarget }> {
 	const request = { method: 'POST' as const, path: '/api/v1/uploads', idempotencyKey, itemIndex };
+	const send = async () => await api(ctx, { ...request, body: body as unknown as IDataObject });
 	// PENDING_UPLOAD_LIMIT is waited out (engine/capacity.ts): a refused preparation created nothing.
-	const prepared = await waitOutCapacity(
-		ctx,
-		itemIndex,
-		async () => await api(ctx, { ...request, body: body as unknown as IDataObject }),
-	);
+	const prepared = await waitOutCapacity(ctx, itemIndex, send);
 	return prepared as unknown as { reportId: string; upload: UploadTarget };
 }
 
@@ -324,15 +317,26 @@ export async function reportOfReference(
 		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
 	}
 	if (found.verified) return { reportId, target, found };
-	if (target === 'admitted')
-		throw otherFileUnderReference(ctx, itemIndex, input, report, ANALYSED_OTHER_FILE);
-	const declared = target as Partial<UploadTarget>;
+	const declared = target === 'admitted' ? undefined : (target as Partial<UploadTarget>);
 	if (
-		(declared.sizeBytes !== undefined && declared.sizeBytes !== input.fileSize) ||
-		(declared.mimeType !== undefined && declared.mimeType !== input.mimeType)
+		declared &&
+		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
+		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
 	)
-		throw otherFileUnderReference(ctx, itemIndex, input, report, PREPARED_FOR_OTHER_FILE);
-	return { reportId, target, found };
+		return { reportId, target, found };
+	const why = declared
+		? 'That report was prepared for a file of another size or type and never analysed.'
+		: 'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
+	const { source, id } = input.externalReference as { source: string; id: string };
+	const state = [report.status, report.code].filter((part) => typeof part === 'string').join(', ');
+	throw refusal(
+		ctx,
+		itemIndex,
+		`External reference ${source}/${id} is held by report ${reportId} (${state}), not made from this file`,
+		`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
+			'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
+			`give it another External Reference ID (for example "${id}-2") and run again; if it is the same file, report ${reportId} is its analysis.`,
+	);
 }
 
 // Each renewal is a new day at most.
@@ -350,6 +354,7 @@ export async function sendResume(
 	const sameFile = found?.verified ? { sameFileAsBefore: true } : {};
 	const reused = found ? { recovered: true, recoveredFrom: found.from, ...sameFile } : {};
 	const admitted = { alreadyAdmitted: true, recovered: true, recoveredFrom: 'ALREADY_ADMITTED' };
+	const { input, keyChoice } = checked;
 	let current = start;
 	let replaces: IDataObject = {};
 	for (let renewals = 0; ; renewals++) {
@@ -371,66 +376,36 @@ export async function sendResume(
 			const message = `The upload preparation of report ${reportId} expired`;
 			throw expiredError ?? new NodeOperationError(ctx.getNode(), message, { itemIndex });
 		}
-		current = await renewExpiredUpload(ctx, itemIndex, checked, reportId);
+		const reference = input.externalReference;
+		if (reference) {
+			throw refusal(
+				ctx,
+				itemIndex,
+				`The upload preparation of report ${reportId} expired before it was analysed`,
+				`Report ${reportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
+					'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
+					`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
+			);
+		}
+		// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report; an
+		// earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
+		const renews = ['renews', reportId];
+		current = await prepareOrFind(ctx, itemIndex, {
+			input,
+			body: {
+				...input,
+				externalReference: fileReference([...checked.content, renews], keyChoice.attemptLabel),
+			},
+			key: writeIdempotencyKey(
+				keyChoice,
+				'upload',
+				[...checked.identity, renews],
+				UPLOAD_RENEW_STEP,
+			),
+			keyIsContent: false,
+		});
 		replaces = { replacesExpiredReportId: reportId };
 	}
-}
-
-// ---- A found report, an expired preparation ----
-
-const ANALYSED_OTHER_FILE =
-	'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
-
-const PREPARED_FOR_OTHER_FILE =
-	'That report was prepared for a file of another size or type and never analysed.';
-
-function otherFileUnderReference(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	input: UploadInput,
-	found: IDataObject,
-	why: string,
-): NodeOperationError {
-	const reference = input.externalReference as { source: string; id: string };
-	const state = [found.status, found.code].filter((part) => typeof part === 'string').join(', ');
-	return refusal(
-		ctx,
-		itemIndex,
-		`External reference ${reference.source}/${reference.id} is held by report ${String(found.reportId)} (${state}), not made from this file`,
-		`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
-			'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
-			`give it another External Reference ID (for example "${reference.id}-2") and run again; if it is the same file, report ${String(found.reportId)} is its analysis.`,
-	);
-}
-
-// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report.
-async function renewExpiredUpload(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	upload: CheckedUpload,
-	expiredReportId: string,
-): Promise<Preparation> {
-	const { input, keyChoice } = upload;
-	if (input.externalReference) {
-		const reference = input.externalReference;
-		throw refusal(
-			ctx,
-			itemIndex,
-			`The upload preparation of report ${expiredReportId} expired before it was analysed`,
-			`Report ${expiredReportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
-				'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
-				`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
-		);
-	}
-	const renews = ['renews', expiredReportId];
-	const reference = fileReference([...upload.content, renews], keyChoice.attemptLabel);
-	// An earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
-	return await prepareOrFind(ctx, itemIndex, {
-		input,
-		body: { ...input, externalReference: reference },
-		key: writeIdempotencyKey(keyChoice, 'upload', [...upload.identity, renews], UPLOAD_RENEW_STEP),
-		keyIsContent: false,
-	});
 }
 
 // ---- The PUT to storage, refreshing the URL once ----
@@ -447,16 +422,11 @@ export async function putResumeToStorage(
 	const { reportId, itemIndex, binaryPropertyName } = args;
 	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const id = binary.id ?? '';
-	const streamed = id !== '';
-	const buffer = streamed
+	const buffer = id
 		? undefined
 		: await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
-	const file = {
-		// The size the check counted: transport/binary.ts keeps it per binary, so n8n is not asked again.
-		size: (await readBinaryFacts(this, binary)).size,
-		open: async () => buffer ?? (await this.helpers.getBinaryStream(id)),
-	};
-
+	// The size the check counted: transport/binary.ts keeps it per binary, so n8n is not asked again.
+	const { size } = await readBinaryFacts(this, binary);
 	const { credentials } = await resolveConfig.call(this, itemIndex);
 	let upload = args.upload;
 	for (let refreshed = false; ; refreshed = true) {
@@ -477,12 +447,68 @@ export async function putResumeToStorage(
 				'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
 			);
 		}
-		const response = await putOnce(this, upload, file, itemIndex, reportId);
+		const { url, method, mimeType } = upload;
+		// Retried: a PUT of the same bytes is idempotent.
+		const outcome = await withRetries<IN8nHttpFullResponse>({
+			safe: true,
+			policy: transportSettings.retry,
+			random: transportSettings.random,
+			send: async () => {
+				const started = Date.now();
+				const response = (await this.helpers.httpRequest({
+					method: (method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
+					url,
+					body: buffer ?? (await this.helpers.getBinaryStream(id)),
+					headers: { 'Content-Type': mimeType, 'Content-Length': String(size) },
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
+					disableFollowRedirect: true,
+					encoding: 'stream',
+					timeout: STORAGE_TIMEOUT_MS,
+				})) as IN8nHttpFullResponse;
+				if (isRedirectStatus(response.statusCode)) {
+					discardBody(response.body);
+					return response;
+				}
+				// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
+				const body = await readBounded(
+					response.body,
+					MAX_STORAGE_RESPONSE_BYTES,
+					started + STORAGE_TIMEOUT_MS,
+					STORAGE_TIMEOUT_MS,
+				).catch((error: unknown) => {
+					if (error instanceof ResponseTooLargeError) return new Uint8Array();
+					throw error;
+				});
+				const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
+				return { ...response, body: text as IN8nHttpFullResponse['body'] };
+			},
+		});
+		const response = outcome.response;
+		if (!response) {
+			if (isCancellation(outcome.error)) {
+				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+			}
+			const code = outcome.networkCode ?? networkErrorCode(outcome.error);
+			const attempts = outcome.attempts;
+			// Never include the signed URL: it is a bearer capability for this upload.
+			const message = `Could not upload the resume of report ${reportId} to storage`;
+			const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
+			const wrapped = new NodeApiError(
+				this.getNode(),
+				{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
+				{ message, description, itemIndex },
+			);
+			wrapped.message = message;
+			wrapped.description = description;
+			throw wrapped;
+		}
 		const status = response.statusCode;
 		if (isRedirectStatus(status)) {
 			const location = headerValue(response.headers, 'location');
 			let host = location ? 'an address that is not a URL' : 'no address';
-			if (location && URL.canParse(location, upload.url)) host = new URL(location, upload.url).host;
+			if (location && URL.canParse(location, url)) host = new URL(location, url).host;
 			throw refusal(
 				this,
 				itemIndex,
@@ -490,7 +516,7 @@ export async function putResumeToStorage(
 				'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
 			);
 		}
-		if (status >= 200 && status < 300) return { refreshed, streamed, bytes: file.size };
+		if (status >= 200 && status < 300) return { refreshed, streamed: id !== '', bytes: size };
 		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's
 		// lifetime is not compared with this host's clock (it counts on the API's).
 		if (status !== 403 || refreshed) {
@@ -498,9 +524,7 @@ export async function putResumeToStorage(
 				itemIndex,
 				storage: true,
 				// Never echo the signed URL's signature parameters.
-				secrets: [...new URL(upload.url).searchParams.values()].filter(
-					(value) => value.length >= 16,
-				),
+				secrets: [...new URL(url).searchParams.values()].filter((value) => value.length >= 16),
 			});
 		}
 		const fresh = (await refreshUploadUrl(this, itemIndex, reportId)).upload as IDataObject;
@@ -514,75 +538,8 @@ export async function refreshUploadUrl(
 	itemIndex: number,
 	reportId: string,
 ): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: apiPath('/api/v1/uploads/{}/url', reportId),
-		itemIndex,
-	});
-}
-
-// Retried: a PUT of the same bytes is idempotent.
-async function putOnce(
-	ctx: IExecuteFunctions,
-	upload: UploadTarget,
-	file: { size: number; open: () => Promise<unknown> },
-	itemIndex: number,
-	reportId: string,
-): Promise<IN8nHttpFullResponse> {
-	const outcome = await withRetries<IN8nHttpFullResponse>({
-		safe: true,
-		policy: transportSettings.retry,
-		random: transportSettings.random,
-		send: async () => {
-			const started = Date.now();
-			const request: IHttpRequestOptions = {
-				method: (upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'],
-				url: upload.url,
-				body: (await file.open()) as Buffer,
-				headers: { 'Content-Type': upload.mimeType, 'Content-Length': String(file.size) },
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				// A redirect is reported, never followed: storage gets the URL unchanged or nothing (docs/security.md).
-				disableFollowRedirect: true,
-				encoding: 'stream',
-				timeout: STORAGE_TIMEOUT_MS,
-			};
-			const response = (await ctx.helpers.httpRequest(request)) as IN8nHttpFullResponse;
-			if (isRedirectStatus(response.statusCode)) {
-				discardBody(response.body);
-				return response;
-			}
-			// Only an error answer is read, and only its first 64 KiB; an endless answer ends at the deadline.
-			const body = await readBounded(
-				response.body,
-				MAX_STORAGE_RESPONSE_BYTES,
-				started + STORAGE_TIMEOUT_MS,
-				STORAGE_TIMEOUT_MS,
-			).catch((error: unknown) => {
-				if (error instanceof ResponseTooLargeError) return new Uint8Array();
-				throw error;
-			});
-			const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
-			return { ...response, body: text as IN8nHttpFullResponse['body'] };
-		},
-	});
-	if (outcome.response) return outcome.response;
-	if (isCancellation(outcome.error)) {
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	}
-	const code = outcome.networkCode ?? networkErrorCode(outcome.error);
-	const attempts = outcome.attempts;
-	// Never include the signed URL: it is a bearer capability for this upload.
-	const message = `Could not upload the resume of report ${reportId} to storage`;
-	const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-	const wrapped = new NodeApiError(
-		ctx.getNode(),
-		{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
-		{ message, description, itemIndex },
-	);
-	wrapped.message = message;
-	wrapped.description = description;
-	throw wrapped;
+	const path = apiPath('/api/v1/uploads/{}/url', reportId);
+	return await api(ctx, { method: 'POST', path, itemIndex });
 }
 
 // Read for the message only, never to decide whether to refresh; the signed URL never reaches the user.

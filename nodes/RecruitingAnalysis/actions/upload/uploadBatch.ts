@@ -28,7 +28,6 @@ import {
 	sendResume,
 	type CheckedUpload,
 	type Preparation,
-	type UploadOptions,
 	type UploadTarget,
 } from './resumeUpload';
 
@@ -36,7 +35,7 @@ export async function checkBatchUpload(
 	ctx: IExecuteFunctions,
 	run: WriteRun,
 	itemIndex: number,
-	options: UploadOptions,
+	options: { labelMakesNewReport: boolean },
 ): Promise<CheckedUpload> {
 	const write = readWriteChoice(ctx, itemIndex);
 	return await checkUpload(ctx, run, itemIndex, write, undefined, options);
