@@ -67,7 +67,6 @@ function uploadItem(url: string): {
 			method: 'PUT',
 			mimeType: PDF_MIME,
 			sizeBytes: pdf.length,
-			expiresInSeconds: 600,
 		},
 	};
 	return {

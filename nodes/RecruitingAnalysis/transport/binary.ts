@@ -3,18 +3,12 @@ import { createHash } from 'node:crypto';
 
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
-export interface BinaryFacts {
-	head: Uint8Array;
-	digest: string;
-	size: number;
-}
-
 const HEAD_BYTES = 16;
 
 // Data held in memory is decoded a slice at a time, never as a second whole copy.
 const BASE64_SLICE = 1 << 20;
 
-const known = new WeakMap<IBinaryData, { id: string; facts: Promise<BinaryFacts> }>();
+const known = new WeakMap<IBinaryData, { id: string; facts: ReturnType<typeof readFacts> }>();
 
 async function* bytesOf(ctx: IExecuteFunctions, binary: IBinaryData): AsyncIterable<Uint8Array> {
 	if (binary.id) {
@@ -28,7 +22,7 @@ async function* bytesOf(ctx: IExecuteFunctions, binary: IBinaryData): AsyncItera
 		yield Buffer.from(data.slice(offset, offset + BASE64_SLICE), 'base64');
 }
 
-async function readFacts(ctx: IExecuteFunctions, binary: IBinaryData): Promise<BinaryFacts> {
+async function readFacts(ctx: IExecuteFunctions, binary: IBinaryData) {
 	const hash = createHash('sha256');
 	const head = new Uint8Array(HEAD_BYTES);
 	let size = 0;
@@ -41,10 +35,7 @@ async function readFacts(ctx: IExecuteFunctions, binary: IBinaryData): Promise<B
 	return { head: head.slice(0, Math.min(size, HEAD_BYTES)), digest: hash.digest('hex'), size };
 }
 
-export async function readBinaryFacts(
-	ctx: IExecuteFunctions,
-	binary: IBinaryData,
-): Promise<BinaryFacts> {
+export async function readBinaryFacts(ctx: IExecuteFunctions, binary: IBinaryData) {
 	const id = binary.id ?? '';
 	const cached = known.get(binary);
 	if (cached?.id === id) return await cached.facts;

@@ -111,37 +111,6 @@ export function contentMatchesMimeType(head: Uint8Array, mimeType: string): bool
 	return sniffContent(head) === CONTENT_OF_TYPE[mimeType];
 }
 
-function validateResumeContent(
-	ctx: IExecuteFunctions,
-	head: Uint8Array,
-	file: { fileName: string; mimeType: string },
-	itemIndex: number,
-): void {
-	if (contentMatchesMimeType(head, file.mimeType)) return;
-	const isPdf = file.mimeType === PDF_MIME_TYPE;
-	const expected = isPdf ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
-	const found = sniffContent(head);
-	const stem = file.fileName.replace(/\.[^.]*$/, '');
-	let what = `is not ${expected}`;
-	let advice =
-		'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
-		'property holds the resume itself and not, for example, an HTML error page.';
-	if (isPdf && found === 'zip') {
-		// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
-		what = `is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
-		advice = `Rename the file to ${stem}.docx (or use the File Name option) if it is a Word document; other ZIP archives cannot be analyzed.`;
-	} else if (!isPdf && found === 'pdf') {
-		what = `is a PDF, not a DOCX. Rename it ${stem}.pdf`;
-		advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
-	} else if (found === 'html') {
-		what = `holds HTML (a web page), not ${expected}`;
-		advice =
-			'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
-	}
-	const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
-	throw refusal(ctx, itemIndex, message, `${advice} Nothing was uploaded.`);
-}
-
 function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return stringParam(ctx, 'binaryPropertyName', itemIndex, 'data') || 'data';
 }
@@ -189,23 +158,39 @@ export async function checkUpload(
 	let digest = '';
 	const input = await readUploadInput(ctx, itemIndex, async (options) => {
 		const binary = ctx.helpers.assertBinaryData(itemIndex, binaryPropertyOf(ctx, itemIndex));
-		const file = validateResumeFile.call(
-			ctx,
-			{
-				fileName: optionString(options, 'fileName') ?? binary.fileName,
-				// A stored file's size without reading it; bytes in memory are counted in the read that hashes them.
-				fileSize: binary.id
-					? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
-					: (await readBinaryFacts(ctx, binary)).size,
-				mimeType: binary.mimeType,
-			},
-			itemIndex,
-		);
+		const { mimeType } = binary;
+		const fileName = optionString(options, 'fileName') ?? binary.fileName;
+		// A stored file's size without reading it; bytes in memory are counted in the read that hashes them.
+		const fileSize = binary.id
+			? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
+			: (await readBinaryFacts(ctx, binary)).size;
+		const file = validateResumeFile.call(ctx, { fileName, fileSize, mimeType }, itemIndex);
 		// One streamed read gives the first bytes and the digest of the upload's key (transport/binary.ts).
-		const facts = await readBinaryFacts(ctx, binary);
-		validateResumeContent(ctx, facts.head, file, itemIndex);
-		digest = facts.digest;
-		return file;
+		const { head, digest: read } = await readBinaryFacts(ctx, binary);
+		digest = read;
+		if (contentMatchesMimeType(head, file.mimeType)) return file;
+		const isPdf = file.mimeType === PDF_MIME_TYPE;
+		const expected = isPdf ? 'a PDF (starting with %PDF-)' : 'a DOCX (a ZIP archive)';
+		const found = sniffContent(head);
+		const stem = file.fileName.replace(/\.[^.]*$/, '');
+		let what = `is not ${expected}`;
+		let advice =
+			'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
+			'property holds the resume itself and not, for example, an HTML error page.';
+		if (isPdf && found === 'zip') {
+			// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
+			what = `is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
+			advice = `Rename the file to ${stem}.docx (or use the File Name option) if it is a Word document; other ZIP archives cannot be analyzed.`;
+		} else if (!isPdf && found === 'pdf') {
+			what = `is a PDF, not a DOCX. Rename it ${stem}.pdf`;
+			advice = `Rename the file to ${stem}.pdf (or use the File Name option).`;
+		} else if (found === 'html') {
+			what = `holds HTML (a web page), not ${expected}`;
+			advice =
+				'A download returned a web page (often a login or error page) instead of the resume: check the step that fetched the file.';
+		}
+		const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
+		throw refusal(ctx, itemIndex, message, `${advice} Nothing was uploaded.`);
 	});
 	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
@@ -250,13 +235,7 @@ export async function uploadResume(
 	return { reportId: sent.reportId, fileName, fileSize, mimeType, ...sameWriteAs, ...sent };
 }
 
-export interface UploadTarget {
-	url: string;
-	method: string;
-	mimeType: string;
-	sizeBytes: number;
-	expiresInSeconds: number;
-}
+export type UploadTarget = { url: string; method: string; mimeType: string; sizeBytes: number };
 
 export interface Preparation {
 	reportId: string;

@@ -21,6 +21,7 @@ import {
 import { existsCondition } from '../../writes/recover';
 import type { WriteRun } from '../../writes/spending';
 import { optionsParam, withoutKeys } from '../common/params';
+import { outcomeOf } from '../../transport';
 import {
 	checkUpload,
 	prepareOrFind,
@@ -99,11 +100,8 @@ export async function putUploadBatch(
 	const { outcomes, valid, batch, batchId } = chunk as Required<UploadChunk>;
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
 	await mapWithConcurrency(sent, UPLOAD_CONCURRENCY, async (entry) => {
-		try {
-			outcomes[entry.position] = await putEntry(ctx, entry, batch, batchId);
-		} catch (error) {
-			outcomes[entry.position] = error as Error;
-		}
+		const put = await outcomeOf(async () => await putEntry(ctx, entry, batch, batchId));
+		outcomes[entry.position] = put.ok ? put.value : (put.error as Error);
 	});
 	for (const entry of valid) {
 		if (entry.duplicateOf !== undefined) {
