@@ -58,8 +58,6 @@ import type { WriteRun } from '../../writes/spending';
 import { optionString, optionsParam, stringParam } from '../common/params';
 import { checkExternalReference, idParam } from '../common/checks';
 
-// ---- Reading the item ----
-
 function refusal(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
@@ -91,10 +89,10 @@ export function validateResumeFile(
 	file: { fileName?: string; fileSize?: number; mimeType?: string },
 	itemIndex: number,
 ): ResumeFile {
-	const fileName = file.fileName;
-	const mimeType =
-		typeof fileName === 'string' ? inferResumeMimeType(fileName, file.mimeType) : file.mimeType;
-	return check(this, resumeFileSchema, { fileName, fileSize: file.fileSize, mimeType }, itemIndex);
+	const { fileName, mimeType } = file;
+	const inferred =
+		typeof fileName === 'string' ? inferResumeMimeType(fileName, mimeType) : mimeType;
+	return check(this, resumeFileSchema, { ...file, mimeType: inferred }, itemIndex);
 }
 
 function sniffContent(head: Uint8Array): 'pdf' | 'zip' | 'html' | 'unknown' {
@@ -138,8 +136,6 @@ export async function readUploadInput(
 	if (source !== undefined && id !== undefined) input.externalReference = { source, id };
 	return validateUploadInput.call(ctx, input, itemIndex);
 }
-
-// ---- What the upload is: its keys and body, checked before anything is sent ----
 
 /** The step a user key gets in an upload: a new preparation after the replayed one expired. */
 export const UPLOAD_RENEW_STEP = 'renew';
@@ -192,7 +188,6 @@ export async function checkUpload(
 		const message = `"Input Binary Field" content must agree with its type: ${file.fileName} ${what}`;
 		throw refusal(ctx, itemIndex, message, `${advice} Nothing was uploaded.`);
 	});
-	// The write the upload's keys come from: Analyze drops the label, which asks it for a new attempt, not a new report.
 	const keyChoice = labelMakesNewReport ? write : { ...write, attemptLabel: undefined };
 	const identity = uploadIdentity(input, digest);
 	const content = contentIdentity(input, digest);
@@ -218,8 +213,6 @@ export async function checkUpload(
 		sameWriteAs: recordWrite(run, contentKey, itemIndex),
 	};
 }
-
-// ---- Prepare, put, recover ----
 
 // The signed URL is used here and never output: it is a bearer capability for this upload.
 export async function uploadResume(
@@ -308,14 +301,12 @@ export async function reportOfReference(
 		: 'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
 	const { source, id } = input.externalReference as { source: string; id: string };
 	const state = [report.status, report.code].filter((part) => typeof part === 'string').join(', ');
-	throw refusal(
-		ctx,
-		itemIndex,
-		`External reference ${source}/${id} is held by report ${reportId} (${state}), not made from this file`,
+	const message = `External reference ${source}/${id} is held by report ${reportId} (${state}), not made from this file`;
+	const description =
 		`${why} The service keeps an external reference for one report, so the file of this item (${input.fileName}) ` +
-			'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
-			`give it another External Reference ID (for example "${id}-2") and run again; if it is the same file, report ${reportId} is its analysis.`,
-	);
+		'cannot be uploaded under it. Nothing was uploaded or charged. If this is a corrected file (for example a re-scan after a failed report), ' +
+		`give it another External Reference ID (for example "${id}-2") and run again; if it is the same file, report ${reportId} is its analysis.`;
+	throw refusal(ctx, itemIndex, message, description);
 }
 
 // Each renewal is a new day at most.
@@ -357,14 +348,12 @@ export async function sendResume(
 		}
 		const reference = input.externalReference;
 		if (reference) {
-			throw refusal(
-				ctx,
-				itemIndex,
-				`The upload preparation of report ${reportId} expired before it was analysed`,
+			const message = `The upload preparation of report ${reportId} expired before it was analysed`;
+			const description =
 				`Report ${reportId} holds external reference ${reference.source}/${reference.id}, and a preparation lives 24 hours. ` +
-					'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
-					`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`,
-			);
+				'The service keeps an external reference for one report, so the file cannot be prepared again under it. Nothing was charged. ' +
+				`Give this file another External Reference ID (for example "${reference.id}-2") and run again.`;
+			throw refusal(ctx, itemIndex, message, description);
 		}
 		// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report; an
 		// earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
@@ -387,8 +376,6 @@ export async function sendResume(
 	}
 }
 
-// ---- The PUT to storage, refreshing the URL once ----
-
 // 10 MB over a slow uplink.
 const STORAGE_TIMEOUT_MS = 300_000;
 
@@ -397,34 +384,29 @@ export async function putResumeToStorage(
 	this: IExecuteFunctions,
 	args: { reportId: string; upload: UploadTarget; itemIndex: number; binaryPropertyName: string },
 ): Promise<{ refreshed: boolean; streamed: boolean; bytes: number }> {
-	// The file's size and content were held to what is prepared before anything was sent (checkUpload).
 	const { reportId, itemIndex, binaryPropertyName } = args;
 	const binary = this.helpers.assertBinaryData(itemIndex, binaryPropertyName);
 	const id = binary.id ?? '';
 	const buffer = id
 		? undefined
 		: await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
-	// The size the check counted: transport/binary.ts keeps it per binary, so n8n is not asked again.
+	// The size and content the check held to what is prepared: transport/binary.ts keeps them, n8n is not asked again.
 	const { size } = await readBinaryFacts(this, binary);
 	const { credentials } = await resolveConfig.call(this, itemIndex);
 	let upload = args.upload;
+	const refused = `Refused to upload the resume of report ${reportId}`;
 	for (let refreshed = false; ; refreshed = true) {
 		const problem = storageUrlProblem(credentials, upload.url);
 		if (problem) {
-			throw refusal(
-				this,
-				itemIndex,
-				`Refused to upload the resume of report ${reportId}: ${problem}`,
-				'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.',
-			);
+			const advice =
+				'With the Production environment (and any host that is not loopback) storage URLs must be https. Check the API deployment the credential points at.';
+			throw refusal(this, itemIndex, `${refused}: ${problem}`, advice);
 		}
 		if (hasControlCharacter(upload.mimeType) || hasControlCharacter(upload.method ?? '')) {
-			throw refusal(
-				this,
-				itemIndex,
-				`Refused to upload the resume of report ${reportId}: the upload's MIME type or method holds a control character`,
-				'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.',
-			);
+			const message = `${refused}: the upload's MIME type or method holds a control character`;
+			const advice =
+				'The upload preparation returned a header value the node will not send. Prepare the upload again. Nothing was sent.';
+			throw refusal(this, itemIndex, message, advice);
 		}
 		const { url, method, mimeType } = upload;
 		// Retried: a PUT of the same bytes is idempotent.
@@ -474,11 +456,8 @@ export async function putResumeToStorage(
 			// Never include the signed URL: it is a bearer capability for this upload.
 			const message = `Could not upload the resume of report ${reportId} to storage`;
 			const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
-			const wrapped = new NodeApiError(
-				this.getNode(),
-				{ error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } },
-				{ message, description, itemIndex },
-			);
+			const body = { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } };
+			const wrapped = new NodeApiError(this.getNode(), body, { message, description, itemIndex });
 			wrapped.message = message;
 			wrapped.description = description;
 			throw wrapped;
@@ -488,12 +467,10 @@ export async function putResumeToStorage(
 			const location = headerValue(response.headers, 'location');
 			let host = location ? 'an address that is not a URL' : 'no address';
 			if (location && URL.canParse(location, url)) host = new URL(location, url).host;
-			throw refusal(
-				this,
-				itemIndex,
-				`Storage redirected the resume upload of report ${reportId} (${status}) to ${host}; the node does not follow storage redirects`,
-				'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.',
-			);
+			const message = `Storage redirected the resume upload of report ${reportId} (${status}) to ${host}; the node does not follow storage redirects`;
+			const advice =
+				'The signed upload URL must be used unchanged, so the file is sent only to the address the API returned. Prepare the upload again; if this repeats, check the proxy between n8n and storage.';
+			throw refusal(this, itemIndex, message, advice);
 		}
 		if (status >= 200 && status < 300) return { refreshed, streamed: id !== '', bytes: size };
 		// Real signed storage answers an expired or revoked URL with 403: any 403 is worth the one refresh. The URL's

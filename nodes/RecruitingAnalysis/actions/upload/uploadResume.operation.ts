@@ -23,12 +23,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
-export async function check(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Run,
-): Promise<CheckedUpload> {
+export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
 	// A label asks Upload Resume for a separate report of the same file.
 	return await checkUpload(this, run, itemIndex, write, undefined, { labelMakesNewReport: true });
