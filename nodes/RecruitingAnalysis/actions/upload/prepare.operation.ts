@@ -67,7 +67,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-// No file is known here, so the key comes from the job, name, declared size, type and external reference.
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload]);
 	const input = await readUploadInput(this, itemIndex, async () => ({
@@ -75,13 +74,15 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 		fileSize: this.getNodeParameter('fileSize', itemIndex) as number,
 		mimeType: this.getNodeParameter('mimeType', itemIndex) as string,
 	}));
-	return { input, key: writeIdempotencyKey(write, 'upload', uploadIdentity(input, null)) };
+	return { write, input };
 }
 
+// No file is known here, so the key comes from the job, name, declared size, type and external reference.
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	{ input, key }: Awaited<ReturnType<typeof check>>,
+	{ write, input }: Awaited<ReturnType<typeof check>>,
 ) {
+	const key = writeIdempotencyKey(write, 'upload', uploadIdentity(input, null));
 	return (await prepareUpload(this, itemIndex, input, key)) as IDataObject;
 }

@@ -23,7 +23,12 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
+/** Everything the item needs, checked in item order before anything is sent; notes which items make the same upload. */
+export async function check(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Run,
+): Promise<CheckedUpload> {
 	const write = readWriteChoice(this, itemIndex, [USER_KEY_STEPS.upload, UPLOAD_RENEW_STEP]);
 	// A label asks Upload Resume for a separate report of the same file.
 	return await checkUpload(this, run, itemIndex, write, undefined, { labelMakesNewReport: true });
