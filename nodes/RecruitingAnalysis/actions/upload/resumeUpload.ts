@@ -20,7 +20,7 @@ import {
 } from '../../transport';
 import { readBinaryFacts } from '../../transport/binary';
 import { storageUrlProblem, resolveConfig } from '../../transport/environment';
-import { headerValue, type ApiErrorParts } from '../../transport/errors';
+import { headerValue } from '../../transport/errors';
 import {
 	discardBody,
 	hasControlCharacter,
@@ -171,8 +171,7 @@ export async function checkUpload(
 		const stem = file.fileName.replace(/\.[^.]*$/, '');
 		let what = `is not ${expected}`;
 		let advice =
-			'The file extension, the declared MIME type and the file content must agree. Check that the binary ' +
-			'property holds the resume itself and not, for example, an HTML error page.';
+			'The file extension, the declared MIME type and the file content must agree. Check that the binary property holds the resume itself and not, for example, an HTML error page.';
 		if (isPdf && found === 'zip') {
 			// A Word document (DOCX is a ZIP archive) saved or renamed with .pdf: the commonest case in a folder of resumes.
 			what = `is a DOCX or other ZIP file, not a PDF. If it is a Word document, rename it ${stem}.docx`;
@@ -196,6 +195,8 @@ export async function checkUpload(
 	const contentKey = writeIdempotencyKey({ attemptLabel }, 'upload', byContent);
 	// The node's file reference proves the bytes by itself; under the user's reference only the key can prove them.
 	const keyIsContent = input.externalReference !== undefined && !keyChoice.userKey;
+	// What is sent: the input under its external reference, or else under the node's reference to the file.
+	const externalReference = input.externalReference ?? fileReference(content, attemptLabel);
 	return {
 		write,
 		keyChoice,
@@ -204,11 +205,7 @@ export async function checkUpload(
 		content,
 		contentKey,
 		key: writeIdempotencyKey(keyChoice, 'upload', keyIsContent ? byContent : identity, step),
-		// What is sent: the input under its external reference, or else under the node's reference to the file.
-		body: {
-			...input,
-			externalReference: input.externalReference ?? fileReference(content, attemptLabel),
-		},
+		body: { ...input, externalReference },
 		keyIsContent,
 		sameWriteAs: recordWrite(run, contentKey, itemIndex),
 	};
@@ -271,12 +268,11 @@ export async function prepareUpload(
 export async function reportOfReference(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	{ input, body }: Pick<CheckedUpload, 'input' | 'body'>,
+	{ input, body: { externalReference } }: Pick<CheckedUpload, 'input' | 'body'>,
 	found: { from: string; verified: boolean },
 	error?: unknown,
 ): Promise<Preparation> {
 	const jobDescription = input.jobDescription as unknown as IDataObject;
-	const { externalReference } = body;
 	const write = { kind: 'upload' as const, externalReference, jobDescription };
 	const report = await recoverUpload(ctx, itemIndex, write, 'EXTERNAL_REFERENCE_CONFLICT', error);
 	const reportId = String(report.reportId);
@@ -358,18 +354,12 @@ export async function sendResume(
 		// Keyed and referenced by the expired report, so every repeat of this run reaches the same new report; an
 		// earlier run that renewed it already (its receipt gone) is found by the renewal's reference.
 		const renews = ['renews', reportId];
+		const identity = [...checked.identity, renews];
+		const externalReference = fileReference([...checked.content, renews], keyChoice.attemptLabel);
 		current = await prepareOrFind(ctx, itemIndex, {
 			input,
-			body: {
-				...input,
-				externalReference: fileReference([...checked.content, renews], keyChoice.attemptLabel),
-			},
-			key: writeIdempotencyKey(
-				keyChoice,
-				'upload',
-				[...checked.identity, renews],
-				UPLOAD_RENEW_STEP,
-			),
+			body: { ...input, externalReference },
+			key: writeIdempotencyKey(keyChoice, 'upload', identity, UPLOAD_RENEW_STEP),
 			keyIsContent: false,
 		});
 		replaces = { replacesExpiredReportId: reportId };
@@ -452,10 +442,9 @@ export async function putResumeToStorage(
 				throw new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 			}
 			const code = outcome.networkCode ?? networkErrorCode(outcome.error);
-			const attempts = outcome.attempts;
 			// Never include the signed URL: it is a bearer capability for this upload.
 			const message = `Could not upload the resume of report ${reportId} to storage`;
-			const description = `${code ? `Network error ${code}` : 'The request failed'} after ${attempts} attempt${attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
+			const description = `${code ? `Network error ${code}` : 'The request failed'} after ${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'}. Uploading again is safe (the same bytes to the same report); use Upload > Refresh URL if ten minutes have passed.`;
 			const body = { error: { code: 'STORAGE_UNREACHABLE', reason: code ?? 'UNKNOWN' } };
 			const wrapped = new NodeApiError(this.getNode(), body, { message, description, itemIndex });
 			wrapped.message = message;
@@ -515,11 +504,7 @@ const STORAGE_HINTS: Record<string, string> = {
 const XML_ENTITIES: Record<string, string> = { apos: "'", quot: '"', lt: '<', gt: '>', amp: '&' };
 
 // S3 and GCS answer in XML, other stores in JSON or plain text.
-function storageErrorParts(
-	response: IN8nHttpFullResponse,
-	reportId: string,
-	refreshed: boolean,
-): ApiErrorParts {
+function storageErrorParts(response: IN8nHttpFullResponse, reportId: string, refreshed: boolean) {
 	const status = response.statusCode;
 	const text = typeof response.body === 'string' ? response.body : undefined;
 	let found: { code?: string; message?: string; requestId?: string };
@@ -539,11 +524,9 @@ function storageErrorParts(
 	}
 	const code = found.code ?? `HTTP_${status}`;
 	const message = found.message ?? `HTTP ${status}`;
-	const requestId =
-		found.requestId ??
-		headerValue(response.headers, 'x-amz-request-id') ??
-		headerValue(response.headers, 'x-guploader-uploadid') ??
-		headerValue(response.headers, 'x-request-id');
+	const requestHeaders = ['x-amz-request-id', 'x-guploader-uploadid', 'x-request-id'];
+	const fromHeaders = requestHeaders.map((name) => headerValue(response.headers, name));
+	const requestId = found.requestId ?? fromHeaders.find((value) => value !== undefined);
 	const hints: string[] = [];
 	if (STORAGE_HINTS[code]) hints.push(STORAGE_HINTS[code]);
 	else if (status === 403) hints.push('Storage refused the signed URL. Prepare a new upload.');

@@ -58,10 +58,7 @@ export interface UploadChunk extends ChunkState {
 	batchId?: string;
 }
 
-export async function createUploadBatch(
-	ctx: IExecuteFunctions,
-	chunk: UploadChunk,
-): Promise<UploadChunk> {
+export async function createUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk) {
 	const firstOfKey = new Map<string, number>();
 	const valid = chunk.itemIndexes.map((itemIndex, position): UploadEntry => {
 		const checked = chunk.checked?.[position] as CheckedUpload;
@@ -92,10 +89,7 @@ export async function createUploadBatch(
 	return { ...chunk, valid, batch, batchId };
 }
 
-export async function putUploadBatch(
-	ctx: IExecuteFunctions,
-	chunk: UploadChunk,
-): Promise<UploadChunk> {
+export async function putUploadBatch(ctx: IExecuteFunctions, chunk: UploadChunk) {
 	// Reached only after createUploadBatch succeeded: a failed stage stops the chunk (engine/run.ts).
 	const { outcomes, valid, batch, batchId } = chunk as Required<UploadChunk>;
 	const sent = valid.filter((entry) => entry.duplicateOf === undefined);
