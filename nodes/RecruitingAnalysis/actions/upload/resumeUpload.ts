@@ -39,7 +39,6 @@ import {
 	resumeFileSchema,
 	validateJobDescriptionInput,
 	validateUploadInput,
-	type ResumeFile,
 	type UploadInput,
 	type ValidationContext,
 } from '../../validation';
@@ -88,7 +87,7 @@ export function validateResumeFile(
 	this: ValidationContext,
 	file: { fileName?: string; fileSize?: number; mimeType?: string },
 	itemIndex: number,
-): ResumeFile {
+) {
 	const { fileName, mimeType } = file;
 	const inferred =
 		typeof fileName === 'string' ? inferResumeMimeType(fileName, mimeType) : mimeType;
@@ -284,14 +283,12 @@ export async function reportOfReference(
 			return { reportId, target: 'expired', found };
 		else if (!hasApiCondition(answer.error, 'ALREADY_ADMITTED')) throw answer.error;
 	}
-	if (found.verified) return { reportId, target, found };
 	const declared = target === 'admitted' ? undefined : (target as Partial<UploadTarget>);
-	if (
-		declared &&
+	const sameFile =
+		declared !== undefined &&
 		(declared.sizeBytes === undefined || declared.sizeBytes === input.fileSize) &&
-		(declared.mimeType === undefined || declared.mimeType === input.mimeType)
-	)
-		return { reportId, target, found };
+		(declared.mimeType === undefined || declared.mimeType === input.mimeType);
+	if (found.verified || sameFile) return { reportId, target, found };
 	const why = declared
 		? 'That report was prepared for a file of another size or type and never analysed.'
 		: 'That report was analysed from the file first uploaded under this reference; no receipt of this upload ties it to this file (the file changed, or the service has forgotten the receipt).';
