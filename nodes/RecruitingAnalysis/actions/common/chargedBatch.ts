@@ -40,7 +40,6 @@ import { creditsOf } from '../../writes/spending';
 import { existingAttempt, startIdentity } from '../analysis/startAnalysis';
 import type { InvitationInput } from '../interview/invitation';
 import { idParam } from './checks';
-import { batchIdField } from './descriptions';
 import { optionsParam } from './params';
 
 type Schema = ZodType<unknown, ZodTypeDef, unknown>;
@@ -432,7 +431,15 @@ export function quoteEveryItem(
 export function getBatchOperation(resource: string, kind: BatchKind) {
 	return {
 		description: updateDisplayOptions({ show: { resource: [resource], operation: ['getBatch'] } }, [
-			batchIdField(),
+			{
+				displayName: 'Batch ID',
+				name: 'batchId',
+				type: 'string',
+				required: true,
+				default: '',
+				placeholder: 'bat_...',
+				description: 'ID of the batch (starts with bat_)',
+			},
 		]),
 		async execute(this: IExecuteFunctions, itemIndex: number) {
 			const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');

@@ -21,7 +21,9 @@ export function operationSelector(
 	};
 }
 
-function shownWhen(show: Record<string, Array<string | boolean>>) {
+type Show = Record<string, Array<string | boolean>>;
+
+function shownWhen(show: Show) {
 	return Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
 }
 
@@ -33,98 +35,62 @@ const ID_RULE = {
 	},
 };
 
-type LocatorSpec = Record<
-	'name' | 'displayName' | 'description' | 'placeholder' | 'searchListMethod' | 'listHint',
-	string
->;
+const ID_MODES = {
+	jobDescriptionId: [
+		'jd_...',
+		'searchJobDescriptions',
+		'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
+	],
+	reportId: [
+		'rpt_...',
+		'searchReports',
+		'Most recent first. Type to filter by candidate, job or ID.',
+	],
+	interviewId: [
+		'int_...',
+		'searchInterviews',
+		'Most recent first. Type to filter by ID, report or state.',
+	],
+};
 
 function idLocator(
-	spec: LocatorSpec,
-	show: Record<string, Array<string | boolean>> = {},
+	name: keyof typeof ID_MODES,
+	{ displayName, description }: { displayName: string; description: string },
+	show: Show = {},
 ): INodeProperties[] {
+	const [placeholder, searchListMethod, hint] = ID_MODES[name];
 	return [
 		{
-			displayName: spec.displayName,
-			name: spec.name,
+			displayName,
+			name,
 			type: 'resourceLocator',
 			required: true,
 			default: { mode: 'list', value: '' },
-			description: spec.description,
+			description,
 			modes: [
 				{
 					displayName: 'From List',
 					name: 'list',
 					type: 'list',
-					hint: spec.listHint,
-					typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
+					hint,
+					typeOptions: { searchListMethod, searchable: true },
 				},
-				{
-					displayName: 'By ID',
-					name: 'id',
-					type: 'string',
-					placeholder: spec.placeholder,
-					validation: [ID_RULE],
-				},
+				{ displayName: 'By ID', name: 'id', type: 'string', placeholder, validation: [ID_RULE] },
 			],
 			...shownWhen(show),
 		},
 	];
 }
 
-export function savedJobLocator(
-	labels: Pick<LocatorSpec, 'displayName' | 'description'>,
-	show: Record<string, Array<string | boolean>> = {},
-): INodeProperties[] {
-	return idLocator(
-		{
-			name: 'jobDescriptionId',
-			...labels,
-			placeholder: 'jd_...',
-			searchListMethod: 'searchJobDescriptions',
-			listHint:
-				'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
-		},
-		show,
-	);
-}
+export const savedJobLocator = (labels: Parameters<typeof idLocator>[1], show: Show = {}) =>
+	idLocator('jobDescriptionId', labels, show);
 
-export function reportLocator(
-	description = 'ID of the report (starts with rpt_)',
-): INodeProperties[] {
-	return idLocator({
-		name: 'reportId',
-		displayName: 'Report',
-		description,
-		placeholder: 'rpt_...',
-		searchListMethod: 'searchReports',
-		listHint: 'Most recent first. Type to filter by candidate, job or ID.',
-	});
-}
+export const reportLocator = (description = 'ID of the report (starts with rpt_)') =>
+	idLocator('reportId', { displayName: 'Report', description });
 
-export function interviewLocator(
+export const interviewLocator = (
 	description = 'ID of the interview attempt (starts with int_), not the report ID',
-): INodeProperties[] {
-	return idLocator({
-		name: 'interviewId',
-		displayName: 'Interview',
-		description,
-		placeholder: 'int_...',
-		searchListMethod: 'searchInterviews',
-		listHint: 'Most recent first. Type to filter by ID, report or state.',
-	});
-}
-
-export function batchIdField(): INodeProperties {
-	return {
-		displayName: 'Batch ID',
-		name: 'batchId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'bat_...',
-		description: 'ID of the batch (starts with bat_)',
-	};
-}
+) => idLocator('interviewId', { displayName: 'Interview', description });
 
 export const binaryPropertyField: INodeProperties = {
 	displayName: 'Input Binary Field',
@@ -267,17 +233,25 @@ export const resumeFileOptions: INodeProperties[] = [
 	...writeOptions,
 ];
 
-export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return {
-		displayName: 'Options',
-		name: 'options',
+// Options and Filters list their fields sorted, as n8n's lint rules expect.
+function collection(name: 'options' | 'filters', fields: INodeProperties[], description?: string) {
+	const label = name === 'options' ? 'Option' : 'Filter';
+	const property: INodeProperties = {
+		displayName: `${label}s`,
+		name,
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: `Add ${label}`,
 		default: {},
-		options: sorted,
+		...(description === undefined ? {} : { description }),
+		options: [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	};
+	return property;
 }
+
+export const optionsCollection = (options: INodeProperties[]) => collection('options', options);
+
+export const filtersCollection = (filters: INodeProperties[], description?: string) =>
+	collection('filters', filters, description);
 
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
