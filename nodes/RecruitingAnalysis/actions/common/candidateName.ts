@@ -10,7 +10,13 @@ type Known = string | null | undefined;
 const nameOf = (value: unknown): Known =>
 	typeof value === 'string' && value.trim() !== '' ? value : value === null ? null : undefined;
 
-function nameInItem(json: IDataObject | undefined, reportId: string): Known {
+function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
+	let json: IDataObject | undefined;
+	try {
+		json = ctx.getInputData()[itemIndex]?.json;
+	} catch {
+		return undefined;
+	}
 	if (!json) return undefined;
 	if (json.reportId === reportId && 'candidateName' in json) return nameOf(json.candidateName);
 	if (json.id === reportId) {
@@ -19,14 +25,6 @@ function nameInItem(json: IDataObject | undefined, reportId: string): Known {
 		if ('candidateName' in json) return nameOf(json.candidateName);
 	}
 	return undefined;
-}
-
-function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
-	try {
-		return nameInItem(ctx.getInputData()[itemIndex]?.json, reportId);
-	} catch {
-		return undefined;
-	}
 }
 
 const nameInSummary = (summary: IDataObject | undefined): string | null =>

@@ -144,14 +144,14 @@ export const INVITATION_BATCH: ChargedBatch = {
 	batchDone: (_ctx, chunk) => chunk.run.addNotice('invitationsQueued'),
 };
 
-/** An item's outcome from what the quote, the batch or a recovery says of it; a refusal's fields never outlive it. */
-function itemOutcome(
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
-	item?: BatchItem,
-): IDataObject {
-	return {
+/** Each item's outcome, written to its place in the chunk from what the quote, the batch or a recovery says. */
+function chunkOutcomes(ctx: IExecuteFunctions, chunk: ChunkState, batch: ChargedBatch) {
+	// A refusal's fields never outlive it.
+	const itemOutcome = (
+		entry: ChargedEntry,
+		{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
+		item?: BatchItem,
+	): IDataObject => ({
 		...entry.kept,
 		...(batchId === undefined ? {} : { batchId }),
 		reportId: entry.reportId,
@@ -161,34 +161,21 @@ function itemOutcome(
 		errorCode,
 		...hint,
 		...(creditsUsed === undefined ? {} : { creditsUsed }),
+	});
+	// The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again.
+	const recover = async (entry: ChargedEntry, from: string) => {
+		const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
+		chunk.outcomes[entry.position] = {
+			...itemOutcome(entry, { state: 'succeeded', errorCode: null }),
+			...found,
+		};
 	};
-}
-
-/** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
-async function recoverCharged(
-	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	from: string,
-): Promise<void> {
-	const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
-	chunk.outcomes[entry.position] = {
-		...itemOutcome(batch, entry, { state: 'succeeded', errorCode: null }),
-		...found,
+	// A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent.
+	const recoverItem = async (entry: ChargedEntry, from: string) => {
+		const read = await outcomeOf(async () => await recover(entry, from));
+		if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
 	};
-}
-
-/** A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent. */
-async function recoverItem(
-	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	from: string,
-): Promise<void> {
-	const read = await outcomeOf(async () => await recoverCharged(ctx, chunk, batch, entry, from));
-	if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
+	return { itemOutcome, recover, recoverItem };
 }
 
 const EXISTING_CHECK_CONCURRENCY = 10;
@@ -201,6 +188,7 @@ export async function quoteCharged(
 	entries: ChargedEntry[],
 	laterReportIds: () => string[] = () => [],
 ): Promise<ChargedEntry[]> {
+	const { itemOutcome, recoverItem } = chunkOutcomes(ctx, chunk, batch);
 	const recovered = new Set<ChargedEntry>();
 	const toCheck = entries.filter((entry) => entry.checkExisting);
 	if (toCheck.length > 0) {
@@ -211,31 +199,25 @@ export async function quoteCharged(
 		await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
 			const { itemIndex, reportId, choice } = entry;
 			if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
-				await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+				await recoverItem(entry, 'ANALYSIS_ALREADY_STARTED');
 				recovered.add(entry);
 			}
 		});
 	}
 	const unstarted = entries.filter((entry) => !recovered.has(entry));
-	const notQuoted = await quoteBatchItems(
-		ctx,
-		batch.quotePath,
-		batch.quoteSchema,
-		unstarted,
-		(entry) => entry.input,
-	);
+	const { quotePath, quoteSchema } = batch;
+	const notQuoted = await quoteBatchItems(ctx, quotePath, quoteSchema, unstarted, (e) => e.input);
 	for (const { entry, errorCode } of notQuoted) {
-		if (existsCondition(errorCode)) {
-			await recoverItem(ctx, chunk, batch, entry, errorCode);
-			recovered.add(entry);
-		} else
-			chunk.outcomes[entry.position] = itemOutcome(batch, entry, {
+		if (existsCondition(errorCode)) await recoverItem(entry, errorCode);
+		else
+			chunk.outcomes[entry.position] = itemOutcome(entry, {
 				state: 'not_quoted',
 				errorCode,
 				...refusalHint(errorCode),
 			});
 	}
-	return unstarted.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
+	// An item the quote refused or recovered has no fingerprint, so it is never sent.
+	return unstarted.filter((entry) => entry.fingerprint !== undefined);
 }
 
 const MAX_LATER_BATCHES = 2;
@@ -246,18 +228,16 @@ export async function submitCharged(
 	chunk: ChargedChunk,
 	batch: ChargedBatch,
 ): Promise<ChargedChunk> {
+	const { itemOutcome, recover, recoverItem } = chunkOutcomes(ctx, chunk, batch);
 	let pending = chunk.pending ?? [];
 	const started: ChargedEntry[] = [];
 	let afterBatchId: string | undefined;
 	let replays = 0;
 	// The mark of a resubmission stays on the item's output whatever the next batch answers, a recovery too.
-	const requote = async (entries: ChargedEntry[], mark: IDataObject) =>
-		await quoteCharged(
-			ctx,
-			chunk,
-			batch,
-			entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } })),
-		);
+	const requote = async (entries: ChargedEntry[], mark: IDataObject) => {
+		const marked = entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } }));
+		return await quoteCharged(ctx, chunk, batch, marked);
+	};
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
@@ -295,7 +275,7 @@ export async function submitCharged(
 				created.error,
 				key,
 				replays,
-				async (entry) => await recoverCharged(ctx, chunk, batch, entry, 'IDEMPOTENCY_KEY_REUSED'),
+				async (entry) => await recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
@@ -313,19 +293,17 @@ export async function submitCharged(
 			continue;
 		}
 		const { batchId } = created.value;
-		const {
-			batch: answered,
-			earlierRun,
-			replayed,
-		} = await awaitChargedBatch(
+		const timeout = batchTimeout(optionsParam(ctx, first));
+		const answer = await awaitChargedBatch(
 			ctx,
 			chunk.run,
 			batch.kind,
 			created.value,
 			reserved,
 			first,
-			batchTimeout(optionsParam(ctx, first)),
+			timeout,
 		);
+		const { batch: answered, earlierRun, replayed } = answer;
 		batch.batchDone(ctx, chunk, replayed, sentAt);
 		const later: ChargedEntry[] = [];
 		const refusedBefore: ChargedEntry[] = [];
@@ -335,7 +313,7 @@ export async function submitCharged(
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				await recoverItem(ctx, chunk, batch, entry, String(errorCode));
+				await recoverItem(entry, String(errorCode));
 				continue;
 			}
 			const fields: IDataObject = {
@@ -345,7 +323,7 @@ export async function submitCharged(
 				...refusalHint(errorCode),
 				creditsUsed: charged ? creditsOf(entry.quote) : undefined,
 			};
-			const outcome = itemOutcome(batch, entry, fields, item);
+			const outcome = itemOutcome(entry, fields, item);
 			chunk.outcomes[entry.position] = batch.explain
 				? await batch.explain(ctx, entry, outcome)
 				: outcome;

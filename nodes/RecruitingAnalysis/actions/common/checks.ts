@@ -8,12 +8,7 @@ import {
 } from '../../validation';
 import { optionString, stringParam } from './params';
 
-export function idParam(
-	ctx: IExecuteFunctions,
-	name: string,
-	itemIndex: number,
-	label: string,
-): string {
+export function idParam(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string) {
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
@@ -25,11 +20,7 @@ export function checkListSize(ctx: IExecuteFunctions, itemIndex: number) {
 	return { returnAll, limit: validateTotalLimit.call(ctx, limit, itemIndex) };
 }
 
-export function checkUserKey(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): string | undefined {
+export function checkUserKey(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number) {
 	const value = optionString(options, 'idempotencyKey');
 	return value === undefined ? undefined : validateIdempotencyKey.call(ctx, value, itemIndex);
 }

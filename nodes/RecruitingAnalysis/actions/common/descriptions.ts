@@ -193,10 +193,7 @@ export function chargeNotice(unit: string): INodeProperties {
 	);
 }
 
-export function emailNotice(
-	whom: 'the candidate' | 'each candidate',
-	show: Record<string, string[]> = {},
-): INodeProperties {
+export function emailNotice(whom: 'the candidate' | 'each candidate', show: Show = {}) {
 	const text = `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`;
 	return { ...specNotice('emailNotice', text), ...shownWhen(show) };
 }

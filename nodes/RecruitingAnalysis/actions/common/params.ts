@@ -12,11 +12,7 @@ export function stringParam(
 	return String(value ?? '').trim();
 }
 
-export function optionsParam(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	name = 'options',
-): IDataObject {
+export function optionsParam(ctx: IExecuteFunctions, itemIndex: number, name = 'options') {
 	return (ctx.getNodeParameter(name, itemIndex, {}) as IDataObject) ?? {};
 }
 

@@ -2,6 +2,7 @@ import {
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IExecuteFunctions,
+	type NodeConnectionType,
 	type INodeProperties,
 	type INodePropertyOptions,
 } from 'n8n-workflow';
@@ -106,24 +107,16 @@ export function cameThroughReview(ctx: IExecuteFunctions): boolean {
 		return false;
 	}
 	if (!asking) return false;
-	const self = ctx.getNode().name;
-	const tools = ctx.getParentNodes(asking, {
-		connectionType: NodeConnectionTypes.AiTool,
-		depth: 1,
-	});
-	if (!tools.some((n) => n.name === self)) return false;
-	const models = ctx.getParentNodes(asking, {
-		connectionType: NodeConnectionTypes.AiLanguageModel,
-		depth: 1,
-	});
-	return models.length === 0;
+	const parents = (connectionType: NodeConnectionType) =>
+		ctx.getParentNodes(asking, { connectionType, depth: 1 }).map((n) => n.name);
+	return (
+		parents(NodeConnectionTypes.AiTool).includes(ctx.getNode().name) &&
+		parents(NodeConnectionTypes.AiLanguageModel).length === 0
+	);
 }
 
 // Only a literal switch opts out: an expression could be filled by the model through $fromAI.
-export function refuseUnreviewedToolCall(
-	ctx: IExecuteFunctions,
-	costs: Map<string, ToolCost>,
-): void {
+export function refuseUnreviewedToolCall(ctx: IExecuteFunctions, costs: Map<string, ToolCost>) {
 	const node = ctx.getNode();
 	if (!node.type.endsWith('Tool')) return;
 	const resource = String(ctx.getNodeParameter('resource', 0));
@@ -131,8 +124,7 @@ export function refuseUnreviewedToolCall(
 	const cost = costs.get(`${resource}:${operation}`);
 	if (!cost || (!cost.chargedPer && !cost.emails)) return;
 	const optOut = node.parameters[RUN_WITHOUT_REVIEW];
-	if (optOut === true) return;
-	if (cameThroughReview(ctx)) return;
+	if (optOut === true || cameThroughReview(ctx)) return;
 	const what = [
 		cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '',
 		cost.emails ? 'emails the candidate' : '',
