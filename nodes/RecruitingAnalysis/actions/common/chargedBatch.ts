@@ -1,5 +1,5 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodTypeAny } from 'zod';
 
 import {
 	awaitChargedBatch,
@@ -42,12 +42,9 @@ import type { InvitationInput } from '../interview/invitation';
 import { idParam } from './checks';
 import { optionsParam } from './params';
 
-type Schema = ZodType<unknown, ZodTypeDef, unknown>;
-
 export interface ChargedEntry extends QuotedEntry {
 	reportId: string;
 	choice: WriteChoice;
-	/** What the batch sends for the item, without its quote. */
 	input: IDataObject;
 	/** Start Many, or an upload recovered as already admitted: the report may have an attempt already. */
 	checkExisting?: boolean;
@@ -68,11 +65,10 @@ export interface ChargedBatch {
 	kind: 'analyses' | 'interviews';
 	what: string;
 	quotePath: string;
-	quoteSchema: Schema;
-	schema: Schema;
+	quoteSchema: ZodTypeAny;
+	schema: ZodTypeAny;
 	identity: (entry: ChargedEntry) => unknown[];
 	existing: (entry: ChargedEntry) => ExistingWrite;
-	/** The write the batch item made, under the name the item's output gives it. */
 	made: (item?: BatchItem) => IDataObject;
 	/** An API difference: the key names held-back entries, as an invitation never shows its address. */
 	keyNamesHeldBack: boolean;
@@ -144,7 +140,6 @@ export const INVITATION_BATCH: ChargedBatch = {
 	batchDone: (_ctx, chunk) => chunk.run.addNotice('invitationsQueued'),
 };
 
-/** Each item's outcome, written to its place in the chunk from what the quote, the batch or a recovery says. */
 function chunkOutcomes(ctx: IExecuteFunctions, chunk: ChunkState, batch: ChargedBatch) {
 	// A refusal's fields never outlive it.
 	const itemOutcome = (
@@ -229,6 +224,8 @@ export async function submitCharged(
 	batch: ChargedBatch,
 ): Promise<ChargedChunk> {
 	const { itemOutcome, recover, recoverItem } = chunkOutcomes(ctx, chunk, batch);
+	const { run } = chunk;
+	const { kind } = batch;
 	let pending = chunk.pending ?? [];
 	const started: ChargedEntry[] = [];
 	let afterBatchId: string | undefined;
@@ -255,18 +252,11 @@ export async function submitCharged(
 			})),
 		};
 		validateBatch.call(ctx, batch.schema, body, first);
-		const key = batchIdempotencyKey(
-			`${batch.kind}.batch`,
-			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
-				identity: batch.identity(entry),
-				choice: entry.choice,
-			})),
-			afterBatchId,
-		);
+		const keyed = batch.keyNamesHeldBack ? asked : pending;
+		const named = keyed.map((e) => ({ identity: batch.identity(e), choice: e.choice }));
+		const key = batchIdempotencyKey(`${kind}.batch`, named, afterBatchId);
 		const sentAt = Date.now();
-		const created = await outcomeOf(
-			async () => await createBatch(ctx, batch.kind, body, key, first),
-		);
+		const created = await outcomeOf(async () => await createBatch(ctx, kind, body, key, first));
 		if (!created.ok) {
 			// IDEMPOTENCY_KEY_REUSED: an earlier run sent this batch with other quotes; what exists is read back.
 			const reused = await readBackReusedBatch(
@@ -294,15 +284,7 @@ export async function submitCharged(
 		}
 		const { batchId } = created.value;
 		const timeout = batchTimeout(optionsParam(ctx, first));
-		const answer = await awaitChargedBatch(
-			ctx,
-			chunk.run,
-			batch.kind,
-			created.value,
-			reserved,
-			first,
-			timeout,
-		);
+		const answer = await awaitChargedBatch(ctx, run, kind, created.value, reserved, first, timeout);
 		const { batch: answered, earlierRun, replayed } = answer;
 		batch.batchDone(ctx, chunk, replayed, sentAt);
 		const later: ChargedEntry[] = [];

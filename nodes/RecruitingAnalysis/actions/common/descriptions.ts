@@ -173,7 +173,7 @@ export const externalReferenceOptions: INodeProperties[] = [
 ];
 
 // 10 credits, so that a first try or a runaway loop costs at most that (docs/output.md, Spending limit).
-export const DEFAULT_SPENDING_LIMIT = 10;
+const DEFAULT_SPENDING_LIMIT = 10;
 
 export const spendingLimitField: INodeProperties = {
 	displayName: 'Spending Limit (Credits)',
@@ -496,16 +496,14 @@ export function simplifyReportSummary(report: IDataObject): IDataObject {
 	};
 }
 
-export interface ReportFacts {
+// status is always the report's own; a batch item's admission state goes beside it as analysisState.
+export function simplifyReport(facts: {
 	reportId: string | null;
 	fileName?: unknown;
 	summary?: IDataObject | null;
 	result?: IDataObject | null;
 	status?: IDataObject | null;
-}
-
-// status is always the report's own; a batch item's admission state goes beside it as analysisState.
-export function simplifyReport(facts: ReportFacts): IDataObject {
+}): IDataObject {
 	const summary = asObject(facts.summary);
 	const full = asObject(facts.result);
 	const result = asObject(full?.result);

@@ -21,15 +21,15 @@ import {
 } from './descriptions';
 import { optionString, optionsParam } from './params';
 
-type ReadResource = 'report' | 'interview';
+const READS = {
+	report: { locator: reportLocator, label: 'Report ID' },
+	interview: { locator: interviewLocator, label: 'Interview ID' },
+};
 
-const locatorOf = (resource: ReadResource) =>
-	resource === 'report' ? reportLocator() : interviewLocator();
+type ReadResource = keyof typeof READS;
 
-function idOf(ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number): string {
-	const label = resource === 'report' ? 'Report ID' : 'Interview ID';
-	return idParam(ctx, `${resource}Id`, itemIndex, label);
-}
+const idOf = (ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number) =>
+	idParam(ctx, `${resource}Id`, itemIndex, READS[resource].label);
 
 export function getStatusOperation(
 	resource: ReadResource,
@@ -39,7 +39,7 @@ export function getStatusOperation(
 	return {
 		description: updateDisplayOptions(
 			{ show: { resource: [resource], operation: ['getStatus'] } },
-			[notice, ...locatorOf(resource), optionsCollection([concurrencyOption])],
+			[notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
 			const id = idOf(this, resource, itemIndex);
@@ -70,18 +70,15 @@ export function getResultOperation(read: ResultRead) {
 			{ show: { resource: [resource], operation: ['getResult'] } },
 			[
 				unmeasuredNotice,
-				...locatorOf(resource),
+				...READS[resource].locator(),
 				{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
 				optionsCollection([concurrencyOption, schemaVersionOption]),
 			],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
 			const id = idOf(this, resource, itemIndex);
-			const schemaVersion = validateSchemaVersion.call(
-				this,
-				optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1',
-				itemIndex,
-			);
+			const asked = optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1';
+			const schemaVersion = validateSchemaVersion.call(this, asked, itemIndex);
 			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 			const result = await api(this, {
 				method: 'GET',
