@@ -48,11 +48,9 @@ export async function candidateNameFor(
 	if (known !== undefined) return known;
 	let name = run.candidateNames.get(reportId);
 	if (!name) {
-		name = api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		}).then(nameInSummary, (error: unknown) => unreadable(run, error));
+		const path = apiPath('/api/v1/reports/{}', reportId);
+		const read = api(ctx, { method: 'GET', path, itemIndex });
+		name = read.then(nameInSummary, (error: unknown) => unreadable(run, error));
 		run.candidateNames.set(reportId, name);
 	}
 	return await name;

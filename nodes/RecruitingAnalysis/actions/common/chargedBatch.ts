@@ -104,12 +104,8 @@ export const ANALYSIS_BATCH: ChargedBatch = {
 		),
 	// Batches run one after another, each as long as its slowest analysis: for many items, say which is faster.
 	batchDone: (ctx, chunk, replayed, sentAt) => {
-		if (
-			!replayed &&
-			Date.now() - sentAt >= SLOW_BATCH_MS &&
-			ctx.getInputData().length > BATCH_CHUNK_SIZE
-		)
-			chunk.run.addNotice('slowBatches');
+		const slow = !replayed && Date.now() - sentAt >= SLOW_BATCH_MS;
+		if (slow && ctx.getInputData().length > BATCH_CHUNK_SIZE) chunk.run.addNotice('slowBatches');
 	},
 };
 

@@ -31,11 +31,9 @@ export function checkExternalReference(
 	options: IDataObject,
 	itemIndex: number,
 ) {
-	const externalReferenceSource = optionString(options, 'externalReferenceSource');
-	const externalReferenceId = optionString(options, 'externalReferenceId');
-	return validateExternalReferenceFilter.call(
-		ctx,
-		{ externalReferenceSource, externalReferenceId },
-		itemIndex,
-	);
+	const pair = {
+		externalReferenceSource: optionString(options, 'externalReferenceSource'),
+		externalReferenceId: optionString(options, 'externalReferenceId'),
+	};
+	return validateExternalReferenceFilter.call(ctx, pair, itemIndex);
 }

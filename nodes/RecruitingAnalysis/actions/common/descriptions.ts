@@ -108,11 +108,7 @@ export const jobDescriptionFields: INodeProperties[] = [
 		name: 'jobDescriptionSource',
 		type: 'options',
 		options: [
-			{
-				name: 'Inline Text',
-				value: 'text',
-				description: 'Paste or map the job description text',
-			},
+			{ name: 'Inline Text', value: 'text', description: 'Paste or map the job description text' },
 			{
 				name: 'Saved Job',
 				value: 'existing',

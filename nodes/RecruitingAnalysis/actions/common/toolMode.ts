@@ -44,23 +44,16 @@ export function toolDescriptions(properties: INodeProperties[]): INodeProperties
 		});
 }
 
-const EMAILING = new Set([
-	'interview:invite',
-	'interview:inviteMany',
-	'interview:reinterview',
-	'interview:resend',
-]);
-
 const RUN_WITHOUT_REVIEW = 'runWithoutReview';
 
-// An operation is charged where its panel shows the Spending Limit.
+// An operation is charged where its panel shows the Spending Limit, and emails where it shows the email notice.
 export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
-	const charged = new Set<string>();
+	const shown = { spendingLimit: new Set<string>(), emailNotice: new Set<string>() };
 	for (const { name, displayOptions } of properties) {
-		if (name !== 'spendingLimit') continue;
+		if (name !== 'spendingLimit' && name !== 'emailNotice') continue;
 		for (const resource of displayOptions?.show?.resource ?? [])
 			for (const operation of displayOptions?.show?.operation ?? [])
-				charged.add(`${String(resource)}:${String(operation)}`);
+				shown[name].add(`${String(resource)}:${String(operation)}`);
 	}
 	const costs = new Map<string, ToolCost>();
 	for (const property of properties) {
@@ -71,8 +64,8 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 			costs.set(key, {
 				action: typeof option.action === 'string' ? option.action : undefined,
 				// Each charge is one analysis or one interview, the resource it is sent from.
-				chargedPer: charged.has(key) ? resource : undefined,
-				emails: EMAILING.has(key),
+				chargedPer: shown.spendingLimit.has(key) ? resource : undefined,
+				emails: shown.emailNotice.has(key),
 			});
 		}
 	}
@@ -125,12 +118,8 @@ export function refuseUnreviewedToolCall(ctx: IExecuteFunctions, costs: Map<stri
 	if (!cost || (!cost.chargedPer && !cost.emails)) return;
 	const optOut = node.parameters[RUN_WITHOUT_REVIEW];
 	if (optOut === true || cameThroughReview(ctx)) return;
-	const what = [
-		cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '',
-		cost.emails ? 'emails the candidate' : '',
-	]
-		.filter(Boolean)
-		.join(' and ');
+	const charges = cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '';
+	const what = [charges, cost.emails ? 'emails the candidate' : ''].filter(Boolean).join(' and ');
 	const refused =
 		typeof optOut === 'string'
 			? ` "Run Without a Person's Review" must be switched on as a fixed value, not an expression.`
