@@ -156,10 +156,8 @@ function chunkOutcomes(ctx: IExecuteFunctions, chunk: ChunkState, batch: Charged
 	// The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again.
 	const recover = async (entry: ChargedEntry, from: string) => {
 		const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
-		chunk.outcomes[entry.position] = {
-			...itemOutcome(entry, { state: 'succeeded', errorCode: null }),
-			...found,
-		};
+		const succeeded = itemOutcome(entry, { state: 'succeeded', errorCode: null });
+		chunk.outcomes[entry.position] = { ...succeeded, ...found };
 	};
 	// A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent.
 	const recoverItem = async (entry: ChargedEntry, from: string) => {
@@ -199,13 +197,9 @@ export async function quoteCharged(
 	const { quotePath, quoteSchema } = batch;
 	const notQuoted = await quoteBatchItems(ctx, quotePath, quoteSchema, unstarted, (e) => e.input);
 	for (const { entry, errorCode } of notQuoted) {
+		const refused = { state: 'not_quoted', errorCode, ...refusalHint(errorCode) };
 		if (existsCondition(errorCode)) await recoverItem(entry, errorCode);
-		else
-			chunk.outcomes[entry.position] = itemOutcome(entry, {
-				state: 'not_quoted',
-				errorCode,
-				...refusalHint(errorCode),
-			});
+		else chunk.outcomes[entry.position] = itemOutcome(entry, refused);
 	}
 	// An item the quote refused or recovered has no fingerprint, so it is never sent.
 	return unstarted.filter((entry) => entry.fingerprint !== undefined);
@@ -383,7 +377,6 @@ export function quoteEveryItem(
 	};
 }
 
-/** Get Batch of Analysis and Interview: the batch as the API shows it, its items' states and codes. */
 export function getBatchOperation(resource: string, kind: BatchKind) {
 	return {
 		description: updateDisplayOptions({ show: { resource: [resource], operation: ['getBatch'] } }, [

@@ -169,7 +169,7 @@ export const externalReferenceOptions: INodeProperties[] = [
 ];
 
 // 10 credits, so that a first try or a runaway loop costs at most that (docs/output.md, Spending limit).
-const DEFAULT_SPENDING_LIMIT = 10;
+export const DEFAULT_SPENDING_LIMIT = 10;
 
 export const spendingLimitField: INodeProperties = {
 	displayName: 'Spending Limit (Credits)',
@@ -258,9 +258,7 @@ export const concurrencyOption: INodeProperties = {
 
 export function simplifyReportsField(when: string): INodeProperties {
 	return {
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
+		...simplifyField,
 		default: true,
 		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
 	};

@@ -17,9 +17,7 @@ export function optionsParam(ctx: IExecuteFunctions, itemIndex: number, name = '
 }
 
 export function optionString(options: IDataObject, name: string): string | undefined {
-	const value = options[name];
-	if (value === undefined || value === null) return undefined;
-	const text = String(value).trim();
+	const text = String(options[name] ?? '').trim();
 	return text === '' ? undefined : text;
 }
 

@@ -43,11 +43,8 @@ export function getStatusOperation(
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
 			const id = idOf(this, resource, itemIndex);
-			const status = await api(this, {
-				method: 'GET',
-				path: apiPath(`/api/v1/${resource}s/{}/status`, id),
-				itemIndex,
-			});
+			const path = apiPath(`/api/v1/${resource}s/{}/status`, id);
+			const status = await api(this, { method: 'GET', path, itemIndex });
 			notices(run, status);
 			return status;
 		},
@@ -80,12 +77,8 @@ export function getResultOperation(read: ResultRead) {
 			const asked = optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1';
 			const schemaVersion = validateSchemaVersion.call(this, asked, itemIndex);
 			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-			const result = await api(this, {
-				method: 'GET',
-				path: apiPath(`/api/v1/${resource}s/{}/result`, id),
-				qs: { schemaVersion },
-				itemIndex,
-			});
+			const path = apiPath(`/api/v1/${resource}s/{}/result`, id);
+			const result = await api(this, { method: 'GET', path, qs: { schemaVersion }, itemIndex });
 			read.notices(run, result);
 			const name = await candidateNameFor(this, run, itemIndex, read.reportIdOf(id, result));
 			return withCandidateName(simplify ? read.simplified(result) : result, name);

@@ -44,8 +44,6 @@ export function toolDescriptions(properties: INodeProperties[]): INodeProperties
 		});
 }
 
-const RUN_WITHOUT_REVIEW = 'runWithoutReview';
-
 // An operation is charged where its panel shows the Spending Limit, and emails where it shows the email notice.
 export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
 	const shown = { spendingLimit: new Set<string>(), emailNotice: new Set<string>() };
@@ -82,7 +80,7 @@ export function reviewSwitches(properties: INodeProperties[]): INodeProperties[]
 	}
 	return Object.entries(gated).map(([resource, operations]) => ({
 		displayName: "Run Without a Person's Review",
-		name: RUN_WITHOUT_REVIEW,
+		name: 'runWithoutReview',
 		type: 'boolean',
 		default: false,
 		displayOptions: { show: { '@tool': [true], resource: [resource], operation: operations } },
@@ -116,7 +114,7 @@ export function refuseUnreviewedToolCall(ctx: IExecuteFunctions, costs: Map<stri
 	const operation = String(ctx.getNodeParameter('operation', 0));
 	const cost = costs.get(`${resource}:${operation}`);
 	if (!cost || (!cost.chargedPer && !cost.emails)) return;
-	const optOut = node.parameters[RUN_WITHOUT_REVIEW];
+	const optOut = node.parameters.runWithoutReview;
 	if (optOut === true || cameThroughReview(ctx)) return;
 	const charges = cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '';
 	const what = [charges, cost.emails ? 'emails the candidate' : ''].filter(Boolean).join(' and ');
