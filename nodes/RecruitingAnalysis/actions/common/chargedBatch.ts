@@ -60,7 +60,6 @@ export interface ChargedChunk extends ChunkState {
 	started?: ChargedEntry[];
 }
 
-/** What differs between an analysis batch and an invitation batch; quoting, sending and recovering are shared. */
 export interface ChargedBatch {
 	kind: 'analyses' | 'interviews';
 	what: string;
@@ -169,7 +168,6 @@ function chunkOutcomes(ctx: IExecuteFunctions, chunk: ChunkState, batch: Charged
 
 const EXISTING_CHECK_CONCURRENCY = 10;
 
-/** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
 export async function quoteCharged(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
@@ -354,9 +352,8 @@ export function quoteEveryItem(
 	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
 		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
 		if (valid.length === 0) return chunk;
-		const body = {
-			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
-		};
+		const items = valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input }));
+		const body = { items };
 		const first = valid[0].itemIndex;
 		validateBatch.call(this, quoteSchema, body, first);
 		const response = await api(this, { method: 'POST', path: quotePath, body, itemIndex: first });

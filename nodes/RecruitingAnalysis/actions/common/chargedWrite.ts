@@ -5,7 +5,6 @@ import { validateFingerprint } from '../../validation';
 import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
 import { chargedWrite, type WriteRun } from '../../writes/spending';
 
-/** Quote right before the write, or send it with a fingerprint the user quoted beforehand. */
 export type QuoteChoice = ReturnType<typeof readQuoteChoice>;
 
 export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number) {

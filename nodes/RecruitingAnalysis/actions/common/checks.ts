@@ -12,7 +12,6 @@ export function idParam(ctx: IExecuteFunctions, name: string, itemIndex: number,
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
-// Return All follows the cursor to the end; otherwise Limit caps the whole read.
 export function checkListSize(ctx: IExecuteFunctions, itemIndex: number) {
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	if (returnAll) return { returnAll, limit: undefined };
