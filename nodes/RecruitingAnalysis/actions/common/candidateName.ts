@@ -31,9 +31,8 @@ const nameInSummary = (summary: IDataObject | undefined): string | null =>
 	nameOf(asObject(summary?.candidate)?.name) ?? null;
 
 function unreadable(run: Run, error: unknown): null {
-	run.addNotice(
-		apiErrorInfo(error)?.status === 403 ? 'candidateNameNoScope' : 'candidateNameNotRead',
-	);
+	const noScope = apiErrorInfo(error)?.status === 403;
+	run.addNotice(noScope ? 'candidateNameNoScope' : 'candidateNameNotRead');
 	return null;
 }
 

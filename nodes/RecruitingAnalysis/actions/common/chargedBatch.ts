@@ -228,9 +228,7 @@ export async function submitCharged(
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
 		pending = reserved.entries;
 		// Held back by the limit now: if this batch proves an earlier run's (nothing charged), they are tried again.
-		const heldBack = batch.keyNamesHeldBack
-			? asked.filter((entry) => !pending.includes(entry))
-			: [];
+		const heldBack = batch.keyNamesHeldBack ? asked.filter((e) => !pending.includes(e)) : [];
 		if (pending.length === 0) break;
 		const first = pending[0].itemIndex;
 		const body = {
