@@ -386,8 +386,7 @@ export function getBatchOperation(resource: string, kind: BatchKind) {
 			},
 		]),
 		async execute(this: IExecuteFunctions, itemIndex: number) {
-			const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');
-			return await getBatch(this, kind, batchId, itemIndex);
+			return await getBatch(this, kind, idParam(this, 'batchId', itemIndex, 'Batch ID'), itemIndex);
 		},
 	};
 }

@@ -227,24 +227,22 @@ export const resumeFileOptions: INodeProperties[] = [
 ];
 
 // Options and Filters list their fields sorted, as n8n's lint rules expect.
-function collection(name: 'options' | 'filters', fields: INodeProperties[], description?: string) {
-	const label = name === 'options' ? 'Option' : 'Filter';
-	const property: INodeProperties = {
+function collection(label: 'Option' | 'Filter', fields: INodeProperties[], description?: string) {
+	return {
 		displayName: `${label}s`,
-		name,
+		name: `${label.toLowerCase()}s`,
 		type: 'collection',
 		placeholder: `Add ${label}`,
 		default: {},
 		...(description === undefined ? {} : { description }),
 		options: [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName)),
-	};
-	return property;
+	} satisfies INodeProperties;
 }
 
-export const optionsCollection = (options: INodeProperties[]) => collection('options', options);
+export const optionsCollection = (options: INodeProperties[]) => collection('Option', options);
 
 export const filtersCollection = (filters: INodeProperties[], description?: string) =>
-	collection('filters', filters, description);
+	collection('Filter', filters, description);
 
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',

@@ -42,8 +42,7 @@ export function getStatusOperation(
 			[notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const id = idOf(this, resource, itemIndex);
-			const path = apiPath(`/api/v1/${resource}s/{}/status`, id);
+			const path = apiPath(`/api/v1/${resource}s/{}/status`, idOf(this, resource, itemIndex));
 			const status = await api(this, { method: 'GET', path, itemIndex });
 			notices(run, status);
 			return status;

@@ -9,11 +9,7 @@ import {
 
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
 
-interface ToolCost {
-	action?: string;
-	chargedPer?: string;
-	emails: boolean;
-}
+type ToolCost = { action?: string; chargedPer?: string; emails: boolean };
 
 function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
