@@ -11,13 +11,12 @@ const nameOf = (value: unknown): Known =>
 	typeof value === 'string' && value.trim() !== '' ? value : value === null ? null : undefined;
 
 function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
-	let json: IDataObject | undefined;
+	let json: IDataObject;
 	try {
-		json = ctx.getInputData()[itemIndex]?.json;
+		json = ctx.getInputData()[itemIndex]?.json ?? {};
 	} catch {
 		return undefined;
 	}
-	if (!json) return undefined;
 	if (json.reportId === reportId && 'candidateName' in json) return nameOf(json.candidateName);
 	if (json.id === reportId) {
 		const candidate = asObject(json.candidate);

@@ -75,7 +75,7 @@ export interface ChargedBatch {
 	submitAgain: readonly string[];
 	notRecovered: (entry: ChargedEntry, error: unknown) => Error;
 	/** A refusal a read can explain further (an invitation made before this batch). */
-	explain?: (
+	explain: (
 		ctx: IExecuteFunctions,
 		entry: ChargedEntry,
 		outcome: IDataObject,
@@ -97,6 +97,7 @@ export const ANALYSIS_BATCH: ChargedBatch = {
 	made: (item) => ({ attemptId: item?.attemptId ?? null }),
 	keyNamesHeldBack: false,
 	submitAgain: ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'],
+	explain: async (_ctx, _entry, outcome) => outcome,
 	notRecovered: (entry) =>
 		new Error(
 			`Report ${entry.reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
@@ -231,12 +232,11 @@ export async function submitCharged(
 		const heldBack = batch.keyNamesHeldBack ? asked.filter((e) => !pending.includes(e)) : [];
 		if (pending.length === 0) break;
 		const first = pending[0].itemIndex;
-		const body = {
-			items: pending.map((entry) => ({
-				itemKey: itemKeyFor(entry.itemIndex),
-				input: { ...entry.input, quoteFingerprint: entry.fingerprint },
-			})),
-		};
+		const items = pending.map((entry) => ({
+			itemKey: itemKeyFor(entry.itemIndex),
+			input: { ...entry.input, quoteFingerprint: entry.fingerprint },
+		}));
+		const body = { items };
 		validateBatch.call(ctx, batch.schema, body, first);
 		const keyed = batch.keyNamesHeldBack ? asked : pending;
 		const named = keyed.map((e) => ({ identity: batch.identity(e), choice: e.choice }));
@@ -292,9 +292,7 @@ export async function submitCharged(
 				creditsUsed: charged ? creditsOf(entry.quote) : undefined,
 			};
 			const outcome = itemOutcome(entry, fields, item);
-			chunk.outcomes[entry.position] = batch.explain
-				? await batch.explain(ctx, entry, outcome)
-				: outcome;
+			chunk.outcomes[entry.position] = await batch.explain(ctx, entry, outcome);
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
 				refusedBefore.push({ ...entry, fingerprint: undefined });

@@ -473,6 +473,7 @@ export function simplifyJobDescription(job: IDataObject): IDataObject {
 }
 
 export function simplifyReportSummary(report: IDataObject): IDataObject {
+	const { externalReference } = report;
 	const result = asObject(report.result);
 	return {
 		id: report.id,
@@ -482,9 +483,7 @@ export function simplifyReportSummary(report: IDataObject): IDataObject {
 		jobTitle: asObject(report.jobDescription)?.title ?? null,
 		score: result?.score ?? null,
 		summary: result?.summary ?? null,
-		...(report.externalReference === undefined
-			? {}
-			: { externalReference: report.externalReference }),
+		...(externalReference === undefined ? {} : { externalReference }),
 	};
 }
 

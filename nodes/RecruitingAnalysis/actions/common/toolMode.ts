@@ -2,9 +2,9 @@ import {
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IExecuteFunctions,
-	type NodeConnectionType,
 	type INodeProperties,
 	type INodePropertyOptions,
+	type NodeConnectionType,
 } from 'n8n-workflow';
 
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
