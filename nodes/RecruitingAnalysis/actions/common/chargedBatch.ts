@@ -55,10 +55,7 @@ export interface ChargedEntry extends QuotedEntry {
 /** An item as `check` read it, handed to the quote stage so that nothing is read or validated twice. */
 export type CheckedEntry = Omit<ChargedEntry, 'position' | 'itemIndex'>;
 
-export interface ChargedChunk extends ChunkState {
-	pending?: ChargedEntry[];
-	started?: ChargedEntry[];
-}
+export type ChargedChunk = ChunkState & { pending?: ChargedEntry[]; started?: ChargedEntry[] };
 
 export interface ChargedBatch {
 	kind: 'analyses' | 'interviews';

@@ -183,10 +183,8 @@ export const spendingLimitField: INodeProperties = {
 };
 
 export function chargeNotice(unit: string): INodeProperties {
-	return specNotice(
-		'chargeNotice',
-		`Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
-	);
+	const text = `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`;
+	return specNotice('chargeNotice', text);
 }
 
 export function emailNotice(whom: 'the candidate' | 'each candidate', show: Show = {}) {

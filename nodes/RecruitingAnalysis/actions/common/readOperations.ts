@@ -28,9 +28,6 @@ const READS = {
 
 type ReadResource = keyof typeof READS;
 
-const idOf = (ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number) =>
-	idParam(ctx, `${resource}Id`, itemIndex, READS[resource].label);
-
 export function getStatusOperation(
 	resource: ReadResource,
 	notice: INodeProperties,
@@ -42,7 +39,8 @@ export function getStatusOperation(
 			[notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const path = apiPath(`/api/v1/${resource}s/{}/status`, idOf(this, resource, itemIndex));
+			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
+			const path = apiPath(`/api/v1/${resource}s/{}/status`, id);
 			const status = await api(this, { method: 'GET', path, itemIndex });
 			notices(run, status);
 			return status;
@@ -72,7 +70,7 @@ export function getResultOperation(read: ResultRead) {
 			],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const id = idOf(this, resource, itemIndex);
+			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
 			const asked = optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1';
 			const schemaVersion = validateSchemaVersion.call(this, asked, itemIndex);
 			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
