@@ -10,8 +10,13 @@ type Known = string | null | undefined;
 const nameOf = (value: unknown): Known =>
 	typeof value === 'string' && value.trim() !== '' ? value : value === null ? null : undefined;
 
-function nameInItem(json: IDataObject | undefined, reportId: string): Known {
-	if (!json) return undefined;
+function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
+	let json: IDataObject;
+	try {
+		json = ctx.getInputData()[itemIndex]?.json ?? {};
+	} catch {
+		return undefined;
+	}
 	if (json.reportId === reportId && 'candidateName' in json) return nameOf(json.candidateName);
 	if (json.id === reportId) {
 		const candidate = asObject(json.candidate);
@@ -21,21 +26,12 @@ function nameInItem(json: IDataObject | undefined, reportId: string): Known {
 	return undefined;
 }
 
-function nameFromInput(ctx: IExecuteFunctions, itemIndex: number, reportId: string): Known {
-	try {
-		return nameInItem(ctx.getInputData()[itemIndex]?.json, reportId);
-	} catch {
-		return undefined;
-	}
-}
-
 const nameInSummary = (summary: IDataObject | undefined): string | null =>
 	nameOf(asObject(summary?.candidate)?.name) ?? null;
 
 function unreadable(run: Run, error: unknown): null {
-	run.addNotice(
-		apiErrorInfo(error)?.status === 403 ? 'candidateNameNoScope' : 'candidateNameNotRead',
-	);
+	const noScope = apiErrorInfo(error)?.status === 403;
+	run.addNotice(noScope ? 'candidateNameNoScope' : 'candidateNameNotRead');
 	return null;
 }
 
@@ -50,11 +46,9 @@ export async function candidateNameFor(
 	if (known !== undefined) return known;
 	let name = run.candidateNames.get(reportId);
 	if (!name) {
-		name = api(ctx, {
-			method: 'GET',
-			path: apiPath('/api/v1/reports/{}', reportId),
-			itemIndex,
-		}).then(nameInSummary, (error: unknown) => unreadable(run, error));
+		const path = apiPath('/api/v1/reports/{}', reportId);
+		const read = api(ctx, { method: 'GET', path, itemIndex });
+		name = read.then(nameInSummary, (error: unknown) => unreadable(run, error));
 		run.candidateNames.set(reportId, name);
 	}
 	return await name;

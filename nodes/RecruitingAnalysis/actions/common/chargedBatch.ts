@@ -1,5 +1,5 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import type { ZodType, ZodTypeDef } from 'zod';
+import type { ZodTypeAny } from 'zod';
 
 import {
 	awaitChargedBatch,
@@ -40,15 +40,11 @@ import { creditsOf } from '../../writes/spending';
 import { existingAttempt, startIdentity } from '../analysis/startAnalysis';
 import type { InvitationInput } from '../interview/invitation';
 import { idParam } from './checks';
-import { batchIdField } from './descriptions';
 import { optionsParam } from './params';
-
-type Schema = ZodType<unknown, ZodTypeDef, unknown>;
 
 export interface ChargedEntry extends QuotedEntry {
 	reportId: string;
 	choice: WriteChoice;
-	/** What the batch sends for the item, without its quote. */
 	input: IDataObject;
 	/** Start Many, or an upload recovered as already admitted: the report may have an attempt already. */
 	checkExisting?: boolean;
@@ -59,21 +55,16 @@ export interface ChargedEntry extends QuotedEntry {
 /** An item as `check` read it, handed to the quote stage so that nothing is read or validated twice. */
 export type CheckedEntry = Omit<ChargedEntry, 'position' | 'itemIndex'>;
 
-export interface ChargedChunk extends ChunkState {
-	pending?: ChargedEntry[];
-	started?: ChargedEntry[];
-}
+export type ChargedChunk = ChunkState & { pending?: ChargedEntry[]; started?: ChargedEntry[] };
 
-/** What differs between an analysis batch and an invitation batch; quoting, sending and recovering are shared. */
 export interface ChargedBatch {
 	kind: 'analyses' | 'interviews';
 	what: string;
 	quotePath: string;
-	quoteSchema: Schema;
-	schema: Schema;
+	quoteSchema: ZodTypeAny;
+	schema: ZodTypeAny;
 	identity: (entry: ChargedEntry) => unknown[];
 	existing: (entry: ChargedEntry) => ExistingWrite;
-	/** The write the batch item made, under the name the item's output gives it. */
 	made: (item?: BatchItem) => IDataObject;
 	/** An API difference: the key names held-back entries, as an invitation never shows its address. */
 	keyNamesHeldBack: boolean;
@@ -81,7 +72,7 @@ export interface ChargedBatch {
 	submitAgain: readonly string[];
 	notRecovered: (entry: ChargedEntry, error: unknown) => Error;
 	/** A refusal a read can explain further (an invitation made before this batch). */
-	explain?: (
+	explain: (
 		ctx: IExecuteFunctions,
 		entry: ChargedEntry,
 		outcome: IDataObject,
@@ -103,18 +94,15 @@ export const ANALYSIS_BATCH: ChargedBatch = {
 	made: (item) => ({ attemptId: item?.attemptId ?? null }),
 	keyNamesHeldBack: false,
 	submitAgain: ['QUOTE_STALE', 'ACTIVE_ANALYSIS_LIMIT'],
+	explain: async (_ctx, _entry, outcome) => outcome,
 	notRecovered: (entry) =>
 		new Error(
 			`Report ${entry.reportId} has no analysis, and the batch's key was already used for other items; run again to submit it in a new batch`,
 		),
 	// Batches run one after another, each as long as its slowest analysis: for many items, say which is faster.
 	batchDone: (ctx, chunk, replayed, sentAt) => {
-		if (
-			!replayed &&
-			Date.now() - sentAt >= SLOW_BATCH_MS &&
-			ctx.getInputData().length > BATCH_CHUNK_SIZE
-		)
-			chunk.run.addNotice('slowBatches');
+		const slow = !replayed && Date.now() - sentAt >= SLOW_BATCH_MS;
+		if (slow && ctx.getInputData().length > BATCH_CHUNK_SIZE) chunk.run.addNotice('slowBatches');
 	},
 };
 
@@ -145,14 +133,13 @@ export const INVITATION_BATCH: ChargedBatch = {
 	batchDone: (_ctx, chunk) => chunk.run.addNotice('invitationsQueued'),
 };
 
-/** An item's outcome from what the quote, the batch or a recovery says of it; a refusal's fields never outlive it. */
-function itemOutcome(
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
-	item?: BatchItem,
-): IDataObject {
-	return {
+function chunkOutcomes(ctx: IExecuteFunctions, chunk: ChunkState, batch: ChargedBatch) {
+	// A refusal's fields never outlive it.
+	const itemOutcome = (
+		entry: ChargedEntry,
+		{ batchId, state, errorCode, creditsUsed, ...hint }: IDataObject,
+		item?: BatchItem,
+	): IDataObject => ({
 		...entry.kept,
 		...(batchId === undefined ? {} : { batchId }),
 		reportId: entry.reportId,
@@ -162,39 +149,23 @@ function itemOutcome(
 		errorCode,
 		...hint,
 		...(creditsUsed === undefined ? {} : { creditsUsed }),
+	});
+	// The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again.
+	const recover = async (entry: ChargedEntry, from: string) => {
+		const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
+		const succeeded = itemOutcome(entry, { state: 'succeeded', errorCode: null });
+		chunk.outcomes[entry.position] = { ...succeeded, ...found };
 	};
-}
-
-/** The write exists already (a lost answer, an earlier run): its outcome is read back, never charged again. */
-async function recoverCharged(
-	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	from: string,
-): Promise<void> {
-	const found = await recoverWrite(ctx, chunk.run, entry.itemIndex, batch.existing(entry), from);
-	chunk.outcomes[entry.position] = {
-		...itemOutcome(batch, entry, { state: 'succeeded', errorCode: null }),
-		...found,
+	// A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent.
+	const recoverItem = async (entry: ChargedEntry, from: string) => {
+		const read = await outcomeOf(async () => await recover(entry, from));
+		if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
 	};
-}
-
-/** A recovery that fails names its item; the chunk's other items keep what they made, and this one is never sent. */
-async function recoverItem(
-	ctx: IExecuteFunctions,
-	chunk: ChunkState,
-	batch: ChargedBatch,
-	entry: ChargedEntry,
-	from: string,
-): Promise<void> {
-	const read = await outcomeOf(async () => await recoverCharged(ctx, chunk, batch, entry, from));
-	if (!read.ok) chunk.outcomes[entry.position] = read.error as Error;
+	return { itemOutcome, recover, recoverItem };
 }
 
 const EXISTING_CHECK_CONCURRENCY = 10;
 
-/** Entries that carry a fingerprint are sent as they are; the others are quoted in one batch quote. */
 export async function quoteCharged(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
@@ -202,6 +173,7 @@ export async function quoteCharged(
 	entries: ChargedEntry[],
 	laterReportIds: () => string[] = () => [],
 ): Promise<ChargedEntry[]> {
+	const { itemOutcome, recoverItem } = chunkOutcomes(ctx, chunk, batch);
 	const recovered = new Set<ChargedEntry>();
 	const toCheck = entries.filter((entry) => entry.checkExisting);
 	if (toCheck.length > 0) {
@@ -212,31 +184,21 @@ export async function quoteCharged(
 		await mapWithConcurrency(toCheck, EXISTING_CHECK_CONCURRENCY, async (entry) => {
 			const { itemIndex, reportId, choice } = entry;
 			if (await existingAttempt(ctx, itemIndex, reportId, choice, known.get(reportId))) {
-				await recoverItem(ctx, chunk, batch, entry, 'ANALYSIS_ALREADY_STARTED');
+				await recoverItem(entry, 'ANALYSIS_ALREADY_STARTED');
 				recovered.add(entry);
 			}
 		});
 	}
 	const unstarted = entries.filter((entry) => !recovered.has(entry));
-	const notQuoted = await quoteBatchItems(
-		ctx,
-		batch.quotePath,
-		batch.quoteSchema,
-		unstarted,
-		(entry) => entry.input,
-	);
+	const { quotePath, quoteSchema } = batch;
+	const notQuoted = await quoteBatchItems(ctx, quotePath, quoteSchema, unstarted, (e) => e.input);
 	for (const { entry, errorCode } of notQuoted) {
-		if (existsCondition(errorCode)) {
-			await recoverItem(ctx, chunk, batch, entry, errorCode);
-			recovered.add(entry);
-		} else
-			chunk.outcomes[entry.position] = itemOutcome(batch, entry, {
-				state: 'not_quoted',
-				errorCode,
-				...refusalHint(errorCode),
-			});
+		const refused = { state: 'not_quoted', errorCode, ...refusalHint(errorCode) };
+		if (existsCondition(errorCode)) await recoverItem(entry, errorCode);
+		else chunk.outcomes[entry.position] = itemOutcome(entry, refused);
 	}
-	return unstarted.filter((entry) => entry.fingerprint !== undefined && !recovered.has(entry));
+	// An item the quote refused or recovered has no fingerprint, so it is never sent.
+	return unstarted.filter((entry) => entry.fingerprint !== undefined);
 }
 
 const MAX_LATER_BATCHES = 2;
@@ -247,47 +209,37 @@ export async function submitCharged(
 	chunk: ChargedChunk,
 	batch: ChargedBatch,
 ): Promise<ChargedChunk> {
+	const { itemOutcome, recover, recoverItem } = chunkOutcomes(ctx, chunk, batch);
+	const { run } = chunk;
+	const { kind } = batch;
 	let pending = chunk.pending ?? [];
 	const started: ChargedEntry[] = [];
 	let afterBatchId: string | undefined;
 	let replays = 0;
 	// The mark of a resubmission stays on the item's output whatever the next batch answers, a recovery too.
-	const requote = async (entries: ChargedEntry[], mark: IDataObject) =>
-		await quoteCharged(
-			ctx,
-			chunk,
-			batch,
-			entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } })),
-		);
+	const requote = async (entries: ChargedEntry[], mark: IDataObject) => {
+		const marked = entries.map((entry) => ({ ...entry, kept: { ...entry.kept, ...mark } }));
+		return await quoteCharged(ctx, chunk, batch, marked);
+	};
 	for (let round = 0; pending.length > 0; round++) {
 		const asked = pending;
 		const reserved = reserveChunk(ctx, chunk, pending, batch.what);
 		pending = reserved.entries;
 		// Held back by the limit now: if this batch proves an earlier run's (nothing charged), they are tried again.
-		const heldBack = batch.keyNamesHeldBack
-			? asked.filter((entry) => !pending.includes(entry))
-			: [];
+		const heldBack = batch.keyNamesHeldBack ? asked.filter((e) => !pending.includes(e)) : [];
 		if (pending.length === 0) break;
 		const first = pending[0].itemIndex;
-		const body = {
-			items: pending.map((entry) => ({
-				itemKey: itemKeyFor(entry.itemIndex),
-				input: { ...entry.input, quoteFingerprint: entry.fingerprint },
-			})),
-		};
+		const items = pending.map((entry) => ({
+			itemKey: itemKeyFor(entry.itemIndex),
+			input: { ...entry.input, quoteFingerprint: entry.fingerprint },
+		}));
+		const body = { items };
 		validateBatch.call(ctx, batch.schema, body, first);
-		const key = batchIdempotencyKey(
-			`${batch.kind}.batch`,
-			(batch.keyNamesHeldBack ? asked : pending).map((entry) => ({
-				identity: batch.identity(entry),
-				choice: entry.choice,
-			})),
-			afterBatchId,
-		);
+		const keyed = batch.keyNamesHeldBack ? asked : pending;
+		const named = keyed.map((e) => ({ identity: batch.identity(e), choice: e.choice }));
+		const key = batchIdempotencyKey(`${kind}.batch`, named, afterBatchId);
 		const sentAt = Date.now();
-		const created = await outcomeOf(
-			async () => await createBatch(ctx, batch.kind, body, key, first),
-		);
+		const created = await outcomeOf(async () => await createBatch(ctx, kind, body, key, first));
 		if (!created.ok) {
 			// IDEMPOTENCY_KEY_REUSED: an earlier run sent this batch with other quotes; what exists is read back.
 			const reused = await readBackReusedBatch(
@@ -296,7 +248,7 @@ export async function submitCharged(
 				created.error,
 				key,
 				replays,
-				async (entry) => await recoverCharged(ctx, chunk, batch, entry, 'IDEMPOTENCY_KEY_REUSED'),
+				async (entry) => await recover(entry, 'IDEMPOTENCY_KEY_REUSED'),
 			);
 			if (reused.again.length === 0)
 				for (const { entry, error } of reused.refused)
@@ -314,19 +266,9 @@ export async function submitCharged(
 			continue;
 		}
 		const { batchId } = created.value;
-		const {
-			batch: answered,
-			earlierRun,
-			replayed,
-		} = await awaitChargedBatch(
-			ctx,
-			chunk.run,
-			batch.kind,
-			created.value,
-			reserved,
-			first,
-			batchTimeout(optionsParam(ctx, first)),
-		);
+		const timeout = batchTimeout(optionsParam(ctx, first));
+		const answer = await awaitChargedBatch(ctx, run, kind, created.value, reserved, first, timeout);
+		const { batch: answered, earlierRun, replayed } = answer;
 		batch.batchDone(ctx, chunk, replayed, sentAt);
 		const later: ChargedEntry[] = [];
 		const refusedBefore: ChargedEntry[] = [];
@@ -336,7 +278,7 @@ export async function submitCharged(
 			const charged = item?.state === 'succeeded' && !earlierRun;
 			reserved.settle(entry, charged);
 			if (item?.state !== 'succeeded' && existsCondition(errorCode)) {
-				await recoverItem(ctx, chunk, batch, entry, String(errorCode));
+				await recoverItem(entry, String(errorCode));
 				continue;
 			}
 			const fields: IDataObject = {
@@ -346,10 +288,8 @@ export async function submitCharged(
 				...refusalHint(errorCode),
 				creditsUsed: charged ? creditsOf(entry.quote) : undefined,
 			};
-			const outcome = itemOutcome(batch, entry, fields, item);
-			chunk.outcomes[entry.position] = batch.explain
-				? await batch.explain(ctx, entry, outcome)
-				: outcome;
+			const outcome = itemOutcome(entry, fields, item);
+			chunk.outcomes[entry.position] = await batch.explain(ctx, entry, outcome);
 			if (item?.state === 'succeeded') started.push(entry);
 			else if (refusedByEarlierRun(replayed, item) && replays < MAX_REPLAYED_BATCHES)
 				refusedBefore.push({ ...entry, fingerprint: undefined });
@@ -405,9 +345,8 @@ export function quoteEveryItem(
 	return async function (this: IExecuteFunctions, chunk: ChunkState): Promise<ChunkState> {
 		const valid = await readChunk(chunk, (itemIndex) => ({ input: read(this, itemIndex) }));
 		if (valid.length === 0) return chunk;
-		const body = {
-			items: valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input })),
-		};
+		const items = valid.map(({ itemIndex, input }) => ({ itemKey: itemKeyFor(itemIndex), input }));
+		const body = { items };
 		const first = valid[0].itemIndex;
 		validateBatch.call(this, quoteSchema, body, first);
 		const response = await api(this, { method: 'POST', path: quotePath, body, itemIndex: first });
@@ -428,15 +367,21 @@ export function quoteEveryItem(
 	};
 }
 
-/** Get Batch of Analysis and Interview: the batch as the API shows it, its items' states and codes. */
 export function getBatchOperation(resource: string, kind: BatchKind) {
 	return {
 		description: updateDisplayOptions({ show: { resource: [resource], operation: ['getBatch'] } }, [
-			batchIdField(),
+			{
+				displayName: 'Batch ID',
+				name: 'batchId',
+				type: 'string',
+				required: true,
+				default: '',
+				placeholder: 'bat_...',
+				description: 'ID of the batch (starts with bat_)',
+			},
 		]),
 		async execute(this: IExecuteFunctions, itemIndex: number) {
-			const batchId = idParam(this, 'batchId', itemIndex, 'Batch ID');
-			return await getBatch(this, kind, batchId, itemIndex);
+			return await getBatch(this, kind, idParam(this, 'batchId', itemIndex, 'Batch ID'), itemIndex);
 		},
 	};
 }

@@ -5,13 +5,9 @@ import { validateFingerprint } from '../../validation';
 import { recoverWrite, withRecovery, type ExistingWrite } from '../../writes/recover';
 import { chargedWrite, type WriteRun } from '../../writes/spending';
 
-/** Quote right before the write, or send it with a fingerprint the user quoted beforehand. */
-export interface QuoteChoice {
-	quoteAutomatically: boolean;
-	quoteFingerprint?: string;
-}
+export type QuoteChoice = ReturnType<typeof readQuoteChoice>;
 
-export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number): QuoteChoice {
+export function readQuoteChoice(ctx: IExecuteFunctions, itemIndex: number) {
 	const quoteAutomatically = ctx.getNodeParameter('quoteAutomatically', itemIndex, true) as boolean;
 	if (quoteAutomatically) return { quoteAutomatically };
 	const raw = ctx.getNodeParameter('quoteFingerprint', itemIndex, '') as string;
@@ -35,14 +31,10 @@ export async function sendChargedWrite(
 	request: ChargedRequest,
 ): Promise<{ result: IDataObject; quote?: IDataObject }> {
 	const { choice, existing } = request;
-	const attempt = async (fingerprint: string, requoted: boolean) =>
-		await withRecovery(
-			ctx,
-			run,
-			itemIndex,
-			existing,
-			async () => await request.send(fingerprint, requoted),
-		);
+	const attempt = async (fingerprint: string, requoted: boolean) => {
+		const send = async () => await request.send(fingerprint, requoted);
+		return await withRecovery(ctx, run, itemIndex, existing, send);
+	};
 	let quote: IDataObject | undefined;
 	if (choice.quoteAutomatically) {
 		const quoted = await outcomeOf(async () => await request.quote(false));

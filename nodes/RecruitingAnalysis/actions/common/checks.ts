@@ -8,16 +8,10 @@ import {
 } from '../../validation';
 import { optionString, stringParam } from './params';
 
-export function idParam(
-	ctx: IExecuteFunctions,
-	name: string,
-	itemIndex: number,
-	label: string,
-): string {
+export function idParam(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string) {
 	return validateId.call(ctx, stringParam(ctx, name, itemIndex), itemIndex, label);
 }
 
-// Return All follows the cursor to the end; otherwise Limit caps the whole read.
 export function checkListSize(ctx: IExecuteFunctions, itemIndex: number) {
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	if (returnAll) return { returnAll, limit: undefined };
@@ -25,11 +19,7 @@ export function checkListSize(ctx: IExecuteFunctions, itemIndex: number) {
 	return { returnAll, limit: validateTotalLimit.call(ctx, limit, itemIndex) };
 }
 
-export function checkUserKey(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	itemIndex: number,
-): string | undefined {
+export function checkUserKey(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number) {
 	const value = optionString(options, 'idempotencyKey');
 	return value === undefined ? undefined : validateIdempotencyKey.call(ctx, value, itemIndex);
 }
@@ -40,11 +30,9 @@ export function checkExternalReference(
 	options: IDataObject,
 	itemIndex: number,
 ) {
-	const externalReferenceSource = optionString(options, 'externalReferenceSource');
-	const externalReferenceId = optionString(options, 'externalReferenceId');
-	return validateExternalReferenceFilter.call(
-		ctx,
-		{ externalReferenceSource, externalReferenceId },
-		itemIndex,
-	);
+	const pair = {
+		externalReferenceSource: optionString(options, 'externalReferenceSource'),
+		externalReferenceId: optionString(options, 'externalReferenceId'),
+	};
+	return validateExternalReferenceFilter.call(ctx, pair, itemIndex);
 }

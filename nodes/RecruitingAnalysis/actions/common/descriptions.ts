@@ -21,7 +21,9 @@ export function operationSelector(
 	};
 }
 
-function shownWhen(show: Record<string, Array<string | boolean>>) {
+type Show = Record<string, Array<string | boolean>>;
+
+function shownWhen(show: Show) {
 	return Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
 }
 
@@ -33,98 +35,62 @@ const ID_RULE = {
 	},
 };
 
-type LocatorSpec = Record<
-	'name' | 'displayName' | 'description' | 'placeholder' | 'searchListMethod' | 'listHint',
-	string
->;
+const ID_MODES = {
+	jobDescriptionId: [
+		'jd_...',
+		'searchJobDescriptions',
+		'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
+	],
+	reportId: [
+		'rpt_...',
+		'searchReports',
+		'Most recent first. Type to filter by candidate, job or ID.',
+	],
+	interviewId: [
+		'int_...',
+		'searchInterviews',
+		'Most recent first. Type to filter by ID, report or state.',
+	],
+};
 
 function idLocator(
-	spec: LocatorSpec,
-	show: Record<string, Array<string | boolean>> = {},
+	name: keyof typeof ID_MODES,
+	{ displayName, description }: { displayName: string; description: string },
+	show: Show = {},
 ): INodeProperties[] {
+	const [placeholder, searchListMethod, hint] = ID_MODES[name];
 	return [
 		{
-			displayName: spec.displayName,
-			name: spec.name,
+			displayName,
+			name,
 			type: 'resourceLocator',
 			required: true,
 			default: { mode: 'list', value: '' },
-			description: spec.description,
+			description,
 			modes: [
 				{
 					displayName: 'From List',
 					name: 'list',
 					type: 'list',
-					hint: spec.listHint,
-					typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
+					hint,
+					typeOptions: { searchListMethod, searchable: true },
 				},
-				{
-					displayName: 'By ID',
-					name: 'id',
-					type: 'string',
-					placeholder: spec.placeholder,
-					validation: [ID_RULE],
-				},
+				{ displayName: 'By ID', name: 'id', type: 'string', placeholder, validation: [ID_RULE] },
 			],
 			...shownWhen(show),
 		},
 	];
 }
 
-export function savedJobLocator(
-	labels: Pick<LocatorSpec, 'displayName' | 'description'>,
-	show: Record<string, Array<string | boolean>> = {},
-): INodeProperties[] {
-	return idLocator(
-		{
-			name: 'jobDescriptionId',
-			...labels,
-			placeholder: 'jd_...',
-			searchListMethod: 'searchJobDescriptions',
-			listHint:
-				'Type to filter by title, company or location. Jobs that are not ACTIVE are marked and refused for uploads.',
-		},
-		show,
-	);
-}
+export const savedJobLocator = (labels: Parameters<typeof idLocator>[1], show: Show = {}) =>
+	idLocator('jobDescriptionId', labels, show);
 
-export function reportLocator(
-	description = 'ID of the report (starts with rpt_)',
-): INodeProperties[] {
-	return idLocator({
-		name: 'reportId',
-		displayName: 'Report',
-		description,
-		placeholder: 'rpt_...',
-		searchListMethod: 'searchReports',
-		listHint: 'Most recent first. Type to filter by candidate, job or ID.',
-	});
-}
+export const reportLocator = (description = 'ID of the report (starts with rpt_)') =>
+	idLocator('reportId', { displayName: 'Report', description });
 
-export function interviewLocator(
+export const interviewLocator = (
 	description = 'ID of the interview attempt (starts with int_), not the report ID',
-): INodeProperties[] {
-	return idLocator({
-		name: 'interviewId',
-		displayName: 'Interview',
-		description,
-		placeholder: 'int_...',
-		searchListMethod: 'searchInterviews',
-		listHint: 'Most recent first. Type to filter by ID, report or state.',
-	});
-}
-
-export function batchIdField(): INodeProperties {
-	return {
-		displayName: 'Batch ID',
-		name: 'batchId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'bat_...',
-		description: 'ID of the batch (starts with bat_)',
-	};
-}
+) => idLocator('interviewId', { displayName: 'Interview', description });
 
 export const binaryPropertyField: INodeProperties = {
 	displayName: 'Input Binary Field',
@@ -142,11 +108,7 @@ export const jobDescriptionFields: INodeProperties[] = [
 		name: 'jobDescriptionSource',
 		type: 'options',
 		options: [
-			{
-				name: 'Inline Text',
-				value: 'text',
-				description: 'Paste or map the job description text',
-			},
+			{ name: 'Inline Text', value: 'text', description: 'Paste or map the job description text' },
 			{
 				name: 'Saved Job',
 				value: 'existing',
@@ -221,16 +183,11 @@ export const spendingLimitField: INodeProperties = {
 };
 
 export function chargeNotice(unit: string): INodeProperties {
-	return specNotice(
-		'chargeNotice',
-		`Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`,
-	);
+	const text = `Charges credits: the quoted price of each ${unit} (Get Quote shows it). A run stops before the execution's total passes the Spending Limit below (${DEFAULT_SPENDING_LIMIT} credits unless changed).`;
+	return specNotice('chargeNotice', text);
 }
 
-export function emailNotice(
-	whom: 'the candidate' | 'each candidate',
-	show: Record<string, string[]> = {},
-): INodeProperties {
+export function emailNotice(whom: 'the candidate' | 'each candidate', show: Show = {}) {
 	const text = `Running this node emails ${whom}, also when you click Execute step${show.delivery ? ' (Delivery: Private Link sends no email)' : ''}.`;
 	return { ...specNotice('emailNotice', text), ...shownWhen(show) };
 }
@@ -267,17 +224,23 @@ export const resumeFileOptions: INodeProperties[] = [
 	...writeOptions,
 ];
 
-export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	const sorted = [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
+// Options and Filters list their fields sorted, as n8n's lint rules expect.
+function collection(label: 'Option' | 'Filter', fields: INodeProperties[], description?: string) {
 	return {
-		displayName: 'Options',
-		name: 'options',
+		displayName: `${label}s`,
+		name: `${label.toLowerCase()}s`,
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: `Add ${label}`,
 		default: {},
-		options: sorted,
-	};
+		...(description === undefined ? {} : { description }),
+		options: [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+	} satisfies INodeProperties;
 }
+
+export const optionsCollection = (options: INodeProperties[]) => collection('Option', options);
+
+export const filtersCollection = (filters: INodeProperties[], description?: string) =>
+	collection('Filter', filters, description);
 
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
@@ -291,9 +254,7 @@ export const concurrencyOption: INodeProperties = {
 
 export function simplifyReportsField(when: string): INodeProperties {
 	return {
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
+		...simplifyField,
 		default: true,
 		description: `Whether to output one flat item per resume ${when} with the fields a recruiter uses first: candidateName, currentRole, score, scoreMinimum, scoreMaximum, summary, recommendation, status, needsReview (status "requires_action": a human review is needed), reportId and fileName. Turn off for the API's own objects.`,
 	};
@@ -510,6 +471,7 @@ export function simplifyJobDescription(job: IDataObject): IDataObject {
 }
 
 export function simplifyReportSummary(report: IDataObject): IDataObject {
+	const { externalReference } = report;
 	const result = asObject(report.result);
 	return {
 		id: report.id,
@@ -519,22 +481,18 @@ export function simplifyReportSummary(report: IDataObject): IDataObject {
 		jobTitle: asObject(report.jobDescription)?.title ?? null,
 		score: result?.score ?? null,
 		summary: result?.summary ?? null,
-		...(report.externalReference === undefined
-			? {}
-			: { externalReference: report.externalReference }),
+		...(externalReference === undefined ? {} : { externalReference }),
 	};
 }
 
-export interface ReportFacts {
+// status is always the report's own; a batch item's admission state goes beside it as analysisState.
+export function simplifyReport(facts: {
 	reportId: string | null;
 	fileName?: unknown;
 	summary?: IDataObject | null;
 	result?: IDataObject | null;
 	status?: IDataObject | null;
-}
-
-// status is always the report's own; a batch item's admission state goes beside it as analysisState.
-export function simplifyReport(facts: ReportFacts): IDataObject {
+}): IDataObject {
 	const summary = asObject(facts.summary);
 	const full = asObject(facts.result);
 	const result = asObject(full?.result);

@@ -12,18 +12,12 @@ export function stringParam(
 	return String(value ?? '').trim();
 }
 
-export function optionsParam(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	name = 'options',
-): IDataObject {
+export function optionsParam(ctx: IExecuteFunctions, itemIndex: number, name = 'options') {
 	return (ctx.getNodeParameter(name, itemIndex, {}) as IDataObject) ?? {};
 }
 
 export function optionString(options: IDataObject, name: string): string | undefined {
-	const value = options[name];
-	if (value === undefined || value === null) return undefined;
-	const text = String(value).trim();
+	const text = String(options[name] ?? '').trim();
 	return text === '' ? undefined : text;
 }
 

@@ -21,15 +21,12 @@ import {
 } from './descriptions';
 import { optionString, optionsParam } from './params';
 
-type ReadResource = 'report' | 'interview';
+const READS = {
+	report: { locator: reportLocator, label: 'Report ID' },
+	interview: { locator: interviewLocator, label: 'Interview ID' },
+};
 
-const locatorOf = (resource: ReadResource) =>
-	resource === 'report' ? reportLocator() : interviewLocator();
-
-function idOf(ctx: IExecuteFunctions, resource: ReadResource, itemIndex: number): string {
-	const label = resource === 'report' ? 'Report ID' : 'Interview ID';
-	return idParam(ctx, `${resource}Id`, itemIndex, label);
-}
+type ReadResource = keyof typeof READS;
 
 export function getStatusOperation(
 	resource: ReadResource,
@@ -39,15 +36,12 @@ export function getStatusOperation(
 	return {
 		description: updateDisplayOptions(
 			{ show: { resource: [resource], operation: ['getStatus'] } },
-			[notice, ...locatorOf(resource), optionsCollection([concurrencyOption])],
+			[notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const id = idOf(this, resource, itemIndex);
-			const status = await api(this, {
-				method: 'GET',
-				path: apiPath(`/api/v1/${resource}s/{}/status`, id),
-				itemIndex,
-			});
+			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
+			const path = apiPath(`/api/v1/${resource}s/{}/status`, id);
+			const status = await api(this, { method: 'GET', path, itemIndex });
 			notices(run, status);
 			return status;
 		},
@@ -70,25 +64,18 @@ export function getResultOperation(read: ResultRead) {
 			{ show: { resource: [resource], operation: ['getResult'] } },
 			[
 				unmeasuredNotice,
-				...locatorOf(resource),
+				...READS[resource].locator(),
 				{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
 				optionsCollection([concurrencyOption, schemaVersionOption]),
 			],
 		),
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
-			const id = idOf(this, resource, itemIndex);
-			const schemaVersion = validateSchemaVersion.call(
-				this,
-				optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1',
-				itemIndex,
-			);
+			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
+			const asked = optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1';
+			const schemaVersion = validateSchemaVersion.call(this, asked, itemIndex);
 			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-			const result = await api(this, {
-				method: 'GET',
-				path: apiPath(`/api/v1/${resource}s/{}/result`, id),
-				qs: { schemaVersion },
-				itemIndex,
-			});
+			const path = apiPath(`/api/v1/${resource}s/{}/result`, id);
+			const result = await api(this, { method: 'GET', path, qs: { schemaVersion }, itemIndex });
 			read.notices(run, result);
 			const name = await candidateNameFor(this, run, itemIndex, read.reportIdOf(id, result));
 			return withCandidateName(simplify ? read.simplified(result) : result, name);

@@ -4,15 +4,12 @@ import {
 	type IExecuteFunctions,
 	type INodeProperties,
 	type INodePropertyOptions,
+	type NodeConnectionType,
 } from 'n8n-workflow';
 
 import { TOOL_DEFAULT_SPENDING_LIMIT } from '../../writes/spending';
 
-interface ToolCost {
-	action?: string;
-	chargedPer?: string;
-	emails: boolean;
-}
+type ToolCost = { action?: string; chargedPer?: string; emails: boolean };
 
 function priced(action: string, cost: ToolCost): string {
 	const email = cost.emails ? `emails the candidate${action.includes(' many ') ? 's' : ''}` : '';
@@ -43,23 +40,14 @@ export function toolDescriptions(properties: INodeProperties[]): INodeProperties
 		});
 }
 
-const EMAILING = new Set([
-	'interview:invite',
-	'interview:inviteMany',
-	'interview:reinterview',
-	'interview:resend',
-]);
-
-const RUN_WITHOUT_REVIEW = 'runWithoutReview';
-
-// An operation is charged where its panel shows the Spending Limit.
+// An operation is charged where its panel shows the Spending Limit, and emails where it shows the email notice.
 export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> {
-	const charged = new Set<string>();
+	const shown = { spendingLimit: new Set<string>(), emailNotice: new Set<string>() };
 	for (const { name, displayOptions } of properties) {
-		if (name !== 'spendingLimit') continue;
+		if (name !== 'spendingLimit' && name !== 'emailNotice') continue;
 		for (const resource of displayOptions?.show?.resource ?? [])
 			for (const operation of displayOptions?.show?.operation ?? [])
-				charged.add(`${String(resource)}:${String(operation)}`);
+				shown[name].add(`${String(resource)}:${String(operation)}`);
 	}
 	const costs = new Map<string, ToolCost>();
 	for (const property of properties) {
@@ -70,8 +58,8 @@ export function toolCosts(properties: INodeProperties[]): Map<string, ToolCost> 
 			costs.set(key, {
 				action: typeof option.action === 'string' ? option.action : undefined,
 				// Each charge is one analysis or one interview, the resource it is sent from.
-				chargedPer: charged.has(key) ? resource : undefined,
-				emails: EMAILING.has(key),
+				chargedPer: shown.spendingLimit.has(key) ? resource : undefined,
+				emails: shown.emailNotice.has(key),
 			});
 		}
 	}
@@ -88,7 +76,7 @@ export function reviewSwitches(properties: INodeProperties[]): INodeProperties[]
 	}
 	return Object.entries(gated).map(([resource, operations]) => ({
 		displayName: "Run Without a Person's Review",
-		name: RUN_WITHOUT_REVIEW,
+		name: 'runWithoutReview',
 		type: 'boolean',
 		default: false,
 		displayOptions: { show: { '@tool': [true], resource: [resource], operation: operations } },
@@ -106,39 +94,26 @@ export function cameThroughReview(ctx: IExecuteFunctions): boolean {
 		return false;
 	}
 	if (!asking) return false;
-	const self = ctx.getNode().name;
-	const tools = ctx.getParentNodes(asking, {
-		connectionType: NodeConnectionTypes.AiTool,
-		depth: 1,
-	});
-	if (!tools.some((n) => n.name === self)) return false;
-	const models = ctx.getParentNodes(asking, {
-		connectionType: NodeConnectionTypes.AiLanguageModel,
-		depth: 1,
-	});
-	return models.length === 0;
+	const parents = (connectionType: NodeConnectionType) =>
+		ctx.getParentNodes(asking, { connectionType, depth: 1 }).map((n) => n.name);
+	return (
+		parents(NodeConnectionTypes.AiTool).includes(ctx.getNode().name) &&
+		parents(NodeConnectionTypes.AiLanguageModel).length === 0
+	);
 }
 
 // Only a literal switch opts out: an expression could be filled by the model through $fromAI.
-export function refuseUnreviewedToolCall(
-	ctx: IExecuteFunctions,
-	costs: Map<string, ToolCost>,
-): void {
+export function refuseUnreviewedToolCall(ctx: IExecuteFunctions, costs: Map<string, ToolCost>) {
 	const node = ctx.getNode();
 	if (!node.type.endsWith('Tool')) return;
 	const resource = String(ctx.getNodeParameter('resource', 0));
 	const operation = String(ctx.getNodeParameter('operation', 0));
 	const cost = costs.get(`${resource}:${operation}`);
 	if (!cost || (!cost.chargedPer && !cost.emails)) return;
-	const optOut = node.parameters[RUN_WITHOUT_REVIEW];
-	if (optOut === true) return;
-	if (cameThroughReview(ctx)) return;
-	const what = [
-		cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '',
-		cost.emails ? 'emails the candidate' : '',
-	]
-		.filter(Boolean)
-		.join(' and ');
+	const optOut = node.parameters.runWithoutReview;
+	if (optOut === true || cameThroughReview(ctx)) return;
+	const charges = cost.chargedPer ? `charges credits per ${cost.chargedPer}` : '';
+	const what = [charges, cost.emails ? 'emails the candidate' : ''].filter(Boolean).join(' and ');
 	const refused =
 		typeof optOut === 'string'
 			? ` "Run Without a Person's Review" must be switched on as a fixed value, not an expression.`
