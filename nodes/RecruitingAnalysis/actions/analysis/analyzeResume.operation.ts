@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readReport, readWaitSettings, startAnalysis, waitForStarted } from './startAnalysis';
 import {
@@ -25,7 +20,7 @@ import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUp
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { Later, type Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	binaryPropertyField,
 	...jobDescriptionFields,
@@ -39,11 +34,6 @@ const properties: INodeProperties[] = [
 		...waitDetailOptions(),
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['analyzeResume'] } },
-	properties,
-);
 
 export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
 

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { quoteAnalysis } from '../../engine/capacity';
 import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
@@ -6,15 +6,10 @@ import { idParam } from '../common/checks';
 import { creditsOf } from '../../writes/spending';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	...reportLocator('ID of the report with an uploaded resume (starts with rpt_)'),
 	optionsCollection([concurrencyOption]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['getQuote'] } },
-	properties,
-);
 
 export async function execute(
 	this: IExecuteFunctions,

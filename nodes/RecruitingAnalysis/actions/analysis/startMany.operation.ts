@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	reportLocator,
@@ -22,7 +22,7 @@ import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	{
 		displayName: 'Starts all input items together, 20 at a time, and waits for each 20 to finish',
@@ -36,11 +36,6 @@ const properties: INodeProperties[] = [
 	spendingLimitField,
 	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['startMany'] } },
-	properties,
-);
 
 export const mode = 'batch';
 

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import {
@@ -12,16 +12,11 @@ import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	interviewAxesNotice,
 	...interviewLocator(),
 	optionsCollection([concurrencyOption]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['get'] } },
-	properties,
-);
 
 export async function execute(
 	this: IExecuteFunctions,

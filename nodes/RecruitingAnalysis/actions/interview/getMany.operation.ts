@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
 import { apiAll } from '../../transport';
@@ -8,7 +8,7 @@ import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	returnAllField,
 	limitField,
 	{
@@ -44,11 +44,6 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['getMany'] } },
-	properties,
-);
 
 export async function execute(
 	this: IExecuteFunctions,

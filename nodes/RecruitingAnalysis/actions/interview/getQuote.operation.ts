@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	candidateEmailField,
@@ -11,17 +11,12 @@ import { quoteInterview, readInvitationInput } from './invitation';
 import { creditsOf } from '../../writes/spending';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	optionsCollection([concurrencyOption]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['getQuote'] } },
-	properties,
-);
 
 export async function execute(
 	this: IExecuteFunctions,

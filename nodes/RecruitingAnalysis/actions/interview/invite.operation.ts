@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readQuoteChoice } from '../common/chargedWrite';
 import {
@@ -17,7 +17,7 @@ import { createInvitation, readInvitationInput } from './invitation';
 import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('the candidate', { delivery: ['email'] }),
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -27,11 +27,6 @@ const properties: INodeProperties[] = [
 	spendingLimitField,
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['invite'] } },
-	properties,
-);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	reportLocator,
@@ -28,7 +23,7 @@ import {
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
 import { readInvitationInput } from './invitation';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('each candidate'),
 	{
@@ -43,11 +38,6 @@ const properties: INodeProperties[] = [
 	spendingLimitField,
 	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['inviteMany'] } },
-	properties,
-);
 
 export const mode = 'batch';
 

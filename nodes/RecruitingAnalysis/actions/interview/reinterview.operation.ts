@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	candidateEmailField,
@@ -18,7 +18,7 @@ import * as invite from './invite.operation';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('the candidate', { delivery: ['email'] }),
 	...interviewLocator(
@@ -31,11 +31,6 @@ const properties: INodeProperties[] = [
 	spendingLimitField,
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['reinterview'] } },
-	properties,
-);
 
 /** Invite's fields, read after the previous interview's ID. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {

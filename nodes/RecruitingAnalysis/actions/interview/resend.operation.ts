@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 
 import {
 	NodeApiError,
-	updateDisplayOptions,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeProperties,
@@ -20,18 +19,13 @@ import { writeIdempotencyKey, readWriteChoice, USER_KEY_STEPS } from '../../writ
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	emailNotice('the candidate'),
 	...interviewLocator(
 		'ID of the pending interview whose invitation email is sent again (starts with int_)',
 	),
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['resend'] } },
-	properties,
-);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {

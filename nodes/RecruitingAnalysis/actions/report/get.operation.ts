@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
@@ -7,23 +7,19 @@ import { optionsParam } from '../common/params';
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['get'] } },
-	[
-		...reportLocator(),
-		optionsCollection([
-			concurrencyOption,
-			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to include the external reference (your application ID) in the output',
-			},
-		]),
-	],
-);
+export const description: INodeProperties[] = [
+	...reportLocator(),
+	optionsCollection([
+		concurrencyOption,
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) in the output',
+		},
+	]),
+];
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
 export async function execute(

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
@@ -16,54 +16,50 @@ import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['getMany'] } },
-	[
-		returnAllField,
-		limitField,
-		{
-			...simplifyField,
-			description:
-				'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
-		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Created After',
-					name: 'createdAfter',
-					type: 'dateTime',
-					default: '',
-					description:
-						"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-				},
-				{
-					displayName: 'Created Before',
-					name: 'createdBefore',
-					type: 'dateTime',
-					default: '',
-					description:
-						"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-				},
-				...externalReferenceOptions,
-			],
-		},
-		optionsCollection([
+export const description: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		...simplifyField,
+		description:
+			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
 			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
+				displayName: 'Created After',
+				name: 'createdAfter',
+				type: 'dateTime',
+				default: '',
 				description:
-					'Whether to include the external reference (your application ID) of each report',
+					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
 			},
-		]),
-	],
-);
+			{
+				displayName: 'Created Before',
+				name: 'createdBefore',
+				type: 'dateTime',
+				default: '',
+				description:
+					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+			},
+			...externalReferenceOptions,
+		],
+	},
+	optionsCollection([
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) of each report',
+		},
+	]),
+];
 
 export async function execute(
 	this: IExecuteFunctions,
