@@ -1,6 +1,5 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -13,9 +12,6 @@ import {
 	spendingLimitField,
 	reportLocator,
 } from '../common/descriptions';
-import { createInvitation, readInvitationInput } from './invitation';
-import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
-import type { Run } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -28,19 +24,4 @@ export const description: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
-export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		input: readInvitationInput(this, itemIndex),
-		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
-	};
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
-	run: Run,
-) {
-	return await createInvitation(this, run, itemIndex, checked.input, checked.choice, checked.write);
-}
+export { checkInvitation as check, createInvitation as execute } from './invitation';

@@ -13,10 +13,8 @@ import {
 	interviewLocator,
 	reportLocator,
 } from '../common/descriptions';
-import { createInvitation } from './invitation';
-import * as invite from './invite.operation';
+import { checkInvitation } from './invitation';
 import { idParam } from '../common/checks';
-import type { Run } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	chargeNotice('interview'),
@@ -32,19 +30,9 @@ export const description: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
-/** Invite's fields, read after the previous interview's ID. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
-	return { interviewId, ...(await invite.check.call(this, itemIndex)) };
+	const previousInterviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
+	return { previousInterviewId, ...(await checkInvitation.call(this, itemIndex)) };
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
-	run: Run,
-) {
-	const { interviewId, input, choice, write } = checked;
-	const output = await createInvitation(this, run, itemIndex, input, choice, write, interviewId);
-	return { previousInterviewId: interviewId, ...output };
-}
+export { createInvitation as execute } from './invitation';
