@@ -105,33 +105,26 @@ export async function startAnalysis(
 	};
 }
 
-export interface WaitSettings {
-	waitForCompletion: boolean;
-	waitTimeout: number;
-	waitOutput: 'simplified' | 'summary' | 'result' | 'simplifiedResult';
-}
-
-export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
-	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
-}
-
 /** Wait for Completion is a field of Analyze Resume and an option of Start. */
 export function readWaitSettings(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	waitForCompletion?: boolean,
-): WaitSettings {
+) {
 	const options = optionsParam(ctx, itemIndex);
+	const waitOutput = (options.waitOutput ?? 'summary') as 'summary' | 'result' | 'simplifiedResult';
 	return {
 		waitForCompletion: waitForCompletion ?? options.waitForCompletion === true,
 		waitTimeout:
 			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
 				? options.waitTimeout
 				: 300,
-		waitOutput: readSimplify(ctx, itemIndex)
-			? 'simplified'
-			: ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
+		waitOutput: readSimplify(ctx, itemIndex) ? ('simplified' as const) : waitOutput,
 	};
+}
+
+export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
 }
 
 /** A report's summary, or its result (schema version 1, the only one). */
@@ -157,14 +150,13 @@ export async function readSimplifiedReport(
 	itemIndex: number,
 	reportId: string,
 	fileName: unknown,
-	knownStatus?: string,
-	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
+	known: { status?: string; summary?: IDataObject | Promise<IDataObject | undefined> } = {},
 ): Promise<IDataObject> {
 	const [summary, result] = await Promise.all([
-		Promise.resolve(knownSummary).then(
-			async (known) => known ?? (await readReport(ctx, itemIndex, reportId)),
+		Promise.resolve(known.summary).then(
+			async (listed) => listed ?? (await readReport(ctx, itemIndex, reportId)),
 		),
-		knownStatus === undefined || knownStatus === 'completed'
+		known.status === undefined || known.status === 'completed'
 			? readReport(ctx, itemIndex, reportId, 'result')
 			: Promise.resolve(null),
 	]);
@@ -186,7 +178,7 @@ export async function waitForStarted(
 	itemIndex: number,
 	reportId: string,
 	started: IDataObject,
-	settings: WaitSettings,
+	settings: ReturnType<typeof readWaitSettings>,
 	fileName: unknown,
 	kept: IDataObject = {},
 ): Promise<IDataObject> {
@@ -204,37 +196,25 @@ export async function waitForStarted(
 		...(recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {}),
 		...kept,
 	};
-	if (timedOut) {
-		if (settings.waitOutput === 'simplified')
-			return { ...simplifyReport({ reportId, fileName, status }), ...after };
-		return { reportId, ...status, ...after };
-	}
+	const read = async (part?: 'result') =>
+		await waiter.read(async () => await readReport(ctx, itemIndex, reportId, part));
 	if (settings.waitOutput === 'simplified') {
+		if (timedOut) return { ...simplifyReport({ reportId, fileName, status }), ...after };
+		const known = { status: String(status.status), summary };
 		const simplified = await waiter.read(
-			async () =>
-				await readSimplifiedReport(
-					ctx,
-					run,
-					itemIndex,
-					reportId,
-					fileName,
-					String(status.status),
-					summary,
-				),
+			async () => await readSimplifiedReport(ctx, run, itemIndex, reportId, fileName, known),
 		);
 		return { ...simplified, ...after };
 	}
+	if (timedOut) return { reportId, ...status, ...after };
 	noticesForReport(run, status);
 	if (settings.waitOutput === 'summary') {
-		const read =
-			summary ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
-		noticesForReport(run, read);
+		const report = summary ?? (await read());
+		noticesForReport(run, report);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
-		return { reportId, ...read, ...after };
+		return { reportId, ...report, ...after };
 	}
-	const result = await waiter.read(
-		async () => await readReport(ctx, itemIndex, reportId, 'result'),
-	);
+	const result = await read('result');
 	noticesForReport(run, result, { limitations: true });
 	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, ...after };
