@@ -1,5 +1,4 @@
 import { operationSelector } from '../common/descriptions';
-import type { OperationModule } from '../../engine/run';
 import * as analyzeMany from './analyzeMany.operation';
 import * as analyzeResume from './analyzeResume.operation';
 import * as getBatch from './getBatch.operation';
@@ -8,7 +7,7 @@ import * as getQuotes from './getQuotes.operation';
 import * as start from './start.operation';
 import * as startMany from './startMany.operation';
 
-export const operations: Record<string, OperationModule> = {
+export const operations = {
 	analyzeMany,
 	analyzeResume,
 	getBatch,

@@ -1,8 +1,7 @@
-import type { OperationModule } from '../../engine/run';
 import { operationSelector } from '../common/descriptions';
 import * as getMany from './getMany.operation';
 
-export const operations: Record<string, OperationModule> = { getMany };
+export const operations = { getMany };
 
 export const selector = operationSelector('event', 'getMany', [
 	{

@@ -1,5 +1,4 @@
 import { operationSelector } from '../common/descriptions';
-import type { OperationModule } from '../../engine/run';
 import * as get from './get.operation';
 import * as getBatch from './getBatch.operation';
 import * as getMany from './getMany.operation';
@@ -12,7 +11,7 @@ import * as inviteMany from './inviteMany.operation';
 import * as reinterview from './reinterview.operation';
 import * as resend from './resend.operation';
 
-export const operations: Record<string, OperationModule> = {
+export const operations = {
 	get,
 	getBatch,
 	getMany,

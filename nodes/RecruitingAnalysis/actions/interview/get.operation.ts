@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import {
@@ -10,7 +10,7 @@ import {
 import { noticesForInterview } from '../../engine/notices';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	interviewAxesNotice,
@@ -18,12 +18,7 @@ export const description: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
 		method: 'GET',
@@ -35,4 +30,4 @@ export async function execute(
 		interview,
 		await candidateNameFor(this, run, itemIndex, interview.reportId),
 	);
-}
+};

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
 import { apiAll } from '../../transport';
@@ -6,7 +6,7 @@ import { externalReferenceOptions, limitField, returnAllField } from '../common/
 import { noticesForInterview } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	returnAllField,
@@ -45,12 +45,7 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
@@ -69,4 +64,4 @@ export async function execute(
 	});
 	for (const interview of interviews) noticesForInterview(run, interview);
 	return interviews;
-}
+};

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import {
 	candidateEmailField,
@@ -9,7 +9,7 @@ import {
 } from '../common/descriptions';
 import { quoteInterview, readInvitationInput } from './invitation';
 import { creditsOf } from '../../writes/spending';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -18,14 +18,9 @@ export const description: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const input = readInvitationInput(this, itemIndex);
 	run.addNotice('quoteNotBinding');
 	const quote = await quoteInterview(this, itemIndex, input);
 	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
-}
+};

@@ -1,9 +1,8 @@
-import type { OperationModule } from '../../engine/run';
 import { operationSelector } from '../common/descriptions';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 
-export const operations: Record<string, OperationModule> = { get, getMany };
+export const operations = { get, getMany };
 
 export const selector = operationSelector('jobDescription', 'getMany', [
 	{

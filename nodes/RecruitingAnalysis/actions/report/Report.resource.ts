@@ -1,11 +1,10 @@
-import type { OperationModule } from '../../engine/run';
 import { operationSelector } from '../common/descriptions';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as getResult from './getResult.operation';
 import * as getStatus from './getStatus.operation';
 
-export const operations: Record<string, OperationModule> = { get, getMany, getResult, getStatus };
+export const operations = { get, getMany, getResult, getStatus };
 
 export const selector = operationSelector('report', 'get', [
 	{

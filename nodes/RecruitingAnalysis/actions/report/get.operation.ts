@@ -1,11 +1,11 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { optionsParam } from '../common/params';
 import { idParam } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	...reportLocator(),
@@ -22,12 +22,7 @@ export const description: INodeProperties[] = [
 ];
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
 	const report = await api(this, {
@@ -38,4 +33,4 @@ export async function execute(
 	});
 	noticesForReport(run, report);
 	return report;
-}
+};

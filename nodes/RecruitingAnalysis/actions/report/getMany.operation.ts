@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
@@ -14,7 +14,7 @@ import {
 import { noticesForReport } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
 export const description: INodeProperties[] = [
 	returnAllField,
@@ -61,12 +61,7 @@ export const description: INodeProperties[] = [
 	]),
 ];
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const options = optionsParam(this, itemIndex);
@@ -93,4 +88,4 @@ export async function execute(
 	return this.getNodeParameter('simplify', itemIndex, false) === true
 		? reports.map(simplifyReportSummary)
 		: reports;
-}
+};
