@@ -35,10 +35,9 @@ export const description: INodeProperties[] = [
 	]),
 ];
 
-export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
-
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
-	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
+	const steps = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
+	const write = readWriteChoice(this, itemIndex, steps);
 	return {
 		upload: await checkUpload(
 			this,
@@ -49,11 +48,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 			// A label asks Analyze Resume for a new analysis attempt on the same report, not for another report.
 			{ labelMakesNewReport: false },
 		),
-		wait: readWaitSettings(
-			this,
-			itemIndex,
-			this.getNodeParameter('waitForCompletion', itemIndex, true) === true,
-		),
+		wait: readWaitSettings(this, itemIndex, true),
 	};
 }
 
@@ -75,17 +70,13 @@ export async function execute(
 	const uploaded = await uploadResume(this, itemIndex, checked);
 	const reportId = String(uploaded.reportId);
 	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
-	const started = await startAnalysis(
-		this,
-		run,
-		itemIndex,
-		reportId,
-		{ quoteAutomatically: true },
+	const started = await startAnalysis(this, run, itemIndex, reportId, {
+		choice: { quoteAutomatically: true },
 		write,
-		'start.requote',
+		requoteStep: 'start.requote',
 		// A fresh upload cannot have an attempt yet: only a recovered one is checked (one read).
-		uploaded.alreadyAdmitted === true,
-	);
+		checkExisting: uploaded.alreadyAdmitted === true,
+	});
 	// The candidate's address from the input item, for the node after (an Invite): reports carry none.
 	const email = inputEmail(this.getInputData()[itemIndex]?.json ?? {});
 	const output = { ...upload, ...started, ...email };

@@ -38,11 +38,10 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
+	{ reportId, choice, write, wait }: Awaited<ReturnType<typeof check>>,
 	run: Run,
 ) {
-	const { reportId, choice, write, wait } = checked;
-	const started = await startAnalysis(this, run, itemIndex, reportId, choice, write);
+	const started = await startAnalysis(this, run, itemIndex, reportId, { choice, write });
 	if (!wait.waitForCompletion) {
 		// Started, not finished: no score yet, and a Filter on score after this node would drop every item.
 		run.addNotice('noScoreWithoutWaiting');

@@ -56,11 +56,9 @@ export async function startAnalysis(
 	run: Run,
 	itemIndex: number,
 	reportId: string,
-	choice: QuoteChoice,
-	write: WriteChoice,
-	requoteStep = REQUOTE_STEP,
-	checkExisting = true,
+	how: { choice: QuoteChoice; write: WriteChoice; requoteStep?: string; checkExisting?: boolean },
 ): Promise<IDataObject> {
+	const { choice, write, requoteStep = REQUOTE_STEP, checkExisting = true } = how;
 	const existing = { kind: 'analysis' as const, reportId };
 	if (checkExisting && (await existingAttempt(ctx, itemIndex, reportId, write)))
 		return await recoverWrite(ctx, run, itemIndex, existing, 'ANALYSIS_ALREADY_STARTED');
@@ -105,16 +103,14 @@ export async function startAnalysis(
 	};
 }
 
-/** Wait for Completion is a field of Analyze Resume and an option of Start. */
-export function readWaitSettings(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	waitForCompletion?: boolean,
-) {
+/** Wait for Completion is a field of Analyze Resume (on by default) and an option of Start. */
+export function readWaitSettings(ctx: IExecuteFunctions, itemIndex: number, waitIsField = false) {
 	const options = optionsParam(ctx, itemIndex);
 	const waitOutput = (options.waitOutput ?? 'summary') as 'summary' | 'result' | 'simplifiedResult';
 	return {
-		waitForCompletion: waitForCompletion ?? options.waitForCompletion === true,
+		waitForCompletion: waitIsField
+			? ctx.getNodeParameter('waitForCompletion', itemIndex, true) === true
+			: options.waitForCompletion === true,
 		waitTimeout:
 			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
 				? options.waitTimeout

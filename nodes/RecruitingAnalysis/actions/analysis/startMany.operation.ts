@@ -41,19 +41,12 @@ export const mode = 'batch';
 
 export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedEntry> {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-	const { quoteFingerprint } = readQuoteChoice(this, itemIndex);
-	const write = readWriteChoice(this, itemIndex);
+	const { quoteFingerprint: fingerprint } = readQuoteChoice(this, itemIndex);
+	const choice = readWriteChoice(this, itemIndex);
 	// A repeat names reports started before: each is checked, so none is charged twice.
-	return {
-		reportId,
-		input: { reportId },
-		fingerprint: quoteFingerprint,
-		choice: write,
-		checkExisting: true,
-	};
+	return { reportId, input: { reportId }, fingerprint, choice, checkExisting: true };
 }
 
-/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
 /** The later items' reports, so that the list pages read for this chunk's check serve theirs too. */

@@ -48,7 +48,6 @@ export async function check(this: IExecuteFunctions, itemIndex: number): Promise
 	return { reportId: input.reportId, input, fingerprint: quoteFingerprint, choice: write };
 }
 
-/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
 /** After the batch has completed, so naming the candidates never delays a submission. */

@@ -81,10 +81,9 @@ async function notEligible(
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
+	{ interviewId, write }: Awaited<ReturnType<typeof check>>,
 	run: Run,
 ) {
-	const { interviewId, write } = checked;
 	const sent = await api(this, {
 		method: 'POST',
 		path: apiPath('/api/v1/interviews/{}/resend', interviewId),
