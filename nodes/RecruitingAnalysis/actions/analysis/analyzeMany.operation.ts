@@ -106,10 +106,8 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 		if (duplicateOf === undefined) continue;
 		const own = chunk.outcomes[position];
 		const shared = chunk.outcomes[duplicateOf];
-		if (own instanceof Error || shared instanceof Error) {
-			if (shared instanceof Error) chunk.outcomes[position] = shared;
-			continue;
-		}
+		if (shared instanceof Error) chunk.outcomes[position] = shared;
+		if (own instanceof Error || shared instanceof Error) continue;
 		chunk.outcomes[position] = {
 			...shared,
 			itemKey: own.itemKey ?? `item-${itemIndex}`,

@@ -70,10 +70,8 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: ChargedChunk): Promi
 		const reportId = analyzed[position];
 		if (reportId === null) {
 			const unread = typeof outcome.reportId === 'string' ? outcome.reportId : null;
-			chunk.outcomes[position] = withBatchFacts(
-				simplifyReport({ reportId: unread, fileName }),
-				outcome,
-			);
+			const simplified = simplifyReport({ reportId: unread, fileName });
+			chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 			return;
 		}
 		// The list page is read while the results are: a report it shows final needs no summary read of its own.

@@ -15,10 +15,8 @@ import { optionsParam } from '../common/params';
 /** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
 export const REQUOTE_STEP = 'requote';
 
-/**
- * The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
- * Label). Without reports:read the API's own ANALYSIS_ALREADY_STARTED still refuses a second start.
- */
+// The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
+// Label). Without reports:read the API's own ANALYSIS_ALREADY_STARTED still refuses a second start.
 export async function existingAttempt(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -164,10 +162,8 @@ export async function readSimplifiedReport(
 	return simplified;
 }
 
-/**
- * The wait is the run's shared one, so the callers hand it over as a Later and it does not hold their lane. On timeout
- * the last status is output (timedOut): elapsed time proves nothing about the report.
- */
+// The wait is the run's shared one, so the callers hand it over as a Later and it does not hold their lane. On timeout
+// the last status is output (timedOut): elapsed time proves nothing about the report.
 export async function waitForStarted(
 	ctx: IExecuteFunctions,
 	run: Run,

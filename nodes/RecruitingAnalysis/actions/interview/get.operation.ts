@@ -26,8 +26,6 @@ export const execute: ItemOperation['execute'] = async function (itemIndex, _che
 		itemIndex,
 	});
 	noticesForInterview(run, interview);
-	return withCandidateName(
-		interview,
-		await candidateNameFor(this, run, itemIndex, interview.reportId),
-	);
+	const name = await candidateNameFor(this, run, itemIndex, interview.reportId);
+	return withCandidateName(interview, name);
 };

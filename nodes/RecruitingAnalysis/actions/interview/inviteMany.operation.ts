@@ -55,11 +55,8 @@ async function nameCandidates(this: IExecuteFunctions, chunk: ChargedChunk): Pro
 	const named = chunk.outcomes
 		.map((outcome, position) => ({ outcome, itemIndex: chunk.itemIndexes[position], position }))
 		.filter((e): e is typeof e & { outcome: IDataObject } => !(e.outcome instanceof Error));
-	const names = await candidateNamesFor(
-		this,
-		chunk.run,
-		named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId })),
-	);
+	const wanted = named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId }));
+	const names = await candidateNamesFor(this, chunk.run, wanted);
 	named.forEach((e, i) => (chunk.outcomes[e.position] = withCandidateName(e.outcome, names[i])));
 	return chunk;
 }

@@ -65,13 +65,11 @@ async function notEligible(
 		: lifecycle
 			? `is ${lifecycle}, not a pending invitation`
 			: 'is not a pending invitation sent by email';
-	let how: string;
-	if (privateLink)
-		how = `To email the candidate, run Interview > Reinterview on ${interviewId} with Delivery "Email" (a new attempt: it uses interview allowance).`;
-	else if (lifecycle === 'in_progress' || lifecycle === 'completed')
-		how = 'The candidate has already started the interview: no reminder is needed.';
-	else
-		how = `To invite the candidate again, run Interview > Reinterview on ${interviewId} (a new attempt: it uses interview allowance and a fresh quote).`;
+	const how = privateLink
+		? `To email the candidate, run Interview > Reinterview on ${interviewId} with Delivery "Email" (a new attempt: it uses interview allowance).`
+		: lifecycle === 'in_progress' || lifecycle === 'completed'
+			? 'The candidate has already started the interview: no reminder is needed.'
+			: `To invite the candidate again, run Interview > Reinterview on ${interviewId} (a new attempt: it uses interview allowance and a fresh quote).`;
 	error.message = `Interview ${interviewId} ${state}: nothing was sent`;
 	error.description = `Resend queues another email only for a pending invitation sent by email. No email was queued and nothing was charged. ${how}`;
 	return error;

@@ -64,7 +64,6 @@ export const description: INodeProperties[] = [
 export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
-	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
 	const zoned = (name: string) => inTimezone(optionString(filters, name), this.getTimezone());
 	const range = validateCreatedRange.call(
@@ -79,7 +78,7 @@ export const execute: ItemOperation['execute'] = async function (itemIndex, _che
 		qs: {
 			...reference,
 			...range,
-			include: options.includeReference === true ? 'reference' : undefined,
+			include: optionsParam(this, itemIndex).includeReference === true ? 'reference' : undefined,
 		},
 		...size,
 		itemIndex,
