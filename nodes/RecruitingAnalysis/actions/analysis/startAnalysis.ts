@@ -90,13 +90,10 @@ export async function startAnalysis(
 			),
 	});
 	if (!quote || result.recovered === true) return result;
+	const { creditUnits, creditScale, reportSystemVersion } = quote;
 	return {
 		...result,
-		quote: {
-			creditUnits: quote.creditUnits,
-			creditScale: quote.creditScale,
-			reportSystemVersion: quote.reportSystemVersion,
-		},
+		quote: { creditUnits, creditScale, reportSystemVersion },
 		creditsQuoted: creditsOf(quote) ?? null,
 	};
 }
@@ -170,7 +167,7 @@ export async function waitForStarted(
 	itemIndex: number,
 	reportId: string,
 	started: IDataObject,
-	settings: ReturnType<typeof readWaitSettings>,
+	{ waitTimeout, waitOutput }: ReturnType<typeof readWaitSettings>,
 	fileName: unknown,
 	kept: IDataObject = {},
 ): Promise<IDataObject> {
@@ -179,7 +176,7 @@ export async function waitForStarted(
 	const { status, summary, timedOut } = await waiter.wait(
 		reportId,
 		itemIndex,
-		settings.waitTimeout,
+		waitTimeout,
 		!recovered,
 	);
 	// A recovered start says so after waiting too.
@@ -190,7 +187,7 @@ export async function waitForStarted(
 	};
 	const read = async (part?: 'result') =>
 		await waiter.read(async () => await readReport(ctx, itemIndex, reportId, part));
-	if (settings.waitOutput === 'simplified') {
+	if (waitOutput === 'simplified') {
 		if (timedOut) return { ...simplifyReport({ reportId, fileName, status }), ...after };
 		const known = { status: String(status.status), summary };
 		const simplified = await waiter.read(
@@ -200,7 +197,7 @@ export async function waitForStarted(
 	}
 	if (timedOut) return { reportId, ...status, ...after };
 	noticesForReport(run, status);
-	if (settings.waitOutput === 'summary') {
+	if (waitOutput === 'summary') {
 		const report = summary ?? (await read());
 		noticesForReport(run, report);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
@@ -208,6 +205,6 @@ export async function waitForStarted(
 	}
 	const result = await read('result');
 	noticesForReport(run, result, { limitations: true });
-	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
+	const output = waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, ...after };
 }
