@@ -25,22 +25,6 @@ function subtitleExpression(properties: INodeProperties[]): string {
 	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
 
-const resourceProperty: INodeProperties = {
-	displayName: 'Resource',
-	name: 'resource',
-	type: 'options',
-	noDataExpression: true,
-	options: [
-		{ name: 'Analysis', value: 'analysis' },
-		{ name: 'Event', value: 'event' },
-		{ name: 'Interview', value: 'interview' },
-		{ name: 'Job Description', value: 'jobDescription' },
-		{ name: 'Report', value: 'report' },
-		{ name: 'Upload', value: 'upload' },
-	],
-	default: DEFAULT_RESOURCE,
-};
-
 export class RecruitingAnalysis implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Recruiting Analysis',
@@ -58,7 +42,21 @@ export class RecruitingAnalysis implements INodeType {
 			{ name: 'recruitingAnalysisApi', required: true, testedBy: 'recruitingAnalysisApiTest' },
 		],
 		properties: [
-			resourceProperty,
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Analysis', value: 'analysis' },
+					{ name: 'Event', value: 'event' },
+					{ name: 'Interview', value: 'interview' },
+					{ name: 'Job Description', value: 'jobDescription' },
+					{ name: 'Report', value: 'report' },
+					{ name: 'Upload', value: 'upload' },
+				],
+				default: DEFAULT_RESOURCE,
+			},
 			...operationProperties,
 			...reviewSwitches(operationProperties),
 			...toolDescriptions(operationProperties),

@@ -1,4 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { runNode, type OperationModule } from '../engine/run';
 import * as analysis from './analysis/Analysis.resource';
@@ -10,23 +14,47 @@ import * as report from './report/Report.resource';
 import { refuseUnreviewedToolCall, toolCosts } from './common/toolMode';
 import * as upload from './upload/Upload.resource';
 
+/** Each operation's own fields show only for it, so their order in the panel changes nothing. */
+function shownPerOperation(resource: string, operations: Record<string, OperationModule>) {
+	return Object.fromEntries(
+		Object.entries(operations).map(([operation, module]) => [
+			operation,
+			{
+				...module,
+				description: updateDisplayOptions(
+					{ show: { resource: [resource], operation: [operation] } },
+					module.description,
+				),
+			},
+		]),
+	);
+}
+
 export const resources: Record<string, Record<string, OperationModule>> = {
-	analysis: analysis.operations,
-	event: event.operations,
-	interview: interview.operations,
-	jobDescription: jobDescription.operations,
-	report: report.operations,
+	analysis: shownPerOperation('analysis', analysis.operations),
+	event: shownPerOperation('event', event.operations),
+	interview: shownPerOperation('interview', interview.operations),
+	jobDescription: shownPerOperation('jobDescription', jobDescription.operations),
+	report: shownPerOperation('report', report.operations),
 	upload: upload.operations,
 };
 
+const fieldsOf = (resource: string) =>
+	Object.values(resources[resource]).flatMap((operation) => operation.description);
+
 export const operationProperties = [
-	analysis,
-	upload,
-	report,
-	interview,
-	jobDescription,
-	event,
-].flatMap((r) => r.description);
+	analysis.selector,
+	...fieldsOf('analysis'),
+	...upload.description,
+	report.selector,
+	...fieldsOf('report'),
+	interview.selector,
+	...fieldsOf('interview'),
+	jobDescription.selector,
+	...fieldsOf('jobDescription'),
+	event.selector,
+	...fieldsOf('event'),
+];
 
 const costs = toolCosts(operationProperties);
 

@@ -1,7 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
-
 import { operationSelector } from '../common/descriptions';
-import type { OperationModule } from '../../engine/run';
 import * as analyzeMany from './analyzeMany.operation';
 import * as analyzeResume from './analyzeResume.operation';
 import * as getBatch from './getBatch.operation';
@@ -10,7 +7,7 @@ import * as getQuotes from './getQuotes.operation';
 import * as start from './start.operation';
 import * as startMany from './startMany.operation';
 
-export const operations: Record<string, OperationModule> = {
+export const operations = {
 	analyzeMany,
 	analyzeResume,
 	getBatch,
@@ -20,52 +17,48 @@ export const operations: Record<string, OperationModule> = {
 	startMany,
 };
 
-export const description: INodeProperties[] = [
-	// Alphabetical (n8n's lint): Analyze Many and Analyze Resume, the operations most users want, sort first.
-	operationSelector('analysis', 'analyzeResume', [
-		{
-			name: 'Analyze Many',
-			value: 'analyzeMany',
-			description: 'Score many resumes at once, in batches of 20, and get their scores',
-			action: 'Analyze many resumes',
-		},
-		{
-			name: 'Analyze Resume',
-			value: 'analyzeResume',
-			description: 'Score one resume against a job: upload, quote and analyze in one step',
-			action: 'Analyze a resume',
-		},
-		{
-			name: 'Get Batch',
-			value: 'getBatch',
-			description: 'Check the progress of a Start Many batch',
-			action: 'Get an analysis batch',
-		},
-		{
-			name: 'Get Quote',
-			value: 'getQuote',
-			description: 'See what analyzing an uploaded resume would cost',
-			action: 'Get an analysis quote',
-		},
-		{
-			name: 'Get Quotes',
-			value: 'getQuotes',
-			description: 'See what analyzing many uploaded resumes would cost',
-			action: 'Get analysis quotes',
-		},
-		{
-			name: 'Start',
-			value: 'start',
-			description: 'Start the analysis of a resume already uploaded',
-			action: 'Start an analysis',
-		},
-		{
-			name: 'Start Many',
-			value: 'startMany',
-			description: 'Start the analyses of many uploaded resumes at once',
-			action: 'Start many analyses',
-		},
-	]),
-	// Each operation's own fields, shown only for it, so their order here changes nothing in the panel.
-	...Object.values(operations).flatMap((operation) => operation.description),
-];
+// Alphabetical (n8n's lint): Analyze Many and Analyze Resume, the operations most users want, sort first.
+export const selector = operationSelector('analysis', 'analyzeResume', [
+	{
+		name: 'Analyze Many',
+		value: 'analyzeMany',
+		description: 'Score many resumes at once, in batches of 20, and get their scores',
+		action: 'Analyze many resumes',
+	},
+	{
+		name: 'Analyze Resume',
+		value: 'analyzeResume',
+		description: 'Score one resume against a job: upload, quote and analyze in one step',
+		action: 'Analyze a resume',
+	},
+	{
+		name: 'Get Batch',
+		value: 'getBatch',
+		description: 'Check the progress of a Start Many batch',
+		action: 'Get an analysis batch',
+	},
+	{
+		name: 'Get Quote',
+		value: 'getQuote',
+		description: 'See what analyzing an uploaded resume would cost',
+		action: 'Get an analysis quote',
+	},
+	{
+		name: 'Get Quotes',
+		value: 'getQuotes',
+		description: 'See what analyzing many uploaded resumes would cost',
+		action: 'Get analysis quotes',
+	},
+	{
+		name: 'Start',
+		value: 'start',
+		description: 'Start the analysis of a resume already uploaded',
+		action: 'Start an analysis',
+	},
+	{
+		name: 'Start Many',
+		value: 'startMany',
+		description: 'Start the analyses of many uploaded resumes at once',
+		action: 'Start many analyses',
+	},
+]);

@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { batchTimeoutOption } from '../../engine/batch';
 import {
@@ -32,7 +27,7 @@ import {
 } from '../common/descriptions';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	{
 		displayName:
@@ -52,11 +47,6 @@ const properties: INodeProperties[] = [
 		includeReportOption,
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['analyzeMany'] } },
-	properties,
-);
 
 export const mode = 'batch';
 
@@ -116,10 +106,8 @@ function shareDuplicates(chunk: AnalyzeChunk): AnalyzeChunk {
 		if (duplicateOf === undefined) continue;
 		const own = chunk.outcomes[position];
 		const shared = chunk.outcomes[duplicateOf];
-		if (own instanceof Error || shared instanceof Error) {
-			if (shared instanceof Error) chunk.outcomes[position] = shared;
-			continue;
-		}
+		if (shared instanceof Error) chunk.outcomes[position] = shared;
+		if (own instanceof Error || shared instanceof Error) continue;
 		chunk.outcomes[position] = {
 			...shared,
 			itemKey: own.itemKey ?? `item-${itemIndex}`,

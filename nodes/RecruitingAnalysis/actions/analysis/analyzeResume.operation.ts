@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readReport, readWaitSettings, startAnalysis, waitForStarted } from './startAnalysis';
 import {
@@ -25,7 +20,7 @@ import { checkUpload, UPLOAD_RENEW_STEP, uploadResume } from '../upload/resumeUp
 import { jobRevisionSince } from '../../writes/jobRevision';
 import { Later, type Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	binaryPropertyField,
 	...jobDescriptionFields,
@@ -40,15 +35,9 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['analyzeResume'] } },
-	properties,
-);
-
-export const ANALYZE_RESUME_STEPS = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
-
 export async function check(this: IExecuteFunctions, itemIndex: number, run: Run) {
-	const write = readWriteChoice(this, itemIndex, ANALYZE_RESUME_STEPS);
+	const steps = ['prepare', UPLOAD_RENEW_STEP, 'start', 'start.requote'];
+	const write = readWriteChoice(this, itemIndex, steps);
 	return {
 		upload: await checkUpload(
 			this,
@@ -59,11 +48,7 @@ export async function check(this: IExecuteFunctions, itemIndex: number, run: Run
 			// A label asks Analyze Resume for a new analysis attempt on the same report, not for another report.
 			{ labelMakesNewReport: false },
 		),
-		wait: readWaitSettings(
-			this,
-			itemIndex,
-			this.getNodeParameter('waitForCompletion', itemIndex, true) === true,
-		),
+		wait: readWaitSettings(this, itemIndex, true),
 	};
 }
 
@@ -85,17 +70,13 @@ export async function execute(
 	const uploaded = await uploadResume(this, itemIndex, checked);
 	const reportId = String(uploaded.reportId);
 	const upload = withoutKeys(uploaded, ['recovered', 'recoveredFrom']);
-	const started = await startAnalysis(
-		this,
-		run,
-		itemIndex,
-		reportId,
-		{ quoteAutomatically: true },
+	const started = await startAnalysis(this, run, itemIndex, reportId, {
+		choice: { quoteAutomatically: true },
 		write,
-		'start.requote',
+		requoteStep: 'start.requote',
 		// A fresh upload cannot have an attempt yet: only a recovered one is checked (one read).
-		uploaded.alreadyAdmitted === true,
-	);
+		checkExisting: uploaded.alreadyAdmitted === true,
+	});
 	// The candidate's address from the input item, for the node after (an Invite): reports carry none.
 	const email = inputEmail(this.getInputData()[itemIndex]?.json ?? {});
 	const output = { ...upload, ...started, ...email };

@@ -27,17 +27,11 @@ export async function readReportSummaries(
 	return chunk;
 }
 
+const NOT_BATCH_FACTS = ['state', 'report', 'reportId', 'fileName', 'attemptId', 'status', 'code'];
+
 function withBatchFacts(simplified: IDataObject, outcome: IDataObject): IDataObject {
 	const { state, attemptId, status, code } = outcome;
-	const batchFacts = withoutKeys(outcome, [
-		'state',
-		'report',
-		'reportId',
-		'fileName',
-		'attemptId',
-		'status',
-		'code',
-	]);
+	const batchFacts = withoutKeys(outcome, NOT_BATCH_FACTS);
 	// The report as just read wins; what a recovery read earlier fills in only what could not be read.
 	const reportStatus = simplified.status ?? status ?? null;
 	return {
@@ -76,10 +70,8 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: ChargedChunk): Promi
 		const reportId = analyzed[position];
 		if (reportId === null) {
 			const unread = typeof outcome.reportId === 'string' ? outcome.reportId : null;
-			chunk.outcomes[position] = withBatchFacts(
-				simplifyReport({ reportId: unread, fileName }),
-				outcome,
-			);
+			const simplified = simplifyReport({ reportId: unread, fileName });
+			chunk.outcomes[position] = withBatchFacts(simplified, outcome);
 			return;
 		}
 		// The list page is read while the results are: a report it shows final needs no summary read of its own.
@@ -89,15 +81,9 @@ async function simplifyChunk(ctx: IExecuteFunctions, chunk: ChargedChunk): Promi
 				? summary
 				: undefined;
 		});
-		const simplified = await readSimplifiedReport(
-			ctx,
-			chunk.run,
-			itemIndex,
-			reportId,
-			fileName,
-			undefined,
-			known,
-		).catch((error: unknown) => {
+		const simplified = await readSimplifiedReport(ctx, chunk.run, itemIndex, reportId, fileName, {
+			summary: known,
+		}).catch((error: unknown) => {
 			// The analyses are charged by now: a key without reports:read must not fail the run, or a re-run submits again.
 			if (apiErrorInfo(error)?.status !== 403) throw error;
 			chunk.run.addNotice('reportsNotReadable');

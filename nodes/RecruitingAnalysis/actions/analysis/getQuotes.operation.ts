@@ -1,10 +1,10 @@
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { reportLocator } from '../common/descriptions';
 import { idParam } from '../common/checks';
 import { ANALYSIS_BATCH, quoteEveryItem } from '../common/chargedBatch';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	{
 		displayName: 'Quotes all input items together, 20 at a time',
 		name: 'batchNotice',
@@ -13,11 +13,6 @@ const properties: INodeProperties[] = [
 	},
 	...reportLocator(),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['getQuotes'] } },
-	properties,
-);
 
 export const mode = 'batch';
 

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { REQUOTE_STEP, startAnalysis, readWaitSettings, waitForStarted } from './startAnalysis';
 import { readQuoteChoice } from '../common/chargedWrite';
@@ -17,7 +17,7 @@ import { readWriteChoice, USER_KEY_STEPS } from '../../writes/identity';
 import { idParam } from '../common/checks';
 import { Later, type Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	...reportLocator('ID of the report whose resume was uploaded (starts with rpt_)'),
 	...quoteFields('analysis is started'),
@@ -25,11 +25,6 @@ const properties: INodeProperties[] = [
 	spendingLimitField,
 	optionsCollection([concurrencyOption, ...writeOptions, ...waitForCompletionOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['start'] } },
-	properties,
-);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
@@ -43,11 +38,10 @@ export async function check(this: IExecuteFunctions, itemIndex: number) {
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
+	{ reportId, choice, write, wait }: Awaited<ReturnType<typeof check>>,
 	run: Run,
 ) {
-	const { reportId, choice, write, wait } = checked;
-	const started = await startAnalysis(this, run, itemIndex, reportId, choice, write);
+	const started = await startAnalysis(this, run, itemIndex, reportId, { choice, write });
 	if (!wait.waitForCompletion) {
 		// Started, not finished: no score yet, and a Filter on score after this node would drop every item.
 		run.addNotice('noScoreWithoutWaiting');

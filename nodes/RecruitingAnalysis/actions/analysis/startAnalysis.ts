@@ -15,10 +15,8 @@ import { optionsParam } from '../common/params';
 /** Under a user key the first start is step "start" (writes/identity.ts USER_KEY_STEPS); a requote is its own write. */
 export const REQUOTE_STEP = 'requote';
 
-/**
- * The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
- * Label). Without reports:read the API's own ANALYSIS_ALREADY_STARTED still refuses a second start.
- */
+// The report's status when it has an attempt this start must not repeat (a failed one may, with a New Attempt
+// Label). Without reports:read the API's own ANALYSIS_ALREADY_STARTED still refuses a second start.
 export async function existingAttempt(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -56,11 +54,9 @@ export async function startAnalysis(
 	run: Run,
 	itemIndex: number,
 	reportId: string,
-	choice: QuoteChoice,
-	write: WriteChoice,
-	requoteStep = REQUOTE_STEP,
-	checkExisting = true,
+	how: { choice: QuoteChoice; write: WriteChoice; requoteStep?: string; checkExisting?: boolean },
 ): Promise<IDataObject> {
+	const { choice, write, requoteStep = REQUOTE_STEP, checkExisting = true } = how;
 	const existing = { kind: 'analysis' as const, reportId };
 	if (checkExisting && (await existingAttempt(ctx, itemIndex, reportId, write)))
 		return await recoverWrite(ctx, run, itemIndex, existing, 'ANALYSIS_ALREADY_STARTED');
@@ -94,44 +90,32 @@ export async function startAnalysis(
 			),
 	});
 	if (!quote || result.recovered === true) return result;
+	const { creditUnits, creditScale, reportSystemVersion } = quote;
 	return {
 		...result,
-		quote: {
-			creditUnits: quote.creditUnits,
-			creditScale: quote.creditScale,
-			reportSystemVersion: quote.reportSystemVersion,
-		},
+		quote: { creditUnits, creditScale, reportSystemVersion },
 		creditsQuoted: creditsOf(quote) ?? null,
 	};
 }
 
-export interface WaitSettings {
-	waitForCompletion: boolean;
-	waitTimeout: number;
-	waitOutput: 'simplified' | 'summary' | 'result' | 'simplifiedResult';
-}
-
-export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
-	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
-}
-
-/** Wait for Completion is a field of Analyze Resume and an option of Start. */
-export function readWaitSettings(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	waitForCompletion?: boolean,
-): WaitSettings {
+/** Wait for Completion is a field of Analyze Resume (on by default) and an option of Start. */
+export function readWaitSettings(ctx: IExecuteFunctions, itemIndex: number, waitIsField = false) {
 	const options = optionsParam(ctx, itemIndex);
+	const waitOutput = (options.waitOutput ?? 'summary') as 'summary' | 'result' | 'simplifiedResult';
 	return {
-		waitForCompletion: waitForCompletion ?? options.waitForCompletion === true,
+		waitForCompletion: waitIsField
+			? ctx.getNodeParameter('waitForCompletion', itemIndex, true) === true
+			: options.waitForCompletion === true,
 		waitTimeout:
 			typeof options.waitTimeout === 'number' && options.waitTimeout > 0
 				? options.waitTimeout
 				: 300,
-		waitOutput: readSimplify(ctx, itemIndex)
-			? 'simplified'
-			: ((options.waitOutput as WaitSettings['waitOutput']) ?? 'summary'),
+		waitOutput: readSimplify(ctx, itemIndex) ? ('simplified' as const) : waitOutput,
 	};
+}
+
+export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
 }
 
 /** A report's summary, or its result (schema version 1, the only one). */
@@ -157,14 +141,13 @@ export async function readSimplifiedReport(
 	itemIndex: number,
 	reportId: string,
 	fileName: unknown,
-	knownStatus?: string,
-	knownSummary?: IDataObject | Promise<IDataObject | undefined>,
+	known: { status?: string; summary?: IDataObject | Promise<IDataObject | undefined> } = {},
 ): Promise<IDataObject> {
 	const [summary, result] = await Promise.all([
-		Promise.resolve(knownSummary).then(
-			async (known) => known ?? (await readReport(ctx, itemIndex, reportId)),
+		Promise.resolve(known.summary).then(
+			async (listed) => listed ?? (await readReport(ctx, itemIndex, reportId)),
 		),
-		knownStatus === undefined || knownStatus === 'completed'
+		known.status === undefined || known.status === 'completed'
 			? readReport(ctx, itemIndex, reportId, 'result')
 			: Promise.resolve(null),
 	]);
@@ -176,17 +159,15 @@ export async function readSimplifiedReport(
 	return simplified;
 }
 
-/**
- * The wait is the run's shared one, so the callers hand it over as a Later and it does not hold their lane. On timeout
- * the last status is output (timedOut): elapsed time proves nothing about the report.
- */
+// The wait is the run's shared one, so the callers hand it over as a Later and it does not hold their lane. On timeout
+// the last status is output (timedOut): elapsed time proves nothing about the report.
 export async function waitForStarted(
 	ctx: IExecuteFunctions,
 	run: Run,
 	itemIndex: number,
 	reportId: string,
 	started: IDataObject,
-	settings: WaitSettings,
+	{ waitTimeout, waitOutput }: ReturnType<typeof readWaitSettings>,
 	fileName: unknown,
 	kept: IDataObject = {},
 ): Promise<IDataObject> {
@@ -195,7 +176,7 @@ export async function waitForStarted(
 	const { status, summary, timedOut } = await waiter.wait(
 		reportId,
 		itemIndex,
-		settings.waitTimeout,
+		waitTimeout,
 		!recovered,
 	);
 	// A recovered start says so after waiting too.
@@ -204,38 +185,26 @@ export async function waitForStarted(
 		...(recovered ? { recovered, recoveredFrom: started.recoveredFrom } : {}),
 		...kept,
 	};
-	if (timedOut) {
-		if (settings.waitOutput === 'simplified')
-			return { ...simplifyReport({ reportId, fileName, status }), ...after };
-		return { reportId, ...status, ...after };
-	}
-	if (settings.waitOutput === 'simplified') {
+	const read = async (part?: 'result') =>
+		await waiter.read(async () => await readReport(ctx, itemIndex, reportId, part));
+	if (waitOutput === 'simplified') {
+		if (timedOut) return { ...simplifyReport({ reportId, fileName, status }), ...after };
+		const known = { status: String(status.status), summary };
 		const simplified = await waiter.read(
-			async () =>
-				await readSimplifiedReport(
-					ctx,
-					run,
-					itemIndex,
-					reportId,
-					fileName,
-					String(status.status),
-					summary,
-				),
+			async () => await readSimplifiedReport(ctx, run, itemIndex, reportId, fileName, known),
 		);
 		return { ...simplified, ...after };
 	}
+	if (timedOut) return { reportId, ...status, ...after };
 	noticesForReport(run, status);
-	if (settings.waitOutput === 'summary') {
-		const read =
-			summary ?? (await waiter.read(async () => await readReport(ctx, itemIndex, reportId)));
-		noticesForReport(run, read);
+	if (waitOutput === 'summary') {
+		const report = summary ?? (await read());
+		noticesForReport(run, report);
 		// `reportId` as in every other output of the analysis operations (the summary names it `id`).
-		return { reportId, ...read, ...after };
+		return { reportId, ...report, ...after };
 	}
-	const result = await waiter.read(
-		async () => await readReport(ctx, itemIndex, reportId, 'result'),
-	);
+	const result = await read('result');
 	noticesForReport(run, result, { limitations: true });
-	const output = settings.waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
+	const output = waitOutput === 'simplifiedResult' ? simplifyReportResult(result) : result;
 	return { ...output, ...after };
 }

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	reportLocator,
@@ -22,7 +22,7 @@ import { readWriteChoice } from '../../writes/identity';
 import { stringParam } from '../common/params';
 import { idParam } from '../common/checks';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('analysis'),
 	{
 		displayName: 'Starts all input items together, 20 at a time, and waits for each 20 to finish',
@@ -37,28 +37,16 @@ const properties: INodeProperties[] = [
 	optionsCollection([batchTimeoutOption, ...writeOptions, includeReportOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analysis'], operation: ['startMany'] } },
-	properties,
-);
-
 export const mode = 'batch';
 
 export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedEntry> {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
-	const { quoteFingerprint } = readQuoteChoice(this, itemIndex);
-	const write = readWriteChoice(this, itemIndex);
+	const { quoteFingerprint: fingerprint } = readQuoteChoice(this, itemIndex);
+	const choice = readWriteChoice(this, itemIndex);
 	// A repeat names reports started before: each is checked, so none is charged twice.
-	return {
-		reportId,
-		input: { reportId },
-		fingerprint: quoteFingerprint,
-		choice: write,
-		checkExisting: true,
-	};
+	return { reportId, input: { reportId }, fingerprint, choice, checkExisting: true };
 }
 
-/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
 /** The later items' reports, so that the list pages read for this chunk's check serve theirs too. */

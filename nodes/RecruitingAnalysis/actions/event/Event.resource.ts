@@ -1,19 +1,13 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { OperationModule } from '../../engine/run';
 import { operationSelector } from '../common/descriptions';
 import * as getMany from './getMany.operation';
 
-export const operations: Record<string, OperationModule> = { getMany };
+export const operations = { getMany };
 
-export const description: INodeProperties[] = [
-	operationSelector('event', 'getMany', [
-		{
-			name: 'Get Many',
-			value: 'getMany',
-			description: 'Read recent events, such as finished reports and interviews',
-			action: 'Get many events',
-		},
-	]),
-	...getMany.description,
-];
+export const selector = operationSelector('event', 'getMany', [
+	{
+		name: 'Get Many',
+		value: 'getMany',
+		description: 'Read recent events, such as finished reports and interviews',
+		action: 'Get many events',
+	},
+]);

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
 import { listPages } from '../../transport';
@@ -6,85 +6,82 @@ import { optionString, optionsParam } from '../common/params';
 import { limitField, optionsCollection, returnAllField } from '../common/descriptions';
 import { EVENT_TYPES } from '../../events/eventTypes';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['event'], operation: ['getMany'] } },
-	[
-		{
-			...returnAllField,
-			hint: 'On: drain every retained page (following the cursor while "hasMore" is true). Off: read one page.',
-		},
-		{
-			...limitField,
-			typeOptions: { minValue: 1, maxValue: 100 },
-			hint: 'The size of the page to read: 1 to 100',
-		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			description: 'Filters are bound to the cursor: keep them unchanged while following a cursor',
-			options: [
-				{
-					displayName: 'Event Type',
-					name: 'type',
-					type: 'options',
-					// The raw type names, sorted as n8n's lint rules expect.
-					options: [...EVENT_TYPES].sort().map((type) => ({ name: type, value: type })),
-					default: 'report.completed',
-					description: 'Only events of this type',
-				},
-				{
-					displayName: 'Interview ID',
-					name: 'interviewId',
-					type: 'string',
-					default: '',
-					placeholder: 'int_...',
-					description: 'Only events about this interview attempt',
-				},
-				{
-					displayName: 'Report ID',
-					name: 'reportId',
-					type: 'string',
-					default: '',
-					placeholder: 'rpt_...',
-					description: 'Only events about this report',
-				},
-			],
-		},
-		optionsCollection([
+export const description: INodeProperties[] = [
+	{
+		...returnAllField,
+		hint: 'On: drain every retained page (following the cursor while "hasMore" is true). Off: read one page.',
+	},
+	{
+		...limitField,
+		typeOptions: { minValue: 1, maxValue: 100 },
+		hint: 'The size of the page to read: 1 to 100',
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		description: 'Filters are bound to the cursor: keep them unchanged while following a cursor',
+		options: [
 			{
-				displayName: 'Cursor',
-				name: 'cursor',
+				displayName: 'Event Type',
+				name: 'type',
+				type: 'options',
+				// The raw type names, sorted as n8n's lint rules expect.
+				options: [...EVENT_TYPES].sort().map((type) => ({ name: type, value: type })),
+				default: 'report.completed',
+				description: 'Only events of this type',
+			},
+			{
+				displayName: 'Interview ID',
+				name: 'interviewId',
 				type: 'string',
 				default: '',
-				description:
-					'Position to continue from: the "nextCursor" saved from an earlier read (with the same filters). Leave empty to start at the oldest retained event.',
+				placeholder: 'int_...',
+				description: 'Only events about this interview attempt',
 			},
 			{
-				displayName: 'Output',
-				name: 'output',
-				type: 'options',
-				options: [
-					{
-						name: 'One Item per Event',
-						value: 'events',
-						description: 'Each event becomes an output item',
-					},
-					{
-						name: 'One Item per Read',
-						value: 'page',
-						description:
-							'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
-					},
-				],
-				default: 'events',
-				description: 'How the events are output',
+				displayName: 'Report ID',
+				name: 'reportId',
+				type: 'string',
+				default: '',
+				placeholder: 'rpt_...',
+				description: 'Only events about this report',
 			},
-		]),
-	],
-);
+		],
+	},
+	optionsCollection([
+		{
+			displayName: 'Cursor',
+			name: 'cursor',
+			type: 'string',
+			default: '',
+			description:
+				'Position to continue from: the "nextCursor" saved from an earlier read (with the same filters). Leave empty to start at the oldest retained event.',
+		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'One Item per Event',
+					value: 'events',
+					description: 'Each event becomes an output item',
+				},
+				{
+					name: 'One Item per Read',
+					value: 'page',
+					description:
+						'A single item with "items", "nextCursor" and "hasMore", so you can save the position',
+				},
+			],
+			default: 'events',
+			description: 'How the events are output',
+		},
+	]),
+];
 
 /** Safety stop for draining: 1,000 pages of 100 events, far beyond 30 days of a workspace's retained events. */
 const MAX_DRAIN_PAGES = 1000;

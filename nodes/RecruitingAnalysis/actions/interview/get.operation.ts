@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import {
@@ -10,25 +10,15 @@ import {
 import { noticesForInterview } from '../../engine/notices';
 import { idParam } from '../common/checks';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	interviewAxesNotice,
 	...interviewLocator(),
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['get'] } },
-	properties,
-);
-
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
 	const interview = await api(this, {
 		method: 'GET',
@@ -36,8 +26,6 @@ export async function execute(
 		itemIndex,
 	});
 	noticesForInterview(run, interview);
-	return withCandidateName(
-		interview,
-		await candidateNameFor(this, run, itemIndex, interview.reportId),
-	);
-}
+	const name = await candidateNameFor(this, run, itemIndex, interview.reportId);
+	return withCandidateName(interview, name);
+};

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
 import { apiAll } from '../../transport';
@@ -6,9 +6,9 @@ import { externalReferenceOptions, limitField, returnAllField } from '../common/
 import { noticesForInterview } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	returnAllField,
 	limitField,
 	{
@@ -45,17 +45,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['getMany'] } },
-	properties,
-);
-
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
 	const reportId = optionString(filters, 'reportId');
@@ -74,4 +64,4 @@ export async function execute(
 	});
 	for (const interview of interviews) noticesForInterview(run, interview);
 	return interviews;
-}
+};

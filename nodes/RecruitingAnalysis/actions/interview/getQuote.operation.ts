@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import {
 	candidateEmailField,
@@ -9,28 +9,18 @@ import {
 } from '../common/descriptions';
 import { quoteInterview, readInvitationInput } from './invitation';
 import { creditsOf } from '../../writes/spending';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 	deliveryField,
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['getQuote'] } },
-	properties,
-);
-
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const input = readInvitationInput(this, itemIndex);
 	run.addNotice('quoteNotBinding');
 	const quote = await quoteInterview(this, itemIndex, input);
 	return { ...quote, creditsQuoted: creditsOf(quote) ?? null };
-}
+};

@@ -1,10 +1,10 @@
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { reportLocator, candidateEmailField } from '../common/descriptions';
 import { INVITATION_BATCH, quoteEveryItem } from '../common/chargedBatch';
 import { readInvitationInput } from './invitation';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	{
 		displayName: 'Quotes all input items together, 20 at a time, for email delivery',
 		name: 'batchNotice',
@@ -14,11 +14,6 @@ const properties: INodeProperties[] = [
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
 	candidateEmailField,
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['getQuotes'] } },
-	properties,
-);
 
 export const mode = 'batch';
 

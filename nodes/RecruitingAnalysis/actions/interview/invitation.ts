@@ -5,13 +5,14 @@ import { interviewInputSchema, validateInput } from '../../validation';
 import { noticesForInterview } from '../../engine/notices';
 import type { Run } from '../../engine/run';
 import {
+	INVITATION_STEP_EXAMPLE,
 	invitationIdentity,
 	invitationStep,
+	readWriteChoice,
 	writeIdempotencyKey,
-	type WriteChoice,
 } from '../../writes/identity';
 import { explainExistingInvitation } from '../../writes/recover';
-import { sendChargedWrite, type QuoteChoice } from '../common/chargedWrite';
+import { readQuoteChoice, sendChargedWrite } from '../common/chargedWrite';
 import { candidateNameFor, withCandidateName } from '../common/candidateName';
 import { stringParam } from '../common/params';
 
@@ -49,16 +50,23 @@ export async function quoteInterview(
 	});
 }
 
+/** Invite's fields, which Reinterview reads after the previous interview's ID. */
+export async function checkInvitation(this: IExecuteFunctions, itemIndex: number) {
+	return {
+		input: readInvitationInput(this, itemIndex),
+		choice: readQuoteChoice(this, itemIndex),
+		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
+	};
+}
+
 /** The key is the invitation, not its quote: a repeat quotes anew, is refused as reused, and reads it back. */
 export async function createInvitation(
-	ctx: IExecuteFunctions,
-	run: Run,
+	this: IExecuteFunctions,
 	itemIndex: number,
-	input: InvitationInput,
-	choice: QuoteChoice,
-	write: WriteChoice,
-	previousInterviewId?: string,
+	checked: Awaited<ReturnType<typeof checkInvitation>> & { previousInterviewId?: string },
+	run: Run,
 ): Promise<IDataObject> {
+	const { input, choice, write, previousInterviewId } = checked;
 	const target = { reportId: input.reportId, previousInterviewId };
 	const idempotencyKey = writeIdempotencyKey(
 		write,
@@ -66,13 +74,13 @@ export async function createInvitation(
 		invitationIdentity(input, previousInterviewId),
 		write.userKey ? invitationStep(input, previousInterviewId) : undefined,
 	);
-	const { result: response } = await sendChargedWrite(ctx, run, itemIndex, {
+	const { result: response } = await sendChargedWrite(this, run, itemIndex, {
 		what: previousInterviewId ? 'reinterview' : 'invitation',
 		existing: { kind: 'invitation', sendEmail: input.sendEmail, ...target },
 		choice,
-		quote: async () => await quoteInterview(ctx, itemIndex, input),
+		quote: async () => await quoteInterview(this, itemIndex, input),
 		send: async (fingerprint) =>
-			await api(ctx, {
+			await api(this, {
 				method: 'POST',
 				path: previousInterviewId
 					? apiPath('/api/v1/interviews/{}/reinterview', previousInterviewId)
@@ -81,18 +89,20 @@ export async function createInvitation(
 				idempotencyKey,
 				itemIndex,
 			}),
-		explain: async (error) => await explainExistingInvitation(ctx, itemIndex, target, error),
+		explain: async (error) => await explainExistingInvitation(this, itemIndex, target, error),
 	});
-	const name = await candidateNameFor(ctx, run, itemIndex, input.reportId);
-	if (response.recovered === true) {
-		noticesForInterview(run, response);
-		return withCandidateName({ reportId: input.reportId, ...response }, name);
-	}
-	return withCandidateName(shapeInvitation(run, response, input.sendEmail), name);
+	const name = await candidateNameFor(this, run, itemIndex, input.reportId);
+	const output =
+		response.recovered === true
+			? { reportId: input.reportId, ...response }
+			: shapeInvitation(run, response, input.sendEmail);
+	noticesForInterview(run, output);
+	const named = withCandidateName(output, name);
+	return previousInterviewId ? { previousInterviewId, ...named } : named;
 }
 
 /** The token is a bearer credential: output only for private-link delivery, removed for email even if sent. */
-export function shapeInvitation(run: Run, response: IDataObject, sendEmail: boolean): IDataObject {
+function shapeInvitation(run: Run, response: IDataObject, sendEmail: boolean): IDataObject {
 	const { invitationToken, ...rest } = response;
 	const output: IDataObject = { ...rest, delivery: sendEmail ? 'email' : 'privateLink' };
 	if (!sendEmail && typeof invitationToken === 'string' && invitationToken !== '') {
@@ -100,6 +110,5 @@ export function shapeInvitation(run: Run, response: IDataObject, sendEmail: bool
 		output.invitationPath = `/interview/${encodeURIComponent(invitationToken)}`;
 		run.addNotice('invitationToken');
 	}
-	noticesForInterview(run, output);
 	return output;
 }

@@ -1,6 +1,5 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { readQuoteChoice } from '../common/chargedWrite';
 import {
 	candidateEmailField,
 	concurrencyOption,
@@ -13,11 +12,8 @@ import {
 	spendingLimitField,
 	reportLocator,
 } from '../common/descriptions';
-import { createInvitation, readInvitationInput } from './invitation';
-import { INVITATION_STEP_EXAMPLE, readWriteChoice } from '../../writes/identity';
-import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('the candidate', { delivery: ['email'] }),
 	...reportLocator('ID of a report with a completed, usable analysis (starts with rpt_)'),
@@ -28,24 +24,4 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['invite'] } },
-	properties,
-);
-
-export async function check(this: IExecuteFunctions, itemIndex: number) {
-	return {
-		input: readInvitationInput(this, itemIndex),
-		choice: readQuoteChoice(this, itemIndex),
-		write: readWriteChoice(this, itemIndex, [INVITATION_STEP_EXAMPLE]),
-	};
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
-	run: Run,
-) {
-	return await createInvitation(this, run, itemIndex, checked.input, checked.choice, checked.write);
-}
+export { checkInvitation as check, createInvitation as execute } from './invitation';

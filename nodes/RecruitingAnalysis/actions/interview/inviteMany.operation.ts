@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	reportLocator,
@@ -28,7 +23,7 @@ import {
 import { candidateNamesFor, withCandidateName } from '../common/candidateName';
 import { readInvitationInput } from './invitation';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('each candidate'),
 	{
@@ -44,11 +39,6 @@ const properties: INodeProperties[] = [
 	optionsCollection([batchTimeoutOption, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['inviteMany'] } },
-	properties,
-);
-
 export const mode = 'batch';
 
 export async function check(this: IExecuteFunctions, itemIndex: number): Promise<CheckedEntry> {
@@ -58,7 +48,6 @@ export async function check(this: IExecuteFunctions, itemIndex: number): Promise
 	return { reportId: input.reportId, input, fingerprint: quoteFingerprint, choice: write };
 }
 
-/** Stage 1 charges: at most one chunk is quoted ahead of it. */
 export const submitStage = 1;
 
 /** After the batch has completed, so naming the candidates never delays a submission. */
@@ -66,11 +55,8 @@ async function nameCandidates(this: IExecuteFunctions, chunk: ChargedChunk): Pro
 	const named = chunk.outcomes
 		.map((outcome, position) => ({ outcome, itemIndex: chunk.itemIndexes[position], position }))
 		.filter((e): e is typeof e & { outcome: IDataObject } => !(e.outcome instanceof Error));
-	const names = await candidateNamesFor(
-		this,
-		chunk.run,
-		named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId })),
-	);
+	const wanted = named.map((e) => ({ itemIndex: e.itemIndex, reportId: e.outcome.reportId }));
+	const names = await candidateNamesFor(this, chunk.run, wanted);
 	named.forEach((e, i) => (chunk.outcomes[e.position] = withCandidateName(e.outcome, names[i])));
 	return chunk;
 }

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	candidateEmailField,
@@ -13,12 +13,10 @@ import {
 	interviewLocator,
 	reportLocator,
 } from '../common/descriptions';
-import { createInvitation } from './invitation';
-import * as invite from './invite.operation';
+import { checkInvitation } from './invitation';
 import { idParam } from '../common/checks';
-import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	chargeNotice('interview'),
 	emailNotice('the candidate', { delivery: ['email'] }),
 	...interviewLocator(
@@ -32,24 +30,9 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['reinterview'] } },
-	properties,
-);
-
-/** Invite's fields, read after the previous interview's ID. */
 export async function check(this: IExecuteFunctions, itemIndex: number) {
-	const interviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
-	return { interviewId, ...(await invite.check.call(this, itemIndex)) };
+	const previousInterviewId = idParam(this, 'interviewId', itemIndex, 'Interview ID');
+	return { previousInterviewId, ...(await checkInvitation.call(this, itemIndex)) };
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
-	run: Run,
-) {
-	const { interviewId, input, choice, write } = checked;
-	const output = await createInvitation(this, run, itemIndex, input, choice, write, interviewId);
-	return { previousInterviewId: interviewId, ...output };
-}
+export { createInvitation as execute } from './invitation';

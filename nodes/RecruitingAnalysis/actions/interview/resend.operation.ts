@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 
 import {
 	NodeApiError,
-	updateDisplayOptions,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeProperties,
@@ -20,18 +19,13 @@ import { writeIdempotencyKey, readWriteChoice, USER_KEY_STEPS } from '../../writ
 import { idParam } from '../common/checks';
 import type { Run } from '../../engine/run';
 
-const properties: INodeProperties[] = [
+export const description: INodeProperties[] = [
 	emailNotice('the candidate'),
 	...interviewLocator(
 		'ID of the pending interview whose invitation email is sent again (starts with int_)',
 	),
 	optionsCollection([concurrencyOption, ...writeOptions]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['interview'], operation: ['resend'] } },
-	properties,
-);
 
 export async function check(this: IExecuteFunctions, itemIndex: number) {
 	return {
@@ -71,13 +65,11 @@ async function notEligible(
 		: lifecycle
 			? `is ${lifecycle}, not a pending invitation`
 			: 'is not a pending invitation sent by email';
-	let how: string;
-	if (privateLink)
-		how = `To email the candidate, run Interview > Reinterview on ${interviewId} with Delivery "Email" (a new attempt: it uses interview allowance).`;
-	else if (lifecycle === 'in_progress' || lifecycle === 'completed')
-		how = 'The candidate has already started the interview: no reminder is needed.';
-	else
-		how = `To invite the candidate again, run Interview > Reinterview on ${interviewId} (a new attempt: it uses interview allowance and a fresh quote).`;
+	const how = privateLink
+		? `To email the candidate, run Interview > Reinterview on ${interviewId} with Delivery "Email" (a new attempt: it uses interview allowance).`
+		: lifecycle === 'in_progress' || lifecycle === 'completed'
+			? 'The candidate has already started the interview: no reminder is needed.'
+			: `To invite the candidate again, run Interview > Reinterview on ${interviewId} (a new attempt: it uses interview allowance and a fresh quote).`;
 	error.message = `Interview ${interviewId} ${state}: nothing was sent`;
 	error.description = `Resend queues another email only for a pending invitation sent by email. No email was queued and nothing was charged. ${how}`;
 	return error;
@@ -87,10 +79,9 @@ async function notEligible(
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	checked: Awaited<ReturnType<typeof check>>,
+	{ interviewId, write }: Awaited<ReturnType<typeof check>>,
 	run: Run,
 ) {
-	const { interviewId, write } = checked;
 	const sent = await api(this, {
 		method: 'POST',
 		path: apiPath('/api/v1/interviews/{}/resend', interviewId),

@@ -1,26 +1,20 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { OperationModule } from '../../engine/run';
 import { operationSelector } from '../common/descriptions';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 
-export const operations: Record<string, OperationModule> = { get, getMany };
+export const operations = { get, getMany };
 
-export const description: INodeProperties[] = [
-	operationSelector('jobDescription', 'getMany', [
-		{
-			name: 'Get',
-			value: 'get',
-			description: 'Read one saved job with its full description',
-			action: 'Get a job description',
-		},
-		{
-			name: 'Get Many',
-			value: 'getMany',
-			description: 'List the saved jobs, and which accept resumes',
-			action: 'Get many job descriptions',
-		},
-	]),
-	...Object.values(operations).flatMap((operation) => operation.description),
-];
+export const selector = operationSelector('jobDescription', 'getMany', [
+	{
+		name: 'Get',
+		value: 'get',
+		description: 'Read one saved job with its full description',
+		action: 'Get a job description',
+	},
+	{
+		name: 'Get Many',
+		value: 'getMany',
+		description: 'List the saved jobs, and which accept resumes',
+		action: 'Get many job descriptions',
+	},
+]);

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { apiAll } from '../../transport';
 import {
@@ -9,18 +9,15 @@ import {
 } from '../common/descriptions';
 import { checkListSize } from '../common/checks';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['jobDescription'], operation: ['getMany'] } },
-	[
-		returnAllField,
-		limitField,
-		{
-			...simplifyField,
-			description:
-				'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
-		},
-	],
-);
+export const description: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		...simplifyField,
+		description:
+			'Whether to return only ID, title, company, location, status, revision and update time of each job (no description text)',
+	},
+];
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const jobs = await apiAll(this, {

@@ -1,37 +1,28 @@
-import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { apiPath, api } from '../../transport';
 import { concurrencyOption, optionsCollection, reportLocator } from '../common/descriptions';
 import { noticesForReport } from '../../engine/notices';
 import { optionsParam } from '../common/params';
 import { idParam } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['get'] } },
-	[
-		...reportLocator(),
-		optionsCollection([
-			concurrencyOption,
-			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to include the external reference (your application ID) in the output',
-			},
-		]),
-	],
-);
+export const description: INodeProperties[] = [
+	...reportLocator(),
+	optionsCollection([
+		concurrencyOption,
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) in the output',
+		},
+	]),
+];
 
 /** The report summary (status, candidate, job, compact result). A null result is not a zero score. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const reportId = idParam(this, 'reportId', itemIndex, 'Report ID');
 	const options = optionsParam(this, itemIndex);
 	const report = await api(this, {
@@ -42,4 +33,4 @@ export async function execute(
 	});
 	noticesForReport(run, report);
 	return report;
-}
+};

@@ -1,4 +1,4 @@
-import { updateDisplayOptions, type IExecuteFunctions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { validateCreatedRange } from '../../validation';
 import { apiAll } from '../../transport';
@@ -14,66 +14,56 @@ import {
 import { noticesForReport } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
-import type { Run } from '../../engine/run';
+import type { ItemOperation } from '../../engine/run';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['getMany'] } },
-	[
-		returnAllField,
-		limitField,
-		{
-			...simplifyField,
-			description:
-				'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
-		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Created After',
-					name: 'createdAfter',
-					type: 'dateTime',
-					default: '',
-					description:
-						"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-				},
-				{
-					displayName: 'Created Before',
-					name: 'createdBefore',
-					type: 'dateTime',
-					default: '',
-					description:
-						"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-				},
-				...externalReferenceOptions,
-			],
-		},
-		optionsCollection([
+export const description: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		...simplifyField,
+		description:
+			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
 			{
-				displayName: 'Include External Reference',
-				name: 'includeReference',
-				type: 'boolean',
-				default: false,
+				displayName: 'Created After',
+				name: 'createdAfter',
+				type: 'dateTime',
+				default: '',
 				description:
-					'Whether to include the external reference (your application ID) of each report',
+					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
 			},
-		]),
-	],
-);
+			{
+				displayName: 'Created Before',
+				name: 'createdBefore',
+				type: 'dateTime',
+				default: '',
+				description:
+					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+			},
+			...externalReferenceOptions,
+		],
+	},
+	optionsCollection([
+		{
+			displayName: 'Include External Reference',
+			name: 'includeReference',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to include the external reference (your application ID) of each report',
+		},
+	]),
+];
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	_checked: unknown,
-	run: Run,
-) {
+export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {
 	const size = checkListSize(this, itemIndex);
 	const filters = optionsParam(this, itemIndex, 'filters');
-	const options = optionsParam(this, itemIndex);
 	const reference = checkExternalReference(this, filters, itemIndex);
 	const zoned = (name: string) => inTimezone(optionString(filters, name), this.getTimezone());
 	const range = validateCreatedRange.call(
@@ -88,7 +78,7 @@ export async function execute(
 		qs: {
 			...reference,
 			...range,
-			include: options.includeReference === true ? 'reference' : undefined,
+			include: optionsParam(this, itemIndex).includeReference === true ? 'reference' : undefined,
 		},
 		...size,
 		itemIndex,
@@ -97,4 +87,4 @@ export async function execute(
 	return this.getNodeParameter('simplify', itemIndex, false) === true
 		? reports.map(simplifyReportSummary)
 		: reports;
-}
+};
