@@ -11,6 +11,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from './environment';
 import { headerValue } from './errors';
 import {
 	decideRedirect,
@@ -47,9 +48,7 @@ export function refusal(
 export async function sendAttempt(
 	context: ApiContext,
 	args: {
-		credentialType: string;
-		credentials: ICredentialDataDecryptedObject;
-		origin: string;
+		config: { origin: string; credentials: ICredentialDataDecryptedObject };
 		method: IHttpRequestMethods;
 		url: string;
 		headers: IDataObject;
@@ -65,7 +64,7 @@ export async function sendAttempt(
 	for (let hops = 0; ; hops++) {
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
-			args.credentialType,
+			CREDENTIAL_TYPE,
 			{
 				method: args.method,
 				url: url.href,
@@ -82,9 +81,9 @@ export async function sendAttempt(
 			{
 				credentialsDecrypted: {
 					id: '',
-					name: args.credentialType,
-					type: args.credentialType,
-					data: { ...args.credentials },
+					name: CREDENTIAL_TYPE,
+					type: CREDENTIAL_TYPE,
+					data: { ...args.config.credentials },
 				},
 			},
 		)) as FullResponse;
@@ -97,7 +96,7 @@ export async function sendAttempt(
 				location: headerValue(response.headers, 'location'),
 				method: args.method,
 				current,
-				credentialOrigin: args.origin,
+				credentialOrigin: args.config.origin,
 				hops,
 			});
 			if ('refuse' in decision)

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } 
 
 import { asObject, asString, describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
-import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
+import { forgetConfig, resolveConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
 import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
 import {
@@ -96,37 +96,8 @@ export function buildApiError(
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
-	const info: ApiErrorInfo = { status, code, reason, requestId, retryAfterMs };
-	error.context.apiError = info as unknown as IDataObject;
+	error.context.apiError = { status, code, reason, requestId, retryAfterMs };
 	return error;
-}
-
-function networkFailure(
-	context: ApiContext,
-	code: string,
-	attempts: number,
-	options: ApiRequestOptions,
-	safe: boolean,
-	baseUrl: string,
-): NodeApiError {
-	const { method, path, idempotencyKey, itemIndex } = options;
-	const advice = idempotencyKey
-		? `The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
-			'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
-			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.'
-		: safe
-			? 'This request has no side effects; run again when the API is reachable.'
-			: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
-	const message = `Could not get an answer from the Recruiting Analysis API for ${method} ${path.split('?')[0]}`;
-	const parts: ApiErrorParts = {
-		status: 0,
-		code: 'NETWORK_ERROR',
-		reason: code,
-		body: { error: { code: 'NETWORK_ERROR', reason: code } },
-		message,
-		description: `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${baseUrl}. ${advice}`,
-	};
-	return buildApiError(context, parts, { itemIndex });
 }
 
 // The key goes only to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts scrubError).
@@ -134,109 +105,115 @@ export async function apiRequest<T = IDataObject>(
 	this: ApiContext,
 	options: ApiRequestOptions,
 ): Promise<T> {
+	const { method, path, itemIndex, idempotencyKey } = options;
+	const where = `${method} ${path.split('?')[0]}`;
 	let secrets: string[] = [];
 	try {
-		const config = await resolveConfig.call(this, options.itemIndex);
+		const config = await resolveConfig.call(this, itemIndex);
 		secrets = [config.apiKey, config.apiKey.trim()];
-		return await send<T>(this, options, config, secrets);
-	} catch (error) {
-		throw scrubError(error, secrets);
-	}
-}
-
-async function send<T>(
-	ctx: ApiContext,
-	options: ApiRequestOptions,
-	config: ResolvedConfig,
-	secrets: string[],
-): Promise<T> {
-	const { method, path, itemIndex, idempotencyKey } = options;
-	const safe = isSafeToRetry(method, path, idempotencyKey);
-	const cancellation = () =>
-		new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
-	const dotSegment = path
-		.split('?')[0]
-		.split('/')
-		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
-	if (hasControlCharacter(path) || dotSegment) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
-			{
-				itemIndex,
-				description:
-					'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
-			},
-		);
-	}
-
-	const headers: IDataObject = { Accept: 'application/json' };
-	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-	const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
-		safe,
-		policy: transportSettings.retry,
-		random: transportSettings.random,
-		beforeAttempt: () => {
-			if (cancelled(ctx)) throw cancellation();
-		},
-		send: async () =>
-			await sendAttempt(ctx, {
-				credentialType: CREDENTIAL_TYPE,
-				credentials: config.credentials,
-				origin: config.origin,
-				method,
-				url: `${config.baseUrl}${path}`,
-				headers,
-				qs:
-					options.qs &&
-					Object.fromEntries(
-						Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
-					),
-				body: options.body,
-				timeoutMs: transportSettings.requestTimeoutMs,
-				itemIndex,
-			}),
-	});
-	if (!response) {
-		if (refusals.has(error as object)) throw error;
-		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
-		if (!networkCode) {
-			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+		const safe = isSafeToRetry(method, path, idempotencyKey);
+		const cancellation = () =>
+			new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+		const dotSegment = path
+			.split('?')[0]
+			.split('/')
+			.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+		if (hasControlCharacter(path) || dotSegment) {
 			throw new NodeOperationError(
-				ctx.getNode(),
-				`Request to the Recruiting Analysis API failed: ${text}`,
+				this.getNode(),
+				`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
 				{
 					itemIndex,
-					description: `${method} ${path.split('?')[0]} could not be sent.`,
+					description:
+						'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
 				},
 			);
 		}
-		throw networkFailure(ctx, networkCode, attempts, options, safe, config.baseUrl);
-	}
-	const status = response.statusCode;
-	// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
-	if (options.apiTime) {
-		const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
-		options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
-	}
-	if (status >= 200 && status < 300) {
-		if (options.expectEmpty || status === 204) return undefined as T;
-		const envelope = asObject(response.body);
-		return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
-	}
 
-	// A refused key is read again on the next request (the user may have replaced it in the credential).
-	if (status === 401) forgetConfig(ctx, itemIndex);
-	const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
-	const parts = describeApiError({
-		status,
-		body: response.body,
-		headers: response.headers,
-		retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
-		safeToRetry: safe,
-	});
-	throw buildApiError(ctx, parts, { itemIndex, secrets, retryAfterMs });
+		const headers: IDataObject = { Accept: 'application/json' };
+		if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+		const qs =
+			options.qs &&
+			Object.fromEntries(
+				Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+			);
+		const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
+			safe,
+			policy: transportSettings.retry,
+			random: transportSettings.random,
+			beforeAttempt: () => {
+				if (cancelled(this)) throw cancellation();
+			},
+			send: async () =>
+				await sendAttempt(this, {
+					config,
+					method,
+					url: `${config.baseUrl}${path}`,
+					headers,
+					qs,
+					body: options.body,
+					timeoutMs: transportSettings.requestTimeoutMs,
+					itemIndex,
+				}),
+		});
+		if (!response) {
+			if (refusals.has(error as object)) throw error;
+			if (isCancellation(error) || cancelled(this)) throw cancellation();
+			if (!networkCode) {
+				// Its text may hold the key; scrubError below masks it.
+				const text = error instanceof Error ? error.message : String(error);
+				throw new NodeOperationError(
+					this.getNode(),
+					`Request to the Recruiting Analysis API failed: ${text}`,
+					{ itemIndex, description: `${where} could not be sent.` },
+				);
+			}
+			const advice = idempotencyKey
+				? `The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
+					'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
+					'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.'
+				: safe
+					? 'This request has no side effects; run again when the API is reachable.'
+					: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+			const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+			// Status 0 is a request that got no answer at all.
+			const parts: ApiErrorParts = {
+				status: 0,
+				code: 'NETWORK_ERROR',
+				reason: networkCode,
+				body: { error: { code: 'NETWORK_ERROR', reason: networkCode } },
+				message: `Could not get an answer from the Recruiting Analysis API for ${where}`,
+				description: `Network error ${networkCode} after ${tries} to ${config.baseUrl}. ${advice}`,
+			};
+			throw buildApiError(this, parts, { itemIndex });
+		}
+		const status = response.statusCode;
+		// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
+		if (options.apiTime) {
+			const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+			options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
+		}
+		if (status >= 200 && status < 300) {
+			if (options.expectEmpty || status === 204) return undefined as T;
+			const envelope = asObject(response.body);
+			return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
+		}
+
+		// A refused key is read again on the next request (the user may have replaced it in the credential).
+		if (status === 401) forgetConfig(this, itemIndex);
+		const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
+		const parts = describeApiError({
+			status,
+			body: response.body,
+			headers: response.headers,
+			retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
+			safeToRetry: safe,
+		});
+		throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
+	} catch (error) {
+		throw scrubError(error, secrets);
+	}
 }
 
 export async function api(
