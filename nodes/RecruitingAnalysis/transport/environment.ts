@@ -1,5 +1,5 @@
 // The credential: its environment, its base URL, the key's rules, and the configuration resolved from it per item.
-import { NodeOperationError, type ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	PRODUCTION_BASE_URL,
@@ -91,26 +91,12 @@ export function keyEnvironmentProblem(credentials: ApiCredentialData): string | 
 
 export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
-export interface ResolvedConfig {
-	baseUrl: string;
-	// The only origin the key is sent to.
-	origin: string;
-	apiKey: string;
-	// So that n8n does not resolve the credential a second time.
-	credentials: ICredentialDataDecryptedObject;
-}
-
 // n8n keeps one poll context for the whole activation, so an entry expires after CONFIG_TTL_MS, and at once on a 401.
 const CONFIG_TTL_MS = 5_000;
-const configCache = new WeakMap<
-	object,
-	Map<number, { at: number; config: Promise<ResolvedConfig> }>
->();
+const configCache = new WeakMap<object, Map<number, { at: number; config: Promise<Config> }>>();
+type Config = Awaited<ReturnType<typeof readConfig>>;
 
-export async function resolveConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
+export async function resolveConfig(this: ApiContext, itemIndex: number | undefined) {
 	const byItem = configCache.get(this) ?? new Map();
 	configCache.set(this, byItem);
 	const key = itemIndex ?? -1;
@@ -127,10 +113,7 @@ export function forgetConfig(context: ApiContext, itemIndex: number | undefined)
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }
 
-async function readConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
+async function readConfig(this: ApiContext, itemIndex: number | undefined) {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE, itemIndex);
 	const refuse = (message: string, advice = '') =>
 		new NodeOperationError(this.getNode(), message, {
@@ -153,5 +136,6 @@ async function readConfig(
 	}
 	const resolved = resolveBaseUrl(credentials);
 	if ('problem' in resolved) throw refuse(resolved.problem);
+	// origin: the only one the key is sent to; credentials: so that n8n does not resolve them a second time.
 	return { ...resolved, origin: new URL(resolved.baseUrl).origin, apiKey, credentials };
 }

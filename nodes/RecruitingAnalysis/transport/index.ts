@@ -16,7 +16,6 @@ import {
 	withRetries,
 	parseRetryAfter,
 } from './retry';
-import type { RetryPolicy } from './retry';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -38,7 +37,7 @@ export type ApiErrorInfo = Pick<ApiErrorParts, 'status' | 'code' | 'reason' | 'r
 };
 
 export const transportSettings = {
-	retry: { ...DEFAULT_RETRY_POLICY } as RetryPolicy,
+	retry: { ...DEFAULT_RETRY_POLICY },
 	random: Math.random,
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 };

@@ -2,20 +2,14 @@ import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow'
 
 import { headerValue } from './errors';
 
-export interface RetryPolicy {
-	maxAttempts: number;
-	baseDelayMs: number;
-	maxDelayMs: number;
-	// A Retry-After longer than this is not waited for: the error is reported instead.
-	maxRetryAfterMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+export const DEFAULT_RETRY_POLICY = {
 	maxAttempts: 4,
 	baseDelayMs: 500,
 	maxDelayMs: 8_000,
+	// A Retry-After longer than this is not waited for: the error is reported instead.
 	maxRetryAfterMs: 60_000,
-});
+};
+type RetryPolicy = typeof DEFAULT_RETRY_POLICY;
 
 export function isRetryableStatus(status: number): boolean {
 	return status === 408 || status === 429 || (status >= 500 && status <= 599);
