@@ -7,6 +7,8 @@ import type {
 	IHookFunctions,
 	IHttpRequestMethods,
 	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IN8nHttpResponse,
 	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
@@ -25,12 +27,6 @@ import {
 
 export type ApiContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
-
-export interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
 
 export const refusals = new WeakSet<object>();
 
@@ -57,7 +53,7 @@ export async function sendAttempt(
 		timeoutMs: number;
 		itemIndex?: number;
 	},
-): Promise<FullResponse> {
+): Promise<IN8nHttpFullResponse> {
 	const deadline = Date.now() + args.timeoutMs;
 	let url = new URL(args.url);
 	let qs = args.qs;
@@ -86,7 +82,7 @@ export async function sendAttempt(
 					data: { ...args.config.credentials },
 				},
 			},
-		)) as FullResponse;
+		)) as IN8nHttpFullResponse;
 		if (isRedirectStatus(response.statusCode)) {
 			discardBody(response.body);
 			// The first hop's query is part of `url` from here on (a Location carries its own).
@@ -112,7 +108,7 @@ export async function sendAttempt(
 				deadline,
 				args.timeoutMs,
 			);
-			return { ...response, body: parseAnswer(raw) };
+			return { ...response, body: parseAnswer(raw) as IN8nHttpResponse };
 		} catch (error) {
 			if (error instanceof ResponseTooLargeError) {
 				throw refusal(

@@ -5,7 +5,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } 
 import { asObject, asString, describeApiError, headerValue } from './errors';
 import type { ApiErrorParts } from './errors';
 import { forgetConfig, resolveConfig } from './environment';
-import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { refusals, sendAttempt, type ApiContext } from './attempt';
 import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
@@ -65,13 +65,6 @@ function cancelled(context: ApiContext): boolean {
 	return (context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.()?.aborted === true;
 }
 
-// n8n 1.x has no NodeApiError failure option and ignores it.
-type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
-	failure?:
-		| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
-		| { cause: 'credential-invalid' };
-};
-
 export function buildApiError(
 	context: ApiContext,
 	parts: ApiErrorParts,
@@ -81,14 +74,16 @@ export function buildApiError(
 	const { itemIndex, secrets = [], retryAfterMs } = options;
 	const message = redactSecrets(parts.message, secrets);
 	const description = redactSecrets(parts.description, secrets);
-	let failure: ApiErrorOptions['failure'];
+	type Cause = 'rate-limited' | 'temporarily-unavailable' | 'credential-invalid';
+	let failure: { cause: Cause; retryAfterMs?: number } | undefined;
 	if (status === 429) failure = { cause: 'rate-limited', retryAfterMs };
-	// Status 0 is a request that got no answer at all (networkFailure).
+	// Status 0 is a request that got no answer at all (a network failure in apiRequest).
 	else if (status === 503 || status === 0)
 		failure = { cause: 'temporarily-unavailable', retryAfterMs };
 	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
 	else if (status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
-	const errorOptions: ApiErrorOptions = { message, description, httpCode, itemIndex, failure };
+	// n8n 1.x has no NodeApiError failure option and ignores it.
+	const errorOptions = { message, description, httpCode, itemIndex, failure };
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
 	const body = redactDeep(parts.body, secrets) as JsonObject;
 	const error = new NodeApiError(context.getNode(), body, errorOptions);
@@ -105,7 +100,8 @@ export async function apiRequest<T = IDataObject>(
 	options: ApiRequestOptions,
 ): Promise<T> {
 	const { method, path, itemIndex, idempotencyKey } = options;
-	const where = `${method} ${path.split('?')[0]}`;
+	const bare = path.split('?')[0];
+	const where = `${method} ${bare}`;
 	let secrets: string[] = [];
 	try {
 		const config = await resolveConfig.call(this, itemIndex);
@@ -114,10 +110,7 @@ export async function apiRequest<T = IDataObject>(
 		const cancellation = () =>
 			new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 		// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
-		const dotSegment = path
-			.split('?')[0]
-			.split('/')
-			.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+		const dotSegment = bare.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 		if (hasControlCharacter(path) || dotSegment) {
 			throw new NodeOperationError(
 				this.getNode(),
@@ -137,7 +130,7 @@ export async function apiRequest<T = IDataObject>(
 			Object.fromEntries(
 				Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
 			);
-		const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
+		const { response, error, networkCode, attempts } = await withRetries({
 			safe,
 			policy: transportSettings.retry,
 			random: transportSettings.random,
@@ -176,7 +169,6 @@ export async function apiRequest<T = IDataObject>(
 					? 'This request has no side effects; run again when the API is reachable.'
 					: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
 			const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
-			// Status 0 is a request that got no answer at all.
 			const parts: ApiErrorParts = {
 				status: 0,
 				code: 'NETWORK_ERROR',

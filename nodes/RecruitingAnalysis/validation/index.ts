@@ -37,8 +37,8 @@ const titleCase = (name: string): string =>
 
 // Not guard.ts's: that one runs at send time, names no field, sees no body field and lets C1 controls through.
 // C0 and C1 controls, compared as text: a regex literal holding them is refused by eslint.
-const hasControlCharacter = (value: string): boolean =>
-	[...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
+const noControls = (value: string): boolean =>
+	![...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
 
 export const MIME_BY_EXTENSION = { '.pdf': PDF_MIME_TYPE, '.docx': DOCX_MIME_TYPE } as const;
 
@@ -70,8 +70,6 @@ const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
 
 const textUpTo = (max: number, rule = `1 to ${max} characters`) =>
 	charactersBetween(requiredString(rule), 1, max);
-
-const noControls = (v: string) => !hasControlCharacter(v);
 const CONTROLS_RULE = 'must not contain line breaks or other control characters';
 
 export const fileNameSchema = textUpTo(200)
