@@ -9,7 +9,6 @@ export const DEFAULT_RETRY_POLICY = {
 	// A Retry-After longer than this is not waited for: the error is reported instead.
 	maxRetryAfterMs: 60_000,
 };
-type RetryPolicy = typeof DEFAULT_RETRY_POLICY;
 
 export function isRetryableStatus(status: number): boolean {
 	return status === 408 || status === 429 || (status >= 500 && status <= 599);
@@ -102,34 +101,21 @@ export function parseRetryAfter(value: unknown, nowMs: number): number | undefin
 	return Math.max(0, date - nowMs);
 }
 
-export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
-	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry));
-	return Math.floor(random() * ceiling);
-}
-
-export function nextDelayMs(
-	retry: number,
-	retryAfterMs: number | undefined,
-	policy: RetryPolicy,
-	random: () => number,
-): number | undefined {
-	if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) return undefined;
-	const jitter = backoffDelayMs(retry, policy, random);
-	return retryAfterMs === undefined ? jitter : Math.max(retryAfterMs, jitter);
-}
-
 export function growingDelayMs(step: number, firstMs: number, maxMs: number): number {
 	return Math.min(maxMs, Math.round(firstMs * 1.5 ** Math.max(0, step)));
 }
 
 export async function withRetries<R extends { statusCode: number; headers?: unknown }>(args: {
 	safe: boolean;
-	policy: RetryPolicy;
+	policy: typeof DEFAULT_RETRY_POLICY;
 	random: () => number;
 	send: (attempt: number) => Promise<R>;
 	beforeAttempt?: () => void;
 }): Promise<{ response?: R; error?: unknown; networkCode?: string; attempts: number }> {
 	const { safe, policy, random, send } = args;
+	// Full jitter: uniform in [0, min(cap, base * 2^retry)].
+	const jitter = (retry: number) =>
+		Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
 	for (let attempt = 0; ; attempt++) {
 		const last = !safe || attempt + 1 >= policy.maxAttempts;
 		args.beforeAttempt?.();
@@ -139,7 +125,7 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 		} catch (error) {
 			const networkCode = isCancellation(error) ? undefined : networkErrorCode(error);
 			if (networkCode && !last) {
-				await sleep(backoffDelayMs(attempt, policy, random));
+				await sleep(jitter(attempt));
 				continue;
 			}
 			return { error, networkCode, attempts: attempt + 1 };
@@ -149,9 +135,9 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 				headerValue(response.headers as IDataObject | undefined, 'retry-after'),
 				Date.now(),
 			);
-			const delay = nextDelayMs(attempt, retryAfterMs, policy, random);
-			if (delay !== undefined) {
-				await sleep(delay);
+			// Retry-After is a floor under the jitter; one beyond the policy is not waited for.
+			if (retryAfterMs === undefined || retryAfterMs <= policy.maxRetryAfterMs) {
+				await sleep(Math.max(retryAfterMs ?? 0, jitter(attempt)));
 				continue;
 			}
 		}
