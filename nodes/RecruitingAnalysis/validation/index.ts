@@ -60,23 +60,18 @@ const issue = (ctx: z.RefinementCtx, path: Array<string | number>, message: stri
 export const characterCount = (value: string): number => [...value].length;
 
 // zod's own .min/.max would count UTF-16 units.
-const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+const charactersUpTo = (schema: z.ZodString, max: number) =>
 	schema
-		.refine(
-			(v) => characterCount(v) >= min,
-			min === 1 ? 'must not be empty' : `must be at least ${min} characters`,
-		)
+		.refine((v) => characterCount(v) >= 1, 'must not be empty')
 		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
 
 const textUpTo = (max: number, rule = `1 to ${max} characters`) =>
-	charactersBetween(requiredString(rule), 1, max);
+	charactersUpTo(requiredString(rule), max);
+const noSlashes = (v: string) => !v.includes('/') && !v.includes('\\');
 const CONTROLS_RULE = 'must not contain line breaks or other control characters';
 
 export const fileNameSchema = textUpTo(200)
-	.refine(
-		(v) => !v.includes('/') && !v.includes('\\'),
-		'must not contain / or \\ (a path is not a file name)',
-	)
+	.refine(noSlashes, 'must not contain / or \\ (a path is not a file name)')
 	.refine(noControls, 'must not contain control characters')
 	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
 
@@ -111,7 +106,7 @@ export type ResumeFile = z.infer<typeof resumeFileSchema>;
 const EMAIL_PATTERN =
 	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
-export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
+export const emailSchema = charactersUpTo(requiredString('an email address').trim(), 254)
 	.refine((v) => !v.startsWith('.'), 'must not start with a dot')
 	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
@@ -120,10 +115,7 @@ export const emailSchema = charactersBetween(requiredString('an email address').
 export const idSchema = textUpTo(100)
 	.refine(noControls, CONTROLS_RULE)
 	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
-	.refine(
-		(v) => !v.includes('/') && !v.includes('\\'),
-		'must not contain / or \\ (an ID is one path segment)',
-	);
+	.refine(noSlashes, 'must not contain / or \\ (an ID is one path segment)');
 
 export const idempotencyKeySchema = textUpTo(MAX_IDEMPOTENCY_KEY_LENGTH).refine(
 	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
