@@ -54,7 +54,8 @@ export async function sendAttempt(
 		itemIndex?: number;
 	},
 ): Promise<IN8nHttpFullResponse> {
-	const deadline = Date.now() + args.timeoutMs;
+	const { method, timeoutMs, itemIndex } = args;
+	const deadline = Date.now() + timeoutMs;
 	let url = new URL(args.url);
 	let qs = args.qs;
 	for (let hops = 0; ; hops++) {
@@ -62,7 +63,7 @@ export async function sendAttempt(
 			context,
 			CREDENTIAL_TYPE,
 			{
-				method: args.method,
+				method,
 				url: url.href,
 				headers: { ...args.headers },
 				qs,
@@ -90,39 +91,34 @@ export async function sendAttempt(
 			const decision = decideRedirect({
 				status: response.statusCode,
 				location: headerValue(response.headers, 'location'),
-				method: args.method,
+				method,
 				current,
 				credentialOrigin: args.config.origin,
 				hops,
 			});
 			if ('refuse' in decision)
-				throw refusal(context, decision.refuse, decision.description, args.itemIndex);
+				throw refusal(context, decision.refuse, decision.description, itemIndex);
 			url = decision.follow;
 			qs = undefined;
 			continue;
 		}
 		try {
-			const raw = await readBounded(
-				response.body,
-				MAX_API_RESPONSE_BYTES,
-				deadline,
-				args.timeoutMs,
-			);
+			const raw = await readBounded(response.body, MAX_API_RESPONSE_BYTES, deadline, timeoutMs);
 			return { ...response, body: parseAnswer(raw) as IN8nHttpResponse };
 		} catch (error) {
 			if (error instanceof ResponseTooLargeError) {
 				throw refusal(
 					context,
-					`The answer to ${args.method} ${url.pathname} was larger than ${MAX_API_RESPONSE_BYTES / 1024 / 1024} MiB and was not read`,
+					`The answer to ${method} ${url.pathname} was larger than ${MAX_API_RESPONSE_BYTES / 1024 / 1024} MiB and was not read`,
 					'No answer of the Recruiting Analysis API comes near this size: check the proxy in front of the API (the base URL of the credential). A list read can ask for fewer items per page (Limit).',
-					args.itemIndex,
+					itemIndex,
 				);
 			}
 			// A dropped connection or the deadline (code ETIMEDOUT): its code stays readable as the cause for retry.ts.
 			throw new NodeOperationError(
 				context.getNode(),
 				error instanceof Error ? error : String(error),
-				{ itemIndex: args.itemIndex },
+				{ itemIndex },
 			);
 		}
 	}

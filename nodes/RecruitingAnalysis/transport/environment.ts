@@ -27,12 +27,8 @@ function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
 
 // The URL itself is never repeated: it is a bearer capability.
 export function storageUrlProblem(credentials: ApiCredentialData, raw: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(raw);
-	} catch {
-		return 'The upload URL the API returned is not a valid URL.';
-	}
+	if (!URL.canParse(raw)) return 'The upload URL the API returned is not a valid URL.';
+	const url = new URL(raw);
 	if (url.protocol === 'https:') return undefined;
 	if (url.protocol === 'http:' && plainHttpAllowed(credentials, url)) return undefined;
 	return `The upload URL the API returned (host ${url.host}) uses ${url.protocol.replace(':', '')}, not https: the resume would travel unencrypted, so it was not sent.`;
@@ -49,14 +45,12 @@ export function resolveBaseUrl(
 	if (chosen === '') {
 		return { problem: 'The credential uses a Custom Base URL but the Base URL field is empty.' };
 	}
-	let url: URL;
-	try {
-		url = new URL(chosen);
-	} catch {
+	if (!URL.canParse(chosen)) {
 		return {
 			problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).`,
 		};
 	}
+	const url = new URL(chosen);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		return {
 			problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).`,
@@ -76,8 +70,7 @@ export function resolveBaseUrl(
 				'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).',
 		};
 	}
-	const cleaned = chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-	return { baseUrl: cleaned };
+	return { baseUrl: chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '') };
 }
 
 export function keyEnvironmentProblem(credentials: ApiCredentialData): string | undefined {

@@ -1,3 +1,5 @@
+import { jsonParse } from 'n8n-workflow';
+
 export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
 export const MAX_SAME_ORIGIN_REDIRECTS = 5;
@@ -154,11 +156,7 @@ export function parseAnswer(raw: unknown): unknown {
 	if (!(raw instanceof Uint8Array)) return raw;
 	if (raw.length === 0) return undefined;
 	const text = new TextDecoder().decode(raw);
-	try {
-		return JSON.parse(text);
-	} catch {
-		return text;
-	}
+	return jsonParse(text, { fallbackValue: text });
 }
 
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {

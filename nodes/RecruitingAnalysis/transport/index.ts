@@ -56,8 +56,7 @@ export function apiPath(template: string, ...ids: string[]): string {
 }
 
 export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
-	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
-	return context?.apiError;
+	return (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context?.apiError;
 }
 
 // Not every context n8n hands the transport carries a cancel signal, hence the optional call.

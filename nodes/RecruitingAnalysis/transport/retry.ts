@@ -113,7 +113,6 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 	beforeAttempt?: () => void;
 }): Promise<{ response?: R; error?: unknown; networkCode?: string; attempts: number }> {
 	const { safe, policy, random, send } = args;
-	// Full jitter: uniform in [0, min(cap, base * 2^retry)].
 	const jitter = (retry: number) =>
 		Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
 	for (let attempt = 0; ; attempt++) {
