@@ -94,9 +94,7 @@ function formatValidationDetails(details: unknown): string | undefined {
 	if (!Array.isArray(details) || details.length === 0) return undefined;
 	const parts = details.slice(0, 10).map((detail) => {
 		const d = asObject(detail) ?? {};
-		const field = asString(d.field) ?? '?';
-		const rule = asString(d.rule) ?? asString(d.message) ?? 'invalid';
-		return `${field}: ${rule}`;
+		return `${asString(d.field) ?? '?'}: ${asString(d.rule) ?? asString(d.message) ?? 'invalid'}`;
 	});
 	if (details.length > 10) parts.push(`and ${details.length - 10} more`);
 	return parts.join('; ');

@@ -2,8 +2,7 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { asObject, asString, describeApiError, headerValue } from './errors';
-import type { ApiErrorParts } from './errors';
+import { asObject, asString, describeApiError, headerValue, type ApiErrorParts } from './errors';
 import { forgetConfig, resolveConfig } from './environment';
 import { refusals, sendAttempt, type ApiContext } from './attempt';
 import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
@@ -206,10 +205,7 @@ export async function apiRequest<T = IDataObject>(
 	}
 }
 
-export async function api(
-	ctx: IExecuteFunctions,
-	options: ApiRequestOptions,
-): Promise<IDataObject> {
+export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions) {
 	return (await apiRequest.call(ctx, options)) as IDataObject;
 }
 

@@ -59,13 +59,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 		if (typeof failure.code === 'string' && RETRYABLE_NETWORK_CODES.has(failure.code))
 			return failure.code;
 		if (isAbort(failure)) return undefined;
-		if (
-			typeof failure.message === 'string' &&
-			NETWORK_MESSAGE_PATTERN.test(failure.message) &&
-			!failure.cause
-		) {
-			return 'ECONNRESET';
-		}
+		const message = typeof failure.message === 'string' ? failure.message : '';
+		if (!failure.cause && NETWORK_MESSAGE_PATTERN.test(message)) return 'ECONNRESET';
 	}
 	return undefined;
 }
@@ -78,11 +73,7 @@ const SIDE_EFFECT_FREE_POST =
 	/^\/api\/v1\/(?:(?:analysis|interview)(?:-batch)?-quotes|uploads\/[^/]+\/url)$/;
 
 // Only requests safe to send again are retried: idempotent methods, quotes, and writes carrying an Idempotency-Key.
-export function isSafeToRetry(
-	method: IHttpRequestMethods,
-	path: string,
-	idempotencyKey?: string,
-): boolean {
+export function isSafeToRetry(method: IHttpRequestMethods, path: string, idempotencyKey?: string) {
 	if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'PUT') return true;
 	if (idempotencyKey) return true;
 	return method === 'POST' && SIDE_EFFECT_FREE_POST.test(path.split('?')[0]);
