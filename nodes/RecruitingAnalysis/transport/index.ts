@@ -219,10 +219,8 @@ export async function* listPages(
 	let cursor = start;
 	for (;;) {
 		const limit = typeof pageSize === 'function' ? pageSize() : pageSize;
-		const data = (await apiRequest.call(this, {
-			...request,
-			qs: { ...request.qs, limit, cursor },
-		})) as IDataObject | undefined;
+		const qs = { ...request.qs, limit, cursor };
+		const data = (await apiRequest.call(this, { ...request, qs })) as IDataObject | undefined;
 		const page = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
 			nextCursor: asString(data?.nextCursor),
@@ -269,12 +267,11 @@ export async function poll<T>(
 		firstReadDelayMs?: number;
 	},
 ): Promise<{ value: T; timedOut: boolean }> {
+	const { initialDelayMs, maxDelayMs, firstReadDelayMs = 0 } = args;
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
 	for (let read = 0; ; read++) {
 		const delay =
-			read > 0
-				? growingDelayMs(read - 1, args.initialDelayMs, args.maxDelayMs)
-				: (args.firstReadDelayMs ?? 0);
+			read > 0 ? growingDelayMs(read - 1, initialDelayMs, maxDelayMs) : firstReadDelayMs;
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
 		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
@@ -291,12 +288,10 @@ export function apiErrorConditions(error: unknown): string[] {
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;
 		const record = value as Record<string, unknown>;
-		for (const key of ['reason', 'code']) {
+		for (const key of ['reason', 'code'])
 			if (typeof record[key] === 'string') found.add(record[key] as string);
-		}
-		for (const key of ['context', 'apiError', 'cause', 'error', 'errorResponse', 'body']) {
+		for (const key of ['context', 'apiError', 'cause', 'error', 'errorResponse', 'body'])
 			if (key in record) visit(record[key], depth + 1);
-		}
 	};
 	visit(error, 0);
 	return [...found];
