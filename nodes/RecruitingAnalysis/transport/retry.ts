@@ -125,7 +125,6 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 				headerValue(response.headers as IDataObject | undefined, 'retry-after'),
 				Date.now(),
 			);
-			// Retry-After is a floor under the jitter; one beyond the policy is not waited for.
 			if (retryAfterMs === undefined || retryAfterMs <= policy.maxRetryAfterMs) {
 				await sleep(Math.max(retryAfterMs ?? 0, jitter(attempt)));
 				continue;
