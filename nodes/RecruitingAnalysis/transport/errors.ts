@@ -172,9 +172,8 @@ export function describeApiError(input: {
 		const hint = (reason && REASON_HINTS[reason]) || REASON_HINTS[code];
 		if (hint) hints.push(hint);
 	}
-	if (hints.length === 0 || status === 429 || status >= 500) {
+	if (hints.length === 0 || status === 429 || status >= 500)
 		hints.push(statusHint(status, input.retries ?? 0, input.safeToRetry ?? false));
-	}
 	const allow = status === 405 ? headerValue(input.headers, 'allow') : undefined;
 	if (allow) hints.push(`Allowed methods: ${allow}.`);
 	if (requestId) hints.push(`Request ID: ${requestId} (quote it when contacting support).`);

@@ -100,10 +100,7 @@ export class ResponseDeadlineError extends Error {
 	}
 }
 
-interface ReadableLike {
-	[Symbol.asyncIterator](): AsyncIterator<unknown>;
-	destroy?: (error?: Error) => void;
-}
+type ReadableLike = AsyncIterable<unknown> & { destroy?: () => void };
 
 const isReadable = (value: unknown): value is ReadableLike =>
 	typeof (value as ReadableLike | undefined)?.[Symbol.asyncIterator] === 'function';
