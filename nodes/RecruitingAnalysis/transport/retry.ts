@@ -59,8 +59,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 		if (typeof failure.code === 'string' && RETRYABLE_NETWORK_CODES.has(failure.code))
 			return failure.code;
 		if (isAbort(failure)) return undefined;
-		const message = typeof failure.message === 'string' ? failure.message : '';
-		if (!failure.cause && NETWORK_MESSAGE_PATTERN.test(message)) return 'ECONNRESET';
+		if (!failure.cause && NETWORK_MESSAGE_PATTERN.test(String(failure.message)))
+			return 'ECONNRESET';
 	}
 	return undefined;
 }
