@@ -7,10 +7,13 @@ import type {
 	IHookFunctions,
 	IHttpRequestMethods,
 	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IN8nHttpResponse,
 	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from './environment';
 import { headerValue } from './errors';
 import {
 	decideRedirect,
@@ -24,12 +27,6 @@ import {
 
 export type ApiContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
-
-export interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-}
 
 export const refusals = new WeakSet<object>();
 
@@ -47,9 +44,7 @@ export function refusal(
 export async function sendAttempt(
 	context: ApiContext,
 	args: {
-		credentialType: string;
-		credentials: ICredentialDataDecryptedObject;
-		origin: string;
+		config: { origin: string; credentials: ICredentialDataDecryptedObject };
 		method: IHttpRequestMethods;
 		url: string;
 		headers: IDataObject;
@@ -58,16 +53,17 @@ export async function sendAttempt(
 		timeoutMs: number;
 		itemIndex?: number;
 	},
-): Promise<FullResponse> {
-	const deadline = Date.now() + args.timeoutMs;
+): Promise<IN8nHttpFullResponse> {
+	const { method, timeoutMs, itemIndex } = args;
+	const deadline = Date.now() + timeoutMs;
 	let url = new URL(args.url);
 	let qs = args.qs;
 	for (let hops = 0; ; hops++) {
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
-			args.credentialType,
+			CREDENTIAL_TYPE,
 			{
-				method: args.method,
+				method,
 				url: url.href,
 				headers: { ...args.headers },
 				qs,
@@ -82,12 +78,12 @@ export async function sendAttempt(
 			{
 				credentialsDecrypted: {
 					id: '',
-					name: args.credentialType,
-					type: args.credentialType,
-					data: { ...args.credentials },
+					name: CREDENTIAL_TYPE,
+					type: CREDENTIAL_TYPE,
+					data: { ...args.config.credentials },
 				},
 			},
-		)) as FullResponse;
+		)) as IN8nHttpFullResponse;
 		if (isRedirectStatus(response.statusCode)) {
 			discardBody(response.body);
 			// The first hop's query is part of `url` from here on (a Location carries its own).
@@ -95,39 +91,34 @@ export async function sendAttempt(
 			const decision = decideRedirect({
 				status: response.statusCode,
 				location: headerValue(response.headers, 'location'),
-				method: args.method,
+				method,
 				current,
-				credentialOrigin: args.origin,
+				credentialOrigin: args.config.origin,
 				hops,
 			});
 			if ('refuse' in decision)
-				throw refusal(context, decision.refuse, decision.description, args.itemIndex);
+				throw refusal(context, decision.refuse, decision.description, itemIndex);
 			url = decision.follow;
 			qs = undefined;
 			continue;
 		}
 		try {
-			const raw = await readBounded(
-				response.body,
-				MAX_API_RESPONSE_BYTES,
-				deadline,
-				args.timeoutMs,
-			);
-			return { ...response, body: parseAnswer(raw) };
+			const raw = await readBounded(response.body, MAX_API_RESPONSE_BYTES, deadline, timeoutMs);
+			return { ...response, body: parseAnswer(raw) as IN8nHttpResponse };
 		} catch (error) {
 			if (error instanceof ResponseTooLargeError) {
 				throw refusal(
 					context,
-					`The answer to ${args.method} ${url.pathname} was larger than ${MAX_API_RESPONSE_BYTES / 1024 / 1024} MiB and was not read`,
+					`The answer to ${method} ${url.pathname} was larger than ${MAX_API_RESPONSE_BYTES / 1024 / 1024} MiB and was not read`,
 					'No answer of the Recruiting Analysis API comes near this size: check the proxy in front of the API (the base URL of the credential). A list read can ask for fewer items per page (Limit).',
-					args.itemIndex,
+					itemIndex,
 				);
 			}
 			// A dropped connection or the deadline (code ETIMEDOUT): its code stays readable as the cause for retry.ts.
 			throw new NodeOperationError(
 				context.getNode(),
 				error instanceof Error ? error : String(error),
-				{ itemIndex: args.itemIndex },
+				{ itemIndex },
 			);
 		}
 	}

@@ -1,5 +1,5 @@
 // The credential: its environment, its base URL, the key's rules, and the configuration resolved from it per item.
-import { NodeOperationError, type ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	PRODUCTION_BASE_URL,
@@ -27,12 +27,8 @@ function plainHttpAllowed(credentials: ApiCredentialData, url: URL): boolean {
 
 // The URL itself is never repeated: it is a bearer capability.
 export function storageUrlProblem(credentials: ApiCredentialData, raw: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(raw);
-	} catch {
-		return 'The upload URL the API returned is not a valid URL.';
-	}
+	if (!URL.canParse(raw)) return 'The upload URL the API returned is not a valid URL.';
+	const url = new URL(raw);
 	if (url.protocol === 'https:') return undefined;
 	if (url.protocol === 'http:' && plainHttpAllowed(credentials, url)) return undefined;
 	return `The upload URL the API returned (host ${url.host}) uses ${url.protocol.replace(':', '')}, not https: the resume would travel unencrypted, so it was not sent.`;
@@ -49,14 +45,12 @@ export function resolveBaseUrl(
 	if (chosen === '') {
 		return { problem: 'The credential uses a Custom Base URL but the Base URL field is empty.' };
 	}
-	let url: URL;
-	try {
-		url = new URL(chosen);
-	} catch {
+	if (!URL.canParse(chosen)) {
 		return {
 			problem: `The credential's base URL "${chosen}" is not a valid URL (example: https://api.example.com).`,
 		};
 	}
+	const url = new URL(chosen);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		return {
 			problem: `The credential's base URL must start with https:// or http:// (got ${url.protocol}).`,
@@ -76,8 +70,7 @@ export function resolveBaseUrl(
 				'environment, or a Custom Base URL with "Allow Plain HTTP" turned on (for a trusted internal network only: the key travels unencrypted).',
 		};
 	}
-	const cleaned = chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-	return { baseUrl: cleaned };
+	return { baseUrl: chosen.replace(/\/+$/, '').replace(/\/api\/v1$/, '') };
 }
 
 export function keyEnvironmentProblem(credentials: ApiCredentialData): string | undefined {
@@ -91,26 +84,12 @@ export function keyEnvironmentProblem(credentials: ApiCredentialData): string | 
 
 export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
-export interface ResolvedConfig {
-	baseUrl: string;
-	// The only origin the key is sent to.
-	origin: string;
-	apiKey: string;
-	// So that n8n does not resolve the credential a second time.
-	credentials: ICredentialDataDecryptedObject;
-}
-
 // n8n keeps one poll context for the whole activation, so an entry expires after CONFIG_TTL_MS, and at once on a 401.
 const CONFIG_TTL_MS = 5_000;
-const configCache = new WeakMap<
-	object,
-	Map<number, { at: number; config: Promise<ResolvedConfig> }>
->();
+const configCache = new WeakMap<object, Map<number, { at: number; config: Promise<Config> }>>();
+type Config = Awaited<ReturnType<typeof readConfig>>;
 
-export async function resolveConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
+export async function resolveConfig(this: ApiContext, itemIndex: number | undefined) {
 	const byItem = configCache.get(this) ?? new Map();
 	configCache.set(this, byItem);
 	const key = itemIndex ?? -1;
@@ -127,10 +106,7 @@ export function forgetConfig(context: ApiContext, itemIndex: number | undefined)
 	configCache.get(context)?.delete(itemIndex ?? -1);
 }
 
-async function readConfig(
-	this: ApiContext,
-	itemIndex: number | undefined,
-): Promise<ResolvedConfig> {
+async function readConfig(this: ApiContext, itemIndex: number | undefined) {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE, itemIndex);
 	const refuse = (message: string, advice = '') =>
 		new NodeOperationError(this.getNode(), message, {
@@ -153,5 +129,6 @@ async function readConfig(
 	}
 	const resolved = resolveBaseUrl(credentials);
 	if ('problem' in resolved) throw refuse(resolved.problem);
+	// origin: the only one the key is sent to; credentials: so that n8n does not resolve them a second time.
 	return { ...resolved, origin: new URL(resolved.baseUrl).origin, apiKey, credentials };
 }

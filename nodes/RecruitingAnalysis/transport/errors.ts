@@ -53,41 +53,31 @@ export const REASON_HINTS: Record<string, string> = {
 		'The event cursor is older than the retained history (30 days). Reconcile current reports and interviews, then start a fresh position without a cursor.',
 };
 
+const STATUS_HINTS: Record<number, string> = {
+	400: 'The API rejected the request as invalid. Check the fields listed above.',
+	401: 'The API key is invalid, expired or revoked. Create a new key in the application (Settings > Developer > API keys) and update the Recruiting Analysis API credential. Accepted work continues.',
+	403: 'Access is forbidden: the workspace is disabled or the key lacks a scope.',
+	404: 'Not found: the resource does not exist, expired, was deleted, or belongs to another workspace. A deleted report stays 404: stop polling it.',
+	405: 'The API does not support this method on this path. This is a bug in the node; please report it.',
+	409: 'The request conflicts with the current state of the resource.',
+	410: REASON_HINTS.EVENT_CURSOR_EXPIRED,
+	422: 'The input cannot be processed, or the workspace allowance or capacity is insufficient. Inspect the reason before retrying.',
+};
+
 function statusHint(status: number, retries: number, safeToRetry: boolean): string {
 	const retried =
 		retries > 0 ? ` The node already retried ${retries} time${retries === 1 ? '' : 's'}.` : '';
-	switch (status) {
-		case 400:
-			return 'The API rejected the request as invalid. Check the fields listed above.';
-		case 401:
-			return 'The API key is invalid, expired or revoked. Create a new key in the application (Settings > Developer > API keys) and update the Recruiting Analysis API credential. Accepted work continues.';
-		case 403:
-			return 'Access is forbidden: the workspace is disabled or the key lacks a scope.';
-		case 404:
-			return 'Not found: the resource does not exist, expired, was deleted, or belongs to another workspace. A deleted report stays 404: stop polling it.';
-		case 405:
-			return 'The API does not support this method on this path. This is a bug in the node; please report it.';
-		case 408:
-			return `The API timed out waiting for the request.${retried} A timeout is not proof of failure.`;
-		case 409:
-			return 'The request conflicts with the current state of the resource.';
-		case 410:
-			return REASON_HINTS.EVENT_CURSOR_EXPIRED;
-		case 422:
-			return 'The input cannot be processed, or the workspace allowance or capacity is insufficient. Inspect the reason before retrying.';
-		case 429:
-			return `The API is rate limiting this key.${retried || ' Retries are automatic (honouring Retry-After).'} Lower the node's concurrency, space out runs, or wait and run again.`;
-		default:
-			if (status >= 500) {
-				return (
-					`The service failed or is temporarily unavailable.${retried}` +
-					(safeToRetry
-						? ' A timeout or 5xx is not proof of failure: running again with the same idempotency key is safe.'
-						: ' Check whether the write took effect (for example by listing reports) before running again.')
-				);
-			}
-			return `Unexpected HTTP status ${status}.`;
-	}
+	if (status === 408)
+		return `The API timed out waiting for the request.${retried} A timeout is not proof of failure.`;
+	if (status === 429)
+		return `The API is rate limiting this key.${retried || ' Retries are automatic (honouring Retry-After).'} Lower the node's concurrency, space out runs, or wait and run again.`;
+	if (status < 500) return STATUS_HINTS[status] ?? `Unexpected HTTP status ${status}.`;
+	return (
+		`The service failed or is temporarily unavailable.${retried}` +
+		(safeToRetry
+			? ' A timeout or 5xx is not proof of failure: running again with the same idempotency key is safe.'
+			: ' Check whether the write took effect (for example by listing reports) before running again.')
+	);
 }
 
 export function asObject(value: unknown): IDataObject | undefined {
@@ -104,9 +94,7 @@ function formatValidationDetails(details: unknown): string | undefined {
 	if (!Array.isArray(details) || details.length === 0) return undefined;
 	const parts = details.slice(0, 10).map((detail) => {
 		const d = asObject(detail) ?? {};
-		const field = asString(d.field) ?? '?';
-		const rule = asString(d.rule) ?? asString(d.message) ?? 'invalid';
-		return `${field}: ${rule}`;
+		return `${asString(d.field) ?? '?'}: ${asString(d.rule) ?? asString(d.message) ?? 'invalid'}`;
 	});
 	if (details.length > 10) parts.push(`and ${details.length - 10} more`);
 	return parts.join('; ');
@@ -184,9 +172,8 @@ export function describeApiError(input: {
 		const hint = (reason && REASON_HINTS[reason]) || REASON_HINTS[code];
 		if (hint) hints.push(hint);
 	}
-	if (hints.length === 0 || status === 429 || status >= 500) {
+	if (hints.length === 0 || status === 429 || status >= 500)
 		hints.push(statusHint(status, input.retries ?? 0, input.safeToRetry ?? false));
-	}
 	const allow = status === 405 ? headerValue(input.headers, 'allow') : undefined;
 	if (allow) hints.push(`Allowed methods: ${allow}.`);
 	if (requestId) hints.push(`Request ID: ${requestId} (quote it when contacting support).`);

@@ -1,3 +1,5 @@
+import { jsonParse } from 'n8n-workflow';
+
 export const MAX_API_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const MAX_STORAGE_RESPONSE_BYTES = 64 * 1024;
 export const MAX_SAME_ORIGIN_REDIRECTS = 5;
@@ -38,53 +40,47 @@ export function decideRedirect(args: {
 }): { follow: URL } | { refuse: string; description: string } {
 	const { status, method, current, credentialOrigin } = args;
 	const what = `${method} ${current.pathname}`;
+	const refuse = (refuse: string, description: string) => ({ refuse, description });
 	if (!args.location) {
-		return {
-			refuse: `The Recruiting Analysis API answered ${what} with a redirect (${status}) without a target`,
-			description:
-				'The node does not follow redirects without a Location. Check the proxy in front of the API. Nothing was followed.',
-		};
+		return refuse(
+			`The Recruiting Analysis API answered ${what} with a redirect (${status}) without a target`,
+			'The node does not follow redirects without a Location. Check the proxy in front of the API. Nothing was followed.',
+		);
 	}
-	let target: URL;
-	try {
-		target = new URL(args.location, current);
-	} catch {
-		return {
-			refuse: `The Recruiting Analysis API answered ${what} with a redirect (${status}) to an address that is not a URL`,
-			description: 'Check the proxy in front of the API. Nothing was followed.',
-		};
+	if (!URL.canParse(args.location, current.href)) {
+		return refuse(
+			`The Recruiting Analysis API answered ${what} with a redirect (${status}) to an address that is not a URL`,
+			'Check the proxy in front of the API. Nothing was followed.',
+		);
 	}
+	const target = new URL(args.location, current);
 	if (current.protocol === 'https:' && target.protocol !== 'https:') {
-		return {
-			refuse: `Refused a redirect of ${what} from https to ${target.protocol.replace(':', '')} (host ${target.host})`,
-			description:
-				'The API key and the request would travel unencrypted, so the node never follows a redirect away from https. ' +
+		return refuse(
+			`Refused a redirect of ${what} from https to ${target.protocol.replace(':', '')} (host ${target.host})`,
+			'The API key and the request would travel unencrypted, so the node never follows a redirect away from https. ' +
 				'Check the proxy or load balancer in front of the API; the credential should keep its https base URL. Nothing was sent there.',
-		};
+		);
 	}
 	if (target.origin !== credentialOrigin) {
-		return {
-			refuse: `Refused a redirect of ${what} to another host: ${target.host}`,
-			description:
-				`The API key is sent only to the credential's base URL (${credentialOrigin}), so the node does not follow redirects to another origin. ` +
+		return refuse(
+			`Refused a redirect of ${what} to another host: ${target.host}`,
+			`The API key is sent only to the credential's base URL (${credentialOrigin}), so the node does not follow redirects to another origin. ` +
 				`If the API has moved to ${target.origin}, set the Recruiting Analysis API credential's Environment to Custom Base URL and its Base URL to ${target.origin}; ` +
 				'otherwise check the proxy in front of the API. Nothing was sent to that host.',
-		};
+		);
 	}
 	const upper = method.toUpperCase();
 	if ((status === 301 || status === 302 || status === 303) && upper !== 'GET' && upper !== 'HEAD') {
-		return {
-			refuse: `Refused a ${status} redirect of ${what}: it would turn the write into a GET`,
-			description:
-				"Only 307 and 308 redirects keep a write's method and body. Check the proxy in front of the API. The write was not repeated at the new address.",
-		};
+		return refuse(
+			`Refused a ${status} redirect of ${what}: it would turn the write into a GET`,
+			"Only 307 and 308 redirects keep a write's method and body. Check the proxy in front of the API. The write was not repeated at the new address.",
+		);
 	}
 	if (args.hops >= MAX_SAME_ORIGIN_REDIRECTS) {
-		return {
-			refuse: `The Recruiting Analysis API redirected ${what} more than ${MAX_SAME_ORIGIN_REDIRECTS} times`,
-			description:
-				'The node stops after a few redirects within the same host. Check the proxy in front of the API.',
-		};
+		return refuse(
+			`The Recruiting Analysis API redirected ${what} more than ${MAX_SAME_ORIGIN_REDIRECTS} times`,
+			'The node stops after a few redirects within the same host. Check the proxy in front of the API.',
+		);
 	}
 	return { follow: target };
 }
@@ -104,10 +100,7 @@ export class ResponseDeadlineError extends Error {
 	}
 }
 
-interface ReadableLike {
-	[Symbol.asyncIterator](): AsyncIterator<unknown>;
-	destroy?: (error?: Error) => void;
-}
+type ReadableLike = AsyncIterable<unknown> & { destroy?: () => void };
 
 const isReadable = (value: unknown): value is ReadableLike =>
 	typeof (value as ReadableLike | undefined)?.[Symbol.asyncIterator] === 'function';
@@ -160,11 +153,7 @@ export function parseAnswer(raw: unknown): unknown {
 	if (!(raw instanceof Uint8Array)) return raw;
 	if (raw.length === 0) return undefined;
 	const text = new TextDecoder().decode(raw);
-	try {
-		return JSON.parse(text);
-	} catch {
-		return text;
-	}
+	return jsonParse(text, { fallbackValue: text });
 }
 
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {

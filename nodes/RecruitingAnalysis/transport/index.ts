@@ -2,10 +2,9 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
-import { asObject, asString, describeApiError, headerValue } from './errors';
-import type { ApiErrorParts } from './errors';
-import { CREDENTIAL_TYPE, forgetConfig, resolveConfig, type ResolvedConfig } from './environment';
-import { refusals, sendAttempt, type ApiContext, type FullResponse } from './attempt';
+import { asObject, asString, describeApiError, headerValue, type ApiErrorParts } from './errors';
+import { forgetConfig, resolveConfig } from './environment';
+import { refusals, sendAttempt, type ApiContext } from './attempt';
 import { hasControlCharacter, redactDeep, redactSecrets, scrubError } from './guard';
 import {
 	DEFAULT_RETRY_POLICY,
@@ -16,7 +15,6 @@ import {
 	withRetries,
 	parseRetryAfter,
 } from './retry';
-import type { RetryPolicy } from './retry';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -38,7 +36,7 @@ export type ApiErrorInfo = Pick<ApiErrorParts, 'status' | 'code' | 'reason' | 'r
 };
 
 export const transportSettings = {
-	retry: { ...DEFAULT_RETRY_POLICY } as RetryPolicy,
+	retry: { ...DEFAULT_RETRY_POLICY },
 	random: Math.random,
 	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 };
@@ -57,21 +55,13 @@ export function apiPath(template: string, ...ids: string[]): string {
 }
 
 export function apiErrorInfo(error: unknown): ApiErrorInfo | undefined {
-	const context = (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context;
-	return context?.apiError;
+	return (error as { context?: { apiError?: ApiErrorInfo } } | undefined)?.context?.apiError;
 }
 
 // Not every context n8n hands the transport carries a cancel signal, hence the optional call.
 function cancelled(context: ApiContext): boolean {
 	return (context as Partial<IExecuteFunctions>).getExecutionCancelSignal?.()?.aborted === true;
 }
-
-// n8n 1.x has no NodeApiError failure option and ignores it.
-type ApiErrorOptions = NonNullable<ConstructorParameters<typeof NodeApiError>[2]> & {
-	failure?:
-		| { cause: 'rate-limited' | 'temporarily-unavailable'; retryAfterMs?: number }
-		| { cause: 'credential-invalid' };
-};
 
 export function buildApiError(
 	context: ApiContext,
@@ -82,51 +72,24 @@ export function buildApiError(
 	const { itemIndex, secrets = [], retryAfterMs } = options;
 	const message = redactSecrets(parts.message, secrets);
 	const description = redactSecrets(parts.description, secrets);
-	let failure: ApiErrorOptions['failure'];
+	type Cause = 'rate-limited' | 'temporarily-unavailable' | 'credential-invalid';
+	let failure: { cause: Cause; retryAfterMs?: number } | undefined;
 	if (status === 429) failure = { cause: 'rate-limited', retryAfterMs };
-	// Status 0 is a request that got no answer at all (networkFailure).
+	// Status 0 is a request that got no answer at all (a network failure in apiRequest).
 	else if (status === 503 || status === 0)
 		failure = { cause: 'temporarily-unavailable', retryAfterMs };
 	// A 401 from storage says nothing about the API key (storage never gets it): no request for a new credential.
 	else if (status === 401 && !options.storage) failure = { cause: 'credential-invalid' };
-	const errorOptions: ApiErrorOptions = { message, description, httpCode, itemIndex, failure };
+	// n8n 1.x has no NodeApiError failure option and ignores it.
+	const errorOptions = { message, description, httpCode, itemIndex, failure };
 	// n8n stores `errorResponse` in the task data and the saved execution: no secret may survive in it.
 	const body = redactDeep(parts.body, secrets) as JsonObject;
 	const error = new NodeApiError(context.getNode(), body, errorOptions);
 	// NodeApiError picks a generic message for some status codes; keep ours, which names code and reason.
 	error.message = message;
 	error.description = description;
-	const info: ApiErrorInfo = { status, code, reason, requestId, retryAfterMs };
-	error.context.apiError = info as unknown as IDataObject;
+	error.context.apiError = { status, code, reason, requestId, retryAfterMs };
 	return error;
-}
-
-function networkFailure(
-	context: ApiContext,
-	code: string,
-	attempts: number,
-	options: ApiRequestOptions,
-	safe: boolean,
-	baseUrl: string,
-): NodeApiError {
-	const { method, path, idempotencyKey, itemIndex } = options;
-	const advice = idempotencyKey
-		? `The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
-			'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
-			'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.'
-		: safe
-			? 'This request has no side effects; run again when the API is reachable.'
-			: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
-	const message = `Could not get an answer from the Recruiting Analysis API for ${method} ${path.split('?')[0]}`;
-	const parts: ApiErrorParts = {
-		status: 0,
-		code: 'NETWORK_ERROR',
-		reason: code,
-		body: { error: { code: 'NETWORK_ERROR', reason: code } },
-		message,
-		description: `Network error ${code} after ${attempts} attempt${attempts === 1 ? '' : 's'} to ${baseUrl}. ${advice}`,
-	};
-	return buildApiError(context, parts, { itemIndex });
 }
 
 // The key goes only to the credential's origin (attempt.ts), and no error leaving here holds it (guard.ts scrubError).
@@ -134,115 +97,115 @@ export async function apiRequest<T = IDataObject>(
 	this: ApiContext,
 	options: ApiRequestOptions,
 ): Promise<T> {
+	const { method, path, itemIndex, idempotencyKey } = options;
+	const bare = path.split('?')[0];
+	const where = `${method} ${bare}`;
 	let secrets: string[] = [];
 	try {
-		const config = await resolveConfig.call(this, options.itemIndex);
+		const config = await resolveConfig.call(this, itemIndex);
 		secrets = [config.apiKey, config.apiKey.trim()];
-		return await send<T>(this, options, config, secrets);
+		const safe = isSafeToRetry(method, path, idempotencyKey);
+		const cancellation = () =>
+			new NodeOperationError(this.getNode(), 'The execution was cancelled', { itemIndex });
+		// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
+		const dotSegment = bare.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+		if (hasControlCharacter(path) || dotSegment) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
+				{
+					itemIndex,
+					description:
+						'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
+				},
+			);
+		}
+
+		const headers: IDataObject = { Accept: 'application/json' };
+		if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+		const qs =
+			options.qs &&
+			Object.fromEntries(
+				Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+			);
+		const { response, error, networkCode, attempts } = await withRetries({
+			safe,
+			policy: transportSettings.retry,
+			random: transportSettings.random,
+			beforeAttempt: () => {
+				if (cancelled(this)) throw cancellation();
+			},
+			send: async () =>
+				await sendAttempt(this, {
+					config,
+					method,
+					url: `${config.baseUrl}${path}`,
+					headers,
+					qs,
+					body: options.body,
+					timeoutMs: transportSettings.requestTimeoutMs,
+					itemIndex,
+				}),
+		});
+		if (!response) {
+			if (refusals.has(error as object)) throw error;
+			if (isCancellation(error) || cancelled(this)) throw cancellation();
+			if (!networkCode) {
+				// Its text may hold the key; scrubError below masks it.
+				const text = error instanceof Error ? error.message : String(error);
+				throw new NodeOperationError(
+					this.getNode(),
+					`Request to the Recruiting Analysis API failed: ${text}`,
+					{ itemIndex, description: `${where} could not be sent.` },
+				);
+			}
+			const advice = idempotencyKey
+				? `The write may have been committed: a timeout or dropped connection is not proof of failure. It carried Idempotency-Key ${idempotencyKey}, ` +
+					'which names this write (it is derived from what the write is, or from Options > Idempotency Key), not this execution: ' +
+					'run the node again on the same input, or retry the execution, and the service answers with what this request created instead of creating it twice.'
+				: safe
+					? 'This request has no side effects; run again when the API is reachable.'
+					: 'The request was not retried because it is not safe to repeat. Check whether it took effect before running again.';
+			const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+			const parts: ApiErrorParts = {
+				status: 0,
+				code: 'NETWORK_ERROR',
+				reason: networkCode,
+				body: { error: { code: 'NETWORK_ERROR', reason: networkCode } },
+				message: `Could not get an answer from the Recruiting Analysis API for ${where}`,
+				description: `Network error ${networkCode} after ${tries} to ${config.baseUrl}. ${advice}`,
+			};
+			throw buildApiError(this, parts, { itemIndex });
+		}
+		const status = response.statusCode;
+		// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
+		if (options.apiTime) {
+			const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+			options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
+		}
+		if (status >= 200 && status < 300) {
+			if (options.expectEmpty || status === 204) return undefined as T;
+			const envelope = asObject(response.body);
+			return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
+		}
+
+		// A refused key is read again on the next request (the user may have replaced it in the credential).
+		if (status === 401) forgetConfig(this, itemIndex);
+		const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
+		const parts = describeApiError({
+			status,
+			body: response.body,
+			headers: response.headers,
+			retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
+			safeToRetry: safe,
+		});
+		throw buildApiError(this, parts, { itemIndex, secrets, retryAfterMs });
 	} catch (error) {
 		throw scrubError(error, secrets);
 	}
 }
 
-async function send<T>(
-	ctx: ApiContext,
-	options: ApiRequestOptions,
-	config: ResolvedConfig,
-	secrets: string[],
-): Promise<T> {
-	const { method, path, itemIndex, idempotencyKey } = options;
-	const safe = isSafeToRetry(method, path, idempotencyKey);
-	const cancellation = () =>
-		new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-	// A `.` or `..` segment (also as %2e) would make the URL parser step to another endpoint with the key.
-	const dotSegment = path
-		.split('?')[0]
-		.split('/')
-		.some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
-	if (hasControlCharacter(path) || dotSegment) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Refused before sending: an ID in the request path of ${method} is . or .., or holds a control character`,
-			{
-				itemIndex,
-				description:
-					'IDs are sent as one path segment each and may not be a path step or carry line breaks. Check the ID fields of this item. Nothing was sent.',
-			},
-		);
-	}
-
-	const headers: IDataObject = { Accept: 'application/json' };
-	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-	const { response, error, networkCode, attempts } = await withRetries<FullResponse>({
-		safe,
-		policy: transportSettings.retry,
-		random: transportSettings.random,
-		beforeAttempt: () => {
-			if (cancelled(ctx)) throw cancellation();
-		},
-		send: async () =>
-			await sendAttempt(ctx, {
-				credentialType: CREDENTIAL_TYPE,
-				credentials: config.credentials,
-				origin: config.origin,
-				method,
-				url: `${config.baseUrl}${path}`,
-				headers,
-				qs:
-					options.qs &&
-					Object.fromEntries(
-						Object.entries(options.qs).filter(([, v]) => v !== undefined && v !== null && v !== ''),
-					),
-				body: options.body,
-				timeoutMs: transportSettings.requestTimeoutMs,
-				itemIndex,
-			}),
-	});
-	if (!response) {
-		if (refusals.has(error as object)) throw error;
-		if (isCancellation(error) || cancelled(ctx)) throw cancellation();
-		if (!networkCode) {
-			const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Request to the Recruiting Analysis API failed: ${text}`,
-				{
-					itemIndex,
-					description: `${method} ${path.split('?')[0]} could not be sent.`,
-				},
-			);
-		}
-		throw networkFailure(ctx, networkCode, attempts, options, safe, config.baseUrl);
-	}
-	const status = response.statusCode;
-	// Any answer tells the API's time, a refusal too (the Feed Trigger's Start From Now needs it).
-	if (options.apiTime) {
-		const dateMs = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
-		options.apiTime.dateMs = Number.isFinite(dateMs) ? dateMs : undefined;
-	}
-	if (status >= 200 && status < 300) {
-		if (options.expectEmpty || status === 204) return undefined as T;
-		const envelope = asObject(response.body);
-		return (envelope && 'data' in envelope ? envelope.data : response.body) as T;
-	}
-
-	// A refused key is read again on the next request (the user may have replaced it in the credential).
-	if (status === 401) forgetConfig(ctx, itemIndex);
-	const retryAfterMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), Date.now());
-	const parts = describeApiError({
-		status,
-		body: response.body,
-		headers: response.headers,
-		retries: isRetryableStatus(status) && safe ? attempts - 1 : 0,
-		safeToRetry: safe,
-	});
-	throw buildApiError(ctx, parts, { itemIndex, secrets, retryAfterMs });
-}
-
-export async function api(
-	ctx: IExecuteFunctions,
-	options: ApiRequestOptions,
-): Promise<IDataObject> {
+export async function api(ctx: IExecuteFunctions, options: ApiRequestOptions) {
 	return (await apiRequest.call(ctx, options)) as IDataObject;
 }
 
@@ -256,10 +219,8 @@ export async function* listPages(
 	let cursor = start;
 	for (;;) {
 		const limit = typeof pageSize === 'function' ? pageSize() : pageSize;
-		const data = (await apiRequest.call(this, {
-			...request,
-			qs: { ...request.qs, limit, cursor },
-		})) as IDataObject | undefined;
+		const qs = { ...request.qs, limit, cursor };
+		const data = (await apiRequest.call(this, { ...request, qs })) as IDataObject | undefined;
 		const page = {
 			items: Array.isArray(data?.items) ? (data.items as IDataObject[]) : [],
 			nextCursor: asString(data?.nextCursor),
@@ -306,12 +267,11 @@ export async function poll<T>(
 		firstReadDelayMs?: number;
 	},
 ): Promise<{ value: T; timedOut: boolean }> {
+	const { initialDelayMs, maxDelayMs, firstReadDelayMs = 0 } = args;
 	const deadline = Date.now() + Math.max(0, args.timeoutSeconds) * 1000;
 	for (let read = 0; ; read++) {
 		const delay =
-			read > 0
-				? growingDelayMs(read - 1, args.initialDelayMs, args.maxDelayMs)
-				: (args.firstReadDelayMs ?? 0);
+			read > 0 ? growingDelayMs(read - 1, initialDelayMs, maxDelayMs) : firstReadDelayMs;
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, deadline - Date.now())));
 		if (cancelled(ctx)) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting');
@@ -328,12 +288,10 @@ export function apiErrorConditions(error: unknown): string[] {
 	const visit = (value: unknown, depth: number): void => {
 		if (depth > 4 || typeof value !== 'object' || value === null) return;
 		const record = value as Record<string, unknown>;
-		for (const key of ['reason', 'code']) {
+		for (const key of ['reason', 'code'])
 			if (typeof record[key] === 'string') found.add(record[key] as string);
-		}
-		for (const key of ['context', 'apiError', 'cause', 'error', 'errorResponse', 'body']) {
+		for (const key of ['context', 'apiError', 'cause', 'error', 'errorResponse', 'body'])
 			if (key in record) visit(record[key], depth + 1);
-		}
 	};
 	visit(error, 0);
 	return [...found];

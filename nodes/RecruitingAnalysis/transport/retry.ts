@@ -2,20 +2,13 @@ import { sleep, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow'
 
 import { headerValue } from './errors';
 
-export interface RetryPolicy {
-	maxAttempts: number;
-	baseDelayMs: number;
-	maxDelayMs: number;
-	// A Retry-After longer than this is not waited for: the error is reported instead.
-	maxRetryAfterMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+export const DEFAULT_RETRY_POLICY = {
 	maxAttempts: 4,
 	baseDelayMs: 500,
 	maxDelayMs: 8_000,
+	// A Retry-After longer than this is not waited for: the error is reported instead.
 	maxRetryAfterMs: 60_000,
-});
+};
 
 export function isRetryableStatus(status: number): boolean {
 	return status === 408 || status === 429 || (status >= 500 && status <= 599);
@@ -66,13 +59,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 		if (typeof failure.code === 'string' && RETRYABLE_NETWORK_CODES.has(failure.code))
 			return failure.code;
 		if (isAbort(failure)) return undefined;
-		if (
-			typeof failure.message === 'string' &&
-			NETWORK_MESSAGE_PATTERN.test(failure.message) &&
-			!failure.cause
-		) {
+		if (!failure.cause && NETWORK_MESSAGE_PATTERN.test(String(failure.message)))
 			return 'ECONNRESET';
-		}
 	}
 	return undefined;
 }
@@ -85,11 +73,7 @@ const SIDE_EFFECT_FREE_POST =
 	/^\/api\/v1\/(?:(?:analysis|interview)(?:-batch)?-quotes|uploads\/[^/]+\/url)$/;
 
 // Only requests safe to send again are retried: idempotent methods, quotes, and writes carrying an Idempotency-Key.
-export function isSafeToRetry(
-	method: IHttpRequestMethods,
-	path: string,
-	idempotencyKey?: string,
-): boolean {
+export function isSafeToRetry(method: IHttpRequestMethods, path: string, idempotencyKey?: string) {
 	if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'PUT') return true;
 	if (idempotencyKey) return true;
 	return method === 'POST' && SIDE_EFFECT_FREE_POST.test(path.split('?')[0]);
@@ -108,34 +92,20 @@ export function parseRetryAfter(value: unknown, nowMs: number): number | undefin
 	return Math.max(0, date - nowMs);
 }
 
-export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
-	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry));
-	return Math.floor(random() * ceiling);
-}
-
-export function nextDelayMs(
-	retry: number,
-	retryAfterMs: number | undefined,
-	policy: RetryPolicy,
-	random: () => number,
-): number | undefined {
-	if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) return undefined;
-	const jitter = backoffDelayMs(retry, policy, random);
-	return retryAfterMs === undefined ? jitter : Math.max(retryAfterMs, jitter);
-}
-
 export function growingDelayMs(step: number, firstMs: number, maxMs: number): number {
 	return Math.min(maxMs, Math.round(firstMs * 1.5 ** Math.max(0, step)));
 }
 
 export async function withRetries<R extends { statusCode: number; headers?: unknown }>(args: {
 	safe: boolean;
-	policy: RetryPolicy;
+	policy: typeof DEFAULT_RETRY_POLICY;
 	random: () => number;
 	send: (attempt: number) => Promise<R>;
 	beforeAttempt?: () => void;
 }): Promise<{ response?: R; error?: unknown; networkCode?: string; attempts: number }> {
 	const { safe, policy, random, send } = args;
+	const jitter = (retry: number) =>
+		Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
 	for (let attempt = 0; ; attempt++) {
 		const last = !safe || attempt + 1 >= policy.maxAttempts;
 		args.beforeAttempt?.();
@@ -145,7 +115,7 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 		} catch (error) {
 			const networkCode = isCancellation(error) ? undefined : networkErrorCode(error);
 			if (networkCode && !last) {
-				await sleep(backoffDelayMs(attempt, policy, random));
+				await sleep(jitter(attempt));
 				continue;
 			}
 			return { error, networkCode, attempts: attempt + 1 };
@@ -155,9 +125,8 @@ export async function withRetries<R extends { statusCode: number; headers?: unkn
 				headerValue(response.headers as IDataObject | undefined, 'retry-after'),
 				Date.now(),
 			);
-			const delay = nextDelayMs(attempt, retryAfterMs, policy, random);
-			if (delay !== undefined) {
-				await sleep(delay);
+			if (retryAfterMs === undefined || retryAfterMs <= policy.maxRetryAfterMs) {
+				await sleep(Math.max(retryAfterMs ?? 0, jitter(attempt)));
 				continue;
 			}
 		}

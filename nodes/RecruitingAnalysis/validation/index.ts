@@ -37,8 +37,8 @@ const titleCase = (name: string): string =>
 
 // Not guard.ts's: that one runs at send time, names no field, sees no body field and lets C1 controls through.
 // C0 and C1 controls, compared as text: a regex literal holding them is refused by eslint.
-const hasControlCharacter = (value: string): boolean =>
-	[...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
+const noControls = (value: string): boolean =>
+	![...value].some((c) => c < ' ' || (c >= '\x7f' && c <= '\x9f'));
 
 export const MIME_BY_EXTENSION = { '.pdf': PDF_MIME_TYPE, '.docx': DOCX_MIME_TYPE } as const;
 
@@ -50,24 +50,29 @@ export function extensionOf(fileName: string): '.pdf' | '.docx' | undefined {
 const requiredString = (rule: string) =>
 	z.string({ required_error: 'is required', invalid_type_error: `must be text (${rule})` });
 
+// Every enum and literal answers with the rule, never with zod's generic text.
+const withMessage = (message: string) => ({ errorMap: () => ({ message }) });
+
+const issue = (ctx: z.RefinementCtx, path: Array<string | number>, message: string): void =>
+	ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+
 // Code points, as the spec counts them: an emoji is one.
 export const characterCount = (value: string): number => [...value].length;
 
 // zod's own .min/.max would count UTF-16 units.
-const charactersBetween = (schema: z.ZodString, min: number, max: number) =>
+const charactersUpTo = (schema: z.ZodString, max: number) =>
 	schema
-		.refine(
-			(v) => characterCount(v) >= min,
-			min === 1 ? 'must not be empty' : `must be at least ${min} characters`,
-		)
+		.refine((v) => characterCount(v) >= 1, 'must not be empty')
 		.refine((v) => characterCount(v) <= max, `must be at most ${max} characters`);
 
-export const fileNameSchema = charactersBetween(requiredString('1 to 200 characters'), 1, 200)
-	.refine(
-		(v) => !v.includes('/') && !v.includes('\\'),
-		'must not contain / or \\ (a path is not a file name)',
-	)
-	.refine((v) => !hasControlCharacter(v), 'must not contain control characters')
+const textUpTo = (max: number, rule = `1 to ${max} characters`) =>
+	charactersUpTo(requiredString(rule), max);
+const noSlashes = (v: string) => !v.includes('/') && !v.includes('\\');
+const CONTROLS_RULE = 'must not contain line breaks or other control characters';
+
+export const fileNameSchema = textUpTo(200)
+	.refine(noSlashes, 'must not contain / or \\ (a path is not a file name)')
+	.refine(noControls, 'must not contain control characters')
 	.refine((v) => extensionOf(v) !== undefined, 'must end in .pdf or .docx');
 
 export const fileSizeSchema = z
@@ -82,20 +87,18 @@ function mimeAgreesWithExtension(
 ): void {
 	const ext = extensionOf(file.fileName);
 	if (ext && MIME_BY_EXTENSION[ext] !== file.mimeType) {
-		ctx.addIssue({
-			code: z.ZodIssueCode.custom,
-			path: ['mimeType'],
-			message: `must agree with the file extension (${ext} needs ${MIME_BY_EXTENSION[ext]})`,
-		});
+		const needs = MIME_BY_EXTENSION[ext];
+		issue(ctx, ['mimeType'], `must agree with the file extension (${ext} needs ${needs})`);
 	}
 }
 
 const resumeFileShape = z.object({
 	fileName: fileNameSchema,
 	fileSize: fileSizeSchema,
-	mimeType: z.enum([PDF_MIME_TYPE, DOCX_MIME_TYPE], {
-		errorMap: () => ({ message: `must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}` }),
-	}),
+	mimeType: z.enum(
+		[PDF_MIME_TYPE, DOCX_MIME_TYPE],
+		withMessage(`must be ${PDF_MIME_TYPE} or ${DOCX_MIME_TYPE}`),
+	),
 });
 export const resumeFileSchema = resumeFileShape.superRefine(mimeAgreesWithExtension);
 export type ResumeFile = z.infer<typeof resumeFileSchema>;
@@ -103,30 +106,23 @@ export type ResumeFile = z.infer<typeof resumeFileSchema>;
 const EMAIL_PATTERN =
 	/^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
-export const emailSchema = charactersBetween(requiredString('an email address').trim(), 1, 254)
+export const emailSchema = charactersUpTo(requiredString('an email address').trim(), 254)
 	.refine((v) => !v.startsWith('.'), 'must not start with a dot')
 	.refine((v) => !v.includes('..'), 'must not contain consecutive dots')
 	.refine((v) => EMAIL_PATTERN.test(v), 'must be an email address like name@example.com');
 
 // An ID becomes a path segment and must never carry a line break (header injection) or be `.`/`..` (a path step).
-export const idSchema = charactersBetween(requiredString('1 to 100 characters'), 1, 100)
-	.refine(
-		(v) => !hasControlCharacter(v),
-		'must not contain line breaks or other control characters',
-	)
+export const idSchema = textUpTo(100)
+	.refine(noControls, CONTROLS_RULE)
 	.refine((v) => v !== '.' && v !== '..', 'must not be . or .. (a path step, not an ID)')
-	.refine(
-		(v) => !v.includes('/') && !v.includes('\\'),
-		'must not contain / or \\ (an ID is one path segment)',
-	);
+	.refine(noSlashes, 'must not contain / or \\ (an ID is one path segment)');
 
-export const idempotencyKeySchema = charactersBetween(
-	requiredString('1 to 128 characters'),
-	1,
-	MAX_IDEMPOTENCY_KEY_LENGTH,
-).refine((v) => IDEMPOTENCY_KEY_PATTERN.test(v), 'may only contain letters, digits and . _ : -');
+export const idempotencyKeySchema = textUpTo(MAX_IDEMPOTENCY_KEY_LENGTH).refine(
+	(v) => IDEMPOTENCY_KEY_PATTERN.test(v),
+	'may only contain letters, digits and . _ : -',
+);
 
-export const cursorSchema = charactersBetween(requiredString('1 to 2048 characters'), 1, 2048);
+export const cursorSchema = textUpTo(2048);
 
 // n8n's "Limit" of a list is the total number of results (paged by the transport), not the page size.
 const totalLimitSchema = z
@@ -145,22 +141,14 @@ const revisionSchema = requiredString('64 hexadecimal characters').regex(
 	'must be 64 hexadecimal characters (the job description revision)',
 );
 
-const externalReferenceSourceSchema = charactersBetween(
-	requiredString('a source slug'),
-	1,
-	64,
-).refine(
+const externalReferenceSourceSchema = textUpTo(64, 'a source slug').refine(
 	(v) => EXTERNAL_REFERENCE_SOURCE_PATTERN.test(v),
 	'must be a lowercase slug of letters and digits separated by single hyphens (e.g. "greenhouse")',
 );
 
-export const externalReferenceIdSchema = charactersBetween(
-	requiredString('1 to 128 characters'),
-	1,
-	MAX_EXTERNAL_REFERENCE_ID_LENGTH,
-).refine(
-	(v) => !hasControlCharacter(v),
-	'must not contain line breaks or other control characters',
+export const externalReferenceIdSchema = textUpTo(MAX_EXTERNAL_REFERENCE_ID_LENGTH).refine(
+	noControls,
+	CONTROLS_RULE,
 );
 
 export const externalReferenceSchema = z.object({
@@ -177,11 +165,11 @@ export const externalReferenceFilterSchema = z
 		const hasSource = v.externalReferenceSource !== undefined;
 		const hasId = v.externalReferenceId !== undefined;
 		if (hasSource !== hasId) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: [hasSource ? 'externalReferenceId' : 'externalReferenceSource'],
-				message: 'must be set together with the other external reference field (both or neither)',
-			});
+			issue(
+				ctx,
+				[hasSource ? 'externalReferenceId' : 'externalReferenceSource'],
+				'must be set together with the other external reference field (both or neither)',
+			);
 		}
 	});
 
@@ -195,37 +183,26 @@ const dateTimeSchema = requiredString('an ISO 8601 date-time')
 export const createdRangeSchema = z
 	.object({ createdAfter: dateTimeSchema.optional(), createdBefore: dateTimeSchema.optional() })
 	.superRefine((v, ctx) => {
-		if (
-			v.createdAfter &&
-			v.createdBefore &&
-			Date.parse(v.createdBefore) <= Date.parse(v.createdAfter)
-		) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: ['createdBefore'],
-				message: 'must be later than Created After',
-			});
-		}
+		const { createdAfter, createdBefore } = v;
+		if (createdAfter && createdBefore && Date.parse(createdBefore) <= Date.parse(createdAfter))
+			issue(ctx, ['createdBefore'], 'must be later than Created After');
 	});
 
-export const schemaVersionSchema = z.literal('1', {
-	errorMap: () => ({ message: 'must be "1" (the only supported result schema version)' }),
-});
+export const schemaVersionSchema = z.literal(
+	'1',
+	withMessage('must be "1" (the only supported result schema version)'),
+);
 
-export const eventTypeSchema = z.enum(EVENT_TYPES, {
-	errorMap: () => ({ message: `must be one of the event types: ${EVENT_TYPES.join(', ')}` }),
-});
+export const eventTypeSchema = z.enum(
+	EVENT_TYPES,
+	withMessage(`must be one of the event types: ${EVENT_TYPES.join(', ')}`),
+);
 
-const INTERVIEW_LIFECYCLES = [
-	'invited',
-	'in_progress',
-	'completed',
-	'expired',
-	'superseded',
-] as const;
-export const interviewLifecycleSchema = z.enum(INTERVIEW_LIFECYCLES, {
-	errorMap: () => ({ message: `must be one of ${INTERVIEW_LIFECYCLES.join(', ')}` }),
-});
+const LIFECYCLES = ['invited', 'in_progress', 'completed', 'expired', 'superseded'] as const;
+export const interviewLifecycleSchema = z.enum(
+	LIFECYCLES,
+	withMessage(`must be one of ${LIFECYCLES.join(', ')}`),
+);
 
 export const jobDescriptionInputSchema = z.discriminatedUnion(
 	'kind',
@@ -242,7 +219,7 @@ export const jobDescriptionInputSchema = z.discriminatedUnion(
 			expectedRevision: revisionSchema.optional(),
 		}),
 	],
-	{ errorMap: () => ({ message: 'must be inline text or a saved job' }) },
+	withMessage('must be inline text or a saved job'),
 );
 export type JobDescriptionInput = z.infer<typeof jobDescriptionInputSchema>;
 
@@ -261,10 +238,7 @@ export const interviewInputSchema = z.object({
 
 const itemKeySchema = requiredString('a non-empty key').min(1, 'must not be empty');
 
-function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
-	input: I,
-	extra: z.ZodRawShape = {},
-) {
+function batchSchema(input: z.ZodTypeAny, extra: z.ZodRawShape = {}) {
 	return z
 		.object({
 			...extra,
@@ -282,19 +256,19 @@ function batchSchema<I extends ZodType<unknown, ZodTypeDef, unknown>>(
 				const first = firstUse.get(itemKey);
 				if (first === undefined) firstUse.set(itemKey, index);
 				else
-					ctx.addIssue({
-						code: z.ZodIssueCode.custom,
-						path: ['items', index, 'itemKey'],
-						message: `must be unique within the batch ("${itemKey}" is also used by entry ${first + 1})`,
-					});
+					issue(
+						ctx,
+						['items', index, 'itemKey'],
+						`must be unique within the batch ("${itemKey}" is also used by entry ${first + 1})`,
+					);
 			});
 			const bytes = new TextEncoder().encode(JSON.stringify(body)).length;
 			if (bytes > MAX_BATCH_BODY_BYTES) {
-				ctx.addIssue({
-					code: z.ZodIssueCode.custom,
-					path: ['items'],
-					message: `must serialise to at most ${MAX_BATCH_BODY_BYTES} bytes (256 KiB) of JSON; this batch is ${bytes} bytes`,
-				});
+				issue(
+					ctx,
+					['items'],
+					`must serialise to at most ${MAX_BATCH_BODY_BYTES} bytes (256 KiB) of JSON; this batch is ${bytes} bytes`,
+				);
 			}
 		});
 }
@@ -306,11 +280,8 @@ export const uploadBatchSchema = batchSchema(
 	const batchJob = (body as { jobDescription?: unknown }).jobDescription;
 	(body.items as Array<{ input: { jobDescription?: unknown } }>).forEach((item, index) => {
 		if (batchJob === undefined && item.input.jobDescription === undefined) {
-			ctx.addIssue({
-				code: z.ZodIssueCode.custom,
-				path: ['items', index, 'input', 'jobDescription'],
-				message: 'is required when the batch has no job description',
-			});
+			const path = ['items', index, 'input', 'jobDescription'];
+			issue(ctx, path, 'is required when the batch has no job description');
 		}
 	});
 });
@@ -322,9 +293,7 @@ export const analysisBatchSchema = batchSchema(
 const interviewBatchEntrySchema = z.object({
 	reportId: idSchema,
 	candidateEmail: emailSchema,
-	sendEmail: z.literal(true, {
-		errorMap: () => ({ message: 'must be true (batches only send email)' }),
-	}),
+	sendEmail: z.literal(true, withMessage('must be true (batches only send email)')),
 });
 export const interviewBatchQuoteSchema = batchSchema(interviewBatchEntrySchema);
 export const interviewBatchSchema = batchSchema(

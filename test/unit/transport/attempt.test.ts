@@ -53,9 +53,7 @@ class AttemptProbe implements INodeType {
 		for (const [itemIndex, item] of this.getInputData().entries()) {
 			const call = item.json as unknown as Call;
 			const response = await sendAttempt(this, {
-				credentialType: 'recruitingAnalysisApi',
-				credentials,
-				origin: new URL(baseUrl).origin,
+				config: { credentials, origin: new URL(baseUrl).origin },
 				method: call.method,
 				url: call.url ?? `${baseUrl}${call.path}`,
 				headers: call.headers ?? {},

@@ -1,14 +1,13 @@
 /** Pure parts of the transport: backoff, Retry-After, retry eligibility, key derivation, error mapping, paths. */
 import {
-	backoffDelayMs,
 	growingDelayMs,
 	DEFAULT_RETRY_POLICY,
 	isRetryableStatus,
 	isSafeToRetry,
 	networkErrorCode,
 	isCancellation,
-	nextDelayMs,
 	parseRetryAfter,
+	withRetries,
 } from '../../../nodes/RecruitingAnalysis/transport/retry';
 import {
 	derivedIdempotencyKey,
@@ -38,21 +37,53 @@ const policy = {
 	maxRetryAfterMs: 5_000,
 };
 
+type Answer = { statusCode: number; headers?: Record<string, string> };
+const busy = (retryAfter?: string): Answer =>
+	retryAfter === undefined
+		? { statusCode: 503 }
+		: { statusCode: 503, headers: { 'retry-after': retryAfter } };
+
+/** The waits of the retry loop between the given answers, read from its timers (fake: nothing really waits). */
+async function waitsBetween(answers: Answer[], random: () => number): Promise<number[]> {
+	jest.useFakeTimers();
+	const timers = jest.spyOn(global, 'setTimeout');
+	try {
+		const done = withRetries({
+			safe: true,
+			policy: { ...policy, maxAttempts: answers.length },
+			random,
+			send: async (attempt) => answers[attempt],
+		});
+		await jest.runAllTimersAsync();
+		await done;
+		return timers.mock.calls.map(([, ms]) => Number(ms));
+	} finally {
+		timers.mockRestore();
+		jest.useRealTimers();
+	}
+}
+
 describe('backoff', () => {
-	test('full jitter: uniform in [0, min(cap, base * 2^retry)]', () => {
-		expect(backoffDelayMs(0, policy, () => 0)).toBe(0);
-		expect(backoffDelayMs(0, policy, () => 0.999999)).toBe(99);
-		expect(backoffDelayMs(2, policy, () => 0.5)).toBe(200); // ceiling 400
-		expect(backoffDelayMs(10, policy, () => 0.999999)).toBe(999); // capped at 1000
+	const ok = { statusCode: 200 };
+	test('full jitter: uniform in [0, min(cap, base * 2^retry)]', async () => {
+		expect(await waitsBetween([busy(), ok], () => 0)).toEqual([0]);
+		expect(await waitsBetween([busy(), ok], () => 0.999999)).toEqual([99]);
+		// ceiling 400 at the third retry
+		expect(await waitsBetween([busy(), busy(), busy(), ok], () => 0.5)).toEqual([50, 100, 200]);
+		// capped at 1000 from the fifth retry on
+		const eleven = await waitsBetween([...Array(11).fill(busy()), ok], () => 0.999999);
+		expect(eleven).toHaveLength(11);
+		expect(eleven[10]).toBe(999);
 	});
-	test('Retry-After is a floor under the jitter', () => {
-		expect(nextDelayMs(0, 2_000, policy, () => 0.5)).toBe(2_000);
-		expect(nextDelayMs(3, 10, policy, () => 0.5)).toBe(400);
-		expect(nextDelayMs(0, undefined, policy, () => 0.25)).toBe(25);
+	test('Retry-After is a floor under the jitter', async () => {
+		expect(await waitsBetween([busy('2'), ok], () => 0.5)).toEqual([2_000]);
+		const late = await waitsBetween([busy(), busy(), busy(), busy('0.01'), ok], () => 0.5);
+		expect(late[3]).toBe(400);
+		expect(await waitsBetween([busy(), ok], () => 0.25)).toEqual([25]);
 	});
-	test('a Retry-After beyond the policy maximum is not waited for', () => {
-		expect(nextDelayMs(0, 5_001, policy, () => 0.5)).toBeUndefined();
-		expect(nextDelayMs(0, 5_000, policy, () => 0.5)).toBe(5_000);
+	test('a Retry-After beyond the policy maximum is not waited for', async () => {
+		expect(await waitsBetween([busy('5.001'), ok], () => 0.5)).toEqual([]);
+		expect(await waitsBetween([busy('5'), ok], () => 0.5)).toEqual([5_000]);
 	});
 	test('poll delay grows by 1.5 and is capped', () => {
 		expect(growingDelayMs(0, 1000, 15000)).toBe(1000);
