@@ -4,6 +4,8 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiErrorInfo, outcomeOf } from '../transport';
 
 export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
+// Kept with the execution: a Retry knows its own batches by what it recorded, never by comparing clocks.
+const BATCH_CHARGES_FIELD = 'recruitingAnalysisBatchCharges';
 
 // What writes/ keeps per node run; engine/run.ts's Run holds it, since writes/ stands below engine/.
 export interface WriteRun {
@@ -14,11 +16,7 @@ export interface WriteRun {
 	addNotice(name: 'failedReport'): void;
 }
 
-export interface Ledger {
-	readonly spent: number;
-	inFlight: number;
-	addSpent(credits: number): void;
-}
+type Ledger = { readonly spent: number; inFlight: number; addSpent(credits: number): void };
 
 // In flight is per process: n8n saves an execution between nodes, never while one of them runs.
 const ledgers = new WeakMap<object, Ledger>();
@@ -28,12 +26,11 @@ export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 export function executionStore(ctx: IExecuteFunctions, run: WriteRun): IDataObject {
 	try {
-		const flow: unknown = ctx.getContext('flow');
-		if (typeof flow === 'object' && flow !== null) return flow as IDataObject;
+		return ctx.getContext('flow') as IDataObject;
 	} catch {
 		// A bare harness has no flow context.
+		return run.spentWithoutFlow;
 	}
-	return run.spentWithoutFlow;
 }
 
 export function ledgerOf(ctx: IExecuteFunctions, run: WriteRun): Ledger {
@@ -106,15 +103,7 @@ function creditWords(credits: number): string {
 	return `${n} ${n === 1 ? 'credit' : 'credits'}`;
 }
 
-export interface Reservation {
-	readonly credits: number;
-	readonly priced: boolean;
-	reprice(quote: IDataObject | undefined | null): void;
-	// Counted as spent before the answer is read, so an error that leaves the node keeps them.
-	mayHaveCharged(): void;
-	charged(): void;
-	release(): void;
-}
+export type Reservation = ReturnType<typeof reserveCredits>;
 
 export function reserveCredits(
 	ctx: IExecuteFunctions,
@@ -122,7 +111,7 @@ export function reserveCredits(
 	itemIndex: number,
 	quote: IDataObject | undefined | null,
 	what: string,
-): Reservation {
+) {
 	const limit = limitOf(ctx, itemIndex);
 	const ledger = ledgerOf(ctx, run);
 	const limitError = (message: string, description: string) => {
@@ -182,7 +171,7 @@ export function reserveCredits(
 		get priced() {
 			return credits !== undefined;
 		},
-		reprice(next) {
+		reprice(next: IDataObject | undefined | null) {
 			if (state !== 'held') return;
 			const nextCredits = creditsOf(next);
 			const refusal = refusalOf(nextCredits, amount, true);
@@ -194,6 +183,7 @@ export function reserveCredits(
 			amount = nextCredits ?? 0;
 			credits = nextCredits;
 		},
+		// Counted as spent before the answer is read, so an error that leaves the node keeps them.
 		mayHaveCharged: count,
 		charged: () => settle(true),
 		release: () => settle(false),
@@ -238,4 +228,58 @@ export function wasRefused(error: unknown): boolean {
 	return (
 		typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429
 	);
+}
+
+type BatchCharges = Record<string, Record<string, number>>;
+
+function batchChargesOf(ctx: IExecuteFunctions, run: WriteRun): BatchCharges {
+	const store = executionStore(ctx, run);
+	const value = store[BATCH_CHARGES_FIELD];
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		store[BATCH_CHARGES_FIELD] = {};
+	return store[BATCH_CHARGES_FIELD] as unknown as BatchCharges;
+}
+
+const countedEarlier = new WeakSet<Reservation>();
+
+// A created batch may have charged: its items count before it is awaited, so a timeout leaves them counted.
+export function countBatch(
+	ctx: IExecuteFunctions,
+	run: WriteRun,
+	batchId: string,
+	items: Array<{ itemKey: string; reservation: Reservation }>,
+): boolean {
+	const all = batchChargesOf(ctx, run);
+	const earlier = all[batchId] !== undefined;
+	const record = (all[batchId] ??= {});
+	for (const { itemKey, reservation } of items) {
+		if (record[itemKey] !== undefined) {
+			countedEarlier.add(reservation);
+			reservation.release();
+			continue;
+		}
+		reservation.mayHaveCharged();
+		record[itemKey] = keep(reservation.credits);
+	}
+	return earlier;
+}
+
+export function settleBatchItem(
+	ctx: IExecuteFunctions,
+	run: WriteRun,
+	batchId: string,
+	itemKey: string,
+	reservation: Reservation,
+	charged: boolean,
+): void {
+	if (charged) {
+		reservation.charged();
+		return;
+	}
+	const record = batchChargesOf(ctx, run)[batchId];
+	const credits = record?.[itemKey];
+	if (record && credits !== undefined) delete record[itemKey];
+	if (countedEarlier.has(reservation)) {
+		if (credits !== undefined) ledgerOf(ctx, run).addSpent(-credits);
+	} else reservation.release();
 }

@@ -10,17 +10,18 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	chargedWrite,
+	countBatch,
 	creditsOf,
 	explainsRefusal,
 	isSpendingLimitError,
 	ledgerOf,
 	reserveCredits,
 	RETRY_SPENDS,
+	settleBatchItem,
 	SPENT_FIELD,
 	spendingLimitOf,
 	wasRefused,
 } from '../../../nodes/RecruitingAnalysis/writes/spending';
-import { countBatch, settleBatchItem } from '../../../nodes/RecruitingAnalysis/writes/batchCharges';
 import { runOf, withRun } from '../engine/runOf';
 
 /** An execute context of an execution whose context data is `contextData` (n8n: executionData.contextData). */
