@@ -335,14 +335,12 @@ export async function runFeedPoll(args: FeedPollArgs) {
 	};
 }
 
-export async function readLatestEvents(args: {
-	filters: FeedFilters;
-	count: number;
-	now: () => number;
-	deadline: number;
-	maxPages: number;
-	fetchPage: FeedPollArgs['fetchPage'];
-}): Promise<{ events: FeedEvent[]; complete: boolean }> {
+export async function readLatestEvents(
+	args: Pick<FeedPollArgs, 'filters' | 'now' | 'deadline' | 'fetchPage'> & {
+		count: number;
+		maxPages: number;
+	},
+): Promise<{ events: FeedEvent[]; complete: boolean }> {
 	const type = serverType(args.filters);
 	const count = Math.max(1, Math.floor(args.count));
 	let latest: FeedEvent[] = [];
