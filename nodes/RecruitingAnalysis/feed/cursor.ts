@@ -188,11 +188,10 @@ export async function runFeedPoll(args: FeedPollArgs) {
 	const stored = readFeedState(args.stored);
 	let state = stored ? { ...stored, baseUrl: args.baseUrl } : freshState(args, key, args.startAt);
 	const items: Array<FeedEvent | FeedNotice> = [];
-	const restart = !stored
-		? undefined
-		: stored.baseUrl !== null && stored.baseUrl !== args.baseUrl
+	const restart =
+		stored && stored.baseUrl !== null && stored.baseUrl !== args.baseUrl
 			? 'BASE_URL_CHANGED'
-			: stored.filterKey !== key
+			: stored && stored.filterKey !== key
 				? 'FILTERS_CHANGED'
 				: undefined;
 	if (stored && restart) {
@@ -240,12 +239,9 @@ export async function runFeedPoll(args: FeedPollArgs) {
 				// Everything retained lies after the expired cursor, so the walk restarts from the oldest with the same start: history stays history.
 				if (args.now() - Date.parse(state.positionSince) >= RETENTION_MS)
 					items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
-				state = {
-					...state,
-					cursor: null,
-					skipThrough: null,
-					walkResumedAfter: state.lastEventAt ?? state.walkResumedAfter ?? null,
-				};
+				state.walkResumedAfter = state.lastEventAt ?? state.walkResumedAfter ?? null;
+				state.cursor = null;
+				state.skipThrough = null;
 			} else if (page === CURSOR_EXPIRED) {
 				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
 				state = freshState(args, key, 'oldest');

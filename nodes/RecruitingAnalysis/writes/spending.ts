@@ -92,12 +92,6 @@ const round = (credits: number) => Math.round(credits * 1000) / 1000;
 export const RETRY_SPENDS =
 	"n8n's Retry of this execution carries its total on (it may spend only what is left under the limit, and what was already done is recovered, not charged again); a new execution starts from 0.";
 
-const limitErrors = new WeakSet<object>();
-
-export function isSpendingLimitError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && limitErrors.has(error);
-}
-
 function creditWords(credits: number): string {
 	const n = round(credits);
 	return `${n} ${n === 1 ? 'credit' : 'credits'}`;
@@ -114,25 +108,17 @@ export function reserveCredits(
 ) {
 	const limit = limitOf(ctx, itemIndex);
 	const ledger = ledgerOf(ctx, run);
-	const limitError = (message: string, description: string) => {
-		const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-		limitErrors.add(error);
-		return error;
-	};
-	const refusalOf = (
-		credits: number | undefined,
-		held: number,
-		requoted: boolean,
-	): NodeOperationError | undefined => {
+	const limitError = (message: string, description: string) =>
+		explainsRefusal(new NodeOperationError(ctx.getNode(), message, { itemIndex, description }));
+	const refusalOf = (credits: number | undefined, held: number, requoted: boolean) => {
 		if (limit === undefined) return undefined;
-		if (credits === undefined) {
+		if (credits === undefined)
 			return limitError(
 				`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
 				limit.byDefault
 					? `As an agent's tool the node keeps a Spending Limit (${creditWords(limit.credits)} per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
 					: 'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
 			);
-		}
 		const others = ledger.inFlight - held;
 		if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
 		const spent = round(ledger.spent);
@@ -202,7 +188,7 @@ export async function chargedWrite(
 	const outcome = await outcomeOf(async () => await write((next) => reservation.reprice(next)));
 	if (!outcome.ok) {
 		// A refusal charged nothing; a lost answer may have been charged, so it counts.
-		if (wasRefused(outcome.error) || isSpendingLimitError(outcome.error)) reservation.release();
+		if (wasRefused(outcome.error)) reservation.release();
 		else reservation.charged();
 		throw outcome.error;
 	}
