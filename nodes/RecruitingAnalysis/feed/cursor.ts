@@ -2,11 +2,7 @@
 import { eventTypeMatches } from '../events/eventTypes';
 
 // The position is tied to what the API binds the cursor to: server-side filters and the base URL; local type filters keep it.
-export interface FeedFilters {
-	types: string[];
-	reportId?: string;
-	interviewId?: string;
-}
+export type FeedFilters = { types: string[]; reportId?: string; interviewId?: string };
 
 export type StartPosition = 'now' | 'oldest';
 
@@ -110,11 +106,7 @@ export function restartNotice(
 
 export type FeedEvent = Record<string, unknown>;
 
-export interface FeedPage {
-	items: FeedEvent[];
-	nextCursor: string | null;
-	hasMore: boolean;
-}
+export type FeedPage = { items: FeedEvent[]; nextCursor: string | null; hasMore: boolean };
 
 export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
 export const CURSOR_INVALID = 'CURSOR_INVALID' as const;

@@ -69,10 +69,7 @@ export function textDigest(text: string): string {
 	return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-export interface WriteChoice {
-	userKey?: string;
-	attemptLabel?: string;
-}
+export type WriteChoice = { userKey?: string; attemptLabel?: string };
 
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
@@ -139,10 +136,7 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 }
 
 // The upload's key names the file as given; contentIdentity (its file reference) decides sameness.
-export function uploadIdentity(
-	input: UploadInput | IDataObject,
-	fileDigest: string | null,
-): unknown[] {
+export function uploadIdentity(input: UploadInput | IDataObject, fileDigest: string | null) {
 	const [job, digest, mimeType, reference] = contentIdentity(
 		input,
 		fileDigest ?? ['declared', input.fileSize],
@@ -164,10 +158,7 @@ export function contentIdentity(input: UploadInput | IDataObject, fileDigest: un
 export const FILE_REFERENCE_SOURCE = 'n8n-file';
 
 // The service keeps an external reference unique, so the same bytes for the same job stay one report after a forgotten receipt.
-export function fileReference(
-	content: readonly unknown[],
-	attemptLabel?: string,
-): { source: string; id: string } {
+export function fileReference(content: readonly unknown[], attemptLabel?: string) {
 	return {
 		source: FILE_REFERENCE_SOURCE,
 		id: textDigest(JSON.stringify(['recruiting-analysis/file/v2', content, attemptLabel ?? ''])),

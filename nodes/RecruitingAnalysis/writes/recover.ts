@@ -29,11 +29,7 @@ const recoveredReport = (reportId: IDataObject[string], report: IDataObject, fro
 	recoveredFrom: from,
 });
 
-async function interviewsOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject[]> {
+async function interviewsOf(ctx: IExecuteFunctions, itemIndex: number, reportId: string) {
 	const page = await api(ctx, {
 		method: 'GET',
 		path: '/api/v1/interviews',
@@ -174,10 +170,7 @@ export async function withRecovery(
 }
 
 // An Invite run again after an Invite and a Reinterview gets its own invitation back, not the reinterview.
-export function invitationOf(
-	interviews: IDataObject[],
-	previousInterviewId?: string,
-): IDataObject | undefined {
+export function invitationOf(interviews: IDataObject[], previousInterviewId?: string) {
 	const sorted = [...interviews].sort((a, b) =>
 		String(a.createdAt).localeCompare(String(b.createdAt)),
 	);
