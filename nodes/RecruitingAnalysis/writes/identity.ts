@@ -81,29 +81,22 @@ export function readWriteChoice(
 	const options = optionsParam(ctx, itemIndex);
 	const userKey = checkUserKey(ctx, options, itemIndex);
 	const attemptLabel = optionString(options, 'attemptLabel');
-	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
+	const refusal = (message: string, fix: string) =>
+		new NodeOperationError(ctx.getNode(), message, {
+			itemIndex,
+			description: `${fix}, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+		});
+	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel))
+		throw refusal(
 			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
-			{
-				itemIndex,
-				description: `Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-			},
+			`Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule`,
 		);
-	}
-	if (userKey !== undefined) {
-		const problem = userKeyProblem(userKey, attemptLabel, steps);
-		if (problem) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`"Idempotency Key" ${problem.split(': the node')[0]}`,
-				{
-					itemIndex,
-					description: `"Idempotency Key" ${problem}. Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-				},
-			);
-		}
-	}
+	const problem = userKey === undefined ? undefined : userKeyProblem(userKey, attemptLabel, steps);
+	if (problem)
+		throw refusal(
+			`"Idempotency Key" ${problem.split(': the node')[0]}`,
+			`"Idempotency Key" ${problem}. Shorten it`,
+		);
 	return { userKey, attemptLabel };
 }
 

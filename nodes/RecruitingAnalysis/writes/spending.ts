@@ -216,14 +216,12 @@ export function wasRefused(error: unknown): boolean {
 	);
 }
 
-type BatchCharges = Record<string, Record<string, number>>;
-
-function batchChargesOf(ctx: IExecuteFunctions, run: WriteRun): BatchCharges {
+function batchChargesOf(ctx: IExecuteFunctions, run: WriteRun) {
 	const store = executionStore(ctx, run);
 	const value = store[BATCH_CHARGES_FIELD];
 	if (typeof value !== 'object' || value === null || Array.isArray(value))
 		store[BATCH_CHARGES_FIELD] = {};
-	return store[BATCH_CHARGES_FIELD] as unknown as BatchCharges;
+	return store[BATCH_CHARGES_FIELD] as unknown as Record<string, Record<string, number>>;
 }
 
 const countedEarlier = new WeakSet<Reservation>();
