@@ -75,9 +75,8 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
-function listScopes(scopes: string[]): string {
-	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
-}
+const listScopes = (scopes: string[]) =>
+	scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
 
 // n8n finds a credential's test through a node that names it.
 export async function recruitingAnalysisApiTest(
