@@ -198,14 +198,11 @@ export async function runFeedPoll(args: FeedPollArgs) {
 
 	for (;;) {
 		const seeking = state.phase === 'seekingEnd';
-		if (
+		truncated =
 			events.length >= maxEvents ||
 			args.now() > args.deadline ||
-			(seeking && seekPagesRead >= seekPages)
-		) {
-			truncated = true;
-			break;
-		}
+			(seeking && seekPagesRead >= seekPages);
+		if (truncated) break;
 		const apiTime: { dateMs?: number } = {};
 		const outcome = await args
 			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type, apiTime })
