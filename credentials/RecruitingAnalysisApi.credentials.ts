@@ -11,11 +11,6 @@ export const PRODUCTION_BASE_URL = 'https://api.recruiting-analysis.example';
 export const SANDBOX_BASE_URL = 'http://127.0.0.1:4010';
 export const SANDBOX_KEY_PREFIX = 'svc_test_';
 
-export const API_KEY_HINT =
-	'A workspace Admin makes API keys in Recruiting Analysis under Settings → Developer → API keys.';
-export const SANDBOX_START_NOTICE =
-	'To start the local sandbox, run npm run -s sandbox in a clone of the n8n-nodes-recruiting-analysis repository: its first line prints the base URL and a svc_test_ key to paste here (npm start makes this credential for you).';
-
 export const PRODUCTION_WITH_SANDBOX_KEY_MESSAGE =
 	'Refused before sending: this is a sandbox key (it starts with svc_test_) but the environment is Production. ' +
 	'Choose the Sandbox environment, or use a production key.';
@@ -62,7 +57,8 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			default: 'sandbox',
 		},
 		{
-			displayName: SANDBOX_START_NOTICE,
+			displayName:
+				'To start the local sandbox, run npm run -s sandbox in a clone of the n8n-nodes-recruiting-analysis repository: its first line prints the base URL and a svc_test_ key to paste here (npm start makes this credential for you).',
 			name: 'sandboxNotice',
 			type: 'notice',
 			default: '',
@@ -106,7 +102,7 @@ export class RecruitingAnalysisApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			hint: API_KEY_HINT,
+			hint: 'A workspace Admin makes API keys in Recruiting Analysis under Settings → Developer → API keys.',
 			description:
 				'Give the key the scopes of the operations you use (the Credentials section of the README lists them). Sandbox keys start with svc_test_.',
 		},

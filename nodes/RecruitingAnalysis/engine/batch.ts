@@ -6,7 +6,7 @@ import { REASON_HINTS } from '../transport/errors';
 import { validateBatch } from '../validation';
 import { existsCondition, isNothingToRecover } from '../writes/recover';
 import { reserveCredits, wasRefused, type Reservation } from '../writes/spending';
-import { countBatch, settleBatchItem } from '../writes/batchCharges';
+import { countBatch, settleBatchItem } from '../writes/spending';
 import { waitOutCapacity } from './capacity';
 import type { ChunkState, Run } from './run';
 import { BATCH_POLL_INITIAL_MS } from './batchTiming';

@@ -2,11 +2,7 @@
 import { eventTypeMatches } from '../events/eventTypes';
 
 // The position is tied to what the API binds the cursor to: server-side filters and the base URL; local type filters keep it.
-export interface FeedFilters {
-	types: string[];
-	reportId?: string;
-	interviewId?: string;
-}
+export type FeedFilters = { types: string[]; reportId?: string; interviewId?: string };
 
 export type StartPosition = 'now' | 'oldest';
 
@@ -24,18 +20,6 @@ export interface FeedState {
 	lastEventId: string | null;
 	// Events before this moment were handed over before a Start From Now walk restarted, so the walk skips them.
 	walkResumedAfter?: string | null;
-}
-
-export type RestartReason = 'FILTERS_CHANGED' | 'BASE_URL_CHANGED' | 'CURSOR_INVALID';
-
-export interface FeedNotice {
-	notice: 'EVENT_CURSOR_EXPIRED' | 'FEED_POSITION_RESTARTED';
-	reason: 'CURSOR_EXPIRED' | RestartReason;
-	message: string;
-	eventsMayBeMissedSince: string;
-	lastEventId: string | null;
-	detectedAt: string;
-	resumedFrom: 'now' | 'oldestRetained';
 }
 
 export function filterKey(filters: FeedFilters): string {
@@ -68,27 +52,22 @@ export function readFeedState(stored: unknown): FeedState | undefined {
 	} as FeedState;
 }
 
-export function freshState(
-	key: string,
-	baseUrl: string,
-	startAt: StartPosition,
-	nowMs: number,
-): FeedState {
+function freshState(args: FeedPollArgs, key: string, startAt: StartPosition): FeedState {
 	return {
 		version: 2,
 		filterKey: key,
-		baseUrl,
+		baseUrl: args.baseUrl,
 		cursor: null,
 		skipThrough: null,
 		phase: startAt === 'now' ? 'seekingEnd' : 'following',
-		positionSince: new Date(nowMs).toISOString(),
+		positionSince: new Date(args.now()).toISOString(),
 		...(startAt === 'now' ? { positionSinceByApi: false } : {}),
 		lastEventAt: null,
 		lastEventId: null,
 	};
 }
 
-const RESTART_MESSAGES: Record<RestartReason, string> = {
+const RESTART_MESSAGES = {
 	FILTERS_CHANGED:
 		'The server-side filters changed (a single selected event type, the report or the interview filter), and a feed position is bound to its filters.',
 	BASE_URL_CHANGED:
@@ -97,12 +76,14 @@ const RESTART_MESSAGES: Record<RestartReason, string> = {
 		"The API refused the saved feed position as invalid (400 INVALID_CURSOR): the credential's key probably belongs to another workspace now.",
 };
 
+type FeedNotice = ReturnType<typeof restartNotice>;
+
 export function restartNotice(
-	reason: RestartReason | 'CURSOR_EXPIRED',
+	reason: keyof typeof RESTART_MESSAGES | 'CURSOR_EXPIRED',
 	old: FeedState,
 	resumedFrom: 'now' | 'oldestRetained',
 	nowMs: number,
-): FeedNotice {
+) {
 	const since = old.lastEventAt ?? old.positionSince;
 	const effect =
 		resumedFrom === 'now'
@@ -123,18 +104,9 @@ export function restartNotice(
 	};
 }
 
-export interface FeedEvent {
-	id?: unknown;
-	type?: unknown;
-	occurredAt?: unknown;
-	[key: string]: unknown;
-}
+export type FeedEvent = Record<string, unknown>;
 
-export interface FeedPage {
-	items: FeedEvent[];
-	nextCursor: string | null;
-	hasMore: boolean;
-}
+export type FeedPage = { items: FeedEvent[]; nextCursor: string | null; hasMore: boolean };
 
 export const CURSOR_EXPIRED = 'CURSOR_EXPIRED' as const;
 export const CURSOR_INVALID = 'CURSOR_INVALID' as const;
@@ -144,17 +116,6 @@ export const MAX_PAGE_SIZE = 100;
 export const SEEK_PAGES_PER_POLL = 20;
 export const RETENTION_MS = 30 * 24 * 60 * 60_000;
 export const RESOURCE_READ_CONCURRENCY = 5;
-
-export type FeedItem = FeedEvent | FeedNotice;
-
-export interface FeedPollResult {
-	items: FeedItem[];
-	events: FeedEvent[];
-	notices: FeedNotice[];
-	nextState: FeedState | undefined;
-	truncated: boolean;
-	failure?: unknown;
-}
 
 export interface FeedPollArgs {
 	stored: unknown;
@@ -209,38 +170,26 @@ async function enrichPrefix(events: FeedEvent[], args: FeedPollArgs): Promise<nu
 	return next;
 }
 
-function startingState(
-	args: FeedPollArgs,
-	key: string,
-	stored: FeedState | undefined,
-): { state: FeedState; notice?: FeedNotice } {
-	const state = () => freshState(key, args.baseUrl, args.startAt, args.now());
-	if (!stored) return { state: state() };
-	const reason =
-		stored.baseUrl !== null && stored.baseUrl !== args.baseUrl
-			? 'BASE_URL_CHANGED'
-			: stored.filterKey !== key
-				? 'FILTERS_CHANGED'
-				: undefined;
-	if (!reason) return { state: { ...stored, baseUrl: args.baseUrl } };
-	const notice = restartNotice(reason, stored, resumedFrom(args.startAt), args.now());
-	return { state: state(), notice };
-}
-
-function resumedFrom(startAt: StartPosition) {
-	return startAt === 'now' ? 'now' : 'oldestRetained';
-}
-
-export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
+export async function runFeedPoll(args: FeedPollArgs) {
 	const key = filterKey(args.filters);
 	const type = serverType(args.filters);
 	const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(args.pageSize)));
 	const maxEvents = Math.max(1, Math.floor(args.maxEvents));
 	const seekPages = Math.max(1, args.seekPagesPerPoll ?? SEEK_PAGES_PER_POLL);
-	const storedBefore = readFeedState(args.stored);
-	const start = startingState(args, key, storedBefore);
-	let state = start.state;
-	const items: FeedItem[] = start.notice ? [start.notice] : [];
+	const resumedFrom = args.startAt === 'now' ? 'now' : 'oldestRetained';
+	const stored = readFeedState(args.stored);
+	let state = stored ? { ...stored, baseUrl: args.baseUrl } : freshState(args, key, args.startAt);
+	const items: Array<FeedEvent | FeedNotice> = [];
+	const restart =
+		stored && stored.baseUrl !== null && stored.baseUrl !== args.baseUrl
+			? 'BASE_URL_CHANGED'
+			: stored && stored.filterKey !== key
+				? 'FILTERS_CHANGED'
+				: undefined;
+	if (stored && restart) {
+		items.push(restartNotice(restart, stored, resumedFrom, args.now()));
+		state = freshState(args, key, args.startAt);
+	}
 	const events: FeedEvent[] = [];
 	let truncated = false;
 	let failure: unknown;
@@ -249,14 +198,11 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 
 	for (;;) {
 		const seeking = state.phase === 'seekingEnd';
-		if (
+		truncated =
 			events.length >= maxEvents ||
 			args.now() > args.deadline ||
-			(seeking && seekPagesRead >= seekPages)
-		) {
-			truncated = true;
-			break;
-		}
+			(seeking && seekPagesRead >= seekPages);
+		if (truncated) break;
 		const apiTime: { dateMs?: number } = {};
 		const outcome = await args
 			.fetchPage({ cursor: state.cursor, limit: seeking ? MAX_PAGE_SIZE : pageSize, type, apiTime })
@@ -282,18 +228,15 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 				// Everything retained lies after the expired cursor, so the walk restarts from the oldest with the same start: history stays history.
 				if (args.now() - Date.parse(state.positionSince) >= RETENTION_MS)
 					items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
-				state = {
-					...state,
-					cursor: null,
-					skipThrough: null,
-					walkResumedAfter: state.lastEventAt ?? state.walkResumedAfter ?? null,
-				};
+				state.walkResumedAfter = state.lastEventAt ?? state.walkResumedAfter ?? null;
+				state.cursor = null;
+				state.skipThrough = null;
 			} else if (page === CURSOR_EXPIRED) {
 				items.push(restartNotice('CURSOR_EXPIRED', state, 'oldestRetained', args.now()));
-				state = freshState(key, args.baseUrl, 'oldest', args.now());
+				state = freshState(args, key, 'oldest');
 			} else {
-				items.push(restartNotice('CURSOR_INVALID', state, resumedFrom(args.startAt), args.now()));
-				state = freshState(key, args.baseUrl, args.startAt, args.now());
+				items.push(restartNotice('CURSOR_INVALID', state, resumedFrom, args.now()));
+				state = freshState(args, key, args.startAt);
 			}
 			continue;
 		}
@@ -315,10 +258,10 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		for (let i = from; i < pageItems.length; i++) {
 			const event = pageItems[i];
 			if (!eventTypeMatches(event.type, args.filters.types)) continue;
-			// After a restarted walk, what was delivered before it is not new (same moment passes, except that event).
 			if (seeking && (firstRead || !(occurredMs(event) > Date.parse(state.positionSince))))
 				continue;
-			if (seeking && state.walkResumedAfter && alreadyWalked(event, state)) continue;
+			// After a restarted walk, what was delivered before it is not new (same moment passes, except that event).
+			if (alreadyWalked(event, state)) continue;
 			candidates.push({ index: i, event: { ...event } });
 		}
 		const room = candidates.slice(0, maxEvents - events.length);
@@ -343,7 +286,7 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) {
 			state.cursor = page.nextCursor;
 			state.skipThrough = null;
-		} else if (pageItems.length > 0) {
+		} else {
 			// `nextCursor: null` ends the list: keep the page's start and remember its last event.
 			state.skipThrough = idOf(pageItems[pageItems.length - 1]) ?? state.skipThrough;
 		}
@@ -365,33 +308,24 @@ export async function runFeedPoll(args: FeedPollArgs): Promise<FeedPollResult> {
 		state.positionSinceByApi === false &&
 		firstRefusalMs !== undefined
 	) {
-		state = {
-			...state,
-			positionSince: new Date(firstRefusalMs).toISOString(),
-			positionSinceByApi: true,
-		};
+		state.positionSince = new Date(firstRefusalMs).toISOString();
+		state.positionSinceByApi = true;
 	}
-	const notices = items.filter(
-		(i): i is FeedNotice => typeof (i as FeedNotice).notice === 'string',
-	);
 	return {
 		items,
 		events,
-		notices,
-		nextState: JSON.stringify(storedBefore) === JSON.stringify(state) ? undefined : state,
+		nextState: JSON.stringify(stored) === JSON.stringify(state) ? undefined : state,
 		truncated,
 		failure,
 	};
 }
 
-export async function readLatestEvents(args: {
-	filters: FeedFilters;
-	count: number;
-	now: () => number;
-	deadline: number;
-	maxPages: number;
-	fetchPage: FeedPollArgs['fetchPage'];
-}): Promise<{ events: FeedEvent[]; complete: boolean }> {
+export async function readLatestEvents(
+	args: Pick<FeedPollArgs, 'filters' | 'now' | 'deadline' | 'fetchPage'> & {
+		count: number;
+		maxPages: number;
+	},
+): Promise<{ events: FeedEvent[]; complete: boolean }> {
 	const type = serverType(args.filters);
 	const count = Math.max(1, Math.floor(args.count));
 	let latest: FeedEvent[] = [];

@@ -29,8 +29,6 @@ export const SCOPE_PROBES: Record<string, string> = {
 	'interviews:write': `/api/v1/interview-batches/${PROBE_BATCH_ID}`,
 };
 
-const PROBE_TIMEOUT_MS = 15_000;
-
 const INVALID_KEY_MESSAGE =
 	'The API key is invalid, expired or revoked (401). Create a new key in the application under Settings > Developer > API keys.';
 const WORKSPACE_DISABLED_MESSAGE =
@@ -49,7 +47,7 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 			method: 'GET',
 			headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
 			redirect: 'manual',
-			signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+			signal: AbortSignal.timeout(15_000),
 		});
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -59,19 +57,16 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 		};
 	}
 	const { status } = response;
-	const body = (await response.json().catch(() => ({}))) as {
-		error?: { code?: unknown; reason?: unknown };
-	} | null;
+	const body = (await response.json().catch(() => ({}))) as { error?: { reason?: unknown } } | null;
 	if (status === 401) return { kind: 'invalidKey' };
 	if (status === 403)
 		return { kind: body?.error?.reason === 'WORKSPACE_DISABLED' ? 'workspaceDisabled' : 'missing' };
 	// A list read answers 2xx with the API's `data` envelope; anything else there is not the API.
-	if (status >= 200 && status < 300) {
+	if (status >= 200 && status < 300)
 		return {
 			kind: body !== null && typeof body === 'object' && 'data' in body ? 'granted' : 'notTheApi',
 			status,
 		};
-	}
 	// A batch probe's 404 comes after the scope checks; a list read never answers 404, so there the base URL is wrong.
 	if (status === 404)
 		return { kind: path.includes(PROBE_BATCH_ID) ? 'granted' : 'notTheApi', status };
@@ -80,9 +75,8 @@ async function probe(baseUrl: string, apiKey: string, path: string): Promise<Pro
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
-function listScopes(scopes: string[]): string {
-	return scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
-}
+const listScopes = (scopes: string[]) =>
+	scopes.map((scope) => `${scope} (${SCOPE_USES[scope]})`).join('; ');
 
 // n8n finds a credential's test through a node that names it.
 export async function recruitingAnalysisApiTest(
@@ -104,12 +98,11 @@ export async function recruitingAnalysisApiTest(
 	const kinds = outcomes.map((o) => o.kind);
 	if (kinds.includes('invalidKey')) return fail(INVALID_KEY_MESSAGE);
 	const notTheApi = outcomes.find((o) => o.kind === 'notTheApi');
-	if (notTheApi) {
+	if (notTheApi)
 		return fail(
 			`${resolved.baseUrl} answered ${notTheApi.status}, but not like the Recruiting Analysis API. ` +
 				'Check the environment and the base URL (the address without /api/v1).',
 		);
-	}
 	if (kinds.includes('workspaceDisabled')) return fail(WORKSPACE_DISABLED_MESSAGE);
 
 	const scopesOf = (kind: ProbeOutcome['kind']) => scopes.filter((_, i) => kinds[i] === kind);
@@ -122,13 +115,11 @@ export async function recruitingAnalysisApiTest(
 
 	const parts = ['Connection successful: the API key is valid.'];
 	if (granted.length > 0) parts.push(`Scopes confirmed: ${granted.join(', ')}.`);
-	if (missing.length > 0) {
+	if (missing.length > 0)
 		parts.push(
 			`Not granted to this key (403): ${listScopes(missing)}. Operations that need them will fail with a 403.`,
 		);
-	}
-	if (unconfirmed.length > 0) {
+	if (unconfirmed.length > 0)
 		parts.push(`Could not confirm (${reasons.join(', ')}): ${listScopes(unconfirmed)}.`);
-	}
 	return { status: 'OK', message: parts.join(' ') };
 }

@@ -69,10 +69,7 @@ export function textDigest(text: string): string {
 	return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-export interface WriteChoice {
-	userKey?: string;
-	attemptLabel?: string;
-}
+export type WriteChoice = { userKey?: string; attemptLabel?: string };
 
 const LABEL_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 
@@ -84,29 +81,22 @@ export function readWriteChoice(
 	const options = optionsParam(ctx, itemIndex);
 	const userKey = checkUserKey(ctx, options, itemIndex);
 	const attemptLabel = optionString(options, 'attemptLabel');
-	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel)) {
-		throw new NodeOperationError(
-			ctx.getNode(),
+	const refusal = (message: string, fix: string) =>
+		new NodeOperationError(ctx.getNode(), message, {
+			itemIndex,
+			description: `${fix}, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
+		});
+	if (attemptLabel !== undefined && !LABEL_PATTERN.test(attemptLabel))
+		throw refusal(
 			'"New Attempt Label" must be 1 to 40 letters, digits, ".", "_" or "-"',
-			{
-				itemIndex,
-				description: `Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-			},
+			`Change "New Attempt Label" (now "${attemptLabel.slice(0, 60)}") so that it meets the rule`,
 		);
-	}
-	if (userKey !== undefined) {
-		const problem = userKeyProblem(userKey, attemptLabel, steps);
-		if (problem) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`"Idempotency Key" ${problem.split(': the node')[0]}`,
-				{
-					itemIndex,
-					description: `"Idempotency Key" ${problem}. Shorten it, then run the node again. Nothing was sent to the Recruiting Analysis API.`,
-				},
-			);
-		}
-	}
+	const problem = userKey === undefined ? undefined : userKeyProblem(userKey, attemptLabel, steps);
+	if (problem)
+		throw refusal(
+			`"Idempotency Key" ${problem.split(': the node')[0]}`,
+			`"Idempotency Key" ${problem}. Shorten it`,
+		);
 	return { userKey, attemptLabel };
 }
 
@@ -139,10 +129,7 @@ export function jobIdentity(job: JobDescriptionInput | IDataObject | undefined):
 }
 
 // The upload's key names the file as given; contentIdentity (its file reference) decides sameness.
-export function uploadIdentity(
-	input: UploadInput | IDataObject,
-	fileDigest: string | null,
-): unknown[] {
+export function uploadIdentity(input: UploadInput | IDataObject, fileDigest: string | null) {
 	const [job, digest, mimeType, reference] = contentIdentity(
 		input,
 		fileDigest ?? ['declared', input.fileSize],
@@ -164,10 +151,7 @@ export function contentIdentity(input: UploadInput | IDataObject, fileDigest: un
 export const FILE_REFERENCE_SOURCE = 'n8n-file';
 
 // The service keeps an external reference unique, so the same bytes for the same job stay one report after a forgotten receipt.
-export function fileReference(
-	content: readonly unknown[],
-	attemptLabel?: string,
-): { source: string; id: string } {
+export function fileReference(content: readonly unknown[], attemptLabel?: string) {
 	return {
 		source: FILE_REFERENCE_SOURCE,
 		id: textDigest(JSON.stringify(['recruiting-analysis/file/v2', content, attemptLabel ?? ''])),

@@ -5,8 +5,7 @@ import { apiPath, api } from '../transport';
 import type { WriteRun } from './spending';
 
 function unpinnedSavedJob(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
-	const source = ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') as string;
-	if (source !== 'existing') return undefined;
+	if (ctx.getNodeParameter('jobDescriptionSource', itemIndex, '') !== 'existing') return undefined;
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const pinned = options.expectedRevision ?? '';
 	if (typeof pinned === 'string' && pinned.trim() !== '') return undefined;

@@ -18,12 +18,7 @@ export function existsCondition(errorOrCode: unknown): string | undefined {
 
 export type ExistingWrite =
 	| { kind: 'analysis'; reportId: string }
-	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string }
-	| {
-			kind: 'upload';
-			externalReference: { source: string; id: string };
-			jobDescription: IDataObject;
-	  };
+	| { kind: 'invitation'; reportId: string; sendEmail: boolean; previousInterviewId?: string };
 
 const recoveredReport = (reportId: IDataObject[string], report: IDataObject, from: string) => ({
 	reportId,
@@ -34,11 +29,7 @@ const recoveredReport = (reportId: IDataObject[string], report: IDataObject, fro
 	recoveredFrom: from,
 });
 
-async function interviewsOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject[]> {
+async function interviewsOf(ctx: IExecuteFunctions, itemIndex: number, reportId: string) {
 	const page = await api(ctx, {
 		method: 'GET',
 		path: '/api/v1/interviews',
@@ -65,7 +56,6 @@ export async function recoverWrite(
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {
-	if (write.kind === 'upload') return await recoverUpload(ctx, itemIndex, write, from, error);
 	if (write.kind === 'analysis') {
 		const status = await api(ctx, {
 			method: 'GET',
@@ -73,8 +63,23 @@ export async function recoverWrite(
 			itemIndex,
 		});
 		// A key used before for another report or quote leaves this report without an analysis: nothing was started.
-		if (status.attemptId === null || status.attemptId === undefined)
-			throw noAnalysisToRecover(ctx, itemIndex, write.reportId, from);
+		if (status.attemptId === null || status.attemptId === undefined) {
+			const cause =
+				from === 'IDEMPOTENCY_KEY_REUSED'
+					? 'The API refused the start because its Idempotency-Key was already used for a different request (another report or another quote). '
+					: `The API answered ${from}. `;
+			const none = new NodeOperationError(
+				ctx.getNode(),
+				`Report ${write.reportId} has no analysis to recover`,
+				{
+					itemIndex,
+					description:
+						`${cause}Report ${write.reportId} has no analysis attempt, so nothing was started or charged for it. ` +
+						'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
+				},
+			);
+			throw Object.assign(none, { nothingToRecover: true });
+		}
 		if (status.status === 'failed') run.addNotice('failedReport');
 		return recoveredReport(write.reportId, status, from);
 	}
@@ -86,14 +91,31 @@ export async function recoverWrite(
 		const none = new Error(`No interview of report ${write.reportId} to recover`);
 		throw error ?? Object.assign(none, { nothingToRecover: true });
 	}
-	checkSameInvitation(ctx, itemIndex, write, current);
+	const wanted = write.sendEmail ? 'email' : 'privateLink';
+	const delivery = deliveryOf(current);
+	const sameReport = current.reportId === undefined || current.reportId === write.reportId;
+	if (!sameReport || (delivery !== undefined && delivery !== wanted)) {
+		const what = sameReport
+			? `delivered by ${delivery === 'email' ? 'email' : 'private link'}`
+			: `of report ${String(current.reportId)}`;
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`An invitation exists under this write's key, but it is not the one asked for`,
+			{
+				itemIndex,
+				description:
+					`Interview ${String(current.id)} exists, ${what}; this item asks for report ${write.reportId} by ${write.sendEmail ? 'email' : 'private link'}. ` +
+					'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
+			},
+		);
+	}
 	const output: IDataObject = {
 		interviewId: current.id,
 		reportId: current.reportId,
 		statusUrl: `/api/v1/interviews/${encodeURIComponent(String(current.id))}/status`,
 		emailDelivery: current.emailDelivery,
 		lifecycle: current.lifecycle,
-		delivery: write.sendEmail ? 'email' : 'privateLink',
+		delivery: wanted,
 	};
 	if (write.previousInterviewId) output.previousInterviewId = write.previousInterviewId;
 	if (!write.sendEmail) {
@@ -107,7 +129,7 @@ export async function recoverWrite(
 export async function recoverUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	write: Extract<ExistingWrite, { kind: 'upload' }>,
+	write: { externalReference: { source: string; id: string }; jobDescription: IDataObject },
 	from: string,
 	error?: unknown,
 ): Promise<IDataObject> {
@@ -148,10 +170,7 @@ export async function withRecovery(
 }
 
 // An Invite run again after an Invite and a Reinterview gets its own invitation back, not the reinterview.
-export function invitationOf(
-	interviews: IDataObject[],
-	previousInterviewId?: string,
-): IDataObject | undefined {
+export function invitationOf(interviews: IDataObject[], previousInterviewId?: string) {
 	const sorted = [...interviews].sort((a, b) =>
 		String(a.createdAt).localeCompare(String(b.createdAt)),
 	);
@@ -171,56 +190,8 @@ function deliveryOf(interview: IDataObject): 'email' | 'privateLink' | undefined
 	return interview.emailDelivery === 'not_requested' ? 'privateLink' : 'email';
 }
 
-function checkSameInvitation(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	write: { reportId: string; sendEmail: boolean },
-	found: IDataObject,
-): void {
-	const wanted = write.sendEmail ? 'email' : 'privateLink';
-	const delivery = deliveryOf(found);
-	const sameReport = found.reportId === undefined || found.reportId === write.reportId;
-	if (sameReport && (delivery === undefined || delivery === wanted)) return;
-	const what = sameReport
-		? `delivered by ${delivery === 'email' ? 'email' : 'private link'}`
-		: `of report ${String(found.reportId)}`;
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`An invitation exists under this write's key, but it is not the one asked for`,
-		{
-			itemIndex,
-			description:
-				`Interview ${String(found.id)} exists, ${what}; this item asks for report ${write.reportId} by ${wanted === 'email' ? 'email' : 'private link'}. ` +
-				'Nothing was sent. To invite again with other details, run Interview > Reinterview on that interview (a new attempt: it uses interview allowance).',
-		},
-	);
-}
-
 export function isNothingToRecover(error: unknown): boolean {
 	return (error as { nothingToRecover?: unknown } | null | undefined)?.nothingToRecover === true;
-}
-
-function noAnalysisToRecover(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-	from: string,
-): NodeOperationError {
-	const cause =
-		from === 'IDEMPOTENCY_KEY_REUSED'
-			? 'The API refused the start because its Idempotency-Key was already used for a different request (another report or another quote). '
-			: `The API answered ${from}. `;
-	const error = new NodeOperationError(
-		ctx.getNode(),
-		`Report ${reportId} has no analysis to recover`,
-		{
-			itemIndex,
-			description:
-				`${cause}Report ${reportId} has no analysis attempt, so nothing was started or charged for it. ` +
-				'If you set Options > Idempotency Key, give each report its own key (for example the application ID), or leave the option empty so the node names each write itself; then run again.',
-		},
-	);
-	return Object.assign(error, { nothingToRecover: true });
 }
 
 export async function existingInvitation(

@@ -4,6 +4,8 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { apiErrorInfo, outcomeOf } from '../transport';
 
 export const SPENT_FIELD = 'recruitingAnalysisSpentCredits';
+// Kept with the execution: a Retry knows its own batches by what it recorded, never by comparing clocks.
+const BATCH_CHARGES_FIELD = 'recruitingAnalysisBatchCharges';
 
 // What writes/ keeps per node run; engine/run.ts's Run holds it, since writes/ stands below engine/.
 export interface WriteRun {
@@ -14,11 +16,7 @@ export interface WriteRun {
 	addNotice(name: 'failedReport'): void;
 }
 
-export interface Ledger {
-	readonly spent: number;
-	inFlight: number;
-	addSpent(credits: number): void;
-}
+type Ledger = { readonly spent: number; inFlight: number; addSpent(credits: number): void };
 
 // In flight is per process: n8n saves an execution between nodes, never while one of them runs.
 const ledgers = new WeakMap<object, Ledger>();
@@ -28,12 +26,11 @@ export const keep = (credits: number) => Math.round(credits * 1e6) / 1e6;
 
 export function executionStore(ctx: IExecuteFunctions, run: WriteRun): IDataObject {
 	try {
-		const flow: unknown = ctx.getContext('flow');
-		if (typeof flow === 'object' && flow !== null) return flow as IDataObject;
+		return ctx.getContext('flow') as IDataObject;
 	} catch {
 		// A bare harness has no flow context.
+		return run.spentWithoutFlow;
 	}
-	return run.spentWithoutFlow;
 }
 
 export function ledgerOf(ctx: IExecuteFunctions, run: WriteRun): Ledger {
@@ -95,26 +92,12 @@ const round = (credits: number) => Math.round(credits * 1000) / 1000;
 export const RETRY_SPENDS =
 	"n8n's Retry of this execution carries its total on (it may spend only what is left under the limit, and what was already done is recovered, not charged again); a new execution starts from 0.";
 
-const limitErrors = new WeakSet<object>();
-
-export function isSpendingLimitError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && limitErrors.has(error);
-}
-
 function creditWords(credits: number): string {
 	const n = round(credits);
 	return `${n} ${n === 1 ? 'credit' : 'credits'}`;
 }
 
-export interface Reservation {
-	readonly credits: number;
-	readonly priced: boolean;
-	reprice(quote: IDataObject | undefined | null): void;
-	// Counted as spent before the answer is read, so an error that leaves the node keeps them.
-	mayHaveCharged(): void;
-	charged(): void;
-	release(): void;
-}
+export type Reservation = ReturnType<typeof reserveCredits>;
 
 export function reserveCredits(
 	ctx: IExecuteFunctions,
@@ -122,28 +105,20 @@ export function reserveCredits(
 	itemIndex: number,
 	quote: IDataObject | undefined | null,
 	what: string,
-): Reservation {
+) {
 	const limit = limitOf(ctx, itemIndex);
 	const ledger = ledgerOf(ctx, run);
-	const limitError = (message: string, description: string) => {
-		const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-		limitErrors.add(error);
-		return error;
-	};
-	const refusalOf = (
-		credits: number | undefined,
-		held: number,
-		requoted: boolean,
-	): NodeOperationError | undefined => {
+	const limitError = (message: string, description: string) =>
+		explainsRefusal(new NodeOperationError(ctx.getNode(), message, { itemIndex, description }));
+	const refusalOf = (credits: number | undefined, held: number, requoted: boolean) => {
 		if (limit === undefined) return undefined;
-		if (credits === undefined) {
+		if (credits === undefined)
 			return limitError(
 				`The quote of this ${what} gives no price, so the Spending Limit cannot be kept`,
 				limit.byDefault
 					? `As an agent's tool the node keeps a Spending Limit (${creditWords(limit.credits)} per execution when it sets none), so it sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write). Nothing was sent for this item.`
 					: 'With a Spending Limit set, the node sends a charged write only when it knows its price. Turn Quote Automatically on (the node then quotes each write), or set the Spending Limit to 0 (no limit). Nothing was sent for this item.',
 			);
-		}
 		const others = ledger.inFlight - held;
 		if (ledger.spent + others + credits <= limit.credits + EPSILON) return undefined;
 		const spent = round(ledger.spent);
@@ -182,7 +157,7 @@ export function reserveCredits(
 		get priced() {
 			return credits !== undefined;
 		},
-		reprice(next) {
+		reprice(next: IDataObject | undefined | null) {
 			if (state !== 'held') return;
 			const nextCredits = creditsOf(next);
 			const refusal = refusalOf(nextCredits, amount, true);
@@ -194,6 +169,7 @@ export function reserveCredits(
 			amount = nextCredits ?? 0;
 			credits = nextCredits;
 		},
+		// Counted as spent before the answer is read, so an error that leaves the node keeps them.
 		mayHaveCharged: count,
 		charged: () => settle(true),
 		release: () => settle(false),
@@ -212,7 +188,7 @@ export async function chargedWrite(
 	const outcome = await outcomeOf(async () => await write((next) => reservation.reprice(next)));
 	if (!outcome.ok) {
 		// A refusal charged nothing; a lost answer may have been charged, so it counts.
-		if (wasRefused(outcome.error) || isSpendingLimitError(outcome.error)) reservation.release();
+		if (wasRefused(outcome.error)) reservation.release();
 		else reservation.charged();
 		throw outcome.error;
 	}
@@ -238,4 +214,56 @@ export function wasRefused(error: unknown): boolean {
 	return (
 		typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429
 	);
+}
+
+function batchChargesOf(ctx: IExecuteFunctions, run: WriteRun) {
+	const store = executionStore(ctx, run);
+	const value = store[BATCH_CHARGES_FIELD];
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		store[BATCH_CHARGES_FIELD] = {};
+	return store[BATCH_CHARGES_FIELD] as unknown as Record<string, Record<string, number>>;
+}
+
+const countedEarlier = new WeakSet<Reservation>();
+
+// A created batch may have charged: its items count before it is awaited, so a timeout leaves them counted.
+export function countBatch(
+	ctx: IExecuteFunctions,
+	run: WriteRun,
+	batchId: string,
+	items: Array<{ itemKey: string; reservation: Reservation }>,
+): boolean {
+	const all = batchChargesOf(ctx, run);
+	const earlier = all[batchId] !== undefined;
+	const record = (all[batchId] ??= {});
+	for (const { itemKey, reservation } of items) {
+		if (record[itemKey] !== undefined) {
+			countedEarlier.add(reservation);
+			reservation.release();
+			continue;
+		}
+		reservation.mayHaveCharged();
+		record[itemKey] = keep(reservation.credits);
+	}
+	return earlier;
+}
+
+export function settleBatchItem(
+	ctx: IExecuteFunctions,
+	run: WriteRun,
+	batchId: string,
+	itemKey: string,
+	reservation: Reservation,
+	charged: boolean,
+): void {
+	if (charged) {
+		reservation.charged();
+		return;
+	}
+	const record = batchChargesOf(ctx, run)[batchId];
+	const credits = record?.[itemKey];
+	if (record && credits !== undefined) delete record[itemKey];
+	if (countedEarlier.has(reservation)) {
+		if (credits !== undefined) ledgerOf(ctx, run).addSpent(-credits);
+	} else reservation.release();
 }

@@ -1,5 +1,5 @@
 /**
- * A charge counts from the moment it may have happened (writes/batchCharges.ts countBatch): a batch that was created
+ * A charge counts from the moment it may have happened (writes/spending.ts countBatch): a batch that was created
  * counts against the Spending Limit in the total saved with the execution before it is awaited, so a wait that
  * times out, a batch read that fails or Continue On Fail leave the node with those credits counted; the next write
  * of the execution (after a Wait, or in n8n's Retry, both of which start from the saved total) is refused when it

@@ -3,11 +3,9 @@
  * `recruitingAnalysisApiTest` (test/nodes/transport/credential.test.ts).
  */
 import {
-	API_KEY_HINT,
 	PRODUCTION_BASE_URL,
 	RecruitingAnalysisApi,
 	SANDBOX_BASE_URL,
-	SANDBOX_START_NOTICE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { resolveBaseUrl } from '../../../nodes/RecruitingAnalysis/transport/environment';
 
@@ -60,14 +58,11 @@ describe('RecruitingAnalysisApi credential', () => {
 
 	test('says where a key comes from, and how to start the sandbox when Sandbox is chosen', () => {
 		const apiKey = credential.properties.find((p) => p.name === 'apiKey');
-		expect(apiKey?.hint).toBe(API_KEY_HINT);
-		expect(API_KEY_HINT).toMatch(/workspace Admin .*Settings → Developer → API keys/);
+		expect(apiKey?.hint).toMatch(/workspace Admin .*Settings → Developer → API keys/);
 		const notices = credential.properties.filter((p) => p.type === 'notice');
-		expect(notices.map((p) => [p.displayName, p.displayOptions?.show?.environment])).toEqual([
-			[SANDBOX_START_NOTICE, ['sandbox']],
-		]);
-		expect(SANDBOX_START_NOTICE).toMatch(/npm run -s sandbox/);
-		expect(SANDBOX_START_NOTICE).toMatch(/base URL and a svc_test_ key/);
+		expect(notices.map((p) => p.displayOptions?.show?.environment)).toEqual([['sandbox']]);
+		expect(notices[0].displayName).toMatch(/npm run -s sandbox/);
+		expect(notices[0].displayName).toMatch(/base URL and a svc_test_ key/);
 		const sandbox = credential.properties
 			.find((p) => p.name === 'environment')
 			?.options?.find((o) => 'value' in o && o.value === 'sandbox');

@@ -67,6 +67,8 @@ function args(feed: MemoryFeed, stored: unknown, over: Partial<FeedPollArgs> = {
 }
 
 const ids = (events: FeedEvent[]) => events.map((e) => e.id);
+// Notices are the output items that are not events.
+const noticesOf = (poll: { items: object[] }) => poll.items.filter((item) => 'notice' in item);
 
 describe('feed cursor bookkeeping', () => {
 	it('drains hasMore across pages in order, then continues from the saved position', async () => {
@@ -151,8 +153,8 @@ describe('feed cursor bookkeeping', () => {
 		feed.add(10);
 		feed.retainedFrom = 8; // events 5..7 fell out of retention before they were read
 		const after = await runFeedPoll(args(feed, first.nextState));
-		expect(after.notices).toHaveLength(1);
-		expect(after.notices[0]).toMatchObject({
+		expect(noticesOf(after)).toHaveLength(1);
+		expect(noticesOf(after)[0]).toMatchObject({
 			notice: 'EVENT_CURSOR_EXPIRED',
 			eventsMayBeMissedSince: feed.events[4].occurredAt,
 			lastEventId: 'evt-4',
@@ -172,7 +174,7 @@ describe('feed cursor bookkeeping', () => {
 		feed.add(10);
 		feed.retainedFrom = 10; // events 8 and 9 fell out of retention before they were read
 		const after = await runFeedPoll(args(feed, first.nextState, { startAt: 'now' }));
-		expect(after.notices).toEqual([
+		expect(noticesOf(after)).toEqual([
 			expect.objectContaining({
 				notice: 'EVENT_CURSOR_EXPIRED',
 				eventsMayBeMissedSince: feed.events[7].occurredAt,
@@ -300,7 +302,7 @@ describe('feed positions a user keeps across upgrades', () => {
 		const stored = { ...(await runFeedPoll(args(feed, undefined))).nextState, baseUrl: null };
 		feed.add(2);
 		const next = await runFeedPoll(args(feed, stored));
-		expect(next.notices).toEqual([]);
+		expect(noticesOf(next)).toEqual([]);
 		expect(ids(next.events)).toEqual(['evt-4', 'evt-5']);
 	});
 });
@@ -320,7 +322,7 @@ describe('feed restart notices say what happened and where the trigger continues
 				filters: { types: ['report.failed'] },
 			}),
 		);
-		expect(after.notices).toEqual([
+		expect(noticesOf(after)).toEqual([
 			{
 				notice: 'FEED_POSITION_RESTARTED',
 				reason: 'FILTERS_CHANGED',
@@ -349,7 +351,7 @@ describe('feed restart notices say what happened and where the trigger continues
 		const after = await runFeedPoll(
 			args(feed, first.nextState, { ...clock, baseUrl: 'https://other.example.test' }),
 		);
-		expect(after.notices).toEqual([
+		expect(noticesOf(after)).toEqual([
 			expect.objectContaining({
 				notice: 'FEED_POSITION_RESTARTED',
 				reason: 'BASE_URL_CHANGED',
@@ -374,7 +376,7 @@ describe('feed restart notices say what happened and where the trigger continues
 			const after = await runFeedPoll(
 				args(feed, first.nextState, { ...clock, startAt, fetchPage: refusing }),
 			);
-			expect(after.notices).toEqual([
+			expect(noticesOf(after)).toEqual([
 				expect.objectContaining({
 					notice: 'FEED_POSITION_RESTARTED',
 					reason: 'CURSOR_INVALID',
@@ -416,7 +418,7 @@ describe('a Start From Now walk whose cursor expires before it reaches the end',
 				deadline: now,
 			}),
 		);
-		expect(r.notices).toEqual([]);
+		expect(noticesOf(r)).toEqual([]);
 		// evt-3 and evt-4 were delivered before the restart; evt-4's twin occurred at the same moment and was not.
 		expect(ids(r.events)).toEqual(['evt-4-twin', 'evt-5', 'evt-6', 'evt-7', 'evt-8', 'evt-9']);
 		expect(r.nextState).toMatchObject({ phase: 'following', cursor: 'c:11' });
@@ -434,7 +436,7 @@ describe('a Start From Now walk whose cursor expires before it reaches the end',
 				fetchPage: refusing,
 			}),
 		);
-		expect(r.notices).toEqual([
+		expect(noticesOf(r)).toEqual([
 			expect.objectContaining({
 				notice: 'FEED_POSITION_RESTARTED',
 				reason: 'CURSOR_INVALID',
@@ -455,7 +457,7 @@ describe('a Start From Now walk whose cursor expires before it reaches the end',
 				deadline: now,
 			}),
 		);
-		expect(r.notices).toEqual([
+		expect(noticesOf(r)).toEqual([
 			expect.objectContaining({
 				notice: 'EVENT_CURSOR_EXPIRED',
 				resumedFrom: 'oldestRetained',
@@ -852,7 +854,7 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 				}),
 			);
 			expect(r.failure).toBe(busy);
-			expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
+			expect(noticesOf(r)).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
 			expect(r.nextState).toMatchObject({
 				phase: 'seekingEnd',
 				cursor: null,
@@ -883,7 +885,7 @@ describe("Start From Now's start is told by the API's clock, whatever the host's
 			expect(refusing.requests).toHaveLength(1);
 			expect(r.failure).toBeUndefined();
 			expect(r.truncated).toBe(true);
-			expect(r.notices).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
+			expect(noticesOf(r)).toMatchObject([{ reason: 'CURSOR_INVALID' }]);
 			expect(r.nextState).toMatchObject({
 				phase: 'seekingEnd',
 				cursor: null,

@@ -8,9 +8,9 @@ import { api } from '../../../nodes/RecruitingAnalysis/transport';
 import {
 	explainExistingInvitation,
 	isNothingToRecover,
+	recoverUpload,
 	recoverWrite,
 	tokenUnavailable,
-	withRecovery,
 } from '../../../nodes/RecruitingAnalysis/writes/recover';
 import { wasRefused } from '../../../nodes/RecruitingAnalysis/writes/spending';
 import { apiError, fakeContext, ok, postInvitation, type FakeAnswer } from '../../helpers/fakes';
@@ -43,15 +43,24 @@ const upload = (ctx: Parameters<typeof api>[0]) => async () =>
 		itemIndex: 0,
 	});
 
+// As actions/upload/resumeUpload.ts does: a conflicting upload's report is read back by its file reference.
+const uploadOrRecover = async (
+	ctx: Parameters<typeof api>[0],
+	write: Parameters<typeof recoverUpload>[2],
+) =>
+	await upload(ctx)().catch(
+		async (error: unknown) =>
+			await recoverUpload(ctx, 0, write, 'EXTERNAL_REFERENCE_CONFLICT', error),
+	);
+
 describe('an upload whose external reference exists already', () => {
 	it('for the same saved job: the existing report is read back by its reference and output as recovered', async () => {
 		const { ctx, requests } = uploadConflict([report('job_1')]);
 		const write = {
-			kind: 'upload' as const,
 			externalReference: reference,
 			jobDescription: { kind: 'existing', id: 'job_1' },
 		};
-		expect(await withRecovery(ctx, runOf(ctx), 0, write, upload(ctx))).toEqual({
+		expect(await uploadOrRecover(ctx, write)).toEqual({
 			reportId: 'rpt_1',
 			attemptId: 'att_1',
 			status: 'completed',
@@ -73,61 +82,45 @@ describe('an upload whose external reference exists already', () => {
 
 	it('with inline job text: recovered only when the existing report has no saved job either', async () => {
 		const write = {
-			kind: 'upload' as const,
 			externalReference: reference,
 			jobDescription: { kind: 'inline', text: 'Engineer' },
 		};
 		const inline = uploadConflict([report(null, { attemptId: undefined, code: 'X' })]);
-		expect(
-			await withRecovery(inline.ctx, runOf(inline.ctx), 0, write, upload(inline.ctx)),
-		).toMatchObject({
+		expect(await uploadOrRecover(inline.ctx, write)).toMatchObject({
 			reportId: 'rpt_1',
 			attemptId: null,
 			code: 'X',
 			recovered: true,
 		});
 		const noJob = uploadConflict([{ id: 'rpt_3', status: 'queued' }]);
-		expect(
-			await withRecovery(noJob.ctx, runOf(noJob.ctx), 0, write, upload(noJob.ctx)),
-		).toMatchObject({
+		expect(await uploadOrRecover(noJob.ctx, write)).toMatchObject({
 			reportId: 'rpt_3',
 			recovered: true,
 		});
 		const saved = uploadConflict([report('job_1')]);
-		await expect(
-			withRecovery(saved.ctx, runOf(saved.ctx), 0, write, upload(saved.ctx)),
-		).rejects.toMatchObject({
+		await expect(uploadOrRecover(saved.ctx, write)).rejects.toMatchObject({
 			httpCode: '409',
 		});
 	});
 
 	it('for another job, or with no report to read: the conflict stays an error, never another job report', async () => {
 		const write = {
-			kind: 'upload' as const,
 			externalReference: reference,
 			jobDescription: { kind: 'existing', id: 'job_2' },
 		};
 		const other = uploadConflict([report('job_1')]);
-		const conflict = await withRecovery(
-			other.ctx,
-			runOf(other.ctx),
-			0,
-			write,
-			upload(other.ctx),
-		).catch((e: unknown) => e);
+		const conflict = await uploadOrRecover(other.ctx, write).catch((e: unknown) => e);
 		expect(conflict).toMatchObject({ httpCode: '409' });
 		const none = uploadConflict([]);
-		await expect(
-			withRecovery(none.ctx, runOf(none.ctx), 0, write, upload(none.ctx)),
-		).rejects.toMatchObject({
+		await expect(uploadOrRecover(none.ctx, write)).rejects.toMatchObject({
 			httpCode: '409',
 		});
-		await expect(
-			recoverWrite(none.ctx, runOf(none.ctx), 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
-		).rejects.toThrow(new Error('No report of this external reference to recover'));
+		await expect(recoverUpload(none.ctx, 0, write, 'EXTERNAL_REFERENCE_CONFLICT')).rejects.toThrow(
+			new Error('No report of this external reference to recover'),
+		);
 		const notAList = fakeContext(() => ok({ items: 'none' }));
 		await expect(
-			recoverWrite(notAList.ctx, runOf(notAList.ctx), 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
+			recoverUpload(notAList.ctx, 0, write, 'EXTERNAL_REFERENCE_CONFLICT'),
 		).rejects.toThrow('No report of this external reference to recover');
 	});
 });

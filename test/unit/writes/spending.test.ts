@@ -10,17 +10,17 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	chargedWrite,
+	countBatch,
 	creditsOf,
 	explainsRefusal,
-	isSpendingLimitError,
 	ledgerOf,
 	reserveCredits,
 	RETRY_SPENDS,
+	settleBatchItem,
 	SPENT_FIELD,
 	spendingLimitOf,
 	wasRefused,
 } from '../../../nodes/RecruitingAnalysis/writes/spending';
-import { countBatch, settleBatchItem } from '../../../nodes/RecruitingAnalysis/writes/batchCharges';
 import { runOf, withRun } from '../engine/runOf';
 
 /** An execute context of an execution whose context data is `contextData` (n8n: executionData.contextData). */
@@ -72,7 +72,7 @@ describe("the Spending Limit's store", () => {
 			},
 		).catch((error: unknown) => error);
 		expect(sent).toBe(false);
-		expect(isSpendingLimitError(refused)).toBe(true);
+		expect(wasRefused(refused)).toBe(true);
 		expect(String((refused as Error).message)).toBe(
 			'Spending Limit of 3 credits reached: this invitation costs 2.5 credits and 2 were already spent. Nothing was sent.',
 		);
@@ -403,7 +403,8 @@ describe('the Spending Limit field, prices and settlements', () => {
 			return { id: 'a' };
 		}).catch((e: unknown) => e);
 		expect(sentAgain).toBe(false);
-		expect(isSpendingLimitError(error)).toBe(true);
+		expect(wasRefused(error)).toBe(true);
+		expect((error as Error).message).toMatch(/^Spending Limit of 5 credits reached: /);
 		expect(ledgerOf(ctx, runOf(ctx))).toMatchObject({ spent: 0, inFlight: 0 });
 	});
 
