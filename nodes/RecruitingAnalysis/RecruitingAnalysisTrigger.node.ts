@@ -250,7 +250,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {
 			const capacity = this.getNodeParameter('options.dedupeCapacity', DEFAULT_DEDUPE_CAPACITY);
-			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity as number);
+			const admission = admitEvent(scope, storedSeen(staticData).ids, eventId, capacity as number);
 			if (admission.verdict === 'duplicate') {
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
 			}

@@ -31,10 +31,6 @@ export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList
 	return list;
 }
 
-function asSeenList(stored: SeenList | readonly string[]): SeenList {
-	return Array.isArray(stored) ? readSeenList(stored, undefined) : (stored as SeenList);
-}
-
 export function clampCapacity(capacity: number | undefined): number {
 	if (capacity === undefined || !Number.isFinite(capacity)) return DEFAULT_DEDUPE_CAPACITY;
 	return Math.min(MAX_DEDUPE_CAPACITY, Math.max(1, Math.floor(capacity)));
@@ -52,10 +48,7 @@ function size(scope: Scope): number {
 }
 
 function use(key: string): Scope {
-	const scope = scopes.get(key) ?? {
-		seen: new Map<string, number>(),
-		inFlight: new Map<string, number>(),
-	};
+	const scope: Scope = scopes.get(key) ?? { seen: new Map(), inFlight: new Map() };
 	scopes.delete(key);
 	scopes.set(key, scope);
 	return scope;
@@ -103,14 +96,13 @@ export function mergeSeen(
 
 export function admitEvent(
 	key: string,
-	stored: SeenList | readonly string[],
+	storedIds: readonly string[],
 	eventId: string,
 	capacity?: number,
 	now: () => number = Date.now,
 ): Admission {
 	const scope = use(key);
-	if (scope.seen.has(eventId) || asSeenList(stored).ids.includes(eventId))
-		return { verdict: 'duplicate' };
+	if (scope.seen.has(eventId) || storedIds.includes(eventId)) return { verdict: 'duplicate' };
 	const since = scope.inFlight.get(eventId);
 	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS) return { verdict: 'inFlight' };
 	for (const [id, at] of scope.inFlight) {
@@ -130,7 +122,7 @@ export function admitEvent(
 		verdict: 'new',
 		acknowledge: (latest) => {
 			const current = settled ? use(key) : leave();
-			const remembered = mergeSeen(asSeenList(latest), current.seen, eventId, capacity);
+			const remembered = mergeSeen(latest, current.seen, eventId, capacity);
 			current.seen = new Map(remembered.ids.map((id, i) => [id, remembered.order[i]]));
 			bound(key);
 			return remembered;
