@@ -28,13 +28,16 @@ export function answer(
 	return { noWebhookResponse: true };
 }
 
+const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 503: 'SERVICE_UNAVAILABLE' };
+
 // 503, which the service retries for a day and a half, so the event arrives once fixed; a 401 would end it for good.
-export function unavailable(
+export function refuse(
 	res: WebhookResponse,
+	status: keyof typeof CODES,
 	reason: string,
 	message: string,
 ): IWebhookResponseData {
-	return answer(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', reason, message } });
+	return answer(res, status, { error: { code: CODES[status], reason, message } });
 }
 
 export function notReady(
@@ -45,8 +48,9 @@ export function notReady(
 	ctx.logger.warn(
 		`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
 	);
-	return unavailable(
+	return refuse(
 		res,
+		503,
 		'RECEIVER_NOT_READY',
 		'The receiver cannot verify deliveries right now; retry later',
 	);
@@ -87,8 +91,9 @@ export function acknowledgeWhenStored(
 
 // 503: by the sender's retry the first copy is either acknowledged (a duplicate) or failed (the retry runs).
 export function inFlight(res: WebhookResponse): IWebhookResponseData {
-	return unavailable(
+	return refuse(
 		res,
+		503,
 		'DELIVERY_IN_PROGRESS',
 		'Another delivery of this event is being started; retry later',
 	);
