@@ -22,13 +22,8 @@ export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList
 		storedOrder.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0)
 			? (storedOrder as number[])
 			: storedIds.map((_, i) => i + 1);
-	const list: SeenList = { ids: [], order: [] };
-	storedIds.forEach((id, i) => {
-		if (typeof id !== 'string') return;
-		list.ids.push(id);
-		list.order.push(places[i]);
-	});
-	return list;
+	const kept = storedIds.flatMap((id, i) => (typeof id === 'string' ? [i] : []));
+	return { ids: kept.map((i) => storedIds[i] as string), order: kept.map((i) => places[i]) };
 }
 
 export function clampCapacity(capacity: number | undefined): number {
