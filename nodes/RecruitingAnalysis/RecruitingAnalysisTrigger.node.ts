@@ -220,8 +220,7 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const event = asObject(parseBody(req.rawBody as Uint8Array));
 		if (!event) return refuse(res, 400, 'BODY_NOT_JSON', 'The signed body is not a JSON object');
 
-		const selected = this.getNodeParameter('events', ['*']) as string[];
-		if (!eventTypeMatches(event.type, selected)) {
+		if (!eventTypeMatches(event.type, this.getNodeParameter('events', ['*']) as string[])) {
 			return {
 				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
 			};

@@ -60,10 +60,7 @@ export const fetchResourceField: INodeProperties = {
 		'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
 };
 
-export async function fetchEventResource(
-	ctx: ApiContext,
-	event: Record<string, unknown>,
-): Promise<IDataObject> {
+export async function fetchEventResource(ctx: ApiContext, event: Record<string, unknown>) {
 	const request = resourceRequestFor(event);
 	if (!request) return {};
 	try {

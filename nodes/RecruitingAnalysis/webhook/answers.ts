@@ -18,11 +18,7 @@ export const RECHECKED_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
 	'INVALID_SECRET',
 ]);
 
-export function answer(
-	res: WebhookResponse,
-	status: number,
-	body: IDataObject,
-): IWebhookResponseData {
+export function answer(res: WebhookResponse, status: number, body: IDataObject) {
 	res.set('cache-control', 'no-store');
 	res.status(status).json(body);
 	return { noWebhookResponse: true };
@@ -36,15 +32,11 @@ export function refuse(
 	status: keyof typeof CODES,
 	reason: string,
 	message: string,
-): IWebhookResponseData {
+) {
 	return answer(res, status, { error: { code: CODES[status], reason, message } });
 }
 
-export function notReady(
-	ctx: IWebhookFunctions,
-	res: WebhookResponse,
-	error: unknown,
-): IWebhookResponseData {
+export function notReady(ctx: IWebhookFunctions, res: WebhookResponse, error: unknown) {
 	ctx.logger.warn(
 		`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
 	);

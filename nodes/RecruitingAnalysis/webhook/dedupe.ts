@@ -38,10 +38,6 @@ interface Scope {
 
 const scopes = new Map<string, Scope>();
 
-function size(scope: Scope): number {
-	return scope.seen.size + scope.inFlight.size;
-}
-
 function use(key: string): Scope {
 	const scope: Scope = scopes.get(key) ?? { seen: new Map(), inFlight: new Map() };
 	scopes.delete(key);
@@ -54,15 +50,10 @@ function bound(keep: string): void {
 	for (const [key, scope] of scopes) {
 		if (total <= processLimits.maxIds) break;
 		if (key === keep) continue;
-		total -= size(scope);
+		total -= scope.seen.size + scope.inFlight.size;
 		scopes.delete(key);
 	}
 }
-
-export type Admission =
-	| { verdict: 'duplicate' }
-	| { verdict: 'inFlight' }
-	| { verdict: 'new'; acknowledge: (stored: SeenList) => SeenList; abandon: () => void };
 
 // Ties broken by id, so that every process keeps the same ones.
 export function mergeSeen(
@@ -94,12 +85,14 @@ export function admitEvent(
 	storedIds: readonly string[],
 	eventId: string,
 	capacity?: number,
-	now: () => number = Date.now,
-): Admission {
+	now = Date.now,
+) {
 	const scope = use(key);
-	if (scope.seen.has(eventId) || storedIds.includes(eventId)) return { verdict: 'duplicate' };
+	if (scope.seen.has(eventId) || storedIds.includes(eventId))
+		return { verdict: 'duplicate' } as const;
 	const since = scope.inFlight.get(eventId);
-	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS) return { verdict: 'inFlight' };
+	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS)
+		return { verdict: 'inFlight' } as const;
 	for (const [id, at] of scope.inFlight) {
 		if (now() - at >= IN_FLIGHT_LIMIT_MS) scope.inFlight.delete(id);
 	}
@@ -114,8 +107,8 @@ export function admitEvent(
 		return current;
 	};
 	return {
-		verdict: 'new',
-		acknowledge: (latest) => {
+		verdict: 'new' as const,
+		acknowledge: (latest: SeenList) => {
 			const current = settled ? use(key) : leave();
 			const remembered = mergeSeen(latest, current.seen, eventId, capacity);
 			current.seen = new Map(remembered.ids.map((id, i) => [id, remembered.order[i]]));
@@ -134,6 +127,6 @@ export function forgetScope(key: string): void {
 
 export function processIdCount(): number {
 	let total = 0;
-	for (const scope of scopes.values()) total += size(scope);
+	for (const scope of scopes.values()) total += scope.seen.size + scope.inFlight.size;
 	return total;
 }

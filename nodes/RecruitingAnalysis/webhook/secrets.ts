@@ -81,11 +81,7 @@ function start(scope: Scope, load: Loader, now: () => number): Promise<string[]>
 	return reading;
 }
 
-export async function currentSecrets(
-	key: string,
-	load: Loader,
-	now: () => number = Date.now,
-): Promise<{ secrets: string[]; readAt: number }> {
+export async function currentSecrets(key: string, load: Loader, now = Date.now) {
 	const scope = scopeOf(key);
 	if (scope.secrets && scope.readAt !== undefined && now() - scope.readAt < SECRET_REUSE_MS) {
 		return { secrets: scope.secrets, readAt: scope.readAt };
@@ -95,12 +91,7 @@ export async function currentSecrets(
 }
 
 // A read that started after the delivery arrived, so an edited credential is seen before a 401.
-export async function recheckSecrets(
-	key: string,
-	load: Loader,
-	arrivedAt: number,
-	now: () => number = Date.now,
-): Promise<string[]> {
+export async function recheckSecrets(key: string, load: Loader, arrivedAt: number, now = Date.now) {
 	const scope = scopeOf(key);
 	const reading = scope.reading;
 	if (!reading) return await start(scope, load, now);

@@ -1,4 +1,3 @@
-// Pure: no n8n types, no clock, no I/O.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
