@@ -40,12 +40,8 @@ export function notReady(ctx: IWebhookFunctions, res: WebhookResponse, error: un
 	ctx.logger.warn(
 		`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
 	);
-	return refuse(
-		res,
-		503,
-		'RECEIVER_NOT_READY',
-		'The receiver cannot verify deliveries right now; retry later',
-	);
+	const message = 'The receiver cannot verify deliveries right now; retry later';
+	return refuse(res, 503, 'RECEIVER_NOT_READY', message);
 }
 
 // TextDecoder skips a leading UTF-8 byte order mark, which the signature covers as received.
@@ -82,13 +78,9 @@ export function acknowledgeWhenStored(
 }
 
 // 503: by the sender's retry the first copy is either acknowledged (a duplicate) or failed (the retry runs).
-export function inFlight(res: WebhookResponse): IWebhookResponseData {
-	return refuse(
-		res,
-		503,
-		'DELIVERY_IN_PROGRESS',
-		'Another delivery of this event is being started; retry later',
-	);
+export function inFlight(res: WebhookResponse) {
+	const message = 'Another delivery of this event is being started; retry later';
+	return refuse(res, 503, 'DELIVERY_IN_PROGRESS', message);
 }
 
 // When the sender left before any answer, the id stays in flight (IN_FLIGHT_LIMIT_MS): n8n may still create the execution.

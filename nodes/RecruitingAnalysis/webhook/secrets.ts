@@ -18,13 +18,10 @@ export function secretsFrom(data: IDataObject | undefined): string[] {
 export function secretProblem(data: IDataObject | undefined): string | undefined {
 	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
 	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
+	const shape = 'signing secret is not whsec_ followed by base64 of at least 16 bytes';
 	if (current === '') return 'No signing secret is configured';
-	if (!isWellFormedSigningSecret(current)) {
-		return 'The signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
-	if (previous !== '' && !isWellFormedSigningSecret(previous)) {
-		return 'The previous signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
+	if (!isWellFormedSigningSecret(current)) return `The ${shape}`;
+	if (previous !== '' && !isWellFormedSigningSecret(previous)) return `The previous ${shape}`;
 	return undefined;
 }
 
