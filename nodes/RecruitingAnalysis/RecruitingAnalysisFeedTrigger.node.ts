@@ -1,6 +1,5 @@
 import type {
 	IDataObject,
-	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -51,13 +50,13 @@ function isTransient(error: unknown): boolean {
 	return status === 429 || (status >= 500 && status <= 599);
 }
 
-function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeApiError(node, error as JsonObject);
-}
-
-function optionalId(value: unknown): string | undefined {
-	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+function filterId(ctx: IPollFunctions, field: 'reportId' | 'interviewId'): string | undefined {
+	const value = ctx.getNodeParameter(`filters.${field}`, '');
+	const id = typeof value === 'string' ? value.trim() : '';
+	if (id.length > 100) {
+		throw new NodeOperationError(ctx.getNode(), `Filter ${field} must be 1 to 100 characters`);
+	}
+	return id === '' ? undefined : id;
 }
 
 export class RecruitingAnalysisFeedTrigger implements INodeType {
@@ -160,7 +159,6 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 	methods = { credentialTest: { recruitingAnalysisApiTest } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		// Beside an active webhook trigger each would overwrite the other's saved state (webhook/besideFeed.ts).
 		const webhookTriggers = webhookTriggersBeside(this.getWorkflowStaticData('global'));
 		if (webhookTriggers.length > 0 && this.getMode() !== 'manual') {
 			const { message, description } = besideWebhookTriggerProblem(webhookTriggers);
@@ -168,14 +166,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 		}
 		const filters: FeedFilters = {
 			types: this.getNodeParameter('events', ['*']) as string[],
-			reportId: optionalId(this.getNodeParameter('filters.reportId', '')),
-			interviewId: optionalId(this.getNodeParameter('filters.interviewId', '')),
+			reportId: filterId(this, 'reportId'),
+			interviewId: filterId(this, 'interviewId'),
 		};
-		for (const field of ['reportId', 'interviewId'] as const) {
-			if ((filters[field]?.length ?? 0) > 100) {
-				throw new NodeOperationError(this.getNode(), `Filter ${field} must be 1 to 100 characters`);
-			}
-		}
 
 		const fetchPage: FeedPollArgs['fetchPage'] = async ({ cursor, limit, type, apiTime }) => {
 			const { reportId, interviewId } = filters;
@@ -191,7 +184,9 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 			} catch (error) {
 				const refused = cursor === null ? undefined : refusedCursor(error);
 				if (refused) return refused;
-				throw asNodeError(this.getNode(), error);
+				throw error instanceof NodeApiError || error instanceof NodeOperationError
+					? error
+					: new NodeApiError(this.getNode(), error as JsonObject);
 			}
 		};
 		const enrich = (this.getNodeParameter('fetchResource', false) as boolean)

@@ -26,8 +26,8 @@ import {
 	notReady,
 	parseBody,
 	RECHECKED_FAILURES,
+	refuse,
 	storedSeen,
-	unavailable,
 } from './webhook/answers';
 import {
 	currentSecrets,
@@ -195,50 +195,32 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		const readSecrets = async () =>
 			secretsFrom((await this.getCredentials(SIGNING_CREDENTIAL)) as IDataObject);
 
-		let kept: { secrets: string[]; readAt: number };
-		let rawBody: unknown;
-		try {
-			kept = await currentSecrets(secretScope, readSecrets);
-			// Verify over the exact bytes received, never over a re-serialised body.
-			if (req.rawBody === undefined) await req.readRawBody();
-			rawBody = req.rawBody;
-		} catch (error) {
-			return notReady(this, res, error);
-		}
-
 		// headersDistinct keeps repeated headers as arrays (Node joins them with ", " in `headers`).
 		const headers = (req.headersDistinct ?? req.headers) as HeaderBag;
 		const verify = (secrets: string[]) =>
-			verifyWebhook({ rawBody: rawBody as Uint8Array, headers, secrets, now: Date.now() });
-		let verdict = verify(kept.secrets);
-		if (!verdict.ok && RECHECKED_FAILURES.has(verdict.reason) && kept.readAt < arrivedAt) {
-			// The credential may have been edited since the secrets were kept (webhook/secrets.ts).
-			try {
+			verifyWebhook({ rawBody: req.rawBody as Uint8Array, headers, secrets, now: Date.now() });
+		let verdict: ReturnType<typeof verifyWebhook>;
+		try {
+			const kept = await currentSecrets(secretScope, readSecrets);
+			// Verify over the exact bytes received, never over a re-serialised body.
+			if (req.rawBody === undefined) await req.readRawBody();
+			verdict = verify(kept.secrets);
+			if (!verdict.ok && RECHECKED_FAILURES.has(verdict.reason) && kept.readAt < arrivedAt) {
 				verdict = verify(await recheckSecrets(secretScope, readSecrets, arrivedAt));
-			} catch (error) {
-				return notReady(this, res, error);
 			}
+		} catch (error) {
+			return notReady(this, res, error);
 		}
 		if (!verdict.ok) {
 			const { reason, message } = verdict;
 			this.logger.warn(`Recruiting Analysis Trigger rejected a delivery: ${reason}`);
-			if (RECEIVER_SIDE_FAILURES.has(reason)) return unavailable(res, reason, message);
-			return answer(res, 401, { error: { code: 'UNAUTHORIZED', reason, message } });
+			return refuse(res, RECEIVER_SIDE_FAILURES.has(reason) ? 503 : 401, reason, message);
 		}
 
-		const event = asObject(parseBody(rawBody as Uint8Array));
-		if (!event) {
-			return answer(res, 400, {
-				error: {
-					code: 'BAD_REQUEST',
-					reason: 'BODY_NOT_JSON',
-					message: 'The signed body is not a JSON object',
-				},
-			});
-		}
+		const event = asObject(parseBody(req.rawBody as Uint8Array));
+		if (!event) return refuse(res, 400, 'BODY_NOT_JSON', 'The signed body is not a JSON object');
 
-		const selected = this.getNodeParameter('events', ['*']) as string[];
-		if (!eventTypeMatches(event.type, selected)) {
+		if (!eventTypeMatches(event.type, this.getNodeParameter('events', ['*']) as string[])) {
 			return {
 				webhookResponse: { received: true, started: false, reason: 'event type not selected' },
 			};
@@ -250,12 +232,11 @@ export class RecruitingAnalysisTrigger implements INodeType {
 		let acknowledge: ((stored: SeenList) => SeenList) | undefined;
 		if (this.getMode() !== 'manual') {
 			const capacity = this.getNodeParameter('options.dedupeCapacity', DEFAULT_DEDUPE_CAPACITY);
-			const admission = admitEvent(scope, storedSeen(staticData), eventId, capacity as number);
+			const admission = admitEvent(scope, storedSeen(staticData).ids, eventId, capacity as number);
 			if (admission.verdict === 'duplicate') {
 				return answer(res, 200, { received: true, started: false, reason: 'duplicate event id' });
 			}
 			if (admission.verdict === 'inFlight') return inFlight(res);
-			// Seen only once n8n takes the answer (webhook/answers.ts).
 			acknowledge = admission.acknowledge;
 			abandonUnlessAcknowledged(res, admission.abandon);
 		}

@@ -37,7 +37,6 @@ const EVENT_TYPE_OPTIONS = EVENT_TYPES.map((value) => ({
 	description: DESCRIPTIONS[value],
 })).sort((a, b) => a.name.localeCompare(b.name));
 
-// Both triggers' Events: "*" passes types the API adds later too.
 export function eventsField(description: string): INodeProperties {
 	return {
 		displayName: 'Events',

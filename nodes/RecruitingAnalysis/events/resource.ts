@@ -5,16 +5,13 @@ import { apiPath, apiRequest } from '../transport';
 import { type ApiContext } from '../transport/attempt';
 import { asObject, asString } from '../transport/errors';
 
-// Any JSON object: unknown fields and event types pass through.
-export type EventEnvelope = Record<string, unknown>;
-
 const BATCH_PATHS: Record<string, string> = {
 	uploads: '/api/v1/upload-batches/{}',
 	analyses: '/api/v1/analysis-batches/{}',
 	interviews: '/api/v1/interview-batches/{}',
 };
 
-export function resourceRequestFor(event: EventEnvelope) {
+export function resourceRequestFor(event: Record<string, unknown>) {
 	const type = asString(event.type) ?? '';
 	const data = asObject(event.data) ?? {};
 	if (type === 'report.deleted' || type === 'webhook.test') return null;
@@ -39,7 +36,7 @@ export function resourceRequestFor(event: EventEnvelope) {
 }
 
 // A delayed event is compared with the report's current attempt (spec, Webhook receiver contract 4).
-export function checkAttempt(event: EventEnvelope, resource: unknown) {
+export function checkAttempt(event: Record<string, unknown>, resource: unknown) {
 	const type = asString(event.type) ?? '';
 	if (!type.startsWith('report.') || resource === null || typeof resource !== 'object')
 		return undefined;
@@ -63,10 +60,7 @@ export const fetchResourceField: INodeProperties = {
 		'Whether to read the resource the event names with the API credential: the report result on report.result_ready, the interview result on interview.result_ready, the report status on other report events, the interview status on other interview events and the batch on batch.completed. Report events are then checked for a delayed, older attemptId.',
 };
 
-export async function fetchEventResource(
-	ctx: ApiContext,
-	event: EventEnvelope,
-): Promise<IDataObject> {
+export async function fetchEventResource(ctx: ApiContext, event: Record<string, unknown>) {
 	const request = resourceRequestFor(event);
 	if (!request) return {};
 	try {
@@ -74,16 +68,15 @@ export async function fetchEventResource(
 			method: 'GET',
 			path: apiPath(request.template, ...request.ids),
 		})) as IDataObject;
-		const output: IDataObject = { resourceKind: request.kind, resource };
 		const attempt = checkAttempt(event, resource);
-		if (attempt) {
-			output.attemptCheck = attempt as unknown as IDataObject;
-			output.delayedEvent = !attempt.isCurrent;
-		}
-		return output;
+		return {
+			resourceKind: request.kind,
+			resource,
+			...(attempt && { attemptCheck: attempt, delayedEvent: !attempt.isCurrent }),
+		};
 	} catch (error) {
 		const e = error as { message?: string; httpCode?: string | null; description?: string | null };
-		const output: IDataObject = {
+		return {
 			resourceKind: request.kind,
 			resource: null,
 			resourceError: {
@@ -91,9 +84,8 @@ export async function fetchEventResource(
 				httpCode: e.httpCode ?? null,
 				description: e.description ?? null,
 			},
+			// delayedEvent is false, not missing, on report events with an attemptId, so a branch on it always finds it.
+			...(checkAttempt(event, {}) && { delayedEvent: false }),
 		};
-		// delayedEvent is false, not missing, on report events with an attemptId, so a branch on it always finds it.
-		if (checkAttempt(event, {}) !== undefined) output.delayedEvent = false;
-		return output;
 	}
 }

@@ -18,38 +18,30 @@ export const RECHECKED_FAILURES: ReadonlySet<VerifyFailureReason> = new Set([
 	'INVALID_SECRET',
 ]);
 
-export function answer(
-	res: WebhookResponse,
-	status: number,
-	body: IDataObject,
-): IWebhookResponseData {
+export function answer(res: WebhookResponse, status: number, body: IDataObject) {
 	res.set('cache-control', 'no-store');
 	res.status(status).json(body);
 	return { noWebhookResponse: true };
 }
 
+const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 503: 'SERVICE_UNAVAILABLE' };
+
 // 503, which the service retries for a day and a half, so the event arrives once fixed; a 401 would end it for good.
-export function unavailable(
+export function refuse(
 	res: WebhookResponse,
+	status: keyof typeof CODES,
 	reason: string,
 	message: string,
-): IWebhookResponseData {
-	return answer(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', reason, message } });
+) {
+	return answer(res, status, { error: { code: CODES[status], reason, message } });
 }
 
-export function notReady(
-	ctx: IWebhookFunctions,
-	res: WebhookResponse,
-	error: unknown,
-): IWebhookResponseData {
+export function notReady(ctx: IWebhookFunctions, res: WebhookResponse, error: unknown) {
 	ctx.logger.warn(
 		`Recruiting Analysis Trigger cannot verify deliveries: ${(error as Error).message}`,
 	);
-	return unavailable(
-		res,
-		'RECEIVER_NOT_READY',
-		'The receiver cannot verify deliveries right now; retry later',
-	);
+	const message = 'The receiver cannot verify deliveries right now; retry later';
+	return refuse(res, 503, 'RECEIVER_NOT_READY', message);
 }
 
 // TextDecoder skips a leading UTF-8 byte order mark, which the signature covers as received.
@@ -86,12 +78,9 @@ export function acknowledgeWhenStored(
 }
 
 // 503: by the sender's retry the first copy is either acknowledged (a duplicate) or failed (the retry runs).
-export function inFlight(res: WebhookResponse): IWebhookResponseData {
-	return unavailable(
-		res,
-		'DELIVERY_IN_PROGRESS',
-		'Another delivery of this event is being started; retry later',
-	);
+export function inFlight(res: WebhookResponse) {
+	const message = 'Another delivery of this event is being started; retry later';
+	return refuse(res, 503, 'DELIVERY_IN_PROGRESS', message);
 }
 
 // When the sender left before any answer, the id stays in flight (IN_FLIGHT_LIMIT_MS): n8n may still create the execution.

@@ -31,10 +31,7 @@ export function webhookTriggersBeside(global: IDataObject): string[] {
 	return current ? Object.keys(current).filter((name) => current[name] === true) : [];
 }
 
-export function besideWebhookTriggerProblem(names: readonly string[]): {
-	message: string;
-	description: string;
-} {
+export function besideWebhookTriggerProblem(names: readonly string[]) {
 	return {
 		message: `This workflow also holds the Recruiting Analysis Trigger "${names.join('", "')}"; the Feed Trigger refuses to run in the same workflow`,
 		description:

@@ -22,17 +22,8 @@ export function readSeenList(storedIds: unknown, storedOrder: unknown): SeenList
 		storedOrder.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0)
 			? (storedOrder as number[])
 			: storedIds.map((_, i) => i + 1);
-	const list: SeenList = { ids: [], order: [] };
-	storedIds.forEach((id, i) => {
-		if (typeof id !== 'string') return;
-		list.ids.push(id);
-		list.order.push(places[i]);
-	});
-	return list;
-}
-
-function asSeenList(stored: SeenList | readonly string[]): SeenList {
-	return Array.isArray(stored) ? readSeenList(stored, undefined) : (stored as SeenList);
+	const kept = storedIds.flatMap((id, i) => (typeof id === 'string' ? [i] : []));
+	return { ids: kept.map((i) => storedIds[i] as string), order: kept.map((i) => places[i]) };
 }
 
 export function clampCapacity(capacity: number | undefined): number {
@@ -47,15 +38,8 @@ interface Scope {
 
 const scopes = new Map<string, Scope>();
 
-function size(scope: Scope): number {
-	return scope.seen.size + scope.inFlight.size;
-}
-
 function use(key: string): Scope {
-	const scope = scopes.get(key) ?? {
-		seen: new Map<string, number>(),
-		inFlight: new Map<string, number>(),
-	};
+	const scope: Scope = scopes.get(key) ?? { seen: new Map(), inFlight: new Map() };
 	scopes.delete(key);
 	scopes.set(key, scope);
 	return scope;
@@ -66,15 +50,10 @@ function bound(keep: string): void {
 	for (const [key, scope] of scopes) {
 		if (total <= processLimits.maxIds) break;
 		if (key === keep) continue;
-		total -= size(scope);
+		total -= scope.seen.size + scope.inFlight.size;
 		scopes.delete(key);
 	}
 }
-
-export type Admission =
-	| { verdict: 'duplicate' }
-	| { verdict: 'inFlight' }
-	| { verdict: 'new'; acknowledge: (stored: SeenList) => SeenList; abandon: () => void };
 
 // Ties broken by id, so that every process keeps the same ones.
 export function mergeSeen(
@@ -103,16 +82,17 @@ export function mergeSeen(
 
 export function admitEvent(
 	key: string,
-	stored: SeenList | readonly string[],
+	storedIds: readonly string[],
 	eventId: string,
 	capacity?: number,
-	now: () => number = Date.now,
-): Admission {
+	now = Date.now,
+) {
 	const scope = use(key);
-	if (scope.seen.has(eventId) || asSeenList(stored).ids.includes(eventId))
-		return { verdict: 'duplicate' };
+	if (scope.seen.has(eventId) || storedIds.includes(eventId))
+		return { verdict: 'duplicate' } as const;
 	const since = scope.inFlight.get(eventId);
-	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS) return { verdict: 'inFlight' };
+	if (since !== undefined && now() - since < IN_FLIGHT_LIMIT_MS)
+		return { verdict: 'inFlight' } as const;
 	for (const [id, at] of scope.inFlight) {
 		if (now() - at >= IN_FLIGHT_LIMIT_MS) scope.inFlight.delete(id);
 	}
@@ -127,10 +107,10 @@ export function admitEvent(
 		return current;
 	};
 	return {
-		verdict: 'new',
-		acknowledge: (latest) => {
+		verdict: 'new' as const,
+		acknowledge: (latest: SeenList) => {
 			const current = settled ? use(key) : leave();
-			const remembered = mergeSeen(asSeenList(latest), current.seen, eventId, capacity);
+			const remembered = mergeSeen(latest, current.seen, eventId, capacity);
 			current.seen = new Map(remembered.ids.map((id, i) => [id, remembered.order[i]]));
 			bound(key);
 			return remembered;
@@ -147,6 +127,6 @@ export function forgetScope(key: string): void {
 
 export function processIdCount(): number {
 	let total = 0;
-	for (const scope of scopes.values()) total += size(scope);
+	for (const scope of scopes.values()) total += scope.seen.size + scope.inFlight.size;
 	return total;
 }

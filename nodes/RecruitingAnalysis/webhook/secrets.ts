@@ -18,27 +18,20 @@ export function secretsFrom(data: IDataObject | undefined): string[] {
 export function secretProblem(data: IDataObject | undefined): string | undefined {
 	const current = typeof data?.secret === 'string' ? data.secret.trim() : '';
 	const previous = typeof data?.previousSecret === 'string' ? data.previousSecret.trim() : '';
+	const shape = 'signing secret is not whsec_ followed by base64 of at least 16 bytes';
 	if (current === '') return 'No signing secret is configured';
-	if (!isWellFormedSigningSecret(current)) {
-		return 'The signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
-	if (previous !== '' && !isWellFormedSigningSecret(previous)) {
-		return 'The previous signing secret is not whsec_ followed by base64 of at least 16 bytes';
-	}
+	if (!isWellFormedSigningSecret(current)) return `The ${shape}`;
+	if (previous !== '' && !isWellFormedSigningSecret(previous)) return `The previous ${shape}`;
 	return undefined;
 }
 
 type Loader = () => Promise<string[]>;
 
-interface Read {
-	startedAt: number;
-	promise: Promise<string[]>;
-}
-
 interface Scope {
 	secrets?: string[];
 	readAt?: number;
-	reading?: Read;
+	reading?: Promise<string[]>;
+	readingSince?: number;
 	next?: Promise<string[]>;
 }
 
@@ -65,59 +58,48 @@ export function keptSecretScopes(): number {
 
 function start(scope: Scope, load: Loader, now: () => number): Promise<string[]> {
 	const startedAt = now();
-	const read: Read = {
-		startedAt,
-		promise: load().then(
-			(secrets) => {
-				scope.secrets = secrets;
-				scope.readAt = startedAt;
-				if (scope.reading === read) scope.reading = undefined;
-				return secrets;
-			},
-			(error: unknown) => {
-				// A failed read forgets what was kept: the next delivery reads again and is answered 503 if it fails.
-				scope.secrets = undefined;
-				scope.readAt = undefined;
-				if (scope.reading === read) scope.reading = undefined;
-				throw error;
-			},
-		),
-	};
-	scope.reading = read;
-	return read.promise;
+	const reading: Promise<string[]> = load().then(
+		(secrets) => {
+			scope.secrets = secrets;
+			scope.readAt = startedAt;
+			if (scope.reading === reading) scope.reading = undefined;
+			return secrets;
+		},
+		(error: unknown) => {
+			// A failed read forgets what was kept: the next delivery reads again and is answered 503 if it fails.
+			scope.secrets = undefined;
+			scope.readAt = undefined;
+			if (scope.reading === reading) scope.reading = undefined;
+			throw error;
+		},
+	);
+	scope.reading = reading;
+	scope.readingSince = startedAt;
+	return reading;
 }
 
-export async function currentSecrets(
-	key: string,
-	load: Loader,
-	now: () => number = Date.now,
-): Promise<{ secrets: string[]; readAt: number }> {
+export async function currentSecrets(key: string, load: Loader, now = Date.now) {
 	const scope = scopeOf(key);
 	if (scope.secrets && scope.readAt !== undefined && now() - scope.readAt < SECRET_REUSE_MS) {
 		return { secrets: scope.secrets, readAt: scope.readAt };
 	}
-	const secrets = await (scope.reading?.promise ?? start(scope, load, now));
+	const secrets = await (scope.reading ?? start(scope, load, now));
 	return { secrets, readAt: scope.readAt ?? now() };
 }
 
 // A read that started after the delivery arrived, so an edited credential is seen before a 401.
-export async function recheckSecrets(
-	key: string,
-	load: Loader,
-	arrivedAt: number,
-	now: () => number = Date.now,
-): Promise<string[]> {
+export async function recheckSecrets(key: string, load: Loader, arrivedAt: number, now = Date.now) {
 	const scope = scopeOf(key);
 	const reading = scope.reading;
 	if (!reading) return await start(scope, load, now);
-	if (reading.startedAt >= arrivedAt) return await reading.promise;
+	if (scope.readingSince! >= arrivedAt) return await reading;
 	if (!scope.next) {
 		// Every recheck that joins here arrived while `reading` ran, so a read started after it ends is fresh for all.
-		scope.next = reading.promise
+		scope.next = reading
 			.catch(() => undefined)
 			.then(() => {
 				scope.next = undefined;
-				return scope.reading?.promise ?? start(scope, load, now);
+				return scope.reading ?? start(scope, load, now);
 			});
 	}
 	return await scope.next;

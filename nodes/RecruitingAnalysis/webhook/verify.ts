@@ -1,26 +1,29 @@
-// Pure: no n8n types, no clock, no I/O.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-export type HeaderValue = string | string[] | undefined;
-export type HeaderBag = Record<string, HeaderValue>;
+export type HeaderBag = Record<string, string | string[] | undefined>;
 
-export type VerifyFailureReason =
-	| 'NO_SECRET'
-	| 'INVALID_SECRET'
-	| 'BODY_NOT_RAW'
-	| 'MISSING_ID'
-	| 'MISSING_TIMESTAMP'
-	| 'MISSING_SIGNATURE'
-	| 'REPEATED_HEADER'
-	| 'INVALID_TIMESTAMP'
-	| 'TIMESTAMP_TOO_OLD'
-	| 'TIMESTAMP_TOO_NEW'
-	| 'NO_V1_SIGNATURE'
-	| 'MALFORMED_SIGNATURE'
-	| 'SIGNATURE_MISMATCH';
+const MESSAGES = {
+	NO_SECRET: 'No signing secret is configured; refusing to accept any delivery',
+	INVALID_SECRET: 'No configured signing secret is whsec_ followed by base64 of at least 16 bytes',
+	BODY_NOT_RAW:
+		'The body must be the raw bytes as received; a parsed or re-serialised body cannot be verified',
+	MISSING_ID: 'Missing webhook-id header',
+	MISSING_TIMESTAMP: 'Missing webhook-timestamp header',
+	MISSING_SIGNATURE: 'Missing webhook-signature header',
+	REPEATED_HEADER: 'A webhook-* header was sent more than once',
+	INVALID_TIMESTAMP: 'webhook-timestamp is not an integer number of seconds',
+	TIMESTAMP_TOO_OLD: 'in the past',
+	TIMESTAMP_TOO_NEW: 'in the future',
+	NO_V1_SIGNATURE: 'webhook-signature carries no v1 signature',
+	MALFORMED_SIGNATURE: 'No v1 signature is valid base64 of a SHA-256 digest',
+	SIGNATURE_MISMATCH:
+		'No v1 signature matches. Check the signing secret, and that the raw request body was verified (a re-serialised JSON body does not match)',
+};
+
+export type VerifyFailureReason = keyof typeof MESSAGES;
 
 export interface VerifyInput {
 	// The exact bytes received, never a re-serialised body.
@@ -31,14 +34,9 @@ export interface VerifyInput {
 	toleranceSeconds?: number;
 }
 
-export interface VerifyFailure {
-	ok: false;
-	reason: VerifyFailureReason;
-	message: string;
-}
-
-export type VerifyResult =
-	{ ok: true; webhookId: string; timestamp: number; secretIndex: number } | VerifyFailure;
+type VerifyResult =
+	| { ok: true; webhookId: string; timestamp: number; secretIndex: number }
+	| { ok: false; reason: VerifyFailureReason; message: string };
 
 // 16 bytes refuses a truncated or placeholder secret without refusing a short but sound one.
 export const MIN_SECRET_BYTES = 16;
@@ -53,12 +51,12 @@ export const RECEIVER_SIDE_FAILURES: ReadonlySet<VerifyFailureReason> = new Set(
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const SHA256_BYTES = 32;
 
-function fail(reason: VerifyFailureReason, message: string): VerifyFailure {
+function fail(reason: VerifyFailureReason, message = MESSAGES[reason]): VerifyResult {
 	return { ok: false, reason, message };
 }
 
 function header(headers: HeaderBag, name: string): { value?: string; repeated?: boolean } {
-	let found: HeaderValue;
+	let found: HeaderBag[string];
 	for (const key of Object.keys(headers)) {
 		if (key.toLowerCase() === name) {
 			if (found !== undefined) return { repeated: true };
@@ -87,74 +85,34 @@ function usableKey(secret: string): Buffer | undefined {
 	return key !== undefined && key.length >= MIN_SECRET_BYTES ? key : undefined;
 }
 
-function hmac(key: Buffer, webhookId: string, timestamp: string, rawBody: Uint8Array): Buffer {
-	return createHmac('sha256', key)
-		.update(`${webhookId}.${timestamp}.`, 'utf8')
-		.update(rawBody)
-		.digest();
-}
-
-export function signWebhook(args: {
-	secret: string;
-	webhookId: string;
-	timestamp: number;
-	rawBody: Uint8Array;
-}): string {
-	const key = decodeSigningSecret(args.secret);
-	if (!key) throw new TypeError('signWebhook: the secret is not whsec_<base64>');
-	return `v1,${hmac(key, args.webhookId, String(args.timestamp), args.rawBody).toString('base64')}`;
-}
-
 export function verifyWebhook(input: VerifyInput): VerifyResult {
 	const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
 	if (!(tolerance > 0)) throw new RangeError('verifyWebhook: toleranceSeconds must be positive');
 
 	const secrets = input.secrets.filter((s) => typeof s === 'string' && s.trim() !== '');
-	if (secrets.length === 0) {
-		return fail('NO_SECRET', 'No signing secret is configured; refusing to accept any delivery');
-	}
+	if (secrets.length === 0) return fail('NO_SECRET');
 	// An unusable secret does not stop the others; matching none is then a failure on this side, not a forgery.
-	const keys: Array<{ index: number; key: Buffer }> = [];
-	secrets.forEach((s, index) => {
-		const key = usableKey(s);
-		if (key) keys.push({ index, key });
-	});
-	const unusable = secrets.length - keys.length;
-	if (keys.length === 0) {
-		return fail(
-			'INVALID_SECRET',
-			'No configured signing secret is whsec_ followed by base64 of at least 16 bytes',
-		);
-	}
-
-	if (!(input.rawBody instanceof Uint8Array)) {
-		return fail(
-			'BODY_NOT_RAW',
-			'The body must be the raw bytes as received; a parsed or re-serialised body cannot be verified',
-		);
-	}
+	const keys = secrets
+		.map((secret, index) => ({ index, key: usableKey(secret) }))
+		.filter((k): k is { index: number; key: Buffer } => k.key !== undefined);
+	if (keys.length === 0) return fail('INVALID_SECRET');
+	if (!(input.rawBody instanceof Uint8Array)) return fail('BODY_NOT_RAW');
 
 	const id = header(input.headers, 'webhook-id');
 	const ts = header(input.headers, 'webhook-timestamp');
 	const sig = header(input.headers, 'webhook-signature');
-	if (id.repeated || ts.repeated || sig.repeated) {
-		return fail('REPEATED_HEADER', 'A webhook-* header was sent more than once');
-	}
-	if (!id.value) return fail('MISSING_ID', 'Missing webhook-id header');
-	if (!ts.value) return fail('MISSING_TIMESTAMP', 'Missing webhook-timestamp header');
-	if (sig.value === undefined) return fail('MISSING_SIGNATURE', 'Missing webhook-signature header');
+	if (id.repeated || ts.repeated || sig.repeated) return fail('REPEATED_HEADER');
+	if (!id.value) return fail('MISSING_ID');
+	if (!ts.value) return fail('MISSING_TIMESTAMP');
+	if (sig.value === undefined) return fail('MISSING_SIGNATURE');
 
-	if (!/^\d{1,15}$/.test(ts.value)) {
-		return fail('INVALID_TIMESTAMP', 'webhook-timestamp is not an integer number of seconds');
-	}
+	if (!/^\d{1,15}$/.test(ts.value)) return fail('INVALID_TIMESTAMP');
 	const timestamp = Number(ts.value);
 	const nowSeconds = Math.floor(input.now / 1000);
-	if (nowSeconds - timestamp > tolerance) {
-		return fail('TIMESTAMP_TOO_OLD', `webhook-timestamp is more than ${tolerance} s in the past`);
-	}
-	if (timestamp - nowSeconds > tolerance) {
-		return fail('TIMESTAMP_TOO_NEW', `webhook-timestamp is more than ${tolerance} s in the future`);
-	}
+	const beyond = (reason: VerifyFailureReason) =>
+		fail(reason, `webhook-timestamp is more than ${tolerance} s ${MESSAGES[reason]}`);
+	if (nowSeconds - timestamp > tolerance) return beyond('TIMESTAMP_TOO_OLD');
+	if (timestamp - nowSeconds > tolerance) return beyond('TIMESTAMP_TOO_NEW');
 
 	const candidates: Buffer[] = [];
 	let malformed = 0;
@@ -162,20 +120,18 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 		if (!entry.startsWith('v1,')) continue;
 		const encoded = entry.slice('v1,'.length);
 		const decoded = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
-		if (!decoded || decoded.length !== SHA256_BYTES) {
-			malformed++;
-			continue;
-		}
-		candidates.push(decoded);
+		if (decoded?.length === SHA256_BYTES) candidates.push(decoded);
+		else malformed++;
 	}
 	if (candidates.length === 0) {
-		return malformed > 0
-			? fail('MALFORMED_SIGNATURE', 'No v1 signature is valid base64 of a SHA-256 digest')
-			: fail('NO_V1_SIGNATURE', 'webhook-signature carries no v1 signature');
+		return fail(malformed > 0 ? 'MALFORMED_SIGNATURE' : 'NO_V1_SIGNATURE');
 	}
 
 	for (const { index, key } of keys) {
-		const expected = hmac(key, id.value, ts.value, input.rawBody);
+		const expected = createHmac('sha256', key)
+			.update(`${id.value}.${ts.value}.`, 'utf8')
+			.update(input.rawBody)
+			.digest();
 		let matched = false;
 		// Compare against every candidate (no early exit inside the list) to keep timing flat.
 		for (const candidate of candidates) {
@@ -183,14 +139,11 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
 		}
 		if (matched) return { ok: true, webhookId: id.value, timestamp, secretIndex: index };
 	}
-	if (unusable > 0) {
+	if (keys.length < secrets.length) {
 		return fail(
 			'INVALID_SECRET',
 			'No v1 signature matches a usable secret, and a configured signing secret is unusable',
 		);
 	}
-	return fail(
-		'SIGNATURE_MISMATCH',
-		'No v1 signature matches. Check the signing secret, and that the raw request body was verified (a re-serialised JSON body does not match)',
-	);
+	return fail('SIGNATURE_MISMATCH');
 }

@@ -8,7 +8,7 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { RecruitingAnalysisApi } from '../../../credentials/RecruitingAnalysisApi.credentials';
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
-import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
+import { signWebhook } from '../../helpers/sign-webhook';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { apiBaseUrl, http, startTestSandbox } from '../../helpers/sandbox';
 import { makePdf, PDF_MIME } from '../../fixtures/resumes';

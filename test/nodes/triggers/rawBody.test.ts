@@ -18,7 +18,7 @@ import type {
 
 import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/RecruitingAnalysisSigningSecretApi.credentials';
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
-import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
+import { signWebhook } from '../../helpers/sign-webhook';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`;

@@ -19,7 +19,7 @@ import { RecruitingAnalysisSigningSecretApi } from '../../../credentials/Recruit
 import { RecruitingAnalysisTrigger } from '../../../nodes/RecruitingAnalysis/RecruitingAnalysisTrigger.node';
 import { processIdCount } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
 import { keptSecretScopes } from '../../../nodes/RecruitingAnalysis/webhook/secrets';
-import { signWebhook } from '../../../nodes/RecruitingAnalysis/webhook/verify';
+import { signWebhook } from '../../helpers/sign-webhook';
 import type { SandboxHandle } from '../../../sandbox/src';
 import { buildSingleNodeWorkflow } from '../../helpers/engine/single-node';
 import { startWebhookHost, testCredential, type WebhookHost } from '../../helpers/n8n-engine';

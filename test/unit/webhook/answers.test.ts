@@ -16,8 +16,8 @@ import {
 	RECHECKED_FAILURES,
 	SEEN_IDS,
 	SEEN_ORDER,
+	refuse,
 	storedSeen,
-	unavailable,
 	type WebhookResponse,
 } from '../../../nodes/RecruitingAnalysis/webhook/answers';
 import type { SeenList } from '../../../nodes/RecruitingAnalysis/webhook/dedupe';
@@ -82,7 +82,7 @@ describe('answers the sender reads', () => {
 
 	it('a failure on this side is 503 SERVICE_UNAVAILABLE with its reason and message, so the service retries', async () => {
 		const { status, body } = await deliver((res) =>
-			unavailable(res, 'BODY_NOT_RAW', 'The raw body is missing'),
+			refuse(res, 503, 'BODY_NOT_RAW', 'The raw body is missing'),
 		);
 		expect(status).toBe(503);
 		expect(body).toEqual({

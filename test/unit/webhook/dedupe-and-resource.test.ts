@@ -137,7 +137,7 @@ describe('the resource an event names', () => {
 });
 
 function admitted(key: string, stored: SeenList | string[], id: string, capacity?: number) {
-	const admission = admitEvent(key, stored, id, capacity);
+	const admission = admitEvent(key, Array.isArray(stored) ? stored : stored.ids, id, capacity);
 	if (admission.verdict !== 'new')
 		throw new Error(`expected a new event, got ${admission.verdict}`);
 	return admission;
@@ -251,7 +251,7 @@ function twoProcesses(capacity: number) {
 	return {
 		/** Delivers `id` at process `p` (0 or 1): its verdict; a new event is acknowledged and saved. */
 		deliver(p: number, id: string): string {
-			const admission = admitEvent(keys[p], database, id, capacity);
+			const admission = admitEvent(keys[p], database.ids, id, capacity);
 			if (admission.verdict === 'new') database = admission.acknowledge(database);
 			return admission.verdict;
 		},

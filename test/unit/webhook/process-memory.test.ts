@@ -24,7 +24,7 @@ let scopes: string[] = [];
 function acked(scope: string, ids: string[], stored: SeenList = none()): void {
 	scopes.push(scope);
 	for (const id of ids) {
-		const admission = admitEvent(scope, stored, id);
+		const admission = admitEvent(scope, stored.ids, id);
 		if (admission.verdict !== 'new') throw new Error(`${id} was not new`);
 		admission.acknowledge(stored);
 	}

@@ -5,11 +5,11 @@ import {
 	decodeSigningSecret,
 	isWellFormedSigningSecret,
 	RECEIVER_SIDE_FAILURES,
-	signWebhook,
 	verifyWebhook,
 	type HeaderBag,
 	type VerifyInput,
 } from '../../../nodes/RecruitingAnalysis/webhook/verify';
+import { signWebhook } from '../../helpers/sign-webhook';
 
 // The test vector published with the Standard Webhooks specification.
 const VECTOR = {
