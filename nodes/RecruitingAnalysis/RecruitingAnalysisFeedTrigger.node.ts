@@ -19,7 +19,7 @@ import {
 	type FeedPollArgs,
 	type StartPosition,
 } from './feed/cursor';
-import { optionsCollection } from './actions/common/descriptions';
+import { filtersCollection, optionsCollection } from './actions/common/descriptions';
 import { recruitingAnalysisApiTest } from './methods/credentialTest';
 import { besideWebhookTriggerProblem, webhookTriggersBeside } from './webhook/besideFeed';
 import { apiErrorInfo, apiRequest } from './transport';
@@ -101,15 +101,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 				],
 			},
 			fetchResourceField,
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				description:
-					'Changing a filter restarts the feed position (see Start From), announced by a notice item',
-				options: [
+			filtersCollection(
+				[
 					{
 						displayName: 'Interview ID',
 						name: 'interviewId',
@@ -125,7 +118,8 @@ export class RecruitingAnalysisFeedTrigger implements INodeType {
 						description: 'Only events about this report',
 					},
 				],
-			},
+				'Changing a filter restarts the feed position (see Start From), announced by a notice item',
+			),
 			optionsCollection([
 				{
 					displayName: 'Latest Events in Manual Runs',

@@ -3,7 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { validateCursor, validateEventType, validateId, validateLimit } from '../../validation';
 import { listPages } from '../../transport';
 import { optionString, optionsParam } from '../common/params';
-import { limitField, optionsCollection, returnAllField } from '../common/descriptions';
+import {
+	filtersCollection,
+	limitField,
+	optionsCollection,
+	returnAllField,
+} from '../common/descriptions';
 import { EVENT_TYPES } from '../../events/eventTypes';
 
 export const description: INodeProperties[] = [
@@ -16,14 +21,8 @@ export const description: INodeProperties[] = [
 		typeOptions: { minValue: 1, maxValue: 100 },
 		hint: 'The size of the page to read: 1 to 100',
 	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		description: 'Filters are bound to the cursor: keep them unchanged while following a cursor',
-		options: [
+	filtersCollection(
+		[
 			{
 				displayName: 'Event Type',
 				name: 'type',
@@ -50,7 +49,8 @@ export const description: INodeProperties[] = [
 				description: 'Only events about this report',
 			},
 		],
-	},
+		'Filters are bound to the cursor: keep them unchanged while following a cursor',
+	),
 	optionsCollection([
 		{
 			displayName: 'Cursor',

@@ -2,7 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { interviewLifecycleSchema, validateId, validateInput } from '../../validation';
 import { apiAll } from '../../transport';
-import { externalReferenceOptions, limitField, returnAllField } from '../common/descriptions';
+import {
+	externalReferenceOptions,
+	filtersCollection,
+	limitField,
+	returnAllField,
+} from '../common/descriptions';
 import { noticesForInterview } from '../../engine/notices';
 import { optionString, optionsParam } from '../common/params';
 import { checkExternalReference, checkListSize } from '../common/checks';
@@ -11,38 +16,31 @@ import type { ItemOperation } from '../../engine/run';
 export const description: INodeProperties[] = [
 	returnAllField,
 	limitField,
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			...externalReferenceOptions,
-			{
-				displayName: 'Lifecycle',
-				name: 'lifecycle',
-				type: 'options',
-				options: [
-					{ name: 'Completed', value: 'completed' },
-					{ name: 'Expired', value: 'expired' },
-					{ name: 'In Progress', value: 'in_progress' },
-					{ name: 'Invited', value: 'invited' },
-					{ name: 'Superseded', value: 'superseded' },
-				],
-				default: 'invited',
-				description: 'Only interviews in this lifecycle state',
-			},
-			{
-				displayName: 'Report ID',
-				name: 'reportId',
-				type: 'string',
-				default: '',
-				placeholder: 'rpt_...',
-				description: 'Only interviews of this report',
-			},
-		],
-	},
+	filtersCollection([
+		...externalReferenceOptions,
+		{
+			displayName: 'Lifecycle',
+			name: 'lifecycle',
+			type: 'options',
+			options: [
+				{ name: 'Completed', value: 'completed' },
+				{ name: 'Expired', value: 'expired' },
+				{ name: 'In Progress', value: 'in_progress' },
+				{ name: 'Invited', value: 'invited' },
+				{ name: 'Superseded', value: 'superseded' },
+			],
+			default: 'invited',
+			description: 'Only interviews in this lifecycle state',
+		},
+		{
+			displayName: 'Report ID',
+			name: 'reportId',
+			type: 'string',
+			default: '',
+			placeholder: 'rpt_...',
+			description: 'Only interviews of this report',
+		},
+	]),
 ];
 
 export const execute: ItemOperation['execute'] = async function (itemIndex, _checked, run) {

@@ -5,6 +5,7 @@ import { apiAll } from '../../transport';
 import { inTimezone } from './dates';
 import {
 	externalReferenceOptions,
+	filtersCollection,
 	limitField,
 	optionsCollection,
 	returnAllField,
@@ -24,32 +25,25 @@ export const description: INodeProperties[] = [
 		description:
 			'Whether to return only ID, date, status, candidate name, job title, score and summary of each report',
 	},
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Created After',
-				name: 'createdAfter',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			{
-				displayName: 'Created Before',
-				name: 'createdBefore',
-				type: 'dateTime',
-				default: '',
-				description:
-					"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
-			},
-			...externalReferenceOptions,
-		],
-	},
+	filtersCollection([
+		{
+			displayName: 'Created After',
+			name: 'createdAfter',
+			type: 'dateTime',
+			default: '',
+			description:
+				"Only reports created after this moment (exclusive). A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+		},
+		{
+			displayName: 'Created Before',
+			name: 'createdBefore',
+			type: 'dateTime',
+			default: '',
+			description:
+				"Only reports created before this moment (exclusive); must be later than Created After. A value without a timezone is read in the workflow's timezone; a date alone means the start of that day.",
+		},
+		...externalReferenceOptions,
+	]),
 	optionsCollection([
 		{
 			displayName: 'Include External Reference',
