@@ -14,7 +14,7 @@ import { BATCH_POLL_INITIAL_MS, BatchTiming } from './batchTiming';
 import {
 	BATCH_CHUNK_SIZE,
 	mapWithConcurrency,
-	QuoteGatherer,
+	quoteGatherer,
 	ReportPages,
 	ReportWaiter,
 } from './capacity';
@@ -29,13 +29,13 @@ export class Run implements WriteRun {
 	readonly reportPages: ReportPages;
 	// An analysis batch's first read is timed from the batches this run has seen.
 	readonly batchTiming = new BatchTiming(BATCH_POLL_INITIAL_MS);
-	readonly quotes: QuoteGatherer;
+	readonly quotes: ReturnType<typeof quoteGatherer>;
 	private waiter?: ReportWaiter;
 	private readonly noticesShown = new Set<NoticeName>();
 
 	constructor(readonly ctx: IExecuteFunctions) {
 		this.reportPages = new ReportPages(ctx);
-		this.quotes = new QuoteGatherer(ctx, () => this.waiter);
+		this.quotes = quoteGatherer(ctx, () => this.waiter);
 	}
 
 	addNotice(name: NoticeName): void {
@@ -113,10 +113,9 @@ export type OperationModule = ItemOperation | BatchOperation;
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
 	run: Run,
-	stages: PipelineStage[],
+	{ stages, submitStage = stages.length - 1 }: Pick<BatchOperation, 'stages' | 'submitStage'>,
 	chunks: number[][],
 	continueOnFail: boolean,
-	submitStage = stages.length - 1,
 	checked: ReadonlyMap<number, unknown> = new Map(),
 ): Promise<Array<Outcome<ChunkState>>> {
 	let stopped = false;
@@ -142,7 +141,9 @@ export async function runPipeline(
 				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
-				const next = await outcomeOf(async () => await stage.call(run.ctx, state.value));
+				const next = await outcomeOf(
+					async () => await (stage as PipelineStage).call(run.ctx, state.value),
+				);
 				if (
 					!continueOnFail &&
 					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
@@ -157,8 +158,6 @@ export async function runPipeline(
 	});
 	return await Promise.all(finished);
 }
-
-const DEFAULT_CONCURRENCY = 20;
 
 // Resource and operation are read per item: an expression may send items to different operations.
 export async function runNode(
@@ -182,15 +181,13 @@ export async function runNode(
 				: `${message}. To let the other ${fileName ? 'files' : 'items'} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
 			throw nodeError;
 		}
-		const facts: IDataObject = {};
-		if (fileName) facts.fileName = fileName;
-		if (nodeError.description) facts.description = nodeError.description;
-		if (info) {
-			facts.httpCode = info.status;
-			facts.code = info.code;
-			if (info.reason) facts.reason = info.reason;
-			if (info.requestId) facts.requestId = info.requestId;
-		}
+		const facts: IDataObject = {
+			...(fileName ? { fileName } : {}),
+			...(nodeError.description ? { description: nodeError.description } : {}),
+			...(info ? { httpCode: info.status, code: info.code } : {}),
+			...(info?.reason ? { reason: info.reason } : {}),
+			...(info?.requestId ? { requestId: info.requestId } : {}),
+		};
 		// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
 		const json = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
 		outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
@@ -206,8 +203,7 @@ export async function runNode(
 			fail(itemIndex, new NodeOperationError(this.getNode(), unknown, { itemIndex }));
 			continue;
 		}
-		if (!groups.has(module)) groups.set(module, []);
-		groups.get(module)?.push(itemIndex);
+		groups.set(module, [...(groups.get(module) ?? []), itemIndex]);
 	}
 
 	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
@@ -240,14 +236,7 @@ export async function runNode(
 			const chunks = Array.from({ length: Math.ceil(indexes.length / BATCH_CHUNK_SIZE) }, (_, k) =>
 				indexes.slice(k * BATCH_CHUNK_SIZE, (k + 1) * BATCH_CHUNK_SIZE),
 			);
-			const settled = await runPipeline(
-				run,
-				module.stages as PipelineStage[],
-				chunks,
-				continueOnFail,
-				module.submitStage,
-				checked,
-			);
+			const settled = await runPipeline(run, module, chunks, continueOnFail, checked);
 			settled.forEach((chunk, k) => {
 				chunks[k].forEach((itemIndex, position) => {
 					if (!chunk.ok) return fail(itemIndex, chunk.error);
@@ -259,62 +248,47 @@ export async function runNode(
 			continue;
 		}
 
-		await runItems(run, module, indexes, outputs, fail, checked);
+		// A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
+		const waits: Array<Promise<void>> = [];
+		let stop: { error: unknown } | undefined;
+		// `fail` throws when the node stops at this item: the other lanes and waits then end.
+		const failOrStop = (itemIndex: number, error: unknown): void => {
+			if (stop) return;
+			try {
+				fail(itemIndex, error);
+			} catch (nodeError) {
+				stop = { error: nodeError };
+				void run.endWaiting(nodeError);
+			}
+		};
+		const asked = Number(this.getNodeParameter('options.concurrency', indexes[0], 20));
+		const lanes = Number.isFinite(asked) && asked >= 1 ? Math.min(Math.floor(asked), 20) : 20;
+		try {
+			await mapWithConcurrency(indexes, lanes, async (itemIndex) => {
+				if (stop) return;
+				try {
+					const result = await module.execute.call(this, itemIndex, checked.get(itemIndex), run);
+					const settled = result instanceof Later ? result.promise : Promise.resolve(result);
+					waits.push(
+						settled.then(
+							(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
+							(error: unknown) => failOrStop(itemIndex, error),
+						),
+					);
+				} catch (error) {
+					failOrStop(itemIndex, error);
+				}
+			});
+			await Promise.all(waits);
+		} finally {
+			await run.endWaiting(stop?.error);
+		}
+		if (stop) throw stop.error;
 	}
 
 	const output = outputs.flat();
 	if (output.some((item) => item.json.recovered === true)) run.addNotice('recovered');
 	return [output];
-}
-
-// A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
-async function runItems(
-	run: Run,
-	module: ItemOperation,
-	indexes: number[],
-	outputs: INodeExecutionData[][],
-	fail: (itemIndex: number, error: unknown) => void,
-	checked: ReadonlyMap<number, unknown>,
-): Promise<void> {
-	const waits: Array<Promise<void>> = [];
-	let stop: { error: unknown } | undefined;
-	// `fail` throws when the node stops at this item: the other lanes and waits then end.
-	const failOrStop = (itemIndex: number, error: unknown): void => {
-		if (stop) return;
-		try {
-			fail(itemIndex, error);
-		} catch (nodeError) {
-			stop = { error: nodeError };
-			void run.endWaiting(nodeError);
-		}
-	};
-	try {
-		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
-			if (stop) return;
-			try {
-				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
-				const settled = result instanceof Later ? result.promise : Promise.resolve(result);
-				waits.push(
-					settled.then(
-						(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
-						(error: unknown) => failOrStop(itemIndex, error),
-					),
-				);
-			} catch (error) {
-				failOrStop(itemIndex, error);
-			}
-		});
-		await Promise.all(waits);
-	} finally {
-		await run.endWaiting(stop?.error);
-	}
-	if (stop) throw stop.error;
-}
-
-function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
-	const value = Number(ctx.getNodeParameter('options.concurrency', itemIndex, DEFAULT_CONCURRENCY));
-	if (!Number.isFinite(value) || value < 1) return DEFAULT_CONCURRENCY;
-	return Math.min(Math.floor(value), 20);
 }
 
 export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
