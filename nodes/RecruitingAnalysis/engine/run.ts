@@ -10,7 +10,7 @@ import {
 import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
-import { BATCH_POLL_INITIAL_MS, BatchTiming } from './batchTiming';
+import { BatchTiming } from './batchTiming';
 import {
 	BATCH_CHUNK_SIZE,
 	mapWithConcurrency,
@@ -27,8 +27,7 @@ export class Run implements WriteRun {
 	readonly jobsRead = new Map<string, Promise<IDataObject | undefined>>();
 	readonly candidateNames = new Map<string, Promise<string | null>>();
 	readonly reportPages: ReportPages;
-	// An analysis batch's first read is timed from the batches this run has seen.
-	readonly batchTiming = new BatchTiming(BATCH_POLL_INITIAL_MS);
+	readonly batchTiming = new BatchTiming();
 	readonly quotes: ReturnType<typeof quoteGatherer>;
 	private waiter?: ReportWaiter;
 	private readonly noticesShown = new Set<NoticeName>();
