@@ -90,7 +90,6 @@ export class ReportPages {
 		}
 	}
 
-	/** The summaries of `ids` the pages show; with `all`, every summary they show on the way. */
 	async summaries(
 		itemIndex: number,
 		ids: string[],
@@ -242,7 +241,7 @@ export class ReportWaiter {
 		});
 	}
 
-	/** A follow-up read (summary, result), at most WAIT_READ_CONCURRENCY at a time across the run. */
+	/** A follow-up read (summary, result): the run's waits share these few places. */
 	async read<T>(request: () => Promise<T>): Promise<T> {
 		if (this.followUps >= WAIT_READ_CONCURRENCY)
 			await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
@@ -294,7 +293,6 @@ export class ReportWaiter {
 		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
 
-	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
 		return this.placeChange();
@@ -371,12 +369,8 @@ export class ReportWaiter {
 			if (TERMINAL_REPORT_STATES.includes(String(report.status))) {
 				this.finished.push(now - entry.registeredAt);
 				if (this.finished.length > 20) this.finished.shift();
-				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
-				this.settle(entry, {
-					status: statusOf(report),
-					summary: fromPage ? report : undefined,
-					timedOut: false,
-				});
+				const summary = entry.createdAt !== undefined && 'createdAt' in report ? report : undefined;
+				this.settle(entry, { status: statusOf(report), summary, timedOut: false });
 				continue;
 			}
 			if (!due.includes(entry)) continue;
@@ -408,17 +402,9 @@ export class ReportWaiter {
 	}
 }
 
-export async function quoteAnalysis(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/analysis-quotes',
-		body: { reportId },
-		itemIndex,
-	});
+export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string) {
+	const path = '/api/v1/analysis-quotes';
+	return await api(ctx, { method: 'POST', path, body: { reportId }, itemIndex });
 }
 
 interface QuoteWish {

@@ -66,7 +66,6 @@ export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
 interface Operation {
 	description: INodeProperties[];
-	// The engine checks every item first, so a bad item stops the node before any item is charged.
 	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 }
 
@@ -300,14 +299,12 @@ export function toItems(result: ItemResult, itemIndex: number): INodeExecutionDa
 
 // n8n's own messages end in " [item N]" counted from 0; ours count as the editor does, and name the item's file.
 function locatedError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
-	let nodeError: NodeApiError | NodeOperationError;
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		nodeError = error;
-		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-	} else {
-		const message = error instanceof Error ? error.message : String(error);
-		nodeError = new NodeOperationError(ctx.getNode(), message, { itemIndex });
-	}
+	const thrown = error instanceof Error ? error.message : String(error);
+	const nodeError =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(ctx.getNode(), thrown, { itemIndex });
+	if (nodeError.context.itemIndex === undefined) nodeError.context.itemIndex = itemIndex;
 	let fileName: string | undefined;
 	try {
 		const item = ctx.getInputData()[itemIndex];
