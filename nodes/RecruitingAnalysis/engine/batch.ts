@@ -119,9 +119,8 @@ export const batchTimeoutOption = {
 };
 
 export function batchTimeout(options: IDataObject): number {
-	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0
-		? options.batchTimeout
-		: 600;
+	const { batchTimeout: seconds } = options;
+	return typeof seconds === 'number' && seconds > 0 ? seconds : 600;
 }
 
 export async function readChunk<T extends object>(

@@ -2,7 +2,7 @@
 // limit holds its next starts until one of its own analyses (ReportWaiter) ends.
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, listPages, outcomeOf, type Outcome } from '../transport';
+import { apiPath, api, hasApiCondition, listPages, outcomeOf } from '../transport';
 import { growingDelayMs } from '../transport/retry';
 
 export const BATCH_CHUNK_SIZE = 20;
@@ -90,11 +90,7 @@ export class ReportPages {
 		}
 	}
 
-	async summaries(
-		itemIndex: number,
-		ids: string[],
-		all = false,
-	): Promise<Map<string, IDataObject>> {
+	async summaries(itemIndex: number, ids: string[], all = false) {
 		const wanted = [...new Set(ids)];
 		const found = new Map<string, IDataObject>();
 		await this.walk(
@@ -110,11 +106,7 @@ export class ReportPages {
 	}
 
 	// Each summary is handed out once: a report named again is read alone, since this run may have started it meanwhile.
-	async forCheck(
-		itemIndex: number,
-		ids: string[],
-		laterIds: string[],
-	): Promise<Map<string, IDataObject>> {
+	async forCheck(itemIndex: number, ids: string[], laterIds: string[]) {
 		let pages = this.checkPages;
 		if (!pages || Date.now() - pages.readAt >= 60_000) {
 			const summaries = await this.summaries(itemIndex, [...ids, ...laterIds], true).catch(
@@ -201,23 +193,16 @@ export class ReportWaiter {
 
 	/** Flat steps until twice the observed time, so a usual report is seen within a step; then growing. */
 	private nextReadDelayMs(entry: Entry, now: number): number {
-		const observed = this.finished.length > 0;
 		const steps = this.lanesWaiting > 0 ? BOUND_ROUNDS_PER_ANALYSIS : 10;
-		const step = observed
-			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps)
-			: DEFAULT_FIRST_READ_MS;
+		const learned = Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps);
+		const step = this.finished.length > 0 ? learned : DEFAULT_FIRST_READ_MS;
 		if (now < entry.registeredAt + 2 * this.expectedMs()) return step;
 		entry.slowReads++;
 		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
 	}
 
 	/** Resolves at a terminal status, or after `timeoutSeconds` with the last status (elapsed time proves nothing). */
-	async wait(
-		reportId: string,
-		itemIndex: number,
-		timeoutSeconds: number,
-		justStarted = true,
-	): Promise<WaitOutcome> {
+	async wait(reportId: string, itemIndex: number, timeoutSeconds: number, justStarted = true) {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
 		const learned = Math.min(MAX_READ_DELAY_MS, Math.max(100, Math.round(0.9 * this.expectedMs())));
@@ -255,10 +240,7 @@ export class ReportWaiter {
 	}
 
 	/** Sends a start once this run has room for it: its analyses in flight and its starts under the learned capacity. */
-	async sendWithRoom(
-		deadline: number,
-		submit: () => Promise<IDataObject>,
-	): Promise<Outcome<IDataObject>> {
+	async sendWithRoom(deadline: number, submit: () => Promise<IDataObject>) {
 		this.lanesWaiting++;
 		while (
 			this.closedWith === undefined &&
@@ -333,10 +315,8 @@ export class ReportWaiter {
 				continue;
 			}
 			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
-				const error = new NodeOperationError(
-					this.ctx.getNode(),
-					'The execution was cancelled while waiting',
-				);
+				const cancelled = 'The execution was cancelled while waiting';
+				const error = new NodeOperationError(this.ctx.getNode(), cancelled);
 				for (const entry of [...this.pending.values()]) this.settle(entry, { error });
 				continue;
 			}
@@ -353,11 +333,8 @@ export class ReportWaiter {
 		const unseen = due.filter((entry) => !seen.has(entry));
 		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
 			try {
-				entry.last = await api(this.ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/reports/{}/status', entry.reportId),
-					itemIndex: entry.itemIndex,
-				});
+				const path = apiPath('/api/v1/reports/{}/status', entry.reportId);
+				entry.last = await api(this.ctx, { method: 'GET', path, itemIndex: entry.itemIndex });
 				seen.add(entry);
 			} catch (error) {
 				this.settle(entry, { error });
