@@ -33,9 +33,7 @@ export interface Batch extends IDataObject {
 	items: BatchItem[];
 }
 
-export function itemKeyFor(itemIndex: number): string {
-	return `item-${itemIndex}`;
-}
+export const itemKeyFor = (itemIndex: number): string => `item-${itemIndex}`;
 
 export async function getBatch(
 	ctx: IExecuteFunctions,
@@ -104,8 +102,7 @@ export async function waitForBatch(
 }
 
 export function batchItemFor(batch: Batch, itemIndex: number): BatchItem | undefined {
-	const key = itemKeyFor(itemIndex);
-	return (batch.items ?? []).find((item) => item.itemKey === key);
+	return (batch.items ?? []).find((item) => item.itemKey === itemKeyFor(itemIndex));
 }
 
 export const batchTimeoutOption = {
@@ -180,11 +177,10 @@ export const MAX_REPLAYED_BATCHES = 5;
 export function refusalHint(errorCode: string | null): IDataObject {
 	if (!errorCode) return {};
 	const guidance = REASON_HINTS[errorCode] ? `${REASON_HINTS[errorCode]} ` : '';
-	if (FINAL_ITEM_CODES.includes(errorCode))
-		return { hint: `${guidance}Running again does not change this item: it must change first.` };
-	return {
-		hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).`,
-	};
+	const next = FINAL_ITEM_CODES.includes(errorCode)
+		? 'Running again does not change this item: it must change first.'
+		: 'Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).';
+	return { hint: `${guidance}${next}` };
 }
 
 // A replayed batch's refused item charged nothing: it goes again unless the item itself must change.

@@ -155,12 +155,9 @@ interface Entry {
 }
 
 /** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
+const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
 const statusOf = (report: IDataObject): IDataObject =>
-	Object.fromEntries(
-		['id', 'status', 'attemptId', 'code', 'reportSystemVersion']
-			.filter((key) => key in report)
-			.map((key) => [key, report[key]]),
-	);
+	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
 /** One per node run: reads every pending report together from list pages, and gates starts by learned capacity. */
 export class ReportWaiter {

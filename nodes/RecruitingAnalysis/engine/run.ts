@@ -40,12 +40,8 @@ export class Run implements WriteRun {
 	addNotice(name: NoticeName): void {
 		if (this.noticesShown.has(name)) return;
 		this.noticesShown.add(name);
-		const warns = name === 'requiresAction' || name === 'invitationToken';
-		this.ctx.addExecutionHints?.({
-			message: NOTICES[name],
-			type: warns ? 'warning' : 'info',
-			location: 'outputPane',
-		});
+		const type = name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';
+		this.ctx.addExecutionHints?.({ message: NOTICES[name], type, location: 'outputPane' });
 	}
 
 	reportWaiter(): ReportWaiter {
@@ -119,16 +115,11 @@ export async function runPipeline(
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
 	const passedSubmit: Array<Promise<unknown>> = [];
+	const checkedOf = (itemIndex: number) => checked.get(itemIndex);
 	const finished = chunks.map(async (itemIndexes, k) => {
-		let current: Promise<Outcome<ChunkState>> = Promise.resolve({
-			ok: true,
-			value: {
-				run,
-				itemIndexes,
-				outcomes: itemIndexes.map(() => ({})),
-				checked: itemIndexes.map((itemIndex) => checked.get(itemIndex)),
-			},
-		});
+		const outcomes = itemIndexes.map(() => ({}));
+		const value = { run, itemIndexes, outcomes, checked: itemIndexes.map(checkedOf) };
+		let current: Promise<Outcome<ChunkState>> = Promise.resolve({ ok: true, value });
 		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
 		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();
 		stages.forEach((stage, index) => {
@@ -222,10 +213,8 @@ export async function runNode(
 				fail(itemIndex, error);
 			}
 		}
-		groups.set(
-			module,
-			indexes.filter((itemIndex) => checked.has(itemIndex)),
-		);
+		const valid = indexes.filter((itemIndex) => checked.has(itemIndex));
+		groups.set(module, valid);
 	}
 
 	for (const [module, indexes] of groups) {
