@@ -74,13 +74,9 @@ export class ReportPages {
 		done: () => boolean,
 	): Promise<void> {
 		let pages = 0;
-		for await (const page of listPages.call(this.ctx, {
-			method: 'GET',
-			path: '/api/v1/reports',
-			qs,
-			pageSize: REPORT_PAGE_LIMIT,
-			itemIndex,
-		})) {
+		const path = '/api/v1/reports';
+		const request = { method: 'GET', path, qs, pageSize: REPORT_PAGE_LIMIT, itemIndex } as const;
+		for await (const page of listPages.call(this.ctx, request)) {
 			for (const report of page.items) {
 				const at = Date.parse(String(report.createdAt));
 				if (Number.isFinite(at)) this.createdTimes.set(String(report.id), at);
@@ -415,21 +411,18 @@ export function quoteGatherer(ctx: IExecuteFunctions, waiter: () => ReportWaiter
 	const send = async (group: QuoteWish[]): Promise<void> => {
 		if (group.length === 1) return await alone(group[0]);
 		const keyOf = (position: number) => `quote-${position}`;
+		const items = group.map((wish, position) => ({
+			itemKey: keyOf(position),
+			input: { reportId: wish.reportId },
+		}));
+		const path = '/api/v1/analysis-batch-quotes';
+		const itemIndex = group[0].itemIndex;
+		const request = { method: 'POST', path, body: { items }, itemIndex } as const;
 		// A failed batch quote leaves every report to its own quote below.
-		const answer = await api(ctx, {
-			method: 'POST',
-			path: '/api/v1/analysis-batch-quotes',
-			body: {
-				items: group.map((wish, position) => ({
-					itemKey: keyOf(position),
-					input: { reportId: wish.reportId },
-				})),
-			},
-			itemIndex: group[0].itemIndex,
-		}).catch(() => undefined);
-		const items = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
+		const answer = await api(ctx, request).catch(() => undefined);
+		const quotes = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
 		group.forEach((wish, position) => {
-			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
+			const quote = quotes.find((item) => item.itemKey === keyOf(position))?.quote as
 				IDataObject | null | undefined;
 			// Not awaited: the next gathered quotes need not wait for this report's own request.
 			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
