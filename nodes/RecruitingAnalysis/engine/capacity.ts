@@ -364,8 +364,7 @@ export class ReportWaiter {
 		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> =>
 			await this.pages.walk(due[0].itemIndex, qs, wanted, visit, () => missing().length === 0);
-		const unknown = due.filter((entry) => entry.createdAt === undefined);
-		if (unknown.length > 0) await walk({}, this.pending.size);
+		if (due.some((entry) => entry.createdAt === undefined)) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);
 		const window = this.pages.windowOf(known.map((entry) => entry.reportId));
 		if (window) await walk(window, known.length);

@@ -52,9 +52,8 @@ export class Run implements WriteRun {
 	async endWaiting(error?: unknown): Promise<void> {
 		const waiter = this.waiter;
 		if (error === undefined) this.waiter = undefined;
-		await waiter?.close(
-			error ?? new NodeOperationError(this.ctx.getNode(), 'The waiting of this node run has ended'),
-		);
+		const ended = 'The waiting of this node run has ended';
+		await waiter?.close(error ?? new NodeOperationError(this.ctx.getNode(), ended));
 	}
 }
 
