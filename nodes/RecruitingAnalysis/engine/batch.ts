@@ -33,9 +33,7 @@ export interface Batch extends IDataObject {
 	items: BatchItem[];
 }
 
-export function itemKeyFor(itemIndex: number): string {
-	return `item-${itemIndex}`;
-}
+export const itemKeyFor = (itemIndex: number): string => `item-${itemIndex}`;
 
 export async function getBatch(
 	ctx: IExecuteFunctions,
@@ -43,11 +41,8 @@ export async function getBatch(
 	batchId: string,
 	itemIndex: number,
 ): Promise<Batch> {
-	return (await api(ctx, {
-		method: 'GET',
-		path: apiPath(`${BATCH_PATHS[kind]}/{}`, batchId),
-		itemIndex,
-	})) as unknown as Batch;
+	const path = apiPath(`${BATCH_PATHS[kind]}/{}`, batchId);
+	return (await api(ctx, { method: 'GET', path, itemIndex })) as unknown as Batch;
 }
 
 export async function createBatch(
@@ -59,21 +54,12 @@ export async function createBatch(
 ): Promise<{ batchId: string; statusUrl?: string; apiDateMs?: number }> {
 	// BATCH_ALREADY_ACTIVE (an earlier run's batch still running) is waited out like a capacity refusal; it created nothing.
 	const apiTime: { dateMs?: number } = {};
-	const request = {
-		method: 'POST',
-		path: BATCH_PATHS[kind],
-		body,
-		idempotencyKey,
-		itemIndex,
-		apiTime,
-	} as const;
-	const created = (await waitOutCapacity(
-		ctx,
-		itemIndex,
-		async () => await api(ctx, request),
-		undefined,
-		['BATCH_ALREADY_ACTIVE'],
-	)) as unknown as { batchId: string; statusUrl?: string };
+	const path = BATCH_PATHS[kind];
+	const send = async () =>
+		await api(ctx, { method: 'POST', path, body, idempotencyKey, itemIndex, apiTime });
+	const created = (await waitOutCapacity(ctx, itemIndex, send, undefined, [
+		'BATCH_ALREADY_ACTIVE',
+	])) as unknown as { batchId: string; statusUrl?: string };
 	return { ...created, apiDateMs: apiTime.dateMs };
 }
 
@@ -100,8 +86,7 @@ export async function waitForBatch(
 		maxDelayMs: 2000,
 		firstReadDelayMs: timing ? timing.firstReadMs() : 0,
 	});
-	if (!timedOut) timing?.observe(offsets);
-	if (timedOut) {
+	if (timedOut)
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`Batch ${batchId} did not complete within ${timeoutSeconds} seconds`,
@@ -111,14 +96,13 @@ export async function waitForBatch(
 					'The batch is still processing and keeps running on the service. Read it later with the Get Batch operation of this resource; only one batch of a kind can be active at a time.',
 			},
 		);
-	}
+	timing?.observe(offsets);
 	run.addNotice('batchCompleted');
 	return value;
 }
 
 export function batchItemFor(batch: Batch, itemIndex: number): BatchItem | undefined {
-	const key = itemKeyFor(itemIndex);
-	return (batch.items ?? []).find((item) => item.itemKey === key);
+	return (batch.items ?? []).find((item) => item.itemKey === itemKeyFor(itemIndex));
 }
 
 export const batchTimeoutOption = {
@@ -132,9 +116,8 @@ export const batchTimeoutOption = {
 };
 
 export function batchTimeout(options: IDataObject): number {
-	return typeof options.batchTimeout === 'number' && options.batchTimeout > 0
-		? options.batchTimeout
-		: 600;
+	const { batchTimeout: seconds } = options;
+	return typeof seconds === 'number' && seconds > 0 ? seconds : 600;
 }
 
 export async function readChunk<T extends object>(
@@ -161,7 +144,7 @@ export function isReplayedBatch(batch: Batch, apiDateMs: number | undefined): bo
 }
 
 // Counted before the wait, so a timeout leaves them counted; only a proven earlier execution's batch charged nothing.
-export async function awaitChargedBatch<T>(
+export async function awaitChargedBatch<T extends QuotedEntry>(
 	ctx: IExecuteFunctions,
 	run: Run,
 	kind: BatchKind,
@@ -194,11 +177,10 @@ export const MAX_REPLAYED_BATCHES = 5;
 export function refusalHint(errorCode: string | null): IDataObject {
 	if (!errorCode) return {};
 	const guidance = REASON_HINTS[errorCode] ? `${REASON_HINTS[errorCode]} ` : '';
-	if (FINAL_ITEM_CODES.includes(errorCode))
-		return { hint: `${guidance}Running again does not change this item: it must change first.` };
-	return {
-		hint: `${guidance}Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).`,
-	};
+	const next = FINAL_ITEM_CODES.includes(errorCode)
+		? 'Running again does not change this item: it must change first.'
+		: 'Once the cause is fixed, run again: the node submits this item again (a refused item is not charged).';
+	return { hint: `${guidance}${next}` };
 }
 
 // A replayed batch's refused item charged nothing: it goes again unless the item itself must change.
@@ -231,11 +213,10 @@ export async function quoteBatchItems<T extends QuotedEntry>(
 	};
 	validateBatch.call(ctx, schema, body, first);
 	const quotes = await api(ctx, { method: 'POST', path, body, itemIndex: first });
+	const answered = (quotes.items ?? []) as IDataObject[];
 	const notQuoted: Array<{ entry: T; errorCode: string }> = [];
 	for (const entry of toQuote) {
-		const quoted = ((quotes.items ?? []) as IDataObject[]).find(
-			(q) => q.itemKey === itemKeyFor(entry.itemIndex),
-		);
+		const quoted = answered.find((q) => q.itemKey === itemKeyFor(entry.itemIndex));
 		const quote = quoted?.quote as IDataObject | null | undefined;
 		if (quote && typeof quote.fingerprint === 'string') {
 			entry.fingerprint = quote.fingerprint;
@@ -248,19 +229,14 @@ export async function quoteBatchItems<T extends QuotedEntry>(
 	return notQuoted;
 }
 
-export interface ReservedChunk<T> {
-	entries: T[];
-	sent(batchId: string): boolean;
-	settle(entry: T, charged: boolean): void;
-	settleAll(charged: boolean): void;
-}
+type ReservedChunk<T extends QuotedEntry> = ReturnType<typeof reserveChunk<T>>;
 
 export function reserveChunk<T extends QuotedEntry>(
 	ctx: IExecuteFunctions,
 	chunk: ChunkState,
 	entries: T[],
 	what: string,
-): ReservedChunk<T> {
+) {
 	const reservations = new Map<T, Reservation>();
 	const within = entries.filter((entry) => {
 		try {
@@ -274,19 +250,15 @@ export function reserveChunk<T extends QuotedEntry>(
 	let sentAs: string | undefined;
 	return {
 		entries: within,
-		sent: (batchId) => {
+		sent: (batchId: string): boolean => {
 			sentAs = batchId;
-			return countBatch(
-				ctx,
-				chunk.run,
-				batchId,
-				within.flatMap((entry) => {
-					const reservation = reservations.get(entry);
-					return reservation ? [{ itemKey: itemKeyFor(entry.itemIndex), reservation }] : [];
-				}),
-			);
+			const items = [...reservations].map(([entry, reservation]) => ({
+				itemKey: itemKeyFor(entry.itemIndex),
+				reservation,
+			}));
+			return countBatch(ctx, chunk.run, batchId, items);
 		},
-		settle: (entry, charged) => {
+		settle: (entry: T, charged: boolean) => {
 			const reservation = reservations.get(entry);
 			if (!reservation) return;
 			if (sentAs !== undefined)
@@ -294,7 +266,7 @@ export function reserveChunk<T extends QuotedEntry>(
 			else if (charged) reservation.charged();
 			else reservation.release();
 		},
-		settleAll: (charged) =>
+		settleAll: (charged: boolean) =>
 			reservations.forEach((reservation) =>
 				charged ? reservation.charged() : reservation.release(),
 			),

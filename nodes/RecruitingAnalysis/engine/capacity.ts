@@ -2,15 +2,12 @@
 // limit holds its next starts until one of its own analyses (ReportWaiter) ends.
 import { NodeOperationError, sleep, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, api, hasApiCondition, listPages, outcomeOf, type Outcome } from '../transport';
+import { apiPath, api, hasApiCondition, listPages, outcomeOf } from '../transport';
 import { growingDelayMs } from '../transport/retry';
 
 export const BATCH_CHUNK_SIZE = 20;
 
-const CAPACITY_CONDITIONS = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'];
 export const CAPACITY_WAIT_SECONDS = 300;
-const FIRST_PAUSE_MS = 500;
-const MAX_PAUSE_MS = 10_000;
 
 /** One deadline bounds the whole wait: for a place under the run's learned limit (`waiter`), or a growing pause. */
 export async function waitOutCapacity(
@@ -18,7 +15,7 @@ export async function waitOutCapacity(
 	itemIndex: number,
 	write: () => Promise<IDataObject>,
 	waiter?: ReportWaiter,
-	conditions: readonly string[] = CAPACITY_CONDITIONS,
+	conditions = ['PENDING_UPLOAD_LIMIT', 'ACTIVE_ANALYSIS_LIMIT'],
 ): Promise<IDataObject> {
 	const started = Date.now();
 	const deadline = started + CAPACITY_WAIT_SECONDS * 1000;
@@ -40,7 +37,7 @@ export async function waitOutCapacity(
 			continue;
 		}
 		const pause = Math.min(
-			growingDelayMs(pauses++, FIRST_PAUSE_MS, MAX_PAUSE_MS),
+			growingDelayMs(pauses++, 500, 10_000),
 			Math.max(0, deadline - Date.now()),
 		);
 		ctx.logger?.info?.(
@@ -52,8 +49,6 @@ export async function waitOutCapacity(
 
 // A list page answers for up to 100 reports; a report the pages miss is read alone, for a single read's exact error.
 export const REPORT_PAGE_LIMIT = 100;
-
-const CHECK_PAGES_FRESH_MS = 60_000;
 
 // One per node run (engine/run.ts): a report's creation time never changes, so the run keeps it to narrow later pages.
 export class ReportPages {
@@ -79,13 +74,9 @@ export class ReportPages {
 		done: () => boolean,
 	): Promise<void> {
 		let pages = 0;
-		for await (const page of listPages.call(this.ctx, {
-			method: 'GET',
-			path: '/api/v1/reports',
-			qs,
-			pageSize: REPORT_PAGE_LIMIT,
-			itemIndex,
-		})) {
+		const path = '/api/v1/reports';
+		const request = { method: 'GET', path, qs, pageSize: REPORT_PAGE_LIMIT, itemIndex } as const;
+		for await (const page of listPages.call(this.ctx, request)) {
 			for (const report of page.items) {
 				const at = Date.parse(String(report.createdAt));
 				if (Number.isFinite(at)) this.createdTimes.set(String(report.id), at);
@@ -95,12 +86,7 @@ export class ReportPages {
 		}
 	}
 
-	/** The summaries of `ids` the pages show; with `all`, every summary they show on the way. */
-	async summaries(
-		itemIndex: number,
-		ids: string[],
-		all = false,
-	): Promise<Map<string, IDataObject>> {
+	async summaries(itemIndex: number, ids: string[], all = false) {
 		const wanted = [...new Set(ids)];
 		const found = new Map<string, IDataObject>();
 		await this.walk(
@@ -116,13 +102,9 @@ export class ReportPages {
 	}
 
 	// Each summary is handed out once: a report named again is read alone, since this run may have started it meanwhile.
-	async forCheck(
-		itemIndex: number,
-		ids: string[],
-		laterIds: string[],
-	): Promise<Map<string, IDataObject>> {
+	async forCheck(itemIndex: number, ids: string[], laterIds: string[]) {
 		let pages = this.checkPages;
-		if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
+		if (!pages || Date.now() - pages.readAt >= 60_000) {
 			const summaries = await this.summaries(itemIndex, [...ids, ...laterIds], true).catch(
 				() => undefined,
 			);
@@ -146,13 +128,8 @@ const MIN_ROUND_GAP_MS = 100;
 /** While lanes wait for a place, each round should see some analyses finish, not one at a time. */
 const BOUND_ROUNDS_PER_ANALYSIS = 20;
 const DEFAULT_FIRST_READ_MS = 500;
-const MIN_FIRST_READ_MS = 100;
 const MAX_READ_DELAY_MS = 10_000;
 const WAIT_READ_CONCURRENCY = 5;
-const MAX_QUOTE_HOLD_MS = 10_000;
-
-/** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
-const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
 
 export interface WaitOutcome {
 	status: IDataObject;
@@ -173,6 +150,8 @@ interface Entry {
 	waits: Array<{ resolve: (outcome: WaitOutcome) => void; reject: (error: unknown) => void }>;
 }
 
+/** The fields of GET /reports/{id}/status, taken from a summary so that a timed-out output looks the same. */
+const STATUS_FIELDS = ['id', 'status', 'attemptId', 'code', 'reportSystemVersion'];
 const statusOf = (report: IDataObject): IDataObject =>
 	Object.fromEntries(STATUS_FIELDS.filter((key) => key in report).map((key) => [key, report[key]]));
 
@@ -205,35 +184,22 @@ export class ReportWaiter {
 		return sorted.length === 0 ? DEFAULT_FIRST_READ_MS : sorted[sorted.length >> 1];
 	}
 
-	private firstReadDelayMs(): number {
-		if (this.finished.length === 0) return DEFAULT_FIRST_READ_MS;
-		return Math.min(
-			MAX_READ_DELAY_MS,
-			Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())),
-		);
-	}
-
 	/** Flat steps until twice the observed time, so a usual report is seen within a step; then growing. */
 	private nextReadDelayMs(entry: Entry, now: number): number {
-		const observed = this.finished.length > 0;
 		const steps = this.lanesWaiting > 0 ? BOUND_ROUNDS_PER_ANALYSIS : 10;
-		const step = observed
-			? Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps)
-			: DEFAULT_FIRST_READ_MS;
+		const learned = Math.max(MIN_ROUND_GAP_MS, this.expectedMs() / steps);
+		const step = this.finished.length > 0 ? learned : DEFAULT_FIRST_READ_MS;
 		if (now < entry.registeredAt + 2 * this.expectedMs()) return step;
 		entry.slowReads++;
 		return growingDelayMs(Math.min(entry.slowReads, 20), step, MAX_READ_DELAY_MS);
 	}
 
 	/** Resolves at a terminal status, or after `timeoutSeconds` with the last status (elapsed time proves nothing). */
-	async wait(
-		reportId: string,
-		itemIndex: number,
-		timeoutSeconds: number,
-		justStarted = true,
-	): Promise<WaitOutcome> {
+	async wait(reportId: string, itemIndex: number, timeoutSeconds: number, justStarted = true) {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
+		const learned = Math.min(MAX_READ_DELAY_MS, Math.max(100, Math.round(0.9 * this.expectedMs())));
+		const firstRead = this.finished.length > 0 ? learned : DEFAULT_FIRST_READ_MS;
 		return await new Promise<WaitOutcome>((resolve, reject) => {
 			// Two items about one report share its wait, so that neither is left unsettled.
 			const earlier = this.pending.get(reportId);
@@ -244,7 +210,7 @@ export class ReportWaiter {
 				itemIndex,
 				registeredAt: now,
 				deadline,
-				nextReadAt: Math.min(deadline, now + (justStarted ? this.firstReadDelayMs() : 0)),
+				nextReadAt: Math.min(deadline, now + (justStarted ? firstRead : 0)),
 				slowReads: 0,
 				waits: [{ resolve, reject }],
 			});
@@ -253,7 +219,7 @@ export class ReportWaiter {
 		});
 	}
 
-	/** A follow-up read (summary, result), at most WAIT_READ_CONCURRENCY at a time across the run. */
+	/** A follow-up read (summary, result): the run's waits share these few places. */
 	async read<T>(request: () => Promise<T>): Promise<T> {
 		if (this.followUps >= WAIT_READ_CONCURRENCY)
 			await new Promise<void>((resolve) => this.followUpQueue.push(resolve));
@@ -267,10 +233,7 @@ export class ReportWaiter {
 	}
 
 	/** Sends a start once this run has room for it: its analyses in flight and its starts under the learned capacity. */
-	async sendWithRoom(
-		deadline: number,
-		submit: () => Promise<IDataObject>,
-	): Promise<Outcome<IDataObject>> {
+	async sendWithRoom(deadline: number, submit: () => Promise<IDataObject>) {
 		this.lanesWaiting++;
 		while (
 			this.closedWith === undefined &&
@@ -305,15 +268,9 @@ export class ReportWaiter {
 		for (const resolve of this.placeWaiters.splice(0)) resolve();
 	}
 
-	/** While more lanes wait for a place than `held`, settles when a place opens; otherwise undefined. */
 	placeOpening(held: number): Promise<void> | undefined {
 		if (this.lanesWaiting <= held || this.closedWith !== undefined) return undefined;
 		return this.placeChange();
-	}
-
-	private roundGapMs(): number {
-		if (this.lanesWaiting === 0) return MIN_ROUND_GAP_MS;
-		return Math.max(MIN_ROUND_GAP_MS, Math.round(this.expectedMs() / BOUND_ROUNDS_PER_ANALYSIS));
 	}
 
 	async close(error: unknown): Promise<void> {
@@ -343,17 +300,16 @@ export class ReportWaiter {
 				return;
 			}
 			const next = Math.min(...[...this.pending.values()].map((entry) => entry.nextReadAt));
-			const at = Math.max(next, this.lastRound + this.roundGapMs());
+			const gap = this.lanesWaiting > 0 ? this.expectedMs() / BOUND_ROUNDS_PER_ANALYSIS : 0;
+			const at = Math.max(next, this.lastRound + Math.max(MIN_ROUND_GAP_MS, Math.round(gap)));
 			const now = Date.now();
 			if (at > now) {
 				await sleepOrWake(at - now, new Promise((resolve) => (this.wakeLoop = resolve)));
 				continue;
 			}
 			if (this.ctx.getExecutionCancelSignal?.()?.aborted) {
-				const error = new NodeOperationError(
-					this.ctx.getNode(),
-					'The execution was cancelled while waiting',
-				);
+				const cancelled = 'The execution was cancelled while waiting';
+				const error = new NodeOperationError(this.ctx.getNode(), cancelled);
 				for (const entry of [...this.pending.values()]) this.settle(entry, { error });
 				continue;
 			}
@@ -370,11 +326,8 @@ export class ReportWaiter {
 		const unseen = due.filter((entry) => !seen.has(entry));
 		await mapWithConcurrency(unseen, WAIT_READ_CONCURRENCY, async (entry) => {
 			try {
-				entry.last = await api(this.ctx, {
-					method: 'GET',
-					path: apiPath('/api/v1/reports/{}/status', entry.reportId),
-					itemIndex: entry.itemIndex,
-				});
+				const path = apiPath('/api/v1/reports/{}/status', entry.reportId);
+				entry.last = await api(this.ctx, { method: 'GET', path, itemIndex: entry.itemIndex });
 				seen.add(entry);
 			} catch (error) {
 				this.settle(entry, { error });
@@ -386,12 +339,8 @@ export class ReportWaiter {
 			if (TERMINAL_REPORT_STATES.includes(String(report.status))) {
 				this.finished.push(now - entry.registeredAt);
 				if (this.finished.length > 20) this.finished.shift();
-				const fromPage = entry.createdAt !== undefined && 'createdAt' in report;
-				this.settle(entry, {
-					status: statusOf(report),
-					summary: fromPage ? report : undefined,
-					timedOut: false,
-				});
+				const summary = entry.createdAt !== undefined && 'createdAt' in report ? report : undefined;
+				this.settle(entry, { status: statusOf(report), summary, timedOut: false });
 				continue;
 			}
 			if (!due.includes(entry)) continue;
@@ -415,25 +364,16 @@ export class ReportWaiter {
 		};
 		const walk = async (qs: IDataObject, wanted: number): Promise<void> =>
 			await this.pages.walk(due[0].itemIndex, qs, wanted, visit, () => missing().length === 0);
-		const unknown = due.filter((entry) => entry.createdAt === undefined);
-		if (unknown.length > 0) await walk({}, this.pending.size);
+		if (due.some((entry) => entry.createdAt === undefined)) await walk({}, this.pending.size);
 		const known = missing().filter((entry) => entry.createdAt !== undefined);
 		const window = this.pages.windowOf(known.map((entry) => entry.reportId));
 		if (window) await walk(window, known.length);
 	}
 }
 
-export async function quoteAnalysis(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	reportId: string,
-): Promise<IDataObject> {
-	return await api(ctx, {
-		method: 'POST',
-		path: '/api/v1/analysis-quotes',
-		body: { reportId },
-		itemIndex,
-	});
+export async function quoteAnalysis(ctx: IExecuteFunctions, itemIndex: number, reportId: string) {
+	const path = '/api/v1/analysis-quotes';
+	return await api(ctx, { method: 'POST', path, body: { reportId }, itemIndex });
 }
 
 interface QuoteWish {
@@ -447,79 +387,71 @@ interface QuoteWish {
  * A run's start quotes: sent alone when none is in flight, else gathered into one batch quote as soon as it
  * answers (no timer). A batch quote's fingerprint equals a single quote's, so the start's key is unchanged.
  */
-export class QuoteGatherer {
-	private busy = false;
-	private readonly queue: QuoteWish[] = [];
-	private wakeHold?: () => void;
+export function quoteGatherer(ctx: IExecuteFunctions, waiter: () => ReportWaiter | undefined) {
+	let busy = false;
+	const queue: QuoteWish[] = [];
+	let wakeHold: (() => void) | undefined;
 
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly waiter: () => ReportWaiter | undefined,
-	) {}
+	const alone = async (wish: QuoteWish) =>
+		await quoteAnalysis(ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
 
-	async quote(itemIndex: number, reportId: string): Promise<IDataObject> {
-		return await new Promise<IDataObject>((resolve, reject) => {
-			this.queue.push({ itemIndex, reportId, resolve, reject });
-			this.wakeHold?.();
-			if (!this.busy) void this.drain();
-		});
-	}
-
-	private async drain(): Promise<void> {
-		this.busy = true;
-		while (this.queue.length > 0) {
-			await this.hold();
-			// A batch names each report once: a report named twice waits for the next request.
-			const group: QuoteWish[] = [];
-			for (let i = 0; i < this.queue.length && group.length < BATCH_CHUNK_SIZE;) {
-				if (group.some((wish) => wish.reportId === this.queue[i].reportId)) i++;
-				else group.push(...this.queue.splice(i, 1));
-			}
-			await this.send(group);
-		}
-		this.busy = false;
-	}
-
-	/** Holds the quotes while more lanes wait for a place than are queued: lanes released one by one quote together. */
-	private async hold(): Promise<void> {
-		const until = Date.now() + MAX_QUOTE_HOLD_MS;
-		while (this.queue.length < BATCH_CHUNK_SIZE && Date.now() < until) {
-			const opening = this.waiter()?.placeOpening(this.queue.length);
+	// Holds the quotes while more lanes wait for a place than are queued: lanes released one by one quote together.
+	const hold = async (): Promise<void> => {
+		const until = Date.now() + 10_000;
+		while (queue.length < BATCH_CHUNK_SIZE && Date.now() < until) {
+			const opening = waiter()?.placeOpening(queue.length);
 			if (!opening) return;
-			const asked = new Promise<void>((resolve) => (this.wakeHold = resolve));
+			const asked = new Promise<void>((resolve) => (wakeHold = resolve));
 			await sleepOrWake(until - Date.now(), Promise.race([opening, asked]));
 		}
-	}
+	};
 
-	private alone(wish: QuoteWish): Promise<void> {
-		return quoteAnalysis(this.ctx, wish.itemIndex, wish.reportId).then(wish.resolve, wish.reject);
-	}
-
-	/** A report the batch could not quote is quoted alone, so its answer and error are a single quote's. */
-	private async send(group: QuoteWish[]): Promise<void> {
-		if (group.length === 1) return await this.alone(group[0]);
+	// A report the batch could not quote is quoted alone, so its answer and error are a single quote's.
+	const send = async (group: QuoteWish[]): Promise<void> => {
+		if (group.length === 1) return await alone(group[0]);
 		const keyOf = (position: number) => `quote-${position}`;
+		const items = group.map((wish, position) => ({
+			itemKey: keyOf(position),
+			input: { reportId: wish.reportId },
+		}));
+		const path = '/api/v1/analysis-batch-quotes';
+		const itemIndex = group[0].itemIndex;
+		const request = { method: 'POST', path, body: { items }, itemIndex } as const;
 		// A failed batch quote leaves every report to its own quote below.
-		const answer = await api(this.ctx, {
-			method: 'POST',
-			path: '/api/v1/analysis-batch-quotes',
-			body: {
-				items: group.map((wish, position) => ({
-					itemKey: keyOf(position),
-					input: { reportId: wish.reportId },
-				})),
-			},
-			itemIndex: group[0].itemIndex,
-		}).catch(() => undefined);
-		const items = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
+		const answer = await api(ctx, request).catch(() => undefined);
+		const quotes = (Array.isArray(answer?.items) ? answer.items : []) as IDataObject[];
 		group.forEach((wish, position) => {
-			const quote = items.find((item) => item.itemKey === keyOf(position))?.quote as
+			const quote = quotes.find((item) => item.itemKey === keyOf(position))?.quote as
 				IDataObject | null | undefined;
 			// Not awaited: the next gathered quotes need not wait for this report's own request.
 			if (quote && typeof quote.fingerprint === 'string') wish.resolve(quote);
-			else void this.alone(wish);
+			else void alone(wish);
 		});
-	}
+	};
+
+	const drain = async (): Promise<void> => {
+		busy = true;
+		while (queue.length > 0) {
+			await hold();
+			// A batch names each report once: a report named twice waits for the next request.
+			const group: QuoteWish[] = [];
+			for (let i = 0; i < queue.length && group.length < BATCH_CHUNK_SIZE;) {
+				if (group.some((wish) => wish.reportId === queue[i].reportId)) i++;
+				else group.push(...queue.splice(i, 1));
+			}
+			await send(group);
+		}
+		busy = false;
+	};
+
+	return {
+		quote: async (itemIndex: number, reportId: string): Promise<IDataObject> =>
+			await new Promise<IDataObject>((resolve, reject) => {
+				queue.push({ itemIndex, reportId, resolve, reject });
+				wakeHold?.();
+				if (!busy) void drain();
+			}),
+	};
 }
 
 // Work in flight is awaited before the error is rethrown: no dangling requests.
@@ -543,16 +475,11 @@ export async function mapWithConcurrency<T>(
 	if (failure) throw failure.error;
 }
 
-const SLEEP_STEP_MS = 250;
-
-// Cut into steps: n8n 1.x's sleep takes no abort signal, and no timer may outlive a finished run by more than one step.
+// Cut into 250 ms steps: n8n 1.x's sleep takes no abort signal, and no timer may outlive a finished run by more.
 async function sleepOrWake(ms: number, wake: Promise<void>): Promise<void> {
 	let woken = false;
 	const woke = wake.then(() => (woken = true));
 	const until = Date.now() + ms;
-	for (;;) {
-		const left = until - Date.now();
-		if (woken || left <= 0) return;
-		await Promise.race([sleep(Math.min(SLEEP_STEP_MS, left)), woke]);
-	}
+	while (!woken && Date.now() < until)
+		await Promise.race([sleep(Math.min(250, until - Date.now())), woke]);
 }

@@ -1,3 +1,5 @@
+import type { Run } from './run';
+
 // What the output pane tells the user, each notice once per node run (engine/run.ts keeps which were shown).
 export const NOTICES = {
 	emailSent:
@@ -40,9 +42,8 @@ export const NOTICES = {
 
 export type NoticeName = keyof typeof NOTICES;
 
-// `run` is engine/run.ts's Run, named by its one method here since run.ts imports this file.
 export function noticesForReport(
-	run: { addNotice(name: NoticeName): void },
+	run: Run,
 	report: { status?: unknown; result?: unknown; score?: unknown },
 	output: { limitations: boolean } = { limitations: false },
 ): void {
@@ -55,10 +56,7 @@ export function noticesForReport(
 	if (unmeasured) run.addNotice(output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-export function noticesForInterview(
-	run: { addNotice(name: NoticeName): void },
-	interview: Record<string, unknown>,
-): void {
+export function noticesForInterview(run: Run, interview: Record<string, unknown>): void {
 	if (interview.emailDelivery === 'queued') run.addNotice('emailQueued');
 	if (interview.emailDelivery === 'sent') run.addNotice('emailSent');
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')

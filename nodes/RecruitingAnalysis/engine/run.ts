@@ -10,11 +10,11 @@ import {
 import { apiErrorInfo, outcomeOf, type Outcome } from '../transport';
 import type { WriteRun } from '../writes/spending';
 import { duplicateKeyError, itemUserKey } from '../writes/identity';
-import { BATCH_POLL_INITIAL_MS, BatchTiming } from './batchTiming';
+import { BatchTiming } from './batchTiming';
 import {
 	BATCH_CHUNK_SIZE,
 	mapWithConcurrency,
-	QuoteGatherer,
+	quoteGatherer,
 	ReportPages,
 	ReportWaiter,
 } from './capacity';
@@ -27,26 +27,21 @@ export class Run implements WriteRun {
 	readonly jobsRead = new Map<string, Promise<IDataObject | undefined>>();
 	readonly candidateNames = new Map<string, Promise<string | null>>();
 	readonly reportPages: ReportPages;
-	// An analysis batch's first read is timed from the batches this run has seen.
-	readonly batchTiming = new BatchTiming(BATCH_POLL_INITIAL_MS);
-	readonly quotes: QuoteGatherer;
+	readonly batchTiming = new BatchTiming();
+	readonly quotes: ReturnType<typeof quoteGatherer>;
 	private waiter?: ReportWaiter;
 	private readonly noticesShown = new Set<NoticeName>();
 
 	constructor(readonly ctx: IExecuteFunctions) {
 		this.reportPages = new ReportPages(ctx);
-		this.quotes = new QuoteGatherer(ctx, () => this.waiter);
+		this.quotes = quoteGatherer(ctx, () => this.waiter);
 	}
 
 	addNotice(name: NoticeName): void {
 		if (this.noticesShown.has(name)) return;
 		this.noticesShown.add(name);
-		const warns = name === 'requiresAction' || name === 'invitationToken';
-		this.ctx.addExecutionHints?.({
-			message: NOTICES[name],
-			type: warns ? 'warning' : 'info',
-			location: 'outputPane',
-		});
+		const type = name === 'requiresAction' || name === 'invitationToken' ? 'warning' : 'info';
+		this.ctx.addExecutionHints?.({ message: NOTICES[name], type, location: 'outputPane' });
 	}
 
 	reportWaiter(): ReportWaiter {
@@ -57,9 +52,8 @@ export class Run implements WriteRun {
 	async endWaiting(error?: unknown): Promise<void> {
 		const waiter = this.waiter;
 		if (error === undefined) this.waiter = undefined;
-		await waiter?.close(
-			error ?? new NodeOperationError(this.ctx.getNode(), 'The waiting of this node run has ended'),
-		);
+		const ended = 'The waiting of this node run has ended';
+		await waiter?.close(error ?? new NodeOperationError(this.ctx.getNode(), ended));
 	}
 }
 
@@ -67,7 +61,6 @@ export type ItemResult = IDataObject | IDataObject[] | INodeExecutionData[];
 
 interface Operation {
 	description: INodeProperties[];
-	// The engine checks every item first, so a bad item stops the node before any item is charged.
 	check?(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<unknown>;
 }
 
@@ -113,25 +106,19 @@ export type OperationModule = ItemOperation | BatchOperation;
 // After a failure no stage starts, so no batch is charged for a run that will fail; no request outlives the node.
 export async function runPipeline(
 	run: Run,
-	stages: PipelineStage[],
+	{ stages, submitStage = stages.length - 1 }: Pick<BatchOperation, 'stages' | 'submitStage'>,
 	chunks: number[][],
 	continueOnFail: boolean,
-	submitStage = stages.length - 1,
 	checked: ReadonlyMap<number, unknown> = new Map(),
 ): Promise<Array<Outcome<ChunkState>>> {
 	let stopped = false;
 	const tails: Array<Promise<unknown>> = stages.map(async () => {});
 	const passedSubmit: Array<Promise<unknown>> = [];
+	const checkedOf = (itemIndex: number) => checked.get(itemIndex);
 	const finished = chunks.map(async (itemIndexes, k) => {
-		let current: Promise<Outcome<ChunkState>> = Promise.resolve({
-			ok: true,
-			value: {
-				run,
-				itemIndexes,
-				outcomes: itemIndexes.map(() => ({})),
-				checked: itemIndexes.map((itemIndex) => checked.get(itemIndex)),
-			},
-		});
+		const outcomes = itemIndexes.map(() => ({}));
+		const value = { run, itemIndexes, outcomes, checked: itemIndexes.map(checkedOf) };
+		let current: Promise<Outcome<ChunkState>> = Promise.resolve({ ok: true, value });
 		// Bounded: chunk k starts once chunk k - 2 has been submitted, so one chunk at most waits prepared and quoted.
 		const gate = k >= 2 ? passedSubmit[k - 2] : Promise.resolve();
 		stages.forEach((stage, index) => {
@@ -142,7 +129,9 @@ export async function runPipeline(
 				if (index === 0) await gate;
 				await turn;
 				if (!state.ok || stopped) return state;
-				const next = await outcomeOf(async () => await stage.call(run.ctx, state.value));
+				const next = await outcomeOf(
+					async () => await (stage as PipelineStage).call(run.ctx, state.value),
+				);
 				if (
 					!continueOnFail &&
 					(!next.ok || next.value.outcomes.some((outcome) => outcome instanceof Error))
@@ -157,8 +146,6 @@ export async function runPipeline(
 	});
 	return await Promise.all(finished);
 }
-
-const DEFAULT_CONCURRENCY = 20;
 
 // Resource and operation are read per item: an expression may send items to different operations.
 export async function runNode(
@@ -182,15 +169,13 @@ export async function runNode(
 				: `${message}. To let the other ${fileName ? 'files' : 'items'} through, set this node's Settings > On Error to "Continue" or "Continue (using error output)" (this one then becomes an error item)`;
 			throw nodeError;
 		}
-		const facts: IDataObject = {};
-		if (fileName) facts.fileName = fileName;
-		if (nodeError.description) facts.description = nodeError.description;
-		if (info) {
-			facts.httpCode = info.status;
-			facts.code = info.code;
-			if (info.reason) facts.reason = info.reason;
-			if (info.requestId) facts.requestId = info.requestId;
-		}
+		const facts: IDataObject = {
+			...(fileName ? { fileName } : {}),
+			...(nodeError.description ? { description: nodeError.description } : {}),
+			...(info ? { httpCode: info.status, code: info.code } : {}),
+			...(info?.reason ? { reason: info.reason } : {}),
+			...(info?.requestId ? { requestId: info.requestId } : {}),
+		};
 		// n8n moves an item to the error output only if its json is just error, message and details: facts go in details.
 		const json = errorOutput ? { error: message, details: facts } : { error: message, ...facts };
 		outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
@@ -206,8 +191,7 @@ export async function runNode(
 			fail(itemIndex, new NodeOperationError(this.getNode(), unknown, { itemIndex }));
 			continue;
 		}
-		if (!groups.has(module)) groups.set(module, []);
-		groups.get(module)?.push(itemIndex);
+		groups.set(module, [...(groups.get(module) ?? []), itemIndex]);
 	}
 
 	// The whole input is checked before the first write, so a bad item stops the node before any item is charged.
@@ -228,10 +212,8 @@ export async function runNode(
 				fail(itemIndex, error);
 			}
 		}
-		groups.set(
-			module,
-			indexes.filter((itemIndex) => checked.has(itemIndex)),
-		);
+		const valid = indexes.filter((itemIndex) => checked.has(itemIndex));
+		groups.set(module, valid);
 	}
 
 	for (const [module, indexes] of groups) {
@@ -240,14 +222,7 @@ export async function runNode(
 			const chunks = Array.from({ length: Math.ceil(indexes.length / BATCH_CHUNK_SIZE) }, (_, k) =>
 				indexes.slice(k * BATCH_CHUNK_SIZE, (k + 1) * BATCH_CHUNK_SIZE),
 			);
-			const settled = await runPipeline(
-				run,
-				module.stages as PipelineStage[],
-				chunks,
-				continueOnFail,
-				module.submitStage,
-				checked,
-			);
+			const settled = await runPipeline(run, module, chunks, continueOnFail, checked);
 			settled.forEach((chunk, k) => {
 				chunks[k].forEach((itemIndex, position) => {
 					if (!chunk.ok) return fail(itemIndex, chunk.error);
@@ -259,62 +234,47 @@ export async function runNode(
 			continue;
 		}
 
-		await runItems(run, module, indexes, outputs, fail, checked);
+		// A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
+		const waits: Array<Promise<void>> = [];
+		let stop: { error: unknown } | undefined;
+		// `fail` throws when the node stops at this item: the other lanes and waits then end.
+		const failOrStop = (itemIndex: number, error: unknown): void => {
+			if (stop) return;
+			try {
+				fail(itemIndex, error);
+			} catch (nodeError) {
+				stop = { error: nodeError };
+				void run.endWaiting(nodeError);
+			}
+		};
+		const asked = Number(this.getNodeParameter('options.concurrency', indexes[0], 20));
+		const lanes = Number.isFinite(asked) && asked >= 1 ? Math.min(Math.floor(asked), 20) : 20;
+		try {
+			await mapWithConcurrency(indexes, lanes, async (itemIndex) => {
+				if (stop) return;
+				try {
+					const result = await module.execute.call(this, itemIndex, checked.get(itemIndex), run);
+					const settled = result instanceof Later ? result.promise : Promise.resolve(result);
+					waits.push(
+						settled.then(
+							(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
+							(error: unknown) => failOrStop(itemIndex, error),
+						),
+					);
+				} catch (error) {
+					failOrStop(itemIndex, error);
+				}
+			});
+			await Promise.all(waits);
+		} finally {
+			await run.endWaiting(stop?.error);
+		}
+		if (stop) throw stop.error;
 	}
 
 	const output = outputs.flat();
 	if (output.some((item) => item.json.recovered === true)) run.addNotice('recovered');
 	return [output];
-}
-
-// A Later frees its lane at once (shared waits: engine/capacity.ts); after a failure the other waits end first.
-async function runItems(
-	run: Run,
-	module: ItemOperation,
-	indexes: number[],
-	outputs: INodeExecutionData[][],
-	fail: (itemIndex: number, error: unknown) => void,
-	checked: ReadonlyMap<number, unknown>,
-): Promise<void> {
-	const waits: Array<Promise<void>> = [];
-	let stop: { error: unknown } | undefined;
-	// `fail` throws when the node stops at this item: the other lanes and waits then end.
-	const failOrStop = (itemIndex: number, error: unknown): void => {
-		if (stop) return;
-		try {
-			fail(itemIndex, error);
-		} catch (nodeError) {
-			stop = { error: nodeError };
-			void run.endWaiting(nodeError);
-		}
-	};
-	try {
-		await mapWithConcurrency(indexes, readConcurrency(run.ctx, indexes[0]), async (itemIndex) => {
-			if (stop) return;
-			try {
-				const result = await module.execute.call(run.ctx, itemIndex, checked.get(itemIndex), run);
-				const settled = result instanceof Later ? result.promise : Promise.resolve(result);
-				waits.push(
-					settled.then(
-						(value) => void (outputs[itemIndex] = toItems(value, itemIndex)),
-						(error: unknown) => failOrStop(itemIndex, error),
-					),
-				);
-			} catch (error) {
-				failOrStop(itemIndex, error);
-			}
-		});
-		await Promise.all(waits);
-	} finally {
-		await run.endWaiting(stop?.error);
-	}
-	if (stop) throw stop.error;
-}
-
-function readConcurrency(ctx: IExecuteFunctions, itemIndex: number): number {
-	const value = Number(ctx.getNodeParameter('options.concurrency', itemIndex, DEFAULT_CONCURRENCY));
-	if (!Number.isFinite(value) || value < 1) return DEFAULT_CONCURRENCY;
-	return Math.min(Math.floor(value), 20);
 }
 
 export function toItems(result: ItemResult, itemIndex: number): INodeExecutionData[] {
@@ -327,14 +287,12 @@ export function toItems(result: ItemResult, itemIndex: number): INodeExecutionDa
 
 // n8n's own messages end in " [item N]" counted from 0; ours count as the editor does, and name the item's file.
 function locatedError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
-	let nodeError: NodeApiError | NodeOperationError;
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		nodeError = error;
-		if (error.context && error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-	} else {
-		const message = error instanceof Error ? error.message : String(error);
-		nodeError = new NodeOperationError(ctx.getNode(), message, { itemIndex });
-	}
+	const thrown = error instanceof Error ? error.message : String(error);
+	const nodeError =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(ctx.getNode(), thrown, { itemIndex });
+	if (nodeError.context.itemIndex === undefined) nodeError.context.itemIndex = itemIndex;
 	let fileName: string | undefined;
 	try {
 		const item = ctx.getInputData()[itemIndex];

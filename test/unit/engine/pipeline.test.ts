@@ -57,7 +57,7 @@ function controlledStages(count: number) {
 describe('the batch pipeline', () => {
 	it('overlaps chunks across stages while each stage handles one chunk at a time, in chunk order', async () => {
 		const { stages, log, release, maxActive, started } = controlledStages(2);
-		const running = runPipeline(nodeRun, stages, [[0], [20], [40]], false);
+		const running = runPipeline(nodeRun, { stages }, [[0], [20], [40]], false);
 		await release(0, 0);
 		// Chunk 0 is in stage 1 and chunk 20 in stage 0 at the same time.
 		await tick();
@@ -77,7 +77,7 @@ describe('the batch pipeline', () => {
 
 	it('starts a chunk only once the chunk two places before it has left the submitting stage', async () => {
 		const { stages, release, started } = controlledStages(2);
-		const running = runPipeline(nodeRun, stages, [[0], [20], [40]], false, 1);
+		const running = runPipeline(nodeRun, { stages, submitStage: 1 }, [[0], [20], [40]], false);
 		await release(0, 0);
 		await release(0, 20);
 		// Chunk 0 is still being submitted (stage 1): chunk 40 must not be prepared yet.
@@ -103,7 +103,12 @@ describe('the batch pipeline', () => {
 			calls.push(`submit:${chunk.itemIndexes[0]}`);
 			return chunk;
 		};
-		const settled = await runPipeline(nodeRun, [failing, submit], [[0], [20], [40], [60]], false);
+		const settled = await runPipeline(
+			nodeRun,
+			{ stages: [failing, submit] },
+			[[0], [20], [40], [60]],
+			false,
+		);
 		expect(settled[1].ok).toBe(false);
 		expect(calls).not.toContain('submit:20');
 		expect(calls).not.toContain('prepare:60');
@@ -122,9 +127,9 @@ describe('the batch pipeline', () => {
 			calls.push(`submit:${chunk.itemIndexes[0]}`);
 			return chunk;
 		};
-		await runPipeline(nodeRun, [check, submit], [[0, 1]], false);
+		await runPipeline(nodeRun, { stages: [check, submit] }, [[0, 1]], false);
 		expect(calls).toEqual([]);
-		await runPipeline(nodeRun, [check, submit], [[0, 1]], true);
+		await runPipeline(nodeRun, { stages: [check, submit] }, [[0, 1]], true);
 		expect(calls).toEqual(['submit:0']);
 	});
 
@@ -136,7 +141,12 @@ describe('the batch pipeline', () => {
 		const submit: PipelineStage = async function (chunk) {
 			return { ...chunk, outcomes: chunk.itemIndexes.map((itemIndex) => ({ itemIndex })) };
 		};
-		const settled = await runPipeline(nodeRun, [prepare, submit], [[0], [20], [40]], true);
+		const settled = await runPipeline(
+			nodeRun,
+			{ stages: [prepare, submit] },
+			[[0], [20], [40]],
+			true,
+		);
 		expect(settled.map((chunk) => chunk.ok)).toEqual([true, false, true]);
 		expect(settled[2].ok && settled[2].value.outcomes).toEqual([{ itemIndex: 40 }]);
 	});
