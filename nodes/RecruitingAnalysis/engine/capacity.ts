@@ -8,6 +8,8 @@ import { growingDelayMs } from '../transport/retry';
 export const BATCH_CHUNK_SIZE = 20;
 
 export const CAPACITY_WAIT_SECONDS = 300;
+const FIRST_PAUSE_MS = 500;
+const MAX_PAUSE_MS = 10_000;
 
 /** One deadline bounds the whole wait: for a place under the run's learned limit (`waiter`), or a growing pause. */
 export async function waitOutCapacity(
@@ -37,7 +39,7 @@ export async function waitOutCapacity(
 			continue;
 		}
 		const pause = Math.min(
-			growingDelayMs(pauses++, 500, 10_000),
+			growingDelayMs(pauses++, FIRST_PAUSE_MS, MAX_PAUSE_MS),
 			Math.max(0, deadline - Date.now()),
 		);
 		ctx.logger?.info?.(
@@ -49,6 +51,7 @@ export async function waitOutCapacity(
 
 // A list page answers for up to 100 reports; a report the pages miss is read alone, for a single read's exact error.
 export const REPORT_PAGE_LIMIT = 100;
+const CHECK_PAGES_FRESH_MS = 60_000;
 
 // One per node run (engine/run.ts): a report's creation time never changes, so the run keeps it to narrow later pages.
 export class ReportPages {
@@ -104,7 +107,7 @@ export class ReportPages {
 	// Each summary is handed out once: a report named again is read alone, since this run may have started it meanwhile.
 	async forCheck(itemIndex: number, ids: string[], laterIds: string[]) {
 		let pages = this.checkPages;
-		if (!pages || Date.now() - pages.readAt >= 60_000) {
+		if (!pages || Date.now() - pages.readAt >= CHECK_PAGES_FRESH_MS) {
 			const summaries = await this.summaries(itemIndex, [...ids, ...laterIds], true).catch(
 				() => undefined,
 			);
@@ -128,7 +131,9 @@ const MIN_ROUND_GAP_MS = 100;
 /** While lanes wait for a place, each round should see some analyses finish, not one at a time. */
 const BOUND_ROUNDS_PER_ANALYSIS = 20;
 const DEFAULT_FIRST_READ_MS = 500;
+const MIN_FIRST_READ_MS = 100;
 const MAX_READ_DELAY_MS = 10_000;
+const MAX_QUOTE_HOLD_MS = 10_000;
 const WAIT_READ_CONCURRENCY = 5;
 
 export interface WaitOutcome {
@@ -198,7 +203,10 @@ export class ReportWaiter {
 	async wait(reportId: string, itemIndex: number, timeoutSeconds: number, justStarted = true) {
 		if (this.closedWith !== undefined) throw this.closedWith;
 		const now = Date.now();
-		const learned = Math.min(MAX_READ_DELAY_MS, Math.max(100, Math.round(0.9 * this.expectedMs())));
+		const learned = Math.min(
+			MAX_READ_DELAY_MS,
+			Math.max(MIN_FIRST_READ_MS, Math.round(0.9 * this.expectedMs())),
+		);
 		const firstRead = this.finished.length > 0 ? learned : DEFAULT_FIRST_READ_MS;
 		return await new Promise<WaitOutcome>((resolve, reject) => {
 			// Two items about one report share its wait, so that neither is left unsettled.
@@ -397,7 +405,7 @@ export function quoteGatherer(ctx: IExecuteFunctions, waiter: () => ReportWaiter
 
 	// Holds the quotes while more lanes wait for a place than are queued: lanes released one by one quote together.
 	const hold = async (): Promise<void> => {
-		const until = Date.now() + 10_000;
+		const until = Date.now() + MAX_QUOTE_HOLD_MS;
 		while (queue.length < BATCH_CHUNK_SIZE && Date.now() < until) {
 			const opening = waiter()?.placeOpening(queue.length);
 			if (!opening) return;
