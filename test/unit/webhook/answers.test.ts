@@ -94,6 +94,18 @@ describe('answers the sender reads', () => {
 		});
 	});
 
+	it.each([
+		[400, 'BAD_REQUEST', 'BODY_NOT_JSON', 'The signed body is not a JSON object'],
+		[401, 'UNAUTHORIZED', 'SIGNATURE_MISMATCH', 'No signature matches'],
+	] as const)(
+		'a delivery refused with %i names the code %s beside its reason and message',
+		async (status, code, reason, message) => {
+			const answered = await deliver((res) => refuse(res, status, reason, message));
+			expect(answered.status).toBe(status);
+			expect(answered.body).toEqual({ error: { code, reason, message } });
+		},
+	);
+
 	it('a receiver that cannot verify answers 503 RECEIVER_NOT_READY and logs why for the n8n admin', async () => {
 		const warnings: string[] = [];
 		const ctx = {

@@ -105,6 +105,8 @@ describe('recovery of a write that exists', () => {
 
 	it('recognises the exists conditions in an error or in a batch item errorCode', () => {
 		expect(existsCondition('ALREADY_ADMITTED')).toBe('ALREADY_ADMITTED');
+		// An upload batch item's reference conflict: its report is read back by the reference (actions/upload/uploadBatch.ts).
+		expect(existsCondition('EXTERNAL_REFERENCE_CONFLICT')).toBe('EXTERNAL_REFERENCE_CONFLICT');
 		expect(existsCondition('QUOTE_STALE')).toBeUndefined();
 		expect(existsCondition(null)).toBeUndefined();
 	});
