@@ -1,5 +1,3 @@
-import type { Run } from './run';
-
 // What the output pane tells the user, each notice once per node run (engine/run.ts keeps which were shown).
 export const NOTICES = {
 	emailSent:
@@ -41,9 +39,11 @@ export const NOTICES = {
 } as const;
 
 export type NoticeName = keyof typeof NOTICES;
+// Structural: engine/run.ts imports this file, and lint:circles forbids a circle even of types.
+type NoticeRun = { addNotice(name: NoticeName): void };
 
 export function noticesForReport(
-	run: Run,
+	run: NoticeRun,
 	report: { status?: unknown; result?: unknown; score?: unknown },
 	output: { limitations: boolean } = { limitations: false },
 ): void {
@@ -56,7 +56,7 @@ export function noticesForReport(
 	if (unmeasured) run.addNotice(output.limitations ? 'nullUnmeasured' : 'nullUnmeasuredSummary');
 }
 
-export function noticesForInterview(run: Run, interview: Record<string, unknown>): void {
+export function noticesForInterview(run: NoticeRun, interview: Record<string, unknown>): void {
 	if (interview.emailDelivery === 'queued') run.addNotice('emailQueued');
 	if (interview.emailDelivery === 'sent') run.addNotice('emailSent');
 	if (interview.lifecycle === 'completed' && interview.evaluation !== 'ready')

@@ -13,7 +13,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from './environment';
+export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 import { headerValue } from './errors';
 import {
 	decideRedirect,

@@ -8,7 +8,7 @@ import {
 	SANDBOX_KEY_PREFIX,
 	SANDBOX_WITH_PRODUCTION_KEY_MESSAGE,
 } from '../../../credentials/RecruitingAnalysisApi.credentials';
-import type { ApiContext } from './attempt';
+import { CREDENTIAL_TYPE, type ApiContext } from './attempt';
 import { hasControlCharacter, isLocalhostSubdomain, isLoopbackHost } from './guard';
 
 type ApiCredentialData = Record<string, unknown>;
@@ -81,8 +81,6 @@ export function keyEnvironmentProblem(credentials: ApiCredentialData): string | 
 	if (environment === 'sandbox' && !isSandboxKey) return SANDBOX_WITH_PRODUCTION_KEY_MESSAGE;
 	return undefined;
 }
-
-export const CREDENTIAL_TYPE = 'recruitingAnalysisApi';
 
 // n8n keeps one poll context for the whole activation, so an entry expires after CONFIG_TTL_MS, and at once on a 401.
 const CONFIG_TTL_MS = 5_000;
