@@ -1,9 +1,4 @@
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { api, apiPath } from '../../transport';
 import type { Run } from '../../engine/run';
@@ -34,10 +29,7 @@ export function getStatusOperation(
 	notices: (run: Run, status: IDataObject) => void,
 ) {
 	return {
-		description: updateDisplayOptions(
-			{ show: { resource: [resource], operation: ['getStatus'] } },
-			[notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
-		),
+		description: [notice, ...READS[resource].locator(), optionsCollection([concurrencyOption])],
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
 			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
 			const path = apiPath(`/api/v1/${resource}s/{}/status`, id);
@@ -60,15 +52,12 @@ interface ResultRead {
 export function getResultOperation(read: ResultRead) {
 	const { resource } = read;
 	return {
-		description: updateDisplayOptions(
-			{ show: { resource: [resource], operation: ['getResult'] } },
-			[
-				unmeasuredNotice,
-				...READS[resource].locator(),
-				{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
-				optionsCollection([concurrencyOption, schemaVersionOption]),
-			],
-		),
+		description: [
+			unmeasuredNotice,
+			...READS[resource].locator(),
+			{ ...simplifyField, description: `Whether to keep only ${read.keeps}` },
+			optionsCollection([concurrencyOption, schemaVersionOption]),
+		],
 		async execute(this: IExecuteFunctions, itemIndex: number, _checked: unknown, run: Run) {
 			const id = idParam(this, `${resource}Id`, itemIndex, READS[resource].label);
 			const asked = optionString(optionsParam(this, itemIndex), 'schemaVersion') ?? '1';
